@@ -1,0 +1,397 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * @file gpucore/core.h
+ * @brief The core-file container: a streaming ELF core writer and a random-access reader.
+ *
+ * ## File layout written
+ *
+ * An ELF64 little-endian `ET_CORE` file, either *unified* (the host's `e_machine`, for cores that
+ * also carry host threads) or *split* (`EM_AMDGPU`, OSABI 64 `ELFOSABI_AMDGPU_HSA`, ABI version 3).
+ * Logical layout:
+ *
+ *     [ELF header][segment data, in the order added][PT_NOTE data][program headers]
+ *
+ * Program headers come last so the writer can stream segment data without knowing in advance
+ * how many segments, notes or manifest entries there will be; `e_phoff` points at them. The
+ * program header table holds the PT_NOTE first, then the PT_LOADs sorted by address. More than
+ * 65534 program headers use `PN_XNUM` with the count in section header 0, as Linux does.
+ *
+ * Every PT_LOAD's `p_offset` is congruent to its `p_vaddr` modulo `p_align`, where `p_align` is
+ * the largest power of two that divides `p_vaddr`, capped at 4096. In plain files all-zero file
+ * pages are left as holes.
+ *
+ * ## Compression
+ *
+ * With compression on, the logical file above is cut into independent zstd frames (1 MiB of
+ * input each by default, content size and XXH64 checksum in every frame), followed by a seek
+ * table in zstd's *seekable format* (a skippable frame with magic 0x184D2A5E, one
+ * {compressed size, decompressed size} pair per frame, and the footer
+ * {u32 frame count, u8 descriptor, u32 magic 0x8F92EAB1}). The first frame holds only the
+ * 64-byte ELF header and is padded to a fixed reserved size with a zstd skippable frame, so the
+ * header can be written last. `zstd -d` turns the file into the plain core.
+ *
+ * ## Budget
+ *
+ * `max_bytes` bounds the size of the file on disk. The writer keeps room for the notes,
+ * manifest and program headers; when segment data would not fit, it cuts the data at that
+ * point (a segment is shortened or dropped), records every range it could not write in the
+ * manifest as SKIPPED/BUDGET, sets GPUCORE_MANIFEST_TRUNCATED and accepts no more data. The
+ * file stays a valid core. The ELF header, notes and program headers are always written, so a
+ * budget smaller than them yields a core with no segment data that may exceed the budget.
+ *
+ * ## Atomic publish
+ *
+ * Data goes to an unnamed temporary file in the destination directory (`O_TMPFILE`, or a
+ * hidden `.NAME.XXXXXX` file where that is unsupported) and is linked under the final name
+ * only by gpucore_writer_finish(). No partial file ever appears under the final name.
+ *
+ * Thread safety: a writer or reader handle must not be used from two threads at once;
+ * distinct handles are independent.
+ */
+#ifndef GPUCORE_CORE_H
+#define GPUCORE_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gpucore/schema.h>
+#include <gpucore/status.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ============================================================================================ */
+/* Writer                                                                                       */
+/* ============================================================================================ */
+
+typedef struct gpucore_writer gpucore_writer_t;
+
+/** gpucore_writer_opts::kind */
+#define GPUCORE_CORE_UNIFIED 0u /**< host e_machine (default) */
+#define GPUCORE_CORE_SPLIT 1u   /**< EM_AMDGPU, OSABI 64, ABI version 3: GPU part only */
+
+/** gpucore_writer_opts::flags */
+#define GPUCORE_WRITE_OVERWRITE 0x1u   /**< replace an existing file instead of GPUCORE_E_EXIST */
+#define GPUCORE_WRITE_NO_MANIFEST 0x2u /**< do not emit the GPUCORE manifest note */
+
+/**
+ * Writer options. Initialise with GPUCORE_OPTS(gpucore_writer_opts, ...) so `sz` is set; fields
+ * left 0 take the documented default. Pass NULL for all defaults.
+ */
+struct gpucore_writer_opts {
+    size_t sz;               /**< sizeof(struct gpucore_writer_opts) as compiled by the caller */
+    uint32_t kind;           /**< GPUCORE_CORE_*; default unified */
+    uint32_t e_machine;      /**< unified only: ELF machine; 0 = this host's */
+    uint32_t flags;          /**< GPUCORE_WRITE_* */
+    uint32_t mode;           /**< file mode; 0 = 0600 */
+    uint64_t max_bytes;      /**< size budget for the file on disk; 0 = unlimited */
+    int32_t compress_level;  /**< 0 = plain file; 1..22 = zstd level; < 0 = zstd fast levels */
+    uint32_t threads;        /**< compression worker threads; 0 or 1 = compress inline */
+    uint32_t frame_size;     /**< logical bytes per zstd frame; 0 = 1 MiB; max 64 MiB */
+    uint32_t compress;       /**< non-zero: compress (with compress_level, 0 = level 3) */
+    size_t : 0;
+};
+
+/** Initialise an options struct as a compound literal with `sz` set. */
+#define GPUCORE_OPTS(type, ...) (&(struct type){ .sz = sizeof(struct type), __VA_ARGS__ })
+
+/**
+ * Start writing a core at @p path.
+ *
+ * @param path   destination; its directory must exist.
+ * @param opts   options or NULL.
+ * @param ret_writer on success, the writer; finish with gpucore_writer_finish() or throw away
+ *               with gpucore_writer_abort().
+ * @retval GPUCORE_OK        started.
+ * @retval GPUCORE_E_INVAL   NULL path/ret_writer, bad options (unknown kind or flags, frame size
+ *                           out of range, non-zero bytes in option fields this version does
+ *                           not know).
+ * @retval GPUCORE_E_EXIST   @p path exists and GPUCORE_WRITE_OVERWRITE is not set.
+ * @retval GPUCORE_E_IO      the temporary file could not be created (errno in the diag text).
+ * @retval GPUCORE_E_PERM    permission denied on the directory.
+ * @retval GPUCORE_E_NOMEM   out of memory.
+ */
+GPUCORE_API gpucore_status_t gpucore_writer_open(const char *path,
+                                                 const struct gpucore_writer_opts *opts,
+                                                 gpucore_writer_t **ret_writer,
+                                                 gpucore_diag_t *reterr_diag);
+
+/**
+ * Queue a note. Notes are kept in memory and written, in the order added, into the single
+ * PT_NOTE segment by gpucore_writer_finish(). Owner names are written NUL-terminated and padded
+ * to 4 bytes, descriptors padded to 4 bytes.
+ *
+ * @param desc  descriptor bytes, copied. May be NULL if @p size is 0.
+ * @retval GPUCORE_OK, GPUCORE_E_INVAL (NULL writer/owner, empty owner, desc above 4 GiB, writer
+ *         already failed or finished), GPUCORE_E_NOMEM.
+ */
+GPUCORE_API gpucore_status_t gpucore_writer_add_note(gpucore_writer_t *w, const char *owner,
+                                                     uint32_t type, const void *desc,
+                                                     size_t size);
+
+/** Description of a memory range, for the manifest. */
+struct gpucore_range_info {
+    size_t sz;          /**< sizeof(struct gpucore_range_info) */
+    uint32_t tier;      /**< GPUCORE_TIER_* */
+    uint32_t p_flags;   /**< PF_R/PF_W/PF_X bits (4/2/1) for the segment; 0 = PF_R|PF_W */
+    const char *label;  /**< what it is, for the manifest; may be NULL */
+    size_t : 0;
+};
+
+/**
+ * Pull callback for segment data: copy @p size bytes starting at virtual address @p addr into
+ * @p buf. Called with increasing addresses, in chunks of at most 1 MiB.
+ *
+ * @return the number of bytes copied (0..size). Returning less than @p size means the bytes from
+ *         `addr + returned` are unreadable; set *ret_errno to the errno and *ret_bad_size to how
+ *         many bytes from there are unreadable (at least 1; the writer skips them and calls
+ *         again after them). Return a negative gpucore_status_t to abort the whole segment with
+ *         that status.
+ */
+typedef int64_t (*gpucore_read_fn)(void *user, uint64_t addr, void *buf, uint64_t size,
+                                   int *ret_errno, uint64_t *ret_bad_size);
+
+/**
+ * Add a PT_LOAD segment whose bytes come from @p read. Data is streamed to the file in chunks;
+ * nothing of the segment is held in memory beyond one chunk.
+ *
+ * Unreadable sub-ranges split the segment: readable parts become PT_LOADs and the unreadable
+ * parts are recorded in the manifest as UNREADABLE with their errno. When the budget runs out
+ * the segment is cut and the rest is recorded as SKIPPED/BUDGET.
+ *
+ * @retval GPUCORE_OK         added (possibly shortened or split; see the manifest).
+ * @retval GPUCORE_E_INVAL    NULL writer/read, size 0, address range wrapping past 2^64, range
+ *                            overlapping an earlier segment, writer already failed or finished.
+ * @retval GPUCORE_E_LIMIT    the budget was already exhausted before this segment: nothing was
+ *                            written, the range is recorded as SKIPPED/BUDGET. Not a failure of
+ *                            the writer; later calls will also return it.
+ * @retval GPUCORE_E_IO       writing the file failed (ENOSPC ...). The writer is now failed:
+ *                            only gpucore_writer_abort() is allowed.
+ * @retval GPUCORE_E_NOMEM    out of memory (writer failed).
+ * @retval other negative     returned by @p read to abort; the writer is failed.
+ */
+GPUCORE_API gpucore_status_t gpucore_writer_add_segment_fn(gpucore_writer_t *w, uint64_t vaddr,
+                                                           uint64_t size,
+                                                           const struct gpucore_range_info *info,
+                                                           gpucore_read_fn read, void *user);
+
+/** Add a PT_LOAD segment from a buffer (copied as it is written). Statuses as above. */
+GPUCORE_API gpucore_status_t gpucore_writer_add_segment(gpucore_writer_t *w, uint64_t vaddr,
+                                                        const void *data, uint64_t size,
+                                                        const struct gpucore_range_info *info);
+
+/**
+ * Record a range that was deliberately not captured (its tier was not requested, a policy
+ * excluded it, it is a doorbell mapping...). Only the manifest changes.
+ *
+ * @param reason GPUCORE_REASON_*.
+ * @retval GPUCORE_OK, GPUCORE_E_INVAL, GPUCORE_E_NOMEM.
+ */
+GPUCORE_API gpucore_status_t gpucore_writer_record_skip(gpucore_writer_t *w, uint64_t vaddr,
+                                                        uint64_t size,
+                                                        const struct gpucore_range_info *info,
+                                                        uint32_t reason);
+
+/**
+ * Mark the capture as cut short for @p reason (GPUCORE_REASON_DEADLINE, ...) from now on: later
+ * segments are recorded as SKIPPED with that reason and the manifest gets
+ * GPUCORE_MANIFEST_TRUNCATED. Used by callers that enforce their own budgets (time).
+ */
+GPUCORE_API gpucore_status_t gpucore_writer_stop(gpucore_writer_t *w, uint32_t reason);
+
+/** Figures of a writer so far. */
+struct gpucore_writer_stats {
+    uint64_t file_bytes;     /**< bytes on disk so far (excluding holes) */
+    uint64_t logical_bytes;  /**< size of the logical (uncompressed) file so far */
+    uint64_t data_bytes;     /**< segment bytes accepted */
+    uint64_t skipped_bytes;  /**< segment bytes skipped or unreadable */
+    uint32_t segments;
+    uint32_t notes;
+    uint32_t truncated;      /**< non-zero once a budget cut the data */
+    uint32_t truncation_reason;
+};
+
+/** Fill @p ret_stats. @retval GPUCORE_OK, GPUCORE_E_INVAL. */
+GPUCORE_API gpucore_status_t gpucore_writer_get_stats(const gpucore_writer_t *w,
+                                                      struct gpucore_writer_stats *ret_stats);
+
+/**
+ * Write the notes (plus the manifest unless disabled), program headers and ELF header, flush,
+ * `fsync`, and link the file under its final name. Frees @p w whatever the outcome.
+ *
+ * @param ret_stats optional final figures (on success).
+ * @retval GPUCORE_OK       the core exists under its final name.
+ * @retval GPUCORE_E_INVAL  NULL writer, or a writer that already failed (nothing is published).
+ * @retval GPUCORE_E_EXIST  the final name appeared meanwhile and overwriting was not allowed.
+ * @retval GPUCORE_E_IO     writing, syncing or linking failed; nothing is published.
+ * @retval GPUCORE_E_NOMEM  out of memory; nothing is published.
+ */
+GPUCORE_API gpucore_status_t gpucore_writer_finish(gpucore_writer_t *w,
+                                                   struct gpucore_writer_stats *ret_stats,
+                                                   gpucore_diag_t *reterr_diag);
+
+/** Throw the core away: the temporary file is removed, nothing is published. Accepts NULL. */
+GPUCORE_API void gpucore_writer_abort(gpucore_writer_t *w);
+
+/** Last failure detail of a writer (empty string if none). Owned by @p w. */
+GPUCORE_API const char *gpucore_writer_errmsg(const gpucore_writer_t *w);
+
+/* ============================================================================================ */
+/* Reader                                                                                       */
+/* ============================================================================================ */
+
+typedef struct gpucore_core gpucore_core_t;
+
+/** gpucore_open_opts::flags */
+#define GPUCORE_OPEN_ALLOW_TRUNCATED 0x1u /**< clip segments that run past end of file */
+
+struct gpucore_open_opts {
+    size_t sz;
+    uint32_t flags;          /**< GPUCORE_OPEN_* */
+    uint32_t frame_cache;    /**< decompressed frames kept (compressed cores); 0 = 8 */
+    uint64_t max_frame_size; /**< refuse frames decompressing to more; 0 = 256 MiB */
+    size_t : 0;
+};
+
+/** gpucore_core_info::flags */
+#define GPUCORE_INFO_COMPRESSED 0x1u     /**< zstd seekable file */
+#define GPUCORE_INFO_FILE_TRUNCATED 0x2u /**< segments were clipped at end of file */
+#define GPUCORE_INFO_PN_XNUM 0x4u        /**< program header count in section header 0 */
+#define GPUCORE_INFO_QUIRKS 0x8u         /**< tolerated deviations; see gpucore_core_quirk() */
+
+struct gpucore_core_info {
+    uint32_t kind;          /**< GPUCORE_CORE_UNIFIED or GPUCORE_CORE_SPLIT (e_machine 224) */
+    uint32_t e_machine;
+    uint32_t osabi;
+    uint32_t abiversion;
+    uint32_t e_flags;
+    uint32_t flags;         /**< GPUCORE_INFO_* */
+    uint64_t file_size;     /**< bytes on disk */
+    uint64_t logical_size;  /**< size of the (decompressed) ELF image */
+    uint32_t phnum;         /**< program headers, all types */
+    uint32_t load_count;    /**< PT_LOAD segments */
+    uint32_t note_count;
+    uint32_t frame_count;   /**< zstd frames (compressed cores) */
+    uint64_t load_bytes;    /**< sum of PT_LOAD p_filesz */
+    uint64_t load_memsz;    /**< sum of PT_LOAD p_memsz */
+};
+
+/** A note of the core. Pointers are owned by the core and valid until gpucore_core_close(). */
+struct gpucore_note {
+    const char *owner;    /**< NUL-terminated owner name */
+    uint32_t type;
+    const uint8_t *desc;  /**< descriptor bytes (4-byte aligned is not guaranteed) */
+    uint64_t desc_size;
+    uint64_t offset;      /**< logical file offset of the note header */
+};
+
+/** A PT_LOAD segment of the core. */
+struct gpucore_segment {
+    uint64_t vaddr;
+    uint64_t memsz;
+    uint64_t filesz;  /**< after clipping; bytes past filesz read as zeros, or are unavailable
+                           when filesz is 0 (how Linux marks mappings it did not dump) */
+    uint64_t offset;  /**< logical file offset */
+    uint32_t flags;   /**< p_flags */
+    uint64_t align;
+};
+
+/**
+ * Open a core (plain or zstd-compressed; detected from the first bytes). Plain files are
+ * mmapped. Everything structural is validated here: ELF header, program headers (inside the
+ * file, no overlapping PT_LOADs, no address wrap), notes (sizes and padding inside their
+ * segment), the zstd seek table (sizes add up to the file). Segment data is not read.
+ *
+ * @retval GPUCORE_OK         opened.
+ * @retval GPUCORE_E_INVAL    NULL argument or bad options.
+ * @retval GPUCORE_E_IO       the file cannot be opened, mapped or read (errno in the message).
+ * @retval GPUCORE_E_TRUNCATED the file ends inside a structure, or a segment's data runs past
+ *                            the end (without GPUCORE_OPEN_ALLOW_TRUNCATED).
+ * @retval GPUCORE_E_CORRUPT  not an ELF64 LSB core, or a structure is inconsistent.
+ * @retval GPUCORE_E_LIMIT    more program headers, notes or frames than the reader accepts
+ *                            (2^20 each), or a frame above max_frame_size.
+ * @retval GPUCORE_E_NOTSUP   a compressed file without a seek table whose frames lack sizes.
+ * @retval GPUCORE_E_NOMEM    out of memory.
+ * The diag names the file offset (logical offset for compressed files) and what was expected.
+ */
+GPUCORE_API gpucore_status_t gpucore_core_open(const char *path,
+                                               const struct gpucore_open_opts *opts,
+                                               gpucore_core_t **ret_core,
+                                               gpucore_diag_t *reterr_diag);
+
+/**
+ * Open a core held in memory (borrowed: it must stay valid until close). Same checks and
+ * statuses as gpucore_core_open(); used by tests and fuzz targets.
+ */
+GPUCORE_API gpucore_status_t gpucore_core_open_memory(const void *data, size_t size,
+                                                      const struct gpucore_open_opts *opts,
+                                                      gpucore_core_t **ret_core,
+                                                      gpucore_diag_t *reterr_diag);
+
+/** Close a core. Accepts NULL. */
+GPUCORE_API void gpucore_core_close(gpucore_core_t *core);
+
+/** Fill @p ret_info. @retval GPUCORE_OK, GPUCORE_E_INVAL. */
+GPUCORE_API gpucore_status_t gpucore_core_get_info(const gpucore_core_t *core,
+                                                   struct gpucore_core_info *ret_info);
+
+/** Number of notes, in file order. */
+GPUCORE_API uint32_t gpucore_core_note_count(const gpucore_core_t *core);
+
+/** Note @p index. @retval GPUCORE_OK, GPUCORE_E_INVAL (NULL or index out of range). */
+GPUCORE_API gpucore_status_t gpucore_core_note(const gpucore_core_t *core, uint32_t index,
+                                               struct gpucore_note *ret_note);
+
+/**
+ * First note with this owner and type at or after note @p *inout_index; on success
+ * @p *inout_index is the index found (pass index + 1 to continue).
+ * @retval GPUCORE_OK, GPUCORE_E_NOTFOUND, GPUCORE_E_INVAL.
+ */
+GPUCORE_API gpucore_status_t gpucore_core_find_note(const gpucore_core_t *core, const char *owner,
+                                                    uint32_t type, uint32_t *inout_index,
+                                                    struct gpucore_note *ret_note);
+
+/** Number of PT_LOAD segments, sorted by address. */
+GPUCORE_API uint32_t gpucore_core_segment_count(const gpucore_core_t *core);
+
+/** Segment @p index. @retval GPUCORE_OK, GPUCORE_E_INVAL. */
+GPUCORE_API gpucore_status_t gpucore_core_segment(const gpucore_core_t *core, uint32_t index,
+                                                  struct gpucore_segment *ret_segment);
+
+/**
+ * Read process memory: @p size bytes at virtual address @p addr into @p buf. Segment lookup is a
+ * binary search; compressed frames are decoded on demand and cached.
+ *
+ * @param ret_done optional: bytes copied (all of them on success; on
+ *                 GPUCORE_E_UNAVAILABLE, the readable prefix).
+ * @retval GPUCORE_OK           all bytes read.
+ * @retval GPUCORE_E_UNAVAILABLE some byte is in no segment, or in a segment with p_filesz 0.
+ * @retval GPUCORE_E_CORRUPT    a compressed frame fails to decode or its checksum is wrong.
+ * @retval GPUCORE_E_INVAL      NULL core, or NULL buf with size > 0.
+ * @retval GPUCORE_E_NOMEM      out of memory (frame buffer).
+ */
+GPUCORE_API gpucore_status_t gpucore_core_read(gpucore_core_t *core, uint64_t addr, void *buf,
+                                               uint64_t size, uint64_t *ret_done);
+
+/**
+ * Read bytes of the logical ELF image (not process memory): used by `gpucore decompress` and
+ * tests. Statuses as gpucore_core_read(), with GPUCORE_E_INVAL for a range past the image.
+ */
+GPUCORE_API gpucore_status_t gpucore_core_read_file(gpucore_core_t *core, uint64_t offset,
+                                                    void *buf, uint64_t size);
+
+/** Last failure detail of a core handle (empty if none). Owned by @p core. */
+GPUCORE_API const char *gpucore_core_errmsg(const gpucore_core_t *core);
+
+/** Number of tolerated deviations found at open (ROCr writer quirks and the like). */
+GPUCORE_API uint32_t gpucore_core_quirk_count(const gpucore_core_t *core);
+
+/** Text of quirk @p index, owned by the core; NULL if out of range. */
+GPUCORE_API const char *gpucore_core_quirk(const gpucore_core_t *core, uint32_t index);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GPUCORE_CORE_H */

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internal helpers shared by every gpucore module: failure detail, error-forwarding macros,
+ * overflow-checked allocation and a growable byte buffer with a sticky error.
+ *
+ * Not installed; not part of the ABI.
+ */
+#ifndef GC_UTIL_H
+#define GC_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gpucore/status.h>
+
+#define GC_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define GC_PRINTF(f, a) __attribute__((format(printf, f, a)))
+
+/*
+ * Record a failure in *diag (if diag is non-NULL) and return status. `offset` is the byte
+ * position in the input the failure concerns; pass GC_NO_OFFSET when there is none.
+ */
+#define GC_NO_OFFSET UINT64_MAX
+gpucore_status_t gc_diag_set(gpucore_diag_t *diag, gpucore_status_t status, uint64_t offset,
+                             const char *fmt, ...) GC_PRINTF(4, 5);
+gpucore_status_t gc_diag_vset(gpucore_diag_t *diag, gpucore_status_t status, uint64_t offset,
+                              const char *fmt, va_list ap) GC_PRINTF(4, 0);
+
+/*
+ * Prefix an already-filled diag message with "prefix: " (used when a lower layer reports a
+ * failure and the caller knows which file or note it was about). No-op for NULL.
+ */
+void gc_diag_prefix(gpucore_diag_t *diag, const char *fmt, ...) GC_PRINTF(2, 3);
+
+/* GC_FAIL_IF(cond, diag, status, offset, fmt, ...): if cond, record and return status. */
+#define GC_FAIL_IF(cond, diag, status, offset, ...)                                                \
+    do {                                                                                           \
+        if (cond)                                                                                  \
+            return gc_diag_set((diag), (status), (offset), __VA_ARGS__);                          \
+    } while (0)
+
+/* GC_TRY(expr): evaluate a status expression and return it if it is an error. */
+#define GC_TRY(expr)                                                                               \
+    do {                                                                                           \
+        gpucore_status_t gc_try_status_ = (expr);                                                  \
+        if (gc_try_status_ < 0)                                                                    \
+            return gc_try_status_;                                                                 \
+    } while (0)
+
+/* Allocation. gc_calloc_array fails (NULL) if n * size overflows. */
+void *gc_malloc(size_t size);
+void *gc_calloc_array(size_t n, size_t size);
+void *gc_realloc_array(void *p, size_t n, size_t size);
+void gc_free(void *p);
+char *gc_strdup(const char *s);
+
+/*
+ * Growable byte buffer used by encoders. Appends never fail visibly: on allocation failure
+ * the buffer enters a sticky error state (err = GPUCORE_E_NOMEM) and later appends are
+ * ignored, so an encoder checks gc_buf_status() once at the end.
+ */
+struct gc_buf {
+    uint8_t *data;
+    size_t len;
+    size_t cap;
+    gpucore_status_t err;
+};
+
+void gc_buf_init(struct gc_buf *b);
+void gc_buf_done(struct gc_buf *b); /* frees data; the buffer can be reused after init */
+/* Reserve n more bytes and return a pointer to them (zero-filled), or NULL on error. */
+uint8_t *gc_buf_grow(struct gc_buf *b, size_t n);
+void gc_buf_append(struct gc_buf *b, const void *p, size_t n);
+void gc_buf_put8(struct gc_buf *b, uint8_t v);
+void gc_buf_put16(struct gc_buf *b, uint16_t v);
+void gc_buf_put32(struct gc_buf *b, uint32_t v);
+void gc_buf_put64(struct gc_buf *b, uint64_t v);
+void gc_buf_pad(struct gc_buf *b, size_t align); /* zero-fill to a multiple of align */
+static inline gpucore_status_t gc_buf_status(const struct gc_buf *b)
+{
+    return b->err;
+}
+/* Hand the bytes to the caller (who frees them with gc_free) and reset the buffer. */
+uint8_t *gc_buf_steal(struct gc_buf *b, size_t *ret_len);
+
+#endif /* GC_UTIL_H */

@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: MIT */
+#include "gc_util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gc_le.h"
+
+static const struct {
+    gpucore_status_t status;
+    const char *name;
+    const char *message;
+} status_table[] = {
+#define GC_STATUS_ROW_(name, value, msg) { name, #name, msg },
+    GPUCORE_STATUS_LIST(GC_STATUS_ROW_)
+#undef GC_STATUS_ROW_
+};
+
+GPUCORE_API const char *gpucore_strerror(gpucore_status_t status)
+{
+    for (size_t i = 0; i < GC_ARRAY_SIZE(status_table); i++)
+        if (status_table[i].status == status)
+            return status_table[i].message;
+    return "unknown status";
+}
+
+GPUCORE_API const char *gpucore_status_name(gpucore_status_t status)
+{
+    for (size_t i = 0; i < GC_ARRAY_SIZE(status_table); i++)
+        if (status_table[i].status == status)
+            return status_table[i].name;
+    return "GPUCORE_E_UNKNOWN";
+}
+
+gpucore_status_t gc_diag_vset(gpucore_diag_t *diag, gpucore_status_t status, uint64_t offset,
+                              const char *fmt, va_list ap)
+{
+    if (!diag)
+        return status;
+    diag->status = status;
+    diag->flags = offset == GC_NO_OFFSET ? 0 : GPUCORE_DIAG_HAS_OFFSET;
+    diag->offset = offset == GC_NO_OFFSET ? 0 : offset;
+    vsnprintf(diag->message, sizeof(diag->message), fmt, ap);
+    return status;
+}
+
+gpucore_status_t gc_diag_set(gpucore_diag_t *diag, gpucore_status_t status, uint64_t offset,
+                             const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    gc_diag_vset(diag, status, offset, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+void gc_diag_prefix(gpucore_diag_t *diag, const char *fmt, ...)
+{
+    char old[GPUCORE_DIAG_MESSAGE_SIZE];
+    size_t used;
+    va_list ap;
+    int n;
+
+    if (!diag)
+        return;
+    memcpy(old, diag->message, sizeof(old));
+    old[sizeof(old) - 1] = '\0';
+    va_start(ap, fmt);
+    n = vsnprintf(diag->message, sizeof(diag->message), fmt, ap);
+    va_end(ap);
+    used = n < 0 ? 0 : (size_t)n;
+    if (used + 2 >= sizeof(diag->message))
+        return;
+    /* Append ": old" as far as it fits; truncation of a long detail is acceptable. */
+    diag->message[used] = ':';
+    diag->message[used + 1] = ' ';
+    used += 2;
+    memcpy(diag->message + used, old, sizeof(diag->message) - used);
+    diag->message[sizeof(diag->message) - 1] = '\0';
+}
+
+void *gc_malloc(size_t size)
+{
+    return malloc(size ? size : 1);
+}
+
+void *gc_calloc_array(size_t n, size_t size)
+{
+    if (size && n > SIZE_MAX / size)
+        return NULL;
+    return calloc(n ? n : 1, size ? size : 1);
+}
+
+void *gc_realloc_array(void *p, size_t n, size_t size)
+{
+    if (size && n > SIZE_MAX / size)
+        return NULL;
+    n *= size;
+    return realloc(p, n ? n : 1);
+}
+
+void gc_free(void *p)
+{
+    free(p);
+}
+
+char *gc_strdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = gc_malloc(n);
+
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+void gc_buf_init(struct gc_buf *b)
+{
+    b->data = NULL;
+    b->len = 0;
+    b->cap = 0;
+    b->err = GPUCORE_OK;
+}
+
+void gc_buf_done(struct gc_buf *b)
+{
+    gc_free(b->data);
+    gc_buf_init(b);
+}
+
+uint8_t *gc_buf_grow(struct gc_buf *b, size_t n)
+{
+    uint8_t *p;
+
+    if (b->err)
+        return NULL;
+    if (n > SIZE_MAX - b->len) {
+        b->err = GPUCORE_E_NOMEM;
+        return NULL;
+    }
+    if (b->len + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        uint8_t *nd;
+
+        while (cap < b->len + n) {
+            if (cap > SIZE_MAX / 2) {
+                cap = b->len + n;
+                break;
+            }
+            cap *= 2;
+        }
+        nd = realloc(b->data, cap);
+        if (!nd) {
+            b->err = GPUCORE_E_NOMEM;
+            return NULL;
+        }
+        b->data = nd;
+        b->cap = cap;
+    }
+    p = b->data + b->len;
+    memset(p, 0, n);
+    b->len += n;
+    return p;
+}
+
+void gc_buf_append(struct gc_buf *b, const void *p, size_t n)
+{
+    uint8_t *d = gc_buf_grow(b, n);
+
+    if (d && n)
+        memcpy(d, p, n);
+}
+
+void gc_buf_put8(struct gc_buf *b, uint8_t v)
+{
+    uint8_t *d = gc_buf_grow(b, 1);
+
+    if (d)
+        *d = v;
+}
+
+void gc_buf_put16(struct gc_buf *b, uint16_t v)
+{
+    uint8_t *d = gc_buf_grow(b, 2);
+
+    if (d)
+        gc_le16_put(d, v);
+}
+
+void gc_buf_put32(struct gc_buf *b, uint32_t v)
+{
+    uint8_t *d = gc_buf_grow(b, 4);
+
+    if (d)
+        gc_le32_put(d, v);
+}
+
+void gc_buf_put64(struct gc_buf *b, uint64_t v)
+{
+    uint8_t *d = gc_buf_grow(b, 8);
+
+    if (d)
+        gc_le64_put(d, v);
+}
+
+void gc_buf_pad(struct gc_buf *b, size_t align)
+{
+    if (align > 1 && b->len % align)
+        gc_buf_grow(b, align - b->len % align);
+}
+
+uint8_t *gc_buf_steal(struct gc_buf *b, size_t *ret_len)
+{
+    uint8_t *d = b->data;
+
+    *ret_len = b->len;
+    gc_buf_init(b);
+    return d;
+}
