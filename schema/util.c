@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gpucore/schema.h>
+
 #include "gc_le.h"
 
 static const struct {
@@ -106,6 +108,11 @@ void gc_free(void *p)
     free(p);
 }
 
+GPUCORE_API void gpucore_free(void *p)
+{
+    free(p);
+}
+
 char *gc_strdup(const char *s)
 {
     size_t n = strlen(s) + 1;
@@ -140,7 +147,8 @@ uint8_t *gc_buf_grow(struct gc_buf *b, size_t n)
         b->err = GPUCORE_E_NOMEM;
         return NULL;
     }
-    if (b->len + n > b->cap) {
+    /* Also when empty: NULL + 0 below would be undefined behaviour even for n == 0. */
+    if (b->len + n > b->cap || !b->data) {
         size_t cap = b->cap ? b->cap : 256;
         uint8_t *nd;
 

@@ -1,0 +1,22 @@
+# SPDX-License-Identifier: MIT
+# Tests of schema/: unit tests, fuzz targets over their corpora, and the FORMAT.md sync check.
+
+gpucore_unit_test(test_schema
+  SOURCES unit/test_schema.c unit/test_schema_tables.c unit/test_schema_kfd.c
+          unit/test_schema_notes.c
+  LIBS gc_schema)
+
+gpucore_fuzz_target(fuzz_kfd_note SOURCE fuzz/targets/fuzz_kfd_note.c LIBS gc_schema)
+gpucore_fuzz_target(fuzz_gpucore_notes SOURCE fuzz/targets/fuzz_gpucore_notes.c LIBS gc_schema)
+
+# FORMAT.md's generated tables must match the .def tables and codecs. To regenerate:
+#   build/schema/gc_gen_format_tables --update schema/FORMAT.md
+add_test(NAME schema-format-in-sync
+         COMMAND gc_gen_format_tables --check ${PROJECT_SOURCE_DIR}/schema/FORMAT.md)
+set_tests_properties(schema-format-in-sync PROPERTIES LABELS unit)
+
+# Writes the seed corpora of the two fuzz targets (not a test; run by hand when the format
+# changes): gen_schema_seeds tests/fuzz/corpus
+add_executable(gen_schema_seeds unit/test_schema_seeds.c)
+target_link_libraries(gen_schema_seeds PRIVATE gc_schema)
+gpucore_warnings(gen_schema_seeds)

@@ -198,8 +198,9 @@ GPUCORE_API void gpucore_amdgpu_note_free(gpucore_amdgpu_note_t *note);
  * @param ret_desc  on success, the descriptor bytes; free with gpucore_free().
  * @param ret_size  on success, their size (the future `n_descsz`).
  * @retval GPUCORE_OK       encoded.
- * @retval GPUCORE_E_INVAL  NULL argument, an entry size not a multiple of 8 or below the known
- *                          size, a non-zero count with a NULL array, or a descriptor above 4 GiB.
+ * @retval GPUCORE_E_INVAL  NULL argument, an entry size not a multiple of 8, below the known
+ *                          size or above 4096, a count above 65536, a non-zero count with a
+ *                          NULL array, or a descriptor above 4 GiB.
  * @retval GPUCORE_E_NOMEM  out of memory.
  */
 GPUCORE_API gpucore_status_t gpucore_amdgpu_note_encode(const gpucore_amdgpu_note_t *note,
@@ -219,7 +220,8 @@ GPUCORE_API gpucore_status_t gpucore_amdgpu_note_encode(const gpucore_amdgpu_not
  * @retval GPUCORE_E_VERSION the KFD version is outside [1.13, 2.0).
  * @retval GPUCORE_E_CORRUPT another rule fails; @p reterr_diag names it (the offset is the
  *                           descriptor offset of the offending field).
- * @retval GPUCORE_E_INVAL   @p note is NULL.
+ * @retval GPUCORE_E_INVAL   @p note is NULL, or a non-zero count comes with a NULL array.
+ * @retval GPUCORE_E_NOMEM   out of memory (the gpu_id rules sort a copy of the ids).
  */
 GPUCORE_API gpucore_status_t gpucore_amdgpu_note_check(const gpucore_amdgpu_note_t *note,
                                                        gpucore_diag_t *reterr_diag);
@@ -242,11 +244,18 @@ GPUCORE_API gpucore_status_t gpucore_gfx_target_name(uint32_t gfx_target_version
 
 #define GPUCORE_NOTE_OWNER "GPUCORE"
 
-/** Note types under owner "GPUCORE". Values are on disk: append only. */
-#define GPUCORE_NT_CAPTURE_META 1u  /**< capture metadata, one record */
-#define GPUCORE_NT_MANIFEST 2u      /**< every address range captured or skipped */
-#define GPUCORE_NT_CODE_OBJECTS 3u  /**< code objects with embedded bytes */
-#define GPUCORE_NT_ALLOC_MAP 4u     /**< GPU allocations */
+/**
+ * Note types under owner "GPUCORE". Values are on disk: append only.
+ *
+ * They are 0x4743xxxx ("GC") rather than small integers on purpose: BFD (gdb), eu-readelf and
+ * llvm-readelf interpret core-file note types 1-6 as NT_PRSTATUS, NT_FPREGSET, NT_PRPSINFO...
+ * whatever the owner name, so a GPUCORE note of type 2 made gdb read our manifest as a
+ * thread's floating-point registers.
+ */
+#define GPUCORE_NT_CAPTURE_META 0x47430001u /**< capture metadata, one record */
+#define GPUCORE_NT_MANIFEST 0x47430002u     /**< every address range captured or skipped */
+#define GPUCORE_NT_CODE_OBJECTS 0x47430003u /**< code objects with embedded bytes */
+#define GPUCORE_NT_ALLOC_MAP 0x47430004u    /**< GPU allocations */
 
 /** Size of the common header as written by format 1.0. */
 #define GPUCORE_NOTE_HEADER_SIZE 28u
@@ -278,7 +287,8 @@ typedef struct gpucore_note_header {
  * @retval GPUCORE_OK         decoded; records and heap fit in @p size.
  * @retval GPUCORE_E_INVAL    NULL argument.
  * @retval GPUCORE_E_TRUNCATED @p size is below 28, below `header_size`, or below the records.
- * @retval GPUCORE_E_CORRUPT  `header_size` < 28.
+ * @retval GPUCORE_E_CORRUPT  `header_size` < 28, or `header_size` or `record_size` not a
+ *                            multiple of 4.
  * @retval GPUCORE_E_VERSION  `major` is not GPUCORE_NOTE_MAJOR, or `incompat` has unknown bits.
  */
 GPUCORE_API gpucore_status_t gpucore_note_header_decode(const void *desc, size_t size,
@@ -442,14 +452,20 @@ typedef struct gpucore_alloc_map {
  *  - decodes min(record_size, known) bytes per record and strides by record_size;
  *  - resolves string and blob references inside the heap, refusing references outside it,
  *    string lengths past its end, and invalid UTF-8 (GPUCORE_E_CORRUPT);
- *  - for CAPTURE_META, requires record_count == 1.
+ *  - for CAPTURE_META, requires record_count == 1;
+ *  - for CODE_OBJECTS, requires the blob to agree with the flags (EMBEDDED: blob_size == size;
+ *    TRUNCATED: blob_size < size; neither: blob_offset and blob_size 0) (GPUCORE_E_CORRUPT);
+ *  - sets GPUCORE_NOTE_DECODED_NEWER for a newer minor, compat bits, unknown flag bits, or
+ *    non-zero reserved fields or unknown header/record tails.
  * Statuses: GPUCORE_OK, GPUCORE_E_INVAL (NULL argument), GPUCORE_E_TRUNCATED, GPUCORE_E_CORRUPT,
- * GPUCORE_E_VERSION, GPUCORE_E_LIMIT (more than 16M records), GPUCORE_E_NOMEM.
+ * GPUCORE_E_VERSION, GPUCORE_E_LIMIT (more than 16M records, a string above 16 MiB, or string
+ * and blob references that together cover more than the heap), GPUCORE_E_NOMEM.
  *
  * Every encoder writes format 1.<current minor>, zero-fills padding, and refuses
- * (GPUCORE_E_INVAL) strings that are not valid UTF-8 or longer than 16 MiB, a NULL array with a
- * non-zero count, and descriptors above 4 GiB. Statuses: GPUCORE_OK, GPUCORE_E_INVAL,
- * GPUCORE_E_NOMEM.
+ * (GPUCORE_E_INVAL) strings that are not valid UTF-8 or longer than 16 MiB, a NULL string with a
+ * non-zero length, a NULL array with a non-zero count, more than 16M records, code objects whose
+ * bytes disagree with their flags, and descriptors above 4 GiB. Empty strings are written as
+ * absent. Statuses: GPUCORE_OK, GPUCORE_E_INVAL, GPUCORE_E_NOMEM.
  */
 GPUCORE_API gpucore_status_t gpucore_capture_meta_encode(const gpucore_capture_meta_t *meta,
                                                          void **ret_desc, size_t *ret_size,
