@@ -17,8 +17,13 @@
  * 65534 program headers use `PN_XNUM` with the count in section header 0, as Linux does.
  *
  * Every PT_LOAD's `p_offset` is congruent to its `p_vaddr` modulo `p_align`, where `p_align` is
- * the largest power of two that divides `p_vaddr`, capped at 4096. In plain files all-zero file
- * pages are left as holes.
+ * the largest power of two that divides `p_vaddr`, capped at 4096 (4096 for address 0); the
+ * padding is zeros. PT_LOADs have `p_paddr` 0 and `p_memsz` equal to `p_filesz`. The PT_NOTE has
+ * `p_align` 4 and is left out when there are no notes at all. With `PN_XNUM`, `e_phnum` is
+ * 0xffff and one `SHT_NULL` section header after the program headers holds the count in
+ * `sh_info` (`e_shnum` 1, `e_shentsize` 64), exactly as Linux writes it. Unified cores have
+ * OSABI 0 (System V), as Linux cores do. In plain files all-zero file pages are left as holes.
+ * Output is deterministic: the same calls give the same bytes.
  *
  * ## Compression
  *
@@ -27,23 +32,43 @@
  * table in zstd's *seekable format* (a skippable frame with magic 0x184D2A5E, one
  * {compressed size, decompressed size} pair per frame, and the footer
  * {u32 frame count, u8 descriptor, u32 magic 0x8F92EAB1}). The first frame holds only the
- * 64-byte ELF header and is padded to a fixed reserved size with a zstd skippable frame, so the
- * header can be written last. `zstd -d` turns the file into the plain core.
+ * 64-byte ELF header and is padded to a fixed reserved size (ZSTD_compressBound(64) + 8 bytes)
+ * with a zstd skippable frame, so the header can be written last; its seek-table entry covers
+ * both. Frame k >= 1 holds logical bytes [64 + (k-1) F, 64 + k F) for frame size F. The seek
+ * table descriptor is 0 (no per-frame checksums: every frame carries its own). `zstd -d` turns
+ * the file into the plain core.
+ *
+ * With `threads` > 1, that many worker threads compress whole frames in parallel while the
+ * caller streams the next ones; frames are written in order, and the file is byte-identical
+ * to one written with a single thread. Frames in flight take about 4 x `threads` x frame size
+ * of memory.
  *
  * ## Budget
  *
- * `max_bytes` bounds the size of the file on disk. The writer keeps room for the notes,
- * manifest and program headers; when segment data would not fit, it cuts the data at that
- * point (a segment is shortened or dropped), records every range it could not write in the
- * manifest as SKIPPED/BUDGET, sets GPUCORE_MANIFEST_TRUNCATED and accepts no more data. The
- * file stays a valid core. The ELF header, notes and program headers are always written, so a
- * budget smaller than them yields a core with no segment data that may exceed the budget.
+ * `max_bytes` bounds the size of the file on disk: its size (`st_size`) for plain cores, holes
+ * included, since a sparse file grows to that size wherever it is copied; the compressed bytes
+ * for compressed cores. The writer keeps room for the notes, manifest and program headers;
+ * when segment data would not fit, it cuts the data at that point (a segment is shortened or
+ * dropped), records every range it could not write in the manifest as SKIPPED/BUDGET, sets
+ * GPUCORE_MANIFEST_TRUNCATED and accepts no more data. The file stays a valid core. The ELF
+ * header, notes and program headers are always written, so a budget smaller than them yields a
+ * core with no segment data that may exceed the budget.
+ *
+ * Plain cores are cut at the exact byte. Compressed sizes are known only once a frame is
+ * compressed: when a frame does not fit, it is dropped with everything after it, so data that
+ * add_segment() already accepted can still be shortened, by the next frame or by finish() (for
+ * instance when notes added late need the room). The manifest always says what was kept. The
+ * reader's built-in limits (2^20 program headers, 2^20 zstd frames) end the data the same way,
+ * recorded as BUDGET, so every core written can be read back.
  *
  * ## Atomic publish
  *
  * Data goes to an unnamed temporary file in the destination directory (`O_TMPFILE`, or a
  * hidden `.NAME.XXXXXX` file where that is unsupported) and is linked under the final name
- * only by gpucore_writer_finish(). No partial file ever appears under the final name.
+ * only by gpucore_writer_finish(). No partial file ever appears under the final name, and an
+ * existing file of that name is replaced (GPUCORE_WRITE_OVERWRITE) by one atomic rename, never
+ * truncated or written through a symlink. The file and its directory are synced before
+ * gpucore_writer_finish() returns.
  *
  * Thread safety: a writer or reader handle must not be used from two threads at once;
  * distinct handles are independent.
@@ -84,11 +109,12 @@ struct gpucore_writer_opts {
     uint32_t kind;           /**< GPUCORE_CORE_*; default unified */
     uint32_t e_machine;      /**< unified only: ELF machine; 0 = this host's */
     uint32_t flags;          /**< GPUCORE_WRITE_* */
-    uint32_t mode;           /**< file mode; 0 = 0600 */
+    uint32_t mode;           /**< file mode, set with fchmod (the umask does not apply); 0 = 0600 */
     uint64_t max_bytes;      /**< size budget for the file on disk; 0 = unlimited */
-    int32_t compress_level;  /**< 0 = plain file; 1..22 = zstd level; < 0 = zstd fast levels */
-    uint32_t threads;        /**< compression worker threads; 0 or 1 = compress inline */
-    uint32_t frame_size;     /**< logical bytes per zstd frame; 0 = 1 MiB; max 64 MiB */
+    int32_t compress_level;  /**< 0 = plain file; 1..22 = zstd level; < 0 = zstd fast levels
+                                  (down to ZSTD_minCLevel()) */
+    uint32_t threads;        /**< compression worker threads, at most 256; 0 or 1 = inline */
+    uint32_t frame_size;     /**< logical bytes per zstd frame; 0 = 1 MiB; 64 KiB .. 64 MiB */
     uint32_t compress;       /**< non-zero: compress (with compress_level, 0 = level 3) */
     size_t : 0;
 };
@@ -124,7 +150,9 @@ GPUCORE_API gpucore_status_t gpucore_writer_open(const char *path,
  *
  * @param desc  descriptor bytes, copied. May be NULL if @p size is 0.
  * @retval GPUCORE_OK, GPUCORE_E_INVAL (NULL writer/owner, empty owner, desc above 4 GiB, writer
- *         already failed or finished), GPUCORE_E_NOMEM.
+ *         already failed or finished), GPUCORE_E_NOMEM (writer failed).
+ * @retval GPUCORE_E_LIMIT  more than 2^20 - 2 notes, or notes above 768 MiB in all: the reader
+ *         would refuse the core. Nothing is added; the writer stays usable.
  */
 GPUCORE_API gpucore_status_t gpucore_writer_add_note(gpucore_writer_t *w, const char *owner,
                                                      uint32_t type, const void *desc,
@@ -146,8 +174,9 @@ struct gpucore_range_info {
  * @return the number of bytes copied (0..size). Returning less than @p size means the bytes from
  *         `addr + returned` are unreadable; set *ret_errno to the errno and *ret_bad_size to how
  *         many bytes from there are unreadable (at least 1; the writer skips them and calls
- *         again after them). Return a negative gpucore_status_t to abort the whole segment with
- *         that status.
+ *         again after them; 0 counts as 1, and a size past the segment's end is clipped to
+ *         it). Return a negative gpucore_status_t to abort the whole segment with that status.
+ *         Returning more than @p size is a bug the writer fails with GPUCORE_E_INVAL.
  */
 typedef int64_t (*gpucore_read_fn)(void *user, uint64_t addr, void *buf, uint64_t size,
                                    int *ret_errno, uint64_t *ret_bad_size);
@@ -157,15 +186,18 @@ typedef int64_t (*gpucore_read_fn)(void *user, uint64_t addr, void *buf, uint64_
  * nothing of the segment is held in memory beyond one chunk.
  *
  * Unreadable sub-ranges split the segment: readable parts become PT_LOADs and the unreadable
- * parts are recorded in the manifest as UNREADABLE with their errno. When the budget runs out
- * the segment is cut and the rest is recorded as SKIPPED/BUDGET.
+ * parts are recorded in the manifest as UNREADABLE (reason IO_ERROR) with their errno. When the
+ * budget runs out the segment is cut and the rest is recorded as SKIPPED/BUDGET; the rest is
+ * not read. @p info may be NULL (tier STATE, PF_R|PF_W, no label); it follows the `sz` rule of
+ * options structs. The label is copied.
  *
  * @retval GPUCORE_OK         added (possibly shortened or split; see the manifest).
  * @retval GPUCORE_E_INVAL    NULL writer/read, size 0, address range wrapping past 2^64, range
  *                            overlapping an earlier segment, writer already failed or finished.
- * @retval GPUCORE_E_LIMIT    the budget was already exhausted before this segment: nothing was
- *                            written, the range is recorded as SKIPPED/BUDGET. Not a failure of
- *                            the writer; later calls will also return it.
+ * @retval GPUCORE_E_LIMIT    the budget was already exhausted (or gpucore_writer_stop() was
+ *                            called) before this segment: nothing was written, the range is
+ *                            recorded as SKIPPED with that reason. Not a failure of the writer;
+ *                            later calls will also return it.
  * @retval GPUCORE_E_IO       writing the file failed (ENOSPC ...). The writer is now failed:
  *                            only gpucore_writer_abort() is allowed.
  * @retval GPUCORE_E_NOMEM    out of memory (writer failed).
@@ -185,8 +217,10 @@ GPUCORE_API gpucore_status_t gpucore_writer_add_segment(gpucore_writer_t *w, uin
  * Record a range that was deliberately not captured (its tier was not requested, a policy
  * excluded it, it is a doorbell mapping...). Only the manifest changes.
  *
- * @param reason GPUCORE_REASON_*.
- * @retval GPUCORE_OK, GPUCORE_E_INVAL, GPUCORE_E_NOMEM.
+ * @param reason GPUCORE_REASON_* other than NONE. The entry's status is SKIPPED. The range may
+ *               overlap segments (it is not checked against them).
+ * @retval GPUCORE_OK, GPUCORE_E_INVAL (NULL writer, size 0, wrapping range, unknown reason, bad
+ *         info), GPUCORE_E_NOMEM.
  */
 GPUCORE_API gpucore_status_t gpucore_writer_record_skip(gpucore_writer_t *w, uint64_t vaddr,
                                                         uint64_t size,
@@ -196,7 +230,11 @@ GPUCORE_API gpucore_status_t gpucore_writer_record_skip(gpucore_writer_t *w, uin
 /**
  * Mark the capture as cut short for @p reason (GPUCORE_REASON_DEADLINE, ...) from now on: later
  * segments are recorded as SKIPPED with that reason and the manifest gets
- * GPUCORE_MANIFEST_TRUNCATED. Used by callers that enforce their own budgets (time).
+ * GPUCORE_MANIFEST_TRUNCATED. Used by callers that enforce their own budgets (time). Data
+ * already accepted stays. Once the capture is cut (by a stop or the budget), the first reason
+ * is the one recorded as the manifest's truncation reason.
+ *
+ * @retval GPUCORE_OK, GPUCORE_E_INVAL (NULL or failed writer, reason NONE or unknown).
  */
 GPUCORE_API gpucore_status_t gpucore_writer_stop(gpucore_writer_t *w, uint32_t reason);
 
@@ -220,11 +258,18 @@ GPUCORE_API gpucore_status_t gpucore_writer_get_stats(const gpucore_writer_t *w,
  * Write the notes (plus the manifest unless disabled), program headers and ELF header, flush,
  * `fsync`, and link the file under its final name. Frees @p w whatever the outcome.
  *
+ * The manifest (owner "GPUCORE", type GPUCORE_NT_MANIFEST, after the caller's notes) lists, in
+ * address order, one CAPTURED entry per PT_LOAD written (with the tier and label of its
+ * gpucore_range_info), the ranges skipped or unreadable (contiguous pieces of one call with the
+ * same status merged), and the record_skip() ranges. If the metadata does not fit the budget,
+ * segment data is cut here first (see "Budget").
+ *
  * @param ret_stats optional final figures (on success).
  * @retval GPUCORE_OK       the core exists under its final name.
  * @retval GPUCORE_E_INVAL  NULL writer, or a writer that already failed (nothing is published).
  * @retval GPUCORE_E_EXIST  the final name appeared meanwhile and overwriting was not allowed.
- * @retval GPUCORE_E_IO     writing, syncing or linking failed; nothing is published.
+ * @retval GPUCORE_E_IO     writing, syncing or linking failed; nothing is published (if only
+ *                          syncing the directory failed after linking, the name is removed).
  * @retval GPUCORE_E_NOMEM  out of memory; nothing is published.
  */
 GPUCORE_API gpucore_status_t gpucore_writer_finish(gpucore_writer_t *w,
@@ -270,11 +315,11 @@ struct gpucore_core_info {
     uint64_t file_size;     /**< bytes on disk */
     uint64_t logical_size;  /**< size of the (decompressed) ELF image */
     uint32_t phnum;         /**< program headers, all types */
-    uint32_t load_count;    /**< PT_LOAD segments */
+    uint32_t load_count;    /**< PT_LOAD segments listed (those with p_memsz > 0) */
     uint32_t note_count;
     uint32_t frame_count;   /**< zstd frames (compressed cores) */
-    uint64_t load_bytes;    /**< sum of PT_LOAD p_filesz */
-    uint64_t load_memsz;    /**< sum of PT_LOAD p_memsz */
+    uint64_t load_bytes;    /**< sum of PT_LOAD p_filesz (after clipping) */
+    uint64_t load_memsz;    /**< sum of PT_LOAD p_memsz (after clipping) */
 };
 
 /** A note of the core. Pointers are owned by the core and valid until gpucore_core_close(). */
@@ -313,7 +358,25 @@ struct gpucore_segment {
  *                            (2^20 each), or a frame above max_frame_size.
  * @retval GPUCORE_E_NOTSUP   a compressed file without a seek table whose frames lack sizes.
  * @retval GPUCORE_E_NOMEM    out of memory.
- * The diag names the file offset (logical offset for compressed files) and what was expected.
+ * The diag names the file offset (logical offset for compressed files; physical offset for
+ * errors in the zstd frames or seek table) and what was expected.
+ *
+ * Details of what is accepted:
+ *  - notes are 4-byte aligned, or 8-byte aligned in a PT_NOTE with `p_align` 8 (GNU property
+ *    notes); the padding after the last note may be missing; a note with `n_namesz` 0 has
+ *    owner "";
+ *  - PT_LOADs with `p_memsz` 0 describe no memory and are not listed;
+ *  - with GPUCORE_OPEN_ALLOW_TRUNCATED a segment running past the end of the file keeps the
+ *    bytes present: its `p_filesz` and `p_memsz` are cut to them (the lost bytes read as
+ *    unavailable, not as zeros); a PT_NOTE cut short keeps its complete notes;
+ *  - deviations that other writers are known for are accepted and listed once per kind by
+ *    gpucore_core_quirk(): `p_align` not a power of two, `p_offset` not congruent to `p_vaddr`
+ *    modulo `p_align`, PT_LOAD flags without PF_R, a split core with EI_ABIVERSION other than 3;
+ *  - a compressed file without a seek table is indexed by walking its frames (skippable frames
+ *    allowed); every frame must record its content size;
+ *  - compressed cores: PT_NOTE segments (copied to memory at open) may hold 1 GiB in all
+ *    (GPUCORE_E_LIMIT beyond).
+ * Plain files are mapped: one must not be truncated while open (reads would fault).
  */
 GPUCORE_API gpucore_status_t gpucore_core_open(const char *path,
                                                const struct gpucore_open_opts *opts,
@@ -367,7 +430,8 @@ GPUCORE_API gpucore_status_t gpucore_core_segment(const gpucore_core_t *core, ui
  *                 GPUCORE_E_UNAVAILABLE, the readable prefix).
  * @retval GPUCORE_OK           all bytes read.
  * @retval GPUCORE_E_UNAVAILABLE some byte is in no segment, or in a segment with p_filesz 0.
- * @retval GPUCORE_E_CORRUPT    a compressed frame fails to decode or its checksum is wrong.
+ * @retval GPUCORE_E_CORRUPT    a compressed frame fails to decode or its checksum is wrong
+ *                              (gpucore_core_errmsg() names the frame and its file offset).
  * @retval GPUCORE_E_INVAL      NULL core, or NULL buf with size > 0.
  * @retval GPUCORE_E_NOMEM      out of memory (frame buffer).
  */
@@ -380,6 +444,28 @@ GPUCORE_API gpucore_status_t gpucore_core_read(gpucore_core_t *core, uint64_t ad
  */
 GPUCORE_API gpucore_status_t gpucore_core_read_file(gpucore_core_t *core, uint64_t offset,
                                                     void *buf, uint64_t size);
+
+/**
+ * Write the logical ELF image of @p core, byte for byte, to a new file at @p path: plain (with
+ * all-zero pages as holes) or, with `opts->compress`, as zstd seekable frames laid out as the
+ * writer lays out compressed cores. Used by `gpucore compress` / `gpucore decompress`; works
+ * on any core the reader opens, including foreign ones. Publishes atomically like the writer.
+ *
+ * Only these writer options apply: compress, compress_level, threads, frame_size, flags
+ * (GPUCORE_WRITE_OVERWRITE), mode. `kind`, `e_machine` and `max_bytes` must be 0.
+ *
+ * @retval GPUCORE_OK          written and published.
+ * @retval GPUCORE_E_INVAL     NULL argument or options out of range.
+ * @retval GPUCORE_E_EXIST     @p path exists and GPUCORE_WRITE_OVERWRITE is not set.
+ * @retval GPUCORE_E_CORRUPT   a compressed frame of the input fails to decode.
+ * @retval GPUCORE_E_IO        reading the input or writing the output failed.
+ * @retval GPUCORE_E_PERM      the output directory is not writable.
+ * @retval GPUCORE_E_NOMEM     out of memory.
+ * Nothing is left under @p path on failure.
+ */
+GPUCORE_API gpucore_status_t gpucore_core_transcode(gpucore_core_t *core, const char *path,
+                                                    const struct gpucore_writer_opts *opts,
+                                                    gpucore_diag_t *reterr_diag);
 
 /** Last failure detail of a core handle (empty if none). Owned by @p core. */
 GPUCORE_API const char *gpucore_core_errmsg(const gpucore_core_t *core);

@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Random access to the logical image of a compressed core: binary search in the frame index,
+ * decode on demand into a small LRU cache of frames (G-FMT-5: a buffer of exactly the frame's
+ * size, window limited, checksum verified by zstd).
+ */
+#include <string.h>
+
+#include <zstd.h>
+#include <zstd_errors.h>
+
+#include "core_internal.h"
+#include "core_zstd.h"
+
+struct gc_core_zslot {
+    uint32_t frame; /* UINT32_MAX: empty */
+    uint64_t stamp; /* last use, for LRU */
+    uint8_t *buf;   /* exactly frames[frame].dsize bytes */
+};
+
+#define SLOT_EMPTY UINT32_MAX
+
+/* The smallest window log that covers @p max_frame_size, within zstd's bounds. */
+static int window_log_for(uint64_t max_frame_size)
+{
+    ZSTD_bounds b = ZSTD_dParam_getBounds(ZSTD_d_windowLogMax);
+    int log = 10;
+
+    while (log < b.upperBound && ((uint64_t)1 << log) < max_frame_size)
+        log++;
+    return log < b.lowerBound ? b.lowerBound : log;
+}
+
+gpucore_status_t gc_core_zimage_open(struct gc_core_zimage *z, const uint8_t *phys, uint64_t size,
+                                     uint64_t max_frame_size, uint32_t cache_frames,
+                                     int allow_truncated, int *ret_clipped, gpucore_diag_t *diag)
+{
+    gpucore_status_t st;
+
+    memset(z, 0, sizeof(*z));
+    z->phys = phys;
+    z->phys_size = size;
+    *ret_clipped = 0;
+    st = gc_core_seektable_parse(phys, size, max_frame_size, &z->frames, &z->nframes,
+                                 &z->logical_size, diag);
+    if (st == GPUCORE_E_NOTFOUND)
+        st = gc_core_frames_walk(phys, size, max_frame_size, allow_truncated, &z->frames,
+                                 &z->nframes, &z->logical_size, ret_clipped, diag);
+    if (st < 0)
+        return st;
+
+    if (!cache_frames)
+        cache_frames = 1;
+    z->dctx = ZSTD_createDCtx();
+    z->slots = gc_calloc_array(cache_frames, sizeof(*z->slots));
+    if (!z->dctx || !z->slots) {
+        gc_core_zimage_done(z);
+        return gc_diag_set(diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
+    }
+    z->nslots = cache_frames;
+    for (uint32_t i = 0; i < cache_frames; i++)
+        z->slots[i].frame = SLOT_EMPTY;
+    ZSTD_DCtx_setParameter(z->dctx, ZSTD_d_windowLogMax, window_log_for(max_frame_size));
+    return GPUCORE_OK;
+}
+
+void gc_core_zimage_done(struct gc_core_zimage *z)
+{
+    for (uint32_t i = 0; i < z->nslots; i++)
+        gc_free(z->slots[i].buf);
+    gc_free(z->slots);
+    gc_free(z->frames);
+    ZSTD_freeDCtx(z->dctx);
+    memset(z, 0, sizeof(*z));
+}
+
+/* Index of the frame holding logical offset @p off (which is inside the image). */
+static uint32_t find_frame(const struct gc_core_zimage *z, uint64_t off)
+{
+    uint32_t lo = 0, hi = z->nframes;
+
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+
+        if (z->frames[mid].logical <= off)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Decode frame @p i into @p dst, which has exactly dsize bytes. */
+static gpucore_status_t decode(struct gc_core_zimage *z, uint32_t i, uint8_t *dst,
+                               gpucore_diag_t *diag)
+{
+    const struct gc_core_frame *f = &z->frames[i];
+    size_t r = ZSTD_decompressDCtx(z->dctx, dst, (size_t)f->dsize, z->phys + f->phys,
+                                   (size_t)f->csize);
+
+    if (ZSTD_isError(r))
+        return gc_diag_set(diag,
+                           ZSTD_getErrorCode(r) == ZSTD_error_memory_allocation ? GPUCORE_E_NOMEM
+                                                                                : GPUCORE_E_CORRUPT,
+                           f->phys, "zstd frame %u at offset 0x%llx: %s", i,
+                           (unsigned long long)f->phys, ZSTD_getErrorName(r));
+    if (r != f->dsize)
+        return gc_diag_set(diag, GPUCORE_E_CORRUPT, f->phys,
+                           "zstd frame %u at offset 0x%llx: decoded 0x%zx bytes, the index "
+                           "says 0x%llx",
+                           i, (unsigned long long)f->phys, r, (unsigned long long)f->dsize);
+    return GPUCORE_OK;
+}
+
+/* The decoded bytes of frame @p i, from the cache or decoded into the least recently used slot. */
+static gpucore_status_t get_frame(struct gc_core_zimage *z, uint32_t i, const uint8_t **ret,
+                                  gpucore_diag_t *diag)
+{
+    struct gc_core_zslot *victim = NULL;
+    gpucore_status_t st;
+
+    for (uint32_t s = 0; s < z->nslots; s++) {
+        struct gc_core_zslot *slot = &z->slots[s];
+
+        if (slot->frame == i) {
+            slot->stamp = ++z->clock;
+            *ret = slot->buf;
+            return GPUCORE_OK;
+        }
+        /* Prefer an empty slot, else the least recently used one. */
+        if (!victim || (victim->frame != SLOT_EMPTY &&
+                        (slot->frame == SLOT_EMPTY || slot->stamp < victim->stamp)))
+            victim = slot;
+    }
+    if (!victim) /* no slots: gc_core_zimage_open always makes at least one */
+        return gc_diag_set(diag, GPUCORE_E_INVAL, GC_NO_OFFSET, "internal: no frame cache");
+    gc_free(victim->buf);
+    victim->frame = SLOT_EMPTY;
+    victim->buf = gc_malloc((size_t)z->frames[i].dsize);
+    GC_FAIL_IF(!victim->buf, diag, GPUCORE_E_NOMEM, GC_NO_OFFSET,
+               "out of memory for a 0x%llx-byte frame", (unsigned long long)z->frames[i].dsize);
+    st = decode(z, i, victim->buf, diag);
+    if (st < 0)
+        return st;
+    victim->frame = i;
+    victim->stamp = ++z->clock;
+    *ret = victim->buf;
+    return GPUCORE_OK;
+}
+
+gpucore_status_t gc_core_zimage_read(struct gc_core_zimage *z, uint64_t off, void *buf, uint64_t n,
+                                     gpucore_diag_t *diag)
+{
+    uint8_t *out = buf;
+
+    if (n == 0)
+        return GPUCORE_OK;
+    for (uint32_t i = find_frame(z, off); n; i++) {
+        const struct gc_core_frame *f = &z->frames[i];
+        uint64_t rel = off - f->logical;
+        uint64_t take = f->dsize - rel < n ? f->dsize - rel : n;
+        const uint8_t *src = NULL;
+
+        if (rel == 0 && take == f->dsize) {
+            /* The whole frame is wanted (sequential reads, decompress): skip the cache. */
+            GC_TRY(decode(z, i, out, diag));
+        } else {
+            GC_TRY(get_frame(z, i, &src, diag));
+            memcpy(out, src + rel, (size_t)take);
+        }
+        out += take;
+        off += take;
+        n -= take;
+    }
+    return GPUCORE_OK;
+}
