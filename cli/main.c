@@ -1,1 +1,89 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * gpucore: AMD GPU core dumps that are small, fast and explain themselves.
+ *
+ * The program is a thin dispatcher over the libraries: one table row per subcommand.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *synopsis;
+    const char *summary;
+};
+
+static const struct command commands[] = {
+    { "info", cmd_info, "info [--json] [--segments] CORE",
+      "describe a core: file kind, notes, the AMDGPU state, capture metadata, segments" },
+    { "compress", cmd_compress,
+      "compress [--level N] [--threads N] [--frame-size SIZE] [--force] INPUT OUTPUT",
+      "compress a core into zstd seekable frames (readable in place, `zstd -d` compatible)" },
+    { "decompress", cmd_decompress, "decompress [--force] INPUT OUTPUT",
+      "write the plain core of a compressed one (zero pages become holes)" },
+};
+
+static void print_usage(FILE *out)
+{
+    fprintf(out, "Usage: gpucore COMMAND [OPTIONS] ARGS...\n"
+                 "       gpucore --help | --version\n\n"
+                 "AMD GPU core dumps: capture what a post-mortem needs, and explain it.\n\n"
+                 "Commands:\n");
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        fprintf(out, "  %-11s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "\nSynopsis:\n");
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        fprintf(out, "  gpucore %s\n", commands[i].synopsis);
+    fprintf(out, "\nRun `gpucore COMMAND --help` for a command's options.\n"
+                 "Exit codes: 0 success, 64 usage, 65 malformed input, 66 cannot open input,\n"
+                 "69 GPU driver unavailable, 70 internal error, 73 cannot create output,\n"
+                 "74 I/O error.\n");
+}
+
+static const struct command *find_command(const char *name)
+{
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        if (strcmp(commands[i].name, name) == 0)
+            return &commands[i];
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    const struct command *cmd;
+
+    if (argc < 2) {
+        print_usage(stderr);
+        return CLI_EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        if (argc > 2 && strcmp(argv[1], "help") == 0) {
+            cmd = find_command(argv[2]);
+            if (!cmd)
+                return cli_usage_error("help", "unknown command '%s'", argv[2]);
+            printf("Usage: gpucore %s\n\n%s\n", cmd->synopsis, cmd->summary);
+            return CLI_EXIT_OK;
+        }
+        print_usage(stdout);
+        return CLI_EXIT_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+        printf("gpucore %s\n", GPUCORE_VERSION_STRING);
+        return CLI_EXIT_OK;
+    }
+    cmd = find_command(argv[1]);
+    if (!cmd) {
+        fprintf(stderr, "gpucore: unknown command '%s' (run `gpucore --help` for the list)\n",
+                argv[1]);
+        return CLI_EXIT_USAGE;
+    }
+    return cmd->run(argc - 1, argv + 1);
+}

@@ -74,3 +74,38 @@ GPUCORE_API const char *gpucore_note_type_name(uint32_t type)
 {
     return gc_enum_name(GC_ENUM_note_type, type);
 }
+
+GPUCORE_API const char *gpucore_runtime_state_name(uint32_t state)
+{
+    return gc_enum_name(GC_ENUM_runtime_state, state);
+}
+
+GPUCORE_API const char *gpucore_queue_type_name(uint32_t type)
+{
+    return gc_enum_name(GC_ENUM_queue_type, type);
+}
+
+/* The index-th row of a group, so callers can walk a flag table without seeing it. */
+static const char *enum_row(enum gc_enum_group group, uint32_t index, uint32_t *ret_value)
+{
+    for (size_t i = 0; i < gc_enum_row_count; i++) {
+        if (gc_enum_rows[i].group != group)
+            continue;
+        if (index-- == 0) {
+            if (ret_value)
+                *ret_value = gc_enum_rows[i].value;
+            return gc_enum_rows[i].name;
+        }
+    }
+    return NULL;
+}
+
+GPUCORE_API const char *gpucore_capability_flag(uint32_t index, uint32_t *ret_mask)
+{
+    return enum_row(GC_ENUM_hsa_cap, index, ret_mask);
+}
+
+GPUCORE_API const char *gpucore_debug_prop_flag(uint32_t index, uint32_t *ret_mask)
+{
+    return enum_row(GC_ENUM_hsa_dbg, index, ret_mask);
+}

@@ -1,0 +1,13 @@
+# SPDX-License-Identifier: MIT
+# End-to-end and golden-output tests of the gpucore program (tests/cli/cli_test.sh).
+set(GPUCORE_CLI_CASES
+  golden-info-text golden-info-segments golden-info-json golden-info-split
+  golden-info-compressed compress-roundtrip compress-refuses-overwrite version help
+  usage-errors missing-input malformed-input)
+foreach(case ${GPUCORE_CLI_CASES})
+  set(test_name cli-${case})
+  add_test(NAME ${test_name}
+           COMMAND ${PROJECT_SOURCE_DIR}/tests/cli/cli_test.sh $<TARGET_FILE:gpucore-cli>
+                   $<TARGET_FILE:gpucore-mkexample> ${CMAKE_CURRENT_BINARY_DIR}/cli-work ${case})
+  set_tests_properties(${test_name} PROPERTIES LABELS cli)
+endforeach()

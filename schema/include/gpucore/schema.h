@@ -509,6 +509,17 @@ GPUCORE_API const char *gpucore_range_status_name(uint32_t status);
 GPUCORE_API const char *gpucore_reason_name(uint32_t reason);
 GPUCORE_API const char *gpucore_alloc_kind_name(uint32_t kind);
 GPUCORE_API const char *gpucore_note_type_name(uint32_t type); /**< GPUCORE_NT_* */
+GPUCORE_API const char *gpucore_runtime_state_name(uint32_t state); /**< GPUCORE_KFD_RUNTIME_* */
+GPUCORE_API const char *gpucore_queue_type_name(uint32_t type);  /**< GPUCORE_KFD_QUEUE_TYPE_* */
+
+/**
+ * Walk the named bits and fields of the AMDGPU device `capability` (GPUCORE_HSA_CAP_*) and
+ * `debug_prop` (GPUCORE_HSA_DBG_*) words: entry @p index (0, 1, ...) returns its name and, if
+ * @p ret_mask is non-NULL, its mask (a single bit, or several bits for a multi-bit field).
+ * Returns NULL past the last entry.
+ */
+GPUCORE_API const char *gpucore_capability_flag(uint32_t index, uint32_t *ret_mask);
+GPUCORE_API const char *gpucore_debug_prop_flag(uint32_t index, uint32_t *ret_mask);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Shared pieces of the `gpucore` program: exit codes, error reporting, small formatting
+ * helpers. Only the program prints; the libraries never do (G-ERR-6).
+ */
+#ifndef GPUCORE_CLI_H
+#define GPUCORE_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <gpucore/status.h>
+
+/* Exit codes from sysexits.h, spelled out so the contract is visible in one place. */
+enum cli_exit {
+    CLI_EXIT_OK = 0,
+    CLI_EXIT_USAGE = 64,       /* EX_USAGE: bad command line */
+    CLI_EXIT_DATAERR = 65,     /* EX_DATAERR: malformed input data */
+    CLI_EXIT_NOINPUT = 66,     /* EX_NOINPUT: cannot open input */
+    CLI_EXIT_UNAVAILABLE = 69, /* EX_UNAVAILABLE: service (GPU driver) unavailable */
+    CLI_EXIT_SOFTWARE = 70,    /* EX_SOFTWARE: internal error */
+    CLI_EXIT_CANTCREAT = 73,   /* EX_CANTCREAT: cannot create output */
+    CLI_EXIT_IOERR = 74,       /* EX_IOERR: I/O error */
+};
+
+/* Which side of a command a failure concerns; the same status maps differently. */
+enum cli_side {
+    CLI_SIDE_INPUT,
+    CLI_SIDE_OUTPUT,
+};
+
+/* Exit code for a failed library call on the given side. */
+int cli_exit_for(gpucore_status_t status, enum cli_side side);
+
+/*
+ * Print one error line: "gpucore: FILE: offset 0x...: message" (the offset part only when the
+ * diag carries one and the message does not already start with it). Returns the exit code
+ * for (diag->status, side).
+ */
+int cli_report(const char *file, const gpucore_diag_t *diag, enum cli_side side);
+
+/* Print "gpucore: [FILE: ]message" and return exit_code. */
+int cli_fail(int exit_code, const char *file, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+
+/* Usage error: "gpucore CMD: message" plus a hint, returns CLI_EXIT_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * Check that an input file can be opened for reading, so "cannot open input" (66) is told
+ * apart from I/O errors later. Returns 0 or an exit code after printing the error.
+ */
+int cli_check_input(const char *path);
+
+/* Human-readable byte count ("1.5 MiB", "512 B") into buf. */
+const char *cli_human_size(uint64_t bytes, char *buf, size_t size);
+
+/* Parse a size with optional K/M/G/T suffix (binary units). Returns 0 on success. */
+int cli_parse_size(const char *text, uint64_t *ret);
+
+/* Parse a decimal integer within [min, max]. Returns 0 on success. */
+int cli_parse_int(const char *text, long min, long max, long *ret);
+
+/* Subcommands. argv[0] is the subcommand name. */
+int cmd_info(int argc, char **argv);
+int cmd_compress(int argc, char **argv);
+int cmd_decompress(int argc, char **argv);
+
+#endif /* GPUCORE_CLI_H */

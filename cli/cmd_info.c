@@ -1,0 +1,1044 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpucore info: describe a core.
+ *
+ * The command first builds one JSON document (the model) from the core, then renders it
+ * either as JSON (`--json`, a stable schema named "gpucore.info/1") or as text for people. The
+ * text is a view of the model, so the two outputs can never disagree.
+ *
+ * JSON conventions: addresses, masks and exception words are strings "0x..." (they may not fit
+ * a signed 64-bit JSON integer); sizes and counts are integers; absent data is null.
+ */
+#include <getopt.h>
+#include <stdarg.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include <gpucore/core.h>
+#include <gpucore/schema.h>
+
+#include "cli.h"
+
+#define INFO_SCHEMA "gpucore.info/1"
+
+/* ---------------------------------------------------------------------------------------- */
+/* Small JSON helpers                                                                        */
+/* ---------------------------------------------------------------------------------------- */
+
+static json_t *jhex(uint64_t v)
+{
+    char buf[24];
+
+    snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
+    return json_string(buf);
+}
+
+static json_t *jint(uint64_t v)
+{
+    /* Counts and sizes from a core fit comfortably; clamp rather than wrap if one does not. */
+    return json_integer(v > (uint64_t)INT64_MAX ? INT64_MAX : (json_int_t)v);
+}
+
+static json_t *jstrn(const char *p, size_t n)
+{
+    /* Strings from notes were validated as UTF-8 by the decoder; still never trust blindly. */
+    json_t *s = json_stringn(p, n);
+
+    return s ? s : json_string("<invalid UTF-8>");
+}
+
+static uint64_t jget_u64(const json_t *obj, const char *key)
+{
+    const json_t *v = json_object_get(obj, key);
+
+    if (json_is_integer(v))
+        return (uint64_t)json_integer_value(v);
+    if (json_is_string(v))
+        return strtoull(json_string_value(v), NULL, 0);
+    return 0;
+}
+
+static const char *jget_str(const json_t *obj, const char *key)
+{
+    const json_t *v = json_object_get(obj, key);
+
+    return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Field tables: how each KFD structure field is presented                                   */
+/* ---------------------------------------------------------------------------------------- */
+
+enum field_fmt {
+    FMT_DEC, /* JSON integer */
+    FMT_HEX, /* JSON "0x..." string */
+};
+
+struct field_view {
+    const char *name;
+    size_t offset;
+    unsigned width;
+    enum field_fmt fmt;
+};
+
+#define DEV_FIELD(name, fmt)                                                                       \
+    { #name, offsetof(gpucore_kfd_device_entry_t, name),                                          \
+      sizeof(((gpucore_kfd_device_entry_t *)0)->name), fmt }
+static const struct field_view device_fields[] = {
+    DEV_FIELD(gpu_id, FMT_DEC),
+    DEV_FIELD(gfx_target_version, FMT_DEC),
+    DEV_FIELD(vendor_id, FMT_HEX),
+    DEV_FIELD(device_id, FMT_HEX),
+    DEV_FIELD(revision_id, FMT_HEX),
+    DEV_FIELD(subsystem_vendor_id, FMT_HEX),
+    DEV_FIELD(subsystem_device_id, FMT_HEX),
+    DEV_FIELD(location_id, FMT_HEX),
+    DEV_FIELD(fw_version, FMT_DEC),
+    DEV_FIELD(simd_count, FMT_DEC),
+    DEV_FIELD(max_waves_per_simd, FMT_DEC),
+    DEV_FIELD(array_count, FMT_DEC),
+    DEV_FIELD(simd_arrays_per_engine, FMT_DEC),
+    DEV_FIELD(num_xcc, FMT_DEC),
+    DEV_FIELD(capability, FMT_HEX),
+    DEV_FIELD(capability2, FMT_HEX),
+    DEV_FIELD(debug_prop, FMT_HEX),
+    DEV_FIELD(exception_status, FMT_HEX),
+    DEV_FIELD(lds_base, FMT_HEX),
+    DEV_FIELD(lds_limit, FMT_HEX),
+    DEV_FIELD(scratch_base, FMT_HEX),
+    DEV_FIELD(scratch_limit, FMT_HEX),
+    DEV_FIELD(gpuvm_base, FMT_HEX),
+    DEV_FIELD(gpuvm_limit, FMT_HEX),
+};
+
+#define QUEUE_FIELD(name, fmt)                                                                     \
+    { #name, offsetof(gpucore_kfd_queue_entry_t, name),                                           \
+      sizeof(((gpucore_kfd_queue_entry_t *)0)->name), fmt }
+static const struct field_view queue_fields[] = {
+    QUEUE_FIELD(queue_id, FMT_DEC),
+    QUEUE_FIELD(gpu_id, FMT_DEC),
+    QUEUE_FIELD(queue_type, FMT_DEC),
+    QUEUE_FIELD(ring_base_address, FMT_HEX),
+    QUEUE_FIELD(ring_size, FMT_DEC),
+    QUEUE_FIELD(read_pointer_address, FMT_HEX),
+    QUEUE_FIELD(write_pointer_address, FMT_HEX),
+    QUEUE_FIELD(ctx_save_restore_address, FMT_HEX),
+    QUEUE_FIELD(ctx_save_restore_area_size, FMT_DEC),
+    QUEUE_FIELD(exception_status, FMT_HEX),
+    QUEUE_FIELD(reserved, FMT_DEC),
+};
+
+static json_t *fields_to_json(const void *base, const struct field_view *fields, size_t n)
+{
+    json_t *obj = json_object();
+
+    for (size_t i = 0; i < n; i++) {
+        const unsigned char *p = (const unsigned char *)base + fields[i].offset;
+        uint64_t v = 0;
+
+        if (fields[i].width == 8)
+            memcpy(&v, p, 8); /* host struct member, not wire data */
+        else {
+            uint32_t v32;
+
+            memcpy(&v32, p, 4);
+            v = v32;
+        }
+        json_object_set_new(obj, fields[i].name, fields[i].fmt == FMT_HEX ? jhex(v) : jint(v));
+    }
+    return obj;
+}
+
+/*
+ * Names of the single-bit flags set in a word, from the schema's tables (multi-bit fields such
+ * as the watchpoint count are reported as their own values instead).
+ */
+static json_t *flags_to_json(uint32_t word, const char *(*flag)(uint32_t, uint32_t *))
+{
+    json_t *arr = json_array();
+    uint32_t mask;
+    const char *name;
+
+    for (uint32_t i = 0; (name = flag(i, &mask)) != NULL; i++)
+        if ((mask & (mask - 1)) == 0 && (word & mask))
+            json_array_append_new(arr, json_string(name));
+    return arr;
+}
+
+/* Names of notes other tools write, so `info` can label every note of a unified core. */
+static const struct {
+    const char *owner;
+    uint32_t type;
+    const char *name;
+} known_notes[] = {
+    { "CORE", 1, "NT_PRSTATUS" },
+    { "CORE", 2, "NT_FPREGSET" },
+    { "CORE", 3, "NT_PRPSINFO" },
+    { "CORE", 4, "NT_TASKSTRUCT" },
+    { "CORE", 6, "NT_AUXV" },
+    { "CORE", 0x53494749, "NT_SIGINFO" },
+    { "CORE", 0x46494c45, "NT_FILE" },
+    { "LINUX", 0x200, "NT_386_TLS" },
+    { "LINUX", 0x202, "NT_X86_XSTATE" },
+    { "LINUX", 0x204, "NT_X86_SHSTK" },
+    { "AMDGPU", 32, "NT_AMDGPU_METADATA" },
+    { "AMDGPU", GPUCORE_NT_AMDGPU_KFD_CORE_STATE, "NT_AMDGPU_KFD_CORE_STATE" },
+};
+
+static const char *note_name(const char *owner, uint32_t type)
+{
+    if (strcmp(owner, GPUCORE_NOTE_OWNER) == 0)
+        return gpucore_note_type_name(type);
+    for (size_t i = 0; i < sizeof(known_notes) / sizeof(known_notes[0]); i++)
+        if (known_notes[i].type == type && strcmp(known_notes[i].owner, owner) == 0)
+            return known_notes[i].name;
+    return NULL;
+}
+
+static const struct {
+    uint32_t machine;
+    const char *name;
+} machines[] = {
+    { 3, "i386" }, { 62, "x86-64" }, { 183, "AArch64" }, { 243, "RISC-V" }, { 224, "AMDGPU" },
+};
+
+static const char *machine_name(uint32_t m)
+{
+    for (size_t i = 0; i < sizeof(machines) / sizeof(machines[0]); i++)
+        if (machines[i].machine == m)
+            return machines[i].name;
+    return NULL;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Building the model                                                                         */
+/* ---------------------------------------------------------------------------------------- */
+
+struct info_ctx {
+    gpucore_core_t *core;
+    const char *path;
+    json_t *problems; /* array of strings: things a user should know */
+};
+
+static void problem(struct info_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void problem(struct info_ctx *ctx, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    json_array_append_new(ctx->problems, json_string(buf));
+}
+
+static json_t *diag_to_json(const gpucore_diag_t *d)
+{
+    json_t *o = json_object();
+
+    json_object_set_new(o, "status", json_string(gpucore_status_name(d->status)));
+    json_object_set_new(o, "message", json_string(d->message));
+    json_object_set_new(o, "offset",
+                        (d->flags & GPUCORE_DIAG_HAS_OFFSET) ? jint(d->offset) : json_null());
+    return o;
+}
+
+static json_t *build_file(struct info_ctx *ctx, const struct gpucore_core_info *fi)
+{
+    json_t *o = json_object();
+    json_t *quirks = json_array();
+    const char *mname = machine_name(fi->e_machine);
+
+    json_object_set_new(o, "path", json_string(ctx->path));
+    json_object_set_new(o, "kind",
+                        json_string(fi->kind == GPUCORE_CORE_SPLIT ? "split" : "unified"));
+    json_object_set_new(o, "e_machine", jint(fi->e_machine));
+    json_object_set_new(o, "machine", mname ? json_string(mname) : json_null());
+    json_object_set_new(o, "osabi", jint(fi->osabi));
+    json_object_set_new(o, "abiversion", jint(fi->abiversion));
+    json_object_set_new(o, "e_flags", jhex(fi->e_flags));
+    json_object_set_new(o, "compressed", json_boolean(fi->flags & GPUCORE_INFO_COMPRESSED));
+    json_object_set_new(o, "frames", jint(fi->frame_count));
+    json_object_set_new(o, "file_truncated",
+                        json_boolean(fi->flags & GPUCORE_INFO_FILE_TRUNCATED));
+    json_object_set_new(o, "file_size", jint(fi->file_size));
+    json_object_set_new(o, "logical_size", jint(fi->logical_size));
+    json_object_set_new(o, "program_headers", jint(fi->phnum));
+    for (uint32_t i = 0; i < gpucore_core_quirk_count(ctx->core); i++) {
+        const char *q = gpucore_core_quirk(ctx->core, i);
+
+        if (q)
+            json_array_append_new(quirks, json_string(q));
+    }
+    json_object_set_new(o, "quirks", quirks);
+    if (fi->flags & GPUCORE_INFO_FILE_TRUNCATED)
+        problem(ctx, "the file ends before its segments do: it was cut short (disk full, "
+                     "size limit); clipped memory reads as not captured");
+    return o;
+}
+
+static json_t *build_notes(struct info_ctx *ctx)
+{
+    json_t *arr = json_array();
+    uint32_t n = gpucore_core_note_count(ctx->core);
+
+    for (uint32_t i = 0; i < n; i++) {
+        struct gpucore_note note;
+        json_t *o;
+        const char *name;
+
+        if (gpucore_core_note(ctx->core, i, &note) != GPUCORE_OK)
+            continue;
+        name = note_name(note.owner, note.type);
+        o = json_object();
+        json_object_set_new(o, "owner", json_string(note.owner));
+        json_object_set_new(o, "type", jint(note.type));
+        json_object_set_new(o, "name", name ? json_string(name) : json_null());
+        json_object_set_new(o, "size", jint(note.desc_size));
+        json_object_set_new(o, "offset", jint(note.offset));
+        json_array_append_new(arr, o);
+    }
+    return arr;
+}
+
+static json_t *build_agent(const gpucore_kfd_device_entry_t *a)
+{
+    json_t *o = fields_to_json(a, device_fields, sizeof(device_fields) / sizeof(device_fields[0]));
+    char target[16];
+    uint32_t watch_bits = (a->capability & GPUCORE_HSA_CAP_WATCH_POINTS_TOTALBITS_MASK) >>
+                          GPUCORE_HSA_CAP_WATCH_POINTS_TOTALBITS_SHIFT;
+
+    if (gpucore_gfx_target_name(a->gfx_target_version, target, sizeof(target)) == GPUCORE_OK)
+        json_object_set_new(o, "target", json_string(target));
+    else
+        json_object_set_new(o, "target", json_null());
+    json_object_set_new(o, "capability_flags",
+                        flags_to_json(a->capability, gpucore_capability_flag));
+    json_object_set_new(o, "debug_prop_flags",
+                        flags_to_json(a->debug_prop, gpucore_debug_prop_flag));
+    json_object_set_new(o, "watchpoints",
+                        jint((a->capability & GPUCORE_HSA_CAP_WATCH_POINTS_SUPPORTED)
+                                     ? 1u << watch_bits
+                                     : 0));
+    json_object_set_new(o, "debuggable",
+                        json_boolean((a->capability & GPUCORE_HSA_CAP_TRAP_DEBUG_SUPPORT) &&
+                                     (a->capability &
+                                      GPUCORE_HSA_CAP_TRAP_DEBUG_FIRMWARE_SUPPORTED)));
+    json_object_set_new(o, "shader_engines",
+                        a->simd_arrays_per_engine
+                                ? jint((uint64_t)a->array_count * a->num_xcc /
+                                       a->simd_arrays_per_engine)
+                                : json_null());
+    return o;
+}
+
+static json_t *build_queue(const gpucore_kfd_queue_entry_t *q)
+{
+    json_t *o = fields_to_json(q, queue_fields, sizeof(queue_fields) / sizeof(queue_fields[0]));
+    const char *tname = gpucore_queue_type_name(q->queue_type);
+
+    /* KFD flags bits 31/30 of the id (invalid / error); readers mask them off. */
+    json_object_set_new(o, "os_queue_id", jint(q->queue_id & 0x3fffffffu));
+    json_object_set_new(o, "queue_error", json_boolean(q->queue_id & 0x40000000u));
+    json_object_set_new(o, "queue_invalid", json_boolean(q->queue_id & 0x80000000u));
+    json_object_set_new(o, "type_name", tname ? json_string(tname) : json_null());
+    json_object_set_new(o, "ring_packets", jint(q->ring_size / 64));
+    return o;
+}
+
+static json_t *build_amdgpu(struct info_ctx *ctx)
+{
+    struct gpucore_note note;
+    uint32_t idx = 0, count = 0;
+    gpucore_amdgpu_note_t *n = NULL;
+    gpucore_diag_t d;
+    json_t *o, *agents, *queues, *rt, *check;
+    gpucore_status_t st;
+
+    while (gpucore_core_find_note(ctx->core, GPUCORE_AMDGPU_NOTE_OWNER,
+                                  GPUCORE_NT_AMDGPU_KFD_CORE_STATE, &idx, &note) == GPUCORE_OK) {
+        count++;
+        idx++;
+    }
+    if (count == 0) {
+        problem(ctx, "no AMDGPU core-state note: this core holds no GPU state for AMD's tools");
+        return json_null();
+    }
+    if (count > 1)
+        problem(ctx, "%u AMDGPU core-state notes; AMD's tools expect exactly one (the first "
+                     "is shown)", count);
+    idx = 0;
+    gpucore_core_find_note(ctx->core, GPUCORE_AMDGPU_NOTE_OWNER,
+                           GPUCORE_NT_AMDGPU_KFD_CORE_STATE, &idx, &note);
+
+    o = json_object();
+    json_object_set_new(o, "note_offset", jint(note.offset));
+    json_object_set_new(o, "size", jint(note.desc_size));
+    st = gpucore_amdgpu_note_decode(note.desc, (size_t)note.desc_size, &n, &d);
+    if (st != GPUCORE_OK) {
+        json_object_set_new(o, "error", diag_to_json(&d));
+        problem(ctx, "the AMDGPU note cannot be decoded: %s (descriptor offset %" PRIu64 ")",
+                d.message, d.offset);
+        return o;
+    }
+    json_object_set_new(o, "note_version", jint(n->note_version));
+    json_object_set_new(o, "kfd_major", jint(n->kfd_major));
+    json_object_set_new(o, "kfd_minor", jint(n->kfd_minor));
+    json_object_set_new(o, "runtime_info_size", jint(n->runtime_info_size));
+    json_object_set_new(o, "agent_entry_size", jint(n->agent_entry_size));
+    json_object_set_new(o, "queue_entry_size", jint(n->queue_entry_size));
+    json_object_set_new(o, "newer_than_reader", json_boolean(n->flags & GPUCORE_AMDGPU_NOTE_NEWER));
+    if (n->flags & GPUCORE_AMDGPU_NOTE_NEWER)
+        problem(ctx, "the AMDGPU note has fields newer than this reader knows; they are ignored");
+
+    rt = json_object();
+    json_object_set_new(rt, "r_debug", jhex(n->runtime.r_debug));
+    json_object_set_new(rt, "runtime_state", jint(n->runtime.runtime_state));
+    json_object_set_new(rt, "runtime_state_name",
+                        gpucore_runtime_state_name(n->runtime.runtime_state)
+                                ? json_string(gpucore_runtime_state_name(n->runtime.runtime_state))
+                                : json_null());
+    json_object_set_new(rt, "ttmp_setup", jint(n->runtime.ttmp_setup));
+    json_object_set_new(o, "runtime", rt);
+
+    agents = json_array();
+    for (uint32_t i = 0; i < n->agent_count; i++)
+        json_array_append_new(agents, build_agent(&n->agents[i]));
+    json_object_set_new(o, "agents", agents);
+    queues = json_array();
+    for (uint32_t i = 0; i < n->queue_count; i++)
+        json_array_append_new(queues, build_queue(&n->queues[i]));
+    json_object_set_new(o, "queues", queues);
+
+    /* Would AMD's debugger library accept it? Worth saying before anyone opens ROCgdb. */
+    check = json_object();
+    st = gpucore_amdgpu_note_check(n, &d);
+    json_object_set_new(check, "ok", json_boolean(st == GPUCORE_OK));
+    if (st != GPUCORE_OK) {
+        json_object_set_new(check, "error", diag_to_json(&d));
+        problem(ctx, "AMD's debugger library would not use this GPU state: %s", d.message);
+    }
+    json_object_set_new(o, "amd_reader_check", check);
+    gpucore_amdgpu_note_free(n);
+    return o;
+}
+
+/* Find the first GPUCORE note of a type; returns 0 and fills note if found. */
+static int find_gpucore_note(struct info_ctx *ctx, uint32_t type, struct gpucore_note *note)
+{
+    uint32_t idx = 0;
+
+    return gpucore_core_find_note(ctx->core, GPUCORE_NOTE_OWNER, type, &idx, note) ==
+                           GPUCORE_OK
+                   ? 0
+                   : -1;
+}
+
+static void note_error(struct info_ctx *ctx, json_t *o, const char *what, const gpucore_diag_t *d)
+{
+    json_object_set_new(o, "error", diag_to_json(d));
+    problem(ctx, "the %s note cannot be decoded: %s", what, d->message);
+}
+
+static json_t *cmdline_to_json(const gpucore_str_t *s)
+{
+    json_t *arr = json_array();
+    size_t start = 0;
+
+    for (size_t i = 0; i <= s->len; i++) {
+        if (i == s->len || s->ptr[i] == '\0') {
+            if (i > start || (i < s->len))
+                json_array_append_new(arr, jstrn(s->ptr + start, i - start));
+            start = i + 1;
+        }
+    }
+    return arr;
+}
+
+static json_t *format_time_ns(uint64_t ns)
+{
+    time_t secs = (time_t)(ns / 1000000000u);
+    struct tm tm;
+    char buf[64];
+
+    if (!gmtime_r(&secs, &tm))
+        return json_null();
+    strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return json_string(buf);
+}
+
+static json_t *build_capture(struct info_ctx *ctx)
+{
+    struct gpucore_note note;
+    gpucore_capture_meta_t *m;
+    gpucore_diag_t d;
+    json_t *o;
+
+    if (find_gpucore_note(ctx, GPUCORE_NT_CAPTURE_META, &note) != 0)
+        return json_null();
+    o = json_object();
+    if (gpucore_capture_meta_decode(note.desc, (size_t)note.desc_size, &m, &d) != GPUCORE_OK) {
+        note_error(ctx, o, "capture metadata", &d);
+        return o;
+    }
+    json_object_set_new(o, "producer", jstrn(m->producer.ptr, m->producer.len));
+    json_object_set_new(o, "producer_version",
+                        jstrn(m->producer_version.ptr, m->producer_version.len));
+    json_object_set_new(o, "hostname", jstrn(m->hostname.ptr, m->hostname.len));
+    json_object_set_new(o, "kernel", jstrn(m->kernel.ptr, m->kernel.len));
+    json_object_set_new(o, "pid", jint(m->pid));
+    json_object_set_new(o, "exe", jstrn(m->exe.ptr, m->exe.len));
+    json_object_set_new(o, "cmdline", cmdline_to_json(&m->cmdline));
+    json_object_set_new(o, "time", format_time_ns(m->time_ns));
+    json_object_set_new(o, "time_ns", jint(m->time_ns));
+    json_object_set_new(o, "duration_ns", jint(m->duration_ns));
+    json_object_set_new(o, "trigger", gpucore_trigger_name(m->trigger)
+                                              ? json_string(gpucore_trigger_name(m->trigger))
+                                              : jint(m->trigger));
+    json_object_set_new(o, "tier", gpucore_tier_name(m->tier)
+                                           ? json_string(gpucore_tier_name(m->tier))
+                                           : jint(m->tier));
+    json_object_set_new(o, "max_size", m->max_size ? jint(m->max_size) : json_null());
+    json_object_set_new(o, "deadline_ms", m->deadline_ms ? jint(m->deadline_ms) : json_null());
+    json_object_set_new(o, "host_stopped", json_boolean(m->flags & GPUCORE_META_HOST_STOPPED));
+    json_object_set_new(o, "queues_suspended",
+                        json_boolean(m->flags & GPUCORE_META_QUEUES_SUSPENDED));
+    json_object_set_new(o, "precise_memory", json_boolean(m->flags & GPUCORE_META_PRECISE_MEMORY));
+    json_object_set_new(o, "kfd_version",
+                        m->kfd_major ? json_sprintf("%u.%u", m->kfd_major, m->kfd_minor)
+                                     : json_null());
+    json_object_set_new(o, "kfd_device_entry_size", jint(m->kfd_device_entry_size));
+    json_object_set_new(o, "kfd_queue_entry_size", jint(m->kfd_queue_entry_size));
+    json_object_set_new(o, "signal", m->signal ? jint(m->signal) : json_null());
+    json_object_set_new(o, "compress_level", json_integer(m->compress_level));
+    json_object_set_new(o, "options", jstrn(m->options.ptr, m->options.len));
+    json_object_set_new(o, "newer_than_reader",
+                        json_boolean(m->decoded_flags & GPUCORE_NOTE_DECODED_NEWER));
+    gpucore_capture_meta_free(m);
+    return o;
+}
+
+static json_t *name_or_number(const char *name, uint32_t v)
+{
+    return name ? json_string(name) : jint(v);
+}
+
+static json_t *build_manifest(struct info_ctx *ctx)
+{
+    struct gpucore_note note;
+    gpucore_manifest_t *m;
+    gpucore_diag_t d;
+    json_t *o, *entries;
+    uint64_t bytes[4] = { 0 }, ranges[4] = { 0 };
+
+    if (find_gpucore_note(ctx, GPUCORE_NT_MANIFEST, &note) != 0)
+        return json_null();
+    o = json_object();
+    if (gpucore_manifest_decode(note.desc, (size_t)note.desc_size, &m, &d) != GPUCORE_OK) {
+        note_error(ctx, o, "manifest", &d);
+        return o;
+    }
+    entries = json_array();
+    for (uint32_t i = 0; i < m->count; i++) {
+        const gpucore_manifest_entry_t *e = &m->entries[i];
+        json_t *je = json_object();
+
+        if (e->status < 4) {
+            bytes[e->status] += e->size;
+            ranges[e->status]++;
+        }
+        json_object_set_new(je, "address", jhex(e->address));
+        json_object_set_new(je, "size", jint(e->size));
+        json_object_set_new(je, "tier", name_or_number(gpucore_tier_name(e->tier), e->tier));
+        json_object_set_new(je, "status",
+                            name_or_number(gpucore_range_status_name(e->status), e->status));
+        json_object_set_new(je, "reason",
+                            e->reason ? name_or_number(gpucore_reason_name(e->reason), e->reason)
+                                      : json_null());
+        json_object_set_new(je, "errno", e->err ? jint(e->err) : json_null());
+        json_object_set_new(je, "label", jstrn(e->label.ptr, e->label.len));
+        json_array_append_new(entries, je);
+    }
+    json_object_set_new(o, "truncated", json_boolean(m->flags & GPUCORE_MANIFEST_TRUNCATED));
+    json_object_set_new(o, "truncation_reason",
+                        m->truncation_reason
+                                ? name_or_number(gpucore_reason_name(m->truncation_reason),
+                                                 m->truncation_reason)
+                                : json_null());
+    json_object_set_new(o, "captured_ranges", jint(ranges[GPUCORE_RANGE_CAPTURED]));
+    json_object_set_new(o, "captured_bytes", jint(bytes[GPUCORE_RANGE_CAPTURED]));
+    json_object_set_new(o, "skipped_ranges", jint(ranges[GPUCORE_RANGE_SKIPPED]));
+    json_object_set_new(o, "skipped_bytes", jint(bytes[GPUCORE_RANGE_SKIPPED]));
+    json_object_set_new(o, "unreadable_ranges", jint(ranges[GPUCORE_RANGE_UNREADABLE]));
+    json_object_set_new(o, "unreadable_bytes", jint(bytes[GPUCORE_RANGE_UNREADABLE]));
+    json_object_set_new(o, "entries", entries);
+    if (m->flags & GPUCORE_MANIFEST_TRUNCATED)
+        problem(ctx, "the capture was cut short (%s): %" PRIu64 " bytes in %" PRIu64
+                     " ranges were not written",
+                gpucore_reason_name(m->truncation_reason) ? gpucore_reason_name(m->truncation_reason)
+                                                          : "unknown reason",
+                bytes[GPUCORE_RANGE_SKIPPED], ranges[GPUCORE_RANGE_SKIPPED]);
+    if (m->decoded_flags & GPUCORE_NOTE_DECODED_NEWER)
+        problem(ctx, "the manifest has fields newer than this reader knows; they are ignored");
+    gpucore_manifest_free(m);
+    return o;
+}
+
+static json_t *build_code_objects(struct info_ctx *ctx)
+{
+    struct gpucore_note note;
+    gpucore_code_objects_t *c;
+    gpucore_diag_t d;
+    json_t *arr;
+
+    if (find_gpucore_note(ctx, GPUCORE_NT_CODE_OBJECTS, &note) != 0)
+        return json_null();
+    if (gpucore_code_objects_decode(note.desc, (size_t)note.desc_size, &c, &d) != GPUCORE_OK) {
+        json_t *o = json_object();
+
+        note_error(ctx, o, "code objects", &d);
+        return o;
+    }
+    arr = json_array();
+    for (uint32_t i = 0; i < c->count; i++) {
+        const gpucore_code_object_t *co = &c->objects[i];
+        json_t *o = json_object();
+
+        json_object_set_new(o, "uri", jstrn(co->uri.ptr, co->uri.len));
+        json_object_set_new(o, "load_address", jhex(co->load_address));
+        json_object_set_new(o, "size", jint(co->size));
+        json_object_set_new(o, "embedded_bytes", jint(co->bytes ? co->bytes_size : 0));
+        json_object_set_new(o, "embedded",
+                            json_string((co->flags & GPUCORE_CODE_OBJECT_EMBEDDED)    ? "whole"
+                                        : (co->flags & GPUCORE_CODE_OBJECT_TRUNCATED) ? "prefix"
+                                                                                      : "no"));
+        json_array_append_new(arr, o);
+    }
+    gpucore_code_objects_free(c);
+    return arr;
+}
+
+static json_t *build_allocations(struct info_ctx *ctx)
+{
+    struct gpucore_note note;
+    gpucore_alloc_map_t *m;
+    gpucore_diag_t d;
+    json_t *arr;
+
+    if (find_gpucore_note(ctx, GPUCORE_NT_ALLOC_MAP, &note) != 0)
+        return json_null();
+    if (gpucore_alloc_map_decode(note.desc, (size_t)note.desc_size, &m, &d) != GPUCORE_OK) {
+        json_t *o = json_object();
+
+        note_error(ctx, o, "allocation map", &d);
+        return o;
+    }
+    arr = json_array();
+    for (uint32_t i = 0; i < m->count; i++) {
+        const gpucore_alloc_t *a = &m->allocs[i];
+        json_t *o = json_object();
+
+        json_object_set_new(o, "base", jhex(a->base));
+        json_object_set_new(o, "size", jint(a->size));
+        json_object_set_new(o, "kind", name_or_number(gpucore_alloc_kind_name(a->kind), a->kind));
+        json_object_set_new(o, "gpu_id", a->gpu_id ? jint(a->gpu_id) : json_null());
+        json_object_set_new(o, "label", jstrn(a->label.ptr, a->label.len));
+        json_array_append_new(arr, o);
+    }
+    gpucore_alloc_map_free(m);
+    return arr;
+}
+
+static json_t *flags_string(uint32_t p_flags)
+{
+    char f[4] = { (p_flags & 4) ? 'r' : '-', (p_flags & 2) ? 'w' : '-', (p_flags & 1) ? 'x' : '-',
+                  '\0' };
+
+    return json_string(f);
+}
+
+static json_t *build_segments(struct info_ctx *ctx, const struct gpucore_core_info *fi)
+{
+    json_t *o = json_object(), *list = json_array();
+    uint32_t n = gpucore_core_segment_count(ctx->core);
+    uint64_t lo = 0, hi = 0, unavailable = 0;
+
+    for (uint32_t i = 0; i < n; i++) {
+        struct gpucore_segment s;
+        json_t *js;
+
+        if (gpucore_core_segment(ctx->core, i, &s) != GPUCORE_OK)
+            continue;
+        if (i == 0)
+            lo = s.vaddr;
+        hi = s.vaddr + s.memsz;
+        if (s.filesz == 0)
+            unavailable++;
+        js = json_object();
+        json_object_set_new(js, "vaddr", jhex(s.vaddr));
+        json_object_set_new(js, "memsz", jint(s.memsz));
+        json_object_set_new(js, "filesz", jint(s.filesz));
+        json_object_set_new(js, "offset", jint(s.offset));
+        json_object_set_new(js, "flags", flags_string(s.flags));
+        json_object_set_new(js, "align", jint(s.align));
+        json_array_append_new(list, js);
+    }
+    json_object_set_new(o, "count", jint(n));
+    json_object_set_new(o, "file_bytes", jint(fi->load_bytes));
+    json_object_set_new(o, "memory_bytes", jint(fi->load_memsz));
+    json_object_set_new(o, "not_dumped", jint(unavailable));
+    json_object_set_new(o, "lowest", n ? jhex(lo) : json_null());
+    json_object_set_new(o, "highest", n ? jhex(hi) : json_null());
+    json_object_set_new(o, "list", list);
+    return o;
+}
+
+static json_t *build_model(struct info_ctx *ctx)
+{
+    struct gpucore_core_info fi;
+    json_t *doc = json_object();
+
+    gpucore_core_get_info(ctx->core, &fi);
+    ctx->problems = json_array();
+    json_object_set_new(doc, "schema", json_string(INFO_SCHEMA));
+    json_object_set_new(doc, "file", build_file(ctx, &fi));
+    json_object_set_new(doc, "notes", build_notes(ctx));
+    json_object_set_new(doc, "amdgpu", build_amdgpu(ctx));
+    json_object_set_new(doc, "capture", build_capture(ctx));
+    json_object_set_new(doc, "manifest", build_manifest(ctx));
+    json_object_set_new(doc, "code_objects", build_code_objects(ctx));
+    json_object_set_new(doc, "allocations", build_allocations(ctx));
+    json_object_set_new(doc, "segments", build_segments(ctx, &fi));
+    json_object_set_new(doc, "problems", ctx->problems);
+    return doc;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Text rendering                                                                            */
+/* ---------------------------------------------------------------------------------------- */
+
+static void print_flag_list(FILE *out, const json_t *arr)
+{
+    size_t i;
+    json_t *v;
+
+    fputc('[', out);
+    json_array_foreach(arr, i, v) fprintf(out, "%s%s", i ? " " : "", json_string_value(v));
+    fputc(']', out);
+}
+
+static void render_file(FILE *out, const json_t *f)
+{
+    char a[32], b[32];
+    const char *machine = jget_str(f, "machine");
+
+    fprintf(out, "Core:        %s\n", jget_str(f, "path"));
+    fprintf(out, "File:        %s ELF core, %s (e_machine %" PRIu64 "), %s", jget_str(f, "kind"),
+            machine ? machine : "unknown machine", jget_u64(f, "e_machine"),
+            json_is_true(json_object_get(f, "compressed")) ? "zstd seekable" : "plain");
+    if (json_is_true(json_object_get(f, "compressed")))
+        fprintf(out, " (%" PRIu64 " frames), %s, %s uncompressed\n", jget_u64(f, "frames"),
+                cli_human_size(jget_u64(f, "file_size"), a, sizeof(a)),
+                cli_human_size(jget_u64(f, "logical_size"), b, sizeof(b)));
+    else
+        fprintf(out, ", %s\n", cli_human_size(jget_u64(f, "file_size"), a, sizeof(a)));
+}
+
+static void render_capture(FILE *out, const json_t *c)
+{
+    size_t i;
+    json_t *v;
+    const json_t *cmd;
+
+    if (!json_is_object(c) || json_object_get(c, "error"))
+        return;
+    fprintf(out, "Producer:    %s %s on %s (kernel %s)\n", jget_str(c, "producer"),
+            jget_str(c, "producer_version"), jget_str(c, "hostname"), jget_str(c, "kernel"));
+    fprintf(out, "Process:     pid %" PRIu64 ", %s\n", jget_u64(c, "pid"), jget_str(c, "exe"));
+    cmd = json_object_get(c, "cmdline");
+    if (json_array_size(cmd)) {
+        fprintf(out, "Command:    ");
+        json_array_foreach(cmd, i, v) fprintf(out, " %s", json_string_value(v));
+        fputc('\n', out);
+    }
+    fprintf(out, "Captured:    %s in %.3f s, trigger %s, tier %s\n",
+            jget_str(c, "time") ? jget_str(c, "time") : "?",
+            (double)jget_u64(c, "duration_ns") / 1e9,
+            jget_str(c, "trigger") ? jget_str(c, "trigger") : "?",
+            jget_str(c, "tier") ? jget_str(c, "tier") : "?");
+}
+
+static void render_manifest_summary(FILE *out, const json_t *m)
+{
+    char a[32], b[32], c[32];
+
+    if (!json_is_object(m) || json_object_get(m, "error"))
+        return;
+    fprintf(out, "Memory:      %" PRIu64 " ranges captured (%s), %" PRIu64
+                 " skipped (%s), %" PRIu64 " unreadable (%s)\n",
+            jget_u64(m, "captured_ranges"), cli_human_size(jget_u64(m, "captured_bytes"), a, 32),
+            jget_u64(m, "skipped_ranges"), cli_human_size(jget_u64(m, "skipped_bytes"), b, 32),
+            jget_u64(m, "unreadable_ranges"),
+            cli_human_size(jget_u64(m, "unreadable_bytes"), c, 32));
+    fprintf(out, "Truncated:   %s\n",
+            json_is_true(json_object_get(m, "truncated"))
+                    ? (jget_str(m, "truncation_reason") ? jget_str(m, "truncation_reason") : "yes")
+                    : "no");
+}
+
+static void render_amdgpu(FILE *out, const json_t *g)
+{
+    const json_t *rt, *arr, *check;
+    size_t i;
+    json_t *a;
+
+    fputc('\n', out);
+    if (json_is_null(g)) {
+        fprintf(out, "AMDGPU state: none (no NT_AMDGPU_KFD_CORE_STATE note)\n");
+        return;
+    }
+    fprintf(out, "AMDGPU state (NT_AMDGPU_KFD_CORE_STATE, %" PRIu64 " bytes)\n",
+            jget_u64(g, "size"));
+    if (json_object_get(g, "error")) {
+        fprintf(out, "  cannot decode: %s\n",
+                jget_str(json_object_get(g, "error"), "message"));
+        return;
+    }
+    rt = json_object_get(g, "runtime");
+    fprintf(out, "  KFD %" PRIu64 ".%" PRIu64 ", runtime %s, r_debug %s, ttmp setup %s\n",
+            jget_u64(g, "kfd_major"), jget_u64(g, "kfd_minor"),
+            jget_str(rt, "runtime_state_name") ? jget_str(rt, "runtime_state_name") : "?",
+            jget_str(rt, "r_debug"), jget_u64(rt, "ttmp_setup") ? "yes" : "no");
+    check = json_object_get(g, "amd_reader_check");
+    if (json_is_true(json_object_get(check, "ok")))
+        fprintf(out, "  AMD reader rules: satisfied\n");
+    else
+        fprintf(out, "  AMD reader rules: VIOLATED: %s\n",
+                jget_str(json_object_get(check, "error"), "message"));
+
+    arr = json_object_get(g, "agents");
+    json_array_foreach(arr, i, a)
+    {
+        const char *target = jget_str(a, "target");
+
+        fprintf(out,
+                "  agent %zu: %s, gpu_id %" PRIu64 ", PCI %04" PRIx64 ":%04" PRIx64
+                " rev %" PRIx64 ", location %s, fw %" PRIu64 "\n",
+                i, target ? target : "unknown target", jget_u64(a, "gpu_id"),
+                jget_u64(a, "vendor_id"), jget_u64(a, "device_id"), jget_u64(a, "revision_id"),
+                jget_str(a, "location_id"), jget_u64(a, "fw_version"));
+        fprintf(out,
+                "    %" PRIu64 " SIMDs x %" PRIu64 " waves, %" PRIu64 " arrays (%" PRIu64
+                " per engine), %" PRIu64 " XCC, %" PRIu64 " watchpoints, debuggable %s\n",
+                jget_u64(a, "simd_count"), jget_u64(a, "max_waves_per_simd"),
+                jget_u64(a, "array_count"), jget_u64(a, "simd_arrays_per_engine"),
+                jget_u64(a, "num_xcc"), jget_u64(a, "watchpoints"),
+                json_is_true(json_object_get(a, "debuggable")) ? "yes" : "no");
+        fprintf(out, "    capability %s ", jget_str(a, "capability"));
+        print_flag_list(out, json_object_get(a, "capability_flags"));
+        fprintf(out, ", debug_prop %s ", jget_str(a, "debug_prop"));
+        print_flag_list(out, json_object_get(a, "debug_prop_flags"));
+        fputc('\n', out);
+        fprintf(out, "    apertures: LDS %s-%s, scratch %s-%s\n", jget_str(a, "lds_base"),
+                jget_str(a, "lds_limit"), jget_str(a, "scratch_base"),
+                jget_str(a, "scratch_limit"));
+    }
+    arr = json_object_get(g, "queues");
+    json_array_foreach(arr, i, a)
+    {
+        const char *tn = jget_str(a, "type_name");
+
+        fprintf(out,
+                "  queue %zu: id %" PRIu64 " on gpu_id %" PRIu64 ", %s, ring %s (%" PRIu64
+                " bytes), exceptions %s\n",
+                i, jget_u64(a, "os_queue_id"), jget_u64(a, "gpu_id"), tn ? tn : "unknown type",
+                jget_str(a, "ring_base_address"), jget_u64(a, "ring_size"),
+                jget_str(a, "exception_status"));
+        fprintf(out, "    read ptr %s, write ptr %s, save area %s (%" PRIu64 " bytes per XCC)\n",
+                jget_str(a, "read_pointer_address"), jget_str(a, "write_pointer_address"),
+                jget_str(a, "ctx_save_restore_address"),
+                jget_u64(a, "ctx_save_restore_area_size"));
+    }
+}
+
+static void render_notes(FILE *out, const json_t *notes)
+{
+    size_t i;
+    json_t *n;
+
+    fprintf(out, "\nNotes (%zu):\n", json_array_size(notes));
+    json_array_foreach(notes, i, n)
+    {
+        const char *name = jget_str(n, "name");
+
+        fprintf(out, "  %-8s %#10" PRIx64 "  %-26s %10" PRIu64 " bytes\n", jget_str(n, "owner"),
+                jget_u64(n, "type"), name ? name : "(unknown type)", jget_u64(n, "size"));
+    }
+}
+
+static void render_code_objects(FILE *out, const json_t *c)
+{
+    size_t i;
+    json_t *o;
+    char a[32];
+
+    if (!json_is_array(c))
+        return;
+    fprintf(out, "\nCode objects (%zu):\n", json_array_size(c));
+    json_array_foreach(c, i, o) fprintf(out, "  %s  %s, embedded: %s\n  %s\n",
+                                        jget_str(o, "load_address"),
+                                        cli_human_size(jget_u64(o, "size"), a, sizeof(a)),
+                                        jget_str(o, "embedded"), jget_str(o, "uri"));
+}
+
+static void render_allocations(FILE *out, const json_t *c)
+{
+    size_t i;
+    json_t *o;
+    char a[32];
+
+    if (!json_is_array(c))
+        return;
+    fprintf(out, "\nAllocations (%zu):\n", json_array_size(c));
+    json_array_foreach(c, i, o)
+    {
+        const json_t *kind = json_object_get(o, "kind");
+
+        fprintf(out, "  %18s  %10s  %-8s %s\n", jget_str(o, "base"),
+                cli_human_size(jget_u64(o, "size"), a, sizeof(a)),
+                json_is_string(kind) ? json_string_value(kind) : "?", jget_str(o, "label"));
+    }
+}
+
+static void render_segments(FILE *out, const json_t *s, int list_all)
+{
+    char a[32], b[32];
+    size_t i;
+    json_t *seg;
+
+    fprintf(out, "\nSegments: %" PRIu64 " PT_LOAD, %s in file, %s of memory", jget_u64(s, "count"),
+            cli_human_size(jget_u64(s, "file_bytes"), a, sizeof(a)),
+            cli_human_size(jget_u64(s, "memory_bytes"), b, sizeof(b)));
+    if (jget_u64(s, "count"))
+        fprintf(out, ", %s-%s", jget_str(s, "lowest"), jget_str(s, "highest"));
+    fputc('\n', out);
+    if (jget_u64(s, "not_dumped"))
+        fprintf(out, "  %" PRIu64 " segments have no data in the file (not dumped)\n",
+                jget_u64(s, "not_dumped"));
+    if (!list_all)
+        return;
+    fprintf(out, "  %-18s %12s %12s %5s %12s\n", "vaddr", "memsz", "filesz", "flags", "offset");
+    json_array_foreach(json_object_get(s, "list"), i, seg)
+        fprintf(out, "  %-18s %12" PRIu64 " %12" PRIu64 " %5s %12" PRIu64 "\n",
+                jget_str(seg, "vaddr"), jget_u64(seg, "memsz"), jget_u64(seg, "filesz"),
+                jget_str(seg, "flags"), jget_u64(seg, "offset"));
+}
+
+static void render_problems(FILE *out, const json_t *file, const json_t *problems)
+{
+    size_t i;
+    json_t *p;
+    const json_t *quirks = json_object_get(file, "quirks");
+
+    if (json_array_size(quirks)) {
+        fprintf(out, "\nTolerated deviations (%zu):\n", json_array_size(quirks));
+        json_array_foreach(quirks, i, p) fprintf(out, "  - %s\n", json_string_value(p));
+    }
+    if (json_array_size(problems)) {
+        fprintf(out, "\nProblems (%zu):\n", json_array_size(problems));
+        json_array_foreach(problems, i, p) fprintf(out, "  - %s\n", json_string_value(p));
+    }
+}
+
+static void render_text(FILE *out, const json_t *doc, int list_segments)
+{
+    render_file(out, json_object_get(doc, "file"));
+    render_capture(out, json_object_get(doc, "capture"));
+    render_manifest_summary(out, json_object_get(doc, "manifest"));
+    render_amdgpu(out, json_object_get(doc, "amdgpu"));
+    render_code_objects(out, json_object_get(doc, "code_objects"));
+    render_allocations(out, json_object_get(doc, "allocations"));
+    render_notes(out, json_object_get(doc, "notes"));
+    render_segments(out, json_object_get(doc, "segments"), list_segments);
+    render_problems(out, json_object_get(doc, "file"), json_object_get(doc, "problems"));
+}
+
+/* ---------------------------------------------------------------------------------------- */
+
+static void info_help(FILE *out)
+{
+    fprintf(out, "Usage: gpucore info [--json] [--segments] CORE\n\n"
+                 "Describe a core (plain or compressed): file kind, the AMDGPU core-state note\n"
+                 "(KFD version, runtime, agents, queues) and whether AMD's debugger library\n"
+                 "would accept it, gpucore capture metadata, manifest, code objects,\n"
+                 "allocations, notes and segments.\n\n"
+                 "  --json       print the stable JSON document (schema \"" INFO_SCHEMA "\")\n"
+                 "  --segments   list every PT_LOAD segment in the text output\n"
+                 "  -h, --help   this text\n");
+}
+
+int cmd_info(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "json", no_argument, NULL, 'j' },
+        { "segments", no_argument, NULL, 's' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    int json = 0, segments = 0, c, rc;
+    struct info_ctx ctx = { 0 };
+    gpucore_diag_t d;
+    json_t *doc;
+    gpucore_status_t st;
+
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "+jsh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'j':
+            json = 1;
+            break;
+        case 's':
+            segments = 1;
+            break;
+        case 'h':
+            info_help(stdout);
+            return CLI_EXIT_OK;
+        default:
+            return cli_usage_error("info", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (argc - optind != 1)
+        return cli_usage_error("info", argc - optind < 1 ? "missing CORE argument"
+                                                         : "expected exactly one CORE argument");
+    ctx.path = argv[optind];
+    rc = cli_check_input(ctx.path);
+    if (rc)
+        return rc;
+    st = gpucore_core_open(ctx.path,
+                           GPUCORE_OPTS(gpucore_open_opts, .flags = GPUCORE_OPEN_ALLOW_TRUNCATED),
+                           &ctx.core, &d);
+    if (st != GPUCORE_OK)
+        return cli_report(ctx.path, &d, CLI_SIDE_INPUT);
+
+    doc = build_model(&ctx);
+    if (json) {
+        if (json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0)
+            rc = CLI_EXIT_IOERR;
+        fputc('\n', stdout);
+    } else {
+        render_text(stdout, doc, segments);
+    }
+    if (fflush(stdout) != 0)
+        rc = cli_fail(CLI_EXIT_IOERR, NULL, "cannot write output");
+    json_decref(doc);
+    gpucore_core_close(ctx.core);
+    return rc;
+}

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+/*
+ * Status -> exit code, per side. A malformed input is the user's data problem (65); the same
+ * "cannot create" on the output side is 73. Unlisted statuses are internal errors (70).
+ */
+static const struct {
+    gpucore_status_t status;
+    int input;
+    int output;
+} exit_map[] = {
+    { GPUCORE_E_IO, CLI_EXIT_IOERR, CLI_EXIT_IOERR },
+    { GPUCORE_E_TRUNCATED, CLI_EXIT_DATAERR, CLI_EXIT_SOFTWARE },
+    { GPUCORE_E_CORRUPT, CLI_EXIT_DATAERR, CLI_EXIT_SOFTWARE },
+    { GPUCORE_E_VERSION, CLI_EXIT_DATAERR, CLI_EXIT_SOFTWARE },
+    { GPUCORE_E_ARCH, CLI_EXIT_DATAERR, CLI_EXIT_SOFTWARE },
+    { GPUCORE_E_LIMIT, CLI_EXIT_DATAERR, CLI_EXIT_CANTCREAT },
+    { GPUCORE_E_NOTSUP, CLI_EXIT_DATAERR, CLI_EXIT_SOFTWARE },
+    { GPUCORE_E_NODEV, CLI_EXIT_UNAVAILABLE, CLI_EXIT_UNAVAILABLE },
+    { GPUCORE_E_PERM, CLI_EXIT_NOINPUT, CLI_EXIT_CANTCREAT },
+    { GPUCORE_E_EXIST, CLI_EXIT_SOFTWARE, CLI_EXIT_CANTCREAT },
+    { GPUCORE_E_NOTFOUND, CLI_EXIT_DATAERR, CLI_EXIT_SOFTWARE },
+    { GPUCORE_E_UNAVAILABLE, CLI_EXIT_DATAERR, CLI_EXIT_SOFTWARE },
+};
+
+int cli_exit_for(gpucore_status_t status, enum cli_side side)
+{
+    if (status == GPUCORE_OK)
+        return CLI_EXIT_OK;
+    for (size_t i = 0; i < sizeof(exit_map) / sizeof(exit_map[0]); i++)
+        if (exit_map[i].status == status)
+            return side == CLI_SIDE_INPUT ? exit_map[i].input : exit_map[i].output;
+    return CLI_EXIT_SOFTWARE;
+}
+
+int cli_report(const char *file, const gpucore_diag_t *diag, enum cli_side side)
+{
+    const char *msg = diag->message[0] ? diag->message : gpucore_strerror(diag->status);
+
+    if ((diag->flags & GPUCORE_DIAG_HAS_OFFSET) && strncmp(msg, "offset ", 7) != 0)
+        fprintf(stderr, "gpucore: %s: offset 0x%" PRIx64 ": %s\n", file, diag->offset, msg);
+    else
+        fprintf(stderr, "gpucore: %s: %s\n", file, msg);
+    return cli_exit_for(diag->status, side);
+}
+
+int cli_fail(int exit_code, const char *file, const char *fmt, ...)
+{
+    va_list ap;
+
+    fputs("gpucore: ", stderr);
+    if (file)
+        fprintf(stderr, "%s: ", file);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return exit_code;
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+
+    fprintf(stderr, "gpucore %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, " (see `gpucore %s --help`)\n", cmd);
+    return CLI_EXIT_USAGE;
+}
+
+int cli_check_input(const char *path)
+{
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+    if (fd < 0)
+        return cli_fail(CLI_EXIT_NOINPUT, path, "cannot open: %s", strerror(errno));
+    if (fstat(fd, &st) != 0) {
+        int err = errno;
+
+        close(fd);
+        return cli_fail(CLI_EXIT_NOINPUT, path, "cannot stat: %s", strerror(err));
+    }
+    close(fd);
+    if (S_ISDIR(st.st_mode))
+        return cli_fail(CLI_EXIT_NOINPUT, path, "is a directory, expected a core file");
+    return 0;
+}
+
+const char *cli_human_size(uint64_t bytes, char *buf, size_t size)
+{
+    static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+    double v = (double)bytes;
+    size_t u = 0;
+
+    if (bytes < 1024) {
+        snprintf(buf, size, "%" PRIu64 " B", bytes);
+        return buf;
+    }
+    while (v >= 1024.0 && u + 1 < sizeof(units) / sizeof(units[0])) {
+        v /= 1024.0;
+        u++;
+    }
+    snprintf(buf, size, "%.1f %s", v, units[u]);
+    return buf;
+}
+
+int cli_parse_size(const char *text, uint64_t *ret)
+{
+    static const struct {
+        char suffix;
+        unsigned shift;
+    } suffixes[] = { { 'K', 10 }, { 'M', 20 }, { 'G', 30 }, { 'T', 40 } };
+    char *end;
+    unsigned long long v;
+
+    if (!text || !*text || *text == '-')
+        return -1;
+    errno = 0;
+    v = strtoull(text, &end, 10);
+    if (errno || end == text)
+        return -1;
+    if (*end) {
+        size_t i;
+
+        for (i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++)
+            if ((*end & ~0x20) == suffixes[i].suffix)
+                break;
+        if (i == sizeof(suffixes) / sizeof(suffixes[0]))
+            return -1;
+        /* Accept "4M", "4MB", "4MiB". */
+        if (end[1] && strcmp(end + 1, "B") != 0 && strcmp(end + 1, "iB") != 0)
+            return -1;
+        if (v > (UINT64_MAX >> suffixes[i].shift))
+            return -1;
+        v <<= suffixes[i].shift;
+    }
+    *ret = v;
+    return 0;
+}
+
+int cli_parse_int(const char *text, long min, long max, long *ret)
+{
+    char *end;
+    long v;
+
+    if (!text || !*text)
+        return -1;
+    errno = 0;
+    v = strtol(text, &end, 10);
+    if (errno || *end || v < min || v > max)
+        return -1;
+    *ret = v;
+    return 0;
+}

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# Set up, build and run the whole test suite, twice: a normal build and an
+# AddressSanitizer + UndefinedBehaviorSanitizer build. Then a short libFuzzer smoke run of
+# every fuzz target (their corpora already ran as ordinary tests in both builds).
+#
+#   scripts/test.sh            everything
+#   GPUCORE_FUZZ_SECONDS=0     skip the libFuzzer smoke run
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+jobs=$(nproc 2>/dev/null || echo 2)
+fuzz_seconds=${GPUCORE_FUZZ_SECONDS:-10}
+
+scripts/setup.sh
+
+step() { printf '\n=== %s ===\n' "$*"; }
+
+step "normal build (build/)"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUCORE_WERROR=ON >/dev/null
+cmake --build build -j "$jobs"
+step "tests (normal build)"
+ctest --test-dir build --output-on-failure -j "$jobs"
+
+step "sanitizer build (build-asan/)"
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DGPUCORE_SANITIZE=ON -DGPUCORE_WERROR=ON \
+  >/dev/null
+cmake --build build-asan -j "$jobs"
+step "tests (ASan + UBSan)"
+ASAN_OPTIONS=strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1:detect_leaks=1 \
+UBSAN_OPTIONS=print_stacktrace=1:print_summary=1:halt_on_error=1 \
+  ctest --test-dir build-asan --output-on-failure -j "$jobs"
+
+if [ "$fuzz_seconds" -gt 0 ]; then
+  step "libFuzzer smoke run (${fuzz_seconds}s per target, build-fuzz/)"
+  cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang-16 -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DGPUCORE_FUZZ=ON -DGPUCORE_WERROR=ON >/dev/null
+  cmake --build build-fuzz -j "$jobs" >/dev/null
+  shopt -s nullglob
+  for bin in build-fuzz/tests/*-libfuzzer; do
+    name=$(basename "$bin" -libfuzzer)
+    work=$(mktemp -d)
+    # Copy the corpus so new inputs found by the smoke run never dirty the checkout.
+    cp -r "tests/fuzz/corpus/$name/." "$work/"
+    echo "fuzz: $name"
+    "$bin" -max_total_time="$fuzz_seconds" -print_final_stats=0 "$work" >"$work.log" 2>&1 ||
+      { tail -40 "$work.log"; echo "fuzz: $name FAILED (log above)"; exit 1; }
+    rm -rf "$work" "$work.log"
+  done
+fi
+
+step "all tests passed"

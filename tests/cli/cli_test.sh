@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# End-to-end tests of the `gpucore` program. One case per invocation, so each is its own
+# ctest entry:   cli_test.sh GPUCORE MKEXAMPLE WORKDIR CASE
+#
+# Golden outputs live in tests/cli/golden/CASE.expected. To accept a changed output on
+# purpose, run:  GPUCORE_UPDATE_GOLDEN=1 ctest -R cli-golden   and review the diff in git.
+set -euo pipefail
+
+gpucore=$1 mkexample=$2 work=$3 case=$4
+golden_dir=$(cd "$(dirname "$0")" && pwd)/golden
+mkdir -p "$work/$case"
+cd "$work/$case"
+rm -rf ./*
+
+fail() { echo "FAIL [$case]: $*" >&2; exit 1; }
+
+# expect_exit CODE CMD... : run CMD, require exit CODE; stdout/stderr kept in out.txt/err.txt.
+expect_exit() {
+  local want=$1; shift
+  set +e
+  "$@" >out.txt 2>err.txt
+  local got=$?
+  set -e
+  [ "$got" -eq "$want" ] || { cat err.txt >&2; fail "'$*' exited $got, expected $want"; }
+}
+
+# golden NAME: compare out.txt with the golden file (or update it).
+golden() {
+  local expected="$golden_dir/$1.expected"
+  if [ "${GPUCORE_UPDATE_GOLDEN:-0}" = 1 ]; then
+    cp out.txt "$expected"
+    echo "updated $expected"
+    return
+  fi
+  [ -f "$expected" ] || fail "missing golden file $expected (run with GPUCORE_UPDATE_GOLDEN=1)"
+  diff -u "$expected" out.txt || fail "output differs from $expected"
+}
+
+stderr_has() { grep -q -- "$1" err.txt || { cat err.txt >&2; fail "stderr lacks '$1'"; }; }
+
+case $case in
+golden-info-text)
+  "$mkexample" example.core >/dev/null
+  expect_exit 0 "$gpucore" info example.core
+  golden info-text ;;
+golden-info-segments)
+  "$mkexample" example.core >/dev/null
+  expect_exit 0 "$gpucore" info --segments example.core
+  golden info-segments ;;
+golden-info-json)
+  "$mkexample" example.core >/dev/null
+  expect_exit 0 "$gpucore" info --json example.core
+  golden info-json ;;
+golden-info-split)
+  "$mkexample" --split example.core >/dev/null
+  expect_exit 0 "$gpucore" info example.core
+  golden info-split ;;
+golden-info-compressed)
+  "$mkexample" example.core >/dev/null
+  expect_exit 0 "$gpucore" compress example.core example.core.zst
+  expect_exit 0 "$gpucore" info --json example.core.zst
+  golden info-compressed-json ;;
+compress-roundtrip)
+  "$mkexample" example.core >/dev/null
+  for level in 1 3 19 -5; do
+    expect_exit 0 "$gpucore" compress --force -l "$level" example.core c.zst
+    expect_exit 0 "$gpucore" decompress --force c.zst back.core
+    cmp example.core back.core || fail "decompress(compress -l $level) differs from input"
+    if command -v zstd >/dev/null; then
+      zstd -q -d -f c.zst -o viazstd.core
+      cmp example.core viazstd.core || fail "zstd -d differs from input (level $level)"
+    fi
+  done
+  expect_exit 0 "$gpucore" compress --force -T 2 --frame-size 64K example.core c.zst
+  expect_exit 0 "$gpucore" decompress --force c.zst back.core
+  cmp example.core back.core || fail "threaded/small-frame round trip differs" ;;
+compress-refuses-overwrite)
+  "$mkexample" example.core >/dev/null
+  echo keep > out.zst
+  expect_exit 73 "$gpucore" compress example.core out.zst
+  stderr_has "out.zst"
+  [ "$(cat out.zst)" = keep ] || fail "existing output was modified" ;;
+version)
+  expect_exit 0 "$gpucore" --version
+  grep -Eq '^gpucore [0-9]+\.[0-9]+\.[0-9]+$' out.txt || fail "bad version line: $(cat out.txt)" ;;
+help)
+  expect_exit 0 "$gpucore" --help
+  grep -q "info" out.txt || fail "--help does not list info"
+  expect_exit 0 "$gpucore" info --help
+  grep -q -- "--json" out.txt || fail "info --help does not document --json" ;;
+usage-errors)
+  expect_exit 64 "$gpucore"
+  expect_exit 64 "$gpucore" frobnicate
+  stderr_has "unknown command 'frobnicate'"
+  expect_exit 64 "$gpucore" info
+  stderr_has "missing CORE"
+  expect_exit 64 "$gpucore" info --bogus x
+  expect_exit 64 "$gpucore" compress -l 99 a b
+  stderr_has -- "--level"
+  expect_exit 64 "$gpucore" compress onlyone ;;
+missing-input)
+  expect_exit 66 "$gpucore" info does-not-exist.core
+  stderr_has "gpucore: does-not-exist.core: cannot open: No such file or directory"
+  mkdir -p adir
+  expect_exit 66 "$gpucore" info adir
+  stderr_has "is a directory" ;;
+malformed-input)
+  printf 'this is not an ELF core at all, just text padding it out to 64 bytes.....' > bad.core
+  expect_exit 65 "$gpucore" info bad.core
+  stderr_has "gpucore: bad.core: offset 0x"
+  [ "$(wc -l < err.txt)" -eq 1 ] || fail "expected one error line, got: $(cat err.txt)"
+  : > empty.core
+  expect_exit 65 "$gpucore" info empty.core
+  stderr_has "gpucore: empty.core:"
+  # A core cut in the middle of its segment data still opens, and says so.
+  "$mkexample" example.core >/dev/null
+  expect_exit 0 "$gpucore" info example.core
+  head -c 300 example.core > cut.core
+  set +e; "$gpucore" info cut.core >out.txt 2>err.txt; rc=$?; set -e
+  [ "$rc" -eq 65 ] || [ "$rc" -eq 0 ] || fail "cut core: exit $rc"
+  [ -s err.txt ] || grep -q "Problems" out.txt || fail "cut core: no diagnosis" ;;
+*)
+  fail "unknown case" ;;
+esac
+echo "ok [$case]"
