@@ -18,20 +18,42 @@ scripts/setup.sh
 
 step() { printf '\n=== %s ===\n' "$*"; }
 
+# Run ctest in a build dir, keep its summary, and add its counts to the totals printed last.
+passed=0 failed=0
+run_ctest() {
+  local dir=$1 log
+  shift
+  log=$(mktemp)
+  set +e
+  "$@" ctest --test-dir "$dir" --output-on-failure -j "$jobs" 2>&1 | tee "$log"
+  local rc=${PIPESTATUS[0]}
+  set -e
+  local total bad
+  total=$(sed -n 's/.*tests failed out of \([0-9]*\).*/\1/p' "$log" | tail -1)
+  bad=$(sed -n 's/.*, \([0-9]*\) tests failed out of.*/\1/p' "$log" | tail -1)
+  rm -f "$log"
+  passed=$((passed + ${total:-0} - ${bad:-0}))
+  failed=$((failed + ${bad:-0}))
+  if [ "$rc" -ne 0 ]; then
+    echo "$passed passed, $failed failed"
+    exit "$rc"
+  fi
+}
+
 step "normal build (build/)"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUCORE_WERROR=ON >/dev/null
 cmake --build build -j "$jobs"
 step "tests (normal build)"
-ctest --test-dir build --output-on-failure -j "$jobs"
+run_ctest build
 
 step "sanitizer build (build-asan/)"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DGPUCORE_SANITIZE=ON -DGPUCORE_WERROR=ON \
   >/dev/null
 cmake --build build-asan -j "$jobs"
 step "tests (ASan + UBSan)"
-ASAN_OPTIONS=strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1:detect_leaks=1 \
-UBSAN_OPTIONS=print_stacktrace=1:print_summary=1:halt_on_error=1 \
-  ctest --test-dir build-asan --output-on-failure -j "$jobs"
+run_ctest build-asan env \
+  ASAN_OPTIONS=strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1:detect_leaks=1 \
+  UBSAN_OPTIONS=print_stacktrace=1:print_summary=1:halt_on_error=1
 
 if [ "$fuzz_seconds" -gt 0 ]; then
   step "libFuzzer smoke run (${fuzz_seconds}s per target, build-fuzz/)"
@@ -46,9 +68,12 @@ if [ "$fuzz_seconds" -gt 0 ]; then
     cp -r "tests/fuzz/corpus/$name/." "$work/"
     echo "fuzz: $name"
     "$bin" -max_total_time="$fuzz_seconds" -print_final_stats=0 "$work" >"$work.log" 2>&1 ||
-      { tail -40 "$work.log"; echo "fuzz: $name FAILED (log above)"; exit 1; }
+      { tail -40 "$work.log"; echo "fuzz: $name FAILED (log above)";
+        echo "$passed passed, $((failed + 1)) failed"; exit 1; }
     rm -rf "$work" "$work.log"
+    passed=$((passed + 1))
   done
 fi
 
 step "all tests passed"
+echo "$passed passed, $failed failed"
