@@ -26,31 +26,9 @@
 
 #define MiB (1ull << 20)
 
-struct fixture {
-    char *dir;
-    char *path;
-};
-
 static int setup(void **state)
 {
-    struct fixture *f = calloc(1, sizeof(*f));
-
-    assert_non_null(f);
-    f->dir = tc_mkdtemp("budget");
-    f->path = tc_path(f->dir, "b.core");
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    struct fixture *f = *state;
-
-    tc_rmdir(f->dir);
-    free(f->dir);
-    free(f->path);
-    free(f);
-    return 0;
+    return tc_fixture_new(state, "budget", "b.core");
 }
 
 static uint64_t file_size(const char *path)
@@ -121,7 +99,7 @@ static uint64_t check_accounting(const char *path, uint64_t base, const uint8_t 
 }
 
 /* Eight 1.25 MiB random segments at 0x10000000 (with a gap between each), budget @p budget. */
-static void budget_run(struct fixture *f, const struct gpucore_writer_opts *o, int late_note)
+static void budget_run(struct tc_fixture *f, const struct gpucore_writer_opts *o, int late_note)
 {
     const uint64_t seg = 5 * MiB / 4, base = 0x10000000, stride = 2 * MiB;
     uint8_t *data = malloc(8 * stride);
@@ -223,7 +201,7 @@ static void test_budget_compressed_threads(void **state)
 /* A budget below the metadata: the core is still valid and complete in its metadata. */
 static void test_budget_tiny(void **state)
 {
-    struct fixture *f = *state;
+    struct tc_fixture *f = *state;
     static const uint8_t data[8192] = { 1 };
     gpucore_writer_t *w = NULL;
     gpucore_core_t *core = NULL;
@@ -260,7 +238,7 @@ static void test_budget_tiny(void **state)
 /* writer_stop: the caller's own budget (a deadline) ends the capture. */
 static void test_stop(void **state)
 {
-    struct fixture *f = *state;
+    struct tc_fixture *f = *state;
     uint8_t data[3][4096];
     gpucore_writer_t *w = NULL;
     struct gpucore_writer_stats stats;
@@ -339,7 +317,7 @@ static int64_t source_read(void *user, uint64_t addr, void *buf, uint64_t size, 
 
 static void test_unreadable(void **state)
 {
-    struct fixture *f = *state;
+    struct tc_fixture *f = *state;
     const uint64_t base = 0x40000000, size = 3 * MiB;
     uint8_t *data = malloc(size);
     struct source src = { .base = base, .data = data, .nbad = 2 };
@@ -393,7 +371,7 @@ static void test_unreadable(void **state)
 /* The whole range unreadable from its first byte: no PT_LOAD, one manifest entry. */
 static void test_unreadable_all(void **state)
 {
-    struct fixture *f = *state;
+    struct tc_fixture *f = *state;
     static uint8_t data[8192];
     struct source src = { .base = 0x1000, .data = data, .nbad = 1 };
     gpucore_writer_t *w = NULL;
@@ -414,7 +392,7 @@ static void test_unreadable_all(void **state)
 /* A callback that aborts the segment fails the writer; nothing is published. */
 static void test_callback_failure(void **state)
 {
-    struct fixture *f = *state;
+    struct tc_fixture *f = *state;
     static uint8_t data[3 << 20];
     struct source src = { .base = 0x1000, .data = data, .fail_with = GPUCORE_E_PERM };
     gpucore_writer_t *w = NULL;
@@ -435,7 +413,7 @@ static void test_callback_failure(void **state)
 /* A write error (here EFBIG from RLIMIT_FSIZE, as ENOSPC would be) fails the writer cleanly. */
 static void test_write_error(void **state)
 {
-    struct fixture *f = *state;
+    struct tc_fixture *f = *state;
     uint8_t *data = malloc(4 * MiB);
     struct rlimit old, lim;
     gpucore_writer_t *w = NULL;
@@ -461,7 +439,7 @@ static void test_write_error(void **state)
 /* Bad arguments are refused without failing the writer. */
 static void test_bad_arguments(void **state)
 {
-    struct fixture *f = *state;
+    struct tc_fixture *f = *state;
     gpucore_writer_t *w = NULL;
     struct gpucore_range_info big = { .sz = sizeof(big) + 8 };
     uint8_t info_buf[sizeof(struct gpucore_range_info) + 8] = { 0 };
@@ -522,18 +500,18 @@ static void test_bad_arguments(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_budget_plain, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_budget_plain_late_note, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_budget_compressed, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_budget_compressed_late_note, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_budget_compressed_threads, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_budget_tiny, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_stop, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_unreadable, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_unreadable_all, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_callback_failure, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_write_error, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_bad_arguments, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_budget_plain, setup, tc_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_budget_plain_late_note, setup, tc_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_budget_compressed, setup, tc_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_budget_compressed_late_note, setup, tc_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_budget_compressed_threads, setup, tc_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_budget_tiny, setup, tc_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_stop, setup, tc_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_unreadable, setup, tc_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_unreadable_all, setup, tc_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_callback_failure, setup, tc_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_write_error, setup, tc_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_bad_arguments, setup, tc_fixture_teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

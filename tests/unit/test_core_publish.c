@@ -23,31 +23,9 @@
 #include "core_publish.h"
 #include "test_core_util.h"
 
-struct fixture {
-    char *dir;
-    char *path;
-};
-
 static int setup(void **state)
 {
-    struct fixture *f = calloc(1, sizeof(*f));
-
-    assert_non_null(f);
-    f->dir = tc_mkdtemp("publish");
-    f->path = tc_path(f->dir, "p.core");
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    struct fixture *f = *state;
-
-    tc_rmdir(f->dir);
-    free(f->dir);
-    free(f->path);
-    free(f);
-    return 0;
+    return tc_fixture_new(state, "publish", "p.core");
 }
 
 static int exists(const char *path)
@@ -89,7 +67,7 @@ static void write_small(const char *path, const struct gpucore_writer_opts *o,
 
 static void test_nothing_before_finish(void **state)
 {
-    struct fixture *f = *state;
+    struct tc_fixture *f = *state;
     gpucore_writer_t *w = NULL;
     gpucore_core_t *core = NULL;
 
@@ -113,7 +91,7 @@ static void test_nothing_before_finish(void **state)
 
 static void test_abort_leaves_nothing(void **state)
 {
-    struct fixture *f = *state;
+    struct tc_fixture *f = *state;
     gpucore_writer_t *w = NULL;
 
     assert_int_equal(gpucore_writer_open(f->path, NULL, &w, NULL), GPUCORE_OK);
@@ -124,7 +102,7 @@ static void test_abort_leaves_nothing(void **state)
 
 static void test_refuse_existing(void **state)
 {
-    struct fixture *f = *state;
+    struct tc_fixture *f = *state;
     gpucore_writer_t *w = NULL;
     gpucore_diag_t d;
     uint8_t *bytes;
@@ -159,7 +137,7 @@ static void test_refuse_existing(void **state)
 /* The final name appears while the core is written: finish refuses and keeps the other file. */
 static void test_appears_meanwhile(void **state)
 {
-    struct fixture *f = *state;
+    struct tc_fixture *f = *state;
     gpucore_writer_t *w = NULL;
     gpucore_diag_t d;
     uint8_t *bytes;
@@ -191,7 +169,7 @@ static void test_appears_meanwhile(void **state)
 
 static void test_mode_ignores_umask(void **state)
 {
-    struct fixture *f = *state;
+    struct tc_fixture *f = *state;
     mode_t old = umask(0777);
     struct stat st;
 
@@ -208,7 +186,7 @@ static void test_mode_ignores_umask(void **state)
 /* The fallback for file systems without O_TMPFILE: a hidden `.NAME.XXXXXX` file. */
 static void test_fallback_named_tmp(void **state)
 {
-    struct fixture *f = *state;
+    struct tc_fixture *f = *state;
     struct gc_core_publish p;
     gpucore_diag_t d;
     struct stat st;
@@ -259,7 +237,7 @@ static void test_fallback_named_tmp(void **state)
 
 static void test_bad_paths(void **state)
 {
-    struct fixture *f = *state;
+    struct tc_fixture *f = *state;
     gpucore_writer_t *w = NULL;
     gpucore_diag_t d;
     char *missing = tc_path(f->dir, "no/such/dir.core");
@@ -276,7 +254,7 @@ static void test_bad_paths(void **state)
 
 static void test_options(void **state)
 {
-    struct fixture *f = *state;
+    struct tc_fixture *f = *state;
     gpucore_writer_t *w = NULL;
     gpucore_diag_t d;
     uint8_t big[sizeof(struct gpucore_writer_opts) + 16] = { 0 };
@@ -317,14 +295,14 @@ static void test_options(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_nothing_before_finish, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_abort_leaves_nothing, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_refuse_existing, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_appears_meanwhile, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_mode_ignores_umask, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_fallback_named_tmp, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_bad_paths, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_options, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_nothing_before_finish, setup, tc_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_abort_leaves_nothing, setup, tc_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_refuse_existing, setup, tc_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_appears_meanwhile, setup, tc_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_mode_ignores_umask, setup, tc_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_fallback_named_tmp, setup, tc_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_bad_paths, setup, tc_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_options, setup, tc_fixture_teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

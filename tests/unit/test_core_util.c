@@ -76,6 +76,29 @@ char *tc_path(const char *dir, const char *name)
     return p;
 }
 
+int tc_fixture_new(void **state, const char *tag, const char *file)
+{
+    struct tc_fixture *f = calloc(1, sizeof(*f));
+
+    if (!f)
+        abort();
+    f->dir = tc_mkdtemp(tag);
+    f->path = tc_path(f->dir, file);
+    *state = f;
+    return 0;
+}
+
+int tc_fixture_teardown(void **state)
+{
+    struct tc_fixture *f = *state;
+
+    tc_rmdir(f->dir);
+    free(f->dir);
+    free(f->path);
+    free(f);
+    return 0;
+}
+
 uint64_t tc_rand(uint64_t *s)
 {
     /* xorshift64*: deterministic across platforms, enough for test data. */

@@ -22,6 +22,17 @@ int tc_dir_entries(const char *dir);
 /* "dir/name", malloc'ed. */
 char *tc_path(const char *dir, const char *name);
 
+/*
+ * Per-test fixture: a fresh scratch directory and the path of one core file in it.
+ * tc_fixture_new() is meant for a cmocka setup function; tc_fixture_teardown() is one.
+ */
+struct tc_fixture {
+    char *dir;
+    char *path;
+};
+int tc_fixture_new(void **state, const char *tag, const char *file);
+int tc_fixture_teardown(void **state);
+
 /* Deterministic, poorly compressible bytes. */
 void tc_fill(void *buf, size_t n, uint64_t seed);
 uint64_t tc_rand(uint64_t *state);
