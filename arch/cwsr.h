@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The context-save (CWSR) area: size formulas, the per-XCC header, the control stack and the
+ * wave records, decoded and encoded bit for bit as the hardware, the trap handler and KFD lay
+ * them out (../shared/spec/cwsr-layout.md). The decoder enforces every consistency rule AMD's
+ * reader enforces; the encoder is what the simulated driver uses to build save areas.
+ *
+ * Internal; no I/O. Offsets are relative to the XCC area base unless stated otherwise.
+ */
+#ifndef GC_CWSR_H
+#define GC_CWSR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gpucore/status.h>
+
+#include "arch.h"
+
+/* How AccVGPR counts derive from the relaunch state word. */
+enum gc_acc_rule {
+    GC_ACC_NONE = 0,          /* no AccVGPRs */
+    GC_ACC_SAME_AS_ARCH = 1,  /* gfx908: as many AccVGPRs as arch VGPRs */
+    GC_ACC_ACCUM_OFFSET = 2,  /* gfx90a/940/942: total from vgprs, arch from accum_offset */
+};
+
+/* One family's (or sub-family's) control-stack and record layout. A table row. */
+struct gc_cwsr_layout {
+    const char *name;        /* "gfx9", "gfx908", "gfx90a", "gfx940", "gfx10", "gfx11", "gfx12" */
+    uint32_t state_words;    /* 1 on gfx9, 2 on gfx10+ (COMPUTE_RELAUNCH + RELAUNCH2) */
+    uint32_t ctl_entry_bytes; /* control-stack bytes per wave in the size formula: 8 or 12 */
+    /* state word fields */
+    struct gc_bitfield st_vgprs, st_sgprs, st_lds, st_accum_offset, st_wave32, st_shared_vgprs;
+    uint32_t vgpr_granule_w64;  /* VGPRs = (n + 1) * granule, wave64 */
+    uint32_t vgpr_granule_w32;  /* ... wave32 (0 if the family has no wave32) */
+    enum gc_acc_rule acc_rule;
+    uint32_t accum_granule;     /* arch VGPRs = (accum_offset + 1) * granule */
+    uint32_t sgpr_fixed;        /* 0: SGPRs = (n + 1) * 16 - 16 from st_sgprs; else fixed (128) */
+    uint32_t lds_granule;       /* LDS bytes = n * granule (512) */
+    uint32_t shared_vgpr_granule; /* shared VGPRs = n * granule (8); 0 if none */
+    uint32_t shared_vgpr_lanes;   /* 32 */
+    /* wave word fields */
+    struct gc_bitfield wv_scratch_id, wv_se_id, wv_scratch_en, wv_first_wave, wv_last_wave;
+    /* record */
+    uint32_t record_gap;  /* unused bytes above every record: 64 on gfx9, 0 on gfx10+ */
+    uint32_t hwreg_slots; /* 16 */
+    uint32_t ttmps;       /* 16 */
+};
+
+/* kfd_context_save_area_header (40 bytes at each XCC base). */
+#define GC_CWSR_HEADER_SIZE 40u
+struct gc_cwsr_header {
+    uint32_t control_stack_offset;
+    uint32_t control_stack_size;
+    uint32_t wave_state_offset;
+    uint32_t wave_state_size;
+    uint32_t debug_offset;
+    uint32_t debug_size;
+    uint64_t err_payload_addr;
+    uint32_t err_event_id;
+    uint32_t reserved1;
+};
+
+/* Decode the header from at least 40 bytes. E_TRUNCATED if len < 40; E_INVAL on NULL. */
+gpucore_status_t gc_cwsr_header_decode(const void *buf, size_t len, struct gc_cwsr_header *ret);
+/* Encode the header into 40 bytes at buf. */
+void gc_cwsr_header_encode(const struct gc_cwsr_header *h, void *buf);
+
+/* Sizes from node properties (cwsr-layout.md §2), for one queue. */
+struct gc_cwsr_sizes {
+    uint32_t cu_num;          /* per XCC */
+    uint32_t wave_num;        /* wave slots per XCC */
+    uint32_t ctl_stack_size;  /* page aligned */
+    uint32_t wg_data_size;
+    uint32_t cwsr_size;       /* ctl_stack_size + wg_data_size = ctx_save_restore_area_size */
+    uint32_t debug_memory_size;
+    uint64_t total_size;      /* ALIGN((cwsr_size + debug_memory_size) * num_xcc, page) */
+};
+
+/*
+ * Compute the sizes KFD requires for a queue of this target.
+ * @retval GPUCORE_OK, GPUCORE_E_INVAL (zero counts, simd_per_cu not dividing, overflow).
+ */
+gpucore_status_t gc_cwsr_compute_sizes(const struct gc_arch *arch, uint32_t simd_count,
+                                       uint32_t array_count, uint32_t simd_arrays_per_engine,
+                                       uint32_t num_xcc, struct gc_cwsr_sizes *ret);
+
+/*
+ * A decoded wave. Register pointers point into the caller's wave-area buffer (borrowed: valid
+ * as long as that buffer); read values with the accessors below, never by casting.
+ */
+struct gc_wave {
+    uint32_t index;          /* position among the waves of this XCC area, control-stack order */
+    uint32_t group;          /* workgroup number in this area (0-based) */
+    uint32_t group_leader;   /* index of the group's first wave (the one holding the LDS) */
+    uint32_t state[2];       /* raw relaunch state word(s) in force */
+    uint32_t wave_word;      /* raw relaunch wave word */
+    uint32_t lanes;          /* 32 or 64 */
+    uint32_t first_wave, last_wave, scratch_en;
+    uint32_t se_id, scratch_id;
+    uint32_t vgprs, accvgprs, shared_vgprs, sgprs; /* counts of saved registers */
+    uint32_t lds_size;       /* LDS bytes of the workgroup (present in the leader's record) */
+    uint64_t record_offset;  /* area-relative offset of the record's lowest byte */
+    uint64_t record_size;    /* without the gfx9 gap */
+    const uint8_t *vgpr;     /* vgprs * lanes * 4 bytes, register-major, lane-minor */
+    const uint8_t *shared_vgpr; /* shared_vgprs * 32 lanes * 4 */
+    const uint8_t *accvgpr;  /* accvgprs * 64 lanes * 4 */
+    const uint8_t *sgpr;     /* sgprs * 4 */
+    const uint8_t *hwreg;    /* 16 slots * 4 */
+    const uint8_t *ttmp;     /* 16 * 4 */
+    const uint8_t *lds;      /* lds_size bytes, first wave of a group only; else NULL */
+};
+
+struct gc_cwsr_decoded {
+    struct gc_cwsr_header header;
+    uint32_t wave_count;
+    uint32_t group_count;
+    struct gc_wave *waves;   /* wave_count entries, owned */
+};
+
+/*
+ * Decode one XCC area from its three used parts: the header, the used control stack
+ * [control_stack_offset, +control_stack_size) and the used wave area
+ * [wave_state_offset - wave_state_size, wave_state_offset). Buffers are borrowed; the waves
+ * point into @p wave_area.
+ *
+ * Checks (each failure names the area-relative byte offset in the diag): header consistency
+ * (control stack ends where the wave area begins; sizes multiples of 4; the buffers as long as
+ * the header says); a state word before the first wave; records consuming the wave area exactly
+ * (with the gfx9 gap); workgroup grouping (first/last bits); LDS only in group leaders.
+ *
+ * @retval GPUCORE_OK, GPUCORE_E_INVAL (NULL), GPUCORE_E_TRUNCATED (a buffer shorter than the
+ *         header says), GPUCORE_E_CORRUPT (any rule above), GPUCORE_E_LIMIT (more than 1M waves),
+ *         GPUCORE_E_NOMEM.
+ */
+gpucore_status_t gc_cwsr_decode(const struct gc_arch *arch, const struct gc_cwsr_header *header,
+                                const void *ctl, size_t ctl_len, const void *wave_area,
+                                size_t wave_len, struct gc_cwsr_decoded *ret,
+                                gpucore_diag_t *reterr_diag);
+
+/* Free the waves of a decode result (not the buffers). Accepts NULL. */
+void gc_cwsr_decoded_done(struct gc_cwsr_decoded *d);
+
+/* Register accessors (little-endian reads; index out of range returns 0 and must not happen). */
+uint32_t gc_wave_sgpr(const struct gc_wave *w, uint32_t i);
+uint32_t gc_wave_vgpr(const struct gc_wave *w, uint32_t reg, uint32_t lane);
+uint32_t gc_wave_accvgpr(const struct gc_wave *w, uint32_t reg, uint32_t lane);
+uint32_t gc_wave_shared_vgpr(const struct gc_wave *w, uint32_t reg, uint32_t lane);
+uint32_t gc_wave_hwreg(const struct gc_wave *w, uint32_t slot);
+uint32_t gc_wave_ttmp(const struct gc_wave *w, uint32_t i);
+
+/* Input for encoding one wave. Arrays are host values; counts must be valid for the target. */
+struct gc_wave_spec {
+    uint32_t wave32;        /* gfx10+ only */
+    uint32_t vgprs;         /* architectural VGPRs (multiple of the granule) */
+    uint32_t accvgprs;      /* gfx908/90a/940/942 */
+    uint32_t shared_vgprs;  /* gfx10 wave64 */
+    uint32_t sgprs;         /* gfx9: saved SGPRs ((n+1)*16-16); ignored on gfx10+ (always 128) */
+    uint32_t lds_size;      /* workgroup LDS bytes (multiple of 512); same for the whole group */
+    uint32_t first_wave, last_wave; /* workgroup boundaries */
+    uint32_t se_id, scratch_id, scratch_en;
+    const uint32_t *vgpr;         /* vgprs * lanes, register-major; NULL = zeros */
+    const uint32_t *accvgpr;      /* accvgprs * 64 */
+    const uint32_t *shared_vgpr;  /* shared_vgprs * 32 */
+    const uint32_t *sgpr;         /* sgprs (gfx10+: 128) */
+    uint32_t hwreg[16];
+    uint32_t ttmp[16];
+    const uint8_t *lds;           /* lds_size bytes, used for first_wave only; NULL = zeros */
+};
+
+/*
+ * Encode waves into one XCC area image, exactly as the hardware and KFD lay it out: header
+ * (with wave_state fields as KFD's get_wave_state writes them and the given debug and error
+ * fields), the two PM4 header dwords, one state word (two on gfx10+) before each workgroup, one
+ * wave word per wave, the control stack ending at @p ctl_stack_size, records growing downward
+ * from the wave area end with the family's gap.
+ *
+ * @param ctl_stack_size  the area's control-stack region (from gc_cwsr_compute_sizes()).
+ * @param template_header debug_offset, debug_size, err_payload_addr, err_event_id to write.
+ * @param ret_image       on success a buffer of ret_size = wave_state_offset bytes (the area up
+ *                        to the end of the used wave area; the caller places it at the XCC
+ *                        base); free with gc_free().
+ * @retval GPUCORE_OK, GPUCORE_E_INVAL (counts invalid for the target, groups not well formed,
+ *         control stack larger than ctl_stack_size), GPUCORE_E_NOMEM.
+ */
+gpucore_status_t gc_cwsr_encode(const struct gc_arch *arch, const struct gc_wave_spec *waves,
+                                uint32_t count, uint32_t ctl_stack_size,
+                                const struct gc_cwsr_header *template_header, uint8_t **ret_image,
+                                size_t *ret_size, struct gc_cwsr_header *ret_header,
+                                gpucore_diag_t *reterr_diag);
+
+/* The family layout rows (defined in cwsr_layouts.c), referenced by gc_arch_table. */
+extern const struct gc_cwsr_layout gc_cwsr_gfx9, gc_cwsr_gfx908, gc_cwsr_gfx90a, gc_cwsr_gfx940,
+        gc_cwsr_gfx10, gc_cwsr_gfx11, gc_cwsr_gfx12;
+
+#endif /* GC_CWSR_H */
