@@ -3,8 +3,18 @@
  * The target table: one row per gfx target AMD's debugger library 0.77 supports.
  *
  * Sources of the facts: ../shared/spec/cwsr-layout.md (families, parking, flat scratch),
- * dbgapi-on-cores.md §8.1 (ELF machine values) and LLVM's ELF.h EF_AMDGPU_MACH_* list for the
- * rest. Adding a target means adding a row here; nothing else branches on it.
+ * dbgapi-on-cores.md §8.1 (ELF machine values), LLVM's llvm/include/llvm/BinaryFormat/ELF.h
+ * EF_AMDGPU_MACH_* list (checked against LLVM 16's installed copy and upstream, where 0x40
+ * gfx940 and 0x4b gfx941 have since become RESERVED but keep their values in existing code
+ * objects), and `llc -march=amdgcn -mcpu=help` of LLVM 16 for llvm_cpu: LLVM 16 knows gfx940
+ * but neither gfx941/gfx942 nor any gfx12 processor.
+ *
+ * max_vgprs is the number of *addressable* architectural VGPRs (v0..v255: the instruction
+ * encoding has 8 bits), not the allocation: gfx90a's unified 512-entry file holds at most 256
+ * arch VGPRs plus 256 AccVGPRs, and gfx11/gfx12's 1.5x register file (KFD's 0x60000 bytes per
+ * CU) buys more waves per SIMD, not more VGPRs per wave.
+ *
+ * Adding a target means adding a row here; nothing else branches on it.
  */
 #include "arch.h"
 
@@ -17,7 +27,7 @@
 /* Facts shared by every row of a family; a row only states what differs. */
 #define GFX9_COMMON                                                                                \
     .family = GC_FAMILY_GFX9, .wave_sizes = GC_WAVE64, .default_wave_size = 64, .sgprs = 102,     \
-    .lds_bytes = 65536, .watchpoints = 4
+    .max_vgprs = 256, .lds_bytes = 65536, .watchpoints = 4
 
 #define GFX10_COMMON                                                                               \
     .family = GC_FAMILY_GFX10, .wave_sizes = GC_WAVE32 | GC_WAVE64, .default_wave_size = 32,      \
@@ -26,46 +36,46 @@
     .regs = &gc_regset_gfx10
 
 #define GFX11_COMMON                                                                               \
-    .family = GC_FAMILY_GFX11, .wave_sizes = GC_WAVE32 | GC_WAVE64, .default_wave_size = 32,      \
-    .sgprs = 106, .lds_bytes = 65536, .watchpoints = 4, .architected_flat_scratch = 1,            \
-    .parks_stopped_waves = 2, .cwsr = &gc_cwsr_gfx11, .ttmp = &gc_ttmp_gfx9,                      \
-    .hwreg = &gc_hwreg_gfx11, .regs = &gc_regset_gfx11
+    .family = GC_FAMILY_GFX11, .wave_sizes = GC_WAVE32 | GC_WAVE64, .default_wave_size = 32,       \
+    .sgprs = 106, .max_vgprs = 256, .lds_bytes = 65536, .watchpoints = 4,                          \
+    .architected_flat_scratch = 1, .parks_stopped_waves = 2, .cwsr = &gc_cwsr_gfx11,               \
+    .ttmp = &gc_ttmp_gfx9, .hwreg = &gc_hwreg_gfx11, .regs = &gc_regset_gfx11
 
 #define GFX12_COMMON                                                                               \
-    .family = GC_FAMILY_GFX12, .wave_sizes = GC_WAVE32 | GC_WAVE64, .default_wave_size = 32,      \
-    .sgprs = 106, .lds_bytes = 65536, .watchpoints = 4, .architected_flat_scratch = 1,            \
-    .parks_stopped_waves = 2, .cwsr = &gc_cwsr_gfx12, .ttmp = &gc_ttmp_gfx12,                     \
-    .hwreg = &gc_hwreg_gfx12, .regs = &gc_regset_gfx12
+    .family = GC_FAMILY_GFX12, .wave_sizes = GC_WAVE32 | GC_WAVE64, .default_wave_size = 32,       \
+    .sgprs = 106, .max_vgprs = 256, .lds_bytes = 65536, .watchpoints = 4,                          \
+    .architected_flat_scratch = 1, .parks_stopped_waves = 2, .cwsr = &gc_cwsr_gfx12,               \
+    .ttmp = &gc_ttmp_gfx12, .hwreg = &gc_hwreg_gfx12, .regs = &gc_regset_gfx12
 
 const struct gc_arch gc_arch_table[] = {
     /* gfx9: always park stopped waves before gfx940 (they cannot halt at s_endpgm). */
     { .name = "gfx900", .llvm_cpu = "gfx900", .gfx_target_version = 90000, .elf_mach = 0x2c,
-      GFX9_COMMON, .max_vgprs = 256, .parks_stopped_waves = 1, .cwsr = &gc_cwsr_gfx9,
+      GFX9_COMMON, .parks_stopped_waves = 1, .cwsr = &gc_cwsr_gfx9,
       .ttmp = &gc_ttmp_gfx9, .hwreg = &gc_hwreg_gfx9, .regs = &gc_regset_gfx9 },
     { .name = "gfx906", .llvm_cpu = "gfx906", .gfx_target_version = 90006, .elf_mach = 0x2f,
-      GFX9_COMMON, .max_vgprs = 256, .parks_stopped_waves = 1, .cwsr = &gc_cwsr_gfx9,
+      GFX9_COMMON, .parks_stopped_waves = 1, .cwsr = &gc_cwsr_gfx9,
       .ttmp = &gc_ttmp_gfx9, .hwreg = &gc_hwreg_gfx9, .regs = &gc_regset_gfx9 },
     { .name = "gfx908", .llvm_cpu = "gfx908", .gfx_target_version = 90008, .elf_mach = 0x30,
-      GFX9_COMMON, .max_vgprs = 256, .max_accvgprs = 256, .parks_stopped_waves = 1,
+      GFX9_COMMON, .max_accvgprs = 256, .parks_stopped_waves = 1,
       .cwsr = &gc_cwsr_gfx908, .ttmp = &gc_ttmp_gfx9, .hwreg = &gc_hwreg_gfx9,
       .regs = &gc_regset_gfx908 },
     { .name = "gfx90a", .llvm_cpu = "gfx90a", .gfx_target_version = 90010, .elf_mach = 0x3f,
-      GFX9_COMMON, .max_vgprs = 512, .max_accvgprs = 256, .parks_stopped_waves = 1,
+      GFX9_COMMON, .max_accvgprs = 256, .parks_stopped_waves = 1,
       .cwsr = &gc_cwsr_gfx90a, .ttmp = &gc_ttmp_gfx9, .hwreg = &gc_hwreg_gfx9,
       .regs = &gc_regset_gfx90a },
     /* gfx940 line: architected flat scratch, never parks, its own TTMP layout. */
     { .name = "gfx940", .llvm_cpu = "gfx940", .gfx_target_version = 90400, .elf_mach = 0x40,
-      GFX9_COMMON, .max_vgprs = 512, .max_accvgprs = 256, .architected_flat_scratch = 1,
+      GFX9_COMMON, .max_accvgprs = 256, .architected_flat_scratch = 1,
       .cwsr = &gc_cwsr_gfx940, .ttmp = &gc_ttmp_gfx940, .hwreg = &gc_hwreg_gfx940,
-      .regs = &gc_regset_gfx90a },
+      .regs = &gc_regset_gfx940 },
     { .name = "gfx941", .llvm_cpu = "gfx940", .gfx_target_version = 90401, .elf_mach = 0x4b,
-      GFX9_COMMON, .max_vgprs = 512, .max_accvgprs = 256, .architected_flat_scratch = 1,
+      GFX9_COMMON, .max_accvgprs = 256, .architected_flat_scratch = 1,
       .cwsr = &gc_cwsr_gfx940, .ttmp = &gc_ttmp_gfx940, .hwreg = &gc_hwreg_gfx940,
-      .regs = &gc_regset_gfx90a },
+      .regs = &gc_regset_gfx940 },
     { .name = "gfx942", .llvm_cpu = "gfx940", .gfx_target_version = 90402, .elf_mach = 0x4c,
-      GFX9_COMMON, .max_vgprs = 512, .max_accvgprs = 256, .architected_flat_scratch = 1,
+      GFX9_COMMON, .max_accvgprs = 256, .architected_flat_scratch = 1,
       .cwsr = &gc_cwsr_gfx940, .ttmp = &gc_ttmp_gfx940, .hwreg = &gc_hwreg_gfx940,
-      .regs = &gc_regset_gfx90a },
+      .regs = &gc_regset_gfx940 },
     /* gfx10.1 always parks; gfx10.3 never does. */
     { .name = "gfx1010", .llvm_cpu = "gfx1010", .gfx_target_version = 100100, .elf_mach = 0x33,
       GFX10_COMMON, .parks_stopped_waves = 1 },
@@ -79,18 +89,18 @@ const struct gc_arch gc_arch_table[] = {
       GFX10_COMMON },
     { .name = "gfx1032", .llvm_cpu = "gfx1032", .gfx_target_version = 100302, .elf_mach = 0x38,
       GFX10_COMMON },
-    /* gfx11: the VGPR file is 1.5x larger (KFD's VGPR_SIZE_PER_CU 0x60000 for 110000/110001). */
+    /* gfx11: park stopped waves from ROCr ABI 9 on (r_version > 8). */
     { .name = "gfx1100", .llvm_cpu = "gfx1100", .gfx_target_version = 110000, .elf_mach = 0x41,
-      GFX11_COMMON, .max_vgprs = 384 },
+      GFX11_COMMON },
     { .name = "gfx1101", .llvm_cpu = "gfx1101", .gfx_target_version = 110001, .elf_mach = 0x46,
-      GFX11_COMMON, .max_vgprs = 384 },
+      GFX11_COMMON },
     { .name = "gfx1102", .llvm_cpu = "gfx1102", .gfx_target_version = 110002, .elf_mach = 0x47,
-      GFX11_COMMON, .max_vgprs = 256 },
+      GFX11_COMMON },
     /* gfx12: LLVM 16 has no gfx12 processor; the disassembler says so instead of guessing. */
     { .name = "gfx1200", .llvm_cpu = NULL, .gfx_target_version = 120000, .elf_mach = 0x48,
-      GFX12_COMMON, .max_vgprs = 384 },
+      GFX12_COMMON },
     { .name = "gfx1201", .llvm_cpu = NULL, .gfx_target_version = 120001, .elf_mach = 0x4e,
-      GFX12_COMMON, .max_vgprs = 384 },
+      GFX12_COMMON },
     { .name = NULL },
 };
 
