@@ -65,5 +65,6 @@ int cli_parse_int(const char *text, long min, long max, long *ret);
 int cmd_info(int argc, char **argv);
 int cmd_compress(int argc, char **argv);
 int cmd_decompress(int argc, char **argv);
+int cmd_kfd_check(int argc, char **argv);
 
 #endif /* GPUCORE_CLI_H */

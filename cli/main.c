@@ -28,6 +28,8 @@ static const struct command commands[] = {
       "compress a core into zstd seekable frames (readable in place, `zstd -d` compatible)" },
     { "decompress", cmd_decompress, "decompress [--force] INPUT OUTPUT",
       "write the plain core of a compressed one (zero pages become holes)" },
+    { "kfd-check", cmd_kfd_check, "kfd-check [--kfd linux|sim] [--device PATH] [--pid PID]",
+      "check that the AMD GPU debug interface (KFD 1.13+, Linux 6.5) is available" },
 };
 
 static void print_usage(FILE *out)

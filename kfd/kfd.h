@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The kernel-driver boundary as a debugger sees it: one ops table, two backends.
+ *
+ *   linux  the real /dev/kfd debug interface (AMDKFD_IOC_GET_VERSION, AMDKFD_IOC_DBG_TRAP, the
+ *          event fd), ptrace'd target memory through process_vm_readv or /proc/PID/mem;
+ *   sim    a client of the simulated driver hosted by gpucore-inferior (kfd/sim/), same rules.
+ *
+ * A struct gc_kfd is one debug session on one target process. Nothing outside kfd/ calls
+ * ioctl. Every function returns a gpucore_status_t and fills reterr_diag with one sentence on
+ * failure. errno values of the driver map to statuses as documented per function:
+ *
+ *   EPERM   -> GPUCORE_E_PERM     (not the ptrace parent, or runtime not enabled for a HW op)
+ *   EACCES  -> GPUCORE_E_PERM
+ *   EINVAL  -> GPUCORE_E_INVAL    (debugging not enabled, another debugger holds the target,
+ *                                  or no hardware scheduling)
+ *   ENODEV  -> GPUCORE_E_NODEV    (a GPU does not support debugging)
+ *   ESRCH   -> GPUCORE_E_NOTFOUND (the target process is gone)
+ *   EBUSY   -> GPUCORE_E_LIMIT    (a runtime enable is pending)
+ *   EFAULT, EIO, others -> GPUCORE_E_IO
+ *
+ * Internal (not installed). Thread safety: a session is used by one thread at a time.
+ */
+#ifndef GC_KFD_H
+#define GC_KFD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <gpucore/status.h>
+
+#include "kfd_uapi.h"
+
+struct gc_kfd;
+
+/* Supported KFD ioctl versions: 1.13 <= v < 2.0 (ROCdbgapi's window). */
+#define GC_KFD_MIN_MAJOR 1u
+#define GC_KFD_MIN_MINOR 13u
+
+enum gc_kfd_backend {
+    GC_KFD_BACKEND_LINUX = 0,
+    GC_KFD_BACKEND_SIM = 1,
+};
+
+/*
+ * The ioctl entry point of the linux backend. Production uses ioctl(2); unit tests pass a
+ * fake that plays the driver. Returns 0 or -1 with errno set, like ioctl(2).
+ */
+typedef int (*gc_kfd_ioctl_fn)(void *user, int fd, unsigned long request, void *arg);
+
+struct gc_kfd_open_opts {
+    enum gc_kfd_backend backend;
+    const char *device_path;    /* linux: default "/dev/kfd" */
+    gc_kfd_ioctl_fn ioctl_fn;   /* linux: default ioctl(2) */
+    void *ioctl_user;
+    const char *sim_socket;     /* sim: default the abstract socket "@gpucore-kfd-sim.<pid>" */
+};
+
+/* Per-queue status bits written back into SUSPEND/RESUME id arrays (and snapshot queue ids). */
+#define GC_KFD_QUEUE_ERROR_MASK (1u << 30)
+#define GC_KFD_QUEUE_INVALID_MASK (1u << 31)
+#define GC_KFD_QUEUE_ID_MASK 0x3fffffffu
+
+/*
+ * Open a session on process @p pid (the caller must already be its ptrace parent for
+ * enable to succeed). Opens the device (linux) or connects to the simulated driver (sim) and
+ * checks the KFD version window.
+ *
+ * @retval GPUCORE_OK
+ * @retval GPUCORE_E_NODEV    no driver: "no AMD GPU kernel driver: /dev/kfd not found", or KFD
+ *                            older than 1.13 / major 2+ ("KFD 1.12 is too old: the debug
+ *                            interface needs 1.13 (Linux 6.5)"), or no simulated driver for pid.
+ *                            A device that does not answer GET_VERSION (ENOTTY) is also NODEV.
+ * @retval GPUCORE_E_PERM     the device exists but cannot be opened.
+ * @retval GPUCORE_E_NOTSUP   the sim backend was asked for but is not linked in.
+ * @retval GPUCORE_E_INVAL    bad arguments.
+ * @retval GPUCORE_E_NOMEM
+ */
+gpucore_status_t gc_kfd_open(pid_t pid, const struct gc_kfd_open_opts *opts,
+                             struct gc_kfd **ret, gpucore_diag_t *reterr_diag);
+
+/* Close the session (disables debugging first if it is still enabled). Accepts NULL. */
+void gc_kfd_close(struct gc_kfd *k);
+
+/* Backend name ("linux", "sim") and the KFD version found at open. */
+const char *gc_kfd_backend_name(const struct gc_kfd *k);
+void gc_kfd_version(const struct gc_kfd *k, uint32_t *ret_major, uint32_t *ret_minor);
+
+/*
+ * DBG_TRAP ENABLE: start debugging. @p ret_rinfo receives the runtime info (r_debug,
+ * runtime_state, ttmp_setup). The session owns the event fd the driver signals when an
+ * exception in @p exception_mask is raised; see gc_kfd_event_fd().
+ */
+gpucore_status_t gc_kfd_enable(struct gc_kfd *k, uint64_t exception_mask,
+                               struct kfd_runtime_info *ret_rinfo, gpucore_diag_t *reterr_diag);
+
+/* DBG_TRAP DISABLE. Idempotent: OK if not enabled. */
+gpucore_status_t gc_kfd_disable(struct gc_kfd *k, gpucore_diag_t *reterr_diag);
+
+/* The pollable fd signalled on raised exceptions (-1 before enable). Owned by the session. */
+int gc_kfd_event_fd(const struct gc_kfd *k);
+
+/*
+ * Wait until the event fd is readable or @p timeout_ms passes (-1 = forever) and drain it.
+ * @retval GPUCORE_OK an event arrived; GPUCORE_E_NOTFOUND timeout; GPUCORE_E_IO poll failed.
+ */
+gpucore_status_t gc_kfd_wait_event(struct gc_kfd *k, int timeout_ms, gpucore_diag_t *reterr_diag);
+
+gpucore_status_t gc_kfd_set_exceptions_enabled(struct gc_kfd *k, uint64_t exception_mask,
+                                               gpucore_diag_t *reterr_diag);
+
+/*
+ * QUERY_DEBUG_EVENT: one raised event. @p clear_mask clears those exceptions.
+ * @retval GPUCORE_OK an event is returned; GPUCORE_E_NOTFOUND none pending (EAGAIN).
+ */
+gpucore_status_t gc_kfd_query_debug_event(struct gc_kfd *k, uint64_t clear_mask,
+                                          uint64_t *ret_raised, uint32_t *ret_gpu_id,
+                                          uint32_t *ret_queue_id, gpucore_diag_t *reterr_diag);
+
+/* QUERY_EXCEPTION_INFO into buf; *inout_size in: capacity, out: size the driver has. */
+gpucore_status_t gc_kfd_query_exception_info(struct gc_kfd *k, uint32_t source_id,
+                                             uint32_t exception_code, int clear, void *buf,
+                                             uint32_t *inout_size, gpucore_diag_t *reterr_diag);
+
+/*
+ * Snapshots with entry-size negotiation, the way ROCdbgapi does it: first ask with room for
+ * one entry to learn the count, then fetch all. Entries are returned decoded into host
+ * structs, zero-extended when the driver's entry is smaller than ours; the entry size the
+ * driver populated is reported (it goes into the core's metadata). @p clear_mask is 0 for a
+ * capture (nothing is cleared).
+ * Arrays are allocated with gc_malloc; free with gc_free.
+ */
+gpucore_status_t gc_kfd_device_snapshot(struct gc_kfd *k, uint64_t clear_mask,
+                                        struct kfd_dbg_device_info_entry **ret_entries,
+                                        uint32_t *ret_count, uint32_t *ret_entry_size,
+                                        gpucore_diag_t *reterr_diag);
+gpucore_status_t gc_kfd_queue_snapshot(struct gc_kfd *k, uint64_t clear_mask,
+                                       struct kfd_queue_snapshot_entry **ret_entries,
+                                       uint32_t *ret_count, uint32_t *ret_entry_size,
+                                       gpucore_diag_t *reterr_diag);
+
+/*
+ * SUSPEND_QUEUES / RESUME_QUEUES. @p ids is rewritten with the driver's per-queue status bits
+ * (GC_KFD_QUEUE_ERROR_MASK, GC_KFD_QUEUE_INVALID_MASK); *ret_done is how many succeeded.
+ */
+gpucore_status_t gc_kfd_suspend_queues(struct gc_kfd *k, uint32_t *ids, uint32_t n,
+                                       uint32_t grace_period, uint64_t clear_mask,
+                                       uint32_t *ret_done, gpucore_diag_t *reterr_diag);
+gpucore_status_t gc_kfd_resume_queues(struct gc_kfd *k, uint32_t *ids, uint32_t n,
+                                      uint32_t *ret_done, gpucore_diag_t *reterr_diag);
+
+/* SET_WAVE_LAUNCH_MODE (KFD_DBG_TRAP_WAVE_LAUNCH_MODE_*). */
+gpucore_status_t gc_kfd_set_wave_launch_mode(struct gc_kfd *k, uint32_t mode,
+                                             gpucore_diag_t *reterr_diag);
+
+/*
+ * Read target memory. Reads as much as possible: on a fault, *ret_done is the readable prefix,
+ * *ret_errno the error, and the status GPUCORE_E_UNAVAILABLE (the caller skips the unreadable
+ * page and continues). Linux: process_vm_readv, falling back to pread of /proc/PID/mem.
+ * GPUCORE_E_NOTFOUND (ESRCH) means the target is gone, GPUCORE_E_PERM (EPERM, EACCES) that
+ * reading it is refused: stop, there is nothing to step over.
+ */
+gpucore_status_t gc_kfd_read_memory(struct gc_kfd *k, uint64_t addr, void *buf, uint64_t size,
+                                    uint64_t *ret_done, int *ret_errno,
+                                    gpucore_diag_t *reterr_diag);
+
+/* Map an errno from the driver to a status (the table above). */
+gpucore_status_t gc_kfd_status_from_errno(int err);
+
+#endif /* GC_KFD_H */

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What a backend implements. Backends speak the raw uapi (GET_VERSION, DBG_TRAP with the
+ * kernel's argument structs, target memory reads); everything above that — version window,
+ * entry-size negotiation, errno mapping, the event fd, status bits — lives once in kfd.c and
+ * serves both backends. The simulated driver therefore implements exactly the kernel's
+ * interface, and a bug in the shared layer shows up against both.
+ */
+#ifndef GC_KFD_INTERNAL_H
+#define GC_KFD_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "kfd.h"
+
+struct gc_kfd_backend_ops {
+    const char *name;
+    /* Set up k->backend (open the device / connect). Fills diag on failure. */
+    gpucore_status_t (*open)(struct gc_kfd *k, const struct gc_kfd_open_opts *o,
+                             gpucore_diag_t *diag);
+    /* AMDKFD_IOC_GET_VERSION. 0 or -errno. */
+    int (*get_version)(struct gc_kfd *k, struct kfd_ioctl_get_version_args *args);
+    /*
+     * AMDKFD_IOC_DBG_TRAP with the kernel's semantics: pointers inside args are addresses in
+     * this (the debugger's) process; the return value is >= 0 on success (the queue count for
+     * SUSPEND/RESUME) or -errno. args->pid is set by the caller.
+     */
+    int (*dbg_trap)(struct gc_kfd *k, struct kfd_ioctl_dbg_trap_args *args);
+    /*
+     * Copy target memory. Returns 0 with *ret_done == size, or -errno with *ret_done the
+     * readable prefix.
+     */
+    int (*read_memory)(struct gc_kfd *k, uint64_t addr, void *buf, size_t size,
+                       size_t *ret_done);
+    void (*close)(struct gc_kfd *k);
+};
+
+struct gc_kfd {
+    const struct gc_kfd_backend_ops *ops;
+    void *backend;   /* backend state */
+    pid_t pid;
+    uint32_t major, minor;
+    int enabled;
+    int event_fd;    /* eventfd handed to the driver at ENABLE; -1 before */
+    int mem_fd;      /* /proc/PID/mem fallback, opened lazily; -1 */
+    int no_vm_readv; /* test hook: skip process_vm_readv, as where it is refused or absent */
+};
+
+extern const struct gc_kfd_backend_ops gc_kfd_linux_ops;
+extern const struct gc_kfd_backend_ops gc_kfd_sim_ops;
+
+/*
+ * Shared target-memory reader for both backends (the simulated inferior is a real process):
+ * process_vm_readv, falling back to pread of /proc/PID/mem; reports the readable prefix.
+ */
+int gc_kfd_read_process_memory(struct gc_kfd *k, uint64_t addr, void *buf, size_t size,
+                               size_t *ret_done);
+
+#endif /* GC_KFD_INTERNAL_H */

@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The simulated KFD driver, server side. gpucore-inferior describes the GPU process it laid out
+ * in its own memory (agents, queues and their CWSR areas, runtime info, when exceptions happen,
+ * which operations fail) and starts the driver; a thread then serves debuggers (kfd_sim.c, the
+ * client backend) on an abstract unix socket with the real driver's rules
+ * (kfd-debug-interface.md §10-§11). Because the driver runs inside the inferior, SUSPEND writes
+ * each XCC's save-area header (and on gfx9 the control stack) straight into the inferior's
+ * memory, exactly where the kernel's get_wave_state would have put them.
+ *
+ * Only the kernel driver is simulated: everything the debugger reads besides these answers
+ * (memory, threads) comes from the real process through ptrace and process_vm_readv.
+ *
+ * The description is deep-copied by gc_sim_driver_start(); the caller may free it afterwards.
+ * Addresses (xcc base, control stack source) must stay valid while the driver runs: the driver
+ * writes to and reads from them.
+ */
+#ifndef GC_KFD_SIM_DRIVER_H
+#define GC_KFD_SIM_DRIVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <gpucore/status.h>
+
+#include "cwsr.h"
+#include "kfd_uapi.h"
+
+/* Bounds of a description (also what a hostile client can make the driver allocate). */
+#define GC_SIM_MAX_AGENTS     64u
+#define GC_SIM_MAX_QUEUES     1024u
+#define GC_SIM_MAX_XCC        16u
+#define GC_SIM_MAX_EXCEPTIONS 1024u
+#define GC_SIM_MAX_FAULTS     64u
+
+/* Fault-injection op number for AMDKFD_IOC_GET_VERSION (DBG_TRAP ops use their own values). */
+#define GC_SIM_OP_GET_VERSION 100
+
+/* One XCC of a queue's CWSR area. */
+struct gc_sim_xcc {
+    uint64_t base; /* address of this XCC's area in this (the inferior's) process */
+    /* The header SUSPEND writes at base (40 bytes through gc_cwsr_header_encode), as
+     * gc_cwsr_encode() returned it in ret_header. */
+    struct gc_cwsr_header header;
+    /* gfx9 only: the control stack the CP keeps in kernel memory, copied on SUSPEND to
+     * base + header.control_stack_offset (header.control_stack_size bytes are the used part;
+     * ctl_stack_len may be shorter/longer, min is copied). NULL/0 on gfx10+ (the stack is
+     * already in the user area). Deep-copied. */
+    const void *ctl_stack;
+    uint32_t ctl_stack_len;
+};
+
+struct gc_sim_queue {
+    /* What GET_QUEUE_SNAPSHOT returns (exception_status is the initial value; the driver
+     * raises bits into it). entry.queue_id and entry.gpu_id identify the queue. */
+    struct kfd_queue_snapshot_entry entry;
+    uint32_t num_xcc;             /* 1..GC_SIM_MAX_XCC */
+    const struct gc_sim_xcc *xcc; /* num_xcc entries, deep-copied */
+    /* Per-queue hardware failure: SUSPEND / RESUME set KFD_DBG_QUEUE_ERROR_MASK on this id and
+     * do not count it. */
+    int fail_suspend;
+    int fail_resume;
+};
+
+/*
+ * An exception the driver raises at a given time after ENABLE (counted from the latest ENABLE;
+ * an exception raised once stays raised across DISABLE/ENABLE). It is signalled on the
+ * debugger's eventfd only if its bits are in the debugger's exception mask.
+ */
+struct gc_sim_exception {
+    uint32_t code;     /* enum kfd_dbg_trap_exception_code */
+    uint32_t gpu_id;   /* device (device exceptions, and the queue's device) */
+    uint32_t queue_id; /* KFD_INVALID_QUEUEID for a device or process exception */
+    uint32_t delay_ms; /* after ENABLE */
+    /* Bits ORed into the queue's (or device's) exception_status; 0 means KFD_EC_MASK(code). */
+    uint64_t status_bits;
+    /* EC_DEVICE_MEMORY_VIOLATION: the record QUERY_EXCEPTION_INFO returns (the kernel's
+     * kfd_hsa_memory_exception_data: failure flags, va, gpu_id, error type). */
+    uint64_t fault_va;
+    uint32_t fault_flags; /* bit0 NotPresent, bit1 ReadOnly, bit2 NoExecute, bit3 imprecise */
+    uint32_t error_type;
+};
+
+/*
+ * An injected failure. Checked before any of the driver's rules, so an injected errno is what
+ * the op returns even when the op would otherwise have been refused.
+ */
+struct gc_sim_fault {
+    int op;            /* DBG_TRAP op (enum kfd_dbg_trap_operations) or GC_SIM_OP_GET_VERSION */
+    int err;           /* errno the op fails with; 0 = do not fail */
+    uint32_t nth;      /* fail only the Nth call of this op (1-based); 0 = every call */
+    int exit_during;   /* nonzero: the process _exit()s while serving this op (before replying) */
+    int exit_status;   /* status for _exit */
+    uint32_t delay_ms; /* delay every call of this op by this much before answering */
+};
+
+/* Size of the record QUERY_EXCEPTION_INFO returns for EC_DEVICE_MEMORY_VIOLATION. */
+#define GC_SIM_MEMORY_EXCEPTION_SIZE 32u
+
+struct gc_sim_process {
+    uint32_t kfd_major, kfd_minor; /* GET_VERSION answer; 0/0 means 1.18 */
+    int no_hws;                    /* sched_policy NO_HWS: every op fails EINVAL */
+    struct kfd_runtime_info rinfo; /* r_debug, runtime_state, ttmp_setup */
+
+    uint32_t num_agents; /* <= GC_SIM_MAX_AGENTS */
+    const struct kfd_dbg_device_info_entry *agents;
+
+    uint32_t num_queues; /* <= GC_SIM_MAX_QUEUES */
+    const struct gc_sim_queue *queues;
+
+    uint32_t num_exceptions; /* <= GC_SIM_MAX_EXCEPTIONS */
+    const struct gc_sim_exception *exceptions;
+
+    uint32_t num_faults; /* <= GC_SIM_MAX_FAULTS */
+    const struct gc_sim_fault *faults;
+};
+
+struct gc_sim_driver;
+
+/*
+ * Validate and copy @p desc, bind the abstract unix socket @p socket_name (with or without the
+ * leading '@'; NULL = "@gpucore-kfd-sim.<getpid()>") and start the server thread. Clients are
+ * served one request at a time (at most 16 connections; a client that does not read its answers
+ * is dropped); a client that disconnects while it holds the debug session gets an implicit
+ * DISABLE (queues resumed), like the kernel on close of /dev/kfd.
+ *
+ * The server is a thread of the calling process: a debugger that stops every thread of the
+ * process (PTRACE_ATTACH's SIGSTOP, PTRACE_INTERRUPT on all tasks) stops the driver too and its
+ * requests time out. Debuggers must leave the thread named "gpucore-kfd-sim"
+ * (gc_sim_driver_thread_tid()) running, e.g. PTRACE_SEIZE + PTRACE_INTERRUPT of the other tasks.
+ *
+ * @retval GPUCORE_OK
+ * @retval GPUCORE_E_INVAL  bad description (counts over the bounds, num_xcc 0, NULL arrays)
+ * @retval GPUCORE_E_EXIST  the socket name is taken (another driver for this pid)
+ * @retval GPUCORE_E_IO     socket or thread creation failed
+ * @retval GPUCORE_E_NOMEM
+ */
+gpucore_status_t gc_sim_driver_start(const struct gc_sim_process *desc, const char *socket_name,
+                                     struct gc_sim_driver **ret, gpucore_diag_t *reterr_diag);
+
+/* Stop the server thread, close every connection (implicit DISABLE) and free. Accepts NULL. */
+void gc_sim_driver_stop(struct gc_sim_driver *d);
+
+/* The socket name in use, with the leading '@'. */
+const char *gc_sim_driver_socket_name(const struct gc_sim_driver *d);
+
+/* Thread id of the server thread (set before gc_sim_driver_start returns), so a capturer can leave
+ * it running. The thread is also named "gpucore-kfd-sim". */
+pid_t gc_sim_driver_thread_tid(const struct gc_sim_driver *d);
+
+/* Default socket name for @p pid into buf ("@gpucore-kfd-sim.<pid>"). */
+void gc_sim_default_socket_name(pid_t pid, char *buf, size_t size);
+
+/* ---- Without a thread: for unit tests and the fuzz target ---- */
+
+/* Validate and copy @p desc into a driver that serves nothing until asked (no socket). */
+gpucore_status_t gc_sim_driver_create(const struct gc_sim_process *desc, struct gc_sim_driver **ret,
+                                      gpucore_diag_t *reterr_diag);
+/* Free a driver made by gc_sim_driver_create (never one that was started: use stop). */
+void gc_sim_driver_destroy(struct gc_sim_driver *d);
+
+/*
+ * Serve one encoded request (protocol.h) from connection @p conn_id of process @p peer_pid,
+ * with @p fd the descriptor that came with it (-1 if none; the driver takes ownership).
+ * Writes the encoded response into @p resp (capacity @p resp_cap, at least
+ * GC_SIM_MAX_MESSAGE from protocol.h) and returns its length, or 0 if the request is malformed (the
+ * server then drops the connection). Raises due exceptions first.
+ */
+size_t gc_sim_driver_handle(struct gc_sim_driver *d, uint64_t conn_id, pid_t peer_pid,
+                            const uint8_t *req, size_t req_len, int fd, uint8_t *resp,
+                            size_t resp_cap);
+
+/* The connection went away: implicit DISABLE if it held the session. */
+void gc_sim_driver_disconnect(struct gc_sim_driver *d, uint64_t conn_id);
+
+/* Raise every scheduled exception that is due at @p now_ms after ENABLE (tests). */
+void gc_sim_driver_tick(struct gc_sim_driver *d, uint64_t now_ms);
+
+/*
+ * Treat @p pid as the target's ptrace parent instead of reading TracerPid from
+ * /proc/self/status (unit tests, where no ptrace is involved). 0 restores the real check.
+ */
+void gc_sim_driver_set_tracer_override(struct gc_sim_driver *d, pid_t pid);
+
+#endif /* GC_KFD_SIM_DRIVER_H */

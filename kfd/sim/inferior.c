@@ -1,0 +1,345 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpucore-inferior: a real Linux process that looks, to a debugger, like a ROCm process whose
+ * GPU state a scenario describes.
+ *
+ *     gpucore-inferior SCENARIO.json [--objects DIR] [--describe FILE] [--socket NAME]
+ *
+ * It parses the scenario, lays the process image out in its own memory (layout.h), starts the
+ * simulated driver thread (driver.h) when built with it, starts the scenario's extra host
+ * threads, prints "gpucore-inferior: pid N ready" and waits for SIGTERM/SIGINT (exit 0).
+ * The objects directory defaults to $GPUCORE_SCENARIO_OBJECTS, else the current directory.
+ * --describe writes every address of the layout as "key value" lines, for tests that read the
+ * memory without going through the driver.
+ *
+ * Exit status: 0 terminated by SIGTERM/SIGINT; 64 usage; 65 scenario error; 70 layout or
+ * driver failure.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+#include <unistd.h>
+
+#include "arch.h"
+#include "gc_util.h"
+#include "layout.h"
+#include "scenario.h"
+
+#ifdef GC_INFERIOR_HAVE_DRIVER
+#include "driver.h"
+#endif
+
+static const char prog[] = "gpucore-inferior";
+
+/* ---- extra host threads: recognisable frames in a host backtrace --------------------------- */
+
+static volatile int spin_stop;
+
+/* Not static: the names are what a host backtrace of the core shows. */
+void *gc_inferior_spin_thread(void *arg);
+void *gc_inferior_blocked_thread(void *arg);
+
+__attribute__((noinline)) void *gc_inferior_spin_thread(void *arg)
+{
+    (void)arg;
+    while (!spin_stop)
+        __asm__ volatile("pause" ::: "memory");
+    return NULL;
+}
+
+__attribute__((noinline)) void *gc_inferior_blocked_thread(void *arg)
+{
+    (void)arg;
+    /* Blocked in a system call, as a real waiting thread is. Not sigwait: a thread waiting for
+       SIGTERM would take the process-directed SIGTERM meant for main's sigwait. pause() with
+       every signal blocked (the inherited mask) never returns and never takes one. */
+    for (;;)
+        pause();
+    return NULL;
+}
+
+static int write_describe(const char *path, const struct gc_scenario *s,
+                          const struct gc_layout *l)
+{
+    FILE *f = fopen(path, "w");
+
+    if (!f)
+        return -1;
+    fprintf(f, "pid %ld\nr_debug 0x%" PRIx64 "\nr_brk 0x%" PRIx64 "\n", (long)getpid(),
+            l->r_debug, l->r_brk);
+    for (uint32_t i = 0; i < s->ncode_objects; i++)
+        fprintf(f, "code_object %u load 0x%" PRIx64 " image 0x%" PRIx64 " size %" PRIu64
+                " link_map 0x%" PRIx64 "\n", i, l->code_objects[i].load_base,
+                l->code_objects[i].image, l->code_objects[i].image_size,
+                l->code_objects[i].link_map);
+    for (uint32_t i = 0; i < s->ndispatches; i++)
+        fprintf(f, "dispatch %u packet 0x%" PRIx64 " kernel_object 0x%" PRIx64 " entry 0x%" PRIx64
+                " kernarg 0x%" PRIx64 "\n", i, l->dispatches[i].packet,
+                l->dispatches[i].kernel_object, l->dispatches[i].entry, l->dispatches[i].kernarg);
+    for (uint32_t i = 0; i < s->nbuffers; i++)
+        fprintf(f, "buffer %u 0x%" PRIx64 " %" PRIu64 "\n", i, l->buffers[i].address,
+                l->buffers[i].size);
+    for (uint32_t i = 0; i < s->nqueues; i++) {
+        const struct gc_layout_queue *q = &l->queues[i];
+
+        fprintf(f, "queue %u ring 0x%" PRIx64 " ring_size %" PRIu64 " amd_queue 0x%" PRIx64
+                " cwsr 0x%" PRIx64 " cwsr_size %u num_xcc %u scratch 0x%" PRIx64 "\n", i,
+                q->ring, q->ring_size, q->amd_queue, q->cwsr, q->sizes.cwsr_size, q->num_xcc,
+                q->scratch);
+    }
+    return fclose(f);
+}
+
+#ifdef GC_INFERIOR_HAVE_DRIVER
+/* The exception code KFD raises for a scenario's exception kind. */
+static uint32_t exception_code(const char *what)
+{
+    static const struct {
+        const char *name;
+        uint32_t code;
+    } map[] = {
+        { "queue_error", EC_QUEUE_WAVE_ABORT },
+        { "memory_violation", EC_QUEUE_WAVE_MEMORY_VIOLATION },
+        { "illegal_instruction", EC_QUEUE_WAVE_ILLEGAL_INSTRUCTION },
+        { "assert_trap", EC_QUEUE_WAVE_TRAP },
+        { "queue_new", EC_QUEUE_NEW },
+        { "device_error", EC_DEVICE_MEMORY_VIOLATION },
+    };
+
+    for (size_t i = 0; i < GC_ARRAY_SIZE(map); i++)
+        if (strcmp(map[i].name, what) == 0)
+            return map[i].code;
+    return EC_QUEUE_WAVE_ABORT;
+}
+
+static int fault_op(const char *op)
+{
+    static const struct {
+        const char *name;
+        int op;
+    } map[] = {
+        { "enable", KFD_IOC_DBG_TRAP_ENABLE },
+        { "disable", KFD_IOC_DBG_TRAP_DISABLE },
+        { "runtime_info", KFD_IOC_DBG_TRAP_ENABLE }, /* runtime info comes with ENABLE */
+        { "device_snapshot", KFD_IOC_DBG_TRAP_GET_DEVICE_SNAPSHOT },
+        { "queue_snapshot", KFD_IOC_DBG_TRAP_GET_QUEUE_SNAPSHOT },
+        { "suspend", KFD_IOC_DBG_TRAP_SUSPEND_QUEUES },
+        { "resume", KFD_IOC_DBG_TRAP_RESUME_QUEUES },
+        { "query_exception", KFD_IOC_DBG_TRAP_QUERY_EXCEPTION_INFO },
+        { "set_exceptions", KFD_IOC_DBG_TRAP_SET_EXCEPTIONS_ENABLED },
+        { "get_version", GC_SIM_OP_GET_VERSION },
+    };
+
+    for (size_t i = 0; i < GC_ARRAY_SIZE(map); i++)
+        if (strcmp(map[i].name, op) == 0)
+            return map[i].op;
+    return -1;
+}
+
+/* Convert the layout into the driver's description and start it. */
+static gpucore_status_t start_driver(const struct gc_scenario *s, const struct gc_layout *l,
+                                     const char *socket, struct gc_sim_driver **ret,
+                                     gpucore_diag_t *diag)
+{
+    struct kfd_dbg_device_info_entry *agents = gc_calloc_array(s->nagents, sizeof(*agents));
+    struct gc_sim_queue *queues = gc_calloc_array(s->nqueues + 1u, sizeof(*queues));
+    struct gc_sim_xcc *xccs = gc_calloc_array((size_t)s->nqueues * GC_LAYOUT_MAX_XCC + 1,
+                                              sizeof(*xccs));
+    struct gc_sim_exception *ex = gc_calloc_array(s->nexceptions + 1u, sizeof(*ex));
+    struct gc_sim_fault *fa = gc_calloc_array(s->nfaults + 1u, sizeof(*fa));
+    struct gc_sim_process p = { 0 };
+    gpucore_status_t st = GPUCORE_E_NOMEM;
+
+    if (!agents || !queues || !xccs || !ex || !fa)
+        goto out;
+    for (uint32_t i = 0; i < s->nagents; i++) {
+        const struct gc_scen_agent *a = &s->agents[i];
+        const struct gc_arch *arch = gc_arch_by_name(a->target);
+        struct kfd_dbg_device_info_entry *e = &agents[i];
+
+        e->gpu_id = a->gpu_id;
+        e->location_id = a->location_id;
+        e->vendor_id = a->vendor_id;
+        e->device_id = a->device_id;
+        e->revision_id = a->revision_id;
+        e->gfx_target_version = arch->gfx_target_version;
+        e->simd_count = a->simd_count;
+        e->max_waves_per_simd = a->max_waves_per_simd;
+        e->array_count = a->array_count;
+        e->simd_arrays_per_engine = a->simd_arrays_per_engine;
+        e->num_xcc = a->num_xcc;
+        e->capability = a->capability;
+        e->debug_prop = a->debug_prop;
+        /* KFD's fixed apertures (bits 63:48 = 1 LDS, 2 scratch) and the 48-bit GPU VA. */
+        e->lds_base = 0x1000000000000ull;
+        e->lds_limit = 0x1000000000000ull | 0xffffffffull;
+        e->scratch_base = 0x2000000000000ull;
+        e->scratch_limit = 0x2000000000000ull | 0xffffffffull;
+        e->gpuvm_base = 0x1000000ull;
+        e->gpuvm_limit = 0x7fffffffffffull;
+    }
+    for (uint32_t i = 0; i < s->nqueues; i++) {
+        const struct gc_layout_queue *q = &l->queues[i];
+        struct gc_sim_queue *sq = &queues[i];
+        struct gc_sim_xcc *x = &xccs[(size_t)i * GC_LAYOUT_MAX_XCC];
+
+        sq->entry.ring_base_address = q->ring;
+        sq->entry.write_pointer_address = q->amd_queue + GC_AMDQ_WRITE_DISPATCH_ID;
+        sq->entry.read_pointer_address = q->amd_queue + GC_AMDQ_READ_DISPATCH_ID;
+        sq->entry.ctx_save_restore_address = q->cwsr;
+        sq->entry.queue_id = q->queue_id;
+        sq->entry.gpu_id = q->gpu_id;
+        sq->entry.ring_size = (uint32_t)q->ring_size;
+        sq->entry.queue_type = KFD_IOC_QUEUE_TYPE_COMPUTE_AQL;
+        sq->entry.ctx_save_restore_area_size = q->sizes.cwsr_size;
+        sq->num_xcc = q->num_xcc;
+        for (uint32_t k = 0; k < q->num_xcc; k++) {
+            x[k].base = q->cwsr + (uint64_t)k * q->sizes.cwsr_size;
+            x[k].header = q->header[k];
+            /* Always handed over: on gfx9 the CP keeps it in kernel memory and SUSPEND copies
+               it out; elsewhere it is the same bytes already in place, so copying is harmless
+               and the inferior needs no per-family rule. */
+            x[k].ctl_stack = (const void *)(uintptr_t)(x[k].base +
+                                                       q->header[k].control_stack_offset);
+            x[k].ctl_stack_len = q->header[k].control_stack_size;
+        }
+        sq->xcc = x;
+    }
+    for (uint32_t i = 0; i < s->nexceptions; i++) {
+        const struct gc_scen_exception *e = &s->exceptions[i];
+
+        ex[i].code = exception_code(e->what);
+        ex[i].delay_ms = e->at_ms;
+        if (e->queue != UINT32_MAX) {
+            ex[i].gpu_id = l->queues[e->queue].gpu_id;
+            ex[i].queue_id = l->queues[e->queue].queue_id;
+        } else {
+            ex[i].gpu_id = s->agents[0].gpu_id;
+            ex[i].queue_id = KFD_INVALID_QUEUEID;
+        }
+    }
+    for (uint32_t i = 0; i < s->nfaults; i++) {
+        fa[i].op = fault_op(s->faults[i].op);
+        fa[i].err = s->faults[i].err;
+        fa[i].nth = s->faults[i].nth;
+    }
+    p.rinfo.r_debug = l->r_debug;
+    p.rinfo.runtime_state = 1; /* DEBUG_RUNTIME_STATE_ENABLED */
+    p.rinfo.ttmp_setup = s->ttmp_setup;
+    p.num_agents = s->nagents;
+    p.agents = agents;
+    p.num_queues = s->nqueues;
+    p.queues = queues;
+    p.num_exceptions = s->nexceptions;
+    p.exceptions = ex;
+    p.num_faults = s->nfaults;
+    p.faults = fa;
+    st = gc_sim_driver_start(&p, socket, ret, diag);
+out:
+    gc_free(agents);
+    gc_free(queues);
+    gc_free(xccs);
+    gc_free(ex);
+    gc_free(fa);
+    return st;
+}
+#endif
+
+int main(int argc, char **argv)
+{
+    const char *scen = NULL, *objects = getenv("GPUCORE_SCENARIO_OBJECTS"), *describe = NULL;
+    const char *socket = NULL;
+    struct gc_scenario *s = NULL;
+    struct gc_layout *l = NULL;
+    gpucore_diag_t diag = { 0 };
+    pthread_t threads[GC_SCEN_MAX_HOST_THREADS];
+    sigset_t set;
+    int sig = 0, rc = 0;
+    uint32_t nthreads = 0;
+#ifdef GC_INFERIOR_HAVE_DRIVER
+    struct gc_sim_driver *drv = NULL;
+#endif
+
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--objects") == 0 && i + 1 < argc)
+            objects = argv[++i];
+        else if (strcmp(argv[i], "--describe") == 0 && i + 1 < argc)
+            describe = argv[++i];
+        else if (strcmp(argv[i], "--socket") == 0 && i + 1 < argc)
+            socket = argv[++i];
+        else if (argv[i][0] != '-' && !scen)
+            scen = argv[i];
+        else {
+            fprintf(stderr, "usage: %s SCENARIO.json [--objects DIR] [--describe FILE] "
+                    "[--socket NAME]\n", prog);
+            return EX_USAGE;
+        }
+    }
+    if (!scen) {
+        fprintf(stderr, "usage: %s SCENARIO.json [--objects DIR] [--describe FILE] "
+                "[--socket NAME]\n", prog);
+        return EX_USAGE;
+    }
+    if (!objects)
+        objects = ".";
+    /* Block the signals before any thread exists, so every thread inherits the mask and only
+       sigwait below takes them: a clean exit on SIGTERM whatever thread it was sent to. */
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+
+    if (gc_scenario_load(scen, &s, &diag) < 0) {
+        fprintf(stderr, "%s: %s\n", prog, diag.message);
+        return EX_DATAERR;
+    }
+    if (gc_layout_build(s, objects, &l, &diag) < 0) {
+        fprintf(stderr, "%s: %s\n", prog, diag.message);
+        gc_scenario_free(s);
+        return diag.status == GPUCORE_E_INVAL ? EX_DATAERR : EX_SOFTWARE;
+    }
+#ifdef GC_INFERIOR_HAVE_DRIVER
+    if (start_driver(s, l, socket, &drv, &diag) < 0) {
+        fprintf(stderr, "%s: simulated driver: %s\n", prog, diag.message);
+        gc_layout_free(l);
+        gc_scenario_free(s);
+        return EX_SOFTWARE;
+    }
+#else
+    (void)socket;
+#endif
+    for (; nthreads < s->host_threads; nthreads++) {
+        if (pthread_create(&threads[nthreads], NULL,
+                           s->host_threads_block ? gc_inferior_blocked_thread :
+                                                   gc_inferior_spin_thread, NULL)) {
+            fprintf(stderr, "%s: cannot start host thread %u\n", prog, nthreads);
+            rc = EX_SOFTWARE;
+            break;
+        }
+    }
+    if (!rc && describe && write_describe(describe, s, l)) {
+        fprintf(stderr, "%s: %s: %s\n", prog, describe, strerror(errno));
+        rc = EX_SOFTWARE;
+    }
+    if (!rc) {
+        printf("%s: pid %ld ready\n", prog, (long)getpid());
+        fflush(stdout);
+        while (sigwait(&set, &sig) != 0)
+            ;
+    }
+    /* Exit without joining: blocked threads never return, and exit() ends them all. */
+    spin_stop = 1;
+#ifdef GC_INFERIOR_HAVE_DRIVER
+    gc_sim_driver_stop(drv);
+#endif
+    gc_layout_free(l);
+    gc_scenario_free(s);
+    fflush(stdout);
+    _exit(rc);
+}

@@ -1,0 +1,893 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Lays out a scenario's process image in this process (see layout.h). Field offsets follow
+ * core-format.md §8; the CWSR records are arch's encoder output, so the bytes a debugger reads
+ * are produced by the same code that defines the hardware layout, never hand-placed here.
+ */
+#include "layout.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "arch.h"
+#include "gc_util.h"
+#include "wave.h"
+
+#define PAGE 4096ull
+
+/* ROCr's hidden dispatch-packet header: KERNEL_DISPATCH (2), barrier, system-scope fences. */
+#define AQL_DISPATCH_HEADER (2u | (1u << 8) | (2u << 9) | (2u << 11))
+#define AQL_INVALID_HEADER  1u
+
+__attribute__((noinline)) void gc_sim_loader_debug_state(void)
+{
+    /* An empty function ROCr's loader calls after changing the link map; the asm keeps the
+       compiler from folding it into its callers or merging it with another empty function. */
+    __asm__ volatile("" ::: "memory");
+}
+
+static void put(uint8_t *p, uint64_t v, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t align_up(uint64_t v, uint64_t a)
+{
+    return (v + a - 1) / a * a;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Ground truth                                                                                */
+/* ------------------------------------------------------------------------------------------ */
+
+static int override(const struct gc_scen_waves *w, uint32_t kind, uint32_t reg, uint32_t lane,
+                    uint32_t *v)
+{
+    int hit = 0;
+
+    /* Later entries win, and a per-lane value beats an all-lanes one given before it. */
+    for (uint32_t i = 0; i < w->noverrides; i++) {
+        const struct gc_scen_reg_override *o = &w->overrides[i];
+
+        if (o->kind == kind && o->reg == reg && (o->lane < 0 || (uint32_t)o->lane == lane)) {
+            *v = o->value;
+            hit = 1;
+        }
+    }
+    return hit;
+}
+
+static uint32_t reg_value(const struct gc_scen_waves *w, uint32_t kind, uint32_t uid,
+                          uint32_t reg, uint32_t lane)
+{
+    uint32_t v;
+
+    if (override(w, kind, reg, lane, &v))
+        return v;
+    return w->fill_zero ? 0 : gc_scen_fill(w->fill_seed, kind, uid, reg, lane);
+}
+
+uint32_t gc_layout_sgpr(const struct gc_scen_waves *w, uint32_t uid, uint32_t reg)
+{
+    return reg_value(w, GC_SCEN_KIND_SGPR, uid, reg, 0);
+}
+
+uint32_t gc_layout_vgpr(const struct gc_scen_waves *w, uint32_t uid, uint32_t reg,
+                        uint32_t lane)
+{
+    return reg_value(w, GC_SCEN_KIND_VGPR, uid, reg, lane);
+}
+
+uint32_t gc_layout_accvgpr(const struct gc_scen_waves *w, uint32_t uid, uint32_t reg,
+                           uint32_t lane)
+{
+    return w->fill_zero ? 0 : gc_scen_fill(w->fill_seed, GC_SCEN_KIND_ACCVGPR, uid, reg, lane);
+}
+
+uint32_t gc_layout_mem(enum gc_scen_pattern p, uint32_t seed, uint32_t kind, uint64_t k)
+{
+    switch (p) {
+    case GC_SCEN_PAT_SEQUENCE:
+        return (uint32_t)k;
+    case GC_SCEN_PAT_RANDOM:
+        return gc_scen_fill(seed, kind, (uint32_t)(k >> 32), (uint32_t)k, 0);
+    default:
+        return 0;
+    }
+}
+
+uint32_t gc_layout_lds(const struct gc_scen_waves *w, uint32_t leader_uid, uint32_t k)
+{
+    if (w->lds_pattern == GC_SCEN_PAT_RANDOM)
+        return gc_scen_fill(w->lds_seed, GC_SCEN_KIND_LDS, leader_uid, k, 0);
+    return gc_layout_mem(w->lds_pattern, w->lds_seed, GC_SCEN_KIND_LDS, k);
+}
+
+void gc_layout_reg_counts(const struct gc_arch *arch, const struct gc_scen_dispatch *d,
+                          uint32_t *vgprs, uint32_t *accvgprs, uint32_t *sgprs)
+{
+    *vgprs = d->vgprs ? d->vgprs : 8;
+    /* gfx908 saves as many AccVGPRs as arch VGPRs whatever the kernel uses. */
+    if (arch->cwsr->acc_rule == GC_ACC_SAME_AS_ARCH)
+        *accvgprs = *vgprs;
+    else if (arch->cwsr->acc_rule == GC_ACC_ACCUM_OFFSET)
+        *accvgprs = d->accvgprs;
+    else
+        *accvgprs = 0;
+    /* gfx10+ always save a fixed SGPR block; gfx9 saves the allocation (96 is a typical
+       compiler allocation of 112 minus the 16 TTMP-sized granule). */
+    *sgprs = arch->cwsr->sgpr_fixed ? arch->cwsr->sgpr_fixed : (d->sgprs ? d->sgprs : 96);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Mappings                                                                                    */
+/* ------------------------------------------------------------------------------------------ */
+
+struct lctx {
+    struct gc_layout *l;
+    const struct gc_scenario *s;
+    gpucore_diag_t *diag;
+};
+
+static gpucore_status_t lfail(struct lctx *c, gpucore_status_t st, const char *fmt, ...)
+    GC_PRINTF(3, 4);
+static gpucore_status_t lfail(struct lctx *c, gpucore_status_t st, const char *fmt, ...)
+{
+    char msg[220];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    return gc_diag_set(c->diag, st, GC_NO_OFFSET, "%s: %s", c->s->path, msg);
+}
+
+/*
+ * Map @p size bytes (rounded to pages) at @p want (0 = anywhere). NORESERVE because device
+ * buffers and scratch are mostly untouched: only pages the scenario writes become resident, so
+ * a 16 GiB buffer costs what its pattern ranges cost.
+ */
+static gpucore_status_t map(struct lctx *c, uint64_t want, uint64_t size, const char *what,
+                            uint8_t **ret)
+{
+    struct gc_layout *l = c->l;
+    int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
+    void *p;
+
+    size = align_up(size ? size : 1, PAGE);
+    if (want)
+        flags |= MAP_FIXED_NOREPLACE;
+    if (l->nmaps == l->capmaps) {
+        uint32_t n = l->capmaps ? l->capmaps * 2 : 64;
+        struct gc_layout_mapping *m = gc_realloc_array(l->maps, n, sizeof(*m));
+
+        if (!m)
+            return GPUCORE_E_NOMEM;
+        l->maps = m;
+        l->capmaps = n;
+    }
+    p = mmap((void *)(uintptr_t)want, (size_t)size, PROT_READ | PROT_WRITE, flags, -1, 0);
+    if (p == MAP_FAILED)
+        return lfail(c, errno == EEXIST ? GPUCORE_E_EXIST : GPUCORE_E_NOMEM,
+                     "%s: cannot map 0x%" PRIx64 " bytes at 0x%" PRIx64 ": %s", what, size,
+                     want, strerror(errno));
+    if (want && (uint64_t)(uintptr_t)p != want) {
+        /* Kernels before 4.17 ignore MAP_FIXED_NOREPLACE and treat it as a hint. */
+        munmap(p, (size_t)size);
+        return lfail(c, GPUCORE_E_EXIST, "%s: address 0x%" PRIx64 " is taken", what, want);
+    }
+    l->maps[l->nmaps++] = (struct gc_layout_mapping){ p, (size_t)size };
+    *ret = p;
+    return GPUCORE_OK;
+}
+
+static uint64_t addr_of(const void *p)
+{
+    return (uint64_t)(uintptr_t)p;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Code objects                                                                                */
+/* ------------------------------------------------------------------------------------------ */
+
+/* Symbol @p name in @p elf: value and size. */
+static int find_symbol(Elf *elf, const char *name, uint64_t *value, uint64_t *size)
+{
+    Elf_Scn *scn = NULL;
+
+    while ((scn = elf_nextscn(elf, scn))) {
+        GElf_Shdr sh;
+        Elf_Data *data;
+
+        if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+            continue;
+        data = elf_getdata(scn, NULL);
+        if (!data || !sh.sh_entsize)
+            continue;
+        for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+            GElf_Sym sym;
+            const char *n;
+
+            if (!gelf_getsym(data, (int)i, &sym))
+                break;
+            n = elf_strptr(elf, sh.sh_link, sym.st_name);
+            if (n && strcmp(n, name) == 0 && sym.st_shndx != SHN_UNDEF) {
+                *value = sym.st_value;
+                *size = sym.st_size;
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+static gpucore_status_t read_file(struct lctx *c, const char *path, uint8_t **ret,
+                                  size_t *ret_len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    uint8_t *p;
+    size_t got = 0;
+
+    if (fd < 0)
+        return lfail(c, GPUCORE_E_IO, "%s: %s (build the scenario code objects, or pass "
+                     "--objects DIR)", path, strerror(errno));
+    if (fstat(fd, &st) || st.st_size <= 0 || st.st_size > (64 << 20)) {
+        close(fd);
+        return lfail(c, GPUCORE_E_IO, "%s: empty, unreadable or larger than 64 MiB", path);
+    }
+    p = gc_malloc((size_t)st.st_size);
+    if (!p) {
+        close(fd);
+        return GPUCORE_E_NOMEM;
+    }
+    while (got < (size_t)st.st_size) {
+        ssize_t n = read(fd, p + got, (size_t)st.st_size - got);
+
+        if (n <= 0) {
+            close(fd);
+            gc_free(p);
+            return lfail(c, GPUCORE_E_IO, "%s: short read", path);
+        }
+        got += (size_t)n;
+    }
+    close(fd);
+    *ret = p;
+    *ret_len = got;
+    return GPUCORE_OK;
+}
+
+/* Load code object @p i: the file image and its PT_LOAD segments, as ROCr's loader would. */
+static gpucore_status_t load_code_object(struct lctx *c, uint32_t i, const char *dir,
+                                         uint8_t **ret_bytes, size_t *ret_len, Elf **ret_elf)
+{
+    const struct gc_scen_code_object *co = &c->s->code_objects[i];
+    struct gc_layout_code_object *lc = &c->l->code_objects[i];
+    const struct gc_arch *arch = gc_arch_by_name(co->target);
+    uint8_t *bytes = NULL, *img, *load;
+    size_t len = 0, nph;
+    uint64_t top = 0;
+    GElf_Ehdr eh;
+    Elf *elf;
+
+    snprintf(lc->path, sizeof(lc->path), "%s/%s", dir, co->object);
+    GC_TRY(read_file(c, lc->path, &bytes, &len));
+    elf = elf_memory((char *)bytes, len);
+    if (!elf || !gelf_getehdr(elf, &eh) || eh.e_machine != 224 /* EM_AMDGPU */ ||
+        elf_getphdrnum(elf, &nph) || (eh.e_flags & 0xffu) != arch->elf_mach) {
+        if (elf)
+            elf_end(elf);
+        gc_free(bytes);
+        return lfail(c, GPUCORE_E_CORRUPT, "code_objects[%u]: %s is not an AMDGPU code object "
+                     "for %s", i, lc->path, co->target);
+    }
+    for (size_t k = 0; k < nph; k++) {
+        GElf_Phdr ph;
+
+        if (gelf_getphdr(elf, (int)k, &ph) && ph.p_type == PT_LOAD &&
+            ph.p_vaddr + ph.p_memsz > top)
+            top = ph.p_vaddr + ph.p_memsz;
+    }
+    if (!top || top > (64u << 20)) {
+        elf_end(elf);
+        gc_free(bytes);
+        return lfail(c, GPUCORE_E_CORRUPT, "code_objects[%u]: %s has no usable PT_LOAD", i,
+                     lc->path);
+    }
+    /* The file image (what memory:// URIs name) and the loaded copy, as separate allocations
+       like ROCr's (it keeps the ELF in a host buffer and loads segments into GPU memory). */
+    {
+        gpucore_status_t st = map(c, 0, len, "code object image", &img);
+
+        if (st == GPUCORE_OK)
+            st = map(c, 0, top, "loaded code object", &load);
+        if (st < 0) {
+            elf_end(elf);
+            gc_free(bytes);
+            return st;
+        }
+    }
+    memcpy(img, bytes, len);
+    for (size_t k = 0; k < nph; k++) {
+        GElf_Phdr ph;
+
+        if (!gelf_getphdr(elf, (int)k, &ph) || ph.p_type != PT_LOAD)
+            continue;
+        if (ph.p_offset > len || len - ph.p_offset < ph.p_filesz || ph.p_filesz > ph.p_memsz) {
+            elf_end(elf);
+            gc_free(bytes);
+            return lfail(c, GPUCORE_E_CORRUPT, "code_objects[%u]: %s: PT_LOAD beyond the file",
+                         i, lc->path);
+        }
+        memcpy(load + ph.p_vaddr, bytes + ph.p_offset, ph.p_filesz);
+    }
+    lc->image = addr_of(img);
+    lc->image_size = len;
+    lc->load_base = addr_of(load);
+    lc->load_size = top;
+    if (co->uri_file)
+        snprintf(lc->uri, sizeof(lc->uri), "file://%.500s", lc->path);
+    else
+        snprintf(lc->uri, sizeof(lc->uri), "memory://%ld#offset=0x%" PRIx64 "&size=%zu",
+                 (long)getpid(), lc->image, len);
+    *ret_bytes = bytes;
+    *ret_len = len;
+    *ret_elf = elf;
+    return GPUCORE_OK;
+}
+
+/* r_debug, link_map nodes and URI strings, on one mapping. */
+static gpucore_status_t build_r_debug(struct lctx *c)
+{
+    const struct gc_scenario *s = c->s;
+    uint64_t need = 64;
+    uint8_t *p;
+    uint64_t off;
+
+    for (uint32_t i = 0; i < s->ncode_objects; i++)
+        need += 48 + align_up(strlen(c->l->code_objects[i].uri) + 1, 16);
+    GC_TRY(map(c, 0, need, "r_debug", &p));
+    c->l->r_debug = addr_of(p);
+    c->l->r_brk = addr_of((const void *)(uintptr_t)&gc_sim_loader_debug_state);
+    /* glibc x86-64 struct r_debug (core-format.md §8.3). */
+    put(p + 0, s->r_version, 4);
+    put(p + 8, s->ncode_objects ? addr_of(p + 64) : 0, 8); /* r_map */
+    put(p + 16, c->l->r_brk, 8);
+    put(p + 24, 0, 4);  /* r_state: RT_CONSISTENT, else readers ignore the list */
+    put(p + 32, 0, 8);  /* r_ldbase: ROCr leaves it 0 */
+    off = 64;
+    for (uint32_t i = 0; i < s->ncode_objects; i++) {
+        struct gc_layout_code_object *lc = &c->l->code_objects[i];
+        uint64_t node = off, uri = off + 48;
+        uint64_t next = uri + align_up(strlen(lc->uri) + 1, 16);
+
+        lc->link_map = addr_of(p + node);
+        put(p + node + 0, lc->load_base, 8);                                    /* l_addr */
+        put(p + node + 8, addr_of(p + uri), 8);                                 /* l_name */
+        put(p + node + 16, 0, 8);                                               /* l_ld */
+        put(p + node + 24, i + 1 < s->ncode_objects ? addr_of(p + next) : 0, 8); /* l_next */
+        put(p + node + 32, i ? c->l->code_objects[i - 1].link_map : 0, 8);      /* l_prev */
+        memcpy(p + uri, lc->uri, strlen(lc->uri) + 1);
+        off = next;
+    }
+    return GPUCORE_OK;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Waves                                                                                       */
+/* ------------------------------------------------------------------------------------------ */
+
+static void set_hwbit(uint32_t *hwreg, struct gc_hwreg_bit b)
+{
+    if (b.slot < GC_HWREG_SLOTS)
+        hwreg[b.slot] |= 1u << b.bit;
+}
+
+static void set_slot(const struct gc_arch *arch, uint32_t *hwreg, const char *name, uint32_t v)
+{
+    int slot = gc_hwreg_slot(arch->hwreg, name);
+
+    if (slot >= 0)
+        hwreg[slot] = v;
+}
+
+static void ttmp_put(uint32_t *ttmp, struct gc_ttmp_field f, uint32_t v)
+{
+    if (gc_bf_present(f.bits) && f.ttmp < 16)
+        ttmp[f.ttmp] = gc_bf_put(ttmp[f.ttmp], f.bits, v);
+}
+
+/*
+ * Make the hardware registers say why the wave stopped: the family's stop-rule table tells
+ * which status/trapsts bits mean the cause (set `when` and its `gate`), and its trap-id table
+ * which saved trap id means an assert. Reading the rows keeps this family-independent and
+ * guarantees gc_wave_stop_reasons() decodes exactly the scenario's cause.
+ */
+static void set_stop(const struct gc_arch *arch, enum gc_scen_stop stop, uint32_t *hwreg,
+                     uint32_t *ttmp)
+{
+    uint32_t reason = stop == GC_SCEN_STOP_MEMORY_VIOLATION  ? GC_STOP_MEMORY_VIOLATION :
+                      stop == GC_SCEN_STOP_ILLEGAL_INSTRUCTION ? GC_STOP_ILLEGAL_INSTRUCTION :
+                      stop == GC_SCEN_STOP_ASSERT_TRAP ? GC_STOP_ASSERT_TRAP : 0;
+
+    if (!reason)
+        return;
+    for (uint32_t i = 0; i < arch->ttmp->ntrap_ids; i++) {
+        if (arch->ttmp->trap_ids[i].reason == reason) {
+            ttmp_put(ttmp, arch->ttmp->saved_trap_id, arch->ttmp->trap_ids[i].trap_id);
+            return;
+        }
+    }
+    for (uint32_t i = 0; i < arch->hwreg->nstop_rules; i++) {
+        const struct gc_stop_rule *r = &arch->hwreg->stop_rules[i];
+
+        if (r->reason == reason) {
+            set_hwbit(hwreg, r->when);
+            set_hwbit(hwreg, r->gate);
+            return;
+        }
+    }
+}
+
+struct area_waves {
+    struct gc_wave_spec *specs;
+    uint32_t *regs; /* backing store of every spec's register arrays */
+    uint8_t *lds;
+    uint32_t n;
+};
+
+static gpucore_status_t wave_pc(struct lctx *c, uint32_t wi, uint64_t *ret)
+{
+    const struct gc_scen_waves *w = &c->s->waves[wi];
+    const struct gc_layout_dispatch *ld = &c->l->dispatches[w->dispatch];
+
+    if (!w->pc_is_kernel) {
+        *ret = w->pc_address;
+        return GPUCORE_OK;
+    }
+    if (w->pc_offset >= ld->code_size)
+        return lfail(c, GPUCORE_E_INVAL, "waves[%u].pc: kernel '%s' has no offset 0x%" PRIx64
+                     " (size 0x%" PRIx64 ")", wi, c->s->dispatches[w->dispatch].kernel,
+                     w->pc_offset, ld->code_size);
+    *ret = ld->entry + w->pc_offset;
+    return GPUCORE_OK;
+}
+
+/* Build the wave specs of (queue @p q, XCC @p x) in scenario order. */
+static gpucore_status_t build_specs(struct lctx *c, uint32_t q, uint32_t x,
+                                    const struct gc_arch *arch, struct area_waves *aw)
+{
+    const struct gc_scenario *s = c->s;
+    uint64_t nwaves = 0, nregs = 0, nlds = 0;
+    uint32_t wi, k = 0;
+    size_t rpos = 0, lpos = 0;
+
+    memset(aw, 0, sizeof(*aw));
+    for (wi = 0; wi < s->nwaves; wi++) {
+        const struct gc_scen_waves *w = &s->waves[wi];
+        const struct gc_scen_dispatch *d = &s->dispatches[w->dispatch];
+        uint32_t v, a, sg, lanes = d->wave32 ? 32 : 64;
+
+        if (d->queue != q || w->xcc != x)
+            continue;
+        gc_layout_reg_counts(arch, d, &v, &a, &sg);
+        nwaves += w->total_waves;
+        nregs += (uint64_t)w->total_waves * ((uint64_t)v * lanes + (uint64_t)a * 64 + sg);
+        nlds += (uint64_t)w->workgroup_count * align_up(d->group_segment_size, 512);
+    }
+    if (nregs > (512ull << 20) / 4 || nlds > (512ull << 20))
+        return lfail(c, GPUCORE_E_LIMIT, "queue %u xcc %u: the saved waves exceed 512 MiB", q, x);
+    if (!nwaves)
+        return GPUCORE_OK;
+    aw->specs = gc_calloc_array(nwaves, sizeof(*aw->specs));
+    aw->regs = gc_calloc_array(nregs ? nregs : 1, 4);
+    aw->lds = gc_calloc_array(nlds ? nlds : 1, 1);
+    if (!aw->specs || !aw->regs || !aw->lds)
+        return GPUCORE_E_NOMEM;
+    for (wi = 0; wi < s->nwaves; wi++) {
+        const struct gc_scen_waves *w = &s->waves[wi];
+        const struct gc_scen_dispatch *d = &s->dispatches[w->dispatch];
+        const struct gc_scen_queue *sq = &s->queues[d->queue];
+        uint32_t wpg = gc_scen_waves_per_group(s, w);
+        uint32_t v, a, sg, lanes = d->wave32 ? 32 : 64;
+        uint32_t lds_size = (uint32_t)align_up(d->group_segment_size, 512);
+        uint64_t pc = 0;
+
+        if (d->queue != q || w->xcc != x)
+            continue;
+        GC_TRY(wave_pc(c, wi, &pc));
+        gc_layout_reg_counts(arch, d, &v, &a, &sg);
+        for (uint32_t g = 0; g < w->workgroup_count; g++) {
+            uint8_t *lds = aw->lds + lpos;
+            uint32_t leader = w->first_wave + g * wpg;
+
+            for (uint32_t i = 0; i + 4 <= lds_size; i += 4)
+                put(lds + i, gc_layout_lds(w, leader, i / 4), 4);
+            lpos += lds_size;
+            for (uint32_t n = 0; n < wpg; n++, k++) {
+                struct gc_wave_spec *sp = &aw->specs[k];
+                uint32_t uid = leader + n;
+                uint32_t *vg = aw->regs + rpos, *ac, *sgp;
+
+                ac = vg + (size_t)v * lanes;
+                sgp = ac + (size_t)a * 64;
+                rpos += (size_t)v * lanes + (size_t)a * 64 + sg;
+                for (uint32_t r = 0; r < v; r++)
+                    for (uint32_t l = 0; l < lanes; l++)
+                        vg[(size_t)r * lanes + l] = gc_layout_vgpr(w, uid, r, l);
+                for (uint32_t r = 0; r < a; r++)
+                    for (uint32_t l = 0; l < 64; l++)
+                        ac[(size_t)r * 64 + l] = gc_layout_accvgpr(w, uid, r, l);
+                for (uint32_t r = 0; r < sg; r++)
+                    sgp[r] = gc_layout_sgpr(w, uid, r);
+                sp->wave32 = d->wave32;
+                sp->vgprs = v;
+                sp->accvgprs = a;
+                sp->sgprs = sg;
+                sp->vgpr = vg;
+                sp->accvgpr = a ? ac : NULL;
+                sp->sgpr = sgp;
+                sp->lds_size = lds_size;
+                sp->lds = n == 0 ? lds : NULL;
+                sp->first_wave = n == 0;
+                sp->last_wave = n == wpg - 1;
+                sp->scratch_en = d->private_segment_size != 0;
+                /* Slots are handed out round robin in the scenario's order; 16 keeps the id in
+                   every family's scoreboard field. */
+                sp->scratch_id = sp->scratch_en ? (k % (sq->scratch_waves < 16 ?
+                                                        sq->scratch_waves : 16)) : 0;
+                set_slot(arch, sp->hwreg, "pc_lo", (uint32_t)pc);
+                set_slot(arch, sp->hwreg, "pc_hi", (uint32_t)(pc >> 32));
+                set_slot(arch, sp->hwreg, "exec_lo", (uint32_t)w->exec);
+                set_slot(arch, sp->hwreg, "exec_hi", lanes == 64 ? (uint32_t)(w->exec >> 32) : 0);
+                set_slot(arch, sp->hwreg, "m0", gc_layout_sgpr(w, uid, 1000));
+                /* SPI-initialised dispatch association (cwsr-layout.md §11-§12). */
+                ttmp_put(sp->ttmp, arch->ttmp->dispatch_index,
+                         (uint32_t)(d->packet_id % sq->ring_packets));
+                ttmp_put(sp->ttmp, arch->ttmp->group_id[0], w->workgroup[0] + g);
+                ttmp_put(sp->ttmp, arch->ttmp->group_id[1], w->workgroup[1]);
+                ttmp_put(sp->ttmp, arch->ttmp->group_id[2], w->workgroup[2]);
+                ttmp_put(sp->ttmp, arch->ttmp->group_yz_valid,
+                         d->grid[1] > d->workgroup[1] || d->grid[2] > d->workgroup[2]);
+                ttmp_put(sp->ttmp, arch->ttmp->wave_in_group, n);
+                /* The debugger wave id the trap handler records: unique, non-zero. */
+                ttmp_put(sp->ttmp, arch->ttmp->wave_id_lo, uid + 1);
+                ttmp_put(sp->ttmp, arch->ttmp->wave_id_valid, 1);
+                if (w->stopped) {
+                    ttmp_put(sp->ttmp, arch->ttmp->stopped, 1);
+                    set_stop(arch, w->stop, sp->hwreg, sp->ttmp);
+                    /* Parking families: the trap handler saved the real PC in the TTMPs. */
+                    if (gc_arch_parks_stopped_waves(arch, s->r_version)) {
+                        ttmp_put(sp->ttmp, arch->ttmp->parked_pc_lo, (uint32_t)pc);
+                        ttmp_put(sp->ttmp, arch->ttmp->parked_pc_hi, (uint32_t)(pc >> 32));
+                    }
+                }
+            }
+        }
+    }
+    aw->n = k;
+    return GPUCORE_OK;
+}
+
+static void area_waves_done(struct area_waves *aw)
+{
+    gc_free(aw->specs);
+    gc_free(aw->regs);
+    gc_free(aw->lds);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Queues, dispatches, buffers                                                                 */
+/* ------------------------------------------------------------------------------------------ */
+
+static void fill_pattern(uint8_t *base, uint64_t off, uint64_t size, enum gc_scen_pattern p,
+                         uint32_t seed, uint32_t kind)
+{
+    if (p == GC_SCEN_PAT_ZERO)
+        return;
+    for (uint64_t o = off; o + 4 <= off + size; o += 4)
+        put(base + o, gc_layout_mem(p, seed, kind, o / 4), 4);
+}
+
+static gpucore_status_t build_buffers(struct lctx *c)
+{
+    for (uint32_t i = 0; i < c->s->nbuffers; i++) {
+        const struct gc_scen_buffer *b = &c->s->buffers[i];
+        char what[96];
+        uint8_t *p;
+
+        snprintf(what, sizeof(what), "buffers[%u] '%s'", i, b->name);
+        GC_TRY(map(c, b->address, b->size, what, &p));
+        c->l->buffers[i] = (struct gc_layout_buffer){ addr_of(p), b->size };
+        if (!b->nranges)
+            fill_pattern(p, 0, b->size, b->pattern, b->seed, GC_SCEN_KIND_MEM);
+        for (uint32_t r = 0; r < b->nranges; r++)
+            fill_pattern(p, b->ranges[r].offset, b->ranges[r].size, b->pattern, b->seed,
+                         GC_SCEN_KIND_MEM);
+    }
+    return GPUCORE_OK;
+}
+
+static gpucore_status_t build_dispatches(struct lctx *c, Elf **elfs)
+{
+    const struct gc_scenario *s = c->s;
+    uint64_t total = 0;
+    uint8_t *pool;
+
+    for (uint32_t i = 0; i < s->ndispatches; i++) {
+        const struct gc_scen_dispatch *d = &s->dispatches[i];
+
+        total += align_up(d->nraw ? d->nraw : 8ull * d->nkernargs + 256, 64);
+    }
+    GC_TRY(map(c, 0, total, "kernarg pool", &pool));
+    total = 0;
+    for (uint32_t i = 0; i < s->ndispatches; i++) {
+        const struct gc_scen_dispatch *d = &s->dispatches[i];
+        struct gc_layout_dispatch *ld = &c->l->dispatches[i];
+        const struct gc_layout_code_object *lc = &c->l->code_objects[d->code_object];
+        char sym[GC_SCEN_NAME_MAX + 4];
+        uint64_t kd, kdsize, fn, fnsize;
+        int64_t entry_off = 0;
+        uint8_t *ka = pool + total;
+        uint32_t off = 0;
+
+        snprintf(sym, sizeof(sym), "%s.kd", d->kernel);
+        if (!find_symbol(elfs[d->code_object], sym, &kd, &kdsize) ||
+            !find_symbol(elfs[d->code_object], d->kernel, &fn, &fnsize))
+            return lfail(c, GPUCORE_E_INVAL, "dispatches[%u].kernel: '%s' (with '%s') not "
+                         "found in %s", i, d->kernel, sym, lc->path);
+        if (kd + 64 > lc->load_size || fn >= lc->load_size)
+            return lfail(c, GPUCORE_E_CORRUPT, "dispatches[%u].kernel: '%s' outside the loaded "
+                         "image", i, d->kernel);
+        ld->kernel_object = lc->load_base + kd;
+        for (int b = 0; b < 8; b++)
+            entry_off |= (int64_t)((uint64_t)((uint8_t *)(uintptr_t)ld->kernel_object)[16 + b]
+                                   << (8 * b));
+        ld->entry = ld->kernel_object + (uint64_t)entry_off;
+        ld->code_size = fnsize;
+        if (ld->entry != lc->load_base + fn)
+            return lfail(c, GPUCORE_E_CORRUPT, "dispatches[%u].kernel: the descriptor of '%s' "
+                         "does not point at the kernel", i, d->kernel);
+        ld->kernarg = addr_of(ka);
+        if (d->nraw) {
+            memcpy(ka, d->raw_kernargs, d->nraw);
+            off = d->nraw;
+        }
+        for (uint32_t k = 0; k < d->nkernargs; k++) {
+            const struct gc_scen_kernarg *a = &d->kernargs[k];
+            uint32_t n = a->type == GC_SCEN_KA_U32 || a->type == GC_SCEN_KA_F32 ? 4 : 8;
+            uint64_t v = a->type == GC_SCEN_KA_BUFFER ?
+                                 c->l->buffers[a->value].address + a->value2 : a->value;
+
+            off = (uint32_t)align_up(off, n); /* natural alignment, as the ABI lays them out */
+            put(ka + off, v, n);
+            off += n;
+        }
+        ld->kernarg_size = off;
+        total += align_up(d->nraw ? d->nraw : 8ull * d->nkernargs + 256, 64);
+    }
+    return GPUCORE_OK;
+}
+
+static gpucore_status_t build_queue(struct lctx *c, uint32_t qi)
+{
+    const struct gc_scenario *s = c->s;
+    const struct gc_scen_queue *q = &s->queues[qi];
+    const struct gc_scen_agent *a = &s->agents[q->agent];
+    const struct gc_arch *arch = gc_arch_by_name(a->target);
+    struct gc_layout_queue *lq = &c->l->queues[qi];
+    uint64_t minid = UINT64_MAX, maxid = 0;
+    uint8_t *ring, *aq, *scratch, *cwsr;
+    uint32_t tmpring = 0;
+    gpucore_diag_t d2;
+
+    lq->gpu_id = a->gpu_id;
+    lq->queue_id = q->queue_id;
+    lq->num_xcc = a->num_xcc;
+    if (gc_cwsr_compute_sizes(arch, a->simd_count, a->array_count, a->simd_arrays_per_engine,
+                              a->num_xcc, &lq->sizes) < 0)
+        return lfail(c, GPUCORE_E_INVAL, "agents[%u]: KFD would reject the CWSR sizes of %s "
+                     "with simd_count %u, num_xcc %u", q->agent, arch->name, a->simd_count,
+                     a->num_xcc);
+    if ((uint64_t)q->ring_packets > gc_arch_max_queue_packets(arch))
+        return lfail(c, GPUCORE_E_INVAL, "queues[%u].ring_packets: %s addresses at most %" PRIu64
+                     " packets", qi, arch->name, gc_arch_max_queue_packets(arch));
+
+    /* Ring: every slot starts INVALID, as ROCr initialises it. */
+    lq->ring_size = 64ull * q->ring_packets;
+    GC_TRY(map(c, 0, lq->ring_size, "AQL ring", &ring));
+    lq->ring = addr_of(ring);
+    for (uint64_t o = 0; o < lq->ring_size; o += 64)
+        put(ring + o, AQL_INVALID_HEADER, 2);
+    for (uint32_t i = 0; i < s->ndispatches; i++) {
+        const struct gc_scen_dispatch *d = &s->dispatches[i];
+        struct gc_layout_dispatch *ld = &c->l->dispatches[i];
+        uint8_t *p;
+
+        if (d->queue != qi)
+            continue;
+        p = ring + (d->packet_id % q->ring_packets) * 64;
+        ld->packet = addr_of(p);
+        put(p + 0, AQL_DISPATCH_HEADER, 2);
+        put(p + 2, d->grid[2] > 1 ? 3 : d->grid[1] > 1 ? 2 : 1, 2); /* setup: dimensions */
+        put(p + 4, d->workgroup[0], 2);
+        put(p + 6, d->workgroup[1], 2);
+        put(p + 8, d->workgroup[2], 2);
+        put(p + 12, d->grid[0], 4);
+        put(p + 16, d->grid[1], 4);
+        put(p + 20, d->grid[2], 4);
+        put(p + 24, d->private_segment_size, 4);
+        put(p + 28, d->group_segment_size, 4);
+        put(p + 32, ld->kernel_object, 8);
+        put(p + 40, ld->kernarg, 8);
+        put(p + 56, 0, 8); /* completion_signal: none (not read by a debugger) */
+        minid = d->packet_id < minid ? d->packet_id : minid;
+        maxid = d->packet_id > maxid ? d->packet_id : maxid;
+    }
+    if (minid == UINT64_MAX)
+        minid = maxid = 0;
+    else
+        maxid++;
+    if (maxid - minid > q->ring_packets)
+        return lfail(c, GPUCORE_E_INVAL, "queues[%u]: the dispatches' packet ids span more than "
+                     "the ring's %u packets", qi, q->ring_packets);
+    lq->read_id = minid;
+    lq->write_id = maxid;
+
+    /* Scratch: one slot per wave per XCC, XCC stride scratch_backing_memory_byte_size. */
+    lq->scratch_size = (uint64_t)q->scratch_per_wave * q->scratch_waves * a->num_xcc;
+    if (lq->scratch_size) {
+        GC_TRY(map(c, 0, lq->scratch_size, "scratch", &scratch));
+        lq->scratch = addr_of(scratch);
+        fill_pattern(scratch, 0, lq->scratch_size, q->scratch_pattern, q->scratch_seed,
+                     GC_SCEN_KIND_SCRATCH);
+        tmpring = gc_bf_put(tmpring, arch->hwreg->scratch.waves, q->scratch_waves);
+        tmpring = gc_bf_put(tmpring, arch->hwreg->scratch.wavesize,
+                            q->scratch_per_wave / arch->hwreg->scratch.wavesize_unit);
+    }
+    lq->compute_tmpring_size = tmpring;
+
+    GC_TRY(map(c, 0, GC_AMDQ_SIZE, "amd_queue_t", &aq));
+    lq->amd_queue = addr_of(aq);
+    put(aq + 0, 0, 4);                    /* hsa_queue_t.type: MULTIPLE */
+    put(aq + 4, 1, 4);                    /* features: KERNEL_DISPATCH */
+    put(aq + 8, lq->ring, 8);             /* base_address */
+    put(aq + 24, q->ring_packets, 4);     /* size, in packets */
+    put(aq + 32, q->queue_id, 8);         /* id */
+    put(aq + GC_AMDQ_WRITE_DISPATCH_ID, lq->write_id, 8);
+    put(aq + 72, a->simd_count / arch->cwsr->simd_per_cu / a->num_xcc - 1, 4); /* max_cu_id */
+    put(aq + 76, a->max_waves_per_simd * arch->cwsr->simd_per_cu - 1, 4);     /* max_wave_id */
+    put(aq + GC_AMDQ_READ_DISPATCH_ID, lq->read_id, 8);
+    put(aq + 136, GC_AMDQ_READ_DISPATCH_ID, 4); /* read_dispatch_id_field_base_byte_offset */
+    put(aq + GC_AMDQ_COMPUTE_TMPRING_SIZE, tmpring, 4);
+    put(aq + GC_AMDQ_SCRATCH_LOCATION, lq->scratch, 8);
+    /* r_version 11 removed the per-XCC stride field (core-format.md §8.5). */
+    if (s->r_version < 11)
+        put(aq + GC_AMDQ_SCRATCH_BYTE_SIZE, lq->scratch_size / a->num_xcc, 8);
+    put(aq + 176, q->scratch_per_wave / 64, 4); /* scratch_workitem_byte_size (wave64 lanes) */
+    put(aq + 180, 0x1u | 0x2u, 4);              /* queue_properties: trap handler, 64-bit */
+
+    /* CWSR: one area per XCC, then the debugger area (cwsr-layout.md §2). */
+    GC_TRY(map(c, 0, lq->sizes.total_size, "CWSR area", &cwsr));
+    lq->cwsr = addr_of(cwsr);
+    for (uint32_t x = 0; x < a->num_xcc; x++) {
+        struct area_waves aw;
+        struct gc_cwsr_header tmpl = {
+            /* libhsakmt's values: the debug area seen from this XCC's base. */
+            .debug_offset = (a->num_xcc - x) * lq->sizes.cwsr_size,
+            .debug_size = lq->sizes.debug_memory_size * a->num_xcc,
+        };
+        uint8_t *img = NULL;
+        size_t len = 0;
+        gpucore_status_t st = build_specs(c, qi, x, arch, &aw);
+
+        if (st < 0) {
+            area_waves_done(&aw);
+            return st; /* already described */
+        }
+        memset(&d2, 0, sizeof(d2));
+        st = gc_cwsr_encode(arch, aw.specs, aw.n, lq->sizes.ctl_stack_size, &tmpl, &img, &len,
+                            &lq->header[x], &d2);
+        if (st < 0) {
+            area_waves_done(&aw);
+            return lfail(c, st, "queues[%u] xcc %u: the waves cannot be saved: %s", qi, x,
+                         d2.message);
+        }
+        if (len > lq->sizes.cwsr_size) {
+            gc_free(img);
+            area_waves_done(&aw);
+            return lfail(c, GPUCORE_E_LIMIT, "queues[%u] xcc %u: %u waves do not fit the save "
+                         "area of %u bytes", qi, x, aw.n, lq->sizes.cwsr_size);
+        }
+        memcpy(cwsr + (uint64_t)x * lq->sizes.cwsr_size, img, len);
+        lq->waves[x] = aw.n;
+        gc_free(img);
+        area_waves_done(&aw);
+    }
+    return GPUCORE_OK;
+}
+
+gpucore_status_t gc_layout_build(const struct gc_scenario *s, const char *objects_dir,
+                                 struct gc_layout **ret, gpucore_diag_t *reterr_diag)
+{
+    struct gc_layout *l;
+    struct lctx c = { .s = s, .diag = reterr_diag };
+    Elf **elfs = NULL;
+    uint8_t **bytes = NULL;
+    gpucore_status_t st = GPUCORE_OK;
+    uint32_t ncos = 0;
+
+    if (!s || !ret || !objects_dir)
+        return gc_diag_set(reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET, "NULL argument");
+    if (elf_version(EV_CURRENT) == EV_NONE)
+        return gc_diag_set(reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET, "libelf too old");
+    for (uint32_t i = 0; i < s->nagents; i++)
+        if (s->agents[i].num_xcc > GC_LAYOUT_MAX_XCC)
+            return gc_diag_set(reterr_diag, GPUCORE_E_LIMIT, GC_NO_OFFSET, "too many XCCs");
+    l = calloc(1, sizeof(*l));
+    if (!l)
+        return GPUCORE_E_NOMEM;
+    c.l = l;
+    l->s = s;
+    l->code_objects = gc_calloc_array(s->ncode_objects + 1u, sizeof(*l->code_objects));
+    l->dispatches = gc_calloc_array(s->ndispatches + 1u, sizeof(*l->dispatches));
+    l->queues = gc_calloc_array(s->nqueues + 1u, sizeof(*l->queues));
+    l->buffers = gc_calloc_array(s->nbuffers + 1u, sizeof(*l->buffers));
+    elfs = gc_calloc_array(s->ncode_objects + 1u, sizeof(*elfs));
+    bytes = gc_calloc_array(s->ncode_objects + 1u, sizeof(*bytes));
+    if (!l->code_objects || !l->dispatches || !l->queues || !l->buffers || !elfs || !bytes)
+        st = GPUCORE_E_NOMEM;
+    for (; st == GPUCORE_OK && ncos < s->ncode_objects; ncos++) {
+        size_t len;
+
+        st = load_code_object(&c, ncos, objects_dir, &bytes[ncos], &len, &elfs[ncos]);
+        if (st < 0)
+            break;
+    }
+    if (st == GPUCORE_OK)
+        st = build_r_debug(&c);
+    if (st == GPUCORE_OK)
+        st = build_buffers(&c);
+    if (st == GPUCORE_OK)
+        st = build_dispatches(&c, elfs);
+    for (uint32_t q = 0; st == GPUCORE_OK && q < s->nqueues; q++)
+        st = build_queue(&c, q);
+    for (uint32_t i = 0; i < ncos; i++) {
+        if (elfs[i])
+            elf_end(elfs[i]);
+        gc_free(bytes[i]);
+    }
+    gc_free(elfs);
+    gc_free(bytes);
+    if (st < 0) {
+        gc_layout_free(l);
+        return st;
+    }
+    *ret = l;
+    return GPUCORE_OK;
+}
+
+void gc_layout_free(struct gc_layout *l)
+{
+    if (!l)
+        return;
+    for (uint32_t i = 0; i < l->nmaps; i++)
+        munmap(l->maps[i].addr, l->maps[i].len);
+    gc_free(l->maps);
+    gc_free(l->code_objects);
+    gc_free(l->dispatches);
+    gc_free(l->queues);
+    gc_free(l->buffers);
+    free(l);
+}

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The process image a scenario implies, built in the calling process's own memory: what ROCr
+ * and the hardware would have put there (core-format.md §8): `_amdgpu_r_debug` and its link map
+ * with code-object URIs, the loaded code objects, AQL rings with dispatch packets, amd_queue_t,
+ * kernargs, scratch, device buffers and CWSR areas whose wave records come from arch's encoder.
+ *
+ * The result describes every address, so the inferior can hand it to the simulated driver and
+ * tests can check what a debugger reads. No printing.
+ */
+#ifndef GC_SIM_LAYOUT_H
+#define GC_SIM_LAYOUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gpucore/status.h>
+
+#include "cwsr.h"
+#include "scenario.h"
+
+#define GC_LAYOUT_MAX_XCC 16u
+
+/* Offsets in amd_queue_t (<hsa/amd_hsa_queue.h>, core-format.md §8.5). */
+#define GC_AMDQ_SIZE                 256u
+#define GC_AMDQ_WRITE_DISPATCH_ID    56u
+#define GC_AMDQ_READ_DISPATCH_ID     128u
+#define GC_AMDQ_COMPUTE_TMPRING_SIZE 140u
+#define GC_AMDQ_SCRATCH_LOCATION     160u
+#define GC_AMDQ_SCRATCH_BYTE_SIZE    168u
+
+struct gc_layout_code_object {
+    uint64_t load_base;   /* l_addr: where the PT_LOAD segments are */
+    uint64_t load_size;
+    uint64_t image;       /* the ELF file's bytes (memory:// URIs point here) */
+    uint64_t image_size;
+    uint64_t link_map;    /* its node */
+    char uri[512];
+    char path[512];       /* the object file */
+};
+
+struct gc_layout_dispatch {
+    uint64_t packet;        /* address of its AQL packet */
+    uint64_t kernel_object; /* kernel descriptor */
+    uint64_t entry;         /* kernel code */
+    uint64_t code_size;     /* st_size of the kernel symbol */
+    uint64_t kernarg;
+    uint32_t kernarg_size;
+};
+
+struct gc_layout_queue {
+    uint32_t gpu_id, queue_id, num_xcc;
+    uint64_t ring, ring_size;            /* bytes */
+    uint64_t amd_queue;
+    uint64_t read_id, write_id;
+    uint64_t scratch, scratch_size;      /* all XCCs; per-XCC stride scratch_size / num_xcc */
+    uint32_t compute_tmpring_size;
+    uint64_t cwsr;                       /* ctx_save_restore_address */
+    struct gc_cwsr_sizes sizes;
+    struct gc_cwsr_header header[GC_LAYOUT_MAX_XCC]; /* as written at cwsr + i * cwsr_size */
+    uint32_t waves[GC_LAYOUT_MAX_XCC];
+};
+
+struct gc_layout_buffer {
+    uint64_t address, size;
+};
+
+struct gc_layout_mapping {
+    void *addr;
+    size_t len;
+};
+
+struct gc_layout {
+    const struct gc_scenario *s; /* borrowed */
+    uint64_t r_debug;            /* _amdgpu_r_debug */
+    uint64_t r_brk;
+    struct gc_layout_code_object *code_objects;
+    struct gc_layout_dispatch *dispatches;
+    struct gc_layout_queue *queues;
+    struct gc_layout_buffer *buffers;
+    struct gc_layout_mapping *maps;
+    uint32_t nmaps, capmaps;
+};
+
+/*
+ * Build the image of @p s in this process. Code objects are read from @p objects_dir
+ * ("<stem>.<target>.co", tests/scenarios.cmake builds them). Errors name the scenario file and
+ * JSON path where the scenario is at fault ("x.json: waves[3].pc: kernel 'vadd' has no offset
+ * 0x1000 (size 0x200)").
+ * @retval GPUCORE_OK, GPUCORE_E_INVAL, GPUCORE_E_IO (object file), GPUCORE_E_CORRUPT (object
+ *         file not an AMDGPU ELF / kernel missing), GPUCORE_E_EXIST (a fixed address is taken),
+ *         GPUCORE_E_NOMEM. On success release with gc_layout_free().
+ */
+gpucore_status_t gc_layout_build(const struct gc_scenario *s, const char *objects_dir,
+                                 struct gc_layout **ret, gpucore_diag_t *reterr_diag);
+
+/* Unmap everything and free. Accepts NULL. */
+void gc_layout_free(struct gc_layout *l);
+
+/* ROCr's _loader_debug_state: r_brk points here (a debugger may set a breakpoint on it). */
+void gc_sim_loader_debug_state(void);
+
+/*
+ * Ground truth shared by the layout and tests: the register values, LDS bytes and stop state of
+ * a wave, as the scenario defines them.
+ */
+uint32_t gc_layout_sgpr(const struct gc_scen_waves *w, uint32_t wave_uid, uint32_t reg);
+uint32_t gc_layout_vgpr(const struct gc_scen_waves *w, uint32_t wave_uid, uint32_t reg,
+                        uint32_t lane);
+uint32_t gc_layout_accvgpr(const struct gc_scen_waves *w, uint32_t wave_uid, uint32_t reg,
+                           uint32_t lane);
+/* LDS dword @p k of the workgroup whose first wave is @p leader_uid. */
+uint32_t gc_layout_lds(const struct gc_scen_waves *w, uint32_t leader_uid, uint32_t k);
+/* Memory pattern word at byte 4k of a buffer (or scratch). */
+uint32_t gc_layout_mem(enum gc_scen_pattern p, uint32_t seed, uint32_t kind, uint64_t k);
+
+/* Saved register counts of a dispatch's waves (defaults applied for @p arch). */
+void gc_layout_reg_counts(const struct gc_arch *arch, const struct gc_scen_dispatch *d,
+                          uint32_t *vgprs, uint32_t *accvgprs, uint32_t *sgprs);
+
+#endif /* GC_SIM_LAYOUT_H */

@@ -1,0 +1,1041 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Strict JSON scenario parser (jansson). Every value is checked where it is read, with the JSON
+ * path in the message, because scenario files are written by hand and a silently defaulted typo
+ * would make a test compare against the wrong ground truth.
+ */
+#include "scenario.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "arch.h"
+#include "gc_util.h"
+
+/* ------------------------------------------------------------------------------------------ */
+/* Fill function                                                                               */
+/* ------------------------------------------------------------------------------------------ */
+
+/* murmur3's 32-bit finaliser: cheap, and every input bit affects every output bit, so ground
+   truth values of neighbouring registers and lanes all differ (a misplaced register shows). */
+static uint32_t mix32(uint32_t h)
+{
+    h ^= h >> 16;
+    h *= 0x85ebca6bu;
+    h ^= h >> 13;
+    h *= 0xc2b2ae35u;
+    h ^= h >> 16;
+    return h;
+}
+
+uint32_t gc_scen_fill(uint32_t seed, uint32_t kind, uint32_t wave, uint32_t reg, uint32_t lane)
+{
+    uint32_t h = mix32(seed ^ 0x9e3779b9u);
+
+    h = mix32(h ^ kind);
+    h = mix32(h ^ wave);
+    h = mix32(h ^ reg);
+    return mix32(h ^ lane);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Parse context: the JSON path of the value being read, for messages                          */
+/* ------------------------------------------------------------------------------------------ */
+
+struct pctx {
+    const char *file;
+    gpucore_diag_t *diag;
+    char path[256];
+    size_t len;
+};
+
+static gpucore_status_t fail(struct pctx *c, gpucore_status_t st, const char *fmt, ...)
+    GC_PRINTF(3, 4);
+static gpucore_status_t fail(struct pctx *c, gpucore_status_t st, const char *fmt, ...)
+{
+    char msg[200];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    if (c->len)
+        return gc_diag_set(c->diag, st, GC_NO_OFFSET, "%s: %s: %s", c->file, c->path, msg);
+    return gc_diag_set(c->diag, st, GC_NO_OFFSET, "%s: %s", c->file, msg);
+}
+
+/* Enter a member (key) or element (index >= 0 with key NULL); returns the length to restore. */
+static size_t push(struct pctx *c, const char *key, long index)
+{
+    size_t old = c->len;
+    int n;
+
+    if (key)
+        n = snprintf(c->path + c->len, sizeof(c->path) - c->len, "%s%s", c->len ? "." : "", key);
+    else
+        n = snprintf(c->path + c->len, sizeof(c->path) - c->len, "[%ld]", index);
+    if (n > 0 && (size_t)n < sizeof(c->path) - c->len)
+        c->len += (size_t)n;
+    return old;
+}
+
+static void pop(struct pctx *c, size_t old)
+{
+    c->len = old;
+    c->path[old] = 0;
+}
+
+/* Reject keys outside @p allowed (NULL-terminated): a misspelt key must not be ignored. */
+static gpucore_status_t check_keys(struct pctx *c, json_t *obj, const char *const *allowed)
+{
+    const char *key;
+    json_t *v;
+
+    if (!json_is_object(obj))
+        return fail(c, GPUCORE_E_INVAL, "expected an object");
+    json_object_foreach(obj, key, v) {
+        int ok = 0;
+
+        for (size_t i = 0; allowed[i]; i++)
+            ok |= strcmp(key, allowed[i]) == 0;
+        if (!ok) {
+            size_t o = push(c, key, 0);
+            gpucore_status_t st = fail(c, GPUCORE_E_INVAL, "unknown key");
+
+            pop(c, o);
+            return st;
+        }
+    }
+    return GPUCORE_OK;
+}
+
+/* A u64 from a JSON integer (>= 0) or a string "0x..." / decimal (addresses above 2^63). */
+static gpucore_status_t as_u64(struct pctx *c, json_t *v, uint64_t lo, uint64_t hi,
+                               uint64_t *out)
+{
+    uint64_t x;
+
+    if (json_is_integer(v)) {
+        json_int_t i = json_integer_value(v);
+
+        if (i < 0)
+            return fail(c, GPUCORE_E_INVAL, "negative value %" JSON_INTEGER_FORMAT, i);
+        x = (uint64_t)i;
+    } else if (json_is_string(v)) {
+        const char *s = json_string_value(v);
+        char *end = NULL;
+
+        errno = 0;
+        if (!*s || *s == '-' || *s == '+' || *s == ' ')
+            return fail(c, GPUCORE_E_INVAL, "'%s' is not a number", s);
+        x = strtoull(s, &end, 0);
+        if (errno || !end || *end)
+            return fail(c, GPUCORE_E_INVAL, "'%s' is not a number", s);
+    } else {
+        return fail(c, GPUCORE_E_INVAL, "expected a number");
+    }
+    if (x < lo || x > hi)
+        return fail(c, GPUCORE_E_INVAL, "%" PRIu64 " (0x%" PRIx64 ") out of range [%" PRIu64
+                    ", %" PRIu64 "]", x, x, lo, hi);
+    *out = x;
+    return GPUCORE_OK;
+}
+
+static gpucore_status_t get_u64(struct pctx *c, json_t *obj, const char *key, int required,
+                                uint64_t def, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+    json_t *v = json_object_get(obj, key);
+    size_t o;
+    gpucore_status_t st;
+
+    if (!v) {
+        if (required)
+            return fail(c, GPUCORE_E_INVAL, "missing '%s'", key);
+        *out = def;
+        return GPUCORE_OK;
+    }
+    o = push(c, key, 0);
+    st = as_u64(c, v, lo, hi, out);
+    pop(c, o);
+    return st;
+}
+
+static gpucore_status_t get_u32(struct pctx *c, json_t *obj, const char *key, int required,
+                                uint32_t def, uint32_t lo, uint32_t hi, uint32_t *out)
+{
+    uint64_t x;
+
+    GC_TRY(get_u64(c, obj, key, required, def, lo, hi, &x));
+    *out = (uint32_t)x;
+    return GPUCORE_OK;
+}
+
+static gpucore_status_t get_str(struct pctx *c, json_t *obj, const char *key, int required,
+                                const char *def, char *buf, size_t size)
+{
+    json_t *v = json_object_get(obj, key);
+    const char *s;
+    size_t o;
+
+    if (!v) {
+        if (required)
+            return fail(c, GPUCORE_E_INVAL, "missing '%s'", key);
+        snprintf(buf, size, "%s", def);
+        return GPUCORE_OK;
+    }
+    o = push(c, key, 0);
+    if (!json_is_string(v)) {
+        gpucore_status_t st = fail(c, GPUCORE_E_INVAL, "expected a string");
+        pop(c, o);
+        return st;
+    }
+    s = json_string_value(v);
+    if (!*s || strlen(s) >= size || strlen(s) != json_string_length(v)) {
+        gpucore_status_t st = fail(c, GPUCORE_E_INVAL, "string empty, too long (max %zu) or "
+                                   "with NUL", size - 1);
+        pop(c, o);
+        return st;
+    }
+    pop(c, o);
+    snprintf(buf, size, "%s", s);
+    return GPUCORE_OK;
+}
+
+/* One of @p names (NULL-terminated) → its index. */
+static gpucore_status_t get_enum(struct pctx *c, json_t *obj, const char *key, int required,
+                                 int def, const char *const *names, int *out)
+{
+    char s[32];
+
+    GC_TRY(get_str(c, obj, key, required, names[def], s, sizeof(s)));
+    for (int i = 0; names[i]; i++) {
+        if (strcmp(s, names[i]) == 0) {
+            *out = i;
+            return GPUCORE_OK;
+        }
+    }
+    {
+        size_t o = push(c, key, 0);
+        gpucore_status_t st = fail(c, GPUCORE_E_INVAL, "unknown value '%s'", s);
+        pop(c, o);
+        return st;
+    }
+}
+
+static gpucore_status_t get_bool(struct pctx *c, json_t *obj, const char *key, int def, int *out)
+{
+    json_t *v = json_object_get(obj, key);
+
+    if (!v) {
+        *out = def;
+        return GPUCORE_OK;
+    }
+    if (!json_is_boolean(v)) {
+        size_t o = push(c, key, 0);
+        gpucore_status_t st = fail(c, GPUCORE_E_INVAL, "expected true or false");
+        pop(c, o);
+        return st;
+    }
+    *out = json_is_true(v);
+    return GPUCORE_OK;
+}
+
+/* An optional array member with at most @p max elements; *ret NULL when absent. */
+static gpucore_status_t get_array(struct pctx *c, json_t *obj, const char *key, size_t max,
+                                  json_t **ret)
+{
+    json_t *v = json_object_get(obj, key);
+    size_t o;
+    gpucore_status_t st = GPUCORE_OK;
+
+    *ret = NULL;
+    if (!v)
+        return GPUCORE_OK;
+    o = push(c, key, 0);
+    if (!json_is_array(v))
+        st = fail(c, GPUCORE_E_INVAL, "expected an array");
+    else if (json_array_size(v) > max)
+        st = fail(c, GPUCORE_E_LIMIT, "%zu elements, at most %zu", json_array_size(v), max);
+    pop(c, o);
+    *ret = v;
+    return st;
+}
+
+/* A [x, y, z] triple (shorter arrays pad with @p pad). */
+static gpucore_status_t get_dim3(struct pctx *c, json_t *obj, const char *key, uint32_t pad,
+                                 uint32_t lo, uint32_t hi, uint32_t out[3])
+{
+    json_t *v = json_object_get(obj, key);
+    size_t o = push(c, key, 0);
+    gpucore_status_t st = GPUCORE_OK;
+
+    out[0] = out[1] = out[2] = pad;
+    if (!v) {
+        st = fail(c, GPUCORE_E_INVAL, "missing");
+    } else if (!json_is_array(v) || json_array_size(v) < 1 || json_array_size(v) > 3) {
+        st = fail(c, GPUCORE_E_INVAL, "expected [x], [x, y] or [x, y, z]");
+    } else {
+        for (size_t i = 0; i < json_array_size(v) && st == GPUCORE_OK; i++) {
+            uint64_t x;
+            size_t o2 = push(c, NULL, (long)i);
+
+            st = as_u64(c, json_array_get(v, i), lo, hi, &x);
+            out[i] = (uint32_t)x;
+            pop(c, o2);
+        }
+    }
+    pop(c, o);
+    return st;
+}
+
+static const char *const pattern_names[] = { "zero", "sequence", "random", NULL };
+
+/* ------------------------------------------------------------------------------------------ */
+/* Sections                                                                                    */
+/* ------------------------------------------------------------------------------------------ */
+
+static gpucore_status_t parse_agent(struct pctx *c, json_t *o, struct gc_scen_agent *a,
+                                    const struct gc_scenario *s)
+{
+    static const char *const keys[] = { "target", "gpu_id", "simd_count", "max_waves_per_simd",
+        "array_count", "simd_arrays_per_engine", "num_xcc", "capability", "debug_prop",
+        "vendor_id", "device_id", "location_id", "domain", "revision_id", "ttmp_setup", NULL };
+    const struct gc_arch *arch;
+    int b;
+
+    GC_TRY(check_keys(c, o, keys));
+    GC_TRY(get_str(c, o, "target", 1, "", a->target, sizeof(a->target)));
+    arch = gc_arch_by_name(a->target);
+    if (!arch) {
+        size_t old = push(c, "target", 0);
+        gpucore_status_t st = fail(c, GPUCORE_E_INVAL, "unknown target '%s'", a->target);
+        pop(c, old);
+        return st;
+    }
+    GC_TRY(get_u32(c, o, "gpu_id", 1, 0, 1, UINT32_MAX, &a->gpu_id));
+    GC_TRY(get_u32(c, o, "simd_count", 1, 0, 1, 4096, &a->simd_count));
+    GC_TRY(get_u32(c, o, "max_waves_per_simd", 0, 8, 1, 64, &a->max_waves_per_simd));
+    GC_TRY(get_u32(c, o, "array_count", 0, 8, 1, 256, &a->array_count));
+    GC_TRY(get_u32(c, o, "simd_arrays_per_engine", 0, 1, 1, 64, &a->simd_arrays_per_engine));
+    GC_TRY(get_u32(c, o, "num_xcc", 0, 1, 1, 16, &a->num_xcc));
+    GC_TRY(get_u32(c, o, "capability", 0, 0, 0, UINT32_MAX, &a->capability));
+    GC_TRY(get_u32(c, o, "debug_prop", 0, 0, 0, UINT32_MAX, &a->debug_prop));
+    GC_TRY(get_u32(c, o, "vendor_id", 0, 0x1002, 0, 0xffff, &a->vendor_id));
+    GC_TRY(get_u32(c, o, "device_id", 0, 0, 0, 0xffff, &a->device_id));
+    GC_TRY(get_u32(c, o, "location_id", 0, 0, 0, UINT32_MAX, &a->location_id));
+    GC_TRY(get_u32(c, o, "domain", 0, 0, 0, UINT32_MAX, &a->domain));
+    GC_TRY(get_u32(c, o, "revision_id", 0, 0, 0, 0xff, &a->revision_id));
+    GC_TRY(get_bool(c, o, "ttmp_setup", (int)s->ttmp_setup, &b));
+    a->ttmp_setup = (uint32_t)b;
+    if (a->simd_count % a->num_xcc)
+        return fail(c, GPUCORE_E_INVAL, "simd_count %u is not a multiple of num_xcc %u",
+                    a->simd_count, a->num_xcc);
+    return GPUCORE_OK;
+}
+
+static gpucore_status_t parse_queue(struct pctx *c, json_t *o, struct gc_scen_queue *q,
+                                    const struct gc_scenario *s)
+{
+    static const char *const keys[] = { "agent", "queue_id", "ring_packets", "scratch_per_wave",
+        "scratch_waves", "scratch_pattern", "scratch_seed", NULL };
+    int pat;
+
+    GC_TRY(check_keys(c, o, keys));
+    GC_TRY(get_u32(c, o, "agent", 1, 0, 0, s->nagents ? s->nagents - 1 : 0, &q->agent));
+    if (!s->nagents)
+        return fail(c, GPUCORE_E_INVAL, "no agents");
+    GC_TRY(get_u32(c, o, "queue_id", 1, 0, 0, 1023, &q->queue_id));
+    GC_TRY(get_u32(c, o, "ring_packets", 0, 64, 16, 1u << 18, &q->ring_packets));
+    if (q->ring_packets & (q->ring_packets - 1))
+        return fail(c, GPUCORE_E_INVAL, "ring_packets %u is not a power of two",
+                    q->ring_packets);
+    GC_TRY(get_u32(c, o, "scratch_per_wave", 0, 0, 0, 8u << 20, &q->scratch_per_wave));
+    if (q->scratch_per_wave % 1024)
+        return fail(c, GPUCORE_E_INVAL, "scratch_per_wave %u is not a multiple of 1024",
+                    q->scratch_per_wave);
+    GC_TRY(get_u32(c, o, "scratch_waves", 0, 32, 1, 4095, &q->scratch_waves));
+    if ((uint64_t)q->scratch_per_wave * q->scratch_waves * s->agents[q->agent].num_xcc >
+        GC_SCEN_MAX_SCRATCH)
+        return fail(c, GPUCORE_E_LIMIT, "scratch larger than 1 GiB");
+    GC_TRY(get_enum(c, o, "scratch_pattern", 0, 0, pattern_names, &pat));
+    q->scratch_pattern = (enum gc_scen_pattern)pat;
+    GC_TRY(get_u32(c, o, "scratch_seed", 0, 0, 0, UINT32_MAX, &q->scratch_seed));
+    for (const struct gc_scen_queue *p = s->queues; p < q; p++)
+        if (p->agent == q->agent && p->queue_id == q->queue_id)
+            return fail(c, GPUCORE_E_INVAL, "queue_id %u used twice on agent %u", q->queue_id,
+                        q->agent);
+    return GPUCORE_OK;
+}
+
+static int find_named(const char *name, const void *arr, size_t n, size_t stride, size_t off)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp((const char *)arr + i * stride + off, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+static gpucore_status_t parse_kernarg(struct pctx *c, json_t *o, struct gc_scen_kernarg *k,
+                                      const struct gc_scenario *s)
+{
+    static const char *const keys[] = { "type", "value", "offset", NULL };
+    static const char *const types[] = { "u32", "u64", "f32", "buffer", NULL };
+    int t;
+
+    GC_TRY(check_keys(c, o, keys));
+    GC_TRY(get_enum(c, o, "type", 1, 0, types, &t));
+    k->type = t;
+    if (k->type == GC_SCEN_KA_BUFFER) {
+        char name[GC_SCEN_NAME_MAX];
+        int i;
+
+        GC_TRY(get_str(c, o, "value", 1, "", name, sizeof(name)));
+        i = find_named(name, s->buffers, s->nbuffers, sizeof(*s->buffers),
+                       offsetof(struct gc_scen_buffer, name));
+        if (i < 0)
+            return fail(c, GPUCORE_E_INVAL, "value: no buffer named '%s'", name);
+        k->value = (uint64_t)i;
+        GC_TRY(get_u64(c, o, "offset", 0, 0, 0, s->buffers[i].size, &k->value2));
+    } else if (k->type == GC_SCEN_KA_F32) {
+        json_t *v = json_object_get(o, "value");
+        float f;
+        uint32_t bits;
+
+        if (!json_is_number(v))
+            return fail(c, GPUCORE_E_INVAL, "value: expected a number");
+        if (json_object_get(o, "offset"))
+            return fail(c, GPUCORE_E_INVAL, "offset: only for buffer arguments");
+        f = (float)json_number_value(v);
+        memcpy(&bits, &f, 4);
+        k->value = bits;
+    } else {
+        if (json_object_get(o, "offset"))
+            return fail(c, GPUCORE_E_INVAL, "offset: only for buffer arguments");
+        GC_TRY(get_u64(c, o, "value", 1, 0, 0,
+                       k->type == GC_SCEN_KA_U32 ? UINT32_MAX : UINT64_MAX, &k->value));
+    }
+    return GPUCORE_OK;
+}
+
+static gpucore_status_t parse_hex_bytes(struct pctx *c, const char *hex, uint8_t **ret,
+                                        uint32_t *ret_n)
+{
+    size_t n = strlen(hex);
+    uint8_t *p;
+
+    if (n % 2 || n / 2 > GC_SCEN_MAX_KERNARG_RAW || n == 0)
+        return fail(c, GPUCORE_E_INVAL, "raw_kernargs: expected 1..%u bytes as an even number "
+                    "of hex digits", GC_SCEN_MAX_KERNARG_RAW);
+    p = gc_malloc(n / 2);
+    if (!p)
+        return GPUCORE_E_NOMEM;
+    for (size_t i = 0; i < n / 2; i++) {
+        unsigned v;
+        char two[3] = { hex[2 * i], hex[2 * i + 1], 0 };
+        char *end;
+
+        v = (unsigned)strtoul(two, &end, 16);
+        if (*end || two[0] == '-' || two[0] == '+' || two[0] == ' ') {
+            gc_free(p);
+            return fail(c, GPUCORE_E_INVAL, "raw_kernargs: bad hex digit at %zu", 2 * i);
+        }
+        p[i] = (uint8_t)v;
+    }
+    *ret = p;
+    *ret_n = (uint32_t)(n / 2);
+    return GPUCORE_OK;
+}
+
+static gpucore_status_t parse_dispatch(struct pctx *c, json_t *o, struct gc_scen_dispatch *d,
+                                       const struct gc_scenario *s)
+{
+    static const char *const keys[] = { "queue", "code_object", "kernel", "grid", "workgroup",
+        "packet_id", "private_segment_size", "group_segment_size", "wave32", "vgprs",
+        "accvgprs", "sgprs", "kernargs", "raw_kernargs", NULL };
+    const struct gc_arch *arch;
+    char co[GC_SCEN_NAME_MAX];
+    json_t *ka;
+    int i, w32;
+
+    GC_TRY(check_keys(c, o, keys));
+    if (!s->nqueues)
+        return fail(c, GPUCORE_E_INVAL, "no queues");
+    GC_TRY(get_u32(c, o, "queue", 1, 0, 0, s->nqueues - 1, &d->queue));
+    arch = gc_arch_by_name(s->agents[s->queues[d->queue].agent].target);
+    GC_TRY(get_str(c, o, "code_object", 1, "", co, sizeof(co)));
+    i = find_named(co, s->code_objects, s->ncode_objects, sizeof(*s->code_objects),
+                   offsetof(struct gc_scen_code_object, name));
+    if (i < 0)
+        return fail(c, GPUCORE_E_INVAL, "code_object: no code object named '%s'", co);
+    d->code_object = (uint32_t)i;
+    GC_TRY(get_str(c, o, "kernel", 1, "", d->kernel, sizeof(d->kernel)));
+    GC_TRY(get_dim3(c, o, "workgroup", 1, 1, 1024, d->workgroup));
+    if ((uint64_t)d->workgroup[0] * d->workgroup[1] * d->workgroup[2] > 1024)
+        return fail(c, GPUCORE_E_INVAL, "workgroup: more than 1024 work-items");
+    GC_TRY(get_dim3(c, o, "grid", 1, 1, UINT32_MAX, d->grid));
+    GC_TRY(get_u64(c, o, "packet_id", 1, 0, 0, (1ull << 62), &d->packet_id));
+    GC_TRY(get_u32(c, o, "private_segment_size", 0, 0, 0, 1u << 20, &d->private_segment_size));
+    GC_TRY(get_u32(c, o, "group_segment_size", 0, 0, 0, arch->lds_bytes,
+                   &d->group_segment_size));
+    GC_TRY(get_bool(c, o, "wave32", arch->default_wave_size == 32, &w32));
+    if (w32 && !(arch->wave_sizes & GC_WAVE32))
+        return fail(c, GPUCORE_E_INVAL, "wave32: %s has no wave32", arch->name);
+    if (!w32 && !(arch->wave_sizes & GC_WAVE64))
+        return fail(c, GPUCORE_E_INVAL, "wave32: %s has no wave64", arch->name);
+    d->wave32 = (uint32_t)w32;
+    GC_TRY(get_u32(c, o, "vgprs", 0, 0, 0, 512, &d->vgprs));
+    GC_TRY(get_u32(c, o, "accvgprs", 0, 0, 0, 512, &d->accvgprs));
+    GC_TRY(get_u32(c, o, "sgprs", 0, 0, 0, 128, &d->sgprs));
+    GC_TRY(get_array(c, o, "kernargs", GC_SCEN_MAX_KERNARGS, &ka));
+    if (ka && json_object_get(o, "raw_kernargs"))
+        return fail(c, GPUCORE_E_INVAL, "give kernargs or raw_kernargs, not both");
+    if (ka) {
+        d->kernargs = gc_calloc_array(json_array_size(ka) + 1, sizeof(*d->kernargs));
+        if (!d->kernargs)
+            return GPUCORE_E_NOMEM;
+        for (size_t k = 0; k < json_array_size(ka); k++) {
+            size_t o1 = push(c, "kernargs", 0), o2 = push(c, NULL, (long)k);
+
+            gpucore_status_t st = parse_kernarg(c, json_array_get(ka, k), &d->kernargs[k], s);
+            if (st < 0)
+                return st;
+            pop(c, o2);
+            pop(c, o1);
+            d->nkernargs++;
+        }
+    } else if (json_object_get(o, "raw_kernargs")) {
+        char hex[2 * GC_SCEN_MAX_KERNARG_RAW + 2];
+        size_t o1 = push(c, "raw_kernargs", 0);
+
+        pop(c, o1);
+        GC_TRY(get_str(c, o, "raw_kernargs", 1, "", hex, sizeof(hex)));
+        GC_TRY(parse_hex_bytes(c, hex, &d->raw_kernargs, &d->nraw));
+    }
+    for (const struct gc_scen_dispatch *p = s->dispatches; p < d; p++)
+        if (p->queue == d->queue &&
+            p->packet_id % s->queues[d->queue].ring_packets ==
+                    d->packet_id % s->queues[d->queue].ring_packets)
+            return fail(c, GPUCORE_E_INVAL, "packet_id %" PRIu64 " uses the ring slot of "
+                        "another dispatch", d->packet_id);
+    return GPUCORE_OK;
+}
+
+static gpucore_status_t parse_regs(struct pctx *c, json_t *o, struct gc_scen_waves *w,
+                                   const struct gc_scenario *s)
+{
+    static const char *const keys[] = { "fill", "sgpr", "vgpr", NULL };
+    static const char *const kinds[] = { "sgpr", "vgpr" };
+    json_t *fill;
+
+    (void)s;
+    GC_TRY(check_keys(c, o, keys));
+    fill = json_object_get(o, "fill");
+    if (json_is_string(fill) && strcmp(json_string_value(fill), "zero") == 0) {
+        w->fill_zero = 1;
+    } else if (fill) {
+        uint64_t seed;
+        size_t o1 = push(c, "fill", 0);
+
+        GC_TRY(as_u64(c, fill, 0, UINT32_MAX, &seed));
+        pop(c, o1);
+        w->fill_seed = (uint32_t)seed;
+    }
+    w->overrides = gc_calloc_array(GC_SCEN_MAX_REG_OVERRIDES, sizeof(*w->overrides));
+    if (!w->overrides)
+        return GPUCORE_E_NOMEM;
+    for (uint32_t k = 0; k < 2; k++) {
+        json_t *m = json_object_get(o, kinds[k]);
+        const char *key;
+        json_t *v;
+        size_t o1;
+
+        if (!m)
+            continue;
+        o1 = push(c, kinds[k], 0);
+        if (!json_is_object(m))
+            return fail(c, GPUCORE_E_INVAL, "expected an object {\"N\": value}");
+        json_object_foreach(m, key, v) {
+            struct gc_scen_reg_override *r = &w->overrides[w->noverrides];
+            size_t o2 = push(c, key, 0);
+            char *end;
+            unsigned long reg;
+
+            if (w->noverrides >= GC_SCEN_MAX_REG_OVERRIDES)
+                return fail(c, GPUCORE_E_LIMIT, "more than %u register values",
+                            GC_SCEN_MAX_REG_OVERRIDES);
+            errno = 0;
+            reg = strtoul(key, &end, 10);
+            if (!*key || *end || errno || reg >= 512 || *key == '-' || *key == '+')
+                return fail(c, GPUCORE_E_INVAL, "register number expected (0..511)");
+            r->kind = k ? GC_SCEN_KIND_VGPR : GC_SCEN_KIND_SGPR;
+            r->reg = (uint32_t)reg;
+            r->lane = -1;
+            if (json_is_array(v) && k) {
+                /* one value per lane: expanded into per-lane overrides */
+                if (json_array_size(v) == 0 || json_array_size(v) > 64)
+                    return fail(c, GPUCORE_E_INVAL, "1..64 lane values expected");
+                for (size_t l = 0; l < json_array_size(v); l++) {
+                    uint64_t x;
+                    size_t o3 = push(c, NULL, (long)l);
+
+                    if (w->noverrides >= GC_SCEN_MAX_REG_OVERRIDES)
+                        return fail(c, GPUCORE_E_LIMIT, "more than %u register values",
+                                    GC_SCEN_MAX_REG_OVERRIDES);
+                    GC_TRY(as_u64(c, json_array_get(v, l), 0, UINT32_MAX, &x));
+                    pop(c, o3);
+                    w->overrides[w->noverrides] = (struct gc_scen_reg_override){
+                        .kind = GC_SCEN_KIND_VGPR, .reg = (uint32_t)reg, .lane = (int32_t)l,
+                        .value = (uint32_t)x };
+                    w->noverrides++;
+                }
+            } else {
+                uint64_t x;
+
+                GC_TRY(as_u64(c, v, 0, UINT32_MAX, &x));
+                r->value = (uint32_t)x;
+                w->noverrides++;
+            }
+            pop(c, o2);
+        }
+        pop(c, o1);
+    }
+    return GPUCORE_OK;
+}
+
+static gpucore_status_t parse_waves(struct pctx *c, json_t *o, struct gc_scen_waves *w,
+                                    struct gc_scenario *s)
+{
+    static const char *const keys[] = { "dispatch", "xcc", "workgroup", "workgroup_count",
+        "waves_per_workgroup", "state", "stop", "pc", "exec", "registers", "lds", "lds_seed",
+        NULL };
+    static const char *const states[] = { "running", "stopped", NULL };
+    static const char *const stops[] = { "none", "memory_violation", "illegal_instruction",
+                                         "assert_trap", NULL };
+    const struct gc_scen_dispatch *d;
+    const struct gc_scen_agent *a;
+    json_t *pc, *regs;
+    int st, stop, pat;
+    uint32_t wpg, lanes;
+
+    GC_TRY(check_keys(c, o, keys));
+    if (!s->ndispatches)
+        return fail(c, GPUCORE_E_INVAL, "no dispatches");
+    GC_TRY(get_u32(c, o, "dispatch", 1, 0, 0, s->ndispatches - 1, &w->dispatch));
+    d = &s->dispatches[w->dispatch];
+    a = &s->agents[s->queues[d->queue].agent];
+    GC_TRY(get_u32(c, o, "xcc", 0, 0, 0, a->num_xcc - 1, &w->xcc));
+    GC_TRY(get_dim3(c, o, "workgroup", 0, 0, UINT32_MAX, w->workgroup));
+    GC_TRY(get_u32(c, o, "workgroup_count", 0, 1, 1, GC_SCEN_MAX_WAVES, &w->workgroup_count));
+    for (uint32_t i = 0; i < 3; i++) {
+        uint32_t groups = (d->grid[i] + d->workgroup[i] - 1) / d->workgroup[i];
+        uint64_t last = w->workgroup[i] + (i == 0 ? w->workgroup_count - 1ull : 0);
+
+        if (last >= groups)
+            return fail(c, GPUCORE_E_INVAL, "workgroup: id %" PRIu64 " in dimension %u beyond "
+                        "the grid's %u workgroups", last, i, groups);
+    }
+    GC_TRY(get_u32(c, o, "waves_per_workgroup", 0, 0, 1, 32, &w->waves_per_group));
+    GC_TRY(get_enum(c, o, "state", 0, 0, states, &st));
+    w->stopped = (uint32_t)st;
+    GC_TRY(get_enum(c, o, "stop", 0, 0, stops, &stop));
+    w->stop = (enum gc_scen_stop)stop;
+    if (w->stop && !w->stopped)
+        return fail(c, GPUCORE_E_INVAL, "stop: a running wave has no stop cause");
+    lanes = d->wave32 ? 32 : 64;
+    GC_TRY(get_u64(c, o, "exec", 0, lanes == 64 ? UINT64_MAX : UINT32_MAX, 0,
+                   lanes == 64 ? UINT64_MAX : UINT32_MAX, &w->exec));
+    pc = json_object_get(o, "pc");
+    w->pc_is_kernel = 1;
+    if (pc) {
+        static const char *const pkeys[] = { "kernel_offset", "address", NULL };
+        size_t o1 = push(c, "pc", 0);
+
+        GC_TRY(check_keys(c, pc, pkeys));
+        if (!!json_object_get(pc, "kernel_offset") == !!json_object_get(pc, "address"))
+            return fail(c, GPUCORE_E_INVAL, "give exactly one of kernel_offset and address");
+        if (json_object_get(pc, "address")) {
+            w->pc_is_kernel = 0;
+            GC_TRY(get_u64(c, pc, "address", 1, 0, 1, (1ull << 48) - 1, &w->pc_address));
+            if (w->pc_address % 4)
+                return fail(c, GPUCORE_E_INVAL, "address: not 4-byte aligned");
+        } else {
+            GC_TRY(get_u64(c, pc, "kernel_offset", 1, 0, 0, 1u << 24, &w->pc_offset));
+            if (w->pc_offset % 4)
+                return fail(c, GPUCORE_E_INVAL, "kernel_offset: not 4-byte aligned");
+        }
+        pop(c, o1);
+    }
+    regs = json_object_get(o, "registers");
+    if (regs) {
+        size_t o1 = push(c, "registers", 0);
+        GC_TRY(parse_regs(c, regs, w, s));
+        pop(c, o1);
+    }
+    GC_TRY(get_enum(c, o, "lds", 0, d->group_segment_size ? 2 : 0, pattern_names, &pat));
+    w->lds_pattern = (enum gc_scen_pattern)pat;
+    if (pat && !d->group_segment_size)
+        return fail(c, GPUCORE_E_INVAL, "lds: the dispatch has no group segment");
+    GC_TRY(get_u32(c, o, "lds_seed", 0, 0, 0, UINT32_MAX, &w->lds_seed));
+    wpg = gc_scen_waves_per_group(s, w);
+    if ((uint64_t)wpg * w->workgroup_count + s->total_waves > GC_SCEN_MAX_WAVES)
+        return fail(c, GPUCORE_E_LIMIT, "more than %u waves in the scenario", GC_SCEN_MAX_WAVES);
+    w->first_wave = s->total_waves;
+    w->total_waves = wpg * w->workgroup_count;
+    s->total_waves += w->total_waves;
+    return GPUCORE_OK;
+}
+
+uint32_t gc_scen_waves_per_group(const struct gc_scenario *s, const struct gc_scen_waves *w)
+{
+    const struct gc_scen_dispatch *d = &s->dispatches[w->dispatch];
+    uint32_t items = d->workgroup[0] * d->workgroup[1] * d->workgroup[2];
+    uint32_t lanes = d->wave32 ? 32 : 64;
+
+    if (w->waves_per_group)
+        return w->waves_per_group;
+    return (items + lanes - 1) / lanes;
+}
+
+static gpucore_status_t parse_buffer(struct pctx *c, json_t *o, struct gc_scen_buffer *b,
+                                     struct gc_scenario *s, uint64_t *dense)
+{
+    static const char *const keys[] = { "name", "agent", "address", "size", "sparse", "pattern",
+                                        "seed", "ranges", NULL };
+    json_t *r;
+    json_t *addr;
+    int pat;
+
+    GC_TRY(check_keys(c, o, keys));
+    GC_TRY(get_str(c, o, "name", 1, "", b->name, sizeof(b->name)));
+    if (find_named(b->name, s->buffers, (size_t)(b - s->buffers), sizeof(*b),
+                   offsetof(struct gc_scen_buffer, name)) >= 0)
+        return fail(c, GPUCORE_E_INVAL, "name: '%s' used twice", b->name);
+    GC_TRY(get_u32(c, o, "agent", 0, 0, 0, s->nagents ? s->nagents - 1 : 0, &b->agent));
+    addr = json_object_get(o, "address");
+    if (json_is_string(addr) && strcmp(json_string_value(addr), "auto") == 0)
+        b->address = 0;
+    else
+        GC_TRY(get_u64(c, o, "address", 0, 0, 0x10000, (1ull << 47) - 1, &b->address));
+    if (b->address % 4096)
+        return fail(c, GPUCORE_E_INVAL, "address: not page aligned");
+    GC_TRY(get_u64(c, o, "size", 1, 0, 1, GC_SCEN_MAX_BUFFER_SIZE, &b->size));
+    GC_TRY(get_bool(c, o, "sparse", 0, &b->sparse));
+    GC_TRY(get_enum(c, o, "pattern", 0, 0, pattern_names, &pat));
+    b->pattern = (enum gc_scen_pattern)pat;
+    GC_TRY(get_u32(c, o, "seed", 0, 0, 0, UINT32_MAX, &b->seed));
+    GC_TRY(get_array(c, o, "ranges", GC_SCEN_MAX_RANGES, &r));
+    for (size_t i = 0; r && i < json_array_size(r); i++) {
+        static const char *const rkeys[] = { "offset", "size", NULL };
+        struct gc_scen_range *g = &b->ranges[i];
+        size_t o1 = push(c, "ranges", 0), o2 = push(c, NULL, (long)i);
+        json_t *e = json_array_get(r, i);
+
+        GC_TRY(check_keys(c, e, rkeys));
+        GC_TRY(get_u64(c, e, "offset", 1, 0, 0, b->size - 1, &g->offset));
+        GC_TRY(get_u64(c, e, "size", 1, 0, 1, b->size - g->offset, &g->size));
+        if (g->offset % 4 || g->size % 4)
+            return fail(c, GPUCORE_E_INVAL, "offset and size must be multiples of 4");
+        pop(c, o2);
+        pop(c, o1);
+        b->nranges++;
+    }
+    if (b->pattern != GC_SCEN_PAT_ZERO) {
+        uint64_t n = 0;
+
+        if (!b->nranges && b->sparse)
+            return fail(c, GPUCORE_E_INVAL, "pattern: a sparse buffer needs 'ranges' saying "
+                        "where the pattern goes");
+        if (!b->nranges)
+            n = b->size;
+        for (uint32_t i = 0; i < b->nranges; i++)
+            n += b->ranges[i].size;
+        *dense += n;
+    }
+    if (!b->sparse)
+        *dense += b->size;
+    if (*dense > GC_SCEN_MAX_DENSE_SIZE)
+        return fail(c, GPUCORE_E_LIMIT, "more than %llu MiB of resident buffer memory "
+                    "(use sparse buffers with ranges)", GC_SCEN_MAX_DENSE_SIZE >> 20);
+    return GPUCORE_OK;
+}
+
+static gpucore_status_t parse_code_object(struct pctx *c, json_t *o,
+                                          struct gc_scen_code_object *co,
+                                          const struct gc_scenario *s)
+{
+    static const char *const keys[] = { "name", "source", "object", "target", "uri", NULL };
+    static const char *const uris[] = { "memory", "file", NULL };
+    int u;
+
+    GC_TRY(check_keys(c, o, keys));
+    GC_TRY(get_str(c, o, "name", 1, "", co->name, sizeof(co->name)));
+    if (find_named(co->name, s->code_objects, (size_t)(co - s->code_objects), sizeof(*co),
+                   offsetof(struct gc_scen_code_object, name)) >= 0)
+        return fail(c, GPUCORE_E_INVAL, "name: '%s' used twice", co->name);
+    GC_TRY(get_str(c, o, "target", 1, "", co->target, sizeof(co->target)));
+    if (!gc_arch_by_name(co->target))
+        return fail(c, GPUCORE_E_INVAL, "target: unknown target '%s'", co->target);
+    if (!!json_object_get(o, "source") == !!json_object_get(o, "object"))
+        return fail(c, GPUCORE_E_INVAL, "give exactly one of 'source' (kernels/NAME.cl) and "
+                    "'object' (a file in the objects directory)");
+    if (json_object_get(o, "source")) {
+        char src[GC_SCEN_NAME_MAX];
+        size_t n;
+
+        GC_TRY(get_str(c, o, "source", 1, "", src, sizeof(src)));
+        n = strlen(src);
+        if (n < 4 || strcmp(src + n - 3, ".cl") || strchr(src, '/'))
+            return fail(c, GPUCORE_E_INVAL, "source: '%s' is not NAME.cl", src);
+        /* The build names objects <stem>.<target>.co (tests/scenarios.cmake). */
+        snprintf(co->object, sizeof(co->object), "%.*s.%s.co", (int)(n - 3), src, co->target);
+    } else {
+        GC_TRY(get_str(c, o, "object", 1, "", co->object, sizeof(co->object)));
+        if (strchr(co->object, '/') || co->object[0] == '.')
+            return fail(c, GPUCORE_E_INVAL, "object: a plain file name is expected");
+    }
+    GC_TRY(get_enum(c, o, "uri", 0, 0, uris, &u));
+    co->uri_file = u;
+    return GPUCORE_OK;
+}
+
+static gpucore_status_t parse_exception(struct pctx *c, json_t *o, struct gc_scen_exception *e,
+                                        const struct gc_scenario *s)
+{
+    static const char *const keys[] = { "what", "queue", "at_ms", NULL };
+    static const char *const whats[] = { "queue_error", "memory_violation", "illegal_instruction",
+                                         "assert_trap", "queue_new", "device_error", NULL };
+    int w;
+
+    GC_TRY(check_keys(c, o, keys));
+    GC_TRY(get_enum(c, o, "what", 1, 0, whats, &w));
+    snprintf(e->what, sizeof(e->what), "%s", whats[w]);
+    if (json_object_get(o, "queue")) {
+        if (!s->nqueues)
+            return fail(c, GPUCORE_E_INVAL, "no queues");
+        GC_TRY(get_u32(c, o, "queue", 1, 0, 0, s->nqueues - 1, &e->queue));
+    } else {
+        e->queue = UINT32_MAX;
+    }
+    GC_TRY(get_u32(c, o, "at_ms", 0, 0, 0, 3600u * 1000u, &e->at_ms));
+    return GPUCORE_OK;
+}
+
+static gpucore_status_t parse_fault(struct pctx *c, json_t *o, struct gc_scen_fault *f)
+{
+    static const char *const keys[] = { "op", "errno", "nth", NULL };
+    static const char *const ops[] = { "enable", "disable", "runtime_info", "device_snapshot",
+        "queue_snapshot", "suspend", "resume", "query_exception", "set_exceptions", "get_version",
+        NULL };
+    static const char *const errs[] = { "EPERM", "EINVAL", "ENOMEM", "EBUSY", "EIO", "ENODEV",
+                                        "EAGAIN", "EFAULT", "ESRCH", "EACCES", "ETIMEDOUT", NULL };
+    static const int errv[] = { EPERM, EINVAL, ENOMEM, EBUSY, EIO, ENODEV, EAGAIN, EFAULT, ESRCH,
+                                EACCES, ETIMEDOUT };
+    int op, e;
+
+    GC_TRY(check_keys(c, o, keys));
+    GC_TRY(get_enum(c, o, "op", 1, 0, ops, &op));
+    snprintf(f->op, sizeof(f->op), "%s", ops[op]);
+    GC_TRY(get_enum(c, o, "errno", 1, 0, errs, &e));
+    f->err = errv[e];
+    GC_TRY(get_u32(c, o, "nth", 0, 1, 1, 1000000, &f->nth));
+    return GPUCORE_OK;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+
+/* Parse array member @p key with element parser @p fn into a new array of @p size elements. */
+#define PARSE_ARRAY(c, root, key, max, arr, n, call)                                               \
+    do {                                                                                           \
+        json_t *a_;                                                                                \
+        GC_TRY(get_array((c), (root), (key), (max), &a_));                                         \
+        if (a_ && json_array_size(a_)) {                                                           \
+            (arr) = gc_calloc_array(json_array_size(a_), sizeof(*(arr)));                          \
+            if (!(arr))                                                                            \
+                return GPUCORE_E_NOMEM;                                                            \
+            for (size_t i_ = 0; i_ < json_array_size(a_); i_++) {                                  \
+                size_t o1_ = push((c), (key), 0), o2_ = push((c), NULL, (long)i_);                 \
+                json_t *e_ = json_array_get(a_, i_);                                               \
+                gpucore_status_t st_;                                                              \
+                (n) = (uint32_t)i_;                                                                \
+                st_ = (call);                                                                      \
+                if (st_ < 0) {                                                                     \
+                    (n) = (uint32_t)i_ + 1; /* free what the element allocated */                  \
+                    return st_;                                                                    \
+                }                                                                                  \
+                pop((c), o2_);                                                                     \
+                pop((c), o1_);                                                                     \
+            }                                                                                      \
+            (n) = (uint32_t)json_array_size(a_);                                                   \
+        }                                                                                          \
+    } while (0)
+
+static gpucore_status_t parse_root(struct pctx *c, json_t *root, struct gc_scenario *s)
+{
+    static const char *const keys[] = { "name", "r_version", "ttmp_setup", "agents", "queues",
+        "code_objects", "buffers", "dispatches", "waves", "exceptions", "fault_injection",
+        "host_threads", "description", NULL };
+    json_t *ht;
+    uint64_t dense = 0;
+    int ttmp;
+    char name[GC_SCEN_NAME_MAX];
+
+    GC_TRY(check_keys(c, root, keys));
+    GC_TRY(get_str(c, root, "name", 1, "", name, sizeof(name)));
+    s->name = gc_strdup(name);
+    if (!s->name)
+        return GPUCORE_E_NOMEM;
+    if (json_object_get(root, "description") && !json_is_string(json_object_get(root,
+                                                                             "description")))
+        return fail(c, GPUCORE_E_INVAL, "description: expected a string");
+    GC_TRY(get_u32(c, root, "r_version", 0, 10, 8, 12, &s->r_version));
+    GC_TRY(get_bool(c, root, "ttmp_setup", 1, &ttmp));
+    s->ttmp_setup = (uint32_t)ttmp;
+
+    if (!json_object_get(root, "agents"))
+        return fail(c, GPUCORE_E_INVAL, "missing 'agents'");
+    PARSE_ARRAY(c, root, "agents", GC_SCEN_MAX_AGENTS, s->agents, s->nagents,
+                parse_agent(c, e_, &s->agents[i_], s));
+    if (!s->nagents)
+        return fail(c, GPUCORE_E_INVAL, "agents: at least one agent is needed");
+    for (uint32_t i = 0; i < s->nagents; i++)
+        for (uint32_t j = 0; j < i; j++)
+            if (s->agents[i].gpu_id == s->agents[j].gpu_id)
+                return fail(c, GPUCORE_E_INVAL, "agents[%u].gpu_id: 0x%x used twice", i,
+                            s->agents[i].gpu_id);
+    PARSE_ARRAY(c, root, "queues", GC_SCEN_MAX_QUEUES, s->queues, s->nqueues,
+                parse_queue(c, e_, &s->queues[i_], s));
+    PARSE_ARRAY(c, root, "code_objects", GC_SCEN_MAX_CODE_OBJECTS, s->code_objects,
+                s->ncode_objects, parse_code_object(c, e_, &s->code_objects[i_], s));
+    PARSE_ARRAY(c, root, "buffers", GC_SCEN_MAX_BUFFERS, s->buffers, s->nbuffers,
+                parse_buffer(c, e_, &s->buffers[i_], s, &dense));
+    PARSE_ARRAY(c, root, "dispatches", GC_SCEN_MAX_DISPATCHES, s->dispatches, s->ndispatches,
+                parse_dispatch(c, e_, &s->dispatches[i_], s));
+    PARSE_ARRAY(c, root, "waves", GC_SCEN_MAX_WAVE_ENTRIES, s->waves, s->nwaves,
+                parse_waves(c, e_, &s->waves[i_], s));
+    PARSE_ARRAY(c, root, "exceptions", GC_SCEN_MAX_EXCEPTIONS, s->exceptions, s->nexceptions,
+                parse_exception(c, e_, &s->exceptions[i_], s));
+    PARSE_ARRAY(c, root, "fault_injection", GC_SCEN_MAX_FAULTS, s->faults, s->nfaults,
+                parse_fault(c, e_, &s->faults[i_]));
+    ht = json_object_get(root, "host_threads");
+    if (ht) {
+        static const char *const hkeys[] = { "count", "mode", NULL };
+        static const char *const modes[] = { "spin", "blocked", NULL };
+        size_t o1 = push(c, "host_threads", 0);
+        int m;
+
+        GC_TRY(check_keys(c, ht, hkeys));
+        GC_TRY(get_u32(c, ht, "count", 1, 0, 0, GC_SCEN_MAX_HOST_THREADS, &s->host_threads));
+        GC_TRY(get_enum(c, ht, "mode", 0, 1, modes, &m));
+        s->host_threads_block = m == 1;
+        pop(c, o1);
+    }
+    /* Cross checks that need every section. */
+    for (uint32_t i = 0; i < s->ndispatches; i++) {
+        const struct gc_scen_dispatch *d = &s->dispatches[i];
+        const struct gc_scen_code_object *co = &s->code_objects[d->code_object];
+        const struct gc_arch *qa = gc_arch_by_name(s->agents[s->queues[d->queue].agent].target);
+        const struct gc_arch *ca = gc_arch_by_name(co->target);
+
+        /* A code object runs on an agent of its own ELF machine, or one LLVM 16 compiles the
+           agent's kernels for (gfx942 code is built as gfx940: gc_arch::llvm_cpu). */
+        if (qa != ca && !(qa->llvm_cpu && strcmp(qa->llvm_cpu, ca->name) == 0))
+            return fail(c, GPUCORE_E_INVAL, "dispatches[%u].code_object: '%s' is built for %s, "
+                        "the queue's agent is %s", i, co->name, ca->name, qa->name);
+    }
+    return GPUCORE_OK;
+}
+
+gpucore_status_t gc_scenario_parse(const char *text, size_t len, const char *path,
+                                   struct gc_scenario **ret, gpucore_diag_t *reterr_diag)
+{
+    struct pctx c = { .file = path ? path : "<scenario>", .diag = reterr_diag };
+    struct gc_scenario *s;
+    json_error_t jerr;
+    json_t *root;
+    gpucore_status_t st;
+
+    if (!text || !ret)
+        return gc_diag_set(reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET, "NULL argument");
+    if (len > (16u << 20))
+        return fail(&c, GPUCORE_E_LIMIT, "larger than 16 MiB");
+    /* REJECT_DUPLICATES: a key given twice is a mistake in a hand-written file. */
+    root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!root)
+        return gc_diag_set(reterr_diag, GPUCORE_E_INVAL, (uint64_t)jerr.position,
+                           "%s:%d:%d: %s", c.file, jerr.line, jerr.column, jerr.text);
+    s = calloc(1, sizeof(*s));
+    if (!s) {
+        json_decref(root);
+        return GPUCORE_E_NOMEM;
+    }
+    s->path = gc_strdup(c.file);
+    st = s->path ? parse_root(&c, root, s) : GPUCORE_E_NOMEM;
+    json_decref(root);
+    if (st == GPUCORE_E_NOMEM)
+        gc_diag_set(reterr_diag, st, GC_NO_OFFSET, "%s: out of memory", c.file);
+    if (st < 0) {
+        gc_scenario_free(s);
+        return st;
+    }
+    *ret = s;
+    return GPUCORE_OK;
+}
+
+gpucore_status_t gc_scenario_load(const char *path, struct gc_scenario **ret,
+                                  gpucore_diag_t *reterr_diag)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf;
+    size_t n;
+    long size;
+    gpucore_status_t st;
+
+    if (!f)
+        return gc_diag_set(reterr_diag, GPUCORE_E_IO, GC_NO_OFFSET, "%s: %s", path,
+                           strerror(errno));
+    if (fseek(f, 0, SEEK_END) || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) ||
+        size > (16l << 20)) {
+        fclose(f);
+        return gc_diag_set(reterr_diag, GPUCORE_E_IO, GC_NO_OFFSET,
+                           "%s: cannot size the file (or larger than 16 MiB)", path);
+    }
+    buf = gc_malloc((size_t)size + 1);
+    if (!buf) {
+        fclose(f);
+        return GPUCORE_E_NOMEM;
+    }
+    n = fread(buf, 1, (size_t)size, f);
+    fclose(f);
+    st = gc_scenario_parse(buf, n, path, ret, reterr_diag);
+    gc_free(buf);
+    return st;
+}
+
+void gc_scenario_free(struct gc_scenario *s)
+{
+    if (!s)
+        return;
+    for (uint32_t i = 0; i < s->ndispatches; i++) {
+        gc_free(s->dispatches[i].kernargs);
+        gc_free(s->dispatches[i].raw_kernargs);
+    }
+    for (uint32_t i = 0; i < s->nwaves; i++)
+        gc_free(s->waves[i].overrides);
+    gc_free(s->agents);
+    gc_free(s->queues);
+    gc_free(s->dispatches);
+    gc_free(s->waves);
+    gc_free(s->buffers);
+    gc_free(s->code_objects);
+    gc_free(s->exceptions);
+    gc_free(s->faults);
+    gc_free(s->name);
+    gc_free(s->path);
+    free(s);
+}

@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Scenario model of the simulated GPU process (tests/scenarios/README.md is the format
+ * reference): what agents, queues, dispatches, waves and memory the inferior lays out, and when
+ * the fault happens. The parser is strict: unknown keys, wrong types, out-of-range values and
+ * dangling references are errors whose message names the file and the JSON path.
+ *
+ * Everything is bounded (GC_SCEN_MAX_*) so a hostile file cannot make the parser or the layout
+ * allocate absurd amounts: counts are capped before anything is sized from them.
+ *
+ * Internal to the simulated driver and its tests. No printing.
+ */
+#ifndef GC_SIM_SCENARIO_H
+#define GC_SIM_SCENARIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gpucore/status.h>
+
+#define GC_SCEN_MAX_AGENTS       16u
+#define GC_SCEN_MAX_QUEUES       64u
+#define GC_SCEN_MAX_DISPATCHES   256u
+#define GC_SCEN_MAX_WAVE_ENTRIES 4096u
+#define GC_SCEN_MAX_WAVES        (1u << 20) /* total waves, after expansion */
+#define GC_SCEN_MAX_BUFFERS      256u
+#define GC_SCEN_MAX_CODE_OBJECTS 64u
+#define GC_SCEN_MAX_KERNARGS     64u
+#define GC_SCEN_MAX_KERNARG_RAW  4096u
+#define GC_SCEN_MAX_REG_OVERRIDES 256u
+#define GC_SCEN_MAX_EXCEPTIONS   64u
+#define GC_SCEN_MAX_FAULTS       64u
+#define GC_SCEN_MAX_HOST_THREADS 64u
+#define GC_SCEN_MAX_RANGES       64u
+#define GC_SCEN_MAX_BUFFER_SIZE  (64ull << 30)  /* virtual; sparse buffers only reserve */
+#define GC_SCEN_MAX_DENSE_SIZE   (256ull << 20) /* bytes a scenario may make resident */
+#define GC_SCEN_MAX_SCRATCH      (1ull << 30)
+#define GC_SCEN_NAME_MAX         64u
+
+/* Memory fill patterns (README "Patterns"). */
+enum gc_scen_pattern {
+    GC_SCEN_PAT_ZERO = 0,     /* nothing written */
+    GC_SCEN_PAT_SEQUENCE = 1, /* little-endian u32 k at byte 4k of the range's buffer */
+    GC_SCEN_PAT_RANDOM = 2,   /* gc_scen_fill(seed, GC_SCEN_KIND_MEM, k, 0) at byte 4k */
+};
+
+/* The kinds of value the fill function distinguishes (its `kind` argument). */
+enum gc_scen_kind {
+    GC_SCEN_KIND_SGPR = 1,
+    GC_SCEN_KIND_VGPR = 2,
+    GC_SCEN_KIND_ACCVGPR = 3,
+    GC_SCEN_KIND_LDS = 4,
+    GC_SCEN_KIND_MEM = 5,
+    GC_SCEN_KIND_SCRATCH = 6,
+};
+
+/*
+ * The deterministic fill function (README "Fill function"): the value of register @p reg, lane
+ * @p lane, of kind @p kind, for the wave whose scenario-wide number is @p wave (or the memory
+ * word index for memory kinds), under @p seed. Tests recompute ground truth with it.
+ */
+uint32_t gc_scen_fill(uint32_t seed, uint32_t kind, uint32_t wave, uint32_t reg, uint32_t lane);
+
+enum gc_scen_stop {
+    GC_SCEN_STOP_NONE = 0,
+    GC_SCEN_STOP_MEMORY_VIOLATION = 1,
+    GC_SCEN_STOP_ILLEGAL_INSTRUCTION = 2,
+    GC_SCEN_STOP_ASSERT_TRAP = 3,
+};
+
+struct gc_scen_agent {
+    char target[16]; /* "gfx90a" (gc_arch_by_name) */
+    uint32_t gpu_id;
+    uint32_t simd_count, max_waves_per_simd, array_count, simd_arrays_per_engine, num_xcc;
+    uint32_t capability, debug_prop;
+    uint32_t vendor_id, device_id, location_id, domain, revision_id;
+    uint32_t ttmp_setup; /* 0/1: the SPI sets up the dispatch TTMPs */
+};
+
+struct gc_scen_queue {
+    uint32_t agent;      /* index */
+    uint32_t queue_id;
+    uint32_t ring_packets; /* power of two */
+    uint32_t scratch_per_wave; /* bytes per wave slot (multiple of 1024) */
+    uint32_t scratch_waves;    /* wave slots of the scratch backing memory */
+    enum gc_scen_pattern scratch_pattern;
+    uint32_t scratch_seed;
+};
+
+struct gc_scen_kernarg {
+    enum { GC_SCEN_KA_U32, GC_SCEN_KA_U64, GC_SCEN_KA_F32, GC_SCEN_KA_BUFFER } type;
+    uint64_t value; /* bits (f32: IEEE bits); BUFFER: buffer index (+ offset in value2) */
+    uint64_t value2;
+};
+
+struct gc_scen_dispatch {
+    uint32_t queue;
+    uint32_t code_object;
+    char kernel[GC_SCEN_NAME_MAX];
+    uint32_t grid[3], workgroup[3];
+    uint64_t packet_id; /* monotonic AQL packet id; slot = id % ring_packets */
+    uint32_t private_segment_size, group_segment_size;
+    uint32_t wave32;    /* 0/1 */
+    uint32_t vgprs, accvgprs, sgprs; /* saved register counts; 0 = target default */
+    struct gc_scen_kernarg *kernargs;
+    uint32_t nkernargs;
+    uint8_t *raw_kernargs; /* when given instead of the list */
+    uint32_t nraw;
+};
+
+struct gc_scen_reg_override {
+    uint32_t kind; /* GC_SCEN_KIND_SGPR or _VGPR */
+    uint32_t reg;
+    int32_t lane; /* -1: every lane */
+    uint32_t value;
+};
+
+/* One waves[] entry: `workgroup_count` whole workgroups with the same state. */
+struct gc_scen_waves {
+    uint32_t dispatch;
+    uint32_t xcc;
+    uint32_t workgroup[3];     /* id of the first; the others follow in x */
+    uint32_t workgroup_count;
+    uint32_t waves_per_group;  /* 0 = from the dispatch's workgroup size */
+    uint32_t stopped;          /* 0 running, 1 stopped by the trap handler */
+    enum gc_scen_stop stop;
+    int pc_is_kernel;          /* 1: pc = kernel entry + pc_offset; 0: pc_address */
+    uint64_t pc_offset, pc_address;
+    uint64_t exec;
+    uint32_t fill_seed;
+    int fill_zero;             /* registers all zero except overrides */
+    struct gc_scen_reg_override *overrides;
+    uint32_t noverrides;
+    enum gc_scen_pattern lds_pattern;
+    uint32_t lds_seed;
+    /* filled by gc_scenario_parse: first scenario-wide wave number of this entry */
+    uint32_t first_wave;
+    uint32_t total_waves;
+};
+
+struct gc_scen_range {
+    uint64_t offset, size;
+};
+
+struct gc_scen_buffer {
+    char name[GC_SCEN_NAME_MAX];
+    uint32_t agent;
+    uint64_t address; /* 0 = auto */
+    uint64_t size;
+    int sparse;
+    enum gc_scen_pattern pattern;
+    uint32_t seed;
+    struct gc_scen_range ranges[GC_SCEN_MAX_RANGES]; /* where the pattern is written */
+    uint32_t nranges; /* 0 = the whole buffer (not allowed for sparse buffers) */
+};
+
+struct gc_scen_code_object {
+    char name[GC_SCEN_NAME_MAX];  /* how dispatches refer to it */
+    char object[128];             /* file in the objects directory: "vadd.gfx90a.co" */
+    char target[16];              /* what it was built for ("gfx940" on a gfx942 agent) */
+    int uri_file;                 /* 1: file:// URI, 0: memory:// */
+};
+
+struct gc_scen_exception {
+    char what[32]; /* "queue_error", "memory_violation", ... (README) */
+    uint32_t queue; /* index, UINT32_MAX = none */
+    uint32_t at_ms;
+};
+
+struct gc_scen_fault {
+    char op[32];
+    int err;      /* errno value */
+    uint32_t nth; /* 1-based: the nth call fails */
+};
+
+struct gc_scenario {
+    char *path; /* for messages */
+    char *name;
+    uint32_t r_version;
+    uint32_t ttmp_setup;
+    struct gc_scen_agent *agents;
+    uint32_t nagents;
+    struct gc_scen_queue *queues;
+    uint32_t nqueues;
+    struct gc_scen_dispatch *dispatches;
+    uint32_t ndispatches;
+    struct gc_scen_waves *waves;
+    uint32_t nwaves;     /* entries */
+    uint32_t total_waves;
+    struct gc_scen_buffer *buffers;
+    uint32_t nbuffers;
+    struct gc_scen_code_object *code_objects;
+    uint32_t ncode_objects;
+    struct gc_scen_exception *exceptions;
+    uint32_t nexceptions;
+    struct gc_scen_fault *faults;
+    uint32_t nfaults;
+    uint32_t host_threads;
+    int host_threads_block; /* 1: blocked in gc_inferior_blocked_thread, 0: spinning */
+};
+
+/*
+ * Parse a scenario from JSON text. @p path is used only in messages ("<path>: waves[3].pc: ...").
+ * @retval GPUCORE_OK, GPUCORE_E_INVAL (bad JSON or a field error; the diag says which),
+ *         GPUCORE_E_LIMIT (a count or size beyond the caps), GPUCORE_E_NOMEM.
+ *         On success free *ret with gc_scenario_free().
+ */
+gpucore_status_t gc_scenario_parse(const char *text, size_t len, const char *path,
+                                   struct gc_scenario **ret, gpucore_diag_t *reterr_diag);
+
+/* Read and parse a file (E_IO when it cannot be read). */
+gpucore_status_t gc_scenario_load(const char *path, struct gc_scenario **ret,
+                                  gpucore_diag_t *reterr_diag);
+
+void gc_scenario_free(struct gc_scenario *s);
+
+/* Waves per workgroup of an entry (its own value, else from the dispatch's workgroup size). */
+uint32_t gc_scen_waves_per_group(const struct gc_scenario *s, const struct gc_scen_waves *w);
+
+#endif /* GC_SIM_SCENARIO_H */

@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: MIT
+# Scenarios of the simulated GPU process (tests/scenarios/README.md): the kernels they dispatch,
+# compiled at build time into real code objects; the scenario parser's and layout's tests; the
+# parser's fuzz target; and the inferior test that reads a running gpucore-inferior's memory.
+
+# kfd/sim/CMakeLists.txt includes inferior.cmake once it is part of the build; until then the
+# tests bring the targets in themselves.
+if(NOT TARGET gc_sim_layout)
+  include(${PROJECT_SOURCE_DIR}/kfd/sim/inferior.cmake)
+endif()
+
+find_program(GPUCORE_CLANG16 NAMES clang-16 HINTS /usr/lib/llvm-16/bin REQUIRED)
+find_program(GPUCORE_LLD16 NAMES ld.lld-16 HINTS /usr/lib/llvm-16/bin REQUIRED)
+
+# Code objects: <stem>.<target>.co in ${GPUCORE_SCENARIO_OBJECTS}, what scenario files name.
+# gfx942 has no processor of its own in LLVM 16, so its scenarios use gfx940 objects.
+set(GPUCORE_SCENARIO_OBJECTS ${CMAKE_CURRENT_BINARY_DIR}/scenario-objects)
+file(MAKE_DIRECTORY ${GPUCORE_SCENARIO_OBJECTS})
+set(GPUCORE_SCENARIO_KERNELS vadd hang trap)
+set(GPUCORE_SCENARIO_TARGETS gfx90a gfx940 gfx1030 gfx1100)
+set(_gc_scen_objs)
+foreach(kernel IN LISTS GPUCORE_SCENARIO_KERNELS)
+  foreach(target IN LISTS GPUCORE_SCENARIO_TARGETS)
+    set(src ${PROJECT_SOURCE_DIR}/tests/scenarios/kernels/${kernel}.cl)
+    set(obj ${GPUCORE_SCENARIO_OBJECTS}/${kernel}.${target}.o)
+    set(co ${GPUCORE_SCENARIO_OBJECTS}/${kernel}.${target}.co)
+    add_custom_command(
+      OUTPUT ${co}
+      COMMAND ${GPUCORE_CLANG16} -x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa
+              -mcpu=${target} -nogpulib -O2 -c ${src} -o ${obj}
+      COMMAND ${GPUCORE_LLD16} -shared ${obj} -o ${co}
+      DEPENDS ${src}
+      COMMENT "Code object ${kernel}.${target}.co"
+      VERBATIM)
+    list(APPEND _gc_scen_objs ${co})
+  endforeach()
+endforeach()
+add_custom_target(scenario-objects ALL DEPENDS ${_gc_scen_objs})
+
+file(GLOB GPUCORE_SCENARIO_FILES ${PROJECT_SOURCE_DIR}/tests/scenarios/*.json)
+
+# Parser: every scenario file parses; every broken scenario fails with its message.
+gpucore_unit_test(test_scenario
+  SOURCES unit/test_scenario.c
+  LIBS gc_sim_layout gc_arch gc_schema)
+set_property(TEST test_scenario APPEND PROPERTY ENVIRONMENT
+  "GPUCORE_SCENARIO_DIR=${PROJECT_SOURCE_DIR}/tests/scenarios"
+  "GPUCORE_SCENARIO_OBJECTS=${GPUCORE_SCENARIO_OBJECTS}")
+
+# Inferior: start gpucore-inferior, attach, read its memory and decode it to the scenario.
+gpucore_unit_test(test_scenario_inferior
+  SOURCES unit/test_scenario_inferior.c
+  LIBS gc_sim_layout gc_arch gc_schema)
+add_dependencies(test_scenario_inferior gpucore-inferior scenario-objects)
+set_property(TEST test_scenario_inferior APPEND PROPERTY ENVIRONMENT
+  "GPUCORE_SCENARIO_DIR=${PROJECT_SOURCE_DIR}/tests/scenarios"
+  "GPUCORE_SCENARIO_OBJECTS=${GPUCORE_SCENARIO_OBJECTS}"
+  "GPUCORE_INFERIOR=$<TARGET_FILE:gpucore-inferior>")
+set_tests_properties(test_scenario_inferior PROPERTIES TIMEOUT 300)
+
+gpucore_fuzz_target(fuzz_scenario SOURCE fuzz/targets/fuzz_scenario.c LIBS gc_sim_layout gc_arch gc_schema)

@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: MIT
+// Kernels that stop in the trap handler: an assert (s_trap 2, as the device-side assert of
+// HIP lowers to) and a division whose result is stored, used as the faulting kernel for the
+// illegal-instruction scenario (the scenario places the PC; the kernel only provides code).
+// Without the device library (-nogpulib) the OpenCL work-item functions do not exist; the
+// compiler builtins give the same values. Workgroups are 256 work-items in every scenario.
+#define WG 256
+#define LOCAL_ID() ((int)__builtin_amdgcn_workitem_id_x())
+#define GLOBAL_ID() ((int)__builtin_amdgcn_workgroup_id_x() * WG + LOCAL_ID())
+__kernel void check(__global const int *in, __global int *out)
+{
+    int i = GLOBAL_ID();
+
+    if (in[i] < 0)
+        __asm__ volatile("s_trap 2");
+    out[i] = in[i] * 2;
+}
+
+__kernel void divide(__global const int *num, __global const int *den, __global int *out)
+{
+    int i = GLOBAL_ID();
+
+    out[i] = num[i] / den[i];
+}

@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Scenario parser (kfd/sim/scenario.c): every scenario file of tests/scenarios parses with the
+ * counts the README promises, and each broken scenario below fails with its own message (the
+ * JSON path and what is wrong), never silently.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "scenario.h"
+
+static char *scen_path(const char *name)
+{
+    const char *dir = getenv("GPUCORE_SCENARIO_DIR");
+    char *p = malloc(4096);
+
+    assert_non_null(dir);
+    snprintf(p, 4096, "%s/%s", dir, name);
+    return p;
+}
+
+static struct gc_scenario *load(const char *name)
+{
+    char *p = scen_path(name);
+    struct gc_scenario *s = NULL;
+    gpucore_diag_t d = { 0 };
+
+    if (gc_scenario_load(p, &s, &d) < 0)
+        fail_msg("%s: %s", name, d.message);
+    free(p);
+    return s;
+}
+
+static void test_files_parse(void **state)
+{
+    struct gc_scenario *s;
+
+    (void)state;
+    s = load("vadd-fault.json");
+    assert_int_equal(s->total_waves, 256);
+    assert_int_equal(s->nagents, 1);
+    assert_int_equal(s->r_version, 10);
+    assert_int_equal(s->waves[1].stop, GC_SCEN_STOP_MEMORY_VIOLATION);
+    assert_int_equal(s->waves[1].total_waves, 4);
+    assert_int_equal(s->dispatches[0].group_segment_size, 1024);
+    gc_scenario_free(s);
+
+    s = load("mi300-xcc.json");
+    assert_int_equal(s->agents[0].num_xcc, 2);
+    assert_string_equal(s->code_objects[0].object, "vadd.gfx940.co");
+    assert_int_equal(s->code_objects[0].uri_file, 1);
+    gc_scenario_free(s);
+
+    s = load("rdna2-illegal.json");
+    assert_int_equal(s->dispatches[0].wave32, 1);
+    assert_int_equal(s->total_waves, 32); /* 4 groups x 8 wave32 */
+    gc_scenario_free(s);
+
+    s = load("rdna3-assert.json");
+    assert_int_equal(s->dispatches[0].wave32, 0);
+    assert_int_equal(s->waves[1].stop, GC_SCEN_STOP_ASSERT_TRAP);
+    gc_scenario_free(s);
+
+    s = load("multi-gpu-hang.json");
+    assert_int_equal(s->nagents, 2);
+    assert_int_equal(s->nqueues, 3);
+    assert_int_equal(s->total_waves, 10000);
+    assert_int_equal(s->nexceptions, 0);
+    assert_int_equal(s->host_threads, 4);
+    gc_scenario_free(s);
+
+    s = load("big-memory.json");
+    {
+        uint64_t total = 0;
+
+        for (uint32_t i = 0; i < s->nbuffers; i++)
+            total += s->buffers[i].size;
+        assert_true(total == (16ull << 30));
+    }
+    gc_scenario_free(s);
+}
+
+/* A minimal valid scenario the broken cases edit. */
+#define AGENT "\"agents\":[{\"target\":\"gfx90a\",\"gpu_id\":1,\"simd_count\":416}]"
+#define QUEUE "\"queues\":[{\"agent\":0,\"queue_id\":0}]"
+#define CO "\"code_objects\":[{\"name\":\"v\",\"source\":\"vadd.cl\",\"target\":\"gfx90a\"}]"
+#define DISP "\"dispatches\":[{\"queue\":0,\"code_object\":\"v\",\"kernel\":\"vadd\"," \
+             "\"grid\":[1024],\"workgroup\":[256],\"packet_id\":0}]"
+#define BASE "\"name\":\"t\"," AGENT "," QUEUE "," CO "," DISP
+
+static const struct {
+    const char *json;
+    const char *message;
+} broken[] = {
+    { "{", "t.json:1:" },
+    { "[]", "expected an object" },
+    { "{" BASE ",\"bogus\":1}", "t.json: bogus: unknown key" },
+    { "{\"name\":\"t\"}", "missing 'agents'" },
+    { "{\"name\":\"t\",\"agents\":[{\"target\":\"gfx9999\",\"gpu_id\":1,\"simd_count\":4}]}",
+      "agents[0].target: unknown target 'gfx9999'" },
+    { "{\"name\":\"t\",\"agents\":[{\"target\":\"gfx90a\",\"gpu_id\":1,\"simd_count\":-4}]}",
+      "agents[0].simd_count: negative value -4" },
+    { "{\"name\":\"t\",\"agents\":[{\"target\":\"gfx90a\",\"gpu_id\":1,\"simd_count\":99999}]}",
+      "agents[0].simd_count: 99999 (0x1869f) out of range" },
+    { "{\"name\":\"t\",\"r_version\":13," AGENT "}", "r_version: 13 (0xd) out of range [8, 12]" },
+    { "{\"name\":\"t\"," AGENT ",\"queues\":[{\"agent\":1,\"queue_id\":0}]}",
+      "queues[0].agent: 1 (0x1) out of range [0, 0]" },
+    { "{\"name\":\"t\"," AGENT ",\"queues\":[{\"agent\":0,\"queue_id\":0,\"ring_packets\":100}]}",
+      "queues[0]: ring_packets 100 is not a power of two" },
+    { "{\"name\":\"t\"," AGENT "," QUEUE "," CO ",\"dispatches\":[{\"queue\":0,\"code_object\":"
+      "\"w\",\"kernel\":\"vadd\",\"grid\":[1],\"workgroup\":[1],\"packet_id\":0}]}",
+      "dispatches[0]: code_object: no code object named 'w'" },
+    { "{\"name\":\"t\"," AGENT "," QUEUE "," CO ",\"dispatches\":[{\"queue\":0,\"code_object\":"
+      "\"v\",\"kernel\":\"vadd\",\"grid\":[1],\"workgroup\":[2048],\"packet_id\":0}]}",
+      "dispatches[0].workgroup[0]: 2048 (0x800) out of range" },
+    { "{\"name\":\"t\"," AGENT "," QUEUE "," CO ",\"dispatches\":[{\"queue\":0,\"code_object\":"
+      "\"v\",\"kernel\":\"vadd\",\"grid\":[1],\"workgroup\":[1],\"packet_id\":0,\"wave32\":true}]}",
+      "dispatches[0]: wave32: gfx90a has no wave32" },
+    { "{" BASE ",\"waves\":[{\"dispatch\":0,\"workgroup\":[4]}]}",
+      "waves[0]: workgroup: id 4 in dimension 0 beyond the grid's 4 workgroups" },
+    { "{" BASE ",\"waves\":[{\"dispatch\":0,\"workgroup\":[0],\"stop\":\"memory_violation\"}]}",
+      "waves[0]: stop: a running wave has no stop cause" },
+    { "{" BASE ",\"waves\":[{\"dispatch\":0,\"workgroup\":[0],\"state\":\"halted\"}]}",
+      "waves[0].state: unknown value 'halted'" },
+    { "{" BASE ",\"waves\":[{\"dispatch\":0,\"workgroup\":[0],\"pc\":{\"kernel_offset\":2}}]}",
+      "waves[0].pc: kernel_offset: not 4-byte aligned" },
+    { "{" BASE ",\"waves\":[{\"dispatch\":0,\"workgroup\":[0],\"pc\":{}}]}",
+      "waves[0].pc: give exactly one of kernel_offset and address" },
+    { "{" BASE ",\"waves\":[{\"dispatch\":0,\"workgroup\":[0],\"lds\":\"random\"}]}",
+      "waves[0]: lds: the dispatch has no group segment" },
+    { "{" BASE ",\"waves\":[{\"dispatch\":0,\"workgroup\":[0],\"registers\":{\"sgpr\":{\"x\":1}}}]}",
+      "waves[0].registers.sgpr.x: register number expected" },
+    { "{" BASE ",\"buffers\":[{\"name\":\"b\",\"size\":\"0x10000001\"}]}",
+      "buffers[0]: more than 256 MiB of resident buffer memory" },
+    { "{" BASE ",\"buffers\":[{\"name\":\"b\",\"size\":\"0x100000000\",\"sparse\":true,"
+      "\"pattern\":\"random\"}]}",
+      "buffers[0]: pattern: a sparse buffer needs 'ranges'" },
+    { "{" BASE ",\"buffers\":[{\"name\":\"b\",\"size\":\"0x1000000000000\",\"sparse\":true}]}",
+      "buffers[0].size: 281474976710656 (0x1000000000000) out of range" },
+    { "{" BASE ",\"buffers\":[{\"name\":\"b\",\"size\":4096,\"ranges\":[{\"offset\":4096,"
+      "\"size\":4}]}]}", "buffers[0].ranges[0].offset: 4096 (0x1000) out of range" },
+    { "{\"name\":\"t\"," AGENT ",\"code_objects\":[{\"name\":\"v\",\"source\":\"a/vadd.cl\","
+      "\"target\":\"gfx90a\"}]}", "code_objects[0]: source: 'a/vadd.cl' is not NAME.cl" },
+    { "{\"name\":\"t\",\"agents\":[{\"target\":\"gfx1030\",\"gpu_id\":1,\"simd_count\":80}],"
+      QUEUE "," CO "," DISP "}",
+      "dispatches[0].code_object: 'v' is built for gfx90a, the queue's agent is gfx1030" },
+    { "{" BASE ",\"fault_injection\":[{\"op\":\"suspend\",\"errno\":\"EWHAT\"}]}",
+      "fault_injection[0].errno: unknown value 'EWHAT'" },
+    { "{" BASE ",\"exceptions\":[{\"what\":\"queue_error\",\"queue\":3}]}",
+      "exceptions[0].queue: 3 (0x3) out of range [0, 0]" },
+    { "{" BASE ",\"host_threads\":{\"count\":1000}}",
+      "host_threads.count: 1000 (0x3e8) out of range [0, 64]" },
+    { "{" BASE ",\"name\":\"u\"}", "duplicate object key" },
+};
+
+static void test_broken(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof(broken) / sizeof(broken[0]); i++) {
+        struct gc_scenario *s = NULL;
+        gpucore_diag_t d = { 0 };
+        gpucore_status_t st = gc_scenario_parse(broken[i].json, strlen(broken[i].json),
+                                                "t.json", &s, &d);
+
+        if (st >= 0)
+            fail_msg("case %zu parsed: %s", i, broken[i].json);
+        assert_null(s);
+        if (!strstr(d.message, broken[i].message))
+            fail_msg("case %zu: message '%s' lacks '%s'", i, d.message, broken[i].message);
+    }
+}
+
+static void test_base_parses(void **state)
+{
+    static const char json[] = "{" BASE ",\"waves\":[{\"dispatch\":0,\"workgroup\":[3],"
+                               "\"registers\":{\"vgpr\":{\"2\":[1,2]},\"fill\":\"zero\"}}]}";
+    struct gc_scenario *s = NULL;
+    gpucore_diag_t d = { 0 };
+
+    (void)state;
+    if (gc_scenario_parse(json, strlen(json), "t.json", &s, &d) < 0)
+        fail_msg("%s", d.message);
+    assert_int_equal(s->total_waves, 4);
+    assert_int_equal(s->waves[0].noverrides, 2);
+    assert_int_equal(s->waves[0].fill_zero, 1);
+    gc_scenario_free(s);
+}
+
+/* The fill function is part of the format (README): pin a few values. */
+static void test_fill_pinned(void **state)
+{
+    (void)state;
+    assert_int_equal(gc_scen_fill(0, 0, 0, 0, 0), gc_scen_fill(0, 0, 0, 0, 0));
+    assert_int_not_equal(gc_scen_fill(1, GC_SCEN_KIND_VGPR, 0, 0, 0),
+                         gc_scen_fill(1, GC_SCEN_KIND_VGPR, 0, 0, 1));
+    assert_int_not_equal(gc_scen_fill(1, GC_SCEN_KIND_VGPR, 0, 0, 0),
+                         gc_scen_fill(1, GC_SCEN_KIND_SGPR, 0, 0, 0));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_files_parse),
+        cmocka_unit_test(test_broken),
+        cmocka_unit_test(test_base_parses),
+        cmocka_unit_test(test_fill_pinned),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

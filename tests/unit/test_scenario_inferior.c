@@ -1,0 +1,535 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The scenario's process image, read the way a debugger reads it: first laid out in this
+ * process (gc_layout_build, memory read directly), then in a running gpucore-inferior that this
+ * test attaches to with ptrace and reads with process_vm_readv. Either way the walk is the
+ * same: r_debug -> link_map -> URI -> code object bytes; ring -> packet -> kernel descriptor;
+ * amd_queue_t dispatch ids; each XCC's CWSR area decoded by gc_cwsr_decode into exactly the
+ * scenario's waves (count, registers per the fill function, LDS bytes, stop reasons, PC,
+ * EXEC, dispatch index, workgroup id, wave number).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "arch.h"
+#include "cwsr.h"
+#include "layout.h"
+#include "scenario.h"
+#include "wave.h"
+
+/* Where to read: this process (pid 0) or another one. */
+struct reader {
+    pid_t pid;
+};
+
+static void rd(const struct reader *r, uint64_t addr, void *buf, size_t n)
+{
+    if (!r->pid) {
+        memcpy(buf, (const void *)(uintptr_t)addr, n);
+        return;
+    }
+    while (n) {
+        struct iovec local = { buf, n }, remote = { (void *)(uintptr_t)addr, n };
+        ssize_t got = process_vm_readv(r->pid, &local, 1, &remote, 1, 0);
+
+        if (got <= 0)
+            fail_msg("process_vm_readv(0x%" PRIx64 ", %zu): %s", addr, n, strerror(errno));
+        buf = (uint8_t *)buf + got;
+        addr += (uint64_t)got;
+        n -= (size_t)got;
+    }
+}
+
+static uint64_t rd64(const struct reader *r, uint64_t addr)
+{
+    uint8_t b[8];
+    uint64_t v = 0;
+
+    rd(r, addr, b, 8);
+    for (int i = 7; i >= 0; i--)
+        v = v << 8 | b[i];
+    return v;
+}
+
+static uint32_t rd32(const struct reader *r, uint64_t addr)
+{
+    return (uint32_t)rd64(r, addr); /* reads 8 bytes: every field checked has 4 more after it */
+}
+
+static uint16_t rd16(const struct reader *r, uint64_t addr)
+{
+    return (uint16_t)rd64(r, addr);
+}
+
+/* The addresses a debugger would get from the driver (runtime info, queue snapshot). */
+struct addrs {
+    uint64_t r_debug;
+    uint64_t ring[GC_SCEN_MAX_QUEUES], amd_queue[GC_SCEN_MAX_QUEUES], cwsr[GC_SCEN_MAX_QUEUES];
+    uint32_t cwsr_size[GC_SCEN_MAX_QUEUES];
+    uint64_t entry[GC_SCEN_MAX_DISPATCHES]; /* only to cross-check the descriptor walk */
+    uint64_t buffer[GC_SCEN_MAX_BUFFERS];
+};
+
+static void *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    uint8_t *p;
+    long n;
+
+    if (!f)
+        fail_msg("%s: %s", path, strerror(errno));
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    p = malloc((size_t)n);
+    assert_int_equal(fread(p, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    *len = (size_t)n;
+    return p;
+}
+
+static void check_code_objects(const struct gc_scenario *s, const struct reader *r,
+                               const struct addrs *a, pid_t pid)
+{
+    const char *dir = getenv("GPUCORE_SCENARIO_OBJECTS");
+    uint64_t node;
+    uint32_t n = 0;
+
+    assert_int_equal(rd32(r, a->r_debug + 0), s->r_version);
+    assert_int_equal(rd32(r, a->r_debug + 24), 0); /* RT_CONSISTENT */
+    for (node = rd64(r, a->r_debug + 8); node; node = rd64(r, node + 24), n++) {
+        const struct gc_scen_code_object *co = &s->code_objects[n];
+        char uri[600], path[600], want[700];
+        size_t flen;
+        uint8_t *file;
+
+        assert_true(n < s->ncode_objects);
+        rd(r, rd64(r, node + 8), uri, sizeof(uri) - 1); /* the string page is big enough */
+        uri[sizeof(uri) - 1] = 0;
+        snprintf(path, sizeof(path), "%s/%s", dir, co->object);
+        file = read_file(path, &flen);
+        if (co->uri_file) {
+            snprintf(want, sizeof(want), "file://%s", path);
+            assert_string_equal(uri, want);
+        } else {
+            uint64_t off = 0, size = 0;
+            long upid = 0;
+            uint8_t *mem;
+
+            if (sscanf(uri, "memory://%ld#offset=0x%" SCNx64 "&size=%" SCNu64, &upid, &off,
+                       &size) != 3)
+                fail_msg("bad URI %s", uri);
+            assert_int_equal(upid, pid);
+            assert_int_equal(size, flen);
+            mem = malloc(flen);
+            rd(r, off, mem, flen);
+            assert_memory_equal(mem, file, flen);
+            free(mem);
+        }
+        {
+            /* The loaded image starts with the file's first PT_LOAD (offset 0, the ELF header). */
+            uint8_t magic[4];
+
+            rd(r, rd64(r, node + 0), magic, 4);
+            assert_memory_equal(magic, "\x7f" "ELF", 4);
+        }
+        free(file);
+    }
+    assert_int_equal(n, s->ncode_objects);
+}
+
+static void check_dispatches(const struct gc_scenario *s, const struct reader *r,
+                             const struct addrs *a)
+{
+    for (uint32_t q = 0; q < s->nqueues; q++) {
+        uint64_t lo = UINT64_MAX, hi = 0;
+
+        assert_int_equal(rd64(r, a->amd_queue[q] + 8), a->ring[q]);
+        assert_int_equal(rd32(r, a->amd_queue[q] + 24), s->queues[q].ring_packets);
+        for (uint32_t i = 0; i < s->ndispatches; i++) {
+            const struct gc_scen_dispatch *d = &s->dispatches[i];
+            uint64_t pkt = a->ring[q] + (d->packet_id % s->queues[q].ring_packets) * 64, kd;
+
+            if (d->queue != q)
+                continue;
+            lo = d->packet_id < lo ? d->packet_id : lo;
+            hi = d->packet_id + 1 > hi ? d->packet_id + 1 : hi;
+            assert_int_equal(rd16(r, pkt) & 0xff, 2); /* KERNEL_DISPATCH */
+            assert_int_equal(rd16(r, pkt + 4), d->workgroup[0]);
+            assert_int_equal(rd32(r, pkt + 12), d->grid[0]);
+            assert_int_equal(rd32(r, pkt + 28), d->group_segment_size);
+            kd = rd64(r, pkt + 32);
+            assert_int_equal(kd + rd64(r, kd + 16), a->entry[i]);
+            for (uint32_t k = 0; k < d->nkernargs && k < 2; k++)
+                if (d->kernargs[k].type == GC_SCEN_KA_BUFFER && k == 0)
+                    assert_int_equal(rd64(r, rd64(r, pkt + 40)),
+                                     a->buffer[d->kernargs[k].value] + d->kernargs[k].value2);
+        }
+        if (lo == UINT64_MAX)
+            lo = hi = 0;
+        assert_int_equal(rd64(r, a->amd_queue[q] + GC_AMDQ_READ_DISPATCH_ID), lo);
+        assert_int_equal(rd64(r, a->amd_queue[q] + GC_AMDQ_WRITE_DISPATCH_ID), hi);
+    }
+}
+
+static uint32_t expected_reason(enum gc_scen_stop stop)
+{
+    switch (stop) {
+    case GC_SCEN_STOP_MEMORY_VIOLATION:
+        return GC_STOP_MEMORY_VIOLATION;
+    case GC_SCEN_STOP_ILLEGAL_INSTRUCTION:
+        return GC_STOP_ILLEGAL_INSTRUCTION;
+    case GC_SCEN_STOP_ASSERT_TRAP:
+        return GC_STOP_ASSERT_TRAP;
+    default:
+        return GC_STOP_NONE;
+    }
+}
+
+/* Decode one XCC area and compare every wave with the scenario. Returns the waves seen. */
+static uint32_t check_area(const struct gc_scenario *s, const struct reader *r,
+                           const struct addrs *a, uint32_t q, uint32_t x, int full)
+{
+    const struct gc_scen_agent *ag = &s->agents[s->queues[q].agent];
+    const struct gc_arch *arch = gc_arch_by_name(ag->target);
+    const struct gc_wave_env env = { s->r_version, ag->ttmp_setup };
+    uint64_t base = a->cwsr[q] + (uint64_t)x * a->cwsr_size[q];
+    uint8_t hb[GC_CWSR_HEADER_SIZE], *ctl, *wav;
+    struct gc_cwsr_header h;
+    struct gc_cwsr_decoded dec;
+    gpucore_diag_t d = { 0 };
+    uint32_t k = 0;
+
+    rd(r, base, hb, sizeof(hb));
+    assert_int_equal(gc_cwsr_header_decode(hb, sizeof(hb), &h), GPUCORE_OK);
+    ctl = malloc(h.control_stack_size + 1u);
+    wav = malloc(h.wave_state_size + 1u);
+    if (h.control_stack_size)
+        rd(r, base + h.control_stack_offset, ctl, h.control_stack_size);
+    if (h.wave_state_size)
+        rd(r, base + h.wave_state_offset - h.wave_state_size, wav, h.wave_state_size);
+    if (gc_cwsr_decode(arch, &h, ctl, h.control_stack_size, wav, h.wave_state_size, &dec, &d))
+        fail_msg("queue %u xcc %u: %s", q, x, d.message);
+    for (uint32_t wi = 0; wi < s->nwaves; wi++) {
+        const struct gc_scen_waves *w = &s->waves[wi];
+        const struct gc_scen_dispatch *dp = &s->dispatches[w->dispatch];
+        uint32_t wpg = gc_scen_waves_per_group(s, w), lanes = dp->wave32 ? 32 : 64;
+        uint32_t v, acc, sg;
+        uint64_t pc = w->pc_is_kernel ? a->entry[w->dispatch] + w->pc_offset : w->pc_address;
+
+        if (dp->queue != q || w->xcc != x)
+            continue;
+        gc_layout_reg_counts(arch, dp, &v, &acc, &sg);
+        for (uint32_t g = 0; g < w->workgroup_count; g++) {
+            for (uint32_t n = 0; n < wpg; n++, k++) {
+                const struct gc_wave *gw;
+                uint32_t uid = w->first_wave + g * wpg + n, idx, id[3], num;
+                /* Checking every register of 10,000 waves is slow under ASan: big areas check
+                   every 97th wave fully, and the stop state, PC and ids of all. */
+                int regs = full || k % 97 == 0 || w->stopped;
+
+                assert_true(k < dec.wave_count);
+                gw = &dec.waves[k];
+                assert_int_equal(gw->lanes, lanes);
+                assert_int_equal(gw->vgprs, v);
+                assert_int_equal(gw->sgprs, sg);
+                assert_int_equal(gw->first_wave, n == 0);
+                for (uint32_t i = 0; regs && i < sg; i++)
+                    assert_int_equal(gc_wave_sgpr(gw, i), gc_layout_sgpr(w, uid, i));
+                for (uint32_t i = 0; regs && i < v; i++)
+                    for (uint32_t l = 0; l < lanes; l++)
+                        if (gc_wave_vgpr(gw, i, l) != gc_layout_vgpr(w, uid, i, l))
+                            fail_msg("wave %u v%u lane %u: 0x%x, expected 0x%x", uid, i, l,
+                                     gc_wave_vgpr(gw, i, l), gc_layout_vgpr(w, uid, i, l));
+                for (uint32_t i = 0; regs && i < gw->accvgprs; i++)
+                    for (uint32_t l = 0; l < 64; l++)
+                        assert_int_equal(gc_wave_accvgpr(gw, i, l),
+                                         gc_layout_accvgpr(w, uid, i, l));
+                if (n == 0 && dp->group_segment_size) {
+                    assert_non_null(gw->lds);
+                    assert_true(gw->lds_size >= dp->group_segment_size);
+                    for (uint32_t b = 0; regs && b < gw->lds_size; b += 4) {
+                        uint32_t got = (uint32_t)gw->lds[b] | (uint32_t)gw->lds[b + 1] << 8 |
+                                       (uint32_t)gw->lds[b + 2] << 16 |
+                                       (uint32_t)gw->lds[b + 3] << 24;
+
+                        assert_int_equal(got, gc_layout_lds(w, uid, b / 4));
+                    }
+                }
+                assert_int_equal(gc_wave_trap_stopped(arch, gw), w->stopped);
+                assert_int_equal(gc_wave_stop_reasons(arch, gw), expected_reason(w->stop));
+                assert_int_equal(gc_wave_pc(arch, gw, s->r_version), pc);
+                assert_int_equal(gc_wave_exec_mask(arch, gw), w->exec);
+                assert_int_equal(gc_wave_dispatch_index(arch, gw, &env, &idx), GPUCORE_OK);
+                assert_int_equal(idx, dp->packet_id % s->queues[q].ring_packets);
+                assert_int_equal(gc_wave_workgroup_id(arch, gw, &env, id), GPUCORE_OK);
+                assert_int_equal(id[0], w->workgroup[0] + g);
+                assert_int_equal(gc_wave_number_in_group(arch, gw, &env, &num), GPUCORE_OK);
+                assert_int_equal(num, n);
+            }
+        }
+    }
+    assert_int_equal(dec.wave_count, k);
+    gc_cwsr_decoded_done(&dec);
+    free(ctl);
+    free(wav);
+    return k;
+}
+
+static void check_all(const struct gc_scenario *s, const struct reader *r, const struct addrs *a,
+                      pid_t pid)
+{
+    uint32_t total = 0;
+
+    check_code_objects(s, r, a, pid);
+    check_dispatches(s, r, a);
+    for (uint32_t q = 0; q < s->nqueues; q++)
+        for (uint32_t x = 0; x < s->agents[s->queues[q].agent].num_xcc; x++)
+            total += check_area(s, r, a, q, x, s->total_waves <= 1024);
+    assert_int_equal(total, s->total_waves);
+    /* Buffer patterns: first and last words of each range. */
+    for (uint32_t i = 0; i < s->nbuffers; i++) {
+        const struct gc_scen_buffer *b = &s->buffers[i];
+
+        for (uint32_t g = 0; g < (b->nranges ? b->nranges : 1); g++) {
+            uint64_t off = b->nranges ? b->ranges[g].offset : 0;
+            uint64_t size = b->nranges ? b->ranges[g].size : b->size;
+
+            assert_int_equal(rd32(r, a->buffer[i] + off),
+                             gc_layout_mem(b->pattern, b->seed, GC_SCEN_KIND_MEM, off / 4));
+            if (size >= 8)
+                assert_int_equal(rd32(r, a->buffer[i] + off + size - 8),
+                                 gc_layout_mem(b->pattern, b->seed, GC_SCEN_KIND_MEM,
+                                               (off + size - 8) / 4));
+        }
+    }
+}
+
+static struct gc_scenario *load(const char *name)
+{
+    char p[4096];
+    struct gc_scenario *s = NULL;
+    gpucore_diag_t d = { 0 };
+
+    snprintf(p, sizeof(p), "%s/%s", getenv("GPUCORE_SCENARIO_DIR"), name);
+    if (gc_scenario_load(p, &s, &d) < 0)
+        fail_msg("%s", d.message);
+    return s;
+}
+
+/* ---- in this process ---- */
+
+static void in_process(const char *name)
+{
+    struct gc_scenario *s = load(name);
+    struct gc_layout *l = NULL;
+    struct addrs *a = calloc(1, sizeof(*a));
+    struct reader r = { 0 };
+    gpucore_diag_t d = { 0 };
+
+    if (gc_layout_build(s, getenv("GPUCORE_SCENARIO_OBJECTS"), &l, &d) < 0)
+        fail_msg("%s", d.message);
+    a->r_debug = l->r_debug;
+    for (uint32_t q = 0; q < s->nqueues; q++) {
+        a->ring[q] = l->queues[q].ring;
+        a->amd_queue[q] = l->queues[q].amd_queue;
+        a->cwsr[q] = l->queues[q].cwsr;
+        a->cwsr_size[q] = l->queues[q].sizes.cwsr_size;
+    }
+    for (uint32_t i = 0; i < s->ndispatches; i++)
+        a->entry[i] = l->dispatches[i].entry;
+    for (uint32_t i = 0; i < s->nbuffers; i++)
+        a->buffer[i] = l->buffers[i].address;
+    check_all(s, &r, a, getpid());
+    gc_layout_free(l);
+    gc_scenario_free(s);
+    free(a);
+}
+
+#define IN_PROCESS(n, f)                                                                           \
+    static void test_layout_##n(void **state)                                                      \
+    {                                                                                              \
+        (void)state;                                                                               \
+        in_process(f);                                                                             \
+    }
+IN_PROCESS(vadd, "vadd-fault.json")
+IN_PROCESS(mi300, "mi300-xcc.json")
+IN_PROCESS(rdna2, "rdna2-illegal.json")
+IN_PROCESS(rdna3, "rdna3-assert.json")
+IN_PROCESS(hang, "multi-gpu-hang.json")
+IN_PROCESS(big, "big-memory.json")
+
+/* A wave PC beyond its kernel is the scenario's error, named by its path. */
+static void test_layout_bad_pc(void **state)
+{
+    static const char json[] =
+            "{\"name\":\"t\",\"agents\":[{\"target\":\"gfx90a\",\"gpu_id\":1,\"simd_count\":416}],"
+            "\"queues\":[{\"agent\":0,\"queue_id\":0}],\"code_objects\":[{\"name\":\"v\","
+            "\"source\":\"vadd.cl\",\"target\":\"gfx90a\"}],\"dispatches\":[{\"queue\":0,"
+            "\"code_object\":\"v\",\"kernel\":\"vadd\",\"grid\":[256],\"workgroup\":[256],"
+            "\"packet_id\":0}],\"waves\":[{\"dispatch\":0,\"workgroup\":[0]},{\"dispatch\":0,"
+            "\"workgroup\":[0],\"pc\":{\"kernel_offset\":\"0x1000\"}}]}";
+    struct gc_scenario *s = NULL;
+    struct gc_layout *l = NULL;
+    gpucore_diag_t d = { 0 };
+
+    (void)state;
+    assert_int_equal(gc_scenario_parse(json, sizeof(json) - 1, "x.json", &s, &d), GPUCORE_OK);
+    assert_int_equal(gc_layout_build(s, getenv("GPUCORE_SCENARIO_OBJECTS"), &l, &d),
+                     GPUCORE_E_INVAL);
+    if (!strstr(d.message, "x.json: waves[1].pc: kernel 'vadd' has no offset 0x1000 (size 0x"))
+        fail_msg("%s", d.message);
+    gc_scenario_free(s);
+}
+
+/* ---- in a running gpucore-inferior ---- */
+
+static pid_t child;
+
+/* After each inferior test, pass or fail: no inferior outlives its test. */
+static int kill_child(void **state)
+{
+    int status;
+
+    (void)state;
+    if (child > 0) {
+        kill(child, SIGKILL);
+        waitpid(child, &status, __WALL);
+    }
+    child = 0;
+    return 0;
+}
+
+static void parse_describe(const char *path, const struct gc_scenario *s, struct addrs *a)
+{
+    FILE *f = fopen(path, "r");
+    char line[512];
+
+    assert_non_null(f);
+    while (fgets(line, sizeof(line), f)) {
+        unsigned i;
+        uint64_t v1, v2, v3, v4;
+        uint32_t sz, nx;
+
+        if (sscanf(line, "r_debug 0x%" SCNx64, &v1) == 1)
+            a->r_debug = v1;
+        else if (sscanf(line, "dispatch %u packet 0x%" SCNx64 " kernel_object 0x%" SCNx64
+                        " entry 0x%" SCNx64, &i, &v1, &v2, &v3) == 4 && i < s->ndispatches)
+            a->entry[i] = v3;
+        else if (sscanf(line, "buffer %u 0x%" SCNx64, &i, &v1) == 2 && i < s->nbuffers)
+            a->buffer[i] = v1;
+        else if (sscanf(line, "queue %u ring 0x%" SCNx64 " ring_size %" SCNu64 " amd_queue 0x%"
+                        SCNx64 " cwsr 0x%" SCNx64 " cwsr_size %u num_xcc %u", &i, &v1, &v2, &v3,
+                        &v4, &sz, &nx) == 7 && i < s->nqueues) {
+            a->ring[i] = v1;
+            a->amd_queue[i] = v3;
+            a->cwsr[i] = v4;
+            a->cwsr_size[i] = sz;
+        }
+    }
+    fclose(f);
+}
+
+static void inferior(const char *name)
+{
+    const char *exe = getenv("GPUCORE_INFERIOR");
+    const char *tmp = getenv("GPUCORE_TEST_TMPDIR");
+    struct gc_scenario *s = load(name);
+    struct addrs *a = calloc(1, sizeof(*a));
+    char scen[4096], desc[4096], line[256];
+    int out[2], status;
+    pid_t pid;
+    long rpid = 0;
+    FILE *f;
+    struct reader r;
+
+    assert_non_null(exe);
+    snprintf(scen, sizeof(scen), "%s/%s", getenv("GPUCORE_SCENARIO_DIR"), name);
+    snprintf(desc, sizeof(desc), "%s/%s.%ld.describe", tmp ? tmp : "/tmp", name, (long)getpid());
+    assert_int_equal(pipe(out), 0);
+    pid = fork();
+    assert_true(pid >= 0);
+    child = pid;
+    if (pid == 0) {
+        /* A failed assertion leaves this test without killing the inferior: make it die with
+           us, or it would hold ctest's output pipe open until the timeout. */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        dup2(out[1], 1);
+        close(out[0]);
+        close(out[1]);
+        execl(exe, exe, scen, "--objects", getenv("GPUCORE_SCENARIO_OBJECTS"), "--describe",
+              desc, (char *)NULL);
+        _exit(127);
+    }
+    close(out[1]);
+    f = fdopen(out[0], "r");
+    if (!fgets(line, sizeof(line), f)) {
+        waitpid(pid, &status, 0);
+        fail_msg("%s: no ready line (exit status 0x%x)", name, status);
+    }
+    assert_int_equal(sscanf(line, "gpucore-inferior: pid %ld ready", &rpid), 1);
+    assert_int_equal(rpid, pid);
+    parse_describe(desc, s, a);
+
+    /* Attach as a debugger would: seize, stop, then read. */
+    assert_int_equal(ptrace(PTRACE_SEIZE, pid, 0, 0), 0);
+    assert_int_equal(ptrace(PTRACE_INTERRUPT, pid, 0, 0), 0);
+    assert_int_equal(waitpid(pid, &status, __WALL), pid);
+    r.pid = pid;
+    check_all(s, &r, a, pid);
+    assert_int_equal(ptrace(PTRACE_DETACH, pid, 0, 0), 0);
+
+    /* SIGTERM ends it cleanly (exit 0). */
+    kill(pid, SIGTERM);
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    child = 0;
+    fclose(f);
+    unlink(desc);
+    gc_scenario_free(s);
+    free(a);
+}
+
+#define INFERIOR(n, f)                                                                             \
+    static void test_inferior_##n(void **state)                                                    \
+    {                                                                                              \
+        (void)state;                                                                               \
+        inferior(f);                                                                               \
+    }
+INFERIOR(vadd, "vadd-fault.json")
+INFERIOR(mi300, "mi300-xcc.json")
+INFERIOR(rdna2, "rdna2-illegal.json")
+INFERIOR(rdna3, "rdna3-assert.json")
+INFERIOR(hang, "multi-gpu-hang.json")
+INFERIOR(big, "big-memory.json")
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_layout_vadd),     cmocka_unit_test(test_layout_mi300),
+        cmocka_unit_test(test_layout_rdna2),    cmocka_unit_test(test_layout_rdna3),
+        cmocka_unit_test(test_layout_hang),     cmocka_unit_test(test_layout_big),
+        cmocka_unit_test(test_layout_bad_pc),   cmocka_unit_test_teardown(test_inferior_vadd, kill_child),
+        cmocka_unit_test_teardown(test_inferior_rdna3, kill_child),  cmocka_unit_test_teardown(test_inferior_mi300, kill_child),
+        cmocka_unit_test_teardown(test_inferior_rdna2, kill_child),  cmocka_unit_test_teardown(test_inferior_hang, kill_child),
+        cmocka_unit_test_teardown(test_inferior_big, kill_child),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
