@@ -50,7 +50,7 @@ set_property(TEST test_scenario APPEND PROPERTY ENVIRONMENT
 # Inferior: start gpucore-inferior, attach, read its memory and decode it to the scenario.
 gpucore_unit_test(test_scenario_inferior
   SOURCES unit/test_scenario_inferior.c
-  LIBS gc_sim_layout gc_arch gc_schema)
+  LIBS gc_sim_layout gc_kfd gc_arch gc_schema)
 add_dependencies(test_scenario_inferior gpucore-inferior scenario-objects)
 set_property(TEST test_scenario_inferior APPEND PROPERTY ENVIRONMENT
   "GPUCORE_SCENARIO_DIR=${PROJECT_SOURCE_DIR}/tests/scenarios"

@@ -366,10 +366,15 @@ static gpucore_status_t parse_queue(struct pctx *c, json_t *o, struct gc_scen_qu
     GC_TRY(get_enum(c, o, "scratch_pattern", 0, 0, pattern_names, &pat));
     q->scratch_pattern = (enum gc_scen_pattern)pat;
     GC_TRY(get_u32(c, o, "scratch_seed", 0, 0, 0, UINT32_MAX, &q->scratch_seed));
+    /*
+     * KFD allocates queue ids per process, not per GPU: SUSPEND/RESUME name queues by id alone,
+     * so two queues with one id would be indistinguishable to a debugger.
+     */
     for (const struct gc_scen_queue *p = s->queues; p < q; p++)
-        if (p->agent == q->agent && p->queue_id == q->queue_id)
-            return fail(c, GPUCORE_E_INVAL, "queue_id %u used twice on agent %u", q->queue_id,
-                        q->agent);
+        if (p->queue_id == q->queue_id)
+            return fail(c, GPUCORE_E_INVAL,
+                        "queue_id %u used twice (KFD queue ids are unique per process)",
+                        q->queue_id);
     return GPUCORE_OK;
 }
 

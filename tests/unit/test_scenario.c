@@ -112,6 +112,9 @@ static const struct {
     { "{\"name\":\"t\",\"r_version\":13," AGENT "}", "r_version: 13 (0xd) out of range [8, 12]" },
     { "{\"name\":\"t\"," AGENT ",\"queues\":[{\"agent\":1,\"queue_id\":0}]}",
       "queues[0].agent: 1 (0x1) out of range [0, 0]" },
+    { "{\"name\":\"t\"," AGENT ",\"queues\":[{\"agent\":0,\"queue_id\":3},"
+      "{\"agent\":0,\"queue_id\":3}]}",
+      "queues[1]: queue_id 3 used twice (KFD queue ids are unique per process)" },
     { "{\"name\":\"t\"," AGENT ",\"queues\":[{\"agent\":0,\"queue_id\":0,\"ring_packets\":100}]}",
       "queues[0]: ring_packets 100 is not a power of two" },
     { "{\"name\":\"t\"," AGENT "," QUEUE "," CO ",\"dispatches\":[{\"queue\":0,\"code_object\":"

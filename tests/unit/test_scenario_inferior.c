@@ -28,6 +28,8 @@
 
 #include "arch.h"
 #include "cwsr.h"
+#include "gc_util.h"
+#include "kfd.h"
 #include "layout.h"
 #include "scenario.h"
 #include "wave.h"
@@ -445,6 +447,75 @@ static void parse_describe(const char *path, const struct gc_scenario *s, struct
     fclose(f);
 }
 
+/*
+ * Drive the simulated driver as a debugger does (kfd-debug-interface.md §12): ENABLE, device
+ * and queue snapshots checked against the scenario, SUSPEND every queue (the driver writes the
+ * save-area headers), decode the memory, RESUME, DISABLE. We are the ptrace parent of the
+ * inferior; only its main thread is stopped, so the driver thread keeps answering.
+ */
+static void debug_session(const struct gc_scenario *s, const struct reader *r,
+                          const struct addrs *a, pid_t pid)
+{
+    struct gc_kfd_open_opts o = { .backend = GC_KFD_BACKEND_SIM };
+    struct kfd_dbg_device_info_entry *dev = NULL;
+    struct kfd_queue_snapshot_entry *q = NULL;
+    struct kfd_runtime_info rinfo;
+    uint32_t ndev, nq, dev_size, q_size, done;
+    uint32_t *ids = calloc(s->nqueues ? s->nqueues : 1, sizeof(*ids));
+    struct gc_kfd *k = NULL;
+    gpucore_diag_t d;
+
+    assert_non_null(ids);
+    if (gc_kfd_open(pid, &o, &k, &d) != GPUCORE_OK)
+        fail_msg("open: %s", d.message);
+    if (gc_kfd_enable(k, 0, &rinfo, &d) != GPUCORE_OK)
+        fail_msg("enable: %s", d.message);
+    assert_int_equal(rinfo.r_debug, a->r_debug);
+    assert_int_equal(rinfo.runtime_state, DEBUG_RUNTIME_STATE_ENABLED);
+
+    if (gc_kfd_device_snapshot(k, 0, &dev, &ndev, &dev_size, &d) != GPUCORE_OK)
+        fail_msg("device snapshot: %s", d.message);
+    assert_int_equal(ndev, s->nagents);
+    for (uint32_t i = 0; i < ndev; i++) {
+        assert_int_equal(dev[i].gpu_id, s->agents[i].gpu_id);
+        assert_int_equal(dev[i].num_xcc, s->agents[i].num_xcc);
+        assert_int_equal(dev[i].simd_count, s->agents[i].simd_count);
+    }
+    if (gc_kfd_queue_snapshot(k, 0, &q, &nq, &q_size, &d) != GPUCORE_OK)
+        fail_msg("queue snapshot: %s", d.message);
+    assert_int_equal(nq, s->nqueues);
+    for (uint32_t i = 0; i < nq; i++) {
+        assert_int_equal(q[i].queue_id & GC_KFD_QUEUE_ID_MASK, s->queues[i].queue_id);
+        assert_int_equal(q[i].gpu_id, s->agents[s->queues[i].agent].gpu_id);
+        assert_int_equal(q[i].ring_base_address, a->ring[i]);
+        assert_int_equal(q[i].ctx_save_restore_address, a->cwsr[i]);
+        assert_int_equal(q[i].ctx_save_restore_area_size, a->cwsr_size[i]);
+        assert_int_equal(q[i].queue_type, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL);
+        ids[i] = q[i].queue_id & GC_KFD_QUEUE_ID_MASK;
+    }
+
+    if (gc_kfd_suspend_queues(k, ids, nq, 0, 0, &done, &d) != GPUCORE_OK)
+        fail_msg("suspend: %s", d.message);
+    assert_int_equal(done, nq);
+    for (uint32_t i = 0; i < nq; i++)
+        assert_int_equal(ids[i] & (GC_KFD_QUEUE_ERROR_MASK | GC_KFD_QUEUE_INVALID_MASK), 0);
+
+    /* Suspended: the save areas are current; they must decode to the scenario exactly. */
+    check_all(s, r, a, pid);
+
+    for (uint32_t i = 0; i < nq; i++)
+        ids[i] = q[i].queue_id & GC_KFD_QUEUE_ID_MASK;
+    if (gc_kfd_resume_queues(k, ids, nq, &done, &d) != GPUCORE_OK)
+        fail_msg("resume: %s", d.message);
+    assert_int_equal(done, nq);
+    if (gc_kfd_disable(k, &d) != GPUCORE_OK)
+        fail_msg("disable: %s", d.message);
+    gc_kfd_close(k);
+    gc_free(dev);
+    gc_free(q);
+    free(ids);
+}
+
 static void inferior(const char *name)
 {
     const char *exe = getenv("GPUCORE_INFERIOR");
@@ -491,7 +562,7 @@ static void inferior(const char *name)
     assert_int_equal(ptrace(PTRACE_INTERRUPT, pid, 0, 0), 0);
     assert_int_equal(waitpid(pid, &status, __WALL), pid);
     r.pid = pid;
-    check_all(s, &r, a, pid);
+    debug_session(s, &r, a, pid);
     assert_int_equal(ptrace(PTRACE_DETACH, pid, 0, 0), 0);
 
     /* SIGTERM ends it cleanly (exit 0). */
