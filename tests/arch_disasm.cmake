@@ -32,3 +32,7 @@ gpucore_unit_test(test_arch_disasm_objdump SOURCES unit/test_arch_disasm_objdump
   LIBS gc_arch gc_schema PkgConfig::LIBELF)
 set_property(TEST test_arch_disasm_objdump APPEND PROPERTY ENVIRONMENT ${_gc_disasm_env})
 set_tests_properties(test_arch_disasm_objdump PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)
+
+# Code bytes come from cores: the disassembler and classifier are fuzzed like every decoder.
+gpucore_fuzz_target(fuzz_arch_disasm SOURCE ${PROJECT_SOURCE_DIR}/tests/fuzz/targets/fuzz_arch_disasm.c
+                    LIBS gc_arch gc_schema)
