@@ -623,6 +623,31 @@ gpucore_status_t gc_kfd_set_wave_launch_mode(struct gc_kfd *k, uint32_t mode,
     return trap_simple(k, KFD_IOC_DBG_TRAP_SET_WAVE_LAUNCH_MODE, &a, NULL, reterr_diag);
 }
 
+/* ---- GPU mappings and service threads ----------------------------------------------------- */
+
+gpucore_status_t gc_kfd_gpu_mappings(struct gc_kfd *k, struct gc_kfd_mapping **ret_maps,
+                                     uint32_t *ret_count, gpucore_diag_t *reterr_diag)
+{
+    GC_FAIL_IF(!k || !ret_maps || !ret_count, reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
+               "no KFD session or no result pointer");
+    *ret_maps = NULL;
+    *ret_count = 0;
+    GC_FAIL_IF(!k->ops->gpu_mappings, reterr_diag, GPUCORE_E_NOTSUP, GC_NO_OFFSET,
+               "the %s backend cannot list GPU mappings", k->ops->name);
+    return k->ops->gpu_mappings(k, ret_maps, ret_count, reterr_diag);
+}
+
+gpucore_status_t gc_kfd_service_threads(struct gc_kfd *k, pid_t *ret_tids, uint32_t cap,
+                                        uint32_t *ret_count, gpucore_diag_t *reterr_diag)
+{
+    GC_FAIL_IF(!k || !ret_count || (cap && !ret_tids), reterr_diag, GPUCORE_E_INVAL,
+               GC_NO_OFFSET, "no KFD session or no result pointer");
+    *ret_count = 0;
+    if (!k->ops->service_threads)
+        return GPUCORE_OK; /* a driver in the kernel needs no thread of the target */
+    return k->ops->service_threads(k, ret_tids, cap, ret_count, reterr_diag);
+}
+
 /* ---- target memory ------------------------------------------------------------------------- */
 
 gpucore_status_t gc_kfd_read_memory(struct gc_kfd *k, uint64_t addr, void *buf, uint64_t size,

@@ -165,6 +165,42 @@ gpucore_status_t gc_kfd_read_memory(struct gc_kfd *k, uint64_t addr, void *buf, 
                                     uint64_t *ret_done, int *ret_errno,
                                     gpucore_diag_t *reterr_diag);
 
+/* ---- What the device knows about the process's memory and threads ---------------------- */
+
+/* gc_kfd_mapping::flags */
+#define GC_KFD_MAP_NO_READ 0x1u /* doorbell or MMIO: reading it has side effects; never read */
+
+#define GC_KFD_MAP_LABEL_MAX 48u
+
+/* One GPU mapping of the target: device memory (VRAM, GTT), rings, CWSR, scratch, code... */
+struct gc_kfd_mapping {
+    uint64_t base, size;
+    uint32_t kind;   /* GPUCORE_ALLOC_* (schema.h); GPUCORE_ALLOC_UNKNOWN when not known */
+    uint32_t gpu_id; /* owning agent, 0 = unknown */
+    uint32_t flags;  /* GC_KFD_MAP_* */
+    char label[GC_KFD_MAP_LABEL_MAX]; /* NUL-terminated, "" if none */
+};
+
+/*
+ * The target's GPU mappings, sorted by base, non-overlapping. linux: the /proc/PID/maps
+ * entries of /dev/dri/renderD* (GPU memory, kind UNKNOWN) and /dev/kfd (doorbells and MMIO,
+ * GC_KFD_MAP_NO_READ). sim: the simulated device's allocation list, with kinds and labels.
+ * Allocated with gc_malloc; free with gc_free. Does not need debugging enabled.
+ * @retval GPUCORE_OK, GPUCORE_E_NOTFOUND (the target is gone), GPUCORE_E_IO, GPUCORE_E_NOMEM.
+ */
+gpucore_status_t gc_kfd_gpu_mappings(struct gc_kfd *k, struct gc_kfd_mapping **ret_maps,
+                                     uint32_t *ret_count, gpucore_diag_t *reterr_diag);
+
+/*
+ * Threads of the target that serve the driver and must keep running while the debugger talks
+ * to it: the simulated driver's thread ("gpucore-kfd-sim") for sim; none for linux (the real
+ * driver is in the kernel). A capturer stops every other thread. At most @p cap tids are
+ * stored; *ret_count is the total.
+ * @retval GPUCORE_OK, GPUCORE_E_INVAL (NULL), GPUCORE_E_IO (no answer).
+ */
+gpucore_status_t gc_kfd_service_threads(struct gc_kfd *k, pid_t *ret_tids, uint32_t cap,
+                                        uint32_t *ret_count, gpucore_diag_t *reterr_diag);
+
 /* Map an errno from the driver to a status (the table above). */
 gpucore_status_t gc_kfd_status_from_errno(int err);
 

@@ -34,6 +34,12 @@ struct gc_kfd_backend_ops {
      */
     int (*read_memory)(struct gc_kfd *k, uint64_t addr, void *buf, size_t size,
                        size_t *ret_done);
+    /* GPU mappings of the target (gc_kfd_gpu_mappings' contract). */
+    gpucore_status_t (*gpu_mappings)(struct gc_kfd *k, struct gc_kfd_mapping **ret_maps,
+                                     uint32_t *ret_count, gpucore_diag_t *diag);
+    /* Service threads (gc_kfd_service_threads' contract). */
+    gpucore_status_t (*service_threads)(struct gc_kfd *k, pid_t *ret_tids, uint32_t cap,
+                                        uint32_t *ret_count, gpucore_diag_t *diag);
     void (*close)(struct gc_kfd *k);
 };
 

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The capture pipeline (ARCHITECTURE.md "Data flow"): attach with ptrace and stop every host
+ * thread; enable debugging; suspend all queues; take device and queue snapshots; plan and write
+ * memory tier by tier within the size and time budgets; write one unified core (host notes, the
+ * AMDGPU note, GPUCORE notes, PT_LOADs); resume queues and disable debugging; detach.
+ *
+ * Queues are resumed and debugging disabled on every exit path: errors, budget exhaustion, an
+ * interruption (the caller's flag, set from a SIGINT/SIGTERM handler), the target exiting.
+ * Nothing is published under the final name unless it is a valid core (possibly marked
+ * truncated).
+ *
+ * Three ways in (the `gpucore capture | watch | run` commands):
+ *   GC_CAPTURE_NOW    capture @p pid at once (a hang, or on demand)
+ *   GC_CAPTURE_WATCH  attach to @p pid, wait for its first queue error or memory violation,
+ *                     capture, let it continue to its own error handling
+ *   GC_CAPTURE_RUN    start @p argv traced, then as WATCH; report the command's exit status
+ *
+ * Internal to capture; the CLI is its only caller. No printing except through the progress
+ * callback.
+ */
+#ifndef GC_CAPTURE_CAPTURE_H
+#define GC_CAPTURE_CAPTURE_H
+
+#include <limits.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <gpucore/status.h>
+
+#include "kfd.h"
+
+enum gc_capture_mode {
+    GC_CAPTURE_NOW = 0,
+    GC_CAPTURE_WATCH = 1,
+    GC_CAPTURE_RUN = 2,
+};
+
+struct gc_capture_opts {
+    enum gc_capture_mode mode;
+    pid_t pid;                 /* NOW, WATCH */
+    char *const *argv;         /* RUN: NULL-terminated */
+    struct gc_kfd_open_opts kfd;
+    const char *output_pattern; /* -o; NULL = "gpucore.%p" (see gc_capture_expand_path) */
+    uint32_t tier;             /* GPUCORE_TIER_*; default REFERENCED */
+    uint64_t max_size;         /* bytes on disk, 0 = none */
+    uint64_t deadline_ms;      /* 0 = none; counted from the start of the capture proper */
+    int compress;              /* 0 plain; 1 zstd at compress_level (0 = 3) */
+    int32_t compress_level;
+    uint32_t threads;          /* compression threads, 0 = number of CPUs (max 8) */
+    const char *options_text;  /* the command line options, recorded in the metadata */
+    volatile sig_atomic_t *interrupted; /* set non-zero by the caller's signal handler */
+    /* Progress: called with a short phase description ("suspending queues", "state tier
+     * 12.3 MiB"...) when the caller wants it; NULL = none. */
+    void (*progress)(void *user, const char *what);
+    void *progress_user;
+};
+
+struct gc_capture_result {
+    char path[PATH_MAX];      /* the core written ("" if none) */
+    int written;              /* 1 if a core was published */
+    uint64_t file_bytes;
+    uint32_t waves, faulting_waves, queues, agents;
+    uint32_t tiers_written;   /* highest tier written completely + 1 (0 = none complete) */
+    uint64_t skipped_bytes;   /* GPU/host bytes left out by tier or budget */
+    int truncated;
+    uint32_t truncation_reason; /* GPUCORE_REASON_* */
+    uint64_t duration_ns;
+    uint32_t trigger;         /* GPUCORE_TRIGGER_* */
+    int exited;               /* RUN/WATCH: the target exited; status below */
+    int exit_status;          /* wait status of the command (RUN) */
+    uint32_t nwarnings;       /* plan warnings, written to the manifest and said in the summary */
+};
+
+/*
+ * Run the pipeline.
+ * @retval GPUCORE_OK          a core was written (result says whether truncated), or, for RUN
+ *                             and WATCH, the target exited without a GPU error (written 0)
+ * @retval GPUCORE_E_NODEV     no driver (the message is the one sentence of gc_kfd_open)
+ * @retval GPUCORE_E_PERM      ptrace or the driver refused
+ * @retval GPUCORE_E_NOTFOUND  no such process, or it exited during the capture
+ * @retval GPUCORE_E_INTR      interrupted before a core could be written
+ * @retval GPUCORE_E_IO, GPUCORE_E_EXIST, GPUCORE_E_NOMEM, GPUCORE_E_INVAL
+ * In every case the target's queues are resumed, debugging is disabled and the target is
+ * detached (RUN: left running to its own end, which is then waited for).
+ */
+gpucore_status_t gc_capture_run(const struct gc_capture_opts *opts, struct gc_capture_result *ret,
+                                gpucore_diag_t *reterr_diag);
+
+/* Variables of an output pattern. */
+struct gc_capture_vars {
+    pid_t pid;
+    const char *hostname;   /* %h */
+    int64_t time_s;         /* %t: seconds since the epoch */
+    const char *exe;        /* %e: executable name (comm) */
+    const char *job_id;     /* %j: SLURM_JOB_ID, "" if unset */
+    const char *rank;       /* %r: SLURM_PROCID, OMPI_COMM_WORLD_RANK or PMI_RANK, "" if none */
+};
+
+/*
+ * Expand an output pattern: %p %h %t %e %j %r %% (as core(5), plus %j and %r); "/" in
+ * substituted values becomes "!" as core(5) does. Unknown % sequences are an error.
+ * @retval GPUCORE_OK, GPUCORE_E_INVAL (unknown sequence; the diag names its offset),
+ *         GPUCORE_E_LIMIT (result longer than @p cap - 1).
+ */
+gpucore_status_t gc_capture_expand_path(const char *pattern, const struct gc_capture_vars *v,
+                                        char *out, size_t cap, gpucore_diag_t *reterr_diag);
+
+/* Fill @p v from the process @p pid and the environment (for %j, %r). Strings are static or
+ * point into @p storage (size @p cap). */
+void gc_capture_vars_fill(struct gc_capture_vars *v, pid_t pid, char *storage, size_t cap);
+
+#endif /* GC_CAPTURE_CAPTURE_H */

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The host half of a unified core, as the Linux kernel's ELF core dumper writes it
+ * (fs/binfmt_elf.c, fill_note_info / vma_dump_size), so `gdb EXE CORE` shows the process's
+ * threads and backtraces:
+ *
+ *   notes, in the kernel's order: NT_PRSTATUS, NT_PRPSINFO, NT_SIGINFO, NT_AUXV, NT_FILE for
+ *   the first thread (the signalled one, else the leader), then NT_FPREGSET and NT_X86_XSTATE
+ *   for it; then per other thread NT_PRSTATUS, NT_FPREGSET, NT_X86_XSTATE. Owner "CORE"
+ *   (NT_X86_XSTATE: "LINUX").
+ *
+ *   memory: which mappings, and how much of each, the kernel's default rules would dump given
+ *   /proc/PID/coredump_filter (bits: 0 anon private, 1 anon shared, 2 file private, 3 file
+ *   shared, 4 ELF headers, 5 private huge, 6 shared huge; default 0x33): never VM_IO or
+ *   VM_DONTDUMP mappings, and never the mappings the caller excludes (GPU memory, which the GPU
+ *   tiers handle); a private file mapping that has been written (Anonymous > 0) is dumped
+ *   whole under bit 0; of an unwritten file mapping that starts with an ELF header, only the
+ *   first page under bit 4; [vsyscall] never.
+ *
+ * Internal to capture. No printing.
+ */
+#ifndef GC_CAPTURE_HOST_CORE_H
+#define GC_CAPTURE_HOST_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <gpucore/core.h>
+#include <gpucore/status.h>
+
+#include "procmaps.h"
+#include "rangeset.h"
+#include "tracee.h"
+
+/* ELF note types the host notes use (<elf.h> values). */
+#define GC_NT_PRSTATUS   1u
+#define GC_NT_FPREGSET   2u
+#define GC_NT_PRPSINFO   3u
+#define GC_NT_AUXV       6u
+#define GC_NT_SIGINFO    0x53494749u
+#define GC_NT_FILE       0x46494c45u
+#define GC_NT_X86_XSTATE 0x202u
+
+#define GC_COREDUMP_FILTER_DEFAULT 0x33u
+
+/* One host memory range the kernel's rules select. */
+struct gc_host_range {
+    uint64_t start, size;
+    uint32_t p_flags; /* PF_R 4 | PF_W 2 | PF_X 1 from the mapping's permissions */
+    const char *label; /* the mapping's path or "[anon]"; borrowed from the gc_procmaps */
+    uint32_t reason;   /* skipped ranges: GPUCORE_REASON_POLICY (the filter's rules) or
+                          GPUCORE_REASON_SPECIAL (VM_IO, [vsyscall]); 0 for selected ranges */
+};
+
+struct gc_host_ranges {
+    struct gc_host_range *r;
+    uint32_t count;
+    /* Mappings (or their tails) the rules leave out, for the manifest (tier HOST, SKIPPED,
+     * with their reason). */
+    struct gc_host_range *skipped;
+    uint32_t nskipped;
+};
+
+/*
+ * Select host memory by the kernel's rules. @p filter is the coredump_filter value
+ * (gc_host_coredump_filter() reads the target's). Mappings overlapping @p exclude (GPU memory)
+ * are left out entirely and not reported as skipped (the GPU tiers account for them).
+ * @p read_header is called to look at the first 4 bytes of an unwritten private file mapping
+ * (the ELF-header rule); it returns 0 on success.
+ * @retval GPUCORE_OK, GPUCORE_E_NOMEM. On success free with gc_host_ranges_free().
+ */
+gpucore_status_t gc_host_select(const struct gc_procmaps *maps, uint32_t filter,
+                                const struct gc_rangeset *exclude,
+                                int (*read_header)(void *user, uint64_t addr, uint8_t out[4]),
+                                void *user, struct gc_host_ranges *ret, gpucore_diag_t *reterr_diag);
+void gc_host_ranges_free(struct gc_host_ranges *r);
+
+/* /proc/PID/coredump_filter as a number; GC_COREDUMP_FILTER_DEFAULT if it cannot be read. */
+uint32_t gc_host_coredump_filter(pid_t pid);
+
+/* Inputs of the host notes. */
+struct gc_host_note_input {
+    pid_t pid;
+    const struct gc_tracee *tracee;   /* stopped threads with registers fetched */
+    const struct gc_procmaps *maps;   /* for NT_FILE (file-backed mappings, in order) */
+    const char *proc_root;            /* "/proc" (tests may point elsewhere) */
+    /* The signal reported in NT_SIGINFO and pr_cursig of the first thread when no thread was
+     * stopped by a signal (an on-demand or GPU-triggered capture: the caller passes SIGSTOP,
+     * the truth about a ptrace-stopped process). */
+    int default_signal;
+};
+
+/*
+ * Add the host notes to @p w in the kernel's order (see the top of this file): NT_PRSTATUS per
+ * thread from its registers (pr_pid = tid, pr_ppid/pgrp/sid from /proc, pr_cursig the pending
+ * signal, times from /proc/PID/task/TID/stat), NT_PRPSINFO from /proc/PID/{stat,status,cmdline}
+ * (pr_fname = comm, pr_psargs = the first 80 bytes of the command line with NULs as spaces),
+ * NT_SIGINFO of the signalled thread (else a synthetic one with si_signo = default_signal,
+ * si_code SI_USER, si_pid the capturing process), NT_AUXV from /proc/PID/auxv, NT_FILE (count,
+ * page size 4096, then start/end/page offset per file mapping, then the NUL-terminated names),
+ * NT_FPREGSET and NT_X86_XSTATE when the registers were read. Threads without registers (a
+ * service thread that could not be stopped) are written with zero registers and say so in
+ * nothing but that: the caller records it in the manifest.
+ * @retval GPUCORE_OK, GPUCORE_E_NOTFOUND (the process is gone), GPUCORE_E_IO, GPUCORE_E_NOMEM,
+ *         or a writer status (gpucore_writer_add_note).
+ */
+gpucore_status_t gc_host_add_notes(gpucore_writer_t *w, const struct gc_host_note_input *in,
+                                   gpucore_diag_t *reterr_diag);
+
+#endif /* GC_CAPTURE_HOST_CORE_H */

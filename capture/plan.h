@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The GPU half of a capture, planned: from the driver's snapshots (taken with every queue
+ * suspended), the runtime info and the target's memory, decide what goes into the core and
+ * build the GPU notes.
+ *
+ *   - the AMDGPU core-state note (AMD's layout, exception status as captured);
+ *   - the memory, tier by tier (core-format.md §8, ARCHITECTURE.md "Data flow"):
+ *       state       every amd_queue_t (read_pointer_address - 128), every AQL ring, per XCC the
+ *                   used parts of the CWSR area (header, used control stack, used wave area)
+ *                   and the debug area, the r_debug chain (r_debug, link_map nodes, URI
+ *                   strings, memory:// code-object images), loaded code objects (extent of
+ *                   their PT_LOADs at l_addr), kernel descriptors and kernargs of active
+ *                   packets; all rounded out to whole 64-byte lines (ROCdbgapi's cache line);
+ *       scratch     the scratch slots of saved waves that have scratch enabled;
+ *       referenced  windows around every address that faulting waves' registers (SGPR pairs,
+ *                   VGPR pairs of active lanes), the kernel arguments of active dispatches and
+ *                   the memory-violation exception info point at inside a GPU mapping;
+ *       all         every readable GPU mapping.
+ *     Tier sets are disjoint: tier i holds what it wants minus what tiers < i hold.
+ *   - GPUCORE CODE_OBJECTS (each object's URI, load address and bytes: memory:// from target
+ *     memory, file:// from the file system) and ALLOC_MAP (the GPU mappings, classified).
+ *
+ * Memory is read only through the caller's read function, which must not fail for
+ * the whole read when part of it is unreadable (it reports the readable prefix).
+ * Every value read from the target is validated before use: a bad header, an unreadable
+ * structure or an absurd size is a warning that drops that item, never a crash or a failure
+ * of the whole plan.
+ *
+ * Internal to capture. No printing.
+ */
+#ifndef GC_CAPTURE_PLAN_H
+#define GC_CAPTURE_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gpucore/schema.h>
+#include <gpucore/status.h>
+
+#include "kfd.h"
+#include "rangeset.h"
+
+#define GC_PLAN_TIERS 4u /* GPUCORE_TIER_STATE .. GPUCORE_TIER_ALL */
+#define GC_PLAN_LABEL_MAX 64u
+#define GC_PLAN_DEFAULT_WINDOW (64u << 10) /* referenced: bytes on each side of an address */
+#define GC_PLAN_DEFAULT_EMBED (256ull << 20) /* code-object bytes embedded in all */
+
+/*
+ * Read target memory (contract of gc_kfd_read_memory): GPUCORE_OK with *ret_done == size, or
+ * GPUCORE_E_UNAVAILABLE with *ret_done the readable prefix and *ret_errno the error; any other
+ * status stops the plan.
+ */
+typedef gpucore_status_t (*gc_plan_read_fn)(void *user, uint64_t addr, void *buf, uint64_t size,
+                                            uint64_t *ret_done, int *ret_errno);
+
+/* A raised exception the capture saw (from QUERY_DEBUG_EVENT / QUERY_EXCEPTION_INFO). */
+struct gc_plan_exception {
+    uint32_t code;     /* enum kfd_dbg_trap_exception_code */
+    uint32_t gpu_id;
+    uint32_t queue_id; /* KFD_INVALID_QUEUEID for device/process exceptions */
+    uint64_t fault_va; /* memory violation: the faulting address; 0 = unknown */
+};
+
+struct gc_plan_input {
+    uint32_t pid;
+    uint32_t kfd_major, kfd_minor;
+    struct kfd_runtime_info rinfo;
+    const struct kfd_dbg_device_info_entry *devices;
+    uint32_t ndevices;
+    uint32_t device_entry_size; /* what the driver populated */
+    const struct kfd_queue_snapshot_entry *queues;
+    uint32_t nqueues;
+    uint32_t queue_entry_size;
+    const struct gc_kfd_mapping *maps; /* GPU mappings, sorted (gc_kfd_gpu_mappings) */
+    uint32_t nmaps;
+    const struct gc_plan_exception *exceptions;
+    uint32_t nexceptions;
+    gc_plan_read_fn read;
+    void *read_user;
+    uint64_t window;       /* referenced window; 0 = GC_PLAN_DEFAULT_WINDOW */
+    uint64_t embed_limit;  /* 0 = GC_PLAN_DEFAULT_EMBED */
+};
+
+/* A labelled piece of memory, for the manifest ("AQL ring, queue 3"). */
+struct gc_plan_item {
+    uint64_t addr, size;
+    uint32_t tier;   /* GPUCORE_TIER_* that wanted it first */
+    uint32_t kind;   /* GPUCORE_ALLOC_* */
+    uint32_t gpu_id;
+    char label[GC_PLAN_LABEL_MAX];
+};
+
+struct gc_plan {
+    uint8_t *amdgpu_note; /* NT_AMDGPU_KFD_CORE_STATE descriptor bytes (gc_malloc) */
+    size_t amdgpu_note_size;
+    struct gc_rangeset tier[GC_PLAN_TIERS]; /* disjoint */
+    struct gc_plan_item *items;             /* sorted by addr */
+    uint32_t nitems;
+    gpucore_code_objects_t code_objects;    /* bytes owned by the plan */
+    gpucore_alloc_map_t alloc_map;          /* labels owned by the plan */
+    /* Figures for the summary line and the metadata. */
+    uint32_t agents, queues, dispatches;
+    uint32_t waves, stopped_waves, faulting_waves;
+    /* Things that could not be planned, one sentence each ("queue 3, XCC 1: CWSR header at
+     * 0x...: unreadable (EIO)"); the capture goes on without them. */
+    char **warnings;
+    uint32_t nwarnings;
+};
+
+/*
+ * Build the plan. Reads the target through in->read (the queues must be suspended).
+ * @retval GPUCORE_OK
+ * @retval GPUCORE_E_INVAL    NULL arguments, or snapshot entries inconsistent with each other
+ *                            (a queue naming a gpu_id no device has)
+ *                            (a device whose gfx_target_version arch does not know is not an
+ *                            error: its note entry is written, its CWSR areas are captured
+ *                            whole and a warning says why its waves were not decoded)
+ * @retval GPUCORE_E_NOMEM, or a status of in->read other than E_UNAVAILABLE
+ * On success free with gc_plan_free().
+ */
+gpucore_status_t gc_plan_build(const struct gc_plan_input *in, struct gc_plan **ret,
+                               gpucore_diag_t *reterr_diag);
+
+void gc_plan_free(struct gc_plan *p);
+
+/* The item that contains @p addr (the smallest one), or NULL. */
+const struct gc_plan_item *gc_plan_item_at(const struct gc_plan *p, uint64_t addr);
+
+#endif /* GC_CAPTURE_PLAN_H */

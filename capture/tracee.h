@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The host side of a target under ptrace: every thread seized, stopped and resumed as a set,
+ * and each stopped thread's registers and pending signal, as the kernel's core dumper records
+ * them. x86-64 is the supported host (other hosts: GPUCORE_E_NOTSUP from the register calls).
+ *
+ * Threads are seized with PTRACE_SEIZE and PTRACE_O_TRACECLONE, so threads created later are
+ * traced too; stopping uses PTRACE_INTERRUPT (no SIGSTOP is ever queued to the target), so the
+ * target's own signals and job control are left alone. While the set is running, the owner
+ * must call gc_tracee_poll() (or gc_tracee_stop_all()) so clone events and signal-delivery stops
+ * are handled: signals are re-injected unchanged; the owner is told when the process exits.
+ *
+ * Internal to capture. Not thread-safe: all calls from the one thread that seized (ptrace's
+ * rule). No printing.
+ */
+#ifndef GC_CAPTURE_TRACEE_H
+#define GC_CAPTURE_TRACEE_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <gpucore/status.h>
+
+struct gc_tracee;
+
+/* Register images of one stopped thread, in the kernel's note layouts (x86-64). */
+#define GC_TRACEE_GREGS_SIZE 216u  /* struct user_regs_struct: NT_PRSTATUS pr_reg */
+#define GC_TRACEE_FPREGS_SIZE 512u /* struct user_fpregs_struct: NT_FPREGSET (NT_PRFPREG) */
+#define GC_TRACEE_XSTATE_MAX 16384u
+
+struct gc_tracee_thread {
+    pid_t tid;
+    int stopped;       /* 1 while in a ptrace stop */
+    int service;       /* 1: kept running (a driver thread); its registers are taken last */
+    int regs_valid;    /* 1 after gc_tracee_fetch_regs() */
+    uint8_t gregs[GC_TRACEE_GREGS_SIZE];
+    uint8_t fpregs[GC_TRACEE_FPREGS_SIZE];
+    uint8_t *xstate;   /* NT_X86_XSTATE bytes, NULL if the kernel gave none; owned */
+    uint32_t xstate_size;
+    int pending_signal; /* signal the thread was stopped with and will be resumed with, 0 = none */
+    siginfo_t siginfo;  /* valid if pending_signal != 0 */
+};
+
+/* What gc_tracee_poll() saw. */
+enum gc_tracee_event {
+    GC_TRACEE_NOTHING = 0, /* nothing happened within the timeout */
+    GC_TRACEE_HANDLED = 1, /* stops were handled (clone, signal re-injected); still running */
+    GC_TRACEE_EXITED = 2,  /* the whole process exited or was killed; see exit_status */
+};
+
+/*
+ * Seize every thread of @p pid (re-reading /proc/PID/task until no new thread appears) without
+ * stopping them. The caller becomes the ptrace parent: what the KFD debug interface requires.
+ * @retval GPUCORE_OK
+ * @retval GPUCORE_E_NOTFOUND no such process
+ * @retval GPUCORE_E_PERM     not allowed (another tracer, Yama ptrace_scope, no CAP_SYS_PTRACE):
+ *                            the message says which and how to allow it
+ * @retval GPUCORE_E_NOMEM, GPUCORE_E_IO
+ */
+gpucore_status_t gc_tracee_seize(pid_t pid, struct gc_tracee **ret, gpucore_diag_t *reterr_diag);
+
+/*
+ * Start @p argv (argv[0] looked up in PATH) as a traced child: forked, seized before exec,
+ * then running. The child keeps the caller's stdio. @p envp NULL = the caller's environment.
+ * @retval GPUCORE_OK, GPUCORE_E_NOTFOUND (the program cannot be executed: the message names it
+ *         and the errno), GPUCORE_E_IO (fork failed), GPUCORE_E_NOMEM.
+ */
+gpucore_status_t gc_tracee_spawn(char *const argv[], char *const envp[], struct gc_tracee **ret,
+                                 gpucore_diag_t *reterr_diag);
+
+pid_t gc_tracee_pid(const struct gc_tracee *t);
+
+/*
+ * Handle ptrace events for up to @p timeout_ms (0 = only what is pending, -1 = until something
+ * happens) while the threads run: auto-attached clones are resumed, exited threads dropped,
+ * signal-delivery stops resumed with their signal, group-stops resumed with PTRACE_LISTEN
+ * semantics. A pending SIGKILL / exit of the leader ends with GC_TRACEE_EXITED.
+ * Returns early with GPUCORE_E_INTR if a signal arrives for the calling process (EINTR), so a
+ * SIGINT to gpucore is noticed at once.
+ * @retval GPUCORE_OK (with *ret_event), GPUCORE_E_INTR, GPUCORE_E_IO.
+ */
+gpucore_status_t gc_tracee_poll(struct gc_tracee *t, int timeout_ms, enum gc_tracee_event *ret_event,
+                                gpucore_diag_t *reterr_diag);
+
+/* After GC_TRACEE_EXITED: the wait status of the process (as waitpid's), else -1. */
+int gc_tracee_exit_status(const struct gc_tracee *t);
+
+/*
+ * Stop every thread except the @p nkeep service threads in @p keep (PTRACE_INTERRUPT, then wait
+ * for each to stop, within @p timeout_ms in all). Threads that exit meanwhile are dropped.
+ * Signal-delivery stops seen while stopping are kept as the thread's pending_signal (and given
+ * back at resume). The thread that stopped with a signal first is remembered as the signalled
+ * thread (gc_tracee_signalled_thread).
+ * @retval GPUCORE_OK        all (but the kept) threads are stopped
+ * @retval GPUCORE_E_NOTFOUND the process exited meanwhile
+ * @retval GPUCORE_E_LIMIT   a thread did not stop within the timeout (the message names it)
+ * @retval GPUCORE_E_IO
+ */
+gpucore_status_t gc_tracee_stop_all(struct gc_tracee *t, const pid_t *keep, uint32_t nkeep,
+                                    int timeout_ms, gpucore_diag_t *reterr_diag);
+
+/* Stop one more thread (a service thread, once it is no longer needed). Statuses as above. */
+gpucore_status_t gc_tracee_stop_thread(struct gc_tracee *t, pid_t tid, int timeout_ms,
+                                       gpucore_diag_t *reterr_diag);
+
+/*
+ * Read the registers of every stopped thread (PTRACE_GETREGSET NT_PRSTATUS, NT_PRFPREG,
+ * NT_X86_XSTATE) into its gc_tracee_thread. Threads still running are left with regs_valid 0.
+ * @retval GPUCORE_OK, GPUCORE_E_NOTSUP (host not x86-64), GPUCORE_E_IO.
+ */
+gpucore_status_t gc_tracee_fetch_regs(struct gc_tracee *t, gpucore_diag_t *reterr_diag);
+
+/* Threads, in /proc/PID/task order with the leader first. Valid until the next call that can
+ * add or drop threads (poll, stop_all, resume_all). */
+uint32_t gc_tracee_thread_count(const struct gc_tracee *t);
+const struct gc_tracee_thread *gc_tracee_thread(const struct gc_tracee *t, uint32_t index);
+/* The thread that was stopped by a signal first, or NULL. */
+const struct gc_tracee_thread *gc_tracee_signalled_thread(const struct gc_tracee *t);
+
+/* Resume every stopped thread (with its pending signal). @retval GPUCORE_OK, GPUCORE_E_IO. */
+gpucore_status_t gc_tracee_resume_all(struct gc_tracee *t, gpucore_diag_t *reterr_diag);
+
+/*
+ * Detach from every thread (stopped ones are detached with their pending signal; running ones
+ * are interrupted first, as PTRACE_DETACH needs a stopped tracee) and free. After this the
+ * process runs on as if never traced. A spawned child is not waited for: use
+ * gc_tracee_wait_exit() before detach if its exit status is wanted. Accepts NULL.
+ */
+void gc_tracee_detach(struct gc_tracee *t);
+
+/*
+ * For a spawned child: resume everything, keep handling events until the process exits, and
+ * return its wait status in *ret_status. Returns GPUCORE_E_INTR if interrupted by a signal to
+ * the caller (call again to keep waiting). Frees nothing; detach afterwards.
+ */
+gpucore_status_t gc_tracee_wait_exit(struct gc_tracee *t, int *ret_status, gpucore_diag_t *reterr_diag);
+
+#endif /* GC_CAPTURE_TRACEE_H */
