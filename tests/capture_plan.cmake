@@ -1,0 +1,2 @@
+# SPDX-License-Identifier: MIT
+# Tests of capture (capture_plan). Being written.
