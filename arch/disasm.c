@@ -72,9 +72,42 @@ struct insn_rule {
     const char *name;
 };
 
+/*
+ * Encodings LLVM's AMDGPU disassembler cannot be trusted with: it crashes (SIGSEGV) instead of
+ * rejecting them. Each row matches the first dword (mask/value, first match wins) and names
+ * fields of the second dword whose value `bad` makes the instruction invalid; such bytes are
+ * reported as "not an instruction" without calling LLVM.
+ *
+ * LLVM 16.0.6 (Debian llvm-16): an SDWA instruction (VOP1/VOP2/VOPC with src0 = 0xf9) whose
+ * dst_sel, src0_sel or src1_sel is 7 -- a reserved value, so the instruction is invalid on the
+ * hardware too -- indexes past a table (found by fuzz_arch_disasm; reproducer
+ * tests/fuzz/corpus/fuzz_arch_disasm/llvm16-sdwa-sel7). VOPC has no dst_sel (bits 14:8 hold
+ * SDST there), so its row checks only the source selects.
+ */
+#define GC_DECODE_HAZARD_FIELDS 3u
+struct decode_hazard {
+    uint32_t mask, value; /* first dword */
+    uint32_t nfields;
+    struct gc_bitfield fields[GC_DECODE_HAZARD_FIELDS]; /* of the second dword */
+    uint32_t bad;
+};
+
+#define SDWA_DST_SEL  GC_BF(10, 8)
+#define SDWA_SRC0_SEL GC_BF(18, 16)
+#define SDWA_SRC1_SEL GC_BF(26, 24)
+
+/* gfx8 .. gfx10: the families with SDWA (gfx11 removed it). */
+static const struct decode_hazard sdwa_hazards[] = {
+    { 0xfe0001ffu, 0x7e0000f9u, 2, { SDWA_DST_SEL, SDWA_SRC0_SEL }, 7 },                /* VOP1 */
+    { 0xfe0001ffu, 0x7c0000f9u, 2, { SDWA_SRC0_SEL, SDWA_SRC1_SEL }, 7 },               /* VOPC */
+    { 0x800001ffu, 0x000000f9u, 3, { SDWA_DST_SEL, SDWA_SRC0_SEL, SDWA_SRC1_SEL }, 7 }, /* VOP2 */
+};
+
 struct family_rules {
     const struct insn_rule *rules;
     size_t n;
+    const struct decode_hazard *hazards;
+    size_t nhazards;
 };
 
 #define R(fmt_, op_, kind_, opnd_, name_)                                              \
@@ -198,8 +231,10 @@ static const struct insn_rule gfx12_rules[] = {
 
 /* Indexed by enum gc_family: a new family is a new row here, never a branch. */
 static const struct family_rules rules_by_family[] = {
-    [GC_FAMILY_GFX9] = { gfx9_rules, GC_ARRAY_SIZE(gfx9_rules) },
-    [GC_FAMILY_GFX10] = { gfx10_rules, GC_ARRAY_SIZE(gfx10_rules) },
+    [GC_FAMILY_GFX9] = { gfx9_rules, GC_ARRAY_SIZE(gfx9_rules), sdwa_hazards,
+                         GC_ARRAY_SIZE(sdwa_hazards) },
+    [GC_FAMILY_GFX10] = { gfx10_rules, GC_ARRAY_SIZE(gfx10_rules), sdwa_hazards,
+                          GC_ARRAY_SIZE(sdwa_hazards) },
     [GC_FAMILY_GFX11] = { gfx11_rules, GC_ARRAY_SIZE(gfx11_rules) },
     [GC_FAMILY_GFX12] = { gfx12_rules, GC_ARRAY_SIZE(gfx12_rules) },
 };
@@ -366,6 +401,7 @@ static const char *const llvm_cpus[] = { GC_LLVM_AMDGPU_CPUS NULL };
 /* One LLVM disassembler per processor, created on first use. */
 struct dis_ctx {
     char cpu[32];
+    const struct family_rules *rules; /* of the family the context decodes (its hazards) */
     LLVMDisasmContextRef ref;
     pthread_mutex_t lock; /* LLVMDisasmInstruction is not reentrant on one context */
 };
@@ -484,6 +520,7 @@ static gpucore_status_t get_context(const struct gc_arch *arch, struct dis_ctx *
                              LLVM_VERSION_STRING, arch->name, cpu);
             goto out_unlock;
         }
+        c->rules = family_rules_of(arch);
         pthread_mutex_init(&c->lock, NULL);
         contexts[ncontexts++] = c;
     }
@@ -510,12 +547,32 @@ void gc_disasm_fini(void)
  * Decode one instruction with LLVM: its size (0: not an instruction) and, if out is non-NULL,
  * its text as LLVM printed it.
  */
+/* Non-zero if the bytes match a decode hazard of the family (see struct decode_hazard). */
+static int decode_hazard(const struct family_rules *fr, const uint8_t *bytes, size_t len)
+{
+    if (!fr || len < 8)
+        return 0;
+    uint32_t w0 = le32(bytes), w1 = le32(bytes + 4);
+    for (size_t i = 0; i < fr->nhazards; i++) {
+        const struct decode_hazard *h = &fr->hazards[i];
+        if ((w0 & h->mask) != h->value)
+            continue;
+        for (uint32_t f = 0; f < h->nfields; f++)
+            if (gc_bf_get(w1, h->fields[f]) == h->bad)
+                return 1;
+        return 0;
+    }
+    return 0;
+}
+
 static size_t llvm_decode(struct dis_ctx *c, const uint8_t *bytes, size_t len, uint64_t pc,
                           char *out, size_t out_size)
 {
     char scratch[GC_DISASM_TEXT_MAX];
     size_t n;
 
+    if (decode_hazard(c->rules, bytes, len))
+        return 0;
     if (!out) {
         out = scratch;
         out_size = sizeof(scratch);

@@ -362,6 +362,50 @@ static void test_text_basic(void **state)
     expect_text("gfx90a", s_mov, 4 + 4, PC, NULL, "s_mov_b32 s0, 0x12345678", 8);
 }
 
+/*
+ * SDWA with a reserved select value (7) crashes LLVM 16's decoder; gpucore rejects those bytes
+ * itself (disasm.c, decode hazards). Valid selects still decode, and VOPC's bits 10:8 (SDST on
+ * gfx10, not a select) are not mistaken for dst_sel.
+ */
+static void test_sdwa_reserved_select(void **state)
+{
+    /* dword0, dword1 as little-endian bytes */
+    static const uint8_t vop2_ok[] = { 0xf9, 0x00, 0x02, 0x03, 0x04, 0x00, 0x00, 0x00 };
+    static const uint8_t vop2_dst7[] = { 0xf9, 0x00, 0x02, 0x03, 0x04, 0x07, 0x00, 0x00 };
+    static const uint8_t vop2_src0_7[] = { 0xf9, 0x00, 0x02, 0x03, 0x04, 0x00, 0x07, 0x00 };
+    static const uint8_t vop2_src1_7[] = { 0xf9, 0x00, 0x02, 0x03, 0x04, 0x00, 0x00, 0x07 };
+    static const uint8_t vop1_dst7[] = { 0xf9, 0x02, 0x00, 0x7e, 0x04, 0x07, 0x00, 0x00 };
+    static const uint8_t vopc_sdst7[] = { 0xf9, 0x02, 0x00, 0x7c, 0x04, 0x07, 0x00, 0x00 };
+    static const uint8_t vopc_src0_7[] = { 0xf9, 0x02, 0x00, 0x7c, 0x04, 0x00, 0x07, 0x00 };
+    static const struct {
+        const char *target;
+        const uint8_t *bytes;
+        int valid;
+    } cases[] = {
+        { "gfx900", vop2_ok, 1 },      { "gfx900", vop2_dst7, 0 },   { "gfx90a", vop2_src0_7, 0 },
+        { "gfx90a", vop2_src1_7, 0 },  { "gfx1030", vop1_dst7, 0 },  { "gfx1030", vopc_sdst7, 1 },
+        { "gfx1030", vopc_src0_7, 0 }, { "gfx1030", vop2_src1_7, 0 },
+    };
+    char text[GC_DISASM_TEXT_MAX];
+    uint32_t size;
+    gpucore_diag_t d;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const struct gc_arch *arch = gc_arch_by_name(cases[i].target);
+        assert_non_null(arch);
+        gpucore_status_t st = gc_disasm_insn(arch, cases[i].bytes, 8, PC, NULL, text,
+                                             sizeof(text), &size, &d);
+        if (cases[i].valid) {
+            assert_int_equal(st, GPUCORE_OK);
+            assert_int_equal(size, 8);
+            assert_non_null(strstr(text, "_sdwa"));
+        } else {
+            assert_int_equal(st, GPUCORE_E_CORRUPT);
+        }
+    }
+}
+
 /* gfx942 has no processor of its own in LLVM 16; its row names gfx940 (arch_tables.c). */
 static void test_gfx942_as_gfx940(void **state)
 {
@@ -692,6 +736,7 @@ int main(void)
         cmocka_unit_test(test_classify_gfx1201),
         cmocka_unit_test(test_classify_odd_pair),
         cmocka_unit_test(test_text_basic),
+        cmocka_unit_test(test_sdwa_reserved_select),
         cmocka_unit_test(test_gfx942_as_gfx940),
         cmocka_unit_test(test_notsup_gfx1201),
         cmocka_unit_test(test_every_target),
