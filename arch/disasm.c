@@ -235,8 +235,8 @@ static const struct family_rules rules_by_family[] = {
                          GC_ARRAY_SIZE(sdwa_hazards) },
     [GC_FAMILY_GFX10] = { gfx10_rules, GC_ARRAY_SIZE(gfx10_rules), sdwa_hazards,
                           GC_ARRAY_SIZE(sdwa_hazards) },
-    [GC_FAMILY_GFX11] = { gfx11_rules, GC_ARRAY_SIZE(gfx11_rules) },
-    [GC_FAMILY_GFX12] = { gfx12_rules, GC_ARRAY_SIZE(gfx12_rules) },
+    [GC_FAMILY_GFX11] = { gfx11_rules, GC_ARRAY_SIZE(gfx11_rules), NULL, 0 },
+    [GC_FAMILY_GFX12] = { gfx12_rules, GC_ARRAY_SIZE(gfx12_rules), NULL, 0 },
 };
 
 static const struct family_rules *family_rules_of(const struct gc_arch *arch)

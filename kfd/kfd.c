@@ -648,6 +648,16 @@ gpucore_status_t gc_kfd_service_threads(struct gc_kfd *k, pid_t *ret_tids, uint3
     return k->ops->service_threads(k, ret_tids, cap, ret_count, reterr_diag);
 }
 
+gpucore_status_t gc_kfd_driver_state(struct gc_kfd *k, int *ret_debug_enabled,
+                                     uint32_t *ret_suspended_queues, gpucore_diag_t *reterr_diag)
+{
+    GC_FAIL_IF(!k, reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET, "no KFD session");
+    /* The kernel has no such query; only the simulated driver answers it. */
+    GC_FAIL_IF(!k->ops->driver_state, reterr_diag, GPUCORE_E_NOTSUP, GC_NO_OFFSET,
+               "the %s backend cannot report the driver's debug state", k->ops->name);
+    return k->ops->driver_state(k, ret_debug_enabled, ret_suspended_queues, reterr_diag);
+}
+
 /* ---- target memory ------------------------------------------------------------------------- */
 
 gpucore_status_t gc_kfd_read_memory(struct gc_kfd *k, uint64_t addr, void *buf, uint64_t size,

@@ -55,6 +55,8 @@ struct gc_kfd_open_opts {
     gc_kfd_ioctl_fn ioctl_fn;   /* linux: default ioctl(2) */
     void *ioctl_user;
     const char *sim_socket;     /* sim: default the abstract socket "@gpucore-kfd-sim.<pid>" */
+    const char *smaps_path;     /* linux, test hook: read this file instead of /proc/PID/smaps
+                                   for gc_kfd_gpu_mappings(); NULL = the real one */
 };
 
 /* Per-queue status bits written back into SUSPEND/RESUME id arrays (and snapshot queue ids). */
@@ -182,9 +184,9 @@ struct gc_kfd_mapping {
 };
 
 /*
- * The target's GPU mappings, sorted by base, non-overlapping. linux: the /proc/PID/maps
+ * The target's GPU mappings, sorted by base, non-overlapping. linux: the /proc/PID/smaps
  * entries of /dev/dri/renderD* (GPU memory, kind UNKNOWN) and /dev/kfd (doorbells and MMIO,
- * GC_KFD_MAP_NO_READ). sim: the simulated device's allocation list, with kinds and labels.
+ * GC_KFD_MAP_NO_READ); an unreadable or malformed smaps is GPUCORE_E_IO. sim: the simulated device's allocation list, with kinds and labels.
  * Allocated with gc_malloc; free with gc_free. Does not need debugging enabled.
  * @retval GPUCORE_OK, GPUCORE_E_NOTFOUND (the target is gone), GPUCORE_E_IO, GPUCORE_E_NOMEM.
  */
@@ -200,6 +202,20 @@ gpucore_status_t gc_kfd_gpu_mappings(struct gc_kfd *k, struct gc_kfd_mapping **r
  */
 gpucore_status_t gc_kfd_service_threads(struct gc_kfd *k, pid_t *ret_tids, uint32_t cap,
                                         uint32_t *ret_count, gpucore_diag_t *reterr_diag);
+
+/*
+ * The driver's own view of the debug state of the target: whether any debugger has debugging
+ * enabled, and how many queues are suspended. Needs no session: a second client that is not the
+ * ptrace parent may ask while no one holds the target (tests prove that a capture resumed the
+ * queues and disabled debugging, even after a failure). sim only.
+ * @retval GPUCORE_OK
+ * @retval GPUCORE_E_NOTSUP   linux: the kernel does not expose this.
+ * @retval GPUCORE_E_NOTFOUND the target (its simulated driver) is gone.
+ * @retval GPUCORE_E_INVAL    NULL session.
+ * @retval GPUCORE_E_IO       no or a malformed answer.
+ */
+gpucore_status_t gc_kfd_driver_state(struct gc_kfd *k, int *ret_debug_enabled,
+                                     uint32_t *ret_suspended_queues, gpucore_diag_t *reterr_diag);
 
 /* Map an errno from the driver to a status (the table above). */
 gpucore_status_t gc_kfd_status_from_errno(int err);

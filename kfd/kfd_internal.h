@@ -40,6 +40,9 @@ struct gc_kfd_backend_ops {
     /* Service threads (gc_kfd_service_threads' contract). */
     gpucore_status_t (*service_threads)(struct gc_kfd *k, pid_t *ret_tids, uint32_t cap,
                                         uint32_t *ret_count, gpucore_diag_t *diag);
+    /* Debug state of the driver (gc_kfd_driver_state's contract); NULL = not reported. */
+    gpucore_status_t (*driver_state)(struct gc_kfd *k, int *ret_debug_enabled,
+                                     uint32_t *ret_suspended_queues, gpucore_diag_t *diag);
     void (*close)(struct gc_kfd *k);
 };
 

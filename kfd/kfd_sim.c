@@ -5,15 +5,19 @@
  * the kernel's argument struct encoded field by field (sim/protocol.h), and the outputs the
  * driver sends back are copied to the addresses in the args, exactly where the kernel would
  * have written them, so kfd.c cannot tell the two backends apart. Target memory is read from
- * the real inferior process like on the linux backend.
+ * the real inferior process like on the linux backend (slowed down by the driver's injected
+ * read delay, if any). What only the device knows — its allocations, the driver's own thread,
+ * its debug state — comes from the DEVICE_INFO request, which needs no session.
  */
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gc_le.h"
@@ -27,6 +31,8 @@
 struct sim_client {
     int fd;
     uint8_t *buf; /* one message, GC_SIM_MAX_MESSAGE bytes, reused for request and response */
+    int have_delay;          /* read_delay_us_per_mib was asked for */
+    uint32_t delay_us_per_mib;
 };
 
 static gpucore_status_t sim_open(struct gc_kfd *k, const struct gc_kfd_open_opts *o,
@@ -327,11 +333,168 @@ static int sim_dbg_trap(struct gc_kfd *k, struct kfd_ioctl_dbg_trap_args *args)
     return r.ret;
 }
 
+/* One DEVICE_INFO round trip from allocation @p first. 0 or -errno; *ret borrows c->buf. */
+static int device_info(struct sim_client *c, uint32_t first, struct gc_sim_response *ret)
+{
+    size_t len = gc_sim_info_request_encode(first, c->buf, GC_SIM_MAX_MESSAGE);
+    int rc = len ? round_trip(c, len, -1, ret) : -EINVAL;
+    if (rc < 0)
+        return rc;
+    if (ret->type != GC_SIM_MSG_DEVICE_INFO)
+        return -EIO;
+    if (ret->ret < 0)
+        return ret->ret;
+    /* An answer for other entries than asked is a confused driver. */
+    if (ret->info.first != first && !(ret->info.count == 0 && first >= ret->info.total))
+        return -EIO;
+    return 0;
+}
+
+static void sleep_us(uint64_t us)
+{
+    struct timespec ts = { (time_t)(us / 1000000u), (long)(us % 1000000u) * 1000L };
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
 static int sim_read_memory(struct gc_kfd *k, uint64_t addr, void *buf, size_t size,
                            size_t *ret_done)
 {
+    struct sim_client *c = k->backend;
+    /* Injected slowness (a scenario's read_memory delay_us_per_mib): asked for once. A driver
+     * that cannot say means no delay. */
+    if (!c->have_delay) {
+        struct gc_sim_response r;
+        c->have_delay = 1;
+        c->delay_us_per_mib = device_info(c, 0, &r) == 0 ? r.info.read_delay_us_per_mib : 0;
+    }
+    if (c->delay_us_per_mib && size) {
+        /* Whole MiB and the rest apart: no overflow for any size. */
+        uint64_t mib = (uint64_t)size >> 20, rest = (uint64_t)size & ((1u << 20) - 1u);
+        sleep_us(mib * c->delay_us_per_mib + ((rest * c->delay_us_per_mib) >> 20));
+    }
     /* The inferior is a real process: its memory is read like any other target's. */
     return gc_kfd_read_process_memory(k, addr, buf, size, ret_done);
+}
+
+/* A failed DEVICE_INFO: ESRCH (the process is gone) and ENOMEM keep their statuses unless
+ * @p io_only (a contract that knows only E_IO). */
+static gpucore_status_t info_fail(int rc, gpucore_diag_t *diag, int io_only)
+{
+    gpucore_status_t st = io_only        ? GPUCORE_E_IO
+                          : rc == -ESRCH  ? GPUCORE_E_NOTFOUND
+                          : rc == -ENOMEM ? GPUCORE_E_NOMEM
+                                          : GPUCORE_E_IO;
+    return gc_diag_set(diag, st, GC_NO_OFFSET,
+                       "the simulated GPU driver did not answer the DEVICE_INFO request: %s",
+                       strerror(-rc));
+}
+
+static int cmp_map(const void *a, const void *b)
+{
+    const struct gc_kfd_mapping *x = a, *y = b;
+    return x->base < y->base ? -1 : x->base > y->base;
+}
+
+static gpucore_status_t sim_gpu_mappings(struct gc_kfd *k, struct gc_kfd_mapping **ret_maps,
+                                         uint32_t *ret_count, gpucore_diag_t *diag)
+{
+    struct sim_client *c = k->backend;
+    struct gc_kfd_mapping *maps = NULL;
+    uint32_t total = 0, got = 0;
+    for (;;) {
+        struct gc_sim_response r;
+        int rc = device_info(c, got, &r);
+        if (rc < 0) {
+            gc_free(maps);
+            return info_fail(rc, diag, 0);
+        }
+        if (maps == NULL) {
+            if (r.info.total > GC_SIM_MAX_ALLOCS) {
+                return gc_diag_set(diag, GPUCORE_E_IO, GC_NO_OFFSET,
+                                   "the simulated GPU driver lists %u allocations, more than %u",
+                                   r.info.total, GC_SIM_MAX_ALLOCS);
+            }
+            total = r.info.total;
+            maps = gc_calloc_array(total + 1u, sizeof(*maps));
+            GC_FAIL_IF(!maps, diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
+        }
+        /* The list must not change between pages (it is fixed at the inferior's start). */
+        if (r.info.total != total || (r.info.count == 0 && got < total)) {
+            gc_free(maps);
+            return gc_diag_set(diag, GPUCORE_E_IO, GC_NO_OFFSET,
+                               "the simulated GPU driver's allocation list changed from %u to "
+                               "%u entries while it was read",
+                               total, r.info.total);
+        }
+        for (uint32_t i = 0; i < r.info.count; i++) {
+            struct gc_sim_alloc a;
+            gc_sim_alloc_decode(r.out + (size_t)i * GC_SIM_ALLOC_ENTRY_SIZE, &a);
+            struct gc_kfd_mapping *m = &maps[got + i];
+            m->base = a.base;
+            m->size = a.size;
+            m->kind = a.kind;
+            m->gpu_id = a.gpu_id;
+            m->flags = a.flags;
+            snprintf(m->label, sizeof(m->label), "%s", a.label);
+        }
+        got += r.info.count;
+        if (got >= total)
+            break;
+    }
+    qsort(maps, total, sizeof(*maps), cmp_map);
+    for (uint32_t i = 0; i < total; i++) {
+        /* The contract says sorted and non-overlapping: a driver that says otherwise (or an
+         * allocation that wraps) is not believed. */
+        if (maps[i].size == 0 || maps[i].base + maps[i].size < maps[i].base ||
+            (i && maps[i - 1].base + maps[i - 1].size > maps[i].base)) {
+            uint64_t b = maps[i].base;
+            gc_free(maps);
+            return gc_diag_set(diag, GPUCORE_E_IO, GC_NO_OFFSET,
+                               "the simulated GPU driver lists an empty, wrapping or overlapping "
+                               "allocation at 0x%llx",
+                               (unsigned long long)b);
+        }
+    }
+    *ret_maps = maps;
+    *ret_count = total;
+    return GPUCORE_OK;
+}
+
+static gpucore_status_t sim_service_threads(struct gc_kfd *k, pid_t *ret_tids, uint32_t cap,
+                                            uint32_t *ret_count, gpucore_diag_t *diag)
+{
+    struct sim_client *c = k->backend;
+    struct gc_sim_response r;
+    /* first = UINT32_MAX: no entries wanted, only the fixed part. The contract knows only
+     * E_IO for a driver that does not answer, gone or not. */
+    int rc = device_info(c, UINT32_MAX, &r);
+    if (rc < 0)
+        return info_fail(rc, diag, 1);
+    GC_FAIL_IF(r.info.service_tid == 0 || r.info.service_tid > INT32_MAX, diag, GPUCORE_E_IO,
+               GC_NO_OFFSET, "the simulated GPU driver reports service thread %u",
+               r.info.service_tid);
+    if (cap)
+        ret_tids[0] = (pid_t)r.info.service_tid;
+    *ret_count = 1;
+    return GPUCORE_OK;
+}
+
+static gpucore_status_t sim_driver_state(struct gc_kfd *k, int *ret_debug_enabled,
+                                         uint32_t *ret_suspended_queues, gpucore_diag_t *diag)
+{
+    struct sim_client *c = k->backend;
+    struct gc_sim_response r;
+    int rc = device_info(c, UINT32_MAX, &r);
+    if (rc < 0)
+        return info_fail(rc, diag, 0);
+    GC_FAIL_IF(r.info.debug_enabled > 1, diag, GPUCORE_E_IO, GC_NO_OFFSET,
+               "the simulated GPU driver reports debug_enabled %u", r.info.debug_enabled);
+    if (ret_debug_enabled)
+        *ret_debug_enabled = (int)r.info.debug_enabled;
+    if (ret_suspended_queues)
+        *ret_suspended_queues = r.info.suspended_queues;
+    return GPUCORE_OK;
 }
 
 const struct gc_kfd_backend_ops gc_kfd_sim_ops = {
@@ -340,5 +503,8 @@ const struct gc_kfd_backend_ops gc_kfd_sim_ops = {
     .get_version = sim_get_version,
     .dbg_trap = sim_dbg_trap,
     .read_memory = sim_read_memory,
+    .gpu_mappings = sim_gpu_mappings,
+    .service_threads = sim_service_threads,
+    .driver_state = sim_driver_state,
     .close = sim_close,
 };

@@ -47,6 +47,7 @@ struct sim_agent {
 struct sim_exc {
     struct gc_sim_exception x;
     int raised;
+    int delivered; /* handed to the runtime callback */
 };
 
 struct sim_conn {
@@ -65,6 +66,11 @@ struct gc_sim_driver {
     struct sim_exc *exc;
     struct gc_sim_fault *faults;
     uint32_t op_calls[SIM_OP_SLOTS];
+    uint32_t num_allocs;
+    struct gc_sim_alloc *allocs;
+    uint32_t read_delay_us_per_mib;
+    gc_sim_runtime_fn runtime_error;
+    void *runtime_user;
 
     /* Session state: what the kernel keeps in the target's kfd_process. */
     int enabled;
@@ -133,6 +139,7 @@ void gc_sim_driver_destroy(struct gc_sim_driver *d)
     free_queues(d->queues, d->num_queues);
     gc_free(d->exc);
     gc_free(d->faults);
+    gc_free(d->allocs);
     gc_free(d->req_buf);
     gc_free(d->resp_buf);
     gc_free(d);
@@ -145,13 +152,15 @@ gpucore_status_t gc_sim_driver_create(const struct gc_sim_process *desc, struct 
                "sim driver: no description");
     GC_FAIL_IF(desc->num_agents > GC_SIM_MAX_AGENTS || desc->num_queues > GC_SIM_MAX_QUEUES ||
                        desc->num_exceptions > GC_SIM_MAX_EXCEPTIONS ||
-                       desc->num_faults > GC_SIM_MAX_FAULTS,
+                       desc->num_faults > GC_SIM_MAX_FAULTS || desc->num_allocs > GC_SIM_MAX_ALLOCS,
                diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
-               "sim driver: %u agents, %u queues, %u exceptions, %u faults exceed the bounds",
-               desc->num_agents, desc->num_queues, desc->num_exceptions, desc->num_faults);
+               "sim driver: %u agents, %u queues, %u exceptions, %u faults, %u allocations "
+               "exceed the bounds",
+               desc->num_agents, desc->num_queues, desc->num_exceptions, desc->num_faults,
+               desc->num_allocs);
     GC_FAIL_IF((desc->num_agents && !desc->agents) || (desc->num_queues && !desc->queues) ||
                        (desc->num_exceptions && !desc->exceptions) ||
-                       (desc->num_faults && !desc->faults),
+                       (desc->num_faults && !desc->faults) || (desc->num_allocs && !desc->allocs),
                diag, GPUCORE_E_INVAL, GC_NO_OFFSET, "sim driver: a counted array is NULL");
     for (uint32_t i = 0; i < desc->num_queues; i++) {
         const struct gc_sim_queue *q = &desc->queues[i];
@@ -189,8 +198,17 @@ gpucore_status_t gc_sim_driver_create(const struct gc_sim_process *desc, struct 
     d->queues = gc_calloc_array(d->num_queues + 1u, sizeof(*d->queues));
     d->exc = gc_calloc_array(d->num_exc + 1u, sizeof(*d->exc));
     d->faults = gc_calloc_array(d->num_faults + 1u, sizeof(*d->faults));
-    if (!d->agents || !d->queues || !d->exc || !d->faults)
+    d->num_allocs = desc->num_allocs;
+    d->allocs = gc_calloc_array(d->num_allocs + 1u, sizeof(*d->allocs));
+    d->read_delay_us_per_mib = desc->read_delay_us_per_mib;
+    d->runtime_error = desc->runtime_error;
+    d->runtime_user = desc->runtime_user;
+    if (!d->agents || !d->queues || !d->exc || !d->faults || !d->allocs)
         goto nomem;
+    for (uint32_t i = 0; i < d->num_allocs; i++) {
+        d->allocs[i] = desc->allocs[i];
+        d->allocs[i].label[GC_SIM_ALLOC_LABEL_MAX - 1] = 0;
+    }
     for (uint32_t i = 0; i < d->num_agents; i++)
         d->agents[i].e = desc->agents[i];
     for (uint32_t i = 0; i < d->num_exc; i++)
@@ -285,6 +303,13 @@ static void raise_exc(struct gc_sim_driver *d, struct sim_exc *x)
     if (q != NULL) {
         q->e.exception_status |= bits;
         q->unreported |= bits;
+        if (x->x.fault_va && a != NULL) {
+            /* The VM fault behind a wave's memory violation reaches the device too. */
+            uint64_t dev = KFD_EC_MASK(EC_DEVICE_MEMORY_VIOLATION);
+            a->e.exception_status |= dev;
+            a->unreported |= dev;
+            bits |= dev;
+        }
     } else if (a != NULL) {
         a->e.exception_status |= bits;
         a->unreported |= bits;
@@ -303,6 +328,45 @@ void gc_sim_driver_tick(struct gc_sim_driver *d, uint64_t t)
     for (uint32_t i = 0; i < d->num_exc; i++)
         if (!d->exc[i].raised && d->exc[i].x.delay_ms <= t)
             raise_exc(d, &d->exc[i]);
+}
+
+/* The bits an exception sets (its status_bits, else its code's bit). */
+static uint64_t exc_bits(const struct gc_sim_exception *x)
+{
+    if (x->status_bits)
+        return x->status_bits;
+    return x->code >= 1 && x->code <= 64 ? KFD_EC_MASK(x->code) : 0;
+}
+
+void gc_sim_driver_flush_runtime(struct gc_sim_driver *d)
+{
+    if (d->runtime_error == NULL)
+        return;
+    for (uint32_t i = 0; i < d->num_exc; i++) {
+        struct sim_exc *x = &d->exc[i];
+        if (!x->raised || x->delivered)
+            continue;
+        /* Held: a debugger has debugging enabled with it in its mask; the runtime learns of
+         * it only once the debugger lets go. */
+        if (d->enabled && (exc_bits(&x->x) & d->exc_mask))
+            continue;
+        x->delivered = 1;
+        struct gc_sim_runtime_error e = { x->x.code, x->x.gpu_id, x->x.queue_id, x->x.fault_va,
+                                          x->x.fault_flags };
+        d->runtime_error(d->runtime_user, &e);
+    }
+}
+
+void gc_sim_driver_state(const struct gc_sim_driver *d, int *ret_debug_enabled,
+                         uint32_t *ret_suspended_queues)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < d->num_queues; i++)
+        n += d->queues[i].suspended ? 1u : 0u;
+    if (ret_debug_enabled)
+        *ret_debug_enabled = d->enabled;
+    if (ret_suspended_queues)
+        *ret_suspended_queues = n;
 }
 
 /* Milliseconds until the next scheduled exception, or -1 if none is due while enabled. */
@@ -387,8 +451,10 @@ static void do_disable(struct gc_sim_driver *d)
 
 void gc_sim_driver_disconnect(struct gc_sim_driver *d, uint64_t conn_id)
 {
-    if (d->enabled && d->owner_conn == conn_id)
+    if (d->enabled && d->owner_conn == conn_id) {
         do_disable(d);
+        gc_sim_driver_flush_runtime(d);
+    }
 }
 
 static int is_hw_op(uint32_t op)
@@ -579,7 +645,8 @@ static int op_exception_info(struct gc_sim_driver *d,
             memset(rec, 0, sizeof(rec));
             for (uint32_t i = 0; i < d->num_exc; i++) {
                 const struct gc_sim_exception *x = &d->exc[i].x;
-                if (d->exc[i].raised && x->code == code && x->gpu_id == a->source_id) {
+                if (d->exc[i].raised && x->gpu_id == a->source_id &&
+                    (x->code == code || x->fault_va != 0)) {
                     for (unsigned b = 0; b < 4; b++)
                         gc_le32_put(rec + 4 * b, (x->fault_flags >> b) & 1u);
                     gc_le64_put(rec + 16, x->fault_va);
@@ -748,6 +815,32 @@ size_t gc_sim_driver_handle(struct gc_sim_driver *d, uint64_t conn_id, pid_t pee
         len = gc_sim_response_encode(&s, resp, resp_cap);
         goto out;
     }
+    if (r.type == GC_SIM_MSG_DEVICE_INFO) {
+        int en;
+        /* What the device knows: no session and no ptrace relation needed. */
+        s.info.service_tid = (uint32_t)__atomic_load_n(&d->thread_tid, __ATOMIC_ACQUIRE);
+        s.info.read_delay_us_per_mib = d->read_delay_us_per_mib;
+        gc_sim_driver_state(d, &en, &s.info.suspended_queues);
+        s.info.debug_enabled = (uint32_t)en;
+        s.info.total = d->num_allocs;
+        s.info.first = r.first < d->num_allocs ? r.first : d->num_allocs;
+        uint32_t left = d->num_allocs - s.info.first;
+        s.info.count = left < GC_SIM_MAX_ALLOCS_PER_MSG ? left : GC_SIM_MAX_ALLOCS_PER_MSG;
+        uint8_t *ent = gc_malloc((size_t)s.info.count * GC_SIM_ALLOC_ENTRY_SIZE + 1u);
+        if (ent == NULL) {
+            s.ret = -ENOMEM;
+            s.info.count = 0;
+        } else {
+            for (uint32_t i = 0; i < s.info.count; i++)
+                gc_sim_alloc_encode(&d->allocs[s.info.first + i],
+                                    ent + (size_t)i * GC_SIM_ALLOC_ENTRY_SIZE);
+        }
+        s.out = ent;
+        s.out_len = s.info.count * GC_SIM_ALLOC_ENTRY_SIZE;
+        len = gc_sim_response_encode(&s, resp, resp_cap);
+        gc_free(ent);
+        goto out;
+    }
     /* Outputs go straight into the response message, after header, ret, args and out_len. */
     struct out o = { resp + GC_SIM_HEADER_SIZE + 8u + GC_SIM_ARGS_SIZE, 0 };
     s.args = r.args;
@@ -848,6 +941,8 @@ static void serve_one(struct gc_sim_driver *d, struct sim_conn *c)
      * client that is not following the protocol, and it loses its connection. */
     if (len == 0 || send(c->fd, d->resp_buf, len, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)len)
         conn_close(d, c);
+    /* After the answer went out: a DISABLE is answered before the runtime acts on the error. */
+    gc_sim_driver_flush_runtime(d);
 }
 
 static void *server_main(void *arg)
@@ -871,6 +966,7 @@ static void *server_main(void *arg)
         int rc = poll(p, np, next_due(d));
         if (d->enabled)
             gc_sim_driver_tick(d, now_ms() - d->enable_ms);
+        gc_sim_driver_flush_runtime(d);
         if (rc < 0)
             continue;
         if (p[0].revents)
@@ -961,6 +1057,8 @@ void gc_sim_driver_stop(struct gc_sim_driver *d)
         (void)w;
         pthread_join(d->thread, NULL);
     }
+    /* Shutting down: the runtime is going away too, it acts on nothing any more. */
+    d->runtime_error = NULL;
     for (int i = 0; i < SIM_MAX_CONNS; i++)
         if (d->conns[i].fd >= 0)
             conn_close(d, &d->conns[i]);

@@ -11,6 +11,11 @@
  * Only the kernel driver is simulated: everything the debugger reads besides these answers
  * (memory, threads) comes from the real process through ptrace and process_vm_readv.
  *
+ * Besides the kernel's ioctls the driver answers DEVICE_INFO (protocol.h) to anyone who can
+ * connect: its service thread, the device's allocation list, the injected read delay and its
+ * debug state. It also plays the runtime's side: raised errors no debugger holds are handed to
+ * the description's runtime_error callback (gc_sim_driver_flush_runtime()).
+ *
  * The description is deep-copied by gc_sim_driver_start(); the caller may free it afterwards.
  * Addresses (xcc base, control stack source) must stay valid while the driver runs: the driver
  * writes to and reads from them.
@@ -26,6 +31,7 @@
 
 #include "cwsr.h"
 #include "kfd_uapi.h"
+#include "protocol.h"
 
 /* Bounds of a description (also what a hostile client can make the driver allocate). */
 #define GC_SIM_MAX_AGENTS     64u
@@ -80,7 +86,25 @@ struct gc_sim_exception {
     uint64_t fault_va;
     uint32_t fault_flags; /* bit0 NotPresent, bit1 ReadOnly, bit2 NoExecute, bit3 imprecise */
     uint32_t error_type;
+    /* A queue exception with a fault address (fault_va != 0) also raises
+     * EC_DEVICE_MEMORY_VIOLATION on its device, as the kernel's VM-fault path does, so
+     * QUERY_EXCEPTION_INFO has the record to return. */
 };
+
+/*
+ * What "the runtime" (ROCr inside the inferior) learns of a raised exception: handed to the
+ * gc_sim_process::runtime_error callback once, when the exception is raised while no debugger
+ * holds it (debugging disabled, or its bits outside the debugger's exception mask), or when the
+ * debugger that held it lets go (DISABLE, disconnect, or a mask that no longer has it).
+ */
+struct gc_sim_runtime_error {
+    uint32_t code;     /* enum kfd_dbg_trap_exception_code */
+    uint32_t gpu_id;
+    uint32_t queue_id; /* KFD_INVALID_QUEUEID for a device or process exception */
+    uint64_t fault_va; /* 0 if none */
+    uint32_t fault_flags;
+};
+typedef void (*gc_sim_runtime_fn)(void *user, const struct gc_sim_runtime_error *e);
 
 /*
  * An injected failure. Checked before any of the driver's rules, so an injected errno is what
@@ -114,6 +138,17 @@ struct gc_sim_process {
 
     uint32_t num_faults; /* <= GC_SIM_MAX_FAULTS */
     const struct gc_sim_fault *faults;
+
+    /* The device's allocations (DEVICE_INFO), in any order; <= GC_SIM_MAX_ALLOCS. */
+    uint32_t num_allocs;
+    const struct gc_sim_alloc *allocs;
+    /* Injected slowness of target-memory reads, reported by DEVICE_INFO; the client sleeps. */
+    uint32_t read_delay_us_per_mib;
+
+    /* The runtime's error handler (NULL: exceptions are never delivered). Called on the driver's
+     * thread from gc_sim_driver_flush_runtime(); it may exit or abort the process. */
+    gc_sim_runtime_fn runtime_error;
+    void *runtime_user;
 };
 
 struct gc_sim_driver;
@@ -176,6 +211,17 @@ void gc_sim_driver_disconnect(struct gc_sim_driver *d, uint64_t conn_id);
 
 /* Raise every scheduled exception that is due at @p now_ms after ENABLE (tests). */
 void gc_sim_driver_tick(struct gc_sim_driver *d, uint64_t now_ms);
+
+/*
+ * Hand every raised exception no debugger holds to the runtime callback (once each). The server
+ * calls it after each answer is sent (so a DISABLE is answered before the runtime aborts), after
+ * a disconnect and after raising due exceptions; tests call it after gc_sim_driver_handle().
+ */
+void gc_sim_driver_flush_runtime(struct gc_sim_driver *d);
+
+/* What the driver state looks like now (tests; clients ask DEVICE_INFO). */
+void gc_sim_driver_state(const struct gc_sim_driver *d, int *ret_debug_enabled,
+                         uint32_t *ret_suspended_queues);
 
 /*
  * Treat @p pid as the target's ptrace parent instead of reading TracerPid from

@@ -12,8 +12,16 @@
  * --describe writes every address of the layout as "key value" lines, for tests that read the
  * memory without going through the driver.
  *
- * Exit status: 0 terminated by SIGTERM/SIGINT; 64 usage; 65 scenario error; 70 layout or
- * driver failure.
+ * GPUCORE_SIM_FAULTS may hold a JSON array of fault_injection entries, appended to the
+ * scenario's (tests/scenarios/README.md).
+ *
+ * When the simulated driver hands a queue or device error to "the runtime" (no debugger holds
+ * it), the inferior does what the scenario's on_queue_error says, like ROCr: one line on stderr,
+ * then abort() (with RLIMIT_CORE 0: no host core litter), exit(exit_status), or carry on.
+ *
+ * Exit status: 0 terminated by SIGTERM/SIGINT; 64 usage; 65 scenario error (also a bad
+ * GPUCORE_SIM_FAULTS); 70 layout or driver failure; the scenario's exit_status or SIGABRT after
+ * a queue error.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -22,6 +30,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sysexits.h>
 #include <unistd.h>
 
@@ -84,6 +94,9 @@ static int write_describe(const char *path, const struct gc_scenario *s,
     for (uint32_t i = 0; i < s->nbuffers; i++)
         fprintf(f, "buffer %u 0x%" PRIx64 " %" PRIu64 "\n", i, l->buffers[i].address,
                 l->buffers[i].size);
+    for (uint32_t i = 0; i < l->nallocs; i++)
+        fprintf(f, "alloc 0x%" PRIx64 " %" PRIu64 " kind %u gpu 0x%x %s\n", l->allocs[i].base,
+                l->allocs[i].size, l->allocs[i].kind, l->allocs[i].gpu_id, l->allocs[i].label);
     for (uint32_t i = 0; i < s->nqueues; i++) {
         const struct gc_layout_queue *q = &l->queues[i];
 
@@ -141,10 +154,99 @@ static int fault_op(const char *op)
     return -1;
 }
 
+/* ---- the runtime's error handling ---------------------------------------------------------- */
+
+struct runtime {
+    enum gc_scen_on_error action;
+    int exit_status;
+};
+
+/* How ROCr would name the error, per exception code; codes not listed are not errors. */
+static const char *error_name(uint32_t code)
+{
+    static const struct {
+        uint32_t code;
+        const char *name;
+    } map[] = {
+        { EC_QUEUE_WAVE_ABORT, "wave abort" },
+        { EC_QUEUE_WAVE_TRAP, "trap" },
+        { EC_QUEUE_WAVE_MATH_ERROR, "math error" },
+        { EC_QUEUE_WAVE_ILLEGAL_INSTRUCTION, "illegal instruction" },
+        { EC_QUEUE_WAVE_MEMORY_VIOLATION, "memory violation" },
+        { EC_QUEUE_WAVE_APERTURE_VIOLATION, "aperture violation" },
+        { EC_DEVICE_MEMORY_VIOLATION, "memory violation" },
+    };
+
+    for (size_t i = 0; i < GC_ARRAY_SIZE(map); i++)
+        if (map[i].code == code)
+            return map[i].name;
+    return NULL;
+}
+
+/* Runs on the driver's thread: one line, then what the scenario says. */
+static void runtime_error(void *user, const struct gc_sim_runtime_error *e)
+{
+    const struct runtime *rt = user;
+    const char *what = error_name(e->code);
+    char line[256], at[40] = "", who[64], tail[48];
+
+    if (!what)
+        return;
+    if (e->queue_id != KFD_INVALID_QUEUEID)
+        snprintf(who, sizeof(who), "queue %u (gpu 0x%x)", e->queue_id, e->gpu_id);
+    else
+        snprintf(who, sizeof(who), "gpu 0x%x", e->gpu_id);
+    if (e->fault_va)
+        snprintf(at, sizeof(at), " at 0x%" PRIx64, e->fault_va);
+    if (rt->action == GC_SCEN_ON_ERROR_ABORT)
+        snprintf(tail, sizeof(tail), "aborting");
+    else if (rt->action == GC_SCEN_ON_ERROR_EXIT)
+        snprintf(tail, sizeof(tail), "exiting with status %d", rt->exit_status);
+    else
+        snprintf(tail, sizeof(tail), "continuing");
+    int n = snprintf(line, sizeof(line), "%s: %s: %s%s: %s\n", prog, who, what, at, tail);
+    /* One write: the line is not interleaved with anything else on stderr. */
+    if (n > 0) {
+        ssize_t w = write(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+        (void)w;
+    }
+    if (rt->action == GC_SCEN_ON_ERROR_ABORT) {
+        struct rlimit no_core = { 0, 0 };
+
+        setrlimit(RLIMIT_CORE, &no_core); /* no host core litter from a test inferior */
+        abort();
+    }
+    if (rt->action == GC_SCEN_ON_ERROR_EXIT) {
+        fflush(stdout);
+        _exit(rt->exit_status);
+    }
+}
+
+/*
+ * read_memory errno faults: the range becomes genuinely unreadable. An empty memfd mapped
+ * shared over it has no pages: process_vm_readv gets EFAULT, /proc/PID/mem EIO.
+ */
+static int make_unreadable(const struct gc_layout *l, const struct gc_scen_fault *f)
+{
+    uint64_t addr = l->buffers[f->buffer].address + f->offset;
+    int fd = memfd_create("gpucore-sim-eio", MFD_CLOEXEC);
+    void *p;
+
+    if (fd < 0)
+        return -1;
+    p = mmap((void *)(uintptr_t)addr, (size_t)f->size, PROT_READ | PROT_WRITE,
+             MAP_SHARED | MAP_FIXED, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED)
+        return -1;
+    /* Still device memory: out of host cores like the rest of the buffer. */
+    return madvise(p, (size_t)f->size, MADV_DONTDUMP);
+}
+
 /* Convert the layout into the driver's description and start it. */
 static gpucore_status_t start_driver(const struct gc_scenario *s, const struct gc_layout *l,
-                                     const char *socket, struct gc_sim_driver **ret,
-                                     gpucore_diag_t *diag)
+                                     const char *socket, struct runtime *rt,
+                                     struct gc_sim_driver **ret, gpucore_diag_t *diag)
 {
     struct kfd_dbg_device_info_entry *agents = gc_calloc_array(s->nagents, sizeof(*agents));
     struct gc_sim_queue *queues = gc_calloc_array(s->nqueues + 1u, sizeof(*queues));
@@ -152,10 +254,12 @@ static gpucore_status_t start_driver(const struct gc_scenario *s, const struct g
                                               sizeof(*xccs));
     struct gc_sim_exception *ex = gc_calloc_array(s->nexceptions + 1u, sizeof(*ex));
     struct gc_sim_fault *fa = gc_calloc_array(s->nfaults + 1u, sizeof(*fa));
+    struct gc_sim_alloc *al = gc_calloc_array(l->nallocs + 1u, sizeof(*al));
     struct gc_sim_process p = { 0 };
     gpucore_status_t st = GPUCORE_E_NOMEM;
+    uint32_t nfa = 0;
 
-    if (!agents || !queues || !xccs || !ex || !fa)
+    if (!agents || !queues || !xccs || !ex || !fa || !al)
         goto out;
     for (uint32_t i = 0; i < s->nagents; i++) {
         const struct gc_scen_agent *a = &s->agents[i];
@@ -215,6 +319,8 @@ static gpucore_status_t start_driver(const struct gc_scenario *s, const struct g
 
         ex[i].code = exception_code(e->what);
         ex[i].delay_ms = e->at_ms;
+        ex[i].fault_va = e->address;
+        ex[i].fault_flags = e->fault_flags;
         if (e->queue != UINT32_MAX) {
             ex[i].gpu_id = l->queues[e->queue].gpu_id;
             ex[i].queue_id = l->queues[e->queue].queue_id;
@@ -224,9 +330,43 @@ static gpucore_status_t start_driver(const struct gc_scenario *s, const struct g
         }
     }
     for (uint32_t i = 0; i < s->nfaults; i++) {
-        fa[i].op = fault_op(s->faults[i].op);
-        fa[i].err = s->faults[i].err;
-        fa[i].nth = s->faults[i].nth;
+        const struct gc_scen_fault *f = &s->faults[i];
+
+        switch (f->action) {
+        case GC_SCEN_FAULT_READ_DELAY:
+            /* Several entries: the slowest wins. */
+            if (f->delay_us_per_mib > p.read_delay_us_per_mib)
+                p.read_delay_us_per_mib = f->delay_us_per_mib;
+            continue;
+        case GC_SCEN_FAULT_READ_EIO:
+            if (make_unreadable(l, f) != 0) {
+                st = gc_diag_set(diag, GPUCORE_E_IO, GC_NO_OFFSET, "fault_injection[%u]: cannot "
+                                 "make buffer range 0x%" PRIx64 "+0x%" PRIx64 " unreadable: %s",
+                                 i, f->offset, f->size, strerror(errno));
+                goto out;
+            }
+            continue;
+        case GC_SCEN_FAULT_ERRNO:
+            fa[nfa].err = f->err;
+            fa[nfa].nth = f->nth;
+            break;
+        case GC_SCEN_FAULT_EXIT:
+            fa[nfa].exit_during = 1;
+            fa[nfa].exit_status = f->exit_status;
+            fa[nfa].nth = f->nth;
+            break;
+        case GC_SCEN_FAULT_DELAY:
+            fa[nfa].delay_ms = f->delay_ms;
+            break;
+        }
+        fa[nfa++].op = fault_op(f->op);
+    }
+    for (uint32_t i = 0; i < l->nallocs; i++) {
+        al[i].base = l->allocs[i].base;
+        al[i].size = l->allocs[i].size;
+        al[i].kind = l->allocs[i].kind;
+        al[i].gpu_id = l->allocs[i].gpu_id;
+        snprintf(al[i].label, sizeof(al[i].label), "%s", l->allocs[i].label);
     }
     p.rinfo.r_debug = l->r_debug;
     p.rinfo.runtime_state = 1; /* DEBUG_RUNTIME_STATE_ENABLED */
@@ -237,8 +377,15 @@ static gpucore_status_t start_driver(const struct gc_scenario *s, const struct g
     p.queues = queues;
     p.num_exceptions = s->nexceptions;
     p.exceptions = ex;
-    p.num_faults = s->nfaults;
+    p.num_faults = nfa;
     p.faults = fa;
+    p.num_allocs = l->nallocs;
+    p.allocs = al;
+    p.kfd_major = 1;
+    p.kfd_minor = s->kfd_minor;
+    p.no_hws = s->no_hws;
+    p.runtime_error = runtime_error;
+    p.runtime_user = rt;
     st = gc_sim_driver_start(&p, socket, ret, diag);
 out:
     gc_free(agents);
@@ -246,6 +393,7 @@ out:
     gc_free(xccs);
     gc_free(ex);
     gc_free(fa);
+    gc_free(al);
     return st;
 }
 #endif
@@ -263,7 +411,9 @@ int main(int argc, char **argv)
     uint32_t nthreads = 0;
 #ifdef GC_INFERIOR_HAVE_DRIVER
     struct gc_sim_driver *drv = NULL;
+    static struct runtime rt; /* the driver's thread reads it until exit */
 #endif
+    const char *env_faults = getenv("GPUCORE_SIM_FAULTS");
 
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--objects") == 0 && i + 1 < argc)
@@ -299,13 +449,20 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: %s\n", prog, diag.message);
         return EX_DATAERR;
     }
+    if (env_faults && gc_scenario_add_faults(s, env_faults, "GPUCORE_SIM_FAULTS", &diag) < 0) {
+        fprintf(stderr, "%s: %s\n", prog, diag.message);
+        gc_scenario_free(s);
+        return EX_DATAERR;
+    }
     if (gc_layout_build(s, objects, &l, &diag) < 0) {
         fprintf(stderr, "%s: %s\n", prog, diag.message);
         gc_scenario_free(s);
         return diag.status == GPUCORE_E_INVAL ? EX_DATAERR : EX_SOFTWARE;
     }
 #ifdef GC_INFERIOR_HAVE_DRIVER
-    if (start_driver(s, l, socket, &drv, &diag) < 0) {
+    rt.action = s->on_queue_error;
+    rt.exit_status = (int)s->exit_status;
+    if (start_driver(s, l, socket, &rt, &drv, &diag) < 0) {
         fprintf(stderr, "%s: simulated driver: %s\n", prog, diag.message);
         gc_layout_free(l);
         gc_scenario_free(s);

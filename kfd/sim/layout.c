@@ -19,6 +19,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <gpucore/schema.h>
+
 #include "arch.h"
 #include "gc_util.h"
 #include "wave.h"
@@ -197,6 +199,53 @@ static uint64_t addr_of(const void *p)
     return (uint64_t)(uintptr_t)p;
 }
 
+/*
+ * Map one allocation of the simulated device: its own mapping, excluded from host core dumps as
+ * the kernel excludes VRAM/GTT (VM_DONTDUMP), recorded for the driver's allocation list.
+ */
+static gpucore_status_t map_dev(struct lctx *c, uint64_t want, uint64_t size, uint32_t kind,
+                                uint32_t gpu_id, const char *label, const char *what,
+                                uint8_t **ret)
+{
+    struct gc_layout *l = c->l;
+    uint8_t *p;
+
+    if (l->nallocs == l->capallocs) {
+        uint32_t n = l->capallocs ? l->capallocs * 2 : 64;
+        struct gc_layout_alloc *a = gc_realloc_array(l->allocs, n, sizeof(*a));
+
+        if (!a)
+            return lfail(c, GPUCORE_E_NOMEM, "%s: out of memory", label);
+        l->allocs = a;
+        l->capallocs = n;
+    }
+    GC_TRY(map(c, want, size, what ? what : label, &p));
+    size = align_up(size ? size : 1, PAGE);
+    if (madvise(p, (size_t)size, MADV_DONTDUMP) != 0)
+        return lfail(c, GPUCORE_E_IO, "%s: madvise(MADV_DONTDUMP): %s", label, strerror(errno));
+    struct gc_layout_alloc *a = &l->allocs[l->nallocs++];
+    memset(a, 0, sizeof(*a));
+    a->base = addr_of(p);
+    a->size = size;
+    a->kind = kind;
+    a->gpu_id = gpu_id;
+    snprintf(a->label, sizeof(a->label), "%s", label);
+    *ret = p;
+    return GPUCORE_OK;
+}
+
+/* The agent a code object is loaded for: the first dispatch's queue's, else one of its target. */
+static uint32_t code_object_gpu(const struct gc_scenario *s, uint32_t co)
+{
+    for (uint32_t i = 0; i < s->ndispatches; i++)
+        if (s->dispatches[i].code_object == co)
+            return s->agents[s->queues[s->dispatches[i].queue].agent].gpu_id;
+    for (uint32_t i = 0; i < s->nagents; i++)
+        if (strcmp(s->agents[i].target, s->code_objects[co].target) == 0)
+            return s->agents[i].gpu_id;
+    return 0;
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* Code objects                                                                                */
 /* ------------------------------------------------------------------------------------------ */
@@ -309,9 +358,11 @@ static gpucore_status_t load_code_object(struct lctx *c, uint32_t i, const char 
        like ROCr's (it keeps the ELF in a host buffer and loads segments into GPU memory). */
     {
         gpucore_status_t st = map(c, 0, len, "code object image", &img);
+        char label[GC_LAYOUT_LABEL_MAX];
 
+        snprintf(label, sizeof(label), "code object %.30s", co->name);
         if (st == GPUCORE_OK)
-            st = map(c, 0, top, "loaded code object", &load);
+            st = map_dev(c, 0, top, GPUCORE_ALLOC_CODE, code_object_gpu(c->s, i), label, NULL, &load);
         if (st < 0) {
             elf_end(elf);
             gc_free(bytes);
@@ -607,8 +658,12 @@ static gpucore_status_t build_buffers(struct lctx *c)
         char what[96];
         uint8_t *p;
 
+        char label[GC_LAYOUT_LABEL_MAX];
+
         snprintf(what, sizeof(what), "buffers[%u] '%s'", i, b->name);
-        GC_TRY(map(c, b->address, b->size, what, &p));
+        snprintf(label, sizeof(label), "buffer %.40s", b->name);
+        GC_TRY(map_dev(c, b->address, b->size, GPUCORE_ALLOC_VRAM,
+                       c->s->agents[b->agent].gpu_id, label, what, &p));
         c->l->buffers[i] = (struct gc_layout_buffer){ addr_of(p), b->size };
         if (!b->nranges)
             fill_pattern(p, 0, b->size, b->pattern, b->seed, GC_SCEN_KIND_MEM);
@@ -622,16 +677,7 @@ static gpucore_status_t build_buffers(struct lctx *c)
 static gpucore_status_t build_dispatches(struct lctx *c, Elf **elfs)
 {
     const struct gc_scenario *s = c->s;
-    uint64_t total = 0;
-    uint8_t *pool;
 
-    for (uint32_t i = 0; i < s->ndispatches; i++) {
-        const struct gc_scen_dispatch *d = &s->dispatches[i];
-
-        total += align_up(d->nraw ? d->nraw : 8ull * d->nkernargs + 256, 64);
-    }
-    GC_TRY(map(c, 0, total, "kernarg pool", &pool));
-    total = 0;
     for (uint32_t i = 0; i < s->ndispatches; i++) {
         const struct gc_scen_dispatch *d = &s->dispatches[i];
         struct gc_layout_dispatch *ld = &c->l->dispatches[i];
@@ -639,9 +685,14 @@ static gpucore_status_t build_dispatches(struct lctx *c, Elf **elfs)
         char sym[GC_SCEN_NAME_MAX + 4];
         uint64_t kd, kdsize, fn, fnsize;
         int64_t entry_off = 0;
-        uint8_t *ka = pool + total;
+        uint8_t *ka;
         uint32_t off = 0;
+        char label[GC_LAYOUT_LABEL_MAX];
 
+        /* ROCr gives each dispatch its kernarg segment in device-visible memory. */
+        snprintf(label, sizeof(label), "kernarg d%u", i);
+        GC_TRY(map_dev(c, 0, d->nraw ? d->nraw : 8ull * d->nkernargs + 256, GPUCORE_ALLOC_KERNARG,
+                       s->agents[s->queues[d->queue].agent].gpu_id, label, NULL, &ka));
         snprintf(sym, sizeof(sym), "%s.kd", d->kernel);
         if (!find_symbol(elfs[d->code_object], sym, &kd, &kdsize) ||
             !find_symbol(elfs[d->code_object], d->kernel, &fn, &fnsize))
@@ -675,7 +726,6 @@ static gpucore_status_t build_dispatches(struct lctx *c, Elf **elfs)
             off += n;
         }
         ld->kernarg_size = off;
-        total += align_up(d->nraw ? d->nraw : 8ull * d->nkernargs + 256, 64);
     }
     return GPUCORE_OK;
 }
@@ -691,6 +741,7 @@ static gpucore_status_t build_queue(struct lctx *c, uint32_t qi)
     uint8_t *ring, *aq, *scratch, *cwsr;
     uint32_t tmpring = 0;
     gpucore_diag_t d2;
+    char label[GC_LAYOUT_LABEL_MAX];
 
     lq->gpu_id = a->gpu_id;
     lq->queue_id = q->queue_id;
@@ -706,7 +757,8 @@ static gpucore_status_t build_queue(struct lctx *c, uint32_t qi)
 
     /* Ring: every slot starts INVALID, as ROCr initialises it. */
     lq->ring_size = 64ull * q->ring_packets;
-    GC_TRY(map(c, 0, lq->ring_size, "AQL ring", &ring));
+    snprintf(label, sizeof(label), "AQL ring q%u", q->queue_id);
+    GC_TRY(map_dev(c, 0, lq->ring_size, GPUCORE_ALLOC_RING, a->gpu_id, label, NULL, &ring));
     lq->ring = addr_of(ring);
     for (uint64_t o = 0; o < lq->ring_size; o += 64)
         put(ring + o, AQL_INVALID_HEADER, 2);
@@ -748,7 +800,9 @@ static gpucore_status_t build_queue(struct lctx *c, uint32_t qi)
     /* Scratch: one slot per wave per XCC, XCC stride scratch_backing_memory_byte_size. */
     lq->scratch_size = (uint64_t)q->scratch_per_wave * q->scratch_waves * a->num_xcc;
     if (lq->scratch_size) {
-        GC_TRY(map(c, 0, lq->scratch_size, "scratch", &scratch));
+        snprintf(label, sizeof(label), "scratch q%u", q->queue_id);
+        GC_TRY(map_dev(c, 0, lq->scratch_size, GPUCORE_ALLOC_SCRATCH, a->gpu_id, label, NULL,
+                       &scratch));
         lq->scratch = addr_of(scratch);
         fill_pattern(scratch, 0, lq->scratch_size, q->scratch_pattern, q->scratch_seed,
                      GC_SCEN_KIND_SCRATCH);
@@ -758,7 +812,8 @@ static gpucore_status_t build_queue(struct lctx *c, uint32_t qi)
     }
     lq->compute_tmpring_size = tmpring;
 
-    GC_TRY(map(c, 0, GC_AMDQ_SIZE, "amd_queue_t", &aq));
+    snprintf(label, sizeof(label), "amd_queue_t q%u", q->queue_id);
+    GC_TRY(map_dev(c, 0, GC_AMDQ_SIZE, GPUCORE_ALLOC_GTT, a->gpu_id, label, NULL, &aq));
     lq->amd_queue = addr_of(aq);
     put(aq + 0, 0, 4);                    /* hsa_queue_t.type: MULTIPLE */
     put(aq + 4, 1, 4);                    /* features: KERNEL_DISPATCH */
@@ -779,7 +834,8 @@ static gpucore_status_t build_queue(struct lctx *c, uint32_t qi)
     put(aq + 180, 0x1u | 0x2u, 4);              /* queue_properties: trap handler, 64-bit */
 
     /* CWSR: one area per XCC, then the debugger area (cwsr-layout.md §2). */
-    GC_TRY(map(c, 0, lq->sizes.total_size, "CWSR area", &cwsr));
+    snprintf(label, sizeof(label), "CWSR q%u", q->queue_id);
+    GC_TRY(map_dev(c, 0, lq->sizes.total_size, GPUCORE_ALLOC_CWSR, a->gpu_id, label, NULL, &cwsr));
     lq->cwsr = addr_of(cwsr);
     for (uint32_t x = 0; x < a->num_xcc; x++) {
         struct area_waves aw;
@@ -885,6 +941,7 @@ void gc_layout_free(struct gc_layout *l)
     for (uint32_t i = 0; i < l->nmaps; i++)
         munmap(l->maps[i].addr, l->maps[i].len);
     gc_free(l->maps);
+    gc_free(l->allocs);
     gc_free(l->code_objects);
     gc_free(l->dispatches);
     gc_free(l->queues);

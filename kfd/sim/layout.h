@@ -70,6 +70,21 @@ struct gc_layout_mapping {
     size_t len;
 };
 
+#define GC_LAYOUT_LABEL_MAX 48u
+
+/*
+ * One allocation the simulated device owns (AQL ring, amd_queue_t, CWSR area, scratch, device
+ * buffer, loaded code object, kernarg segment): its own mapping, MADV_DONTDUMP like the real
+ * VRAM/GTT mappings (VM_DONTDUMP), so a host core of the inferior leaves it out. r_debug, the link
+ * map, URI strings and memory:// ELF images are ordinary host memory and not listed.
+ */
+struct gc_layout_alloc {
+    uint64_t base, size; /* the whole mapping (page multiple) */
+    uint32_t kind;       /* GPUCORE_ALLOC_* */
+    uint32_t gpu_id;     /* owning agent, 0 = unknown */
+    char label[GC_LAYOUT_LABEL_MAX]; /* "AQL ring q0", "buffer a", "kernarg d0", ... */
+};
+
 struct gc_layout {
     const struct gc_scenario *s; /* borrowed */
     uint64_t r_debug;            /* _amdgpu_r_debug */
@@ -80,6 +95,8 @@ struct gc_layout {
     struct gc_layout_buffer *buffers;
     struct gc_layout_mapping *maps;
     uint32_t nmaps, capmaps;
+    struct gc_layout_alloc *allocs; /* in creation order */
+    uint32_t nallocs, capallocs;
 };
 
 /*

@@ -2,174 +2,199 @@
 /* Wire protocol of the simulated driver: see protocol.h. */
 #include "protocol.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "gc_le.h"
 #include "gc_util.h"
 
+/* ---- struct codecs: one field table per struct ----------------------------------------- */
+
+/* One scalar field: where it is on the wire, how wide (4 or 8 bytes), where it is in the host
+ * struct (a uint32_t or uint64_t member). */
+struct field {
+    uint16_t wire;
+    uint8_t width;
+    uint16_t member;
+};
+
+#define F32(wire, type, m) { (wire), 4, (uint16_t)offsetof(type, m) }
+#define F64(wire, type, m) { (wire), 8, (uint16_t)offsetof(type, m) }
+
+struct field_table {
+    const struct field *f;
+    size_t n;
+};
+
+#define TABLE(t) { (t), GC_ARRAY_SIZE(t) }
+
+static void put_fields(const struct field_table *t, const void *host, uint8_t *wire)
+{
+    const uint8_t *h = host;
+    for (size_t i = 0; i < t->n; i++) {
+        const struct field *f = &t->f[i];
+        if (f->width == 8) {
+            uint64_t v;
+            memcpy(&v, h + f->member, 8);
+            gc_le64_put(wire + f->wire, v);
+        } else {
+            uint32_t v;
+            memcpy(&v, h + f->member, 4);
+            gc_le32_put(wire + f->wire, v);
+        }
+    }
+}
+
+static void get_fields(const struct field_table *t, const uint8_t *wire, void *host)
+{
+    uint8_t *h = host;
+    for (size_t i = 0; i < t->n; i++) {
+        const struct field *f = &t->f[i];
+        if (f->width == 8) {
+            uint64_t v = gc_le64_get(wire + f->wire);
+            memcpy(h + f->member, &v, 8);
+        } else {
+            uint32_t v = gc_le32_get(wire + f->wire);
+            memcpy(h + f->member, &v, 4);
+        }
+    }
+}
+
+/* DBG_TRAP args: pid and op, then the op's union member from byte 8. */
+typedef struct kfd_ioctl_dbg_trap_args args_t;
+
+static const struct field args_head[] = { F32(0, args_t, pid), F32(4, args_t, op) };
+static const struct field args_enable[] = {
+    F64(8, args_t, enable.exception_mask), F64(16, args_t, enable.rinfo_ptr),
+    F32(24, args_t, enable.rinfo_size), F32(28, args_t, enable.dbg_fd)
+};
+static const struct field args_send_runtime_event[] = {
+    F64(8, args_t, send_runtime_event.exception_mask), F32(16, args_t, send_runtime_event.gpu_id),
+    F32(20, args_t, send_runtime_event.queue_id)
+};
+static const struct field args_set_exceptions[] = {
+    F64(8, args_t, set_exceptions_enabled.exception_mask)
+};
+static const struct field args_launch_override[] = {
+    F32(8, args_t, launch_override.override_mode), F32(12, args_t, launch_override.enable_mask),
+    F32(16, args_t, launch_override.support_request_mask)
+};
+static const struct field args_launch_mode[] = { F32(8, args_t, launch_mode.launch_mode) };
+static const struct field args_suspend[] = {
+    F64(8, args_t, suspend_queues.exception_mask), F64(16, args_t, suspend_queues.queue_array_ptr),
+    F32(24, args_t, suspend_queues.num_queues), F32(28, args_t, suspend_queues.grace_period)
+};
+static const struct field args_resume[] = {
+    F64(8, args_t, resume_queues.queue_array_ptr), F32(16, args_t, resume_queues.num_queues)
+};
+static const struct field args_set_watch[] = {
+    F64(8, args_t, set_node_address_watch.address), F32(16, args_t, set_node_address_watch.mode),
+    F32(20, args_t, set_node_address_watch.mask), F32(24, args_t, set_node_address_watch.gpu_id),
+    F32(28, args_t, set_node_address_watch.id)
+};
+static const struct field args_clear_watch[] = {
+    F32(8, args_t, clear_node_address_watch.gpu_id), F32(12, args_t, clear_node_address_watch.id)
+};
+static const struct field args_set_flags[] = { F32(8, args_t, set_flags.flags) };
+static const struct field args_query_event[] = {
+    F64(8, args_t, query_debug_event.exception_mask), F32(16, args_t, query_debug_event.gpu_id),
+    F32(20, args_t, query_debug_event.queue_id)
+};
+static const struct field args_exception_info[] = {
+    F64(8, args_t, query_exception_info.info_ptr),
+    F32(16, args_t, query_exception_info.info_size),
+    F32(20, args_t, query_exception_info.source_id),
+    F32(24, args_t, query_exception_info.exception_code),
+    F32(28, args_t, query_exception_info.clear_exception)
+};
+static const struct field args_queue_snapshot[] = {
+    F64(8, args_t, queue_snapshot.exception_mask), F64(16, args_t, queue_snapshot.snapshot_buf_ptr),
+    F32(24, args_t, queue_snapshot.num_queues), F32(28, args_t, queue_snapshot.entry_size)
+};
+static const struct field args_device_snapshot[] = {
+    F64(8, args_t, device_snapshot.exception_mask),
+    F64(16, args_t, device_snapshot.snapshot_buf_ptr),
+    F32(24, args_t, device_snapshot.num_devices), F32(28, args_t, device_snapshot.entry_size)
+};
+
+/* Indexed by op; DISABLE and unknown ops carry no arguments. */
+static const struct field_table args_by_op[] = {
+    [KFD_IOC_DBG_TRAP_ENABLE] = TABLE(args_enable),
+    [KFD_IOC_DBG_TRAP_SEND_RUNTIME_EVENT] = TABLE(args_send_runtime_event),
+    [KFD_IOC_DBG_TRAP_SET_EXCEPTIONS_ENABLED] = TABLE(args_set_exceptions),
+    [KFD_IOC_DBG_TRAP_SET_WAVE_LAUNCH_OVERRIDE] = TABLE(args_launch_override),
+    [KFD_IOC_DBG_TRAP_SET_WAVE_LAUNCH_MODE] = TABLE(args_launch_mode),
+    [KFD_IOC_DBG_TRAP_SUSPEND_QUEUES] = TABLE(args_suspend),
+    [KFD_IOC_DBG_TRAP_RESUME_QUEUES] = TABLE(args_resume),
+    [KFD_IOC_DBG_TRAP_SET_NODE_ADDRESS_WATCH] = TABLE(args_set_watch),
+    [KFD_IOC_DBG_TRAP_CLEAR_NODE_ADDRESS_WATCH] = TABLE(args_clear_watch),
+    [KFD_IOC_DBG_TRAP_SET_FLAGS] = TABLE(args_set_flags),
+    [KFD_IOC_DBG_TRAP_QUERY_DEBUG_EVENT] = TABLE(args_query_event),
+    [KFD_IOC_DBG_TRAP_QUERY_EXCEPTION_INFO] = TABLE(args_exception_info),
+    [KFD_IOC_DBG_TRAP_GET_QUEUE_SNAPSHOT] = TABLE(args_queue_snapshot),
+    [KFD_IOC_DBG_TRAP_GET_DEVICE_SNAPSHOT] = TABLE(args_device_snapshot),
+};
+
+static const struct field_table *args_table(uint32_t op)
+{
+    return op < GC_ARRAY_SIZE(args_by_op) && args_by_op[op].f ? &args_by_op[op] : NULL;
+}
+
 void gc_sim_args_encode(const struct kfd_ioctl_dbg_trap_args *a, uint8_t o[GC_SIM_ARGS_SIZE])
 {
+    static const struct field_table head = TABLE(args_head);
+    const struct field_table *t = args_table(a->op);
     memset(o, 0, GC_SIM_ARGS_SIZE);
-    gc_le32_put(o + 0, a->pid);
-    gc_le32_put(o + 4, a->op);
-    uint8_t *u = o + 8;
-    switch (a->op) {
-    case KFD_IOC_DBG_TRAP_ENABLE:
-        gc_le64_put(u + 0, a->enable.exception_mask);
-        gc_le64_put(u + 8, a->enable.rinfo_ptr);
-        gc_le32_put(u + 16, a->enable.rinfo_size);
-        gc_le32_put(u + 20, a->enable.dbg_fd);
-        break;
-    case KFD_IOC_DBG_TRAP_SEND_RUNTIME_EVENT:
-        gc_le64_put(u + 0, a->send_runtime_event.exception_mask);
-        gc_le32_put(u + 8, a->send_runtime_event.gpu_id);
-        gc_le32_put(u + 12, a->send_runtime_event.queue_id);
-        break;
-    case KFD_IOC_DBG_TRAP_SET_EXCEPTIONS_ENABLED:
-        gc_le64_put(u + 0, a->set_exceptions_enabled.exception_mask);
-        break;
-    case KFD_IOC_DBG_TRAP_SET_WAVE_LAUNCH_OVERRIDE:
-        gc_le32_put(u + 0, a->launch_override.override_mode);
-        gc_le32_put(u + 4, a->launch_override.enable_mask);
-        gc_le32_put(u + 8, a->launch_override.support_request_mask);
-        break;
-    case KFD_IOC_DBG_TRAP_SET_WAVE_LAUNCH_MODE:
-        gc_le32_put(u + 0, a->launch_mode.launch_mode);
-        break;
-    case KFD_IOC_DBG_TRAP_SUSPEND_QUEUES:
-        gc_le64_put(u + 0, a->suspend_queues.exception_mask);
-        gc_le64_put(u + 8, a->suspend_queues.queue_array_ptr);
-        gc_le32_put(u + 16, a->suspend_queues.num_queues);
-        gc_le32_put(u + 20, a->suspend_queues.grace_period);
-        break;
-    case KFD_IOC_DBG_TRAP_RESUME_QUEUES:
-        gc_le64_put(u + 0, a->resume_queues.queue_array_ptr);
-        gc_le32_put(u + 8, a->resume_queues.num_queues);
-        break;
-    case KFD_IOC_DBG_TRAP_SET_NODE_ADDRESS_WATCH:
-        gc_le64_put(u + 0, a->set_node_address_watch.address);
-        gc_le32_put(u + 8, a->set_node_address_watch.mode);
-        gc_le32_put(u + 12, a->set_node_address_watch.mask);
-        gc_le32_put(u + 16, a->set_node_address_watch.gpu_id);
-        gc_le32_put(u + 20, a->set_node_address_watch.id);
-        break;
-    case KFD_IOC_DBG_TRAP_CLEAR_NODE_ADDRESS_WATCH:
-        gc_le32_put(u + 0, a->clear_node_address_watch.gpu_id);
-        gc_le32_put(u + 4, a->clear_node_address_watch.id);
-        break;
-    case KFD_IOC_DBG_TRAP_SET_FLAGS:
-        gc_le32_put(u + 0, a->set_flags.flags);
-        break;
-    case KFD_IOC_DBG_TRAP_QUERY_DEBUG_EVENT:
-        gc_le64_put(u + 0, a->query_debug_event.exception_mask);
-        gc_le32_put(u + 8, a->query_debug_event.gpu_id);
-        gc_le32_put(u + 12, a->query_debug_event.queue_id);
-        break;
-    case KFD_IOC_DBG_TRAP_QUERY_EXCEPTION_INFO:
-        gc_le64_put(u + 0, a->query_exception_info.info_ptr);
-        gc_le32_put(u + 8, a->query_exception_info.info_size);
-        gc_le32_put(u + 12, a->query_exception_info.source_id);
-        gc_le32_put(u + 16, a->query_exception_info.exception_code);
-        gc_le32_put(u + 20, a->query_exception_info.clear_exception);
-        break;
-    case KFD_IOC_DBG_TRAP_GET_QUEUE_SNAPSHOT:
-        gc_le64_put(u + 0, a->queue_snapshot.exception_mask);
-        gc_le64_put(u + 8, a->queue_snapshot.snapshot_buf_ptr);
-        gc_le32_put(u + 16, a->queue_snapshot.num_queues);
-        gc_le32_put(u + 20, a->queue_snapshot.entry_size);
-        break;
-    case KFD_IOC_DBG_TRAP_GET_DEVICE_SNAPSHOT:
-        gc_le64_put(u + 0, a->device_snapshot.exception_mask);
-        gc_le64_put(u + 8, a->device_snapshot.snapshot_buf_ptr);
-        gc_le32_put(u + 16, a->device_snapshot.num_devices);
-        gc_le32_put(u + 20, a->device_snapshot.entry_size);
-        break;
-    default: /* DISABLE and unknown ops carry no arguments */
-        break;
-    }
+    put_fields(&head, a, o);
+    if (t)
+        put_fields(t, a, o);
 }
 
 void gc_sim_args_decode(const uint8_t in[GC_SIM_ARGS_SIZE], struct kfd_ioctl_dbg_trap_args *a)
 {
+    static const struct field_table head = TABLE(args_head);
     memset(a, 0, sizeof(*a));
-    a->pid = gc_le32_get(in + 0);
-    a->op = gc_le32_get(in + 4);
-    const uint8_t *u = in + 8;
-    switch (a->op) {
-    case KFD_IOC_DBG_TRAP_ENABLE:
-        a->enable.exception_mask = gc_le64_get(u + 0);
-        a->enable.rinfo_ptr = gc_le64_get(u + 8);
-        a->enable.rinfo_size = gc_le32_get(u + 16);
-        a->enable.dbg_fd = gc_le32_get(u + 20);
-        break;
-    case KFD_IOC_DBG_TRAP_SEND_RUNTIME_EVENT:
-        a->send_runtime_event.exception_mask = gc_le64_get(u + 0);
-        a->send_runtime_event.gpu_id = gc_le32_get(u + 8);
-        a->send_runtime_event.queue_id = gc_le32_get(u + 12);
-        break;
-    case KFD_IOC_DBG_TRAP_SET_EXCEPTIONS_ENABLED:
-        a->set_exceptions_enabled.exception_mask = gc_le64_get(u + 0);
-        break;
-    case KFD_IOC_DBG_TRAP_SET_WAVE_LAUNCH_OVERRIDE:
-        a->launch_override.override_mode = gc_le32_get(u + 0);
-        a->launch_override.enable_mask = gc_le32_get(u + 4);
-        a->launch_override.support_request_mask = gc_le32_get(u + 8);
-        break;
-    case KFD_IOC_DBG_TRAP_SET_WAVE_LAUNCH_MODE:
-        a->launch_mode.launch_mode = gc_le32_get(u + 0);
-        break;
-    case KFD_IOC_DBG_TRAP_SUSPEND_QUEUES:
-        a->suspend_queues.exception_mask = gc_le64_get(u + 0);
-        a->suspend_queues.queue_array_ptr = gc_le64_get(u + 8);
-        a->suspend_queues.num_queues = gc_le32_get(u + 16);
-        a->suspend_queues.grace_period = gc_le32_get(u + 20);
-        break;
-    case KFD_IOC_DBG_TRAP_RESUME_QUEUES:
-        a->resume_queues.queue_array_ptr = gc_le64_get(u + 0);
-        a->resume_queues.num_queues = gc_le32_get(u + 8);
-        break;
-    case KFD_IOC_DBG_TRAP_SET_NODE_ADDRESS_WATCH:
-        a->set_node_address_watch.address = gc_le64_get(u + 0);
-        a->set_node_address_watch.mode = gc_le32_get(u + 8);
-        a->set_node_address_watch.mask = gc_le32_get(u + 12);
-        a->set_node_address_watch.gpu_id = gc_le32_get(u + 16);
-        a->set_node_address_watch.id = gc_le32_get(u + 20);
-        break;
-    case KFD_IOC_DBG_TRAP_CLEAR_NODE_ADDRESS_WATCH:
-        a->clear_node_address_watch.gpu_id = gc_le32_get(u + 0);
-        a->clear_node_address_watch.id = gc_le32_get(u + 4);
-        break;
-    case KFD_IOC_DBG_TRAP_SET_FLAGS:
-        a->set_flags.flags = gc_le32_get(u + 0);
-        break;
-    case KFD_IOC_DBG_TRAP_QUERY_DEBUG_EVENT:
-        a->query_debug_event.exception_mask = gc_le64_get(u + 0);
-        a->query_debug_event.gpu_id = gc_le32_get(u + 8);
-        a->query_debug_event.queue_id = gc_le32_get(u + 12);
-        break;
-    case KFD_IOC_DBG_TRAP_QUERY_EXCEPTION_INFO:
-        a->query_exception_info.info_ptr = gc_le64_get(u + 0);
-        a->query_exception_info.info_size = gc_le32_get(u + 8);
-        a->query_exception_info.source_id = gc_le32_get(u + 12);
-        a->query_exception_info.exception_code = gc_le32_get(u + 16);
-        a->query_exception_info.clear_exception = gc_le32_get(u + 20);
-        break;
-    case KFD_IOC_DBG_TRAP_GET_QUEUE_SNAPSHOT:
-        a->queue_snapshot.exception_mask = gc_le64_get(u + 0);
-        a->queue_snapshot.snapshot_buf_ptr = gc_le64_get(u + 8);
-        a->queue_snapshot.num_queues = gc_le32_get(u + 16);
-        a->queue_snapshot.entry_size = gc_le32_get(u + 20);
-        break;
-    case KFD_IOC_DBG_TRAP_GET_DEVICE_SNAPSHOT:
-        a->device_snapshot.exception_mask = gc_le64_get(u + 0);
-        a->device_snapshot.snapshot_buf_ptr = gc_le64_get(u + 8);
-        a->device_snapshot.num_devices = gc_le32_get(u + 16);
-        a->device_snapshot.entry_size = gc_le32_get(u + 20);
-        break;
-    default:
-        break;
-    }
+    get_fields(&head, in, a);
+    const struct field_table *t = args_table(a->op);
+    if (t)
+        get_fields(t, in, a);
 }
+
+/* The kernel structs, little-endian at the kernel ABI's offsets. */
+typedef struct kfd_dbg_device_info_entry dev_t_;
+typedef struct kfd_queue_snapshot_entry queue_t_;
+typedef struct kfd_runtime_info rinfo_t_;
+
+static const struct field device_fields[] = {
+    F64(0, dev_t_, exception_status), F64(8, dev_t_, lds_base), F64(16, dev_t_, lds_limit),
+    F64(24, dev_t_, scratch_base), F64(32, dev_t_, scratch_limit), F64(40, dev_t_, gpuvm_base),
+    F64(48, dev_t_, gpuvm_limit), F32(56, dev_t_, gpu_id), F32(60, dev_t_, location_id),
+    F32(64, dev_t_, vendor_id), F32(68, dev_t_, device_id), F32(72, dev_t_, revision_id),
+    F32(76, dev_t_, subsystem_vendor_id), F32(80, dev_t_, subsystem_device_id),
+    F32(84, dev_t_, fw_version), F32(88, dev_t_, gfx_target_version),
+    F32(92, dev_t_, simd_count), F32(96, dev_t_, max_waves_per_simd),
+    F32(100, dev_t_, array_count), F32(104, dev_t_, simd_arrays_per_engine),
+    F32(108, dev_t_, num_xcc), F32(112, dev_t_, capability), F32(116, dev_t_, debug_prop),
+};
+static const struct field queue_fields[] = {
+    F64(0, queue_t_, exception_status), F64(8, queue_t_, ring_base_address),
+    F64(16, queue_t_, write_pointer_address), F64(24, queue_t_, read_pointer_address),
+    F64(32, queue_t_, ctx_save_restore_address), F32(40, queue_t_, queue_id),
+    F32(44, queue_t_, gpu_id), F32(48, queue_t_, ring_size), F32(52, queue_t_, queue_type),
+    F32(56, queue_t_, ctx_save_restore_area_size), F32(60, queue_t_, reserved),
+};
+static const struct field rinfo_fields[] = {
+    F64(0, rinfo_t_, r_debug), F32(8, rinfo_t_, runtime_state), F32(12, rinfo_t_, ttmp_setup),
+};
+static const struct field alloc_fields[] = {
+    F64(0, struct gc_sim_alloc, base), F64(8, struct gc_sim_alloc, size),
+    F32(16, struct gc_sim_alloc, kind), F32(20, struct gc_sim_alloc, gpu_id),
+    F32(24, struct gc_sim_alloc, flags), /* u32 0 at 28, label at 32 */
+};
+static const struct field_table device_table = TABLE(device_fields);
+static const struct field_table queue_table = TABLE(queue_fields);
+static const struct field_table rinfo_table = TABLE(rinfo_fields);
+static const struct field_table alloc_table = TABLE(alloc_fields);
 
 static void put_header(uint8_t *b, uint16_t type, uint32_t payload_len)
 {
@@ -225,6 +250,15 @@ size_t gc_sim_request_encode(uint16_t type, const struct kfd_ioctl_dbg_trap_args
     return GC_SIM_HEADER_SIZE + plen;
 }
 
+size_t gc_sim_info_request_encode(uint32_t first, uint8_t *buf, size_t cap)
+{
+    if (buf == NULL || cap < GC_SIM_HEADER_SIZE + 4u)
+        return 0;
+    put_header(buf, GC_SIM_MSG_DEVICE_INFO, 4u);
+    gc_le32_put(buf + GC_SIM_HEADER_SIZE, first);
+    return GC_SIM_HEADER_SIZE + 4u;
+}
+
 static int op_has_ids(uint32_t op)
 {
     return op == KFD_IOC_DBG_TRAP_SUSPEND_QUEUES || op == KFD_IOC_DBG_TRAP_RESUME_QUEUES;
@@ -267,6 +301,10 @@ gpucore_status_t gc_sim_request_decode(const uint8_t *buf, size_t len, struct gc
                    plen - GC_SIM_ARGS_SIZE, n * 4u);
         r.ids = n ? p + GC_SIM_ARGS_SIZE : NULL;
         r.num_ids = n;
+    } else if (type == GC_SIM_MSG_DEVICE_INFO) {
+        GC_FAIL_IF(plen != 4, diag, GPUCORE_E_CORRUPT, 8,
+                   "DEVICE_INFO request carries %u payload bytes, not 4", plen);
+        r.first = gc_le32_get(p);
     } else {
         return gc_diag_set(diag, GPUCORE_E_CORRUPT, 6, "unknown sim request type %u", type);
     }
@@ -283,6 +321,11 @@ size_t gc_sim_response_encode(const struct gc_sim_response *r, uint8_t *buf, siz
         if (r->out_len > GC_SIM_MAX_OUT || (r->out_len && r->out == NULL))
             return 0;
         plen = 4u + GC_SIM_ARGS_SIZE + 4u + r->out_len;
+    } else if (r->type == GC_SIM_MSG_DEVICE_INFO) {
+        if (r->info.count > GC_SIM_MAX_ALLOCS_PER_MSG ||
+            r->out_len != r->info.count * GC_SIM_ALLOC_ENTRY_SIZE || (r->out_len && r->out == NULL))
+            return 0;
+        plen = GC_SIM_INFO_FIXED_SIZE + r->out_len;
     } else {
         return 0;
     }
@@ -294,6 +337,15 @@ size_t gc_sim_response_encode(const struct gc_sim_response *r, uint8_t *buf, siz
     if (r->type == GC_SIM_MSG_GET_VERSION) {
         gc_le32_put(p + 4, r->major);
         gc_le32_put(p + 8, r->minor);
+    } else if (r->type == GC_SIM_MSG_DEVICE_INFO) {
+        const uint32_t w[7] = { r->info.service_tid,      r->info.read_delay_us_per_mib,
+                                r->info.debug_enabled,    r->info.suspended_queues,
+                                r->info.total,            r->info.first,
+                                r->info.count };
+        for (unsigned i = 0; i < 7; i++)
+            gc_le32_put(p + 4 + 4 * i, w[i]);
+        if (r->out_len)
+            memcpy(p + GC_SIM_INFO_FIXED_SIZE, r->out, r->out_len);
     } else {
         gc_sim_args_encode(&r->args, p + 4);
         gc_le32_put(p + 4 + GC_SIM_ARGS_SIZE, r->out_len);
@@ -331,6 +383,29 @@ gpucore_status_t gc_sim_response_decode(const uint8_t *buf, size_t len, struct g
                    "DBG_TRAP response announces %u output bytes but carries %u", r.out_len,
                    plen - 8u - GC_SIM_ARGS_SIZE);
         r.out = r.out_len ? p + 8 + GC_SIM_ARGS_SIZE : NULL;
+    } else if (type == GC_SIM_MSG_DEVICE_INFO) {
+        GC_FAIL_IF(plen < GC_SIM_INFO_FIXED_SIZE, diag, GPUCORE_E_TRUNCATED, 8,
+                   "DEVICE_INFO response has %u payload bytes, fewer than %u", plen,
+                   GC_SIM_INFO_FIXED_SIZE);
+        r.ret = (int32_t)gc_le32_get(p);
+        uint32_t *w[7] = { &r.info.service_tid, &r.info.read_delay_us_per_mib,
+                           &r.info.debug_enabled, &r.info.suspended_queues,
+                           &r.info.total, &r.info.first, &r.info.count };
+        for (unsigned i = 0; i < 7; i++)
+            *w[i] = gc_le32_get(p + 4 + 4 * i);
+        GC_FAIL_IF(r.info.count > GC_SIM_MAX_ALLOCS_PER_MSG, diag, GPUCORE_E_CORRUPT,
+                   GC_SIM_HEADER_SIZE + 28, "DEVICE_INFO response lists %u allocations, more than %u",
+                   r.info.count, GC_SIM_MAX_ALLOCS_PER_MSG);
+        GC_FAIL_IF(plen - GC_SIM_INFO_FIXED_SIZE != r.info.count * GC_SIM_ALLOC_ENTRY_SIZE, diag,
+                   GPUCORE_E_CORRUPT, 8,
+                   "DEVICE_INFO response lists %u allocations but carries %u entry bytes",
+                   r.info.count, plen - GC_SIM_INFO_FIXED_SIZE);
+        GC_FAIL_IF(r.info.first > r.info.total || r.info.count > r.info.total - r.info.first,
+                   diag, GPUCORE_E_CORRUPT, GC_SIM_HEADER_SIZE + 20,
+                   "DEVICE_INFO response entries %u+%u exceed its total %u", r.info.first,
+                   r.info.count, r.info.total);
+        r.out_len = plen - GC_SIM_INFO_FIXED_SIZE;
+        r.out = r.out_len ? p + GC_SIM_INFO_FIXED_SIZE : NULL;
     } else {
         return gc_diag_set(diag, GPUCORE_E_CORRUPT, 6, "unknown sim response type %u", type);
     }
@@ -341,105 +416,52 @@ gpucore_status_t gc_sim_response_decode(const uint8_t *buf, size_t len, struct g
 void gc_sim_device_entry_encode(const struct kfd_dbg_device_info_entry *e,
                                 uint8_t o[GC_SIM_DEVICE_ENTRY_SIZE])
 {
-    gc_le64_put(o + 0, e->exception_status);
-    gc_le64_put(o + 8, e->lds_base);
-    gc_le64_put(o + 16, e->lds_limit);
-    gc_le64_put(o + 24, e->scratch_base);
-    gc_le64_put(o + 32, e->scratch_limit);
-    gc_le64_put(o + 40, e->gpuvm_base);
-    gc_le64_put(o + 48, e->gpuvm_limit);
-    const uint32_t w[16] = { e->gpu_id,
-                             e->location_id,
-                             e->vendor_id,
-                             e->device_id,
-                             e->revision_id,
-                             e->subsystem_vendor_id,
-                             e->subsystem_device_id,
-                             e->fw_version,
-                             e->gfx_target_version,
-                             e->simd_count,
-                             e->max_waves_per_simd,
-                             e->array_count,
-                             e->simd_arrays_per_engine,
-                             e->num_xcc,
-                             e->capability,
-                             e->debug_prop };
-    for (unsigned i = 0; i < 16; i++)
-        gc_le32_put(o + 56 + 4 * i, w[i]);
+    memset(o, 0, GC_SIM_DEVICE_ENTRY_SIZE);
+    put_fields(&device_table, e, o);
 }
 
 void gc_sim_device_entry_decode(const uint8_t in[GC_SIM_DEVICE_ENTRY_SIZE],
                                 struct kfd_dbg_device_info_entry *e)
 {
-    e->exception_status = gc_le64_get(in + 0);
-    e->lds_base = gc_le64_get(in + 8);
-    e->lds_limit = gc_le64_get(in + 16);
-    e->scratch_base = gc_le64_get(in + 24);
-    e->scratch_limit = gc_le64_get(in + 32);
-    e->gpuvm_base = gc_le64_get(in + 40);
-    e->gpuvm_limit = gc_le64_get(in + 48);
-    uint32_t *w[16] = { &e->gpu_id,
-                        &e->location_id,
-                        &e->vendor_id,
-                        &e->device_id,
-                        &e->revision_id,
-                        &e->subsystem_vendor_id,
-                        &e->subsystem_device_id,
-                        &e->fw_version,
-                        &e->gfx_target_version,
-                        &e->simd_count,
-                        &e->max_waves_per_simd,
-                        &e->array_count,
-                        &e->simd_arrays_per_engine,
-                        &e->num_xcc,
-                        &e->capability,
-                        &e->debug_prop };
-    for (unsigned i = 0; i < 16; i++)
-        *w[i] = gc_le32_get(in + 56 + 4 * i);
+    get_fields(&device_table, in, e);
 }
 
 void gc_sim_queue_entry_encode(const struct kfd_queue_snapshot_entry *e,
                                uint8_t o[GC_SIM_QUEUE_ENTRY_SIZE])
 {
-    gc_le64_put(o + 0, e->exception_status);
-    gc_le64_put(o + 8, e->ring_base_address);
-    gc_le64_put(o + 16, e->write_pointer_address);
-    gc_le64_put(o + 24, e->read_pointer_address);
-    gc_le64_put(o + 32, e->ctx_save_restore_address);
-    gc_le32_put(o + 40, e->queue_id);
-    gc_le32_put(o + 44, e->gpu_id);
-    gc_le32_put(o + 48, e->ring_size);
-    gc_le32_put(o + 52, e->queue_type);
-    gc_le32_put(o + 56, e->ctx_save_restore_area_size);
-    gc_le32_put(o + 60, e->reserved);
+    memset(o, 0, GC_SIM_QUEUE_ENTRY_SIZE);
+    put_fields(&queue_table, e, o);
 }
 
 void gc_sim_queue_entry_decode(const uint8_t in[GC_SIM_QUEUE_ENTRY_SIZE],
                                struct kfd_queue_snapshot_entry *e)
 {
-    e->exception_status = gc_le64_get(in + 0);
-    e->ring_base_address = gc_le64_get(in + 8);
-    e->write_pointer_address = gc_le64_get(in + 16);
-    e->read_pointer_address = gc_le64_get(in + 24);
-    e->ctx_save_restore_address = gc_le64_get(in + 32);
-    e->queue_id = gc_le32_get(in + 40);
-    e->gpu_id = gc_le32_get(in + 44);
-    e->ring_size = gc_le32_get(in + 48);
-    e->queue_type = gc_le32_get(in + 52);
-    e->ctx_save_restore_area_size = gc_le32_get(in + 56);
-    e->reserved = gc_le32_get(in + 60);
+    get_fields(&queue_table, in, e);
 }
 
 void gc_sim_rinfo_encode(const struct kfd_runtime_info *r, uint8_t o[GC_SIM_RINFO_SIZE])
 {
-    gc_le64_put(o + 0, r->r_debug);
-    gc_le32_put(o + 8, r->runtime_state);
-    gc_le32_put(o + 12, r->ttmp_setup);
+    memset(o, 0, GC_SIM_RINFO_SIZE);
+    put_fields(&rinfo_table, r, o);
 }
 
 void gc_sim_rinfo_decode(const uint8_t in[GC_SIM_RINFO_SIZE], struct kfd_runtime_info *r)
 {
-    r->r_debug = gc_le64_get(in + 0);
-    r->runtime_state = gc_le32_get(in + 8);
-    r->ttmp_setup = gc_le32_get(in + 12);
+    get_fields(&rinfo_table, in, r);
+}
+
+void gc_sim_alloc_encode(const struct gc_sim_alloc *a, uint8_t o[GC_SIM_ALLOC_ENTRY_SIZE])
+{
+    memset(o, 0, GC_SIM_ALLOC_ENTRY_SIZE);
+    put_fields(&alloc_table, a, o);
+    size_t n = strnlen(a->label, GC_SIM_ALLOC_LABEL_MAX - 1);
+    memcpy(o + 32, a->label, n);
+}
+
+void gc_sim_alloc_decode(const uint8_t in[GC_SIM_ALLOC_ENTRY_SIZE], struct gc_sim_alloc *a)
+{
+    memset(a, 0, sizeof(*a));
+    get_fields(&alloc_table, in, a);
+    memcpy(a->label, in + 32, GC_SIM_ALLOC_LABEL_MAX - 1);
+    a->label[GC_SIM_ALLOC_LABEL_MAX - 1] = 0;
 }

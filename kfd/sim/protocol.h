@@ -23,6 +23,15 @@
  *       GET_*_SNAPSHOT       min(num, count) entries, each entry_size (populated) bytes,
  *                            packed (the client strides by its own entry size)
  *       QUERY_EXCEPTION_INFO min(info_size, record size) bytes
+ * DEVICE_INFO request: u32 first (index of the first allocation wanted). Needs no session and no
+ *     ptrace relation: it is what the device knows, asked by anyone who can connect.
+ * DEVICE_INFO response: i32 ret, u32 service_tid (the driver's thread), u32 read_delay_us_per_mib
+ *     (injected slowness of target-memory reads), u32 debug_enabled (0/1), u32 suspended_queues,
+ *     u32 total (allocations the device has), u32 first (echo), u32 count, then count
+ *     GC_SIM_ALLOC_ENTRY_SIZE-byte entries (allocations first .. first + count - 1):
+ *       u64 base, u64 size, u32 kind (GPUCORE_ALLOC_*), u32 gpu_id, u32 flags (GC_KFD_MAP_*),
+ *       u32 0, char label[48] (NUL-terminated, NUL-padded)
+ *     count <= GC_SIM_MAX_ALLOCS_PER_MSG: longer lists are fetched page by page.
  *
  * Every length is checked against GC_SIM_MAX_* before use: the driver must survive a hostile
  * client.
@@ -38,13 +47,14 @@
 #include "kfd_uapi.h"
 
 #define GC_SIM_MAGIC       0x534b4347u /* "GCKS" */
-#define GC_SIM_VERSION     1u
+#define GC_SIM_VERSION     2u
 #define GC_SIM_HEADER_SIZE 16u
 #define GC_SIM_ARGS_SIZE   32u
 
 enum gc_sim_msg_type {
     GC_SIM_MSG_GET_VERSION = 1,
     GC_SIM_MSG_DBG_TRAP = 2,
+    GC_SIM_MSG_DEVICE_INFO = 3,
 };
 
 /* Largest queue-id array in SUSPEND/RESUME (the kernel has no cap, but a process never has
@@ -60,11 +70,40 @@ enum gc_sim_msg_type {
 #define GC_SIM_QUEUE_ENTRY_SIZE  64u
 #define GC_SIM_RINFO_SIZE        16u
 
+/* DEVICE_INFO: one allocation on the wire, and how many fit one response. */
+#define GC_SIM_ALLOC_ENTRY_SIZE   80u
+#define GC_SIM_ALLOC_LABEL_MAX    48u
+#define GC_SIM_INFO_FIXED_SIZE    32u /* ret .. count */
+#define GC_SIM_MAX_ALLOCS_PER_MSG (GC_SIM_MAX_OUT / GC_SIM_ALLOC_ENTRY_SIZE)
+/* Largest allocation list a driver holds (a scenario has far fewer). */
+#define GC_SIM_MAX_ALLOCS 8192u
+
+/* One allocation of the simulated device (what DEVICE_INFO lists). */
+struct gc_sim_alloc {
+    uint64_t base, size;
+    uint32_t kind;   /* GPUCORE_ALLOC_* */
+    uint32_t gpu_id;
+    uint32_t flags;  /* GC_KFD_MAP_* */
+    char label[GC_SIM_ALLOC_LABEL_MAX]; /* NUL-terminated */
+};
+
+/* DEVICE_INFO answer header. */
+struct gc_sim_info {
+    uint32_t service_tid;
+    uint32_t read_delay_us_per_mib;
+    uint32_t debug_enabled;
+    uint32_t suspended_queues;
+    uint32_t total; /* allocations in all */
+    uint32_t first; /* index of the first entry in this message */
+    uint32_t count; /* entries in this message */
+};
+
 struct gc_sim_request {
     uint16_t type;
     struct kfd_ioctl_dbg_trap_args args; /* DBG_TRAP */
     const uint8_t *ids;                  /* SUSPEND/RESUME: num_queues LE u32, borrowed */
     uint32_t num_ids;
+    uint32_t first;                      /* DEVICE_INFO */
 };
 
 struct gc_sim_response {
@@ -72,6 +111,7 @@ struct gc_sim_response {
     int32_t ret;
     uint32_t major, minor;               /* GET_VERSION */
     struct kfd_ioctl_dbg_trap_args args; /* DBG_TRAP */
+    struct gc_sim_info info;             /* DEVICE_INFO (entries in out, info.count of them) */
     const uint8_t *out;                  /* borrowed from the message */
     uint32_t out_len;
 };
@@ -84,15 +124,22 @@ void gc_sim_args_decode(const uint8_t in[GC_SIM_ARGS_SIZE], struct kfd_ioctl_dbg
 /*
  * Requests. ids/num_ids only for SUSPEND/RESUME (num_ids must equal args num_queues).
  * @return the message length, or 0 if it does not fit @p cap or num_ids > GC_SIM_MAX_IDS.
+ * DEVICE_INFO requests use gc_sim_info_request_encode.
  */
 size_t gc_sim_request_encode(uint16_t type, const struct kfd_ioctl_dbg_trap_args *args,
                              const uint32_t *ids, uint32_t num_ids, uint8_t *buf, size_t cap);
+/* DEVICE_INFO request for allocations from @p first. @return the length, or 0 if cap is short. */
+size_t gc_sim_info_request_encode(uint32_t first, uint8_t *buf, size_t cap);
 /* Decode a request message (hostile input). GPUCORE_E_CORRUPT/E_TRUNCATED/E_VERSION with a
  * diag; *ret borrows from buf. */
 gpucore_status_t gc_sim_request_decode(const uint8_t *buf, size_t len, struct gc_sim_request *ret,
                                        gpucore_diag_t *reterr_diag);
 
-/* Responses. @return the message length, or 0 if out_len > GC_SIM_MAX_OUT or it does not fit. */
+/*
+ * Responses. @return the message length, or 0 if out_len > GC_SIM_MAX_OUT or it does not fit.
+ * DEVICE_INFO: out_len must be info.count * GC_SIM_ALLOC_ENTRY_SIZE with count <=
+ * GC_SIM_MAX_ALLOCS_PER_MSG; decoding checks the same, and first + count <= total.
+ */
 size_t gc_sim_response_encode(const struct gc_sim_response *r, uint8_t *buf, size_t cap);
 gpucore_status_t gc_sim_response_decode(const uint8_t *buf, size_t len, struct gc_sim_response *ret,
                                         gpucore_diag_t *reterr_diag);
@@ -108,5 +155,8 @@ void gc_sim_queue_entry_decode(const uint8_t in[GC_SIM_QUEUE_ENTRY_SIZE],
                                struct kfd_queue_snapshot_entry *e);
 void gc_sim_rinfo_encode(const struct kfd_runtime_info *r, uint8_t out[GC_SIM_RINFO_SIZE]);
 void gc_sim_rinfo_decode(const uint8_t in[GC_SIM_RINFO_SIZE], struct kfd_runtime_info *r);
+/* One DEVICE_INFO entry. Decoding forces the label's NUL termination. */
+void gc_sim_alloc_encode(const struct gc_sim_alloc *a, uint8_t out[GC_SIM_ALLOC_ENTRY_SIZE]);
+void gc_sim_alloc_decode(const uint8_t in[GC_SIM_ALLOC_ENTRY_SIZE], struct gc_sim_alloc *a);
 
 #endif /* GC_KFD_SIM_PROTOCOL_H */

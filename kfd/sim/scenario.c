@@ -65,8 +65,10 @@ static gpucore_status_t fail(struct pctx *c, gpucore_status_t st, const char *fm
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
+    /* A path that starts with an element is an array source's own ("GPUCORE_SIM_FAULTS[1]"). */
     if (c->len)
-        return gc_diag_set(c->diag, st, GC_NO_OFFSET, "%s: %s: %s", c->file, c->path, msg);
+        return gc_diag_set(c->diag, st, GC_NO_OFFSET, "%s%s%s: %s", c->file,
+                           c->path[0] == '[' ? "" : ": ", c->path, msg);
     return gc_diag_set(c->diag, st, GC_NO_OFFSET, "%s: %s", c->file, msg);
 }
 
@@ -812,7 +814,8 @@ static gpucore_status_t parse_code_object(struct pctx *c, json_t *o,
 static gpucore_status_t parse_exception(struct pctx *c, json_t *o, struct gc_scen_exception *e,
                                         const struct gc_scenario *s)
 {
-    static const char *const keys[] = { "what", "queue", "at_ms", NULL };
+    static const char *const keys[] = { "what", "queue", "at_ms", "address", "fault_flags",
+                                        NULL };
     static const char *const whats[] = { "queue_error", "memory_violation", "illegal_instruction",
                                          "assert_trap", "queue_new", "device_error", NULL };
     int w;
@@ -828,27 +831,122 @@ static gpucore_status_t parse_exception(struct pctx *c, json_t *o, struct gc_sce
         e->queue = UINT32_MAX;
     }
     GC_TRY(get_u32(c, o, "at_ms", 0, 0, 0, 3600u * 1000u, &e->at_ms));
+    /* A fault address: where the faulting access went (a 57-bit canonical user address). */
+    GC_TRY(get_u64(c, o, "address", 0, 0, 1, (1ull << 57) - 1, &e->address));
+    GC_TRY(get_u32(c, o, "fault_flags", 0, 0, 0, 0xf, &e->fault_flags));
+    if (json_object_get(o, "fault_flags") && !e->address)
+        return fail(c, GPUCORE_E_INVAL, "fault_flags: only with an 'address'");
     return GPUCORE_OK;
 }
 
-static gpucore_status_t parse_fault(struct pctx *c, json_t *o, struct gc_scen_fault *f)
+/* Which keys an action takes (besides "op"), and what it is. */
+static const struct {
+    const char *key; /* the key that selects the action */
+    enum gc_scen_fault_action action;
+    const char *const keys[6];
+} fault_actions[] = {
+    { "exit", GC_SCEN_FAULT_EXIT, { "op", "exit", "nth", NULL } },
+    { "delay_ms", GC_SCEN_FAULT_DELAY, { "op", "delay_ms", NULL } },
+    { "delay_us_per_mib", GC_SCEN_FAULT_READ_DELAY, { "op", "delay_us_per_mib", NULL } },
+    { "buffer", GC_SCEN_FAULT_READ_EIO, { "op", "errno", "buffer", "offset", "size", NULL } },
+    { "errno", GC_SCEN_FAULT_ERRNO, { "op", "errno", "nth", NULL } },
+};
+
+#define SCEN_PAGE 4096u
+
+static gpucore_status_t parse_fault(struct pctx *c, json_t *o, struct gc_scen_fault *f,
+                                    const struct gc_scenario *s)
 {
-    static const char *const keys[] = { "op", "errno", "nth", NULL };
+    static const char *const all[] = { "op", "errno", "nth", "exit", "delay_ms",
+        "delay_us_per_mib", "buffer", "offset", "size", NULL };
     static const char *const ops[] = { "enable", "disable", "runtime_info", "device_snapshot",
         "queue_snapshot", "suspend", "resume", "query_exception", "set_exceptions", "get_version",
-        NULL };
+        "read_memory", NULL };
     static const char *const errs[] = { "EPERM", "EINVAL", "ENOMEM", "EBUSY", "EIO", "ENODEV",
                                         "EAGAIN", "EFAULT", "ESRCH", "EACCES", "ETIMEDOUT", NULL };
     static const int errv[] = { EPERM, EINVAL, ENOMEM, EBUSY, EIO, ENODEV, EAGAIN, EFAULT, ESRCH,
                                 EACCES, ETIMEDOUT };
     int op, e;
+    size_t a = GC_ARRAY_SIZE(fault_actions);
 
-    GC_TRY(check_keys(c, o, keys));
+    GC_TRY(check_keys(c, o, all));
     GC_TRY(get_enum(c, o, "op", 1, 0, ops, &op));
     snprintf(f->op, sizeof(f->op), "%s", ops[op]);
-    GC_TRY(get_enum(c, o, "errno", 1, 0, errs, &e));
-    f->err = errv[e];
-    GC_TRY(get_u32(c, o, "nth", 0, 1, 1, 1000000, &f->nth));
+    /* The first selecting key present decides the action; the action's key list then rejects
+       every key of another action ("exit" together with "errno" is an error, not a choice). */
+    for (size_t i = 0; i < GC_ARRAY_SIZE(fault_actions) && a == GC_ARRAY_SIZE(fault_actions); i++)
+        if (json_object_get(o, fault_actions[i].key))
+            a = i;
+    if (a == GC_ARRAY_SIZE(fault_actions))
+        return fail(c, GPUCORE_E_INVAL, "one of 'errno', 'exit', 'delay_ms', "
+                    "'delay_us_per_mib' or 'buffer' is needed");
+    GC_TRY(check_keys(c, o, fault_actions[a].keys));
+    f->action = fault_actions[a].action;
+    int is_read = strcmp(f->op, "read_memory") == 0;
+    int read_action = f->action == GC_SCEN_FAULT_READ_DELAY || f->action == GC_SCEN_FAULT_READ_EIO;
+    if (is_read != read_action) {
+        size_t o1 = push(c, fault_actions[a].key, 0);
+        gpucore_status_t st = fail(c, GPUCORE_E_INVAL, is_read ?
+                                   "read_memory takes 'delay_us_per_mib' or 'errno': 'EIO' with "
+                                   "'buffer', 'offset' and 'size'" :
+                                   "only for the 'read_memory' op");
+        pop(c, o1);
+        return st;
+    }
+    switch (f->action) {
+    case GC_SCEN_FAULT_ERRNO:
+        GC_TRY(get_enum(c, o, "errno", 1, 0, errs, &e));
+        f->err = errv[e];
+        GC_TRY(get_u32(c, o, "nth", 0, 1, 1, 1000000, &f->nth));
+        break;
+    case GC_SCEN_FAULT_EXIT: {
+        uint32_t st;
+
+        GC_TRY(get_u32(c, o, "exit", 1, 0, 0, 255, &st));
+        f->exit_status = (int)st;
+        GC_TRY(get_u32(c, o, "nth", 0, 1, 1, 1000000, &f->nth));
+        break;
+    }
+    case GC_SCEN_FAULT_DELAY:
+        GC_TRY(get_u32(c, o, "delay_ms", 1, 0, 1, 60000, &f->delay_ms));
+        break;
+    case GC_SCEN_FAULT_READ_DELAY:
+        GC_TRY(get_u32(c, o, "delay_us_per_mib", 1, 0, 1, 10000000, &f->delay_us_per_mib));
+        break;
+    case GC_SCEN_FAULT_READ_EIO: {
+        static const char *const eio[] = { "EIO", NULL };
+        char name[GC_SCEN_NAME_MAX];
+        const struct gc_scen_buffer *b = NULL;
+        size_t o1;
+
+        GC_TRY(get_enum(c, o, "errno", 1, 0, eio, &e));
+        f->err = EIO;
+        GC_TRY(get_str(c, o, "buffer", 1, "", name, sizeof(name)));
+        for (uint32_t i = 0; i < s->nbuffers && !b; i++) {
+            if (strcmp(s->buffers[i].name, name) == 0) {
+                b = &s->buffers[i];
+                f->buffer = i;
+            }
+        }
+        if (!b) {
+            o1 = push(c, "buffer", 0);
+            gpucore_status_t st = fail(c, GPUCORE_E_INVAL, "no buffer named '%s'", name);
+            pop(c, o1);
+            return st;
+        }
+        GC_TRY(get_u64(c, o, "offset", 1, 0, 0, b->size, &f->offset));
+        GC_TRY(get_u64(c, o, "size", 1, 0, 1, b->size, &f->size));
+        if (f->offset % SCEN_PAGE || f->size % SCEN_PAGE || f->size > b->size - f->offset) {
+            o1 = push(c, "size", 0);
+            gpucore_status_t st = fail(c, GPUCORE_E_INVAL, "offset 0x%" PRIx64 " and size 0x%"
+                                       PRIx64 " must be page aligned and inside the buffer's 0x%"
+                                       PRIx64 " bytes", f->offset, f->size, b->size);
+            pop(c, o1);
+            return st;
+        }
+        break;
+    }
+    }
     return GPUCORE_OK;
 }
 
@@ -884,7 +982,10 @@ static gpucore_status_t parse_root(struct pctx *c, json_t *root, struct gc_scena
 {
     static const char *const keys[] = { "name", "r_version", "ttmp_setup", "agents", "queues",
         "code_objects", "buffers", "dispatches", "waves", "exceptions", "fault_injection",
-        "host_threads", "description", NULL };
+        "host_threads", "description", "on_queue_error", "exit_status", "kfd", NULL };
+    static const char *const on_error[] = { "continue", "abort", "exit", NULL };
+    json_t *kfd;
+    int onerr;
     json_t *ht;
     uint64_t dense = 0;
     int ttmp;
@@ -926,7 +1027,7 @@ static gpucore_status_t parse_root(struct pctx *c, json_t *root, struct gc_scena
     PARSE_ARRAY(c, root, "exceptions", GC_SCEN_MAX_EXCEPTIONS, s->exceptions, s->nexceptions,
                 parse_exception(c, e_, &s->exceptions[i_], s));
     PARSE_ARRAY(c, root, "fault_injection", GC_SCEN_MAX_FAULTS, s->faults, s->nfaults,
-                parse_fault(c, e_, &s->faults[i_]));
+                parse_fault(c, e_, &s->faults[i_], s));
     ht = json_object_get(root, "host_threads");
     if (ht) {
         static const char *const hkeys[] = { "count", "mode", NULL };
@@ -938,6 +1039,22 @@ static gpucore_status_t parse_root(struct pctx *c, json_t *root, struct gc_scena
         GC_TRY(get_u32(c, ht, "count", 1, 0, 0, GC_SCEN_MAX_HOST_THREADS, &s->host_threads));
         GC_TRY(get_enum(c, ht, "mode", 0, 1, modes, &m));
         s->host_threads_block = m == 1;
+        pop(c, o1);
+    }
+    GC_TRY(get_enum(c, root, "on_queue_error", 0, 0, on_error, &onerr));
+    s->on_queue_error = (enum gc_scen_on_error)onerr;
+    GC_TRY(get_u32(c, root, "exit_status", 0, 1, 0, 255, &s->exit_status));
+    if (json_object_get(root, "exit_status") && s->on_queue_error != GC_SCEN_ON_ERROR_EXIT)
+        return fail(c, GPUCORE_E_INVAL, "exit_status: only with \"on_queue_error\": \"exit\"");
+    s->kfd_minor = 18;
+    kfd = json_object_get(root, "kfd");
+    if (kfd) {
+        static const char *const kkeys[] = { "minor", "no_hws", NULL };
+        size_t o1 = push(c, "kfd", 0);
+
+        GC_TRY(check_keys(c, kfd, kkeys));
+        GC_TRY(get_u32(c, kfd, "minor", 0, 18, 13, 18, &s->kfd_minor));
+        GC_TRY(get_bool(c, kfd, "no_hws", 0, &s->no_hws));
         pop(c, o1);
     }
     /* Cross checks that need every section. */
@@ -1043,4 +1160,55 @@ void gc_scenario_free(struct gc_scenario *s)
     gc_free(s->name);
     gc_free(s->path);
     free(s);
+}
+
+gpucore_status_t gc_scenario_add_faults(struct gc_scenario *s, const char *text,
+                                        const char *source, gpucore_diag_t *reterr_diag)
+{
+    struct pctx c = { .file = source ? source : "<faults>", .diag = reterr_diag };
+    struct gc_scen_fault *all = NULL;
+    json_error_t jerr;
+    json_t *root;
+    size_t n;
+    gpucore_status_t st = GPUCORE_OK;
+
+    if (!s || !text)
+        return gc_diag_set(reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET, "NULL argument");
+    root = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
+    if (!root)
+        return gc_diag_set(reterr_diag, GPUCORE_E_INVAL, (uint64_t)jerr.position,
+                           "%s:%d: %s", c.file, jerr.column, jerr.text);
+    if (!json_is_array(root)) {
+        json_decref(root);
+        return fail(&c, GPUCORE_E_INVAL, "expected a JSON array of fault_injection entries");
+    }
+    n = json_array_size(root);
+    if (n > GC_SCEN_MAX_FAULTS - s->nfaults) {
+        json_decref(root);
+        return fail(&c, GPUCORE_E_LIMIT, "%zu entries and the scenario's %u exceed %u", n,
+                    s->nfaults, GC_SCEN_MAX_FAULTS);
+    }
+    all = gc_calloc_array(s->nfaults + n + 1u, sizeof(*all));
+    if (!all) {
+        json_decref(root);
+        return gc_diag_set(reterr_diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "%s: out of memory",
+                           c.file);
+    }
+    if (s->nfaults)
+        memcpy(all, s->faults, s->nfaults * sizeof(*all));
+    for (size_t i = 0; i < n && st == GPUCORE_OK; i++) {
+        size_t o = push(&c, NULL, (long)i);
+
+        st = parse_fault(&c, json_array_get(root, i), &all[s->nfaults + i], s);
+        pop(&c, o);
+    }
+    json_decref(root);
+    if (st < 0) {
+        gc_free(all);
+        return st;
+    }
+    gc_free(s->faults);
+    s->faults = all;
+    s->nfaults += (uint32_t)n;
+    return GPUCORE_OK;
 }

@@ -165,12 +165,36 @@ struct gc_scen_exception {
     char what[32]; /* "queue_error", "memory_violation", ... (README) */
     uint32_t queue; /* index, UINT32_MAX = none */
     uint32_t at_ms;
+    uint64_t address;     /* fault VA, 0 = none */
+    uint32_t fault_flags; /* bit0 NotPresent, bit1 ReadOnly, bit2 NoExecute, bit3 imprecise */
+};
+
+/* What a fault_injection entry does (exactly one per entry). */
+enum gc_scen_fault_action {
+    GC_SCEN_FAULT_ERRNO = 0,      /* the op fails with err */
+    GC_SCEN_FAULT_EXIT = 1,       /* the process _exit(exit_status)s while serving the op */
+    GC_SCEN_FAULT_DELAY = 2,      /* every call of the op is answered delay_ms late */
+    GC_SCEN_FAULT_READ_DELAY = 3, /* read_memory: delay_us_per_mib */
+    GC_SCEN_FAULT_READ_EIO = 4,   /* read_memory: buffer range [offset, offset+size) unreadable */
 };
 
 struct gc_scen_fault {
     char op[32];
-    int err;      /* errno value */
-    uint32_t nth; /* 1-based: the nth call fails */
+    enum gc_scen_fault_action action;
+    int err;      /* errno value (ERRNO, READ_EIO) */
+    uint32_t nth; /* 1-based: the nth call fails (ERRNO, EXIT); 0 = every call */
+    int exit_status;
+    uint32_t delay_ms;
+    uint32_t delay_us_per_mib;
+    uint32_t buffer;       /* READ_EIO: buffer index */
+    uint64_t offset, size; /* READ_EIO: page-aligned range of the buffer */
+};
+
+/* What the runtime does when it learns of a queue or device error (README "on_queue_error"). */
+enum gc_scen_on_error {
+    GC_SCEN_ON_ERROR_CONTINUE = 0,
+    GC_SCEN_ON_ERROR_ABORT = 1,
+    GC_SCEN_ON_ERROR_EXIT = 2,
 };
 
 struct gc_scenario {
@@ -197,6 +221,10 @@ struct gc_scenario {
     uint32_t nfaults;
     uint32_t host_threads;
     int host_threads_block; /* 1: blocked in gc_inferior_blocked_thread, 0: spinning */
+    enum gc_scen_on_error on_queue_error;
+    uint32_t exit_status;   /* for GC_SCEN_ON_ERROR_EXIT */
+    uint32_t kfd_minor;     /* GET_VERSION minor (13..18) */
+    int no_hws;             /* every DBG_TRAP op fails EINVAL */
 };
 
 /*
@@ -213,6 +241,16 @@ gpucore_status_t gc_scenario_load(const char *path, struct gc_scenario **ret,
                                   gpucore_diag_t *reterr_diag);
 
 void gc_scenario_free(struct gc_scenario *s);
+
+/*
+ * Append the fault_injection entries of the JSON array @p text (the GPUCORE_SIM_FAULTS
+ * environment variable) to @p s, with the scenario file's rules. Messages name @p source and the
+ * element ("GPUCORE_SIM_FAULTS[1].errno: unknown value 'EXX'").
+ * @retval GPUCORE_OK, GPUCORE_E_INVAL (bad JSON or entry), GPUCORE_E_LIMIT (more than
+ *         GC_SCEN_MAX_FAULTS in all), GPUCORE_E_NOMEM. On failure @p s is unchanged.
+ */
+gpucore_status_t gc_scenario_add_faults(struct gc_scenario *s, const char *text,
+                                        const char *source, gpucore_diag_t *reterr_diag);
 
 /* Waves per workgroup of an entry (its own value, else from the dispatch's workgroup size). */
 uint32_t gc_scen_waves_per_group(const struct gc_scenario *s, const struct gc_scen_waves *w);

@@ -13,7 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/eventfd.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,6 +33,24 @@
 static uint8_t area0[8192], area1[8192];
 static const uint8_t ctl0[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
 static uint8_t req[GC_SIM_MAX_MESSAGE], resp[GC_SIM_MAX_MESSAGE];
+
+/* Extras make() puts into the description (tests set them, teardown_extras() clears them). */
+static struct {
+    const struct gc_sim_alloc *allocs;
+    uint32_t nallocs;
+    uint32_t read_delay;
+    uint32_t minor;
+    uint64_t q_fault_va; /* fault address of the queue exception */
+    gc_sim_runtime_fn runtime;
+    void *runtime_user;
+} extras;
+
+static int teardown_extras(void **state)
+{
+    (void)state;
+    memset(&extras, 0, sizeof(extras));
+    return 0;
+}
 
 static struct gc_sim_driver *make(const struct gc_sim_fault *faults, uint32_t nf,
                                   uint32_t runtime_state)
@@ -80,6 +100,8 @@ static struct gc_sim_driver *make(const struct gc_sim_fault *faults, uint32_t nf
     ex[0].gpu_id = GPU;
     ex[0].queue_id = 0;
     ex[0].delay_ms = 50;
+    ex[0].fault_va = extras.q_fault_va;
+    ex[0].fault_flags = extras.q_fault_va ? 0x5u : 0;
     ex[1].code = EC_DEVICE_MEMORY_VIOLATION;
     ex[1].gpu_id = GPU;
     ex[1].queue_id = KFD_INVALID_QUEUEID;
@@ -101,6 +123,13 @@ static struct gc_sim_driver *make(const struct gc_sim_fault *faults, uint32_t nf
     p.exceptions = ex;
     p.num_faults = nf;
     p.faults = faults;
+    p.num_allocs = extras.nallocs;
+    p.allocs = extras.allocs;
+    p.read_delay_us_per_mib = extras.read_delay;
+    p.kfd_minor = extras.minor;
+    p.kfd_major = extras.minor ? 1 : 0;
+    p.runtime_error = extras.runtime;
+    p.runtime_user = extras.runtime_user;
     struct gc_sim_driver *d = NULL;
     assert_int_equal(gc_sim_driver_create(&p, &d, NULL), GPUCORE_OK);
     gc_sim_driver_set_tracer_override(d, TRACER);
@@ -124,13 +153,14 @@ static int call(struct gc_sim_driver *d, uint64_t conn, pid_t peer,
     return r->ret;
 }
 
-static int enable(struct gc_sim_driver *d, uint64_t conn, pid_t peer, int *ret_efd)
+static int enable_mask(struct gc_sim_driver *d, uint64_t conn, pid_t peer, uint64_t mask,
+                       int *ret_efd)
 {
     struct kfd_ioctl_dbg_trap_args a;
     struct gc_sim_response r;
     memset(&a, 0, sizeof(a));
     a.op = KFD_IOC_DBG_TRAP_ENABLE;
-    a.enable.exception_mask = ~0ull;
+    a.enable.exception_mask = mask;
     a.enable.rinfo_ptr = 1;
     a.enable.rinfo_size = 16;
     int efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -147,6 +177,11 @@ static int enable(struct gc_sim_driver *d, uint64_t conn, pid_t peer, int *ret_e
     else
         close(efd);
     return rc;
+}
+
+static int enable(struct gc_sim_driver *d, uint64_t conn, pid_t peer, int *ret_efd)
+{
+    return enable_mask(d, conn, peer, ~0ull, ret_efd);
 }
 
 static void test_version(void **state)
@@ -545,6 +580,452 @@ static void test_multi_xcc_and_no_hws(void **state)
     gc_sim_driver_destroy(d);
 }
 
+/* One DEVICE_INFO from allocation @p first, decoded into *r (borrowing resp). */
+static void device_info(struct gc_sim_driver *d, pid_t peer, uint32_t first,
+                        struct gc_sim_response *r)
+{
+    size_t len = gc_sim_info_request_encode(first, req, sizeof(req));
+    assert_int_equal(len, GC_SIM_HEADER_SIZE + 4);
+    size_t rl = gc_sim_driver_handle(d, 9, peer, req, len, -1, resp, sizeof(resp));
+    assert_true(rl > 0);
+    assert_int_equal(gc_sim_response_decode(resp, rl, r, NULL), GPUCORE_OK);
+    assert_int_equal(r->type, GC_SIM_MSG_DEVICE_INFO);
+    assert_int_equal(r->ret, 0);
+}
+
+/* The allocation list, page by page, the read delay and the driver state, to anyone. */
+static void test_device_info(void **state)
+{
+    (void)state;
+    enum { N = GC_SIM_MAX_ALLOCS_PER_MSG + 100 };
+    static struct gc_sim_alloc al[N];
+    for (uint32_t i = 0; i < N; i++) {
+        memset(&al[i], 0, sizeof(al[i]));
+        al[i].base = 0x10000000ull + 0x10000ull * i;
+        al[i].size = 0x1000ull * (i % 7 + 1);
+        al[i].kind = i % 11;
+        al[i].gpu_id = GPU;
+        al[i].flags = i & 1u;
+        snprintf(al[i].label, sizeof(al[i].label), "buffer b%u", i);
+    }
+    extras.allocs = al;
+    extras.nallocs = N;
+    extras.read_delay = 250;
+    struct gc_sim_driver *d = make(NULL, 0, DEBUG_RUNTIME_STATE_ENABLED);
+    struct gc_sim_response r;
+    uint32_t got = 0;
+    while (got < N) {
+        device_info(d, STRANGER, got, &r);
+        assert_int_equal(r.info.total, N);
+        assert_int_equal(r.info.first, got);
+        assert_int_equal(r.info.read_delay_us_per_mib, 250);
+        assert_int_equal(r.info.debug_enabled, 0);
+        assert_int_equal(r.info.suspended_queues, 0);
+        assert_true(r.info.count > 0 && r.info.count <= GC_SIM_MAX_ALLOCS_PER_MSG);
+        for (uint32_t i = 0; i < r.info.count; i++) {
+            struct gc_sim_alloc a;
+            gc_sim_alloc_decode(r.out + (size_t)i * GC_SIM_ALLOC_ENTRY_SIZE, &a);
+            assert_int_equal(a.base, al[got + i].base);
+            assert_int_equal(a.size, al[got + i].size);
+            assert_int_equal(a.kind, al[got + i].kind);
+            assert_int_equal(a.gpu_id, GPU);
+            assert_int_equal(a.flags, al[got + i].flags);
+            assert_string_equal(a.label, al[got + i].label);
+        }
+        got += r.info.count;
+    }
+    assert_int_equal(got, N);
+    /* Past the end: the fixed part only. */
+    device_info(d, STRANGER, UINT32_MAX, &r);
+    assert_int_equal(r.info.count, 0);
+    assert_int_equal(r.info.first, N);
+    assert_int_equal(r.out_len, 0);
+
+    /* The state the driver keeps: enabled, one queue suspended (queue 1 fails to suspend). */
+    assert_int_equal(enable(d, 1, TRACER, NULL), 0);
+    struct kfd_ioctl_dbg_trap_args a;
+    uint32_t ids[2] = { 0, 1 };
+    memset(&a, 0, sizeof(a));
+    a.op = KFD_IOC_DBG_TRAP_SUSPEND_QUEUES;
+    a.suspend_queues.queue_array_ptr = 1;
+    a.suspend_queues.num_queues = 2;
+    assert_int_equal(call(d, 1, TRACER, &a, ids, 2, -1, &r), 1);
+    device_info(d, STRANGER, UINT32_MAX, &r);
+    assert_int_equal(r.info.debug_enabled, 1);
+    assert_int_equal(r.info.suspended_queues, 1);
+    int en = -1;
+    uint32_t sq = 99;
+    gc_sim_driver_state(d, &en, &sq);
+    assert_int_equal(en, 1);
+    assert_int_equal(sq, 1);
+    /* Disconnecting the holder disables and resumes everything. */
+    gc_sim_driver_disconnect(d, 1);
+    device_info(d, STRANGER, UINT32_MAX, &r);
+    assert_int_equal(r.info.debug_enabled, 0);
+    assert_int_equal(r.info.suspended_queues, 0);
+    gc_sim_driver_destroy(d);
+
+    /* A description with too many allocations, or a NULL list, is refused. */
+    struct gc_sim_process p;
+    struct gc_sim_driver *bad = NULL;
+    memset(&p, 0, sizeof(p));
+    p.num_allocs = GC_SIM_MAX_ALLOCS + 1;
+    p.allocs = al;
+    assert_int_equal(gc_sim_driver_create(&p, &bad, NULL), GPUCORE_E_INVAL);
+    p.num_allocs = 1;
+    p.allocs = NULL;
+    assert_int_equal(gc_sim_driver_create(&p, &bad, NULL), GPUCORE_E_INVAL);
+}
+
+/* DEVICE_INFO framing: what the decoders refuse. */
+static void test_device_info_codec(void **state)
+{
+    (void)state;
+    static uint8_t ent[2 * GC_SIM_ALLOC_ENTRY_SIZE];
+    struct gc_sim_alloc a;
+    memset(&a, 0, sizeof(a));
+    a.base = 0x1000;
+    a.size = 0x2000;
+    memset(a.label, 'y', sizeof(a.label)); /* not terminated: encoding cuts it */
+    gc_sim_alloc_encode(&a, ent);
+    gc_sim_alloc_encode(&a, ent + GC_SIM_ALLOC_ENTRY_SIZE);
+    struct gc_sim_alloc b;
+    gc_sim_alloc_decode(ent, &b);
+    assert_int_equal(strlen(b.label), GC_SIM_ALLOC_LABEL_MAX - 1);
+    assert_int_equal(b.size, 0x2000);
+
+    struct gc_sim_response s, r;
+    memset(&s, 0, sizeof(s));
+    s.type = GC_SIM_MSG_DEVICE_INFO;
+    s.info.total = 5;
+    s.info.first = 3;
+    s.info.count = 2;
+    s.out = ent;
+    s.out_len = sizeof(ent);
+    size_t len = gc_sim_response_encode(&s, resp, sizeof(resp));
+    assert_int_equal(len, GC_SIM_HEADER_SIZE + GC_SIM_INFO_FIXED_SIZE + sizeof(ent));
+    assert_int_equal(gc_sim_response_decode(resp, len, &r, NULL), GPUCORE_OK);
+    assert_int_equal(r.info.count, 2);
+    /* Entries beyond the announced total. */
+    gc_le32_put(resp + GC_SIM_HEADER_SIZE + 20, 4);
+    gpucore_diag_t dg;
+    assert_int_equal(gc_sim_response_decode(resp, len, &r, &dg), GPUCORE_E_CORRUPT);
+    assert_non_null(strstr(dg.message, "exceed its total"));
+    /* A count that does not match the bytes. */
+    gc_le32_put(resp + GC_SIM_HEADER_SIZE + 20, 5);
+    gc_le32_put(resp + GC_SIM_HEADER_SIZE + 28, 1);
+    assert_int_equal(gc_sim_response_decode(resp, len, &r, NULL), GPUCORE_E_CORRUPT);
+    /* Truncated fixed part; a request with a payload of the wrong size. */
+    gc_le32_put(resp + 8, 8);
+    assert_int_equal(gc_sim_response_decode(resp, GC_SIM_HEADER_SIZE + 8, &r, NULL),
+                     GPUCORE_E_TRUNCATED);
+    assert_int_equal(gc_sim_info_request_encode(0, req, GC_SIM_HEADER_SIZE + 3), 0);
+    len = gc_sim_info_request_encode(7, req, sizeof(req));
+    struct gc_sim_request q;
+    assert_int_equal(gc_sim_request_decode(req, len, &q, NULL), GPUCORE_OK);
+    assert_int_equal(q.first, 7);
+    gc_le32_put(req + 8, 5);
+    req[len] = 0;
+    assert_int_equal(gc_sim_request_decode(req, len + 1, &q, NULL), GPUCORE_E_CORRUPT);
+    /* An encoder refuses a count that does not match its bytes. */
+    s.out_len = GC_SIM_ALLOC_ENTRY_SIZE;
+    assert_int_equal(gc_sim_response_encode(&s, resp, sizeof(resp)), 0);
+}
+
+/* Fill @p n bytes with a pattern no two bytes of which are equal (mod 251). */
+static void pattern(void *p, size_t n, unsigned seed)
+{
+    uint8_t *b = p;
+    for (size_t i = 0; i < n; i++)
+        b[i] = (uint8_t)((i + seed) % 251u + 1u);
+}
+
+/*
+ * The table-driven codecs against the kernel ABI: every field survives a round trip, and on
+ * this (little-endian) host the wire image is byte for byte the kernel struct, which pins every
+ * table entry's offset and width. Pads travel as zero.
+ */
+static void test_codec_tables(void **state)
+{
+    (void)state;
+    const uint16_t probe = 1;
+    uint8_t first;
+    memcpy(&first, &probe, 1);
+    int le = first == 1;
+
+    struct kfd_dbg_device_info_entry de, de2;
+    uint8_t dw[GC_SIM_DEVICE_ENTRY_SIZE];
+    pattern(&de, sizeof(de), 1);
+    gc_sim_device_entry_encode(&de, dw);
+    gc_sim_device_entry_decode(dw, &de2);
+    assert_memory_equal(&de, &de2, sizeof(de));
+    if (le)
+        assert_memory_equal(dw, &de, sizeof(dw));
+
+    struct kfd_queue_snapshot_entry qe, qe2;
+    uint8_t qw[GC_SIM_QUEUE_ENTRY_SIZE];
+    pattern(&qe, sizeof(qe), 2);
+    gc_sim_queue_entry_encode(&qe, qw);
+    gc_sim_queue_entry_decode(qw, &qe2);
+    assert_memory_equal(&qe, &qe2, sizeof(qe));
+    if (le)
+        assert_memory_equal(qw, &qe, sizeof(qw));
+
+    struct kfd_runtime_info ri, ri2;
+    uint8_t rw[GC_SIM_RINFO_SIZE];
+    pattern(&ri, sizeof(ri), 3);
+    gc_sim_rinfo_encode(&ri, rw);
+    gc_sim_rinfo_decode(rw, &ri2);
+    assert_memory_equal(&ri, &ri2, sizeof(ri));
+    if (le)
+        assert_memory_equal(rw, &ri, sizeof(rw));
+
+    static const struct {
+        uint32_t op;
+        size_t size; /* of the op's union member */
+    } ops[] = {
+        { KFD_IOC_DBG_TRAP_ENABLE, sizeof(struct kfd_ioctl_dbg_trap_enable_args) },
+        { KFD_IOC_DBG_TRAP_SEND_RUNTIME_EVENT,
+          sizeof(struct kfd_ioctl_dbg_trap_send_runtime_event_args) },
+        { KFD_IOC_DBG_TRAP_SET_EXCEPTIONS_ENABLED,
+          sizeof(struct kfd_ioctl_dbg_trap_set_exceptions_enabled_args) },
+        { KFD_IOC_DBG_TRAP_SET_WAVE_LAUNCH_OVERRIDE,
+          sizeof(struct kfd_ioctl_dbg_trap_set_wave_launch_override_args) },
+        { KFD_IOC_DBG_TRAP_SET_WAVE_LAUNCH_MODE,
+          sizeof(struct kfd_ioctl_dbg_trap_set_wave_launch_mode_args) },
+        { KFD_IOC_DBG_TRAP_SUSPEND_QUEUES, sizeof(struct kfd_ioctl_dbg_trap_suspend_queues_args) },
+        { KFD_IOC_DBG_TRAP_RESUME_QUEUES, sizeof(struct kfd_ioctl_dbg_trap_resume_queues_args) },
+        { KFD_IOC_DBG_TRAP_SET_NODE_ADDRESS_WATCH,
+          sizeof(struct kfd_ioctl_dbg_trap_set_node_address_watch_args) },
+        { KFD_IOC_DBG_TRAP_CLEAR_NODE_ADDRESS_WATCH,
+          sizeof(struct kfd_ioctl_dbg_trap_clear_node_address_watch_args) },
+        { KFD_IOC_DBG_TRAP_SET_FLAGS, sizeof(struct kfd_ioctl_dbg_trap_set_flags_args) },
+        { KFD_IOC_DBG_TRAP_QUERY_DEBUG_EVENT,
+          sizeof(struct kfd_ioctl_dbg_trap_query_debug_event_args) },
+        { KFD_IOC_DBG_TRAP_QUERY_EXCEPTION_INFO,
+          sizeof(struct kfd_ioctl_dbg_trap_query_exception_info_args) },
+        { KFD_IOC_DBG_TRAP_GET_QUEUE_SNAPSHOT,
+          sizeof(struct kfd_ioctl_dbg_trap_queue_snapshot_args) },
+        { KFD_IOC_DBG_TRAP_GET_DEVICE_SNAPSHOT,
+          sizeof(struct kfd_ioctl_dbg_trap_device_snapshot_args) },
+        { KFD_IOC_DBG_TRAP_DISABLE, 0 },
+        { 999, 0 }, /* unknown: pid and op only */
+    };
+    for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+        struct kfd_ioctl_dbg_trap_args a, b;
+        uint8_t w[GC_SIM_ARGS_SIZE];
+        memset(&a, 0, sizeof(a));
+        pattern(&a, 8 + ops[i].size, (unsigned)i);
+        a.op = ops[i].op;
+        /* The explicit pads are not fields: they travel as zero. */
+        if (a.op == KFD_IOC_DBG_TRAP_SET_WAVE_LAUNCH_OVERRIDE)
+            a.launch_override.pad = 0;
+        if (a.op == KFD_IOC_DBG_TRAP_SET_WAVE_LAUNCH_MODE)
+            a.launch_mode.pad = 0;
+        if (a.op == KFD_IOC_DBG_TRAP_RESUME_QUEUES)
+            a.resume_queues.pad = 0;
+        if (a.op == KFD_IOC_DBG_TRAP_SET_FLAGS)
+            a.set_flags.pad = 0;
+        gc_sim_args_encode(&a, w);
+        pattern(&b, sizeof(b), 77);
+        gc_sim_args_decode(w, &b);
+        assert_memory_equal(&a, &b, sizeof(a));
+        if (le)
+            assert_memory_equal(w, &a, GC_SIM_ARGS_SIZE);
+    }
+
+    struct gc_sim_alloc al, al2;
+    uint8_t aw[GC_SIM_ALLOC_ENTRY_SIZE];
+    memset(&al, 0, sizeof(al));
+    al.base = 0x1122334455667788ull;
+    al.size = 0x99aabbccddeeff00ull;
+    al.kind = 0x01020304u;
+    al.gpu_id = 0x05060708u;
+    al.flags = 0x090a0b0cu;
+    snprintf(al.label, sizeof(al.label), "kernarg d7");
+    gc_sim_alloc_encode(&al, aw);
+    gc_sim_alloc_decode(aw, &al2);
+    assert_memory_equal(&al, &al2, sizeof(al));
+    assert_int_equal(gc_le64_get(aw + 8), al.size);
+    assert_int_equal(gc_le32_get(aw + 24), al.flags);
+    assert_int_equal(gc_le32_get(aw + 28), 0);
+    assert_string_equal((const char *)aw + 32, "kernarg d7");
+}
+
+/* What "the runtime" received. */
+struct delivered {
+    unsigned n;
+    struct gc_sim_runtime_error e[4];
+};
+
+static void on_runtime(void *user, const struct gc_sim_runtime_error *e)
+{
+    struct delivered *dl = user;
+    assert_true(dl->n < 4);
+    dl->e[dl->n++] = *e;
+}
+
+static void test_runtime_delivery(void **state)
+{
+    (void)state;
+    struct delivered dl;
+    memset(&dl, 0, sizeof(dl));
+    extras.runtime = on_runtime;
+    extras.runtime_user = &dl;
+    struct kfd_ioctl_dbg_trap_args a;
+    struct gc_sim_response r;
+
+    /* Raised while the debugger's mask does not have them: straight to the runtime. */
+    struct gc_sim_driver *d = make(NULL, 0, DEBUG_RUNTIME_STATE_ENABLED);
+    assert_int_equal(enable_mask(d, 1, TRACER, 0, NULL), 0);
+    gc_sim_driver_flush_runtime(d);
+    assert_int_equal(dl.n, 0); /* nothing raised yet */
+    gc_sim_driver_tick(d, 100);
+    gc_sim_driver_flush_runtime(d);
+    assert_int_equal(dl.n, 2);
+    assert_int_equal(dl.e[0].code, EC_QUEUE_WAVE_MEMORY_VIOLATION);
+    assert_int_equal(dl.e[0].queue_id, 0);
+    assert_int_equal(dl.e[0].gpu_id, GPU);
+    assert_int_equal(dl.e[1].code, EC_DEVICE_MEMORY_VIOLATION);
+    assert_int_equal(dl.e[1].queue_id, KFD_INVALID_QUEUEID);
+    assert_int_equal(dl.e[1].fault_va, 0x7000dead000ull);
+    assert_int_equal(dl.e[1].fault_flags, 1);
+    /* Once each. */
+    gc_sim_driver_flush_runtime(d);
+    memset(&a, 0, sizeof(a));
+    a.op = KFD_IOC_DBG_TRAP_DISABLE;
+    assert_int_equal(call(d, 1, TRACER, &a, NULL, 0, -1, &r), 0);
+    gc_sim_driver_flush_runtime(d);
+    assert_int_equal(dl.n, 2);
+    gc_sim_driver_destroy(d);
+
+    /* Held by the debugger: not while it holds them, then on DISABLE. */
+    memset(&dl, 0, sizeof(dl));
+    d = make(NULL, 0, DEBUG_RUNTIME_STATE_ENABLED);
+    assert_int_equal(enable(d, 1, TRACER, NULL), 0);
+    gc_sim_driver_tick(d, 100);
+    gc_sim_driver_flush_runtime(d);
+    assert_int_equal(dl.n, 0);
+    memset(&a, 0, sizeof(a));
+    a.op = KFD_IOC_DBG_TRAP_DISABLE;
+    assert_int_equal(call(d, 1, TRACER, &a, NULL, 0, -1, &r), 0);
+    assert_int_equal(dl.n, 0); /* the answer goes out first: handle() delivers nothing */
+    gc_sim_driver_flush_runtime(d);
+    assert_int_equal(dl.n, 2);
+    gc_sim_driver_destroy(d);
+
+    /* Held, then the holder disconnects: the disconnect hands them over. */
+    memset(&dl, 0, sizeof(dl));
+    d = make(NULL, 0, DEBUG_RUNTIME_STATE_ENABLED);
+    assert_int_equal(enable(d, 1, TRACER, NULL), 0);
+    gc_sim_driver_tick(d, 100);
+    gc_sim_driver_disconnect(d, 2); /* not the holder: nothing */
+    gc_sim_driver_flush_runtime(d);
+    assert_int_equal(dl.n, 0);
+    gc_sim_driver_disconnect(d, 1);
+    assert_int_equal(dl.n, 2);
+    gc_sim_driver_destroy(d);
+
+    /* Held, then the mask drops the queue exception: only that one goes. */
+    memset(&dl, 0, sizeof(dl));
+    d = make(NULL, 0, DEBUG_RUNTIME_STATE_ENABLED);
+    assert_int_equal(enable(d, 1, TRACER, NULL), 0);
+    gc_sim_driver_tick(d, 100);
+    memset(&a, 0, sizeof(a));
+    a.op = KFD_IOC_DBG_TRAP_SET_EXCEPTIONS_ENABLED;
+    a.set_exceptions_enabled.exception_mask = KFD_EC_MASK(EC_DEVICE_MEMORY_VIOLATION);
+    assert_int_equal(call(d, 1, TRACER, &a, NULL, 0, -1, &r), 0);
+    gc_sim_driver_flush_runtime(d);
+    assert_int_equal(dl.n, 1);
+    assert_int_equal(dl.e[0].code, EC_QUEUE_WAVE_MEMORY_VIOLATION);
+    /* Destroying a driver delivers nothing more. */
+    gc_sim_driver_destroy(d);
+    assert_int_equal(dl.n, 1);
+}
+
+/* A queue exception with a fault address also raises the device's memory violation, whose
+ * record carries the address and flags. */
+static void test_queue_fault_address(void **state)
+{
+    (void)state;
+    extras.q_fault_va = 0x7f39f5000040ull;
+    struct gc_sim_driver *d = make(NULL, 0, DEBUG_RUNTIME_STATE_ENABLED);
+    assert_int_equal(enable(d, 1, TRACER, NULL), 0);
+    gc_sim_driver_tick(d, 55); /* the queue exception only (the device one is due at 60) */
+    struct kfd_ioctl_dbg_trap_args a;
+    struct gc_sim_response r;
+    memset(&a, 0, sizeof(a));
+    a.op = KFD_IOC_DBG_TRAP_QUERY_DEBUG_EVENT;
+    assert_int_equal(call(d, 1, TRACER, &a, NULL, 0, -1, &r), 0);
+    assert_int_equal(r.args.query_debug_event.queue_id, 0);
+    memset(&a, 0, sizeof(a));
+    a.op = KFD_IOC_DBG_TRAP_QUERY_DEBUG_EVENT;
+    assert_int_equal(call(d, 1, TRACER, &a, NULL, 0, -1, &r), 0);
+    assert_int_equal(r.args.query_debug_event.queue_id, KFD_INVALID_QUEUEID);
+    assert_int_equal(r.args.query_debug_event.exception_mask,
+                     KFD_EC_MASK(EC_DEVICE_MEMORY_VIOLATION));
+    memset(&a, 0, sizeof(a));
+    a.op = KFD_IOC_DBG_TRAP_QUERY_EXCEPTION_INFO;
+    a.query_exception_info.info_ptr = 1;
+    a.query_exception_info.info_size = 32;
+    a.query_exception_info.source_id = GPU;
+    a.query_exception_info.exception_code = EC_DEVICE_MEMORY_VIOLATION;
+    assert_int_equal(call(d, 1, TRACER, &a, NULL, 0, -1, &r), 0);
+    assert_int_equal(r.out_len, 32);
+    assert_int_equal(gc_le32_get(r.out + 0), 1); /* NotPresent */
+    assert_int_equal(gc_le32_get(r.out + 4), 0);
+    assert_int_equal(gc_le32_get(r.out + 8), 1); /* NoExecute */
+    assert_int_equal(gc_le64_get(r.out + 16), 0x7f39f5000040ull);
+    assert_int_equal(gc_le32_get(r.out + 24), GPU);
+    gc_sim_driver_destroy(d);
+}
+
+/* The minor version a scenario asks for. */
+static void test_minor(void **state)
+{
+    (void)state;
+    extras.minor = 13;
+    struct gc_sim_driver *d = make(NULL, 0, DEBUG_RUNTIME_STATE_ENABLED);
+    size_t len = gc_sim_request_encode(GC_SIM_MSG_GET_VERSION, NULL, NULL, 0, req, sizeof(req));
+    size_t rl = gc_sim_driver_handle(d, 1, STRANGER, req, len, -1, resp, sizeof(resp));
+    struct gc_sim_response r;
+    assert_int_equal(gc_sim_response_decode(resp, rl, &r, NULL), GPUCORE_OK);
+    assert_int_equal(r.major, 1);
+    assert_int_equal(r.minor, 13);
+    gc_sim_driver_destroy(d);
+}
+
+/* An exit fault ends the process while serving the op, before any answer: in a child. */
+static void test_exit_fault(void **state)
+{
+    (void)state;
+    struct gc_sim_fault f;
+    memset(&f, 0, sizeof(f));
+    f.op = KFD_IOC_DBG_TRAP_GET_QUEUE_SNAPSHOT;
+    f.exit_during = 1;
+    f.exit_status = 42;
+    f.nth = 2;
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        struct gc_sim_driver *d = make(&f, 1, DEBUG_RUNTIME_STATE_ENABLED);
+        if (enable(d, 1, TRACER, NULL) != 0)
+            _exit(1);
+        struct kfd_ioctl_dbg_trap_args a;
+        struct gc_sim_response r;
+        memset(&a, 0, sizeof(a));
+        a.op = KFD_IOC_DBG_TRAP_GET_QUEUE_SNAPSHOT;
+        if (call(d, 1, TRACER, &a, NULL, 0, -1, &r) != 0)
+            _exit(2); /* the first call is served */
+        (void)call(d, 1, TRACER, &a, NULL, 0, -1, &r);
+        _exit(3); /* not reached: the second call exits 42 */
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 42);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -557,6 +1038,13 @@ int main(void)
         cmocka_unit_test(test_faults),
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_multi_xcc_and_no_hws),
+        cmocka_unit_test_teardown(test_device_info, teardown_extras),
+        cmocka_unit_test(test_device_info_codec),
+        cmocka_unit_test_teardown(test_runtime_delivery, teardown_extras),
+        cmocka_unit_test_teardown(test_queue_fault_address, teardown_extras),
+        cmocka_unit_test_teardown(test_minor, teardown_extras),
+        cmocka_unit_test(test_exit_fault),
+        cmocka_unit_test(test_codec_tables),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

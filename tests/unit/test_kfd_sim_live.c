@@ -104,6 +104,22 @@ static void child_main(int ready_fd)
     p.exceptions = &ex;
     p.num_faults = 1;
     p.faults = &f;
+    /* The device's allocations, listed out of order (the client sorts). */
+    static struct gc_sim_alloc al[2];
+    memset(al, 0, sizeof(al));
+    al[0].base = (uint64_t)(uintptr_t)area;
+    al[0].size = sizeof(area);
+    al[0].kind = 5; /* GPUCORE_ALLOC_CWSR */
+    al[0].gpu_id = GPU;
+    snprintf(al[0].label, sizeof(al[0].label), "CWSR q%u", QID);
+    al[1].base = 0x1000;
+    al[1].size = 0x2000;
+    al[1].kind = 9; /* GPUCORE_ALLOC_DOORBELL */
+    al[1].gpu_id = GPU;
+    al[1].flags = GC_KFD_MAP_NO_READ;
+    snprintf(al[1].label, sizeof(al[1].label), "doorbell");
+    p.num_allocs = 2;
+    p.allocs = al;
     struct gc_sim_driver *d = NULL;
     gpucore_diag_t diag;
     char ok = gc_sim_driver_start(&p, NULL, &d, &diag) == GPUCORE_OK;
@@ -476,6 +492,89 @@ static void test_hostile_socket(void **state)
     assert_int_equal(gc_kfd_open(getpid(), &o, &k, &diag), GPUCORE_E_NODEV);
 }
 
+/* The driver's state as a second client sees it: not the ptrace parent, no session. */
+static void state_from_sibling(int want_enabled, uint32_t want_suspended)
+{
+    pid_t other = fork();
+    assert_true(other >= 0);
+    if (other == 0) {
+        struct gc_kfd *k = open_sim(child);
+        int en = -1;
+        uint32_t sq = 99;
+        gpucore_status_t st = gc_kfd_driver_state(k, &en, &sq, NULL);
+        gc_kfd_close(k);
+        _exit(st == GPUCORE_OK && en == want_enabled && sq == want_suspended ? 0 : 1);
+    }
+    int ws = 0;
+    assert_int_equal(waitpid(other, &ws, 0), other);
+    assert_true(WIFEXITED(ws));
+    assert_int_equal(WEXITSTATUS(ws), 0);
+}
+
+/* What the device knows: its service thread, its allocations, its debug state. */
+static void test_device_facts(void **state)
+{
+    (void)state;
+    gpucore_diag_t diag;
+    struct gc_kfd *k = open_sim(child);
+
+    /* The service thread is the one named gpucore-kfd-sim. */
+    pid_t tids[2] = { 0, 0 };
+    uint32_t n = 0;
+    assert_int_equal(gc_kfd_service_threads(k, tids, 2, &n, &diag), GPUCORE_OK);
+    assert_int_equal(n, 1);
+    assert_int_not_equal(tids[0], child);
+    char path[64], comm[32] = "";
+    snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)child, (int)tids[0]);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    assert_non_null(fgets(comm, sizeof(comm), f));
+    fclose(f);
+    assert_string_equal(comm, "gpucore-kfd-sim\n");
+    /* cap 0 still counts. */
+    assert_int_equal(gc_kfd_service_threads(k, NULL, 0, &n, &diag), GPUCORE_OK);
+    assert_int_equal(n, 1);
+
+    /* The allocation list, sorted by base, with kinds, flags and labels. */
+    struct gc_kfd_mapping *m = NULL;
+    assert_int_equal(gc_kfd_gpu_mappings(k, &m, &n, &diag), GPUCORE_OK);
+    assert_int_equal(n, 2);
+    assert_int_equal(m[0].base, 0x1000);
+    assert_int_equal(m[0].flags, GC_KFD_MAP_NO_READ);
+    assert_string_equal(m[0].label, "doorbell");
+    assert_int_equal(m[1].base, (uintptr_t)area);
+    assert_int_equal(m[1].size, sizeof(area));
+    assert_int_equal(m[1].kind, 5);
+    assert_int_equal(m[1].gpu_id, GPU);
+    assert_string_equal(m[1].label, "CWSR q5");
+    gc_free(m);
+
+    /* Debug state, from a client that is not the ptrace parent, while nobody / we hold it. */
+    state_from_sibling(0, 0);
+    struct kfd_runtime_info ri;
+    assert_int_equal(gc_kfd_enable(k, ~0ull, &ri, &diag), GPUCORE_OK);
+    uint32_t ids[1] = { QID }, done = 0;
+    assert_int_equal(gc_kfd_suspend_queues(k, ids, 1, 0, 0, &done, &diag), GPUCORE_OK);
+    state_from_sibling(1, 1);
+    int en = -1;
+    uint32_t sq = 99;
+    assert_int_equal(gc_kfd_driver_state(k, &en, &sq, &diag), GPUCORE_OK);
+    assert_int_equal(en, 1);
+    assert_int_equal(sq, 1);
+    /* DISABLE resumes what it suspended and lets go. */
+    assert_int_equal(gc_kfd_disable(k, &diag), GPUCORE_OK);
+    state_from_sibling(0, 0);
+    gc_kfd_close(k);
+
+    /* The kernel has no such query: the linux backend says NOTSUP. */
+    struct gc_kfd lk;
+    memset(&lk, 0, sizeof(lk));
+    lk.ops = &gc_kfd_linux_ops;
+    lk.event_fd = lk.mem_fd = -1;
+    assert_int_equal(gc_kfd_driver_state(&lk, &en, &sq, &diag), GPUCORE_E_NOTSUP);
+    assert_int_equal(gc_kfd_driver_state(NULL, &en, &sq, &diag), GPUCORE_E_INVAL);
+}
+
 int main(void)
 {
     /* ptrace permission decides whether this test can run here at all. */
@@ -494,7 +593,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_no_driver),      cmocka_unit_test(test_not_parent),
         cmocka_unit_test(test_session),        cmocka_unit_test(test_exit_during_op),
-        cmocka_unit_test(test_hostile_socket),
+        cmocka_unit_test(test_hostile_socket), cmocka_unit_test(test_device_facts),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -94,6 +94,8 @@ static void test_files_parse(void **state)
 #define DISP "\"dispatches\":[{\"queue\":0,\"code_object\":\"v\",\"kernel\":\"vadd\"," \
              "\"grid\":[1024],\"workgroup\":[256],\"packet_id\":0}]"
 #define BASE "\"name\":\"t\"," AGENT "," QUEUE "," CO "," DISP
+#define BUF ",\"buffers\":[{\"name\":\"a\",\"size\":65536}]"
+#define FI(x) ",\"fault_injection\":[" x "]"
 
 static const struct {
     const char *json;
@@ -161,6 +163,59 @@ static const struct {
     { "{" BASE ",\"host_threads\":{\"count\":1000}}",
       "host_threads.count: 1000 (0x3e8) out of range [0, 64]" },
     { "{" BASE ",\"name\":\"u\"}", "duplicate object key" },
+    /* fault_injection actions */
+    { "{" BASE FI("{\"op\":\"suspend\"}") "}",
+      "fault_injection[0]: one of 'errno', 'exit', 'delay_ms', 'delay_us_per_mib' or 'buffer' is "
+      "needed" },
+    { "{" BASE FI("{\"op\":\"suspend\",\"exit\":3,\"errno\":\"EIO\"}") "}",
+      "fault_injection[0].errno: unknown key" },
+    { "{" BASE FI("{\"op\":\"suspend\",\"exit\":256}") "}",
+      "fault_injection[0].exit: 256 (0x100) out of range [0, 255]" },
+    { "{" BASE FI("{\"op\":\"suspend\",\"delay_ms\":0}") "}",
+      "fault_injection[0].delay_ms: 0 (0x0) out of range [1, 60000]" },
+    { "{" BASE FI("{\"op\":\"suspend\",\"delay_ms\":5,\"nth\":2}") "}",
+      "fault_injection[0].nth: unknown key" },
+    { "{" BASE FI("{\"op\":\"suspend\",\"delay_us_per_mib\":5}") "}",
+      "fault_injection[0].delay_us_per_mib: only for the 'read_memory' op" },
+    { "{" BASE FI("{\"op\":\"read_memory\",\"errno\":\"EIO\"}") "}",
+      "fault_injection[0].errno: read_memory takes 'delay_us_per_mib' or" },
+    { "{" BASE FI("{\"op\":\"read_memory\",\"delay_ms\":3}") "}",
+      "fault_injection[0].delay_ms: read_memory takes" },
+    { "{" BASE FI("{\"op\":\"read_memory\",\"delay_us_per_mib\":0}") "}",
+      "fault_injection[0].delay_us_per_mib: 0 (0x0) out of range" },
+    { "{" BASE BUF FI("{\"op\":\"read_memory\",\"errno\":\"EFAULT\",\"buffer\":\"a\","
+      "\"offset\":0,\"size\":4096}") "}",
+      "fault_injection[0].errno: unknown value 'EFAULT'" },
+    { "{" BASE BUF FI("{\"op\":\"read_memory\",\"errno\":\"EIO\",\"buffer\":\"z\","
+      "\"offset\":0,\"size\":4096}") "}",
+      "fault_injection[0].buffer: no buffer named 'z'" },
+    { "{" BASE BUF FI("{\"op\":\"read_memory\",\"errno\":\"EIO\",\"buffer\":\"a\","
+      "\"offset\":100,\"size\":4096}") "}",
+      "fault_injection[0].size: offset 0x64 and size 0x1000 must be page aligned" },
+    { "{" BASE BUF FI("{\"op\":\"read_memory\",\"errno\":\"EIO\",\"buffer\":\"a\","
+      "\"offset\":61440,\"size\":8192}") "}",
+      "must be page aligned and inside the buffer's 0x10000 bytes" },
+    { "{" BASE BUF FI("{\"op\":\"read_memory\",\"errno\":\"EIO\",\"buffer\":\"a\","
+      "\"offset\":0}") "}", "fault_injection[0]: missing 'size'" },
+    /* runtime error handling, KFD version, exception details */
+    { "{" BASE ",\"on_queue_error\":\"explode\"}", "t.json: on_queue_error: unknown value 'explode'" },
+    { "{" BASE ",\"on_queue_error\":\"exit\",\"exit_status\":300}",
+      "exit_status: 300 (0x12c) out of range [0, 255]" },
+    { "{" BASE ",\"on_queue_error\":\"abort\",\"exit_status\":3}",
+      "exit_status: only with \"on_queue_error\": \"exit\"" },
+    { "{" BASE ",\"exit_status\":3}", "exit_status: only with" },
+    { "{" BASE ",\"kfd\":{\"minor\":12}}", "t.json: kfd.minor: 12 (0xc) out of range [13, 18]" },
+    { "{" BASE ",\"kfd\":{\"minor\":19}}", "kfd.minor: 19 (0x13) out of range [13, 18]" },
+    { "{" BASE ",\"kfd\":{\"no_hws\":1}}", "kfd.no_hws: expected true or false" },
+    { "{" BASE ",\"kfd\":{\"major\":1}}", "kfd.major: unknown key" },
+    { "{" BASE ",\"kfd\":[]}", "kfd: expected an object" },
+    { "{" BASE ",\"exceptions\":[{\"what\":\"memory_violation\",\"queue\":0,"
+      "\"address\":0}]}", "exceptions[0].address: 0 (0x0) out of range" },
+    { "{" BASE ",\"exceptions\":[{\"what\":\"memory_violation\",\"queue\":0,"
+      "\"address\":\"0x1000\",\"fault_flags\":16}]}",
+      "exceptions[0].fault_flags: 16 (0x10) out of range [0, 15]" },
+    { "{" BASE ",\"exceptions\":[{\"what\":\"memory_violation\",\"queue\":0,"
+      "\"fault_flags\":1}]}", "exceptions[0]: fault_flags: only with an 'address'" },
 };
 
 static void test_broken(void **state)
@@ -196,6 +251,130 @@ static void test_base_parses(void **state)
     gc_scenario_free(s);
 }
 
+/* Every new key, accepted and stored. */
+static void test_new_keys(void **state)
+{
+    static const char json[] =
+            "{" BASE BUF ",\"on_queue_error\":\"exit\",\"exit_status\":7,"
+            "\"kfd\":{\"minor\":14,\"no_hws\":true},"
+            "\"exceptions\":[{\"what\":\"memory_violation\",\"queue\":0,"
+            "\"address\":\"0x7f39f5000040\",\"fault_flags\":5}]"
+            FI("{\"op\":\"suspend\",\"errno\":\"EIO\",\"nth\":2},"
+               "{\"op\":\"resume\",\"exit\":9},"
+               "{\"op\":\"enable\",\"delay_ms\":25},"
+               "{\"op\":\"read_memory\",\"delay_us_per_mib\":300},"
+               "{\"op\":\"read_memory\",\"errno\":\"EIO\",\"buffer\":\"a\","
+               "\"offset\":4096,\"size\":\"0x2000\"}") "}";
+    struct gc_scenario *s = NULL;
+    gpucore_diag_t d = { 0 };
+
+    (void)state;
+    if (gc_scenario_parse(json, strlen(json), "t.json", &s, &d) < 0)
+        fail_msg("%s", d.message);
+    assert_int_equal(s->on_queue_error, GC_SCEN_ON_ERROR_EXIT);
+    assert_int_equal(s->exit_status, 7);
+    assert_int_equal(s->kfd_minor, 14);
+    assert_int_equal(s->no_hws, 1);
+    assert_int_equal(s->exceptions[0].address, 0x7f39f5000040ull);
+    assert_int_equal(s->exceptions[0].fault_flags, 5);
+    assert_int_equal(s->nfaults, 5);
+    assert_int_equal(s->faults[0].action, GC_SCEN_FAULT_ERRNO);
+    assert_int_equal(s->faults[0].nth, 2);
+    assert_int_equal(s->faults[1].action, GC_SCEN_FAULT_EXIT);
+    assert_int_equal(s->faults[1].exit_status, 9);
+    assert_int_equal(s->faults[1].nth, 1);
+    assert_int_equal(s->faults[2].action, GC_SCEN_FAULT_DELAY);
+    assert_int_equal(s->faults[2].delay_ms, 25);
+    assert_int_equal(s->faults[3].action, GC_SCEN_FAULT_READ_DELAY);
+    assert_int_equal(s->faults[3].delay_us_per_mib, 300);
+    assert_int_equal(s->faults[4].action, GC_SCEN_FAULT_READ_EIO);
+    assert_int_equal(s->faults[4].buffer, 0);
+    assert_int_equal(s->faults[4].offset, 4096);
+    assert_int_equal(s->faults[4].size, 0x2000);
+    assert_int_equal(s->faults[4].err, 5 /* EIO */);
+    gc_scenario_free(s);
+
+    /* Defaults. */
+    static const char plain[] = "{" BASE "}";
+    if (gc_scenario_parse(plain, strlen(plain), "t.json", &s, &d) < 0)
+        fail_msg("%s", d.message);
+    assert_int_equal(s->on_queue_error, GC_SCEN_ON_ERROR_CONTINUE);
+    assert_int_equal(s->kfd_minor, 18);
+    assert_int_equal(s->no_hws, 0);
+    gc_scenario_free(s);
+
+    /* The shipped files say what the README says. */
+    static const struct {
+        const char *file;
+        enum gc_scen_on_error on;
+    } files[] = {
+        { "vadd-fault.json", GC_SCEN_ON_ERROR_ABORT },   { "mi300-xcc.json", GC_SCEN_ON_ERROR_ABORT },
+        { "rdna2-illegal.json", GC_SCEN_ON_ERROR_ABORT }, { "rdna3-assert.json", GC_SCEN_ON_ERROR_ABORT },
+        { "big-memory.json", GC_SCEN_ON_ERROR_ABORT },   { "multi-gpu-hang.json", GC_SCEN_ON_ERROR_CONTINUE },
+    };
+    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+        s = load(files[i].file);
+        assert_int_equal(s->on_queue_error, files[i].on);
+        if (i == 0)
+            assert_int_equal(s->exceptions[0].address, 0x7f39f5000040ull);
+        gc_scenario_free(s);
+    }
+}
+
+/* GPUCORE_SIM_FAULTS: appended with the same rules; errors name the variable and element. */
+static void test_env_faults(void **state)
+{
+    static const char json[] = "{" BASE BUF FI("{\"op\":\"enable\",\"errno\":\"EBUSY\"}") "}";
+    static const struct {
+        const char *env;
+        const char *message;
+    } bad[] = {
+        { "[{\"op\":\"suspend\",\"errno\":\"EIO\"},{\"op\":\"resume\",\"errno\":\"EXX\"}]",
+          "GPUCORE_SIM_FAULTS[1].errno: unknown value 'EXX'" },
+        { "[{\"op\":\"nap\",\"errno\":\"EIO\"}]", "GPUCORE_SIM_FAULTS[0].op: unknown value 'nap'" },
+        { "[{\"op\":\"suspend\",\"errno\":\"EIO\",\"x\":1}]", "GPUCORE_SIM_FAULTS[0].x: unknown key" },
+        { "[{\"op\":\"read_memory\",\"errno\":\"EIO\",\"buffer\":\"q\",\"offset\":0,\"size\":4096}]",
+          "GPUCORE_SIM_FAULTS[0].buffer: no buffer named 'q'" },
+        { "{\"op\":\"suspend\"}", "GPUCORE_SIM_FAULTS: expected a JSON array" },
+        { "[1]", "GPUCORE_SIM_FAULTS[0]: expected an object" },
+        { "[", "GPUCORE_SIM_FAULTS:" },
+    };
+    struct gc_scenario *s = NULL;
+    gpucore_diag_t d = { 0 };
+
+    (void)state;
+    if (gc_scenario_parse(json, strlen(json), "t.json", &s, &d) < 0)
+        fail_msg("%s", d.message);
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        memset(&d, 0, sizeof(d));
+        if (gc_scenario_add_faults(s, bad[i].env, "GPUCORE_SIM_FAULTS", &d) >= 0)
+            fail_msg("env case %zu accepted", i);
+        if (!strstr(d.message, bad[i].message))
+            fail_msg("env case %zu: message '%s' lacks '%s'", i, d.message, bad[i].message);
+        assert_int_equal(s->nfaults, 1); /* unchanged */
+    }
+    assert_int_equal(gc_scenario_add_faults(s, "[{\"op\":\"suspend\",\"exit\":4,\"nth\":3},"
+                                               "{\"op\":\"read_memory\",\"delay_us_per_mib\":9}]",
+                                            "GPUCORE_SIM_FAULTS", &d), GPUCORE_OK);
+    assert_int_equal(s->nfaults, 3);
+    assert_int_equal(s->faults[0].err, 16 /* EBUSY */);
+    assert_int_equal(s->faults[1].action, GC_SCEN_FAULT_EXIT);
+    assert_int_equal(s->faults[1].nth, 3);
+    assert_int_equal(s->faults[2].delay_us_per_mib, 9);
+    /* The total stays within GC_SCEN_MAX_FAULTS. */
+    {
+        char big[8192] = "[";
+        for (unsigned i = 0; i < GC_SCEN_MAX_FAULTS; i++)
+            strcat(big, i ? ",{\"op\":\"enable\",\"delay_ms\":1}" : "{\"op\":\"enable\",\"delay_ms\":1}");
+        strcat(big, "]");
+        memset(&d, 0, sizeof(d));
+        assert_int_equal(gc_scenario_add_faults(s, big, "GPUCORE_SIM_FAULTS", &d), GPUCORE_E_LIMIT);
+        assert_non_null(strstr(d.message, "GPUCORE_SIM_FAULTS"));
+        assert_int_equal(s->nfaults, 3);
+    }
+    gc_scenario_free(s);
+}
+
 /* The fill function is part of the format (README): pin a few values. */
 static void test_fill_pinned(void **state)
 {
@@ -214,6 +393,8 @@ int main(void)
         cmocka_unit_test(test_broken),
         cmocka_unit_test(test_base_parses),
         cmocka_unit_test(test_fill_pinned),
+        cmocka_unit_test(test_new_keys),
+        cmocka_unit_test(test_env_faults),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

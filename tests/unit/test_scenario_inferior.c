@@ -26,10 +26,13 @@
 
 #include <cmocka.h>
 
+#include <gpucore/schema.h>
+
 #include "arch.h"
 #include "cwsr.h"
 #include "gc_util.h"
 #include "kfd.h"
+#include "kfd_internal.h" /* test hooks: no_vm_readv, enabled */
 #include "layout.h"
 #include "scenario.h"
 #include "wave.h"
@@ -85,6 +88,9 @@ struct addrs {
     uint32_t cwsr_size[GC_SCEN_MAX_QUEUES];
     uint64_t entry[GC_SCEN_MAX_DISPATCHES]; /* only to cross-check the descriptor walk */
     uint64_t buffer[GC_SCEN_MAX_BUFFERS];
+    /* The layout's device allocations (--describe "alloc" lines), in its order. */
+    struct gc_kfd_mapping alloc[1024];
+    uint32_t nalloc;
 };
 
 static void *read_file(const char *path, size_t *len)
@@ -435,6 +441,17 @@ static void parse_describe(const char *path, const struct gc_scenario *s, struct
             a->entry[i] = v3;
         else if (sscanf(line, "buffer %u 0x%" SCNx64, &i, &v1) == 2 && i < s->nbuffers)
             a->buffer[i] = v1;
+        else if (strncmp(line, "alloc ", 6) == 0) {
+            struct gc_kfd_mapping *m = &a->alloc[a->nalloc];
+            int at = 0;
+
+            assert_true(a->nalloc < GC_ARRAY_SIZE(a->alloc));
+            assert_int_equal(sscanf(line, "alloc 0x%" SCNx64 " %" SCNu64 " kind %u gpu 0x%x %n",
+                                    &m->base, &m->size, &m->kind, &m->gpu_id, &at), 4);
+            line[strcspn(line, "\n")] = 0;
+            snprintf(m->label, sizeof(m->label), "%s", line + at);
+            a->nalloc++;
+        }
         else if (sscanf(line, "queue %u ring 0x%" SCNx64 " ring_size %" SCNu64 " amd_queue 0x%"
                         SCNx64 " cwsr 0x%" SCNx64 " cwsr_size %u num_xcc %u", &i, &v1, &v2, &v3,
                         &v4, &sz, &nx) == 7 && i < s->nqueues) {
@@ -468,10 +485,16 @@ static void debug_session(const struct gc_scenario *s, const struct reader *r,
     assert_non_null(ids);
     if (gc_kfd_open(pid, &o, &k, &d) != GPUCORE_OK)
         fail_msg("open: %s", d.message);
-    if (gc_kfd_enable(k, 0, &rinfo, &d) != GPUCORE_OK)
+    /* Every exception in the mask: the debugger holds them, so the runtime (on_queue_error)
+       learns of them only when we let go. */
+    if (gc_kfd_enable(k, ~0ull, &rinfo, &d) != GPUCORE_OK)
         fail_msg("enable: %s", d.message);
     assert_int_equal(rinfo.r_debug, a->r_debug);
     assert_int_equal(rinfo.runtime_state, DEBUG_RUNTIME_STATE_ENABLED);
+    /* The scenario's exceptions are raised at_ms after ENABLE: wait for the first, as a
+       debugger waits for its event (no deadline: ctest's timeout catches a hang). */
+    if (s->nexceptions && gc_kfd_wait_event(k, -1, &d) != GPUCORE_OK)
+        fail_msg("wait event: %s", d.message);
 
     if (gc_kfd_device_snapshot(k, 0, &dev, &ndev, &dev_size, &d) != GPUCORE_OK)
         fail_msg("device snapshot: %s", d.message);
@@ -508,54 +531,293 @@ static void debug_session(const struct gc_scenario *s, const struct reader *r,
     if (gc_kfd_resume_queues(k, ids, nq, &done, &d) != GPUCORE_OK)
         fail_msg("resume: %s", d.message);
     assert_int_equal(done, nq);
+    /* A memory violation with an address: the device's record carries it. */
+    for (uint32_t i = 0; i < s->nexceptions; i++) {
+        uint8_t rec[32];
+        uint32_t size = sizeof(rec);
+        uint64_t va;
+
+        if (!s->exceptions[i].address)
+            continue;
+        if (s->exceptions[i].at_ms)
+            continue; /* not necessarily raised yet */
+        if (gc_kfd_query_exception_info(k, s->agents[s->queues[s->exceptions[i].queue].agent].gpu_id,
+                                        EC_DEVICE_MEMORY_VIOLATION, 0, rec, &size, &d) != GPUCORE_OK)
+            fail_msg("exception info: %s", d.message);
+        assert_int_equal(size, 32);
+        memcpy(&va, rec + 16, 8);
+        assert_int_equal(va, s->exceptions[i].address);
+        for (unsigned b = 0; b < 4; b++) {
+            uint32_t w;
+
+            memcpy(&w, rec + 4 * b, 4);
+            assert_int_equal(w, (s->exceptions[i].fault_flags >> b) & 1u);
+        }
+    }
+    {
+        int en = -1;
+        uint32_t sq = 99;
+
+        if (gc_kfd_driver_state(k, &en, &sq, &d) != GPUCORE_OK)
+            fail_msg("driver state: %s", d.message);
+        assert_int_equal(en, 1);
+        assert_int_equal(sq, 0); /* resumed above */
+    }
     if (gc_kfd_disable(k, &d) != GPUCORE_OK)
         fail_msg("disable: %s", d.message);
+    if (s->on_queue_error == GC_SCEN_ON_ERROR_CONTINUE) {
+        int en = -1;
+        uint32_t sq = 99;
+
+        if (gc_kfd_driver_state(k, &en, &sq, &d) != GPUCORE_OK)
+            fail_msg("driver state: %s", d.message);
+        assert_int_equal(en, 0);
+        assert_int_equal(sq, 0);
+    }
     gc_kfd_close(k);
     gc_free(dev);
     gc_free(q);
     free(ids);
 }
 
-static void inferior(const char *name)
+/* A running gpucore-inferior: its stdout (the ready line) and stderr (the runtime's line). */
+struct running {
+    pid_t pid;
+    FILE *out;
+    int err_fd;
+    char desc[4096];
+};
+
+/*
+ * Start @p name with GPUCORE_SIM_FAULTS = @p env_faults (NULL: unset). Returns 0 when it said
+ * ready, else its exit status (wait status) with the process reaped.
+ */
+static int start_inferior(const char *name, const char *env_faults, struct running *ri)
 {
     const char *exe = getenv("GPUCORE_INFERIOR");
     const char *tmp = getenv("GPUCORE_TEST_TMPDIR");
-    struct gc_scenario *s = load(name);
-    struct addrs *a = calloc(1, sizeof(*a));
-    char scen[4096], desc[4096], line[256];
-    int out[2], status;
-    pid_t pid;
+    char scen[4096], line[256];
+    int out[2], err[2], status = 0;
     long rpid = 0;
-    FILE *f;
-    struct reader r;
 
     assert_non_null(exe);
-    snprintf(scen, sizeof(scen), "%s/%s", getenv("GPUCORE_SCENARIO_DIR"), name);
-    snprintf(desc, sizeof(desc), "%s/%s.%ld.describe", tmp ? tmp : "/tmp", name, (long)getpid());
+    if (name[0] == '/')
+        snprintf(scen, sizeof(scen), "%s", name);
+    else
+        snprintf(scen, sizeof(scen), "%s/%s", getenv("GPUCORE_SCENARIO_DIR"), name);
+    snprintf(ri->desc, sizeof(ri->desc), "%s/%s.%ld.describe", tmp ? tmp : "/tmp",
+             strrchr(scen, '/') + 1, (long)getpid());
     assert_int_equal(pipe(out), 0);
-    pid = fork();
-    assert_true(pid >= 0);
-    child = pid;
-    if (pid == 0) {
+    assert_int_equal(pipe(err), 0);
+    ri->pid = fork();
+    assert_true(ri->pid >= 0);
+    child = ri->pid;
+    if (ri->pid == 0) {
         /* A failed assertion leaves this test without killing the inferior: make it die with
            us, or it would hold ctest's output pipe open until the timeout. */
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         dup2(out[1], 1);
+        dup2(err[1], 2);
         close(out[0]);
         close(out[1]);
+        close(err[0]);
+        close(err[1]);
+        if (env_faults)
+            setenv("GPUCORE_SIM_FAULTS", env_faults, 1);
+        else
+            unsetenv("GPUCORE_SIM_FAULTS");
         execl(exe, exe, scen, "--objects", getenv("GPUCORE_SCENARIO_OBJECTS"), "--describe",
-              desc, (char *)NULL);
+              ri->desc, (char *)NULL);
         _exit(127);
     }
     close(out[1]);
-    f = fdopen(out[0], "r");
-    if (!fgets(line, sizeof(line), f)) {
-        waitpid(pid, &status, 0);
-        fail_msg("%s: no ready line (exit status 0x%x)", name, status);
+    close(err[1]);
+    ri->err_fd = err[0];
+    ri->out = fdopen(out[0], "r");
+    if (!fgets(line, sizeof(line), ri->out)) {
+        assert_int_equal(waitpid(ri->pid, &status, 0), ri->pid);
+        child = 0;
+        fclose(ri->out);
+        return status ? status : -1;
     }
     assert_int_equal(sscanf(line, "gpucore-inferior: pid %ld ready", &rpid), 1);
-    assert_int_equal(rpid, pid);
-    parse_describe(desc, s, a);
+    assert_int_equal(rpid, ri->pid);
+    return 0;
+}
+
+/* Everything the inferior wrote to stderr until it exits (the pipe closes). */
+static void read_stderr(struct running *ri, char *buf, size_t size)
+{
+    size_t n = 0;
+    ssize_t got;
+
+    while (n + 1 < size && (got = read(ri->err_fd, buf + n, size - 1 - n)) > 0)
+        n += (size_t)got;
+    buf[n] = 0;
+}
+
+static void finish(struct running *ri)
+{
+    child = 0;
+    fclose(ri->out);
+    close(ri->err_fd);
+    unlink(ri->desc);
+}
+
+/*
+ * VmFlags of every VMA of /proc/PID/smaps that overlaps [base, base + size) must include "dd".
+ * (The kernel merges adjacent anonymous mappings with equal flags, so one VMA may hold several
+ * allocations: each is still its own mmap, and all of them are dd.)
+ */
+static void check_dontdump(pid_t pid, uint64_t base, uint64_t size, const char *label)
+{
+    char path[64], line[512];
+    FILE *f;
+    int inside = 0, seen = 0;
+
+    snprintf(path, sizeof(path), "/proc/%ld/smaps", (long)pid);
+    f = fopen(path, "r");
+    assert_non_null(f);
+    while (fgets(line, sizeof(line), f)) {
+        uint64_t lo, hi;
+
+        if (sscanf(line, "%" SCNx64 "-%" SCNx64 " ", &lo, &hi) == 2 && strchr(line, ' ') &&
+            line[strspn(line, "0123456789abcdef")] == '-') {
+            inside = lo < base + size && hi > base;
+            continue;
+        }
+        if (inside && strncmp(line, "VmFlags:", 8) == 0) {
+            seen = 1;
+            if (!strstr(line, " dd"))
+                fail_msg("%s at 0x%" PRIx64 ": not MADV_DONTDUMP: %s", label, base, line);
+        }
+    }
+    fclose(f);
+    if (!seen)
+        fail_msg("%s at 0x%" PRIx64 ": no VMA in smaps", label, base);
+}
+
+static int cmp_base(const void *x, const void *y)
+{
+    const struct gc_kfd_mapping *a = x, *b = y;
+
+    return a->base < b->base ? -1 : a->base > b->base;
+}
+
+/*
+ * What the device knows, through gc_kfd from a client that is not (yet) the ptrace parent: the
+ * service thread is the one named gpucore-kfd-sim, the GPU mappings are the layout's
+ * allocations, each excluded from host cores.
+ */
+static void check_device_facts(const struct gc_scenario *s, struct addrs *a, pid_t pid)
+{
+    struct gc_kfd_open_opts o = { .backend = GC_KFD_BACKEND_SIM };
+    struct gc_kfd *k = NULL;
+    struct gc_kfd_mapping *m = NULL;
+    gpucore_diag_t d;
+    uint32_t n = 0;
+    pid_t tids[4];
+    char path[64], comm[32] = "";
+    FILE *f;
+    int en = -1;
+    uint32_t sq = 99;
+
+    if (gc_kfd_open(pid, &o, &k, &d) != GPUCORE_OK)
+        fail_msg("open: %s", d.message);
+    if (gc_kfd_service_threads(k, tids, 4, &n, &d) != GPUCORE_OK)
+        fail_msg("service threads: %s", d.message);
+    assert_int_equal(n, 1);
+    snprintf(path, sizeof(path), "/proc/%ld/task/%ld/comm", (long)pid, (long)tids[0]);
+    f = fopen(path, "r");
+    assert_non_null(f);
+    assert_non_null(fgets(comm, sizeof(comm), f));
+    fclose(f);
+    assert_string_equal(comm, "gpucore-kfd-sim\n");
+
+    if (gc_kfd_gpu_mappings(k, &m, &n, &d) != GPUCORE_OK)
+        fail_msg("gpu mappings: %s", d.message);
+    assert_true(a->nalloc > 0);
+    assert_int_equal(n, a->nalloc);
+    qsort(a->alloc, a->nalloc, sizeof(a->alloc[0]), cmp_base);
+    for (uint32_t i = 0; i < n; i++) {
+        assert_int_equal(m[i].base, a->alloc[i].base);
+        assert_int_equal(m[i].size, a->alloc[i].size);
+        assert_int_equal(m[i].kind, a->alloc[i].kind);
+        assert_int_equal(m[i].gpu_id, a->alloc[i].gpu_id);
+        assert_int_equal(m[i].flags, 0);
+        assert_string_equal(m[i].label, a->alloc[i].label);
+        check_dontdump(pid, m[i].base, m[i].size, m[i].label);
+    }
+    /* Each queue's pieces and each buffer are listed under their labels. */
+    for (uint32_t q = 0; q < s->nqueues; q++) {
+        int ring = 0, cwsr = 0;
+
+        for (uint32_t i = 0; i < n; i++) {
+            ring += m[i].base == a->ring[q] && m[i].kind == GPUCORE_ALLOC_RING;
+            cwsr += m[i].base == a->cwsr[q] && m[i].kind == GPUCORE_ALLOC_CWSR;
+        }
+        assert_int_equal(ring, 1);
+        assert_int_equal(cwsr, 1);
+    }
+    for (uint32_t b = 0; b < s->nbuffers; b++) {
+        char want[GC_KFD_MAP_LABEL_MAX];
+        int found = 0;
+
+        snprintf(want, sizeof(want), "buffer %.40s", s->buffers[b].name);
+        for (uint32_t i = 0; i < n; i++)
+            found += m[i].base == a->buffer[b] && strcmp(m[i].label, want) == 0 &&
+                     m[i].kind == GPUCORE_ALLOC_VRAM;
+        assert_int_equal(found, 1);
+    }
+    /* r_debug is host memory: not a GPU mapping. */
+    for (uint32_t i = 0; i < n; i++)
+        assert_false(a->r_debug >= m[i].base && a->r_debug < m[i].base + m[i].size);
+    /* Nobody holds the process yet. */
+    if (gc_kfd_driver_state(k, &en, &sq, &d) != GPUCORE_OK)
+        fail_msg("driver state: %s", d.message);
+    assert_int_equal(en, 0);
+    assert_int_equal(sq, 0);
+    gc_free(m);
+    gc_kfd_close(k);
+}
+
+/* The runtime's line for the first error exception of @p s (what the inferior prints). */
+static void expected_line(const struct gc_scenario *s, char *buf, size_t size)
+{
+    static const struct {
+        const char *what, *text;
+    } names[] = {
+        { "queue_error", "wave abort" },
+        { "memory_violation", "memory violation" },
+        { "illegal_instruction", "illegal instruction" },
+        { "assert_trap", "trap" },
+    };
+    const struct gc_scen_exception *e = &s->exceptions[0];
+    const char *text = "?";
+    char at[40] = "";
+
+    for (size_t i = 0; i < GC_ARRAY_SIZE(names); i++)
+        if (strcmp(names[i].what, e->what) == 0)
+            text = names[i].text;
+    if (e->address)
+        snprintf(at, sizeof(at), " at 0x%" PRIx64, e->address);
+    snprintf(buf, size, "gpucore-inferior: queue %u (gpu 0x%x): %s%s: aborting\n",
+             s->queues[e->queue].queue_id, s->agents[s->queues[e->queue].agent].gpu_id, text, at);
+}
+
+static void inferior(const char *name)
+{
+    struct gc_scenario *s = load(name);
+    struct addrs *a = calloc(1, sizeof(*a));
+    struct running ri;
+    int status;
+    struct reader r;
+    pid_t pid;
+
+    assert_int_equal(start_inferior(name, NULL, &ri), 0);
+    pid = ri.pid;
+    parse_describe(ri.desc, s, a);
+    check_device_facts(s, a, pid);
 
     /* Attach as a debugger would: seize, stop, then read. */
     assert_int_equal(ptrace(PTRACE_SEIZE, pid, 0, 0), 0);
@@ -563,18 +825,230 @@ static void inferior(const char *name)
     assert_int_equal(waitpid(pid, &status, __WALL), pid);
     r.pid = pid;
     debug_session(s, &r, a, pid);
-    assert_int_equal(ptrace(PTRACE_DETACH, pid, 0, 0), 0);
 
-    /* SIGTERM ends it cleanly (exit 0). */
-    kill(pid, SIGTERM);
-    assert_int_equal(waitpid(pid, &status, 0), pid);
-    assert_true(WIFEXITED(status));
-    assert_int_equal(WEXITSTATUS(status), 0);
-    child = 0;
-    fclose(f);
-    unlink(desc);
+    if (s->on_queue_error == GC_SCEN_ON_ERROR_ABORT) {
+        /* The debugger let go of a raised error: ROCr learns of it, says so, and aborts. */
+        char err[1024], want[256];
+
+        assert_int_equal(waitpid(pid, &status, __WALL), pid);
+        assert_true(WIFSIGNALED(status));
+        assert_int_equal(WTERMSIG(status), SIGABRT);
+        assert_false(WCOREDUMP(status)); /* RLIMIT_CORE 0: no host core litter */
+        read_stderr(&ri, err, sizeof(err));
+        expected_line(s, want, sizeof(want));
+        assert_string_equal(err, want);
+    } else {
+        assert_int_equal(ptrace(PTRACE_DETACH, pid, 0, 0), 0);
+        /* SIGTERM ends it cleanly (exit 0). */
+        kill(pid, SIGTERM);
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFEXITED(status));
+        assert_int_equal(WEXITSTATUS(status), 0);
+    }
+    finish(&ri);
     gc_scenario_free(s);
     free(a);
+}
+
+/* rdna2-illegal with its on_queue_error line replaced by @p with, written to a temp file. */
+static void variant(const char *with, char *path, size_t size)
+{
+    const char *tmp = getenv("GPUCORE_TEST_TMPDIR");
+    char src[4096];
+    size_t len;
+    char *text, *at;
+    FILE *f;
+    static const char old[] = "\"on_queue_error\": \"abort\",";
+
+    snprintf(src, sizeof(src), "%s/rdna2-illegal.json", getenv("GPUCORE_SCENARIO_DIR"));
+    text = read_file(src, &len);
+    at = memmem(text, len, old, sizeof(old) - 1);
+    assert_non_null(at);
+    snprintf(path, size, "%s/rdna2-variant.%ld.json", tmp ? tmp : "/tmp", (long)getpid());
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fwrite(text, 1, (size_t)(at - text), f);
+    fputs(with, f);
+    fwrite(at + sizeof(old) - 1, 1, len - (size_t)(at - text) - (sizeof(old) - 1), f);
+    fclose(f);
+    free(text);
+}
+
+/*
+ * The runtime's other choices, and an error the debugger never held: ENABLE with an empty
+ * exception mask raises rdna2-illegal's illegal instruction (at_ms 0) straight to the runtime.
+ * "exit" exits with the scenario's status; "continue" says so and keeps running.
+ */
+static void test_inferior_on_error(void **state)
+{
+    struct gc_kfd_open_opts o = { .backend = GC_KFD_BACKEND_SIM };
+    struct kfd_runtime_info rinfo;
+    struct running ri;
+    struct gc_kfd *k = NULL;
+    gpucore_diag_t d;
+    char path[4096], msg[1024];
+    int status, en = -1;
+    uint32_t sq = 99;
+
+    (void)state;
+    variant("\"on_queue_error\": \"exit\", \"exit_status\": 7,", path, sizeof(path));
+    assert_int_equal(start_inferior(path, NULL, &ri), 0);
+    assert_int_equal(ptrace(PTRACE_SEIZE, ri.pid, 0, 0), 0);
+    if (gc_kfd_open(ri.pid, &o, &k, &d) != GPUCORE_OK)
+        fail_msg("open: %s", d.message);
+    /* ENABLE is answered first; the runtime acts right after. */
+    if (gc_kfd_enable(k, 0, &rinfo, &d) != GPUCORE_OK)
+        fail_msg("enable: %s", d.message);
+    assert_int_equal(waitpid(ri.pid, &status, __WALL), ri.pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 7);
+    read_stderr(&ri, msg, sizeof(msg));
+    assert_string_equal(msg, "gpucore-inferior: queue 1 (gpu 0x1e2d): illegal instruction: "
+                             "exiting with status 7\n");
+    k->enabled = 0; /* gone */
+    gc_kfd_close(k);
+    finish(&ri);
+
+    variant("\"on_queue_error\": \"continue\",", path, sizeof(path));
+    assert_int_equal(start_inferior(path, NULL, &ri), 0);
+    assert_int_equal(ptrace(PTRACE_SEIZE, ri.pid, 0, 0), 0);
+    if (gc_kfd_open(ri.pid, &o, &k, &d) != GPUCORE_OK)
+        fail_msg("open: %s", d.message);
+    if (gc_kfd_enable(k, 0, &rinfo, &d) != GPUCORE_OK)
+        fail_msg("enable: %s", d.message);
+    /* Still there and still serving; once the line is out, it stays the only one. */
+    if (gc_kfd_disable(k, &d) != GPUCORE_OK)
+        fail_msg("disable: %s", d.message);
+    if (gc_kfd_driver_state(k, &en, &sq, &d) != GPUCORE_OK)
+        fail_msg("driver state: %s", d.message);
+    assert_int_equal(en, 0);
+    assert_int_equal(sq, 0);
+    gc_kfd_close(k);
+    /* Detach needs a ptrace-stopped tracee. */
+    assert_int_equal(ptrace(PTRACE_INTERRUPT, ri.pid, 0, 0), 0);
+    assert_int_equal(waitpid(ri.pid, &status, __WALL), ri.pid);
+    assert_int_equal(ptrace(PTRACE_DETACH, ri.pid, 0, 0), 0);
+    kill(ri.pid, SIGTERM);
+    assert_int_equal(waitpid(ri.pid, &status, 0), ri.pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    read_stderr(&ri, msg, sizeof(msg));
+    assert_string_equal(msg, "gpucore-inferior: queue 1 (gpu 0x1e2d): illegal instruction: "
+                             "continuing\n");
+    finish(&ri);
+    unlink(path);
+}
+
+/*
+ * GPUCORE_SIM_FAULTS: the named op fails; a read_memory EIO range is genuinely unreadable (the
+ * readable prefix and E_UNAVAILABLE, with process_vm_readv and with /proc/PID/mem); a slow-read
+ * entry still reads everything.
+ */
+static void test_inferior_env_faults(void **state)
+{
+    struct gc_scenario *s = load("vadd-fault.json");
+    struct addrs *a = calloc(1, sizeof(*a));
+    struct gc_kfd_open_opts o = { .backend = GC_KFD_BACKEND_SIM };
+    struct running ri;
+    struct gc_kfd *k = NULL;
+    struct kfd_runtime_info rinfo;
+    struct kfd_dbg_device_info_entry *dev = NULL;
+    uint32_t ndev, dsz;
+    gpucore_diag_t d;
+    uint8_t *buf = malloc(65536);
+    uint64_t done = 0;
+    int err = 0, status;
+    char msg[1024];
+
+    (void)state;
+    assert_non_null(buf);
+    assert_int_equal(start_inferior("vadd-fault.json",
+                                    "[{\"op\":\"device_snapshot\",\"errno\":\"EACCES\"},"
+                                    "{\"op\":\"read_memory\",\"delay_us_per_mib\":50},"
+                                    "{\"op\":\"read_memory\",\"errno\":\"EIO\",\"buffer\":\"b\","
+                                    "\"offset\":8192,\"size\":4096}]",
+                                    &ri), 0);
+    parse_describe(ri.desc, s, a);
+    assert_int_equal(ptrace(PTRACE_SEIZE, ri.pid, 0, 0), 0);
+    if (gc_kfd_open(ri.pid, &o, &k, &d) != GPUCORE_OK)
+        fail_msg("open: %s", d.message);
+    if (gc_kfd_enable(k, ~0ull, &rinfo, &d) != GPUCORE_OK)
+        fail_msg("enable: %s", d.message);
+    /* The env entry: the first device snapshot fails EACCES -> E_PERM; the next works. */
+    assert_int_equal(gc_kfd_device_snapshot(k, 0, &dev, &ndev, &dsz, &d), GPUCORE_E_PERM);
+    assert_int_equal(gc_kfd_device_snapshot(k, 0, &dev, &ndev, &dsz, &d), GPUCORE_OK);
+    gc_free(dev);
+    /* Buffer b: 8 KiB readable, then the hole. */
+    assert_int_equal(gc_kfd_read_memory(k, a->buffer[1], buf, 65536, &done, &err, &d),
+                     GPUCORE_E_UNAVAILABLE);
+    assert_int_equal(done, 8192);
+    /* process_vm_readv stops at the hole with EFAULT; the /proc/PID/mem fallback then tries
+       the rest and reports the kernel's EIO. */
+    assert_int_equal(err, EIO);
+    for (uint32_t i = 0; i < 8192 / 4; i += 97) {
+        uint32_t w;
+
+        memcpy(&w, buf + 4 * i, 4);
+        assert_int_equal(w, gc_layout_mem(s->buffers[1].pattern, s->buffers[1].seed,
+                                          GC_SCEN_KIND_MEM, i));
+    }
+    /* Past the hole reads again; buffer a is untouched. */
+    assert_int_equal(gc_kfd_read_memory(k, a->buffer[1] + 12288, buf, 4096, &done, &err, &d),
+                     GPUCORE_OK);
+    assert_int_equal(done, 4096);
+    assert_int_equal(gc_kfd_read_memory(k, a->buffer[0], buf, 65536, &done, &err, &d),
+                     GPUCORE_OK);
+    /* The /proc/PID/mem path says EIO. */
+    k->no_vm_readv = 1;
+    assert_int_equal(gc_kfd_read_memory(k, a->buffer[1] + 4096, buf, 8192, &done, &err, &d),
+                     GPUCORE_E_UNAVAILABLE);
+    assert_int_equal(done, 4096);
+    assert_int_equal(err, EIO);
+    k->no_vm_readv = 0;
+    if (gc_kfd_disable(k, &d) != GPUCORE_OK)
+        fail_msg("disable: %s", d.message);
+    gc_kfd_close(k);
+    /* vadd-fault aborts once the debugger lets go of its memory violation. */
+    assert_int_equal(waitpid(ri.pid, &status, __WALL), ri.pid);
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
+    read_stderr(&ri, msg, sizeof(msg));
+    assert_non_null(strstr(msg, "memory violation at 0x7f39f5000040: aborting"));
+    finish(&ri);
+
+    /* A bad entry: the inferior names the variable and the element, and exits 65. */
+    status = start_inferior("vadd-fault.json",
+                            "[{\"op\":\"suspend\",\"exit\":3},{\"op\":\"resume\",\"errno\":\"EXX\"}]",
+                            &ri);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 65);
+    read_stderr(&ri, msg, sizeof(msg));
+    assert_non_null(strstr(msg, "GPUCORE_SIM_FAULTS[1].errno: unknown value 'EXX'"));
+    close(ri.err_fd);
+    unlink(ri.desc);
+
+    /* An exit fault from the environment: the process exits while serving the op. */
+    assert_int_equal(start_inferior("multi-gpu-hang.json", "[{\"op\":\"queue_snapshot\",\"exit\":9}]",
+                                    &ri), 0);
+    assert_int_equal(ptrace(PTRACE_SEIZE, ri.pid, 0, 0), 0);
+    if (gc_kfd_open(ri.pid, &o, &k, &d) != GPUCORE_OK)
+        fail_msg("open: %s", d.message);
+    if (gc_kfd_enable(k, ~0ull, &rinfo, &d) != GPUCORE_OK)
+        fail_msg("enable: %s", d.message);
+    {
+        struct kfd_queue_snapshot_entry *q = NULL;
+        uint32_t nq, qsz;
+
+        assert_int_equal(gc_kfd_queue_snapshot(k, 0, &q, &nq, &qsz, &d), GPUCORE_E_NOTFOUND);
+    }
+    assert_int_equal(waitpid(ri.pid, &status, __WALL), ri.pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 9);
+    k->enabled = 0; /* gone: nothing to disable */
+    gc_kfd_close(k);
+    finish(&ri);
+    free(buf);
+    free(a);
+    gc_scenario_free(s);
 }
 
 #define INFERIOR(n, f)                                                                             \
@@ -600,6 +1074,8 @@ int main(void)
         cmocka_unit_test_teardown(test_inferior_rdna3, kill_child),  cmocka_unit_test_teardown(test_inferior_mi300, kill_child),
         cmocka_unit_test_teardown(test_inferior_rdna2, kill_child),  cmocka_unit_test_teardown(test_inferior_hang, kill_child),
         cmocka_unit_test_teardown(test_inferior_big, kill_child),
+        cmocka_unit_test_teardown(test_inferior_env_faults, kill_child),
+        cmocka_unit_test_teardown(test_inferior_on_error, kill_child),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

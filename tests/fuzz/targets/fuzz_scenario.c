@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Fuzz target for the scenario parser (gc_scenario_parse). Seeds: the scenario files.
+ * Fuzz target for the scenario parser (gc_scenario_parse). Seeds: the scenario files. An input
+ * that starts with '[' is a GPUCORE_SIM_FAULTS value instead, appended to a small built-in
+ * scenario with gc_scenario_add_faults.
  *
  * Invariants (abort() on violation): a failure returns a documented status with a non-empty
- * message naming the input and no result; a success gives a scenario whose references are in
- * range and whose wave total equals the sum of its entries, and which frees cleanly.
+ * message naming the input and no result (add_faults: the scenario unchanged); a success gives
+ * a scenario whose references are in range, whose fault entries obey their action's rules and
+ * whose wave total equals the sum of its entries, and which frees cleanly.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -15,13 +18,92 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* Every fault entry within its action's rules. */
+static void check_faults(const struct gc_scenario *s)
+{
+    if (s->nfaults > GC_SCEN_MAX_FAULTS)
+        abort();
+    for (uint32_t i = 0; i < s->nfaults; i++) {
+        const struct gc_scen_fault *f = &s->faults[i];
+        int read = strcmp(f->op, "read_memory") == 0;
+
+        switch (f->action) {
+        case GC_SCEN_FAULT_ERRNO:
+            if (read || f->err <= 0 || f->nth == 0)
+                abort();
+            break;
+        case GC_SCEN_FAULT_EXIT:
+            if (read || f->exit_status < 0 || f->exit_status > 255 || f->nth == 0)
+                abort();
+            break;
+        case GC_SCEN_FAULT_DELAY:
+            if (read || f->delay_ms == 0 || f->delay_ms > 60000)
+                abort();
+            break;
+        case GC_SCEN_FAULT_READ_DELAY:
+            if (!read || f->delay_us_per_mib == 0)
+                abort();
+            break;
+        case GC_SCEN_FAULT_READ_EIO:
+            if (!read || f->buffer >= s->nbuffers || f->size == 0 || f->offset % 4096 ||
+                f->size % 4096 || f->offset > s->buffers[f->buffer].size ||
+                f->size > s->buffers[f->buffer].size - f->offset)
+                abort();
+            break;
+        default:
+            abort();
+        }
+    }
+    for (uint32_t i = 0; i < s->nexceptions; i++)
+        if (s->exceptions[i].fault_flags > 15 ||
+            (s->exceptions[i].fault_flags && !s->exceptions[i].address))
+            abort();
+    if (s->kfd_minor < 13 || s->kfd_minor > 18 || s->exit_status > 255 ||
+        (unsigned)s->on_queue_error > GC_SCEN_ON_ERROR_EXIT)
+        abort();
+}
+
+/* GPUCORE_SIM_FAULTS text appended to a scenario with one 64 KiB buffer "a". */
+static void env_faults(const uint8_t *data, size_t size)
+{
+    static const char base[] =
+            "{\"name\":\"f\",\"agents\":[{\"target\":\"gfx90a\",\"gpu_id\":1,"
+            "\"simd_count\":416}],\"buffers\":[{\"name\":\"a\",\"size\":65536}],"
+            "\"fault_injection\":[{\"op\":\"enable\",\"errno\":\"EIO\"}]}";
+    struct gc_scenario *s = NULL;
+    gpucore_diag_t d = { 0 };
+    char *text = malloc(size + 1);
+
+    if (!text || gc_scenario_parse(base, sizeof(base) - 1, "base.json", &s, &d) != GPUCORE_OK)
+        abort();
+    memcpy(text, data, size);
+    text[size] = 0;
+    gpucore_status_t st = gc_scenario_add_faults(s, text, "GPUCORE_SIM_FAULTS", &d);
+    free(text);
+    if (st < 0) {
+        if ((st != GPUCORE_E_INVAL && st != GPUCORE_E_LIMIT && st != GPUCORE_E_NOMEM) ||
+            d.status != st || strncmp(d.message, "GPUCORE_SIM_FAULTS", 18) != 0 ||
+            s->nfaults != 1 || s->faults[0].err == 0)
+            abort();
+    } else if (s->nfaults < 1) {
+        abort();
+    }
+    check_faults(s);
+    gc_scenario_free(s);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct gc_scenario *s = NULL;
     gpucore_diag_t d = { 0 };
-    gpucore_status_t st = gc_scenario_parse((const char *)data, size, "fuzz.json", &s, &d);
+    gpucore_status_t st;
     uint64_t waves = 0;
 
+    if (size && data[0] == '[') {
+        env_faults(data, size);
+        return 0;
+    }
+    st = gc_scenario_parse((const char *)data, size, "fuzz.json", &s, &d);
     if (st < 0) {
         if (s || (st != GPUCORE_E_INVAL && st != GPUCORE_E_LIMIT && st != GPUCORE_E_NOMEM) ||
             d.status != st || strncmp(d.message, "fuzz.json", 9) != 0)
@@ -47,6 +129,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (waves != s->total_waves || waves > GC_SCEN_MAX_WAVES)
         abort();
+    check_faults(s);
     gc_scenario_free(s);
     return 0;
 }

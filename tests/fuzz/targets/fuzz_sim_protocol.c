@@ -15,7 +15,9 @@
  *  - a response, when there is one, decodes, has the request's type and is no longer than
  *    GC_SIM_MAX_MESSAGE; a failed op returns no output bytes;
  *  - an op that succeeds never reports more output than the caller's capacity allows;
- *  - the save areas are written only inside their first 40 + control-stack bytes.
+ *  - the save areas are written only inside their first 40 + control-stack bytes;
+ *  - DEVICE_INFO lists exactly the driver's allocations from the asked index, byte for byte;
+ *  - the runtime callback gets each exception at most once.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -34,6 +36,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static uint8_t area[2][AREA + 64];
 static uint8_t resp[GC_SIM_MAX_MESSAGE];
 static uint8_t canary[512];
+
+#define NALLOCS 3u
+static struct gc_sim_alloc allocs[NALLOCS];
+static unsigned delivered[64];
+
+static void on_runtime(void *user, const struct gc_sim_runtime_error *e)
+{
+    (void)user;
+    /* One exception of each code in make(): a second delivery is a driver bug. */
+    unsigned slot = e->code & 63u;
+    if (delivered[slot]++)
+        abort();
+}
 
 static struct gc_sim_driver *make(void)
 {
@@ -91,6 +106,18 @@ static struct gc_sim_driver *make(void)
     p.exceptions = ex;
     p.num_faults = 1;
     p.faults = &f;
+    for (unsigned i = 0; i < NALLOCS; i++) {
+        memset(&allocs[i], 0, sizeof(allocs[i]));
+        allocs[i].base = 0x100000ull * (i + 1);
+        allocs[i].size = 0x1000ull << i;
+        allocs[i].kind = 1 + i;
+        allocs[i].gpu_id = 7;
+        memset(allocs[i].label, 'x', sizeof(allocs[i].label)); /* no NUL: the driver adds one */
+    }
+    p.num_allocs = NALLOCS;
+    p.allocs = allocs;
+    p.read_delay_us_per_mib = 3;
+    p.runtime_error = on_runtime;
     struct gc_sim_driver *d = NULL;
     if (gc_sim_driver_create(&p, &d, NULL) != GPUCORE_OK)
         abort();
@@ -153,6 +180,21 @@ static void serve(struct gc_sim_driver *d, pid_t peer, const uint8_t *in, size_t
         if (r.out_len > capacity(&rq.args))
             abort();
     }
+    if (r.type == GC_SIM_MSG_DEVICE_INFO) {
+        if (r.ret != 0 || r.info.total != NALLOCS || r.info.read_delay_us_per_mib != 3 ||
+            r.info.first != (rq.first < NALLOCS ? rq.first : NALLOCS) ||
+            r.info.count != NALLOCS - r.info.first)
+            abort();
+        for (uint32_t i = 0; i < r.info.count; i++) {
+            struct gc_sim_alloc a;
+            gc_sim_alloc_decode(r.out + (size_t)i * GC_SIM_ALLOC_ENTRY_SIZE, &a);
+            const struct gc_sim_alloc *w = &allocs[r.info.first + i];
+            if (a.base != w->base || a.size != w->size || a.kind != w->kind ||
+                strlen(a.label) != GC_SIM_ALLOC_LABEL_MAX - 1)
+                abort();
+        }
+    }
+    gc_sim_driver_flush_runtime(d);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -161,6 +203,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     memset(area, 0, sizeof(area));
     memset(canary, 0, sizeof(canary));
+    memset(delivered, 0, sizeof(delivered));
     struct gc_sim_driver *d = make();
     uint8_t flags = data[0];
     data++;
