@@ -6,8 +6,10 @@
  *
  *   notes, in the kernel's order: NT_PRSTATUS, NT_PRPSINFO, NT_SIGINFO, NT_AUXV, NT_FILE for
  *   the first thread (the signalled one, else the leader), then NT_FPREGSET and NT_X86_XSTATE
- *   for it; then per other thread NT_PRSTATUS, NT_FPREGSET, NT_X86_XSTATE. Owner "CORE"
- *   (NT_X86_XSTATE: "LINUX").
+ *   for it; then per other thread NT_PRSTATUS, NT_FPREGSET, NT_X86_XSTATE; last, once,
+ *   NT_X86_XSAVE_LAYOUT (Linux 6.11+: the XSAVE components' sizes and offsets, from CPUID).
+ *   Owner "CORE" (NT_X86_XSTATE, NT_X86_XSAVE_LAYOUT: "LINUX"). Not written: NT_386_IOPERM and
+ *   NT_X86_SHSTK (the kernel adds them only for threads using ioperm or shadow stacks).
  *
  *   memory: which mappings, and how much of each, the kernel's default rules would dump given
  *   /proc/PID/coredump_filter (bits: 0 anon private, 1 anon shared, 2 file private, 3 file
@@ -16,6 +18,16 @@
  *   tiers handle); a private file mapping that has been written (Anonymous > 0) is dumped
  *   whole under bit 0; of an unwritten file mapping that starts with an ELF header, only the
  *   first page under bit 4; [vsyscall] never.
+ *
+ *   The rules in the kernel's order (vma_dump_size): [vsyscall] never (SPECIAL: the gate page
+ *   cannot be read from outside); [vdso] always whole; "dd" never (POLICY); hugetlb ("ht")
+ *   whole under bit 6 (shared) or 5 (private); "io" never (SPECIAL); shared mappings whole
+ *   under bit 1 when anonymous (no file, or a file whose name ends " (deleted)": shmem, memfd,
+ *   SysV, unlinked) else bit 3; a private mapping written (Anonymous or Swap > 0) whole under
+ *   bit 0; an anonymous one otherwise nothing; a private file mapping whole under bit 2; else
+ *   under bit 4, a readable mapping at file offset 0 whose first bytes read "\x7fELF" gives
+ *   its first page (the kernel also takes the first page of any executable file: not done,
+ *   the mode of the file is not known here).
  *
  * Internal to capture. No printing.
  */
@@ -41,6 +53,7 @@
 #define GC_NT_SIGINFO    0x53494749u
 #define GC_NT_FILE       0x46494c45u
 #define GC_NT_X86_XSTATE 0x202u
+#define GC_NT_X86_XSAVE_LAYOUT 0x205u
 
 #define GC_COREDUMP_FILTER_DEFAULT 0x33u
 
@@ -68,7 +81,10 @@ struct gc_host_ranges {
  * are left out entirely and not reported as skipped (the GPU tiers account for them).
  * @p read_header is called to look at the first 4 bytes of an unwritten private file mapping
  * (the ELF-header rule); it returns 0 on success.
- * @retval GPUCORE_OK, GPUCORE_E_NOMEM. On success free with gc_host_ranges_free().
+ * Selected ranges and skipped ranges are each in address order (one mapping gives at most one
+ * of each: its selected head and its skipped tail).
+ * @retval GPUCORE_OK, GPUCORE_E_INVAL (NULL maps or ret), GPUCORE_E_NOMEM. On success free with
+ *         gc_host_ranges_free() (accepts NULL; idempotent).
  */
 gpucore_status_t gc_host_select(const struct gc_procmaps *maps, uint32_t filter,
                                 const struct gc_rangeset *exclude,
@@ -93,17 +109,30 @@ struct gc_host_note_input {
 
 /*
  * Add the host notes to @p w in the kernel's order (see the top of this file): NT_PRSTATUS per
- * thread from its registers (pr_pid = tid, pr_ppid/pgrp/sid from /proc, pr_cursig the pending
- * signal, times from /proc/PID/task/TID/stat), NT_PRPSINFO from /proc/PID/{stat,status,cmdline}
- * (pr_fname = comm, pr_psargs = the first 80 bytes of the command line with NULs as spaces),
+ * thread from its registers (pr_pid = tid, pr_ppid/pgrp/sid from /proc/PID/stat; pr_cursig and
+ * pr_info.si_signo = the capture's signal, the same for every thread as the kernel's
+ * fill_note_info does: the signalled thread's signal, else default_signal; pr_sigpend and
+ * pr_sighold from the thread's SigPnd/SigBlk; utime/stime from /proc/PID/task/TID/stat, the
+ * leader's being the whole process's as in the kernel; cutime/cstime the process's; pr_fpvalid
+ * 1 when the FP registers were read), NT_PRPSINFO from /proc/PID/{stat,status,cmdline}
+ * (pr_state/pr_sname from the state letter with the kernel's "RSDTZW" numbering, a traced
+ * 't' shown as 'T'; pr_uid/gid the real ids; pr_flag the task flags; pr_fname = comm,
+ * pr_psargs = the first 79 bytes of the command line with NULs as spaces, NUL-terminated, as
+ * the kernel's fill_psinfo),
  * NT_SIGINFO of the signalled thread (else a synthetic one with si_signo = default_signal,
- * si_code SI_USER, si_pid the capturing process), NT_AUXV from /proc/PID/auxv, NT_FILE (count,
- * page size 4096, then start/end/page offset per file mapping, then the NUL-terminated names),
+ * si_code SI_USER, si_pid/si_uid the capturing process), NT_AUXV from /proc/PID/auxv (checked:
+ * 16-byte pairs ending with AT_NULL), NT_FILE (count, page size 4096, then start/end/page
+ * offset per file mapping — every mapping whose path is not empty and not "[...]", in /proc
+ * order, names as /proc shows them, " (deleted)" included — then the NUL-terminated names;
+ * left out when there is none),
  * NT_FPREGSET and NT_X86_XSTATE when the registers were read. Threads without registers (a
  * service thread that could not be stopped) are written with zero registers and say so in
  * nothing but that: the caller records it in the manifest.
- * @retval GPUCORE_OK, GPUCORE_E_NOTFOUND (the process is gone), GPUCORE_E_IO, GPUCORE_E_NOMEM,
- *         or a writer status (gpucore_writer_add_note).
+ * Threads are written in gc_tracee order after the first one. /proc files are read with a
+ * read loop and validated; a malformed one is GPUCORE_E_IO naming the file.
+ * @retval GPUCORE_OK, GPUCORE_E_INVAL (NULL argument), GPUCORE_E_NOTFOUND (the process is gone,
+ *         or no thread left), GPUCORE_E_IO, GPUCORE_E_NOMEM, or a writer status
+ *         (gpucore_writer_add_note; the diag then carries the writer's message).
  */
 gpucore_status_t gc_host_add_notes(gpucore_writer_t *w, const struct gc_host_note_input *in,
                                    gpucore_diag_t *reterr_diag);

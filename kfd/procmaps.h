@@ -40,6 +40,7 @@ struct gc_procmap {
     uint64_t inode;
     uint64_t anonymous_kb; /* "Anonymous:": private pages written (COW) or anonymous */
     uint64_t rss_kb;       /* "Rss:" */
+    uint64_t swap_kb;      /* "Swap:" (swapped-out anonymous pages also mean "written") */
     const char *path;      /* "" for anonymous; "[stack]", "[heap]", "[vdso]", "/usr/lib/x.so",
                               "/memfd:x (deleted)"... points into the map set's storage */
 };
@@ -52,19 +53,31 @@ struct gc_procmaps {
 };
 
 /*
+ * Text accepted: the kernel's smaps (a header line "start-end perms offset dev inode [path]"
+ * per mapping, then "Key: value" lines; "Rss:", "Anonymous:" and "Swap:" must read "N kB",
+ * "VmFlags:" is a list of two-character codes, other keys are not interpreted). Plain
+ * /proc/PID/maps text (header lines only) is accepted too. Mappings must be non-empty
+ * (start < end) and in increasing, non-overlapping order. Lines end with '\n' (the last one
+ * may lack it); NUL bytes are refused. Messages read "NAME: line N: what was expected", with
+ * the byte offset of the line in the diag.
+ */
+
+/*
  * Read and parse /proc/@p pid/smaps (@p path overrides the file, for tests; NULL = the real
  * one). On success release with gc_procmaps_free().
  * @retval GPUCORE_OK
  * @retval GPUCORE_E_NOTFOUND the process does not exist (ENOENT, ESRCH)
  * @retval GPUCORE_E_PERM     not allowed to read it
  * @retval GPUCORE_E_CORRUPT  a line does not parse ("FILE: line N: ...")
- * @retval GPUCORE_E_LIMIT    more than 1M mappings or a line above 64 KiB
+ * @retval GPUCORE_E_LIMIT    more than 1M mappings, a line above 64 KiB, or a file above 1 GiB
  * @retval GPUCORE_E_IO, GPUCORE_E_NOMEM
+ * The file is read with a loop of read(2) (procfs files report size 0).
  */
 gpucore_status_t gc_procmaps_read(pid_t pid, const char *path, struct gc_procmaps *ret,
                                   gpucore_diag_t *reterr_diag);
 
-/* Parse smaps text already in memory (@p name is used in messages). Same statuses. */
+/* Parse smaps text already in memory (@p name is used in messages). Statuses as above, except
+ * NOTFOUND, PERM and IO. On failure *ret is left untouched. */
 gpucore_status_t gc_procmaps_parse(const char *text, size_t len, const char *name,
                                    struct gc_procmaps *ret, gpucore_diag_t *reterr_diag);
 
