@@ -21,6 +21,11 @@
  *   - GPUCORE CODE_OBJECTS (each object's URI, load address and bytes: memory:// from target
  *     memory, file:// from the file system) and ALLOC_MAP (the GPU mappings, classified).
  *
+ * The state tier also holds host memory the runtime owns (r_debug, link_map nodes, URI strings,
+ * memory:// code-object images): a reader needs it, and nothing else plans it.
+ * Memory inside a GC_KFD_MAP_NO_READ mapping (doorbells, MMIO) is never read and is in no tier,
+ * whatever pointer leads there (a warning names what was skipped).
+ *
  * Memory is read only through the caller's read function, which must not fail for
  * the whole read when part of it is unreadable (it reports the readable prefix).
  * Every value read from the target is validated before use: a bad header, an unreadable
@@ -68,18 +73,21 @@ struct gc_plan_input {
     struct kfd_runtime_info rinfo;
     const struct kfd_dbg_device_info_entry *devices;
     uint32_t ndevices;
-    uint32_t device_entry_size; /* what the driver populated */
+    uint32_t device_entry_size; /* what the driver populated (metadata only: the note always
+                                   carries the KFD 1.13-1.18 layouts, 120 / 64 bytes) */
     const struct kfd_queue_snapshot_entry *queues;
     uint32_t nqueues;
     uint32_t queue_entry_size;
-    const struct gc_kfd_mapping *maps; /* GPU mappings, sorted (gc_kfd_gpu_mappings) */
+    const struct gc_kfd_mapping *maps; /* GPU mappings, sorted, disjoint, non-empty
+                                          (gc_kfd_gpu_mappings) */
     uint32_t nmaps;
     const struct gc_plan_exception *exceptions;
     uint32_t nexceptions;
     gc_plan_read_fn read;
     void *read_user;
     uint64_t window;       /* referenced window; 0 = GC_PLAN_DEFAULT_WINDOW */
-    uint64_t embed_limit;  /* 0 = GC_PLAN_DEFAULT_EMBED */
+    uint64_t embed_limit;  /* 0 = GC_PLAN_DEFAULT_EMBED; code-object bytes embedded in
+                              total (the first object that does not fit gets a prefix) */
 };
 
 /* A labelled piece of memory, for the manifest ("AQL ring, queue 3"). */
@@ -99,19 +107,32 @@ struct gc_plan {
     uint32_t nitems;
     gpucore_code_objects_t code_objects;    /* bytes owned by the plan */
     gpucore_alloc_map_t alloc_map;          /* labels owned by the plan */
-    /* Figures for the summary line and the metadata. */
+    /* Figures for the summary line and the metadata. dispatches: KERNEL_DISPATCH packets
+     * among the active ones; waves: decoded from the CWSR areas; stopped: the trap handler
+     * stopped them (ttmp6); faulting: their stop reasons name an error (memory violation,
+     * address error, illegal instruction, assert or other trap, math exception, ECC, fatal
+     * halt), not a debugger event (breakpoint, watchpoint, single step, debug trap). */
     uint32_t agents, queues, dispatches;
     uint32_t waves, stopped_waves, faulting_waves;
     /* Things that could not be planned, one sentence each ("queue 3, XCC 1: CWSR header at
-     * 0x...: unreadable (EIO)"); the capture goes on without them. */
+     * 0x...: unreadable (Input/output error) after 0 of 40 bytes"); the capture goes on
+     * without them. At most 256; the last one then says how many more there were. */
     char **warnings;
     uint32_t nwarnings;
 };
 
 /*
  * Build the plan. Reads the target through in->read (the queues must be suspended).
+ * Bounded whatever the target holds: at most 4096 link_map nodes, 4 KiB per URI, 256 MiB per
+ * code object read (memory:// images are read in 1 MiB steps, so an absurd size costs only
+ * what the target really has), 64 KiB of kernargs per dispatch, 256 MiB of saved waves per
+ * XCC, 4096 referenced windows, 1M ranges per tier, 65536 items, 256 warnings; embedded
+ * bytes <= embed_limit.
  * @retval GPUCORE_OK
- * @retval GPUCORE_E_INVAL    NULL arguments, or snapshot entries inconsistent with each other
+ * @retval GPUCORE_E_INVAL    NULL arguments (in, ret, in->read), a non-zero count with a NULL
+ *                            array, more than 256 devices or 65536 queues, GPU mappings that
+ *                            are empty, wrap, or are not sorted and disjoint, or snapshot
+ *                            entries inconsistent with each other
  *                            (a queue naming a gpu_id no device has)
  *                            (a device whose gfx_target_version arch does not know is not an
  *                            error: its note entry is written, its CWSR areas are captured
@@ -124,7 +145,8 @@ gpucore_status_t gc_plan_build(const struct gc_plan_input *in, struct gc_plan **
 
 void gc_plan_free(struct gc_plan *p);
 
-/* The item that contains @p addr (the smallest one), or NULL. */
+/* The item that contains @p addr (the smallest one), or NULL (also for a NULL plan).
+ * Items may overlap: a 64-byte line can hold a control stack's end and a wave area's start. */
 const struct gc_plan_item *gc_plan_item_at(const struct gc_plan *p, uint64_t addr);
 
 #endif /* GC_CAPTURE_PLAN_H */

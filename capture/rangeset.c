@@ -114,6 +114,11 @@ gpucore_status_t gc_rangeset_remove(struct gc_rangeset *s, uint64_t start, uint6
 
 gpucore_status_t gc_rangeset_subtract(struct gc_rangeset *s, const struct gc_rangeset *other)
 {
+    /* s -= s: removing while iterating the same array would skip ranges. */
+    if (s == other) {
+        gc_rangeset_clear(s);
+        return GPUCORE_OK;
+    }
     for (uint32_t k = 0; k < other->count && s->count; k++) {
         gpucore_status_t st =
             gc_rangeset_remove(s, other->r[k].start, other->r[k].end - other->r[k].start);

@@ -31,16 +31,18 @@ struct gc_rangeset {
  * @retval GPUCORE_OK, GPUCORE_E_NOMEM, GPUCORE_E_LIMIT (more than 16M ranges). */
 gpucore_status_t gc_rangeset_add(struct gc_rangeset *s, uint64_t start, uint64_t size);
 
-/* Remove [start, start + size) (splitting ranges). @retval GPUCORE_OK, GPUCORE_E_NOMEM. */
+/* Remove [start, start + size) (splitting ranges).
+ * @retval GPUCORE_OK, GPUCORE_E_NOMEM, GPUCORE_E_LIMIT (a split would exceed 16M ranges). */
 gpucore_status_t gc_rangeset_remove(struct gc_rangeset *s, uint64_t start, uint64_t size);
 
-/* s -= other. @retval GPUCORE_OK, GPUCORE_E_NOMEM. */
+/* s -= other (other may be s). @retval GPUCORE_OK, GPUCORE_E_NOMEM, GPUCORE_E_LIMIT. */
 gpucore_status_t gc_rangeset_subtract(struct gc_rangeset *s, const struct gc_rangeset *other);
 
-/* s += other. @retval GPUCORE_OK, GPUCORE_E_NOMEM, GPUCORE_E_LIMIT. */
+/* s += other (other may be s). @retval GPUCORE_OK, GPUCORE_E_NOMEM, GPUCORE_E_LIMIT. */
 gpucore_status_t gc_rangeset_union(struct gc_rangeset *s, const struct gc_rangeset *other);
 
-/* Keep only the parts inside [start, start + size). @retval GPUCORE_OK, GPUCORE_E_NOMEM. */
+/* Keep only the parts inside [start, start + size) (clipped at UINT64_MAX).
+ * @retval GPUCORE_OK, GPUCORE_E_NOMEM, GPUCORE_E_LIMIT. */
 gpucore_status_t gc_rangeset_clip(struct gc_rangeset *s, uint64_t start, uint64_t size);
 
 /* Non-zero if every byte of [start, start + size) is in the set (size 0: true). */
