@@ -1,3 +1,1079 @@
 /* SPDX-License-Identifier: MIT */
-/* (being written) */
-typedef int gc_placeholder_capture;
+/*
+ * The capture pipeline (capture.h). One struct cap holds everything that must be undone, so
+ * every exit path goes through cap_cleanup(): resume the queues this capture suspended,
+ * disable debugging, close the driver session, resume and detach the threads. The writer is
+ * either finished (a valid core, possibly marked truncated) or aborted (nothing published).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <gpucore/core.h>
+#include <gpucore/schema.h>
+
+#include "capture.h"
+#include "gc_util.h"
+#include "host_core.h"
+#include "plan.h"
+#include "procmaps.h"
+#include "rangeset.h"
+#include "tracee.h"
+
+#define CAP_MAX_SERVICE 16u
+#define CAP_STOP_TIMEOUT_MS 10000
+#define CAP_OPEN_RETRY_MS 30000     /* RUN: how long the simulated driver may take to appear */
+#define CAP_WAIT_SLICE_MS 50        /* WATCH: poll granularity between the driver and ptrace */
+#define CAP_CHUNK (64ull << 20)     /* segment pieces without a deadline */
+#define CAP_CHUNK_DEADLINE (4ull << 20) /* with one: the clock is checked between pieces */
+#define CAP_PAGE 4096ull
+
+/* Exceptions a watching capture waits for: the queue errors (KFD_EC_MASK_QUEUE without the
+ * lifecycle events EC_QUEUE_NEW, which are not errors) and the device's memory violation,
+ * RAS error and fatal halt. */
+#define CAP_WATCH_MASK ((KFD_EC_MASK_QUEUE & ~KFD_EC_MASK(EC_QUEUE_NEW)) |                         \
+                        KFD_EC_MASK(EC_DEVICE_MEMORY_VIOLATION) |                                   \
+                        KFD_EC_MASK(EC_DEVICE_FATAL_HALT) | KFD_EC_MASK(EC_DEVICE_RAS_ERROR))
+#define CAP_MAX_EXCEPTIONS 64u
+
+struct cap {
+    const struct gc_capture_opts *o;
+    struct gc_capture_result *res;
+    gpucore_diag_t *diag;
+
+    struct gc_tracee *t;
+    pid_t pid;
+    struct gc_kfd *k;
+    int enabled;
+    struct kfd_runtime_info rinfo_at_enable; /* WATCH/RUN: what ENABLE said */
+    pid_t service[CAP_MAX_SERVICE];
+    uint32_t nservice;
+
+    uint32_t *resume_ids; /* queues this capture suspended */
+    uint32_t nresume;
+
+    gpucore_writer_t *w;
+    uint64_t start_mono_ns, start_real_ns;
+    uint64_t deadline_ns; /* monotonic; 0 = none */
+    int deadline_hit;
+
+    /* The read callback's failure that ended the capture (target gone, refused). */
+    gpucore_status_t read_fail;
+    gpucore_diag_t read_diag;
+
+    struct gc_plan_exception exc[CAP_MAX_EXCEPTIONS];
+    uint32_t nexc;
+    uint64_t skipped_by_reason[8];
+    uint32_t flags; /* GPUCORE_META_* */
+};
+
+/* ---- small helpers ---------------------------------------------------------------------- */
+
+static uint64_t clock_ns(clockid_t id)
+{
+    struct timespec ts;
+
+    clock_gettime(id, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int interrupted(const struct cap *c)
+{
+    return c->o->interrupted && *c->o->interrupted;
+}
+
+static int deadline_passed(struct cap *c)
+{
+    if (c->deadline_ns && !c->deadline_hit && clock_ns(CLOCK_MONOTONIC) >= c->deadline_ns)
+        c->deadline_hit = 1;
+    return c->deadline_hit;
+}
+
+static void progress(const struct cap *c, const char *fmt, ...) GC_PRINTF(2, 3);
+static void progress(const struct cap *c, const char *fmt, ...)
+{
+    char buf[160];
+    va_list ap;
+
+    if (!c->o->progress)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    c->o->progress(c->o->progress_user, buf);
+}
+
+/* Count a warning; the first one is kept as the result's sentence. */
+static void warn(struct cap *c, const char *fmt, ...) GC_PRINTF(2, 3);
+static void warn(struct cap *c, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (c->res->nwarnings++ == 0) {
+        va_start(ap, fmt);
+        vsnprintf(c->res->warning, sizeof(c->res->warning), fmt, ap);
+        va_end(ap);
+    }
+}
+
+static gpucore_status_t interrupted_fail(struct cap *c)
+{
+    return gc_diag_set(c->diag, GPUCORE_E_INTR, GC_NO_OFFSET,
+                       "interrupted: no core written; process %ld was resumed and detached",
+                       (long)c->pid);
+}
+
+/* ---- undo everything ------------------------------------------------------------------- */
+
+/* Resume the queues this capture suspended and disable debugging; errors are only counted
+ * (the target may be gone, or a fault injected: the driver's own DISABLE resumes them too). */
+static void cap_release_gpu(struct cap *c)
+{
+    gpucore_diag_t d = { 0 };
+
+    if (!c->k)
+        return;
+    if (c->nresume) {
+        uint32_t done = 0;
+
+        if (gc_kfd_resume_queues(c->k, c->resume_ids, c->nresume, &done, &d) != GPUCORE_OK)
+            warn(c, "resuming the queues failed: %s", d.message);
+        c->nresume = 0;
+    }
+    if (c->enabled) {
+        if (gc_kfd_disable(c->k, &d) != GPUCORE_OK)
+            warn(c, "disabling debugging failed: %s", d.message);
+        c->enabled = 0;
+    }
+    /* Closing the session is also the driver's cue for an implicit DISABLE (close of
+     * /dev/kfd), so even a failed DISABLE leaves the target undebugged. Done now, while the
+     * simulated driver's thread still runs. */
+    gc_kfd_close(c->k);
+    c->k = NULL;
+}
+
+/* Undo everything. RUN after a capture (@p ok): wait for the command's end, its status is
+ * what `gpucore run` reports; after a failure the command is left to run on untraced. */
+static void cap_cleanup(struct cap *c, int ok)
+{
+    gpucore_diag_t d = { 0 };
+
+    gpucore_writer_abort(c->w);
+    c->w = NULL;
+    cap_release_gpu(c);
+    gc_free(c->resume_ids);
+    c->resume_ids = NULL;
+    if (c->t) {
+        (void)gc_tracee_resume_all(c->t, &d);
+        if (ok && c->o->mode == GC_CAPTURE_RUN && !interrupted(c) && !c->res->exited) {
+            int status = -1;
+            gpucore_status_t st;
+
+            do
+                st = gc_tracee_wait_exit(c->t, &status, &d);
+            while (st == GPUCORE_E_INTR && !interrupted(c));
+            if (st == GPUCORE_OK) {
+                c->res->exited = 1;
+                c->res->exit_status = status;
+            }
+        }
+        gc_tracee_detach(c->t);
+        c->t = NULL;
+    }
+}
+
+/* ---- reading target memory --------------------------------------------------------------- */
+
+static gpucore_status_t plan_read(void *user, uint64_t addr, void *buf, uint64_t size,
+                                  uint64_t *ret_done, int *ret_errno)
+{
+    struct cap *c = user;
+    gpucore_diag_t d = { 0 };
+    gpucore_status_t st;
+
+    if (interrupted(c))
+        return GPUCORE_E_INTR;
+    st = gc_kfd_read_memory(c->k, addr, buf, size, ret_done, ret_errno, &d);
+    if (st != GPUCORE_OK && st != GPUCORE_E_UNAVAILABLE && c->read_fail == GPUCORE_OK) {
+        c->read_fail = st;
+        c->read_diag = d;
+    }
+    return st;
+}
+
+/* The writer's pull callback: unreadable pages are reported and stepped over; a target that
+ * is gone or refuses, or an interruption, aborts the core. */
+static int64_t writer_read(void *user, uint64_t addr, void *buf, uint64_t size, int *ret_errno,
+                           uint64_t *ret_bad_size)
+{
+    struct cap *c = user;
+    uint64_t done = 0;
+    int err = 0;
+    gpucore_status_t st = plan_read(c, addr, buf, size, &done, &err);
+
+    if (st == GPUCORE_OK)
+        return (int64_t)size;
+    if (st == GPUCORE_E_UNAVAILABLE) {
+        uint64_t bad = addr + done;
+
+        *ret_errno = err ? err : EIO;
+        *ret_bad_size = CAP_PAGE - (bad & (CAP_PAGE - 1));
+        return (int64_t)done;
+    }
+    return (int64_t)st;
+}
+
+static int header_read(void *user, uint64_t addr, uint8_t out[4])
+{
+    struct cap *c = user;
+    uint64_t done = 0;
+    int err = 0;
+
+    return plan_read(c, addr, out, 4, &done, &err) == GPUCORE_OK ? 0 : -1;
+}
+
+/* ---- writing memory --------------------------------------------------------------------- */
+
+static const char *range_label(const struct gc_plan *p, const struct gc_kfd_mapping *maps,
+                               uint32_t nmaps, uint64_t addr, const char *dflt)
+{
+    const struct gc_plan_item *it = p ? gc_plan_item_at(p, addr) : NULL;
+
+    if (it && it->label[0])
+        return it->label;
+    for (uint32_t i = 0; i < nmaps; i++)
+        if (addr >= maps[i].base && addr - maps[i].base < maps[i].size && maps[i].label[0])
+            return maps[i].label;
+    return dflt;
+}
+
+/* The writer stopped taking data (budget, deadline): what it says. */
+static void note_writer_state(struct cap *c)
+{
+    struct gpucore_writer_stats s;
+
+    if (gpucore_writer_get_stats(c->w, &s) == GPUCORE_OK && s.truncated) {
+        c->res->truncated = 1;
+        if (!c->res->truncation_reason)
+            c->res->truncation_reason = s.truncation_reason;
+    }
+}
+
+/*
+ * Write [addr, addr + size) as segments of at most one chunk, checking the clock and the
+ * interrupted flag between chunks. Returns OK (also when the budget or deadline left parts
+ * out: the writer recorded them) or a failure (writer failed, interrupted).
+ */
+static gpucore_status_t write_range(struct cap *c, uint64_t addr, uint64_t size, uint32_t tier,
+                                    uint32_t p_flags, const char *label)
+{
+    uint64_t chunk = c->deadline_ns ? CAP_CHUNK_DEADLINE : CAP_CHUNK;
+    struct gpucore_range_info info = {
+        .sz = sizeof(info), .tier = tier, .p_flags = p_flags, .label = label
+    };
+
+    while (size) {
+        /* Once the data is cut, the rest goes in one call: the writer only records it. */
+        uint64_t n = size < chunk || c->res->truncated ? size : chunk;
+        gpucore_status_t st;
+
+        if (interrupted(c))
+            return interrupted_fail(c);
+        if (!c->res->truncated && deadline_passed(c)) {
+            (void)gpucore_writer_stop(c->w, GPUCORE_REASON_DEADLINE);
+            c->res->truncated = 1;
+            c->res->truncation_reason = GPUCORE_REASON_DEADLINE;
+        }
+        st = gpucore_writer_add_segment_fn(c->w, addr, n, &info, writer_read, c);
+        if (st == GPUCORE_E_LIMIT) {
+            note_writer_state(c); /* the writer recorded the range as skipped */
+        } else if (st != GPUCORE_OK) {
+            if (c->read_fail != GPUCORE_OK) {
+                *c->diag = c->read_diag;
+                if (c->read_fail == GPUCORE_E_NOTFOUND)
+                    return gc_diag_set(c->diag, GPUCORE_E_NOTFOUND, GC_NO_OFFSET,
+                                       "process %ld exited during the capture: no core written",
+                                       (long)c->pid);
+                return c->read_fail;
+            }
+            if (st == GPUCORE_E_INTR)
+                return interrupted_fail(c);
+            return gc_diag_set(c->diag, st, GC_NO_OFFSET, "%s: writing the core failed: %s",
+                               c->res->path,
+                               gpucore_writer_errmsg(c->w)[0] ? gpucore_writer_errmsg(c->w)
+                                                               : gpucore_strerror(st));
+        } else {
+            note_writer_state(c);
+        }
+        addr += n;
+        size -= n;
+    }
+    return GPUCORE_OK;
+}
+
+static gpucore_status_t write_set(struct cap *c, const struct gc_rangeset *s, uint32_t tier,
+                                  const struct gc_plan *p, const struct gc_kfd_mapping *maps,
+                                  uint32_t nmaps)
+{
+    for (uint32_t i = 0; i < s->count; i++) {
+        const struct gc_range *r = &s->r[i];
+        uint64_t size = r->end ? r->end - r->start : UINT64_MAX - r->start;
+
+        GC_TRY(write_range(c, r->start, size, tier, 0,
+                           range_label(p, maps, nmaps, r->start, gpucore_tier_name(tier))));
+    }
+    return GPUCORE_OK;
+}
+
+static void skip_set(struct cap *c, const struct gc_rangeset *s, uint32_t tier, uint32_t reason,
+                     const struct gc_plan *p, const struct gc_kfd_mapping *maps, uint32_t nmaps)
+{
+    for (uint32_t i = 0; i < s->count; i++) {
+        const struct gc_range *r = &s->r[i];
+        uint64_t size = r->end ? r->end - r->start : UINT64_MAX - r->start;
+        struct gpucore_range_info info = {
+            .sz = sizeof(info), .tier = tier,
+            .label = range_label(p, maps, nmaps, r->start, gpucore_tier_name(tier))
+        };
+
+        if (gpucore_writer_record_skip(c->w, r->start, size, &info, reason) == GPUCORE_OK)
+            c->skipped_by_reason[reason < 8 ? reason : 0] += size;
+    }
+}
+
+/* Host memory by the kernel's rules, minus GPU mappings and minus what the GPU tiers write. */
+static gpucore_status_t write_host(struct cap *c, const struct gc_procmaps *pm,
+                                   const struct gc_kfd_mapping *maps, uint32_t nmaps,
+                                   const struct gc_rangeset *gpu_written)
+{
+    struct gc_rangeset exclude = GC_RANGESET_INIT, piece = GC_RANGESET_INIT;
+    struct gc_host_ranges hr = { 0 };
+    gpucore_status_t st = GPUCORE_OK;
+
+    for (uint32_t i = 0; i < nmaps && st == GPUCORE_OK; i++)
+        st = gc_rangeset_add(&exclude, maps[i].base, maps[i].size);
+    if (st == GPUCORE_OK)
+        st = gc_host_select(pm, gc_host_coredump_filter(c->pid), &exclude, header_read, c, &hr,
+                            c->diag);
+    for (uint32_t i = 0; st == GPUCORE_OK && i < hr.count; i++) {
+        const struct gc_host_range *r = &hr.r[i];
+
+        gc_rangeset_clear(&piece);
+        st = gc_rangeset_add(&piece, r->start, r->size);
+        if (st == GPUCORE_OK && gpu_written)
+            st = gc_rangeset_subtract(&piece, gpu_written);
+        for (uint32_t j = 0; st == GPUCORE_OK && j < piece.count; j++)
+            st = write_range(c, piece.r[j].start, piece.r[j].end - piece.r[j].start,
+                             GPUCORE_TIER_HOST, r->p_flags, r->label);
+    }
+    for (uint32_t i = 0; st == GPUCORE_OK && i < hr.nskipped; i++) {
+        const struct gc_host_range *r = &hr.skipped[i];
+        struct gpucore_range_info info = {
+            .sz = sizeof(info), .tier = GPUCORE_TIER_HOST, .p_flags = r->p_flags,
+            .label = r->label
+        };
+
+        if (r->size && gpucore_writer_record_skip(c->w, r->start, r->size, &info,
+                                                  r->reason ? r->reason
+                                                            : GPUCORE_REASON_POLICY) ==
+                               GPUCORE_OK)
+            c->skipped_by_reason[r->reason < 8 ? r->reason : 0] += r->size;
+    }
+    if (st == GPUCORE_E_NOMEM)
+        gc_diag_set(c->diag, st, GC_NO_OFFSET, "out of memory selecting host memory");
+    gc_host_ranges_free(&hr);
+    gc_rangeset_free(&exclude);
+    gc_rangeset_free(&piece);
+    return st;
+}
+
+/* ---- notes ------------------------------------------------------------------------------- */
+
+static gpucore_status_t add_encoded(struct cap *c, uint32_t type, gpucore_status_t est, void *desc,
+                                    size_t size, const char *what)
+{
+    gpucore_status_t st = est;
+
+    if (st == GPUCORE_OK)
+        st = gpucore_writer_add_note(c->w, GPUCORE_NOTE_OWNER, type, desc, size);
+    gpucore_free(desc);
+    if (st != GPUCORE_OK)
+        return gc_diag_set(c->diag, st, GC_NO_OFFSET, "cannot add the %s note: %s", what,
+                           gpucore_strerror(st));
+    return GPUCORE_OK;
+}
+
+/* /proc/PID/<what> into a gc_malloc'ed buffer (NUL-terminated); *ret_len its length. */
+static char *slurp_proc(pid_t pid, const char *what, size_t *ret_len)
+{
+    char path[64];
+    FILE *f;
+    char *buf;
+    size_t n;
+
+    *ret_len = 0;
+    snprintf(path, sizeof(path), "/proc/%ld/%s", (long)pid, what);
+    f = fopen(path, "re");
+    if (!f)
+        return NULL;
+    buf = gc_malloc(4097);
+    if (!buf) {
+        fclose(f);
+        return NULL;
+    }
+    n = fread(buf, 1, 4096, f);
+    fclose(f);
+    buf[n] = '\0';
+    *ret_len = n;
+    return buf;
+}
+
+static gpucore_status_t add_meta(struct cap *c, const struct gc_plan *p, uint32_t dev_esize,
+                                 uint32_t q_esize, uint32_t kmaj, uint32_t kmin)
+{
+    gpucore_capture_meta_t m;
+    struct utsname u;
+    char host[256] = "", exe[4096] = "";
+    char *cmdline;
+    size_t cmdlen = 0;
+    ssize_t n;
+    void *desc = NULL;
+    size_t size = 0;
+    gpucore_status_t st;
+    char linkpath[64];
+
+    (void)p;
+    memset(&m, 0, sizeof(m));
+    m.time_ns = c->start_real_ns;
+    m.duration_ns = clock_ns(CLOCK_MONOTONIC) - c->start_mono_ns;
+    m.pid = (uint32_t)c->pid;
+    m.trigger = c->res->trigger;
+    m.tier = c->o->tier;
+    m.flags = c->flags;
+    m.max_size = c->o->max_size;
+    m.deadline_ms = c->o->deadline_ms;
+    m.kfd_major = kmaj;
+    m.kfd_minor = kmin;
+    m.kfd_device_entry_size = dev_esize;
+    m.kfd_queue_entry_size = q_esize;
+    m.signal = 0;
+    m.compress_level = c->o->compress ? (c->o->compress_level ? c->o->compress_level : 3) : 0;
+    m.producer = (gpucore_str_t){ "gpucore", 7 };
+    m.producer_version = (gpucore_str_t){ GPUCORE_VERSION_STRING,
+                                          (uint32_t)strlen(GPUCORE_VERSION_STRING) };
+    if (gethostname(host, sizeof(host)) == 0) {
+        host[sizeof(host) - 1] = '\0';
+        m.hostname = (gpucore_str_t){ host, (uint32_t)strlen(host) };
+    }
+    if (uname(&u) == 0)
+        m.kernel = (gpucore_str_t){ u.release, (uint32_t)strlen(u.release) };
+    snprintf(linkpath, sizeof(linkpath), "/proc/%ld/exe", (long)c->pid);
+    n = readlink(linkpath, exe, sizeof(exe) - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        m.exe = (gpucore_str_t){ exe, (uint32_t)n };
+    }
+    cmdline = slurp_proc(c->pid, "cmdline", &cmdlen);
+    /* The command line keeps its NUL separators but not the trailing one. */
+    if (cmdline && cmdlen && cmdline[cmdlen - 1] == '\0')
+        cmdlen--;
+    if (cmdline && cmdlen)
+        m.cmdline = (gpucore_str_t){ cmdline, (uint32_t)cmdlen };
+    if (c->o->options_text && *c->o->options_text)
+        m.options = (gpucore_str_t){ c->o->options_text, (uint32_t)strlen(c->o->options_text) };
+    st = gpucore_capture_meta_encode(&m, &desc, &size, c->diag);
+    if (st == GPUCORE_E_INVAL && m.cmdline.ptr) {
+        /* A command line that is not UTF-8: recorded without it rather than not at all. */
+        m.cmdline = (gpucore_str_t){ NULL, 0 };
+        st = gpucore_capture_meta_encode(&m, &desc, &size, c->diag);
+    }
+    gc_free(cmdline);
+    return add_encoded(c, GPUCORE_NT_CAPTURE_META, st, desc, size, "capture metadata");
+}
+
+/* ---- the driver side -------------------------------------------------------------------- */
+
+/* RUN: handle the command's pending ptrace stops (thread creation above all) until none comes
+ * for one slice. The simulated driver's thread is born stopped (PTRACE_O_TRACECLONE) and
+ * answers nothing until it is resumed here. Returns OK, or NOTFOUND with res->exited. */
+static gpucore_status_t settle(struct cap *c, uint64_t until)
+{
+    for (;;) {
+        enum gc_tracee_event ev = GC_TRACEE_NOTHING;
+        gpucore_diag_t d = { 0 };
+        gpucore_status_t st;
+
+        if (interrupted(c))
+            return interrupted_fail(c);
+        st = gc_tracee_poll(c->t, CAP_WAIT_SLICE_MS, &ev, &d);
+        if (st == GPUCORE_E_INTR)
+            continue;
+        if (st != GPUCORE_OK) {
+            *c->diag = d;
+            return st;
+        }
+        if (ev == GC_TRACEE_EXITED) {
+            c->res->exited = 1;
+            c->res->exit_status = gc_tracee_exit_status(c->t);
+            return GPUCORE_E_NOTFOUND;
+        }
+        if (ev == GC_TRACEE_NOTHING || clock_ns(CLOCK_MONOTONIC) >= until)
+            return GPUCORE_OK;
+    }
+}
+
+static gpucore_status_t open_kfd(struct cap *c)
+{
+    int retry = c->o->mode == GC_CAPTURE_RUN && c->o->kfd.backend == GC_KFD_BACKEND_SIM;
+    uint64_t until = clock_ns(CLOCK_MONOTONIC) + (uint64_t)CAP_OPEN_RETRY_MS * 1000000ull;
+    gpucore_status_t st;
+
+    for (;;) {
+        if (retry)
+            GC_TRY(settle(c, until));
+        st = gc_kfd_open(c->pid, &c->o->kfd, &c->k, c->diag);
+        /* RUN with the simulated driver: its socket appears once the command is up (NODEV
+         * until then), and a driver thread that was still being born may not have answered
+         * (IO: the request timed out). */
+        if (!retry || (st != GPUCORE_E_NODEV && st != GPUCORE_E_IO) ||
+            clock_ns(CLOCK_MONOTONIC) >= until)
+            return st;
+    }
+}
+
+/* Drain the raised events into c->exc (QUERY_DEBUG_EVENT until none), with the fault address
+ * of a memory violation (QUERY_EXCEPTION_INFO). */
+static void collect_events(struct cap *c)
+{
+    for (int guard = 0; guard < 256; guard++) {
+        uint64_t raised = 0;
+        uint32_t gpu = 0, queue = 0;
+        gpucore_diag_t d = { 0 };
+
+        if (gc_kfd_query_debug_event(c->k, 0, &raised, &gpu, &queue, &d) != GPUCORE_OK)
+            break;
+        for (uint32_t code = 1; code < EC_MAX && raised; code++) {
+            struct gc_plan_exception *e;
+
+            if (!(raised & KFD_EC_MASK(code)))
+                continue;
+            raised &= ~KFD_EC_MASK(code);
+            if (c->nexc == CAP_MAX_EXCEPTIONS)
+                break;
+            e = &c->exc[c->nexc++];
+            e->code = code;
+            e->gpu_id = gpu;
+            e->queue_id = queue;
+            e->fault_va = 0;
+            if (code == EC_DEVICE_MEMORY_VIOLATION) {
+                uint8_t rec[32];
+                uint32_t sz = sizeof(rec);
+
+                if (gc_kfd_query_exception_info(c->k, gpu, code, 0, rec, &sz, &d) ==
+                            GPUCORE_OK && sz >= 24) {
+                    uint64_t va = 0;
+
+                    for (int b = 7; b >= 0; b--)
+                        va = (va << 8) | rec[16 + b];
+                    e->fault_va = va;
+                }
+            }
+            if (!c->res->exception_code)
+                c->res->exception_code = code;
+        }
+    }
+    c->res->trigger = GPUCORE_TRIGGER_QUEUE_ERROR;
+    for (uint32_t i = 0; i < c->nexc; i++)
+        if (c->exc[i].code == EC_QUEUE_WAVE_MEMORY_VIOLATION ||
+            c->exc[i].code == EC_DEVICE_MEMORY_VIOLATION ||
+            c->exc[i].code == EC_QUEUE_WAVE_APERTURE_VIOLATION)
+            c->res->trigger = GPUCORE_TRIGGER_MEMORY_VIOLATION;
+}
+
+/*
+ * WATCH/RUN: wait for a raised exception (the event fd), the target's exit, or a signal.
+ * Returns OK with an exception collected, OK with res->exited (no GPU error), or a failure.
+ */
+static gpucore_status_t wait_for_exception(struct cap *c)
+{
+    int efd = gc_kfd_event_fd(c->k);
+
+    progress(c, "waiting for a GPU exception");
+    for (;;) {
+        enum gc_tracee_event ev = GC_TRACEE_NOTHING;
+        gpucore_diag_t d = { 0 };
+        struct pollfd pfd = { .fd = efd, .events = POLLIN };
+        gpucore_status_t st;
+        int rc;
+
+        if (interrupted(c))
+            return interrupted_fail(c);
+        rc = efd >= 0 ? poll(&pfd, 1, CAP_WAIT_SLICE_MS) : 0;
+        if (rc > 0 && (pfd.revents & (POLLIN | POLLERR | POLLHUP))) {
+            (void)gc_kfd_wait_event(c->k, 0, &d); /* drains the fd */
+            collect_events(c);
+            if (c->nexc)
+                return GPUCORE_OK;
+        }
+        st = gc_tracee_poll(c->t, efd >= 0 ? 0 : CAP_WAIT_SLICE_MS, &ev, &d);
+        if (st == GPUCORE_E_INTR)
+            continue;
+        if (st != GPUCORE_OK) {
+            *c->diag = d;
+            return st;
+        }
+        if (ev == GC_TRACEE_EXITED) {
+            c->res->exited = 1;
+            c->res->exit_status = gc_tracee_exit_status(c->t);
+            return GPUCORE_OK;
+        }
+    }
+}
+
+/* ---- the capture proper ------------------------------------------------------------------ */
+
+struct gpu_state {
+    struct kfd_runtime_info rinfo;
+    struct kfd_dbg_device_info_entry *devs;
+    uint32_t ndevs, dev_esize;
+    struct kfd_queue_snapshot_entry *queues;
+    uint32_t nqueues, q_esize;
+    struct gc_kfd_mapping *maps;
+    uint32_t nmaps;
+    struct gc_plan *plan;
+    uint32_t kmaj, kmin;
+};
+
+static void gpu_state_free(struct gpu_state *g)
+{
+    gc_free(g->devs);
+    gc_free(g->queues);
+    gc_free(g->maps);
+    gc_plan_free(g->plan);
+    memset(g, 0, sizeof(*g));
+}
+
+/* Suspend every queue; per-queue failures are warnings. */
+static gpucore_status_t suspend_all(struct cap *c, struct gpu_state *g)
+{
+    uint32_t *ids, done = 0, bad = 0;
+    gpucore_status_t st;
+
+    if (g->nqueues == 0)
+        return GPUCORE_OK;
+    ids = gc_calloc_array(g->nqueues, sizeof(*ids));
+    c->resume_ids = gc_calloc_array(g->nqueues, sizeof(*ids));
+    if (!ids || !c->resume_ids) {
+        gc_free(ids);
+        return gc_diag_set(c->diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
+    }
+    for (uint32_t i = 0; i < g->nqueues; i++)
+        ids[i] = g->queues[i].queue_id & GC_KFD_QUEUE_ID_MASK;
+    progress(c, "suspending %u queue%s", g->nqueues, g->nqueues == 1 ? "" : "s");
+    st = gc_kfd_suspend_queues(c->k, ids, g->nqueues, 0, 0, &done, c->diag);
+    if (st != GPUCORE_OK) {
+        gc_free(ids);
+        gc_diag_prefix(c->diag, "suspending the queues");
+        return st;
+    }
+    for (uint32_t i = 0; i < g->nqueues; i++) {
+        if (ids[i] & (GC_KFD_QUEUE_ERROR_MASK | GC_KFD_QUEUE_INVALID_MASK)) {
+            if (bad++ == 0)
+                warn(c, "queue %u could not be suspended (%s): its state may be inconsistent",
+                     ids[i] & GC_KFD_QUEUE_ID_MASK,
+                     (ids[i] & GC_KFD_QUEUE_INVALID_MASK) ? "no such queue" : "driver error");
+            else
+                c->res->nwarnings++;
+        } else {
+            c->resume_ids[c->nresume++] = ids[i] & GC_KFD_QUEUE_ID_MASK;
+        }
+    }
+    if (!bad)
+        c->flags |= GPUCORE_META_QUEUES_SUSPENDED;
+    gc_free(ids);
+    return GPUCORE_OK;
+}
+
+/* Everything about the GPU: snapshots, suspension, mappings, the plan. */
+static gpucore_status_t gpu_prepare(struct cap *c, struct gpu_state *g)
+{
+    struct gc_plan_input in;
+
+    progress(c, "reading device and queue snapshots");
+    GC_TRY(gc_kfd_device_snapshot(c->k, 0, &g->devs, &g->ndevs, &g->dev_esize, c->diag));
+    GC_TRY(gc_kfd_queue_snapshot(c->k, 0, &g->queues, &g->nqueues, &g->q_esize, c->diag));
+    GC_TRY(suspend_all(c, g));
+    GC_TRY(gc_kfd_gpu_mappings(c->k, &g->maps, &g->nmaps, c->diag));
+    if (interrupted(c))
+        return interrupted_fail(c);
+    progress(c, "planning: %u queue%s on %u agent%s", g->nqueues, g->nqueues == 1 ? "" : "s",
+             g->ndevs, g->ndevs == 1 ? "" : "s");
+    memset(&in, 0, sizeof(in));
+    in.pid = (uint32_t)c->pid;
+    in.kfd_major = g->kmaj;
+    in.kfd_minor = g->kmin;
+    in.rinfo = g->rinfo;
+    in.devices = g->devs;
+    in.ndevices = g->ndevs;
+    in.device_entry_size = g->dev_esize;
+    in.queues = g->queues;
+    in.nqueues = g->nqueues;
+    in.queue_entry_size = g->q_esize;
+    in.maps = g->maps;
+    in.nmaps = g->nmaps;
+    in.exceptions = c->exc;
+    in.nexceptions = c->nexc;
+    in.read = plan_read;
+    in.read_user = c;
+    if (gc_plan_build(&in, &g->plan, c->diag) != GPUCORE_OK) {
+        if (c->read_fail == GPUCORE_E_NOTFOUND)
+            return gc_diag_set(c->diag, GPUCORE_E_NOTFOUND, GC_NO_OFFSET,
+                               "process %ld exited during the capture: no core written",
+                               (long)c->pid);
+        if (interrupted(c))
+            return interrupted_fail(c);
+        return c->diag->status;
+    }
+    for (uint32_t i = 0; i < g->plan->nwarnings; i++)
+        warn(c, "%s", g->plan->warnings[i]);
+    c->res->agents = g->plan->agents;
+    c->res->queues = g->plan->queues;
+    c->res->waves = g->plan->waves;
+    c->res->faulting_waves = g->plan->faulting_waves;
+    return GPUCORE_OK;
+}
+
+static gpucore_status_t open_writer(struct cap *c)
+{
+    struct gc_capture_vars v;
+    char storage[512];
+    gpucore_status_t st;
+
+    uint32_t threads = c->o->threads;
+
+    if (c->o->compress && threads == 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+        threads = n < 1 ? 1u : n > 8 ? 8u : (uint32_t)n;
+    }
+    gc_capture_vars_fill(&v, c->pid, storage, sizeof(storage));
+    v.time_s = (int64_t)(c->start_real_ns / 1000000000ull);
+    GC_TRY(gc_capture_expand_path(c->o->output_pattern ? c->o->output_pattern : "gpucore.%p", &v,
+                                  c->res->path, sizeof(c->res->path), c->diag));
+    st = gpucore_writer_open(c->res->path,
+                             GPUCORE_OPTS(gpucore_writer_opts, .kind = GPUCORE_CORE_UNIFIED,
+                                          .max_bytes = c->o->max_size,
+                                          .compress = c->o->compress ? 1u : 0u,
+                                          .compress_level = c->o->compress_level,
+                                          .threads = threads),
+                             &c->w, c->diag);
+    if (st != GPUCORE_OK)
+        gc_diag_prefix(c->diag, "%s", c->res->path);
+    return st;
+}
+
+/* Memory: state tier, host, then the other GPU tiers up to the requested one. */
+static gpucore_status_t write_memory(struct cap *c, struct gpu_state *g,
+                                     const struct gc_procmaps *pm)
+{
+    struct gc_rangeset written = GC_RANGESET_INIT;
+    uint32_t top = c->o->tier > GPUCORE_TIER_ALL ? GPUCORE_TIER_ALL : c->o->tier;
+    gpucore_status_t st = GPUCORE_OK;
+    struct gc_plan *p = g->plan;
+
+    if (p)
+        for (uint32_t t = 0; t <= top && st == GPUCORE_OK; t++)
+            st = gc_rangeset_union(&written, &p->tier[t]);
+    if (st != GPUCORE_OK) {
+        gc_rangeset_free(&written);
+        return gc_diag_set(c->diag, st, GC_NO_OFFSET, "out of memory");
+    }
+    if (p) {
+        progress(c, "state tier");
+        st = write_set(c, &p->tier[GPUCORE_TIER_STATE], GPUCORE_TIER_STATE, p, g->maps, g->nmaps);
+        if (st == GPUCORE_OK && !c->res->truncated)
+            c->res->tiers_written = 1;
+    }
+    if (st == GPUCORE_OK) {
+        progress(c, "host memory");
+        st = write_host(c, pm, g->maps, g->nmaps, p ? &written : NULL);
+    }
+    for (uint32_t t = GPUCORE_TIER_SCRATCH; p && t < GC_PLAN_TIERS && st == GPUCORE_OK; t++) {
+        if (t <= top) {
+            progress(c, "%s tier", gpucore_tier_name(t));
+            st = write_set(c, &p->tier[t], t, p, g->maps, g->nmaps);
+            if (st == GPUCORE_OK && !c->res->truncated && c->res->tiers_written == t)
+                c->res->tiers_written = t + 1;
+        } else {
+            skip_set(c, &p->tier[t], t, GPUCORE_REASON_TIER, p, g->maps, g->nmaps);
+        }
+    }
+    /* Doorbells and MMIO are never read. */
+    for (uint32_t i = 0; st == GPUCORE_OK && i < g->nmaps; i++) {
+        if (g->maps[i].flags & GC_KFD_MAP_NO_READ) {
+            struct gpucore_range_info info = {
+                .sz = sizeof(info), .tier = GPUCORE_TIER_ALL,
+                .label = g->maps[i].label[0] ? g->maps[i].label : "doorbell or MMIO"
+            };
+
+            (void)gpucore_writer_record_skip(c->w, g->maps[i].base, g->maps[i].size, &info,
+                                             GPUCORE_REASON_SPECIAL);
+        }
+    }
+    gc_rangeset_free(&written);
+    return st;
+}
+
+static gpucore_status_t add_notes(struct cap *c, struct gpu_state *g, const struct gc_procmaps *pm)
+{
+    struct gc_host_note_input hin;
+    void *desc = NULL;
+    size_t size = 0;
+    gpucore_status_t st;
+
+    memset(&hin, 0, sizeof(hin));
+    hin.pid = c->pid;
+    hin.tracee = c->t;
+    hin.maps = pm;
+    hin.proc_root = "/proc";
+    hin.default_signal = SIGSTOP;
+    st = gc_host_add_notes(c->w, &hin, c->diag);
+    if (st != GPUCORE_OK) {
+        if (st == GPUCORE_E_NOTFOUND)
+            return gc_diag_set(c->diag, st, GC_NO_OFFSET,
+                               "process %ld exited during the capture: no core written",
+                               (long)c->pid);
+        gc_diag_prefix(c->diag, "host notes");
+        return st;
+    }
+    if (g->plan) {
+        st = gpucore_writer_add_note(c->w, GPUCORE_AMDGPU_NOTE_OWNER,
+                                     GPUCORE_NT_AMDGPU_KFD_CORE_STATE, g->plan->amdgpu_note,
+                                     g->plan->amdgpu_note_size);
+        GC_FAIL_IF(st != GPUCORE_OK, c->diag, st, GC_NO_OFFSET,
+                   "cannot add the AMDGPU note: %s", gpucore_strerror(st));
+    }
+    GC_TRY(add_meta(c, g->plan, g->dev_esize, g->q_esize, g->kmaj, g->kmin));
+    if (g->plan) {
+        st = gpucore_code_objects_encode(&g->plan->code_objects, &desc, &size, c->diag);
+        GC_TRY(add_encoded(c, GPUCORE_NT_CODE_OBJECTS, st, desc, size, "code objects"));
+        desc = NULL;
+        st = gpucore_alloc_map_encode(&g->plan->alloc_map, &desc, &size, c->diag);
+        GC_TRY(add_encoded(c, GPUCORE_NT_ALLOC_MAP, st, desc, size, "allocation map"));
+    }
+    return GPUCORE_OK;
+}
+
+static uint32_t dominant_reason(const struct cap *c)
+{
+    uint32_t best = 0;
+
+    for (uint32_t r = 1; r < 8; r++)
+        if (c->skipped_by_reason[r] > c->skipped_by_reason[best])
+            best = r;
+    return best;
+}
+
+/* From "threads seized, driver open" to a published core. */
+static gpucore_status_t capture_proper(struct cap *c)
+{
+    struct gpu_state g;
+    struct gc_procmaps pm;
+    struct gpucore_writer_stats ws;
+    gpucore_diag_t d = { 0 };
+    int gpu = 1;
+    gpucore_status_t st;
+
+    memset(&g, 0, sizeof(g));
+    memset(&pm, 0, sizeof(pm));
+    c->start_mono_ns = clock_ns(CLOCK_MONOTONIC);
+    c->start_real_ns = clock_ns(CLOCK_REALTIME);
+    if (c->o->deadline_ms)
+        c->deadline_ns = c->start_mono_ns + c->o->deadline_ms * 1000000ull;
+    gc_kfd_version(c->k, &g.kmaj, &g.kmin);
+
+    progress(c, "stopping threads");
+    st = gc_tracee_stop_all(c->t, c->service, c->nservice, CAP_STOP_TIMEOUT_MS, c->diag);
+    if (st != GPUCORE_OK)
+        goto out;
+    c->flags |= GPUCORE_META_HOST_STOPPED;
+    if (interrupted(c)) {
+        st = interrupted_fail(c);
+        goto out;
+    }
+    if (!c->enabled) {
+        /* With the error exceptions in the mask, a queue error raised during the capture is
+         * held for the debugger (and handed to the runtime at DISABLE) instead of reaching
+         * the runtime while the target is being read. */
+        progress(c, "enabling debugging");
+        st = gc_kfd_enable(c->k, CAP_WATCH_MASK, &g.rinfo, c->diag);
+        if (st != GPUCORE_OK)
+            goto out;
+        c->enabled = 1;
+        collect_events(c);
+        c->res->trigger = GPUCORE_TRIGGER_ON_DEMAND;
+    } else {
+        /* WATCH/RUN enabled before waiting; ENABLE reported the runtime then. */
+        g.rinfo = c->rinfo_at_enable;
+    }
+    if (g.rinfo.runtime_state != GPUCORE_KFD_RUNTIME_ENABLED) {
+        const char *name = gpucore_runtime_state_name(g.rinfo.runtime_state);
+
+        warn(c, "GPU state not captured: the ROCm runtime has not enabled debugging "
+                "(runtime_state %s); host-only core",
+             name ? name : "unknown");
+        gpu = 0;
+    }
+    if (gpu) {
+        st = gpu_prepare(c, &g);
+        if (st != GPUCORE_OK)
+            goto out;
+    } else {
+        /* Keep GPU memory out of the host part all the same. */
+        (void)gc_kfd_gpu_mappings(c->k, &g.maps, &g.nmaps, &d);
+    }
+    st = gc_procmaps_read(c->pid, NULL, &pm, c->diag);
+    if (st != GPUCORE_OK)
+        goto out;
+    st = open_writer(c);
+    if (st != GPUCORE_OK)
+        goto out;
+    st = write_memory(c, &g, &pm);
+    if (st != GPUCORE_OK)
+        goto out;
+
+    /* GPU memory is read: let the GPU go before the host registers are taken. */
+    progress(c, "resuming queues");
+    cap_release_gpu(c);
+    for (uint32_t i = 0; i < c->nservice; i++)
+        (void)gc_tracee_stop_thread(c->t, c->service[i], CAP_STOP_TIMEOUT_MS, &d);
+    st = gc_tracee_fetch_regs(c->t, c->diag);
+    if (st != GPUCORE_OK)
+        goto out;
+    st = add_notes(c, &g, &pm);
+    if (st != GPUCORE_OK)
+        goto out;
+    if (interrupted(c)) {
+        st = interrupted_fail(c);
+        goto out;
+    }
+    progress(c, "finishing the core");
+    note_writer_state(c);
+    st = gpucore_writer_finish(c->w, &ws, c->diag);
+    c->w = NULL;
+    if (st != GPUCORE_OK) {
+        gc_diag_prefix(c->diag, "%s", c->res->path);
+        goto out;
+    }
+    c->res->written = 1;
+    c->res->file_bytes = ws.file_bytes;
+    if (ws.truncated) {
+        c->res->truncated = 1;
+        c->res->truncation_reason = ws.truncation_reason;
+    }
+    /* What the summary calls skipped: memory left out by the tiers, the budgets or failed
+     * reads (the writer's figure), not the host mappings the kernel's rules leave out too. */
+    c->skipped_by_reason[GPUCORE_REASON_POLICY] = 0;
+    c->skipped_by_reason[GPUCORE_REASON_SPECIAL] = 0;
+    c->skipped_by_reason[ws.truncated && ws.truncation_reason < 8 ? ws.truncation_reason
+                                                                  : GPUCORE_REASON_IO_ERROR] +=
+            ws.skipped_bytes;
+    c->res->skipped_bytes = ws.skipped_bytes + c->skipped_by_reason[GPUCORE_REASON_TIER];
+    c->res->skip_reason = dominant_reason(c);
+    c->res->duration_ns = clock_ns(CLOCK_MONOTONIC) - c->start_mono_ns;
+out:
+    gc_procmaps_free(&pm);
+    gpu_state_free(&g);
+    return st;
+}
+
+/* ---- the three ways in ------------------------------------------------------------------- */
+
+static gpucore_status_t attach(struct cap *c)
+{
+    gpucore_status_t st;
+
+    if (c->o->mode == GC_CAPTURE_RUN) {
+        if (c->o->kfd.backend == GC_KFD_BACKEND_LINUX) {
+            /* No point starting the command on a machine without the driver. */
+            struct gc_kfd *probe = NULL;
+
+            GC_TRY(gc_kfd_open(getpid(), &c->o->kfd, &probe, c->diag));
+            gc_kfd_close(probe);
+        }
+        GC_FAIL_IF(!c->o->argv || !c->o->argv[0], c->diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
+                   "no command to run");
+        progress(c, "starting %s", c->o->argv[0]);
+        GC_TRY(gc_tracee_spawn(c->o->argv, NULL, &c->t, c->diag));
+    } else {
+        GC_FAIL_IF(c->o->pid <= 0, c->diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
+                   "bad process id %ld", (long)c->o->pid);
+        progress(c, "attaching to process %ld", (long)c->o->pid);
+        GC_TRY(gc_tracee_seize(c->o->pid, &c->t, c->diag));
+    }
+    c->pid = gc_tracee_pid(c->t);
+    c->res->pid = c->pid;
+    st = open_kfd(c);
+    if (st != GPUCORE_OK)
+        return st;
+    st = gc_kfd_service_threads(c->k, c->service, CAP_MAX_SERVICE, &c->nservice, c->diag);
+    if (st != GPUCORE_OK)
+        return st;
+    if (c->nservice > CAP_MAX_SERVICE)
+        c->nservice = CAP_MAX_SERVICE;
+    return GPUCORE_OK;
+}
+
+gpucore_status_t gc_capture_run(const struct gc_capture_opts *opts, struct gc_capture_result *ret,
+                                gpucore_diag_t *reterr_diag)
+{
+    gpucore_diag_t dummy = { 0 };
+    struct cap c;
+    gpucore_status_t st;
+
+    GC_FAIL_IF(!opts || !ret, reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
+               "capture: missing options or result");
+    GC_FAIL_IF(opts->mode > GC_CAPTURE_RUN || opts->tier > GPUCORE_TIER_ALL, reterr_diag,
+               GPUCORE_E_INVAL, GC_NO_OFFSET, "capture: bad mode %u or tier %u",
+               (unsigned)opts->mode, opts->tier);
+    memset(ret, 0, sizeof(*ret));
+    memset(&c, 0, sizeof(c));
+    c.o = opts;
+    c.res = ret;
+    c.diag = reterr_diag ? reterr_diag : &dummy;
+    ret->trigger = GPUCORE_TRIGGER_ON_DEMAND;
+
+    st = attach(&c);
+    if (st == GPUCORE_E_NOTFOUND && ret->exited) {
+        /* RUN: the command ended before its driver appeared. */
+        st = GPUCORE_OK;
+        goto out;
+    }
+    if (st != GPUCORE_OK)
+        goto out;
+    if (opts->mode != GC_CAPTURE_NOW) {
+        progress(&c, "enabling debugging");
+        st = gc_kfd_enable(c.k, CAP_WATCH_MASK, &c.rinfo_at_enable, c.diag);
+        if (st != GPUCORE_OK)
+            goto out;
+        c.enabled = 1;
+        st = wait_for_exception(&c);
+        if (st != GPUCORE_OK || ret->exited)
+            goto out;
+        progress(&c, "GPU exception raised: capturing");
+    }
+    st = capture_proper(&c);
+out:
+    cap_cleanup(&c, st == GPUCORE_OK);
+    if (st == GPUCORE_OK && !ret->written && !ret->exited && opts->mode == GC_CAPTURE_RUN)
+        st = gc_diag_set(c.diag, GPUCORE_E_IO, GC_NO_OFFSET, "no core written");
+    return st;
+}

@@ -1,9 +1,30 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The capture pipeline (ARCHITECTURE.md "Data flow"): attach with ptrace and stop every host
- * thread; enable debugging; suspend all queues; take device and queue snapshots; plan and write
- * memory tier by tier within the size and time budgets; write one unified core (host notes, the
- * AMDGPU note, GPUCORE notes, PT_LOADs); resume queues and disable debugging; detach.
+ * The capture pipeline (ARCHITECTURE.md "Data flow"), in this order:
+ *
+ *   seize every thread (gc_tracee_seize; RUN: gc_tracee_spawn) -> open the driver session
+ *   (RUN with the simulated driver: retried while the command lives, up to 30 s, since its
+ *   socket appears only once the command is up) -> the driver's service threads ->
+ *   [WATCH/RUN: ENABLE with the error exceptions in the mask, then wait on the event fd and
+ *   ptrace for a raised exception, the target's exit or a signal; QUERY_DEBUG_EVENT until none,
+ *   QUERY_EXCEPTION_INFO for a memory violation's address] -> stop every other thread ->
+ *   [NOW: ENABLE with the same mask, so an error raised meanwhile is held for the debugger] ->
+ *   runtime_state must be ENABLED for GPU state (otherwise a host-only core, with a warning
+ *   saying why) -> device and queue snapshots -> SUSPEND every queue (per-queue failures are
+ *   warnings) -> GPU mappings -> the plan (plan.h) -> the writer (unified, compression and
+ *   size budget from the options) -> PT_LOADs: state tier, host memory (gc_host_select without
+ *   the GPU mappings and without what the GPU tiers write), scratch, referenced, all, up to the
+ *   requested tier; tiers above it, host mappings left out by the kernel's rules and
+ *   doorbell/MMIO mappings are recorded as skipped -> RESUME, DISABLE, close the session (the
+ *   target's runtime now gets the held exception) -> stop the service threads, fetch
+ *   registers -> notes: host notes, AMDGPU, CAPTURE_META, CODE_OBJECTS, ALLOC_MAP -> finish
+ *   (publish) -> resume the threads; detach (RUN: wait for the command's end first).
+ *
+ * Target memory is read with gc_kfd_read_memory inside the writer's read callback; unreadable
+ * pages are reported to the writer and land in the manifest as UNREADABLE. The deadline is
+ * checked between segments, which are written in pieces of at most 4 MiB when a deadline is
+ * set (64 MiB otherwise); once it passes, gpucore_writer_stop(GPUCORE_REASON_DEADLINE) and the
+ * core is finished marked truncated. The size budget is the writer's (max_bytes).
  *
  * Queues are resumed and debugging disabled on every exit path: errors, budget exhaustion, an
  * interruption (the caller's flag, set from a SIGINT/SIGTERM handler), the target exiting.
@@ -49,7 +70,7 @@ struct gc_capture_opts {
     uint64_t deadline_ms;      /* 0 = none; counted from the start of the capture proper */
     int compress;              /* 0 plain; 1 zstd at compress_level (0 = 3) */
     int32_t compress_level;
-    uint32_t threads;          /* compression threads, 0 = number of CPUs (max 8) */
+    uint32_t threads;          /* compression threads, 0 = number of online CPUs (max 8) */
     const char *options_text;  /* the command line options, recorded in the metadata */
     volatile sig_atomic_t *interrupted; /* set non-zero by the caller's signal handler */
     /* Progress: called with a short phase description ("suspending queues", "state tier
@@ -60,6 +81,7 @@ struct gc_capture_opts {
 
 struct gc_capture_result {
     char path[PATH_MAX];      /* the core written ("" if none) */
+    pid_t pid;                /* the target (RUN: the command's pid once started) */
     int written;              /* 1 if a core was published */
     uint64_t file_bytes;
     uint32_t waves, faulting_waves, queues, agents;
@@ -71,18 +93,31 @@ struct gc_capture_result {
     uint32_t trigger;         /* GPUCORE_TRIGGER_* */
     int exited;               /* RUN/WATCH: the target exited; status below */
     int exit_status;          /* wait status of the command (RUN) */
-    uint32_t nwarnings;       /* plan warnings, written to the manifest and said in the summary */
+    uint32_t nwarnings;       /* plan and pipeline warnings (queues that failed to suspend,
+                                 GPU state left out...) */
+    char warning[256];        /* the first of them, one sentence ("" if none) */
+    uint32_t skip_reason;     /* GPUCORE_REASON_* that left out most of skipped_bytes */
+    uint32_t exception_code;  /* RUN/WATCH: first exception code seen (enum
+                                 kfd_dbg_trap_exception_code), 0 = none */
 };
 
 /*
- * Run the pipeline.
+ * Run the pipeline. @p ret is always filled (zeroed first): for RUN, exited/exit_status say
+ * how the command ended whatever the status (when it was waited for).
  * @retval GPUCORE_OK          a core was written (result says whether truncated), or, for RUN
  *                             and WATCH, the target exited without a GPU error (written 0)
  * @retval GPUCORE_E_NODEV     no driver (the message is the one sentence of gc_kfd_open)
  * @retval GPUCORE_E_PERM      ptrace or the driver refused
  * @retval GPUCORE_E_NOTFOUND  no such process, or it exited during the capture
- * @retval GPUCORE_E_INTR      interrupted before a core could be written
- * @retval GPUCORE_E_IO, GPUCORE_E_EXIST, GPUCORE_E_NOMEM, GPUCORE_E_INVAL
+ * @retval GPUCORE_E_INTR      interrupted (the flag was set) before the core was published:
+ *                             nothing is written
+ * @retval GPUCORE_E_LIMIT     a thread did not stop within 10 s
+ * @retval GPUCORE_E_IO        a driver operation failed, or writing the core failed (ENOSPC...)
+ * @retval GPUCORE_E_EXIST     the output file exists
+ * @retval GPUCORE_E_INVAL     bad options, or an unknown % sequence in the output pattern
+ * @retval GPUCORE_E_NOMEM, GPUCORE_E_NOTSUP (host not x86-64)
+ * Failures of RESUME or DISABLE after the memory was read are warnings (the core is still
+ * written; closing the session makes the driver disable debugging anyway).
  * In every case the target's queues are resumed, debugging is disabled and the target is
  * detached (RUN: left running to its own end, which is then waited for).
  */

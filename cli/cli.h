@@ -21,6 +21,9 @@ enum cli_exit {
     CLI_EXIT_SOFTWARE = 70,    /* EX_SOFTWARE: internal error */
     CLI_EXIT_CANTCREAT = 73,   /* EX_CANTCREAT: cannot create output */
     CLI_EXIT_IOERR = 74,       /* EX_IOERR: I/O error */
+    CLI_EXIT_TEMPFAIL = 75,    /* EX_TEMPFAIL: try again (a thread would not stop) */
+    CLI_EXIT_NOPERM = 77,      /* EX_NOPERM: ptrace or the driver refused */
+    CLI_EXIT_INTERRUPTED = 130, /* SIGINT/SIGTERM, as a shell reports 128 + SIGINT */
 };
 
 /* Which side of a command a failure concerns; the same status maps differently. */
@@ -66,5 +69,8 @@ int cmd_info(int argc, char **argv);
 int cmd_compress(int argc, char **argv);
 int cmd_decompress(int argc, char **argv);
 int cmd_kfd_check(int argc, char **argv);
+int cmd_capture(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_watch(int argc, char **argv);
 
 #endif /* GPUCORE_CLI_H */

@@ -17,12 +17,14 @@
 static void kfd_check_help(FILE *out)
 {
     fprintf(out,
-            "Usage: gpucore kfd-check [--kfd linux|sim] [--device PATH] [--pid PID]\n\n"
+            "Usage: gpucore kfd-check [--kfd linux|sim] [--device PATH] [--pid PID] [--state]\n\n"
             "Check that the AMD GPU debug interface (KFD 1.13 or newer, Linux 6.5) is\n"
             "available. Exits 0 if it is, 69 if it is not.\n\n"
             "  --kfd linux|sim   driver backend (default: $GPUCORE_KFD, else linux)\n"
             "  --device PATH     KFD device of the linux backend (default /dev/kfd)\n"
             "  --pid PID         process hosting the simulated driver (sim backend only)\n"
+            "  --state           also print the driver's debug state of the process: whether\n"
+            "                    debugging is enabled and how many queues are suspended (sim)\n"
             "  -h, --help        this text\n");
 }
 
@@ -43,6 +45,7 @@ int cmd_kfd_check(int argc, char **argv)
         { "kfd", required_argument, NULL, 'k' },
         { "device", required_argument, NULL, 'd' },
         { "pid", required_argument, NULL, 'p' },
+        { "state", no_argument, NULL, 's' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -51,7 +54,8 @@ int cmd_kfd_check(int argc, char **argv)
     struct gc_kfd *k = NULL;
     gpucore_diag_t d = { 0 };
     gpucore_status_t st;
-    uint32_t major, minor;
+    uint32_t major, minor, suspended = 0;
+    int enabled = 0, want_state = 0;
     long pid = 0;
     int c;
 
@@ -74,6 +78,9 @@ int cmd_kfd_check(int argc, char **argv)
             if (cli_parse_int(optarg, 1, 0x7fffffff, &pid) != 0)
                 return cli_usage_error("kfd-check", "--pid takes a process id, got '%s'",
                                        optarg);
+            break;
+        case 's':
+            want_state = 1;
             break;
         case 'h':
             kfd_check_help(stdout);
@@ -118,6 +125,19 @@ int cmd_kfd_check(int argc, char **argv)
     else
         printf("KFD %u.%u at %s: the debug interface is available\n", major, minor,
                o.device_path ? o.device_path : "/dev/kfd");
+    /* What the driver says about the target's debug state, where it says it (sim): shows
+     * that a capture left no debugger attached and no queue suspended. */
+    st = want_state ? gc_kfd_driver_state(k, &enabled, &suspended, &d) : GPUCORE_E_NOTSUP;
+    if (want_state && st == GPUCORE_E_NOTSUP)
+        printf("driver state: not available from the %s driver\n", gc_kfd_backend_name(k));
+    else if (st == GPUCORE_OK)
+        printf("driver state: debugging %s, %u queue%s suspended\n",
+               enabled ? "enabled" : "disabled", suspended, suspended == 1 ? "" : "s");
+    else if (st != GPUCORE_E_NOTSUP) {
+        gc_kfd_close(k);
+        return cli_fail(cli_exit_for(st, CLI_SIDE_INPUT), NULL, "driver state: %s",
+                        d.message[0] ? d.message : gpucore_strerror(st));
+    }
     gc_kfd_close(k);
     return CLI_EXIT_OK;
 }

@@ -21,6 +21,18 @@ struct command {
 };
 
 static const struct command commands[] = {
+    { "run", cmd_run,
+      "run [--kfd linux|sim] [-o PATTERN] [--tier T] [--max-size N] [--deadline T] "
+      "[--compress[=L]] -- COMMAND [ARGS]",
+      "start a command; write a core at its first GPU queue error or memory violation" },
+    { "capture", cmd_capture,
+      "capture [--kfd linux|sim] [-o PATTERN] [--tier T] [--max-size N] [--deadline T] "
+      "[--compress[=L]] PID",
+      "write a core of a running GPU process now (a hang, or on demand)" },
+    { "watch", cmd_watch,
+      "watch [--kfd linux|sim] [-o PATTERN] [--tier T] [--max-size N] [--deadline T] "
+      "[--compress[=L]] PID",
+      "attach to a GPU process; write a core at its first GPU queue error or memory violation" },
     { "info", cmd_info, "info [--json] [--segments] CORE",
       "describe a core: file kind, notes, the AMDGPU state, capture metadata, segments" },
     { "compress", cmd_compress,
@@ -28,7 +40,7 @@ static const struct command commands[] = {
       "compress a core into zstd seekable frames (readable in place, `zstd -d` compatible)" },
     { "decompress", cmd_decompress, "decompress [--force] INPUT OUTPUT",
       "write the plain core of a compressed one (zero pages become holes)" },
-    { "kfd-check", cmd_kfd_check, "kfd-check [--kfd linux|sim] [--device PATH] [--pid PID]",
+    { "kfd-check", cmd_kfd_check, "kfd-check [--kfd linux|sim] [--device PATH] [--pid PID] [--state]",
       "check that the AMD GPU debug interface (KFD 1.13+, Linux 6.5) is available" },
 };
 
@@ -46,7 +58,8 @@ static void print_usage(FILE *out)
     fprintf(out, "\nRun `gpucore COMMAND --help` for a command's options.\n"
                  "Exit codes: 0 success, 64 usage, 65 malformed input, 66 cannot open input,\n"
                  "69 GPU driver unavailable, 70 internal error, 73 cannot create output,\n"
-                 "74 I/O error.\n");
+                 "74 I/O error, 77 not permitted, 130 interrupted; `gpucore run` exits with\n"
+                 "the command's own status.\n");
 }
 
 static const struct command *find_command(const char *name)

@@ -63,13 +63,6 @@ if [ "$fuzz_seconds" -gt 0 ]; then
   shopt -s nullglob
   for bin in build-fuzz/tests/*-libfuzzer; do
     name=$(basename "$bin" -libfuzzer)
-    # Known open finding, not a gpucore bug we can fix here: LLVM 16's AMDGPU disassembler
-    # crashes (a jump to an unmapped address inside libLLVM) on some malformed encodings,
-    # typically after ~300k inputs. Its corpus still runs in both ctest runs above.
-    if [ "$name" = fuzz_arch_disasm ]; then
-      echo "fuzz: $name skipped in the smoke run (open LLVM 16 disassembler crash, see issue notes)"
-      continue
-    fi
     work=$(mktemp -d)
     # Copy the corpus so new inputs found by the smoke run never dirty the checkout.
     cp -r "tests/fuzz/corpus/$name/." "$work/"

@@ -1,0 +1,430 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# End-to-end tests of `gpucore capture | run | watch` on the simulated GPU (tests/capture_e2e.cmake).
+#
+#   capture_e2e.sh WORKDIR GPUCORE INFERIOR OBJECTS SCENARIOS CHECKER CASE [ARG]
+#
+# WORKDIR is private to the case and emptied first. A gpucore-inferior is started on a
+# scenario, captured, and the core checked with `gpucore info`, eu-readelf, gdb and
+# check_core_bytes (every GPU range holds the process's bytes); the simulated driver must be
+# left with debugging disabled and no queue suspended.
+#
+# Exit codes: 0 pass, 1 fail (one "FAIL [case]: why" line), 77 skip (no ptrace rights, or a
+# tool that is not installed).
+
+set -euo pipefail
+
+[ $# -ge 7 ] || { echo "usage: $0 WORKDIR GPUCORE INFERIOR OBJECTS SCENARIOS CHECKER CASE [ARG]" >&2; exit 2; }
+work=$1 gpucore=$2 inferior=$3 objects=$4 scenarios=$5 checker=$6 case=$7 arg=${8:-}
+test_name="$case${arg:+ $arg}"
+
+fail() { echo "FAIL [$test_name]: $*" >&2; exit 1; }
+skip() { echo "SKIP [$test_name]: $*"; exit 77; }
+
+rm -rf "$work"
+mkdir -p "$work"
+cd "$work"
+
+# ptrace: root, or Yama's scope 0 (we trace processes that are not our children for capture).
+if [ "$(id -u)" != 0 ]; then
+  scope=$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)
+  [ "$scope" = 0 ] || skip "ptrace is restricted (kernel.yama.ptrace_scope=$scope, not root)"
+fi
+
+ipid=
+cleanup() {
+  if [ -n "$ipid" ] && kill -0 "$ipid" 2>/dev/null; then
+    kill -TERM "$ipid" 2>/dev/null || true
+    wait "$ipid" 2>/dev/null || true
+  fi
+  if mountpoint -q "$work/small" 2>/dev/null; then umount "$work/small" || true; fi
+}
+trap cleanup EXIT
+
+# start_inferior SCENARIO [continue]: start gpucore-inferior in the background (environment as
+# exported) and wait until it says it is ready. With "continue", a copy of the scenario whose
+# runtime carries on after a GPU error (on_queue_error), so the process outlives a capture
+# that hands it its exception, and its memory can be compared with the core.
+start_inferior() {
+  local file="$scenarios/$1.json"
+  if [ "${2:-}" = continue ]; then
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["on_queue_error"]="continue"; json.dump(d, open(sys.argv[2], "w"))' \
+        "$file" "$1.json"
+    file=$1.json
+  fi
+  "$inferior" "$file" --objects "$objects" >inferior.out 2>inferior.err &
+  ipid=$!
+  for _ in $(seq 1 1200); do
+    grep -q "ready" inferior.out 2>/dev/null && return 0
+    kill -0 "$ipid" 2>/dev/null || fail "gpucore-inferior $1 exited early: $(cat inferior.err)"
+    sleep 0.05
+  done
+  fail "gpucore-inferior $1 did not become ready"
+}
+
+# stop_inferior: SIGTERM, which the inferior answers with exit 0.
+stop_inferior() {
+  local st=0
+  kill -TERM "$ipid"
+  wait "$ipid" || st=$?
+  ipid=
+  [ "$st" -eq 0 ] || fail "gpucore-inferior exited $st after SIGTERM (expected 0)"
+}
+
+# gc NAME ARGS...: run gpucore with stdout/stderr in NAME.out/NAME.err; status in $rc.
+gc() {
+  local name=$1; shift
+  rc=0
+  "$gpucore" "$@" >"$name.out" 2>"$name.err" || rc=$?
+  if [ "$rc" -eq 77 ] && grep -qi "ptrace" "$name.err"; then skip "$(cat "$name.err")"; fi
+}
+
+expect_rc() { # WANT NAME
+  [ "$rc" -eq "$1" ] || fail "gpucore $2 exited $rc, expected $1: $(cat "$2.err")"
+}
+
+one_line() { # NAME: stderr is exactly one line
+  local n; n=$(wc -l <"$1.err")
+  [ "$n" -eq 1 ] || fail "gpucore $1 printed $n lines on stderr, expected one: $(cat "$1.err")"
+}
+
+# driver_clean: the simulated driver has debugging disabled and no queue suspended.
+driver_clean() {
+  gc state kfd-check --kfd sim --state --pid "$ipid"
+  expect_rc 0 state
+  grep -q "debugging disabled, 0 queues suspended" state.out ||
+    fail "driver state after the capture: $(cat state.out state.err)"
+}
+
+# info_ok CORE: gpucore info accepts the core; its JSON is in info.json.
+info_ok() {
+  gc info info --json "$1"
+  expect_rc 0 info
+  cp info.out info.json
+}
+
+json() { # EXPR: evaluate a python expression over info.json as `d`
+  python3 -c "import json,sys; d=json.load(open('info.json')); print($1)"
+}
+
+# check_core CORE SCENARIO: the full check of a core of a still-running inferior.
+check_core() {
+  local core=$1
+  info_ok "$core"
+  [ "$(json "sum(1 for n in d['notes'] if n['owner']=='AMDGPU' and n['type']==33)")" = 1 ] ||
+    fail "$core: expected exactly one AMDGPU note"
+  [ "$(json "d['amdgpu']['amd_reader_check']['ok']")" = True ] ||
+    fail "$core: AMD's reader rules fail: $(json "d['amdgpu']['amd_reader_check']")"
+  [ "$(json "d['capture']['pid']")" = "$ipid" ] || fail "$core: capture metadata names another pid"
+  [ "$(json "d['capture']['producer']")" = gpucore ] || fail "$core: producer is not gpucore"
+  # ELF tools read it without a complaint (a compressed core through its plain form).
+  local elf=$core
+  if [ "$(json "d['file']['compressed']")" = True ]; then
+    elf=$core.plain
+    gc decompress decompress "$core" "$elf"
+    expect_rc 0 decompress
+  fi
+  eu-readelf -n -l "$elf" >readelf.out 2>readelf.err || fail "eu-readelf failed: $(cat readelf.err)"
+  [ ! -s readelf.err ] || fail "eu-readelf complained: $(head -3 readelf.err)"
+  grep -q "AMDGPU" readelf.out || fail "eu-readelf does not show the AMDGPU note"
+  # gdb: the threads and a backtrace through main.
+  if command -v gdb >/dev/null; then
+    gdb -batch -nx -ex 'info threads' -ex 'thread apply all bt' "$inferior" "$elf" \
+        >gdb.out 2>gdb.err || fail "gdb failed: $(cat gdb.err)"
+    grep -Eq "in main \(|^#[0-9]+ +main \(" gdb.out || fail "gdb shows no frame of main: $(head -20 gdb.out)"
+    local threads; threads=$(ls "/proc/$ipid/task" | wc -l)
+    local shown; shown=$(grep -c "^Thread [0-9]" gdb.out || true)
+    [ "$shown" -eq "$threads" ] || fail "gdb shows $shown threads, the process has $threads"
+  fi
+  # Every GPU byte is the process's byte.
+  local crc=0
+  "$checker" "$core" "$ipid" >check.out 2>check.err || crc=$?
+  [ "$crc" -ne 77 ] || skip "cannot read the inferior's memory"
+  [ "$crc" -eq 0 ] || fail "check_core_bytes: $(cat check.err)"
+}
+
+# summary_waves NAME: the wave count of the final line.
+summary_waves() {
+  sed -n 's/.*, \([0-9]*\) waves (.*/\1/p' "$1.err" | tail -1
+}
+
+# no_final_core PATH: nothing under the final name unless gpucore info accepts it.
+no_bad_core() {
+  if [ -e "$1" ]; then
+    gc info_after info "$1"
+    [ "$rc" -eq 0 ] || fail "$1 exists but gpucore info refuses it: $(cat info_after.err)"
+  fi
+  # No temporary files left behind either.
+  local left; left=$(find "$(dirname "$1")" -maxdepth 1 -name '.*' -type f | wc -l)
+  [ "$left" -eq 0 ] || fail "temporary files left: $(find "$(dirname "$1")" -maxdepth 1 -name '.*')"
+}
+
+mkdir -p out
+case "$case" in
+scenario)
+  # capture PID on every scenario.
+  start_inferior "$arg" continue
+  gc cap capture --kfd sim "$ipid" -o out/core
+  expect_rc 0 cap
+  one_line cap
+  grep -q "^gpucore: out/core: .* waves" cap.err || fail "unexpected summary: $(cat cap.err)"
+  [ "$(summary_waves cap)" -gt 0 ] || fail "no waves captured: $(cat cap.err)"
+  check_core out/core
+  [ "$(json "d['capture']['trigger']")" = on-demand ] || fail "trigger is $(json "d['capture']['trigger']")"
+  driver_clean
+  kill -0 "$ipid" || fail "the inferior did not survive the capture"
+  stop_inferior
+  ;;
+capture-abort)
+  # A capture hands the raised GPU error to the runtime when it lets go (DISABLE): a
+  # process whose runtime aborts on it does so right after the core is written.
+  start_inferior vadd-fault
+  gc cap capture --kfd sim "$ipid" -o out/core
+  expect_rc 0 cap
+  st=0; wait "$ipid" || st=$?; ipid=
+  [ "$st" -eq 134 ] || fail "the inferior exited $st after the capture, expected 134 (abort)"
+  info_ok out/core
+  [ "$(json "d['capture']['trigger']")" = on-demand ] || fail "trigger is $(json "d['capture']['trigger']")"
+  ;;
+waves)
+  # The exact wave counts the scenarios describe.
+  start_inferior vadd-fault continue
+  gc cap capture --kfd sim "$ipid" -o out/core
+  expect_rc 0 cap
+  grep -q "256 waves (4 faulting)" cap.err || fail "expected 256 waves (4 faulting): $(cat cap.err)"
+  stop_inferior
+  ;;
+pattern)
+  start_inferior vadd-fault continue
+  gc cap capture --kfd sim --quiet "$ipid" -o "out/core.%p.%e.%%"
+  expect_rc 0 cap
+  [ ! -s cap.err ] || fail "--quiet printed: $(cat cap.err)"
+  [ -f "out/core.$ipid.gpucore-inferio.%" ] || fail "pattern not expanded: $(ls out)"
+  gc bad capture --kfd sim "$ipid" -o "out/core.%q"
+  expect_rc 64 bad
+  one_line bad
+  grep -q "%q" bad.err || fail "the message does not name the bad sequence: $(cat bad.err)"
+  driver_clean
+  stop_inferior
+  ;;
+compress)
+  start_inferior rdna3-assert continue
+  gc cap capture --kfd sim --compress=5 "$ipid" -o out/core
+  expect_rc 0 cap
+  check_core out/core
+  [ "$(json "d['file']['compressed']")" = True ] || fail "core is not compressed"
+  driver_clean
+  stop_inferior
+  ;;
+run)
+  # The README's main command: the core is written at the memory violation, then the
+  # inferior aborts by itself and gpucore exits with its status (128 + SIGABRT).
+  rc=0
+  "$gpucore" run --kfd sim -o out/core -- "$inferior" "$scenarios/vadd-fault.json" \
+      --objects "$objects" >run.out 2>run.err || rc=$?
+  [ "$rc" -ne 77 ] || skip "$(cat run.err)"
+  [ "$rc" -eq 134 ] || fail "gpucore run exited $rc, expected 134: $(cat run.err)"
+  grep -q "^gpucore: out/core: .*256 waves (4 faulting)" run.err || fail "no summary: $(cat run.err)"
+  info_ok out/core
+  [ "$(json "d['capture']['trigger']")" = memory-violation ] ||
+    fail "trigger is $(json "d['capture']['trigger']")"
+  [ "$(json "sum(1 for n in d['notes'] if n['owner']=='AMDGPU')")" = 1 ] || fail "no AMDGPU note"
+  ;;
+run-exit)
+  # A command that never raises a GPU exception: no core, its own status.
+  rc=0
+  "$gpucore" run --kfd sim -o out/core -- sh -c 'exit 7' >run.out 2>run.err || rc=$?
+  [ "$rc" -eq 7 ] || fail "gpucore run exited $rc, expected the command's 7: $(cat run.err)"
+  [ ! -e out/core ] || fail "a core was written"
+  ;;
+watch)
+  start_inferior vadd-fault
+  gc watch watch --kfd sim "$ipid" -o out/core
+  expect_rc 0 watch
+  st=0
+  wait "$ipid" || st=$?
+  ipid=
+  [ "$st" -eq 134 ] || fail "the inferior exited $st after the watch, expected 134 (abort)"
+  info_ok out/core
+  [ "$(json "d['capture']['trigger']")" = memory-violation ] ||
+    fail "trigger is $(json "d['capture']['trigger']")"
+  ;;
+watch-exit)
+  # The process ends without a GPU error while watched: no core, a message, exit 0.
+  start_inferior multi-gpu-hang
+  "$gpucore" watch --kfd sim "$ipid" -o out/core >watch.out 2>watch.err &
+  gpid=$!
+  # Waiting means debugging enabled: the driver says so.
+  for _ in $(seq 1 400); do
+    "$gpucore" kfd-check --kfd sim --state --pid "$ipid" 2>/dev/null |
+        grep -q "debugging enabled" && break
+    sleep 0.05
+  done
+  "$gpucore" kfd-check --kfd sim --state --pid "$ipid" | grep -q "debugging enabled" ||
+    fail "gpucore watch did not enable debugging: $(cat watch.err)"
+  stop_inferior
+  rc=0; wait "$gpid" || rc=$?
+  [ "$rc" -eq 0 ] || fail "gpucore watch exited $rc: $(cat watch.err)"
+  one_line watch
+  grep -q "ended (status 0) without a GPU exception; no core written" watch.err ||
+    fail "unexpected message: $(cat watch.err)"
+  [ ! -e out/core ] || fail "a core was written"
+  ;;
+big-default)
+  start_inferior big-memory continue
+  gc cap capture --kfd sim "$ipid" -o out/core
+  expect_rc 0 cap
+  size=$(stat -c %s out/core)
+  [ "$size" -lt $((64 << 20)) ] || fail "default core is $size bytes, expected < 64 MiB"
+  grep -q "tier all not requested" cap.err || fail "summary does not say what was left out: $(cat cap.err)"
+  check_core out/core
+  [ "$(json "d['manifest']['truncated']")" = False ] || fail "default core is truncated"
+  driver_clean
+  stop_inferior
+  ;;
+max-size)
+  start_inferior big-memory continue
+  gc cap capture --kfd sim --max-size 8K "$ipid" -o out/core
+  expect_rc 0 cap
+  grep -q "TRUNCATED (size budget)" cap.err || fail "summary does not say truncated: $(cat cap.err)"
+  info_ok out/core
+  [ "$(json "d['manifest']['truncated']")" = True ] || fail "manifest not marked truncated"
+  [ "$(json "d['manifest']['truncation_reason']")" = budget ] ||
+    fail "truncation reason $(json "d['manifest']['truncation_reason']")"
+  driver_clean
+  stop_inferior
+  ;;
+deadline)
+  export GPUCORE_SIM_FAULTS='[{"op": "read_memory", "delay_us_per_mib": 20000}]'
+  start_inferior big-memory continue
+  unset GPUCORE_SIM_FAULTS
+  gc cap capture --kfd sim --tier all --deadline 300ms "$ipid" -o out/core
+  expect_rc 0 cap
+  grep -q "TRUNCATED (deadline)" cap.err || fail "summary does not say truncated: $(cat cap.err)"
+  info_ok out/core
+  [ "$(json "d['manifest']['truncated']")" = True ] || fail "manifest not marked truncated"
+  [ "$(json "d['manifest']['truncation_reason']")" = deadline ] ||
+    fail "truncation reason $(json "d['manifest']['truncation_reason']")"
+  driver_clean
+  stop_inferior
+  ;;
+fault)
+  # A driver operation fails: one message, the driver left clean, no bad file.
+  export GPUCORE_SIM_FAULTS="[{\"op\": \"$arg\", \"errno\": \"EIO\"}]"
+  start_inferior vadd-fault continue
+  unset GPUCORE_SIM_FAULTS
+  gc cap capture --kfd sim "$ipid" -o out/core
+  case "$arg" in
+  resume|disable)
+    # After the memory is read: the core is still good; the failure is a warning.
+    expect_rc 0 cap
+    grep -qi "warning: .*$arg\|warning: .*resum\|warning: .*disabl" cap.err ||
+      fail "no warning about the failed $arg: $(cat cap.err)"
+    info_ok out/core ;;
+  *)
+    [ "$rc" -ne 0 ] || fail "capture succeeded although $arg failed"
+    one_line cap ;;
+  esac
+  no_bad_core out/core
+  driver_clean
+  stop_inferior
+  ;;
+memory-eio)
+  export GPUCORE_SIM_FAULTS='[{"op": "read_memory", "errno": "EIO", "buffer": "b", "offset": 0, "size": 4096}]'
+  start_inferior vadd-fault continue
+  unset GPUCORE_SIM_FAULTS
+  gc cap capture --kfd sim --tier all "$ipid" -o out/core
+  expect_rc 0 cap
+  info_ok out/core
+  [ "$(json "d['manifest']['unreadable_ranges']")" -ge 1 ] || fail "no unreadable range in the manifest"
+  driver_clean
+  stop_inferior
+  ;;
+exit-mid)
+  # The inferior exits while the driver serves an operation (suspend: before any memory is
+  # read; resume: after).
+  export GPUCORE_SIM_FAULTS="[{\"op\": \"$arg\", \"exit\": 3}]"
+  start_inferior vadd-fault
+  unset GPUCORE_SIM_FAULTS
+  gc cap capture --kfd sim "$ipid" -o out/core
+  [ "$rc" -ne 0 ] || fail "capture succeeded although the process exited"
+  one_line cap
+  grep -q "exited\|no longer exists\|gone" cap.err || fail "unclear message: $(cat cap.err)"
+  st=0; wait "$ipid" || st=$?; ipid=
+  [ "$st" -eq 3 ] || fail "inferior exited $st, expected 3"
+  no_bad_core out/core
+  ;;
+enospc)
+  [ "$(id -u)" = 0 ] || skip "mounting a small tmpfs needs root"
+  mkdir -p small
+  mount -t tmpfs -o size=1m tmpfs small 2>/dev/null || skip "cannot mount a tmpfs here"
+  start_inferior vadd-fault continue
+  gc cap capture --kfd sim --tier all "$ipid" -o small/core
+  [ "$rc" -eq 74 ] || fail "capture on a full file system exited $rc, expected 74: $(cat cap.err)"
+  one_line cap
+  grep -q "small/core: .*No space left on device" cap.err || fail "the message does not say the disk is full: $(cat cap.err)"
+  no_bad_core small/core
+  driver_clean
+  stop_inferior
+  ;;
+sigint)
+  export GPUCORE_SIM_FAULTS='[{"op": "read_memory", "delay_us_per_mib": 20000}]'
+  start_inferior big-memory continue
+  unset GPUCORE_SIM_FAULTS
+  "$gpucore" capture --kfd sim --tier all "$ipid" -o out/core >cap.out 2>cap.err &
+  gpid=$!
+  # Interrupt once it is reading memory (the slow part): the host memory of the inferior is
+  # read after the state tier, so wait for the stop of the main thread first.
+  for _ in $(seq 1 400); do
+    grep -q "^State:.*t (tracing stop)" "/proc/$ipid/status" 2>/dev/null && break
+    sleep 0.05
+  done
+  kill -INT "$gpid"
+  rc=0; wait "$gpid" || rc=$?
+  [ "$rc" -eq 130 ] || fail "interrupted capture exited $rc, expected 130: $(cat cap.err)"
+  one_line cap
+  [ ! -e out/core ] || fail "a core was written although interrupted"
+  no_bad_core out/core
+  driver_clean
+  stop_inferior
+  ;;
+no-driver)
+  start_inferior vadd-fault continue
+  gc cap capture --kfd linux "$ipid" -o out/core
+  if [ ! -e /dev/kfd ]; then
+    expect_rc 69 cap
+    one_line cap
+    grep -q "no AMD GPU kernel driver: /dev/kfd not found" cap.err || fail "message: $(cat cap.err)"
+  fi
+  kill -0 "$ipid" || fail "the inferior did not survive"
+  stop_inferior
+  if [ ! -e /dev/kfd ]; then
+    # run checks the driver before it starts anything.
+    gc runnodrv run --kfd linux -o out/core -- sh -c 'touch started'
+    expect_rc 69 runnodrv
+    one_line runnodrv
+    [ ! -e started ] || fail "gpucore run started the command without a driver"
+  fi
+  gc nopid capture --kfd sim 999999999 -o out/core
+  [ "$rc" -eq 64 ] || [ "$rc" -eq 66 ] || fail "capture of no process exited $rc"
+  one_line nopid
+  ;;
+usage)
+  gc u1 capture
+  expect_rc 64 u1
+  gc u2 capture --tier bogus 1
+  expect_rc 64 u2
+  gc u3 run --kfd sim sh
+  expect_rc 64 u3
+  gc u4 capture --deadline 5x 1
+  expect_rc 64 u4
+  gc h capture --help
+  expect_rc 0 h
+  grep -q -- "--max-size" h.out || fail "capture --help does not document --max-size"
+  ;;
+*)
+  fail "unknown case"
+  ;;
+esac
+exit 0

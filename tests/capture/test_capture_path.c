@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Output patterns of `gpucore capture -o` (capture/capture_path.c): every sequence, '/' in
+ * values, unknown sequences with their offset, the length limit, and the variables filled
+ * from a real process (this one) and the environment.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "capture.h"
+
+static const struct gc_capture_vars vars = {
+    .pid = 4242, .hostname = "node/7", .time_s = 1767225600, .exe = "vadd",
+    .job_id = "991", .rank = "3",
+};
+
+static void expands(const char *pattern, const char *want)
+{
+    char out[256];
+    gpucore_diag_t d = { 0 };
+
+    assert_int_equal(gc_capture_expand_path(pattern, &vars, out, sizeof(out), &d), GPUCORE_OK);
+    assert_string_equal(out, want);
+}
+
+static void test_sequences(void **state)
+{
+    (void)state;
+    expands("gpucore.%p", "gpucore.4242");
+    expands("core.%e.%p.%t", "core.vadd.4242.1767225600");
+    expands("/tmp/%j/rank%r-%h", "/tmp/991/rank3-node!7"); /* '/' of a value becomes '!' */
+    expands("100%%.core", "100%.core");
+    expands("plain", "plain");
+}
+
+static void test_empty_values(void **state)
+{
+    struct gc_capture_vars v = vars;
+    char out[64];
+
+    (void)state;
+    v.job_id = "";
+    v.rank = NULL;
+    assert_int_equal(gc_capture_expand_path("c%j%r.%p", &v, out, sizeof(out), NULL), GPUCORE_OK);
+    assert_string_equal(out, "c.4242");
+}
+
+static void test_unknown_sequence(void **state)
+{
+    char out[64];
+    gpucore_diag_t d = { 0 };
+
+    (void)state;
+    assert_int_equal(gc_capture_expand_path("core.%q", &vars, out, sizeof(out), &d),
+                     GPUCORE_E_INVAL);
+    assert_non_null(strstr(d.message, "%q"));
+    assert_non_null(strstr(d.message, "offset 5"));
+    /* A trailing lone % is unknown too. */
+    assert_int_equal(gc_capture_expand_path("core%", &vars, out, sizeof(out), &d),
+                     GPUCORE_E_INVAL);
+    assert_int_equal(gc_capture_expand_path("", &vars, out, sizeof(out), &d), GPUCORE_E_INVAL);
+}
+
+static void test_limit(void **state)
+{
+    char out[13];
+    gpucore_diag_t d = { 0 };
+
+    (void)state;
+    assert_int_equal(gc_capture_expand_path("gpucore.%p", &vars, out, 12, &d),
+                     GPUCORE_E_LIMIT); /* 12 characters + NUL do not fit in 12 */
+    assert_int_equal(gc_capture_expand_path("gpucore.%p", &vars, out, sizeof(out), &d),
+                     GPUCORE_OK);
+    assert_string_equal(out, "gpucore.4242");
+    assert_int_equal(gc_capture_expand_path("abcdefghijklm", &vars, out, sizeof(out), &d),
+                     GPUCORE_E_LIMIT);
+}
+
+static void test_vars_fill(void **state)
+{
+    struct gc_capture_vars v;
+    char storage[256], comm[64] = "";
+    FILE *f = fopen("/proc/self/comm", "r");
+
+    (void)state;
+    assert_non_null(f);
+    assert_non_null(fgets(comm, sizeof(comm), f));
+    fclose(f);
+    comm[strcspn(comm, "\n")] = '\0';
+    setenv("SLURM_JOB_ID", "77", 1);
+    unsetenv("SLURM_PROCID");
+    setenv("OMPI_COMM_WORLD_RANK", "5", 1);
+    gc_capture_vars_fill(&v, getpid(), storage, sizeof(storage));
+    assert_int_equal(v.pid, getpid());
+    assert_string_equal(v.exe, comm);
+    assert_string_equal(v.job_id, "77");
+    assert_string_equal(v.rank, "5");
+    assert_true(v.time_s > 1600000000);
+    assert_true(strlen(v.hostname) > 0);
+    /* No storage: every string is "" rather than NULL. */
+    gc_capture_vars_fill(&v, getpid(), NULL, 0);
+    assert_string_equal(v.exe, "");
+    assert_string_equal(v.hostname, "");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sequences),     cmocka_unit_test(test_empty_values),
+        cmocka_unit_test(test_unknown_sequence), cmocka_unit_test(test_limit),
+        cmocka_unit_test(test_vars_fill),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
