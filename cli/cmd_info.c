@@ -409,8 +409,17 @@ static json_t *build_amdgpu(struct info_ctx *ctx)
     json_object_set_new(o, "runtime", rt);
 
     agents = json_array();
-    for (uint32_t i = 0; i < n->agent_count; i++)
+    for (uint32_t i = 0; i < n->agent_count; i++) {
+        const uint32_t need = GPUCORE_HSA_CAP_TRAP_DEBUG_SUPPORT |
+                              GPUCORE_HSA_CAP_TRAP_DEBUG_FIRMWARE_SUPPORTED;
         json_array_append_new(agents, build_agent(&n->agents[i]));
+        /* ROCdbgapi's agent_t::supports_debugging: without both bits its queues are ignored,
+           so AMD's tools would show no waves for this agent (core-format.md §5). */
+        if ((n->agents[i].capability & need) != need)
+            problem(ctx, "agent %u (gpu_id %u): capability 0x%x lacks TRAP_DEBUG_SUPPORT and "
+                         "TRAP_DEBUG_FIRMWARE_SUPPORTED: AMD's debugger library ignores its "
+                         "queues", i, n->agents[i].gpu_id, n->agents[i].capability);
+    }
     json_object_set_new(o, "agents", agents);
     queues = json_array();
     for (uint32_t i = 0; i < n->queue_count; i++)

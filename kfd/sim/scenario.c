@@ -326,7 +326,8 @@ static gpucore_status_t parse_agent(struct pctx *c, json_t *o, struct gc_scen_ag
     GC_TRY(get_u32(c, o, "array_count", 0, 8, 1, 256, &a->array_count));
     GC_TRY(get_u32(c, o, "simd_arrays_per_engine", 0, 1, 1, 64, &a->simd_arrays_per_engine));
     GC_TRY(get_u32(c, o, "num_xcc", 0, 1, 1, 16, &a->num_xcc));
-    GC_TRY(get_u32(c, o, "capability", 0, 0, 0, UINT32_MAX, &a->capability));
+    GC_TRY(get_u32(c, o, "capability", 0, GC_SCEN_DEFAULT_CAPABILITY, 0, UINT32_MAX,
+                   &a->capability));
     GC_TRY(get_u32(c, o, "debug_prop", 0, 0, 0, UINT32_MAX, &a->debug_prop));
     GC_TRY(get_u32(c, o, "vendor_id", 0, 0x1002, 0, 0xffff, &a->vendor_id));
     GC_TRY(get_u32(c, o, "device_id", 0, 0, 0, 0xffff, &a->device_id));

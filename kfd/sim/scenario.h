@@ -68,6 +68,11 @@ enum gc_scen_stop {
     GC_SCEN_STOP_ASSERT_TRAP = 3,
 };
 
+/* Default device capability: what a debuggable Instinct/Radeon GPU reports (HSA_CAP_*:
+ * WATCH_POINTS_SUPPORTED, 4 watchpoints, TRAP_DEBUG_SUPPORT, TRAP_DEBUG_FIRMWARE_SUPPORTED).
+ * Without the two TRAP_DEBUG bits AMD's debugger library ignores the agent's queues. */
+#define GC_SCEN_DEFAULT_CAPABILITY 0x20008280u
+
 struct gc_scen_agent {
     char target[16]; /* "gfx90a" (gc_arch_by_name) */
     uint32_t gpu_id;
