@@ -672,7 +672,7 @@ static gpucore_status_t plan_cwsr(struct gc_plan_ctx *c, struct queue_ctx *qc)
     const struct kfd_queue_snapshot_entry *q = qc->q;
     uint64_t area = q->ctx_save_restore_area_size;
     uint32_t nxcc = qc->dev->num_xcc;
-    struct gc_cwsr_header h0;
+    struct gc_cwsr_header h0 = { 0 };
     int have_h0 = 0;
 
     if (!q->ctx_save_restore_address || !area) {
@@ -784,6 +784,10 @@ static gpucore_status_t plan_queue(struct gc_plan_ctx *c, uint32_t i)
     for (uint32_t k = 0; k < in->ndevices; k++)
         if (in->devices[k].gpu_id == qc.q->gpu_id)
             qc.dev = &in->devices[k];
+    if (!qc.dev) /* validated by gc_plan_build before any queue is planned */
+        return gc_diag_set(c->diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
+                           "queue %u names gpu_id 0x%x, which no device has", qc.qid,
+                           qc.q->gpu_id);
     qc.arch = gc_arch_by_gfx_version(qc.dev->gfx_target_version);
     GC_TRY(plan_amd_queue(c, &qc));
     GC_TRY(plan_ring(c, &qc));

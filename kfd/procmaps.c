@@ -146,7 +146,7 @@ static gpucore_status_t parse_header(struct parser *ps)
 {
     struct gc_procmap m = { 0 };
     uint64_t major, minor;
-    size_t off;
+    size_t off = 0;
 
     if (take_num(ps, 16, &m.start) || take_char(ps, '-') || take_num(ps, 16, &m.end))
         return pfail(ps, GPUCORE_E_CORRUPT, "expected an address range START-END");

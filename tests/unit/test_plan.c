@@ -147,14 +147,14 @@ static int classify(const struct fixture *f, const struct gc_layout_mapping *m, 
         if (in_map(m, l->buffers[i].address)) {
             *kind = GPUCORE_ALLOC_VRAM;
             *gpu_id = s->agents[s->buffers[i].agent].gpu_id;
-            snprintf(label, lsize, "buffer %s", s->buffers[i].name);
+            snprintf(label, lsize, "buffer %.40s", s->buffers[i].name);
             return 1;
         }
     for (uint32_t i = 0; i < s->ncode_objects; i++)
         if (in_map(m, l->code_objects[i].load_base)) {
             *kind = GPUCORE_ALLOC_CODE;
             *gpu_id = s->agents[0].gpu_id;
-            snprintf(label, lsize, "code %s", s->code_objects[i].name);
+            snprintf(label, lsize, "code %.40s", s->code_objects[i].name);
             return 1;
         }
     for (uint32_t i = 0; i < s->ndispatches; i++)

@@ -239,12 +239,26 @@ static char thread_state(pid_t pid, pid_t tid)
     return p && p[1] == ' ' ? p[2] : '?';
 }
 
+static const struct gc_tracee_thread *find_thread(const struct gc_tracee *t, pid_t tid)
+{
+    for (uint32_t i = 0; i < gc_tracee_thread_count(t); i++) {
+        const struct gc_tracee_thread *th = gc_tracee_thread(t, i);
+        if (th && th->tid == tid)
+            return th;
+    }
+    return NULL;
+}
+
+/* The thread, which must be in the set: the test fails (and stops) otherwise. */
 static const struct gc_tracee_thread *thread_by_tid(const struct gc_tracee *t, pid_t tid)
 {
-    for (uint32_t i = 0; i < gc_tracee_thread_count(t); i++)
-        if (gc_tracee_thread(t, i)->tid == tid)
-            return gc_tracee_thread(t, i);
-    return NULL;
+    const struct gc_tracee_thread *th = find_thread(t, tid);
+
+    if (!th) {
+        fail_msg("thread %d is not in the traced set", (int)tid);
+        abort();
+    }
+    return th;
 }
 
 #define GREG_RIP 16
@@ -273,7 +287,7 @@ static void test_seize_stop_regs_resume_detach(void **state)
     assert_int_equal(gc_tracee_thread_count(t), NT);
     assert_int_equal(gc_tracee_thread(t, 0)->tid, c.pid); /* the leader first */
     for (int i = 0; i < NT; i++)
-        assert_non_null(thread_by_tid(t, sh->tid[i]));
+        assert_non_null(find_thread(t, sh->tid[i]));
     assert_null(gc_tracee_thread(t, NT));
     assert_null(gc_tracee_signalled_thread(t));
     assert_int_equal(gc_tracee_exit_status(t), -1);
@@ -403,7 +417,7 @@ static void test_clone_and_thread_exit(void **state)
         assert_int_equal(gc_tracee_poll(t, 50, &ev, &d), GPUCORE_OK);
         assert_int_not_equal(ev, GC_TRACEE_EXITED);
     }
-    assert_null(thread_by_tid(t, sh->new_tid));
+    assert_null(find_thread(t, sh->new_tid));
     assert_int_equal(read(c.reply, &r, 1), 1);
     assert_int_equal(r, 'j');
 
