@@ -262,31 +262,14 @@ static gpucore_status_t start_driver(const struct gc_scenario *s, const struct g
     if (!agents || !queues || !xccs || !ex || !fa || !al)
         goto out;
     for (uint32_t i = 0; i < s->nagents; i++) {
-        const struct gc_scen_agent *a = &s->agents[i];
-        const struct gc_arch *arch = gc_arch_by_name(a->target);
-        struct kfd_dbg_device_info_entry *e = &agents[i];
-
-        e->gpu_id = a->gpu_id;
-        e->location_id = a->location_id;
-        e->vendor_id = a->vendor_id;
-        e->device_id = a->device_id;
-        e->revision_id = a->revision_id;
-        e->gfx_target_version = arch->gfx_target_version;
-        e->simd_count = a->simd_count;
-        e->max_waves_per_simd = a->max_waves_per_simd;
-        e->array_count = a->array_count;
-        e->simd_arrays_per_engine = a->simd_arrays_per_engine;
-        e->num_xcc = a->num_xcc;
-        e->capability = a->capability;
-        e->debug_prop = a->debug_prop;
-        /* KFD's fixed apertures (bits 63:48 = 1 LDS, 2 scratch) and the 48-bit GPU VA. */
-        e->lds_base = 0x1000000000000ull;
-        e->lds_limit = 0x1000000000000ull | 0xffffffffull;
-        e->scratch_base = 0x2000000000000ull;
-        e->scratch_limit = 0x2000000000000ull | 0xffffffffull;
-        e->gpuvm_base = 0x1000000ull;
-        e->gpuvm_limit = 0x7fffffffffffull;
+        if (gc_layout_device_entry(&s->agents[i], &agents[i]) != GPUCORE_OK) {
+            /* the parser accepts known targets only: a hand-made description */
+            st = gc_diag_set(diag, GPUCORE_E_ARCH, GC_NO_OFFSET,
+                             "agents[%u]: target '%s' is unknown", i, s->agents[i].target);
+            goto out;
+        }
     }
+    st = GPUCORE_E_NOMEM;
     for (uint32_t i = 0; i < s->nqueues; i++) {
         const struct gc_layout_queue *q = &l->queues[i];
         struct gc_sim_queue *sq = &queues[i];

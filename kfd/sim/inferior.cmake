@@ -4,7 +4,7 @@
 # Paths are relative to this file so it works from either includer.
 set(GC_SIM_DIR ${CMAKE_CURRENT_LIST_DIR})
 add_library(gc_sim_layout OBJECT ${GC_SIM_DIR}/scenario.c ${GC_SIM_DIR}/layout.c)
-target_include_directories(gc_sim_layout PUBLIC ${GC_SIM_DIR})
+target_include_directories(gc_sim_layout PUBLIC ${GC_SIM_DIR} ${GC_SIM_DIR}/..)
 target_link_libraries(gc_sim_layout PUBLIC gc_arch gc_schema PkgConfig::JANSSON
                       PkgConfig::LIBELF)
 gpucore_warnings(gc_sim_layout)

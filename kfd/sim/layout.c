@@ -948,3 +948,33 @@ void gc_layout_free(struct gc_layout *l)
     gc_free(l->buffers);
     free(l);
 }
+
+gpucore_status_t gc_layout_device_entry(const struct gc_scen_agent *a,
+                                        struct kfd_dbg_device_info_entry *ret)
+{
+    const struct gc_arch *arch = gc_arch_by_name(a->target);
+
+    if (!arch)
+        return GPUCORE_E_ARCH;
+    memset(ret, 0, sizeof(*ret));
+    ret->gpu_id = a->gpu_id;
+    ret->location_id = a->location_id;
+    ret->vendor_id = a->vendor_id;
+    ret->device_id = a->device_id;
+    ret->revision_id = a->revision_id;
+    ret->gfx_target_version = arch->gfx_target_version;
+    ret->simd_count = a->simd_count;
+    ret->max_waves_per_simd = a->max_waves_per_simd;
+    ret->array_count = a->array_count;
+    ret->simd_arrays_per_engine = a->simd_arrays_per_engine;
+    ret->num_xcc = a->num_xcc;
+    ret->capability = a->capability;
+    ret->debug_prop = a->debug_prop;
+    ret->lds_base = 0x1000000000000ull;
+    ret->lds_limit = 0x1000000000000ull | 0xffffffffull;
+    ret->scratch_base = 0x2000000000000ull;
+    ret->scratch_limit = 0x2000000000000ull | 0xffffffffull;
+    ret->gpuvm_base = 0x1000000ull;
+    ret->gpuvm_limit = 0x7fffffffffffull;
+    return GPUCORE_OK;
+}

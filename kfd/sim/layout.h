@@ -17,6 +17,7 @@
 #include <gpucore/status.h>
 
 #include "cwsr.h"
+#include "kfd_uapi.h"
 #include "scenario.h"
 
 #define GC_LAYOUT_MAX_XCC 16u
@@ -130,6 +131,15 @@ uint32_t gc_layout_accvgpr(const struct gc_scen_waves *w, uint32_t wave_uid, uin
 uint32_t gc_layout_lds(const struct gc_scen_waves *w, uint32_t leader_uid, uint32_t k);
 /* Memory pattern word at byte 4k of a buffer (or scratch). */
 uint32_t gc_layout_mem(enum gc_scen_pattern p, uint32_t seed, uint32_t kind, uint64_t k);
+
+/*
+ * The device snapshot entry the simulated driver reports for scenario agent @p a: its PCI ids,
+ * counts and capability bits, the gfx_target_version of its target, and KFD's fixed apertures
+ * (bits 63:48 = 1 LDS, 2 scratch; a 48-bit GPU VA). @retval GPUCORE_OK, GPUCORE_E_ARCH (the
+ * agent's target is unknown to arch; the parser rejects such files, so only hand-made agents).
+ */
+gpucore_status_t gc_layout_device_entry(const struct gc_scen_agent *a,
+                                        struct kfd_dbg_device_info_entry *ret);
 
 /* Saved register counts of a dispatch's waves (defaults applied for @p arch). */
 void gc_layout_reg_counts(const struct gc_arch *arch, const struct gc_scen_dispatch *d,

@@ -183,35 +183,11 @@ static struct fixture *setup_from(struct gc_scenario *s_in)
     const struct gc_scenario *s = f->s;
     const struct gc_layout *l = f->l;
 
-    /* device entries as inferior.c's start_driver fills them */
+    /* device entries as the inferior hands them to its driver */
     f->dev = calloc(s->nagents, sizeof(*f->dev));
     assert_non_null(f->dev);
-    for (uint32_t i = 0; i < s->nagents; i++) {
-        const struct gc_scen_agent *a = &s->agents[i];
-        const struct gc_arch *arch = gc_arch_by_name(a->target);
-        struct kfd_dbg_device_info_entry *e = &f->dev[i];
-
-        assert_non_null(arch);
-        e->gpu_id = a->gpu_id;
-        e->location_id = a->location_id;
-        e->vendor_id = a->vendor_id;
-        e->device_id = a->device_id;
-        e->revision_id = a->revision_id;
-        e->gfx_target_version = arch->gfx_target_version;
-        e->simd_count = a->simd_count;
-        e->max_waves_per_simd = a->max_waves_per_simd;
-        e->array_count = a->array_count;
-        e->simd_arrays_per_engine = a->simd_arrays_per_engine;
-        e->num_xcc = a->num_xcc;
-        e->capability = a->capability;
-        e->debug_prop = a->debug_prop;
-        e->lds_base = 0x1000000000000ull;
-        e->lds_limit = 0x1000000000000ull | 0xffffffffull;
-        e->scratch_base = 0x2000000000000ull;
-        e->scratch_limit = 0x2000000000000ull | 0xffffffffull;
-        e->gpuvm_base = 0x1000000ull;
-        e->gpuvm_limit = 0x7fffffffffffull;
-    }
+    for (uint32_t i = 0; i < s->nagents; i++)
+        assert_int_equal(gc_layout_device_entry(&s->agents[i], &f->dev[i]), GPUCORE_OK);
     /* queue entries likewise */
     f->q = calloc(s->nqueues + 1u, sizeof(*f->q));
     assert_non_null(f->q);
