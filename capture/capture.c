@@ -501,30 +501,45 @@ static gpucore_status_t add_meta(struct cap *c, const struct gc_plan *p, uint32_
 
 /* ---- the driver side -------------------------------------------------------------------- */
 
+/*
+ * One round of the target's ptrace events (gc_tracee_poll): GPUCORE_E_INTR when a signal to
+ * gpucore cut it short (the caller checks its flag and polls again), the poll's failure with
+ * the diag filled, or OK with *ret_event; a process that exited is recorded in the result.
+ */
+static gpucore_status_t poll_target(struct cap *c, int timeout_ms, enum gc_tracee_event *ret_event)
+{
+    gpucore_diag_t d = { 0 };
+    gpucore_status_t st;
+
+    *ret_event = GC_TRACEE_NOTHING;
+    st = gc_tracee_poll(c->t, timeout_ms, ret_event, &d);
+    if (st != GPUCORE_OK && st != GPUCORE_E_INTR)
+        *c->diag = d;
+    if (st == GPUCORE_OK && *ret_event == GC_TRACEE_EXITED) {
+        c->res->exited = 1;
+        c->res->exit_status = gc_tracee_exit_status(c->t);
+    }
+    return st;
+}
+
 /* RUN: handle the command's pending ptrace stops (thread creation above all) until none comes
  * for one slice. The simulated driver's thread is born stopped (PTRACE_O_TRACECLONE) and
  * answers nothing until it is resumed here. Returns OK, or NOTFOUND with res->exited. */
 static gpucore_status_t settle(struct cap *c, uint64_t until)
 {
     for (;;) {
-        enum gc_tracee_event ev = GC_TRACEE_NOTHING;
-        gpucore_diag_t d = { 0 };
+        enum gc_tracee_event ev;
         gpucore_status_t st;
 
         if (interrupted(c))
             return interrupted_fail(c);
-        st = gc_tracee_poll(c->t, CAP_WAIT_SLICE_MS, &ev, &d);
+        st = poll_target(c, CAP_WAIT_SLICE_MS, &ev);
         if (st == GPUCORE_E_INTR)
             continue;
-        if (st != GPUCORE_OK) {
-            *c->diag = d;
+        if (st != GPUCORE_OK)
             return st;
-        }
-        if (ev == GC_TRACEE_EXITED) {
-            c->res->exited = 1;
-            c->res->exit_status = gc_tracee_exit_status(c->t);
+        if (ev == GC_TRACEE_EXITED)
             return GPUCORE_E_NOTFOUND;
-        }
         if (ev == GC_TRACEE_NOTHING || clock_ns(CLOCK_MONOTONIC) >= until)
             return GPUCORE_OK;
     }
@@ -623,18 +638,13 @@ static gpucore_status_t wait_for_exception(struct cap *c)
             if (c->nexc)
                 return GPUCORE_OK;
         }
-        st = gc_tracee_poll(c->t, efd >= 0 ? 0 : CAP_WAIT_SLICE_MS, &ev, &d);
+        st = poll_target(c, efd >= 0 ? 0 : CAP_WAIT_SLICE_MS, &ev);
         if (st == GPUCORE_E_INTR)
             continue;
-        if (st != GPUCORE_OK) {
-            *c->diag = d;
+        if (st != GPUCORE_OK)
             return st;
-        }
-        if (ev == GC_TRACEE_EXITED) {
-            c->res->exited = 1;
-            c->res->exit_status = gc_tracee_exit_status(c->t);
+        if (ev == GC_TRACEE_EXITED)
             return GPUCORE_OK;
-        }
     }
 }
 
