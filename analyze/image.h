@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The GPU process image of a core, rebuilt by the rules AMD's reader applies
+ * (spec/dbgapi-on-cores.md, spec/core-format.md §7-§8, spec/cwsr-layout.md): agents from the
+ * AMDGPU note's device entries, queues from its queue entries, amd_queue_t located from the read
+ * pointer, each XCC's CWSR area decoded with arch/, dispatches from the ring and the waves' TTMP
+ * packet index, workgroups with their LDS, waves with registers, stop reasons and PCs, code
+ * objects from the r_debug link map (bytes from memory:// ranges in the core, else the GPUCORE
+ * embedded copy, else the file:// path if it exists here), and the memory spaces: global,
+ * generic (lowered by aperture), local (the group's LDS) and private (scratch, swizzled per lane
+ * or not).
+ *
+ * Every byte comes from the core and is validated before use. Anything missing from the core
+ * (a truncated tier, memory never captured) is reported as GPUCORE_E_UNAVAILABLE with a
+ * sentence saying what is missing, never as a crash or a guess. Structural problems that AMD's
+ * reader would turn into a failed attach are kept as per-object problems (a queue whose CWSR
+ * area is not in the core has no waves and says why), so a partial core still explains what it
+ * can.
+ *
+ * Internal to analyze (the CLI's `gpucore analyze` and the amd-dbgapi library use it). Objects
+ * are owned by the image; pointers stay valid until gc_image_close(). Not thread-safe for
+ * concurrent use of one image. No printing.
+ */
+#ifndef GC_ANALYZE_IMAGE_H
+#define GC_ANALYZE_IMAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gpucore/core.h>
+#include <gpucore/schema.h>
+#include <gpucore/status.h>
+
+#include "arch.h"
+#include "cwsr.h"
+
+struct gc_image;
+
+#define GC_IMAGE_NAME_MAX 128u
+
+struct gc_image_agent {
+    uint32_t index;
+    const gpucore_kfd_device_entry_t *entry; /* from the note (owned by the image) */
+    const struct gc_arch *arch;              /* NULL: target unknown (no waves decoded) */
+    char name[64];            /* marketing name from PCI ids when known, else the target */
+    int supports_debugging;   /* TRAP_DEBUG_SUPPORT and FIRMWARE_SUPPORTED, arch known */
+};
+
+struct gc_image_queue {
+    uint32_t index;
+    uint32_t agent;           /* index */
+    const gpucore_kfd_queue_entry_t *entry;
+    int is_aql;               /* queue_type is an HSA AQL queue: decoded; else listed only */
+    uint64_t amd_queue;       /* read_pointer_address - 128 */
+    uint64_t read_id, write_id;       /* dispatch ids from amd_queue_t */
+    uint64_t scratch_base, scratch_stride; /* per-XCC scratch */
+    uint32_t compute_tmpring_size;
+    uint32_t num_xcc;
+    uint32_t first_wave, nwaves;      /* in gc_image_wave order */
+    uint32_t first_dispatch, ndispatches;
+    char problem[256];        /* "" or why the queue is incomplete ("CWSR area of XCC 1 at
+                                 0x... not captured") */
+};
+
+struct gc_image_dispatch {
+    uint32_t index;
+    uint32_t queue;
+    uint64_t packet_id;
+    uint64_t packet_address;
+    uint16_t header, setup;
+    uint16_t workgroup_size[3];
+    uint32_t grid_size[3];
+    uint32_t private_segment_size, group_segment_size;
+    uint64_t kernel_object;   /* descriptor address */
+    uint64_t kernarg_address;
+    uint64_t kernel_entry;    /* 0 if the descriptor is not in the core */
+    uint32_t code_object;     /* index, UINT32_MAX if unknown */
+    char kernel_name[GC_IMAGE_NAME_MAX]; /* symbol of the descriptor/entry, "" if unknown */
+};
+
+struct gc_image_wave {
+    uint32_t index;           /* image-wide */
+    uint32_t queue, xcc;
+    uint32_t dispatch;        /* index, UINT32_MAX if it cannot be associated */
+    uint32_t workgroup[3];    /* workgroup id (UINT32_MAX each when unknown) */
+    uint32_t wave_in_group;
+    uint32_t group_leader;    /* image-wide index of the wave holding the group's LDS */
+    uint32_t lanes;
+    uint64_t pc;
+    uint64_t exec;
+    int stopped;              /* trap handler stopped it */
+    uint32_t stop_reasons;    /* GC_STOP_* (arch/wave.h) */
+    struct gc_wave wave;      /* decoded record (register pointers into image-owned bytes) */
+};
+
+struct gc_image_code_object {
+    uint32_t index;
+    char uri[1024];
+    uint64_t load_address;
+    const uint8_t *bytes;     /* the ELF image, or NULL if not available */
+    uint64_t size;
+    const char *source;       /* "memory", "embedded", "file" or "missing" */
+};
+
+/*
+ * Build the image of @p core (borrowed: keep it open while the image lives).
+ * @retval GPUCORE_OK          (the image may still have per-object problems)
+ * @retval GPUCORE_E_NOTFOUND  no AMDGPU note: the core holds no GPU state
+ * @retval GPUCORE_E_CORRUPT, GPUCORE_E_VERSION  the note cannot be decoded (the diag says why)
+ * @retval GPUCORE_E_INVAL, GPUCORE_E_NOMEM, GPUCORE_E_LIMIT
+ */
+gpucore_status_t gc_image_open(gpucore_core_t *core, struct gc_image **ret,
+                               gpucore_diag_t *reterr_diag);
+void gc_image_close(struct gc_image *img); /* accepts NULL */
+
+const gpucore_amdgpu_note_t *gc_image_note(const struct gc_image *img);
+uint32_t gc_image_r_version(const struct gc_image *img); /* 0 if r_debug is not in the core */
+
+uint32_t gc_image_agent_count(const struct gc_image *img);
+const struct gc_image_agent *gc_image_agent(const struct gc_image *img, uint32_t i);
+uint32_t gc_image_queue_count(const struct gc_image *img);
+const struct gc_image_queue *gc_image_queue(const struct gc_image *img, uint32_t i);
+uint32_t gc_image_dispatch_count(const struct gc_image *img);
+const struct gc_image_dispatch *gc_image_dispatch(const struct gc_image *img, uint32_t i);
+uint32_t gc_image_wave_count(const struct gc_image *img);
+const struct gc_image_wave *gc_image_wave(const struct gc_image *img, uint32_t i);
+uint32_t gc_image_code_object_count(const struct gc_image *img);
+const struct gc_image_code_object *gc_image_code_object(const struct gc_image *img, uint32_t i);
+
+/* Problems found while building (one sentence each), for reports. */
+uint32_t gc_image_problem_count(const struct gc_image *img);
+const char *gc_image_problem(const struct gc_image *img, uint32_t i);
+
+/*
+ * Symbol containing @p pc in the code objects: name and offset from its start.
+ * @retval GPUCORE_OK, GPUCORE_E_NOTFOUND (no code object or symbol covers it).
+ */
+gpucore_status_t gc_image_symbolize(const struct gc_image *img, uint64_t pc, char *name,
+                                    size_t name_size, uint64_t *ret_offset);
+
+/*
+ * Read memory as a wave sees it. @p space: GC_ASPACE_GLOBAL (core segments), GENERIC (lowered
+ * by aperture, then as the space it lowers to), LOCAL (the wave's workgroup LDS), PRIVATE_LANE
+ * (@p lane's swizzled scratch), PRIVATE_WAVE (unswizzled). @p wave may be UINT32_MAX for GLOBAL.
+ * @retval GPUCORE_OK          all bytes read
+ * @retval GPUCORE_E_UNAVAILABLE some byte was not captured; *ret_done is the readable prefix and
+ *                             the diag says what is missing
+ * @retval GPUCORE_E_LIMIT     outside the space (past the LDS size, the scratch slot)
+ * @retval GPUCORE_E_INVAL     bad wave/lane/space
+ */
+gpucore_status_t gc_image_read(struct gc_image *img, uint32_t wave, uint32_t space, uint32_t lane,
+                               uint64_t addr, void *buf, uint64_t size, uint64_t *ret_done,
+                               gpucore_diag_t *reterr_diag);
+
+#endif /* GC_ANALYZE_IMAGE_H */
