@@ -276,8 +276,8 @@ static uint32_t op_num_ids(const struct kfd_ioctl_dbg_trap_args *a)
 gpucore_status_t gc_sim_request_decode(const uint8_t *buf, size_t len, struct gc_sim_request *ret,
                                        gpucore_diag_t *diag)
 {
-    uint16_t type;
-    uint32_t plen;
+    uint16_t type = 0;
+    uint32_t plen = 0;
     GC_FAIL_IF(ret == NULL, diag, GPUCORE_E_INVAL, GC_NO_OFFSET, "no request to decode into");
     GC_TRY(check_header(buf, len, &type, &plen, diag));
     const uint8_t *p = buf + GC_SIM_HEADER_SIZE;
@@ -358,8 +358,8 @@ size_t gc_sim_response_encode(const struct gc_sim_response *r, uint8_t *buf, siz
 gpucore_status_t gc_sim_response_decode(const uint8_t *buf, size_t len, struct gc_sim_response *ret,
                                         gpucore_diag_t *diag)
 {
-    uint16_t type;
-    uint32_t plen;
+    uint16_t type = 0;
+    uint32_t plen = 0;
     GC_FAIL_IF(ret == NULL, diag, GPUCORE_E_INVAL, GC_NO_OFFSET, "no response to decode into");
     GC_TRY(check_header(buf, len, &type, &plen, diag));
     const uint8_t *p = buf + GC_SIM_HEADER_SIZE;

@@ -989,7 +989,7 @@ static gpucore_status_t parse_root(struct pctx *c, json_t *root, struct gc_scena
     int onerr;
     json_t *ht;
     uint64_t dense = 0;
-    int ttmp;
+    int ttmp = 1;
     char name[GC_SCEN_NAME_MAX];
 
     GC_TRY(check_keys(c, root, keys));

@@ -543,7 +543,7 @@ static void test_vadd_referenced(void **state)
 {
     struct fixture *f = setup_scenario("vadd-fault.json");
     struct gc_plan *p;
-    uint64_t a, b, asize, bsize;
+    uint64_t a, b, asize = 0, bsize = 0;
 
     (void)state;
     a = buffer_addr(f, "a", &asize);
@@ -590,7 +590,7 @@ static void test_big_memory_budget(void **state)
     assert_true(small < (16ull << 20));
     assert_true(all >= (16ull << 30) - small);
     /* the w3 pointer at offset 0xfffffff0 gets a window clipped to the buffer's end */
-    uint64_t w3size, w3 = buffer_addr(f, "w3", &w3size);
+    uint64_t w3size = 0, w3 = buffer_addr(f, "w3", &w3size);
     assert_true(
             gc_rangeset_contains(&p->tier[GPUCORE_TIER_REFERENCED], w3 + w3size - 65536, 65536));
     assert_false(gc_rangeset_overlaps(&p->tier[GPUCORE_TIER_REFERENCED], w3 + w3size, 1));
