@@ -21,8 +21,16 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <gpucore/status.h>
+
+/* Non-zero if the @p n bytes at @p p are all zero. p[i] == p[i + 1] for every i and p[0] == 0:
+ * memcmp's vectorised loop does the work. */
+static inline int gc_core_all_zero(const uint8_t *p, size_t n)
+{
+    return n == 0 || (p[0] == 0 && memcmp(p, p + 1, n - 1) == 0);
+}
 
 struct gc_core_sink;
 

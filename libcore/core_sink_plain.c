@@ -22,15 +22,9 @@ struct plain_sink {
     uint8_t page[PAGE];
 };
 
-static int all_zero(const uint8_t *p, size_t n)
-{
-    /* p[i] == p[i + 1] for every i, and p[0] == 0: memcmp's vectorised loop does the work. */
-    return n == 0 || (p[0] == 0 && memcmp(p, p + 1, n - 1) == 0);
-}
-
 static gpucore_status_t flush_staged(struct plain_sink *s, size_t fill, gpucore_diag_t *diag)
 {
-    if (!all_zero(s->page, fill)) {
+    if (!gc_core_all_zero(s->page, fill)) {
         GC_TRY(gc_core_pwrite_all(s->base.fd, s->page, fill, s->page_start, diag));
         s->written += fill;
     }
@@ -44,7 +38,7 @@ static gpucore_status_t write_pages(struct plain_sink *s, const uint8_t *p, size
     size_t run = 0; /* start of the current run of non-zero pages, relative to p */
 
     for (size_t i = 0; i < n; i += PAGE) {
-        if (!all_zero(p + i, PAGE))
+        if (!gc_core_all_zero(p + i, PAGE))
             continue;
         if (i > run) {
             GC_TRY(gc_core_pwrite_all(s->base.fd, p + run, i - run, s->page_start + run, diag));

@@ -75,6 +75,11 @@ struct zstd_sink {
     uint32_t nslots, fill, head, queued;
     uint64_t cur_start; /* logical offset of slots[fill].in[0] */
 
+    /* A whole frame of zeros, compressed once: memory dumps are full of zero frames, and
+     * compression is deterministic, so the cached bytes are exactly what zstd would write. */
+    uint8_t *zero_frame;
+    size_t zero_frame_size;
+
     /* Workers; `lock` guards slot states (and slot contents handed over with them), `stop`. */
     struct zworker *workers;
     uint32_t nworkers;
@@ -267,7 +272,11 @@ static gpucore_status_t submit(struct zstd_sink *s, uint64_t *ret_cut, gpucore_d
     struct zslot *slot = &s->slots[s->fill];
 
     slot->logical = s->cur_start;
-    if (s->nworkers) {
+    if (gc_core_all_zero(slot->in, s->frame_size)) {
+        memcpy(slot->out, s->zero_frame, s->zero_frame_size);
+        slot->csize = s->zero_frame_size;
+        set_state(s, slot, SLOT_DONE);
+    } else if (s->nworkers) {
         /* The unlock publishes in[] and logical to the worker that takes the slot. */
         pthread_mutex_lock(&s->lock);
         slot->state = SLOT_QUEUED;
@@ -535,6 +544,7 @@ static void zstd_destroy(struct gc_core_sink *base)
     gc_free(s->workers);
     ZSTD_freeCCtx(s->cctx);
     gc_free(s->out);
+    gc_free(s->zero_frame);
     gc_free(s->frames);
     gc_free(s);
 }
@@ -621,6 +631,23 @@ gpucore_status_t gc_core_sink_zstd_new(int fd, uint64_t budget,
     st = setup_cctx(s->cctx, params->level, diag);
     if (st < 0)
         goto out_fail;
+    {
+        uint8_t *zeros = gc_calloc_array(1, s->frame_size);
+        size_t zsize = 0;
+
+        st = zeros ? compress(s->cctx, zeros, s->frame_size, s->out, s->out_cap, &zsize, diag)
+                   : gc_diag_set(diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
+        gc_free(zeros);
+        if (st < 0)
+            goto out_fail;
+        s->zero_frame = gc_malloc(zsize);
+        if (!s->zero_frame) {
+            st = gc_diag_set(diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
+            goto out_fail;
+        }
+        memcpy(s->zero_frame, s->out, zsize);
+        s->zero_frame_size = zsize;
+    }
     /*
      * One slot to fill inline; with workers, two per worker so they never wait for the
      * caller. Allocated before the workers start: they read the ring.
