@@ -1,3 +1,665 @@
 /* SPDX-License-Identifier: MIT */
-/* (being written) */
-typedef int gc_placeholder_image;
+/*
+ * The GPU process image of a core: agents, queues, dispatches, waves (image.h). Code objects
+ * and symbols are in image_co.c, memory reads in image_mem.c.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gc_le.h"
+#include "image_internal.h"
+#include "wave.h"
+
+/* hsa_packet_type_t KERNEL_DISPATCH in bits 7:0 of the packet header */
+#define AQL_TYPE_KERNEL_DISPATCH 2u
+#define AQL_PACKET_SIZE          64u
+#define KD_SIZE                  64u
+#define KD_ENTRY_OFFSET          16u
+#define RDEBUG_SIZE              40u
+#define KFD_QUEUE_ID_MASK        0x3fffffffu
+
+/* ---- small helpers --------------------------------------------------------------------------- */
+
+gpucore_status_t gc_image_problemf(struct gc_image *img, const char *fmt, ...)
+{
+    char buf[320];
+    va_list ap;
+
+    if (img->nproblems >= GC_IMAGE_MAX_PROBLEMS)
+        return GPUCORE_OK; /* enough said */
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    char *s = gc_strdup(buf);
+    if (!s)
+        return GPUCORE_E_NOMEM;
+    char **slot = gc_image_grow((void **)&img->problems, &img->nproblems, &img->cap_problems,
+                                sizeof(char *), GC_IMAGE_MAX_PROBLEMS);
+    if (!slot) {
+        gc_free(s);
+        return GPUCORE_E_NOMEM;
+    }
+    *slot = s;
+    return GPUCORE_OK;
+}
+
+void *gc_image_grow(void **arr, uint32_t *n, uint32_t *cap, size_t elem, uint32_t max)
+{
+    if (*n >= max)
+        return NULL;
+    if (*n == *cap) {
+        uint32_t ncap = *cap ? *cap * 2 : 8;
+        if (ncap > max)
+            ncap = max;
+        void *p = gc_realloc_array(*arr, ncap, elem);
+        if (!p)
+            return NULL;
+        *arr = p;
+        *cap = ncap;
+    }
+    uint8_t *e = (uint8_t *)*arr + (size_t)*n * elem;
+    memset(e, 0, elem);
+    (*n)++;
+    return e;
+}
+
+/* Read exactly @p size bytes of process memory: 1 read, 0 not in the core, <0 fatal status. */
+static int read_exact(struct gc_image *img, uint64_t addr, void *buf, uint64_t size,
+                      gpucore_status_t *fatal)
+{
+    gpucore_status_t st = gpucore_core_read(img->core, addr, buf, size, NULL);
+
+    if (st == GPUCORE_OK)
+        return 1;
+    if (st == GPUCORE_E_UNAVAILABLE)
+        return 0;
+    if (st == GPUCORE_E_NOMEM) {
+        *fatal = st;
+        return -1;
+    }
+    return 0; /* a damaged compressed frame reads as missing */
+}
+
+/* The queue's problem (first one kept) and the image's list. */
+static gpucore_status_t queue_problem(struct gc_image *img, struct gc_image_queue *q,
+                                      const char *fmt, ...) GC_PRINTF(3, 4);
+static gpucore_status_t queue_problem(struct gc_image *img, struct gc_image_queue *q,
+                                      const char *fmt, ...)
+{
+    char buf[256];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    if (!q->problem[0])
+        snprintf(q->problem, sizeof(q->problem), "%s", buf);
+    return gc_image_problemf(img, "queue %u: %s", q->entry->queue_id & KFD_QUEUE_ID_MASK, buf);
+}
+
+/* ---- agents ---------------------------------------------------------------------------------- */
+
+static gpucore_status_t build_agents(struct gc_image *img)
+{
+    const gpucore_amdgpu_note_t *n = img->note;
+    const uint32_t need =
+            GPUCORE_HSA_CAP_TRAP_DEBUG_SUPPORT | GPUCORE_HSA_CAP_TRAP_DEBUG_FIRMWARE_SUPPORTED;
+
+    if (!n->agent_count)
+        return GPUCORE_OK;
+    img->agents = gc_calloc_array(n->agent_count, sizeof(*img->agents));
+    if (!img->agents)
+        return GPUCORE_E_NOMEM;
+    img->nagents = n->agent_count;
+    for (uint32_t i = 0; i < n->agent_count; i++) {
+        struct gc_image_agent *a = &img->agents[i];
+        const gpucore_kfd_device_entry_t *e = &n->agents[i];
+
+        a->index = i;
+        a->entry = e;
+        a->arch = gc_arch_by_gfx_version(e->gfx_target_version);
+        if (a->arch) {
+            snprintf(a->name, sizeof(a->name), "%s", a->arch->name);
+        } else {
+            snprintf(a->name, sizeof(a->name), "Device %04x:%04x", e->vendor_id & 0xffffu,
+                     e->device_id & 0xffffu);
+            GC_TRY(gc_image_problemf(img,
+                                     "agent %u (gpu_id 0x%x): gfx_target_version %u is not a "
+                                     "known target; its waves are not decoded",
+                                     i, e->gpu_id, e->gfx_target_version));
+        }
+        a->supports_debugging = a->arch && (e->capability & need) == need;
+        if (a->arch && !a->supports_debugging)
+            GC_TRY(gc_image_problemf(img,
+                                     "agent %u (gpu_id 0x%x) does not advertise trap debugging "
+                                     "with firmware support (capability 0x%x): AMD's library "
+                                     "would not show its queues",
+                                     i, e->gpu_id, e->capability));
+    }
+    return GPUCORE_OK;
+}
+
+static uint32_t agent_of_gpu(const struct gc_image *img, uint32_t gpu_id)
+{
+    for (uint32_t i = 0; i < img->nagents; i++)
+        if (img->agents[i].entry->gpu_id == gpu_id)
+            return i;
+    return UINT32_MAX;
+}
+
+/* ---- r_debug --------------------------------------------------------------------------------- */
+
+static gpucore_status_t read_rdebug(struct gc_image *img)
+{
+    uint8_t rd[RDEBUG_SIZE];
+    gpucore_status_t fatal = GPUCORE_OK;
+    uint64_t at = img->note->runtime.r_debug;
+    int r;
+
+    if (!at)
+        return gc_image_problemf(img, "the runtime info has no r_debug address; code objects "
+                                      "come from the embedded list only");
+    r = read_exact(img, at, rd, sizeof(rd), &fatal);
+    if (r < 0)
+        return fatal;
+    if (r == 0)
+        return gc_image_problemf(img,
+                                 "r_debug at 0x%" PRIx64 " is not in the core; the runtime "
+                                 "version and the link map are unknown",
+                                 at);
+    img->have_rdebug = 1;
+    img->r_version = gc_le32_get(rd);
+    img->r_map = gc_le64_get(rd + 8);
+    if (gc_le32_get(rd + 24) != 0)
+        GC_TRY(gc_image_problemf(img,
+                                 "r_debug at 0x%" PRIx64 " has r_state %u, not RT_CONSISTENT: "
+                                 "AMD's library would list no code objects",
+                                 at, gc_le32_get(rd + 24)));
+    if (img->r_version < 8 || img->r_version > 10)
+        GC_TRY(gc_image_problemf(img,
+                                 "r_debug version %u is outside 8..10, the range ROCdbgapi "
+                                 "0.77 accepts",
+                                 img->r_version));
+    return GPUCORE_OK;
+}
+
+/* ---- dispatches --------------------------------------------------------------------------------
+ */
+
+static gpucore_status_t build_dispatches(struct gc_image *img, struct gc_image_queue *q)
+{
+    const gpucore_kfd_queue_entry_t *e = q->entry;
+    const struct gc_arch *arch = img->agents[q->agent].arch;
+    gpucore_status_t fatal = GPUCORE_OK;
+    uint64_t n, id;
+
+    q->first_dispatch = img->ndispatches;
+    if (e->ring_size == 0 || e->ring_size % AQL_PACKET_SIZE)
+        return queue_problem(img, q, "ring size %u is not a whole number of 64-byte packets",
+                             e->ring_size);
+    n = e->ring_size / AQL_PACKET_SIZE;
+    if (arch && n > gc_arch_max_queue_packets(arch))
+        return queue_problem(img, q,
+                             "ring of %" PRIu64 " packets is larger than the dispatch index "
+                             "of %s can address",
+                             n, arch->name);
+    if (q->write_id < q->read_id)
+        return queue_problem(img, q,
+                             "write_dispatch_id %" PRIu64 " is below read_dispatch_id %" PRIu64,
+                             q->write_id, q->read_id);
+    if (q->write_id - q->read_id > n)
+        return queue_problem(img, q, "%" PRIu64 " active packets do not fit a ring of %" PRIu64,
+                             q->write_id - q->read_id, n);
+    if (e->ring_base_address > UINT64_MAX - e->ring_size)
+        return queue_problem(img, q, "ring at 0x%" PRIx64 " wraps the address space",
+                             e->ring_base_address);
+    for (id = q->read_id; id < q->write_id; id++) {
+        uint8_t pkt[AQL_PACKET_SIZE], kd[KD_SIZE];
+        uint64_t at = e->ring_base_address + (id % n) * AQL_PACKET_SIZE;
+        int r = read_exact(img, at, pkt, sizeof(pkt), &fatal);
+
+        if (r < 0)
+            return fatal;
+        if (r == 0) /* the ring is captured whole or not at all: one sentence for the rest */
+            return queue_problem(img, q,
+                                 "AQL packet %" PRIu64 " at 0x%" PRIx64 " is not in the core; "
+                                 "packets %" PRIu64 "..%" PRIu64 " not decoded",
+                                 id, at, id, q->write_id - 1);
+        if ((gc_le16_get(pkt) & 0xffu) != AQL_TYPE_KERNEL_DISPATCH)
+            continue;
+        struct gc_image_dispatch *d =
+                gc_image_grow((void **)&img->dispatches, &img->ndispatches, &img->cap_dispatches,
+                              sizeof(*d), GC_IMAGE_MAX_DISPATCHES);
+        if (!d)
+            return img->ndispatches >= GC_IMAGE_MAX_DISPATCHES ? GPUCORE_E_LIMIT : GPUCORE_E_NOMEM;
+        d->index = img->ndispatches - 1;
+        d->queue = q->index;
+        d->packet_id = id;
+        d->packet_address = at;
+        d->header = gc_le16_get(pkt);
+        d->setup = gc_le16_get(pkt + 2);
+        for (int k = 0; k < 3; k++) {
+            d->workgroup_size[k] = gc_le16_get(pkt + 4 + 2 * k);
+            d->grid_size[k] = gc_le32_get(pkt + 12 + 4 * k);
+        }
+        d->private_segment_size = gc_le32_get(pkt + 24);
+        d->group_segment_size = gc_le32_get(pkt + 28);
+        d->kernel_object = gc_le64_get(pkt + 32);
+        d->kernarg_address = gc_le64_get(pkt + 40);
+        d->code_object = UINT32_MAX;
+        r = d->kernel_object ? read_exact(img, d->kernel_object, kd, sizeof(kd), &fatal) : 0;
+        if (r < 0)
+            return fatal;
+        if (r > 0)
+            d->kernel_entry = d->kernel_object + gc_le64_get(kd + KD_ENTRY_OFFSET);
+        else
+            GC_TRY(queue_problem(img, q,
+                                 "kernel descriptor 0x%" PRIx64 " of packet %" PRIu64
+                                 " is not in the core",
+                                 d->kernel_object, id));
+        d->code_object = gc_image_code_object_at(img, d->kernel_object);
+        gc_image_kernel_name(img, d->kernel_object, d->kernel_entry, d->kernel_name,
+                             sizeof(d->kernel_name));
+        q->ndispatches++;
+    }
+    return GPUCORE_OK;
+}
+
+/* ---- waves ----------------------------------------------------------------------------------- */
+
+static uint32_t find_dispatch(const struct gc_image *img, const struct gc_image_queue *q,
+                              uint64_t packet_id)
+{
+    for (uint32_t i = 0; i < q->ndispatches; i++)
+        if (img->dispatches[q->first_dispatch + i].packet_id == packet_id)
+            return q->first_dispatch + i;
+    return UINT32_MAX;
+}
+
+static gpucore_status_t add_waves(struct gc_image *img, struct gc_image_queue *q, uint32_t xcc,
+                                  struct gc_image_area *area)
+{
+    const struct gc_image_agent *ag = &img->agents[q->agent];
+    const struct gc_arch *arch = ag->arch;
+    struct gc_wave_env env = {
+        .r_version = img->r_version,
+        .spi_ttmps_setup = img->note->runtime.ttmp_setup ||
+                           (ag->entry->debug_prop & GPUCORE_HSA_DBG_DISPATCH_INFO_ALWAYS_VALID),
+    };
+    uint32_t base = img->nwaves;
+    int unassociated = 0;
+
+    for (uint32_t i = 0; i < area->dec.wave_count; i++) {
+        const struct gc_wave *w = &area->dec.waves[i];
+        struct gc_image_wave *iw = gc_image_grow((void **)&img->waves, &img->nwaves,
+                                                 &img->cap_waves, sizeof(*iw), GC_IMAGE_MAX_WAVES);
+        uint32_t idx, num;
+
+        if (!iw)
+            return img->nwaves >= GC_IMAGE_MAX_WAVES ? GPUCORE_E_LIMIT : GPUCORE_E_NOMEM;
+        iw->index = img->nwaves - 1;
+        iw->queue = q->index;
+        iw->xcc = xcc;
+        iw->wave = *w;
+        iw->lanes = w->lanes;
+        iw->group_leader = base + w->group_leader;
+        iw->pc = gc_wave_pc(arch, w, img->r_version);
+        iw->exec = gc_wave_exec_mask(arch, w);
+        iw->stopped = gc_wave_trap_stopped(arch, w);
+        iw->stop_reasons = gc_wave_stop_reasons(arch, w);
+        iw->dispatch = UINT32_MAX;
+        if (gc_wave_workgroup_id(arch, w, &env, iw->workgroup) != GPUCORE_OK)
+            iw->workgroup[0] = iw->workgroup[1] = iw->workgroup[2] = UINT32_MAX;
+        iw->wave_in_group = gc_wave_number_in_group(arch, w, &env, &num) == GPUCORE_OK
+                                    ? num
+                                    : w->index - w->group_leader;
+        if (gc_wave_dispatch_index(arch, w, &env, &idx) == GPUCORE_OK) {
+            uint64_t pid;
+
+            if (gc_packet_id(idx, q->entry->ring_size, q->read_id, q->write_id, &pid) == GPUCORE_OK)
+                iw->dispatch = find_dispatch(img, q, pid);
+        }
+        if (iw->dispatch == UINT32_MAX)
+            unassociated++;
+        q->nwaves++;
+    }
+    if (unassociated)
+        GC_TRY(queue_problem(img, q,
+                             "%d waves of XCC %u cannot be associated with an active dispatch",
+                             unassociated, xcc));
+    return GPUCORE_OK;
+}
+
+static gpucore_status_t decode_area(struct gc_image *img, struct gc_image_queue *q, uint32_t xcc,
+                                    uint64_t base, uint64_t area_size)
+{
+    const struct gc_arch *arch = img->agents[q->agent].arch;
+    uint8_t raw[GC_CWSR_HEADER_SIZE];
+    struct gc_cwsr_header h;
+    gpucore_status_t fatal = GPUCORE_OK, st;
+    gpucore_diag_t d = { 0 };
+    int r;
+
+    r = read_exact(img, base, raw, sizeof(raw), &fatal);
+    if (r < 0)
+        return fatal;
+    if (r == 0)
+        return queue_problem(img, q, "CWSR area of XCC %u at 0x%" PRIx64 " not captured", xcc,
+                             base);
+    if (gc_cwsr_header_decode(raw, sizeof(raw), &h) != GPUCORE_OK)
+        return queue_problem(img, q, "CWSR header of XCC %u at 0x%" PRIx64 " does not decode", xcc,
+                             base);
+    if (h.control_stack_size == 0)
+        return GPUCORE_OK; /* no waves */
+    uint64_t cso = h.control_stack_offset, css = h.control_stack_size;
+    uint64_t wso = h.wave_state_offset, wss = h.wave_state_size;
+    if (cso + css > area_size || wso > area_size || wss > wso || cso + css != wso - wss ||
+        css + wss > GC_IMAGE_MAX_CWSR_READ)
+        return queue_problem(img, q,
+                             "CWSR header of XCC %u at 0x%" PRIx64 " is inconsistent (control "
+                             "stack 0x%x+0x%x, wave area 0x%x-0x%x, area 0x%" PRIx64 ")",
+                             xcc, base, h.control_stack_offset, h.control_stack_size,
+                             h.wave_state_offset, h.wave_state_size, area_size);
+    struct gc_image_area *a = gc_image_grow((void **)&img->areas, &img->nareas, &img->cap_areas,
+                                            sizeof(*a), UINT32_MAX);
+    if (!a)
+        return GPUCORE_E_NOMEM;
+    a->ctl = gc_malloc(css);
+    a->wav = gc_malloc(wss ? wss : 1);
+    if (!a->ctl || !a->wav)
+        return GPUCORE_E_NOMEM;
+    r = read_exact(img, base + cso, a->ctl, css, &fatal);
+    if (r < 0)
+        return fatal;
+    if (r == 0)
+        return queue_problem(img, q, "CWSR control stack of XCC %u at 0x%" PRIx64 " not captured",
+                             xcc, base + cso);
+    if (wss) {
+        r = read_exact(img, base + wso - wss, a->wav, wss, &fatal);
+        if (r < 0)
+            return fatal;
+        if (r == 0)
+            return queue_problem(img, q, "CWSR wave area of XCC %u at 0x%" PRIx64 " not captured",
+                                 xcc, base + wso - wss);
+    }
+    st = gc_cwsr_decode(arch, &h, a->ctl, css, a->wav, wss, &a->dec, &d);
+    if (st == GPUCORE_E_NOMEM)
+        return st;
+    if (st != GPUCORE_OK)
+        return queue_problem(img, q, "saved waves of XCC %u at 0x%" PRIx64 " do not decode: %s",
+                             xcc, base, d.message);
+    a->decoded = 1;
+    return add_waves(img, q, xcc, a);
+}
+
+/* ---- queues ---------------------------------------------------------------------------------- */
+
+static gpucore_status_t read_amd_queue(struct gc_image *img, struct gc_image_queue *q,
+                                       struct gc_image_queue_priv *qp)
+{
+    const gpucore_kfd_queue_entry_t *e = q->entry;
+    uint8_t aq[GC_AMDQ_SIZE];
+    gpucore_status_t fatal = GPUCORE_OK;
+    int r;
+
+    if (e->read_pointer_address < GC_AMDQ_READ_ID)
+        return queue_problem(img, q, "read pointer 0x%" PRIx64 " cannot be inside an amd_queue_t",
+                             e->read_pointer_address);
+    q->amd_queue = e->read_pointer_address - GC_AMDQ_READ_ID;
+    r = read_exact(img, q->amd_queue, aq, sizeof(aq), &fatal);
+    if (r < 0)
+        return fatal;
+    if (r == 0)
+        return queue_problem(img, q,
+                             "amd_queue_t at 0x%" PRIx64 " not captured: no dispatches, "
+                             "no scratch",
+                             q->amd_queue);
+    qp->have_amdq = 1;
+    q->read_id = gc_le64_get(aq + GC_AMDQ_READ_ID);
+    q->write_id = gc_le64_get(aq + GC_AMDQ_WRITE_ID);
+    /* the write pointer of the note is authoritative when it is elsewhere */
+    if (e->write_pointer_address != q->amd_queue + GC_AMDQ_WRITE_ID) {
+        uint8_t v[8];
+
+        r = read_exact(img, e->write_pointer_address, v, sizeof(v), &fatal);
+        if (r < 0)
+            return fatal;
+        if (r > 0)
+            q->write_id = gc_le64_get(v);
+    }
+    q->compute_tmpring_size = gc_le32_get(aq + GC_AMDQ_TMPRING);
+    qp->scratch_loc = gc_le64_get(aq + GC_AMDQ_SCRATCH_LOC);
+    q->scratch_base = qp->scratch_loc;
+    /* ROCr r_version 11 removed scratch_backing_memory_byte_size (core-format.md 8.5) */
+    if (img->r_version && img->r_version < 11) {
+        q->scratch_stride = gc_le64_get(aq + GC_AMDQ_SCRATCH_SIZE);
+        qp->have_stride = 1;
+    }
+    return GPUCORE_OK;
+}
+
+static gpucore_status_t build_queue(struct gc_image *img, uint32_t i)
+{
+    struct gc_image_queue *q = &img->queues[i];
+    struct gc_image_queue_priv *qp = &img->qpriv[i];
+    const gpucore_kfd_queue_entry_t *e = q->entry;
+    const gpucore_kfd_device_entry_t *dev;
+    const struct gc_arch *arch;
+
+    q->first_wave = img->nwaves;
+    q->first_dispatch = img->ndispatches;
+    if (q->agent == UINT32_MAX)
+        return queue_problem(img, q, "gpu_id 0x%x names no agent of the note", e->gpu_id);
+    dev = img->agents[q->agent].entry;
+    arch = img->agents[q->agent].arch;
+    q->num_xcc = dev->num_xcc;
+    if (dev->simd_arrays_per_engine && dev->array_count &&
+        dev->array_count % dev->simd_arrays_per_engine == 0)
+        qp->se_count = dev->array_count / dev->simd_arrays_per_engine;
+    q->is_aql = e->queue_type == GPUCORE_KFD_QUEUE_TYPE_COMPUTE_AQL;
+    if (!q->is_aql)
+        return GPUCORE_OK;
+    GC_TRY(read_amd_queue(img, q, qp));
+    if (qp->have_amdq)
+        GC_TRY(build_dispatches(img, q));
+    if (!arch)
+        return queue_problem(img, q, "the agent's target is unknown: waves not decoded");
+    uint32_t nxcc = dev->num_xcc;
+    uint64_t area = e->ctx_save_restore_area_size;
+    if (!e->ctx_save_restore_address || !area)
+        return queue_problem(img, q, "no context save area");
+    if (nxcc == 0 || nxcc > GC_IMAGE_MAX_XCC)
+        return queue_problem(img, q, "the agent says %u XCCs: waves not decoded", nxcc);
+    if (area * nxcc > UINT64_MAX - e->ctx_save_restore_address)
+        return queue_problem(img, q, "context save area at 0x%" PRIx64 " wraps the address space",
+                             e->ctx_save_restore_address);
+    for (uint32_t x = 0; x < nxcc; x++)
+        GC_TRY(decode_area(img, q, x, e->ctx_save_restore_address + x * area, area));
+    return GPUCORE_OK;
+}
+
+static gpucore_status_t build_queues(struct gc_image *img)
+{
+    const gpucore_amdgpu_note_t *n = img->note;
+
+    if (!n->queue_count)
+        return GPUCORE_OK;
+    img->queues = gc_calloc_array(n->queue_count, sizeof(*img->queues));
+    img->qpriv = gc_calloc_array(n->queue_count, sizeof(*img->qpriv));
+    if (!img->queues || !img->qpriv)
+        return GPUCORE_E_NOMEM;
+    img->nqueues = n->queue_count;
+    for (uint32_t i = 0; i < n->queue_count; i++) {
+        struct gc_image_queue *q = &img->queues[i];
+
+        q->index = i;
+        q->entry = &n->queues[i];
+        q->agent = agent_of_gpu(img, q->entry->gpu_id);
+    }
+    for (uint32_t i = 0; i < n->queue_count; i++)
+        GC_TRY(build_queue(img, i));
+    /* wave pointers into the grown array are fixed now; nothing keeps pointers across growth */
+    return GPUCORE_OK;
+}
+
+/* ---- GPUCORE notes ----------------------------------------------------------------------------
+ */
+
+static gpucore_status_t read_gpucore_notes(struct gc_image *img)
+{
+    struct gpucore_note note;
+    uint32_t at = 0;
+    gpucore_diag_t d = { 0 };
+    gpucore_status_t st;
+
+    if (gpucore_core_find_note(img->core, GPUCORE_NOTE_OWNER, GPUCORE_NT_CODE_OBJECTS, &at,
+                               &note) == GPUCORE_OK) {
+        st = gpucore_code_objects_decode(note.desc, note.desc_size, &img->embedded, &d);
+        if (st == GPUCORE_E_NOMEM)
+            return st;
+        if (st != GPUCORE_OK)
+            GC_TRY(gc_image_problemf(img, "the embedded code-object note does not decode: %s",
+                                     d.message));
+    }
+    at = 0;
+    if (gpucore_core_find_note(img->core, GPUCORE_NOTE_OWNER, GPUCORE_NT_MANIFEST, &at, &note) ==
+        GPUCORE_OK) {
+        st = gpucore_manifest_decode(note.desc, note.desc_size, &img->manifest, &d);
+        if (st == GPUCORE_E_NOMEM)
+            return st;
+        if (st != GPUCORE_OK)
+            GC_TRY(gc_image_problemf(img, "the capture manifest does not decode: %s", d.message));
+        else if (img->manifest->flags & GPUCORE_MANIFEST_TRUNCATED)
+            GC_TRY(gc_image_problemf(img,
+                                     "the capture was cut short (%s): some memory is "
+                                     "missing",
+                                     gpucore_reason_name(img->manifest->truncation_reason)));
+    }
+    return GPUCORE_OK;
+}
+
+/* ---- open / close ---------------------------------------------------------------------------- */
+
+static gpucore_status_t build(struct gc_image *img, gpucore_diag_t *diag)
+{
+    struct gpucore_note note;
+    uint32_t at = 0;
+    gpucore_status_t st;
+    gpucore_diag_t d = { 0 };
+
+    st = gpucore_core_find_note(img->core, GPUCORE_AMDGPU_NOTE_OWNER,
+                                GPUCORE_NT_AMDGPU_KFD_CORE_STATE, &at, &note);
+    GC_FAIL_IF(st != GPUCORE_OK, diag, GPUCORE_E_NOTFOUND, GC_NO_OFFSET,
+               "the core has no AMDGPU note (owner \"AMDGPU\", type 33): it holds no GPU state");
+    st = gpucore_amdgpu_note_decode(note.desc, note.desc_size, &img->note, &d);
+    if (st != GPUCORE_OK) {
+        if (st == GPUCORE_E_NOMEM || st == GPUCORE_E_INVAL)
+            return st;
+        return gc_diag_set(diag, st == GPUCORE_E_VERSION ? st : GPUCORE_E_CORRUPT,
+                           d.flags & GPUCORE_DIAG_HAS_OFFSET ? note.offset + d.offset
+                                                             : GC_NO_OFFSET,
+                           "AMDGPU note at file offset 0x%" PRIx64 ": %s", note.offset, d.message);
+    }
+    if (gpucore_amdgpu_note_check(img->note, &d) != GPUCORE_OK)
+        GC_TRY(gc_image_problemf(img, "AMD's library would reject this note: %s", d.message));
+    GC_TRY(read_gpucore_notes(img));
+    GC_TRY(read_rdebug(img));
+    GC_TRY(build_agents(img));
+    GC_TRY(gc_image_load_code_objects(img));
+    GC_TRY(build_queues(img));
+    return GPUCORE_OK;
+}
+
+gpucore_status_t gc_image_open(gpucore_core_t *core, struct gc_image **ret,
+                               gpucore_diag_t *reterr_diag)
+{
+    struct gc_image *img;
+    gpucore_status_t st;
+
+    GC_FAIL_IF(!core || !ret, reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
+               "gc_image_open needs a core and a result pointer");
+    img = gc_calloc_array(1, sizeof(*img));
+    if (!img)
+        return gc_diag_set(reterr_diag, GPUCORE_E_NOMEM, GC_NO_OFFSET,
+                           "out of memory building the GPU image");
+    img->core = core;
+    st = build(img, reterr_diag);
+    if (st != GPUCORE_OK) {
+        if (st == GPUCORE_E_NOMEM)
+            gc_diag_set(reterr_diag, st, GC_NO_OFFSET, "out of memory building the GPU image");
+        else if (st == GPUCORE_E_LIMIT && (!reterr_diag || reterr_diag->status != st))
+            gc_diag_set(reterr_diag, st, GC_NO_OFFSET,
+                        "the core holds more waves, dispatches or code objects than the "
+                        "analyzer accepts");
+        gc_image_close(img);
+        return st;
+    }
+    *ret = img;
+    return GPUCORE_OK;
+}
+
+void gc_image_close(struct gc_image *img)
+{
+    if (!img)
+        return;
+    for (uint32_t i = 0; i < img->nareas; i++) {
+        if (img->areas[i].decoded)
+            gc_cwsr_decoded_done(&img->areas[i].dec);
+        gc_free(img->areas[i].ctl);
+        gc_free(img->areas[i].wav);
+    }
+    gc_free(img->areas);
+    gc_image_free_code_objects(img);
+    for (uint32_t i = 0; i < img->nproblems; i++)
+        gc_free(img->problems[i]);
+    gc_free(img->problems);
+    gc_free(img->waves);
+    gc_free(img->dispatches);
+    gc_free(img->queues);
+    gc_free(img->qpriv);
+    gc_free(img->agents);
+    gpucore_code_objects_free(img->embedded);
+    gpucore_manifest_free(img->manifest);
+    gpucore_amdgpu_note_free(img->note);
+    gc_free(img);
+}
+
+/* ---- accessors ------------------------------------------------------------------------------- */
+
+const gpucore_amdgpu_note_t *gc_image_note(const struct gc_image *img)
+{
+    return img ? img->note : NULL;
+}
+
+uint32_t gc_image_r_version(const struct gc_image *img)
+{
+    return img ? img->r_version : 0;
+}
+
+#define GC_IMAGE_LIST(name, type, arr, count)                           \
+    uint32_t gc_image_##name##_count(const struct gc_image *img)        \
+    {                                                                   \
+        return img ? img->count : 0;                                    \
+    }                                                                   \
+    const type *gc_image_##name(const struct gc_image *img, uint32_t i) \
+    {                                                                   \
+        return img && i < img->count ? &img->arr[i] : NULL;             \
+    }
+
+GC_IMAGE_LIST(agent, struct gc_image_agent, agents, nagents)
+GC_IMAGE_LIST(queue, struct gc_image_queue, queues, nqueues)
+GC_IMAGE_LIST(dispatch, struct gc_image_dispatch, dispatches, ndispatches)
+GC_IMAGE_LIST(wave, struct gc_image_wave, waves, nwaves)
+GC_IMAGE_LIST(code_object, struct gc_image_code_object, cos, ncos)
+
+uint32_t gc_image_problem_count(const struct gc_image *img)
+{
+    return img ? img->nproblems : 0;
+}
+
+const char *gc_image_problem(const struct gc_image *img, uint32_t i)
+{
+    return img && i < img->nproblems ? img->problems[i] : NULL;
+}

@@ -42,7 +42,8 @@ struct gc_image_agent {
     uint32_t index;
     const gpucore_kfd_device_entry_t *entry; /* from the note (owned by the image) */
     const struct gc_arch *arch;              /* NULL: target unknown (no waves decoded) */
-    char name[64];            /* marketing name from PCI ids when known, else the target */
+    char name[64];            /* the target name ("gfx90a"); "Device vvvv:dddd" when the
+                                 target is unknown (no PCI-id database is consulted) */
     int supports_debugging;   /* TRAP_DEBUG_SUPPORT and FIRMWARE_SUPPORTED, arch known */
 };
 
@@ -52,12 +53,18 @@ struct gc_image_queue {
     const gpucore_kfd_queue_entry_t *entry;
     int is_aql;               /* queue_type is an HSA AQL queue: decoded; else listed only */
     uint64_t amd_queue;       /* read_pointer_address - 128 */
-    uint64_t read_id, write_id;       /* dispatch ids from amd_queue_t */
-    uint64_t scratch_base, scratch_stride; /* per-XCC scratch */
+    uint64_t read_id, write_id;       /* dispatch ids from amd_queue_t (write_id from the
+                                         note's write pointer); 0 if amd_queue_t is missing */
+    uint64_t scratch_base, scratch_stride; /* scratch_backing_memory_location (XCC 0); XCC i's
+                                         scratch is at scratch_base + i * scratch_stride.
+                                         The stride is 0 (unknown) when r_version is 0 or
+                                         >= 11 (the field was removed) */
     uint32_t compute_tmpring_size;
     uint32_t num_xcc;
-    uint32_t first_wave, nwaves;      /* in gc_image_wave order */
-    uint32_t first_dispatch, ndispatches;
+    uint32_t first_wave, nwaves;      /* in gc_image_wave order: XCC by XCC, each in
+                                         control-stack order (AMD's attach order) */
+    uint32_t first_dispatch, ndispatches; /* kernel-dispatch packets with ids in
+                                         [read_id, write_id), oldest first */
     char problem[256];        /* "" or why the queue is incomplete ("CWSR area of XCC 1 at
                                  0x... not captured") */
 };
@@ -83,8 +90,10 @@ struct gc_image_wave {
     uint32_t queue, xcc;
     uint32_t dispatch;        /* index, UINT32_MAX if it cannot be associated */
     uint32_t workgroup[3];    /* workgroup id (UINT32_MAX each when unknown) */
-    uint32_t wave_in_group;
-    uint32_t group_leader;    /* image-wide index of the wave holding the group's LDS */
+    uint32_t wave_in_group;   /* from the TTMPs; when they are not valid, the position in
+                                 the saved group */
+    uint32_t group_leader;    /* image-wide index of the wave holding the group's LDS (itself
+                                 for the first wave of a group) */
     uint32_t lanes;
     uint64_t pc;
     uint64_t exec;
@@ -99,11 +108,15 @@ struct gc_image_code_object {
     uint64_t load_address;
     const uint8_t *bytes;     /* the ELF image, or NULL if not available */
     uint64_t size;
-    const char *source;       /* "memory", "embedded", "file" or "missing" */
+    const char *source;       /* "memory", "embedded", "file" or "missing" (bytes NULL) */
 };
 
 /*
  * Build the image of @p core (borrowed: keep it open while the image lives).
+ * Code objects come from r_debug's link map; when r_debug is not in the core, from the
+ * GPUCORE embedded list (GPUCORE_NT_CODE_OBJECTS) if there is one. Symbols (STT_FUNC and
+ * STT_OBJECT of .symtab) are read with libelf from the bytes; dispatch kernel names come
+ * from the "NAME.kd" symbol at the descriptor, else the function at the kernel entry.
  * @retval GPUCORE_OK          (the image may still have per-object problems)
  * @retval GPUCORE_E_NOTFOUND  no AMDGPU note: the core holds no GPU state
  * @retval GPUCORE_E_CORRUPT, GPUCORE_E_VERSION  the note cannot be decoded (the diag says why)
@@ -132,8 +145,11 @@ uint32_t gc_image_problem_count(const struct gc_image *img);
 const char *gc_image_problem(const struct gc_image *img, uint32_t i);
 
 /*
- * Symbol containing @p pc in the code objects: name and offset from its start.
- * @retval GPUCORE_OK, GPUCORE_E_NOTFOUND (no code object or symbol covers it).
+ * Function symbol containing @p pc in the code objects (st_value + load address, st_size;
+ * a symbol of size 0 covers only its own address): name (truncated to @p name_size) and the
+ * offset from its start.
+ * @retval GPUCORE_OK, GPUCORE_E_NOTFOUND (no code object or symbol covers it),
+ *         GPUCORE_E_INVAL (NULL image or name, name_size 0).
  */
 gpucore_status_t gc_image_symbolize(const struct gc_image *img, uint64_t pc, char *name,
                                     size_t name_size, uint64_t *ret_offset);
@@ -141,12 +157,24 @@ gpucore_status_t gc_image_symbolize(const struct gc_image *img, uint64_t pc, cha
 /*
  * Read memory as a wave sees it. @p space: GC_ASPACE_GLOBAL (core segments), GENERIC (lowered
  * by aperture, then as the space it lowers to), LOCAL (the wave's workgroup LDS), PRIVATE_LANE
- * (@p lane's swizzled scratch), PRIVATE_WAVE (unswizzled). @p wave may be UINT32_MAX for GLOBAL.
+ * (@p lane's swizzled scratch), PRIVATE_WAVE (unswizzled). @p wave may be UINT32_MAX for GLOBAL
+ * (and for GENERIC addresses that lower to global). @p lane is used by PRIVATE_LANE only.
+ * @p ret_done (optional) is always written: the bytes read from the start.
+ * The diag names the address and, for memory missing from the core, why the capture's
+ * manifest says it is missing ("reason tier, tier referenced").
  * @retval GPUCORE_OK          all bytes read
  * @retval GPUCORE_E_UNAVAILABLE some byte was not captured; *ret_done is the readable prefix and
- *                             the diag says what is missing
- * @retval GPUCORE_E_LIMIT     outside the space (past the LDS size, the scratch slot)
- * @retval GPUCORE_E_INVAL     bad wave/lane/space
+ *                             the diag says what is missing. Also: private memory whose
+ *                             location is unknown (amd_queue_t not in the core, per-XCC stride
+ *                             not recorded, shader-engine count unknown, a tmpring value AMD's
+ *                             library rejects)
+ * @retval GPUCORE_E_LIMIT     outside the space (past the LDS size, the scratch slot, a wave
+ *                             without scratch, a generic aperture's 4 GiB, an address range
+ *                             wrapping 2^64)
+ * @retval GPUCORE_E_INVAL     bad wave/lane/space, NULL image, NULL buf with size > 0
+ * @retval GPUCORE_E_CORRUPT   a compressed frame fails to decode, or the scratch slot address
+ *                             wraps
+ * @retval GPUCORE_E_NOMEM     out of memory (frame buffer)
  */
 gpucore_status_t gc_image_read(struct gc_image *img, uint32_t wave, uint32_t space, uint32_t lane,
                                uint64_t addr, void *buf, uint64_t size, uint64_t *ret_done,

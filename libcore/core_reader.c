@@ -374,7 +374,8 @@ static gpucore_status_t load_notes(gpucore_core_t *c, const struct gc_elf_phdr *
     }
     for (uint32_t i = 0; i < n; i++) {
         const struct gc_elf_phdr *p = &ph[idx[i]];
-        const uint8_t *bytes = c->data + p->offset;
+        /* Compressed: c->data is not the logical image; the bytes are decoded below. */
+        const uint8_t *bytes = c->compressed ? NULL : c->data + p->offset;
 
         if (c->compressed) {
             GC_TRY(img_read(c, p->offset, c->note_bytes + at, p->filesz, diag));

@@ -1,2 +1,32 @@
 # SPDX-License-Identifier: MIT
-# Tests of analyze/ (process image, gpucore analyze). Being written.
+# Tests of analyze/ (process image, gpucore analyze).
+
+# The GPU image of cores captured from every scenario's inferior, against the scenario.
+gpucore_unit_test(test_image
+  SOURCES unit/test_image.c
+  LIBS gc_analyze gc_sim_layout gc_arch gc_libcore gc_schema)
+add_dependencies(test_image gpucore-inferior gpucore-cli scenario-objects)
+set_property(TEST test_image APPEND PROPERTY ENVIRONMENT
+  "GPUCORE_SCENARIO_DIR=${PROJECT_SOURCE_DIR}/tests/scenarios"
+  "GPUCORE_SCENARIO_OBJECTS=${GPUCORE_SCENARIO_OBJECTS}"
+  "GPUCORE_INFERIOR=$<TARGET_FILE:gpucore-inferior>"
+  "GPUCORE_CLI=$<TARGET_FILE:gpucore-cli>")
+set_tests_properties(test_image PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600 LABELS "unit;e2e")
+
+gpucore_fuzz_target(fuzz_image SOURCE fuzz/targets/fuzz_image.c
+  LIBS gc_analyze gc_libcore gc_schema gc_arch)
+
+# ---- gpucore analyze, end to end (tests/analyze/analyze_e2e.sh) --------------------------------
+# Each scenario case starts its own gpucore-inferior, captures it and checks every analyze view
+# against the scenario file and a golden report; bad-input needs no inferior.
+foreach(kase vadd-fault rdna2-illegal rdna3-assert mi300-xcc multi-gpu-hang truncated bad-input)
+  add_test(NAME analyze-e2e-${kase}
+           COMMAND ${PROJECT_SOURCE_DIR}/tests/analyze/analyze_e2e.sh
+                   ${CMAKE_CURRENT_BINARY_DIR}/analyze-e2e/${kase}
+                   $<TARGET_FILE:gpucore-cli> $<TARGET_FILE:gpucore-inferior>
+                   ${CMAKE_CURRENT_BINARY_DIR}/scenario-objects
+                   ${PROJECT_SOURCE_DIR}/tests/scenarios $<TARGET_FILE:gpucore-mkexample>
+                   ${PROJECT_SOURCE_DIR}/tests/analyze/golden/${kase}.txt ${kase})
+  set_tests_properties(analyze-e2e-${kase} PROPERTIES LABELS "analyze;e2e"
+                       SKIP_RETURN_CODE 77 TIMEOUT 300)
+endforeach()

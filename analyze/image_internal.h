@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internal to analyze/image*.c: the image object and the helpers the pieces share. No printing.
+ */
+#ifndef GC_ANALYZE_IMAGE_INTERNAL_H
+#define GC_ANALYZE_IMAGE_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gc_util.h"
+#include "image.h"
+
+/* Limits on what a hostile core can make the image allocate or walk. */
+#define GC_IMAGE_MAX_CODE_OBJECTS     4096u        /* link_map nodes */
+#define GC_IMAGE_MAX_CODE_OBJECT_SIZE (256u << 20) /* bytes of one code object */
+#define GC_IMAGE_MAX_CODE_BYTES       (1ull << 30) /* code-object bytes the image copies */
+#define GC_IMAGE_MAX_WAVES            (1u << 20)
+#define GC_IMAGE_MAX_DISPATCHES       (1u << 20)
+#define GC_IMAGE_MAX_CWSR_READ        (256u << 20) /* control stack + wave area of one XCC */
+#define GC_IMAGE_MAX_XCC              32u
+#define GC_IMAGE_MAX_PROBLEMS         4096u
+#define GC_IMAGE_MAX_SYMBOLS          (1u << 20)
+
+/* amd_queue_t (core-format.md 8.5) */
+#define GC_AMDQ_SIZE         256u
+#define GC_AMDQ_WRITE_ID     56u
+#define GC_AMDQ_READ_ID      128u
+#define GC_AMDQ_TMPRING      140u
+#define GC_AMDQ_SCRATCH_LOC  160u
+#define GC_AMDQ_SCRATCH_SIZE 168u
+
+struct gc_image_symbol {
+    uint64_t addr; /* load address applied */
+    uint64_t size;
+    int is_func; /* STT_FUNC (else object) */
+    char *name;  /* owned */
+};
+
+/* Per code object: what the ELF says (parsed once at open). */
+struct gc_image_co_priv {
+    uint8_t *owned;  /* bytes owned by the image (memory / file), or NULL */
+    uint64_t lo, hi; /* loaded extent [lo, hi) in process addresses, hi 0: none */
+    struct gc_image_symbol *syms;
+    uint32_t nsyms, cap_syms;
+};
+
+/* One decoded XCC area: the buffers the wave pointers point into. */
+struct gc_image_area {
+    uint8_t *ctl, *wav;
+    struct gc_cwsr_decoded dec;
+    int decoded;
+};
+
+struct gc_image_queue_priv {
+    int have_amdq;
+    int have_stride;
+    uint64_t scratch_loc;
+    uint32_t se_count; /* shader engines per XCC, 0 if unknown */
+};
+
+struct gc_image {
+    gpucore_core_t *core;
+    gpucore_amdgpu_note_t *note;
+    gpucore_code_objects_t *embedded; /* GPUCORE_NT_CODE_OBJECTS, or NULL */
+    gpucore_manifest_t *manifest;     /* GPUCORE_NT_MANIFEST, or NULL */
+    uint32_t r_version;
+    uint64_t r_map;
+    int have_rdebug;
+
+    struct gc_image_agent *agents;
+    uint32_t nagents;
+    struct gc_image_queue *queues;
+    struct gc_image_queue_priv *qpriv;
+    uint32_t nqueues;
+    struct gc_image_dispatch *dispatches;
+    uint32_t ndispatches, cap_dispatches;
+    struct gc_image_wave *waves;
+    uint32_t nwaves, cap_waves;
+    struct gc_image_code_object *cos;
+    struct gc_image_co_priv *copriv;
+    uint32_t ncos, cap_cos;
+    uint64_t code_bytes; /* bytes copied for code objects so far */
+    struct gc_image_area *areas;
+    uint32_t nareas, cap_areas;
+    char **problems;
+    uint32_t nproblems, cap_problems;
+};
+
+/* Add one problem sentence (formatted). Returns GPUCORE_E_NOMEM if it cannot be stored. */
+gpucore_status_t gc_image_problemf(struct gc_image *img, const char *fmt, ...) GC_PRINTF(2, 3);
+
+/* Grow a (pointer, count, capacity) array by one element; returns the new element or NULL. */
+void *gc_image_grow(void **arr, uint32_t *n, uint32_t *cap, size_t elem, uint32_t max);
+
+/* Code objects (image_co.c): walk r_debug's link map (or the embedded list) and parse ELFs. */
+gpucore_status_t gc_image_load_code_objects(struct gc_image *img);
+void gc_image_free_code_objects(struct gc_image *img);
+
+/* The code object whose loaded extent contains @p addr, or UINT32_MAX. */
+uint32_t gc_image_code_object_at(const struct gc_image *img, uint64_t addr);
+
+/* Name of the kernel whose descriptor is at @p kd or whose entry is @p entry ("" if none). */
+void gc_image_kernel_name(const struct gc_image *img, uint64_t kd, uint64_t entry, char *buf,
+                          size_t size);
+
+#endif /* GC_ANALYZE_IMAGE_INTERNAL_H */

@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Memory as a wave sees it (image.h gc_image_read): global from the core's segments, generic
+ * lowered by the fixed apertures, local from the group leader's LDS image, private from the
+ * wave's scratch slot (cwsr-layout.md §14-§15).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "image_internal.h"
+#include "wave.h"
+
+/* Why @p addr is missing, from the capture manifest ("" if it does not say). */
+static void missing_reason(const struct gc_image *img, uint64_t addr, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    if (!img->manifest)
+        return;
+    for (uint32_t i = 0; i < img->manifest->count; i++) {
+        const gpucore_manifest_entry_t *e = &img->manifest->entries[i];
+
+        if (e->status == GPUCORE_RANGE_CAPTURED || addr < e->address ||
+            addr - e->address >= e->size)
+            continue;
+        snprintf(buf, size, " (the capture %s it: reason %s, tier %s%s%.80s)",
+                 e->status == GPUCORE_RANGE_SKIPPED ? "left out" : "could not read",
+                 gpucore_reason_name(e->reason), gpucore_tier_name(e->tier),
+                 e->label.len ? "; " : "", e->label.len ? e->label.ptr : "");
+        return;
+    }
+    if (img->manifest->flags & GPUCORE_MANIFEST_TRUNCATED)
+        snprintf(buf, size, " (the capture was cut short: %s)",
+                 gpucore_reason_name(img->manifest->truncation_reason));
+}
+
+/* Process memory; on E_UNAVAILABLE the diag names the first missing byte and why. */
+static gpucore_status_t read_global(struct gc_image *img, const char *what, uint64_t addr,
+                                    void *buf, uint64_t size, uint64_t *ret_done,
+                                    gpucore_diag_t *diag)
+{
+    uint64_t done = 0;
+    gpucore_status_t st;
+    char why[200];
+
+    if (size && addr > UINT64_MAX - (size - 1))
+        return gc_diag_set(diag, GPUCORE_E_LIMIT, GC_NO_OFFSET,
+                           "%s read of 0x%" PRIx64 " bytes at 0x%" PRIx64
+                           " wraps the address space",
+                           what, size, addr);
+    st = gpucore_core_read(img->core, addr, buf, size, &done);
+    *ret_done = done;
+    if (st == GPUCORE_OK)
+        return st;
+    if (st == GPUCORE_E_UNAVAILABLE) {
+        missing_reason(img, addr + done, why, sizeof(why));
+        return gc_diag_set(diag, st, GC_NO_OFFSET,
+                           "%s memory at 0x%" PRIx64 " is not in the core%s", what, addr + done,
+                           why);
+    }
+    return gc_diag_set(diag, st, GC_NO_OFFSET, "%s memory at 0x%" PRIx64 " cannot be read: %s",
+                       what, addr + done, gpucore_core_errmsg(img->core));
+}
+
+static gpucore_status_t read_local(struct gc_image *img, const struct gc_image_wave *w,
+                                   uint64_t addr, uint8_t *buf, uint64_t size, uint64_t *ret_done,
+                                   gpucore_diag_t *diag)
+{
+    const struct gc_image_wave *leader =
+            w->group_leader < img->nwaves ? &img->waves[w->group_leader] : w;
+    uint64_t lds = leader->wave.lds ? leader->wave.lds_size : 0;
+
+    if (addr >= lds || size > lds - addr) {
+        uint64_t n = addr < lds ? lds - addr : 0;
+
+        if (n)
+            memcpy(buf, leader->wave.lds + addr, n);
+        *ret_done = n;
+        return gc_diag_set(diag, GPUCORE_E_LIMIT, GC_NO_OFFSET,
+                           "local address 0x%" PRIx64 " is past the %" PRIu64
+                           " bytes of LDS of wave %u's workgroup",
+                           addr + n, lds, w->index);
+    }
+    memcpy(buf, leader->wave.lds + addr, size);
+    *ret_done = size;
+    return GPUCORE_OK;
+}
+
+/* Base address and size of the wave's scratch slot. */
+static gpucore_status_t scratch_slot(struct gc_image *img, const struct gc_image_wave *w,
+                                     uint64_t *ret_base, uint64_t *ret_size, gpucore_diag_t *diag)
+{
+    const struct gc_image_queue *q = &img->queues[w->queue];
+    const struct gc_image_queue_priv *qp = &img->qpriv[w->queue];
+    const struct gc_arch *arch = img->agents[q->agent].arch;
+    uint64_t off = 0, size = 0, base;
+
+    GC_FAIL_IF(!qp->have_amdq, diag, GPUCORE_E_UNAVAILABLE, GC_NO_OFFSET,
+               "wave %u: the queue's amd_queue_t is not in the core, so its scratch is unknown",
+               w->index);
+    GC_FAIL_IF(!w->wave.scratch_en || !qp->scratch_loc, diag, GPUCORE_E_LIMIT, GC_NO_OFFSET,
+               "wave %u has no scratch (private memory)", w->index);
+    GC_FAIL_IF(w->xcc > 0 && !qp->have_stride, diag, GPUCORE_E_UNAVAILABLE, GC_NO_OFFSET,
+               "wave %u: the runtime (r_version %u) does not record the per-XCC scratch stride "
+               "needed for XCC %u",
+               w->index, img->r_version, w->xcc);
+    GC_FAIL_IF(!qp->se_count, diag, GPUCORE_E_UNAVAILABLE, GC_NO_OFFSET,
+               "wave %u: the agent's shader-engine count is unknown, so its scratch slot is too",
+               w->index);
+    gpucore_status_t st = gc_scratch_slot(arch, q->compute_tmpring_size, w->wave.se_id,
+                                          w->wave.scratch_id, qp->se_count, &off, &size);
+    GC_FAIL_IF(st != GPUCORE_OK, diag, GPUCORE_E_UNAVAILABLE, GC_NO_OFFSET,
+               "wave %u: COMPUTE_TMPRING_SIZE 0x%x does not place a scratch slot for %u shader "
+               "engines (AMD's library disables private memory)",
+               w->index, q->compute_tmpring_size, qp->se_count);
+    GC_FAIL_IF(w->xcc && q->scratch_stride > (UINT64_MAX - qp->scratch_loc) / w->xcc, diag,
+               GPUCORE_E_CORRUPT, GC_NO_OFFSET, "wave %u: the scratch of XCC %u wraps", w->index,
+               w->xcc);
+    base = qp->scratch_loc + q->scratch_stride * w->xcc;
+    GC_FAIL_IF(off > UINT64_MAX - base || size > UINT64_MAX - (base + off), diag, GPUCORE_E_CORRUPT,
+               GC_NO_OFFSET, "wave %u: the scratch slot wraps", w->index);
+    *ret_base = base + off;
+    *ret_size = size;
+    return GPUCORE_OK;
+}
+
+static gpucore_status_t read_private(struct gc_image *img, const struct gc_image_wave *w,
+                                     uint32_t space, uint32_t lane, uint64_t addr, uint8_t *buf,
+                                     uint64_t size, uint64_t *ret_done, gpucore_diag_t *diag)
+{
+    uint64_t base = 0, slot = 0, done = 0;
+
+    *ret_done = 0;
+    GC_TRY(scratch_slot(img, w, &base, &slot, diag));
+    if (space == GC_ASPACE_PRIVATE_WAVE) {
+        uint64_t n = addr < slot ? (slot - addr < size ? slot - addr : size) : 0;
+        gpucore_status_t st = GPUCORE_OK;
+
+        if (n)
+            st = read_global(img, "scratch", base + addr, buf, n, ret_done, diag);
+        if (st != GPUCORE_OK)
+            return st;
+        GC_FAIL_IF(n < size, diag, GPUCORE_E_LIMIT, GC_NO_OFFSET,
+                   "private address 0x%" PRIx64 " is past wave %u's scratch slot of 0x%" PRIx64
+                   " bytes",
+                   addr + n, w->index, slot);
+        return GPUCORE_OK;
+    }
+    GC_FAIL_IF(lane >= w->lanes, diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
+               "lane %u is not a lane of wave %u (%u lanes)", lane, w->index, w->lanes);
+    while (done < size) {
+        uint64_t off, got = 0;
+        uint32_t contig;
+        gpucore_status_t st =
+                gc_private_lane_offset(addr + done, lane, w->lanes, slot, &off, &contig);
+
+        if (st == GPUCORE_E_LIMIT || addr + done < addr) {
+            *ret_done = done;
+            return gc_diag_set(diag, GPUCORE_E_LIMIT, GC_NO_OFFSET,
+                               "private_lane address 0x%" PRIx64 " of lane %u is past wave %u's "
+                               "scratch slot of 0x%" PRIx64 " bytes",
+                               addr + done, lane, w->index, slot);
+        }
+        if (st != GPUCORE_OK)
+            return gc_diag_set(diag, st, GC_NO_OFFSET,
+                               "private_lane address 0x%" PRIx64 " of lane %u cannot be placed",
+                               addr + done, lane);
+        uint64_t n = contig < size - done ? contig : size - done;
+        if (off + n > slot)
+            n = slot - off;
+        st = read_global(img, "scratch", base + off, buf + done, n, &got, diag);
+        done += got;
+        if (st != GPUCORE_OK) {
+            *ret_done = done;
+            return st;
+        }
+    }
+    *ret_done = done;
+    return GPUCORE_OK;
+}
+
+gpucore_status_t gc_image_read(struct gc_image *img, uint32_t wave, uint32_t space, uint32_t lane,
+                               uint64_t addr, void *buf, uint64_t size, uint64_t *ret_done,
+                               gpucore_diag_t *reterr_diag)
+{
+    uint64_t done = 0;
+    gpucore_status_t st;
+    const struct gc_image_wave *w;
+
+    if (ret_done)
+        *ret_done = 0;
+    GC_FAIL_IF(!img || (!buf && size), reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
+               "gc_image_read needs an image and a buffer");
+    if (space == GC_ASPACE_GENERIC) {
+        enum gc_aspace to;
+        uint64_t lowered;
+
+        GC_TRY(gc_generic_lower(addr, &to, &lowered));
+        if (to != GC_ASPACE_GLOBAL)
+            GC_FAIL_IF(lowered > UINT32_MAX || size > (uint64_t)UINT32_MAX + 1 - lowered,
+                       reterr_diag, GPUCORE_E_LIMIT, GC_NO_OFFSET,
+                       "generic address 0x%" PRIx64 " runs past its 4 GiB aperture", addr);
+        return gc_image_read(img, wave, to, lane, lowered, buf, size, ret_done, reterr_diag);
+    }
+    if (space == GC_ASPACE_GLOBAL) {
+        st = read_global(img, "global", addr, buf, size, &done, reterr_diag);
+        if (ret_done)
+            *ret_done = done;
+        return st;
+    }
+    GC_FAIL_IF(space >= _GC_ASPACE_MAX, reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
+               "address space %u is not one of global, generic, local, private_lane, "
+               "private_wave",
+               space);
+    GC_FAIL_IF(wave >= img->nwaves, reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
+               "wave %u does not exist (the image has %u)", wave, img->nwaves);
+    w = &img->waves[wave];
+    if (space == GC_ASPACE_LOCAL)
+        st = read_local(img, w, addr, buf, size, &done, reterr_diag);
+    else
+        st = read_private(img, w, space, lane, addr, buf, size, &done, reterr_diag);
+    if (ret_done)
+        *ret_done = done;
+    return st;
+}

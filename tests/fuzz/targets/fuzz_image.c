@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Fuzz target for analyze/image: the input is a core file (plain or compressed). Opened with
+ * gpucore_core_open_memory, then gc_image_open, then every agent, queue, dispatch, wave, code
+ * object and problem is walked and a few reads are made in every address space.
+ *
+ * Invariants (abort() on violation): gc_image_open returns a documented status, with a message
+ * on failure and no image; on success every index and count is consistent (waves and
+ * dispatches inside their queue's range, group leaders and dispatches in range, problems
+ * non-empty), reads return documented statuses with *ret_done never above the size, and
+ * symbolization of every PC succeeds or says NOTFOUND.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gpucore/core.h>
+
+#include "image.h"
+#include "wave.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check_read(struct gc_image *img, uint32_t wave, uint32_t space, uint32_t lane,
+                       uint64_t addr, uint64_t size)
+{
+    uint8_t buf[64];
+    uint64_t done = UINT64_MAX;
+    gpucore_diag_t d = { 0 };
+    gpucore_status_t st;
+
+    if (size > sizeof(buf))
+        size = sizeof(buf);
+    st = gc_image_read(img, wave, space, lane, addr, buf, size, &done, &d);
+    if (done > size)
+        abort();
+    switch (st) {
+    case GPUCORE_OK:
+        if (done != size)
+            abort();
+        break;
+    case GPUCORE_E_UNAVAILABLE:
+    case GPUCORE_E_LIMIT:
+    case GPUCORE_E_INVAL:
+    case GPUCORE_E_CORRUPT:
+    case GPUCORE_E_NOMEM:
+        if (!d.message[0])
+            abort();
+        break;
+    default:
+        abort();
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    gpucore_core_t *core = NULL;
+    struct gc_image *img = NULL;
+    gpucore_diag_t d = { 0 };
+    gpucore_status_t st;
+    char name[GC_IMAGE_NAME_MAX];
+    uint64_t off;
+
+    if (gpucore_core_open_memory(data, size, NULL, &core, NULL) != GPUCORE_OK)
+        return 0;
+    st = gc_image_open(core, &img, &d);
+    if (st != GPUCORE_OK) {
+        if (img || !d.message[0])
+            abort();
+        if (st != GPUCORE_E_NOTFOUND && st != GPUCORE_E_CORRUPT && st != GPUCORE_E_VERSION &&
+            st != GPUCORE_E_NOMEM && st != GPUCORE_E_LIMIT)
+            abort();
+        gpucore_core_close(core);
+        return 0;
+    }
+    uint32_t na = gc_image_agent_count(img), nq = gc_image_queue_count(img);
+    uint32_t nd = gc_image_dispatch_count(img), nw = gc_image_wave_count(img);
+    uint32_t nc = gc_image_code_object_count(img);
+
+    if (na != gc_image_note(img)->agent_count || nq != gc_image_note(img)->queue_count)
+        abort();
+    for (uint32_t i = 0; i < na; i++)
+        if (gc_image_agent(img, i)->index != i || !gc_image_agent(img, i)->entry)
+            abort();
+    for (uint32_t i = 0; i < nq; i++) {
+        const struct gc_image_queue *q = gc_image_queue(img, i);
+
+        if (q->first_wave > nw || q->nwaves > nw - q->first_wave || q->first_dispatch > nd ||
+            q->ndispatches > nd - q->first_dispatch)
+            abort();
+        if (q->agent != UINT32_MAX && q->agent >= na)
+            abort();
+    }
+    for (uint32_t i = 0; i < nd; i++) {
+        const struct gc_image_dispatch *di = gc_image_dispatch(img, i);
+
+        if (di->queue >= nq || (di->code_object != UINT32_MAX && di->code_object >= nc) ||
+            !memchr(di->kernel_name, 0, sizeof(di->kernel_name)))
+            abort();
+    }
+    for (uint32_t i = 0; i < nc; i++) {
+        const struct gc_image_code_object *co = gc_image_code_object(img, i);
+
+        if (!co->source || (co->bytes == NULL) != (strcmp(co->source, "missing") == 0))
+            abort();
+    }
+    for (uint32_t i = 0; i < nw; i++) {
+        const struct gc_image_wave *w = gc_image_wave(img, i);
+
+        if (w->queue >= nq || w->group_leader >= nw ||
+            (w->dispatch != UINT32_MAX && w->dispatch >= nd))
+            abort();
+        st = gc_image_symbolize(img, w->pc, name, sizeof(name), &off);
+        if (st != GPUCORE_OK && st != GPUCORE_E_NOTFOUND)
+            abort();
+        if (i < 4) {
+            check_read(img, i, GC_ASPACE_LOCAL, 0, 0, 16);
+            check_read(img, i, GC_ASPACE_LOCAL, 0, w->wave.lds_size, 4);
+            check_read(img, i, GC_ASPACE_PRIVATE_WAVE, 0, 0, 16);
+            check_read(img, i, GC_ASPACE_PRIVATE_LANE, w->lanes - 1, 6, 9);
+            check_read(img, i, GC_ASPACE_GENERIC, 0, 0x2000000000000ull | 4, 8);
+            check_read(img, i, GC_ASPACE_GENERIC, 0, 0x1fffffffffffcull, 8);
+        }
+    }
+    for (uint32_t i = 0; i < gc_image_problem_count(img); i++)
+        if (!gc_image_problem(img, i) || !gc_image_problem(img, i)[0])
+            abort();
+    if (gc_image_problem(img, gc_image_problem_count(img)) || gc_image_wave(img, nw))
+        abort();
+    for (uint32_t i = 0; i < nd && i < 4; i++)
+        check_read(img, UINT32_MAX, GC_ASPACE_GLOBAL, 0, gc_image_dispatch(img, i)->kernel_object,
+                   64);
+    check_read(img, UINT32_MAX, GC_ASPACE_GLOBAL, 0, UINT64_MAX - 3, 16);
+    check_read(img, nw, GC_ASPACE_LOCAL, 0, 0, 4);
+    check_read(img, 0, 99, 0, 0, 4);
+    gc_image_close(img);
+    gpucore_core_close(core);
+    return 0;
+}
