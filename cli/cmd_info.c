@@ -23,6 +23,7 @@
 #include <gpucore/core.h>
 #include <gpucore/schema.h>
 
+#include "analyze.h"
 #include "cli.h"
 
 #define INFO_SCHEMA "gpucore.info/1"
@@ -528,6 +529,21 @@ static json_t *build_capture(struct info_ctx *ctx)
     json_object_set_new(o, "signal", m->signal ? jint(m->signal) : json_null());
     json_object_set_new(o, "compress_level", json_integer(m->compress_level));
     json_object_set_new(o, "options", jstrn(m->options.ptr, m->options.len));
+    if (m->exception_code) {
+        json_t *e = json_object();
+        const char *name = az_exception_name(m->exception_code);
+
+        json_object_set_new(e, "code", jint(m->exception_code));
+        json_object_set_new(e, "name", name ? json_string(name) : json_null());
+        json_object_set_new(e, "gpu_id", jint(m->exception_gpu_id));
+        json_object_set_new(e, "queue_id", m->exception_queue_id == 0xffffffffu
+                                                   ? json_null()
+                                                   : jint(m->exception_queue_id));
+        json_object_set_new(o, "exception", e);
+    } else {
+        json_object_set_new(o, "exception", json_null());
+    }
+    json_object_set_new(o, "fault_address", m->fault_address ? jhex(m->fault_address) : json_null());
     json_object_set_new(o, "newer_than_reader",
                         json_boolean(m->decoded_flags & GPUCORE_NOTE_DECODED_NEWER));
     gpucore_capture_meta_free(m);
@@ -782,6 +798,16 @@ static void render_capture(FILE *out, const json_t *c)
             (double)jget_u64(c, "duration_ns") / 1e9,
             jget_str(c, "trigger") ? jget_str(c, "trigger") : "?",
             jget_str(c, "tier") ? jget_str(c, "tier") : "?");
+    const json_t *e = json_object_get(c, "exception");
+    if (json_is_object(e)) {
+        const char *name = jget_str(e, "name");
+        fprintf(out, "Exception:   %s on gpu_id %" PRIu64, name ? name : "?", jget_u64(e, "gpu_id"));
+        if (json_is_integer(json_object_get(e, "queue_id")))
+            fprintf(out, ", queue %" PRIu64, jget_u64(e, "queue_id"));
+        if (jget_str(c, "fault_address"))
+            fprintf(out, ", fault address %s", jget_str(c, "fault_address"));
+        fputc('\n', out);
+    }
 }
 
 static void render_manifest_summary(FILE *out, const json_t *m)

@@ -13,6 +13,9 @@
 
 #include "cli.h"
 
+/* cmd_analyze.c (its prototype belongs in cli.h, which another change owns). */
+int cmd_analyze(int argc, char **argv);
+
 struct command {
     const char *name;
     int (*run)(int argc, char **argv);
@@ -35,6 +38,9 @@ static const struct command commands[] = {
       "attach to a GPU process; write a core at its first GPU queue error or memory violation" },
     { "info", cmd_info, "info [--json] [--segments] CORE",
       "describe a core: file kind, notes, the AMDGPU state, capture metadata, segments" },
+    { "analyze", cmd_analyze,
+      "analyze [waves|regs|disasm|mem] [--json] [--wave N] [--address A] [--space S] CORE",
+      "explain a core: faulting waves first, grouped by PC and stop reason, disassembled" },
     { "compress", cmd_compress,
       "compress [--level N] [--threads N] [--frame-size SIZE] [--force] INPUT OUTPUT",
       "compress a core into zstd seekable frames (readable in place, `zstd -d` compatible)" },

@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# End-to-end tests of `gpucore analyze` (tests/analyze.cmake): capture a scenario running in
+# gpucore-inferior, then check the report, waves, regs, disasm and mem views against the
+# scenario file (the ground truth, tests/scenarios/README.md) and a golden text report.
+#
+#   analyze_e2e.sh WORKDIR GPUCORE INFERIOR OBJECTS SCENARIOS MKEXAMPLE GOLDEN CASE
+#
+# CASE is a scenario name (vadd-fault, rdna2-illegal, ...), "truncated" (vadd-fault captured
+# with a 1 MiB size budget: the report still leads with the fault and says what is missing) or
+# "bad-input". Set
+# GPUCORE_UPDATE_GOLDEN=1 to rewrite the golden file instead of comparing.
+#
+# Exit codes: 0 pass, 1 fail (one "FAIL [case]: why" line), 77 skip (no ptrace rights).
+
+set -euo pipefail
+
+[ $# -eq 8 ] || { echo "usage: $0 WORKDIR GPUCORE INFERIOR OBJECTS SCENARIOS MKEXAMPLE GOLDEN CASE" >&2; exit 2; }
+work=$1 gpucore=$2 inferior=$3 objects=$4 scenarios=$5 mkexample=$6 golden=$7 case=$8
+here=$(cd "$(dirname "$0")" && pwd)
+
+fail() { echo "FAIL [$case]: $*" >&2; exit 1; }
+skip() { echo "SKIP [$case]: $*"; exit 77; }
+
+rm -rf "$work"
+mkdir -p "$work"
+cd "$work"
+
+ipid=
+cleanup() {
+  if [ -n "$ipid" ] && kill -0 "$ipid" 2>/dev/null; then
+    kill -TERM "$ipid" 2>/dev/null || true
+    wait "$ipid" 2>/dev/null || true
+  fi
+}
+trap cleanup EXIT
+
+# gc NAME ARGS...: run gpucore with stdout/stderr in NAME.out/NAME.err; status in $rc.
+gc() {
+  local name=$1; shift
+  rc=0
+  "$gpucore" "$@" >"$name.out" 2>"$name.err" || rc=$?
+}
+
+expect_rc() { # WANT NAME
+  [ "$rc" -eq "$1" ] || fail "gpucore $2 exited $rc, expected $1: $(cat "$2.err")"
+}
+
+# expect_error WANT_RC NAME PATTERN: exactly one line "gpucore: ..." on stderr matching PATTERN.
+expect_error() {
+  expect_rc "$1" "$2"
+  [ "$(wc -l <"$2.err")" -eq 1 ] || fail "gpucore $2 printed $(wc -l <"$2.err") lines on stderr: $(cat "$2.err")"
+  grep -Eq "^gpucore( analyze)?: $3" "$2.err" || fail "gpucore $2: unexpected error: $(cat "$2.err")"
+  [ ! -s "$2.out" ] || fail "gpucore $2 printed on stdout: $(head -3 "$2.out")"
+}
+
+if [ "$case" = bad-input ]; then
+  "$mkexample" example.core >/dev/null
+  echo "not a core" >notcore
+  # The example core with its AMDGPU note renamed: a core without GPU state.
+  python3 "$here/strip_amdgpu_note.py" example.core nonote.core
+  gc notcore analyze notcore
+  expect_error 65 notcore "notcore: "
+  gc missing analyze does-not-exist.core
+  expect_error 66 missing "does-not-exist.core: cannot open"
+  gc nonote analyze nonote.core
+  expect_error 65 nonote "nonote.core: no AMDGPU core-state note"
+  gc nonote-waves analyze waves --json nonote.core
+  expect_error 65 nonote-waves "nonote.core: no AMDGPU core-state note"
+  gc wave-range analyze regs --wave 99999 example.core
+  expect_error 64 wave-range "example.core: wave 99999 does not exist: the core has [0-9]+ waves"
+  gc no-wave analyze regs example.core
+  expect_error 64 no-wave "regs needs --wave N"
+  gc bad-space analyze mem --space texture --address 0 example.core
+  expect_error 64 bad-space "unknown address space 'texture'"
+  gc bad-opt analyze waves --size 4 example.core
+  expect_error 64 bad-opt "an option given is not one of"
+  gc two-cores analyze example.core example.core
+  expect_error 64 two-cores "expected exactly one CORE argument"
+  gc example analyze --json example.core
+  expect_rc 0 example
+  python3 -c 'import json,sys; d=json.load(open("example.out")); assert d["schema"]=="gpucore.analyze/1", d["schema"]' ||
+    fail "the example core's report is not a gpucore.analyze/1 document"
+  exit 0
+fi
+
+# ptrace: root, or Yama's scope 0.
+if [ "$(id -u)" != 0 ]; then
+  scope=$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)
+  [ "$scope" = 0 ] || skip "ptrace is restricted (kernel.yama.ptrace_scope=$scope, not root)"
+fi
+
+scenario=$case capture_opts=()
+if [ "$case" = truncated ]; then
+  scenario=vadd-fault capture_opts=(--max-size 1M)
+fi
+
+# A copy of the scenario whose runtime carries on after a GPU error, so the capture (which
+# hands the error back when it lets go) does not race the process's abort.
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["on_queue_error"]="continue"; json.dump(d, open(sys.argv[2], "w"))' \
+    "$scenarios/$scenario.json" scenario.json
+"$inferior" scenario.json --objects "$objects" >inferior.out 2>inferior.err &
+ipid=$!
+for _ in $(seq 1 1200); do
+  grep -q "ready" inferior.out 2>/dev/null && break
+  kill -0 "$ipid" 2>/dev/null || fail "gpucore-inferior exited early: $(cat inferior.err)"
+  sleep 0.05
+done
+grep -q "ready" inferior.out || fail "gpucore-inferior did not become ready"
+mkdir -p out
+gc cap capture --kfd sim "$ipid" -o out/core "${capture_opts[@]}"
+if [ "$rc" -eq 77 ] && grep -qi "ptrace" cap.err; then skip "$(cat cap.err)"; fi
+expect_rc 0 cap
+kill -TERM "$ipid"; wait "$ipid" || true; ipid=
+
+core=out/core
+gc report analyze "$core";                 expect_rc 0 report
+gc report-json analyze --json "$core";     expect_rc 0 report-json
+gc waves-json analyze waves --json "$core"; expect_rc 0 waves-json
+gc waves analyze waves --faulting "$core";  expect_rc 0 waves
+
+# A compressed copy explains itself identically (the JSON apart from the file name).
+gc compress compress out/core out/core.zst; expect_rc 0 compress
+gc report-zst analyze --json out/core.zst;  expect_rc 0 report-zst
+python3 - report-json.out report-zst.out <<'PY' || fail "the compressed core's report differs"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+a.pop("core"); b.pop("core")
+sys.exit(0 if a == b else 1)
+PY
+
+# The faulting wave the checks look at: the first of the first fault group (if any).
+fw=$(python3 -c 'import json; d=json.load(open("report-json.out")); f=d["faults"]; print(f[0]["waves"][0] if f else "")')
+if [ -n "$fw" ]; then
+  gc regs-json analyze regs --json --wave "$fw" "$core";  expect_rc 0 regs-json
+  gc regs analyze regs --wave "$fw" --reg s0 --reg v1 "$core"; expect_rc 0 regs
+  gc disasm analyze disasm --before 4 --after 4 "$core";    expect_rc 0 disasm
+  gc disasm-json analyze disasm --json --wave "$fw" "$core"; expect_rc 0 disasm-json
+  if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if any(x.get("group_segment_size",0) for x in d["dispatches"]) else 1)' scenario.json; then
+    gc lds-json analyze mem --json --space local --size 64 --wave "$fw" "$core"; expect_rc 0 lds-json
+    gc lds analyze mem --space local --size 64 "$core";      expect_rc 0 lds
+  fi
+  grep -q "^=> " disasm.out || fail "disasm marks no instruction with =>: $(cat disasm.out)"
+fi
+
+python3 "$here/check_analyze.py" "$scenarios/$scenario.json" . || fail "check_analyze.py: see above"
+if [ "$case" = truncated ]; then
+  grep -q "^Not captured: the capture was cut short (the size budget was exhausted)" report.out ||
+    fail "the report does not say the core was cut short: $(head -8 report.out)"
+fi
+
+# Golden text report: addresses and the process differ per run, and so does whether an exception
+# the scenario raises some ms after the debugger enables debugging (at_ms > 0) came before the
+# capture suspended the queues (check_analyze.py checks those raised at once); everything else
+# must not differ.
+sed -E -e '/^Queue [0-9]+ \(agent [0-9]+\) raised /d' -e 's/(waves), exceptions .*$/\1/' \
+    -e 's/0x[0-9a-f]{9,}/0xADDR/g' -e 's/pid [0-9]+/pid PID/' -e 's#memory://[0-9]+#memory://PID#' \
+    -e 's#\(pid PID, [^,]*,#(pid PID, EXE,#' -e 's#file://[^ ]*/#file://OBJECTS/#' report.out >report.norm
+if [ "${GPUCORE_UPDATE_GOLDEN:-0}" = 1 ]; then
+  cp report.norm "$golden"
+elif ! diff -u "$golden" report.norm >golden.diff; then
+  fail "the report differs from $golden: $(head -40 golden.diff)"
+fi
+exit 0
