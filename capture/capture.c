@@ -489,6 +489,15 @@ static gpucore_status_t add_meta(struct cap *c, const struct gc_plan *p, uint32_
         m.cmdline = (gpucore_str_t){ cmdline, (uint32_t)cmdlen };
     if (c->o->options_text && *c->o->options_text)
         m.options = (gpucore_str_t){ c->o->options_text, (uint32_t)strlen(c->o->options_text) };
+    /* The exception that triggered the capture (the first raised), and the faulting address
+     * of a memory violation, whichever exception record carried it. */
+    if (c->nexc) {
+        m.exception_code = c->exc[0].code;
+        m.exception_gpu_id = c->exc[0].gpu_id;
+        m.exception_queue_id = c->exc[0].queue_id;
+    }
+    for (uint32_t i = 0; i < c->nexc && !m.fault_address; i++)
+        m.fault_address = c->exc[i].fault_va;
     st = gpucore_capture_meta_encode(&m, &desc, &size, c->diag);
     if (st == GPUCORE_E_INVAL && m.cmdline.ptr) {
         /* A command line that is not UTF-8: recorded without it rather than not at all. */

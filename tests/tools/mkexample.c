@@ -874,6 +874,11 @@ static int add_gpucore_notes(gpucore_writer_t *w, const struct image *im, struct
         .exe = str_of("/opt/example/vadd"),
         .cmdline = { cmdline, (uint32_t)(sizeof(cmdline) - 1) },
         .options = str_of("tier=referenced (written by gpucore-mkexample)"),
+        /* the store through the freed `c` (lane 1 of the faulting wave) */
+        .exception_code = 5, /* EC_QUEUE_WAVE_MEMORY_VIOLATION */
+        .exception_gpu_id = GPU_ID,
+        .exception_queue_id = QUEUE_ID,
+        .fault_address = FREED_BUFFER + 4,
     };
     st = gpucore_capture_meta_encode(&meta, &desc, &size, &diag);
     if (add_encoded_note(w, GPUCORE_NOTE_OWNER, GPUCORE_NT_CAPTURE_META, st, desc, size,

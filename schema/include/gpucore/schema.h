@@ -355,6 +355,11 @@ typedef struct gpucore_capture_meta {
     gpucore_str_t cmdline; /**< arguments separated by NUL bytes, as /proc/PID/cmdline */
     gpucore_str_t options; /**< capture options, as text */
     uint32_t decoded_flags; /**< GPUCORE_NOTE_DECODED_* (decode only) */
+    /* Format 1.1 (0 when decoding a 1.0 record): */
+    uint32_t exception_code;     /**< KFD exception code that triggered the capture; 0 = none */
+    uint32_t exception_gpu_id;   /**< device it was raised on; 0 = none */
+    uint32_t exception_queue_id; /**< KFD queue id; 0xffffffff = device/process exception */
+    uint64_t fault_address;      /**< memory violation: faulting address; 0 = unknown */
 } gpucore_capture_meta_t;
 
 /* --- capture manifest (GPUCORE_NT_MANIFEST) -------------------------------------------------- */
