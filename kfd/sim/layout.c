@@ -155,6 +155,21 @@ static gpucore_status_t lfail(struct lctx *c, gpucore_status_t st, const char *f
     return gc_diag_set(c->diag, st, GC_NO_OFFSET, "%s: %s", c->s->path, msg);
 }
 
+/* Room in l->maps for one more mapping to unmap with the image. */
+static gpucore_status_t reserve_map_slot(struct gc_layout *l)
+{
+    if (l->nmaps == l->capmaps) {
+        uint32_t n = l->capmaps ? l->capmaps * 2 : 64;
+        struct gc_layout_mapping *m = gc_realloc_array(l->maps, n, sizeof(*m));
+
+        if (!m)
+            return GPUCORE_E_NOMEM;
+        l->maps = m;
+        l->capmaps = n;
+    }
+    return GPUCORE_OK;
+}
+
 /*
  * Map @p size bytes (rounded to pages) at @p want (0 = anywhere). NORESERVE because device
  * buffers and scratch are mostly untouched: only pages the scenario writes become resident, so
@@ -170,15 +185,7 @@ static gpucore_status_t map(struct lctx *c, uint64_t want, uint64_t size, const 
     size = align_up(size ? size : 1, PAGE);
     if (want)
         flags |= MAP_FIXED_NOREPLACE;
-    if (l->nmaps == l->capmaps) {
-        uint32_t n = l->capmaps ? l->capmaps * 2 : 64;
-        struct gc_layout_mapping *m = gc_realloc_array(l->maps, n, sizeof(*m));
-
-        if (!m)
-            return GPUCORE_E_NOMEM;
-        l->maps = m;
-        l->capmaps = n;
-    }
+    GC_TRY(reserve_map_slot(l));
     p = mmap((void *)(uintptr_t)want, (size_t)size, PROT_READ | PROT_WRITE, flags, -1, 0);
     if (p == MAP_FAILED)
         return lfail(c, errno == EEXIST ? GPUCORE_E_EXIST : GPUCORE_E_NOMEM,
@@ -200,8 +207,49 @@ static uint64_t addr_of(const void *p)
 }
 
 /*
- * Map one allocation of the simulated device: its own mapping, excluded from host core dumps as
- * the kernel excludes VRAM/GTT (VM_DONTDUMP), recorded for the driver's allocation list.
+ * The simulated device's virtual address space. A GPU VA allocator (libhsakmt's fmm) hands out
+ * addresses from apertures it reserved, not wherever mmap lands, and so does this one: device
+ * allocations without a fixed address are carved in creation order from a PROT_NONE
+ * reservation, each followed by an inaccessible guard page. The image then has the same shape
+ * on every run, whatever other threads map meanwhile -- a capture merges adjacent ranges, so
+ * its manifest would otherwise depend on where mmap happened to put each buffer -- and a read
+ * running off the end of one allocation faults instead of landing in the next. A reservation
+ * that cannot hold the next allocation is left as it is and a new one is made.
+ */
+#define DEVICE_VA_CHUNK (64ull << 30)
+
+static gpucore_status_t device_va(struct lctx *c, uint64_t size, const char *what, uint64_t *ret)
+{
+    struct gc_layout *l = c->l;
+    uint64_t need = size + PAGE;
+
+    if (!l->va || l->va_size - l->va_used < need) {
+        uint64_t span = need > DEVICE_VA_CHUNK ? need : DEVICE_VA_CHUNK;
+        void *p;
+
+        GC_TRY(reserve_map_slot(l));
+        p = mmap(NULL, (size_t)span, PROT_NONE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+        if (p == MAP_FAILED)
+            return lfail(c, GPUCORE_E_NOMEM, "%s: cannot reserve 0x%" PRIx64 " bytes of device "
+                         "address space: %s", what, span, strerror(errno));
+        /* Never in a host core, as the kernel leaves out VRAM; unmapped with the image. */
+        (void)madvise(p, (size_t)span, MADV_DONTDUMP);
+        l->maps[l->nmaps++] = (struct gc_layout_mapping){ p, (size_t)span };
+        l->va = p;
+        l->va_size = span;
+        l->va_used = 0;
+    }
+    *ret = addr_of(l->va + l->va_used);
+    l->va_used += need;
+    return GPUCORE_OK;
+}
+
+/*
+ * Map one allocation of the simulated device: its own mapping (at @p want, else in the device
+ * address space above), excluded from host core dumps as the kernel excludes VRAM/GTT
+ * (VM_DONTDUMP), recorded for the driver's allocation list.
  */
 static gpucore_status_t map_dev(struct lctx *c, uint64_t want, uint64_t size, uint32_t kind,
                                 uint32_t gpu_id, const char *label, const char *what,
@@ -219,8 +267,20 @@ static gpucore_status_t map_dev(struct lctx *c, uint64_t want, uint64_t size, ui
         l->allocs = a;
         l->capallocs = n;
     }
-    GC_TRY(map(c, want, size, what ? what : label, &p));
     size = align_up(size ? size : 1, PAGE);
+    if (want) {
+        GC_TRY(map(c, want, size, what ? what : label, &p));
+    } else {
+        uint64_t at = 0;
+
+        GC_TRY(device_va(c, size, what ? what : label, &at));
+        p = mmap((void *)(uintptr_t)at, (size_t)size, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+        if (p == MAP_FAILED)
+            return lfail(c, GPUCORE_E_NOMEM, "%s: cannot map 0x%" PRIx64 " bytes at 0x%" PRIx64
+                         ": %s", what ? what : label, size, at, strerror(errno));
+        /* inside a reservation already listed in l->maps: unmapped with it */
+    }
     if (madvise(p, (size_t)size, MADV_DONTDUMP) != 0)
         return lfail(c, GPUCORE_E_IO, "%s: madvise(MADV_DONTDUMP): %s", label, strerror(errno));
     struct gc_layout_alloc *a = &l->allocs[l->nallocs++];
@@ -651,14 +711,18 @@ static void fill_pattern(uint8_t *base, uint64_t off, uint64_t size, enum gc_sce
         put(base + o, gc_layout_mem(p, seed, kind, o / 4), 4);
 }
 
-static gpucore_status_t build_buffers(struct lctx *c)
+/* The buffers at fixed addresses (@p fixed) or the others. Fixed ones are mapped before any
+   device address space is reserved, so the reservation cannot take their place. */
+static gpucore_status_t build_buffers(struct lctx *c, int fixed)
 {
     for (uint32_t i = 0; i < c->s->nbuffers; i++) {
         const struct gc_scen_buffer *b = &c->s->buffers[i];
         char what[96];
         uint8_t *p;
-
         char label[GC_LAYOUT_LABEL_MAX];
+
+        if (!b->address != !fixed)
+            continue;
 
         snprintf(what, sizeof(what), "buffers[%u] '%s'", i, b->name);
         snprintf(label, sizeof(label), "buffer %.40s", b->name);
@@ -904,6 +968,8 @@ gpucore_status_t gc_layout_build(const struct gc_scenario *s, const char *object
     bytes = gc_calloc_array(s->ncode_objects + 1u, sizeof(*bytes));
     if (!l->code_objects || !l->dispatches || !l->queues || !l->buffers || !elfs || !bytes)
         st = GPUCORE_E_NOMEM;
+    if (st == GPUCORE_OK)
+        st = build_buffers(&c, 1);
     for (; st == GPUCORE_OK && ncos < s->ncode_objects; ncos++) {
         size_t len;
 
@@ -914,7 +980,7 @@ gpucore_status_t gc_layout_build(const struct gc_scenario *s, const char *object
     if (st == GPUCORE_OK)
         st = build_r_debug(&c);
     if (st == GPUCORE_OK)
-        st = build_buffers(&c);
+        st = build_buffers(&c, 0);
     if (st == GPUCORE_OK)
         st = build_dispatches(&c, elfs);
     for (uint32_t q = 0; st == GPUCORE_OK && q < s->nqueues; q++)

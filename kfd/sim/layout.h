@@ -98,6 +98,10 @@ struct gc_layout {
     uint32_t nmaps, capmaps;
     struct gc_layout_alloc *allocs; /* in creation order */
     uint32_t nallocs, capallocs;
+    /* The device address space device allocations without a fixed address are carved from
+       (layout.c, map_dev): the current reservation, its size and the bytes handed out. */
+    uint8_t *va;
+    uint64_t va_size, va_used;
 };
 
 /*

@@ -106,67 +106,6 @@ static int map_cmp(const void *a, const void *b)
     return x->base < y->base ? -1 : x->base > y->base;
 }
 
-static int in_map(const struct gc_layout_mapping *m, uint64_t addr)
-{
-    return addr && addr - (uint64_t)(uintptr_t)m->addr < m->len;
-}
-
-/* Classify a layout mapping by what it holds; 0 = host memory (r_debug page, code-object
- * file images), not a GPU mapping. */
-static int classify(const struct fixture *f, const struct gc_layout_mapping *m, uint32_t *kind,
-                    uint32_t *gpu_id, char *label, size_t lsize)
-{
-    const struct gc_scenario *s = f->s;
-    const struct gc_layout *l = f->l;
-
-    for (uint32_t i = 0; i < s->nqueues; i++) {
-        const struct gc_layout_queue *q = &l->queues[i];
-        static const struct {
-            size_t off;
-            uint32_t kind;
-            const char *what;
-        } parts[] = {
-            { offsetof(struct gc_layout_queue, ring), GPUCORE_ALLOC_RING, "ring" },
-            { offsetof(struct gc_layout_queue, amd_queue), GPUCORE_ALLOC_RING, "amd_queue_t" },
-            { offsetof(struct gc_layout_queue, cwsr), GPUCORE_ALLOC_CWSR, "cwsr" },
-            { offsetof(struct gc_layout_queue, scratch), GPUCORE_ALLOC_SCRATCH, "scratch" },
-        };
-        for (size_t k = 0; k < sizeof(parts) / sizeof(parts[0]); k++) {
-            uint64_t a;
-
-            memcpy(&a, (const uint8_t *)q + parts[k].off, sizeof(a));
-            if (in_map(m, a)) {
-                *kind = parts[k].kind;
-                *gpu_id = q->gpu_id;
-                snprintf(label, lsize, "%s q%u", parts[k].what, q->queue_id);
-                return 1;
-            }
-        }
-    }
-    for (uint32_t i = 0; i < s->nbuffers; i++)
-        if (in_map(m, l->buffers[i].address)) {
-            *kind = GPUCORE_ALLOC_VRAM;
-            *gpu_id = s->agents[s->buffers[i].agent].gpu_id;
-            snprintf(label, lsize, "buffer %.40s", s->buffers[i].name);
-            return 1;
-        }
-    for (uint32_t i = 0; i < s->ncode_objects; i++)
-        if (in_map(m, l->code_objects[i].load_base)) {
-            *kind = GPUCORE_ALLOC_CODE;
-            *gpu_id = s->agents[0].gpu_id;
-            snprintf(label, lsize, "code %.40s", s->code_objects[i].name);
-            return 1;
-        }
-    for (uint32_t i = 0; i < s->ndispatches; i++)
-        if (in_map(m, l->dispatches[i].kernarg)) {
-            *kind = GPUCORE_ALLOC_KERNARG;
-            *gpu_id = s->agents[0].gpu_id;
-            snprintf(label, lsize, "kernarg pool");
-            return 1;
-        }
-    return 0;
-}
-
 /* Lay out @p s (owned by the fixture from here) and describe it as the driver would. */
 static struct fixture *setup_from(struct gc_scenario *s_in)
 {
@@ -214,17 +153,17 @@ static struct fixture *setup_from(struct gc_scenario *s_in)
             gc_cwsr_header_encode(&q->header[x], base);
         }
     }
-    /* GPU mappings from the layout's mappings */
-    f->maps = calloc(l->nmaps + 1u, sizeof(*f->maps));
+    /* GPU mappings: the layout's device allocations, as the simulated driver lists them */
+    f->maps = calloc(l->nallocs + 1u, sizeof(*f->maps));
     assert_non_null(f->maps);
-    for (uint32_t i = 0; i < l->nmaps; i++) {
-        struct gc_kfd_mapping *m = &f->maps[f->nmaps];
+    for (uint32_t i = 0; i < l->nallocs; i++) {
+        struct gc_kfd_mapping *m = &f->maps[f->nmaps++];
 
-        if (!classify(f, &l->maps[i], &m->kind, &m->gpu_id, m->label, sizeof(m->label)))
-            continue;
-        m->base = (uint64_t)(uintptr_t)l->maps[i].addr;
-        m->size = l->maps[i].len;
-        f->nmaps++;
+        m->base = l->allocs[i].base;
+        m->size = l->allocs[i].size;
+        m->kind = l->allocs[i].kind;
+        m->gpu_id = l->allocs[i].gpu_id;
+        snprintf(m->label, sizeof(m->label), "%s", l->allocs[i].label);
     }
     qsort(f->maps, f->nmaps, sizeof(*f->maps), map_cmp);
 
