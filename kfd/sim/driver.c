@@ -122,8 +122,6 @@ static void free_queues(struct sim_queue *q, uint32_t n)
     for (uint32_t i = 0; i < n; i++) {
         if (q[i].xcc == NULL)
             continue;
-        for (uint32_t x = 0; x < q[i].num_xcc; x++)
-            gc_free((void *)q[i].xcc[x].ctl_stack);
         gc_free(q[i].xcc);
     }
     gc_free(q);
@@ -168,9 +166,9 @@ gpucore_status_t gc_sim_driver_create(const struct gc_sim_process *desc, struct 
                    GPUCORE_E_INVAL, GC_NO_OFFSET, "sim driver: queue %u has %u XCCs", i,
                    q->num_xcc);
         for (uint32_t x = 0; x < q->num_xcc; x++)
-            GC_FAIL_IF(q->xcc[x].base == 0 || (q->xcc[x].ctl_stack_len && !q->xcc[x].ctl_stack),
-                       diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
-                       "sim driver: queue %u XCC %u has no area or a NULL control stack", i, x);
+            GC_FAIL_IF(q->xcc[x].base == 0 || (q->xcc[x].saved_len && !q->xcc[x].saved), diag,
+                       GPUCORE_E_INVAL, GC_NO_OFFSET,
+                       "sim driver: queue %u XCC %u has no area or NULL saved bytes", i, x);
     }
 
     struct gc_sim_driver *d = gc_calloc_array(1, sizeof(*d));
@@ -225,17 +223,8 @@ gpucore_status_t gc_sim_driver_create(const struct gc_sim_process *desc, struct 
         if (q->xcc == NULL)
             goto nomem;
         q->num_xcc = s->num_xcc;
-        for (uint32_t x = 0; x < s->num_xcc; x++) {
+        for (uint32_t x = 0; x < s->num_xcc; x++)
             q->xcc[x] = s->xcc[x];
-            q->xcc[x].ctl_stack = NULL;
-            if (s->xcc[x].ctl_stack_len) {
-                void *c = gc_malloc(s->xcc[x].ctl_stack_len);
-                if (c == NULL)
-                    goto nomem;
-                memcpy(c, s->xcc[x].ctl_stack, s->xcc[x].ctl_stack_len);
-                q->xcc[x].ctl_stack = c;
-            }
-        }
     }
     *ret = d;
     return GPUCORE_OK;
@@ -406,16 +395,20 @@ static int is_tracer(struct gc_sim_driver *d, pid_t peer)
     return tracer != 0 && tracer == (long)peer;
 }
 
-static void write_header(const struct gc_sim_xcc *x)
+/* A CWSR preemption of one XCC: the waves' state lands in the area, then get_wave_state writes
+   the header. */
+static void context_save(const struct gc_sim_xcc *x)
 {
     /* The driver runs inside the inferior: base is an address of this very process. */
     uint8_t *base = (uint8_t *)(uintptr_t)x->base;
+    uint32_t room = x->header.wave_state_offset > x->header.control_stack_offset
+                            ? x->header.wave_state_offset - x->header.control_stack_offset
+                            : 0;
+
+    if (x->saved && x->saved_len)
+        memcpy(base + x->header.control_stack_offset, x->saved,
+               x->saved_len < room ? x->saved_len : room);
     gc_cwsr_header_encode(&x->header, base);
-    if (x->ctl_stack && x->ctl_stack_len) {
-        uint32_t n = x->ctl_stack_len < x->header.control_stack_size ? x->ctl_stack_len
-                                                                     : x->header.control_stack_size;
-        memcpy(base + x->header.control_stack_offset, x->ctl_stack, n);
-    }
 }
 
 /*
@@ -560,10 +553,10 @@ static int op_queues(struct gc_sim_driver *d, int suspend, uint64_t clear_mask,
         } else if (suspend ? q->fail_suspend : q->fail_resume) {
             st |= KFD_DBG_QUEUE_ERROR_MASK;
         } else if (suspend) {
-            /* CWSR preemption: the kernel's get_wave_state writes each XCC's header (and on
-             * gfx9 copies the control stack) into the user save area. */
+            /* CWSR preemption: each XCC's waves are saved into the user save area and the
+             * kernel's get_wave_state writes its header (on gfx9 copying the control stack). */
             for (uint32_t x = 0; x < q->num_xcc; x++)
-                write_header(&q->xcc[x]);
+                context_save(&q->xcc[x]);
             q->suspended = 1;
             q->e.exception_status &= ~clear_mask;
             q->unreported &= ~clear_mask;

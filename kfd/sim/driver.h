@@ -46,15 +46,18 @@
 /* One XCC of a queue's CWSR area. */
 struct gc_sim_xcc {
     uint64_t base; /* address of this XCC's area in this (the inferior's) process */
-    /* The header SUSPEND writes at base (40 bytes through gc_cwsr_header_encode), as
-     * gc_cwsr_encode() returned it in ret_header. */
+    /* The header SUSPEND writes at base (40 bytes through gc_cwsr_header_encode): the
+     * kernel's get_wave_state fills in wave_state, libhsakmt wrote the rest at queue
+     * creation. As gc_cwsr_encode() returned it in ret_header. */
     struct gc_cwsr_header header;
-    /* gfx9 only: the control stack the CP keeps in kernel memory, copied on SUSPEND to
-     * base + header.control_stack_offset (header.control_stack_size bytes are the used part;
-     * ctl_stack_len may be shorter/longer, min is copied). NULL/0 on gfx10+ (the stack is
-     * already in the user area). Deep-copied. */
-    const void *ctl_stack;
-    uint32_t ctl_stack_len;
+    /* What the preemption saves, written on SUSPEND at base + header.control_stack_offset: the
+     * used control stack (the CP writes it; on gfx9 into kernel memory, which get_wave_state
+     * copies out) followed by the trap handler's wave records, up to
+     * header.wave_state_offset. At most that many bytes are written. Until the first SUSPEND
+     * the area holds none of it, as on hardware. NULL/0: nothing but the header. Borrowed: it
+     * must stay valid while the driver lives. */
+    const void *saved;
+    uint32_t saved_len;
 };
 
 struct gc_sim_queue {

@@ -288,12 +288,11 @@ static gpucore_status_t start_driver(const struct gc_scenario *s, const struct g
         for (uint32_t k = 0; k < q->num_xcc; k++) {
             x[k].base = q->cwsr + (uint64_t)k * q->sizes.cwsr_size;
             x[k].header = q->header[k];
-            /* Always handed over: on gfx9 the CP keeps it in kernel memory and SUSPEND copies
-               it out; elsewhere it is the same bytes already in place, so copying is harmless
-               and the inferior needs no per-family rule. */
-            x[k].ctl_stack = (const void *)(uintptr_t)(x[k].base +
-                                                       q->header[k].control_stack_offset);
-            x[k].ctl_stack_len = q->header[k].control_stack_size;
+            /* The layout keeps what a preemption saves; SUSPEND writes it in. */
+            if (q->saved[k] && q->saved_len[k] > q->header[k].control_stack_offset) {
+                x[k].saved = q->saved[k] + q->header[k].control_stack_offset;
+                x[k].saved_len = q->saved_len[k] - q->header[k].control_stack_offset;
+            }
         }
         sq->xcc = x;
     }

@@ -930,9 +930,12 @@ static gpucore_status_t build_queue(struct lctx *c, uint32_t qi)
             return lfail(c, GPUCORE_E_LIMIT, "queues[%u] xcc %u: %u waves do not fit the save "
                          "area of %u bytes", qi, x, aw.n, lq->sizes.cwsr_size);
         }
-        memcpy(cwsr + (uint64_t)x * lq->sizes.cwsr_size, img, len);
+        /* Before any save only libhsakmt's creation-time fields are there; the waves, the
+           control stack and the wave_state fields appear when the queue is suspended. */
+        gc_cwsr_header_encode(&tmpl, cwsr + (uint64_t)x * lq->sizes.cwsr_size);
+        lq->saved[x] = img;
+        lq->saved_len[x] = (uint32_t)len;
         lq->waves[x] = aw.n;
-        gc_free(img);
         area_waves_done(&aw);
     }
     return GPUCORE_OK;
@@ -1008,11 +1011,21 @@ void gc_layout_free(struct gc_layout *l)
         munmap(l->maps[i].addr, l->maps[i].len);
     gc_free(l->maps);
     gc_free(l->allocs);
+    for (uint32_t q = 0; l->queues && q < l->s->nqueues; q++)
+        for (uint32_t x = 0; x < GC_LAYOUT_MAX_XCC; x++)
+            gc_free(l->queues[q].saved[x]);
     gc_free(l->code_objects);
     gc_free(l->dispatches);
     gc_free(l->queues);
     gc_free(l->buffers);
     free(l);
+}
+
+void gc_layout_context_save(const struct gc_layout_queue *q, uint32_t xcc)
+{
+    if (xcc < q->num_xcc && q->saved[xcc])
+        memcpy((uint8_t *)(uintptr_t)(q->cwsr + (uint64_t)xcc * q->sizes.cwsr_size),
+               q->saved[xcc], q->saved_len[xcc]);
 }
 
 gpucore_status_t gc_layout_device_entry(const struct gc_scen_agent *a,

@@ -58,7 +58,16 @@ struct gc_layout_queue {
     uint32_t compute_tmpring_size;
     uint64_t cwsr;                       /* ctx_save_restore_address */
     struct gc_cwsr_sizes sizes;
-    struct gc_cwsr_header header[GC_LAYOUT_MAX_XCC]; /* as written at cwsr + i * cwsr_size */
+    /* XCC i's area at cwsr + i * cwsr_size. Until a context save it holds only the header
+       fields libhsakmt writes when it creates the queue (wave_state zero, no control stack, no
+       waves). What a save leaves there -- the CP's control stack and the trap handler's wave
+       records, and the wave_state header fields the kernel fills in -- is kept aside: @c saved
+       holds the area's bytes [0, saved_len) after a save (the encoder's image, owned), and
+       @c header the complete header. SUSPEND (the simulated driver) or
+       gc_layout_context_save() writes it in. */
+    struct gc_cwsr_header header[GC_LAYOUT_MAX_XCC];
+    uint8_t *saved[GC_LAYOUT_MAX_XCC];
+    uint32_t saved_len[GC_LAYOUT_MAX_XCC];
     uint32_t waves[GC_LAYOUT_MAX_XCC];
 };
 
@@ -118,6 +127,13 @@ gpucore_status_t gc_layout_build(const struct gc_scenario *s, const char *object
 
 /* Unmap everything and free. Accepts NULL. */
 void gc_layout_free(struct gc_layout *l);
+
+/*
+ * Write what a context save leaves in XCC @p xcc's area of queue @p q (its saved bytes:
+ * header, control stack, wave records), as the simulated driver's SUSPEND does. For tests
+ * that lay a scenario out in their own process and read the areas without a driver.
+ */
+void gc_layout_context_save(const struct gc_layout_queue *q, uint32_t xcc);
 
 /* ROCr's _loader_debug_state: r_brk points here (a debugger may set a breakpoint on it). */
 void gc_sim_loader_debug_state(void);

@@ -72,12 +72,12 @@ static struct gc_sim_driver *make(const struct gc_sim_fault *faults, uint32_t nf
     x0.header.wave_state_offset = 0x1000 + 0x100;
     x0.header.wave_state_size = 0x100;
     x0.header.err_payload_addr = 0xdeadbeef00ull;
-    x0.ctl_stack = ctl0;
-    x0.ctl_stack_len = sizeof(ctl0);
+    x0.saved = ctl0;
+    x0.saved_len = sizeof(ctl0);
     x1 = x0;
     x1.base = (uint64_t)(uintptr_t)area1;
-    x1.ctl_stack = NULL;
-    x1.ctl_stack_len = 0;
+    x1.saved = NULL;
+    x1.saved_len = 0;
 
     static struct gc_sim_queue q[2];
     memset(q, 0, sizeof(q));
@@ -347,7 +347,7 @@ static void test_suspend_resume(void **state)
     assert_int_equal(gc_le32_get(r.out), 0);
     assert_int_equal(gc_le32_get(r.out + 4), 1u | KFD_DBG_QUEUE_ERROR_MASK);
     assert_int_equal(gc_le32_get(r.out + 8), 77u | KFD_DBG_QUEUE_INVALID_MASK);
-    /* The header and the gfx9 control stack are in the save area now. */
+    /* The header and the saved control stack (and waves) are in the save area now. */
     struct gc_cwsr_header h;
     assert_int_equal(gc_cwsr_header_decode(area0, 40, &h), GPUCORE_OK);
     assert_int_equal(h.control_stack_offset, 0x1000 - 16);

@@ -64,8 +64,8 @@ static void child_main(int ready_fd)
     x.header.wave_state_size = 0x400;
     x.header.debug_offset = sizeof(area);
     x.header.err_event_id = 9;
-    x.ctl_stack = ctl;
-    x.ctl_stack_len = sizeof(ctl);
+    x.saved = ctl;
+    x.saved_len = sizeof(ctl);
 
     struct gc_sim_queue q;
     memset(&q, 0, sizeof(q));

@@ -143,15 +143,9 @@ static struct fixture *setup_from(struct gc_scenario *s_in)
         e->ring_size = (uint32_t)q->ring_size;
         e->queue_type = KFD_IOC_QUEUE_TYPE_COMPUTE_AQL;
         e->ctx_save_restore_area_size = q->sizes.cwsr_size;
-        /* SUSPEND: the driver writes each XCC's header (gc_sim_xcc.header, which inferior.c
-           takes from the layout) at the XCC base; start from garbage to be sure the planner
-           sees what the driver wrote, not what the layout happened to leave there */
-        for (uint32_t x = 0; x < q->num_xcc; x++) {
-            void *base = (void *)(uintptr_t)(q->cwsr + (uint64_t)x * q->sizes.cwsr_size);
-
-            memset(base, 0xa5, GC_CWSR_HEADER_SIZE);
-            gc_cwsr_header_encode(&q->header[x], base);
-        }
+        /* SUSPEND: the waves, the control stack and the header land in each XCC's area */
+        for (uint32_t x = 0; x < q->num_xcc; x++)
+            gc_layout_context_save(q, x);
     }
     /* GPU mappings: the layout's device allocations, as the simulated driver lists them */
     f->maps = calloc(l->nallocs + 1u, sizeof(*f->maps));

@@ -352,6 +352,21 @@ static void in_process(const char *name)
 
     if (gc_layout_build(s, getenv("GPUCORE_SCENARIO_OBJECTS"), &l, &d) < 0)
         fail_msg("%s", d.message);
+    /* Nothing is saved before the queues are preempted: no control stack, no waves. */
+    for (uint32_t q = 0; q < s->nqueues; q++) {
+        for (uint32_t x = 0; x < l->queues[q].num_xcc; x++) {
+            struct gc_cwsr_header h;
+            const uint8_t *base = (const uint8_t *)(uintptr_t)(l->queues[q].cwsr +
+                                                               (uint64_t)x *
+                                                                       l->queues[q].sizes.cwsr_size);
+
+            assert_int_equal(gc_cwsr_header_decode(base, GC_CWSR_HEADER_SIZE, &h), GPUCORE_OK);
+            assert_int_equal(h.control_stack_size, 0);
+            assert_int_equal(h.wave_state_size, 0);
+            assert_int_equal(h.debug_size, l->queues[q].header[x].debug_size);
+            gc_layout_context_save(&l->queues[q], x);
+        }
+    }
     a->r_debug = l->r_debug;
     for (uint32_t q = 0; q < s->nqueues; q++) {
         a->ring[q] = l->queues[q].ring;
@@ -517,6 +532,19 @@ static void debug_session(const struct gc_scenario *s, const struct reader *r,
         ids[i] = q[i].queue_id & GC_KFD_QUEUE_ID_MASK;
     }
 
+    /* Not preempted yet: the areas hold no control stack and no waves, as on hardware, so a
+       capture that read them without suspending would find nothing. */
+    for (uint32_t i = 0; i < nq; i++) {
+        for (uint32_t x = 0; x < s->agents[s->queues[i].agent].num_xcc; x++) {
+            uint8_t raw[GC_CWSR_HEADER_SIZE];
+            struct gc_cwsr_header h;
+
+            rd(r, a->cwsr[i] + (uint64_t)x * a->cwsr_size[i], raw, sizeof(raw));
+            assert_int_equal(gc_cwsr_header_decode(raw, sizeof(raw), &h), GPUCORE_OK);
+            assert_int_equal(h.control_stack_size, 0);
+            assert_int_equal(h.wave_state_size, 0);
+        }
+    }
     if (gc_kfd_suspend_queues(k, ids, nq, 0, 0, &done, &d) != GPUCORE_OK)
         fail_msg("suspend: %s", d.message);
     assert_int_equal(done, nq);

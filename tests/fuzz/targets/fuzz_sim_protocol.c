@@ -66,8 +66,8 @@ static struct gc_sim_driver *make(void)
         x[i].header.control_stack_size = 8;
         x[i].header.wave_state_offset = 0x200;
     }
-    x[0].ctl_stack = ctl;
-    x[0].ctl_stack_len = sizeof(ctl);
+    x[0].saved = ctl;
+    x[0].saved_len = sizeof(ctl);
     struct gc_sim_queue q[2];
     memset(q, 0, sizeof(q));
     for (unsigned i = 0; i < 2; i++) {
