@@ -1020,14 +1020,15 @@ static gpucore_status_t attach(struct cap *c)
 {
     gpucore_status_t st;
 
-    if (c->o->mode == GC_CAPTURE_RUN) {
-        if (c->o->kfd.backend == GC_KFD_BACKEND_LINUX) {
-            /* No point starting the command on a machine without the driver. */
-            struct gc_kfd *probe = NULL;
+    if (c->o->kfd.backend == GC_KFD_BACKEND_LINUX) {
+        /* The driver first: without it there is nothing to capture, whatever the target (and
+           no point starting a command or stopping a process). */
+        struct gc_kfd *probe = NULL;
 
-            GC_TRY(gc_kfd_open(getpid(), &c->o->kfd, &probe, c->diag));
-            gc_kfd_close(probe);
-        }
+        GC_TRY(gc_kfd_open(getpid(), &c->o->kfd, &probe, c->diag));
+        gc_kfd_close(probe);
+    }
+    if (c->o->mode == GC_CAPTURE_RUN) {
         GC_FAIL_IF(!c->o->argv || !c->o->argv[0], c->diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
                    "no command to run");
         progress(c, "starting %s", c->o->argv[0]);

@@ -407,6 +407,15 @@ no-driver)
     expect_rc 69 runnodrv
     one_line runnodrv
     [ ! -e started ] || fail "gpucore run started the command without a driver"
+    # The driver is checked before the target: a process gpucore could not even trace (pid 1,
+    # not ours to stop) still gets the driver's answer, for capture and watch alike.
+    for verb in capture watch; do
+      gc "nodrv-$verb" "$verb" --kfd linux 1 -o out/core
+      expect_rc 69 "nodrv-$verb"
+      one_line "nodrv-$verb"
+      grep -q "no AMD GPU kernel driver: /dev/kfd not found" "nodrv-$verb.err" ||
+        fail "$verb 1: $(cat "nodrv-$verb.err")"
+    done
   fi
   gc nopid capture --kfd sim 999999999 -o out/core
   [ "$rc" -eq 64 ] || [ "$rc" -eq 66 ] || fail "capture of no process exited $rc"
