@@ -1014,6 +1014,28 @@ out:
     return st;
 }
 
+gpucore_status_t gc_capture_check_driver(pid_t pid, const struct gc_kfd_open_opts *kfd,
+                                         int want_state, struct gc_capture_driver_check *ret,
+                                         gpucore_diag_t *reterr_diag)
+{
+    struct gc_capture_driver_check r = { 0 };
+    struct gc_kfd *k = NULL;
+    gpucore_status_t st;
+
+    GC_FAIL_IF(!kfd || !ret, reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET, "NULL argument");
+    GC_TRY(gc_kfd_open(pid, kfd, &k, reterr_diag));
+    r.backend = gc_kfd_backend_name(k);
+    gc_kfd_version(k, &r.kfd_major, &r.kfd_minor);
+    st = want_state ? gc_kfd_driver_state(k, &r.debug_enabled, &r.suspended_queues, reterr_diag)
+                    : GPUCORE_E_NOTSUP;
+    gc_kfd_close(k);
+    if (st != GPUCORE_OK && st != GPUCORE_E_NOTSUP)
+        return st;
+    r.have_state = st == GPUCORE_OK;
+    *ret = r;
+    return GPUCORE_OK;
+}
+
 /* ---- the three ways in ------------------------------------------------------------------- */
 
 static gpucore_status_t attach(struct cap *c)

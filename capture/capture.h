@@ -147,4 +147,31 @@ gpucore_status_t gc_capture_expand_path(const char *pattern, const struct gc_cap
  * point into @p storage (size @p cap). */
 void gc_capture_vars_fill(struct gc_capture_vars *v, pid_t pid, char *storage, size_t cap);
 
+/* What gc_capture_check_driver() found. */
+struct gc_capture_driver_check {
+    const char *backend;        /* "linux" or "sim" (static) */
+    uint32_t kfd_major, kfd_minor;
+    int have_state;             /* the driver reported its debug state of the process (sim) */
+    int debug_enabled;          /* with have_state: some debugger has debugging enabled */
+    uint32_t suspended_queues;  /* with have_state: queues suspended for a debugger */
+};
+
+/*
+ * Could a capture reach the GPU driver from here? Opens a session on @p pid through @p kfd
+ * (linux: any pid, the calling process's own is fine; sim: the process hosting the simulated
+ * driver) and checks the KFD version window; no process is debug-enabled. With @p want_state,
+ * also asks the driver whether the process has a debugger and suspended queues (sim only; the
+ * kernel does not tell). For `gpucore kfd-check`.
+ * @retval GPUCORE_OK          *ret filled
+ * @retval GPUCORE_E_NODEV     no driver, or KFD outside [1.13, 2.0) (the one sentence)
+ * @retval GPUCORE_E_PERM      the device cannot be opened
+ * @retval GPUCORE_E_NOTSUP    the backend is not built in
+ * @retval GPUCORE_E_NOTFOUND, GPUCORE_E_IO  the driver's state could not be read (want_state)
+ * @retval GPUCORE_E_INVAL, GPUCORE_E_NOMEM
+ * *ret is untouched on failure.
+ */
+gpucore_status_t gc_capture_check_driver(pid_t pid, const struct gc_kfd_open_opts *kfd,
+                                         int want_state, struct gc_capture_driver_check *ret,
+                                         gpucore_diag_t *reterr_diag);
+
 #endif /* GC_CAPTURE_CAPTURE_H */

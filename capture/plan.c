@@ -180,6 +180,21 @@ gpucore_status_t gc_plan_want(struct gc_plan_ctx *c, uint32_t tier, uint64_t add
     return GPUCORE_OK;
 }
 
+/* The core format's allocation kind (GPUCORE_ALLOC_*) of what the driver says a mapping holds. */
+static uint32_t alloc_kind(uint32_t kfd_kind)
+{
+    static const uint32_t kinds[_GC_KFD_MEM_COUNT] = {
+        [GC_KFD_MEM_UNKNOWN] = GPUCORE_ALLOC_UNKNOWN, [GC_KFD_MEM_VRAM] = GPUCORE_ALLOC_VRAM,
+        [GC_KFD_MEM_GTT] = GPUCORE_ALLOC_GTT,         [GC_KFD_MEM_USERPTR] = GPUCORE_ALLOC_USERPTR,
+        [GC_KFD_MEM_SCRATCH] = GPUCORE_ALLOC_SCRATCH, [GC_KFD_MEM_CWSR] = GPUCORE_ALLOC_CWSR,
+        [GC_KFD_MEM_RING] = GPUCORE_ALLOC_RING,       [GC_KFD_MEM_CODE] = GPUCORE_ALLOC_CODE,
+        [GC_KFD_MEM_KERNARG] = GPUCORE_ALLOC_KERNARG, [GC_KFD_MEM_DOORBELL] = GPUCORE_ALLOC_DOORBELL,
+        [GC_KFD_MEM_MMIO] = GPUCORE_ALLOC_MMIO,
+    };
+
+    return kfd_kind < _GC_KFD_MEM_COUNT ? kinds[kfd_kind] : GPUCORE_ALLOC_UNKNOWN;
+}
+
 /* The readable GPU mapping containing addr, or NULL (binary search; maps are sorted). */
 static const struct gc_kfd_mapping *mapping_at(const struct gc_plan_input *in, uint64_t addr)
 {
@@ -232,7 +247,7 @@ static gpucore_status_t reference(struct gc_plan_ctx *c, uint64_t value, const c
     }
     c->windows++;
     return gc_plan_want(c, GPUCORE_TIER_REFERENCED, lo, hi - lo,
-                        m->kind <= GPUCORE_ALLOC_MMIO ? m->kind : GPUCORE_ALLOC_UNKNOWN, m->gpu_id,
+                        alloc_kind(m->kind), m->gpu_id,
                         "near 0x%" PRIx64 " (%s)", value, why);
 }
 
@@ -811,7 +826,7 @@ static gpucore_status_t build_alloc_map(struct gc_plan_ctx *c)
 
         a->base = m->base;
         a->size = m->size;
-        a->kind = m->kind <= GPUCORE_ALLOC_MMIO ? m->kind : GPUCORE_ALLOC_UNKNOWN;
+        a->kind = alloc_kind(m->kind);
         a->gpu_id = m->gpu_id;
         if (len) {
             char *s = gc_malloc(len + 1);

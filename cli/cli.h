@@ -11,6 +11,8 @@
 
 #include <gpucore/status.h>
 
+#include "capture.h" /* enum gc_kfd_backend */
+
 /* Exit codes from sysexits.h, spelled out so the contract is visible in one place. */
 enum cli_exit {
     CLI_EXIT_OK = 0,
@@ -63,6 +65,9 @@ int cli_parse_size(const char *text, uint64_t *ret);
 
 /* Parse a decimal integer within [min, max]. Returns 0 on success. */
 int cli_parse_int(const char *text, long min, long max, long *ret);
+
+/* "linux" or "sim" -> the driver backend; 0, or -1 for anything else (*ret untouched). */
+int cli_parse_backend(const char *text, enum gc_kfd_backend *ret);
 
 /* Subcommands. argv[0] is the subcommand name. */
 int cmd_info(int argc, char **argv);

@@ -75,17 +75,6 @@ static void capture_help(const char *cmd, FILE *out)
             strcmp(cmd, "run") == 0 ? "; otherwise the command's own status" : "");
 }
 
-static int parse_backend(const char *text, enum gc_kfd_backend *ret)
-{
-    if (strcmp(text, "linux") == 0)
-        *ret = GC_KFD_BACKEND_LINUX;
-    else if (strcmp(text, "sim") == 0)
-        *ret = GC_KFD_BACKEND_SIM;
-    else
-        return -1;
-    return 0;
-}
-
 static int parse_tier(const char *text, uint32_t *ret)
 {
     for (uint32_t t = GPUCORE_TIER_STATE; t <= GPUCORE_TIER_ALL; t++) {
@@ -270,7 +259,7 @@ static int run_capture_cmd(int argc, char **argv, enum gc_capture_mode mode)
     o.mode = mode;
     o.tier = GPUCORE_TIER_REFERENCED;
     o.kfd.backend = GC_KFD_BACKEND_LINUX;
-    if (env && *env && parse_backend(env, &o.kfd.backend) != 0)
+    if (env && *env && cli_parse_backend(env, &o.kfd.backend) != 0)
         return cli_usage_error(cmd, "GPUCORE_KFD must be linux or sim, got '%s'", env);
     optind = 1;
     opterr = 0;
@@ -308,7 +297,7 @@ static int run_capture_cmd(int argc, char **argv, enum gc_capture_mode mode)
             }
             break;
         case 'k':
-            if (parse_backend(optarg, &o.kfd.backend) != 0)
+            if (cli_parse_backend(optarg, &o.kfd.backend) != 0)
                 return cli_usage_error(cmd, "--kfd takes linux or sim, got '%s'", optarg);
             break;
         case 'q':

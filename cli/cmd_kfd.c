@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "capture.h"
 #include "cli.h"
-#include "kfd.h"
 
 static void kfd_check_help(FILE *out)
 {
@@ -28,17 +28,6 @@ static void kfd_check_help(FILE *out)
             "  -h, --help        this text\n");
 }
 
-static int parse_backend(const char *text, enum gc_kfd_backend *ret)
-{
-    if (strcmp(text, "linux") == 0)
-        *ret = GC_KFD_BACKEND_LINUX;
-    else if (strcmp(text, "sim") == 0)
-        *ret = GC_KFD_BACKEND_SIM;
-    else
-        return -1;
-    return 0;
-}
-
 int cmd_kfd_check(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -51,23 +40,22 @@ int cmd_kfd_check(int argc, char **argv)
     };
     struct gc_kfd_open_opts o = { .backend = GC_KFD_BACKEND_LINUX };
     const char *env = getenv("GPUCORE_KFD");
-    struct gc_kfd *k = NULL;
+    struct gc_capture_driver_check r;
     gpucore_diag_t d = { 0 };
     gpucore_status_t st;
-    uint32_t major, minor, suspended = 0;
-    int enabled = 0, want_state = 0;
+    int want_state = 0;
     long pid = 0;
     int c;
 
     /* The environment picks the default backend; an explicit --kfd wins. */
-    if (env && *env && parse_backend(env, &o.backend) != 0)
+    if (env && *env && cli_parse_backend(env, &o.backend) != 0)
         return cli_usage_error("kfd-check", "GPUCORE_KFD must be linux or sim, got '%s'", env);
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
         switch (c) {
         case 'k':
-            if (parse_backend(optarg, &o.backend) != 0)
+            if (cli_parse_backend(optarg, &o.backend) != 0)
                 return cli_usage_error("kfd-check", "--kfd takes linux or sim, got '%s'",
                                        optarg);
             break;
@@ -108,36 +96,33 @@ int cmd_kfd_check(int argc, char **argv)
         pid = (long)getpid();
     }
 
-    st = gc_kfd_open((pid_t)pid, &o, &k, &d);
+    st = gc_capture_check_driver((pid_t)pid, &o, want_state, &r, &d);
     /*
      * This command's one question is "is the debug interface available?": every "no" (no
-     * driver, too old, no permission, backend not built) is 69; only our own failures are not.
+     * driver, too old, no permission, backend not built) is 69; only our own failures, and a
+     * driver that does not answer about the process's state, are not.
      */
+    if (st == GPUCORE_E_NOTFOUND || st == GPUCORE_E_IO)
+        return cli_fail(cli_exit_for(st, CLI_SIDE_INPUT), NULL, "driver state: %s",
+                        d.message[0] ? d.message : gpucore_strerror(st));
     if (st != GPUCORE_OK)
         return cli_fail(st == GPUCORE_E_NOMEM || st == GPUCORE_E_INVAL
                                 ? cli_exit_for(st, CLI_SIDE_INPUT)
                                 : CLI_EXIT_UNAVAILABLE,
                         NULL, "%s", d.message[0] ? d.message : gpucore_strerror(st));
-    gc_kfd_version(k, &major, &minor);
     if (o.backend == GC_KFD_BACKEND_SIM)
-        printf("KFD %u.%u (simulated, process %ld): the debug interface is available\n", major,
-               minor, pid);
+        printf("KFD %u.%u (simulated, process %ld): the debug interface is available\n",
+               r.kfd_major, r.kfd_minor, pid);
     else
-        printf("KFD %u.%u at %s: the debug interface is available\n", major, minor,
+        printf("KFD %u.%u at %s: the debug interface is available\n", r.kfd_major, r.kfd_minor,
                o.device_path ? o.device_path : "/dev/kfd");
     /* What the driver says about the target's debug state, where it says it (sim): shows
      * that a capture left no debugger attached and no queue suspended. */
-    st = want_state ? gc_kfd_driver_state(k, &enabled, &suspended, &d) : GPUCORE_E_NOTSUP;
-    if (want_state && st == GPUCORE_E_NOTSUP)
-        printf("driver state: not available from the %s driver\n", gc_kfd_backend_name(k));
-    else if (st == GPUCORE_OK)
+    if (want_state && !r.have_state)
+        printf("driver state: not available from the %s driver\n", r.backend);
+    else if (r.have_state)
         printf("driver state: debugging %s, %u queue%s suspended\n",
-               enabled ? "enabled" : "disabled", suspended, suspended == 1 ? "" : "s");
-    else if (st != GPUCORE_E_NOTSUP) {
-        gc_kfd_close(k);
-        return cli_fail(cli_exit_for(st, CLI_SIDE_INPUT), NULL, "driver state: %s",
-                        d.message[0] ? d.message : gpucore_strerror(st));
-    }
-    gc_kfd_close(k);
+               r.debug_enabled ? "enabled" : "disabled", r.suspended_queues,
+               r.suspended_queues == 1 ? "" : "s");
     return CLI_EXIT_OK;
 }

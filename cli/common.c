@@ -152,6 +152,22 @@ int cli_parse_size(const char *text, uint64_t *ret)
     return 0;
 }
 
+int cli_parse_backend(const char *text, enum gc_kfd_backend *ret)
+{
+    static const struct {
+        const char *name;
+        enum gc_kfd_backend backend;
+    } backends[] = { { "linux", GC_KFD_BACKEND_LINUX }, { "sim", GC_KFD_BACKEND_SIM } };
+
+    for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++) {
+        if (text && strcmp(text, backends[i].name) == 0) {
+            *ret = backends[i].backend;
+            return 0;
+        }
+    }
+    return -1;
+}
+
 int cli_parse_int(const char *text, long min, long max, long *ret)
 {
     char *end;

@@ -169,6 +169,24 @@ gpucore_status_t gc_kfd_read_memory(struct gc_kfd *k, uint64_t addr, void *buf, 
 
 /* ---- What the device knows about the process's memory and threads ---------------------- */
 
+/* What a GPU mapping holds, as far as the driver knows (gc_kfd_mapping::kind). The values
+   are kfd's own and travel on the simulated driver's wire; capture translates them into the
+   core format's allocation kinds. Append only. */
+enum gc_kfd_mem_kind {
+    GC_KFD_MEM_UNKNOWN = 0,  /* a GPU buffer of unknown use (all the linux backend can tell) */
+    GC_KFD_MEM_VRAM = 1,     /* device memory */
+    GC_KFD_MEM_GTT = 2,      /* system memory mapped for the GPU */
+    GC_KFD_MEM_USERPTR = 3,  /* host memory registered with the GPU */
+    GC_KFD_MEM_SCRATCH = 4,  /* scratch backing memory */
+    GC_KFD_MEM_CWSR = 5,     /* context save/restore areas */
+    GC_KFD_MEM_RING = 6,     /* AQL rings */
+    GC_KFD_MEM_CODE = 7,     /* loaded code objects */
+    GC_KFD_MEM_KERNARG = 8,  /* kernel argument segments */
+    GC_KFD_MEM_DOORBELL = 9, /* doorbells (never read) */
+    GC_KFD_MEM_MMIO = 10,    /* MMIO remaps (never read) */
+    _GC_KFD_MEM_COUNT
+};
+
 /* gc_kfd_mapping::flags */
 #define GC_KFD_MAP_NO_READ 0x1u /* doorbell or MMIO: reading it has side effects; never read */
 
@@ -177,7 +195,7 @@ gpucore_status_t gc_kfd_read_memory(struct gc_kfd *k, uint64_t addr, void *buf, 
 /* One GPU mapping of the target: device memory (VRAM, GTT), rings, CWSR, scratch, code... */
 struct gc_kfd_mapping {
     uint64_t base, size;
-    uint32_t kind;   /* GPUCORE_ALLOC_* (schema.h); GPUCORE_ALLOC_UNKNOWN when not known */
+    uint32_t kind;   /* enum gc_kfd_mem_kind; GC_KFD_MEM_UNKNOWN when not known */
     uint32_t gpu_id; /* owning agent, 0 = unknown */
     uint32_t flags;  /* GC_KFD_MAP_* */
     char label[GC_KFD_MAP_LABEL_MAX]; /* NUL-terminated, "" if none */

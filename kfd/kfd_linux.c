@@ -11,7 +11,6 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include <gpucore/schema.h>
 
 #include "gc_util.h"
 #include "kfd_internal.h"
@@ -118,8 +117,8 @@ struct gpu_file {
 };
 
 static const struct gpu_file gpu_files[] = {
-    { "/dev/dri/renderD", 1, GPUCORE_ALLOC_UNKNOWN, 0 },           /* VRAM and GTT BOs */
-    { "/dev/kfd", 0, GPUCORE_ALLOC_DOORBELL, GC_KFD_MAP_NO_READ }, /* doorbells, MMIO */
+    { "/dev/dri/renderD", 1, GC_KFD_MEM_UNKNOWN, 0 },           /* VRAM and GTT BOs */
+    { "/dev/kfd", 0, GC_KFD_MEM_DOORBELL, GC_KFD_MAP_NO_READ }, /* doorbells, MMIO */
 };
 
 static const struct gpu_file *gpu_file_of(const char *path)

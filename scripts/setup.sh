@@ -11,7 +11,7 @@ PACKAGES=(
   libzstd-dev zstd
   libcmocka-dev libjansson-dev libmsgpack-dev
   llvm-16-dev llvm-16 clang-16 lld-16 libclang-rt-16-dev
-  gdb
+  gdb python3
 )
 
 missing=()

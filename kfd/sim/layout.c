@@ -19,8 +19,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <gpucore/schema.h>
-
 #include "arch.h"
 #include "gc_util.h"
 #include "wave.h"
@@ -422,7 +420,7 @@ static gpucore_status_t load_code_object(struct lctx *c, uint32_t i, const char 
 
         snprintf(label, sizeof(label), "code object %.30s", co->name);
         if (st == GPUCORE_OK)
-            st = map_dev(c, 0, top, GPUCORE_ALLOC_CODE, code_object_gpu(c->s, i), label, NULL, &load);
+            st = map_dev(c, 0, top, GC_KFD_MEM_CODE, code_object_gpu(c->s, i), label, NULL, &load);
         if (st < 0) {
             elf_end(elf);
             gc_free(bytes);
@@ -726,7 +724,7 @@ static gpucore_status_t build_buffers(struct lctx *c, int fixed)
 
         snprintf(what, sizeof(what), "buffers[%u] '%s'", i, b->name);
         snprintf(label, sizeof(label), "buffer %.40s", b->name);
-        GC_TRY(map_dev(c, b->address, b->size, GPUCORE_ALLOC_VRAM,
+        GC_TRY(map_dev(c, b->address, b->size, GC_KFD_MEM_VRAM,
                        c->s->agents[b->agent].gpu_id, label, what, &p));
         c->l->buffers[i] = (struct gc_layout_buffer){ addr_of(p), b->size };
         if (!b->nranges)
@@ -755,7 +753,7 @@ static gpucore_status_t build_dispatches(struct lctx *c, Elf **elfs)
 
         /* ROCr gives each dispatch its kernarg segment in device-visible memory. */
         snprintf(label, sizeof(label), "kernarg d%u", i);
-        GC_TRY(map_dev(c, 0, d->nraw ? d->nraw : 8ull * d->nkernargs + 256, GPUCORE_ALLOC_KERNARG,
+        GC_TRY(map_dev(c, 0, d->nraw ? d->nraw : 8ull * d->nkernargs + 256, GC_KFD_MEM_KERNARG,
                        s->agents[s->queues[d->queue].agent].gpu_id, label, NULL, &ka));
         snprintf(sym, sizeof(sym), "%s.kd", d->kernel);
         if (!find_symbol(elfs[d->code_object], sym, &kd, &kdsize) ||
@@ -822,7 +820,7 @@ static gpucore_status_t build_queue(struct lctx *c, uint32_t qi)
     /* Ring: every slot starts INVALID, as ROCr initialises it. */
     lq->ring_size = 64ull * q->ring_packets;
     snprintf(label, sizeof(label), "AQL ring q%u", q->queue_id);
-    GC_TRY(map_dev(c, 0, lq->ring_size, GPUCORE_ALLOC_RING, a->gpu_id, label, NULL, &ring));
+    GC_TRY(map_dev(c, 0, lq->ring_size, GC_KFD_MEM_RING, a->gpu_id, label, NULL, &ring));
     lq->ring = addr_of(ring);
     for (uint64_t o = 0; o < lq->ring_size; o += 64)
         put(ring + o, AQL_INVALID_HEADER, 2);
@@ -865,7 +863,7 @@ static gpucore_status_t build_queue(struct lctx *c, uint32_t qi)
     lq->scratch_size = (uint64_t)q->scratch_per_wave * q->scratch_waves * a->num_xcc;
     if (lq->scratch_size) {
         snprintf(label, sizeof(label), "scratch q%u", q->queue_id);
-        GC_TRY(map_dev(c, 0, lq->scratch_size, GPUCORE_ALLOC_SCRATCH, a->gpu_id, label, NULL,
+        GC_TRY(map_dev(c, 0, lq->scratch_size, GC_KFD_MEM_SCRATCH, a->gpu_id, label, NULL,
                        &scratch));
         lq->scratch = addr_of(scratch);
         fill_pattern(scratch, 0, lq->scratch_size, q->scratch_pattern, q->scratch_seed,
@@ -877,7 +875,7 @@ static gpucore_status_t build_queue(struct lctx *c, uint32_t qi)
     lq->compute_tmpring_size = tmpring;
 
     snprintf(label, sizeof(label), "amd_queue_t q%u", q->queue_id);
-    GC_TRY(map_dev(c, 0, GC_AMDQ_SIZE, GPUCORE_ALLOC_GTT, a->gpu_id, label, NULL, &aq));
+    GC_TRY(map_dev(c, 0, GC_AMDQ_SIZE, GC_KFD_MEM_GTT, a->gpu_id, label, NULL, &aq));
     lq->amd_queue = addr_of(aq);
     put(aq + 0, 0, 4);                    /* hsa_queue_t.type: MULTIPLE */
     put(aq + 4, 1, 4);                    /* features: KERNEL_DISPATCH */
@@ -899,7 +897,7 @@ static gpucore_status_t build_queue(struct lctx *c, uint32_t qi)
 
     /* CWSR: one area per XCC, then the debugger area (cwsr-layout.md §2). */
     snprintf(label, sizeof(label), "CWSR q%u", q->queue_id);
-    GC_TRY(map_dev(c, 0, lq->sizes.total_size, GPUCORE_ALLOC_CWSR, a->gpu_id, label, NULL, &cwsr));
+    GC_TRY(map_dev(c, 0, lq->sizes.total_size, GC_KFD_MEM_CWSR, a->gpu_id, label, NULL, &cwsr));
     lq->cwsr = addr_of(cwsr);
     for (uint32_t x = 0; x < a->num_xcc; x++) {
         struct area_waves aw;

@@ -17,6 +17,7 @@
 #include <gpucore/status.h>
 
 #include "cwsr.h"
+#include "kfd.h" /* enum gc_kfd_mem_kind */
 #include "kfd_uapi.h"
 #include "scenario.h"
 
@@ -90,7 +91,7 @@ struct gc_layout_mapping {
  */
 struct gc_layout_alloc {
     uint64_t base, size; /* the whole mapping (page multiple) */
-    uint32_t kind;       /* GPUCORE_ALLOC_* */
+    uint32_t kind;       /* enum gc_kfd_mem_kind */
     uint32_t gpu_id;     /* owning agent, 0 = unknown */
     char label[GC_LAYOUT_LABEL_MAX]; /* "AQL ring q0", "buffer a", "kernarg d0", ... */
 };

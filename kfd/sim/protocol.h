@@ -29,7 +29,7 @@
  *     (injected slowness of target-memory reads), u32 debug_enabled (0/1), u32 suspended_queues,
  *     u32 total (allocations the device has), u32 first (echo), u32 count, then count
  *     GC_SIM_ALLOC_ENTRY_SIZE-byte entries (allocations first .. first + count - 1):
- *       u64 base, u64 size, u32 kind (GPUCORE_ALLOC_*), u32 gpu_id, u32 flags (GC_KFD_MAP_*),
+ *       u64 base, u64 size, u32 kind (enum gc_kfd_mem_kind), u32 gpu_id, u32 flags (GC_KFD_MAP_*),
  *       u32 0, char label[48] (NUL-terminated, NUL-padded)
  *     count <= GC_SIM_MAX_ALLOCS_PER_MSG: longer lists are fetched page by page.
  *
@@ -81,7 +81,7 @@ enum gc_sim_msg_type {
 /* One allocation of the simulated device (what DEVICE_INFO lists). */
 struct gc_sim_alloc {
     uint64_t base, size;
-    uint32_t kind;   /* GPUCORE_ALLOC_* */
+    uint32_t kind;   /* enum gc_kfd_mem_kind */
     uint32_t gpu_id;
     uint32_t flags;  /* GC_KFD_MAP_* */
     char label[GC_SIM_ALLOC_LABEL_MAX]; /* NUL-terminated */

@@ -109,12 +109,12 @@ static void child_main(int ready_fd)
     memset(al, 0, sizeof(al));
     al[0].base = (uint64_t)(uintptr_t)area;
     al[0].size = sizeof(area);
-    al[0].kind = 5; /* GPUCORE_ALLOC_CWSR */
+    al[0].kind = GC_KFD_MEM_CWSR;
     al[0].gpu_id = GPU;
     snprintf(al[0].label, sizeof(al[0].label), "CWSR q%u", QID);
     al[1].base = 0x1000;
     al[1].size = 0x2000;
-    al[1].kind = 9; /* GPUCORE_ALLOC_DOORBELL */
+    al[1].kind = GC_KFD_MEM_DOORBELL;
     al[1].gpu_id = GPU;
     al[1].flags = GC_KFD_MAP_NO_READ;
     snprintf(al[1].label, sizeof(al[1].label), "doorbell");

@@ -798,7 +798,7 @@ static void test_windows_cap(void **state)
 
         m->base = far + (uint64_t)i * 8192; /* one page, one hole */
         m->size = 4096;
-        m->kind = GPUCORE_ALLOC_VRAM;
+        m->kind = GC_KFD_MEM_VRAM;
         ex[i].code = EC_DEVICE_MEMORY_VIOLATION;
         ex[i].queue_id = KFD_INVALID_QUEUEID;
         ex[i].fault_va = m->base + 8;

@@ -401,7 +401,7 @@ static void test_gpu_mappings(void **state)
     assert_int_equal(n, 3);
     assert_int_equal(maps[0].base, 0x7f0000000000ull);
     assert_int_equal(maps[0].size, 0x100000);
-    assert_int_equal(maps[0].kind, GPUCORE_ALLOC_UNKNOWN);
+    assert_int_equal(maps[0].kind, GC_KFD_MEM_UNKNOWN);
     assert_int_equal(maps[0].flags, 0);
     assert_int_equal(maps[0].gpu_id, 0);
     assert_string_equal(maps[0].label, "/dev/dri/renderD128");
@@ -409,7 +409,7 @@ static void test_gpu_mappings(void **state)
     assert_string_equal(maps[1].label, "/dev/dri/renderD129");
     assert_int_equal(maps[2].base, 0x7f0000200000ull);
     assert_int_equal(maps[2].size, 0x2000);
-    assert_int_equal(maps[2].kind, GPUCORE_ALLOC_DOORBELL);
+    assert_int_equal(maps[2].kind, GC_KFD_MEM_DOORBELL);
     assert_int_equal(maps[2].flags, GC_KFD_MAP_NO_READ);
     assert_string_equal(maps[2].label, "/dev/kfd");
     for (uint32_t i = 1; i < n; i++)

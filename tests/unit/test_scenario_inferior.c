@@ -781,8 +781,8 @@ static void check_device_facts(const struct gc_scenario *s, struct addrs *a, pid
         int ring = 0, cwsr = 0;
 
         for (uint32_t i = 0; i < n; i++) {
-            ring += m[i].base == a->ring[q] && m[i].kind == GPUCORE_ALLOC_RING;
-            cwsr += m[i].base == a->cwsr[q] && m[i].kind == GPUCORE_ALLOC_CWSR;
+            ring += m[i].base == a->ring[q] && m[i].kind == GC_KFD_MEM_RING;
+            cwsr += m[i].base == a->cwsr[q] && m[i].kind == GC_KFD_MEM_CWSR;
         }
         assert_int_equal(ring, 1);
         assert_int_equal(cwsr, 1);
@@ -794,7 +794,7 @@ static void check_device_facts(const struct gc_scenario *s, struct addrs *a, pid
         snprintf(want, sizeof(want), "buffer %.40s", s->buffers[b].name);
         for (uint32_t i = 0; i < n; i++)
             found += m[i].base == a->buffer[b] && strcmp(m[i].label, want) == 0 &&
-                     m[i].kind == GPUCORE_ALLOC_VRAM;
+                     m[i].kind == GC_KFD_MEM_VRAM;
         assert_int_equal(found, 1);
     }
     /* r_debug is host memory: not a GPU mapping. */
