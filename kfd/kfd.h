@@ -145,6 +145,10 @@ gpucore_status_t gc_kfd_queue_snapshot(struct gc_kfd *k, uint64_t clear_mask,
 /*
  * SUSPEND_QUEUES / RESUME_QUEUES. @p ids is rewritten with the driver's per-queue status bits
  * (GC_KFD_QUEUE_ERROR_MASK, GC_KFD_QUEUE_INVALID_MASK); *ret_done is how many succeeded.
+ * @retval GPUCORE_OK  the driver took the request: a queue that failed or does not exist says
+ *                     so in its id, not in the status
+ * @retval GPUCORE_E_INVAL (debugging not enabled, NULL ids), or the statuses of the errno
+ *                     table above when the driver refuses the whole request
  */
 gpucore_status_t gc_kfd_suspend_queues(struct gc_kfd *k, uint32_t *ids, uint32_t n,
                                        uint32_t grace_period, uint64_t clear_mask,

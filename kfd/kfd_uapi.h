@@ -291,45 +291,114 @@ struct kfd_ioctl_dbg_trap_args {
     };
 };
 
-/* The layouts the spec pins down; a mistake here would be an ABI break with the kernel. */
+/* Every field of every struct, at the offset kfd-debug-interface.md gives (offsets of the
+   DBG_TRAP union members are from the start of the ioctl argument); a mistake here would be an
+   ABI break with the kernel. */
 #define GC_UAPI_CHECK(type, size) _Static_assert(sizeof(struct type) == (size), #type " size")
 #define GC_UAPI_OFF(type, field, off)                                                              \
     _Static_assert(offsetof(struct type, field) == (off), #type "." #field " offset")
 
 GC_UAPI_CHECK(kfd_ioctl_get_version_args, 8);
+GC_UAPI_OFF(kfd_ioctl_get_version_args, minor_version, 4);
 GC_UAPI_CHECK(kfd_ioctl_runtime_enable_args, 16);
+GC_UAPI_OFF(kfd_ioctl_runtime_enable_args, mode_mask, 8);
+GC_UAPI_OFF(kfd_ioctl_runtime_enable_args, capabilities_mask, 12);
 GC_UAPI_CHECK(kfd_runtime_info, 16);
+GC_UAPI_OFF(kfd_runtime_info, runtime_state, 8);
+GC_UAPI_OFF(kfd_runtime_info, ttmp_setup, 12);
 GC_UAPI_CHECK(kfd_dbg_device_info_entry, 120);
+GC_UAPI_OFF(kfd_dbg_device_info_entry, exception_status, 0);
+GC_UAPI_OFF(kfd_dbg_device_info_entry, lds_base, 8);
+GC_UAPI_OFF(kfd_dbg_device_info_entry, lds_limit, 16);
+GC_UAPI_OFF(kfd_dbg_device_info_entry, scratch_base, 24);
+GC_UAPI_OFF(kfd_dbg_device_info_entry, scratch_limit, 32);
+GC_UAPI_OFF(kfd_dbg_device_info_entry, gpuvm_base, 40);
+GC_UAPI_OFF(kfd_dbg_device_info_entry, gpuvm_limit, 48);
 GC_UAPI_OFF(kfd_dbg_device_info_entry, gpu_id, 56);
+GC_UAPI_OFF(kfd_dbg_device_info_entry, location_id, 60);
+GC_UAPI_OFF(kfd_dbg_device_info_entry, vendor_id, 64);
+GC_UAPI_OFF(kfd_dbg_device_info_entry, device_id, 68);
+GC_UAPI_OFF(kfd_dbg_device_info_entry, revision_id, 72);
+GC_UAPI_OFF(kfd_dbg_device_info_entry, subsystem_vendor_id, 76);
+GC_UAPI_OFF(kfd_dbg_device_info_entry, subsystem_device_id, 80);
+GC_UAPI_OFF(kfd_dbg_device_info_entry, fw_version, 84);
 GC_UAPI_OFF(kfd_dbg_device_info_entry, gfx_target_version, 88);
+GC_UAPI_OFF(kfd_dbg_device_info_entry, simd_count, 92);
+GC_UAPI_OFF(kfd_dbg_device_info_entry, max_waves_per_simd, 96);
+GC_UAPI_OFF(kfd_dbg_device_info_entry, array_count, 100);
+GC_UAPI_OFF(kfd_dbg_device_info_entry, simd_arrays_per_engine, 104);
 GC_UAPI_OFF(kfd_dbg_device_info_entry, num_xcc, 108);
 GC_UAPI_OFF(kfd_dbg_device_info_entry, capability, 112);
 GC_UAPI_OFF(kfd_dbg_device_info_entry, debug_prop, 116);
 GC_UAPI_CHECK(kfd_queue_snapshot_entry, 64);
+GC_UAPI_OFF(kfd_queue_snapshot_entry, exception_status, 0);
+GC_UAPI_OFF(kfd_queue_snapshot_entry, ring_base_address, 8);
+GC_UAPI_OFF(kfd_queue_snapshot_entry, write_pointer_address, 16);
+GC_UAPI_OFF(kfd_queue_snapshot_entry, read_pointer_address, 24);
 GC_UAPI_OFF(kfd_queue_snapshot_entry, ctx_save_restore_address, 32);
 GC_UAPI_OFF(kfd_queue_snapshot_entry, queue_id, 40);
+GC_UAPI_OFF(kfd_queue_snapshot_entry, gpu_id, 44);
 GC_UAPI_OFF(kfd_queue_snapshot_entry, ring_size, 48);
+GC_UAPI_OFF(kfd_queue_snapshot_entry, queue_type, 52);
 GC_UAPI_OFF(kfd_queue_snapshot_entry, ctx_save_restore_area_size, 56);
+GC_UAPI_OFF(kfd_queue_snapshot_entry, reserved, 60);
 GC_UAPI_CHECK(kfd_context_save_area_header, 40);
+GC_UAPI_OFF(kfd_context_save_area_header, wave_state.control_stack_offset, 0);
+GC_UAPI_OFF(kfd_context_save_area_header, wave_state.control_stack_size, 4);
+GC_UAPI_OFF(kfd_context_save_area_header, wave_state.wave_state_offset, 8);
+GC_UAPI_OFF(kfd_context_save_area_header, wave_state.wave_state_size, 12);
 GC_UAPI_OFF(kfd_context_save_area_header, debug_offset, 16);
+GC_UAPI_OFF(kfd_context_save_area_header, debug_size, 20);
 GC_UAPI_OFF(kfd_context_save_area_header, err_payload_addr, 24);
+GC_UAPI_OFF(kfd_context_save_area_header, err_event_id, 32);
+GC_UAPI_OFF(kfd_context_save_area_header, reserved1, 36);
 GC_UAPI_CHECK(kfd_ioctl_dbg_trap_args, 32);
-GC_UAPI_OFF(kfd_ioctl_dbg_trap_args, enable, 8);
+GC_UAPI_OFF(kfd_ioctl_dbg_trap_args, op, 4);
+GC_UAPI_OFF(kfd_ioctl_dbg_trap_args, enable.exception_mask, 8);
 GC_UAPI_OFF(kfd_ioctl_dbg_trap_args, enable.rinfo_ptr, 16);
 GC_UAPI_OFF(kfd_ioctl_dbg_trap_args, enable.rinfo_size, 24);
 GC_UAPI_OFF(kfd_ioctl_dbg_trap_args, enable.dbg_fd, 28);
+GC_UAPI_OFF(kfd_ioctl_dbg_trap_args, send_runtime_event.exception_mask, 8);
+GC_UAPI_OFF(kfd_ioctl_dbg_trap_args, send_runtime_event.gpu_id, 16);
+GC_UAPI_OFF(kfd_ioctl_dbg_trap_args, send_runtime_event.queue_id, 20);
+GC_UAPI_OFF(kfd_ioctl_dbg_trap_args, set_exceptions_enabled.exception_mask, 8);
+GC_UAPI_OFF(kfd_ioctl_dbg_trap_args, launch_override.override_mode, 8);
+GC_UAPI_OFF(kfd_ioctl_dbg_trap_args, launch_override.enable_mask, 12);
+GC_UAPI_OFF(kfd_ioctl_dbg_trap_args, launch_override.support_request_mask, 16);
+GC_UAPI_OFF(kfd_ioctl_dbg_trap_args, launch_override.pad, 20);
+GC_UAPI_OFF(kfd_ioctl_dbg_trap_args, launch_mode.launch_mode, 8);
+GC_UAPI_OFF(kfd_ioctl_dbg_trap_args, launch_mode.pad, 12);
+GC_UAPI_OFF(kfd_ioctl_dbg_trap_args, suspend_queues.exception_mask, 8);
 GC_UAPI_OFF(kfd_ioctl_dbg_trap_args, suspend_queues.queue_array_ptr, 16);
 GC_UAPI_OFF(kfd_ioctl_dbg_trap_args, suspend_queues.num_queues, 24);
 GC_UAPI_OFF(kfd_ioctl_dbg_trap_args, suspend_queues.grace_period, 28);
+GC_UAPI_OFF(kfd_ioctl_dbg_trap_args, resume_queues.queue_array_ptr, 8);
 GC_UAPI_OFF(kfd_ioctl_dbg_trap_args, resume_queues.num_queues, 16);
+GC_UAPI_OFF(kfd_ioctl_dbg_trap_args, resume_queues.pad, 20);
+GC_UAPI_OFF(kfd_ioctl_dbg_trap_args, set_node_address_watch.address, 8);
+GC_UAPI_OFF(kfd_ioctl_dbg_trap_args, set_node_address_watch.mode, 16);
+GC_UAPI_OFF(kfd_ioctl_dbg_trap_args, set_node_address_watch.mask, 20);
+GC_UAPI_OFF(kfd_ioctl_dbg_trap_args, set_node_address_watch.gpu_id, 24);
+GC_UAPI_OFF(kfd_ioctl_dbg_trap_args, set_node_address_watch.id, 28);
+GC_UAPI_OFF(kfd_ioctl_dbg_trap_args, clear_node_address_watch.gpu_id, 8);
+GC_UAPI_OFF(kfd_ioctl_dbg_trap_args, clear_node_address_watch.id, 12);
+GC_UAPI_OFF(kfd_ioctl_dbg_trap_args, set_flags.flags, 8);
+GC_UAPI_OFF(kfd_ioctl_dbg_trap_args, set_flags.pad, 12);
+GC_UAPI_OFF(kfd_ioctl_dbg_trap_args, query_debug_event.exception_mask, 8);
+GC_UAPI_OFF(kfd_ioctl_dbg_trap_args, query_debug_event.gpu_id, 16);
+GC_UAPI_OFF(kfd_ioctl_dbg_trap_args, query_debug_event.queue_id, 20);
+GC_UAPI_OFF(kfd_ioctl_dbg_trap_args, query_exception_info.info_ptr, 8);
 GC_UAPI_OFF(kfd_ioctl_dbg_trap_args, query_exception_info.info_size, 16);
 GC_UAPI_OFF(kfd_ioctl_dbg_trap_args, query_exception_info.source_id, 20);
 GC_UAPI_OFF(kfd_ioctl_dbg_trap_args, query_exception_info.exception_code, 24);
 GC_UAPI_OFF(kfd_ioctl_dbg_trap_args, query_exception_info.clear_exception, 28);
+GC_UAPI_OFF(kfd_ioctl_dbg_trap_args, queue_snapshot.exception_mask, 8);
+GC_UAPI_OFF(kfd_ioctl_dbg_trap_args, queue_snapshot.snapshot_buf_ptr, 16);
 GC_UAPI_OFF(kfd_ioctl_dbg_trap_args, queue_snapshot.num_queues, 24);
 GC_UAPI_OFF(kfd_ioctl_dbg_trap_args, queue_snapshot.entry_size, 28);
+GC_UAPI_OFF(kfd_ioctl_dbg_trap_args, device_snapshot.exception_mask, 8);
+GC_UAPI_OFF(kfd_ioctl_dbg_trap_args, device_snapshot.snapshot_buf_ptr, 16);
 GC_UAPI_OFF(kfd_ioctl_dbg_trap_args, device_snapshot.num_devices, 24);
-GC_UAPI_OFF(kfd_ioctl_dbg_trap_args, set_node_address_watch.id, 28);
-GC_UAPI_OFF(kfd_ioctl_dbg_trap_args, query_debug_event.queue_id, 20);
+GC_UAPI_OFF(kfd_ioctl_dbg_trap_args, device_snapshot.entry_size, 28);
 
 #endif /* GC_KFD_UAPI_H */

@@ -677,14 +677,15 @@ static int dbg_trap(struct gc_sim_driver *d, uint64_t conn_id, pid_t peer,
         return err;
     if (a->pid != (uint32_t)getpid())
         return -ESRCH;
-    if (d->no_hws)
-        return -EINVAL;
+    /* The checks of the kernel's kfd_ioctl_set_debug_trap, in its order (spec §11). */
     if (a->op != KFD_IOC_DBG_TRAP_DISABLE && !is_tracer(d, peer))
         return -EPERM;
     if (a->op != KFD_IOC_DBG_TRAP_ENABLE && !d->enabled)
         return -EINVAL;
     if (is_hw_op(a->op) && d->rinfo.runtime_state != DEBUG_RUNTIME_STATE_ENABLED)
         return -EPERM;
+    if (d->no_hws)
+        return -EINVAL;
 
     switch (a->op) {
     case KFD_IOC_DBG_TRAP_ENABLE: {

@@ -130,30 +130,6 @@ static uint32_t exception_code(const char *what)
     return EC_QUEUE_WAVE_ABORT;
 }
 
-static int fault_op(const char *op)
-{
-    static const struct {
-        const char *name;
-        int op;
-    } map[] = {
-        { "enable", KFD_IOC_DBG_TRAP_ENABLE },
-        { "disable", KFD_IOC_DBG_TRAP_DISABLE },
-        { "runtime_info", KFD_IOC_DBG_TRAP_ENABLE }, /* runtime info comes with ENABLE */
-        { "device_snapshot", KFD_IOC_DBG_TRAP_GET_DEVICE_SNAPSHOT },
-        { "queue_snapshot", KFD_IOC_DBG_TRAP_GET_QUEUE_SNAPSHOT },
-        { "suspend", KFD_IOC_DBG_TRAP_SUSPEND_QUEUES },
-        { "resume", KFD_IOC_DBG_TRAP_RESUME_QUEUES },
-        { "query_exception", KFD_IOC_DBG_TRAP_QUERY_EXCEPTION_INFO },
-        { "set_exceptions", KFD_IOC_DBG_TRAP_SET_EXCEPTIONS_ENABLED },
-        { "get_version", GC_SIM_OP_GET_VERSION },
-    };
-
-    for (size_t i = 0; i < GC_ARRAY_SIZE(map); i++)
-        if (strcmp(map[i].name, op) == 0)
-            return map[i].op;
-    return -1;
-}
-
 /* ---- the runtime's error handling ---------------------------------------------------------- */
 
 struct runtime {
@@ -341,7 +317,7 @@ static gpucore_status_t start_driver(const struct gc_scenario *s, const struct g
             fa[nfa].delay_ms = f->delay_ms;
             break;
         }
-        fa[nfa++].op = fault_op(f->op);
+        fa[nfa++].op = f->driver_op;
     }
     for (uint32_t i = 0; i < l->nallocs; i++) {
         al[i].base = l->allocs[i].base;

@@ -16,7 +16,9 @@
 #include <jansson.h>
 
 #include "arch.h"
+#include "driver.h" /* GC_SIM_OP_GET_VERSION */
 #include "gc_util.h"
+#include "kfd_uapi.h"
 
 /* ------------------------------------------------------------------------------------------ */
 /* Fill function                                                                               */
@@ -860,9 +862,20 @@ static gpucore_status_t parse_fault(struct pctx *c, json_t *o, struct gc_scen_fa
 {
     static const char *const all[] = { "op", "errno", "nth", "exit", "delay_ms",
         "delay_us_per_mib", "buffer", "offset", "size", NULL };
+    /* The operations a fault can be injected into, by the name the README gives them. */
     static const char *const ops[] = { "enable", "disable", "runtime_info", "device_snapshot",
-        "queue_snapshot", "suspend", "resume", "query_exception", "set_exceptions", "get_version",
-        "read_memory", NULL };
+        "queue_snapshot", "suspend", "resume", "query_exception", "set_exceptions",
+        "query_event", "wave_launch_mode", "get_version", "read_memory", NULL };
+    static const int op_number[] = {
+        KFD_IOC_DBG_TRAP_ENABLE, KFD_IOC_DBG_TRAP_DISABLE,
+        KFD_IOC_DBG_TRAP_ENABLE, /* runtime_info: the runtime info comes with ENABLE */
+        KFD_IOC_DBG_TRAP_GET_DEVICE_SNAPSHOT, KFD_IOC_DBG_TRAP_GET_QUEUE_SNAPSHOT,
+        KFD_IOC_DBG_TRAP_SUSPEND_QUEUES, KFD_IOC_DBG_TRAP_RESUME_QUEUES,
+        KFD_IOC_DBG_TRAP_QUERY_EXCEPTION_INFO, KFD_IOC_DBG_TRAP_SET_EXCEPTIONS_ENABLED,
+        KFD_IOC_DBG_TRAP_QUERY_DEBUG_EVENT, KFD_IOC_DBG_TRAP_SET_WAVE_LAUNCH_MODE,
+        GC_SIM_OP_GET_VERSION, -1,
+    };
+    _Static_assert(GC_ARRAY_SIZE(op_number) == GC_ARRAY_SIZE(ops) - 1, "one number per op");
     static const char *const errs[] = { "EPERM", "EINVAL", "ENOMEM", "EBUSY", "EIO", "ENODEV",
                                         "EAGAIN", "EFAULT", "ESRCH", "EACCES", "ETIMEDOUT", NULL };
     static const int errv[] = { EPERM, EINVAL, ENOMEM, EBUSY, EIO, ENODEV, EAGAIN, EFAULT, ESRCH,
@@ -873,6 +886,7 @@ static gpucore_status_t parse_fault(struct pctx *c, json_t *o, struct gc_scen_fa
     GC_TRY(check_keys(c, o, all));
     GC_TRY(get_enum(c, o, "op", 1, 0, ops, &op));
     snprintf(f->op, sizeof(f->op), "%s", ops[op]);
+    f->driver_op = op_number[op];
     /* The first selecting key present decides the action; the action's key list then rejects
        every key of another action ("exit" together with "errno" is an error, not a choice). */
     for (size_t i = 0; i < GC_ARRAY_SIZE(fault_actions) && a == GC_ARRAY_SIZE(fault_actions); i++)
@@ -883,7 +897,7 @@ static gpucore_status_t parse_fault(struct pctx *c, json_t *o, struct gc_scen_fa
                     "'delay_us_per_mib' or 'buffer' is needed");
     GC_TRY(check_keys(c, o, fault_actions[a].keys));
     f->action = fault_actions[a].action;
-    int is_read = strcmp(f->op, "read_memory") == 0;
+    int is_read = f->driver_op < 0;
     int read_action = f->action == GC_SCEN_FAULT_READ_DELAY || f->action == GC_SCEN_FAULT_READ_EIO;
     if (is_read != read_action) {
         size_t o1 = push(c, fault_actions[a].key, 0);

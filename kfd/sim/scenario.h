@@ -184,7 +184,9 @@ enum gc_scen_fault_action {
 };
 
 struct gc_scen_fault {
-    char op[32];
+    char op[32];        /* as written: "suspend", "read_memory", ... */
+    int driver_op;      /* what it names: a KFD_IOC_DBG_TRAP_* operation, GC_SIM_OP_GET_VERSION,
+                           or -1 for read_memory (the target's memory, not the driver) */
     enum gc_scen_fault_action action;
     int err;      /* errno value (ERRNO, READ_EIO) */
     uint32_t nth; /* 1-based: the nth call fails (ERRNO, EXIT); 0 = every call */

@@ -188,9 +188,10 @@ capture-abort)
   [ "$(json "d['capture']['trigger']")" = on-demand ] || fail "trigger is $(json "d['capture']['trigger']")"
   ;;
 waves)
-  # The exact wave counts the scenarios describe.
+  # The exact wave counts the scenarios describe. The backend comes from GPUCORE_KFD here
+  # (no --kfd), as a user of the simulated GPU would set it once.
   start_inferior vadd-fault continue
-  gc cap capture --kfd sim "$ipid" -o out/core
+  rc=0; GPUCORE_KFD=sim "$gpucore" capture "$ipid" -o out/core >cap.out 2>cap.err || rc=$?
   expect_rc 0 cap
   grep -q "256 waves (4 faulting)" cap.err || fail "expected 256 waves (4 faulting): $(cat cap.err)"
   stop_inferior

@@ -619,6 +619,37 @@ static void test_device_snapshot_sizes(void **state)
     device_snapshot_with(64, 1, 64);
 }
 
+/* A newer driver with longer queue entries (say KFD 1.19 added a field): ours are filled from
+   the first 64 bytes of each, stepping by the driver's size. */
+static void test_queue_snapshot_longer_entries(void **state)
+{
+    struct fake f;
+    struct gc_kfd *k;
+    gpucore_diag_t d;
+    struct kfd_queue_snapshot_entry *q = NULL;
+    uint32_t n = 0, esize = 0;
+
+    (void)state;
+    for (int own = 0; own < 2; own++) {
+        fake_init(&f);
+        f.nq = 3;
+        f.q_size = 96;
+        f.report_own_size = own;
+        k = open_enabled(&f);
+        assert_int_equal(gc_kfd_queue_snapshot(k, 0, &q, &n, &esize, &d), GPUCORE_OK);
+        assert_int_equal(n, 3);
+        assert_int_equal(esize, 64);
+        for (uint32_t i = 0; i < n; i++) {
+            assert_int_equal(q[i].ring_base_address, 0x10000u * (i + 1));
+            assert_int_equal(q[i].queue_id, 10 + i);
+            assert_int_equal(q[i].gpu_id, 1000);
+            assert_int_equal(q[i].reserved, 0xdead);
+        }
+        gc_free(q);
+        gc_kfd_close(k);
+    }
+}
+
 static void test_snapshot_empty_and_single(void **state)
 {
     struct fake f;
@@ -907,6 +938,7 @@ int main(void)
         cmocka_unit_test(test_device_snapshot_sizes),
         cmocka_unit_test(test_snapshot_empty_and_single),
         cmocka_unit_test(test_queue_snapshot_growing),
+        cmocka_unit_test(test_queue_snapshot_longer_entries),
         cmocka_unit_test(test_suspend_resume_status_bits),
         cmocka_unit_test(test_wave_launch_mode),
         cmocka_unit_test(test_read_memory_self),

@@ -310,7 +310,7 @@ static void test_session(void **state)
     uint32_t ids[2] = { QID, 99 };
     uint32_t done = 0;
     gpucore_status_t st = gc_kfd_suspend_queues(k, ids, 2, 0, 0, &done, &diag);
-    assert_true(st == GPUCORE_OK || st == GPUCORE_E_IO); /* one id is invalid by design */
+    assert_int_equal(st, GPUCORE_OK); /* per-queue failures are in the ids, not the status */
     assert_int_equal(done, 1);
     assert_int_equal(ids[0] & ~GC_KFD_QUEUE_ID_MASK, 0);
     assert_true(ids[1] & GC_KFD_QUEUE_INVALID_MASK);

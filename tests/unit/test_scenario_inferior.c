@@ -161,6 +161,40 @@ static void check_code_objects(const struct gc_scenario *s, const struct reader 
     assert_int_equal(n, s->ncode_objects);
 }
 
+/* amd_queue_t's scratch fields (core-format.md §8.5) and every word of the scratch memory. */
+static void check_scratch(const struct gc_scenario *s, const struct reader *r,
+                          const struct addrs *a, uint32_t q)
+{
+    const struct gc_scen_queue *sq = &s->queues[q];
+    const struct gc_scen_agent *ag = &s->agents[sq->agent];
+    const struct gc_arch *arch = gc_arch_by_name(ag->target);
+    const struct gc_hwreg_layout *hw = arch->hwreg;
+    uint32_t tmpring = rd32(r, a->amd_queue[q] + GC_AMDQ_COMPUTE_TMPRING_SIZE);
+    uint64_t loc = rd64(r, a->amd_queue[q] + GC_AMDQ_SCRATCH_LOCATION);
+    uint64_t per_xcc = (uint64_t)sq->scratch_per_wave * sq->scratch_waves;
+    uint32_t *words;
+
+    /* r_version 11 removed scratch_backing_memory_byte_size: nothing is written there. */
+    assert_int_equal(rd64(r, a->amd_queue[q] + GC_AMDQ_SCRATCH_BYTE_SIZE),
+                     s->r_version < 11 ? per_xcc : 0);
+    if (!per_xcc) {
+        assert_int_equal(loc, 0);
+        assert_int_equal(tmpring, 0);
+        return;
+    }
+    assert_int_equal(gc_bf_get(tmpring, hw->scratch.waves), sq->scratch_waves);
+    assert_int_equal((uint64_t)gc_bf_get(tmpring, hw->scratch.wavesize) * hw->scratch.wavesize_unit,
+                     sq->scratch_per_wave);
+    words = malloc(per_xcc * ag->num_xcc);
+    assert_non_null(words);
+    rd(r, loc, words, per_xcc * ag->num_xcc);
+    for (uint64_t k = 0; k < per_xcc * ag->num_xcc / 4; k++)
+        if (words[k] != gc_layout_mem(sq->scratch_pattern, sq->scratch_seed,
+                                      GC_SCEN_KIND_SCRATCH, k))
+            fail_msg("queue %u scratch word %" PRIu64 ": 0x%x", q, k, words[k]);
+    free(words);
+}
+
 static void check_dispatches(const struct gc_scenario *s, const struct reader *r,
                              const struct addrs *a)
 {
@@ -192,6 +226,7 @@ static void check_dispatches(const struct gc_scenario *s, const struct reader *r
             lo = hi = 0;
         assert_int_equal(rd64(r, a->amd_queue[q] + GC_AMDQ_READ_DISPATCH_ID), lo);
         assert_int_equal(rd64(r, a->amd_queue[q] + GC_AMDQ_WRITE_DISPATCH_ID), hi);
+        check_scratch(s, r, a, q);
     }
 }
 
@@ -310,20 +345,25 @@ static void check_all(const struct gc_scenario *s, const struct reader *r, const
         for (uint32_t x = 0; x < s->agents[s->queues[q].agent].num_xcc; x++)
             total += check_area(s, r, a, q, x, s->total_waves <= 1024);
     assert_int_equal(total, s->total_waves);
-    /* Buffer patterns: first and last words of each range. */
+    /* Buffer patterns: every word of every patterned range (sparse buffers are never read
+       outside them: that would make them resident). */
     for (uint32_t i = 0; i < s->nbuffers; i++) {
         const struct gc_scen_buffer *b = &s->buffers[i];
 
         for (uint32_t g = 0; g < (b->nranges ? b->nranges : 1); g++) {
             uint64_t off = b->nranges ? b->ranges[g].offset : 0;
             uint64_t size = b->nranges ? b->ranges[g].size : b->size;
+            uint32_t *words;
 
-            assert_int_equal(rd32(r, a->buffer[i] + off),
-                             gc_layout_mem(b->pattern, b->seed, GC_SCEN_KIND_MEM, off / 4));
-            if (size >= 8)
-                assert_int_equal(rd32(r, a->buffer[i] + off + size - 8),
-                                 gc_layout_mem(b->pattern, b->seed, GC_SCEN_KIND_MEM,
-                                               (off + size - 8) / 4));
+            if (b->pattern == GC_SCEN_PAT_ZERO && b->sparse)
+                continue;
+            words = malloc(size + 4);
+            assert_non_null(words);
+            rd(r, a->buffer[i] + off, words, size);
+            for (uint64_t k = 0; k < size / 4; k++)
+                if (words[k] != gc_layout_mem(b->pattern, b->seed, GC_SCEN_KIND_MEM, off / 4 + k))
+                    fail_msg("buffer %s word %" PRIu64 ": 0x%x", b->name, off / 4 + k, words[k]);
+            free(words);
         }
     }
 }
@@ -342,7 +382,8 @@ static struct gc_scenario *load(const char *name)
 
 /* ---- in this process ---- */
 
-static void in_process(const char *name)
+/* Lay out @p name (with r_version @p r_version, 0 = the file's) and check it in this process. */
+static void in_process_version(const char *name, uint32_t r_version)
 {
     struct gc_scenario *s = load(name);
     struct gc_layout *l = NULL;
@@ -350,6 +391,8 @@ static void in_process(const char *name)
     struct reader r = { 0 };
     gpucore_diag_t d = { 0 };
 
+    if (r_version)
+        s->r_version = r_version;
     if (gc_layout_build(s, getenv("GPUCORE_SCENARIO_OBJECTS"), &l, &d) < 0)
         fail_msg("%s", d.message);
     /* Nothing is saved before the queues are preempted: no control stack, no waves. */
@@ -384,6 +427,11 @@ static void in_process(const char *name)
     free(a);
 }
 
+static void in_process(const char *name)
+{
+    in_process_version(name, 0);
+}
+
 #define IN_PROCESS(n, f)                                                                           \
     static void test_layout_##n(void **state)                                                      \
     {                                                                                              \
@@ -396,6 +444,23 @@ IN_PROCESS(rdna2, "rdna2-illegal.json")
 IN_PROCESS(rdna3, "rdna3-assert.json")
 IN_PROCESS(hang, "multi-gpu-hang.json")
 IN_PROCESS(big, "big-memory.json")
+
+/*
+ * Every r_version the runtime may advertise: 8 (gfx11 does not park stopped waves), 9, 11
+ * (amd_queue_t without scratch_backing_memory_byte_size) and 12 (gfx11 and gfx12 park). The
+ * rdna3-assert wave is trap-stopped on gfx1100, so its PC comes from the TTMPs or the PC slot
+ * depending on the version; vadd-fault has scratch, whose stride field comes and goes.
+ */
+static void test_layout_r_versions(void **state)
+{
+    static const uint32_t versions[] = { 8, 9, 11, 12 };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(versions) / sizeof(versions[0]); i++) {
+        in_process_version("rdna3-assert.json", versions[i]);
+        in_process_version("vadd-fault.json", versions[i]);
+    }
+}
 
 /* A wave PC beyond its kernel is the scenario's error, named by its path. */
 static void test_layout_bad_pc(void **state)
@@ -1098,6 +1163,7 @@ int main(void)
         cmocka_unit_test(test_layout_vadd),     cmocka_unit_test(test_layout_mi300),
         cmocka_unit_test(test_layout_rdna2),    cmocka_unit_test(test_layout_rdna3),
         cmocka_unit_test(test_layout_hang),     cmocka_unit_test(test_layout_big),
+        cmocka_unit_test(test_layout_r_versions),
         cmocka_unit_test(test_layout_bad_pc),   cmocka_unit_test_teardown(test_inferior_vadd, kill_child),
         cmocka_unit_test_teardown(test_inferior_rdna3, kill_child),  cmocka_unit_test_teardown(test_inferior_mi300, kill_child),
         cmocka_unit_test_teardown(test_inferior_rdna2, kill_child),  cmocka_unit_test_teardown(test_inferior_hang, kill_child),
