@@ -680,30 +680,31 @@ static void gpu_state_free(struct gpu_state *g)
     memset(g, 0, sizeof(*g));
 }
 
-/* Suspend every queue; per-queue failures are warnings. */
-static gpucore_status_t suspend_all(struct cap *c, struct gpu_state *g)
+/* Suspend the @p n queues of a snapshot; per-queue failures are warnings. */
+static gpucore_status_t suspend_all(struct cap *c, const struct kfd_queue_snapshot_entry *queues,
+                                    uint32_t n)
 {
     uint32_t *ids, done = 0, bad = 0;
     gpucore_status_t st;
 
-    if (g->nqueues == 0)
+    if (n == 0)
         return GPUCORE_OK;
-    ids = gc_calloc_array(g->nqueues, sizeof(*ids));
-    c->resume_ids = gc_calloc_array(g->nqueues, sizeof(*ids));
+    ids = gc_calloc_array(n, sizeof(*ids));
+    c->resume_ids = gc_calloc_array(n, sizeof(*ids));
     if (!ids || !c->resume_ids) {
         gc_free(ids);
         return gc_diag_set(c->diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
     }
-    for (uint32_t i = 0; i < g->nqueues; i++)
-        ids[i] = g->queues[i].queue_id & GC_KFD_QUEUE_ID_MASK;
-    progress(c, "suspending %u queue%s", g->nqueues, g->nqueues == 1 ? "" : "s");
-    st = gc_kfd_suspend_queues(c->k, ids, g->nqueues, 0, 0, &done, c->diag);
+    for (uint32_t i = 0; i < n; i++)
+        ids[i] = queues[i].queue_id & GC_KFD_QUEUE_ID_MASK;
+    progress(c, "suspending %u queue%s", n, n == 1 ? "" : "s");
+    st = gc_kfd_suspend_queues(c->k, ids, n, 0, 0, &done, c->diag);
     if (st != GPUCORE_OK) {
         gc_free(ids);
         gc_diag_prefix(c->diag, "suspending the queues");
         return st;
     }
-    for (uint32_t i = 0; i < g->nqueues; i++) {
+    for (uint32_t i = 0; i < n; i++) {
         if (ids[i] & (GC_KFD_QUEUE_ERROR_MASK | GC_KFD_QUEUE_INVALID_MASK)) {
             if (bad++ == 0)
                 warn(c, "queue %u could not be suspended (%s): its state may be inconsistent",
@@ -721,15 +722,51 @@ static gpucore_status_t suspend_all(struct cap *c, struct gpu_state *g)
     return GPUCORE_OK;
 }
 
-/* Everything about the GPU: snapshots, suspension, mappings, the plan. */
+/* A queue that the snapshot after SUSPEND lists but the one before did not: it was created
+   meanwhile (host threads are stopped, so only by a thread the driver keeps running) and was
+   not suspended. Its save area may be stale; say so. */
+static void warn_new_queues(struct cap *c, const struct kfd_queue_snapshot_entry *before,
+                            uint32_t nbefore, const struct gpu_state *g)
+{
+    for (uint32_t i = 0; i < g->nqueues; i++) {
+        uint32_t id = g->queues[i].queue_id & GC_KFD_QUEUE_ID_MASK;
+        uint32_t j = 0;
+
+        while (j < nbefore && (before[j].queue_id & GC_KFD_QUEUE_ID_MASK) != id)
+            j++;
+        if (j == nbefore)
+            warn(c, "queue %u appeared while the queues were being suspended: it was not "
+                    "suspended and its waves may be missing", id);
+    }
+}
+
+/*
+ * Everything about the GPU: snapshots, suspension, mappings, the plan. In the order of
+ * kfd-debug-interface.md §12: a queue snapshot to learn the queue ids, SUSPEND, then the
+ * device and queue snapshots the note records, taken while the queues are suspended (the
+ * driver has just written their save-area headers; nothing is cleared).
+ */
 static gpucore_status_t gpu_prepare(struct cap *c, struct gpu_state *g)
 {
     struct gc_plan_input in;
+    struct kfd_queue_snapshot_entry *before = NULL;
+    uint32_t nbefore = 0, esize = 0;
+    gpucore_status_t st;
 
-    progress(c, "reading device and queue snapshots");
-    GC_TRY(gc_kfd_device_snapshot(c->k, 0, &g->devs, &g->ndevs, &g->dev_esize, c->diag));
-    GC_TRY(gc_kfd_queue_snapshot(c->k, 0, &g->queues, &g->nqueues, &g->q_esize, c->diag));
-    GC_TRY(suspend_all(c, g));
+    progress(c, "reading the queue list");
+    GC_TRY(gc_kfd_queue_snapshot(c->k, 0, &before, &nbefore, &esize, c->diag));
+    st = suspend_all(c, before, nbefore);
+    if (st == GPUCORE_OK) {
+        progress(c, "reading device and queue snapshots");
+        st = gc_kfd_device_snapshot(c->k, 0, &g->devs, &g->ndevs, &g->dev_esize, c->diag);
+    }
+    if (st == GPUCORE_OK)
+        st = gc_kfd_queue_snapshot(c->k, 0, &g->queues, &g->nqueues, &g->q_esize, c->diag);
+    if (st == GPUCORE_OK)
+        warn_new_queues(c, before, nbefore, g);
+    gc_free(before);
+    if (st != GPUCORE_OK)
+        return st;
     GC_TRY(gc_kfd_gpu_mappings(c->k, &g->maps, &g->nmaps, c->diag));
     if (interrupted(c))
         return interrupted_fail(c);

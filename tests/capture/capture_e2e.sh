@@ -17,6 +17,7 @@ set -euo pipefail
 
 [ $# -ge 7 ] || { echo "usage: $0 WORKDIR GPUCORE INFERIOR OBJECTS SCENARIOS CHECKER CASE [ARG]" >&2; exit 2; }
 work=$1 gpucore=$2 inferior=$3 objects=$4 scenarios=$5 checker=$6 case=$7 arg=${8:-}
+here=$(cd "$(dirname "$0")" && pwd)
 test_name="$case${arg:+ $arg}"
 
 fail() { echo "FAIL [$test_name]: $*" >&2; exit 1; }
@@ -53,7 +54,8 @@ start_inferior() {
         "$file" "$1.json"
     file=$1.json
   fi
-  "$inferior" "$file" --objects "$objects" >inferior.out 2>inferior.err &
+  scenario_file=$file
+  "$inferior" "$file" --objects "$objects" --describe describe.txt >inferior.out 2>inferior.err &
   ipid=$!
   for _ in $(seq 1 1200); do
     grep -q "ready" inferior.out 2>/dev/null && return 0
@@ -108,12 +110,15 @@ json() { # EXPR: evaluate a python expression over info.json as `d`
   python3 -c "import json,sys; d=json.load(open('info.json')); print($1)"
 }
 
-# check_core CORE SCENARIO: the full check of a core of a still-running inferior.
+# check_core CORE: the full check of a core of the still-running inferior.
 check_core() {
   local core=$1
   info_ok "$core"
   [ "$(json "sum(1 for n in d['notes'] if n['owner']=='AMDGPU' and n['type']==33)")" = 1 ] ||
     fail "$core: expected exactly one AMDGPU note"
+  # The note carries the driver's snapshots: every field the scenario and layout fix.
+  python3 "$here/check_note.py" info.json "$scenario_file" describe.txt >note.out ||
+    fail "$core: the AMDGPU note differs from the driver's snapshots: $(head -5 note.out)"
   [ "$(json "d['amdgpu']['amd_reader_check']['ok']")" = True ] ||
     fail "$core: AMD's reader rules fail: $(json "d['amdgpu']['amd_reader_check']")"
   [ "$(json "d['capture']['pid']")" = "$ipid" ] || fail "$core: capture metadata names another pid"

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * check_core_bytes CORE PID: every GPU range a capture wrote holds exactly the bytes the
- * (still running) process has there.
+ * check_core_bytes CORE PID: every GPU range a capture wrote, and every read-only host range,
+ * holds exactly the bytes the (still running) process has there.
  *
  * The ranges come from the core's manifest (GPUCORE_NT_MANIFEST): each CAPTURED entry of a GPU
- * tier (state, scratch, referenced, all). The core's bytes are read with gpucore_core_read,
- * the process's with process_vm_readv. Also checks the notes a capture must carry: exactly one
+ * tier (state, scratch, referenced, all), and each CAPTURED host entry whose segment is not
+ * writable (program text, read-only data, the vDSO). Writable host memory (stacks, heap) is
+ * left out on purpose: the process has run on since the capture. The core's bytes are read
+ * with gpucore_core_read, the process's with process_vm_readv. Also checks the notes a capture must carry: exactly one
  * AMDGPU note (which decodes), one capture-meta note naming PID, one manifest.
  *
  * Prints "ok: N ranges, M bytes" and exits 0; prints the first difference and exits 1; exits 2
@@ -22,6 +24,18 @@
 #include <gpucore/schema.h>
 
 #define CHUNK (1u << 20)
+
+/* The p_flags of the segment holding @p addr, or 0xffffffff if none does. */
+static uint32_t segment_flags(gpucore_core_t *core, uint64_t addr)
+{
+    struct gpucore_segment s;
+
+    for (uint32_t i = 0; i < gpucore_core_segment_count(core); i++)
+        if (gpucore_core_segment(core, i, &s) == GPUCORE_OK && addr >= s.vaddr &&
+            addr - s.vaddr < s.memsz)
+            return s.flags;
+    return 0xffffffffu;
+}
 
 static int count_notes(gpucore_core_t *core, const char *owner, uint32_t type,
                        struct gpucore_note *ret)
@@ -87,7 +101,7 @@ int main(int argc, char **argv)
     gpucore_capture_meta_t *meta = NULL;
     uint8_t *a = NULL, *b = NULL;
     uint64_t bytes = 0;
-    uint32_t ranges = 0;
+    uint32_t ranges = 0, host_ranges = 0;
     pid_t pid;
     int rc = 2;
 
@@ -128,8 +142,23 @@ int main(int argc, char **argv)
     for (uint32_t i = 0; i < m->count; i++) {
         const gpucore_manifest_entry_t *e = &m->entries[i];
 
-        if (e->status != GPUCORE_RANGE_CAPTURED || e->tier > GPUCORE_TIER_ALL)
+        if (e->status != GPUCORE_RANGE_CAPTURED)
             continue;
+        if (e->tier == GPUCORE_TIER_HOST) {
+            uint32_t flags = segment_flags(core, e->address);
+
+            if (flags == 0xffffffffu) {
+                fprintf(stderr, "check_core_bytes: host range 0x%" PRIx64 " (\"%s\") is listed "
+                        "as captured but no segment holds it\n", e->address, e->label.ptr);
+                rc = 1;
+                goto out;
+            }
+            if (flags & 2u /* PF_W */)
+                continue;
+            host_ranges++;
+        } else if (e->tier > GPUCORE_TIER_ALL) {
+            continue;
+        }
         rc = compare_range(core, pid, e->address, e->size, a, b);
         if (rc) {
             if (rc == 1)
@@ -146,8 +175,13 @@ int main(int argc, char **argv)
         rc = 1;
         goto out;
     }
-    printf("ok: %u ranges, %" PRIu64 " bytes, %u agents, %u queues\n", ranges, bytes,
-           amd->agent_count, amd->queue_count);
+    if (host_ranges == 0) {
+        fprintf(stderr, "check_core_bytes: %s: no read-only host range was captured\n", argv[1]);
+        rc = 1;
+        goto out;
+    }
+    printf("ok: %u ranges (%u read-only host), %" PRIu64 " bytes, %u agents, %u queues\n",
+           ranges, host_ranges, bytes, amd->agent_count, amd->queue_count);
     rc = 0;
 out:
     free(a);
