@@ -71,7 +71,7 @@ struct cap {
 
     struct gc_plan_exception exc[CAP_MAX_EXCEPTIONS];
     uint32_t nexc;
-    uint64_t skipped_by_reason[8];
+    uint64_t unreadable_bytes; /* stepped over by the writer's read callback */
     uint32_t flags; /* GPUCORE_META_* */
 };
 
@@ -226,6 +226,7 @@ static int64_t writer_read(void *user, uint64_t addr, void *buf, uint64_t size, 
 
         *ret_errno = err ? err : EIO;
         *ret_bad_size = CAP_PAGE - (bad & (CAP_PAGE - 1));
+        c->unreadable_bytes += *ret_bad_size;
         return (int64_t)done;
     }
     return (int64_t)st;
@@ -255,12 +256,38 @@ static const char *range_label(const struct gc_plan *p, const struct gc_kfd_mapp
     return dflt;
 }
 
-/* The writer stopped taking data (budget, deadline): what it says. */
-static void note_writer_state(struct cap *c)
+static void count_skipped(struct cap *c, uint32_t reason, uint64_t bytes)
+{
+    c->res->skipped_by_reason[reason < GC_CAPTURE_REASONS ? reason : GPUCORE_REASON_NONE] += bytes;
+}
+
+/* The writer's skipped-byte count now (0 if it cannot say). */
+static uint64_t writer_skipped(const struct cap *c)
 {
     struct gpucore_writer_stats s;
 
-    if (gpucore_writer_get_stats(c->w, &s) == GPUCORE_OK && s.truncated) {
+    return gpucore_writer_get_stats(c->w, &s) == GPUCORE_OK ? s.skipped_bytes : 0;
+}
+
+/*
+ * The writer stopped taking data (budget, deadline): what it says. @p skipped_before is its
+ * skipped-byte count before the call that ended now, @p unreadable the bytes of that call the
+ * read callback reported unreadable: what else it skipped, the budget or deadline cut.
+ */
+static void note_writer_state(struct cap *c, uint64_t skipped_before, uint64_t unreadable)
+{
+    struct gpucore_writer_stats s;
+    uint64_t delta;
+
+    if (gpucore_writer_get_stats(c->w, &s) != GPUCORE_OK)
+        return;
+    delta = s.skipped_bytes > skipped_before ? s.skipped_bytes - skipped_before : 0;
+    if (unreadable > delta)
+        unreadable = delta;
+    count_skipped(c, GPUCORE_REASON_IO_ERROR, unreadable);
+    count_skipped(c, s.truncated ? s.truncation_reason : GPUCORE_REASON_IO_ERROR,
+                  delta - unreadable);
+    if (s.truncated) {
         c->res->truncated = 1;
         if (!c->res->truncation_reason)
             c->res->truncation_reason = s.truncation_reason;
@@ -283,6 +310,7 @@ static gpucore_status_t write_range(struct cap *c, uint64_t addr, uint64_t size,
     while (size) {
         /* Once the data is cut, the rest goes in one call: the writer only records it. */
         uint64_t n = size < chunk || c->res->truncated ? size : chunk;
+        uint64_t skipped_before = writer_skipped(c), unreadable_before = c->unreadable_bytes;
         gpucore_status_t st;
 
         if (interrupted(c))
@@ -294,7 +322,8 @@ static gpucore_status_t write_range(struct cap *c, uint64_t addr, uint64_t size,
         }
         st = gpucore_writer_add_segment_fn(c->w, addr, n, &info, writer_read, c);
         if (st == GPUCORE_E_LIMIT) {
-            note_writer_state(c); /* the writer recorded the range as skipped */
+            /* the writer recorded the range as skipped */
+            note_writer_state(c, skipped_before, c->unreadable_bytes - unreadable_before);
         } else if (st != GPUCORE_OK) {
             if (c->read_fail != GPUCORE_OK) {
                 *c->diag = c->read_diag;
@@ -311,7 +340,7 @@ static gpucore_status_t write_range(struct cap *c, uint64_t addr, uint64_t size,
                                gpucore_writer_errmsg(c->w)[0] ? gpucore_writer_errmsg(c->w)
                                                                : gpucore_strerror(st));
         } else {
-            note_writer_state(c);
+            note_writer_state(c, skipped_before, c->unreadable_bytes - unreadable_before);
         }
         addr += n;
         size -= n;
@@ -345,7 +374,7 @@ static void skip_set(struct cap *c, const struct gc_rangeset *s, uint32_t tier, 
         };
 
         if (gpucore_writer_record_skip(c->w, r->start, size, &info, reason) == GPUCORE_OK)
-            c->skipped_by_reason[reason < 8 ? reason : 0] += size;
+            count_skipped(c, reason, size);
     }
 }
 
@@ -385,7 +414,7 @@ static gpucore_status_t write_host(struct cap *c, const struct gc_procmaps *pm,
                                                   r->reason ? r->reason
                                                             : GPUCORE_REASON_POLICY) ==
                                GPUCORE_OK)
-            c->skipped_by_reason[r->reason < 8 ? r->reason : 0] += r->size;
+            count_skipped(c, r->reason ? r->reason : GPUCORE_REASON_POLICY, r->size);
     }
     if (st == GPUCORE_E_NOMEM)
         gc_diag_set(c->diag, st, GC_NO_OFFSET, "out of memory selecting host memory");
@@ -581,9 +610,16 @@ static void collect_events(struct cap *c)
         uint64_t raised = 0;
         uint32_t gpu = 0, queue = 0;
         gpucore_diag_t d = { 0 };
+        gpucore_status_t st = gc_kfd_query_debug_event(c->k, 0, &raised, &gpu, &queue, &d);
 
-        if (gc_kfd_query_debug_event(c->k, 0, &raised, &gpu, &queue, &d) != GPUCORE_OK)
+        if (st == GPUCORE_E_NOTFOUND)
+            break; /* none left */
+        if (st != GPUCORE_OK) {
+            warn(c, "the raised GPU exceptions could not be read (%s): the core does not say "
+                    "which exception stopped the process",
+                 d.message[0] ? d.message : gpucore_strerror(st));
             break;
+        }
         for (uint32_t code = 1; code < EC_MAX && raised; code++) {
             struct gc_plan_exception *e;
 
@@ -601,13 +637,18 @@ static void collect_events(struct cap *c)
                 uint8_t rec[32];
                 uint32_t sz = sizeof(rec);
 
-                if (gc_kfd_query_exception_info(c->k, gpu, code, 0, rec, &sz, &d) ==
-                            GPUCORE_OK && sz >= 24) {
+                st = gc_kfd_query_exception_info(c->k, gpu, code, 0, rec, &sz, &d);
+                if (st == GPUCORE_OK && sz >= 24) {
                     uint64_t va = 0;
 
                     for (int b = 7; b >= 0; b--)
                         va = (va << 8) | rec[16 + b];
                     e->fault_va = va;
+                } else {
+                    warn(c, "the fault address of the memory violation on GPU 0x%x could not "
+                            "be read (%s)",
+                         gpu, st != GPUCORE_OK ? (d.message[0] ? d.message : gpucore_strerror(st))
+                                               : "short exception record");
                 }
             }
             if (!c->res->exception_code)
@@ -928,22 +969,13 @@ static gpucore_status_t add_notes(struct cap *c, struct gpu_state *g, const stru
     return GPUCORE_OK;
 }
 
-static uint32_t dominant_reason(const struct cap *c)
-{
-    uint32_t best = 0;
-
-    for (uint32_t r = 1; r < 8; r++)
-        if (c->skipped_by_reason[r] > c->skipped_by_reason[best])
-            best = r;
-    return best;
-}
-
 /* From "threads seized, driver open" to a published core. */
 static gpucore_status_t capture_proper(struct cap *c)
 {
     struct gpu_state g;
     struct gc_procmaps pm;
     struct gpucore_writer_stats ws;
+    uint64_t skipped_before_finish;
     gpucore_diag_t d = { 0 };
     int gpu = 1;
     gpucore_status_t st;
@@ -1022,7 +1054,8 @@ static gpucore_status_t capture_proper(struct cap *c)
         goto out;
     }
     progress(c, "finishing the core");
-    note_writer_state(c);
+    note_writer_state(c, writer_skipped(c), 0);
+    skipped_before_finish = writer_skipped(c);
     st = gpucore_writer_finish(c->w, &ws, c->diag);
     c->w = NULL;
     if (st != GPUCORE_OK) {
@@ -1035,15 +1068,16 @@ static gpucore_status_t capture_proper(struct cap *c)
         c->res->truncated = 1;
         c->res->truncation_reason = ws.truncation_reason;
     }
+    /* Finishing cuts segment data when the notes do not fit the budget. */
+    if (ws.skipped_bytes > skipped_before_finish)
+        count_skipped(c, ws.truncated ? ws.truncation_reason : GPUCORE_REASON_BUDGET,
+                      ws.skipped_bytes - skipped_before_finish);
     /* What the summary calls skipped: memory left out by the tiers, the budgets or failed
-     * reads (the writer's figure), not the host mappings the kernel's rules leave out too. */
-    c->skipped_by_reason[GPUCORE_REASON_POLICY] = 0;
-    c->skipped_by_reason[GPUCORE_REASON_SPECIAL] = 0;
-    c->skipped_by_reason[ws.truncated && ws.truncation_reason < 8 ? ws.truncation_reason
-                                                                  : GPUCORE_REASON_IO_ERROR] +=
-            ws.skipped_bytes;
-    c->res->skipped_bytes = ws.skipped_bytes + c->skipped_by_reason[GPUCORE_REASON_TIER];
-    c->res->skip_reason = dominant_reason(c);
+     * reads, not the host mappings the kernel's rules leave out too. */
+    c->res->skipped_bytes = c->res->skipped_by_reason[GPUCORE_REASON_TIER] +
+                            c->res->skipped_by_reason[GPUCORE_REASON_BUDGET] +
+                            c->res->skipped_by_reason[GPUCORE_REASON_DEADLINE] +
+                            c->res->skipped_by_reason[GPUCORE_REASON_IO_ERROR];
     c->res->duration_ns = clock_ns(CLOCK_MONOTONIC) - c->start_mono_ns;
 out:
     gc_procmaps_free(&pm);

@@ -79,6 +79,8 @@ struct gc_capture_opts {
     void *progress_user;
 };
 
+#define GC_CAPTURE_REASONS 8u /* GPUCORE_REASON_* values counted in gc_capture_result */
+
 struct gc_capture_result {
     char path[PATH_MAX];      /* the core written ("" if none) */
     pid_t pid;                /* the target (RUN: the command's pid once started) */
@@ -86,7 +88,10 @@ struct gc_capture_result {
     uint64_t file_bytes;
     uint32_t waves, faulting_waves, queues, agents;
     uint32_t tiers_written;   /* highest tier written completely + 1 (0 = none complete) */
-    uint64_t skipped_bytes;   /* GPU/host bytes left out by tier or budget */
+    uint64_t skipped_bytes;   /* bytes left out by the tier, a budget or a failed read: the sum
+                                 of skipped_by_reason[TIER, BUDGET, DEADLINE, IO_ERROR] */
+    uint64_t skipped_by_reason[GC_CAPTURE_REASONS]; /* by GPUCORE_REASON_*; POLICY and SPECIAL
+                                 count the host and device mappings the rules leave out */
     int truncated;
     uint32_t truncation_reason; /* GPUCORE_REASON_* */
     uint64_t duration_ns;
@@ -96,7 +101,6 @@ struct gc_capture_result {
     uint32_t nwarnings;       /* plan and pipeline warnings (queues that failed to suspend,
                                  GPU state left out...) */
     char warning[256];        /* the first of them, one sentence ("" if none) */
-    uint32_t skip_reason;     /* GPUCORE_REASON_* that left out most of skipped_bytes */
     uint32_t exception_code;  /* RUN/WATCH: first exception code seen (enum
                                  kfd_dbg_trap_exception_code), 0 = none */
 };

@@ -25,7 +25,8 @@ enum cli_exit {
     CLI_EXIT_IOERR = 74,       /* EX_IOERR: I/O error */
     CLI_EXIT_TEMPFAIL = 75,    /* EX_TEMPFAIL: try again (a thread would not stop) */
     CLI_EXIT_NOPERM = 77,      /* EX_NOPERM: ptrace or the driver refused */
-    CLI_EXIT_INTERRUPTED = 130, /* SIGINT/SIGTERM, as a shell reports 128 + SIGINT */
+    CLI_EXIT_INTERRUPTED = 130, /* a signal ended it: 128 + the signal, as a shell reports it
+                                   (130 for SIGINT) */
 };
 
 /* Which side of a command a failure concerns; the same status maps differently. */

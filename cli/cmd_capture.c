@@ -32,6 +32,11 @@ static void on_signal(int sig)
     got_signal = sig;
 }
 
+/* The signals that end a capture early: the capture resumes the queues, disables debugging and
+   detaches, then gpucore exits 128 + the signal, as a shell reports a process it killed. */
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+#define NSTOP_SIGNALS (sizeof(stop_signals) / sizeof(stop_signals[0]))
+
 struct capture_cli {
     const char *cmd;
     int quiet;
@@ -185,8 +190,11 @@ static const char *reason_text(uint32_t reason)
 
 static void print_summary(const struct gc_capture_opts *o, const struct gc_capture_result *r)
 {
+    /* The reasons memory is left out, in the order they act; each with its own figure. */
+    static const uint32_t reasons[] = { GPUCORE_REASON_TIER, GPUCORE_REASON_BUDGET,
+                                        GPUCORE_REASON_DEADLINE, GPUCORE_REASON_IO_ERROR };
     char size[32], skipped[32], tiers[64] = "";
-    char why[48];
+    int first = 1;
 
     for (uint32_t t = 0; t < r->tiers_written && t <= GPUCORE_TIER_ALL; t++) {
         if (t)
@@ -195,19 +203,25 @@ static void print_summary(const struct gc_capture_opts *o, const struct gc_captu
     }
     if (!tiers[0])
         snprintf(tiers, sizeof(tiers), "none complete");
-    if (r->skip_reason == GPUCORE_REASON_TIER && o->tier < GPUCORE_TIER_ALL)
-        snprintf(why, sizeof(why), "tier%s %s not requested",
-                 o->tier + 1 < GPUCORE_TIER_ALL ? "s above" : "",
-                 o->tier + 1 < GPUCORE_TIER_ALL ? gpucore_tier_name(o->tier)
-                                                : gpucore_tier_name(GPUCORE_TIER_ALL));
-    else
-        snprintf(why, sizeof(why), "%s", reason_text(r->skip_reason));
-    fprintf(stderr, "gpucore: %s: %s, %u waves (%u faulting), tiers %s", r->path,
+    /* Without the whole state tier some of the waves counted have no saved state in the
+       core: say so next to the count. */
+    fprintf(stderr, "gpucore: %s: %s on disk, %u waves (%u faulting%s), tiers %s", r->path,
             cli_human_size(r->file_bytes, size, sizeof(size)), r->waves, r->faulting_waves,
-            tiers);
-    if (r->skipped_bytes)
-        fprintf(stderr, ", skipped %s (%s)",
-                cli_human_size(r->skipped_bytes, skipped, sizeof(skipped)), why);
+            r->tiers_written || !r->waves ? "" : "; not all saved", tiers);
+    for (size_t i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++) {
+        uint64_t bytes = r->skipped_by_reason[reasons[i]];
+        char why[48];
+
+        if (!bytes)
+            continue;
+        if (reasons[i] == GPUCORE_REASON_TIER && o->tier + 1 < GPUCORE_TIER_ALL)
+            snprintf(why, sizeof(why), "tiers above %s not requested", gpucore_tier_name(o->tier));
+        else
+            snprintf(why, sizeof(why), "%s", reason_text(reasons[i]));
+        fprintf(stderr, "%s%s (%s)", first ? ", skipped " : " + ",
+                cli_human_size(bytes, skipped, sizeof(skipped)), why);
+        first = 0;
+    }
     if (r->truncated)
         fprintf(stderr, ", TRUNCATED (%s)", reason_text(r->truncation_reason));
     fprintf(stderr, ", %.2f s\n", (double)r->duration_ns / 1e9);
@@ -250,7 +264,7 @@ static int run_capture_cmd(int argc, char **argv, enum gc_capture_mode mode)
     gpucore_diag_t d = { 0 };
     const char *env = getenv("GPUCORE_KFD");
     char opts_buf[1024];
-    struct sigaction sa, old_int, old_term;
+    struct sigaction sa, old[NSTOP_SIGNALS];
     gpucore_status_t st;
     long pid = 0, level;
     int c;
@@ -340,15 +354,15 @@ static int run_capture_cmd(int argc, char **argv, enum gc_capture_mode mode)
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    for (size_t i = 0; i < NSTOP_SIGNALS; i++)
+        sigaction(stop_signals[i], &sa, &old[i]);
     got_signal = 0;
     o.interrupted = &got_signal;
 
     st = gc_capture_run(&o, &r, &d);
 
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    for (size_t i = 0; i < NSTOP_SIGNALS; i++)
+        sigaction(stop_signals[i], &old[i], NULL);
     end_progress(&cli);
     if (st != GPUCORE_OK) {
         /* One line: the failure. Warnings (a resume that failed on a process that is gone)
@@ -358,7 +372,7 @@ static int run_capture_cmd(int argc, char **argv, enum gc_capture_mode mode)
                      d.message[0] ? d.message : gpucore_strerror(st), o.argv[0], (long)r.pid);
         else
             cli_fail(0, NULL, "%s", d.message[0] ? d.message : gpucore_strerror(st));
-        return capture_exit_code(st);
+        return st == GPUCORE_E_INTR && got_signal ? 128 + got_signal : capture_exit_code(st);
     }
     if (r.written) {
         if (!cli.quiet) {
@@ -378,7 +392,7 @@ static int run_capture_cmd(int argc, char **argv, enum gc_capture_mode mode)
         /* Interrupted while waiting for the command after the core was written: it runs on
          * untraced. */
         return r.exited ? shell_status(r.exit_status)
-                        : got_signal ? CLI_EXIT_INTERRUPTED : CLI_EXIT_OK;
+                        : got_signal ? 128 + got_signal : CLI_EXIT_OK;
     return CLI_EXIT_OK;
 }
 

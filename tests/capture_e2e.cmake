@@ -17,8 +17,12 @@ foreach(f IN LISTS _gc_e2e_scenarios)
 endforeach()
 list(APPEND _gc_e2e_cases capture-abort waves pattern compress run run-exit watch watch-exit
      big-default max-size deadline
-     memory-eio exit-mid:suspend exit-mid:resume enospc sigint no-driver usage)
-foreach(op enable runtime_info device_snapshot queue_snapshot suspend resume disable)
+     memory-eio exit-mid:suspend exit-mid:resume enospc no-driver usage)
+foreach(sig INT TERM HUP QUIT)
+  list(APPEND _gc_e2e_cases "signal:${sig}")
+endforeach()
+foreach(op get_version enable runtime_info device_snapshot queue_snapshot suspend resume
+           disable query_event query_exception)
   list(APPEND _gc_e2e_cases "fault:${op}")
 endforeach()
 
