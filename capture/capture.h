@@ -147,8 +147,9 @@ struct gc_capture_vars {
 gpucore_status_t gc_capture_expand_path(const char *pattern, const struct gc_capture_vars *v,
                                         char *out, size_t cap, gpucore_diag_t *reterr_diag);
 
-/* Fill @p v from the process @p pid and the environment (for %j, %r). Strings are static or
- * point into @p storage (size @p cap). */
+/* Fill @p v from the process @p pid: %e its comm; %j and %r from its environment
+ * (/proc/PID/environ), or from gpucore's where the target's has no such variable. Strings are
+ * static or point into @p storage (size @p cap). */
 void gc_capture_vars_fill(struct gc_capture_vars *v, pid_t pid, char *storage, size_t cap);
 
 /* What gc_capture_check_driver() found. */

@@ -104,6 +104,60 @@ static ssize_t read_proc(pid_t pid, const char *what, char *buf, size_t cap)
     return n;
 }
 
+/*
+ * The target's environment (/proc/PID/environ: NUL-separated NAME=VALUE, as it was at exec),
+ * read once; at most ENVIRON_MAX bytes are looked at. NULL when it cannot be read.
+ */
+#define ENVIRON_MAX (1u << 20)
+
+static char *read_environ(pid_t pid, size_t *ret_len)
+{
+    char path[64];
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    int fd;
+
+    snprintf(path, sizeof(path), "/proc/%ld/environ", (long)pid);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    for (;;) {
+        ssize_t n;
+
+        if (len == cap) {
+            char *b;
+
+            if (cap >= ENVIRON_MAX)
+                break;
+            cap = cap ? cap * 2 : 16384;
+            b = realloc(buf, cap + 1);
+            if (!b)
+                break;
+            buf = b;
+        }
+        n = read(fd, buf + len, cap - len);
+        if (n <= 0)
+            break;
+        len += (size_t)n;
+    }
+    close(fd);
+    if (buf)
+        buf[len] = '\0';
+    *ret_len = len;
+    return buf;
+}
+
+/* Value of @p name in an environ block, or NULL. */
+static const char *environ_get(const char *env, size_t len, const char *name)
+{
+    size_t nlen = strlen(name);
+
+    for (size_t i = 0; env && i < len; i += strlen(env + i) + 1)
+        if (strncmp(env + i, name, nlen) == 0 && env[i + nlen] == '=')
+            return env + i + nlen + 1;
+    return NULL;
+}
+
 /* Take @p s (with @p n bytes) into storage; returns the copy or "" when storage is full. */
 static const char *store(char *storage, size_t cap, size_t *used, const char *s, size_t n)
 {
@@ -144,15 +198,28 @@ void gc_capture_vars_fill(struct gc_capture_vars *v, pid_t pid, char *storage, s
             n--;
         v->exe = store(storage, cap, &used, buf, (size_t)n);
     }
-    env = getenv("SLURM_JOB_ID");
-    if (env)
-        v->job_id = store(storage, cap, &used, env, strnlen(env, 64));
-    static const char *const rank_vars[] = { "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK" };
-    for (size_t i = 0; i < GC_ARRAY_SIZE(rank_vars); i++) {
-        env = getenv(rank_vars[i]);
-        if (env && *env) {
-            v->rank = store(storage, cap, &used, env, strnlen(env, 64));
-            break;
+    /* %j and %r are the target's job and rank: its own environment first (a capture or
+       watch of a process of another job step), else gpucore's. */
+    {
+        static const char *const rank_vars[] = { "SLURM_PROCID", "OMPI_COMM_WORLD_RANK",
+                                                 "PMI_RANK" };
+        size_t elen = 0;
+        char *environ_block = read_environ(pid, &elen);
+
+        env = environ_get(environ_block, elen, "SLURM_JOB_ID");
+        if (!env)
+            env = getenv("SLURM_JOB_ID");
+        if (env)
+            v->job_id = store(storage, cap, &used, env, strnlen(env, 64));
+        for (int own = 0; own < 2 && !*v->rank; own++) {
+            for (size_t i = 0; i < GC_ARRAY_SIZE(rank_vars); i++) {
+                env = own ? getenv(rank_vars[i]) : environ_get(environ_block, elen, rank_vars[i]);
+                if (env && *env) {
+                    v->rank = store(storage, cap, &used, env, strnlen(env, 64));
+                    break;
+                }
+            }
         }
+        free(environ_block);
     }
 }

@@ -10,7 +10,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -111,12 +113,58 @@ static void test_vars_fill(void **state)
     assert_string_equal(v.hostname, "");
 }
 
+/* The target's own job and rank win over gpucore's environment. */
+static void test_vars_from_target(void **state)
+{
+    struct gc_capture_vars v;
+    char storage[256];
+    char a0[] = "sleep", a1[] = "10", e0[] = "SLURM_JOB_ID=4242", e1[] = "PMI_RANK=17";
+    char *const argv[] = { a0, a1, NULL };
+    char *const envp[] = { e0, e1, NULL };
+    pid_t child;
+    int status;
+
+    (void)state;
+    setenv("SLURM_JOB_ID", "77", 1);
+    setenv("SLURM_PROCID", "5", 1);
+    child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        execve("/bin/sleep", argv, envp);
+        _exit(127);
+    }
+    /* Wait until the child has exec'd (its environ is the new one). */
+    for (int i = 0; i < 200; i++) {
+        char comm[64] = "";
+        char path[64];
+        FILE *f;
+
+        snprintf(path, sizeof(path), "/proc/%ld/comm", (long)child);
+        f = fopen(path, "r");
+        if (f) {
+            if (!fgets(comm, sizeof(comm), f))
+                comm[0] = '\0';
+            fclose(f);
+        }
+        if (strncmp(comm, "sleep", 5) == 0)
+            break;
+        usleep(10000);
+    }
+    gc_capture_vars_fill(&v, child, storage, sizeof(storage));
+    assert_string_equal(v.exe, "sleep");
+    assert_string_equal(v.job_id, "4242");
+    assert_string_equal(v.rank, "17");
+    kill(child, SIGKILL);
+    waitpid(child, &status, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sequences),     cmocka_unit_test(test_empty_values),
         cmocka_unit_test(test_unknown_sequence), cmocka_unit_test(test_limit),
         cmocka_unit_test(test_vars_fill),
+        cmocka_unit_test(test_vars_from_target),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
