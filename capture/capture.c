@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -1109,6 +1110,50 @@ gpucore_status_t gc_capture_check_driver(pid_t pid, const struct gc_kfd_open_opt
 
 /* ---- the three ways in ------------------------------------------------------------------- */
 
+/*
+ * Before stopping anything: would the core have a place to go? The name is expanded as it will
+ * be at the end (for RUN the command's pid and name are not known yet, so only what does not
+ * depend on them is checked). A name that exists, or a directory that does not or cannot be
+ * written, fails now instead of after the target was stopped and read. Publishing checks again
+ * (the name could appear meanwhile).
+ */
+static gpucore_status_t precheck_output(struct cap *c)
+{
+    const char *pattern = c->o->output_pattern ? c->o->output_pattern : "gpucore.%p";
+    struct gc_capture_vars v;
+    char storage[512], path[PATH_MAX], dir[PATH_MAX];
+    char *slash;
+    struct stat sb;
+
+    if (c->o->mode == GC_CAPTURE_RUN && (strstr(pattern, "%p") || strstr(pattern, "%e")))
+        return GPUCORE_OK;
+    gc_capture_vars_fill(&v, c->o->mode == GC_CAPTURE_RUN ? getpid() : c->o->pid, storage,
+                         sizeof(storage));
+    GC_TRY(gc_capture_expand_path(pattern, &v, path, sizeof(path), c->diag));
+    /* %t names a time not yet known: only the directory can be checked. */
+    if (!strstr(pattern, "%t") && lstat(path, &sb) == 0)
+        return gc_diag_set(c->diag, GPUCORE_E_EXIST, GC_NO_OFFSET,
+                           "%s already exists: gpucore never overwrites a core (choose another "
+                           "-o)", path);
+    snprintf(dir, sizeof(dir), "%s", path);
+    slash = strrchr(dir, '/');
+    if (!slash)
+        snprintf(dir, sizeof(dir), ".");
+    else if (slash == dir)
+        dir[1] = '\0';
+    else
+        *slash = '\0';
+    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode) || access(dir, W_OK | X_OK) != 0) {
+        int e = errno;
+
+        return gc_diag_set(c->diag, e == EACCES || e == EPERM ? GPUCORE_E_PERM : GPUCORE_E_IO,
+                           GC_NO_OFFSET, "cannot write %s: directory %s: %s", path, dir,
+                           stat(dir, &sb) == 0 && !S_ISDIR(sb.st_mode) ? "not a directory"
+                                                                       : strerror(e));
+    }
+    return GPUCORE_OK;
+}
+
 static gpucore_status_t attach(struct cap *c)
 {
     gpucore_status_t st;
@@ -1121,6 +1166,7 @@ static gpucore_status_t attach(struct cap *c)
         GC_TRY(gc_kfd_open(getpid(), &c->o->kfd, &probe, c->diag));
         gc_kfd_close(probe);
     }
+    GC_TRY(precheck_output(c));
     if (c->o->mode == GC_CAPTURE_RUN) {
         GC_FAIL_IF(!c->o->argv || !c->o->argv[0], c->diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
                    "no command to run");

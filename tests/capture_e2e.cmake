@@ -17,7 +17,7 @@ foreach(f IN LISTS _gc_e2e_scenarios)
 endforeach()
 list(APPEND _gc_e2e_cases capture-abort waves pattern compress run run-exit watch watch-exit
      big-default max-size deadline
-     memory-eio exit-mid:suspend exit-mid:resume enospc no-driver usage)
+     memory-eio exit-mid:suspend exit-mid:resume enospc no-driver exists usage)
 foreach(sig INT TERM HUP QUIT)
   list(APPEND _gc_e2e_cases "signal:${sig}")
 endforeach()

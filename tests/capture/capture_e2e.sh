@@ -439,6 +439,24 @@ no-driver)
   [ "$rc" -eq 64 ] || [ "$rc" -eq 66 ] || fail "capture of no process exited $rc"
   one_line nopid
   ;;
+exists)
+  # The output name is taken: refused before the target is touched (it is never stopped, so
+  # it gets no tracer), and the existing file is left as it was.
+  start_inferior vadd-fault continue
+  echo "precious" >out/core
+  gc cap capture --kfd sim "$ipid" -o out/core
+  expect_rc 73 cap
+  one_line cap
+  grep -q "out/core already exists" cap.err || fail "message: $(cat cap.err)"
+  [ "$(cat out/core)" = precious ] || fail "the existing file was changed"
+  gc nodir capture --kfd sim "$ipid" -o out/missing/core
+  expect_rc 74 nodir
+  grep -q "directory out/missing" nodir.err || fail "message: $(cat nodir.err)"
+  [ "$(sed -n 's/^TracerPid:[[:space:]]*//p' "/proc/$ipid/status")" = 0 ] ||
+    fail "the inferior is still traced"
+  driver_clean
+  stop_inferior
+  ;;
 usage)
   gc u1 capture
   expect_rc 64 u1
