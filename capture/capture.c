@@ -895,8 +895,10 @@ static gpucore_status_t write_memory(struct cap *c, struct gpu_state *g,
         return gc_diag_set(c->diag, st, GC_NO_OFFSET, "out of memory");
     }
     if (p) {
+        /* Most needed first (plan.h: GC_PLAN_STATE_RANKS), so a budget cuts the least needed. */
         progress(c, "state tier");
-        st = write_set(c, &p->tier[GPUCORE_TIER_STATE], GPUCORE_TIER_STATE, p, g->maps, g->nmaps);
+        for (uint32_t r = 0; r < GC_PLAN_STATE_RANKS && st == GPUCORE_OK; r++)
+            st = write_set(c, &p->state_rank[r], GPUCORE_TIER_STATE, p, g->maps, g->nmaps);
         if (st == GPUCORE_OK && !c->res->truncated)
             c->res->tiers_written = 1;
     }

@@ -115,7 +115,12 @@ gpucore_status_t gc_plan_want(struct gc_plan_ctx *c, uint32_t tier, uint64_t add
                               uint32_t kind, uint32_t gpu_id, const char *fmt, ...)
 {
     gpucore_status_t st;
+    /* GC_PLAN_STATE(rank) carries rank + 1 above the tier; none is the last rank */
+    uint32_t rank = tier >> 8 ? (tier >> 8) - 1 : GC_PLAN_STATE_RANKS - 1;
 
+    tier &= 0xffu;
+    if (tier >= GC_PLAN_TIERS || rank >= GC_PLAN_STATE_RANKS)
+        return GPUCORE_E_INVAL;
     if (size == 0)
         return GPUCORE_OK;
     if (size > UINT64_MAX - addr)
@@ -145,6 +150,8 @@ gpucore_status_t gc_plan_want(struct gc_plan_ctx *c, uint32_t tier, uint64_t add
         return GPUCORE_OK;
     }
     st = gc_rangeset_add(&c->want[tier], addr, size);
+    if (st == GPUCORE_OK && tier == GPUCORE_TIER_STATE)
+        st = gc_rangeset_add(&c->want_rank[rank], addr, size);
     if (st != GPUCORE_OK)
         return st;
     if (c->p->nitems >= GC_PLAN_MAX_ITEMS) {
@@ -379,7 +386,7 @@ static gpucore_status_t plan_kernarg(struct gc_plan_ctx *c, struct queue_ctx *qc
     uint32_t ka_size;
     int r;
 
-    GC_TRY(gc_plan_want(c, GPUCORE_TIER_STATE, kd_addr, 64, GPUCORE_ALLOC_CODE, qc->q->gpu_id,
+    GC_TRY(gc_plan_want(c, GC_PLAN_STATE(0), kd_addr, 64, GPUCORE_ALLOC_CODE, qc->q->gpu_id,
                         "kernel descriptor, queue %u packet %" PRIu64, qc->qid, packet_id));
     char what[96];
 
@@ -435,7 +442,7 @@ static gpucore_status_t plan_ring(struct gc_plan_ctx *c, struct queue_ctx *qc)
                      q->ring_size);
         return GPUCORE_OK;
     }
-    GC_TRY(gc_plan_want(c, GPUCORE_TIER_STATE, q->ring_base_address, q->ring_size,
+    GC_TRY(gc_plan_want(c, GC_PLAN_STATE(0), q->ring_base_address, q->ring_size,
                         GPUCORE_ALLOC_RING, q->gpu_id, "AQL ring, queue %u", qc->qid));
     if (q->queue_type != KFD_IOC_QUEUE_TYPE_COMPUTE_AQL || !qc->have_amdq)
         return GPUCORE_OK;
@@ -497,7 +504,7 @@ static gpucore_status_t plan_amd_queue(struct gc_plan_ctx *c, struct queue_ctx *
         return GPUCORE_OK;
     }
     base = q->read_pointer_address - GC_PLAN_AMDQ_READ_ID;
-    GC_TRY(gc_plan_want(c, GPUCORE_TIER_STATE, base, GC_PLAN_AMDQ_SIZE, GPUCORE_ALLOC_RING,
+    GC_TRY(gc_plan_want(c, GC_PLAN_STATE(0), base, GC_PLAN_AMDQ_SIZE, GPUCORE_ALLOC_RING,
                         q->gpu_id, "amd_queue_t, queue %u", qc->qid));
     char what[64];
 
@@ -721,7 +728,7 @@ static gpucore_status_t plan_cwsr(struct gc_plan_ctx *c, struct queue_ctx *qc)
             gc_plan_warn(c,
                          "queue %u, XCC %u: capturing the whole save area of 0x%" PRIx64 " bytes",
                          qc->qid, x, area);
-            GC_TRY(gc_plan_want(c, GPUCORE_TIER_STATE, base, area, GPUCORE_ALLOC_CWSR, q->gpu_id,
+            GC_TRY(gc_plan_want(c, GC_PLAN_STATE(1), base, area, GPUCORE_ALLOC_CWSR, q->gpu_id,
                                 "CWSR area, queue %u XCC %u", qc->qid, x));
             continue;
         }
@@ -739,15 +746,15 @@ static gpucore_status_t plan_cwsr(struct gc_plan_ctx *c, struct queue_ctx *qc)
                          "); capturing the whole area",
                          qc->qid, x, base, h.control_stack_offset, h.control_stack_size,
                          h.wave_state_offset, h.wave_state_size, area);
-            GC_TRY(gc_plan_want(c, GPUCORE_TIER_STATE, base, area, GPUCORE_ALLOC_CWSR, q->gpu_id,
+            GC_TRY(gc_plan_want(c, GC_PLAN_STATE(1), base, area, GPUCORE_ALLOC_CWSR, q->gpu_id,
                                 "CWSR area, queue %u XCC %u", qc->qid, x));
             continue;
         }
-        GC_TRY(gc_plan_want(c, GPUCORE_TIER_STATE, base, GC_CWSR_HEADER_SIZE, GPUCORE_ALLOC_CWSR,
+        GC_TRY(gc_plan_want(c, GC_PLAN_STATE(0), base, GC_CWSR_HEADER_SIZE, GPUCORE_ALLOC_CWSR,
                             q->gpu_id, "CWSR header, queue %u XCC %u", qc->qid, x));
-        GC_TRY(gc_plan_want(c, GPUCORE_TIER_STATE, base + cso, css, GPUCORE_ALLOC_CWSR, q->gpu_id,
+        GC_TRY(gc_plan_want(c, GC_PLAN_STATE(0), base + cso, css, GPUCORE_ALLOC_CWSR, q->gpu_id,
                             "CWSR control stack, queue %u XCC %u", qc->qid, x));
-        GC_TRY(gc_plan_want(c, GPUCORE_TIER_STATE, base + wso - wss, wss, GPUCORE_ALLOC_CWSR,
+        GC_TRY(gc_plan_want(c, GC_PLAN_STATE(1), base + wso - wss, wss, GPUCORE_ALLOC_CWSR,
                             q->gpu_id, "CWSR wave area, queue %u XCC %u", qc->qid, x));
         if (!qc->arch) {
             /* nothing can check the used parts against the layout: keep the whole area */
@@ -756,7 +763,7 @@ static gpucore_status_t plan_cwsr(struct gc_plan_ctx *c, struct queue_ctx *qc)
                              "queue %u: gfx_target_version %u is not a known target; its "
                              "waves are not decoded and its save areas are captured whole",
                              qc->qid, qc->dev->gfx_target_version);
-            GC_TRY(gc_plan_want(c, GPUCORE_TIER_STATE, base, area, GPUCORE_ALLOC_CWSR, q->gpu_id,
+            GC_TRY(gc_plan_want(c, GC_PLAN_STATE(1), base, area, GPUCORE_ALLOC_CWSR, q->gpu_id,
                                 "CWSR area, queue %u XCC %u", qc->qid, x));
             continue;
         }
@@ -860,6 +867,29 @@ static gpucore_status_t finish_tiers(struct gc_plan_ctx *c)
         if (st == GPUCORE_OK && t + 1 < GC_PLAN_TIERS)
             st = gc_rangeset_union(&held, &c->p->tier[t]);
     }
+    /* The state tier by rank: rank r holds what it wants of the tier, minus lower ranks
+       (a 64-byte line two ranks want goes with the more needed); the last rank the rest. */
+    gc_rangeset_clear(&held);
+    for (uint32_t r = 0; st == GPUCORE_OK && r < GC_PLAN_STATE_RANKS; r++) {
+        struct gc_rangeset *out = &c->p->state_rank[r];
+
+        st = gc_rangeset_union(out, &c->p->tier[GPUCORE_TIER_STATE]);
+        if (st == GPUCORE_OK && r + 1 < GC_PLAN_STATE_RANKS) {
+            /* out = tier ∩ want = tier − (tier − want) */
+            struct gc_rangeset outside = GC_RANGESET_INIT;
+
+            st = gc_rangeset_union(&outside, out);
+            if (st == GPUCORE_OK)
+                st = gc_rangeset_subtract(&outside, &c->want_rank[r]);
+            if (st == GPUCORE_OK)
+                st = gc_rangeset_subtract(out, &outside);
+            gc_rangeset_free(&outside);
+        }
+        if (st == GPUCORE_OK)
+            st = gc_rangeset_subtract(out, &held);
+        if (st == GPUCORE_OK)
+            st = gc_rangeset_union(&held, out);
+    }
     gc_rangeset_free(&held);
     return st;
 }
@@ -960,6 +990,8 @@ gpucore_status_t gc_plan_build(const struct gc_plan_input *in, struct gc_plan **
         st = finish_tiers(&c);
     for (uint32_t t = 0; t < GC_PLAN_TIERS; t++)
         gc_rangeset_free(&c.want[t]);
+    for (uint32_t r = 0; r < GC_PLAN_STATE_RANKS; r++)
+        gc_rangeset_free(&c.want_rank[r]);
     gc_rangeset_free(&c.noread);
     if (st != GPUCORE_OK) {
         if (!c.diag_set)
@@ -980,6 +1012,8 @@ void gc_plan_free(struct gc_plan *p)
     gc_free(p->amdgpu_note);
     for (uint32_t t = 0; t < GC_PLAN_TIERS; t++)
         gc_rangeset_free(&p->tier[t]);
+    for (uint32_t r = 0; r < GC_PLAN_STATE_RANKS; r++)
+        gc_rangeset_free(&p->state_rank[r]);
     gc_free(p->items);
     for (uint32_t i = 0; i < p->code_objects.count; i++) {
         gc_free((void *)(uintptr_t)p->code_objects.objects[i].uri.ptr);

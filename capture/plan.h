@@ -47,6 +47,15 @@
 #include "rangeset.h"
 
 #define GC_PLAN_TIERS 4u /* GPUCORE_TIER_STATE .. GPUCORE_TIER_ALL */
+
+/*
+ * The state tier in the order it is written, so that a size or time budget cuts what a reader
+ * misses least: rank 0 is what AMD's reader cannot open the core without and costs little (the
+ * r_debug chain and URI strings, amd_queue_t, AQL rings, CWSR headers and used control stacks,
+ * kernel descriptors); rank 1 the saved waves (used wave areas); rank 2 the rest (code-object
+ * bytes, kernargs, debugger areas).
+ */
+#define GC_PLAN_STATE_RANKS 3u
 #define GC_PLAN_LABEL_MAX 64u
 #define GC_PLAN_DEFAULT_WINDOW (64u << 10) /* referenced: bytes on each side of an address */
 #define GC_PLAN_DEFAULT_EMBED (256ull << 20) /* code-object bytes embedded in all */
@@ -103,6 +112,7 @@ struct gc_plan {
     uint8_t *amdgpu_note; /* NT_AMDGPU_KFD_CORE_STATE descriptor bytes (gc_malloc) */
     size_t amdgpu_note_size;
     struct gc_rangeset tier[GC_PLAN_TIERS]; /* disjoint */
+    struct gc_rangeset state_rank[GC_PLAN_STATE_RANKS]; /* tier[STATE], partitioned by rank */
     struct gc_plan_item *items;             /* sorted by addr */
     uint32_t nitems;
     gpucore_code_objects_t code_objects;    /* bytes owned by the plan */

@@ -411,7 +411,7 @@ static gpucore_status_t code_object(struct gc_plan_ctx *c, uint32_t n, uint64_t 
 
     if (r <= 0)
         return r < 0 ? c->fatal : GPUCORE_OK;
-    GC_TRY(gc_plan_want(c, GPUCORE_TIER_STATE, l_name, len + 1, GPUCORE_ALLOC_UNKNOWN, 0,
+    GC_TRY(gc_plan_want(c, GC_PLAN_STATE(0), l_name, len + 1, GPUCORE_ALLOC_UNKNOWN, 0,
                         "code-object URI %u", n));
     if (!parse_uri(uri, &u)) {
         gc_plan_warn(c,
@@ -521,7 +521,7 @@ gpucore_status_t gc_plan_runtime(struct gc_plan_ctx *c)
         gc_plan_warn(c, "libelf is unusable: code objects not parsed");
         return GPUCORE_OK;
     }
-    GC_TRY(gc_plan_want(c, GPUCORE_TIER_STATE, rd, R_DEBUG_SIZE, GPUCORE_ALLOC_UNKNOWN, 0,
+    GC_TRY(gc_plan_want(c, GC_PLAN_STATE(0), rd, R_DEBUG_SIZE, GPUCORE_ALLOC_UNKNOWN, 0,
                         "r_debug"));
     r = gc_plan_read(c, rd, b, sizeof(b), NULL, "r_debug");
     if (r <= 0)
@@ -556,7 +556,7 @@ gpucore_status_t gc_plan_runtime(struct gc_plan_ctx *c)
         }
         st = gc_rangeset_add(&seen, node, 1);
         if (st == GPUCORE_OK)
-            st = gc_plan_want(c, GPUCORE_TIER_STATE, node, LINK_MAP_SIZE, GPUCORE_ALLOC_UNKNOWN, 0,
+            st = gc_plan_want(c, GC_PLAN_STATE(0), node, LINK_MAP_SIZE, GPUCORE_ALLOC_UNKNOWN, 0,
                               "link_map node %u", n);
         if (st != GPUCORE_OK)
             break;

@@ -45,6 +45,7 @@ struct gc_plan_ctx {
     gpucore_status_t fatal;                 /* a read status that stops the plan */
     int diag_set;                           /* the diag already names the failure */
     struct gc_rangeset want[GC_PLAN_TIERS]; /* what each tier wants, before subtraction */
+    struct gc_rangeset want_rank[GC_PLAN_STATE_RANKS]; /* the state tier's wants by rank */
     struct gc_rangeset noread;              /* GC_KFD_MAP_NO_READ mappings: never read */
     uint64_t planned_bytes[GC_PLAN_TIERS];  /* sum of wanted sizes (overlaps counted) */
     uint64_t window;
@@ -68,7 +69,12 @@ void gc_plan_warn(struct gc_plan_ctx *c, const char *fmt, ...) GC_PRINTF(2, 3);
 int gc_plan_read(struct gc_plan_ctx *c, uint64_t addr, void *buf, uint64_t size, uint64_t *ret_done,
                  const char *what);
 
-/* Add [addr, addr + size) to a tier (state: rounded out to 64-byte lines) with a label.
+/* gc_plan_want()'s tier argument for the state tier at a rank (GC_PLAN_STATE_RANKS); plain
+   GPUCORE_TIER_STATE is rank 2. */
+#define GC_PLAN_STATE(rank) (GPUCORE_TIER_STATE | ((uint32_t)(rank) + 1u) << 8)
+
+/* Add [addr, addr + size) to a tier (state: rounded out to 64-byte lines, at the rank given by
+ * GC_PLAN_STATE()) with a label.
  * @retval GPUCORE_OK, GPUCORE_E_NOMEM. */
 gpucore_status_t gc_plan_want(struct gc_plan_ctx *c, uint32_t tier, uint64_t addr, uint64_t size,
                               uint32_t kind, uint32_t gpu_id, const char *fmt, ...) GC_PRINTF(7, 8);

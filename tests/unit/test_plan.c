@@ -343,6 +343,57 @@ static void check_state(const struct fixture *f, const struct gc_plan *p)
     }
 }
 
+/* The state tier's ranks partition it, and hold what plan.h says, most needed first. */
+static void check_state_ranks(const struct fixture *f, const struct gc_plan *p)
+{
+    const struct gc_rangeset *r0 = &p->state_rank[0], *r1 = &p->state_rank[1];
+    const struct gc_rangeset *r2 = &p->state_rank[2];
+    uint64_t sum = 0;
+
+    for (uint32_t r = 0; r < GC_PLAN_STATE_RANKS; r++) {
+        const struct gc_rangeset *s = &p->state_rank[r];
+
+        sum += gc_rangeset_bytes(s);
+        for (uint32_t k = 0; k < s->count; k++) {
+            assert_true(gc_rangeset_contains(&p->tier[GPUCORE_TIER_STATE], s->r[k].start,
+                                             s->r[k].end - s->r[k].start));
+            for (uint32_t o = r + 1; o < GC_PLAN_STATE_RANKS; o++)
+                assert_false(gc_rangeset_overlaps(&p->state_rank[o], s->r[k].start,
+                                                  s->r[k].end - s->r[k].start));
+        }
+    }
+    assert_int_equal(sum, gc_rangeset_bytes(&p->tier[GPUCORE_TIER_STATE]));
+    /* rank 0: what AMD's reader cannot open the core without */
+    assert_true(gc_rangeset_contains(r0, f->l->r_debug, 40));
+    for (uint32_t i = 0; i < f->s->ncode_objects; i++)
+        assert_true(gc_rangeset_contains(r0, f->l->code_objects[i].link_map, 40));
+    for (uint32_t i = 0; i < f->s->nqueues; i++) {
+        const struct gc_layout_queue *q = &f->l->queues[i];
+
+        assert_true(gc_rangeset_contains(r0, q->amd_queue, 256));
+        assert_true(gc_rangeset_contains(r0, q->ring, q->ring_size));
+        for (uint32_t x = 0; x < q->num_xcc; x++) {
+            const struct gc_cwsr_header *h = &q->header[x];
+            uint64_t base = q->cwsr + (uint64_t)x * q->sizes.cwsr_size;
+
+            assert_true(gc_rangeset_contains(r0, base, 40));
+            assert_true(gc_rangeset_contains(r0, base + h->control_stack_offset,
+                                             h->control_stack_size));
+            /* rank 1: the saved waves (the line shared with the control stack is rank 0) */
+            if (h->wave_state_size > 64)
+                assert_true(gc_rangeset_contains(r1, base + h->wave_state_offset - 64, 64));
+        }
+    }
+    for (uint32_t i = 0; i < f->s->ndispatches; i++) {
+        const struct gc_layout_dispatch *d = &f->l->dispatches[i];
+
+        assert_true(gc_rangeset_contains(r0, d->kernel_object, 64));
+        /* rank 2: kernel arguments and code-object bytes */
+        if (d->kernarg_size)
+            assert_true(gc_rangeset_overlaps(r2, d->kernarg, d->kernarg_size));
+    }
+}
+
 static void check_waves(const struct fixture *f, const struct gc_plan *p)
 {
     uint32_t stopped = 0, faulting = 0;
@@ -421,6 +472,7 @@ static void run_common(const char *name)
     check_note(f, p);
     check_tiers(f, p);
     check_state(f, p);
+    check_state_ranks(f, p);
     check_waves(f, p);
     check_code_objects(f, p);
     assert_int_equal(p->nwarnings, 0);
