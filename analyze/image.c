@@ -22,6 +22,38 @@
 
 /* ---- small helpers --------------------------------------------------------------------------- */
 
+gpucore_status_t gc_image_mem_read(struct gc_image *img, uint64_t addr, void *buf, uint64_t size,
+                                   uint64_t *ret_done)
+{
+    uint64_t done = 0;
+    gpucore_status_t st = img->mem.read(img->mem.user, addr, buf, size, &done);
+
+    if (done > size)
+        done = size; /* never trust a source beyond what was asked */
+    if (ret_done)
+        *ret_done = st == GPUCORE_OK ? size : done;
+    return st;
+}
+
+const char *gc_image_mem_errmsg(struct gc_image *img)
+{
+    const char *m = img->mem.errmsg ? img->mem.errmsg(img->mem.user) : NULL;
+
+    return m ? m : "";
+}
+
+/* The core file as a memory source. */
+static gpucore_status_t core_read(void *user, uint64_t addr, void *buf, uint64_t size,
+                                  uint64_t *ret_done)
+{
+    return gpucore_core_read(user, addr, buf, size, ret_done);
+}
+
+static const char *core_errmsg(void *user)
+{
+    return gpucore_core_errmsg(user);
+}
+
 gpucore_status_t gc_image_problemf(struct gc_image *img, const char *fmt, ...)
 {
     char buf[320];
@@ -69,7 +101,7 @@ void *gc_image_grow(void **arr, uint32_t *n, uint32_t *cap, size_t elem, uint32_
 static int read_exact(struct gc_image *img, uint64_t addr, void *buf, uint64_t size,
                       gpucore_status_t *fatal)
 {
-    gpucore_status_t st = gpucore_core_read(img->core, addr, buf, size, NULL);
+    gpucore_status_t st = gc_image_mem_read(img, addr, buf, size, NULL);
 
     if (st == GPUCORE_OK)
         return 1;
@@ -542,29 +574,29 @@ static gpucore_status_t read_gpucore_notes(struct gc_image *img)
 
 /* ---- open / close ---------------------------------------------------------------------------- */
 
-static gpucore_status_t build(struct gc_image *img, gpucore_diag_t *diag)
+/* Everything after the GPUCORE notes: the note (at @p note_offset of the file, or GC_NO_OFFSET),
+   r_debug, agents, code objects, queues. */
+static gpucore_status_t build(struct gc_image *img, const void *desc, size_t desc_size,
+                              uint64_t note_offset, gpucore_diag_t *diag)
 {
-    struct gpucore_note note;
-    uint32_t at = 0;
     gpucore_status_t st;
     gpucore_diag_t d = { 0 };
 
-    st = gpucore_core_find_note(img->core, GPUCORE_AMDGPU_NOTE_OWNER,
-                                GPUCORE_NT_AMDGPU_KFD_CORE_STATE, &at, &note);
-    GC_FAIL_IF(st != GPUCORE_OK, diag, GPUCORE_E_NOTFOUND, GC_NO_OFFSET,
-               "the core has no AMDGPU note (owner \"AMDGPU\", type 33): it holds no GPU state");
-    st = gpucore_amdgpu_note_decode(note.desc, note.desc_size, &img->note, &d);
+    st = gpucore_amdgpu_note_decode(desc, desc_size, &img->note, &d);
     if (st != GPUCORE_OK) {
         if (st == GPUCORE_E_NOMEM || st == GPUCORE_E_INVAL)
             return st;
+        if (note_offset == GC_NO_OFFSET)
+            return gc_diag_set(diag, st == GPUCORE_E_VERSION ? st : GPUCORE_E_CORRUPT,
+                               d.flags & GPUCORE_DIAG_HAS_OFFSET ? d.offset : GC_NO_OFFSET,
+                               "AMDGPU note: %s", d.message);
         return gc_diag_set(diag, st == GPUCORE_E_VERSION ? st : GPUCORE_E_CORRUPT,
-                           d.flags & GPUCORE_DIAG_HAS_OFFSET ? note.offset + d.offset
+                           d.flags & GPUCORE_DIAG_HAS_OFFSET ? note_offset + d.offset
                                                              : GC_NO_OFFSET,
-                           "AMDGPU note at file offset 0x%" PRIx64 ": %s", note.offset, d.message);
+                           "AMDGPU note at file offset 0x%" PRIx64 ": %s", note_offset, d.message);
     }
     if (gpucore_amdgpu_note_check(img->note, &d) != GPUCORE_OK)
         GC_TRY(gc_image_problemf(img, "AMD's library would reject this note: %s", d.message));
-    GC_TRY(read_gpucore_notes(img));
     GC_TRY(read_rdebug(img));
     GC_TRY(build_agents(img));
     GC_TRY(gc_image_load_code_objects(img));
@@ -572,25 +604,30 @@ static gpucore_status_t build(struct gc_image *img, gpucore_diag_t *diag)
     return GPUCORE_OK;
 }
 
-gpucore_status_t gc_image_open(gpucore_core_t *core, struct gc_image **ret,
-                               gpucore_diag_t *reterr_diag)
+/* Allocate an image reading through @p mem. */
+static struct gc_image *image_new(const struct gc_image_memory *mem, uint32_t flags,
+                                  gpucore_diag_t *diag)
 {
-    struct gc_image *img;
-    gpucore_status_t st;
+    struct gc_image *img = gc_calloc_array(1, sizeof(*img));
 
-    GC_FAIL_IF(!core || !ret, reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
-               "gc_image_open needs a core and a result pointer");
-    img = gc_calloc_array(1, sizeof(*img));
-    if (!img)
-        return gc_diag_set(reterr_diag, GPUCORE_E_NOMEM, GC_NO_OFFSET,
-                           "out of memory building the GPU image");
-    img->core = core;
-    st = build(img, reterr_diag);
+    if (!img) {
+        gc_diag_set(diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory building the GPU image");
+        return NULL;
+    }
+    img->mem = *mem;
+    img->flags = flags;
+    return img;
+}
+
+/* Common end of both opens: on failure the diag says why and the image is gone. */
+static gpucore_status_t image_done(struct gc_image *img, gpucore_status_t st,
+                                   struct gc_image **ret, gpucore_diag_t *diag)
+{
     if (st != GPUCORE_OK) {
         if (st == GPUCORE_E_NOMEM)
-            gc_diag_set(reterr_diag, st, GC_NO_OFFSET, "out of memory building the GPU image");
-        else if (st == GPUCORE_E_LIMIT && (!reterr_diag || reterr_diag->status != st))
-            gc_diag_set(reterr_diag, st, GC_NO_OFFSET,
+            gc_diag_set(diag, st, GC_NO_OFFSET, "out of memory building the GPU image");
+        else if (st == GPUCORE_E_LIMIT && (!diag || diag->status != st))
+            gc_diag_set(diag, st, GC_NO_OFFSET,
                         "the core holds more waves, dispatches or code objects than the "
                         "analyzer accepts");
         gc_image_close(img);
@@ -598,6 +635,46 @@ gpucore_status_t gc_image_open(gpucore_core_t *core, struct gc_image **ret,
     }
     *ret = img;
     return GPUCORE_OK;
+}
+
+gpucore_status_t gc_image_open(gpucore_core_t *core, struct gc_image **ret,
+                               gpucore_diag_t *reterr_diag)
+{
+    const struct gc_image_memory mem = { core_read, core_errmsg, core };
+    struct gpucore_note note;
+    struct gc_image *img;
+    uint32_t at = 0;
+    gpucore_status_t st;
+
+    GC_FAIL_IF(!core || !ret, reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
+               "gc_image_open needs a core and a result pointer");
+    st = gpucore_core_find_note(core, GPUCORE_AMDGPU_NOTE_OWNER, GPUCORE_NT_AMDGPU_KFD_CORE_STATE,
+                                &at, &note);
+    GC_FAIL_IF(st != GPUCORE_OK, reterr_diag, GPUCORE_E_NOTFOUND, GC_NO_OFFSET,
+               "the core has no AMDGPU note (owner \"AMDGPU\", type 33): it holds no GPU state");
+    img = image_new(&mem, 0, reterr_diag);
+    if (!img)
+        return GPUCORE_E_NOMEM;
+    img->core = core;
+    st = read_gpucore_notes(img);
+    if (st == GPUCORE_OK)
+        st = build(img, note.desc, note.desc_size, note.offset, reterr_diag);
+    return image_done(img, st, ret, reterr_diag);
+}
+
+gpucore_status_t gc_image_open_note(const void *note, size_t note_size,
+                                    const struct gc_image_memory *mem, uint32_t flags,
+                                    struct gc_image **ret, gpucore_diag_t *reterr_diag)
+{
+    struct gc_image *img;
+
+    GC_FAIL_IF(!note || !mem || !mem->read || !ret, reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
+               "gc_image_open_note needs a note, a memory source and a result pointer");
+    img = image_new(mem, flags, reterr_diag);
+    if (!img)
+        return GPUCORE_E_NOMEM;
+    return image_done(img, build(img, note, note_size, GC_NO_OFFSET, reterr_diag), ret,
+                      reterr_diag);
 }
 
 void gc_image_close(struct gc_image *img)

@@ -17,6 +17,10 @@
  * area is not in the core has no waves and says why), so a partial core still explains what it
  * can.
  *
+ * The image reads process memory through a gc_image_memory: a core file's segments
+ * (gc_image_open) or a client's callback (gc_image_open_note, the amd-dbgapi library, where
+ * the client owns the core and hands over the note and memory).
+ *
  * Internal to analyze (the CLI's `gpucore analyze` and the amd-dbgapi library use it). Objects
  * are owned by the image; pointers stay valid until gc_image_close(). Not thread-safe for
  * concurrent use of one image. No printing.
@@ -108,8 +112,27 @@ struct gc_image_code_object {
     uint64_t load_address;
     const uint8_t *bytes;     /* the ELF image, or NULL if not available */
     uint64_t size;
-    const char *source;       /* "memory", "embedded", "file" or "missing" (bytes NULL) */
+    const char *source;       /* "memory", "embedded", "file", "missing" (bytes NULL), or
+                                 "not loaded" (GC_IMAGE_NO_CODE_BYTES) */
 };
+
+/*
+ * Where an image reads the process's memory. read() copies [addr, addr + size) into buf:
+ * GPUCORE_OK when every byte was read; GPUCORE_E_UNAVAILABLE when not, *ret_done the readable
+ * prefix (memory the core does not hold); GPUCORE_E_NOMEM stops what the image is doing; any
+ * other status counts as unreadable, and errmsg() (optional) says why in one phrase.
+ * Both are called with the image's user pointer; the struct is copied, user is borrowed.
+ */
+struct gc_image_memory {
+    gpucore_status_t (*read)(void *user, uint64_t addr, void *buf, uint64_t size,
+                             uint64_t *ret_done);
+    const char *(*errmsg)(void *user);
+    void *user;
+};
+
+/* gc_image_open_note() flags */
+#define GC_IMAGE_NO_CODE_BYTES 0x1u /* list code objects (URI, load address) without reading
+                                       their bytes: no symbols, no kernel names */
 
 /*
  * Build the image of @p core (borrowed: keep it open while the image lives).
@@ -124,6 +147,18 @@ struct gc_image_code_object {
  */
 gpucore_status_t gc_image_open(gpucore_core_t *core, struct gc_image **ret,
                                gpucore_diag_t *reterr_diag);
+
+/*
+ * Build an image from an AMDGPU note's descriptor (@p note, @p note_size bytes, copied) and a
+ * memory source, with no core file: what the amd-dbgapi library has. There are no GPUCORE
+ * notes, so no embedded code objects and no manifest (missing memory is reported without the
+ * capture's reason). @p flags: GC_IMAGE_NO_CODE_BYTES.
+ * @retval as gc_image_open(), without GPUCORE_E_NOTFOUND (the caller found the note);
+ *         GPUCORE_E_INVAL also for a NULL note or memory source.
+ */
+gpucore_status_t gc_image_open_note(const void *note, size_t note_size,
+                                    const struct gc_image_memory *mem, uint32_t flags,
+                                    struct gc_image **ret, gpucore_diag_t *reterr_diag);
 void gc_image_close(struct gc_image *img); /* accepts NULL */
 
 const gpucore_amdgpu_note_t *gc_image_note(const struct gc_image *img);

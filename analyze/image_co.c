@@ -206,7 +206,7 @@ static gpucore_status_t find_bytes(struct gc_image *img, struct gc_image_code_ob
 
         if (!buf)
             return GPUCORE_E_NOMEM;
-        gpucore_status_t st = gpucore_core_read(img->core, u.offset, buf, u.size, NULL);
+        gpucore_status_t st = gc_image_mem_read(img, u.offset, buf, u.size, NULL);
         if (st == GPUCORE_OK) {
             img->code_bytes += u.size;
             cp->owned = buf;
@@ -368,6 +368,10 @@ static gpucore_status_t add_code_object(struct gc_image *img, const char *uri, u
     co->index = n;
     snprintf(co->uri, sizeof(co->uri), "%s", uri);
     co->load_address = load;
+    if (img->flags & GC_IMAGE_NO_CODE_BYTES) {
+        co->source = "not loaded";
+        return GPUCORE_OK;
+    }
     GC_TRY(find_bytes(img, co, cp));
     return parse_elf(img, co, cp);
 }
@@ -386,7 +390,7 @@ static int read_string(struct gc_image *img, uint64_t addr, char *buf, size_t si
             want = size - 1 - o;
         if (addr > UINT64_MAX - o)
             return 0;
-        gpucore_status_t st = gpucore_core_read(img->core, addr + o, chunk, want, &done);
+        gpucore_status_t st = gc_image_mem_read(img, addr + o, chunk, want, &done);
         if (st == GPUCORE_E_NOMEM)
             return -1;
         if (st != GPUCORE_OK && st != GPUCORE_E_UNAVAILABLE)
@@ -417,7 +421,7 @@ static gpucore_status_t walk_link_map(struct gc_image *img)
                                      "the link map has more than %u nodes (a loop?); the "
                                      "rest is ignored",
                                      GC_IMAGE_MAX_CODE_OBJECTS);
-        gpucore_status_t st = gpucore_core_read(img->core, node, lm, sizeof(lm), NULL);
+        gpucore_status_t st = gc_image_mem_read(img, node, lm, sizeof(lm), NULL);
         if (st == GPUCORE_E_NOMEM)
             return st;
         if (st != GPUCORE_OK)

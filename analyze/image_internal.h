@@ -60,7 +60,9 @@ struct gc_image_queue_priv {
 };
 
 struct gc_image {
-    gpucore_core_t *core;
+    gpucore_core_t *core;             /* NULL for an image opened from a note */
+    struct gc_image_memory mem;
+    uint32_t flags;                   /* GC_IMAGE_* */
     gpucore_amdgpu_note_t *note;
     gpucore_code_objects_t *embedded; /* GPUCORE_NT_CODE_OBJECTS, or NULL */
     gpucore_manifest_t *manifest;     /* GPUCORE_NT_MANIFEST, or NULL */
@@ -86,6 +88,14 @@ struct gc_image {
     char **problems;
     uint32_t nproblems, cap_problems;
 };
+
+/* Read process memory through img->mem (the contract of struct gc_image_memory; @p ret_done
+   may be NULL). */
+gpucore_status_t gc_image_mem_read(struct gc_image *img, uint64_t addr, void *buf, uint64_t size,
+                                   uint64_t *ret_done);
+
+/* Why the last read failed, in one phrase ("" if the source does not say). */
+const char *gc_image_mem_errmsg(struct gc_image *img);
 
 /* Add one problem sentence (formatted). Returns GPUCORE_E_NOMEM if it cannot be stored. */
 gpucore_status_t gc_image_problemf(struct gc_image *img, const char *fmt, ...) GC_PRINTF(2, 3);

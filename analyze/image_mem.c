@@ -48,7 +48,7 @@ static gpucore_status_t read_global(struct gc_image *img, const char *what, uint
                            "%s read of 0x%" PRIx64 " bytes at 0x%" PRIx64
                            " wraps the address space",
                            what, size, addr);
-    st = gpucore_core_read(img->core, addr, buf, size, &done);
+    st = gc_image_mem_read(img, addr, buf, size, &done);
     *ret_done = done;
     if (st == GPUCORE_OK)
         return st;
@@ -59,7 +59,7 @@ static gpucore_status_t read_global(struct gc_image *img, const char *what, uint
                            why);
     }
     return gc_diag_set(diag, st, GC_NO_OFFSET, "%s memory at 0x%" PRIx64 " cannot be read: %s",
-                       what, addr + done, gpucore_core_errmsg(img->core));
+                       what, addr + done, gc_image_mem_errmsg(img));
 }
 
 static gpucore_status_t read_local(struct gc_image *img, const struct gc_image_wave *w,

@@ -678,6 +678,44 @@ static void test_image_built(void **state)
     gpucore_core_close(c);
 }
 
+/* The core as a gc_image_memory, as the amd-dbgapi library gets memory from its client. */
+static gpucore_status_t mem_read(void *user, uint64_t addr, void *buf, uint64_t size,
+                                 uint64_t *ret_done)
+{
+    return gpucore_core_read(user, addr, buf, size, ret_done);
+}
+
+/* The image built from the note and a memory source only (no core file, no GPUCORE notes)
+   holds the same GPU state; without code-object bytes, the same waves. */
+static void check_note_image(gpucore_core_t *c, const struct gc_scenario *s,
+                             const struct addrs *a, int tier_state)
+{
+    const struct gc_image_memory mem = { mem_read, NULL, c };
+    struct gpucore_note note;
+    struct gc_image *img = NULL;
+    gpucore_diag_t d = { 0 };
+    uint32_t at = 0;
+
+    assert_int_equal(gpucore_core_find_note(c, GPUCORE_AMDGPU_NOTE_OWNER,
+                                            GPUCORE_NT_AMDGPU_KFD_CORE_STATE, &at, &note),
+                     GPUCORE_OK);
+    if (gc_image_open_note(note.desc, note.desc_size, &mem, 0, &img, &d))
+        fail_msg("image from the note: %s", d.message);
+    memset(&seen, 0, sizeof(seen));
+    check_image(img, s, a, tier_state);
+    assert_int_equal(gc_image_wave_count(img), s->total_waves);
+    gc_image_close(img);
+    if (gc_image_open_note(note.desc, note.desc_size, &mem, GC_IMAGE_NO_CODE_BYTES, &img, &d))
+        fail_msg("image from the note, no code bytes: %s", d.message);
+    assert_int_equal(gc_image_wave_count(img), s->total_waves);
+    assert_int_equal(gc_image_code_object_count(img), s->ncode_objects);
+    for (uint32_t i = 0; i < gc_image_code_object_count(img); i++) {
+        assert_null(gc_image_code_object(img, i)->bytes);
+        assert_string_equal(gc_image_code_object(img, i)->source, "not loaded");
+    }
+    gc_image_close(img);
+}
+
 /* Start @p name, capture with the options, open the core and its image, check, stop. */
 static void run_case(const char *name, const char *opt1, const char *opt2, int tier_state,
                      uint32_t want_lds, uint32_t want_scratch, uint32_t want_buffers)
@@ -728,6 +766,7 @@ static void run_case(const char *name, const char *opt1, const char *opt2, int t
     if (want_buffers)
         assert_true(seen.buffers > 0);
     gc_image_close(img);
+    check_note_image(c, s, a, tier_state);
     gpucore_core_close(c);
     gc_scenario_free(s);
     unlink(core);
