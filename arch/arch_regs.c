@@ -576,9 +576,10 @@ static void fill_reg(const struct wctx *c, const struct gc_reg_desc *d, uint32_t
     r->size = l->size;
     r->classes = d->classes;
     r->dwarf = d->dwarf < 0 ? -1 : d->dwarf + (int32_t)(n - d->first);
-    r->derived = l->src == SRC_PSEUDO ||
-                 (l->src == SRC_PC && c->arch->parks_stopped_waves != 0 &&
-                  gc_wave_trap_stopped(c->arch, c->w));
+    /* Without a wave (the architecture's list) nothing is derived yet. */
+    r->derived = c && (l->src == SRC_PSEUDO ||
+                       (l->src == SRC_PC && c->arch->parks_stopped_waves != 0 &&
+                        gc_wave_trap_stopped(c->arch, c->w)));
     r->save_offset = l->offset;
     r->desc = d;
 }
@@ -611,6 +612,35 @@ gpucore_status_t gc_wave_register_list(const struct gc_arch *arch, const struct 
             }
             if (found)
                 fill_reg(&c, d, i, n, &l, &regs[count++]);
+        }
+    }
+    ret->regs = regs;
+    ret->count = count;
+    return GPUCORE_OK;
+}
+
+gpucore_status_t gc_arch_register_list(const struct gc_arch *arch, struct gc_reglist *ret)
+{
+    const struct gc_regset *rs;
+    struct gc_reg *regs;
+    size_t cap = 0, count = 0;
+
+    if (!arch || !ret || !arch->regs)
+        return GPUCORE_E_INVAL;
+    rs = arch->regs;
+    for (uint32_t i = 0; i < rs->ndescs; i++)
+        cap += rs->descs[i].count;
+    regs = gc_calloc_array(cap ? cap : 1, sizeof(*regs));
+    if (!regs)
+        return GPUCORE_E_NOMEM;
+    for (uint32_t i = 0; i < rs->ndescs; i++) {
+        const struct gc_reg_desc *d = &rs->descs[i];
+        const struct loc l = { .size = d->bytes ? d->bytes : (uint32_t)d->lanes * 4u };
+
+        for (uint32_t n = d->first; n < (uint32_t)d->first + d->count; n++) {
+            struct gc_reg *r = &regs[count++];
+
+            fill_reg(NULL, d, i, n, &l, r);
         }
     }
     ret->regs = regs;

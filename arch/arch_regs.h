@@ -153,6 +153,17 @@ struct gc_reglist {
 gpucore_status_t gc_wave_register_list(const struct gc_arch *arch, const struct gc_wave *w,
                                        struct gc_reglist *ret);
 
+/*
+ * Every register the family of @p arch can present, for any wave: what
+ * amd_dbgapi_architecture_register_list returns, in AMD's order. Each wave's list
+ * (gc_wave_register_list) is a subsequence of it with the same ids. Sizes are the register's
+ * own (vector registers: the descriptor's lanes * 4); save_offset and derived are 0 (they
+ * depend on a wave).
+ * @retval GPUCORE_OK, GPUCORE_E_INVAL (NULL, or an arch without a register set),
+ *         GPUCORE_E_NOMEM. On failure *ret is untouched.
+ */
+gpucore_status_t gc_arch_register_list(const struct gc_arch *arch, struct gc_reglist *ret);
+
 /* Free what the list holds and zero it. Accepts NULL. */
 void gc_reglist_done(struct gc_reglist *list);
 

@@ -644,6 +644,65 @@ static void test_type_strings(void **state)
     tw_free(w);
 }
 
+/* The architecture's list holds every register any wave lists, with the same id, name, size,
+   classes, DWARF number and type, in the same order; ids are unique and ascending. */
+static void test_arch_list(void **state)
+{
+    static const struct {
+        uint32_t lanes, vgprs, acc, shared, sgprs;
+    } shapes[] = {
+        { 64, 8, 0, 0, 48 }, { 64, 16, 16, 0, 112 }, { 64, 8, 8, 0, 96 }, { 32, 8, 0, 0, 128 },
+        { 64, 8, 0, 8, 128 }, { 64, 256, 0, 0, 128 }, { 32, 256, 0, 0, 128 },
+    };
+
+    (void)state;
+    for (size_t i = 0; i < gc_arch_count(); i++) {
+        const struct gc_arch *a = &gc_arch_table[i];
+        struct gc_reglist all = { 0 };
+
+        if (!a->regs)
+            continue;
+        assert_int_equal(gc_arch_register_list(a, &all), GPUCORE_OK);
+        for (size_t k = 1; k < all.count; k++)
+            assert_true(all.regs[k].id > all.regs[k - 1].id);
+        for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
+            struct gc_wave *w;
+            struct gc_reglist l = { 0 };
+            size_t at = 0;
+
+            if (shapes[s].lanes == 32 && !(a->wave_sizes & GC_WAVE32))
+                continue;
+            w = tw_new(shapes[s].lanes, shapes[s].vgprs, shapes[s].acc, shapes[s].shared,
+                       shapes[s].sgprs, 0, 0);
+            if (gc_wave_register_list(a, w, &l) != GPUCORE_OK) {
+                tw_free(w);
+                continue; /* a shape this family cannot save */
+            }
+            for (size_t k = 0; k < l.count; k++) {
+                const struct gc_reg *r = &l.regs[k];
+                char t1[512], t2[512];
+
+                while (at < all.count && all.regs[at].id != r->id)
+                    at++;
+                if (at == all.count)
+                    fail_msg("%s: %s (id 0x%x) is not in the architecture's list", a->name,
+                             r->name, r->id);
+                assert_string_equal(all.regs[at].name, r->name);
+                assert_int_equal(all.regs[at].classes, r->classes);
+                assert_int_equal(all.regs[at].dwarf, r->dwarf);
+                gc_reg_type(r, t1, sizeof(t1));
+                gc_reg_type(&all.regs[at], t2, sizeof(t2));
+                assert_string_equal(t1, t2);
+                assert_int_equal(all.regs[at].size, r->size);
+            }
+            gc_reglist_done(&l);
+            tw_free(w);
+        }
+        gc_reglist_done(&all);
+    }
+    assert_int_equal(gc_arch_register_list(NULL, NULL), GPUCORE_E_INVAL);
+}
+
 static void test_read_errors(void **state)
 {
     const struct gc_arch *a = arch("gfx90a");
@@ -684,6 +743,7 @@ int test_arch_regs_run(void)
         cmocka_unit_test(test_gfx12_registers),    cmocka_unit_test(test_status_pseudo),
         cmocka_unit_test(test_gfx12_pseudo),       cmocka_unit_test(test_pc_register),
         cmocka_unit_test(test_type_strings),       cmocka_unit_test(test_read_errors),
+        cmocka_unit_test(test_arch_list),
     };
 
     return cmocka_run_group_tests_name("arch: registers", tests, NULL, NULL);
