@@ -929,12 +929,23 @@ static gpucore_status_t build_queue(struct lctx *c, uint32_t qi)
                          "area of %u bytes", qi, x, aw.n, lq->sizes.cwsr_size);
         }
         /* Before any save only libhsakmt's creation-time fields are there; the waves, the
-           control stack and the wave_state fields appear when the queue is suspended. */
+           control stack and the wave_state fields appear when the queue is suspended. Until
+           then they are the hardware's, not the process's: kept in a mapping no core dump
+           includes (MADV_DONTDUMP), outside the device's allocation list. */
         gc_cwsr_header_encode(&tmpl, cwsr + (uint64_t)x * lq->sizes.cwsr_size);
-        lq->saved[x] = img;
+        st = map(c, 0, len, "saved waves", &lq->saved[x]);
+        if (st == GPUCORE_OK &&
+            madvise(lq->saved[x], (size_t)align_up(len ? len : 1, PAGE), MADV_DONTDUMP) != 0)
+            st = lfail(c, GPUCORE_E_IO, "queues[%u] xcc %u: madvise(MADV_DONTDUMP): %s", qi, x,
+                       strerror(errno));
+        if (st == GPUCORE_OK)
+            memcpy(lq->saved[x], img, len);
+        gc_free(img);
+        area_waves_done(&aw);
+        if (st < 0)
+            return st;
         lq->saved_len[x] = (uint32_t)len;
         lq->waves[x] = aw.n;
-        area_waves_done(&aw);
     }
     return GPUCORE_OK;
 }
@@ -1009,9 +1020,6 @@ void gc_layout_free(struct gc_layout *l)
         munmap(l->maps[i].addr, l->maps[i].len);
     gc_free(l->maps);
     gc_free(l->allocs);
-    for (uint32_t q = 0; l->queues && q < l->s->nqueues; q++)
-        for (uint32_t x = 0; x < GC_LAYOUT_MAX_XCC; x++)
-            gc_free(l->queues[q].saved[x]);
     gc_free(l->code_objects);
     gc_free(l->dispatches);
     gc_free(l->queues);

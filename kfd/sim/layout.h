@@ -63,7 +63,8 @@ struct gc_layout_queue {
        fields libhsakmt writes when it creates the queue (wave_state zero, no control stack, no
        waves). What a save leaves there -- the CP's control stack and the trap handler's wave
        records, and the wave_state header fields the kernel fills in -- is kept aside: @c saved
-       holds the area's bytes [0, saved_len) after a save (the encoder's image, owned), and
+       holds the area's bytes [0, saved_len) after a save (the encoder's image, in a mapping
+       of the layout that no core dump includes), and
        @c header the complete header. SUSPEND (the simulated driver) or
        gc_layout_context_save() writes it in. */
     struct gc_cwsr_header header[GC_LAYOUT_MAX_XCC];
