@@ -280,6 +280,7 @@ static gpucore_status_t build_dispatches(struct gc_image *img, struct gc_image_q
         d->group_segment_size = gc_le32_get(pkt + 28);
         d->kernel_object = gc_le64_get(pkt + 32);
         d->kernarg_address = gc_le64_get(pkt + 40);
+        d->completion_signal = gc_le64_get(pkt + 56);
         d->code_object = UINT32_MAX;
         r = d->kernel_object ? read_exact(img, d->kernel_object, kd, sizeof(kd), &fatal) : 0;
         if (r < 0)

@@ -84,6 +84,7 @@ struct gc_image_dispatch {
     uint32_t private_segment_size, group_segment_size;
     uint64_t kernel_object;   /* descriptor address */
     uint64_t kernarg_address;
+    uint64_t completion_signal; /* 0: none */
     uint64_t kernel_entry;    /* 0 if the descriptor is not in the core */
     uint32_t code_object;     /* index, UINT32_MAX if unknown */
     char kernel_name[GC_IMAGE_NAME_MAX]; /* symbol of the descriptor/entry, "" if unknown */

@@ -734,6 +734,24 @@ static void render_flags(struct sbuf *b, const struct gc_flags_type *t)
     sb_put(b, " }");
 }
 
+uint32_t gc_reg_properties(const struct gc_reg *reg)
+{
+    static const struct {
+        const char *name;
+        uint32_t properties;
+    } props[] = {
+        { "status", GC_REGPROP_READONLY_BITS | GC_REGPROP_VOLATILE },
+        { "pc", GC_REGPROP_READONLY_BITS },
+        { "exec", GC_REGPROP_INVALIDATE_VOLATILE },
+        { "vcc", GC_REGPROP_INVALIDATE_VOLATILE },
+    };
+
+    for (size_t i = 0; reg && reg->desc && i < sizeof(props) / sizeof(props[0]); i++)
+        if (reg->desc->count == 1 && strcmp(reg->desc->name, props[i].name) == 0)
+            return props[i].properties;
+    return 0;
+}
+
 size_t gc_reg_type(const struct gc_reg *reg, char *buf, size_t size)
 {
     struct sbuf b = { .buf = buf, .size = size, .len = 0 };

@@ -171,6 +171,15 @@ void gc_reglist_done(struct gc_reglist *list);
 const struct gc_reg *gc_reglist_find(const struct gc_reglist *list, const char *name);
 const struct gc_reg *gc_reglist_find_dwarf(const struct gc_reglist *list, int32_t dwarf);
 
+/* Register properties, with amd_dbgapi_register_properties_t's values. */
+#define GC_REGPROP_READONLY_BITS      0x1u /* some bits ignore writes */
+#define GC_REGPROP_VOLATILE           0x2u /* writing another register may change it */
+#define GC_REGPROP_INVALIDATE_VOLATILE 0x4u /* writing it may change the volatile ones */
+
+/* The register's properties (GC_REGPROP_*): status has read-only bits and follows exec and
+   vcc (their zero flags), which change it; the PC's two low bits are read-only. */
+uint32_t gc_reg_properties(const struct gc_reg *reg);
+
 /*
  * Render the register's amd-dbgapi type string into buf (always NUL-terminated when size > 0):
  * "uint32_t", "int32_t[64]", "void (*)()", or a "flags32_t NAME { ... }" description.

@@ -108,6 +108,7 @@ struct family_rules {
     size_t n;
     const struct decode_hazard *hazards;
     size_t nhazards;
+    uint32_t largest_insn; /* bytes of the longest instruction (gfx10+: MIMG NSA, 5 dwords) */
 };
 
 #define R(fmt_, op_, kind_, opnd_, name_)                                              \
@@ -232,11 +233,11 @@ static const struct insn_rule gfx12_rules[] = {
 /* Indexed by enum gc_family: a new family is a new row here, never a branch. */
 static const struct family_rules rules_by_family[] = {
     [GC_FAMILY_GFX9] = { gfx9_rules, GC_ARRAY_SIZE(gfx9_rules), sdwa_hazards,
-                         GC_ARRAY_SIZE(sdwa_hazards) },
+                         GC_ARRAY_SIZE(sdwa_hazards), 8 },
     [GC_FAMILY_GFX10] = { gfx10_rules, GC_ARRAY_SIZE(gfx10_rules), sdwa_hazards,
-                          GC_ARRAY_SIZE(sdwa_hazards) },
-    [GC_FAMILY_GFX11] = { gfx11_rules, GC_ARRAY_SIZE(gfx11_rules), NULL, 0 },
-    [GC_FAMILY_GFX12] = { gfx12_rules, GC_ARRAY_SIZE(gfx12_rules), NULL, 0 },
+                          GC_ARRAY_SIZE(sdwa_hazards), 20 },
+    [GC_FAMILY_GFX11] = { gfx11_rules, GC_ARRAY_SIZE(gfx11_rules), NULL, 0, 20 },
+    [GC_FAMILY_GFX12] = { gfx12_rules, GC_ARRAY_SIZE(gfx12_rules), NULL, 0, 20 },
 };
 
 static const struct family_rules *family_rules_of(const struct gc_arch *arch)
@@ -794,4 +795,30 @@ gpucore_status_t gc_disasm_classify(const struct gc_arch *arch, const uint8_t *b
     ret_class->nregs = d.nregs;
     memcpy(ret_class->regs, d.regs, sizeof(d.regs));
     return GPUCORE_OK;
+}
+
+uint32_t gc_disasm_largest_insn(const struct gc_arch *arch)
+{
+    const struct family_rules *fr = arch ? family_rules_of(arch) : NULL;
+
+    return fr ? fr->largest_insn : 0;
+}
+
+gpucore_status_t gc_disasm_breakpoint(const struct gc_arch *arch, uint8_t out[4])
+{
+    const struct family_rules *fr = arch && out ? family_rules_of(arch) : NULL;
+
+    for (size_t i = 0; fr && i < fr->n; i++) {
+        if (fr->rules[i].fmt == FMT_SOPP && fr->rules[i].kind == GC_INSN_TRAP) {
+            /* SOPP: 1011 1111 1 op7 simm16; simm16 = the breakpoint trap id */
+            uint32_t w = 0xbf800000u | (uint32_t)fr->rules[i].op << 16 | GC_TRAP_ID_BREAKPOINT;
+
+            out[0] = (uint8_t)w;
+            out[1] = (uint8_t)(w >> 8);
+            out[2] = (uint8_t)(w >> 16);
+            out[3] = (uint8_t)(w >> 24);
+            return GPUCORE_OK;
+        }
+    }
+    return GPUCORE_E_INVAL;
 }

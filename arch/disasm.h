@@ -222,6 +222,19 @@ gpucore_status_t gc_disasm_classify(const struct gc_arch *arch, const uint8_t *b
                                     uint64_t pc, struct gc_disasm_class *ret_class,
                                     gpucore_diag_t *reterr_diag);
 
+/* The trap id of the breakpoint instruction (LLVM AMDGPUUsage, "Trap Handler ABI"). */
+#define GC_TRAP_ID_BREAKPOINT 7u
+
+/* Bytes of the family's longest instruction (amd-dbgapi's LARGEST_INSTRUCTION_SIZE): 8 on
+   gfx9, 20 from gfx10 on. 0 for NULL or a family without rules. */
+uint32_t gc_disasm_largest_insn(const struct gc_arch *arch);
+
+/*
+ * The family's breakpoint instruction, `s_trap 7`, into @p out (4 bytes, little-endian).
+ * @retval GPUCORE_OK, GPUCORE_E_INVAL (NULL, or a family without an s_trap rule).
+ */
+gpucore_status_t gc_disasm_breakpoint(const struct gc_arch *arch, uint8_t out[4]);
+
 /*
  * Whether the target has a disassembler in the linked LLVM (1) or not (0). Never fails and
  * never creates a context.

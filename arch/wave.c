@@ -521,6 +521,18 @@ gpucore_status_t gc_private_lane_offset(uint64_t addr, uint32_t lane, uint32_t l
     return GPUCORE_OK;
 }
 
+gpucore_status_t gc_private_lane_of(uint64_t offset, uint32_t lanes, uint32_t *ret_lane,
+                                    uint64_t *ret_addr)
+{
+    uint64_t dword = offset / 4;
+
+    if (!ret_lane || !ret_addr || (lanes != 32 && lanes != 64))
+        return GPUCORE_E_INVAL;
+    *ret_lane = (uint32_t)(dword % lanes);
+    *ret_addr = (dword / lanes) * 4 + offset % 4;
+    return GPUCORE_OK;
+}
+
 gpucore_status_t gc_private_wave_offset(uint64_t addr, uint64_t slot_size, uint64_t *ret_offset)
 {
     if (!ret_offset)

@@ -293,6 +293,14 @@ gpucore_status_t gc_private_lane_offset(uint64_t addr, uint32_t lane, uint32_t l
                                         uint32_t *ret_contiguous);
 
 /*
+ * The inverse of gc_private_lane_offset(): the lane and private_lane address of byte @p offset
+ * of a slot of a wave of @p lanes lanes.
+ * @retval GPUCORE_OK, GPUCORE_E_INVAL (lanes not 32 or 64, a NULL output).
+ */
+gpucore_status_t gc_private_lane_of(uint64_t offset, uint32_t lanes, uint32_t *ret_lane,
+                                    uint64_t *ret_addr);
+
+/*
  * private_wave (unswizzled) address → byte offset in the slot (the identity), bounds-checked.
  * @retval GPUCORE_OK, GPUCORE_E_LIMIT (addr >= slot_size), GPUCORE_E_INVAL (NULL).
  */

@@ -481,6 +481,31 @@ static void test_every_target(void **state)
     print_message("  %zu targets with a disassembler, %zu without\n", with, without);
 }
 
+/* The breakpoint instruction of every family decodes, through LLVM, as `s_trap 7`, and the
+   largest instruction size is the family's (a gfx10+ MIMG NSA is 5 dwords). */
+static void test_breakpoint(void **state)
+{
+    uint8_t bkpt[4];
+
+    (void)state;
+    for (const struct gc_arch *a = gc_arch_table; a->name; a++) {
+        char text[GC_DISASM_TEXT_MAX];
+        uint32_t size;
+        gpucore_diag_t diag = { 0 };
+
+        assert_int_equal(gc_disasm_breakpoint(a, bkpt), GPUCORE_OK);
+        assert_int_equal(gc_disasm_largest_insn(a), a->family == GC_FAMILY_GFX9 ? 8 : 20);
+        if (!gc_disasm_available(a))
+            continue;
+        assert_int_equal(gc_disasm_insn(a, bkpt, 4, PC, NULL, text, sizeof(text), &size, &diag),
+                         GPUCORE_OK);
+        assert_string_equal(text, "s_trap 7");
+        assert_int_equal(size, 4);
+    }
+    assert_int_equal(gc_disasm_breakpoint(NULL, bkpt), GPUCORE_E_INVAL);
+    assert_int_equal(gc_disasm_largest_insn(NULL), 0);
+}
+
 static void test_errors(void **state)
 {
     static const uint8_t bad[] = { 0x00, 0x00, 0xfe, 0xbf };
@@ -741,6 +766,7 @@ int main(void)
         cmocka_unit_test(test_notsup_gfx1201),
         cmocka_unit_test(test_every_target),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_breakpoint),
         cmocka_unit_test(test_symbolize),
         cmocka_unit_test(test_range),
         cmocka_unit_test(test_fini_and_again),

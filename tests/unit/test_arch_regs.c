@@ -703,6 +703,28 @@ static void test_arch_list(void **state)
     assert_int_equal(gc_arch_register_list(NULL, NULL), GPUCORE_E_INVAL);
 }
 
+/* Properties: the registers amd-dbgapi marks, and nothing else. */
+static void test_properties(void **state)
+{
+    struct gc_wave *w = tw_new(64, 8, 0, 0, 48, 0, 0);
+    struct gc_reglist l = { 0 };
+    size_t marked = 0;
+
+    (void)state;
+    assert_int_equal(gc_wave_register_list(gc_arch_by_name("gfx90a"), w, &l), GPUCORE_OK);
+    assert_int_equal(gc_reg_properties(reg(&l, "status")),
+                     GC_REGPROP_READONLY_BITS | GC_REGPROP_VOLATILE);
+    assert_int_equal(gc_reg_properties(reg(&l, "pc")), GC_REGPROP_READONLY_BITS);
+    assert_int_equal(gc_reg_properties(reg(&l, "exec")), GC_REGPROP_INVALIDATE_VOLATILE);
+    assert_int_equal(gc_reg_properties(reg(&l, "vcc")), GC_REGPROP_INVALIDATE_VOLATILE);
+    for (size_t k = 0; k < l.count; k++)
+        marked += gc_reg_properties(&l.regs[k]) != 0;
+    assert_int_equal(marked, 4);
+    assert_int_equal(gc_reg_properties(NULL), 0);
+    gc_reglist_done(&l);
+    tw_free(w);
+}
+
 static void test_read_errors(void **state)
 {
     const struct gc_arch *a = arch("gfx90a");
@@ -743,7 +765,7 @@ int test_arch_regs_run(void)
         cmocka_unit_test(test_gfx12_registers),    cmocka_unit_test(test_status_pseudo),
         cmocka_unit_test(test_gfx12_pseudo),       cmocka_unit_test(test_pc_register),
         cmocka_unit_test(test_type_strings),       cmocka_unit_test(test_read_errors),
-        cmocka_unit_test(test_arch_list),
+        cmocka_unit_test(test_arch_list),          cmocka_unit_test(test_properties),
     };
 
     return cmocka_run_group_tests_name("arch: registers", tests, NULL, NULL);

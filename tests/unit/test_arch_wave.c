@@ -746,6 +746,24 @@ static void test_private_swizzle(void **state)
     assert_int_equal(off, 100);
     assert_int_equal(gc_private_wave_offset(101, 101, &off), GPUCORE_E_LIMIT);
     assert_int_equal(gc_private_wave_offset(1, 101, NULL), GPUCORE_E_INVAL);
+    /* gc_private_lane_of inverts the swizzle, for every lane and byte of a few dwords. */
+    for (uint32_t lanes = 32; lanes <= 64; lanes += 32) {
+        for (uint32_t lane = 0; lane < lanes; lane++) {
+            for (uint64_t a = 0; a < 64; a++) {
+                uint32_t back_lane = 0;
+                uint64_t back = 0;
+
+                assert_int_equal(gc_private_lane_offset(a, lane, lanes, UINT64_MAX / 2, &off,
+                                                        &contig),
+                                 GPUCORE_OK);
+                assert_int_equal(gc_private_lane_of(off, lanes, &back_lane, &back), GPUCORE_OK);
+                assert_int_equal(back_lane, lane);
+                assert_int_equal(back, a);
+            }
+        }
+    }
+    assert_int_equal(gc_private_lane_of(0, 48, &contig, &off), GPUCORE_E_INVAL);
+    assert_int_equal(gc_private_lane_of(0, 64, NULL, &off), GPUCORE_E_INVAL);
 }
 
 /* ------------------------------------------------------------------------------------------ */
