@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internal to libgpucore-dbgapi (dbgapi_*.c): the library's state, its objects and the
+ * helpers the API files share.
+ *
+ * The library serves one interface, amd-dbgapi 0.77, over cores: a client attaches to a
+ * process it names, answers the core handshake (OS pid NOT_AVAILABLE, then the AMDGPU
+ * core-state note) and serves memory through xfer_global_memory. The library rebuilds the GPU
+ * process image from those (analyze/image.h) and presents it as AMD's library would
+ * (../shared/spec/dbgapi-on-cores.md).
+ *
+ * Handles. One counter for every kind of handle, starting at 2 (1 is
+ * AMD_DBGAPI_ADDRESS_SPACE_GLOBAL), never reset, so a handle is never reused -- not across
+ * detach, not across finalize. A core's process does not change after attach, so each kind of
+ * entity of a process takes one contiguous block of ids at attach (agents, queues, dispatches,
+ * workgroups, waves, code objects, events); an architecture takes blocks for its registers,
+ * register classes, address spaces and address classes when it is first needed. Finding an
+ * object is a range test over the (few) processes or architectures.
+ *
+ * Not thread safe: the interface says one client thread at a time. No printing: messages go to
+ * the client's log_message callback.
+ */
+#ifndef GC_DBGAPI_INTERNAL_H
+#define GC_DBGAPI_INTERNAL_H
+
+#ifndef AMD_DBGAPI_EXPORTS
+#define AMD_DBGAPI_EXPORTS 1
+#endif
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "amd-dbgapi/amd-dbgapi.h"
+#include "arch.h"
+#include "arch_regs.h"
+#include "gc_util.h"
+#include "image.h"
+#include "wave.h"
+
+/* ---- status sets (statuses.def) ------------------------------------------------------------- */
+
+enum gc_dbg_fn {
+#define GC_DBGAPI_ABI_FN(name, ver) GC_DBG_FN_##name,
+#include "abi_table.def"
+    GC_DBG_FN_COUNT
+};
+
+/*
+ * Return @p st from function @p fn, checked against the function's documented set: a status
+ * outside it is logged as a library bug, asserted in debug builds and turned into FATAL.
+ */
+amd_dbgapi_status_t gc_dbg_ret(enum gc_dbg_fn fn, amd_dbgapi_status_t st);
+#define DBG_RETURN(fn, st) return gc_dbg_ret(GC_DBG_FN_##fn, (st))
+
+/* Non-zero if @p st is in @p fn's documented set (for the conformance tests too). */
+int gc_dbg_status_allowed(enum gc_dbg_fn fn, amd_dbgapi_status_t st);
+
+/* ---- logging ------------------------------------------------------------------------------- */
+
+void gc_dbg_log(amd_dbgapi_log_level_t level, const char *fmt, ...) GC_PRINTF(2, 3);
+
+/* ---- library state ------------------------------------------------------------------------- */
+
+/* The kinds of list a client can ask for, each with its own "changed" flag. */
+enum gc_dbg_list {
+    GC_DBG_LIST_CODE_OBJECTS,
+    GC_DBG_LIST_AGENTS,
+    GC_DBG_LIST_QUEUES,
+    GC_DBG_LIST_DISPATCHES,
+    GC_DBG_LIST_WORKGROUPS,
+    GC_DBG_LIST_WAVES,
+    GC_DBG_LIST_COUNT
+};
+
+/* An architecture the client has seen (agent, get_architecture): handles of its parts. */
+struct gc_dbg_arch {
+    const struct gc_arch *arch;
+    uint64_t id;
+    struct gc_reglist regs;   /* gc_arch_register_list(): register i is reg_base + i */
+    uint64_t reg_base;
+    uint64_t class_base;      /* register classes: class_base + i, i < GC_REGCLASS_COUNT */
+    uint64_t space_base;      /* address spaces other than global: space_base + (gc_aspace - 1) */
+    uint64_t aclass_base;     /* address classes: aclass_base + index in gc_address_classes() */
+    uint32_t naclasses;
+};
+
+struct gc_dbg_wave {
+    uint32_t img;        /* image wave index */
+    uint32_t queue;      /* slot in the process's queue table */
+    uint32_t dispatch;   /* slot in the dispatch table, UINT32_MAX when not known */
+    uint32_t workgroup;  /* slot in the workgroup table */
+    int visible_stop;    /* its WAVE_STOP event has been fetched: the client sees it stopped */
+};
+
+/*
+ * Register lists of the waves read last. A list is ~50 KiB (800 registers on gfx90a) and a
+ * core can hold 10,000 waves, so lists are rebuilt on demand (microseconds) rather than kept
+ * per wave; a debugger reads one wave's registers at a time, which these few entries serve.
+ */
+#define GC_DBG_REGCACHE 8
+struct gc_dbg_regcache {
+    uint32_t slot;          /* wave slot, UINT32_MAX: empty */
+    struct gc_reglist regs;
+};
+
+struct gc_dbg_workgroup {
+    uint32_t leader;     /* image wave index of the wave holding the LDS */
+    uint32_t queue, dispatch; /* slots; dispatch UINT32_MAX when not known */
+};
+
+enum gc_dbg_event_state { GC_DBG_EVENT_PENDING, GC_DBG_EVENT_FETCHED, GC_DBG_EVENT_PROCESSED };
+
+struct gc_dbg_event {
+    amd_dbgapi_event_kind_t kind;
+    uint32_t wave;                /* WAVE_STOP: wave slot */
+    amd_dbgapi_runtime_state_t runtime_state; /* RUNTIME */
+    enum gc_dbg_event_state state;
+};
+
+struct gc_dbg_process {
+    uint64_t id;
+    amd_dbgapi_client_process_id_t client;
+    struct gc_image *img;        /* NULL: no GPU state (no note, a note AMD's reader rejects,
+                                    runtime not enabled, exited process) */
+    int notify[2];               /* the notifier pipe: [0] the client's, [1] ours */
+    amd_dbgapi_progress_t progress;
+    amd_dbgapi_wave_creation_t wave_creation;
+
+    uint32_t nagents;            /* agent i is image agent i */
+    uint64_t agent_base;
+    uint32_t *queues, nqueues;   /* image queue index per queue slot */
+    uint64_t queue_base;
+    uint32_t *dispatches, ndispatches; /* image dispatch index per slot */
+    uint64_t dispatch_base;
+    struct gc_dbg_workgroup *workgroups;
+    uint32_t nworkgroups;
+    uint64_t workgroup_base;
+    struct gc_dbg_wave *waves;
+    uint32_t nwaves;
+    uint64_t wave_base;
+    uint32_t ncode_objects;      /* code object i is image code object i */
+    uint64_t code_object_base;
+    struct gc_dbg_event *events;
+    uint32_t nevents, next_event;
+    uint64_t event_base;
+
+    uint8_t changed[GC_DBG_LIST_COUNT];
+    struct gc_dbg_regcache regcache[GC_DBG_REGCACHE];
+    uint32_t regcache_next;      /* the entry replaced next (round robin) */
+};
+
+struct gc_dbg_state {
+    int initialized;
+    amd_dbgapi_callbacks_t *cb;
+    amd_dbgapi_log_level_t log_level; /* survives initialize/finalize */
+    uint64_t next_id;                 /* never reset */
+    struct gc_dbg_arch **archs;
+    uint32_t narchs;
+    struct gc_dbg_process **procs;
+    uint32_t nprocs;
+    uint8_t none_changed[GC_DBG_LIST_COUNT]; /* the set of processes changed (NONE lists) */
+};
+
+extern struct gc_dbg_state gc_dbg;
+
+/* A block of @p n fresh handle values; returns the first. */
+uint64_t gc_dbg_ids(uint64_t n);
+
+/* ---- client memory ------------------------------------------------------------------------- */
+
+/* allocate_memory of the client; NULL for a zero size is fine for the caller to pass on. */
+void *gc_dbg_alloc(size_t size);
+
+/* Copy @p s into client memory as *(char **)value. SUCCESS, INVALID_ARGUMENT (value NULL),
+   INVALID_ARGUMENT_COMPATIBILITY (value_size), CLIENT_CALLBACK. */
+amd_dbgapi_status_t gc_dbg_give_string(const char *s, size_t value_size, void *value);
+
+/* Copy @p n bytes of @p src into @p value after checking value and value_size == n. */
+amd_dbgapi_status_t gc_dbg_give(const void *src, size_t n, size_t value_size, void *value);
+
+#define GIVE(v) gc_dbg_give(&(v), sizeof(v), value_size, value)
+
+/* A handle list of @p n entries for one process (or every process): the "changed" protocol,
+   then a client array filled by @p fill. */
+typedef void (*gc_dbg_fill_fn)(const struct gc_dbg_process *p, uint64_t *out);
+amd_dbgapi_status_t gc_dbg_list(amd_dbgapi_process_id_t process_id, enum gc_dbg_list kind,
+                                size_t *ret_count, void **ret_items,
+                                amd_dbgapi_changed_t *changed, gc_dbg_fill_fn fill,
+                                uint32_t (*count)(const struct gc_dbg_process *p));
+
+/* ---- lookups ------------------------------------------------------------------------------- */
+
+struct gc_dbg_process *gc_dbg_process_find(uint64_t id);
+/* The process owning @p id in the block of @p base/@p count members; *ret_index its index. */
+struct gc_dbg_process *gc_dbg_find_in(uint64_t id, size_t base_offset, size_t count_offset,
+                                      uint32_t *ret_index);
+#define GC_DBG_FIND(id, base, count, idx)                                                       \
+    gc_dbg_find_in((id), offsetof(struct gc_dbg_process, base),                                  \
+                   offsetof(struct gc_dbg_process, count), (idx))
+
+/* Architectures: create on first use (NULL only when out of memory). */
+struct gc_dbg_arch *gc_dbg_arch_get(const struct gc_arch *arch);
+struct gc_dbg_arch *gc_dbg_arch_find(uint64_t id);
+/* The architecture whose register block holds @p id, and the register's index in it. */
+struct gc_dbg_arch *gc_dbg_register_find(uint64_t id, uint32_t *ret_index);
+void gc_dbg_archs_free(void);
+/* Address space handles: the architecture (NULL for the global space, shared by all) and the
+   space of @p id; 0 if @p id is none. And the handle of @p space of @p a. */
+int gc_dbg_space_find(uint64_t id, struct gc_dbg_arch **ret_arch, enum gc_aspace *ret_space);
+uint64_t gc_dbg_space_id(const struct gc_dbg_arch *a, enum gc_aspace space);
+
+/* Image objects behind a process's slots. */
+const struct gc_image_wave *gc_dbg_image_wave(const struct gc_dbg_process *p, uint32_t slot);
+const struct gc_image_agent *gc_dbg_wave_agent(const struct gc_dbg_process *p, uint32_t slot);
+/* The agent slot of queue slot @p q (agent slots are image agent indexes). */
+uint32_t gc_dbg_queue_agent(const struct gc_dbg_process *p, uint32_t q);
+
+/* The wave's registers, valid until the next call (GC_DBG_REGCACHE). NULL when out of memory
+   or the wave's family has no register set. */
+const struct gc_reglist *gc_dbg_wave_regs(struct gc_dbg_process *p, uint32_t slot);
+
+/* ---- processes ----------------------------------------------------------------------------- */
+
+void gc_dbg_process_free(struct gc_dbg_process *p);
+
+#endif /* GC_DBGAPI_INTERNAL_H */
