@@ -3,7 +3,7 @@
 
 # The GPU image of cores captured from every scenario's inferior, against the scenario.
 gpucore_unit_test(test_image
-  SOURCES unit/test_image.c
+  SOURCES unit/test_image.c unit/scenario_core.c
   LIBS gc_analyze gc_sim_layout gc_arch gc_libcore gc_schema)
 add_dependencies(test_image gpucore-inferior gpucore-cli scenario-objects)
 set_property(TEST test_image APPEND PROPERTY ENVIRONMENT

@@ -27,209 +27,15 @@
 
 #include "image.h"
 #include "layout.h"
+#include "scenario_core.h"
 #include "scenario.h"
 #include "wave.h"
 
-#define MAXN 64
-
-struct addrs {
-    uint64_t entry[GC_SCEN_MAX_DISPATCHES];
-    uint64_t kd[GC_SCEN_MAX_DISPATCHES];
-    uint64_t buffer[GC_SCEN_MAX_BUFFERS];
-    uint64_t co_load[GC_SCEN_MAX_CODE_OBJECTS];
-    uint64_t scratch[GC_SCEN_MAX_QUEUES];
-};
-
-static pid_t child;
 
 /* What a case checked (so a scenario that stops exercising a path is noticed). */
 static struct {
     uint32_t waves, lds, scratch, buffers;
 } seen;
-
-static int kill_child(void **state)
-{
-    int status;
-
-    (void)state;
-    if (child > 0) {
-        kill(child, SIGKILL);
-        waitpid(child, &status, 0);
-    }
-    child = 0;
-    return 0;
-}
-
-static const char *env(const char *name)
-{
-    const char *v = getenv(name);
-
-    if (!v)
-        fail_msg("environment variable %s is not set", name);
-    return v;
-}
-
-static void *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    long n;
-    void *buf;
-
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    buf = malloc((size_t)n + 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
-}
-
-/* The "continue" variant of a scenario (the runtime carries on after a GPU error). */
-static void variant(const char *name, char *path, size_t size)
-{
-    char src[4096];
-    size_t len;
-    char *text, *at;
-    static const char old[] = "\"on_queue_error\": \"abort\"";
-    FILE *f;
-
-    snprintf(src, sizeof(src), "%s/%s.json", env("GPUCORE_SCENARIO_DIR"), name);
-    snprintf(path, size, "%s/image-%s.%ld.json", env("GPUCORE_TEST_TMPDIR"), name, (long)getpid());
-    text = read_file(src, &len);
-    assert_non_null(text);
-    text[len] = 0;
-    f = fopen(path, "w");
-    assert_non_null(f);
-    at = strstr(text, old);
-    if (at) {
-        fwrite(text, 1, (size_t)(at - text), f);
-        fputs("\"on_queue_error\": \"continue\"", f);
-        fputs(at + strlen(old), f);
-    } else {
-        fputs(text, f);
-    }
-    fclose(f);
-    free(text);
-}
-
-/* Start the inferior on @p scen with --describe @p desc; wait for "ready". */
-static pid_t start_inferior(const char *scen, const char *desc)
-{
-    const char *exe = env("GPUCORE_INFERIOR");
-    int out[2];
-    char line[256];
-    long rpid = 0;
-    pid_t pid;
-    FILE *f;
-
-    assert_int_equal(pipe(out), 0);
-    pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        dup2(out[1], 1);
-        close(out[0]);
-        close(out[1]);
-        execl(exe, exe, scen, "--objects", env("GPUCORE_SCENARIO_OBJECTS"), "--describe", desc,
-              (char *)NULL);
-        _exit(127);
-    }
-    child = pid;
-    close(out[1]);
-    f = fdopen(out[0], "r");
-    assert_non_null(f);
-    if (!fgets(line, sizeof(line), f))
-        fail_msg("gpucore-inferior %s did not become ready", scen);
-    fclose(f);
-    assert_int_equal(sscanf(line, "gpucore-inferior: pid %ld ready", &rpid), 1);
-    assert_int_equal(rpid, pid);
-    return pid;
-}
-
-static void stop_inferior(pid_t pid)
-{
-    int status = 0;
-
-    kill(pid, SIGTERM);
-    assert_int_equal(waitpid(pid, &status, 0), pid);
-    child = 0;
-}
-
-/* Run `gpucore capture --kfd sim [extra...] PID -o CORE`; returns its exit status. */
-static int capture(pid_t pid, const char *core, const char *extra1, const char *extra2)
-{
-    const char *cli = env("GPUCORE_CLI");
-    char spid[32], log[4200];
-    const char *argv[12];
-    int n = 0, status = 0;
-    pid_t c;
-
-    snprintf(spid, sizeof(spid), "%ld", (long)pid);
-    snprintf(log, sizeof(log), "%s.log", core);
-    argv[n++] = cli;
-    argv[n++] = "capture";
-    argv[n++] = "--kfd";
-    argv[n++] = "sim";
-    if (extra1)
-        argv[n++] = extra1;
-    if (extra2)
-        argv[n++] = extra2;
-    argv[n++] = spid;
-    argv[n++] = "-o";
-    argv[n++] = core;
-    argv[n] = NULL;
-    unlink(core);
-    c = fork();
-    assert_true(c >= 0);
-    if (c == 0) {
-        FILE *l = freopen(log, "w", stderr);
-
-        (void)l;
-        dup2(2, 1);
-        execv(cli, (char *const *)argv);
-        _exit(127);
-    }
-    assert_int_equal(waitpid(c, &status, 0), c);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-static void parse_describe(const char *path, const struct gc_scenario *s, struct addrs *a)
-{
-    FILE *f = fopen(path, "r");
-    char line[640];
-
-    assert_non_null(f);
-    while (fgets(line, sizeof(line), f)) {
-        unsigned i;
-        uint64_t v1, v2, v3, v4, v5, v6;
-        uint32_t sz, nx;
-
-        if (sscanf(line,
-                   "dispatch %u packet 0x%" SCNx64 " kernel_object 0x%" SCNx64 " entry 0x%" SCNx64,
-                   &i, &v1, &v2, &v3) == 4 &&
-            i < s->ndispatches) {
-            a->kd[i] = v2;
-            a->entry[i] = v3;
-        } else if (sscanf(line, "buffer %u 0x%" SCNx64, &i, &v1) == 2 && i < s->nbuffers) {
-            a->buffer[i] = v1;
-        } else if (sscanf(line, "code_object %u load 0x%" SCNx64, &i, &v1) == 2 &&
-                   i < s->ncode_objects) {
-            a->co_load[i] = v1;
-        } else if (sscanf(line,
-                          "queue %u ring 0x%" SCNx64 " ring_size %" SCNu64 " amd_queue 0x%" SCNx64
-                          " cwsr 0x%" SCNx64 " cwsr_size %u num_xcc %u scratch 0x%" SCNx64,
-                          &i, &v1, &v2, &v3, &v4, &sz, &nx, &v5) == 8 &&
-                   i < s->nqueues) {
-            a->scratch[i] = v5;
-        }
-        (void)v6;
-    }
-    fclose(f);
-}
 
 static uint32_t expected_reason(enum gc_scen_stop stop)
 {
@@ -318,7 +124,7 @@ static void check_scratch(struct gc_image *img, const struct gc_scenario *s,
 }
 
 /* Every wave of queue @p qi against the scenario. */
-static void check_waves(struct gc_image *img, const struct gc_scenario *s, const struct addrs *a,
+static void check_waves(struct gc_image *img, const struct gc_scenario *s, const struct tsc_addrs *a,
                         uint32_t qi, int tier_state)
 {
     const struct gc_image_queue *q = gc_image_queue(img, qi);
@@ -409,7 +215,7 @@ static int buffer_referenced(const struct gc_scenario *s, uint32_t b)
     return 0;
 }
 
-static void check_buffers(struct gc_image *img, const struct gc_scenario *s, const struct addrs *a,
+static void check_buffers(struct gc_image *img, const struct gc_scenario *s, const struct tsc_addrs *a,
                           int tier_state)
 {
     for (uint32_t b = 0; b < s->nbuffers; b++) {
@@ -448,7 +254,7 @@ static void check_buffers(struct gc_image *img, const struct gc_scenario *s, con
 }
 
 static void check_code_objects(struct gc_image *img, const struct gc_scenario *s,
-                               const struct addrs *a)
+                               const struct tsc_addrs *a)
 {
     assert_int_equal(gc_image_code_object_count(img), s->ncode_objects);
     for (uint32_t i = 0; i < s->ncode_objects; i++) {
@@ -460,9 +266,9 @@ static void check_code_objects(struct gc_image *img, const struct gc_scenario *s
         assert_non_null(co);
         assert_int_equal(co->load_address, a->co_load[i]);
         assert_non_null(strstr(co->uri, s->code_objects[i].uri_file ? "file://" : "memory://"));
-        snprintf(path, sizeof(path), "%s/%s", env("GPUCORE_SCENARIO_OBJECTS"),
+        snprintf(path, sizeof(path), "%s/%s", tsc_env("GPUCORE_SCENARIO_OBJECTS"),
                  s->code_objects[i].object);
-        bytes = read_file(path, &len);
+        bytes = tsc_read_file(path, &len);
         assert_non_null(bytes);
         assert_non_null(co->bytes);
         assert_int_equal(co->size, len);
@@ -471,7 +277,7 @@ static void check_code_objects(struct gc_image *img, const struct gc_scenario *s
     }
 }
 
-static void check_image(struct gc_image *img, const struct gc_scenario *s, const struct addrs *a,
+static void check_image(struct gc_image *img, const struct gc_scenario *s, const struct tsc_addrs *a,
                         int tier_state)
 {
     char name[128];
@@ -546,7 +352,7 @@ static gpucore_core_t *make_core(const char *tag, const void *desc, size_t desc_
 
     for (size_t i = 0; i < sizeof(seg); i++)
         seg[i] = (uint8_t)(i * 7 + 1);
-    snprintf(path, sizeof(path), "%s/image-%s.%ld.core", env("GPUCORE_TEST_TMPDIR"), tag,
+    snprintf(path, sizeof(path), "%s/image-%s.%ld.core", tsc_env("GPUCORE_TEST_TMPDIR"), tag,
              (long)getpid());
     if (gpucore_writer_open(
                 path, GPUCORE_OPTS(gpucore_writer_opts, .flags = GPUCORE_WRITE_OVERWRITE), &w, &d))
@@ -688,7 +494,7 @@ static gpucore_status_t mem_read(void *user, uint64_t addr, void *buf, uint64_t 
 /* The image built from the note and a memory source only (no core file, no GPUCORE notes)
    holds the same GPU state; without code-object bytes, the same waves. */
 static void check_note_image(gpucore_core_t *c, const struct gc_scenario *s,
-                             const struct addrs *a, int tier_state)
+                             const struct tsc_addrs *a, int tier_state)
 {
     const struct gc_image_memory mem = { mem_read, NULL, c };
     struct gpucore_note note;
@@ -716,49 +522,28 @@ static void check_note_image(gpucore_core_t *c, const struct gc_scenario *s,
     gc_image_close(img);
 }
 
-/* Start @p name, capture with the options, open the core and its image, check, stop. */
+/* Capture @p name with the options, open the core and its image, check. */
 static void run_case(const char *name, const char *opt1, const char *opt2, int tier_state,
                      uint32_t want_lds, uint32_t want_scratch, uint32_t want_buffers)
 {
-    char scen[4096], desc[4200], core[4200];
-    struct gc_scenario *s = NULL;
-    struct addrs *a = calloc(1, sizeof(*a));
+    struct tsc_case *tc = calloc(1, sizeof(*tc));
     gpucore_diag_t d = { 0 };
     gpucore_core_t *c = NULL;
     struct gc_image *img = NULL;
-    pid_t pid;
-    int rc;
 
-    assert_non_null(a);
-    variant(name, scen, sizeof(scen));
-    snprintf(desc, sizeof(desc), "%s.describe", scen);
-    snprintf(core, sizeof(core), "%s.core", scen);
-    if (gc_scenario_load(scen, &s, &d))
-        fail_msg("%s", d.message);
-    pid = start_inferior(scen, desc);
-    rc = capture(pid, core, opt1, opt2);
-    if (rc != 0) {
-        char log[4300];
-        size_t len = 0;
-        char *text;
-
-        snprintf(log, sizeof(log), "%s.log", core);
-        text = read_file(log, &len);
-        fail_msg("gpucore capture of %s exited %d: %.*s", name, rc, (int)len, text ? text : "");
-    }
-    parse_describe(desc, s, a);
-    stop_inferior(pid);
-    if (gpucore_core_open(core, NULL, &c, &d))
-        fail_msg("%s: %s", core, d.message);
+    assert_non_null(tc);
+    tsc_capture_case(tc, "image", name, opt1, opt2);
+    if (gpucore_core_open(tc->core, NULL, &c, &d))
+        fail_msg("%s: %s", tc->core, d.message);
     if (gc_image_open(c, &img, &d))
-        fail_msg("image of %s: %s", core, d.message);
+        fail_msg("image of %s: %s", tc->core, d.message);
     memset(&seen, 0, sizeof(seen));
-    check_image(img, s, a, tier_state);
+    check_image(img, tc->s, &tc->a, tier_state);
     print_message("%s%s%s: %u waves, %u LDS images, %u scratch slots, %u buffers checked\n", name,
                   opt1 ? " " : "", opt2 ? opt2 : "", seen.waves, seen.lds, seen.scratch,
                   seen.buffers);
-    assert_int_equal(seen.waves, s->total_waves);
-    assert_int_equal(gc_image_wave_count(img), s->total_waves);
+    assert_int_equal(seen.waves, tc->s->total_waves);
+    assert_int_equal(gc_image_wave_count(img), tc->s->total_waves);
     if (want_lds)
         assert_true(seen.lds > 0);
     if (want_scratch)
@@ -766,13 +551,10 @@ static void run_case(const char *name, const char *opt1, const char *opt2, int t
     if (want_buffers)
         assert_true(seen.buffers > 0);
     gc_image_close(img);
-    check_note_image(c, s, a, tier_state);
+    check_note_image(c, tc->s, &tc->a, tier_state);
     gpucore_core_close(c);
-    gc_scenario_free(s);
-    unlink(core);
-    unlink(desc);
-    unlink(scen);
-    free(a);
+    tsc_case_done(tc);
+    free(tc);
 }
 
 /* SCENARIO(test, file, LDS, scratch, buffers): the last three say which paths it must reach. */
@@ -801,24 +583,24 @@ static void test_image_tier_state(void **state)
 static void test_image_max_size(void **state)
 {
     static const char *const sizes[] = { "8K", "64K", "200K", "1M", "4M" };
-    char scen[4096], desc[4200], core[4200];
+    struct tsc_case *tc = calloc(1, sizeof(*tc));
     gpucore_diag_t d = { 0 };
     uint32_t opened = 0;
+    pid_t pid;
 
     (void)state;
-    variant("vadd-fault", scen, sizeof(scen));
-    snprintf(desc, sizeof(desc), "%s.describe", scen);
-    snprintf(core, sizeof(core), "%s.core", scen);
-    pid_t pid = start_inferior(scen, desc);
+    assert_non_null(tc);
+    tsc_prepare_case(tc, "image", "vadd-fault");
+    pid = tsc_start_inferior(tc->scen, tc->desc);
     for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
         gpucore_core_t *c = NULL;
         struct gc_image *img = NULL;
-        int rc = capture(pid, core, "--max-size", sizes[i]);
+        int rc = tsc_capture(pid, tc->core, "--max-size", sizes[i]);
 
         /* a truncated capture may report the truncation in its status; the core exists */
         (void)rc;
-        if (gpucore_core_open(core, NULL, &c, &d))
-            fail_msg("%s (max %s): %s", core, sizes[i], d.message);
+        if (gpucore_core_open(tc->core, NULL, &c, &d))
+            fail_msg("%s (max %s): %s", tc->core, sizes[i], d.message);
         gpucore_status_t st = gc_image_open(c, &img, &d);
         if (st == GPUCORE_OK) {
             opened++;
@@ -839,27 +621,10 @@ static void test_image_max_size(void **state)
         }
         gpucore_core_close(c);
     }
-    stop_inferior(pid);
+    tsc_stop_inferior(pid);
     assert_true(opened > 0);
-    unlink(core);
-    unlink(desc);
-    unlink(scen);
-}
-
-static int ptrace_permitted(void)
-{
-    FILE *f;
-    int scope = 0;
-
-    if (geteuid() == 0)
-        return 1;
-    f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
-    if (!f)
-        return 1;
-    if (fscanf(f, "%d", &scope) != 1)
-        scope = 0;
-    fclose(f);
-    return scope == 0;
+    tsc_case_done(tc);
+    free(tc);
 }
 
 int main(void)
@@ -868,21 +633,21 @@ int main(void)
         cmocka_unit_test(test_image_built),
     };
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_teardown(test_image_vadd, kill_child),
-        cmocka_unit_test_teardown(test_image_rdna2, kill_child),
-        cmocka_unit_test_teardown(test_image_rdna3, kill_child),
-        cmocka_unit_test_teardown(test_image_mi300, kill_child),
-        cmocka_unit_test_teardown(test_image_hang, kill_child),
-        cmocka_unit_test_teardown(test_image_big, kill_child),
-        cmocka_unit_test_teardown(test_image_tier_state, kill_child),
-        cmocka_unit_test_teardown(test_image_max_size, kill_child),
+        cmocka_unit_test_teardown(test_image_vadd, tsc_kill_child),
+        cmocka_unit_test_teardown(test_image_rdna2, tsc_kill_child),
+        cmocka_unit_test_teardown(test_image_rdna3, tsc_kill_child),
+        cmocka_unit_test_teardown(test_image_mi300, tsc_kill_child),
+        cmocka_unit_test_teardown(test_image_hang, tsc_kill_child),
+        cmocka_unit_test_teardown(test_image_big, tsc_kill_child),
+        cmocka_unit_test_teardown(test_image_tier_state, tsc_kill_child),
+        cmocka_unit_test_teardown(test_image_max_size, tsc_kill_child),
     };
 
     int rc = cmocka_run_group_tests(built, NULL, NULL);
 
     if (rc)
         return rc;
-    if (!ptrace_permitted()) {
+    if (!tsc_ptrace_permitted()) {
         printf("SKIP: ptrace is not permitted (not root, kernel.yama.ptrace_scope != 0)\n");
         return 77;
     }
