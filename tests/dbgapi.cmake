@@ -15,3 +15,17 @@ add_test(NAME abi-dbgapi-statuses
                  ${PROJECT_SOURCE_DIR})
 set_tests_properties(abi-dbgapi-map abi-dbgapi-lib abi-dbgapi-statuses PROPERTIES LABELS abi
                      ENVIRONMENT "CC=${CMAKE_C_COMPILER}")
+
+# The library against the ground truth: a core of every scenario opened through the public
+# interface and compared with what the scenario put there.
+gpucore_unit_test(test_dbgapi_truth
+  SOURCES unit/test_dbgapi_truth.c unit/dbgapi_client.c unit/scenario_core.c
+  LIBS gpucore-dbgapi gc_analyze gc_sim_layout gc_arch gc_libcore gc_schema)
+add_dependencies(test_dbgapi_truth gpucore-inferior gpucore-cli scenario-objects)
+set_property(TEST test_dbgapi_truth APPEND PROPERTY ENVIRONMENT
+  "GPUCORE_SCENARIO_DIR=${PROJECT_SOURCE_DIR}/tests/scenarios"
+  "GPUCORE_SCENARIO_OBJECTS=${GPUCORE_SCENARIO_OBJECTS}"
+  "GPUCORE_INFERIOR=$<TARGET_FILE:gpucore-inferior>"
+  "GPUCORE_CLI=$<TARGET_FILE:gpucore-cli>")
+set_tests_properties(test_dbgapi_truth PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600
+                     LABELS "unit;e2e;dbgapi")

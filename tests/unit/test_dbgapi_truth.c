@@ -1,0 +1,854 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libgpucore-dbgapi against the ground truth: for every scenario, a core captured from its
+ * gpucore-inferior by the built `gpucore capture --kfd sim` is opened through the public
+ * amd-dbgapi interface only, as a debugger opens it (tests/unit/dbgapi_client.c), and what the
+ * library serves is compared with what the scenario put in the process (kfd/sim/layout.h):
+ *
+ *   - the handshake: the note handed over once and freed by the library, RUNTIME
+ *     LOADED_SUCCESS, then one WAVE_STOP per wave, waves running until their event is fetched;
+ *   - agents (gpu_id, architecture, PCI ids, SIMDs), queues (ring, size, id, packets),
+ *     dispatches (packet id, kernel descriptor and entry, sizes), workgroups (coordinates),
+ *     code objects (load address, URI);
+ *   - every wave: state, stop reason, PC, EXEC, lanes, position, and every register it lists --
+ *     each SGPR, VGPR lane and AccVGPR lane against the scenario's values, pc and exec against
+ *     the wave, every other register against the process image (analyze/image.h) that
+ *     test_image checks;
+ *   - memory: each workgroup's LDS (local), scratch (private_wave and private_lane), the
+ *     referenced buffers (global and generic); a `--tier state` core answers MEMORY_ACCESS for
+ *     the buffers it did not capture.
+ *
+ * No FATAL_ERROR is logged, nothing is written, and the client gets back every byte the
+ * library allocated for it. Exits 77 (skip) when ptrace is not permitted.
+ */
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <amd-dbgapi/amd-dbgapi.h>
+#include <gpucore/core.h>
+
+#include "arch.h"
+#include "arch_regs.h"
+#include "dbgapi_client.h"
+#include "image.h"
+#include "layout.h"
+#include "scenario_core.h"
+#include "wave.h"
+
+/* What a case checked, so a scenario that stops reaching a path is noticed. */
+static struct {
+    uint64_t waves, registers, lanes, lds_bytes, scratch_reads, buffer_reads;
+} seen;
+
+/* ---- per-architecture register handles, by name ------------------------------------------- */
+
+#define MAX_ARCHS 4
+
+/* What a register handle names: sN (with a DWARF number: not a shadow), vN, aN, pc, exec. */
+enum reg_kind { R_OTHER, R_SGPR, R_VGPR, R_ACC, R_PC, R_EXEC };
+
+struct reg_class {
+    uint64_t id;
+    enum reg_kind kind;
+    uint32_t number;
+};
+
+struct arch_regs {
+    uint64_t arch;
+    const struct gc_arch *garch;
+    struct reg_class *regs; /* by id */
+    size_t nregs;
+    uint64_t local, private_lane, private_wave, generic;
+};
+
+static struct arch_regs archs[MAX_ARCHS];
+static size_t narchs;
+
+static uint64_t space_of(uint64_t arch, uint64_t dwarf)
+{
+    amd_dbgapi_architecture_id_t a = { arch };
+    amd_dbgapi_address_space_id_t s;
+
+    assert_int_equal(amd_dbgapi_dwarf_address_space_to_address_space(a, dwarf, &s),
+                     AMD_DBGAPI_STATUS_SUCCESS);
+    return s.handle;
+}
+
+static const struct arch_regs *arch_regs(uint64_t arch)
+{
+    amd_dbgapi_architecture_id_t a = { arch };
+    amd_dbgapi_register_id_t *regs = NULL;
+    struct arch_regs *ar;
+    size_t n = 0;
+    char *name;
+
+    for (size_t i = 0; i < narchs; i++)
+        if (archs[i].arch == arch)
+            return &archs[i];
+    assert_true(narchs < MAX_ARCHS);
+    ar = &archs[narchs++];
+    memset(ar, 0, sizeof(*ar));
+    ar->arch = arch;
+    name = tdc_architecture_name(arch);
+    ar->garch = gc_arch_by_name(name);
+    assert_non_null(ar->garch);
+    tdc_free(name);
+    assert_int_equal(amd_dbgapi_architecture_register_list(a, &n, &regs),
+                     AMD_DBGAPI_STATUS_SUCCESS);
+    ar->regs = calloc(n + 1, sizeof(*ar->regs));
+    assert_non_null(ar->regs);
+    ar->nregs = n;
+    for (size_t i = 0; i < n; i++) {
+        struct reg_class *rc = &ar->regs[i];
+        char *rn = tdc_register_name(regs[i].handle), *end = NULL;
+        uint64_t dwarf = 0;
+        unsigned long k = rn[1] >= '0' && rn[1] <= '9' ? strtoul(rn + 1, &end, 10) : 0;
+        /* the aliased SGPRs are listed again under their sN names, without a DWARF number
+           ("shadow" SGPRs, cwsr-layout.md §9): those are checked as the other registers */
+        int has_dwarf = amd_dbgapi_register_get_info(regs[i], AMD_DBGAPI_REGISTER_INFO_DWARF,
+                                                     sizeof(dwarf), &dwarf) ==
+                        AMD_DBGAPI_STATUS_SUCCESS;
+
+        rc->id = regs[i].handle;
+        rc->number = (uint32_t)k;
+        if (end && *end == '\0' && rn[0] == 's' && has_dwarf)
+            rc->kind = R_SGPR;
+        else if (end && *end == '\0' && rn[0] == 'v')
+            rc->kind = R_VGPR;
+        else if (end && *end == '\0' && rn[0] == 'a')
+            rc->kind = R_ACC;
+        else if (strcmp(rn, "pc") == 0)
+            rc->kind = R_PC;
+        else if (strcmp(rn, "exec") == 0)
+            rc->kind = R_EXEC;
+        if (i > 0)
+            assert_true(rc->id > ar->regs[i - 1].id); /* ascending: searched by bisection */
+        tdc_free(rn);
+    }
+    tdc_free(regs);
+    ar->generic = space_of(arch, 1);
+    ar->local = space_of(arch, 3);
+    ar->private_lane = space_of(arch, 5);
+    ar->private_wave = space_of(arch, 6);
+    return ar;
+}
+
+static const struct reg_class *reg_class(const struct arch_regs *ar, uint64_t id)
+{
+    size_t lo = 0, hi = ar->nregs;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (ar->regs[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == ar->nregs || ar->regs[lo].id != id)
+        fail_msg("register %" PRIu64 " is not in its architecture's list", id);
+    return &ar->regs[lo];
+}
+
+static void archs_free(void)
+{
+    for (size_t i = 0; i < narchs; i++)
+        free(archs[i].regs);
+    narchs = 0;
+}
+
+/* ---- the scenario's side -------------------------------------------------------------------- */
+
+/* Scenario queue index of an API queue: by its ring address. */
+static uint32_t scen_queue(const struct tsc_case *tc, uint64_t queue)
+{
+    uint64_t ring = tdc_queue_u64(queue, AMD_DBGAPI_QUEUE_INFO_ADDRESS, 8);
+
+    for (uint32_t i = 0; i < tc->s->nqueues; i++)
+        if (tc->a.ring[i] == ring)
+            return i;
+    fail_msg("queue %" PRIu64 " has ring 0x%" PRIx64 ", which no scenario queue has", queue, ring);
+    return UINT32_MAX;
+}
+
+/* Scenario dispatch index of an API dispatch: its queue and packet id. */
+static uint32_t scen_dispatch(const struct tsc_case *tc, uint64_t dispatch)
+{
+    uint32_t q = scen_queue(tc, tdc_dispatch_u64(dispatch, AMD_DBGAPI_DISPATCH_INFO_QUEUE, 8));
+    uint64_t pkt = tdc_dispatch_u64(dispatch, AMD_DBGAPI_DISPATCH_INFO_OS_QUEUE_PACKET_ID, 8);
+
+    for (uint32_t i = 0; i < tc->s->ndispatches; i++)
+        if (tc->s->dispatches[i].queue == q && tc->s->dispatches[i].packet_id == pkt)
+            return i;
+    fail_msg("dispatch %" PRIu64 " (queue %u, packet %" PRIu64 ") is not in the scenario",
+             dispatch, q, pkt);
+    return UINT32_MAX;
+}
+
+/* The waves[] entry and scenario-wide wave number of an API wave. */
+static const struct gc_scen_waves *scen_wave(const struct tsc_case *tc, uint32_t dispatch,
+                                             const uint32_t coord[3], uint32_t number,
+                                             uint32_t *ret_uid)
+{
+    const struct gc_scen_waves *found = NULL;
+
+    for (uint32_t i = 0; i < tc->s->nwaves; i++) {
+        const struct gc_scen_waves *w = &tc->s->waves[i];
+
+        if (w->dispatch != dispatch || coord[1] != w->workgroup[1] ||
+            coord[2] != w->workgroup[2] || coord[0] < w->workgroup[0] ||
+            coord[0] - w->workgroup[0] >= w->workgroup_count)
+            continue;
+        if (found)
+            fail_msg("two waves[] entries of dispatch %u hold workgroup %u", dispatch, coord[0]);
+        found = w;
+        *ret_uid = w->first_wave + (coord[0] - w->workgroup[0]) * gc_scen_waves_per_group(tc->s, w) +
+                   number;
+    }
+    if (!found)
+        fail_msg("no waves[] entry of dispatch %u holds workgroup (%u,%u,%u)", dispatch, coord[0],
+                 coord[1], coord[2]);
+    return found;
+}
+
+static uint32_t expected_reasons(enum gc_scen_stop stop)
+{
+    static const uint32_t map[] = {
+        [GC_SCEN_STOP_NONE] = AMD_DBGAPI_WAVE_STOP_REASON_NONE,
+        [GC_SCEN_STOP_MEMORY_VIOLATION] = AMD_DBGAPI_WAVE_STOP_REASON_MEMORY_VIOLATION,
+        [GC_SCEN_STOP_ILLEGAL_INSTRUCTION] = AMD_DBGAPI_WAVE_STOP_REASON_ILLEGAL_INSTRUCTION,
+        [GC_SCEN_STOP_ASSERT_TRAP] = AMD_DBGAPI_WAVE_STOP_REASON_ASSERT_TRAP,
+    };
+
+    assert_true((size_t)stop < sizeof(map) / sizeof(map[0]));
+    return map[stop];
+}
+
+/* ---- the image's side: the same wave, by position ------------------------------------------ */
+
+struct wave_key {
+    uint32_t queue, x, y, z, number;
+    uint64_t packet;
+    uint32_t index;
+};
+
+static int key_cmp(const void *a, const void *b)
+{
+    const struct wave_key *x = a, *y = b;
+    const uint64_t kx[6] = { x->queue, x->packet, x->x, x->y, x->z, x->number };
+    const uint64_t ky[6] = { y->queue, y->packet, y->x, y->y, y->z, y->number };
+
+    for (int i = 0; i < 6; i++)
+        if (kx[i] != ky[i])
+            return kx[i] < ky[i] ? -1 : 1;
+    return 0;
+}
+
+static struct wave_key *image_keys(struct gc_image *img)
+{
+    uint32_t n = gc_image_wave_count(img);
+    struct wave_key *k = calloc(n + 1u, sizeof(*k));
+
+    assert_non_null(k);
+    for (uint32_t i = 0; i < n; i++) {
+        const struct gc_image_wave *iw = gc_image_wave(img, i);
+
+        k[i] = (struct wave_key){ iw->queue, iw->workgroup[0], iw->workgroup[1],
+                                  iw->workgroup[2], iw->wave_in_group,
+                                  gc_image_dispatch(img, iw->dispatch)->packet_id, i };
+    }
+    qsort(k, n, sizeof(*k), key_cmp);
+    return k;
+}
+
+static const struct gc_image_wave *image_wave(struct gc_image *img, const struct wave_key *keys,
+                                              struct wave_key want)
+{
+    const struct wave_key *k = bsearch(&want, keys, gc_image_wave_count(img), sizeof(*keys),
+                                       key_cmp);
+
+    if (!k)
+        fail_msg("the image has no wave at queue %u packet %" PRIu64 " (%u,%u,%u) #%u",
+                 want.queue, want.packet, want.x, want.y, want.z, want.number);
+    return gc_image_wave(img, k->index);
+}
+
+/* ---- checks ------------------------------------------------------------------------------- */
+
+static void check_agents(const struct tsc_case *tc, amd_dbgapi_process_id_t p)
+{
+    struct tdc_list l = tdc_agents(p);
+
+    assert_int_equal(l.n, tc->s->nagents);
+    for (size_t i = 0; i < l.n; i++) {
+        uint64_t gpu_id = tdc_agent_u64(l.ids[i], AMD_DBGAPI_AGENT_INFO_OS_ID, 8);
+        const struct gc_scen_agent *sa = NULL;
+        amd_dbgapi_agent_id_t a = { l.ids[i] };
+        char *name = NULL, *arch;
+
+        for (uint32_t k = 0; k < tc->s->nagents; k++)
+            if (tc->s->agents[k].gpu_id == gpu_id)
+                sa = &tc->s->agents[k];
+        if (!sa) {
+            fail_msg("agent %zu has gpu_id %" PRIu64 ", which no scenario agent has", i, gpu_id);
+            abort();
+        }
+        arch = tdc_architecture_name(tdc_agent_u64(l.ids[i], AMD_DBGAPI_AGENT_INFO_ARCHITECTURE, 8));
+        assert_string_equal(arch, sa->target);
+        tdc_free(arch);
+        assert_int_equal(tdc_agent_u64(l.ids[i], AMD_DBGAPI_AGENT_INFO_STATE, 4),
+                         AMD_DBGAPI_AGENT_STATE_SUPPORTED);
+        assert_int_equal(tdc_agent_u64(l.ids[i], AMD_DBGAPI_AGENT_INFO_PCI_VENDOR_ID, 4),
+                         sa->vendor_id);
+        assert_int_equal(tdc_agent_u64(l.ids[i], AMD_DBGAPI_AGENT_INFO_PCI_DEVICE_ID, 4),
+                         sa->device_id);
+        assert_int_equal(tdc_agent_u64(l.ids[i], AMD_DBGAPI_AGENT_INFO_PCI_SLOT, 2),
+                         sa->location_id & 0xffffu);
+        assert_int_equal(tdc_agent_u64(l.ids[i], AMD_DBGAPI_AGENT_INFO_EXECUTION_UNIT_COUNT, 8),
+                         sa->simd_count);
+        assert_int_equal(
+                tdc_agent_u64(l.ids[i], AMD_DBGAPI_AGENT_INFO_MAX_WAVES_PER_EXECUTION_UNIT, 8),
+                sa->max_waves_per_simd);
+        assert_int_equal(amd_dbgapi_agent_get_info(a, AMD_DBGAPI_AGENT_INFO_NAME, sizeof(name),
+                                                   &name),
+                         AMD_DBGAPI_STATUS_SUCCESS);
+        assert_true(strlen(name) > 0);
+        tdc_free(name);
+    }
+    tdc_free(l.ids);
+}
+
+static void check_queues(const struct tsc_case *tc, amd_dbgapi_process_id_t p)
+{
+    struct tdc_list l = tdc_queues(p);
+    uint32_t matched = 0;
+
+    assert_int_equal(l.n, tc->s->nqueues);
+    for (size_t i = 0; i < l.n; i++) {
+        uint32_t q = scen_queue(tc, l.ids[i]);
+        amd_dbgapi_queue_id_t h = { l.ids[i] };
+        amd_dbgapi_os_queue_packet_id_t rd = 0, wr = 0;
+        size_t size = 0;
+        void *bytes = NULL;
+        uint64_t agent = tdc_queue_u64(l.ids[i], AMD_DBGAPI_QUEUE_INFO_AGENT, 8);
+
+        matched |= 1u << q;
+        assert_int_equal(tdc_queue_u64(l.ids[i], AMD_DBGAPI_QUEUE_INFO_SIZE, 8), tc->a.ring_size[q]);
+        assert_int_equal(tdc_queue_u64(l.ids[i], AMD_DBGAPI_QUEUE_INFO_TYPE, 4),
+                         AMD_DBGAPI_OS_QUEUE_TYPE_HSA_AQL);
+        assert_int_equal(tdc_queue_u64(l.ids[i], AMD_DBGAPI_QUEUE_INFO_OS_ID, 8),
+                         tc->s->queues[q].queue_id);
+        assert_int_equal(tdc_agent_u64(agent, AMD_DBGAPI_AGENT_INFO_OS_ID, 8),
+                         tc->s->agents[tc->s->queues[q].agent].gpu_id);
+        assert_int_equal(amd_dbgapi_queue_packet_list(h, &rd, &wr, &size, &bytes),
+                         AMD_DBGAPI_STATUS_SUCCESS);
+        assert_true(wr >= rd);
+        assert_int_equal(size, (wr - rd) * 64);
+        /* every dispatch of the scenario on this queue is among the packets */
+        for (uint32_t d = 0; d < tc->s->ndispatches; d++)
+            if (tc->s->dispatches[d].queue == q)
+                assert_true(tc->s->dispatches[d].packet_id >= rd &&
+                            tc->s->dispatches[d].packet_id < wr);
+        tdc_free(bytes);
+    }
+    assert_int_equal(matched, (1u << tc->s->nqueues) - 1u);
+    tdc_free(l.ids);
+}
+
+static void check_code_objects(const struct tsc_case *tc, amd_dbgapi_process_id_t p)
+{
+    struct tdc_list l = tdc_code_objects(p);
+
+    assert_int_equal(l.n, tc->s->ncode_objects);
+    for (size_t i = 0; i < l.n; i++) {
+        amd_dbgapi_code_object_id_t h = { l.ids[i] };
+        uint64_t load = 0;
+        char *uri = NULL;
+        uint32_t k;
+
+        assert_int_equal(amd_dbgapi_code_object_get_info(h, AMD_DBGAPI_CODE_OBJECT_INFO_LOAD_ADDRESS,
+                                                         sizeof(load), &load),
+                         AMD_DBGAPI_STATUS_SUCCESS);
+        assert_int_equal(amd_dbgapi_code_object_get_info(h, AMD_DBGAPI_CODE_OBJECT_INFO_URI_NAME,
+                                                         sizeof(uri), &uri),
+                         AMD_DBGAPI_STATUS_SUCCESS);
+        for (k = 0; k < tc->s->ncode_objects && tc->a.co_load[k] != load; k++)
+            ;
+        if (k == tc->s->ncode_objects)
+            fail_msg("code object at 0x%" PRIx64 " is not the scenario's", load);
+        assert_ptr_equal(strstr(uri, tc->s->code_objects[k].uri_file ? "file://" : "memory://"),
+                         uri);
+        tdc_free(uri);
+    }
+    tdc_free(l.ids);
+}
+
+static void check_dispatches(const struct tsc_case *tc, amd_dbgapi_process_id_t p)
+{
+    struct tdc_list l = tdc_dispatches(p);
+    uint32_t with_waves = 0;
+
+    for (uint32_t d = 0; d < tc->s->ndispatches; d++) {
+        for (uint32_t w = 0; w < tc->s->nwaves; w++) {
+            if (tc->s->waves[w].dispatch == d) {
+                with_waves++;
+                break;
+            }
+        }
+    }
+    /* as AMD's library: the dispatches that have waves */
+    assert_int_equal(l.n, with_waves);
+    for (size_t i = 0; i < l.n; i++) {
+        uint32_t d = scen_dispatch(tc, l.ids[i]);
+        const struct gc_scen_dispatch *dp = &tc->s->dispatches[d];
+        amd_dbgapi_dispatch_id_t h = { l.ids[i] };
+        uint16_t wg[3];
+        uint32_t grid[3], dims;
+
+        assert_int_equal(
+                tdc_dispatch_u64(l.ids[i], AMD_DBGAPI_DISPATCH_INFO_KERNEL_DESCRIPTOR_ADDRESS, 8),
+                tc->a.kd[d]);
+        assert_int_equal(
+                tdc_dispatch_u64(l.ids[i], AMD_DBGAPI_DISPATCH_INFO_KERNEL_CODE_ENTRY_ADDRESS, 8),
+                tc->a.entry[d]);
+        assert_int_equal(tdc_dispatch_u64(l.ids[i], AMD_DBGAPI_DISPATCH_INFO_GROUP_SEGMENT_SIZE, 8),
+                         dp->group_segment_size);
+        assert_int_equal(
+                tdc_dispatch_u64(l.ids[i], AMD_DBGAPI_DISPATCH_INFO_PRIVATE_SEGMENT_SIZE, 8),
+                dp->private_segment_size);
+        assert_int_equal(amd_dbgapi_dispatch_get_info(h, AMD_DBGAPI_DISPATCH_INFO_WORKGROUP_SIZES,
+                                                      sizeof(wg), wg),
+                         AMD_DBGAPI_STATUS_SUCCESS);
+        assert_int_equal(amd_dbgapi_dispatch_get_info(h, AMD_DBGAPI_DISPATCH_INFO_GRID_SIZES,
+                                                      sizeof(grid), grid),
+                         AMD_DBGAPI_STATUS_SUCCESS);
+        for (int k = 0; k < 3; k++) {
+            assert_int_equal(wg[k], dp->workgroup[k]);
+            assert_int_equal(grid[k], dp->grid[k]);
+        }
+        dims = (uint32_t)tdc_dispatch_u64(l.ids[i], AMD_DBGAPI_DISPATCH_INFO_GRID_DIMENSIONS, 4);
+        assert_true(dims >= 1 && dims <= 3);
+    }
+    tdc_free(l.ids);
+}
+
+/* The workgroups: one per workgroup of the waves[] entries, each at its coordinates. */
+static void check_workgroups(const struct tsc_case *tc, amd_dbgapi_process_id_t p)
+{
+    struct tdc_list l = tdc_workgroups(p);
+    uint64_t want = 0;
+
+    for (uint32_t w = 0; w < tc->s->nwaves; w++)
+        want += tc->s->waves[w].workgroup_count;
+    assert_int_equal(l.n, want);
+    for (size_t i = 0; i < l.n; i++) {
+        amd_dbgapi_workgroup_id_t h = { l.ids[i] };
+        uint32_t coord[3], uid;
+        uint32_t d = scen_dispatch(tc, tdc_workgroup_u64(l.ids[i],
+                                                         AMD_DBGAPI_WORKGROUP_INFO_DISPATCH, 8));
+
+        assert_int_equal(amd_dbgapi_workgroup_get_info(h, AMD_DBGAPI_WORKGROUP_INFO_WORKGROUP_COORD,
+                                                       sizeof(coord), coord),
+                         AMD_DBGAPI_STATUS_SUCCESS);
+        assert_non_null(scen_wave(tc, d, coord, 0, &uid));
+    }
+    tdc_free(l.ids);
+}
+
+/* Read @p size bytes of a register into @p buf (fails unless SUCCESS). */
+static void read_reg(uint64_t wave, uint64_t reg, void *buf, size_t size)
+{
+    amd_dbgapi_wave_id_t w = { wave };
+    amd_dbgapi_register_id_t r = { reg };
+    amd_dbgapi_status_t st = amd_dbgapi_read_register(w, r, 0, size, buf);
+
+    if (st != AMD_DBGAPI_STATUS_SUCCESS)
+        fail_msg("wave %" PRIu64 " register %" PRIu64 ": status %d", wave, reg, (int)st);
+}
+
+/* Every register the wave lists: SGPRs, VGPRs, AccVGPRs, pc and exec against the scenario and
+   the wave; the others against the image's bytes. */
+static void check_registers(uint64_t wave, const struct arch_regs *ar,
+                            const struct gc_scen_waves *w, uint32_t uid, struct gc_image *img,
+                            const struct gc_image_wave *iw, uint64_t pc, uint64_t exec)
+{
+    amd_dbgapi_wave_id_t h = { wave };
+    amd_dbgapi_register_id_t *regs = NULL;
+    struct gc_reglist il = { 0 };
+    size_t n = 0, nsgpr = 0, nvgpr = 0, nacc = 0;
+    uint32_t lanes = iw->lanes;
+    uint8_t buf[256 * 4];
+    /* SGPRs below the aliased top slots (vcc, flat_scratch, xnack_mask) are the saved values;
+       the aliased ones are read as the registers they alias (cwsr-layout.md §9) */
+    uint32_t alias = ar->garch->regs->sgpr_alias_count;
+    uint32_t plain = (ar->garch->sgprs + alias < iw->wave.sgprs ? ar->garch->sgprs + alias
+                                                                 : iw->wave.sgprs) -
+                     alias;
+
+    assert_int_equal(amd_dbgapi_wave_register_list(h, &n, &regs), AMD_DBGAPI_STATUS_SUCCESS);
+    assert_int_equal(gc_wave_register_list(ar->garch, &iw->wave, &il), GPUCORE_OK);
+    assert_int_equal(n, il.count);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t id = regs[i].handle;
+        const struct gc_reg *ir = &il.regs[i];
+        uint64_t size = 0;
+        amd_dbgapi_register_id_t r = { id };
+        const struct reg_class *rc;
+        uint32_t k;
+
+        assert_int_equal(amd_dbgapi_register_get_info(r, AMD_DBGAPI_REGISTER_INFO_SIZE,
+                                                      sizeof(size), &size),
+                         AMD_DBGAPI_STATUS_SUCCESS);
+        assert_int_equal(size, ir->size);
+        assert_true(size <= sizeof(buf));
+        read_reg(wave, id, buf, size);
+        seen.registers++;
+        rc = reg_class(ar, id);
+        k = rc->number;
+        if (rc->kind == R_SGPR && k < plain) {
+            uint32_t v;
+
+            memcpy(&v, buf, 4);
+            if (v != gc_layout_sgpr(w, uid, k))
+                fail_msg("wave %u s%u = 0x%x, expected 0x%x", uid, k, v,
+                         gc_layout_sgpr(w, uid, k));
+            nsgpr++;
+            continue;
+        }
+        if ((rc->kind == R_VGPR && k < iw->wave.vgprs) || rc->kind == R_ACC) {
+            int acc = rc->kind == R_ACC;
+
+            assert_int_equal(size, (uint64_t)lanes * 4);
+            for (uint32_t lane = 0; lane < lanes; lane++) {
+                uint32_t v, want = acc ? gc_layout_accvgpr(w, uid, k, lane)
+                                       : gc_layout_vgpr(w, uid, k, lane);
+
+                memcpy(&v, buf + 4 * lane, 4);
+                if (v != want)
+                    fail_msg("wave %u %c%u[%u] = 0x%x, expected 0x%x", uid, acc ? 'a' : 'v', k,
+                             lane, v, want);
+                seen.lanes++;
+            }
+            *(acc ? &nacc : &nvgpr) += 1;
+            continue;
+        }
+        if (rc->kind == R_PC || rc->kind == R_EXEC) {
+            uint64_t v = 0;
+
+            memcpy(&v, buf, size < 8 ? size : 8);
+            assert_int_equal(v, rc->kind == R_PC ? pc : exec);
+            continue;
+        }
+        /* trap temporaries, hardware registers, aliases and pseudo registers: the image's */
+        {
+            uint8_t want[sizeof(buf)];
+
+            assert_int_equal(gc_reg_read(ar->garch, &iw->wave, gc_image_r_version(img), ir, 0, want,
+                                         size),
+                             GPUCORE_OK);
+            if (memcmp(want, buf, size) != 0)
+                fail_msg("wave %u %s differs from the image", uid, ir->name);
+        }
+    }
+    /* the registers the wave has, all listed */
+    assert_int_equal(nsgpr, plain);
+    assert_int_equal(nvgpr, iw->wave.vgprs);
+    assert_int_equal(nacc, iw->wave.accvgprs);
+    gc_reglist_done(&il);
+    tdc_free(regs);
+}
+
+/* The LDS of a group leader, whole, through the local address space. */
+static void check_lds(uint64_t wave, const struct arch_regs *ar, const struct gc_scen_waves *w,
+                      uint32_t uid, uint32_t group_segment_size, amd_dbgapi_process_id_t p)
+{
+    amd_dbgapi_wave_id_t h = { wave };
+    amd_dbgapi_address_space_id_t local = { ar->local };
+    amd_dbgapi_size_t size = 256u << 10;
+    uint8_t *buf = malloc(size);
+
+    assert_non_null(buf);
+    assert_int_equal(amd_dbgapi_read_memory(p, h, 0, local, 0, &size, buf),
+                     AMD_DBGAPI_STATUS_SUCCESS);
+    assert_true(size >= group_segment_size);
+    for (uint32_t k = 0; k + 4 <= size; k += 4) {
+        uint32_t v;
+
+        memcpy(&v, buf + k, 4);
+        if (v != gc_layout_lds(w, uid, k / 4))
+            fail_msg("LDS dword %u of wave %u: 0x%x, expected 0x%x", k / 4, uid, v,
+                     gc_layout_lds(w, uid, k / 4));
+    }
+    seen.lds_bytes += size;
+    free(buf);
+}
+
+/* Scratch: the wave's slot (from its hardware ids, as test_image finds it) holds the queue's
+   pattern, through private_wave and the swizzled private_lane. */
+static void check_scratch(uint64_t wave, const struct arch_regs *ar, const struct tsc_case *tc,
+                          uint32_t q, struct gc_image *img, const struct gc_image_wave *iw,
+                          amd_dbgapi_process_id_t p, int tier_state)
+{
+    const struct gc_scen_queue *sq = &tc->s->queues[q];
+    const struct gc_scen_agent *ag = &tc->s->agents[sq->agent];
+    const struct gc_image_queue *iq = gc_image_queue(img, iw->queue);
+    amd_dbgapi_wave_id_t h = { wave };
+    amd_dbgapi_address_space_id_t pw = { ar->private_wave }, pl = { ar->private_lane };
+    uint64_t off = 0, slot = 0;
+    amd_dbgapi_size_t size = 16;
+    uint32_t words[4];
+
+    assert_int_equal(gc_scratch_slot(ar->garch, iq->compute_tmpring_size, iw->wave.se_id,
+                                     iw->wave.scratch_id,
+                                     ag->array_count / ag->simd_arrays_per_engine, &off, &slot),
+                     GPUCORE_OK);
+    off += iq->scratch_stride * iw->xcc;
+    seen.scratch_reads++;
+    if (tier_state) { /* scratch is not in a --tier state core */
+        assert_int_equal(amd_dbgapi_read_memory(p, h, 0, pw, 8, &size, words),
+                         AMD_DBGAPI_STATUS_ERROR_MEMORY_ACCESS);
+        assert_int_equal(size, 0);
+        return;
+    }
+    assert_int_equal(amd_dbgapi_read_memory(p, h, 0, pw, 8, &size, words),
+                     AMD_DBGAPI_STATUS_SUCCESS);
+    assert_int_equal(size, 16);
+    for (uint32_t k = 0; k < 4; k++)
+        assert_int_equal(words[k], gc_layout_mem(sq->scratch_pattern, sq->scratch_seed,
+                                                 GC_SCEN_KIND_SCRATCH, (off + 8) / 4 + k));
+    /* lane 1, dword 2 of private_lane: (2 * lanes + 1) dwords into the slot */
+    size = 4;
+    assert_int_equal(amd_dbgapi_read_memory(p, h, 1, pl, 8, &size, words),
+                     AMD_DBGAPI_STATUS_SUCCESS);
+    assert_int_equal(words[0], gc_layout_mem(sq->scratch_pattern, sq->scratch_seed,
+                                             GC_SCEN_KIND_SCRATCH, off / 4 + 2u * iw->lanes + 1u));
+    /* past the slot: nothing */
+    size = 4;
+    assert_int_equal(amd_dbgapi_read_memory(p, h, 0, pw, slot, &size, words),
+                     AMD_DBGAPI_STATUS_ERROR_MEMORY_ACCESS);
+    assert_int_equal(size, 0);
+}
+
+static void check_waves(const struct tsc_case *tc, amd_dbgapi_process_id_t p, struct gc_image *img,
+                        int tier_state)
+{
+    struct tdc_list l = tdc_waves(p);
+    struct wave_key *keys = image_keys(img);
+
+    assert_int_equal(l.n, tc->s->total_waves);
+    for (size_t i = 0; i < l.n; i++) {
+        uint64_t wv = l.ids[i];
+        amd_dbgapi_wave_id_t h = { wv };
+        uint64_t dispatch = tdc_wave_u64(wv, AMD_DBGAPI_WAVE_INFO_DISPATCH, 8);
+        uint64_t queue = tdc_wave_u64(wv, AMD_DBGAPI_WAVE_INFO_QUEUE, 8);
+        uint64_t group = tdc_wave_u64(wv, AMD_DBGAPI_WAVE_INFO_WORKGROUP, 8);
+        uint32_t d = scen_dispatch(tc, dispatch), q = scen_queue(tc, queue), coord[3], gcoord[3];
+        uint32_t number = (uint32_t)tdc_wave_u64(wv, AMD_DBGAPI_WAVE_INFO_WAVE_NUMBER_IN_WORKGROUP, 4);
+        const struct gc_scen_dispatch *dp = &tc->s->dispatches[d];
+        const struct arch_regs *ar = arch_regs(tdc_wave_u64(wv, AMD_DBGAPI_WAVE_INFO_ARCHITECTURE, 8));
+        const struct gc_scen_waves *w;
+        const struct gc_image_wave *iw;
+        uint64_t pc, exec, want_pc;
+        uint32_t uid = 0;
+
+        assert_int_equal(amd_dbgapi_wave_get_info(h, AMD_DBGAPI_WAVE_INFO_WORKGROUP_COORD,
+                                                  sizeof(coord), coord),
+                         AMD_DBGAPI_STATUS_SUCCESS);
+        assert_int_equal(amd_dbgapi_workgroup_get_info(
+                                 (amd_dbgapi_workgroup_id_t){ group },
+                                 AMD_DBGAPI_WORKGROUP_INFO_WORKGROUP_COORD, sizeof(gcoord), gcoord),
+                         AMD_DBGAPI_STATUS_SUCCESS);
+        assert_memory_equal(coord, gcoord, sizeof(coord));
+        assert_int_equal(dp->queue, q);
+        w = scen_wave(tc, d, coord, number, &uid);
+        iw = image_wave(img, keys,
+                        (struct wave_key){ q, coord[0], coord[1], coord[2], number, dp->packet_id, 0 });
+        seen.waves++;
+        assert_int_equal(tdc_wave_u64(wv, AMD_DBGAPI_WAVE_INFO_STATE, 4), AMD_DBGAPI_WAVE_STATE_STOP);
+        assert_int_equal(tdc_wave_u64(wv, AMD_DBGAPI_WAVE_INFO_STOP_REASON, 4),
+                         w->stopped ? expected_reasons(w->stop) : AMD_DBGAPI_WAVE_STOP_REASON_NONE);
+        assert_int_equal(tdc_wave_u64(wv, AMD_DBGAPI_WAVE_INFO_LANE_COUNT, 8), dp->wave32 ? 32 : 64);
+        pc = tdc_wave_u64(wv, AMD_DBGAPI_WAVE_INFO_PC, 8);
+        exec = tdc_wave_u64(wv, AMD_DBGAPI_WAVE_INFO_EXEC_MASK, 8);
+        want_pc = w->pc_is_kernel ? tc->a.entry[w->dispatch] + w->pc_offset : w->pc_address;
+        assert_int_equal(pc, want_pc);
+        assert_int_equal(exec, w->exec);
+        check_registers(wv, ar, w, uid, img, iw, pc, exec);
+        if (number == 0 && dp->group_segment_size)
+            check_lds(wv, ar, w, uid, dp->group_segment_size, p);
+        if (iw->wave.scratch_en && tc->s->queues[q].scratch_per_wave)
+            check_scratch(wv, ar, tc, q, img, iw, p, tier_state);
+    }
+    free(keys);
+    tdc_free(l.ids);
+}
+
+static int buffer_referenced(const struct gc_scenario *s, uint32_t b)
+{
+    for (uint32_t i = 0; i < s->ndispatches; i++)
+        for (uint32_t k = 0; k < s->dispatches[i].nkernargs; k++)
+            if (s->dispatches[i].kernargs[k].type == GC_SCEN_KA_BUFFER &&
+                s->dispatches[i].kernargs[k].value == b)
+                return 1;
+    return 0;
+}
+
+/* The referenced buffers through global and generic addresses; under --tier state they were
+   not captured, and the library says so (MEMORY_ACCESS, nothing read). */
+static void check_buffers(const struct tsc_case *tc, amd_dbgapi_process_id_t p, int tier_state)
+{
+    for (uint32_t b = 0; b < tc->s->nbuffers; b++) {
+        const struct gc_scen_buffer *sb = &tc->s->buffers[b];
+        uint64_t start = sb->nranges ? sb->ranges[0].offset : 0;
+        amd_dbgapi_size_t size = 64;
+        uint32_t words[16];
+        amd_dbgapi_status_t st;
+
+        if (sb->pattern == GC_SCEN_PAT_ZERO || !buffer_referenced(tc->s, b) || sb->size < 64)
+            continue;
+        st = amd_dbgapi_read_memory(p, AMD_DBGAPI_WAVE_NONE, AMD_DBGAPI_LANE_NONE,
+                                    AMD_DBGAPI_ADDRESS_SPACE_GLOBAL,
+                                    tc->a.buffer[b] + start, &size, words);
+        seen.buffer_reads++;
+        if (tier_state) {
+            assert_int_equal(st, AMD_DBGAPI_STATUS_ERROR_MEMORY_ACCESS);
+            assert_int_equal(size, 0);
+            continue;
+        }
+        if (sb->sparse && st == AMD_DBGAPI_STATUS_ERROR_MEMORY_ACCESS)
+            continue;
+        assert_int_equal(st, AMD_DBGAPI_STATUS_SUCCESS);
+        assert_int_equal(size, 64);
+        for (uint32_t k = 0; k < 16; k++)
+            assert_int_equal(words[k],
+                             gc_layout_mem(sb->pattern, sb->seed, GC_SCEN_KIND_MEM, start / 4 + k));
+    }
+}
+
+/* ---- a case ------------------------------------------------------------------------------- */
+
+static void run_case(const char *name, const char *opt1, const char *opt2)
+{
+    struct tsc_case *tc = calloc(1, sizeof(*tc));
+    struct tdc c;
+    struct gc_image *img = NULL;
+    gpucore_diag_t d = { 0 };
+    amd_dbgapi_process_id_t p;
+    uint32_t runtime, runtime_state, stops;
+    int tier_state = opt2 && strcmp(opt2, "state") == 0;
+    struct tdc_list waves;
+
+    assert_non_null(tc);
+    tsc_capture_case(tc, "dbgapi", name, opt1, opt2);
+    tdc_open(&c, tc->core);
+    if (gc_image_open(c.core, &img, &d))
+        fail_msg("image of %s: %s", tc->core, d.message);
+    memset(&seen, 0, sizeof(seen));
+    narchs = 0;
+    tdc_reset_books();
+    assert_int_equal(amd_dbgapi_initialize(&tdc_callbacks), AMD_DBGAPI_STATUS_SUCCESS);
+    p = tdc_attach(&c);
+    /* the handshake: one note handed over, freed by the library */
+    assert_int_equal(c.core_state_given, 1);
+    assert_int_equal(tdc_core_state_freed, 1);
+    /* until its stop event is fetched a wave runs, and has no PC */
+    waves = tdc_waves(p);
+    if (waves.n) {
+        amd_dbgapi_wave_id_t w0 = { waves.ids[0] };
+        uint64_t pc;
+
+        assert_int_equal(tdc_wave_u64(waves.ids[0], AMD_DBGAPI_WAVE_INFO_STATE, 4),
+                         AMD_DBGAPI_WAVE_STATE_RUN);
+        assert_int_equal(amd_dbgapi_wave_get_info(w0, AMD_DBGAPI_WAVE_INFO_PC, sizeof(pc), &pc),
+                         AMD_DBGAPI_STATUS_ERROR_WAVE_NOT_STOPPED);
+    }
+    tdc_free(waves.ids);
+    tdc_drain(p, &runtime, &runtime_state, &stops);
+    assert_int_equal(runtime, 1);
+    assert_int_equal(runtime_state, AMD_DBGAPI_RUNTIME_STATE_LOADED_SUCCESS);
+    assert_int_equal(stops, tc->s->total_waves);
+
+    check_agents(tc, p);
+    check_queues(tc, p);
+    check_code_objects(tc, p);
+    check_dispatches(tc, p);
+    check_workgroups(tc, p);
+    check_waves(tc, p, img, tier_state);
+    check_buffers(tc, p, tier_state);
+
+    assert_int_equal(amd_dbgapi_process_detach(p), AMD_DBGAPI_STATUS_SUCCESS);
+    assert_int_equal(amd_dbgapi_finalize(), AMD_DBGAPI_STATUS_SUCCESS);
+    assert_int_equal(tdc_fatal_logs, 0);
+    assert_int_equal(c.writes, 0);
+    assert_int_equal(tdc_live_allocations, 0);
+    print_message("%s%s%s: %" PRIu64 " waves, %" PRIu64 " registers (%" PRIu64
+                  " vector lanes), %" PRIu64 " LDS bytes, %" PRIu64 " scratch and %" PRIu64
+                  " buffer reads checked\n",
+                  name, opt1 ? " " : "", opt2 ? opt2 : "", seen.waves, seen.registers, seen.lanes,
+                  seen.lds_bytes, seen.scratch_reads, seen.buffer_reads);
+    assert_int_equal(seen.waves, tc->s->total_waves);
+    archs_free();
+    gc_image_close(img);
+    tdc_close(&c);
+    tsc_case_done(tc);
+    free(tc);
+}
+
+/* SCENARIO(test, file, LDS, scratch, buffers): the last three say which paths it must reach. */
+#define SCENARIO(n, f, lds, scratch, buffers)                                                  \
+    static void test_truth_##n(void **state)                                                   \
+    {                                                                                          \
+        (void)state;                                                                           \
+        run_case(f, NULL, NULL);                                                               \
+        assert_true(!(lds) || seen.lds_bytes > 0);                                             \
+        assert_true(!(scratch) || seen.scratch_reads > 0);                                     \
+        assert_true(!(buffers) || seen.buffer_reads > 0);                                      \
+    }
+SCENARIO(vadd, "vadd-fault", 1, 1, 1)
+SCENARIO(mi300, "mi300-xcc", 1, 1, 0)
+SCENARIO(rdna2, "rdna2-illegal", 0, 0, 1)
+SCENARIO(rdna3, "rdna3-assert", 1, 1, 1)
+SCENARIO(hang, "multi-gpu-hang", 0, 0, 0)
+SCENARIO(big, "big-memory", 1, 0, 1)
+
+/* --tier state: the GPU state is all there; the buffers were not captured. */
+static void test_truth_tier_state(void **state)
+{
+    (void)state;
+    run_case("vadd-fault", "--tier", "state");
+    assert_true(seen.buffer_reads > 0);
+}
+
+/* After a failed case: no inferior left, and the library ready for the next one. */
+static int teardown(void **state)
+{
+    amd_dbgapi_finalize();
+    return tsc_kill_child(state);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(test_truth_vadd, teardown),
+        cmocka_unit_test_teardown(test_truth_rdna2, teardown),
+        cmocka_unit_test_teardown(test_truth_rdna3, teardown),
+        cmocka_unit_test_teardown(test_truth_mi300, teardown),
+        cmocka_unit_test_teardown(test_truth_hang, teardown),
+        cmocka_unit_test_teardown(test_truth_big, teardown),
+        cmocka_unit_test_teardown(test_truth_tier_state, teardown),
+    };
+
+    if (!tsc_ptrace_permitted()) {
+        printf("SKIP: ptrace is not permitted (not root, kernel.yama.ptrace_scope != 0)\n");
+        return 77;
+    }
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
