@@ -29,3 +29,13 @@ set_property(TEST test_dbgapi_truth APPEND PROPERTY ENVIRONMENT
   "GPUCORE_CLI=$<TARGET_FILE:gpucore-cli>")
 set_tests_properties(test_dbgapi_truth PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600
                      LABELS "unit;e2e;dbgapi")
+
+# Conformance: every function, called rightly and wrongly, on a captured core kept in the
+# repository (no ptrace needed).
+gpucore_unit_test(test_dbgapi_api
+  SOURCES unit/test_dbgapi_api.c unit/dbgapi_client.c
+  LIBS gpucore-dbgapi gc_libcore gc_schema)
+target_include_directories(test_dbgapi_api PRIVATE ${PROJECT_SOURCE_DIR}/analyze/dbgapi)
+set_property(TEST test_dbgapi_api APPEND PROPERTY ENVIRONMENT
+  "GPUCORE_DBGAPI_FIXTURE=${PROJECT_SOURCE_DIR}/tests/fuzz/corpus/fuzz_image/rdna2-illegal-state.bin")
+set_tests_properties(test_dbgapi_api PROPERTIES LABELS "unit;dbgapi")

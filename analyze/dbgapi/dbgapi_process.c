@@ -434,9 +434,11 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_process_set_wave_creation(
                    AMD_DBGAPI_STATUS_ERROR_INVALID_PROCESS_ID);
     if (creation != AMD_DBGAPI_WAVE_CREATION_NORMAL && creation != AMD_DBGAPI_WAVE_CREATION_STOP)
         DBG_RETURN(amd_dbgapi_process_set_wave_creation, AMD_DBGAPI_STATUS_ERROR_INVALID_ARGUMENT);
-    /* Recorded, as the progress mode: a core creates no waves whatever the mode. */
-    p->wave_creation = creation;
-    DBG_RETURN(amd_dbgapi_process_set_wave_creation, AMD_DBGAPI_STATUS_SUCCESS);
+    /* A core's hardware state cannot change (dbgapi-on-cores.md §9): it stays in NORMAL, the
+       mode it was captured in, and asking for it again is all that succeeds. */
+    DBG_RETURN(amd_dbgapi_process_set_wave_creation,
+               creation == p->wave_creation ? AMD_DBGAPI_STATUS_SUCCESS
+                                            : AMD_DBGAPI_STATUS_ERROR_PROCESS_FROZEN);
 }
 
 amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_process_freeze(amd_dbgapi_process_id_t process_id)

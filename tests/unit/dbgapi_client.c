@@ -15,6 +15,7 @@
 long tdc_live_allocations;
 long tdc_fatal_logs;
 long tdc_core_state_freed;
+long tdc_fail_allocations;
 amd_dbgapi_log_level_t tdc_last_log_level;
 char tdc_last_log[512];
 
@@ -31,6 +32,10 @@ static void *cb_allocate(size_t size)
 
     if (size == 0)
         return NULL;
+    if (tdc_fail_allocations > 0) {
+        tdc_fail_allocations--;
+        return NULL;
+    }
     b = malloc(sizeof(*b) + size);
     if (!b)
         return NULL;
@@ -71,6 +76,7 @@ void tdc_reset_books(void)
     tdc_live_allocations = 0;
     tdc_fatal_logs = 0;
     tdc_core_state_freed = 0;
+    tdc_fail_allocations = 0;
 }
 
 /* Core-state copies handed to the library and not freed yet. */

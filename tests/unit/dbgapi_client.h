@@ -34,6 +34,7 @@ struct tdc {
 extern long tdc_live_allocations;
 extern long tdc_fatal_logs;
 extern long tdc_core_state_freed; /* deallocate_memory calls on a core-state copy */
+extern long tdc_fail_allocations; /* > 0: that many allocate_memory calls return NULL */
 extern amd_dbgapi_log_level_t tdc_last_log_level;
 extern char tdc_last_log[512];
 

@@ -754,6 +754,7 @@ static void run_case(const char *name, const char *opt1, const char *opt2)
     memset(&seen, 0, sizeof(seen));
     narchs = 0;
     tdc_reset_books();
+    amd_dbgapi_set_log_level(AMD_DBGAPI_LOG_LEVEL_WARNING); /* FATAL_ERROR messages counted */
     assert_int_equal(amd_dbgapi_initialize(&tdc_callbacks), AMD_DBGAPI_STATUS_SUCCESS);
     p = tdc_attach(&c);
     /* the handshake: one note handed over, freed by the library */

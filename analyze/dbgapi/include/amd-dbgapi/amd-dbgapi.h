@@ -627,9 +627,16 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_process_get_info(amd_dbgapi_process_id
  * event, then one WAVE_STOP event per wave; a wave reads as running until its event is fetched.
  * If the OS process has already exited, the attach succeeds and every list is empty.
  *
+ * This library serves cores only: a live process (OS_PID answered SUCCESS) is refused with
+ * ERROR_RESTRICTION and a warning saying so. Of a core it refuses a note whose KFD version is
+ * outside 1.13 <= v < 2.0 (ERROR_RESTRICTION, as AMD's); a runtime state other than enabled
+ * gives a RUNTIME event LOADED_ERROR_RESTRICTION (disabled: no event) and no agents; an ROCr
+ * r_debug version outside 8..12 (AMD's 0.77: 8..10) gives LOADED_ERROR_RESTRICTION with the
+ * agents only. Whatever it finds missing from the core is logged as a warning.
+ *
  * Returns: SUCCESS; FATAL; ERROR_NOT_INITIALIZED; ERROR_ALREADY_ATTACHED; ERROR_RESTRICTION
- * (see the status); ERROR_INVALID_ARGUMENT (client_process_id or process_id NULL); ERROR
- * (other failure).
+ * (see above and the status); ERROR_INVALID_ARGUMENT (client_process_id or process_id NULL);
+ * ERROR (other failure).
  */
 amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_process_attach(
     amd_dbgapi_client_process_id_t client_process_id,
@@ -657,7 +664,8 @@ typedef enum
 
 /**
  * Set the progress mode of one process, or of every attached process with
- * AMD_DBGAPI_PROCESS_NONE.
+ * AMD_DBGAPI_PROCESS_NONE. On a core the mode is recorded and changes nothing: no wave runs
+ * in either mode.
  *
  * Returns: SUCCESS; FATAL; ERROR_NOT_INITIALIZED; ERROR_INVALID_PROCESS_ID;
  * ERROR_INVALID_ARGUMENT (unknown progress); ERROR_PROCESS_FROZEN.
@@ -675,7 +683,8 @@ typedef enum
 } amd_dbgapi_wave_creation_t;
 
 /**
- * Set the wave-creation mode of every agent of a process.
+ * Set the wave-creation mode of every agent of a process. On a core the mode stays NORMAL,
+ * the mode it was captured in: NORMAL succeeds, STOP answers ERROR_PROCESS_FROZEN.
  *
  * Returns: SUCCESS; FATAL; ERROR_NOT_INITIALIZED; ERROR_INVALID_PROCESS_ID;
  * ERROR_INVALID_ARGUMENT (unknown mode); ERROR_PROCESS_FROZEN.
@@ -796,13 +805,15 @@ typedef enum
 {
   /** amd_dbgapi_process_id_t. */
   AMD_DBGAPI_AGENT_INFO_PROCESS = 1,
-  /** char * (client-owned): marketing name. */
+  /** char * (client-owned): marketing name, from the PCI ID database (pci.ids) by
+   *  vendor:device as AMD's 0.77 names agents; "Device vvvv:dddd" when it is not installed
+   *  or does not know the device. */
   AMD_DBGAPI_AGENT_INFO_NAME = 2,
   /** amd_dbgapi_architecture_id_t; ERROR_NOT_AVAILABLE for an unsupported architecture. */
   AMD_DBGAPI_AGENT_INFO_ARCHITECTURE = 3,
   /** uint32_t, an amd_dbgapi_agent_state_t. */
   AMD_DBGAPI_AGENT_INFO_STATE = 4,
-  /** uint16_t: PCI domain. */
+  /** uint16_t: PCI domain (0 on a core: the note does not record it). */
   AMD_DBGAPI_AGENT_INFO_PCI_DOMAIN = 5,
   /** uint16_t: PCI bus/device/function ("BDF") of the agent. */
   AMD_DBGAPI_AGENT_INFO_PCI_SLOT = 6,
@@ -878,10 +889,11 @@ typedef enum
   AMD_DBGAPI_QUEUE_INFO_ARCHITECTURE = 3,
   /** uint32_t, an amd_dbgapi_os_queue_type_t. */
   AMD_DBGAPI_QUEUE_INFO_TYPE = 4,
-  /** uint32_t, an amd_dbgapi_queue_state_t (not implemented by AMD's 0.77). */
+  /** uint32_t, an amd_dbgapi_queue_state_t (not implemented by AMD's 0.77; this library
+   *  answers ERROR when the note records a queue exception, else VALID). */
   AMD_DBGAPI_QUEUE_INFO_STATE = 5,
   /** uint32_t, an amd_dbgapi_exceptions_t bit set; EXCEPTION_NONE unless in error (not
-   *  implemented by AMD's 0.77). */
+   *  implemented by AMD's 0.77; this library answers the queue exceptions the note records). */
   AMD_DBGAPI_QUEUE_INFO_ERROR_REASON = 6,
   /** amd_dbgapi_global_address_t: base of the packet ring. */
   AMD_DBGAPI_QUEUE_INFO_ADDRESS = 7,
@@ -1062,6 +1074,7 @@ typedef enum
 
 /**
  * List the dispatches of a process (or all). Behaves as amd_dbgapi_process_code_object_list.
+ * As with AMD's library, the dispatches listed are those some wave belongs to.
  *
  * Returns: SUCCESS; FATAL; ERROR_NOT_INITIALIZED; ERROR_INVALID_PROCESS_ID;
  * ERROR_INVALID_ARGUMENT; ERROR_CLIENT_CALLBACK.
@@ -1275,7 +1288,8 @@ typedef enum
 /**
  * Resume a stopped wave whose stop event has been processed. `exceptions` other than
  * AMD_DBGAPI_EXCEPTION_NONE (wave exceptions only) halt the wave and deliver them to the
- * runtime, which puts the queue in error. On a core every resume fails.
+ * runtime, which puts the queue in error. On a core every resume fails with
+ * ERROR_PROCESS_FROZEN: nothing can run.
  *
  * Returns: SUCCESS; FATAL; ERROR_NOT_INITIALIZED; ERROR_INVALID_WAVE_ID;
  * ERROR_INVALID_ARGUMENT (bad mode or non-wave exceptions); ERROR_WAVE_NOT_STOPPED;
@@ -1293,7 +1307,8 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_wave_resume(
  * buffer (amd_dbgapi_displaced_stepping_start), the wave single-steps it there
  * (amd_dbgapi_wave_resume, SINGLE_STEP), then the buffer is released and the wave state
  * fixed up (amd_dbgapi_displaced_stepping_complete). There is at least one buffer; buffers may
- * be shared by waves at the same breakpoint. Not available on a core.
+ * be shared by waves at the same breakpoint. Not available on a core: starting answers
+ * ERROR_PROCESS_FROZEN.
  * ------------------------------------------------------------------------------------------- */
 
 /** Opaque handle of a displaced-stepping buffer. */
@@ -1897,7 +1912,8 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_read_memory(
 
 /**
  * Write up to *value_size bytes; arguments as for amd_dbgapi_read_memory. On a core nothing
- * is ever written.
+ * is ever written: once the arguments are checked the answer is ERROR_PROCESS_FROZEN, and the
+ * client's xfer_global_memory is never asked to write.
  *
  * Returns: SUCCESS; FATAL; ERROR_NOT_INITIALIZED; ERROR_INVALID_PROCESS_ID;
  * ERROR_INVALID_WAVE_ID; ERROR_INVALID_LANE_ID; ERROR_INVALID_ADDRESS_SPACE_ID;
