@@ -78,5 +78,7 @@ int cmd_kfd_check(int argc, char **argv);
 int cmd_capture(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
+int cmd_analyze(int argc, char **argv);
+int cmd_dbgapi_dump(int argc, char **argv);
 
 #endif /* GPUCORE_CLI_H */

@@ -23,9 +23,6 @@
 
 #include "analyze.h"
 
-/* Declared here and in main.c until cli.h (owned elsewhere) carries it. */
-int cmd_analyze(int argc, char **argv);
-
 /* ---------------------------------------------------------------------------------------- */
 /* Command line                                                                               */
 /* ---------------------------------------------------------------------------------------- */

@@ -13,9 +13,6 @@
 
 #include "cli.h"
 
-/* cmd_analyze.c (its prototype belongs in cli.h, which another change owns). */
-int cmd_analyze(int argc, char **argv);
-
 struct command {
     const char *name;
     int (*run)(int argc, char **argv);
@@ -41,6 +38,9 @@ static const struct command commands[] = {
     { "analyze", cmd_analyze,
       "analyze [waves|regs|disasm|mem] [--json] [--wave N] [--address A] [--space S] CORE",
       "explain a core: faulting waves first, grouped by PC and stop reason, disassembled" },
+    { "dbgapi-dump", cmd_dbgapi_dump,
+      "dbgapi-dump [--json] [--library PATH] [--host HOSTCORE] [--no-registers] [--lds] CORE",
+      "print everything a debugger sees of a core through the amd-dbgapi library" },
     { "compress", cmd_compress,
       "compress [--level N] [--threads N] [--frame-size SIZE] [--force] INPUT OUTPUT",
       "compress a core into zstd seekable frames (readable in place, `zstd -d` compatible)" },
@@ -63,9 +63,9 @@ static void print_usage(FILE *out)
         fprintf(out, "  gpucore %s\n", commands[i].synopsis);
     fprintf(out, "\nRun `gpucore COMMAND --help` for a command's options.\n"
                  "Exit codes: 0 success, 64 usage, 65 malformed input, 66 cannot open input,\n"
-                 "69 GPU driver unavailable, 70 internal error, 73 cannot create output,\n"
-                 "74 I/O error, 77 not permitted, 130 interrupted; `gpucore run` exits with\n"
-                 "the command's own status.\n");
+                 "69 GPU driver (dbgapi-dump: the amd-dbgapi library) unavailable,\n"
+                 "70 internal error, 73 cannot create output, 74 I/O error, 77 not permitted,\n"
+                 "130 interrupted; `gpucore run` exits with the command's own status.\n");
 }
 
 static const struct command *find_command(const char *name)

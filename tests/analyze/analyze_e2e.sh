@@ -120,6 +120,32 @@ gc report-json analyze --json "$core";     expect_rc 0 report-json
 gc waves-json analyze waves --json "$core"; expect_rc 0 waves-json
 gc waves analyze waves --faulting "$core";  expect_rc 0 waves
 
+# The amd-dbgapi view of the core (libgpucore-dbgapi through `gpucore dbgapi-dump`, a client
+# of the public interface) agrees with `gpucore analyze` on every wave.
+gc dump dbgapi-dump --json "$core";        expect_rc 0 dump
+python3 - waves-json.out dump.out <<'PY' || fail "dbgapi-dump and analyze waves disagree (see above)"
+import collections, json, sys
+analyze = json.load(open(sys.argv[1]))["waves"]
+recs = [json.loads(l) for l in open(sys.argv[2])]
+dump = [r for r in recs if r["kind"] == "wave"]
+def key_a(w):
+    return (tuple(w["workgroup"]), w["wave_in_group"], w["lanes"], int(w["pc"], 16),
+            int(w["exec"], 16), tuple(sorted(r.lower() for r in w["stop_reasons"])))
+def key_d(w):
+    return (tuple(w["workgroup_coord"]), w["wave_number_in_workgroup"], w["lane_count"],
+            int(w["pc"], 16), int(w["exec_mask"], 16),
+            tuple(sorted(r.lower() for r in w["stop_reason"])))
+a, d = collections.Counter(map(key_a, analyze)), collections.Counter(map(key_d, dump))
+if a != d:
+    print("only in analyze:", list((a - d).items())[:3])
+    print("only in dbgapi-dump:", list((d - a).items())[:3])
+    sys.exit(1)
+summary = [r for r in recs if r["kind"] == "summary"][0]
+assert summary["fatal_statuses"] == 0, summary
+assert all(w["state"] == "STOP" for w in dump), "a wave is not stopped"
+assert all(isinstance(w["registers"], dict) and w["registers"] for w in dump), "a wave has no registers"
+PY
+
 # A compressed copy explains itself identically (the JSON apart from the file name).
 gc compress compress out/core out/core.zst; expect_rc 0 compress
 gc report-zst analyze --json out/core.zst;  expect_rc 0 report-zst

@@ -121,6 +121,59 @@ malformed-input)
   set +e; "$gpucore" info cut.core >out.txt 2>err.txt; rc=$?; set -e
   [ "$rc" -eq 65 ] || [ "$rc" -eq 0 ] || fail "cut core: exit $rc"
   [ -s err.txt ] || grep -q "Problems" out.txt || fail "cut core: no diagnosis" ;;
+golden-dbgapi-dump-text)
+  # The library's view of the example core through the public interface. The library's path
+  # and the agent's name (from pci.ids, if installed) depend on the machine.
+  "$mkexample" example.core >/dev/null
+  expect_exit 0 "$gpucore" dbgapi-dump example.core
+  sed -E -e 's#^(  path +).*#\1LIBRARY#' -e 's#^(  name +)(Device 1002:740f|.*MI210.*)$#\1AGENT#' \
+    out.txt > norm.txt && mv norm.txt out.txt
+  golden dbgapi-dump-text ;;
+golden-dbgapi-dump-json)
+  "$mkexample" example.core >/dev/null
+  expect_exit 0 "$gpucore" dbgapi-dump --json --lds example.core
+  python3 -c 'import json,sys
+for l in open("out.txt"):
+    r = json.loads(l)
+    if r["kind"] == "library": r["path"] = "LIBRARY"
+    if r["kind"] == "agent": r["name"] = "AGENT"
+    print(json.dumps(r, sort_keys=True))' > norm.txt && mv norm.txt out.txt
+  golden dbgapi-dump-json
+  cp out.txt plain.txt
+  # split and compressed forms of the same core: the same answers
+  "$mkexample" --split split.core >/dev/null
+  expect_exit 0 "$gpucore" compress example.core example.core.zst
+  for other in split.core example.core.zst; do
+    "$gpucore" dbgapi-dump --json --lds "$other" | python3 -c 'import json,sys
+for l in sys.stdin:
+    r = json.loads(l)
+    if r["kind"] == "library": r["path"] = "LIBRARY"; r["core"] = "example.core"
+    if r["kind"] == "agent": r["name"] = "AGENT"
+    print(json.dumps(r, sort_keys=True))' > other.txt
+    diff -u plain.txt other.txt || fail "dbgapi-dump of $other differs from the plain core's"
+  done ;;
+dbgapi-dump-errors)
+  "$mkexample" example.core >/dev/null
+  expect_exit 66 "$gpucore" dbgapi-dump does-not-exist.core
+  stderr_has "does-not-exist.core: cannot open"
+  printf 'this is not an ELF core at all, just text padding it out to 64 bytes.....' > bad.core
+  expect_exit 65 "$gpucore" dbgapi-dump bad.core
+  stderr_has "bad.core: offset 0x"
+  python3 "$(dirname "$golden_dir")/../analyze/strip_amdgpu_note.py" example.core nonote.core
+  expect_exit 65 "$gpucore" dbgapi-dump nonote.core
+  stderr_has "nonote.core: no AMDGPU core-state note"
+  expect_exit 69 "$gpucore" dbgapi-dump --library /nonexistent/librocm-dbgapi.so.0 example.core
+  stderr_has "cannot load the amd-dbgapi library"
+  libc=$(ldd "$gpucore" | awk '/libc\.so/ { print $3 }')
+  expect_exit 69 "$gpucore" dbgapi-dump --library "$libc" example.core
+  stderr_has "not an amd-dbgapi 0.77 library: it does not define amd_dbgapi_"
+  expect_exit 64 "$gpucore" dbgapi-dump --bogus example.core
+  expect_exit 64 "$gpucore" dbgapi-dump example.core example.core
+  stderr_has "expected exactly one CORE"
+  expect_exit 64 "$gpucore" dbgapi-dump --log-level loud example.core
+  stderr_has "unknown log level 'loud'"
+  expect_exit 0 "$gpucore" dbgapi-dump --help
+  grep -q -- "--library" out.txt || fail "dbgapi-dump --help does not document --library" ;;
 *)
   fail "unknown case" ;;
 esac
