@@ -76,13 +76,8 @@ if [ ! -d "$dir" ] || [ ! -w "$dir" ]; then usage "--dir '$dir' is not a writabl
 command -v python3 >/dev/null || die "python3 is needed (to prepare the scenario copies)"
 
 # ptrace rights: root, or the same user with Yama off (the capturer is not the inferior's parent).
-if [ "$(id -u)" != 0 ]; then
-  scope=$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)
-  if [ "$scope" != 0 ]; then
-    echo "$prog: needs root (or kernel.yama.ptrace_scope=0) to capture another process; skipped"
-    exit 77
-  fi
-fi
+. "$root/bench/inferior.sh"
+bench_need_ptrace "$prog"
 
 # ---- build ---------------------------------------------------------------------------------
 gpucore=$build/cli/gpucore
@@ -118,13 +113,8 @@ else
 fi
 
 work=$(mktemp -d "$dir/gpucore-bench-capture.XXXXXX")
-inf_pid=""
 cleanup() {
-  if [ -n "$inf_pid" ]; then
-    kill -TERM "$inf_pid" 2>/dev/null || true
-    wait "$inf_pid" 2>/dev/null || true
-    inf_pid=""
-  fi
+  bench_stop_inferior
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -255,49 +245,11 @@ print_table() {
 }
 
 bench_scenario() {
-  local scen=$1 name pid
-  case $scen in
-    */*|*.json) ;;
-    *) scen=$root/tests/scenarios/$scen.json ;;
-  esac
-  [ -f "$scen" ] || die "no scenario file $scen"
+  local scen name pid
+  scen=$(bench_scenario_file "$1")
   name=$(basename "$scen" .json)
-  # A copy whose runtime carries on after a GPU error: the first capture lets go of the
-  # scenario's exception, and an inferior that then aborts (as most scenarios say) could not be
-  # captured again. Nothing else changes; the GPU state stays as it was.
-  python3 - "$scen" "$work/$name.json" <<'PY' || die "cannot prepare a copy of $scen"
-import json, sys
-with open(sys.argv[1]) as f:
-    s = json.load(f)
-s["on_queue_error"] = "continue"
-s.pop("exit_status", None)
-with open(sys.argv[2], "w") as f:
-    json.dump(s, f, indent=1)
-PY
-
-  : >"$work/inferior.out"
-  # In a session of its own: a Ctrl-C of the benchmark must not kill it under a running row
-  # (cleanup terminates it). setsid execs in place here (a background job is no group leader).
-  setsid "$inferior" "$work/$name.json" --objects "$objects" >>"$work/inferior.out" 2>&1 &
-  inf_pid=$!
-  # Ready within 60 s (laying out 16 GiB of sparse buffers is quick; a cold disk may not be).
-  local w st=running
-  for ((w = 0; w < 600; w++)); do
-    grep -q ' ready$' "$work/inferior.out" && break
-    if ! kill -0 "$inf_pid" 2>/dev/null; then
-      st=0
-      wait "$inf_pid" || st=$?
-      inf_pid=""
-      st="exited with status $st"
-      break
-    fi
-    sleep 0.1
-  done
-  pid=$(sed -n 's/^gpucore-inferior: pid \([0-9][0-9]*\) ready$/\1/p' "$work/inferior.out")
-  if [ -z "$inf_pid" ] || [ "$pid" != "$inf_pid" ]; then
-    sed 's/^/  | /' "$work/inferior.out" >&2
-    die "gpucore-inferior $name did not get ready ($st)"
-  fi
+  bench_start_inferior "$inferior" "$objects" "$scen" "$name"
+  pid=$inf_pid
 
   secs=() disk=() logical=() rss=() line=()
   for ((round = 1; round <= repeat; round++)); do
@@ -307,10 +259,7 @@ PY
   done
   kill -0 "$pid" 2>/dev/null || die "the inferior $name exited during the benchmark"
   print_table "$name" "$pid"
-
-  kill -TERM "$inf_pid"
-  wait "$inf_pid" || true
-  inf_pid=""
+  bench_stop_inferior
 }
 
 echo "gpucore capture benchmark: build $build; files in $dir; peak RSS from ${rss_tool:-nothing}"

@@ -39,3 +39,11 @@ target_include_directories(test_dbgapi_api PRIVATE ${PROJECT_SOURCE_DIR}/analyze
 set_property(TEST test_dbgapi_api APPEND PROPERTY ENVIRONMENT
   "GPUCORE_DBGAPI_FIXTURE=${PROJECT_SOURCE_DIR}/tests/fuzz/corpus/fuzz_image/rdna2-illegal-state.bin")
 set_tests_properties(test_dbgapi_api PROPERTIES LABELS "unit;dbgapi")
+
+# Arbitrary cores through the interface, every list walked (its own seeds and fuzz_image's).
+gpucore_fuzz_target(fuzz_dbgapi SOURCE fuzz/targets/fuzz_dbgapi.c
+  LIBS gpucore-dbgapi gc_libcore gc_schema CORPORA fuzz_image)
+target_include_directories(fuzz_dbgapi PRIVATE ${PROJECT_SOURCE_DIR}/analyze/dbgapi)
+if(TARGET fuzz_dbgapi-libfuzzer)
+  target_include_directories(fuzz_dbgapi-libfuzzer PRIVATE ${PROJECT_SOURCE_DIR}/analyze/dbgapi)
+endif()

@@ -313,10 +313,12 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_classify_instruction(
     gst = gc_disasm_classify(a->arch, memory, *size, address, &cls, &d);
     if (gst != GPUCORE_OK)
         DBG_RETURN(amd_dbgapi_classify_instruction, insn_failure(a, gst, &d));
-    /* The information of each kind (amd-dbgapi.h, amd_dbgapi_instruction_kind_t). */
+    /* The information of each kind (amd-dbgapi.h, amd_dbgapi_instruction_kind_t): a target
+       or trap code, then the register pairs a call or indirect branch uses. */
     switch (cls.kind) {
     case GC_INSN_DIRECT_BRANCH:
     case GC_INSN_DIRECT_BRANCH_CONDITIONAL:
+    case GC_INSN_DIRECT_CALL_REGISTER_PAIR:
         info[0] = cls.target;
         info_size = 8;
         break;
@@ -324,17 +326,18 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_classify_instruction(
         info[0] = cls.trap_code;
         info_size = 8;
         break;
-    case GC_INSN_DIRECT_CALL_REGISTER_PAIR:
-        info[0] = cls.target;
-        info_size = 8;
-        /* The pair receiving the return address follows. */
-        /* fall through */
-    case GC_INSN_INDIRECT_BRANCH_REGISTER_PAIR:
-    case GC_INSN_INDIRECT_BRANCH_CONDITIONAL_REGISTER_PAIR:
-    case GC_INSN_INDIRECT_CALL_REGISTER_PAIRS:
+    default:
+        break;
+    }
+    if (cls.kind == GC_INSN_DIRECT_CALL_REGISTER_PAIR ||
+        cls.kind == GC_INSN_INDIRECT_BRANCH_REGISTER_PAIR ||
+        cls.kind == GC_INSN_INDIRECT_BRANCH_CONDITIONAL_REGISTER_PAIR ||
+        cls.kind == GC_INSN_INDIRECT_CALL_REGISTER_PAIRS) {
         for (uint32_t i = 0; i < cls.nregs; i++) {
             uint32_t r = operand_register(a, cls.regs[i]);
 
+            if (info_size / 8 >= GC_ARRAY_SIZE(info))
+                DBG_RETURN(amd_dbgapi_classify_instruction, AMD_DBGAPI_STATUS_ERROR);
             if (r == UINT32_MAX) {
                 gc_dbg_log(AMD_DBGAPI_LOG_LEVEL_WARNING,
                            "%s: the instruction at 0x%" PRIx64 " uses scalar operand %u, which "
@@ -345,9 +348,6 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_classify_instruction(
             info[info_size / 8] = a->reg_base + r;
             info_size += 8;
         }
-        break;
-    default:
-        break;
     }
     if (instruction_information) {
         void *copy = NULL;
