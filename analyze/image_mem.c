@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "arch_regs.h"
 #include "image_internal.h"
 #include "wave.h"
 
@@ -86,6 +87,58 @@ static gpucore_status_t read_local(struct gc_image *img, const struct gc_image_w
     return GPUCORE_OK;
 }
 
+/* The scratch backing memory of the wave's XCC: the queue's, plus the per-XCC stride. */
+static gpucore_status_t xcc_scratch_base(const struct gc_image *img, const struct gc_image_wave *w,
+                                         uint64_t *ret, gpucore_diag_t *diag)
+{
+    const struct gc_image_queue *q = &img->queues[w->queue];
+    const struct gc_image_queue_priv *qp = &img->qpriv[w->queue];
+
+    GC_FAIL_IF(w->xcc && q->scratch_stride > (UINT64_MAX - qp->scratch_loc) / w->xcc, diag,
+               GPUCORE_E_CORRUPT, GC_NO_OFFSET, "wave %u: the scratch of XCC %u wraps", w->index,
+               w->xcc);
+    *ret = qp->scratch_loc + q->scratch_stride * w->xcc;
+    return GPUCORE_OK;
+}
+
+/*
+ * Architected flat scratch (gfx940/942, gfx11, gfx12): the SPI starts every wave with
+ * FLAT_SCRATCH = its slot's address, and the trap handler saves it (cwsr-layout.md §14). When
+ * the queue's fields place the slot, the two must agree -- AMD's library warns and shows no
+ * private memory otherwise; when they cannot (a runtime of r_version 11 or later no longer
+ * records the per-XCC stride, XCC > 0), the register is the slot's address.
+ */
+static gpucore_status_t flat_scratch_slot(const struct gc_image *img,
+                                          const struct gc_image_wave *w, uint64_t off,
+                                          uint64_t size, uint64_t *ret_base, uint64_t *ret_size,
+                                          gpucore_diag_t *diag)
+{
+    const struct gc_image_queue_priv *qp = &img->qpriv[w->queue];
+    const struct gc_arch *arch = img->agents[img->queues[w->queue].agent].arch;
+    struct gc_reg reg;
+    uint64_t flat = 0, base;
+
+    GC_FAIL_IF(gc_wave_register_find(arch, &w->wave, "flat_scratch", &reg) != GPUCORE_OK ||
+                       gc_reg_read(arch, &w->wave, img->r_version, &reg, 0, &flat,
+                                   sizeof(flat)) != GPUCORE_OK,
+               diag, GPUCORE_E_UNAVAILABLE, GC_NO_OFFSET,
+               "wave %u: its flat_scratch register, which holds its scratch address on %s, "
+               "cannot be read", w->index, arch->name);
+    if (w->xcc == 0 || qp->have_stride) {
+        GC_TRY(xcc_scratch_base(img, w, &base, diag));
+        GC_FAIL_IF(off > UINT64_MAX - base || base + off != flat, diag, GPUCORE_E_UNAVAILABLE,
+                   GC_NO_OFFSET,
+                   "wave %u: its flat_scratch 0x%" PRIx64 " is not the scratch slot 0x%" PRIx64
+                   " its queue's fields place (AMD's library shows no private memory then)",
+                   w->index, flat, base + off);
+    }
+    GC_FAIL_IF(size > UINT64_MAX - flat, diag, GPUCORE_E_CORRUPT, GC_NO_OFFSET,
+               "wave %u: the scratch slot at flat_scratch 0x%" PRIx64 " wraps", w->index, flat);
+    *ret_base = flat;
+    *ret_size = size;
+    return GPUCORE_OK;
+}
+
 /* Base address and size of the wave's scratch slot. */
 static gpucore_status_t scratch_slot(struct gc_image *img, const struct gc_image_wave *w,
                                      uint64_t *ret_base, uint64_t *ret_size, gpucore_diag_t *diag)
@@ -100,10 +153,6 @@ static gpucore_status_t scratch_slot(struct gc_image *img, const struct gc_image
                w->index);
     GC_FAIL_IF(!w->wave.scratch_en || !qp->scratch_loc, diag, GPUCORE_E_LIMIT, GC_NO_OFFSET,
                "wave %u has no scratch (private memory)", w->index);
-    GC_FAIL_IF(w->xcc > 0 && !qp->have_stride, diag, GPUCORE_E_UNAVAILABLE, GC_NO_OFFSET,
-               "wave %u: the runtime (r_version %u) does not record the per-XCC scratch stride "
-               "needed for XCC %u",
-               w->index, img->r_version, w->xcc);
     GC_FAIL_IF(!qp->se_count, diag, GPUCORE_E_UNAVAILABLE, GC_NO_OFFSET,
                "wave %u: the agent's shader-engine count is unknown, so its scratch slot is too",
                w->index);
@@ -113,10 +162,13 @@ static gpucore_status_t scratch_slot(struct gc_image *img, const struct gc_image
                "wave %u: COMPUTE_TMPRING_SIZE 0x%x does not place a scratch slot for %u shader "
                "engines (AMD's library disables private memory)",
                w->index, q->compute_tmpring_size, qp->se_count);
-    GC_FAIL_IF(w->xcc && q->scratch_stride > (UINT64_MAX - qp->scratch_loc) / w->xcc, diag,
-               GPUCORE_E_CORRUPT, GC_NO_OFFSET, "wave %u: the scratch of XCC %u wraps", w->index,
-               w->xcc);
-    base = qp->scratch_loc + q->scratch_stride * w->xcc;
+    if (arch->architected_flat_scratch)
+        return flat_scratch_slot(img, w, off, size, ret_base, ret_size, diag);
+    GC_FAIL_IF(w->xcc > 0 && !qp->have_stride, diag, GPUCORE_E_UNAVAILABLE, GC_NO_OFFSET,
+               "wave %u: the runtime (r_version %u) does not record the per-XCC scratch stride "
+               "needed for XCC %u",
+               w->index, img->r_version, w->xcc);
+    GC_TRY(xcc_scratch_base(img, w, &base, diag));
     GC_FAIL_IF(off > UINT64_MAX - base || size > UINT64_MAX - (base + off), diag, GPUCORE_E_CORRUPT,
                GC_NO_OFFSET, "wave %u: the scratch slot wraps", w->index);
     *ret_base = base + off;

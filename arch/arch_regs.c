@@ -28,6 +28,7 @@
 #include "arch_regs.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gc_le.h"
@@ -617,6 +618,52 @@ gpucore_status_t gc_wave_register_list(const struct gc_arch *arch, const struct 
     ret->regs = regs;
     ret->count = count;
     return GPUCORE_OK;
+}
+
+gpucore_status_t gc_wave_register_find(const struct gc_arch *arch, const struct gc_wave *w,
+                                       const char *name, struct gc_reg *ret)
+{
+    struct wctx c;
+
+    if (!arch || !w || !name || !ret || !arch->regs || !arch->hwreg || !arch->ttmp)
+        return GPUCORE_E_INVAL;
+    wctx_init(&c, arch, w);
+    for (uint32_t i = 0; i < c.rs->ndescs; i++) {
+        const struct gc_reg_desc *d = &c.rs->descs[i];
+        size_t len = strlen(d->name);
+        uint32_t n = 0;
+
+        if (strncmp(name, d->name, len) != 0)
+            continue;
+        if (d->count > 1 || d->kind == GC_REGK_TTMP) { /* "s12": the number after the name */
+            char *end;
+            unsigned long v;
+
+            if (name[len] < '0' || name[len] > '9')
+                continue;
+            v = strtoul(name + len, &end, 10);
+            if (*end || v < d->first || v >= (unsigned long)d->first + d->count)
+                continue;
+            n = (uint32_t)v;
+        } else if (name[len] != '\0') {
+            continue;
+        } else {
+            n = d->first;
+        }
+        /* The first descriptor of the name the wave has (the list's first of that name). */
+        {
+            struct loc l;
+            int found = locate(&c, d, n, &l);
+
+            if (found < 0)
+                return GPUCORE_E_CORRUPT;
+            if (found) {
+                fill_reg(&c, d, i, n, &l, ret);
+                return GPUCORE_OK;
+            }
+        }
+    }
+    return GPUCORE_E_NOTFOUND;
 }
 
 gpucore_status_t gc_arch_register_list(const struct gc_arch *arch, struct gc_reglist *ret)

@@ -154,6 +154,15 @@ gpucore_status_t gc_wave_register_list(const struct gc_arch *arch, const struct 
                                        struct gc_reglist *ret);
 
 /*
+ * The register named @p name of @p w, as gc_wave_register_list() would list it first under
+ * that name ("flat_scratch", "s12", "ttmp7"), without building the list.
+ * @retval GPUCORE_OK, GPUCORE_E_NOTFOUND (the wave has no such register), GPUCORE_E_INVAL,
+ *         GPUCORE_E_CORRUPT (as gc_wave_register_list()).
+ */
+gpucore_status_t gc_wave_register_find(const struct gc_arch *arch, const struct gc_wave *w,
+                                       const char *name, struct gc_reg *ret);
+
+/*
  * Every register the family of @p arch can present, for any wave: what
  * amd_dbgapi_architecture_register_list returns, in AMD's order. Each wave's list
  * (gc_wave_register_list) is a subsequence of it with the same ids. Sizes are the register's

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "arch.h"
+#include "arch_regs.h"
 #include "gc_util.h"
 #include "wave.h"
 
@@ -573,6 +574,76 @@ static gpucore_status_t wave_pc(struct lctx *c, uint32_t wi, uint64_t *ret)
     return GPUCORE_OK;
 }
 
+int gc_layout_flat_scratch_sgpr(const struct gc_arch *arch, uint32_t saved_sgprs)
+{
+    uint32_t alias, end;
+
+    if (!arch || !arch->architected_flat_scratch || !arch->regs ||
+        gc_hwreg_slot(arch->hwreg, "flat_scratch_lo") >= 0)
+        return -1;
+    alias = arch->regs->sgpr_alias_count;
+    end = arch->sgprs + alias < saved_sgprs ? arch->sgprs + alias : saved_sgprs;
+    return alias >= 6 && end >= 6 ? (int)(end - 6) : -1;
+}
+
+uint32_t gc_layout_tmpring(const struct gc_arch *arch, const struct gc_scen_queue *q)
+{
+    uint32_t tmpring = 0;
+
+    if (!q->scratch_per_wave || !q->scratch_waves)
+        return 0;
+    tmpring = gc_bf_put(tmpring, arch->hwreg->scratch.waves, q->scratch_waves);
+    return gc_bf_put(tmpring, arch->hwreg->scratch.wavesize,
+                     q->scratch_per_wave / arch->hwreg->scratch.wavesize_unit);
+}
+
+uint64_t gc_layout_flat_scratch(const struct gc_arch *arch, const struct gc_scen_agent *a,
+                                const struct gc_scen_queue *q, uint64_t scratch_base,
+                                uint32_t xcc, uint32_t se_id, uint32_t scratch_id)
+{
+    uint64_t off = 0, size = 0;
+
+    if (!arch->architected_flat_scratch || !q->scratch_per_wave || !a->simd_arrays_per_engine ||
+        gc_scratch_slot(arch, gc_layout_tmpring(arch, q), se_id, scratch_id,
+                        a->array_count / a->simd_arrays_per_engine, &off, &size) != GPUCORE_OK)
+        return 0;
+    /* one slot per scratch wave per XCC, XCC after XCC (build_queue) */
+    return scratch_base + (uint64_t)xcc * q->scratch_per_wave * q->scratch_waves + off;
+}
+
+uint32_t gc_layout_saved_sgpr(const struct gc_arch *arch, const struct gc_scen_agent *a,
+                              const struct gc_scen_queue *q, uint64_t scratch_base, uint32_t xcc,
+                              const struct gc_wave *saved, const struct gc_scen_waves *w,
+                              uint32_t uid, uint32_t reg)
+{
+    int at = saved->scratch_en ? gc_layout_flat_scratch_sgpr(arch, saved->sgprs) : -1;
+    uint64_t flat;
+
+    if (at < 0 || (reg != (uint32_t)at && reg != (uint32_t)at + 1))
+        return gc_layout_sgpr(w, uid, reg);
+    flat = gc_layout_flat_scratch(arch, a, q, scratch_base, xcc, saved->se_id, saved->scratch_id);
+    return reg == (uint32_t)at ? (uint32_t)flat : (uint32_t)(flat >> 32);
+}
+
+/* A wave's FLAT_SCRATCH on architected-flat-scratch targets, where the trap handler saves it
+   (gc_layout_flat_scratch_sgpr). */
+static void set_flat_scratch(struct lctx *c, const struct gc_arch *arch, uint32_t qi, uint32_t x,
+                             struct gc_wave_spec *sp, uint32_t *sgpr)
+{
+    const struct gc_scen_queue *sq = &c->s->queues[qi];
+    uint64_t addr = gc_layout_flat_scratch(arch, &c->s->agents[sq->agent], sq,
+                                           c->l->queues[qi].scratch, x, sp->se_id,
+                                           sp->scratch_id);
+    int at = gc_layout_flat_scratch_sgpr(arch, sp->sgprs);
+
+    set_slot(arch, sp->hwreg, "flat_scratch_lo", (uint32_t)addr);
+    set_slot(arch, sp->hwreg, "flat_scratch_hi", (uint32_t)(addr >> 32));
+    if (at >= 0) {
+        sgpr[at] = (uint32_t)addr;
+        sgpr[at + 1] = (uint32_t)(addr >> 32);
+    }
+}
+
 /* Build the wave specs of (queue @p q, XCC @p x) in scenario order. */
 static gpucore_status_t build_specs(struct lctx *c, uint32_t q, uint32_t x,
                                     const struct gc_arch *arch, struct area_waves *aw)
@@ -656,6 +727,8 @@ static gpucore_status_t build_specs(struct lctx *c, uint32_t q, uint32_t x,
                    every family's scoreboard field. */
                 sp->scratch_id = sp->scratch_en ? (k % (sq->scratch_waves < 16 ?
                                                         sq->scratch_waves : 16)) : 0;
+                if (sp->scratch_en && arch->architected_flat_scratch)
+                    set_flat_scratch(c, arch, q, x, sp, sgp);
                 set_slot(arch, sp->hwreg, "pc_lo", (uint32_t)pc);
                 set_slot(arch, sp->hwreg, "pc_hi", (uint32_t)(pc >> 32));
                 set_slot(arch, sp->hwreg, "exec_lo", (uint32_t)w->exec);
@@ -868,9 +941,7 @@ static gpucore_status_t build_queue(struct lctx *c, uint32_t qi)
         lq->scratch = addr_of(scratch);
         fill_pattern(scratch, 0, lq->scratch_size, q->scratch_pattern, q->scratch_seed,
                      GC_SCEN_KIND_SCRATCH);
-        tmpring = gc_bf_put(tmpring, arch->hwreg->scratch.waves, q->scratch_waves);
-        tmpring = gc_bf_put(tmpring, arch->hwreg->scratch.wavesize,
-                            q->scratch_per_wave / arch->hwreg->scratch.wavesize_unit);
+        tmpring = gc_layout_tmpring(arch, q);
     }
     lq->compute_tmpring_size = tmpring;
 

@@ -163,6 +163,40 @@ uint32_t gc_layout_mem(enum gc_scen_pattern p, uint32_t seed, uint32_t kind, uin
 gpucore_status_t gc_layout_device_entry(const struct gc_scen_agent *a,
                                         struct kfd_dbg_device_info_entry *ret);
 
+/*
+ * Architected flat scratch (gfx940/942, gfx11, gfx12): the SPI starts a wave that has scratch
+ * with FLAT_SCRATCH = its scratch slot's address, and the trap handler saves it -- in hardware
+ * slots 9-10 on gfx10+, in the SGPR aliases end - 6 and end - 5 on gfx940 (cwsr-layout.md §8,
+ * §9, §14). The index of the low half among @p saved_sgprs saved SGPRs, or -1 when it is not
+ * saved among the SGPRs (a hardware slot, too few SGPRs, or no architected flat scratch).
+ * The layout writes it there instead of gc_layout_sgpr()'s value for waves with scratch.
+ */
+int gc_layout_flat_scratch_sgpr(const struct gc_arch *arch, uint32_t saved_sgprs);
+
+/* COMPUTE_TMPRING_SIZE of a scenario queue on @p arch (its scratch waves and slot size). */
+uint32_t gc_layout_tmpring(const struct gc_arch *arch, const struct gc_scen_queue *q);
+
+/*
+ * The FLAT_SCRATCH value a wave of queue @p q starts with on an architected-flat-scratch
+ * target: @p scratch_base (the queue's scratch backing memory) + XCC @p xcc's share + the
+ * slot of (@p se_id, @p scratch_id). 0 if the target has no architected flat scratch or the
+ * queue no scratch.
+ */
+uint64_t gc_layout_flat_scratch(const struct gc_arch *arch, const struct gc_scen_agent *a,
+                                const struct gc_scen_queue *q, uint64_t scratch_base,
+                                uint32_t xcc, uint32_t se_id, uint32_t scratch_id);
+
+/*
+ * Saved SGPR @p reg of wave @p uid of @p w as a save area must hold it: gc_layout_sgpr(),
+ * except the FLAT_SCRATCH halves of a wave with scratch on gfx940 (gc_layout_flat_scratch_sgpr),
+ * computed from the queue's @p scratch_base and the decoded wave's XCC @p xcc, shader engine
+ * and scratch slot (@p saved, as decoded).
+ */
+uint32_t gc_layout_saved_sgpr(const struct gc_arch *arch, const struct gc_scen_agent *a,
+                              const struct gc_scen_queue *q, uint64_t scratch_base, uint32_t xcc,
+                              const struct gc_wave *saved, const struct gc_scen_waves *w,
+                              uint32_t uid, uint32_t reg);
+
 /* Saved register counts of a dispatch's waves (defaults applied for @p arch). */
 void gc_layout_reg_counts(const struct gc_arch *arch, const struct gc_scen_dispatch *d,
                           uint32_t *vgprs, uint32_t *accvgprs, uint32_t *sgprs);

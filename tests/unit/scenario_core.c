@@ -76,13 +76,14 @@ int tsc_kill_child(void **state)
     return 0;
 }
 
-/* The "continue" variant of a scenario (the runtime carries on after a GPU error). */
-static void variant(const char *name, const char *path)
+/* The "continue" variant of a scenario (the runtime carries on after a GPU error), with
+   r_version set to @p r_version unless 0. */
+static void variant(const char *name, const char *path, uint32_t r_version)
 {
     static const char old[] = "\"on_queue_error\": \"abort\"";
     char src[4096];
     size_t len;
-    char *text, *at;
+    char *text, *at, *rv;
     FILE *f;
 
     snprintf(src, sizeof(src), "%s/%s.json", tsc_env("GPUCORE_SCENARIO_DIR"), name);
@@ -92,12 +93,24 @@ static void variant(const char *name, const char *path)
     f = fopen(path, "w");
     assert_non_null(f);
     at = strstr(text, old);
-    if (at) {
-        fwrite(text, 1, (size_t)(at - text), f);
-        fputs("\"on_queue_error\": \"continue\"", f);
-        fputs(at + strlen(old), f);
-    } else {
-        fputs(text, f);
+    rv = strstr(text, "\"r_version\":");
+    for (char *p = text; *p; p++) {
+        if (p == at) {
+            fputs("\"on_queue_error\": \"continue\"", f);
+            p += strlen(old) - 1;
+        } else if (r_version && p == rv) {
+            fprintf(f, "\"r_version\": %u", r_version);
+            p += strlen("\"r_version\":");
+            while (*p == ' ' || (*p >= '0' && *p <= '9'))
+                p++;
+            p--;
+        } else {
+            fputc(*p, f);
+            if (r_version && !rv && *p == '{') { /* the default (10) was implied: say it */
+                fprintf(f, " \"r_version\": %u,", r_version);
+                rv = p;
+            }
+        }
     }
     fclose(f);
     free(text);
@@ -218,27 +231,28 @@ void tsc_parse_describe(struct tsc_case *c)
     fclose(f);
 }
 
-void tsc_prepare_case(struct tsc_case *c, const char *tag, const char *name)
+void tsc_prepare_case(struct tsc_case *c, const char *tag, const char *name, uint32_t r_version)
 {
     const char *tmp = tsc_env("GPUCORE_TEST_TMPDIR");
     gpucore_diag_t d = { 0 };
 
     memset(c, 0, sizeof(*c));
-    snprintf(c->scen, sizeof(c->scen), "%s/%s-%s.%ld.json", tmp, tag, name, (long)getpid());
+    snprintf(c->scen, sizeof(c->scen), "%s/%s-%s-r%u.%ld.json", tmp, tag, name, r_version,
+             (long)getpid());
     snprintf(c->desc, sizeof(c->desc), "%s.describe", c->scen);
     snprintf(c->core, sizeof(c->core), "%s.core", c->scen);
-    variant(name, c->scen);
+    variant(name, c->scen, r_version);
     if (gc_scenario_load(c->scen, &c->s, &d))
         fail_msg("%s", d.message);
 }
 
-void tsc_capture_case(struct tsc_case *c, const char *tag, const char *name, const char *opt1,
-                      const char *opt2)
+void tsc_capture_case(struct tsc_case *c, const char *tag, const char *name, uint32_t r_version,
+                      const char *opt1, const char *opt2)
 {
     pid_t pid;
     int rc;
 
-    tsc_prepare_case(c, tag, name);
+    tsc_prepare_case(c, tag, name, r_version);
     pid = tsc_start_inferior(c->scen, c->desc);
     rc = tsc_capture(pid, c->core, opt1, opt2);
     if (rc != 0) {

@@ -55,14 +55,16 @@ int tsc_capture(pid_t pid, const char *core, const char *extra1, const char *ext
 
 /*
  * Capture scenario @p name (its "continue" variant, so the runtime does not abort under the
- * capture) into files named after @p tag, with capture options @p opt1 @p opt2 (NULL: none);
- * the inferior is stopped again before returning. The scenario is loaded into c->s.
+ * capture; with ROCr's r_debug version @p r_version unless 0) into files named after @p tag,
+ * with capture options @p opt1 @p opt2 (NULL: none); the inferior is stopped again before
+ * returning. The scenario is loaded into c->s.
  */
-void tsc_capture_case(struct tsc_case *c, const char *tag, const char *name, const char *opt1,
-                      const char *opt2);
+void tsc_capture_case(struct tsc_case *c, const char *tag, const char *name, uint32_t r_version,
+                      const char *opt1, const char *opt2);
 
-/* Prepare @p c for scenario @p name without capturing (the caller starts the inferior). */
-void tsc_prepare_case(struct tsc_case *c, const char *tag, const char *name);
+/* Prepare @p c for scenario @p name (and @p r_version, 0: the scenario's) without capturing
+   (the caller starts the inferior). */
+void tsc_prepare_case(struct tsc_case *c, const char *tag, const char *name, uint32_t r_version);
 
 /* Read the inferior's --describe output into c->a. */
 void tsc_parse_describe(struct tsc_case *c);

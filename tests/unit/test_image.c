@@ -172,7 +172,10 @@ static void check_waves(struct gc_image *img, const struct gc_scenario *s, const
                     else
                         assert_int_equal(iw->group_leader, iw->index - n);
                     for (uint32_t r = 0; r < sg; r += full ? 1 : 17)
-                        assert_int_equal(gc_wave_sgpr(&iw->wave, r), gc_layout_sgpr(w, uid, r));
+                        assert_int_equal(gc_wave_sgpr(&iw->wave, r),
+                                         gc_layout_saved_sgpr(arch, ag, &s->queues[qi],
+                                                              a->scratch[qi], x, &iw->wave, w,
+                                                              uid, r));
                     for (uint32_t r = 0; r < v; r += full ? 1 : 7)
                         for (uint32_t l = 0; l < iw->lanes; l += full ? 1 : 13)
                             if (gc_wave_vgpr(&iw->wave, r, l) != gc_layout_vgpr(w, uid, r, l))
@@ -523,8 +526,9 @@ static void check_note_image(gpucore_core_t *c, const struct gc_scenario *s,
 }
 
 /* Capture @p name with the options, open the core and its image, check. */
-static void run_case(const char *name, const char *opt1, const char *opt2, int tier_state,
-                     uint32_t want_lds, uint32_t want_scratch, uint32_t want_buffers)
+static void run_case(const char *name, uint32_t r_version, const char *opt1, const char *opt2,
+                     int tier_state, uint32_t want_lds, uint32_t want_scratch,
+                     uint32_t want_buffers)
 {
     struct tsc_case *tc = calloc(1, sizeof(*tc));
     gpucore_diag_t d = { 0 };
@@ -532,16 +536,17 @@ static void run_case(const char *name, const char *opt1, const char *opt2, int t
     struct gc_image *img = NULL;
 
     assert_non_null(tc);
-    tsc_capture_case(tc, "image", name, opt1, opt2);
+    tsc_capture_case(tc, "image", name, r_version, opt1, opt2);
     if (gpucore_core_open(tc->core, NULL, &c, &d))
         fail_msg("%s: %s", tc->core, d.message);
     if (gc_image_open(c, &img, &d))
         fail_msg("image of %s: %s", tc->core, d.message);
     memset(&seen, 0, sizeof(seen));
     check_image(img, tc->s, &tc->a, tier_state);
-    print_message("%s%s%s: %u waves, %u LDS images, %u scratch slots, %u buffers checked\n", name,
-                  opt1 ? " " : "", opt2 ? opt2 : "", seen.waves, seen.lds, seen.scratch,
-                  seen.buffers);
+    print_message("%s r_version %u%s%s: %u waves, %u LDS images, %u scratch slots, %u buffers "
+                  "checked\n",
+                  name, tc->s->r_version, opt1 ? " " : "", opt2 ? opt2 : "", seen.waves, seen.lds,
+                  seen.scratch, seen.buffers);
     assert_int_equal(seen.waves, tc->s->total_waves);
     assert_int_equal(gc_image_wave_count(img), tc->s->total_waves);
     if (want_lds)
@@ -562,7 +567,7 @@ static void run_case(const char *name, const char *opt1, const char *opt2, int t
     static void test_image_##n(void **state)  \
     {                                         \
         (void)state;                          \
-        run_case(f, NULL, NULL, 0, l, sc, b); \
+        run_case(f, 0, NULL, NULL, 0, l, sc, b); \
     }
 SCENARIO(vadd, "vadd-fault", 1, 1, 1)
 SCENARIO(mi300, "mi300-xcc", 1, 1, 0)
@@ -575,8 +580,19 @@ SCENARIO(big, "big-memory", 1, 0, 1)
 static void test_image_tier_state(void **state)
 {
     (void)state;
-    run_case("rdna2-illegal", "--tier", "state", 1, 0, 0, 1);
-    run_case("vadd-fault", "--tier", "state", 1, 1, 1, 1);
+    run_case("rdna2-illegal", 0, "--tier", "state", 1, 0, 0, 1);
+    run_case("vadd-fault", 0, "--tier", "state", 1, 1, 1, 1);
+}
+
+/* Every ROCr r_debug version a reader must know (8..12): amd_queue_t's fields and the parked
+   PC of stopped waves depend on it. */
+static void test_image_r_versions(void **state)
+{
+    (void)state;
+    for (uint32_t v = 8; v <= 12; v++) {
+        run_case("vadd-fault", v, NULL, NULL, 0, 1, 1, 1);
+        run_case("mi300-xcc", v, NULL, NULL, 0, 1, 1, 0);
+    }
 }
 
 /* A core cut by --max-size opens (image with problems), never a crash. */
@@ -590,7 +606,7 @@ static void test_image_max_size(void **state)
 
     (void)state;
     assert_non_null(tc);
-    tsc_prepare_case(tc, "image", "vadd-fault");
+    tsc_prepare_case(tc, "image", "vadd-fault", 0);
     pid = tsc_start_inferior(tc->scen, tc->desc);
     for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
         gpucore_core_t *c = NULL;
@@ -640,6 +656,7 @@ int main(void)
         cmocka_unit_test_teardown(test_image_hang, tsc_kill_child),
         cmocka_unit_test_teardown(test_image_big, tsc_kill_child),
         cmocka_unit_test_teardown(test_image_tier_state, tsc_kill_child),
+        cmocka_unit_test_teardown(test_image_r_versions, tsc_kill_child),
         cmocka_unit_test_teardown(test_image_max_size, tsc_kill_child),
     };
 

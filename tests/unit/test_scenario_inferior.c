@@ -253,6 +253,7 @@ static uint32_t check_area(const struct gc_scenario *s, const struct reader *r,
     const struct gc_wave_env env = { s->r_version, ag->ttmp_setup };
     uint64_t base = a->cwsr[q] + (uint64_t)x * a->cwsr_size[q];
     uint8_t hb[GC_CWSR_HEADER_SIZE], *ctl, *wav;
+    uint64_t scratch;
     struct gc_cwsr_header h;
     struct gc_cwsr_decoded dec;
     gpucore_diag_t d = { 0 };
@@ -268,6 +269,7 @@ static uint32_t check_area(const struct gc_scenario *s, const struct reader *r,
         rd(r, base + h.wave_state_offset - h.wave_state_size, wav, h.wave_state_size);
     if (gc_cwsr_decode(arch, &h, ctl, h.control_stack_size, wav, h.wave_state_size, &dec, &d))
         fail_msg("queue %u xcc %u: %s", q, x, d.message);
+    scratch = rd64(r, a->amd_queue[q] + GC_AMDQ_SCRATCH_LOCATION);
     for (uint32_t wi = 0; wi < s->nwaves; wi++) {
         const struct gc_scen_waves *w = &s->waves[wi];
         const struct gc_scen_dispatch *dp = &s->dispatches[w->dispatch];
@@ -293,7 +295,9 @@ static uint32_t check_area(const struct gc_scenario *s, const struct reader *r,
                 assert_int_equal(gw->sgprs, sg);
                 assert_int_equal(gw->first_wave, n == 0);
                 for (uint32_t i = 0; regs && i < sg; i++)
-                    assert_int_equal(gc_wave_sgpr(gw, i), gc_layout_sgpr(w, uid, i));
+                    assert_int_equal(gc_wave_sgpr(gw, i),
+                                     gc_layout_saved_sgpr(arch, ag, &s->queues[q], scratch, x, gw,
+                                                          w, uid, i));
                 for (uint32_t i = 0; regs && i < v; i++)
                     for (uint32_t l = 0; l < lanes; l++)
                         if (gc_wave_vgpr(gw, i, l) != gc_layout_vgpr(w, uid, i, l))
