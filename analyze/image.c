@@ -663,6 +663,96 @@ gpucore_status_t gc_image_open(gpucore_core_t *core, struct gc_image **ret,
     return image_done(img, st, ret, reterr_diag);
 }
 
+/* A split core's memory: the GPU file first, then the host core, for each byte in turn. */
+struct split_source {
+    gpucore_core_t *gpu, *host;
+    gpucore_core_t *last_failed;
+};
+
+static gpucore_status_t split_read(void *user, uint64_t addr, void *buf, uint64_t size,
+                                   uint64_t *ret_done)
+{
+    struct split_source *src = user;
+    uint64_t done = 0;
+    gpucore_status_t st = GPUCORE_OK;
+
+    while (done < size) {
+        gpucore_core_t *cores[2] = { src->gpu, src->host };
+        uint64_t got = 0;
+        int progressed = 0;
+
+        for (int i = 0; i < 2 && !progressed; i++) {
+            st = gpucore_core_read(cores[i], addr + done, (uint8_t *)buf + done, size - done,
+                                   &got);
+            if (st != GPUCORE_OK && st != GPUCORE_E_UNAVAILABLE) {
+                src->last_failed = cores[i];
+                *ret_done = done;
+                return st;
+            }
+            if (st != GPUCORE_OK)
+                src->last_failed = cores[i];
+            if (got > size - done)
+                got = size - done;
+            progressed = got > 0;
+            done += got;
+        }
+        if (!progressed)
+            break;
+    }
+    *ret_done = done;
+    return done == size ? GPUCORE_OK : GPUCORE_E_UNAVAILABLE;
+}
+
+static const char *split_errmsg(void *user)
+{
+    struct split_source *src = user;
+
+    return src->last_failed ? gpucore_core_errmsg(src->last_failed) : "";
+}
+
+gpucore_status_t gc_image_open_split(gpucore_core_t *gpu, gpucore_core_t *host,
+                                     struct gc_image **ret, gpucore_diag_t *reterr_diag)
+{
+    struct split_source *src;
+    struct gpucore_note note;
+    struct gc_image *img;
+    uint32_t at = 0;
+    gpucore_status_t st;
+
+    if (!host)
+        return gc_image_open(gpu, ret, reterr_diag);
+    GC_FAIL_IF(!gpu || !ret, reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
+               "gc_image_open_split needs a core and a result pointer");
+    st = gpucore_core_find_note(gpu, GPUCORE_AMDGPU_NOTE_OWNER, GPUCORE_NT_AMDGPU_KFD_CORE_STATE,
+                                &at, &note);
+    if (st != GPUCORE_OK) {
+        at = 0;
+        st = gpucore_core_find_note(host, GPUCORE_AMDGPU_NOTE_OWNER,
+                                    GPUCORE_NT_AMDGPU_KFD_CORE_STATE, &at, &note);
+    }
+    GC_FAIL_IF(st != GPUCORE_OK, reterr_diag, GPUCORE_E_NOTFOUND, GC_NO_OFFSET,
+               "neither core has an AMDGPU note (owner \"AMDGPU\", type 33): no GPU state");
+    src = gc_calloc_array(1, sizeof(*src));
+    GC_FAIL_IF(!src, reterr_diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
+    src->gpu = gpu;
+    src->host = host;
+    {
+        const struct gc_image_memory mem = { split_read, split_errmsg, src };
+
+        img = image_new(&mem, 0, reterr_diag);
+    }
+    if (!img) {
+        gc_free(src);
+        return GPUCORE_E_NOMEM;
+    }
+    img->core = gpu;
+    img->owned_source = src;
+    st = read_gpucore_notes(img);
+    if (st == GPUCORE_OK)
+        st = build(img, note.desc, note.desc_size, note.offset, reterr_diag);
+    return image_done(img, st, ret, reterr_diag);
+}
+
 gpucore_status_t gc_image_open_note(const void *note, size_t note_size,
                                     const struct gc_image_memory *mem, uint32_t flags,
                                     struct gc_image **ret, gpucore_diag_t *reterr_diag)
@@ -699,6 +789,7 @@ void gc_image_close(struct gc_image *img)
     gc_free(img->qpriv);
     gc_free(img->agents);
     gpucore_code_objects_free(img->embedded);
+    gc_free(img->owned_source);
     gpucore_manifest_free(img->manifest);
     gpucore_amdgpu_note_free(img->note);
     gc_free(img);

@@ -150,6 +150,18 @@ gpucore_status_t gc_image_open(gpucore_core_t *core, struct gc_image **ret,
                                gpucore_diag_t *reterr_diag);
 
 /*
+ * Build the image of a split core: @p gpu, the AMDGPU core file (e_machine 224, as the ROCm
+ * runtime writes gpucore.PID: the note and the GPU mappings), and @p host, the process's host
+ * core (the kernel's core.PID), whose memory holds what the GPU file does not -- r_debug and
+ * the link map, code objects loaded from host memory. Both borrowed. Every read tries the GPU
+ * file first, then the host core, byte range by byte range. The AMDGPU note is the GPU file's
+ * (else the host core's); GPUCORE notes are the GPU file's. @p host NULL: gc_image_open(gpu).
+ * @retval as gc_image_open() (GPUCORE_E_NOTFOUND: neither core has the note).
+ */
+gpucore_status_t gc_image_open_split(gpucore_core_t *gpu, gpucore_core_t *host,
+                                     struct gc_image **ret, gpucore_diag_t *reterr_diag);
+
+/*
  * Build an image from an AMDGPU note's descriptor (@p note, @p note_size bytes, copied) and a
  * memory source, with no core file: what the amd-dbgapi library has. There are no GPUCORE
  * notes, so no embedded code objects and no manifest (missing memory is reported without the

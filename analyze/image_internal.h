@@ -62,6 +62,7 @@ struct gc_image_queue_priv {
 struct gc_image {
     gpucore_core_t *core;             /* NULL for an image opened from a note */
     struct gc_image_memory mem;
+    void *owned_source;               /* mem.user when the image allocated it (split cores) */
     uint32_t flags;                   /* GC_IMAGE_* */
     gpucore_amdgpu_note_t *note;
     gpucore_code_objects_t *embedded; /* GPUCORE_NT_CODE_OBJECTS, or NULL */

@@ -43,9 +43,13 @@
 /* The open core and its process image. */
 struct az {
     const char *path;
-    gpucore_core_t *core;
+    const char *host_path;  /* --host: the host core of a split core, or NULL */
+    gpucore_core_t *core, *host;
     struct gc_image *img;
 };
+
+/* A view's document: {"schema", "command", "core"[, "host_core"]}. */
+json_t *az_doc_new(const struct az *az, const char *command);
 
 /* What the command line asked for. */
 struct opts {

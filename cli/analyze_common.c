@@ -72,6 +72,18 @@ static const struct {
 /* Small JSON helpers                                                                         */
 /* ---------------------------------------------------------------------------------------- */
 
+json_t *az_doc_new(const struct az *az, const char *command)
+{
+    json_t *doc = json_object();
+
+    json_object_set_new(doc, "schema", json_string(ANALYZE_SCHEMA));
+    json_object_set_new(doc, "command", json_string(command));
+    json_object_set_new(doc, "core", json_string(az->path));
+    if (az->host_path)
+        json_object_set_new(doc, "host_core", json_string(az->host_path));
+    return doc;
+}
+
 json_t *az_jhex(uint64_t v)
 {
     char buf[24];

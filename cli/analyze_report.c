@@ -382,16 +382,13 @@ static void headline(const struct az *az, const json_t *g, json_t *summary)
 
 json_t *az_build_report(const struct az *az)
 {
-    json_t *doc = json_object(), *summary = json_array(), *agents = json_array();
+    json_t *doc = az_doc_new(az, "report"), *summary = json_array(), *agents = json_array();
     json_t *faults = json_array(), *missing = json_array(), *problems = json_array();
     json_t *cos = json_array(), *exc = json_array();
     uint32_t nwaves = gc_image_wave_count(az->img), nstopped = 0, nfaulting = 0;
     size_t i;
     json_t *v;
 
-    json_object_set_new(doc, "schema", json_string(ANALYZE_SCHEMA));
-    json_object_set_new(doc, "command", json_string("report"));
-    json_object_set_new(doc, "core", json_string(az->path));
     json_object_set_new(doc, "capture", capture_json(az));
 
     for (uint32_t a = 0; a < gc_image_agent_count(az->img); a++) {
@@ -628,6 +625,8 @@ void az_render_report(FILE *out, const json_t *doc)
     json_t *v, *q, *x;
 
     fprintf(out, "Core: %s", az_jget_str(doc, "core"));
+    if (az_jget_str(doc, "host_core"))
+        fprintf(out, " + host core %s", az_jget_str(doc, "host_core"));
     if (json_is_object(cap))
         fprintf(out, " (pid %" PRIu64 ", %s, trigger %s, tier %s)", az_jget_u64(cap, "pid"),
                 az_jget_str_or(cap, "exe", "?"), az_jget_str_or(cap, "trigger", "?"),

@@ -28,12 +28,9 @@ static const struct {
 
 json_t *az_build_waves(const struct az *az, const struct opts *o)
 {
-    json_t *doc = json_object(), *arr = json_array();
+    json_t *doc = az_doc_new(az, "waves"), *arr = json_array();
     uint32_t n = gc_image_wave_count(az->img);
 
-    json_object_set_new(doc, "schema", json_string(ANALYZE_SCHEMA));
-    json_object_set_new(doc, "command", json_string("waves"));
-    json_object_set_new(doc, "core", json_string(az->path));
     for (uint32_t i = 0; i < n; i++) {
         const struct gc_image_wave *w = gc_image_wave(az->img, i);
 
@@ -158,10 +155,7 @@ json_t *az_build_regs(const struct az *az, const struct opts *o, int *rc)
             gc_reglist_done(&list);
             return NULL;
         }
-    doc = json_object();
-    json_object_set_new(doc, "schema", json_string(ANALYZE_SCHEMA));
-    json_object_set_new(doc, "command", json_string("regs"));
-    json_object_set_new(doc, "core", json_string(az->path));
+    doc = az_doc_new(az, "regs");
     json_object_set_new(doc, "target", json_string(arch->name));
     json_object_set_new(doc, "wave", az_wave_json(az, w, 1));
     arr = json_array();
@@ -278,10 +272,7 @@ json_t *az_build_disasm(const struct az *az, const struct opts *o, int *rc)
     for (size_t i = 0; i < ninsns; i++)
         if (insns[i].pc <= pc && pc - insns[i].pc < insns[i].size)
             cur = i; /* the instruction holding the PC (normally starting at it) */
-    doc = json_object();
-    json_object_set_new(doc, "schema", json_string(ANALYZE_SCHEMA));
-    json_object_set_new(doc, "command", json_string("disasm"));
-    json_object_set_new(doc, "core", json_string(az->path));
+    doc = az_doc_new(az, "disasm");
     json_object_set_new(doc, "target", json_string(arch->name));
     json_object_set_new(doc, "wave", w ? az_wave_json(az, w, 0) : json_null());
     json_object_set_new(doc, "pc", az_jhex(pc));
@@ -394,10 +385,7 @@ json_t *az_build_mem(const struct az *az, const struct opts *o, int *rc)
     for (uint64_t i = 0; i < done; i++)
         snprintf(hex + 2 * i, 3, "%02x", buf[i]);
     hex[2 * done] = '\0';
-    doc = json_object();
-    json_object_set_new(doc, "schema", json_string(ANALYZE_SCHEMA));
-    json_object_set_new(doc, "command", json_string("mem"));
-    json_object_set_new(doc, "core", json_string(az->path));
+    doc = az_doc_new(az, "mem");
     json_object_set_new(doc, "space", json_string(space_names[si].name));
     json_object_set_new(doc, "wave", az_jidx(wave));
     json_object_set_new(doc, "lane",

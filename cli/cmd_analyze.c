@@ -38,23 +38,24 @@ enum view { V_REPORT, V_WAVES, V_REGS, V_DISASM, V_MEM };
 #define O_SPACE    0x40u
 #define O_LANE     0x80u
 #define O_CONTEXT  0x100u
+#define O_HOST     0x200u
 
 static const struct {
     const char *name;
     enum view view;
     uint32_t allowed;
 } views[] = {
-    { "report", V_REPORT, O_JSON },
-    { "waves", V_WAVES, O_JSON | O_WAVE | O_FAULTING },
-    { "regs", V_REGS, O_JSON | O_WAVE | O_REG },
-    { "disasm", V_DISASM, O_JSON | O_WAVE | O_ADDRESS | O_CONTEXT },
-    { "mem", V_MEM, O_JSON | O_WAVE | O_ADDRESS | O_SIZE | O_SPACE | O_LANE },
+    { "report", V_REPORT, O_JSON | O_HOST },
+    { "waves", V_WAVES, O_JSON | O_WAVE | O_FAULTING | O_HOST },
+    { "regs", V_REGS, O_JSON | O_WAVE | O_REG | O_HOST },
+    { "disasm", V_DISASM, O_JSON | O_WAVE | O_ADDRESS | O_CONTEXT | O_HOST },
+    { "mem", V_MEM, O_JSON | O_WAVE | O_ADDRESS | O_SIZE | O_SPACE | O_LANE | O_HOST },
 };
 
 static void analyze_help(FILE *out)
 {
     fprintf(out,
-            "Usage: gpucore analyze [--json] CORE\n"
+            "Usage: gpucore analyze [--json] [--host HOSTCORE] CORE\n"
             "       gpucore analyze waves [--json] [--faulting] [--wave N] CORE\n"
             "       gpucore analyze regs --wave N [--reg NAME]... [--json] CORE\n"
             "       gpucore analyze disasm [--wave N | --address A] [--before N] [--after N]"
@@ -65,6 +66,10 @@ static void analyze_help(FILE *out)
             "The report lists per agent and queue the dispatches with their kernels and the\n"
             "waves grouped by PC and stop reason, faulting groups first, each PC disassembled.\n\n"
             "  --json          the stable JSON document (schema \"" ANALYZE_SCHEMA "\")\n"
+            "  --host HOSTCORE (every view) CORE is a split GPU core file, as the ROCm\n"
+            "                  runtime writes gpucore.PID; HOSTCORE is the process's host\n"
+            "                  core (core.PID), whose memory the GPU file lacks (r_debug,\n"
+            "                  the code object list)\n"
             "  --wave N        one wave (index as `waves` lists it); disasm: its PC (default:\n"
             "                  the first faulting wave); mem: whose LDS/scratch (same default)\n"
             "  --faulting      waves: only the waves stopped by an error\n"
@@ -175,7 +180,8 @@ int cmd_analyze(int argc, char **argv)
         { "address", required_argument, NULL, 'a' }, { "size", required_argument, NULL, 's' },
         { "space", required_argument, NULL, 'S' },   { "lane", required_argument, NULL, 'l' },
         { "before", required_argument, NULL, 'B' },  { "after", required_argument, NULL, 'A' },
-        { "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
+        { "host", required_argument, NULL, 'H' },    { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
     };
     struct opts o = { .wave = -1,
                       .size = MEM_DEFAULT_SIZE,
@@ -207,7 +213,7 @@ int cmd_analyze(int argc, char **argv)
     }
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "+jw:fr:a:s:S:l:B:A:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+jw:fr:a:s:S:l:B:A:H:h", longopts, NULL)) != -1) {
         long v;
 
         switch (c) {
@@ -266,6 +272,10 @@ int cmd_analyze(int argc, char **argv)
                 o.after = v;
             used |= O_CONTEXT;
             break;
+        case 'H':
+            az.host_path = optarg;
+            used |= O_HOST;
+            break;
         case 'h':
             analyze_help(stdout);
             return CLI_EXIT_OK;
@@ -294,19 +304,35 @@ int cmd_analyze(int argc, char **argv)
                            &az.core, &d);
     if (st != GPUCORE_OK)
         return cli_report(az.path, &d, CLI_SIDE_INPUT);
-    st = gc_image_open(az.core, &az.img, &d);
+    if (az.host_path) {
+        rc = cli_check_input(az.host_path);
+        if (rc) {
+            gpucore_core_close(az.core);
+            return rc;
+        }
+        st = gpucore_core_open(az.host_path,
+                               GPUCORE_OPTS(gpucore_open_opts,
+                                            .flags = GPUCORE_OPEN_ALLOW_TRUNCATED),
+                               &az.host, &d);
+        if (st != GPUCORE_OK) {
+            gpucore_core_close(az.core);
+            return cli_report(az.host_path, &d, CLI_SIDE_INPUT);
+        }
+    }
+    st = gc_image_open_split(az.core, az.host, &az.img, &d);
     if (st != GPUCORE_OK) {
         if (st == GPUCORE_E_NOTFOUND)
             rc = cli_fail(CLI_EXIT_DATAERR, az.path,
                           "no AMDGPU core-state note: the core holds no GPU state to analyze "
-                          "(is it a host-only core?)");
+                          "(the host core of a split dump? give the GPU file, with --host %s)",
+                          az.path);
         else
             rc = cli_report(az.path, &d, CLI_SIDE_INPUT);
-        gpucore_core_close(az.core);
-        return rc;
+    } else {
+        rc = run_view(&az, views[vi].view, &o);
+        gc_image_close(az.img);
     }
-    rc = run_view(&az, views[vi].view, &o);
-    gc_image_close(az.img);
+    gpucore_core_close(az.host);
     gpucore_core_close(az.core);
     return rc;
 }

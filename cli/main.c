@@ -36,7 +36,8 @@ static const struct command commands[] = {
     { "info", cmd_info, "info [--json] [--segments] CORE",
       "describe a core: file kind, notes, the AMDGPU state, capture metadata, segments" },
     { "analyze", cmd_analyze,
-      "analyze [waves|regs|disasm|mem] [--json] [--wave N] [--address A] [--space S] CORE",
+      "analyze [waves|regs|disasm|mem] [--json] [--wave N] [--address A] [--space S] "
+      "[--host HOSTCORE] CORE",
       "explain a core: faulting waves first, grouped by PC and stop reason, disassembled" },
     { "dbgapi-dump", cmd_dbgapi_dump,
       "dbgapi-dump [--json] [--library PATH] [--host HOSTCORE] [--no-registers] [--lds] CORE",
