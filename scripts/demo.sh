@@ -3,7 +3,8 @@
 #
 # The main job, end to end: set up, build, run a faulting GPU process under `gpucore run`
 # (the simulated GPU: gpucore-inferior hosts a simulated KFD driver, no GPU needed), which writes
-# a core at its first memory violation, then explain the core with `gpucore info`.
+# a core at its first memory violation, then look at the core with `gpucore info`, explain the
+# crash with `gpucore analyze`, and open it as a debugger does, through libgpucore-dbgapi.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,3 +32,9 @@ echo "(the process aborted after the capture: gpucore run exited $rc, as a shell
 echo
 echo "\$ gpucore info $core"
 build/cli/gpucore info "$core"
+echo
+echo "\$ gpucore analyze $core"
+build/cli/gpucore analyze "$core"
+echo
+echo "\$ gpucore dbgapi-dump --no-registers $core | sed -n '/^summary/,\$p'"
+build/cli/gpucore dbgapi-dump --no-registers "$core" | sed -n '/^summary/,$p'

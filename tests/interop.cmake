@@ -34,6 +34,8 @@ gpucore_interop_test(llvm-readelf readelf.sh llvm ${LLVM_READELF})
 gpucore_interop_test(zstd-decompress zstd.sh ${GPUCORE_ZSTD_CLI})
 gpucore_interop_test(gdb gdb.sh errors ${GPUCORE_GDB})
 gpucore_interop_test(gdb-no-warnings gdb.sh warnings ${GPUCORE_GDB})
+# The installed tree on its own, and libgpucore-dbgapi loaded under AMD's file name.
+gpucore_interop_test(install-tree install_tree.sh ${PROJECT_BINARY_DIR})
 
 # The benchmark still builds, runs and reads back exactly what it wrote (it checks a sample of
 # pages itself). A small image keeps this fast; nothing about time is asserted.

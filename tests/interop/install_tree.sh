@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# The installed tree works on its own: `cmake --install` into a staging directory, then the
+# installed `gpucore dbgapi-dump` finds the installed libgpucore-dbgapi, and a debugger's way
+# of loading AMD's library -- dlopen("librocm-dbgapi.so.0") with LD_LIBRARY_PATH=<libdir>/gpucore
+# -- loads ours, with AMD's version nodes.
+#
+#   install_tree.sh WORKDIR MKEXAMPLE BUILD_DIR
+test_name=install-tree
+. "$(dirname "$0")/common.sh"
+setup "$@"
+build=$3
+command -v python3 >/dev/null || skip "python3 is not installed"
+
+DESTDIR=$work/stage cmake --install "$build" --prefix /usr/local >install.log 2>&1 ||
+  fail "cmake --install failed: $(tail -5 install.log)"
+prefix=$work/stage/usr/local
+libdir=$(dirname "$(find "$prefix" -name libgpucore-dbgapi.so -print -quit)")
+[ -n "$libdir" ] || fail "libgpucore-dbgapi.so is not installed"
+[ -f "$prefix/include/amd-dbgapi/amd-dbgapi.h" ] || fail "amd-dbgapi.h is not installed"
+[ -L "$libdir/gpucore/librocm-dbgapi.so.0" ] || fail "$libdir/gpucore/librocm-dbgapi.so.0 is missing"
+
+"$mkexample" example.core >/dev/null
+"$prefix/bin/gpucore" dbgapi-dump --json example.core >dump.out 2>dump.err ||
+  fail "the installed gpucore dbgapi-dump failed: $(cat dump.err)"
+grep -q "\"path\": \"$libdir/libgpucore-dbgapi.so\"" <(python3 -c '
+import json, sys
+for l in open("dump.out"):
+    r = json.loads(l)
+    if r["kind"] == "library":
+        print(json.dumps({"path": __import__("os").path.normpath(r["path"])}))') ||
+  fail "dbgapi-dump did not load the installed library: $(head -1 dump.out)"
+
+LD_LIBRARY_PATH=$libdir/gpucore python3 - >ctypes.out 2>&1 <<'PY' || fail "loading librocm-dbgapi.so.0: $(cat ctypes.out)"
+import ctypes
+lib = ctypes.CDLL("librocm-dbgapi.so.0")
+lib.amd_dbgapi_get_build_name.restype = ctypes.c_char_p
+name = lib.amd_dbgapi_get_build_name().decode()
+assert name.startswith("libgpucore-dbgapi"), name
+major, minor, patch = (ctypes.c_uint32() for _ in range(3))
+lib.amd_dbgapi_get_version(ctypes.byref(major), ctypes.byref(minor), ctypes.byref(patch))
+assert (major.value, minor.value) == (0, 77), (major.value, minor.value)
+print(name)
+PY
+echo "ok [$test_name]: installed under $prefix; librocm-dbgapi.so.0 is $(cat ctypes.out)"
