@@ -25,6 +25,7 @@
 #include "arch_regs.h"
 #include "cli.h"
 #include "disasm.h"
+#include "gc_util.h"
 #include "image.h"
 #include "wave.h"
 
@@ -82,9 +83,6 @@ const char *az_jget_str_or(const json_t *obj, const char *key, const char *dflt)
 int64_t az_jidx_val(const json_t *v); /* integer, or -1 for null */
 int az_jget_bool(const json_t *obj, const char *key);
 void az_jappendf(json_t *arr, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Append to buf[0..size) at *len (clamped: a full buffer stays NUL-terminated and unchanged). */
-void az_catf(char *buf, size_t size, size_t *len, const char *fmt, ...)
-        __attribute__((format(printf, 4, 5)));
 
 /* The target of a queue's agent / of a wave (NULL: unknown target). */
 const struct gc_arch *az_queue_arch(const struct az *az, uint32_t queue);

@@ -164,20 +164,6 @@ void az_jappendf(json_t *arr, const char *fmt, ...)
 /* Context                                                                                    */
 /* ---------------------------------------------------------------------------------------- */
 
-void az_catf(char *buf, size_t size, size_t *len, const char *fmt, ...)
-{
-    va_list ap;
-    int n;
-
-    if (size == 0 || *len >= size - 1)
-        return;
-    va_start(ap, fmt);
-    n = vsnprintf(buf + *len, size - *len, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        *len = *len + (size_t)n < size - 1 ? *len + (size_t)n : size - 1;
-}
-
 const struct gc_arch *az_queue_arch(const struct az *az, uint32_t queue)
 {
     const struct gc_image_queue *q = gc_image_queue(az->img, queue);
@@ -378,7 +364,7 @@ void az_stop_phrase(uint32_t mask, char *buf, size_t size)
     buf[0] = '\0';
     for (size_t i = 0; i < NSTOP; i++)
         if (mask & stop_reasons[i].bit)
-            az_catf(buf, size, &len, "%s%s", len ? " and " : "", stop_reasons[i].phrase);
+            gc_str_appendf(buf, size, &len, "%s%s", len ? " and " : "", stop_reasons[i].phrase);
     if (!buf[0])
         snprintf(buf, size, "the debugger's trap handler (no error reason)");
 }

@@ -246,13 +246,13 @@ static void wave_list_text(const json_t *waves, char *buf, size_t size, size_t m
 
     if (size)
         buf[0] = '\0';
-    az_catf(buf, size, &len, "%s", n == 1 ? "wave " : "waves ");
+    gc_str_appendf(buf, size, &len, "%s", n == 1 ? "wave " : "waves ");
     while (i < n) {
         uint64_t first = (uint64_t)json_integer_value(json_array_get(waves, i)), last = first;
         size_t j = i + 1;
 
         if (shown == max) {
-            az_catf(buf, size, &len, ", ... (%zu more)", n - i);
+            gc_str_appendf(buf, size, &len, ", ... (%zu more)", n - i);
             return;
         }
         while (j < n && (uint64_t)json_integer_value(json_array_get(waves, j)) == last + 1) {
@@ -260,9 +260,9 @@ static void wave_list_text(const json_t *waves, char *buf, size_t size, size_t m
             j++;
         }
         if (last > first)
-            az_catf(buf, size, &len, "%s%" PRIu64 "-%" PRIu64, i ? ", " : "", first, last);
+            gc_str_appendf(buf, size, &len, "%s%" PRIu64 "-%" PRIu64, i ? ", " : "", first, last);
         else
-            az_catf(buf, size, &len, "%s%" PRIu64, i ? ", " : "", first);
+            gc_str_appendf(buf, size, &len, "%s%" PRIu64, i ? ", " : "", first);
         shown++;
         i = j;
     }
@@ -323,7 +323,7 @@ static void not_captured(const struct az *az, json_t *out)
         const char *r = reason_phrase(sums[k].reason);
 
         az_jappendf(out, "%s of GPU memory in %" PRIu64 " ranges %s (%s)",
-                    cli_human_size(sums[k].bytes, a, sizeof(a)), sums[k].ranges,
+                    gc_format_size(sums[k].bytes, a, sizeof(a)), sums[k].ranges,
                     st ? st : "not captured", r ? r : "no reason given");
     }
     gpucore_manifest_free(m);
@@ -526,7 +526,9 @@ json_t *az_build_report(const struct az *az)
         json_t *e;
 
         json_array_foreach(json_object_get(v, "exceptions"), k, e)
-                az_catf(names, sizeof(names), &len, "%s%s", k ? ", " : "", json_string_value(e));
+        {
+            gc_str_appendf(names, sizeof(names), &len, "%s%s", k ? ", " : "", json_string_value(e));
+        }
         az_jappendf(summary, "Queue %" PRIu64 " (agent %" PRIu64 ") raised %s",
                     az_jget_u64(v, "queue"), az_jget_u64(v, "agent"), names);
     }
@@ -606,7 +608,9 @@ static void render_group(FILE *out, const json_t *g)
     json_t *v;
 
     json_array_foreach(json_object_get(g, "stop_reasons"), i, v)
-            az_catf(reasons, sizeof(reasons), &len, "%s%s", i ? "+" : "", json_string_value(v));
+    {
+        gc_str_appendf(reasons, sizeof(reasons), &len, "%s%s", i ? "+" : "", json_string_value(v));
+    }
     if (!reasons[0])
         snprintf(reasons, sizeof(reasons), "%s",
                  az_jget_bool(g, "stopped") ? "stopped" : "running");

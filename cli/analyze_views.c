@@ -69,7 +69,10 @@ void az_render_waves(FILE *out, const json_t *doc)
         else
             snprintf(disp, sizeof(disp), "-");
         json_array_foreach(json_object_get(w, "stop_reasons"), k, r)
-                az_catf(reasons, sizeof(reasons), &len, "%s%s", k ? "+" : "", json_string_value(r));
+        {
+            gc_str_appendf(reasons, sizeof(reasons), &len, "%s%s", k ? "+" : "",
+                           json_string_value(r));
+        }
         if (!reasons[0])
             snprintf(reasons, sizeof(reasons), "%s",
                      az_jget_bool(w, "stopped") ? "stopped" : "running");

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Shared pieces of the `gpucore` program: exit codes, error reporting, small formatting
+ * Shared pieces of the `gpucore` program: exit codes, error reporting, option parsing
  * helpers. Only the program prints; the libraries never do (G-ERR-6).
  */
 #ifndef GPUCORE_CLI_H
@@ -57,9 +57,6 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
  * apart from I/O errors later. Returns 0 or an exit code after printing the error.
  */
 int cli_check_input(const char *path);
-
-/* Human-readable byte count ("1.5 MiB", "512 B") into buf. */
-const char *cli_human_size(uint64_t bytes, char *buf, size_t size);
 
 /* Parse a size with optional K/M/G/T suffix (binary units). Returns 0 on success. */
 int cli_parse_size(const char *text, uint64_t *ret);

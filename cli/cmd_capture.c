@@ -24,6 +24,7 @@
 
 #include "capture.h"
 #include "cli.h"
+#include "gc_util.h"
 
 static volatile sig_atomic_t got_signal;
 
@@ -206,7 +207,7 @@ static void print_summary(const struct gc_capture_opts *o, const struct gc_captu
     /* Without the whole state tier some of the waves counted have no saved state in the
        core: say so next to the count. */
     fprintf(stderr, "gpucore: %s: %s on disk, %u waves (%u faulting%s), tiers %s", r->path,
-            cli_human_size(r->file_bytes, size, sizeof(size)), r->waves, r->faulting_waves,
+            gc_format_size(r->file_bytes, size, sizeof(size)), r->waves, r->faulting_waves,
             r->tiers_written || !r->waves ? "" : "; not all saved", tiers);
     for (size_t i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++) {
         uint64_t bytes = r->skipped_by_reason[reasons[i]];
@@ -219,7 +220,7 @@ static void print_summary(const struct gc_capture_opts *o, const struct gc_captu
         else
             snprintf(why, sizeof(why), "%s", reason_text(reasons[i]));
         fprintf(stderr, "%s%s (%s)", first ? ", skipped " : " + ",
-                cli_human_size(bytes, skipped, sizeof(skipped)), why);
+                gc_format_size(bytes, skipped, sizeof(skipped)), why);
         first = 0;
     }
     if (r->truncated)

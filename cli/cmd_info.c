@@ -25,6 +25,7 @@
 
 #include "analyze.h"
 #include "cli.h"
+#include "gc_util.h"
 
 #define INFO_SCHEMA "gpucore.info/1"
 
@@ -770,10 +771,10 @@ static void render_file(FILE *out, const json_t *f)
             json_is_true(json_object_get(f, "compressed")) ? "zstd seekable" : "plain");
     if (json_is_true(json_object_get(f, "compressed")))
         fprintf(out, " (%" PRIu64 " frames), %s, %s uncompressed\n", jget_u64(f, "frames"),
-                cli_human_size(jget_u64(f, "file_size"), a, sizeof(a)),
-                cli_human_size(jget_u64(f, "logical_size"), b, sizeof(b)));
+                gc_format_size(jget_u64(f, "file_size"), a, sizeof(a)),
+                gc_format_size(jget_u64(f, "logical_size"), b, sizeof(b)));
     else
-        fprintf(out, ", %s\n", cli_human_size(jget_u64(f, "file_size"), a, sizeof(a)));
+        fprintf(out, ", %s\n", gc_format_size(jget_u64(f, "file_size"), a, sizeof(a)));
 }
 
 static void render_capture(FILE *out, const json_t *c)
@@ -818,10 +819,10 @@ static void render_manifest_summary(FILE *out, const json_t *m)
         return;
     fprintf(out, "Memory:      %" PRIu64 " ranges captured (%s), %" PRIu64
                  " skipped (%s), %" PRIu64 " unreadable (%s)\n",
-            jget_u64(m, "captured_ranges"), cli_human_size(jget_u64(m, "captured_bytes"), a, 32),
-            jget_u64(m, "skipped_ranges"), cli_human_size(jget_u64(m, "skipped_bytes"), b, 32),
+            jget_u64(m, "captured_ranges"), gc_format_size(jget_u64(m, "captured_bytes"), a, 32),
+            jget_u64(m, "skipped_ranges"), gc_format_size(jget_u64(m, "skipped_bytes"), b, 32),
             jget_u64(m, "unreadable_ranges"),
-            cli_human_size(jget_u64(m, "unreadable_bytes"), c, 32));
+            gc_format_size(jget_u64(m, "unreadable_bytes"), c, 32));
     fprintf(out, "Truncated:   %s\n",
             json_is_true(json_object_get(m, "truncated"))
                     ? (jget_str(m, "truncation_reason") ? jget_str(m, "truncation_reason") : "yes")
@@ -929,7 +930,7 @@ static void render_code_objects(FILE *out, const json_t *c)
     fprintf(out, "\nCode objects (%zu):\n", json_array_size(c));
     json_array_foreach(c, i, o) fprintf(out, "  %s  %s, embedded: %s\n  %s\n",
                                         jget_str(o, "load_address"),
-                                        cli_human_size(jget_u64(o, "size"), a, sizeof(a)),
+                                        gc_format_size(jget_u64(o, "size"), a, sizeof(a)),
                                         jget_str(o, "embedded"), jget_str(o, "uri"));
 }
 
@@ -947,7 +948,7 @@ static void render_allocations(FILE *out, const json_t *c)
         const json_t *kind = json_object_get(o, "kind");
 
         fprintf(out, "  %18s  %10s  %-8s %s\n", jget_str(o, "base"),
-                cli_human_size(jget_u64(o, "size"), a, sizeof(a)),
+                gc_format_size(jget_u64(o, "size"), a, sizeof(a)),
                 json_is_string(kind) ? json_string_value(kind) : "?", jget_str(o, "label"));
     }
 }
@@ -959,8 +960,8 @@ static void render_segments(FILE *out, const json_t *s, int list_all)
     json_t *seg;
 
     fprintf(out, "\nSegments: %" PRIu64 " PT_LOAD, %s in file, %s of memory", jget_u64(s, "count"),
-            cli_human_size(jget_u64(s, "file_bytes"), a, sizeof(a)),
-            cli_human_size(jget_u64(s, "memory_bytes"), b, sizeof(b)));
+            gc_format_size(jget_u64(s, "file_bytes"), a, sizeof(a)),
+            gc_format_size(jget_u64(s, "memory_bytes"), b, sizeof(b)));
     if (jget_u64(s, "count"))
         fprintf(out, ", %s-%s", jget_str(s, "lowest"), jget_str(s, "highest"));
     fputc('\n', out);

@@ -100,24 +100,6 @@ int cli_check_input(const char *path)
     return 0;
 }
 
-const char *cli_human_size(uint64_t bytes, char *buf, size_t size)
-{
-    static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
-    double v = (double)bytes;
-    size_t u = 0;
-
-    if (bytes < 1024) {
-        snprintf(buf, size, "%" PRIu64 " B", bytes);
-        return buf;
-    }
-    while (v >= 1024.0 && u + 1 < sizeof(units) / sizeof(units[0])) {
-        v /= 1024.0;
-        u++;
-    }
-    snprintf(buf, size, "%.1f %s", v, units[u]);
-    return buf;
-}
-
 int cli_parse_size(const char *text, uint64_t *ret)
 {
     static const struct {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Internal helpers shared by every gpucore module: failure detail, error-forwarding macros,
- * overflow-checked allocation and a growable byte buffer with a sticky error.
+ * overflow-checked allocation, a growable byte buffer with a sticky error, and text helpers.
  *
  * Not installed; not part of the ABI.
  */
@@ -83,5 +83,18 @@ static inline gpucore_status_t gc_buf_status(const struct gc_buf *b)
 }
 /* Hand the bytes to the caller (who frees them with gc_free) and reset the buffer. */
 uint8_t *gc_buf_steal(struct gc_buf *b, size_t *ret_len);
+
+/*
+ * Append printf-style text to the string in buf[0..size), which is *len bytes long, and
+ * advance *len. Text that does not fit is cut; once the buffer is full, appends change
+ * nothing. buf stays NUL-terminated (size 0: nothing is written).
+ */
+void gc_str_appendf(char *buf, size_t size, size_t *len, const char *fmt, ...) GC_PRINTF(4, 5);
+
+/*
+ * A byte count for people into buf: "512 B" below 1 KiB, else one decimal in the largest
+ * binary unit that keeps the number at least 1 ("1.5 MiB", up to PiB). Returns buf.
+ */
+const char *gc_format_size(uint64_t bytes, char *buf, size_t size);
 
 #endif /* GC_UTIL_H */

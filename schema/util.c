@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "gc_util.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,4 +227,36 @@ uint8_t *gc_buf_steal(struct gc_buf *b, size_t *ret_len)
     *ret_len = b->len;
     gc_buf_init(b);
     return d;
+}
+
+void gc_str_appendf(char *buf, size_t size, size_t *len, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    if (size == 0 || *len >= size - 1)
+        return;
+    va_start(ap, fmt);
+    n = vsnprintf(buf + *len, size - *len, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        *len = *len + (size_t)n < size - 1 ? *len + (size_t)n : size - 1;
+}
+
+const char *gc_format_size(uint64_t bytes, char *buf, size_t size)
+{
+    static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+    double v = (double)bytes;
+    size_t u = 0;
+
+    if (bytes < 1024) {
+        snprintf(buf, size, "%" PRIu64 " B", bytes);
+        return buf;
+    }
+    while (v >= 1024.0 && u + 1 < GC_ARRAY_SIZE(units)) {
+        v /= 1024.0;
+        u++;
+    }
+    snprintf(buf, size, "%.1f %s", v, units[u]);
+    return buf;
 }
