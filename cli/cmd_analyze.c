@@ -8,20 +8,25 @@
  *   gpucore analyze disasm [--wave N | --address A] [--before N] [--after N] [--json] CORE
  *   gpucore analyze mem --address A [--size N] [--space S] [--wave N] [--lane L] [--json] CORE
  *
- * As in `gpucore info`, every view first builds one JSON document (the model) from the process
- * image (analyze/image.h) and then renders it either as JSON (`--json`, schema
- * "gpucore.analyze/1") or as text, so the two outputs never disagree. This file: the command
- * line and the view table; the views are in analyze_report.c and analyze_views.c (analyze.h).
+ * As in `gpucore info`, every view first builds one JSON document (the model) and then prints
+ * it either as JSON (`--json`, schema "gpucore.analyze/1") or as text, so the two outputs never
+ * disagree. This file: the command line, the view table, the errors and exit codes. The
+ * documents are built by analyze/ (triage.h) and rendered as text by analyze_render.c
+ * (analyze.h).
  */
 #include <errno.h>
 #include <getopt.h>
-#include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
+#include <gpucore/core.h>
+
 #include "analyze.h"
+#include "cli.h"
+#include "triage.h"
 
 /* ---------------------------------------------------------------------------------------- */
 /* Command line                                                                               */
@@ -65,7 +70,7 @@ static void analyze_help(FILE *out)
             "Explain a GPU core: which waves stopped, where, why, and what they were running.\n"
             "The report lists per agent and queue the dispatches with their kernels and the\n"
             "waves grouped by PC and stop reason, faulting groups first, each PC disassembled.\n\n"
-            "  --json          the stable JSON document (schema \"" ANALYZE_SCHEMA "\")\n"
+            "  --json          the stable JSON document (schema \"" GC_TRIAGE_SCHEMA "\")\n"
             "  --host HOSTCORE (every view) CORE is a split GPU core file, as the ROCm\n"
             "                  runtime writes gpucore.PID; HOSTCORE is the process's host\n"
             "                  core (core.PID), whose memory the GPU file lacks (r_debug,\n"
@@ -98,72 +103,61 @@ static int parse_u64(const char *text, uint64_t *ret)
     return 0;
 }
 
-static int run_view(struct az *az, enum view view, const struct opts *o)
+/* Print a builder's failure the way triage.h lists for its blame; returns the exit code. */
+static int report_failure(const char *core_path, const struct gc_triage_error *err)
 {
-    json_t *doc = NULL;
-    int rc = CLI_EXIT_OK;
-    uint32_t nwaves = gc_image_wave_count(az->img);
-
-    if (o->wave >= 0 && (uint64_t)o->wave >= nwaves)
-        return cli_fail(CLI_EXIT_USAGE, az->path,
-                        nwaves ? "wave %ld does not exist: the core has %u waves (0..%u)"
-                               : "wave %ld does not exist: the core has %u waves",
-                        o->wave, nwaves, nwaves ? nwaves - 1 : 0);
-    switch (view) {
-    case V_REPORT:
-        doc = az_build_report(az);
-        if (!doc)
-            return cli_fail(CLI_EXIT_SOFTWARE, NULL, "out of memory");
-        break;
-    case V_WAVES:
-        doc = az_build_waves(az, o);
-        break;
-    case V_REGS:
-        doc = az_build_regs(az, o, &rc);
-        break;
-    case V_DISASM:
-        if (o->wave < 0 && !o->has_address) {
-            /* Default: the first faulting wave, else the first stopped one. */
-            struct opts o2 = *o;
-
-            for (uint32_t i = 0; i < nwaves && o2.wave < 0; i++) {
-                const struct gc_image_wave *w = gc_image_wave(az->img, i);
-
-                if (w && az_is_fault(w->stop_reasons))
-                    o2.wave = i;
-            }
-            for (uint32_t i = 0; i < nwaves && o2.wave < 0; i++) {
-                const struct gc_image_wave *w = gc_image_wave(az->img, i);
-
-                if (w && w->stopped)
-                    o2.wave = i;
-            }
-            if (o2.wave < 0 && nwaves)
-                o2.wave = 0; /* a hang: where the first wave is */
-            if (o2.wave < 0)
-                return cli_fail(CLI_EXIT_DATAERR, az->path,
-                                "the core has no waves: give disasm an --address A");
-            doc = az_build_disasm(az, &o2, &rc);
-        } else {
-            doc = az_build_disasm(az, o, &rc);
-        }
-        break;
-    case V_MEM:
-        doc = az_build_mem(az, o, &rc);
+    switch (err->blame) {
+    case GC_TRIAGE_BLAME_REQUEST:
+        return cli_fail(CLI_EXIT_USAGE, core_path, "%s", err->diag.message);
+    case GC_TRIAGE_BLAME_USAGE:
+        return cli_usage_error("analyze", "%s", err->diag.message);
+    case GC_TRIAGE_BLAME_MEMORY:
+        return cli_fail(CLI_EXIT_SOFTWARE, NULL, "%s", err->diag.message);
+    case GC_TRIAGE_BLAME_CORE:
         break;
     }
+    return cli_report(core_path, &err->diag, CLI_SIDE_INPUT);
+}
+
+static int run_view(const struct gc_triage *t, enum view view, const struct gc_triage_request *req,
+                    int json)
+{
+    static void (*const renderers[])(FILE *, const json_t *) = {
+        [V_REPORT] = analyze_render_report, [V_WAVES] = analyze_render_waves,
+        [V_REGS] = analyze_render_regs,     [V_DISASM] = analyze_render_disasm,
+        [V_MEM] = analyze_render_mem,
+    };
+    struct gc_triage_error err = { .diag.status = GPUCORE_OK };
+    json_t *doc = NULL;
+    int rc = CLI_EXIT_OK;
+
+    switch (view) {
+    case V_REPORT:
+        doc = gc_triage_report(t, &err);
+        break;
+    case V_WAVES:
+        doc = gc_triage_waves(t, req, &err);
+        break;
+    case V_REGS:
+        doc = gc_triage_regs(t, req, &err);
+        break;
+    case V_DISASM:
+        doc = gc_triage_disasm(t, req, &err);
+        break;
+    case V_MEM:
+        doc = gc_triage_mem(t, req, &err);
+        break;
+    }
+    /* The error first, also when there is a document: mem's partial read. */
+    if (err.diag.status != GPUCORE_OK)
+        rc = report_failure(t->path, &err);
     if (!doc)
         return rc;
-    if (o->json) {
+    if (json) {
         if (json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0)
             rc = CLI_EXIT_IOERR;
         fputc('\n', stdout);
     } else {
-        static void (*const renderers[])(FILE *, const json_t *) = {
-            [V_REPORT] = az_render_report, [V_WAVES] = az_render_waves, [V_REGS] = az_render_regs,
-            [V_DISASM] = az_render_disasm, [V_MEM] = az_render_mem,
-        };
-
         renderers[view](stdout, doc);
     }
     json_decref(doc);
@@ -183,18 +177,18 @@ int cmd_analyze(int argc, char **argv)
         { "host", required_argument, NULL, 'H' },    { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    struct opts o = { .wave = -1,
-                      .size = MEM_DEFAULT_SIZE,
-                      .space = "global",
-                      .lane = 0,
-                      .before = DISASM_DEFAULT,
-                      .after = DISASM_DEFAULT };
+    struct gc_triage_request req = { .wave = -1,
+                                     .size = GC_TRIAGE_MEM_DEFAULT_SIZE,
+                                     .space = "global",
+                                     .lane = 0,
+                                     .before = GC_TRIAGE_DISASM_DEFAULT_CONTEXT,
+                                     .after = GC_TRIAGE_DISASM_DEFAULT_CONTEXT };
     uint32_t used = 0;
     size_t vi = 0;
-    struct az az = { 0 };
+    struct gc_triage t = { 0 };
     gpucore_diag_t d;
     gpucore_status_t st;
-    int c, rc;
+    int json = 0, c, rc;
 
     /* `gpucore analyze VIEW ...`: the view is the first argument when it names one. */
     /* (A core file named like a view is given as ./waves.) */
@@ -218,62 +212,65 @@ int cmd_analyze(int argc, char **argv)
 
         switch (c) {
         case 'j':
-            o.json = 1;
+            json = 1;
             used |= O_JSON;
             break;
         case 'w':
             if (cli_parse_int(optarg, 0, INT32_MAX, &v) != 0)
                 return cli_usage_error("analyze", "--wave expects a wave index, not '%s'", optarg);
-            o.wave = v;
+            req.wave = v;
             used |= O_WAVE;
             break;
         case 'f':
-            o.faulting = 1;
+            req.faulting = 1;
             used |= O_FAULTING;
             break;
         case 'r':
-            if (o.nregs == REG_FILTER_MAX)
-                return cli_usage_error("analyze", "at most %d --reg options", REG_FILTER_MAX);
-            o.regs[o.nregs++] = optarg;
+            if (req.nregs == GC_TRIAGE_REG_FILTER_MAX)
+                return cli_usage_error("analyze", "at most %d --reg options",
+                                       GC_TRIAGE_REG_FILTER_MAX);
+            req.regs[req.nregs++] = optarg;
             used |= O_REG;
             break;
         case 'a':
-            if (parse_u64(optarg, &o.address) != 0)
+            if (parse_u64(optarg, &req.address) != 0)
                 return cli_usage_error("analyze",
                                        "--address expects a number (0x... or "
                                        "decimal), not '%s'",
                                        optarg);
-            o.has_address = 1;
+            req.has_address = 1;
             used |= O_ADDRESS;
             break;
         case 's':
-            if (cli_parse_size(optarg, &o.size) != 0 || o.size == 0 || o.size > MEM_MAX_SIZE)
+            if (cli_parse_size(optarg, &req.size) != 0 || req.size == 0 ||
+                req.size > GC_TRIAGE_MEM_MAX_SIZE)
                 return cli_usage_error("analyze", "--size expects 1 .. 1M bytes, not '%s'", optarg);
             used |= O_SIZE;
             break;
         case 'S':
-            o.space = optarg;
+            req.space = optarg;
             used |= O_SPACE;
             break;
         case 'l':
             if (cli_parse_int(optarg, 0, 63, &v) != 0)
                 return cli_usage_error("analyze", "--lane expects 0..63, not '%s'", optarg);
-            o.lane = v;
+            req.lane = v;
             used |= O_LANE;
             break;
         case 'B':
         case 'A':
-            if (cli_parse_int(optarg, 0, DISASM_MAX_CTX, &v) != 0)
+            if (cli_parse_int(optarg, 0, GC_TRIAGE_DISASM_MAX_CONTEXT, &v) != 0)
                 return cli_usage_error("analyze", "--%s expects 0..%d, not '%s'",
-                                       c == 'B' ? "before" : "after", DISASM_MAX_CTX, optarg);
+                                       c == 'B' ? "before" : "after", GC_TRIAGE_DISASM_MAX_CONTEXT,
+                                       optarg);
             if (c == 'B')
-                o.before = v;
+                req.before = v;
             else
-                o.after = v;
+                req.after = v;
             used |= O_CONTEXT;
             break;
         case 'H':
-            az.host_path = optarg;
+            t.host_path = optarg;
             used |= O_HOST;
             break;
         case 'h':
@@ -286,53 +283,53 @@ int cmd_analyze(int argc, char **argv)
     if (used & ~views[vi].allowed)
         return cli_usage_error("analyze", "an option given is not one of `analyze %s`'s",
                                views[vi].name);
-    if (views[vi].view == V_REGS && o.wave < 0)
+    if (views[vi].view == V_REGS && req.wave < 0)
         return cli_usage_error("analyze", "regs needs --wave N");
-    if (views[vi].view == V_MEM && !o.has_address && strcmp(o.space, "global") == 0)
+    if (views[vi].view == V_MEM && !req.has_address && strcmp(req.space, "global") == 0)
         return cli_usage_error("analyze", "mem --space global needs --address A");
-    if (views[vi].view == V_DISASM && o.wave >= 0 && o.has_address)
+    if (views[vi].view == V_DISASM && req.wave >= 0 && req.has_address)
         return cli_usage_error("analyze", "disasm takes --wave N or --address A, not both");
     if (argc - optind != 1)
         return cli_usage_error("analyze", argc - optind < 1 ? "missing CORE argument"
                                                             : "expected exactly one CORE argument");
-    az.path = argv[optind];
-    rc = cli_check_input(az.path);
+    t.path = argv[optind];
+    rc = cli_check_input(t.path);
     if (rc)
         return rc;
-    st = gpucore_core_open(az.path,
+    st = gpucore_core_open(t.path,
                            GPUCORE_OPTS(gpucore_open_opts, .flags = GPUCORE_OPEN_ALLOW_TRUNCATED),
-                           &az.core, &d);
+                           &t.core, &d);
     if (st != GPUCORE_OK)
-        return cli_report(az.path, &d, CLI_SIDE_INPUT);
-    if (az.host_path) {
-        rc = cli_check_input(az.host_path);
+        return cli_report(t.path, &d, CLI_SIDE_INPUT);
+    if (t.host_path) {
+        rc = cli_check_input(t.host_path);
         if (rc) {
-            gpucore_core_close(az.core);
+            gpucore_core_close(t.core);
             return rc;
         }
-        st = gpucore_core_open(az.host_path,
+        st = gpucore_core_open(t.host_path,
                                GPUCORE_OPTS(gpucore_open_opts,
                                             .flags = GPUCORE_OPEN_ALLOW_TRUNCATED),
-                               &az.host, &d);
+                               &t.host, &d);
         if (st != GPUCORE_OK) {
-            gpucore_core_close(az.core);
-            return cli_report(az.host_path, &d, CLI_SIDE_INPUT);
+            gpucore_core_close(t.core);
+            return cli_report(t.host_path, &d, CLI_SIDE_INPUT);
         }
     }
-    st = gc_image_open_split(az.core, az.host, &az.img, &d);
+    st = gc_triage_open(&t, &d);
     if (st != GPUCORE_OK) {
         if (st == GPUCORE_E_NOTFOUND)
-            rc = cli_fail(CLI_EXIT_DATAERR, az.path,
+            rc = cli_fail(CLI_EXIT_DATAERR, t.path,
                           "no AMDGPU core-state note: the core holds no GPU state to analyze "
                           "(the host core of a split dump? give the GPU file, with --host %s)",
-                          az.path);
+                          t.path);
         else
-            rc = cli_report(az.path, &d, CLI_SIDE_INPUT);
+            rc = cli_report(t.path, &d, CLI_SIDE_INPUT);
     } else {
-        rc = run_view(&az, views[vi].view, &o);
-        gc_image_close(az.img);
+        rc = run_view(&t, views[vi].view, &req, json);
+        gc_triage_close(&t);
     }
-    gpucore_core_close(az.host);
-    gpucore_core_close(az.core);
+    gpucore_core_close(t.host);
+    gpucore_core_close(t.core);
     return rc;
 }

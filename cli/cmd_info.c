@@ -23,9 +23,9 @@
 #include <gpucore/core.h>
 #include <gpucore/schema.h>
 
-#include "analyze.h"
 #include "cli.h"
 #include "gc_util.h"
+#include "triage.h"
 
 #define INFO_SCHEMA "gpucore.info/1"
 
@@ -532,7 +532,7 @@ static json_t *build_capture(struct info_ctx *ctx)
     json_object_set_new(o, "options", jstrn(m->options.ptr, m->options.len));
     if (m->exception_code) {
         json_t *e = json_object();
-        const char *name = az_exception_name(m->exception_code);
+        const char *name = gc_triage_exception_name(m->exception_code);
 
         json_object_set_new(e, "code", jint(m->exception_code));
         json_object_set_new(e, "name", name ? json_string(name) : json_null());

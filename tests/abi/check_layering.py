@@ -42,9 +42,8 @@ ALLOWED = {
     "capture": {"capture", "kfd", "libcore", "schema", "arch"},
     "analyze": {"analyze", "libcore", "schema", "arch"},
     # The program is thin: capture and analyze (and the container and format they return).
-    # arch is still here because the triage views of `gpucore analyze` disassemble and read
-    # registers in cli/; they move into analyze/ with the rest of the report (issue 6).
-    "cli": {"cli", "capture", "analyze", "libcore", "schema", "arch"},
+    # What `gpucore analyze` shows is built in analyze/ (triage.h); cli/ only renders it.
+    "cli": {"cli", "capture", "analyze", "libcore", "schema"},
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]', re.M)

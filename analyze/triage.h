@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The triage report behind `gpucore analyze`: what happened in a core, as JSON documents.
+ *
+ * Each view -- the report, waves, regs, disasm, mem -- is one JSON document (the model) built
+ * from the process image (image.h). `gpucore analyze` prints the document (--json) or renders
+ * it as text from the document alone (cli/analyze_render.c), so the two outputs never disagree.
+ *
+ * Document conventions (schema GC_TRIAGE_SCHEMA): every document starts with "schema",
+ * "command", "core" (and "host_core" for a split dump); addresses, masks and register values
+ * are strings "0x..." (they may not fit a signed 64-bit JSON integer); counts and indices are
+ * integers; absent data is null.
+ *
+ * Failures: a builder that cannot answer returns NULL and says why in a struct gc_triage_error:
+ * a status and a one-line message (gpucore_diag_t), and its blame -- what the failure is about,
+ * which decides how the program reports it. Each builder lists its failures below with the
+ * exit code `gpucore analyze` gives them (cli/cmd_analyze.c; sysexits: 64 usage, 65 data,
+ * 70 software, 74 I/O):
+ *
+ *   GC_TRIAGE_BLAME_CORE     "gpucore: CORE: message" (with the diag's offset, if any); the
+ *                            exit code of the status for an input file (cli_exit_for())
+ *   GC_TRIAGE_BLAME_REQUEST  "gpucore: CORE: message"; 64
+ *   GC_TRIAGE_BLAME_USAGE    "gpucore analyze: message (see `gpucore analyze --help`)"; 64
+ *   GC_TRIAGE_BLAME_MEMORY   "gpucore: out of memory"; 70
+ *
+ * Internal to gpucore (the `gpucore` program uses it); not installed. Nothing here prints or
+ * exits. A struct gc_triage is not for concurrent use.
+ */
+#ifndef GC_ANALYZE_TRIAGE_H
+#define GC_ANALYZE_TRIAGE_H
+
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include <gpucore/core.h>
+#include <gpucore/status.h>
+
+#define GC_TRIAGE_SCHEMA "gpucore.analyze/1"
+
+/* Bounds on what one request may ask for (the command line checks them). */
+#define GC_TRIAGE_MEM_MAX_SIZE           (1u << 20) /* bytes one `mem` reads */
+#define GC_TRIAGE_MEM_DEFAULT_SIZE       64u
+#define GC_TRIAGE_DISASM_MAX_CONTEXT     256 /* instructions before/after the PC */
+#define GC_TRIAGE_DISASM_DEFAULT_CONTEXT 8
+#define GC_TRIAGE_REG_FILTER_MAX         32
+
+struct gc_image;
+
+/* An open core, as the builders read it. */
+struct gc_triage {
+    const char *path;      /* the core file, as the documents and messages name it */
+    const char *host_path; /* the host core of a split dump (--host), or NULL */
+    gpucore_core_t *core;  /* open on path; borrowed, open as long as the triage is used */
+    gpucore_core_t *host;  /* open on host_path, or NULL; borrowed likewise */
+    struct gc_image *img;  /* the process image: gc_triage_open() builds it, owned */
+};
+
+/*
+ * Build the process image of t->core (with t->host, a split dump's host core, when not NULL)
+ * into t->img; the caller fills the other fields first. Free it with gc_triage_close().
+ * @retval GPUCORE_OK
+ * @retval GPUCORE_E_NOTFOUND  neither core has an AMDGPU note: no GPU state to analyze
+ * @retval any other status of gc_image_open_split() (image.h), the diag saying why
+ * On failure t->img is untouched.
+ */
+gpucore_status_t gc_triage_open(struct gc_triage *t, gpucore_diag_t *reterr_diag);
+
+/* Free the image gc_triage_open() built (the cores stay the caller's). Accepts NULL. */
+void gc_triage_close(struct gc_triage *t);
+
+/* What one view is asked for: the command line's options. Strings are borrowed. */
+struct gc_triage_request {
+    long wave;          /* a wave index as `waves` lists it; -1: none given */
+    int faulting;       /* waves: only the waves an error stopped */
+    uint64_t address;   /* disasm: code address; mem: address in the space */
+    int has_address;    /* address was given */
+    uint64_t size;      /* mem: bytes, 1 .. GC_TRIAGE_MEM_MAX_SIZE */
+    const char *space;  /* mem: address space name ("global", "local", ...) */
+    long lane;          /* mem: the lane of "private", 0..63 */
+    long before, after; /* disasm: instructions around the PC, 0 .. GC_TRIAGE_DISASM_MAX_CONTEXT */
+    const char *regs[GC_TRIAGE_REG_FILTER_MAX]; /* regs: only these registers; none: all */
+    int nregs;
+};
+
+/* What a failure is about; it decides how the program reports it (see the top). */
+enum gc_triage_blame {
+    GC_TRIAGE_BLAME_CORE = 0, /* the core cannot give what was asked: a read or decode
+                                 failed, data or the GPU target is missing */
+    GC_TRIAGE_BLAME_REQUEST,  /* the request names what this core does not have (a wave, a
+                                 register) */
+    GC_TRIAGE_BLAME_USAGE,    /* the request is malformed or, for this core, incomplete */
+    GC_TRIAGE_BLAME_MEMORY,   /* the builder ran out of memory */
+};
+
+/*
+ * Why a builder failed. Owned by the caller and written only on failure, so a caller that
+ * sets diag.status to GPUCORE_OK first can tell a partial `mem` read (see gc_triage_mem()).
+ */
+struct gc_triage_error {
+    enum gc_triage_blame blame;
+    gpucore_diag_t diag; /* the status and the message (one line) */
+};
+
+/*
+ * The builders. Each returns a new document, which the caller frees with json_decref(), or
+ * NULL with *reterr filled (reterr may be NULL). @p t is open (gc_triage_open()); @p req is
+ * only read. A request's wave must exist: every view that takes one (all but the report) fails
+ * first, when it does not, with
+ *   GPUCORE_E_NOTFOUND  REQUEST  "wave N does not exist: the core has M waves (0..M-1)"  64
+ * and every builder fails, when its own buffers or the document cannot be allocated, with
+ *   GPUCORE_E_NOMEM     MEMORY   "out of memory"                                       70
+ */
+
+/*
+ * The triage report: first lines that explain the crash in plain words; per agent and queue
+ * the dispatches and the waves grouped by (dispatch, PC, stop reasons), faulting groups first,
+ * each PC disassembled; the code objects; what the core lacks. Fails only as above.
+ */
+json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *reterr);
+
+/*
+ * The waves (req->wave: only that one; req->faulting: only those an error stopped), each
+ * with the instruction at its PC when it is stopped or asked for. Fails only as above.
+ */
+json_t *gc_triage_waves(const struct gc_triage *t, const struct gc_triage_request *req,
+                        struct gc_triage_error *reterr);
+
+/*
+ * The registers of wave req->wave (>= 0; only req->regs, if any), headed by the wave.
+ * Besides the failures above:
+ *   GPUCORE_E_NOTFOUND  REQUEST  the wave has no register of a name in req->regs     64
+ *   GPUCORE_E_ARCH      CORE     the wave's GPU target is unknown                     65
+ *   GPUCORE_E_INVAL, GPUCORE_E_CORRUPT, GPUCORE_E_NOMEM   CORE   the wave's register list
+ *                                cannot be built (gc_wave_register_list())        70, 65, 70
+ */
+json_t *gc_triage_regs(const struct gc_triage *t, const struct gc_triage_request *req,
+                       struct gc_triage_error *reterr);
+
+/*
+ * The code around a PC: wave req->wave's, else req->address, else (neither given) the first
+ * faulting wave's, else the first stopped wave's, else wave 0's. Decoded from the start of the
+ * symbol holding the PC (at most 64 KiB before it), req->before and req->after instructions
+ * around it. Besides the failures above:
+ *   GPUCORE_E_NOTFOUND     CORE  neither given, and the core has no waves              65
+ *   GPUCORE_E_ARCH         CORE  no GPU target known to disassemble for               65
+ *   GPUCORE_E_UNAVAILABLE  CORE  the code at the PC is not in the core                65
+ *   GPUCORE_E_INVAL, GPUCORE_E_NOTSUP, GPUCORE_E_NOMEM, GPUCORE_E_LIMIT   CORE   the
+ *                                disassembler failed (gc_disasm_range_array())  70, 65, 70, 65
+ */
+json_t *gc_triage_disasm(const struct gc_triage *t, const struct gc_triage_request *req,
+                         struct gc_triage_error *reterr);
+
+/*
+ * req->size bytes at req->address of address space req->space, as wave req->wave sees it (the
+ * spaces of a wave default to the first faulting wave), as hex. Besides the failures above:
+ *   GPUCORE_E_INVAL  USAGE  req->space names no address space                         64
+ *   GPUCORE_E_INVAL  USAGE  the space needs a wave, none was given and none faulted   64
+ *   any status of gc_image_read() (image.h)   CORE   the read failed: the exit code of the
+ *                                status (GPUCORE_E_UNAVAILABLE, _LIMIT, _CORRUPT 65; _INVAL,
+ *                                _NOMEM 70; _IO 74)
+ * A partial read (GPUCORE_E_UNAVAILABLE or GPUCORE_E_LIMIT after some bytes) returns the
+ * document of the bytes read *and* fills *reterr: the program prints both and exits with the
+ * error's code.
+ */
+json_t *gc_triage_mem(const struct gc_triage *t, const struct gc_triage_request *req,
+                      struct gc_triage_error *reterr);
+
+/*
+ * Reading a document, as the conventions above write it (the report's own summary lines and
+ * the text renderers). A member that is missing or of another type reads as the default.
+ * Strings are borrowed from the document.
+ */
+uint64_t gc_triage_get_u64(const json_t *obj, const char *key);    /* integer or "0x..."; 0 */
+const char *gc_triage_get_str(const json_t *obj, const char *key); /* NULL */
+const char *gc_triage_get_str_or(const json_t *obj, const char *key, const char *dflt);
+int gc_triage_get_bool(const json_t *obj, const char *key); /* 1 for true, else 0 */
+int64_t gc_triage_index_value(const json_t *v);             /* an index: -1 for null */
+
+/* Name of a KFD exception code ("QUEUE_WAVE_MEMORY_VIOLATION"), NULL if unknown. Static. */
+const char *gc_triage_exception_name(uint32_t code);
+
+#endif /* GC_ANALYZE_TRIAGE_H */

@@ -1,0 +1,503 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The triage report's shared pieces (triage_internal.h): opening, failing, building and
+ * reading JSON, symbols, the instruction at a PC, stop reasons and exceptions, one wave.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "disasm.h"
+#include "triage_internal.h"
+#include "wave.h"
+
+/* Stop reasons in the order a report names them; `fault`: an error, not a debugger event. */
+static const struct {
+    uint32_t bit;
+    const char *name;   /* amd-dbgapi's AMD_DBGAPI_WAVE_STOP_REASON_* in lower case */
+    const char *phrase; /* "stopped by ..." */
+    int fault;
+} stop_reasons[] = {
+    { GC_STOP_MEMORY_VIOLATION, "memory_violation", "a memory violation", 1 },
+    { GC_STOP_ADDRESS_ERROR, "address_error", "an address error (aperture violation)", 1 },
+    { GC_STOP_ILLEGAL_INSTRUCTION, "illegal_instruction", "an illegal instruction", 1 },
+    { GC_STOP_ASSERT_TRAP, "assert_trap", "an assert trap (s_trap 2)", 1 },
+    { GC_STOP_TRAP, "trap", "a trap instruction", 1 },
+    { GC_STOP_ECC_ERROR, "ecc_error", "an ECC error", 1 },
+    { GC_STOP_FATAL_HALT, "fatal_halt", "a fatal halt", 1 },
+    { GC_STOP_INT_DIVIDE_BY_0, "int_divide_by_0", "an integer division by zero", 1 },
+    { GC_STOP_FP_DIVIDE_BY_0, "fp_divide_by_0", "a floating-point division by zero", 1 },
+    { GC_STOP_FP_INVALID_OPERATION, "fp_invalid_operation", "an invalid floating-point operation",
+      1 },
+    { GC_STOP_FP_OVERFLOW, "fp_overflow", "a floating-point overflow", 1 },
+    { GC_STOP_FP_UNDERFLOW, "fp_underflow", "a floating-point underflow", 1 },
+    { GC_STOP_FP_INEXACT, "fp_inexact", "an inexact floating-point result", 1 },
+    { GC_STOP_FP_INPUT_DENORMAL, "fp_input_denormal", "a denormal floating-point input", 1 },
+    { GC_STOP_DEBUG_TRAP, "debug_trap", "a debug trap", 0 },
+    { GC_STOP_BREAKPOINT, "breakpoint", "a breakpoint", 0 },
+    { GC_STOP_WATCHPOINT, "watchpoint", "a watchpoint", 0 },
+    { GC_STOP_SINGLE_STEP, "single_step", "a single step", 0 },
+};
+#define NSTOP (sizeof(stop_reasons) / sizeof(stop_reasons[0]))
+
+/* KFD exception codes (spec/kfd-debug-interface.md §7); bit e-1 of an exception_status word. */
+static const struct {
+    uint32_t code;
+    const char *name;
+} exception_codes[] = {
+    { 1, "QUEUE_WAVE_ABORT" },
+    { 2, "QUEUE_WAVE_TRAP" },
+    { 3, "QUEUE_WAVE_MATH_ERROR" },
+    { 4, "QUEUE_WAVE_ILLEGAL_INSTRUCTION" },
+    { 5, "QUEUE_WAVE_MEMORY_VIOLATION" },
+    { 6, "QUEUE_WAVE_APERTURE_VIOLATION" },
+    { 16, "QUEUE_PACKET_DISPATCH_DIM_INVALID" },
+    { 17, "QUEUE_PACKET_DISPATCH_GROUP_SEGMENT_SIZE_INVALID" },
+    { 18, "QUEUE_PACKET_DISPATCH_CODE_INVALID" },
+    { 19, "QUEUE_PACKET_RESERVED" },
+    { 20, "QUEUE_PACKET_UNSUPPORTED" },
+    { 21, "QUEUE_PACKET_DISPATCH_WORK_GROUP_SIZE_INVALID" },
+    { 22, "QUEUE_PACKET_DISPATCH_REGISTER_INVALID" },
+    { 23, "QUEUE_PACKET_VENDOR_UNSUPPORTED" },
+    { 30, "QUEUE_PREEMPTION_ERROR" },
+    { 31, "QUEUE_NEW" },
+    { 32, "DEVICE_QUEUE_DELETE" },
+    { 33, "DEVICE_MEMORY_VIOLATION" },
+    { 34, "DEVICE_RAS_ERROR" },
+    { 35, "DEVICE_FATAL_HALT" },
+    { 36, "DEVICE_NEW" },
+    { 48, "PROCESS_RUNTIME" },
+    { 49, "PROCESS_DEVICE_REMOVE" },
+};
+
+/* ---------------------------------------------------------------------------------------- */
+/* Opening, failing                                                                           */
+/* ---------------------------------------------------------------------------------------- */
+
+gpucore_status_t gc_triage_open(struct gc_triage *t, gpucore_diag_t *reterr_diag)
+{
+    return gc_image_open_split(t->core, t->host, &t->img, reterr_diag);
+}
+
+void gc_triage_close(struct gc_triage *t)
+{
+    if (!t)
+        return;
+    gc_image_close(t->img);
+    t->img = NULL;
+}
+
+json_t *gc_tr_fail(struct gc_triage_error *reterr, enum gc_triage_blame blame,
+                   gpucore_status_t status, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (!reterr)
+        return NULL;
+    reterr->blame = blame;
+    va_start(ap, fmt);
+    gc_diag_vset(&reterr->diag, status, GC_NO_OFFSET, fmt, ap);
+    va_end(ap);
+    return NULL;
+}
+
+json_t *gc_tr_fail_diag(struct gc_triage_error *reterr, const gpucore_diag_t *diag)
+{
+    if (reterr) {
+        reterr->blame = GC_TRIAGE_BLAME_CORE;
+        reterr->diag = *diag;
+    }
+    return NULL;
+}
+
+json_t *gc_tr_out_of_memory(struct gc_triage_error *reterr)
+{
+    return gc_tr_fail(reterr, GC_TRIAGE_BLAME_MEMORY, GPUCORE_E_NOMEM, "out of memory");
+}
+
+gpucore_status_t gc_tr_check_wave(const struct gc_triage *t, const struct gc_triage_request *req,
+                                  struct gc_triage_error *reterr)
+{
+    uint32_t nwaves = gc_image_wave_count(t->img);
+
+    if (req->wave < 0 || (uint64_t)req->wave < nwaves)
+        return GPUCORE_OK;
+    if (nwaves)
+        gc_tr_fail(reterr, GC_TRIAGE_BLAME_REQUEST, GPUCORE_E_NOTFOUND,
+                   "wave %ld does not exist: the core has %u waves (0..%u)", req->wave, nwaves,
+                   nwaves - 1);
+    else
+        gc_tr_fail(reterr, GC_TRIAGE_BLAME_REQUEST, GPUCORE_E_NOTFOUND,
+                   "wave %ld does not exist: the core has 0 waves", req->wave);
+    return GPUCORE_E_NOTFOUND;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Building and reading JSON                                                                  */
+/* ---------------------------------------------------------------------------------------- */
+
+json_t *gc_tr_doc_new(const struct gc_triage *t, const char *command)
+{
+    json_t *doc = json_object();
+
+    if (!doc)
+        return NULL;
+    json_object_set_new(doc, "schema", json_string(GC_TRIAGE_SCHEMA));
+    json_object_set_new(doc, "command", json_string(command));
+    json_object_set_new(doc, "core", json_string(t->path));
+    if (t->host_path)
+        json_object_set_new(doc, "host_core", json_string(t->host_path));
+    return doc;
+}
+
+json_t *gc_tr_hex(uint64_t v)
+{
+    char buf[24];
+
+    snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
+    return json_string(buf);
+}
+
+json_t *gc_tr_int(uint64_t v)
+{
+    return json_integer(v > (uint64_t)INT64_MAX ? INT64_MAX : (json_int_t)v);
+}
+
+json_t *gc_tr_index(uint32_t v)
+{
+    return v == UINT32_MAX ? json_null() : gc_tr_int(v);
+}
+
+json_t *gc_tr_str_or_null(const char *s)
+{
+    json_t *j;
+
+    if (!s || !*s)
+        return json_null();
+    j = json_string(s);
+    return j ? j : json_string("<invalid UTF-8>");
+}
+
+void gc_tr_appendf(json_t *arr, const char *fmt, ...)
+{
+    char buf[768];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    json_array_append_new(arr, json_string(buf));
+}
+
+uint64_t gc_triage_get_u64(const json_t *obj, const char *key)
+{
+    const json_t *v = json_object_get(obj, key);
+
+    if (json_is_integer(v))
+        return (uint64_t)json_integer_value(v);
+    if (json_is_string(v))
+        return strtoull(json_string_value(v), NULL, 0);
+    return 0;
+}
+
+const char *gc_triage_get_str(const json_t *obj, const char *key)
+{
+    const json_t *v = json_object_get(obj, key);
+
+    return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+const char *gc_triage_get_str_or(const json_t *obj, const char *key, const char *dflt)
+{
+    const char *s = gc_triage_get_str(obj, key);
+
+    return s ? s : dflt;
+}
+
+int gc_triage_get_bool(const json_t *obj, const char *key)
+{
+    return json_is_true(json_object_get(obj, key));
+}
+
+int64_t gc_triage_index_value(const json_t *v)
+{
+    return json_is_integer(v) ? (int64_t)json_integer_value(v) : -1;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* The image: targets, kernels, symbols, code                                                 */
+/* ---------------------------------------------------------------------------------------- */
+
+const struct gc_arch *gc_tr_queue_arch(const struct gc_triage *t, uint32_t queue)
+{
+    const struct gc_image_queue *q = gc_image_queue(t->img, queue);
+    const struct gc_image_agent *a = q ? gc_image_agent(t->img, q->agent) : NULL;
+
+    return a ? a->arch : NULL;
+}
+
+const struct gc_arch *gc_tr_wave_arch(const struct gc_triage *t, const struct gc_image_wave *w)
+{
+    return gc_tr_queue_arch(t, w->queue);
+}
+
+const char *gc_tr_kernel_of(const struct gc_triage *t, uint32_t dispatch)
+{
+    const struct gc_image_dispatch *dp =
+            dispatch == UINT32_MAX ? NULL : gc_image_dispatch(t->img, dispatch);
+
+    return dp && dp->kernel_name[0] ? dp->kernel_name : NULL;
+}
+
+int gc_tr_symbolize(const struct gc_triage *t, uint64_t pc, char *buf, size_t size,
+                    uint64_t *ret_offset)
+{
+    char name[GC_IMAGE_NAME_MAX];
+    uint64_t off = 0;
+
+    if (gc_image_symbolize(t->img, pc, name, sizeof(name), &off) != GPUCORE_OK) {
+        if (size)
+            buf[0] = '\0';
+        return 0;
+    }
+    if (off)
+        snprintf(buf, size, "%s+0x%" PRIx64, name, off);
+    else
+        snprintf(buf, size, "%s", name);
+    if (ret_offset)
+        *ret_offset = off;
+    return 1;
+}
+
+int gc_tr_symbol_lookup(void *user, uint64_t addr, const char **ret_name, uint64_t *ret_offset)
+{
+    struct gc_tr_symbolizer *s = user;
+
+    if (gc_image_symbolize(s->t->img, addr, s->name, sizeof(s->name), ret_offset) != GPUCORE_OK)
+        return 0;
+    *ret_name = s->name;
+    return 1;
+}
+
+/* Code is read as the GPU sees it: global memory. */
+uint64_t gc_tr_read_code(const struct gc_triage *t, uint64_t addr, uint8_t *buf, uint64_t size,
+                         gpucore_diag_t *diag)
+{
+    uint64_t done = 0;
+    gpucore_status_t st;
+
+    st = gc_image_read(t->img, UINT32_MAX, GC_ASPACE_GLOBAL, 0, addr, buf, size, &done, diag);
+    if (st == GPUCORE_OK)
+        return size;
+    return st == GPUCORE_E_UNAVAILABLE && done <= size ? done : 0;
+}
+
+/* Walk from a symbol's start to the instruction that covers `target`. */
+struct walk {
+    uint64_t target;
+    int found;
+    struct gc_disasm_insn hit;
+};
+
+static int walk_insn(void *user, const struct gc_disasm_insn *insn)
+{
+    struct walk *wk = user;
+
+    if (insn->pc + insn->size <= wk->target)
+        return 0;
+    wk->hit = *insn;
+    wk->found = 1;
+    return 1;
+}
+
+/*
+ * When a symbol covers pc, the code is decoded from the symbol's start, so a PC that is not on
+ * an instruction boundary is caught (and the instruction it lies in named) instead of decoding
+ * the middle of one. The reason for a failure takes the instruction's place in the text and is
+ * "instruction_error" in JSON.
+ */
+int gc_tr_insn_at(const struct gc_triage *t, const struct gc_arch *arch, uint64_t pc, char *text,
+                  size_t size)
+{
+    uint8_t bytes[16];
+    gpucore_diag_t d = { 0 };
+    uint64_t n, off = 0;
+    uint32_t isz = 0;
+    struct gc_tr_symbolizer sc = { .t = t };
+    struct gc_disasm_symbolizer sym = { .lookup = gc_tr_symbol_lookup, .user = &sc };
+    char name[GC_IMAGE_NAME_MAX + 24];
+
+    if (!arch) {
+        snprintf(text, size, "unknown GPU target: no disassembler");
+        return -1;
+    }
+    if (gc_tr_symbolize(t, pc, name, sizeof(name), &off) && off > 0 &&
+        off <= GC_TR_DISASM_MAX_BACK) {
+        uint64_t len = off + 16;
+        uint8_t *code = malloc((size_t)len);
+        struct walk wk = { .target = pc };
+
+        if (code) {
+            len = gc_tr_read_code(t, pc - off, code, len, &d);
+            if (len > off)
+                (void)gc_disasm_range(arch, code, (size_t)len, pc - off, &sym, walk_insn, &wk, NULL,
+                                      &d);
+            free(code);
+        }
+        if (wk.found && wk.hit.pc == pc) {
+            snprintf(text, size, "%s", wk.hit.text);
+            return 0;
+        }
+        if (wk.found) {
+            char at[GC_IMAGE_NAME_MAX + 24];
+
+            gc_tr_symbolize(t, wk.hit.pc, at, sizeof(at), NULL);
+            snprintf(text, size,
+                     "the PC is not on an instruction boundary: it is %" PRIu64
+                     " bytes into %s (%s)",
+                     pc - wk.hit.pc, wk.hit.text, at);
+            return -1;
+        }
+        memset(&d, 0, sizeof(d));
+    }
+    n = gc_tr_read_code(t, pc, bytes, sizeof(bytes), &d);
+    if (n == 0) {
+        snprintf(text, size, "code at 0x%" PRIx64 " not in the core: %s", pc,
+                 d.message[0] ? d.message : "not captured");
+        return -1;
+    }
+    if (gc_disasm_insn(arch, bytes, (size_t)n, pc, &sym, text, size, &isz, &d) != GPUCORE_OK) {
+        char why[sizeof(d.message)];
+
+        memcpy(why, d.message, sizeof(why));
+        snprintf(text, size, "cannot disassemble: %s", why[0] ? why : "not an instruction");
+        return -1;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Stop reasons and exceptions                                                                */
+/* ---------------------------------------------------------------------------------------- */
+
+const char *gc_triage_exception_name(uint32_t code)
+{
+    for (size_t i = 0; i < sizeof(exception_codes) / sizeof(exception_codes[0]); i++)
+        if (exception_codes[i].code == code)
+            return exception_codes[i].name;
+    return NULL;
+}
+
+json_t *gc_tr_exceptions_json(uint64_t status)
+{
+    json_t *arr = json_array();
+
+    for (uint32_t code = 1; code <= 64; code++) {
+        const char *name;
+
+        if (!(status >> (code - 1) & 1))
+            continue;
+        name = gc_triage_exception_name(code);
+        if (name)
+            json_array_append_new(arr, json_string(name));
+        else
+            gc_tr_appendf(arr, "EC_%u", code);
+    }
+    return arr;
+}
+
+json_t *gc_tr_stop_reasons_json(uint32_t mask)
+{
+    json_t *arr = json_array();
+    uint32_t known = 0;
+
+    for (size_t i = 0; i < NSTOP; i++) {
+        known |= stop_reasons[i].bit;
+        if (mask & stop_reasons[i].bit)
+            json_array_append_new(arr, json_string(stop_reasons[i].name));
+    }
+    if (mask & ~known)
+        gc_tr_appendf(arr, "0x%x", mask & ~known);
+    return arr;
+}
+
+uint32_t gc_tr_stop_mask(const json_t *names)
+{
+    uint32_t mask = 0;
+    size_t i;
+    json_t *v;
+
+    json_array_foreach(names, i, v)
+    {
+        for (size_t k = 0; k < NSTOP; k++)
+            if (json_is_string(v) && strcmp(json_string_value(v), stop_reasons[k].name) == 0)
+                mask |= stop_reasons[k].bit;
+    }
+    return mask;
+}
+
+int gc_tr_is_fault(uint32_t mask)
+{
+    for (size_t i = 0; i < NSTOP; i++)
+        if ((mask & stop_reasons[i].bit) && stop_reasons[i].fault)
+            return 1;
+    return 0;
+}
+
+/* "a memory violation and an illegal instruction" */
+void gc_tr_stop_phrase(uint32_t mask, char *buf, size_t size)
+{
+    size_t len = 0;
+
+    buf[0] = '\0';
+    for (size_t i = 0; i < NSTOP; i++)
+        if (mask & stop_reasons[i].bit)
+            gc_str_appendf(buf, size, &len, "%s%s", len ? " and " : "", stop_reasons[i].phrase);
+    if (!buf[0])
+        snprintf(buf, size, "the debugger's trap handler (no error reason)");
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* One wave                                                                                   */
+/* ---------------------------------------------------------------------------------------- */
+
+json_t *gc_tr_wave_json(const struct gc_triage *t, const struct gc_image_wave *w, int with_insn)
+{
+    json_t *o = json_object(), *wg = json_array();
+    const struct gc_image_queue *q = gc_image_queue(t->img, w->queue);
+    char sym[GC_IMAGE_NAME_MAX + 24];
+    const char *kernel = gc_tr_kernel_of(t, w->dispatch);
+
+    for (int i = 0; i < 3; i++)
+        json_array_append_new(wg, gc_tr_index(w->workgroup[i]));
+    gc_tr_symbolize(t, w->pc, sym, sizeof(sym), NULL);
+    json_object_set_new(o, "index", gc_tr_int(w->index));
+    json_object_set_new(o, "agent", q ? gc_tr_int(q->agent) : json_null());
+    json_object_set_new(o, "queue", gc_tr_int(w->queue));
+    json_object_set_new(o, "xcc", gc_tr_int(w->xcc));
+    json_object_set_new(o, "dispatch", gc_tr_index(w->dispatch));
+    json_object_set_new(o, "kernel", gc_tr_str_or_null(kernel));
+    json_object_set_new(o, "workgroup", wg);
+    json_object_set_new(o, "wave_in_group", gc_tr_index(w->wave_in_group));
+    json_object_set_new(o, "lanes", gc_tr_int(w->lanes));
+    json_object_set_new(o, "pc", gc_tr_hex(w->pc));
+    json_object_set_new(o, "symbol", gc_tr_str_or_null(sym));
+    json_object_set_new(o, "exec", gc_tr_hex(w->exec));
+    json_object_set_new(o, "stopped", json_boolean(w->stopped));
+    json_object_set_new(o, "stop_reasons", gc_tr_stop_reasons_json(w->stop_reasons));
+    json_object_set_new(o, "faulting", json_boolean(gc_tr_is_fault(w->stop_reasons)));
+    if (with_insn) {
+        char text[GC_DISASM_TEXT_MAX + 128];
+        int rc = gc_tr_insn_at(t, gc_tr_wave_arch(t, w), w->pc, text, sizeof(text));
+
+        json_object_set_new(o, "instruction", rc == 0 ? json_string(text) : json_null());
+        json_object_set_new(o, "instruction_error", rc == 0 ? json_null() : json_string(text));
+    } else {
+        /* Not disassembled (running waves of `waves`): the keys are there, null. */
+        json_object_set_new(o, "instruction", json_null());
+        json_object_set_new(o, "instruction_error", json_null());
+    }
+    return o;
+}

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internal to analyze/triage*.c: what the builders share -- failing, building JSON, the image's
+ * targets, kernels, symbols and code, the instruction at a PC, stop reasons and exceptions, one
+ * wave. All in triage_common.c, with triage.h's opening and document readers; the report is
+ * built in triage_report.c, the other views in triage_views.c. No printing.
+ */
+#ifndef GC_ANALYZE_TRIAGE_INTERNAL_H
+#define GC_ANALYZE_TRIAGE_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include <gpucore/status.h>
+
+#include "arch.h"
+#include "gc_util.h"
+#include "image.h"
+#include "triage.h"
+
+/* Bytes disassembled from a symbol's start to reach the PC (past that, from the PC). */
+#define GC_TR_DISASM_MAX_BACK (64u << 10)
+
+/* ---- Failing ------------------------------------------------------------------------------ */
+
+/* Fill *reterr (NULL: nothing) and return NULL, so a builder can `return gc_tr_fail(...)`. */
+json_t *gc_tr_fail(struct gc_triage_error *reterr, enum gc_triage_blame blame,
+                   gpucore_status_t status, const char *fmt, ...) GC_PRINTF(4, 5);
+/* The same for a failure a lower layer described in @p diag: blame CORE, diag as it is. */
+json_t *gc_tr_fail_diag(struct gc_triage_error *reterr, const gpucore_diag_t *diag);
+/* gc_tr_fail(MEMORY, GPUCORE_E_NOMEM, "out of memory"). */
+json_t *gc_tr_out_of_memory(struct gc_triage_error *reterr);
+/* GPUCORE_OK, or GPUCORE_E_NOTFOUND (blame REQUEST) when req->wave names no wave. */
+gpucore_status_t gc_tr_check_wave(const struct gc_triage *t, const struct gc_triage_request *req,
+                                  struct gc_triage_error *reterr);
+
+/* ---- Building JSON (a NULL from jansson leaves a member out, as jansson does) --------------- */
+
+/* A view's document: {"schema", "command", "core"[, "host_core"]}; NULL if out of memory. */
+json_t *gc_tr_doc_new(const struct gc_triage *t, const char *command);
+json_t *gc_tr_hex(uint64_t v);            /* "0x..." */
+json_t *gc_tr_int(uint64_t v);            /* integer (clamped to INT64_MAX) */
+json_t *gc_tr_index(uint32_t v);          /* integer, or null for UINT32_MAX (unknown) */
+json_t *gc_tr_str_or_null(const char *s); /* string, or null for NULL/"" */
+/* Append a formatted string (at most 767 bytes) to the array. */
+void gc_tr_appendf(json_t *arr, const char *fmt, ...) GC_PRINTF(2, 3);
+
+/* ---- The image ----------------------------------------------------------------------------- */
+
+/* The target of a queue's agent / of a wave (NULL: unknown target). */
+const struct gc_arch *gc_tr_queue_arch(const struct gc_triage *t, uint32_t queue);
+const struct gc_arch *gc_tr_wave_arch(const struct gc_triage *t, const struct gc_image_wave *w);
+/* A dispatch's kernel name (NULL: unknown, or dispatch UINT32_MAX). */
+const char *gc_tr_kernel_of(const struct gc_triage *t, uint32_t dispatch);
+/* "name+0xoff" (or "name") of pc into buf, and the offset; 1, or 0 with buf "" if no symbol. */
+int gc_tr_symbolize(const struct gc_triage *t, uint64_t pc, char *buf, size_t size,
+                    uint64_t *ret_offset);
+/* The disassembler's symbolizer over the image (branch targets get " <name+0xoff>"). */
+struct gc_tr_symbolizer {
+    const struct gc_triage *t;
+    char name[GC_IMAGE_NAME_MAX];
+};
+/* gc_disasm_symbol_fn; user is a struct gc_tr_symbolizer. */
+int gc_tr_symbol_lookup(void *user, uint64_t addr, const char **ret_name, uint64_t *ret_offset);
+/* Global memory at addr into buf: the readable prefix length (0 if none; the diag says why). */
+uint64_t gc_tr_read_code(const struct gc_triage *t, uint64_t addr, uint8_t *buf, uint64_t size,
+                         gpucore_diag_t *diag);
+/* The instruction at pc as text: 0, or -1 with why in text (not an instruction boundary, code
+   not captured, no disassembler). */
+int gc_tr_insn_at(const struct gc_triage *t, const struct gc_arch *arch, uint64_t pc, char *text,
+                  size_t size);
+
+/* ---- Stop reasons and exceptions ------------------------------------------------------------ */
+
+json_t *gc_tr_exceptions_json(uint64_t status); /* names of the bits of an exception word */
+json_t *gc_tr_stop_reasons_json(uint32_t mask); /* ["memory_violation", ...] */
+uint32_t gc_tr_stop_mask(const json_t *names);  /* the inverse */
+int gc_tr_is_fault(uint32_t mask);              /* an error, not a debugger event */
+void gc_tr_stop_phrase(uint32_t mask, char *buf, size_t size); /* "a memory violation" */
+
+/* One wave as `waves` lists it and `regs`/`disasm` head their documents with it; with_insn:
+   disassemble its PC (else "instruction" and "instruction_error" are null). */
+json_t *gc_tr_wave_json(const struct gc_triage *t, const struct gc_image_wave *w, int with_insn);
+
+#endif /* GC_ANALYZE_TRIAGE_INTERNAL_H */

@@ -1,0 +1,571 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The triage report (gc_triage_report, triage.h). Per agent and queue the dispatches and the
+ * waves grouped by (dispatch, PC, stop reasons), faulting groups first, each PC disassembled;
+ * first lines that explain the crash in plain words; what the core lacks. Rendered as text by
+ * cli/analyze_render.c.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gpucore/schema.h>
+
+#include "disasm.h"
+#include "triage_internal.h"
+
+#define HEADLINES_MAX 8u /* fault groups explained in the first lines */
+
+/* The memory-violation address recorded in the GPUCORE capture metadata, 0 if none. */
+static uint64_t fault_address_of(gpucore_core_t *core)
+{
+    struct gpucore_note note;
+    gpucore_capture_meta_t *m = NULL;
+    uint32_t idx = 0;
+    uint64_t va = 0;
+
+    if (gpucore_core_find_note(core, GPUCORE_NOTE_OWNER, GPUCORE_NT_CAPTURE_META, &idx, &note) !=
+        GPUCORE_OK)
+        return 0;
+    if (gpucore_capture_meta_decode(note.desc, (size_t)note.desc_size, &m, NULL) == GPUCORE_OK)
+        va = m->fault_address;
+    gpucore_capture_meta_free(m);
+    return va;
+}
+
+/* Why the manifest left a range out, in words (schema/gpucore_enums.def). */
+static const struct {
+    uint32_t reason;
+    const char *phrase;
+} reason_phrases[] = {
+    { GPUCORE_REASON_TIER, "its tier was not requested" },
+    { GPUCORE_REASON_BUDGET, "the size budget was exhausted" },
+    { GPUCORE_REASON_DEADLINE, "the time budget was exhausted" },
+    { GPUCORE_REASON_IO_ERROR, "the read failed" },
+    { GPUCORE_REASON_POLICY, "excluded by an option" },
+    { GPUCORE_REASON_SPECIAL, "a mapping that must not be read" },
+};
+
+static const char *reason_phrase(uint32_t reason)
+{
+    for (size_t i = 0; i < sizeof(reason_phrases) / sizeof(reason_phrases[0]); i++)
+        if (reason_phrases[i].reason == reason)
+            return reason_phrases[i].phrase;
+    return gpucore_reason_name(reason);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Model pieces                                                                               */
+/* ---------------------------------------------------------------------------------------- */
+
+static json_t *agent_json(const struct gc_image_agent *a)
+{
+    json_t *o = json_object();
+    char target[32] = "";
+
+    if (a->arch)
+        snprintf(target, sizeof(target), "%s", a->arch->name);
+    else if (gpucore_gfx_target_name(a->entry->gfx_target_version, target, sizeof(target)) !=
+             GPUCORE_OK)
+        target[0] = '\0';
+    json_object_set_new(o, "index", gc_tr_int(a->index));
+    json_object_set_new(o, "target", gc_tr_str_or_null(target));
+    /* The image names an agent by its target when it knows no marketing name. */
+    json_object_set_new(o, "name",
+                        strcmp(a->name, target) ? gc_tr_str_or_null(a->name) : json_null());
+    json_object_set_new(o, "gpu_id", gc_tr_int(a->entry->gpu_id));
+    json_object_set_new(o, "debuggable", json_boolean(a->supports_debugging));
+    json_object_set_new(o, "exceptions", gc_tr_exceptions_json(a->entry->exception_status));
+    return o;
+}
+
+static json_t *dispatch_json(const struct gc_triage *t, const struct gc_image_dispatch *dp)
+{
+    json_t *o = json_object();
+    json_t *grid = json_array(), *wg = json_array();
+    uint32_t nwaves = 0;
+    const struct gc_image_queue *q = gc_image_queue(t->img, dp->queue);
+
+    for (int i = 0; i < 3; i++) {
+        json_array_append_new(grid, gc_tr_int(dp->grid_size[i]));
+        json_array_append_new(wg, gc_tr_int(dp->workgroup_size[i]));
+    }
+    for (uint32_t i = 0; q && i < q->nwaves; i++) {
+        const struct gc_image_wave *w = gc_image_wave(t->img, q->first_wave + i);
+
+        if (w && w->dispatch == dp->index)
+            nwaves++;
+    }
+    json_object_set_new(o, "index", gc_tr_int(dp->index));
+    json_object_set_new(o, "queue", gc_tr_int(dp->queue));
+    json_object_set_new(o, "packet_id", gc_tr_int(dp->packet_id));
+    json_object_set_new(o, "kernel", gc_tr_str_or_null(dp->kernel_name));
+    json_object_set_new(o, "grid", grid);
+    json_object_set_new(o, "workgroup", wg);
+    json_object_set_new(o, "private_segment_size", gc_tr_int(dp->private_segment_size));
+    json_object_set_new(o, "group_segment_size", gc_tr_int(dp->group_segment_size));
+    json_object_set_new(o, "kernel_object", gc_tr_hex(dp->kernel_object));
+    json_object_set_new(o, "kernarg_address", gc_tr_hex(dp->kernarg_address));
+    json_object_set_new(o, "kernel_entry",
+                        dp->kernel_entry ? gc_tr_hex(dp->kernel_entry) : json_null());
+    json_object_set_new(o, "waves", gc_tr_int(nwaves));
+    return o;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* The report: waves grouped by (dispatch, PC, stop reasons), faulting groups first           */
+/* ---------------------------------------------------------------------------------------- */
+
+struct group {
+    uint32_t queue, dispatch;
+    uint64_t pc;
+    uint32_t reasons;
+    int stopped;
+    uint32_t count;
+    uint32_t first_wave;
+    uint32_t *waves; /* count entries */
+    uint32_t cap;
+};
+
+static int group_rank(const struct group *g)
+{
+    return gc_tr_is_fault(g->reasons) ? 0 : g->reasons ? 1 : g->stopped ? 2 : 3;
+}
+
+static int group_cmp(const void *pa, const void *pb)
+{
+    const struct group *a = pa, *b = pb;
+
+    if (group_rank(a) != group_rank(b))
+        return group_rank(a) < group_rank(b) ? -1 : 1;
+    if (a->count != b->count)
+        return a->count > b->count ? -1 : 1;
+    if (a->queue != b->queue)
+        return a->queue < b->queue ? -1 : 1;
+    if (a->pc != b->pc)
+        return a->pc < b->pc ? -1 : 1;
+    if (a->dispatch != b->dispatch)
+        return a->dispatch < b->dispatch ? -1 : 1;
+    return a->first_wave < b->first_wave ? -1 : a->first_wave > b->first_wave;
+}
+
+static void groups_free(struct group *g, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(g[i].waves);
+    free(g);
+}
+
+/* Group the waves of queue q. Returns 0 or -1 (out of memory). */
+static int group_queue(const struct gc_triage *t, const struct gc_image_queue *q,
+                       struct group **ret, size_t *ret_n)
+{
+    struct group *g = NULL;
+    size_t n = 0, cap = 0;
+
+    for (uint32_t i = 0; i < q->nwaves; i++) {
+        const struct gc_image_wave *w = gc_image_wave(t->img, q->first_wave + i);
+        size_t k;
+
+        if (!w)
+            continue;
+        for (k = 0; k < n; k++)
+            if (g[k].pc == w->pc && g[k].reasons == w->stop_reasons &&
+                g[k].dispatch == w->dispatch && g[k].stopped == !!w->stopped)
+                break;
+        if (k == n) {
+            if (n == cap) {
+                size_t ncap = cap ? cap * 2 : 8;
+                struct group *ng = realloc(g, ncap * sizeof(*g));
+
+                if (!ng)
+                    goto nomem;
+                g = ng;
+                cap = ncap;
+            }
+            memset(&g[n], 0, sizeof(g[n]));
+            g[n].queue = q->index;
+            g[n].dispatch = w->dispatch;
+            g[n].pc = w->pc;
+            g[n].reasons = w->stop_reasons;
+            g[n].stopped = !!w->stopped;
+            g[n].first_wave = w->index;
+            n++;
+        }
+        if (g[k].count == g[k].cap) {
+            uint32_t ncap = g[k].cap ? g[k].cap * 2 : 4;
+            uint32_t *nw = realloc(g[k].waves, ncap * sizeof(*nw));
+
+            if (!nw)
+                goto nomem;
+            g[k].waves = nw;
+            g[k].cap = ncap;
+        }
+        g[k].waves[g[k].count++] = w->index;
+    }
+    if (n)
+        qsort(g, n, sizeof(*g), group_cmp);
+    *ret = g;
+    *ret_n = n;
+    return 0;
+nomem:
+    groups_free(g, n);
+    return -1;
+}
+
+static json_t *group_json(const struct gc_triage *t, const struct group *g)
+{
+    json_t *o = json_object(), *waves = json_array();
+    const struct gc_image_queue *q = gc_image_queue(t->img, g->queue);
+    char sym[GC_IMAGE_NAME_MAX + 24];
+    char text[GC_DISASM_TEXT_MAX + 128];
+    uint64_t off = 0;
+    int has_sym = gc_tr_symbolize(t, g->pc, sym, sizeof(sym), &off);
+    int rc = gc_tr_insn_at(t, gc_tr_queue_arch(t, g->queue), g->pc, text, sizeof(text));
+
+    for (uint32_t i = 0; i < g->count; i++)
+        json_array_append_new(waves, gc_tr_int(g->waves[i]));
+    json_object_set_new(o, "agent", q ? gc_tr_int(q->agent) : json_null());
+    json_object_set_new(o, "queue", gc_tr_int(g->queue));
+    json_object_set_new(o, "dispatch", gc_tr_index(g->dispatch));
+    json_object_set_new(o, "kernel", gc_tr_str_or_null(gc_tr_kernel_of(t, g->dispatch)));
+    json_object_set_new(o, "count", gc_tr_int(g->count));
+    json_object_set_new(o, "faulting", json_boolean(gc_tr_is_fault(g->reasons)));
+    json_object_set_new(o, "stopped", json_boolean(g->stopped));
+    json_object_set_new(o, "stop_reasons", gc_tr_stop_reasons_json(g->reasons));
+    json_object_set_new(o, "pc", gc_tr_hex(g->pc));
+    json_object_set_new(o, "symbol", has_sym ? json_string(sym) : json_null());
+    json_object_set_new(o, "offset", has_sym ? gc_tr_hex(off) : json_null());
+    json_object_set_new(o, "instruction", rc == 0 ? json_string(text) : json_null());
+    json_object_set_new(o, "instruction_error", rc == 0 ? json_null() : json_string(text));
+    json_object_set_new(o, "waves", waves);
+    return o;
+}
+
+/* What the core lacks: the manifest's skipped/unreadable GPU ranges, truncation. */
+static void not_captured(const struct gc_triage *t, json_t *out)
+{
+    uint32_t idx = 0;
+    struct gpucore_note note;
+    gpucore_manifest_t *m;
+    gpucore_diag_t d;
+    struct {
+        uint32_t status, reason;
+        uint64_t bytes, ranges;
+    } sums[16];
+    size_t nsums = 0;
+    char a[32];
+
+    if (gpucore_core_find_note(t->core, GPUCORE_NOTE_OWNER, GPUCORE_NT_MANIFEST, &idx, &note) !=
+        GPUCORE_OK) {
+        gc_tr_appendf(out, "the core has no gpucore manifest: what was left out is unknown");
+        return;
+    }
+    if (gpucore_manifest_decode(note.desc, (size_t)note.desc_size, &m, &d) != GPUCORE_OK) {
+        gc_tr_appendf(out, "the manifest cannot be decoded (%s): what was left out is unknown",
+                      d.message);
+        return;
+    }
+    for (uint32_t i = 0; i < m->count; i++) {
+        const gpucore_manifest_entry_t *e = &m->entries[i];
+        size_t k;
+
+        if (e->status == GPUCORE_RANGE_CAPTURED || e->tier == GPUCORE_TIER_HOST)
+            continue;
+        for (k = 0; k < nsums; k++)
+            if (sums[k].status == e->status && sums[k].reason == e->reason)
+                break;
+        if (k == nsums) {
+            if (nsums == sizeof(sums) / sizeof(sums[0]))
+                continue;
+            sums[k].status = e->status;
+            sums[k].reason = e->reason;
+            sums[k].bytes = sums[k].ranges = 0;
+            nsums++;
+        }
+        sums[k].bytes += e->size;
+        sums[k].ranges++;
+    }
+    if (m->flags & GPUCORE_MANIFEST_TRUNCATED) {
+        const char *r = reason_phrase(m->truncation_reason);
+
+        gc_tr_appendf(out, "the capture was cut short (%s): later memory is missing",
+                      r ? r : "unknown reason");
+    }
+    for (size_t k = 0; k < nsums; k++) {
+        const char *st = gpucore_range_status_name(sums[k].status);
+        const char *r = reason_phrase(sums[k].reason);
+
+        gc_tr_appendf(out, "%s of GPU memory in %" PRIu64 " ranges %s (%s)",
+                      gc_format_size(sums[k].bytes, a, sizeof(a)), sums[k].ranges,
+                      st ? st : "not captured", r ? r : "no reason given");
+    }
+    gpucore_manifest_free(m);
+}
+
+static json_t *capture_json(const struct gc_triage *t)
+{
+    uint32_t idx = 0;
+    struct gpucore_note note;
+    gpucore_capture_meta_t *m;
+    gpucore_diag_t d;
+    json_t *o;
+
+    if (gpucore_core_find_note(t->core, GPUCORE_NOTE_OWNER, GPUCORE_NT_CAPTURE_META, &idx, &note) !=
+                GPUCORE_OK ||
+        gpucore_capture_meta_decode(note.desc, (size_t)note.desc_size, &m, &d) != GPUCORE_OK)
+        return json_null();
+    o = json_object();
+    json_object_set_new(o, "producer", gc_tr_str_or_null(m->producer.ptr));
+    json_object_set_new(o, "pid", gc_tr_int(m->pid));
+    json_object_set_new(o, "exe", gc_tr_str_or_null(m->exe.ptr));
+    json_object_set_new(o, "trigger", gc_tr_str_or_null(gpucore_trigger_name(m->trigger)));
+    json_object_set_new(o, "tier", gc_tr_str_or_null(gpucore_tier_name(m->tier)));
+    gpucore_capture_meta_free(m);
+    return o;
+}
+
+/* The first lines: one sentence per fault group, in plain words. */
+static void headline(const struct gc_triage *t, const json_t *g, json_t *summary)
+{
+    const struct gc_image_queue *q =
+            gc_image_queue(t->img, (uint32_t)gc_triage_get_u64(g, "queue"));
+    const struct gc_arch *arch = q ? gc_tr_queue_arch(t, q->index) : NULL;
+    uint64_t count = gc_triage_get_u64(g, "count");
+    const char *kernel = gc_triage_get_str(g, "kernel");
+    const char *sym = gc_triage_get_str(g, "symbol");
+    const char *insn = gc_triage_get_str(g, "instruction");
+    char reasons[256], where[64], at[GC_IMAGE_NAME_MAX + 48];
+    uint32_t mask = gc_tr_stop_mask(json_object_get(g, "stop_reasons"));
+
+    gc_tr_stop_phrase(mask, reasons, sizeof(reasons));
+    if (json_is_integer(json_object_get(g, "dispatch")))
+        snprintf(where, sizeof(where), "dispatch %" PRIu64 ", queue %" PRIu64 ", %s",
+                 gc_triage_get_u64(g, "dispatch"), gc_triage_get_u64(g, "queue"),
+                 arch ? arch->name : "unknown GPU");
+    else
+        snprintf(where, sizeof(where), "no dispatch, queue %" PRIu64 ", %s",
+                 gc_triage_get_u64(g, "queue"), arch ? arch->name : "unknown GPU");
+    if (sym)
+        snprintf(at, sizeof(at), "%s", sym);
+    else
+        snprintf(at, sizeof(at), "%s", gc_triage_get_str_or(g, "pc", "?"));
+    gc_tr_appendf(summary, "%" PRIu64 " wave%s of %s (%s) stopped by %s at %s: %s", count,
+                  count == 1 ? "" : "s", kernel ? kernel : "an unknown kernel", where, reasons, at,
+                  insn ? insn : gc_triage_get_str_or(g, "instruction_error", "?"));
+}
+
+json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *reterr)
+{
+    json_t *doc = gc_tr_doc_new(t, "report"), *summary = json_array(), *agents = json_array();
+    json_t *faults = json_array(), *missing = json_array(), *problems = json_array();
+    json_t *cos = json_array(), *exc = json_array();
+    uint32_t nwaves = gc_image_wave_count(t->img), nstopped = 0, nfaulting = 0;
+    size_t i;
+    json_t *v;
+
+    if (!doc)
+        goto nomem;
+    json_object_set_new(doc, "capture", capture_json(t));
+
+    for (uint32_t a = 0; a < gc_image_agent_count(t->img); a++) {
+        const struct gc_image_agent *ag = gc_image_agent(t->img, a);
+        json_t *ja, *queues = json_array();
+
+        if (!ag)
+            continue;
+        ja = agent_json(ag);
+        for (uint32_t qi = 0; qi < gc_image_queue_count(t->img); qi++) {
+            const struct gc_image_queue *q = gc_image_queue(t->img, qi);
+            const char *tn;
+            json_t *jq, *disp, *groups;
+            struct group *g = NULL;
+            size_t ng = 0;
+
+            if (!q || q->agent != a)
+                continue;
+            tn = gpucore_queue_type_name(q->entry->queue_type);
+            jq = json_object();
+            json_object_set_new(jq, "index", gc_tr_int(q->index));
+            json_object_set_new(jq, "queue_id", gc_tr_int(q->entry->queue_id & 0x3fffffffu));
+            json_object_set_new(jq, "type", gc_tr_str_or_null(tn));
+            json_object_set_new(jq, "exceptions",
+                                gc_tr_exceptions_json(q->entry->exception_status));
+            json_object_set_new(jq, "problem", gc_tr_str_or_null(q->problem));
+            json_object_set_new(jq, "waves", gc_tr_int(q->nwaves));
+            if (q->entry->exception_status) {
+                json_t *e = json_object();
+
+                json_object_set_new(e, "agent", gc_tr_int(a));
+                json_object_set_new(e, "queue", gc_tr_int(q->index));
+                json_object_set_new(e, "exceptions",
+                                    gc_tr_exceptions_json(q->entry->exception_status));
+                json_array_append_new(exc, e);
+            }
+            disp = json_array();
+            for (uint32_t di = 0; di < q->ndispatches; di++) {
+                const struct gc_image_dispatch *dp =
+                        gc_image_dispatch(t->img, q->first_dispatch + di);
+
+                if (dp)
+                    json_array_append_new(disp, dispatch_json(t, dp));
+            }
+            json_object_set_new(jq, "dispatches", disp);
+            groups = json_array();
+            if (group_queue(t, q, &g, &ng) != 0) {
+                json_decref(jq);
+                json_decref(ja);
+                json_decref(queues);
+                goto nomem;
+            }
+            for (size_t k = 0; k < ng; k++) {
+                json_t *jg = group_json(t, &g[k]);
+
+                if (g[k].stopped)
+                    nstopped += g[k].count;
+                if (gc_tr_is_fault(g[k].reasons)) {
+                    nfaulting += g[k].count;
+                    json_array_append(faults, jg);
+                }
+                json_array_append_new(groups, jg);
+            }
+            groups_free(g, ng);
+            json_object_set_new(jq, "groups", groups);
+            json_array_append_new(queues, jq);
+        }
+        json_object_set_new(ja, "queues", queues);
+        json_array_append_new(agents, ja);
+    }
+
+    /* Faulting groups of every queue, most waves first. */
+    if (json_array_size(faults) > 1) {
+        /* stable insertion sort by count, descending (few groups) */
+        for (size_t a = 1; a < json_array_size(faults); a++)
+            for (size_t b = a;
+                 b > 0 && gc_triage_get_u64(json_array_get(faults, b - 1), "count") <
+                                  gc_triage_get_u64(json_array_get(faults, b), "count");
+                 b--) {
+                json_t *x = json_incref(json_array_get(faults, b - 1));
+
+                json_array_remove(faults, b - 1);
+                json_array_insert_new(faults, b, x);
+            }
+    }
+
+    json_array_foreach(faults, i, v)
+    {
+        if (i == HEADLINES_MAX) {
+            gc_tr_appendf(summary, "... and %zu more groups of faulting waves (below)",
+                          json_array_size(faults) - i);
+            break;
+        }
+        headline(t, v, summary);
+    }
+    if (json_array_size(faults) == 0) {
+        uint32_t ndisp = gc_image_dispatch_count(t->img);
+
+        if (nwaves == 0)
+            gc_tr_appendf(summary,
+                          "No GPU waves in the core: %u dispatch%s in flight, none of "
+                          "them executing when it was captured",
+                          ndisp, ndisp == 1 ? "" : "es");
+        else
+            gc_tr_appendf(summary,
+                          "No wave stopped on an error: %u waves of %u dispatch%s were %s when the "
+                          "core was captured (a hang, or a capture on demand)",
+                          nwaves, ndisp, ndisp == 1 ? "" : "es",
+                          nstopped ? "stopped or running" : "running");
+        /* Where they are: each queue's largest group. */
+        json_array_foreach(agents, i, v)
+        {
+            size_t k;
+            json_t *q;
+
+            json_array_foreach(json_object_get(v, "queues"), k, q)
+            {
+                const json_t *g = json_array_get(json_object_get(q, "groups"), 0);
+
+                if (!g)
+                    continue;
+                gc_tr_appendf(
+                        summary,
+                        "Queue %" PRIu64 ": %" PRIu64 " of its %" PRIu64
+                        " waves (%s) are at %s: %s",
+                        gc_triage_get_u64(q, "index"), gc_triage_get_u64(g, "count"),
+                        gc_triage_get_u64(q, "waves"),
+                        gc_triage_get_str_or(g, "kernel", "unknown kernel"),
+                        gc_triage_get_str_or(g, "symbol", gc_triage_get_str_or(g, "pc", "?")),
+                        gc_triage_get_str_or(g, "instruction",
+                                             gc_triage_get_str_or(g, "instruction_error", "?")));
+            }
+        }
+    }
+    json_array_foreach(exc, i, v)
+    {
+        char names[512] = "";
+        size_t len = 0, k;
+        json_t *e;
+
+        json_array_foreach(json_object_get(v, "exceptions"), k, e)
+        {
+            gc_str_appendf(names, sizeof(names), &len, "%s%s", k ? ", " : "", json_string_value(e));
+        }
+        gc_tr_appendf(summary, "Queue %" PRIu64 " (agent %" PRIu64 ") raised %s",
+                      gc_triage_get_u64(v, "queue"), gc_triage_get_u64(v, "agent"), names);
+    }
+    /* The faulting address the driver reported (QUERY_EXCEPTION_INFO), kept by the capture in
+       the GPUCORE capture metadata (format 1.1); cores of other writers do not have it. */
+    uint64_t fault = fault_address_of(t->core);
+    json_object_set_new(doc, "fault_address", fault ? gc_tr_hex(fault) : json_null());
+    if (fault)
+        gc_tr_appendf(summary, "Fault address: 0x%" PRIx64, fault);
+    else if (nfaulting || json_array_size(exc))
+        gc_tr_appendf(summary, "Fault address: not recorded in this core");
+    not_captured(t, missing);
+    for (uint32_t c = 0; c < gc_image_code_object_count(t->img); c++) {
+        const struct gc_image_code_object *co = gc_image_code_object(t->img, c);
+        json_t *o;
+
+        if (!co)
+            continue;
+        o = json_object();
+        json_object_set_new(o, "uri", gc_tr_str_or_null(co->uri));
+        json_object_set_new(o, "load_address", gc_tr_hex(co->load_address));
+        json_object_set_new(o, "size", gc_tr_int(co->size));
+        json_object_set_new(o, "source", gc_tr_str_or_null(co->source));
+        json_array_append_new(cos, o);
+        if (co->source && strcmp(co->source, "missing") == 0)
+            gc_tr_appendf(missing,
+                          "code object %s: its bytes are not in the core (no symbols or "
+                          "disassembly for it)",
+                          co->uri);
+    }
+    for (uint32_t p = 0; p < gc_image_problem_count(t->img); p++)
+        gc_tr_appendf(problems, "%s", gc_image_problem(t->img, p));
+    if (json_array_size(missing))
+        gc_tr_appendf(summary, "Not captured: %s%s", json_string_value(json_array_get(missing, 0)),
+                      json_array_size(missing) > 1 ? " (and more below)" : "");
+
+    json_object_set_new(doc, "summary", summary);
+    json_object_set_new(doc, "waves", gc_tr_int(nwaves));
+    json_object_set_new(doc, "stopped_waves", gc_tr_int(nstopped));
+    json_object_set_new(doc, "faulting_waves", gc_tr_int(nfaulting));
+    json_object_set_new(doc, "faults", faults);
+    json_object_set_new(doc, "exceptions", exc);
+    json_object_set_new(doc, "agents", agents);
+    json_object_set_new(doc, "code_objects", cos);
+    json_object_set_new(doc, "not_captured", missing);
+    json_object_set_new(doc, "problems", problems);
+    return doc;
+nomem:
+    json_decref(doc);
+    json_decref(summary);
+    json_decref(agents);
+    json_decref(faults);
+    json_decref(missing);
+    json_decref(problems);
+    json_decref(cos);
+    json_decref(exc);
+    return gc_tr_out_of_memory(reterr);
+}

@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `gpucore analyze`'s text output (analyze.h): each view's document (analyze/triage.h) for
+ * people. Only the document is read, so the text says nothing the JSON does not.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "analyze.h"
+#include "gc_util.h"
+#include "triage.h"
+
+#define GROUP_WAVES_SHOWN 16u /* wave indices listed per group in the report */
+
+/* ---------------------------------------------------------------------------------------- */
+/* The report                                                                                 */
+/* ---------------------------------------------------------------------------------------- */
+
+/* "waves 252-255" / "waves 3, 7, 9" / "wave 4" into buf, at most `max` listed. */
+static void wave_list_text(const json_t *waves, char *buf, size_t size, size_t max)
+{
+    size_t n = json_array_size(waves), len = 0, i = 0, shown = 0;
+
+    if (size)
+        buf[0] = '\0';
+    gc_str_appendf(buf, size, &len, "%s", n == 1 ? "wave " : "waves ");
+    while (i < n) {
+        uint64_t first = (uint64_t)json_integer_value(json_array_get(waves, i)), last = first;
+        size_t j = i + 1;
+
+        if (shown == max) {
+            gc_str_appendf(buf, size, &len, ", ... (%zu more)", n - i);
+            return;
+        }
+        while (j < n && (uint64_t)json_integer_value(json_array_get(waves, j)) == last + 1) {
+            last++;
+            j++;
+        }
+        if (last > first)
+            gc_str_appendf(buf, size, &len, "%s%" PRIu64 "-%" PRIu64, i ? ", " : "", first, last);
+        else
+            gc_str_appendf(buf, size, &len, "%s%" PRIu64, i ? ", " : "", first);
+        shown++;
+        i = j;
+    }
+}
+
+static void render_list(FILE *out, const char *title, const json_t *arr)
+{
+    size_t i;
+    json_t *v;
+
+    if (!json_array_size(arr))
+        return;
+    fprintf(out, "\n%s:\n", title);
+    json_array_foreach(arr, i, v) fprintf(out, "  - %s\n", json_string_value(v));
+}
+
+static void render_group(FILE *out, const json_t *g)
+{
+    char waves[256], reasons[256] = "";
+    const char *sym = gc_triage_get_str(g, "symbol");
+    const char *insn = gc_triage_get_str(g, "instruction");
+    size_t i, len = 0;
+    json_t *v;
+
+    json_array_foreach(json_object_get(g, "stop_reasons"), i, v)
+    {
+        gc_str_appendf(reasons, sizeof(reasons), &len, "%s%s", i ? "+" : "", json_string_value(v));
+    }
+    if (!reasons[0])
+        snprintf(reasons, sizeof(reasons), "%s",
+                 gc_triage_get_bool(g, "stopped") ? "stopped" : "running");
+    wave_list_text(json_object_get(g, "waves"), waves, sizeof(waves), GROUP_WAVES_SHOWN);
+    fprintf(out, "      %6" PRIu64 " x %-20s %-18s %s\n", gc_triage_get_u64(g, "count"),
+            sym ? sym : gc_triage_get_str_or(g, "pc", "?"), reasons,
+            insn ? insn : gc_triage_get_str_or(g, "instruction_error", "?"));
+    fprintf(out, "               %s%s%s\n", gc_triage_get_bool(g, "faulting") ? "FAULTING " : "",
+            waves, json_is_integer(json_object_get(g, "dispatch")) ? "" : " (no dispatch)");
+}
+
+void analyze_render_report(FILE *out, const json_t *doc)
+{
+    const json_t *cap = json_object_get(doc, "capture");
+    size_t i, k, d;
+    json_t *v, *q, *x;
+
+    fprintf(out, "Core: %s", gc_triage_get_str(doc, "core"));
+    if (gc_triage_get_str(doc, "host_core"))
+        fprintf(out, " + host core %s", gc_triage_get_str(doc, "host_core"));
+    if (json_is_object(cap))
+        fprintf(out, " (pid %" PRIu64 ", %s, trigger %s, tier %s)", gc_triage_get_u64(cap, "pid"),
+                gc_triage_get_str_or(cap, "exe", "?"), gc_triage_get_str_or(cap, "trigger", "?"),
+                gc_triage_get_str_or(cap, "tier", "?"));
+    fputc('\n', out);
+    json_array_foreach(json_object_get(doc, "summary"), i, v)
+            fprintf(out, "%s\n", json_string_value(v));
+
+    fprintf(out, "\n%" PRIu64 " waves, %" PRIu64 " stopped, %" PRIu64 " faulting\n",
+            gc_triage_get_u64(doc, "waves"), gc_triage_get_u64(doc, "stopped_waves"),
+            gc_triage_get_u64(doc, "faulting_waves"));
+    json_array_foreach(json_object_get(doc, "agents"), i, v)
+    {
+        const char *name = gc_triage_get_str(v, "name");
+
+        fprintf(out, "\nAgent %" PRIu64 ": %s%s%s%s, gpu_id %" PRIu64 "%s\n",
+                gc_triage_get_u64(v, "index"), gc_triage_get_str_or(v, "target", "unknown target"),
+                name ? " (" : "", name ? name : "", name ? ")" : "", gc_triage_get_u64(v, "gpu_id"),
+                gc_triage_get_bool(v, "debuggable") ? ""
+                                                    : ", not debuggable (AMD's tools ignore it)");
+        json_array_foreach(json_object_get(v, "queues"), k, q)
+        {
+            const json_t *exc = json_object_get(q, "exceptions");
+
+            fprintf(out, "  Queue %" PRIu64 " (id %" PRIu64 ", %s): %" PRIu64 " waves",
+                    gc_triage_get_u64(q, "index"), gc_triage_get_u64(q, "queue_id"),
+                    gc_triage_get_str_or(q, "type", "unknown type"), gc_triage_get_u64(q, "waves"));
+            if (json_array_size(exc)) {
+                fprintf(out, ", exceptions");
+                json_array_foreach(exc, d, x)
+                        fprintf(out, "%s %s", d ? "," : "", json_string_value(x));
+            }
+            fputc('\n', out);
+            if (gc_triage_get_str(q, "problem"))
+                fprintf(out, "    problem: %s\n", gc_triage_get_str(q, "problem"));
+            json_array_foreach(json_object_get(q, "dispatches"), d, x)
+            {
+                const json_t *gr = json_object_get(x, "grid"),
+                             *wg = json_object_get(x, "workgroup");
+
+                fprintf(out,
+                        "    dispatch %" PRIu64 ": %s, packet %" PRIu64 ", grid %" PRIu64
+                        "x%" PRIu64 "x%" PRIu64 ", workgroup %" PRIu64 "x%" PRIu64 "x%" PRIu64
+                        ", %" PRIu64 " waves\n",
+                        gc_triage_get_u64(x, "index"),
+                        gc_triage_get_str_or(x, "kernel", "unknown kernel"),
+                        gc_triage_get_u64(x, "packet_id"),
+                        (uint64_t)json_integer_value(json_array_get(gr, 0)),
+                        (uint64_t)json_integer_value(json_array_get(gr, 1)),
+                        (uint64_t)json_integer_value(json_array_get(gr, 2)),
+                        (uint64_t)json_integer_value(json_array_get(wg, 0)),
+                        (uint64_t)json_integer_value(json_array_get(wg, 1)),
+                        (uint64_t)json_integer_value(json_array_get(wg, 2)),
+                        gc_triage_get_u64(x, "waves"));
+            }
+            if (json_array_size(json_object_get(q, "groups"))) {
+                fprintf(out, "    waves by PC and stop reason:\n");
+                json_array_foreach(json_object_get(q, "groups"), d, x) render_group(out, x);
+            }
+        }
+    }
+    json_array_foreach(json_object_get(doc, "code_objects"), i, v)
+    {
+        if (i == 0)
+            fprintf(out, "\nCode objects:\n");
+        fprintf(out, "  %s  %s (%s)\n", gc_triage_get_str_or(v, "load_address", "?"),
+                gc_triage_get_str_or(v, "uri", "?"), gc_triage_get_str_or(v, "source", "?"));
+    }
+    render_list(out, "Not captured", json_object_get(doc, "not_captured"));
+    render_list(out, "Problems", json_object_get(doc, "problems"));
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* waves, regs, disasm, mem                                                                   */
+/* ---------------------------------------------------------------------------------------- */
+
+/* The line (and the instruction) that heads regs and disasm. */
+static void render_wave_head(FILE *out, const json_t *w)
+{
+    const json_t *wg = json_object_get(w, "workgroup");
+
+    char disp[24] = "unknown";
+
+    if (json_is_integer(json_object_get(w, "dispatch")))
+        snprintf(disp, sizeof(disp), "%" PRIu64, gc_triage_get_u64(w, "dispatch"));
+    fprintf(out,
+            "Wave %" PRIu64 ": %s at %s (pc %s), dispatch %s, queue %" PRIu64
+            ", workgroup (%" PRId64 ",%" PRId64 ",%" PRId64 ") wave %" PRId64 ", %" PRIu64
+            " lanes, exec %s\n",
+            gc_triage_get_u64(w, "index"), gc_triage_get_str_or(w, "kernel", "unknown kernel"),
+            gc_triage_get_str_or(w, "symbol", "?"), gc_triage_get_str_or(w, "pc", "?"), disp,
+            gc_triage_get_u64(w, "queue"), gc_triage_index_value(json_array_get(wg, 0)),
+            gc_triage_index_value(json_array_get(wg, 1)),
+            gc_triage_index_value(json_array_get(wg, 2)),
+            gc_triage_index_value(json_object_get(w, "wave_in_group")),
+            gc_triage_get_u64(w, "lanes"), gc_triage_get_str_or(w, "exec", "?"));
+    if (gc_triage_get_str(w, "instruction"))
+        fprintf(out, "  %s\n", gc_triage_get_str(w, "instruction"));
+    else if (gc_triage_get_str(w, "instruction_error"))
+        fprintf(out, "  (%s)\n", gc_triage_get_str(w, "instruction_error"));
+}
+
+void analyze_render_waves(FILE *out, const json_t *doc)
+{
+    size_t i;
+    json_t *w;
+
+    fprintf(out, "%" PRIu64 " waves\n", gc_triage_get_u64(doc, "count"));
+    fprintf(out, "%6s %5s %5s %4s %-14s %-16s %-18s %-18s %s\n", "wave", "queue", "disp", "xcc",
+            "workgroup", "symbol", "exec", "stop", "instruction");
+    json_array_foreach(json_object_get(doc, "waves"), i, w)
+    {
+        const json_t *wg = json_object_get(w, "workgroup");
+        char grp[48], disp[16], reasons[128] = "";
+        size_t k, len = 0;
+        json_t *r;
+
+        snprintf(grp, sizeof(grp), "(%" PRId64 ",%" PRId64 ",%" PRId64 ")/%" PRId64,
+                 gc_triage_index_value(json_array_get(wg, 0)),
+                 gc_triage_index_value(json_array_get(wg, 1)),
+                 gc_triage_index_value(json_array_get(wg, 2)),
+                 gc_triage_index_value(json_object_get(w, "wave_in_group")));
+        if (json_is_integer(json_object_get(w, "dispatch")))
+            snprintf(disp, sizeof(disp), "%" PRIu64, gc_triage_get_u64(w, "dispatch"));
+        else
+            snprintf(disp, sizeof(disp), "-");
+        json_array_foreach(json_object_get(w, "stop_reasons"), k, r)
+        {
+            gc_str_appendf(reasons, sizeof(reasons), &len, "%s%s", k ? "+" : "",
+                           json_string_value(r));
+        }
+        if (!reasons[0])
+            snprintf(reasons, sizeof(reasons), "%s",
+                     gc_triage_get_bool(w, "stopped") ? "stopped" : "running");
+        fprintf(out, "%6" PRIu64 " %5" PRIu64 " %5s %4" PRIu64 " %-14s %-16s %-18s %-18s %s\n",
+                gc_triage_get_u64(w, "index"), gc_triage_get_u64(w, "queue"), disp,
+                gc_triage_get_u64(w, "xcc"), grp,
+                gc_triage_get_str_or(w, "symbol", gc_triage_get_str_or(w, "pc", "?")),
+                gc_triage_get_str_or(w, "exec", "?"), reasons,
+                gc_triage_get_str_or(w, "instruction",
+                                     gc_triage_get_str(w, "instruction_error")
+                                             ? "(PC inside an instruction or "
+                                               "not disassembled)"
+                                             : ""));
+    }
+}
+
+void analyze_render_regs(FILE *out, const json_t *doc)
+{
+    size_t i, k;
+    json_t *r, *l;
+
+    render_wave_head(out, json_object_get(doc, "wave"));
+    json_array_foreach(json_object_get(doc, "registers"), i, r)
+    {
+        const json_t *lanes = json_object_get(r, "lanes");
+
+        if (!lanes) {
+            fprintf(out, "  %-14s %s\n", gc_triage_get_str(r, "name"),
+                    gc_triage_get_str_or(r, "value", "unreadable"));
+            continue;
+        }
+        fprintf(out, "  %-14s", gc_triage_get_str(r, "name"));
+        json_array_foreach(lanes, k, l)
+        {
+            if (k && k % 8 == 0)
+                fprintf(out, "\n  %-14s", "");
+            if (k % 8 == 0)
+                fprintf(out, " [%2zu]", k);
+            if (json_is_string(l))
+                fprintf(out, " %08" PRIx64, (uint64_t)strtoull(json_string_value(l), NULL, 16));
+            else
+                fprintf(out, " %8s", "?");
+        }
+        fputc('\n', out);
+    }
+}
+
+void analyze_render_disasm(FILE *out, const json_t *doc)
+{
+    size_t i;
+    json_t *x;
+
+    if (json_is_object(json_object_get(doc, "wave")))
+        render_wave_head(out, json_object_get(doc, "wave"));
+    else
+        fprintf(out, "Code at %s (%s), %s:\n", gc_triage_get_str(doc, "pc"),
+                gc_triage_get_str_or(doc, "symbol", "no symbol"), gc_triage_get_str(doc, "target"));
+    json_array_foreach(json_object_get(doc, "instructions"), i, x)
+            fprintf(out, "%s %18s  %-16s %s\n", gc_triage_get_bool(x, "current") ? "=>" : "  ",
+                    gc_triage_get_str(x, "address"), gc_triage_get_str_or(x, "symbol", ""),
+                    gc_triage_get_str(x, "text"));
+    if (gc_triage_get_str(doc, "note"))
+        fprintf(out, "note: %s\n", gc_triage_get_str(doc, "note"));
+}
+
+void analyze_render_mem(FILE *out, const json_t *doc)
+{
+    const char *hex = gc_triage_get_str(doc, "data");
+    uint64_t n = gc_triage_get_u64(doc, "bytes_read"), addr = gc_triage_get_u64(doc, "address");
+
+    if (json_is_integer(json_object_get(doc, "wave")))
+        fprintf(out, "%s memory of wave %" PRIu64 ", %" PRIu64 " bytes at %s:\n",
+                gc_triage_get_str(doc, "space"), gc_triage_get_u64(doc, "wave"), n,
+                gc_triage_get_str(doc, "address"));
+    else
+        fprintf(out, "%s memory, %" PRIu64 " bytes at %s:\n", gc_triage_get_str(doc, "space"), n,
+                gc_triage_get_str(doc, "address"));
+    for (uint64_t i = 0; hex && i < n; i += 16) {
+        char ascii[17];
+        uint64_t k;
+
+        fprintf(out, "%016" PRIx64 " ", addr + i);
+        for (k = 0; k < 16; k++) {
+            if (i + k < n) {
+                unsigned c = (unsigned)strtoul(
+                        (char[3]){ hex[2 * (i + k)], hex[2 * (i + k) + 1], 0 }, NULL, 16);
+
+                fprintf(out, "%s%02x", k == 8 ? "  " : " ", c);
+                ascii[k] = c >= 0x20 && c < 0x7f ? (char)c : '.';
+            } else {
+                fprintf(out, "%s  ", k == 8 ? "  " : " ");
+                ascii[k] = ' ';
+            }
+        }
+        ascii[16] = '\0';
+        fprintf(out, "  |%s|\n", ascii);
+    }
+}
