@@ -32,7 +32,10 @@ for l in open("dump.out"):
         print(json.dumps({"path": __import__("os").path.normpath(r["path"])}))') ||
   fail "dbgapi-dump did not load the installed library: $(head -1 dump.out)"
 
-LD_LIBRARY_PATH=$libdir/gpucore python3 - >ctypes.out 2>&1 <<'PY' || fail "loading librocm-dbgapi.so.0: $(cat ctypes.out)"
+# A sanitizer build's library needs its runtimes loaded first: python is not instrumented.
+preload=$(ldd "$libdir/libgpucore-dbgapi.so" | awk '/lib(asan|ubsan)\.so/ { print $3 }' | paste -sd:)
+LD_PRELOAD=$preload ASAN_OPTIONS=detect_leaks=0 LD_LIBRARY_PATH=$libdir/gpucore \
+  python3 - >ctypes.out 2>&1 <<'PY' || fail "loading librocm-dbgapi.so.0: $(cat ctypes.out)"
 import ctypes
 lib = ctypes.CDLL("librocm-dbgapi.so.0")
 lib.amd_dbgapi_get_build_name.restype = ctypes.c_char_p
