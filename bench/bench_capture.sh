@@ -85,23 +85,9 @@ inferior=$build/kfd/sim/gpucore-inferior
 baseline=$build/bench/gpucore-bench-baseline
 objects=$build/tests/scenario-objects
 if [ "$do_build" = 1 ]; then
-  mkdir -p "$build"
-  log=$build/bench-capture-build.log
-  # Tests on: the scenarios' code objects (scenario-objects) are defined with the tests.
-  # Warnings not fatal: a measurement must not fail over a warning only this compiler's -O3
-  # finds (CI's RelWithDebInfo, sanitizer and clang builds are the ones that enforce them).
-  if ! { cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DGPUCORE_TESTS=ON \
-               -DGPUCORE_WERROR=OFF &&
-         cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" --target gpucore-cli \
-               gpucore-inferior gpucore-bench-baseline scenario-objects; } >"$log" 2>&1; then
-    cat "$log" >&2
-    die "build failed (log above, also in $log)"
-  fi
+  bench_build "$build" bench-capture-build.log gpucore-bench-baseline
 fi
-for f in "$gpucore" "$inferior" "$baseline"; do
-  [ -x "$f" ] || die "$f is missing (build tree '$build')"
-done
-[ -d "$objects" ] || die "$objects is missing (target scenario-objects of '$build')"
+bench_check_tree "$build" "$gpucore" "$inferior" "$baseline"
 
 # ---- measuring -----------------------------------------------------------------------------
 if [ -x /usr/bin/time ]; then

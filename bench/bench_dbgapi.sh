@@ -67,21 +67,9 @@ inferior=$build/kfd/sim/gpucore-inferior
 bench=$build/bench/gpucore-bench-dbgapi
 objects=$build/tests/scenario-objects
 if [ "$do_build" = 1 ]; then
-  mkdir -p "$build"
-  log=$build/bench-dbgapi-build.log
-  # Warnings not fatal: a measurement must not fail over a warning only this compiler's -O3
-  # finds (CI's builds are the ones that enforce them).
-  if ! { cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DGPUCORE_TESTS=ON \
-               -DGPUCORE_WERROR=OFF &&
-         cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" --target gpucore-cli \
-               gpucore-inferior gpucore-bench-dbgapi scenario-objects; } >"$log" 2>&1; then
-    cat "$log" >&2
-    die "build failed (log above, also in $log)"
-  fi
+  bench_build "$build" bench-dbgapi-build.log gpucore-bench-dbgapi
 fi
-for f in "$gpucore" "$inferior" "$bench"; do
-  [ -x "$f" ] || die "$f is missing (build tree '$build')"
-done
+bench_check_tree "$build" "$gpucore" "$inferior" "$bench"
 
 work=$(mktemp -d "$dir/gpucore-bench-dbgapi.XXXXXX")
 cleanup() {

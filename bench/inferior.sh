@@ -1,10 +1,39 @@
 # SPDX-License-Identifier: MIT
 #
 # Sourced by the benchmark scripts that need a running gpucore-inferior (bench_capture.sh,
-# bench_dbgapi.sh). Expects `die` and `$work` (a scratch directory) from the caller; sets and
-# clears `inf_pid`, which the caller's exit trap must pass to bench_stop_inferior.
+# bench_dbgapi.sh). Expects `die`, `$root` and `$work` (a scratch directory) from the caller;
+# sets and clears `inf_pid`, which the caller's exit trap must pass to bench_stop_inferior.
 
 inf_pid=""
+
+# bench_build BUILD LOG TARGET...: configure BUILD as a Release tree and build gpucore, the
+# inferior, the scenarios' code objects and TARGET...; the log in BUILD/LOG, shown on failure.
+# Tests on: the scenarios' code objects (scenario-objects) are defined with the tests.
+# Warnings not fatal: a measurement must not fail over a warning only this compiler's -O3 finds
+# (CI's RelWithDebInfo, sanitizer and clang builds are the ones that enforce them).
+bench_build() {
+  local build=$1 log=$1/$2
+  shift 2
+  mkdir -p "$build"
+  if ! { cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DGPUCORE_TESTS=ON \
+               -DGPUCORE_WERROR=OFF &&
+         cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" --target gpucore-cli \
+               gpucore-inferior scenario-objects "$@"; } >"$log" 2>&1; then
+    cat "$log" >&2
+    die "build failed (log above, also in $log)"
+  fi
+}
+
+# bench_check_tree BUILD PROGRAM...: every program is there, and the scenarios' code objects.
+bench_check_tree() {
+  local build=$1 f
+  shift
+  for f in "$@"; do
+    [ -x "$f" ] || die "$f is missing (build tree '$build')"
+  done
+  [ -d "$build/tests/scenario-objects" ] ||
+    die "$build/tests/scenario-objects is missing (target scenario-objects of '$build')"
+}
 
 # bench_scenario_file NAME|FILE: the scenario file of a name (tests/scenarios/NAME.json).
 bench_scenario_file() {

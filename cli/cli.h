@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include <gpucore/status.h>
 
 #include "capture.h" /* enum gc_kfd_backend */
@@ -57,6 +59,11 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
  * apart from I/O errors later. Returns 0 or an exit code after printing the error.
  */
 int cli_check_input(const char *path);
+
+/* JSON values of the program's documents: "0x..." for addresses and masks (they may not fit a
+   signed 64-bit JSON integer), integers for counts and sizes (clamped to INT64_MAX). */
+json_t *cli_json_hex(uint64_t v);
+json_t *cli_json_uint(uint64_t v);
 
 /* Parse a size with optional K/M/G/T suffix (binary units). Returns 0 on success. */
 int cli_parse_size(const char *text, uint64_t *ret);

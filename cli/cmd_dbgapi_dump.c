@@ -269,19 +269,6 @@ static const char *status_name(amd_dbgapi_status_t st)
 
 /* ---- JSON helpers --------------------------------------------------------------------------- */
 
-static json_t *jhex(uint64_t v)
-{
-    char buf[24];
-
-    snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
-    return json_string(buf);
-}
-
-static json_t *jint(uint64_t v)
-{
-    return json_integer(v > (uint64_t)INT64_MAX ? INT64_MAX : (json_int_t)v);
-}
-
 /* A string from the library: it should be UTF-8; never trust it blindly. */
 static json_t *jstr(const char *s)
 {
@@ -317,7 +304,7 @@ static json_t *jflags(const struct name *t, uint64_t v)
         }
     }
     if (v)
-        json_array_append_new(a, jhex(v));
+        json_array_append_new(a, cli_json_hex(v));
     return a;
 }
 
@@ -636,7 +623,7 @@ static json_t *record(const char *kind, uint64_t id)
     json_t *r = json_pack("{s:s}", "kind", kind);
 
     if (r && id)
-        json_object_set_new(r, "id", jint(id));
+        json_object_set_new(r, "id", cli_json_uint(id));
     return r;
 }
 
@@ -846,16 +833,16 @@ static json_t *query_value(struct dd *d, getter get, uint64_t id, const struct q
     case V_HANDLE:
     case V_SIZE:
         *ret_u64 = v.u64;
-        return jint(v.u64);
+        return cli_json_uint(v.u64);
     case V_ADDR:
         *ret_u64 = v.u64;
-        return jhex(v.u64);
+        return cli_json_hex(v.u64);
     case V_U16:
         *ret_u64 = v.u16;
-        return jint(v.u16);
+        return cli_json_uint(v.u16);
     case V_U32:
         *ret_u64 = v.u32;
-        return jint(v.u32);
+        return cli_json_uint(v.u32);
     case V_ENUM:
         *ret_u64 = v.u32;
         return jenum(q->names, v.u32);
@@ -878,7 +865,7 @@ static json_t *query_value(struct dd *d, getter get, uint64_t id, const struct q
     case V_WATCH:
         j = json_array();
         for (size_t i = 0; i < v.watch.count && v.watch.watchpoint_ids; i++)
-            json_array_append_new(j, jint(v.watch.watchpoint_ids[i].handle));
+            json_array_append_new(j, cli_json_uint(v.watch.watchpoint_ids[i].handle));
         free(v.watch.watchpoint_ids);
         return j;
     case V_NOTIFIER:
@@ -992,7 +979,7 @@ static void dump_events(struct dd *d)
         query_all(d, r, get_event, ev.handle, QUERIES(event_queries));
         if (kind == AMD_DBGAPI_EVENT_KIND_WAVE_STOP ||
             kind == AMD_DBGAPI_EVENT_KIND_WAVE_COMMAND_TERMINATED)
-            json_object_set_new(r, "wave", jint(query_u64(d, get_event, ev.handle,
+            json_object_set_new(r, "wave", cli_json_uint(query_u64(d, get_event, ev.handle,
                                                           AMD_DBGAPI_EVENT_INFO_WAVE, 8)));
         else if (kind == AMD_DBGAPI_EVENT_KIND_RUNTIME)
             json_object_set_new(r, "runtime_state",
@@ -1000,7 +987,7 @@ static void dump_events(struct dd *d)
                                       query_u64(d, get_event, ev.handle,
                                                 AMD_DBGAPI_EVENT_INFO_RUNTIME_STATE, 4)));
         else if (kind == AMD_DBGAPI_EVENT_KIND_QUEUE_ERROR)
-            json_object_set_new(r, "queue", jint(query_u64(d, get_event, ev.handle,
+            json_object_set_new(r, "queue", cli_json_uint(query_u64(d, get_event, ev.handle,
                                                            AMD_DBGAPI_EVENT_INFO_QUEUE, 8)));
         st = d->api.amd_dbgapi_event_processed(ev);
         if (st != AMD_DBGAPI_STATUS_SUCCESS)
@@ -1036,7 +1023,7 @@ static void dump_architecture(struct dd *d, uint64_t arch)
 
     query_all(d, r, get_architecture, arch, QUERIES(architecture_queries));
     st = d->api.amd_dbgapi_architecture_register_list(a, &n, &regs);
-    json_object_set_new(r, "registers", st ? jerror(d, st) : jint(n));
+    json_object_set_new(r, "registers", st ? jerror(d, st) : cli_json_uint(n));
     free(regs);
     st = d->api.amd_dbgapi_architecture_register_class_list(a, &n, &classes);
     json_object_set_new(r, "register_classes",
@@ -1103,8 +1090,8 @@ static void dump_queues(struct dd *d, const struct handles *queues)
         query_all(d, r, get_queue, q.handle, QUERIES(queue_queries));
         st = d->api.amd_dbgapi_queue_packet_list(q, &rd, &wr, &size, &bytes);
         if (st == AMD_DBGAPI_STATUS_SUCCESS) {
-            json_object_set_new(r, "read_packet_id", jint(rd));
-            json_object_set_new(r, "write_packet_id", jint(wr));
+            json_object_set_new(r, "read_packet_id", cli_json_uint(rd));
+            json_object_set_new(r, "write_packet_id", cli_json_uint(wr));
             json_object_set_new(r, "packets", jbytes(bytes, size));
         } else {
             json_object_set_new(r, "packets", jerror(d, st));
@@ -1169,7 +1156,7 @@ static json_t *jle(const uint8_t *p, uint64_t n)
 
     for (uint64_t i = n; i-- > 0;)
         v = v << 8 | p[i];
-    return jhex(v);
+    return cli_json_hex(v);
 }
 
 static json_t *wave_registers(struct dd *d, amd_dbgapi_wave_id_t w)
@@ -1310,13 +1297,13 @@ static void dump_summary(struct dd *d, const struct handles *h)
 {
     json_t *r = record("summary", 0);
 
-    json_object_set_new(r, "code_objects", jint(h[0].n));
-    json_object_set_new(r, "agents", jint(h[1].n));
-    json_object_set_new(r, "queues", jint(h[2].n));
-    json_object_set_new(r, "dispatches", jint(h[3].n));
-    json_object_set_new(r, "workgroups", jint(h[4].n));
-    json_object_set_new(r, "waves", jint(h[5].n));
-    json_object_set_new(r, "fatal_statuses", jint(d->fatal));
+    json_object_set_new(r, "code_objects", cli_json_uint(h[0].n));
+    json_object_set_new(r, "agents", cli_json_uint(h[1].n));
+    json_object_set_new(r, "queues", cli_json_uint(h[2].n));
+    json_object_set_new(r, "dispatches", cli_json_uint(h[3].n));
+    json_object_set_new(r, "workgroups", cli_json_uint(h[4].n));
+    json_object_set_new(r, "waves", cli_json_uint(h[5].n));
+    json_object_set_new(r, "fatal_statuses", cli_json_uint(d->fatal));
     emit(d, r);
 }
 

@@ -33,20 +33,6 @@
 /* Small JSON helpers                                                                        */
 /* ---------------------------------------------------------------------------------------- */
 
-static json_t *jhex(uint64_t v)
-{
-    char buf[24];
-
-    snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
-    return json_string(buf);
-}
-
-static json_t *jint(uint64_t v)
-{
-    /* Counts and sizes from a core fit comfortably; clamp rather than wrap if one does not. */
-    return json_integer(v > (uint64_t)INT64_MAX ? INT64_MAX : (json_int_t)v);
-}
-
 static json_t *jstrn(const char *p, size_t n)
 {
     /* Strings from notes were validated as UTF-8 by the decoder; still never trust blindly. */
@@ -152,7 +138,8 @@ static json_t *fields_to_json(const void *base, const struct field_view *fields,
             memcpy(&v32, p, 4);
             v = v32;
         }
-        json_object_set_new(obj, fields[i].name, fields[i].fmt == FMT_HEX ? jhex(v) : jint(v));
+        json_object_set_new(obj, fields[i].name,
+                            fields[i].fmt == FMT_HEX ? cli_json_hex(v) : cli_json_uint(v));
     }
     return obj;
 }
@@ -228,7 +215,8 @@ struct info_ctx {
     json_t *problems; /* array of strings: things a user should know */
 };
 
-static void problem(struct info_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void problem(struct info_ctx *ctx, const char *fmt, ...)
+        __attribute__((format(printf, 2, 3)));
 
 static void problem(struct info_ctx *ctx, const char *fmt, ...)
 {
@@ -248,7 +236,8 @@ static json_t *diag_to_json(const gpucore_diag_t *d)
     json_object_set_new(o, "status", json_string(gpucore_status_name(d->status)));
     json_object_set_new(o, "message", json_string(d->message));
     json_object_set_new(o, "offset",
-                        (d->flags & GPUCORE_DIAG_HAS_OFFSET) ? jint(d->offset) : json_null());
+                        (d->flags & GPUCORE_DIAG_HAS_OFFSET) ? cli_json_uint(d->offset)
+                                                             : json_null());
     return o;
 }
 
@@ -261,18 +250,18 @@ static json_t *build_file(struct info_ctx *ctx, const struct gpucore_core_info *
     json_object_set_new(o, "path", json_string(ctx->path));
     json_object_set_new(o, "kind",
                         json_string(fi->kind == GPUCORE_CORE_SPLIT ? "split" : "unified"));
-    json_object_set_new(o, "e_machine", jint(fi->e_machine));
+    json_object_set_new(o, "e_machine", cli_json_uint(fi->e_machine));
     json_object_set_new(o, "machine", mname ? json_string(mname) : json_null());
-    json_object_set_new(o, "osabi", jint(fi->osabi));
-    json_object_set_new(o, "abiversion", jint(fi->abiversion));
-    json_object_set_new(o, "e_flags", jhex(fi->e_flags));
+    json_object_set_new(o, "osabi", cli_json_uint(fi->osabi));
+    json_object_set_new(o, "abiversion", cli_json_uint(fi->abiversion));
+    json_object_set_new(o, "e_flags", cli_json_hex(fi->e_flags));
     json_object_set_new(o, "compressed", json_boolean(fi->flags & GPUCORE_INFO_COMPRESSED));
-    json_object_set_new(o, "frames", jint(fi->frame_count));
+    json_object_set_new(o, "frames", cli_json_uint(fi->frame_count));
     json_object_set_new(o, "file_truncated",
                         json_boolean(fi->flags & GPUCORE_INFO_FILE_TRUNCATED));
-    json_object_set_new(o, "file_size", jint(fi->file_size));
-    json_object_set_new(o, "logical_size", jint(fi->logical_size));
-    json_object_set_new(o, "program_headers", jint(fi->phnum));
+    json_object_set_new(o, "file_size", cli_json_uint(fi->file_size));
+    json_object_set_new(o, "logical_size", cli_json_uint(fi->logical_size));
+    json_object_set_new(o, "program_headers", cli_json_uint(fi->phnum));
     for (uint32_t i = 0; i < gpucore_core_quirk_count(ctx->core); i++) {
         const char *q = gpucore_core_quirk(ctx->core, i);
 
@@ -301,10 +290,10 @@ static json_t *build_notes(struct info_ctx *ctx)
         name = note_name(note.owner, note.type);
         o = json_object();
         json_object_set_new(o, "owner", json_string(note.owner));
-        json_object_set_new(o, "type", jint(note.type));
+        json_object_set_new(o, "type", cli_json_uint(note.type));
         json_object_set_new(o, "name", name ? json_string(name) : json_null());
-        json_object_set_new(o, "size", jint(note.desc_size));
-        json_object_set_new(o, "offset", jint(note.offset));
+        json_object_set_new(o, "size", cli_json_uint(note.desc_size));
+        json_object_set_new(o, "offset", cli_json_uint(note.offset));
         json_array_append_new(arr, o);
     }
     return arr;
@@ -326,7 +315,7 @@ static json_t *build_agent(const gpucore_kfd_device_entry_t *a)
     json_object_set_new(o, "debug_prop_flags",
                         flags_to_json(a->debug_prop, gpucore_debug_prop_flag));
     json_object_set_new(o, "watchpoints",
-                        jint((a->capability & GPUCORE_HSA_CAP_WATCH_POINTS_SUPPORTED)
+                        cli_json_uint((a->capability & GPUCORE_HSA_CAP_WATCH_POINTS_SUPPORTED)
                                      ? 1u << watch_bits
                                      : 0));
     json_object_set_new(o, "debuggable",
@@ -335,7 +324,7 @@ static json_t *build_agent(const gpucore_kfd_device_entry_t *a)
                                       GPUCORE_HSA_CAP_TRAP_DEBUG_FIRMWARE_SUPPORTED)));
     json_object_set_new(o, "shader_engines",
                         a->simd_arrays_per_engine
-                                ? jint((uint64_t)a->array_count * a->num_xcc /
+                                ? cli_json_uint((uint64_t)a->array_count * a->num_xcc /
                                        a->simd_arrays_per_engine)
                                 : json_null());
     return o;
@@ -347,11 +336,11 @@ static json_t *build_queue(const gpucore_kfd_queue_entry_t *q)
     const char *tname = gpucore_queue_type_name(q->queue_type);
 
     /* KFD flags bits 31/30 of the id (invalid / error); readers mask them off. */
-    json_object_set_new(o, "os_queue_id", jint(q->queue_id & 0x3fffffffu));
+    json_object_set_new(o, "os_queue_id", cli_json_uint(q->queue_id & 0x3fffffffu));
     json_object_set_new(o, "queue_error", json_boolean(q->queue_id & 0x40000000u));
     json_object_set_new(o, "queue_invalid", json_boolean(q->queue_id & 0x80000000u));
     json_object_set_new(o, "type_name", tname ? json_string(tname) : json_null());
-    json_object_set_new(o, "ring_packets", jint(q->ring_size / 64));
+    json_object_set_new(o, "ring_packets", cli_json_uint(q->ring_size / 64));
     return o;
 }
 
@@ -381,8 +370,8 @@ static json_t *build_amdgpu(struct info_ctx *ctx)
                            GPUCORE_NT_AMDGPU_KFD_CORE_STATE, &idx, &note);
 
     o = json_object();
-    json_object_set_new(o, "note_offset", jint(note.offset));
-    json_object_set_new(o, "size", jint(note.desc_size));
+    json_object_set_new(o, "note_offset", cli_json_uint(note.offset));
+    json_object_set_new(o, "size", cli_json_uint(note.desc_size));
     st = gpucore_amdgpu_note_decode(note.desc, (size_t)note.desc_size, &n, &d);
     if (st != GPUCORE_OK) {
         json_object_set_new(o, "error", diag_to_json(&d));
@@ -390,24 +379,24 @@ static json_t *build_amdgpu(struct info_ctx *ctx)
                 d.message, d.offset);
         return o;
     }
-    json_object_set_new(o, "note_version", jint(n->note_version));
-    json_object_set_new(o, "kfd_major", jint(n->kfd_major));
-    json_object_set_new(o, "kfd_minor", jint(n->kfd_minor));
-    json_object_set_new(o, "runtime_info_size", jint(n->runtime_info_size));
-    json_object_set_new(o, "agent_entry_size", jint(n->agent_entry_size));
-    json_object_set_new(o, "queue_entry_size", jint(n->queue_entry_size));
+    json_object_set_new(o, "note_version", cli_json_uint(n->note_version));
+    json_object_set_new(o, "kfd_major", cli_json_uint(n->kfd_major));
+    json_object_set_new(o, "kfd_minor", cli_json_uint(n->kfd_minor));
+    json_object_set_new(o, "runtime_info_size", cli_json_uint(n->runtime_info_size));
+    json_object_set_new(o, "agent_entry_size", cli_json_uint(n->agent_entry_size));
+    json_object_set_new(o, "queue_entry_size", cli_json_uint(n->queue_entry_size));
     json_object_set_new(o, "newer_than_reader", json_boolean(n->flags & GPUCORE_AMDGPU_NOTE_NEWER));
     if (n->flags & GPUCORE_AMDGPU_NOTE_NEWER)
         problem(ctx, "the AMDGPU note has fields newer than this reader knows; they are ignored");
 
     rt = json_object();
-    json_object_set_new(rt, "r_debug", jhex(n->runtime.r_debug));
-    json_object_set_new(rt, "runtime_state", jint(n->runtime.runtime_state));
+    json_object_set_new(rt, "r_debug", cli_json_hex(n->runtime.r_debug));
+    json_object_set_new(rt, "runtime_state", cli_json_uint(n->runtime.runtime_state));
     json_object_set_new(rt, "runtime_state_name",
                         gpucore_runtime_state_name(n->runtime.runtime_state)
                                 ? json_string(gpucore_runtime_state_name(n->runtime.runtime_state))
                                 : json_null());
-    json_object_set_new(rt, "ttmp_setup", jint(n->runtime.ttmp_setup));
+    json_object_set_new(rt, "ttmp_setup", cli_json_uint(n->runtime.ttmp_setup));
     json_object_set_new(o, "runtime", rt);
 
     agents = json_array();
@@ -504,20 +493,21 @@ static json_t *build_capture(struct info_ctx *ctx)
                         jstrn(m->producer_version.ptr, m->producer_version.len));
     json_object_set_new(o, "hostname", jstrn(m->hostname.ptr, m->hostname.len));
     json_object_set_new(o, "kernel", jstrn(m->kernel.ptr, m->kernel.len));
-    json_object_set_new(o, "pid", jint(m->pid));
+    json_object_set_new(o, "pid", cli_json_uint(m->pid));
     json_object_set_new(o, "exe", jstrn(m->exe.ptr, m->exe.len));
     json_object_set_new(o, "cmdline", cmdline_to_json(&m->cmdline));
     json_object_set_new(o, "time", format_time_ns(m->time_ns));
-    json_object_set_new(o, "time_ns", jint(m->time_ns));
-    json_object_set_new(o, "duration_ns", jint(m->duration_ns));
+    json_object_set_new(o, "time_ns", cli_json_uint(m->time_ns));
+    json_object_set_new(o, "duration_ns", cli_json_uint(m->duration_ns));
     json_object_set_new(o, "trigger", gpucore_trigger_name(m->trigger)
                                               ? json_string(gpucore_trigger_name(m->trigger))
-                                              : jint(m->trigger));
+                                              : cli_json_uint(m->trigger));
     json_object_set_new(o, "tier", gpucore_tier_name(m->tier)
                                            ? json_string(gpucore_tier_name(m->tier))
-                                           : jint(m->tier));
-    json_object_set_new(o, "max_size", m->max_size ? jint(m->max_size) : json_null());
-    json_object_set_new(o, "deadline_ms", m->deadline_ms ? jint(m->deadline_ms) : json_null());
+                                           : cli_json_uint(m->tier));
+    json_object_set_new(o, "max_size", m->max_size ? cli_json_uint(m->max_size) : json_null());
+    json_object_set_new(o, "deadline_ms",
+                        m->deadline_ms ? cli_json_uint(m->deadline_ms) : json_null());
     json_object_set_new(o, "host_stopped", json_boolean(m->flags & GPUCORE_META_HOST_STOPPED));
     json_object_set_new(o, "queues_suspended",
                         json_boolean(m->flags & GPUCORE_META_QUEUES_SUSPENDED));
@@ -525,26 +515,27 @@ static json_t *build_capture(struct info_ctx *ctx)
     json_object_set_new(o, "kfd_version",
                         m->kfd_major ? json_sprintf("%u.%u", m->kfd_major, m->kfd_minor)
                                      : json_null());
-    json_object_set_new(o, "kfd_device_entry_size", jint(m->kfd_device_entry_size));
-    json_object_set_new(o, "kfd_queue_entry_size", jint(m->kfd_queue_entry_size));
-    json_object_set_new(o, "signal", m->signal ? jint(m->signal) : json_null());
+    json_object_set_new(o, "kfd_device_entry_size", cli_json_uint(m->kfd_device_entry_size));
+    json_object_set_new(o, "kfd_queue_entry_size", cli_json_uint(m->kfd_queue_entry_size));
+    json_object_set_new(o, "signal", m->signal ? cli_json_uint(m->signal) : json_null());
     json_object_set_new(o, "compress_level", json_integer(m->compress_level));
     json_object_set_new(o, "options", jstrn(m->options.ptr, m->options.len));
     if (m->exception_code) {
         json_t *e = json_object();
         const char *name = gc_triage_exception_name(m->exception_code);
 
-        json_object_set_new(e, "code", jint(m->exception_code));
+        json_object_set_new(e, "code", cli_json_uint(m->exception_code));
         json_object_set_new(e, "name", name ? json_string(name) : json_null());
-        json_object_set_new(e, "gpu_id", jint(m->exception_gpu_id));
+        json_object_set_new(e, "gpu_id", cli_json_uint(m->exception_gpu_id));
         json_object_set_new(e, "queue_id", m->exception_queue_id == 0xffffffffu
                                                    ? json_null()
-                                                   : jint(m->exception_queue_id));
+                                                   : cli_json_uint(m->exception_queue_id));
         json_object_set_new(o, "exception", e);
     } else {
         json_object_set_new(o, "exception", json_null());
     }
-    json_object_set_new(o, "fault_address", m->fault_address ? jhex(m->fault_address) : json_null());
+    json_object_set_new(o, "fault_address",
+                        m->fault_address ? cli_json_hex(m->fault_address) : json_null());
     json_object_set_new(o, "newer_than_reader",
                         json_boolean(m->decoded_flags & GPUCORE_NOTE_DECODED_NEWER));
     gpucore_capture_meta_free(m);
@@ -553,7 +544,7 @@ static json_t *build_capture(struct info_ctx *ctx)
 
 static json_t *name_or_number(const char *name, uint32_t v)
 {
-    return name ? json_string(name) : jint(v);
+    return name ? json_string(name) : cli_json_uint(v);
 }
 
 static json_t *build_manifest(struct info_ctx *ctx)
@@ -580,15 +571,15 @@ static json_t *build_manifest(struct info_ctx *ctx)
             bytes[e->status] += e->size;
             ranges[e->status]++;
         }
-        json_object_set_new(je, "address", jhex(e->address));
-        json_object_set_new(je, "size", jint(e->size));
+        json_object_set_new(je, "address", cli_json_hex(e->address));
+        json_object_set_new(je, "size", cli_json_uint(e->size));
         json_object_set_new(je, "tier", name_or_number(gpucore_tier_name(e->tier), e->tier));
         json_object_set_new(je, "status",
                             name_or_number(gpucore_range_status_name(e->status), e->status));
         json_object_set_new(je, "reason",
                             e->reason ? name_or_number(gpucore_reason_name(e->reason), e->reason)
                                       : json_null());
-        json_object_set_new(je, "errno", e->err ? jint(e->err) : json_null());
+        json_object_set_new(je, "errno", e->err ? cli_json_uint(e->err) : json_null());
         json_object_set_new(je, "label", jstrn(e->label.ptr, e->label.len));
         json_array_append_new(entries, je);
     }
@@ -598,12 +589,12 @@ static json_t *build_manifest(struct info_ctx *ctx)
                                 ? name_or_number(gpucore_reason_name(m->truncation_reason),
                                                  m->truncation_reason)
                                 : json_null());
-    json_object_set_new(o, "captured_ranges", jint(ranges[GPUCORE_RANGE_CAPTURED]));
-    json_object_set_new(o, "captured_bytes", jint(bytes[GPUCORE_RANGE_CAPTURED]));
-    json_object_set_new(o, "skipped_ranges", jint(ranges[GPUCORE_RANGE_SKIPPED]));
-    json_object_set_new(o, "skipped_bytes", jint(bytes[GPUCORE_RANGE_SKIPPED]));
-    json_object_set_new(o, "unreadable_ranges", jint(ranges[GPUCORE_RANGE_UNREADABLE]));
-    json_object_set_new(o, "unreadable_bytes", jint(bytes[GPUCORE_RANGE_UNREADABLE]));
+    json_object_set_new(o, "captured_ranges", cli_json_uint(ranges[GPUCORE_RANGE_CAPTURED]));
+    json_object_set_new(o, "captured_bytes", cli_json_uint(bytes[GPUCORE_RANGE_CAPTURED]));
+    json_object_set_new(o, "skipped_ranges", cli_json_uint(ranges[GPUCORE_RANGE_SKIPPED]));
+    json_object_set_new(o, "skipped_bytes", cli_json_uint(bytes[GPUCORE_RANGE_SKIPPED]));
+    json_object_set_new(o, "unreadable_ranges", cli_json_uint(ranges[GPUCORE_RANGE_UNREADABLE]));
+    json_object_set_new(o, "unreadable_bytes", cli_json_uint(bytes[GPUCORE_RANGE_UNREADABLE]));
     json_object_set_new(o, "entries", entries);
     if (m->flags & GPUCORE_MANIFEST_TRUNCATED)
         problem(ctx, "the capture was cut short (%s): %" PRIu64 " bytes in %" PRIu64
@@ -638,9 +629,9 @@ static json_t *build_code_objects(struct info_ctx *ctx)
         json_t *o = json_object();
 
         json_object_set_new(o, "uri", jstrn(co->uri.ptr, co->uri.len));
-        json_object_set_new(o, "load_address", jhex(co->load_address));
-        json_object_set_new(o, "size", jint(co->size));
-        json_object_set_new(o, "embedded_bytes", jint(co->bytes ? co->bytes_size : 0));
+        json_object_set_new(o, "load_address", cli_json_hex(co->load_address));
+        json_object_set_new(o, "size", cli_json_uint(co->size));
+        json_object_set_new(o, "embedded_bytes", cli_json_uint(co->bytes ? co->bytes_size : 0));
         json_object_set_new(o, "embedded",
                             json_string((co->flags & GPUCORE_CODE_OBJECT_EMBEDDED)    ? "whole"
                                         : (co->flags & GPUCORE_CODE_OBJECT_TRUNCATED) ? "prefix"
@@ -671,10 +662,10 @@ static json_t *build_allocations(struct info_ctx *ctx)
         const gpucore_alloc_t *a = &m->allocs[i];
         json_t *o = json_object();
 
-        json_object_set_new(o, "base", jhex(a->base));
-        json_object_set_new(o, "size", jint(a->size));
+        json_object_set_new(o, "base", cli_json_hex(a->base));
+        json_object_set_new(o, "size", cli_json_uint(a->size));
         json_object_set_new(o, "kind", name_or_number(gpucore_alloc_kind_name(a->kind), a->kind));
-        json_object_set_new(o, "gpu_id", a->gpu_id ? jint(a->gpu_id) : json_null());
+        json_object_set_new(o, "gpu_id", a->gpu_id ? cli_json_uint(a->gpu_id) : json_null());
         json_object_set_new(o, "label", jstrn(a->label.ptr, a->label.len));
         json_array_append_new(arr, o);
     }
@@ -708,20 +699,20 @@ static json_t *build_segments(struct info_ctx *ctx, const struct gpucore_core_in
         if (s.filesz == 0)
             unavailable++;
         js = json_object();
-        json_object_set_new(js, "vaddr", jhex(s.vaddr));
-        json_object_set_new(js, "memsz", jint(s.memsz));
-        json_object_set_new(js, "filesz", jint(s.filesz));
-        json_object_set_new(js, "offset", jint(s.offset));
+        json_object_set_new(js, "vaddr", cli_json_hex(s.vaddr));
+        json_object_set_new(js, "memsz", cli_json_uint(s.memsz));
+        json_object_set_new(js, "filesz", cli_json_uint(s.filesz));
+        json_object_set_new(js, "offset", cli_json_uint(s.offset));
         json_object_set_new(js, "flags", flags_string(s.flags));
-        json_object_set_new(js, "align", jint(s.align));
+        json_object_set_new(js, "align", cli_json_uint(s.align));
         json_array_append_new(list, js);
     }
-    json_object_set_new(o, "count", jint(n));
-    json_object_set_new(o, "file_bytes", jint(fi->load_bytes));
-    json_object_set_new(o, "memory_bytes", jint(fi->load_memsz));
-    json_object_set_new(o, "not_dumped", jint(unavailable));
-    json_object_set_new(o, "lowest", n ? jhex(lo) : json_null());
-    json_object_set_new(o, "highest", n ? jhex(hi) : json_null());
+    json_object_set_new(o, "count", cli_json_uint(n));
+    json_object_set_new(o, "file_bytes", cli_json_uint(fi->load_bytes));
+    json_object_set_new(o, "memory_bytes", cli_json_uint(fi->load_memsz));
+    json_object_set_new(o, "not_dumped", cli_json_uint(unavailable));
+    json_object_set_new(o, "lowest", n ? cli_json_hex(lo) : json_null());
+    json_object_set_new(o, "highest", n ? cli_json_hex(hi) : json_null());
     json_object_set_new(o, "list", list);
     return o;
 }

@@ -130,7 +130,7 @@ static const struct arch_regs *arch_regs(uint64_t arch)
         else if (strcmp(rn, "exec") == 0)
             rc->kind = R_EXEC;
         if (i > 0)
-            assert_true(rc->id > ar->regs[i - 1].id); /* ascending: searched by bisection */
+            assert_true(rc->id > ar->regs[i - 1].id); /* ascending: bsearch() */
         tdc_free(rn);
     }
     tdc_free(regs);
@@ -141,21 +141,21 @@ static const struct arch_regs *arch_regs(uint64_t arch)
     return ar;
 }
 
+static int reg_class_cmp(const void *key, const void *elem)
+{
+    uint64_t id = *(const uint64_t *)key, other = ((const struct reg_class *)elem)->id;
+
+    return id < other ? -1 : id > other;
+}
+
 static const struct reg_class *reg_class(const struct arch_regs *ar, uint64_t id)
 {
-    size_t lo = 0, hi = ar->nregs;
+    const struct reg_class *rc = bsearch(&id, ar->regs, ar->nregs, sizeof(*ar->regs),
+                                         reg_class_cmp);
 
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-
-        if (ar->regs[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo == ar->nregs || ar->regs[lo].id != id)
+    if (!rc)
         fail_msg("register %" PRIu64 " is not in its architecture's list", id);
-    return &ar->regs[lo];
+    return rc;
 }
 
 static void archs_free(void)

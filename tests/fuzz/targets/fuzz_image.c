@@ -8,7 +8,8 @@
  * on failure and no image; on success every index and count is consistent (waves and
  * dispatches inside their queue's range, group leaders and dispatches in range, problems
  * non-empty), reads return documented statuses with *ret_done never above the size, and
- * symbolization of every PC succeeds or says NOTFOUND.
+ * symbolization of every PC succeeds or says NOTFOUND. The same bytes opened as a split dump
+ * (gc_image_open_split, the host core being a second view of them) rebuild the same process.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -50,6 +51,31 @@ static void check_read(struct gc_image *img, uint32_t wave, uint32_t space, uint
     default:
         abort();
     }
+}
+
+/* A split dump whose host core is the same bytes: the split reads (the GPU file, then the host
+   core, range by range) rebuild the same process. */
+static void check_split(const uint8_t *data, size_t size, gpucore_core_t *core, uint32_t na,
+                        uint32_t nq, uint32_t nd, uint32_t nw)
+{
+    gpucore_core_t *host = NULL;
+    struct gc_image *img = NULL;
+    gpucore_diag_t d = { 0 };
+    gpucore_status_t st;
+
+    if (gpucore_core_open_memory(data, size, NULL, &host, NULL) != GPUCORE_OK)
+        abort(); /* the same bytes opened once already */
+    st = gc_image_open_split(core, host, &img, &d);
+    if (st == GPUCORE_OK) {
+        if (gc_image_agent_count(img) != na || gc_image_queue_count(img) != nq ||
+            gc_image_dispatch_count(img) != nd || gc_image_wave_count(img) != nw)
+            abort();
+        check_read(img, UINT32_MAX, GC_ASPACE_GLOBAL, 0, UINT64_MAX - 3, 16);
+    } else if (st != GPUCORE_E_NOMEM || img || !d.message[0]) {
+        abort();
+    }
+    gc_image_close(img);
+    gpucore_core_close(host);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -134,6 +160,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     check_read(img, nw, GC_ASPACE_LOCAL, 0, 0, 4);
     check_read(img, 0, 99, 0, 0, 4);
     gc_image_close(img);
+    check_split(data, size, core, na, nq, nd, nw);
     gpucore_core_close(core);
     return 0;
 }
