@@ -134,13 +134,17 @@ struct gc_capture_vars {
     const char *hostname;   /* %h */
     int64_t time_s;         /* %t: seconds since the epoch */
     const char *exe;        /* %e: executable name (comm) */
-    const char *job_id;     /* %j: SLURM_JOB_ID, "" if unset */
-    const char *rank;       /* %r: SLURM_PROCID, OMPI_COMM_WORLD_RANK or PMI_RANK, "" if none */
+    const char *job_id;     /* %j: SLURM_JOB_ID, "" or NULL if unset (expands to "!") */
+    const char *rank;       /* %r: SLURM_PROCID, OMPI_COMM_WORLD_RANK or PMI_RANK; "" or NULL
+                               if none (expands to "!") */
 };
 
 /*
- * Expand an output pattern: %p %h %t %e %j %r %% (as core(5), plus %j and %r); "/" in
- * substituted values becomes "!" as core(5) does. Unknown % sequences are an error.
+ * Expand an output pattern: %p %h %t %e %j %r %% (as core(5), plus %j and %r). Substituted
+ * values are escaped as the kernel escapes core_pattern values, so a hostile value (a job id
+ * of "..", an empty rank, a host name with '/') cannot move the file out of the directory the
+ * pattern names: every "/" becomes "!", a value of exactly "." or ".." starts with "!" instead
+ * ("!" or "!."), and an empty or unset value becomes "!". Unknown % sequences are an error.
  * @retval GPUCORE_OK, GPUCORE_E_INVAL (unknown sequence; the diag names its offset),
  *         GPUCORE_E_LIMIT (result longer than @p cap - 1).
  */

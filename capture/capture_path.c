@@ -14,13 +14,33 @@
 #include "capture.h"
 #include "gc_util.h"
 
-/* Append @p s (its '/' as '!', like core(5)) to out; 0 or -1 when it does not fit. */
-static int put_value(char *out, size_t cap, size_t *len, const char *s, int slash_to_bang)
+/*
+ * Append the value of one pattern token to out, escaped as the kernel's cn_esc_printf()
+ * escapes core_pattern values, so that no value can move the file to another directory:
+ * every '/' becomes '!', a value of exactly "." or ".." has its first '.' made '!', and an
+ * empty (or unset) value becomes "!". Literal text (%% included) is copied unchanged.
+ * 0, or -1 when it does not fit in cap (NUL included).
+ */
+static int put_value(char *out, size_t cap, size_t *len, const char *s, int escape)
 {
+    size_t start = *len;
+
+    if (!s)
+        s = "";
     for (; *s; s++) {
         if (*len + 1 >= cap)
             return -1;
-        out[(*len)++] = (slash_to_bang && *s == '/') ? '!' : *s;
+        out[(*len)++] = (escape && *s == '/') ? '!' : *s;
+    }
+    if (!escape)
+        return 0;
+    if (*len == start) {
+        if (*len + 1 >= cap)
+            return -1;
+        out[(*len)++] = '!';
+    } else if ((*len - start == 1 || *len - start == 2) && out[start] == '.' &&
+               out[*len - 1] == '.') {
+        out[start] = '!';
     }
     return 0;
 }
@@ -56,16 +76,16 @@ gpucore_status_t gc_capture_expand_path(const char *pattern, const struct gc_cap
             val = num;
             break;
         case 'h':
-            val = v->hostname ? v->hostname : "";
+            val = v->hostname;
             break;
         case 'e':
-            val = v->exe ? v->exe : "";
+            val = v->exe;
             break;
         case 'j':
-            val = v->job_id ? v->job_id : "";
+            val = v->job_id;
             break;
         case 'r':
-            val = v->rank ? v->rank : "";
+            val = v->rank;
             break;
         case '%':
             val = "%";

@@ -213,6 +213,17 @@ pattern)
   grep -q "%q" bad.err || fail "the message does not name the bad sequence: $(cat bad.err)"
   driver_clean
   stop_inferior
+  # A hostile job id of ".." in the target's environment must not move the core one
+  # directory up: it expands to "!." (an unset rank to "!"), as the kernel escapes %e/%h.
+  SLURM_JOB_ID=.. start_inferior vadd-fault continue
+  mkdir -p 'out/jobs/!./!'
+  gc trav capture --kfd sim --quiet "$ipid" -o "out/jobs/%j/%r/core.%p"
+  expect_rc 0 trav
+  [ -f "out/jobs/!./!/core.$ipid" ] || fail "escaped pattern not used: $(find out -type f)"
+  [ ! -e "out/core.$ipid" ] && [ ! -e "out/jobs/core.$ipid" ] ||
+    fail "a job id of '..' moved the core: $(find out -type f)"
+  driver_clean
+  stop_inferior
   ;;
 compress)
   start_inferior rdna3-assert continue

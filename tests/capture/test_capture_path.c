@@ -52,7 +52,59 @@ static void test_empty_values(void **state)
     v.job_id = "";
     v.rank = NULL;
     assert_int_equal(gc_capture_expand_path("c%j%r.%p", &v, out, sizeof(out), NULL), GPUCORE_OK);
-    assert_string_equal(out, "c.4242");
+    assert_string_equal(out, "c!!.4242"); /* unset values say so, as the kernel's "!" */
+}
+
+/*
+ * A value of ".", ".." or "" (SLURM_JOB_ID=.. in a hostile environment) must not turn a
+ * pattern component into a directory reference or an empty component: "%j/%r/core" would
+ * otherwise write one directory up or into the pattern's parent.
+ */
+static void test_traversal_escaped(void **state)
+{
+    static const struct {
+        const char *job, *rank, *exe, *host, *want;
+    } cases[] = {
+        { "..", ".", "x", "h", "out/!./!/core.x" },
+        { "", "", "x", "h", "out/!/!/core.x" },
+        { "../../etc", "/", "x", "h", "out/..!..!etc/!/core.x" },
+        { "...", "a.", ".x", ".", "out/.../a./core..x" },
+        { ".", "..", "..", "..", "out/!/!./core.!." },
+    };
+    char out[128];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct gc_capture_vars v = vars;
+
+        v.job_id = cases[i].job;
+        v.rank = cases[i].rank;
+        v.exe = cases[i].exe;
+        v.hostname = cases[i].host;
+        assert_int_equal(gc_capture_expand_path("out/%j/%r/core.%e", &v, out, sizeof(out), NULL),
+                         GPUCORE_OK);
+        assert_string_equal(out, cases[i].want);
+    }
+    /* %h alone as a component, "." and "..": never "." or "..". */
+    {
+        struct gc_capture_vars v = vars;
+
+        v.hostname = "..";
+        assert_int_equal(gc_capture_expand_path("%h/c", &v, out, sizeof(out), NULL), GPUCORE_OK);
+        assert_string_equal(out, "!./c");
+        v.hostname = ".";
+        assert_int_equal(gc_capture_expand_path("%h/c", &v, out, sizeof(out), NULL), GPUCORE_OK);
+        assert_string_equal(out, "!/c");
+    }
+    /* The escape "!" of an empty value counts against the length limit. */
+    {
+        struct gc_capture_vars v = vars;
+
+        v.job_id = "";
+        assert_int_equal(gc_capture_expand_path("abc%j", &v, out, 4, NULL), GPUCORE_E_LIMIT);
+        assert_int_equal(gc_capture_expand_path("abc%j", &v, out, 5, NULL), GPUCORE_OK);
+        assert_string_equal(out, "abc!");
+    }
 }
 
 static void test_unknown_sequence(void **state)
@@ -162,6 +214,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sequences),     cmocka_unit_test(test_empty_values),
+        cmocka_unit_test(test_traversal_escaped),
         cmocka_unit_test(test_unknown_sequence), cmocka_unit_test(test_limit),
         cmocka_unit_test(test_vars_fill),
         cmocka_unit_test(test_vars_from_target),
