@@ -1148,8 +1148,8 @@ static gpucore_status_t precheck_output(struct cap *c)
     if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode) || access(dir, W_OK | X_OK) != 0) {
         int e = errno;
 
-        return gc_diag_set(c->diag, e == EACCES || e == EPERM ? GPUCORE_E_PERM : GPUCORE_E_IO,
-                           GC_NO_OFFSET, "cannot write %s: directory %s: %s", path, dir,
+        return gc_diag_set(c->diag, GPUCORE_E_CANTCREAT, GC_NO_OFFSET,
+                           "cannot write %s: directory %s: %s", path, dir,
                            stat(dir, &sb) == 0 && !S_ISDIR(sb.st_mode) ? "not a directory"
                                                                        : strerror(e));
     }

@@ -118,6 +118,8 @@ struct gc_capture_result {
  * @retval GPUCORE_E_LIMIT     a thread did not stop within 10 s
  * @retval GPUCORE_E_IO        a driver operation failed, or writing the core failed (ENOSPC...)
  * @retval GPUCORE_E_EXIST     the output file exists
+ * @retval GPUCORE_E_CANTCREAT the output's directory is missing, not a directory or not
+ *                             writable
  * @retval GPUCORE_E_INVAL     bad options, or an unknown % sequence in the output pattern
  * @retval GPUCORE_E_NOMEM, GPUCORE_E_NOTSUP (host not x86-64)
  * Failures of RESUME or DISABLE after the memory was read are warnings (the core is still

@@ -213,6 +213,7 @@ struct info_ctx {
     gpucore_core_t *core;
     const char *path;
     json_t *problems; /* array of strings: things a user should know */
+    char unusable[GPUCORE_DIAG_MESSAGE_SIZE + 128]; /* why the AMDGPU state cannot be used ("" if it can, or if absent) */
 };
 
 static void problem(struct info_ctx *ctx, const char *fmt, ...)
@@ -377,6 +378,9 @@ static json_t *build_amdgpu(struct info_ctx *ctx)
         json_object_set_new(o, "error", diag_to_json(&d));
         problem(ctx, "the AMDGPU note cannot be decoded: %s (descriptor offset %" PRIu64 ")",
                 d.message, d.offset);
+        snprintf(ctx->unusable, sizeof(ctx->unusable),
+                 "offset 0x%" PRIx64 ": the AMDGPU note cannot be decoded: %s", note.offset,
+                 d.message);
         return o;
     }
     json_object_set_new(o, "note_version", cli_json_uint(n->note_version));
@@ -424,6 +428,10 @@ static json_t *build_amdgpu(struct info_ctx *ctx)
     if (st != GPUCORE_OK) {
         json_object_set_new(check, "error", diag_to_json(&d));
         problem(ctx, "AMD's debugger library would not use this GPU state: %s", d.message);
+        snprintf(ctx->unusable, sizeof(ctx->unusable),
+                 "offset 0x%" PRIx64 ": AMD's debugger library would not use the AMDGPU state: "
+                 "%s",
+                 note.offset, d.message);
     }
     json_object_set_new(o, "amd_reader_check", check);
     gpucore_amdgpu_note_free(n);
@@ -1008,7 +1016,11 @@ static void info_help(FILE *out)
                  "allocations, notes and segments.\n\n"
                  "  --json       print the stable JSON document (schema \"" INFO_SCHEMA "\")\n"
                  "  --segments   list every PT_LOAD segment in the text output\n"
-                 "  -h, --help   this text\n");
+                 "  -h, --help   this text\n\n"
+                 "Exit status: 0 described (a host core without GPU state included); 65 the\n"
+                 "core is malformed, or its AMDGPU state cannot be used (it cannot be decoded,\n"
+                 "or AMD's debugger library would reject it: the description is still printed);\n"
+                 "66 the core cannot be opened; 74 an I/O error.\n");
 }
 
 int cmd_info(int argc, char **argv)
@@ -1065,6 +1077,8 @@ int cmd_info(int argc, char **argv)
     }
     if (fflush(stdout) != 0)
         rc = cli_fail(CLI_EXIT_IOERR, NULL, "cannot write output");
+    else if (ctx.unusable[0])
+        rc = cli_fail(CLI_EXIT_DATAERR, ctx.path, "%s", ctx.unusable);
     json_decref(doc);
     gpucore_core_close(ctx.core);
     return rc;

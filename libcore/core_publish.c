@@ -27,7 +27,12 @@ static gpucore_status_t errno_status(int e)
     switch (e) {
     case EACCES:
     case EPERM:
-        return GPUCORE_E_PERM;
+    case EROFS:
+    case ENOENT:  /* a directory of the output path does not exist */
+    case ENOTDIR: /* ... or is not a directory */
+    case ELOOP:
+    case ENAMETOOLONG:
+        return GPUCORE_E_CANTCREAT;
     case ENOMEM:
         return GPUCORE_E_NOMEM;
     default:

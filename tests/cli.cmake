@@ -4,7 +4,7 @@ set(GPUCORE_CLI_CASES
   golden-info-text golden-info-segments golden-info-json golden-info-split
   golden-info-compressed compress-roundtrip compress-refuses-overwrite version help
   usage-errors missing-input malformed-input golden-dbgapi-dump-text golden-dbgapi-dump-json
-  dbgapi-dump-errors)
+  dbgapi-dump-errors unusable-gpu-state)
 foreach(case ${GPUCORE_CLI_CASES})
   set(test_name cli-${case})
   add_test(NAME ${test_name}

@@ -81,7 +81,13 @@ compress-refuses-overwrite)
   echo keep > out.zst
   expect_exit 73 "$gpucore" compress example.core out.zst
   stderr_has "out.zst"
-  [ "$(cat out.zst)" = keep ] || fail "existing output was modified" ;;
+  [ "$(cat out.zst)" = keep ] || fail "existing output was modified"
+  # A missing output directory, or a file in its place, cannot be created into: 73 too.
+  expect_exit 73 "$gpucore" compress example.core missing/out.zst
+  stderr_has "missing"
+  "$gpucore" compress example.core ok.zst
+  expect_exit 73 "$gpucore" decompress ok.zst example.core/out
+  stderr_has "Not a directory" ;;
 version)
   expect_exit 0 "$gpucore" --version
   grep -Eq '^gpucore [0-9]+\.[0-9]+\.[0-9]+$' out.txt || fail "bad version line: $(cat out.txt)" ;;
@@ -121,6 +127,28 @@ malformed-input)
   set +e; "$gpucore" info cut.core >out.txt 2>err.txt; rc=$?; set -e
   [ "$rc" -eq 65 ] || [ "$rc" -eq 0 ] || fail "cut core: exit $rc"
   [ -s err.txt ] || grep -q "Problems" out.txt || fail "cut core: no diagnosis" ;;
+unusable-gpu-state)
+  # A core whose AMDGPU note decodes but AMD's debugger library would reject (KFD minor
+  # version 12, below the 1.13 window): info still describes it, then says why on stderr and
+  # exits 65, so a script can tell a core with usable GPU state from one without.
+  "$mkexample" example.core >/dev/null
+  python3 - example.core <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+at = b.find(struct.pack("<I", 33) + b"AMDGPU\0\0")
+assert at > 0, "no AMDGPU note"
+desc = at + 4 + 8
+struct.pack_into("<I", b, desc + 12, 12)
+open(sys.argv[1], "wb").write(b)
+PY
+  expect_exit 65 "$gpucore" info example.core
+  grep -q "KFD" out.txt || fail "the description was not printed: $(cat out.txt)"
+  stderr_has "gpucore: example.core: offset 0x"
+  stderr_has "AMD's debugger library would not use the AMDGPU state"
+  [ "$(wc -l < err.txt)" -eq 1 ] || fail "expected one error line, got: $(cat err.txt)"
+  expect_exit 65 "$gpucore" info --json example.core
+  python3 -c 'import json,sys; d=json.load(open("out.txt")); assert d["amdgpu"]["amd_reader_check"]["ok"] is False' ||
+    fail "--json: no document or the check is not false" ;;
 golden-dbgapi-dump-text)
   # The library's view of the example core through the public interface. The library's path
   # and the agent's name (from pci.ids, if installed) depend on the machine.

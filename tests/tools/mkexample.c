@@ -770,6 +770,7 @@ static int writer_exit_code(gpucore_status_t st)
     switch (st) {
     case GPUCORE_E_IO:
     case GPUCORE_E_PERM:
+    case GPUCORE_E_CANTCREAT:
     case GPUCORE_E_EXIST:
         return EX_CANTCREAT;
     default:

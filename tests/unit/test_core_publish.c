@@ -243,7 +243,7 @@ static void test_bad_paths(void **state)
     char *missing = tc_path(f->dir, "no/such/dir.core");
     char *slash = tc_path(f->dir, "trailing/");
 
-    assert_int_equal(gpucore_writer_open(missing, NULL, &w, &d), GPUCORE_E_IO);
+    assert_int_equal(gpucore_writer_open(missing, NULL, &w, &d), GPUCORE_E_CANTCREAT);
     assert_non_null(strstr(d.message, "No such file"));
     assert_int_equal(gpucore_writer_open(slash, NULL, &w, &d), GPUCORE_E_INVAL);
     assert_int_equal(gpucore_writer_open(NULL, NULL, &w, &d), GPUCORE_E_INVAL);

@@ -135,7 +135,8 @@ struct gpucore_writer_opts {
  *                           not know).
  * @retval GPUCORE_E_EXIST   @p path exists and GPUCORE_WRITE_OVERWRITE is not set.
  * @retval GPUCORE_E_IO      the temporary file could not be created (errno in the diag text).
- * @retval GPUCORE_E_PERM    permission denied on the directory.
+ * @retval GPUCORE_E_CANTCREAT the output cannot be created there: a directory of @p path does
+ *                           not exist or is not one, or is not writable (errno in the diag).
  * @retval GPUCORE_E_NOMEM   out of memory.
  */
 GPUCORE_API gpucore_status_t gpucore_writer_open(const char *path,
@@ -459,7 +460,8 @@ GPUCORE_API gpucore_status_t gpucore_core_read_file(gpucore_core_t *core, uint64
  * @retval GPUCORE_E_EXIST     @p path exists and GPUCORE_WRITE_OVERWRITE is not set.
  * @retval GPUCORE_E_CORRUPT   a compressed frame of the input fails to decode.
  * @retval GPUCORE_E_IO        reading the input or writing the output failed.
- * @retval GPUCORE_E_PERM      the output directory is not writable.
+ * @retval GPUCORE_E_CANTCREAT the output cannot be created (its directory is missing or not
+ *                             writable).
  * @retval GPUCORE_E_NOMEM     out of memory.
  * Nothing is left under @p path on failure.
  */

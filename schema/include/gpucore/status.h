@@ -49,7 +49,8 @@ extern "C" {
     X(GPUCORE_E_UNAVAILABLE, -12, "not captured in this core")                                     \
     X(GPUCORE_E_EXIST, -13, "file already exists")                                                 \
     X(GPUCORE_E_NOTFOUND, -14, "not found")                                                        \
-    X(GPUCORE_E_INTR, -15, "interrupted")
+    X(GPUCORE_E_INTR, -15, "interrupted")                                                          \
+    X(GPUCORE_E_CANTCREAT, -16, "cannot create the output file")
 
 /** Status of a gpucore call. 0 is success, negative values are errors. */
 typedef enum gpucore_status {
