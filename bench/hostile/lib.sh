@@ -1,0 +1,30 @@
+# SPDX-License-Identifier: MIT
+# Helpers for the commands of bench/hostile/*.tsv (sourced: `. "$S/bench/hostile/lib.sh"`).
+# The variables GPUCORE, B, S and W are set by bench/hostile.py.
+
+# start_inferior SCENARIO [continue]: start gpucore-inferior in the background in $W; its pid
+# in $ipid once it says it is ready. "continue": a copy whose runtime carries on after a GPU
+# error, so the process outlives a capture.
+start_inferior() {
+  local file="$S/tests/scenarios/$1.json"
+  if [ "${2:-}" = continue ]; then
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["on_queue_error"]="continue"; json.dump(d, open(sys.argv[2], "w"))' \
+      "$file" "$W/$1.json"
+    file="$W/$1.json"
+  fi
+  "$B/kfd/sim/gpucore-inferior" "$file" --objects "$B/tests/scenario-objects" \
+    >"$W/inferior.out" 2>"$W/inferior.err" &
+  ipid=$!
+  for _ in $(seq 1 600); do
+    grep -q ready "$W/inferior.out" 2>/dev/null && return 0
+    kill -0 "$ipid" 2>/dev/null || { echo "inferior exited: $(cat "$W/inferior.err")" >&2; return 1; }
+    sleep 0.05
+  done
+  return 1
+}
+
+stop_inferior() {
+  kill -TERM "$ipid" 2>/dev/null
+  wait "$ipid" 2>/dev/null
+  ipid=
+}
