@@ -619,7 +619,7 @@ static struct gc_image *image_new(const struct gc_image_memory *mem, uint32_t fl
     }
     img->mem = *mem;
     img->flags = flags;
-    img->code_budget = GC_IMAGE_MAX_CODE_BYTES;
+    img->code_budget = UINT64_MAX; /* an image from a note: GC_IMAGE_MAX_CODE_BYTES only */
     return img;
 }
 
@@ -655,8 +655,7 @@ static void set_code_budget(struct gc_image *img, gpucore_core_t *const cores[2]
     }
     for (uint32_t i = 0; img->embedded && i < img->embedded->count; i++)
         held += img->embedded->objects[i].bytes_size;
-    if (held < img->code_budget)
-        img->code_budget = held;
+    img->code_budget = held;
 }
 
 static gpucore_status_t open_one(gpucore_core_t *core, const struct gc_image_options *opts,

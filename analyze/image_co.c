@@ -87,7 +87,7 @@ static int read_file_range(struct gc_image *img, const struct gc_rocr_uri *u, ui
         close(fd);
         return 0;
     }
-    if (size > GC_IMAGE_MAX_CODE_OBJECT_SIZE || size > img->code_budget - img->code_bytes) {
+    if (size > GC_IMAGE_MAX_CODE_OBJECT_SIZE || size > GC_IMAGE_MAX_CODE_BYTES - img->code_bytes) {
         snprintf(why, why_size, "0x%" PRIx64 " bytes exceed what the analyzer loads", size);
         close(fd);
         return 0;
@@ -160,11 +160,14 @@ static gpucore_status_t find_bytes(struct gc_image *img, struct gc_image_code_ob
     } else if (u->kind == GC_ROCR_URI_MEMORY) {
         if (u->size == 0 || u->size > GC_IMAGE_MAX_CODE_OBJECT_SIZE) {
             snprintf(why, sizeof(why), "%s", "its memory:// size is 0 or too large");
-        } else if (u->size > img->code_budget - img->code_bytes) {
+        } else if (u->size > img->code_budget - img->core_code_bytes) {
             snprintf(why, sizeof(why),
                      "the code objects would exceed 0x%" PRIx64 " bytes, what the core holds "
                      "(the link map names the same bytes again and again?)",
                      img->code_budget);
+        } else if (u->size > GC_IMAGE_MAX_CODE_BYTES - img->code_bytes) {
+            snprintf(why, sizeof(why), "the code objects would exceed %llu bytes in all",
+                     (unsigned long long)GC_IMAGE_MAX_CODE_BYTES);
         } else {
             uint8_t *buf = gc_malloc(u->size);
 
@@ -175,6 +178,7 @@ static gpucore_status_t find_bytes(struct gc_image *img, struct gc_image_code_ob
             st = gc_image_mem_read(img, u->offset, buf, u->size, NULL);
             if (st == GPUCORE_OK) {
                 img->code_bytes += u->size;
+                img->core_code_bytes += u->size;
                 cp->owned = buf;
                 co->bytes = buf;
                 co->size = u->size;
@@ -249,12 +253,15 @@ static gpucore_status_t parse_elf(struct gc_image *img, struct gc_image_code_obj
         return GPUCORE_OK;
     /* on the image's own copy: elf_memory may write to the buffer it is given */
     if (!cp->owned) {
-        if (co->size > img->code_budget - img->code_bytes)
+        if (co->size > img->code_budget - img->core_code_bytes ||
+            co->size > GC_IMAGE_MAX_CODE_BYTES - img->code_bytes)
             return gc_image_problemf(img,
-                                     "code object %u (%.200s): the code objects exceed "
-                                     "0x%" PRIx64 " bytes in all; no symbols",
-                                     co->index, co->uri, img->code_budget);
+                                     "code object %u (%.200s): the code objects would exceed "
+                                     "what the core holds or %llu bytes in all; no symbols",
+                                     co->index, co->uri,
+                                     (unsigned long long)GC_IMAGE_MAX_CODE_BYTES);
         img->code_bytes += co->size;
+        img->core_code_bytes += co->size;
         cp->owned = gc_malloc((size_t)co->size);
         if (!cp->owned)
             return GPUCORE_E_NOMEM;

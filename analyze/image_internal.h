@@ -84,10 +84,12 @@ struct gc_image {
     struct gc_image_code_object *cos;
     struct gc_image_co_priv *copriv;
     uint32_t ncos, cap_cos;
-    uint64_t code_bytes; /* bytes copied for code objects so far */
-    uint64_t code_budget; /* at most this many: GC_IMAGE_MAX_CODE_BYTES, and no more than the
-                             core's segments and embedded code objects hold (a link map
-                             naming the same bytes many times cannot multiply them) */
+    uint64_t code_bytes;      /* bytes copied for code objects so far, at most
+                                 GC_IMAGE_MAX_CODE_BYTES */
+    uint64_t core_code_bytes; /* of those, copied from the core (memory://, embedded) */
+    uint64_t code_budget;     /* core_code_bytes stays within this: what the core's segments
+                                 and embedded code objects hold (a link map naming the same
+                                 bytes many times cannot multiply them) */
     const char *code_object_dir; /* gc_image_options (borrowed during open), or NULL */
     struct gc_image_area *areas;
     uint32_t nareas, cap_areas;
