@@ -191,7 +191,8 @@ gpucore_status_t gc_image_open_with(gpucore_core_t *gpu, gpucore_core_t *host,
  * Build an image from an AMDGPU note's descriptor (@p note, @p note_size bytes, copied) and a
  * memory source, with no core file: what the amd-dbgapi library has. There are no GPUCORE
  * notes, so no embedded code objects and no manifest (missing memory is reported without the
- * capture's reason). @p flags: GC_IMAGE_NO_CODE_BYTES.
+ * capture's reason), and no code-object directory: a file:// code object has no bytes.
+ * @p flags: GC_IMAGE_NO_CODE_BYTES.
  * @retval as gc_image_open(), without GPUCORE_E_NOTFOUND (the caller found the note);
  *         GPUCORE_E_INVAL also for a NULL note or memory source.
  */
