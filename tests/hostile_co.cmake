@@ -7,6 +7,13 @@
 # (gc_rocr.h's unit test is part of test_schema: tests/unit/test_schema_rocr.c)
 gpucore_fuzz_target(fuzz_rocr SOURCE fuzz/targets/fuzz_rocr.c LIBS gc_schema)
 
+# capture/target_file.c over this process as the target: refusals, ranges, the timeout.
+gpucore_unit_test(test_target_file SOURCES unit/test_target_file.c
+  LIBS gc_capture gc_kfd gc_libcore gc_arch gc_schema)
+add_dependencies(test_target_file scenario-objects)
+set_property(TEST test_target_file APPEND PROPERTY ENVIRONMENT
+  "GPUCORE_SCENARIO_OBJECTS=${GPUCORE_SCENARIO_OBJECTS}")
+
 # gpucore-mkhostile-co: small crafted cores whose link map names hostile URIs or loops
 # (public API only; also used by bench/hostile/couri.tsv).
 add_executable(gpucore-mkhostile-co ${CMAKE_CURRENT_LIST_DIR}/tools/mkhostile_co.c)
