@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gc_le.h"
+#include "gc_rocr.h"
 #include "image_internal.h"
 #include "wave.h"
 
@@ -17,7 +18,6 @@
 #define AQL_PACKET_SIZE          64u
 #define KD_SIZE                  64u
 #define KD_ENTRY_OFFSET          16u
-#define RDEBUG_SIZE              40u
 #define KFD_QUEUE_ID_MASK        0x3fffffffu
 
 /* ---- small helpers --------------------------------------------------------------------------- */
@@ -185,7 +185,8 @@ static uint32_t agent_of_gpu(const struct gc_image *img, uint32_t gpu_id)
 
 static gpucore_status_t read_rdebug(struct gc_image *img)
 {
-    uint8_t rd[RDEBUG_SIZE];
+    uint8_t rd[GC_ROCR_R_DEBUG_SIZE];
+    struct gc_rocr_r_debug r_debug;
     gpucore_status_t fatal = GPUCORE_OK;
     uint64_t at = img->note->runtime.r_debug;
     int r;
@@ -201,19 +202,20 @@ static gpucore_status_t read_rdebug(struct gc_image *img)
                                  "r_debug at 0x%" PRIx64 " is not in the core; the runtime "
                                  "version and the link map are unknown",
                                  at);
-    img->have_rdebug = 1;
-    img->r_version = gc_le32_get(rd);
-    img->r_map = gc_le64_get(rd + 8);
-    if (gc_le32_get(rd + 24) != 0)
+    gc_rocr_r_debug_decode(rd, &r_debug);
+    img->r_version = r_debug.r_version;
+    if (r_debug.r_state != 0)
         GC_TRY(gc_image_problemf(img,
                                  "r_debug at 0x%" PRIx64 " has r_state %u, not RT_CONSISTENT: "
                                  "AMD's library would list no code objects",
-                                 at, gc_le32_get(rd + 24)));
-    if (img->r_version < 8 || img->r_version > 10)
-        GC_TRY(gc_image_problemf(img,
-                                 "r_debug version %u is outside 8..10, the range ROCdbgapi "
-                                 "0.77 accepts",
-                                 img->r_version));
+                                 at, r_debug.r_state));
+    if (!gc_rocr_r_version_supported(img->r_version))
+        return gc_image_problemf(img,
+                                 "r_debug version %u is outside %u..%u, the versions gpucore "
+                                 "supports; its link map is not followed",
+                                 img->r_version, GC_ROCR_R_VERSION_MIN, GC_ROCR_R_VERSION_MAX);
+    img->have_rdebug = 1;
+    img->r_map = r_debug.r_map;
     return GPUCORE_OK;
 }
 
@@ -617,6 +619,7 @@ static struct gc_image *image_new(const struct gc_image_memory *mem, uint32_t fl
     }
     img->mem = *mem;
     img->flags = flags;
+    img->code_budget = UINT64_MAX; /* an image from a note: GC_IMAGE_MAX_CODE_BYTES only */
     return img;
 }
 
@@ -634,12 +637,29 @@ static gpucore_status_t image_done(struct gc_image *img, gpucore_status_t st,
         gc_image_close(img);
         return st;
     }
+    img->code_object_dir = NULL; /* the caller's, for the open only */
     *ret = img;
     return GPUCORE_OK;
 }
 
-gpucore_status_t gc_image_open(gpucore_core_t *core, struct gc_image **ret,
-                               gpucore_diag_t *reterr_diag)
+/* What the cores hold: the code-object budget (image_internal.h). */
+static void set_code_budget(struct gc_image *img, gpucore_core_t *const cores[2])
+{
+    uint64_t held = 0;
+
+    for (int i = 0; i < 2; i++) {
+        struct gpucore_core_info info;
+
+        if (cores[i] && gpucore_core_get_info(cores[i], &info) == GPUCORE_OK)
+            held += info.load_bytes;
+    }
+    for (uint32_t i = 0; img->embedded && i < img->embedded->count; i++)
+        held += img->embedded->objects[i].bytes_size;
+    img->code_budget = held;
+}
+
+static gpucore_status_t open_one(gpucore_core_t *core, const struct gc_image_options *opts,
+                                 struct gc_image **ret, gpucore_diag_t *reterr_diag)
 {
     const struct gc_image_memory mem = { core_read, core_errmsg, core };
     struct gpucore_note note;
@@ -657,10 +677,21 @@ gpucore_status_t gc_image_open(gpucore_core_t *core, struct gc_image **ret,
     if (!img)
         return GPUCORE_E_NOMEM;
     img->core = core;
+    img->code_object_dir = opts ? opts->code_object_dir : NULL;
     st = read_gpucore_notes(img);
-    if (st == GPUCORE_OK)
+    if (st == GPUCORE_OK) {
+        gpucore_core_t *const cores[2] = { core, NULL };
+
+        set_code_budget(img, cores);
         st = build(img, note.desc, note.desc_size, note.offset, reterr_diag);
+    }
     return image_done(img, st, ret, reterr_diag);
+}
+
+gpucore_status_t gc_image_open(gpucore_core_t *core, struct gc_image **ret,
+                               gpucore_diag_t *reterr_diag)
+{
+    return open_one(core, NULL, ret, reterr_diag);
 }
 
 /* A split core's memory: the GPU file first, then the host core, for each byte in turn. */
@@ -713,6 +744,13 @@ static const char *split_errmsg(void *user)
 gpucore_status_t gc_image_open_split(gpucore_core_t *gpu, gpucore_core_t *host,
                                      struct gc_image **ret, gpucore_diag_t *reterr_diag)
 {
+    return gc_image_open_with(gpu, host, NULL, ret, reterr_diag);
+}
+
+gpucore_status_t gc_image_open_with(gpucore_core_t *gpu, gpucore_core_t *host,
+                                    const struct gc_image_options *opts, struct gc_image **ret,
+                                    gpucore_diag_t *reterr_diag)
+{
     struct split_source *src;
     struct gpucore_note note;
     struct gc_image *img;
@@ -720,7 +758,7 @@ gpucore_status_t gc_image_open_split(gpucore_core_t *gpu, gpucore_core_t *host,
     gpucore_status_t st;
 
     if (!host)
-        return gc_image_open(gpu, ret, reterr_diag);
+        return open_one(gpu, opts, ret, reterr_diag);
     GC_FAIL_IF(!gpu || !ret, reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
                "gc_image_open_split needs a core and a result pointer");
     st = gpucore_core_find_note(gpu, GPUCORE_AMDGPU_NOTE_OWNER, GPUCORE_NT_AMDGPU_KFD_CORE_STATE,
@@ -747,9 +785,14 @@ gpucore_status_t gc_image_open_split(gpucore_core_t *gpu, gpucore_core_t *host,
     }
     img->core = gpu;
     img->owned_source = src;
+    img->code_object_dir = opts ? opts->code_object_dir : NULL;
     st = read_gpucore_notes(img);
-    if (st == GPUCORE_OK)
+    if (st == GPUCORE_OK) {
+        gpucore_core_t *const cores[2] = { gpu, host };
+
+        set_code_budget(img, cores);
         st = build(img, note.desc, note.desc_size, note.offset, reterr_diag);
+    }
     return image_done(img, st, ret, reterr_diag);
 }
 

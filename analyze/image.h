@@ -6,7 +6,8 @@
  * pointer, each XCC's CWSR area decoded with arch/, dispatches from the ring and the waves' TTMP
  * packet index, workgroups with their LDS, waves with registers, stop reasons and PCs, code
  * objects from the r_debug link map (bytes from memory:// ranges in the core, else the GPUCORE
- * embedded copy, else the file:// path if it exists here), and the memory spaces: global,
+ * embedded copy; a file:// path is only named, never opened, unless the caller allows a
+ * directory to look it up in: gc_image_options), and the memory spaces: global,
  * generic (lowered by aperture), local (the group's LDS) and private (scratch, swizzled per lane
  * or not).
  *
@@ -113,7 +114,8 @@ struct gc_image_code_object {
     uint64_t load_address;
     const uint8_t *bytes;     /* the ELF image, or NULL if not available */
     uint64_t size;
-    const char *source;       /* "memory", "embedded", "file", "missing" (bytes NULL), or
+    const char *source;       /* "memory", "embedded", "file" (below the code-object
+                                 directory), "missing" (bytes NULL; a problem says why), or
                                  "not loaded" (GC_IMAGE_NO_CODE_BYTES) */
 };
 
@@ -134,6 +136,24 @@ struct gc_image_memory {
 /* gc_image_open_note() flags */
 #define GC_IMAGE_NO_CODE_BYTES 0x1u /* list code objects (URI, load address) without reading
                                        their bytes: no symbols, no kernel names */
+
+/*
+ * How an image may look beyond the core. Zero-initialized: nothing but the core.
+ *
+ * code_object_dir: NULL (the default): a file:// code object whose bytes are neither in the
+ * core (memory://) nor embedded (GPUCORE CODE_OBJECTS) has no bytes, and a problem says
+ * "file:// URI not opened". A core is untrusted input: it must not make the analyzer open a
+ * file of the host it names (/etc/shadow, a FIFO, a device, a host ELF). A directory: the
+ * URI's path is resolved below it as if it were the root (openat2 RESOLVE_IN_ROOT |
+ * RESOLVE_NO_MAGICLINKS: '..' and absolute symlinks stay inside), and only a regular file
+ * (never a FIFO or device: resolved O_PATH, checked, then reopened O_NONBLOCK) that is an
+ * AMDGPU ELF64 file of at most GC_IMAGE_MAX_CODE_OBJECT_SIZE bytes is used.
+ */
+#define GC_IMAGE_MAX_CODE_OBJECT_SIZE (256u << 20) /* bytes of one code object */
+
+struct gc_image_options {
+    const char *code_object_dir;
+};
 
 /*
  * Build the image of @p core (borrowed: keep it open while the image lives).
@@ -161,11 +181,18 @@ gpucore_status_t gc_image_open(gpucore_core_t *core, struct gc_image **ret,
 gpucore_status_t gc_image_open_split(gpucore_core_t *gpu, gpucore_core_t *host,
                                      struct gc_image **ret, gpucore_diag_t *reterr_diag);
 
+/* gc_image_open_split() (gc_image_open() when @p host is NULL) with options (@p opts NULL:
+   the defaults; borrowed for the call). @retval as gc_image_open_split(). */
+gpucore_status_t gc_image_open_with(gpucore_core_t *gpu, gpucore_core_t *host,
+                                    const struct gc_image_options *opts, struct gc_image **ret,
+                                    gpucore_diag_t *reterr_diag);
+
 /*
  * Build an image from an AMDGPU note's descriptor (@p note, @p note_size bytes, copied) and a
  * memory source, with no core file: what the amd-dbgapi library has. There are no GPUCORE
  * notes, so no embedded code objects and no manifest (missing memory is reported without the
- * capture's reason). @p flags: GC_IMAGE_NO_CODE_BYTES.
+ * capture's reason), and no code-object directory: a file:// code object has no bytes.
+ * @p flags: GC_IMAGE_NO_CODE_BYTES.
  * @retval as gc_image_open(), without GPUCORE_E_NOTFOUND (the caller found the note);
  *         GPUCORE_E_INVAL also for a NULL note or memory source.
  */

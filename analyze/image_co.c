@@ -1,151 +1,101 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Code objects of the image: the r_debug link map (core-format.md 8.3), the bytes of each code
- * object (memory:// from the core, the GPUCORE embedded copy, or the file:// path), and their
+ * Code objects of the image: the r_debug link map (layouts and URI grammar: schema/gc_rocr.h),
+ * the bytes of each code object (memory:// from the core, the GPUCORE embedded copy, or -- only
+ * when the caller names a code-object directory -- the file:// path below it), and their
  * symbols (libelf over the bytes).
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <gelf.h>
 #include <libelf.h>
 
 #include "gc_le.h"
+#include "gc_rocr.h"
 #include "image_internal.h"
 
-#define LINK_MAP_SIZE 40u
-#define URI_CHUNK     64u
-
-/* ---- URIs ------------------------------------------------------------------------------------ */
-
-struct uri {
-    int memory; /* 1 memory://, 0 file://, -1 other */
-    char path[1024];
-    uint64_t offset, size;
-    int have_offset, have_size;
-};
-
-static int parse_u64(const char *s, const char *e, uint64_t *ret)
-{
-    uint64_t v = 0, base = 10;
-
-    if (e - s > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-        base = 16;
-        s += 2;
-    }
-    if (s >= e)
-        return 0;
-    for (; s < e; s++) {
-        uint64_t d;
-
-        if (*s >= '0' && *s <= '9')
-            d = (uint64_t)(*s - '0');
-        else if (base == 16 && *s >= 'a' && *s <= 'f')
-            d = (uint64_t)(*s - 'a' + 10);
-        else if (base == 16 && *s >= 'A' && *s <= 'F')
-            d = (uint64_t)(*s - 'A' + 10);
-        else
-            return 0;
-        if (v > (UINT64_MAX - d) / base)
-            return 0;
-        v = v * base + d;
-    }
-    *ret = v;
-    return 1;
-}
-
-static int hexval(char ch)
-{
-    if (ch >= '0' && ch <= '9')
-        return ch - '0';
-    if (ch >= 'a' && ch <= 'f')
-        return ch - 'a' + 10;
-    if (ch >= 'A' && ch <= 'F')
-        return ch - 'A' + 10;
-    return -1;
-}
-
-/* "offset=N&size=N" after '#'. 0 if malformed. */
-static int parse_params(const char *s, struct uri *u)
-{
-    while (*s) {
-        const char *amp = strchr(s, '&');
-        const char *end = amp ? amp : s + strlen(s);
-        const char *eq = memchr(s, '=', (size_t)(end - s));
-
-        if (!eq)
-            return 0;
-        if ((size_t)(eq - s) == 6 && !memcmp(s, "offset", 6)) {
-            if (!parse_u64(eq + 1, end, &u->offset))
-                return 0;
-            u->have_offset = 1;
-        } else if ((size_t)(eq - s) == 4 && !memcmp(s, "size", 4)) {
-            if (!parse_u64(eq + 1, end, &u->size))
-                return 0;
-            u->have_size = 1;
-        }
-        s = amp ? amp + 1 : end;
-    }
-    return 1;
-}
-
-static int parse_uri(const char *s, struct uri *u)
-{
-    memset(u, 0, sizeof(*u));
-    u->memory = -1;
-    if (!strncmp(s, "memory://", 9)) {
-        const char *hash = strchr(s + 9, '#');
-
-        u->memory = 1;
-        return hash && parse_params(hash + 1, u) && u->have_offset && u->have_size;
-    }
-    if (!strncmp(s, "file://", 7)) {
-        const char *p = s + 7, *hash = strchr(p, '#');
-        const char *end = hash ? hash : p + strlen(p);
-        size_t o = 0;
-
-        u->memory = 0;
-        while (p < end) {
-            char ch = *p++;
-
-            if (ch == '%' && end - p >= 2 && hexval(p[0]) >= 0 && hexval(p[1]) >= 0) {
-                ch = (char)(hexval(p[0]) * 16 + hexval(p[1]));
-                p += 2;
-            }
-            if (ch == '\0' || o + 1 >= sizeof(u->path))
-                return 0;
-            u->path[o++] = ch;
-        }
-        u->path[o] = '\0';
-        return o > 0 && (!hash || parse_params(hash + 1, u));
-    }
-    return 0;
-}
+#define URI_CHUNK  64u
+#define EM_AMDGPU_ 224u
 
 /* ---- bytes ----------------------------------------------------------------------------------- */
 
-/* Read a file range (whole file when !have_size). 1 read, 0 unavailable, <0 NOMEM. */
-static int read_file_range(const struct uri *u, uint64_t max_total, uint8_t **ret,
-                           uint64_t *ret_size)
+/* Open @p path below @p dir as if it were the root, a regular file only, for reading. The
+ * inode is resolved O_PATH first (a FIFO or device is never opened), then reopened.
+ * fd >= 0, or -1 with @p why filled. */
+static int open_below(const char *dir, const char *path, struct stat *st, char *why,
+                      size_t why_size)
 {
-    int fd = open(u->path, O_RDONLY | O_CLOEXEC);
+    struct open_how how = { .flags = O_PATH | O_CLOEXEC,
+                            .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
+    struct stat a;
+    char self[64];
+    int dfd, pfd, fd;
+
+    dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0) {
+        snprintf(why, why_size, "--code-object-path %.200s: %s", dir, strerror(errno));
+        return -1;
+    }
+    pfd = (int)syscall(SYS_openat2, dfd, path, &how, sizeof(how));
+    close(dfd);
+    if (pfd < 0) {
+        snprintf(why, why_size, "not found below --code-object-path %.200s (%s)", dir,
+                 strerror(errno));
+        return -1;
+    }
+    if (fstat(pfd, &a) != 0 || !S_ISREG(a.st_mode)) {
+        snprintf(why, why_size, "below --code-object-path %.200s, not a regular file", dir);
+        close(pfd);
+        return -1;
+    }
+    snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+    fd = open(self, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    close(pfd);
+    if (fd < 0 || fstat(fd, st) != 0 || st->st_dev != a.st_dev || st->st_ino != a.st_ino) {
+        snprintf(why, why_size, "below --code-object-path %.200s, cannot be opened (%s)", dir,
+                 fd < 0 ? strerror(errno) : "it changed");
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* The file:// range (whole file without size=) below the code-object directory, an AMDGPU ELF
+ * file only. 1 read, 0 not (why says), <0 NOMEM. */
+static int read_file_range(struct gc_image *img, const struct gc_rocr_uri *u, uint8_t **ret,
+                           uint64_t *ret_size, char *why, size_t why_size)
+{
+    uint64_t off = u->have_offset ? u->offset : 0, size, done = 0;
+    uint8_t hdr[64], *buf;
     struct stat st;
-    uint64_t off = u->have_offset ? u->offset : 0, size;
-    uint8_t *buf;
+    int fd = open_below(img->code_object_dir, u->path, &st, why, why_size);
 
     if (fd < 0)
         return 0;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size < off) {
+    size = u->have_size ? u->size : (uint64_t)st.st_size - off;
+    if ((uint64_t)st.st_size < off || size == 0 || size > (uint64_t)st.st_size - off) {
+        snprintf(why, why_size, "%s", "the file does not hold the range the URI names");
         close(fd);
         return 0;
     }
-    size = u->have_size ? u->size : (uint64_t)st.st_size - off;
-    if (size == 0 || size > GC_IMAGE_MAX_CODE_OBJECT_SIZE || size > (uint64_t)st.st_size - off ||
-        size > max_total) {
+    if (size > GC_IMAGE_MAX_CODE_OBJECT_SIZE || size > GC_IMAGE_MAX_CODE_BYTES - img->code_bytes) {
+        snprintf(why, why_size, "0x%" PRIx64 " bytes exceed what the analyzer loads", size);
+        close(fd);
+        return 0;
+    }
+    if (size < sizeof(hdr) || pread(fd, hdr, sizeof(hdr), (off_t)off) != (ssize_t)sizeof(hdr) ||
+        memcmp(hdr, ELFMAG, SELFMAG) || hdr[EI_CLASS] != ELFCLASS64 ||
+        hdr[EI_DATA] != ELFDATA2LSB || gc_le16_get(hdr + 18) != EM_AMDGPU_) {
+        snprintf(why, why_size, "%s", "the file is not an AMDGPU ELF64 code object");
         close(fd);
         return 0;
     }
@@ -154,16 +104,18 @@ static int read_file_range(const struct uri *u, uint64_t max_total, uint8_t **re
         close(fd);
         return -1;
     }
-    uint64_t done = 0;
     while (done < size) {
         ssize_t n = pread(fd, buf + done, size - done, (off_t)(off + done));
 
+        if (n < 0 && errno == EINTR)
+            continue;
         if (n <= 0)
             break;
         done += (uint64_t)n;
     }
     close(fd);
     if (done != size) {
+        snprintf(why, why_size, "%s", "the file ended before the range the URI names");
         gc_free(buf);
         return 0;
     }
@@ -187,66 +139,95 @@ static const gpucore_code_object_t *embedded_copy(const struct gc_image *img, co
     return NULL;
 }
 
-/* Bytes of code object @p co: memory, embedded, file, or missing. */
+/* Bytes of code object @p co: memory, embedded, file (only below the code-object directory),
+   or missing (a problem says why). */
 static gpucore_status_t find_bytes(struct gc_image *img, struct gc_image_code_object *co,
                                    struct gc_image_co_priv *cp)
 {
-    struct uri u;
-    int ok = parse_uri(co->uri, &u);
+    struct gc_rocr_uri *u = gc_malloc(sizeof(*u));
+    gpucore_diag_t ud = { 0 };
     const gpucore_code_object_t *emb;
+    char why[320] = "";
+    gpucore_status_t st = GPUCORE_OK;
+    int ok;
 
+    if (!u)
+        return GPUCORE_E_NOMEM;
+    ok = gc_rocr_uri_parse(co->uri, strlen(co->uri), u, &ud) == GPUCORE_OK;
     co->source = "missing";
-    if (ok && u.memory == 1 && u.size > GC_IMAGE_MAX_CODE_BYTES - img->code_bytes)
-        return gc_image_problemf(img,
-                                 "code object %u (%.200s): the code objects exceed %llu "
-                                 "bytes in all; not loaded",
-                                 co->index, co->uri, (unsigned long long)GC_IMAGE_MAX_CODE_BYTES);
-    if (ok && u.memory == 1 && u.size > 0 && u.size <= GC_IMAGE_MAX_CODE_OBJECT_SIZE) {
-        uint8_t *buf = gc_malloc(u.size);
+    if (!ok) {
+        snprintf(why, sizeof(why), "the URI is not one ROCr writes (%.200s)", ud.message);
+    } else if (u->kind == GC_ROCR_URI_MEMORY) {
+        if (u->size == 0 || u->size > GC_IMAGE_MAX_CODE_OBJECT_SIZE) {
+            snprintf(why, sizeof(why), "%s", "its memory:// size is 0 or too large");
+        } else if (u->size > img->code_budget - img->core_code_bytes) {
+            snprintf(why, sizeof(why),
+                     "the code objects would exceed 0x%" PRIx64 " bytes, what the core holds "
+                     "(the link map names the same bytes again and again?)",
+                     img->code_budget);
+        } else if (u->size > GC_IMAGE_MAX_CODE_BYTES - img->code_bytes) {
+            snprintf(why, sizeof(why), "the code objects would exceed %llu bytes in all",
+                     (unsigned long long)GC_IMAGE_MAX_CODE_BYTES);
+        } else {
+            uint8_t *buf = gc_malloc(u->size);
 
-        if (!buf)
-            return GPUCORE_E_NOMEM;
-        gpucore_status_t st = gc_image_mem_read(img, u.offset, buf, u.size, NULL);
-        if (st == GPUCORE_OK) {
-            img->code_bytes += u.size;
-            cp->owned = buf;
-            co->bytes = buf;
-            co->size = u.size;
-            co->source = "memory";
-            return GPUCORE_OK;
+            if (!buf) {
+                gc_free(u);
+                return GPUCORE_E_NOMEM;
+            }
+            st = gc_image_mem_read(img, u->offset, buf, u->size, NULL);
+            if (st == GPUCORE_OK) {
+                img->code_bytes += u->size;
+                img->core_code_bytes += u->size;
+                cp->owned = buf;
+                co->bytes = buf;
+                co->size = u->size;
+                co->source = "memory";
+                gc_free(u);
+                return GPUCORE_OK;
+            }
+            gc_free(buf);
+            if (st == GPUCORE_E_NOMEM) {
+                gc_free(u);
+                return st;
+            }
+            snprintf(why, sizeof(why), "%s", "its memory:// range is not in the core");
         }
-        gc_free(buf);
-        if (st == GPUCORE_E_NOMEM)
-            return st;
     }
     emb = embedded_copy(img, co->uri, co->load_address);
     if (emb) {
         co->bytes = emb->bytes;
         co->size = emb->bytes_size;
         co->source = "embedded";
+        gc_free(u);
         return GPUCORE_OK;
     }
-    if (ok && u.memory == 0) {
+    if (ok && u->kind == GC_ROCR_URI_FILE && !img->code_object_dir) {
+        snprintf(why, sizeof(why), "%s", "file:// URI not opened; use --code-object-path");
+    } else if (ok && u->kind == GC_ROCR_URI_FILE) {
         uint8_t *buf = NULL;
         uint64_t size = 0;
-        int r = read_file_range(&u, GC_IMAGE_MAX_CODE_BYTES - img->code_bytes, &buf, &size);
+        int r = read_file_range(img, u, &buf, &size, why, sizeof(why));
 
-        if (r < 0)
+        if (r < 0) {
+            gc_free(u);
             return GPUCORE_E_NOMEM;
+        }
         if (r > 0) {
             img->code_bytes += size;
             cp->owned = buf;
             co->bytes = buf;
             co->size = size;
             co->source = "file";
+            gc_free(u);
             return GPUCORE_OK;
         }
     }
+    gc_free(u);
     return gc_image_problemf(img,
                              "code object %u (%.200s): bytes are neither in the core nor "
-                             "embedded%s",
-                             co->index, co->uri,
-                             ok && u.memory == 0 ? " and the file is not readable here" : "");
+                             "embedded: %s",
+                             co->index, co->uri, why);
 }
 
 /* ---- ELF: extent and symbols ---------------------------------------------------------------- */
@@ -272,13 +253,15 @@ static gpucore_status_t parse_elf(struct gc_image *img, struct gc_image_code_obj
         return GPUCORE_OK;
     /* on the image's own copy: elf_memory may write to the buffer it is given */
     if (!cp->owned) {
-        if (co->size > GC_IMAGE_MAX_CODE_BYTES - img->code_bytes)
+        if (co->size > img->code_budget - img->core_code_bytes ||
+            co->size > GC_IMAGE_MAX_CODE_BYTES - img->code_bytes)
             return gc_image_problemf(img,
-                                     "code object %u (%.200s): the code objects exceed "
-                                     "%llu bytes in all; no symbols",
+                                     "code object %u (%.200s): the code objects would exceed "
+                                     "what the core holds or %llu bytes in all; no symbols",
                                      co->index, co->uri,
                                      (unsigned long long)GC_IMAGE_MAX_CODE_BYTES);
         img->code_bytes += co->size;
+        img->core_code_bytes += co->size;
         cp->owned = gc_malloc((size_t)co->size);
         if (!cp->owned)
             return GPUCORE_E_NOMEM;
@@ -409,39 +392,55 @@ static int read_string(struct gc_image *img, uint64_t addr, char *buf, size_t si
 
 static gpucore_status_t walk_link_map(struct gc_image *img)
 {
+    struct gc_rocr_walk *seen = gc_calloc_array(1, sizeof(*seen));
     uint64_t node = img->r_map;
-    uint32_t count = 0;
+    gpucore_status_t st = GPUCORE_OK;
 
-    while (node) {
-        uint8_t lm[LINK_MAP_SIZE];
+    if (!seen)
+        return GPUCORE_E_NOMEM;
+    while (node && st == GPUCORE_OK) {
+        uint8_t lm[GC_ROCR_LINK_MAP_SIZE];
+        struct gc_rocr_link_map m;
         char uri[1024];
+        enum gc_rocr_visit v = gc_rocr_walk_visit(seen, node);
 
-        if (count++ >= GC_IMAGE_MAX_CODE_OBJECTS)
-            return gc_image_problemf(img,
-                                     "the link map has more than %u nodes (a loop?); the "
-                                     "rest is ignored",
-                                     GC_IMAGE_MAX_CODE_OBJECTS);
-        gpucore_status_t st = gc_image_mem_read(img, node, lm, sizeof(lm), NULL);
+        if (v == GC_ROCR_VISIT_CYCLE) {
+            st = gc_image_problemf(img,
+                                   "link_map node at 0x%" PRIx64 " was visited before: the "
+                                   "link map loops; the list ends there",
+                                   node);
+            break;
+        }
+        if (v == GC_ROCR_VISIT_LIMIT) {
+            st = gc_image_problemf(img, "the link map has more than %u nodes; the rest is ignored",
+                                   GC_ROCR_LINK_MAP_MAX);
+            break;
+        }
+        st = gc_image_mem_read(img, node, lm, sizeof(lm), NULL);
         if (st == GPUCORE_E_NOMEM)
-            return st;
-        if (st != GPUCORE_OK)
-            return gc_image_problemf(img,
-                                     "link_map node at 0x%" PRIx64 " is not in the core; "
-                                     "the code-object list ends there",
-                                     node);
-        int r = read_string(img, gc_le64_get(lm + 8), uri, sizeof(uri));
+            break;
+        if (st != GPUCORE_OK) {
+            st = gc_image_problemf(img,
+                                   "link_map node at 0x%" PRIx64 " is not in the core; "
+                                   "the code-object list ends there",
+                                   node);
+            break;
+        }
+        gc_rocr_link_map_decode(lm, &m);
+        int r = read_string(img, m.l_name, uri, sizeof(uri));
         if (r < 0)
-            return GPUCORE_E_NOMEM;
-        if (r == 0)
-            GC_TRY(gc_image_problemf(img,
-                                     "URI of link_map node 0x%" PRIx64 " at 0x%" PRIx64
-                                     " is not in the core or not terminated",
-                                     node, gc_le64_get(lm + 8)));
+            st = GPUCORE_E_NOMEM;
+        else if (r == 0)
+            st = gc_image_problemf(img,
+                                   "URI of link_map node 0x%" PRIx64 " at 0x%" PRIx64
+                                   " is not in the core or not terminated",
+                                   node, m.l_name);
         else
-            GC_TRY(add_code_object(img, uri, gc_le64_get(lm)));
-        node = gc_le64_get(lm + 24);
+            st = add_code_object(img, uri, m.l_addr);
+        node = m.l_next;
     }
-    return GPUCORE_OK;
+    gc_free(seen);
+    return st;
 }
 
 gpucore_status_t gc_image_load_code_objects(struct gc_image *img)

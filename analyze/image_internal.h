@@ -12,9 +12,10 @@
 #include "image.h"
 
 /* Limits on what a hostile core can make the image allocate or walk. */
-#define GC_IMAGE_MAX_CODE_OBJECTS     4096u        /* link_map nodes */
-#define GC_IMAGE_MAX_CODE_OBJECT_SIZE (256u << 20) /* bytes of one code object */
-#define GC_IMAGE_MAX_CODE_BYTES       (1ull << 30) /* code-object bytes the image copies */
+#define GC_IMAGE_MAX_CODE_OBJECTS     4096u        /* code objects (link_map nodes: at most
+                                                      GC_ROCR_LINK_MAP_MAX, the same) */
+#define GC_IMAGE_MAX_CODE_BYTES       (1ull << 30) /* code-object bytes the image copies; also
+                                                      at most what the core holds (below) */
 #define GC_IMAGE_MAX_WAVES            (1u << 20)
 #define GC_IMAGE_MAX_DISPATCHES       (1u << 20)
 #define GC_IMAGE_MAX_CWSR_READ        (256u << 20) /* control stack + wave area of one XCC */
@@ -83,7 +84,13 @@ struct gc_image {
     struct gc_image_code_object *cos;
     struct gc_image_co_priv *copriv;
     uint32_t ncos, cap_cos;
-    uint64_t code_bytes; /* bytes copied for code objects so far */
+    uint64_t code_bytes;      /* bytes copied for code objects so far, at most
+                                 GC_IMAGE_MAX_CODE_BYTES */
+    uint64_t core_code_bytes; /* of those, copied from the core (memory://, embedded) */
+    uint64_t code_budget;     /* core_code_bytes stays within this: what the core's segments
+                                 and embedded code objects hold (a link map naming the same
+                                 bytes many times cannot multiply them) */
+    const char *code_object_dir; /* gc_image_options (borrowed during open), or NULL */
     struct gc_image_area *areas;
     uint32_t nareas, cap_areas;
     char **problems;

@@ -54,6 +54,8 @@ struct gc_triage {
     gpucore_core_t *core;  /* open on path; borrowed, open as long as the triage is used */
     gpucore_core_t *host;  /* open on host_path, or NULL; borrowed likewise */
     struct gc_image *img;  /* the process image: gc_triage_open() builds it, owned */
+    const char *code_object_dir; /* --code-object-path: where file:// code objects may be
+                                    looked up (gc_image_options), or NULL: never opened */
 };
 
 /*

@@ -78,7 +78,9 @@ static const struct {
 
 gpucore_status_t gc_triage_open(struct gc_triage *t, gpucore_diag_t *reterr_diag)
 {
-    return gc_image_open_split(t->core, t->host, &t->img, reterr_diag);
+    const struct gc_image_options opts = { .code_object_dir = t->code_object_dir };
+
+    return gc_image_open_with(t->core, t->host, &opts, &t->img, reterr_diag);
 }
 
 void gc_triage_close(struct gc_triage *t)

@@ -27,6 +27,7 @@
 #include "plan.h"
 #include "procmaps.h"
 #include "rangeset.h"
+#include "target_file.h"
 #include "tracee.h"
 
 #define CAP_MAX_SERVICE 16u
@@ -36,6 +37,10 @@
 #define CAP_CHUNK (64ull << 20)     /* segment pieces without a deadline */
 #define CAP_CHUNK_DEADLINE (4ull << 20) /* with one: the clock is checked between pieces */
 #define CAP_PAGE 4096ull
+/* file:// code objects are read as the target (target_file.h): each within this, and all of
+   them within CAP_FILE_TOTAL_MS, and within the capture's deadline. */
+#define CAP_FILE_TIMEOUT_MS 2000u
+#define CAP_FILE_TOTAL_MS   10000u
 
 /* Exceptions a watching capture waits for: the queue errors (KFD_EC_MASK_QUEUE without the
  * lifecycle events EC_QUEUE_NEW, which are not errors) and the device's memory violation,
@@ -73,6 +78,7 @@ struct cap {
     struct gc_plan_exception exc[CAP_MAX_EXCEPTIONS];
     uint32_t nexc;
     uint64_t unreadable_bytes; /* stepped over by the writer's read callback */
+    uint64_t file_ms;          /* spent reading file:// code objects */
     uint32_t flags; /* GPUCORE_META_* */
 };
 
@@ -208,6 +214,36 @@ static gpucore_status_t plan_read(void *user, uint64_t addr, void *buf, uint64_t
         c->read_diag = d;
     }
     return st;
+}
+
+/* The plan's file reader: as the target could (target_file.h), within the time limits. */
+static int plan_read_file(void *user, const char *path, uint64_t offset, uint64_t size,
+                          uint8_t **ret, uint64_t *ret_size, char *why, size_t why_size)
+{
+    struct cap *c = user;
+    uint64_t now = clock_ns(CLOCK_MONOTONIC), limit = CAP_FILE_TIMEOUT_MS;
+    int r;
+
+    if (c->file_ms >= CAP_FILE_TOTAL_MS) {
+        snprintf(why, why_size, "file reads took %u ms in all already", CAP_FILE_TOTAL_MS);
+        return 0;
+    }
+    if (CAP_FILE_TOTAL_MS - c->file_ms < limit)
+        limit = CAP_FILE_TOTAL_MS - c->file_ms;
+    if (c->deadline_ns) {
+        if (now >= c->deadline_ns) {
+            snprintf(why, why_size, "%s", "the capture deadline has passed");
+            return 0;
+        }
+        if ((c->deadline_ns - now) / 1000000u < limit)
+            limit = (c->deadline_ns - now) / 1000000u;
+        if (limit == 0)
+            limit = 1;
+    }
+    r = gc_target_file_read((uint32_t)c->pid, path, offset, size, GC_PLAN_MAX_CODE_OBJECT,
+                            (uint32_t)limit, ret, ret_size, why, why_size);
+    c->file_ms += (clock_ns(CLOCK_MONOTONIC) - now) / 1000000u;
+    return r;
 }
 
 /* The writer's pull callback: unreadable pages are reported and stepped over; a target that
@@ -831,6 +867,8 @@ static gpucore_status_t gpu_prepare(struct cap *c, struct gpu_state *g)
     in.nexceptions = c->nexc;
     in.read = plan_read;
     in.read_user = c;
+    in.read_file = plan_read_file;
+    in.read_file_user = c;
     if (gc_plan_build(&in, &g->plan, c->diag) != GPUCORE_OK) {
         if (c->read_fail == GPUCORE_E_NOTFOUND)
             return gc_diag_set(c->diag, GPUCORE_E_NOTFOUND, GC_NO_OFFSET,

@@ -19,7 +19,7 @@
  *       all         every readable GPU mapping.
  *     Tier sets are disjoint: tier i holds what it wants minus what tiers < i hold.
  *   - GPUCORE CODE_OBJECTS (each object's URI, load address and bytes: memory:// from target
- *     memory, file:// from the file system) and ALLOC_MAP (the GPU mappings, classified).
+ *     memory, file:// through in->read_file, as the target could read them) and ALLOC_MAP (the GPU mappings, classified).
  *
  * The state tier also holds host memory the runtime owns (r_debug, link_map nodes, URI strings,
  * memory:// code-object images): a reader needs it, and nothing else plans it.
@@ -59,6 +59,7 @@
 #define GC_PLAN_LABEL_MAX 64u
 #define GC_PLAN_DEFAULT_WINDOW (64u << 10) /* referenced: bytes on each side of an address */
 #define GC_PLAN_DEFAULT_EMBED (256ull << 20) /* code-object bytes embedded in all */
+#define GC_PLAN_MAX_CODE_OBJECT (256ull << 20) /* bytes of one code object read to parse it */
 
 /*
  * Read target memory (contract of gc_kfd_read_memory): GPUCORE_OK with *ret_done == size, or
@@ -67,6 +68,17 @@
  */
 typedef gpucore_status_t (*gc_plan_read_fn)(void *user, uint64_t addr, void *buf, uint64_t size,
                                             uint64_t *ret_done, int *ret_errno);
+
+/*
+ * Read a file the target names (a file:// code object), as the target could read it (the
+ * capture: gc_target_file_read()). [offset, offset + size) of @p path, size 0 meaning to the
+ * end of the file, at most GC_PLAN_MAX_CODE_OBJECT bytes, only an AMDGPU ELF file.
+ * 1: *ret (gc_malloc'ed, the plan owns it) and *ret_size hold the bytes; 0: not read, @p why
+ * says why in one phrase; -1: out of memory (stops the plan).
+ */
+typedef int (*gc_plan_read_file_fn)(void *user, const char *path, uint64_t offset, uint64_t size,
+                                    uint8_t **ret, uint64_t *ret_size, char *why,
+                                    size_t why_size);
 
 /* A raised exception the capture saw (from QUERY_DEBUG_EVENT / QUERY_EXCEPTION_INFO). */
 struct gc_plan_exception {
@@ -94,6 +106,8 @@ struct gc_plan_input {
     uint32_t nexceptions;
     gc_plan_read_fn read;
     void *read_user;
+    gc_plan_read_file_fn read_file; /* NULL: file:// code objects are named, not read */
+    void *read_file_user;
     uint64_t window;       /* referenced window; 0 = GC_PLAN_DEFAULT_WINDOW */
     uint64_t embed_limit;  /* 0 = GC_PLAN_DEFAULT_EMBED; code-object bytes embedded in
                               total (the first object that does not fit gets a prefix) */

@@ -1,31 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The runtime's code-object list, planned: ROCr's _amdgpu_r_debug, its link_map nodes and URI
- * strings (core-format.md 8.3), the code-object bytes (memory:// from target memory, file://
- * from the file system), the extent of each object's PT_LOAD segments at its load address
+ * strings (layouts and URI grammar: schema/gc_rocr.h), the code-object bytes (memory:// from
+ * target memory, file:// through the input's read_file, as the target could read them -- never
+ * with gpucore's rights), the extent of each object's PT_LOAD segments at its load address
  * (state tier) and the CODE_OBJECTS note data. All of it is hostile input.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <gelf.h>
 #include <libelf.h>
 
-#include "gc_le.h"
+#include "gc_rocr.h"
 #include "plan_internal.h"
 
-#define R_DEBUG_SIZE  40u
-#define LINK_MAP_SIZE 40u
 #define URI_CHUNK     256u
 #define IMAGE_CHUNK   (1ull << 20)
-#define R_VERSION_MIN 8u
-#define R_VERSION_MAX 12u
 #define EM_AMDGPU_    224u
 
 /* ---- UTF-8 ---------------------------------------------------------------------------------- */
@@ -82,136 +76,31 @@ uint32_t gc_plan_utf8_sanitize(char *s, size_t len)
 
 /* ---- URIs ----------------------------------------------------------------------------------- */
 
-struct uri {
-    int memory;      /* 1 memory://, 0 file:// */
-    char path[4096]; /* file:// (percent-decoded) */
-    uint64_t pid;        /* memory:// */
-    uint64_t offset, size;
-    int have_offset, have_size;
-};
-
-/* Parse an unsigned number (decimal or 0x hex) that fills [s, e) exactly. */
-static int parse_u64(const char *s, const char *e, uint64_t *ret)
-{
-    uint64_t v = 0;
-    int base = 10;
-
-    if (e - s > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-        base = 16;
-        s += 2;
-    }
-    if (s == e)
-        return 0;
-    for (; s < e; s++) {
-        unsigned d;
-
-        if (*s >= '0' && *s <= '9')
-            d = (unsigned)(*s - '0');
-        else if (base == 16 && *s >= 'a' && *s <= 'f')
-            d = (unsigned)(*s - 'a' + 10);
-        else if (base == 16 && *s >= 'A' && *s <= 'F')
-            d = (unsigned)(*s - 'A' + 10);
-        else
-            return 0;
-        if (v > (UINT64_MAX - d) / (uint64_t)base)
-            return 0;
-        v = v * (uint64_t)base + d;
-    }
-    *ret = v;
-    return 1;
-}
-
-static int hexval(char ch)
-{
-    if (ch >= '0' && ch <= '9')
-        return ch - '0';
-    if (ch >= 'a' && ch <= 'f')
-        return ch - 'a' + 10;
-    if (ch >= 'A' && ch <= 'F')
-        return ch - 'A' + 10;
-    return -1;
-}
-
-/* "offset=N&size=N" (either order, both optional here). */
-static int parse_params(const char *s, struct uri *u)
-{
-    while (*s) {
-        const char *amp = strchr(s, '&');
-        const char *end = amp ? amp : s + strlen(s);
-
-        if (end - s > 7 && strncmp(s, "offset=", 7) == 0 && !u->have_offset) {
-            if (!parse_u64(s + 7, end, &u->offset))
-                return 0;
-            u->have_offset = 1;
-        } else if (end - s > 5 && strncmp(s, "size=", 5) == 0 && !u->have_size) {
-            if (!parse_u64(s + 5, end, &u->size))
-                return 0;
-            u->have_size = 1;
-        } else {
-            return 0;
-        }
-        s = amp ? amp + 1 : end;
-    }
-    return 1;
-}
-
-/* memory://PID#offset=0x..&size=N  or  file://PATH[#offset=N&size=N]. 0 = not understood. */
-static int parse_uri(const char *text, struct uri *u)
-{
-    memset(u, 0, sizeof(*u));
-    if (strncmp(text, "memory://", 9) == 0) {
-        const char *hash = strchr(text + 9, '#');
-        u->memory = 1;
-        return hash && parse_u64(text + 9, hash, &u->pid) && parse_params(hash + 1, u) &&
-               u->have_offset && u->have_size;
-    }
-    if (strncmp(text, "file://", 7) == 0) {
-        const char *p = text + 7, *hash = strchr(p, '#');
-        const char *end = hash ? hash : p + strlen(p);
-        size_t n = 0;
-
-        for (; p < end; p++) {
-            char ch = *p;
-
-            if (ch == '%' && end - p >= 3 && hexval(p[1]) >= 0 && hexval(p[2]) >= 0) {
-                ch = (char)(hexval(p[1]) << 4 | hexval(p[2]));
-                p += 2;
-            }
-            if (ch == '\0' || n + 1 >= sizeof(u->path))
-                return 0;
-            u->path[n++] = ch;
-        }
-        u->path[n] = '\0';
-        return n > 0 && (!hash || parse_params(hash + 1, u));
-    }
-    return 0;
-}
-
-/* Read the NUL-terminated URI at addr in chunks (never past GC_PLAN_MAX_URI). 1 ok, 0 skipped
+/* Read the NUL-terminated URI at addr in chunks (never past GC_ROCR_URI_MAX). 1 ok, 0 skipped
  * (warned), -1 fatal. */
 static int read_uri(struct gc_plan_ctx *c, uint32_t n, uint64_t addr, char **ret, size_t *ret_len)
 {
     char *buf;
     uint64_t off = 0;
 
-    if (addr == 0 || addr > UINT64_MAX - GC_PLAN_MAX_URI) {
+    if (addr == 0 || addr > UINT64_MAX - GC_ROCR_URI_MAX) {
         gc_plan_warn(c, "link_map node %u: URI pointer 0x%" PRIx64 " is not valid", n, addr);
         return 0;
     }
     char what[64];
 
     snprintf(what, sizeof(what), "link_map node %u: URI", n);
-    buf = gc_malloc(GC_PLAN_MAX_URI + 1);
+    buf = gc_malloc(GC_ROCR_URI_MAX + 1);
     if (!buf) {
         c->fatal = GPUCORE_E_NOMEM;
         return -1;
     }
-    while (off < GC_PLAN_MAX_URI) {
+    while (off < GC_ROCR_URI_MAX) {
         uint64_t chunk = URI_CHUNK - ((addr + off) % URI_CHUNK), done = 0;
         int r;
 
-        if (chunk > GC_PLAN_MAX_URI - off)
-            chunk = GC_PLAN_MAX_URI - off;
+        if (chunk > GC_ROCR_URI_MAX - off)
+            chunk = GC_ROCR_URI_MAX - off;
         r = gc_plan_read(c, addr + off, buf + off, chunk, &done, what);
         if (r < 0) {
             gc_free(buf);
@@ -234,63 +123,38 @@ static int read_uri(struct gc_plan_ctx *c, uint32_t n, uint64_t addr, char **ret
         off += chunk;
     }
     gc_plan_warn(c, "link_map node %u: URI at 0x%" PRIx64 " has no NUL within %u bytes", n, addr,
-                 GC_PLAN_MAX_URI);
+                 GC_ROCR_URI_MAX);
     gc_free(buf);
     return 0;
 }
 
 /* ---- code-object bytes ---------------------------------------------------------------------- */
 
-static int read_file_range(struct gc_plan_ctx *c, uint32_t n, const struct uri *u, uint8_t **ret,
-                           uint64_t *ret_size)
+/* file:// bytes, through the capture's reader (as the target could read them). 1 ok, 0 not read
+ * (warned, once for the object), -1 fatal. */
+static int read_file_range(struct gc_plan_ctx *c, uint32_t n, const struct gc_rocr_uri *u,
+                           uint8_t **ret, uint64_t *ret_size)
 {
-    struct stat sb;
-    uint64_t off = u->have_offset ? u->offset : 0, size;
-    uint8_t *buf;
-    int fd = open(u->path, O_RDONLY | O_CLOEXEC);
+    char why[160];
+    int r;
 
-    if (fd < 0) {
-        gc_plan_warn(c, "code object %u: %s: %s", n, u->path, strerror(errno));
+    if (!c->in->read_file) {
+        gc_plan_warn(c, "code object %u: file://%.200s is not read (no reader as the target)", n,
+                     u->path);
         return 0;
     }
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || (uint64_t)sb.st_size < off) {
-        gc_plan_warn(c, "code object %u: %s is not a regular file holding offset 0x%" PRIx64, n,
-                     u->path, off);
-        close(fd);
-        return 0;
-    }
-    size = u->have_size ? u->size : (uint64_t)sb.st_size - off;
-    if (size == 0 || size > (uint64_t)sb.st_size - off || size > GC_PLAN_MAX_CODE_OBJECT) {
-        gc_plan_warn(c,
-                     "code object %u: %s: 0x%" PRIx64 " bytes at offset 0x%" PRIx64
-                     " are not in the file or too many",
-                     n, u->path, size, off);
-        close(fd);
-        return 0;
-    }
-    buf = gc_malloc(size);
-    if (!buf) {
-        close(fd);
+    r = c->in->read_file(c->in->read_file_user, u->path, u->have_offset ? u->offset : 0,
+                         u->have_size ? u->size : 0, ret, ret_size, why, sizeof(why));
+    if (r < 0) {
         c->fatal = GPUCORE_E_NOMEM;
         return -1;
     }
-    for (uint64_t done = 0; done < size;) {
-        ssize_t k = pread(fd, buf + done, (size_t)(size - done), (off_t)(off + done));
-
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0) {
-            gc_plan_warn(c, "code object %u: %s: short read at 0x%" PRIx64, n, u->path, off + done);
-            gc_free(buf);
-            close(fd);
-            return 0;
-        }
-        done += (uint64_t)k;
-    }
-    close(fd);
-    *ret = buf;
-    *ret_size = size;
-    return 1;
+    if (r == 0)
+        gc_plan_warn(c,
+                     "code object %u: file://%.200s not read as the target: %s; its bytes are "
+                     "not in the core",
+                     n, u->path, why);
+    return r;
 }
 
 /* memory:// bytes, read in chunks so that an absurd size costs memory only as far as the
@@ -401,7 +265,8 @@ static gpucore_status_t code_object(struct gc_plan_ctx *c, uint32_t n, uint64_t 
                                     uint64_t l_name)
 {
     gpucore_code_object_t co;
-    struct uri u;
+    struct gc_rocr_uri u;
+    gpucore_diag_t ud = { 0 };
     char *uri = NULL;
     size_t len = 0;
     uint8_t *bytes = NULL;
@@ -413,12 +278,12 @@ static gpucore_status_t code_object(struct gc_plan_ctx *c, uint32_t n, uint64_t 
         return r < 0 ? c->fatal : GPUCORE_OK;
     GC_TRY(gc_plan_want(c, GC_PLAN_STATE(0), l_name, len + 1, GPUCORE_ALLOC_UNKNOWN, 0,
                         "code-object URI %u", n));
-    if (!parse_uri(uri, &u)) {
+    if (gc_rocr_uri_parse(uri, len, &u, &ud) != GPUCORE_OK) {
         gc_plan_warn(c,
                      "code object %u: URI '%.200s' is not a memory:// or file:// URI ROCr "
-                     "writes; its bytes are not captured",
-                     n, uri);
-    } else if (u.memory) {
+                     "writes (%s); its bytes are not captured",
+                     n, uri, ud.message);
+    } else if (u.kind == GC_ROCR_URI_MEMORY) {
         if (c->in->pid && u.pid != c->in->pid)
             gc_plan_warn(c,
                          "code object %u: its memory URI names pid %" PRIu64 ", not the target's "
@@ -506,10 +371,11 @@ static gpucore_status_t code_object(struct gc_plan_ctx *c, uint32_t n, uint64_t 
 
 gpucore_status_t gc_plan_runtime(struct gc_plan_ctx *c)
 {
-    struct gc_rangeset seen = GC_RANGESET_INIT;
+    struct gc_rocr_walk *seen;
+    struct gc_rocr_r_debug rdb;
     uint64_t rd = c->in->rinfo.r_debug, node;
-    uint8_t b[R_DEBUG_SIZE];
-    uint32_t version, state, n = 0;
+    uint8_t b[GC_ROCR_R_DEBUG_SIZE];
+    uint32_t n = 0;
     gpucore_status_t st = GPUCORE_OK;
     int r;
 
@@ -521,43 +387,45 @@ gpucore_status_t gc_plan_runtime(struct gc_plan_ctx *c)
         gc_plan_warn(c, "libelf is unusable: code objects not parsed");
         return GPUCORE_OK;
     }
-    GC_TRY(gc_plan_want(c, GC_PLAN_STATE(0), rd, R_DEBUG_SIZE, GPUCORE_ALLOC_UNKNOWN, 0,
+    GC_TRY(gc_plan_want(c, GC_PLAN_STATE(0), rd, GC_ROCR_R_DEBUG_SIZE, GPUCORE_ALLOC_UNKNOWN, 0,
                         "r_debug"));
     r = gc_plan_read(c, rd, b, sizeof(b), NULL, "r_debug");
     if (r <= 0)
         return r < 0 ? c->fatal : GPUCORE_OK;
-    version = gc_le32_get(b);
-    state = gc_le32_get(b + 24);
-    if (version < R_VERSION_MIN || version > R_VERSION_MAX) {
+    gc_rocr_r_debug_decode(b, &rdb);
+    if (!gc_rocr_r_version_supported(rdb.r_version)) {
         gc_plan_warn(c,
                      "r_debug at 0x%" PRIx64 ": r_version %u is not one ROCr writes (%u..%u); "
                      "link map not followed",
-                     rd, version, R_VERSION_MIN, R_VERSION_MAX);
+                     rd, rdb.r_version, GC_ROCR_R_VERSION_MIN, GC_ROCR_R_VERSION_MAX);
         return GPUCORE_OK;
     }
-    c->r_version = version;
-    if (state != 0)
+    c->r_version = rdb.r_version;
+    if (rdb.r_state != 0)
         gc_plan_warn(c,
                      "r_debug at 0x%" PRIx64 ": r_state %u is not RT_CONSISTENT; AMD's "
                      "library will list no code objects",
-                     rd, state);
-    for (node = gc_le64_get(b + 8); node && st == GPUCORE_OK; n++) {
-        uint8_t m[LINK_MAP_SIZE];
+                     rd, rdb.r_state);
+    seen = gc_calloc_array(1, sizeof(*seen));
+    if (!seen)
+        return GPUCORE_E_NOMEM;
+    for (node = rdb.r_map; node && st == GPUCORE_OK; n++) {
+        uint8_t m[GC_ROCR_LINK_MAP_SIZE];
+        struct gc_rocr_link_map lm;
+        enum gc_rocr_visit v = gc_rocr_walk_visit(seen, node);
 
-        if (n >= GC_PLAN_MAX_LINK_MAP) {
+        if (v == GC_ROCR_VISIT_LIMIT) {
             gc_plan_warn(c, "link map: more than %u nodes; the rest are not followed",
-                         GC_PLAN_MAX_LINK_MAP);
+                         GC_ROCR_LINK_MAP_MAX);
             break;
         }
-        if (gc_rangeset_overlaps(&seen, node, 1)) {
+        if (v == GC_ROCR_VISIT_CYCLE) {
             gc_plan_warn(c, "link map: node %u at 0x%" PRIx64 " was already visited (a cycle)", n,
                          node);
             break;
         }
-        st = gc_rangeset_add(&seen, node, 1);
-        if (st == GPUCORE_OK)
-            st = gc_plan_want(c, GC_PLAN_STATE(0), node, LINK_MAP_SIZE, GPUCORE_ALLOC_UNKNOWN, 0,
-                              "link_map node %u", n);
+        st = gc_plan_want(c, GC_PLAN_STATE(0), node, GC_ROCR_LINK_MAP_SIZE, GPUCORE_ALLOC_UNKNOWN,
+                          0, "link_map node %u", n);
         if (st != GPUCORE_OK)
             break;
         char what[48];
@@ -568,9 +436,10 @@ gpucore_status_t gc_plan_runtime(struct gc_plan_ctx *c)
             st = r < 0 ? c->fatal : GPUCORE_OK;
             break;
         }
-        st = code_object(c, n, gc_le64_get(m), gc_le64_get(m + 8));
-        node = gc_le64_get(m + 24);
+        gc_rocr_link_map_decode(m, &lm);
+        st = code_object(c, n, lm.l_addr, lm.l_name);
+        node = lm.l_next;
     }
-    gc_rangeset_free(&seen);
+    gc_free(seen);
     return st;
 }

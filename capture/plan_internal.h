@@ -24,9 +24,6 @@
 #define GC_PLAN_MAX_CWSR_READ     (256ull << 20) /* used control stack + wave area, per XCC */
 #define GC_PLAN_MAX_DEBUG_AREA    (64ull << 20)
 #define GC_PLAN_MAX_SCRATCH_WHOLE (4ull << 30) /* fallback "whole used scratch" of one XCC */
-#define GC_PLAN_MAX_LINK_MAP      4096u
-#define GC_PLAN_MAX_URI           4096u
-#define GC_PLAN_MAX_CODE_OBJECT   (256ull << 20) /* bytes of one code object read to parse it */
 #define GC_PLAN_MAX_LOAD_EXTENT   (1ull << 30)   /* PT_LOAD extent of one code object */
 #define GC_PLAN_PAGE              4096ull
 #define GC_PLAN_KFD_MINOR_MAX     18u

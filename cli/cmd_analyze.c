@@ -15,10 +15,12 @@
  * (analyze.h).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -44,23 +46,24 @@ enum view { V_REPORT, V_WAVES, V_REGS, V_DISASM, V_MEM };
 #define O_LANE     0x80u
 #define O_CONTEXT  0x100u
 #define O_HOST     0x200u
+#define O_COPATH   0x400u
 
 static const struct {
     const char *name;
     enum view view;
     uint32_t allowed;
 } views[] = {
-    { "report", V_REPORT, O_JSON | O_HOST },
-    { "waves", V_WAVES, O_JSON | O_WAVE | O_FAULTING | O_HOST },
-    { "regs", V_REGS, O_JSON | O_WAVE | O_REG | O_HOST },
-    { "disasm", V_DISASM, O_JSON | O_WAVE | O_ADDRESS | O_CONTEXT | O_HOST },
-    { "mem", V_MEM, O_JSON | O_WAVE | O_ADDRESS | O_SIZE | O_SPACE | O_LANE | O_HOST },
+    { "report", V_REPORT, O_JSON | O_HOST | O_COPATH },
+    { "waves", V_WAVES, O_JSON | O_WAVE | O_FAULTING | O_HOST | O_COPATH },
+    { "regs", V_REGS, O_JSON | O_WAVE | O_REG | O_HOST | O_COPATH },
+    { "disasm", V_DISASM, O_JSON | O_WAVE | O_ADDRESS | O_CONTEXT | O_HOST | O_COPATH },
+    { "mem", V_MEM, O_JSON | O_WAVE | O_ADDRESS | O_SIZE | O_SPACE | O_LANE | O_HOST | O_COPATH },
 };
 
 static void analyze_help(FILE *out)
 {
     fprintf(out,
-            "Usage: gpucore analyze [--json] [--host HOSTCORE] CORE\n"
+            "Usage: gpucore analyze [--json] [--host HOSTCORE] [--code-object-path DIR] CORE\n"
             "       gpucore analyze waves [--json] [--faulting] [--wave N] CORE\n"
             "       gpucore analyze regs --wave N [--reg NAME]... [--json] CORE\n"
             "       gpucore analyze disasm [--wave N | --address A] [--before N] [--after N]"
@@ -75,6 +78,10 @@ static void analyze_help(FILE *out)
             "                  runtime writes gpucore.PID; HOSTCORE is the process's host\n"
             "                  core (core.PID), whose memory the GPU file lacks (r_debug,\n"
             "                  the code object list)\n"
+            "  --code-object-path DIR  (every view) look file:// code objects the core\n"
+            "                  names up below DIR, as if DIR were the root (only regular\n"
+            "                  AMDGPU ELF files); without it they are never opened: a core\n"
+            "                  is untrusted, its URIs are named, the embedded copy is used\n"
             "  --wave N        one wave (index as `waves` lists it); disasm: its PC (default:\n"
             "                  the first faulting wave); mem: whose LDS/scratch (same default)\n"
             "  --faulting      waves: only the waves stopped by an error\n"
@@ -175,6 +182,7 @@ int cmd_analyze(int argc, char **argv)
         { "space", required_argument, NULL, 'S' },   { "lane", required_argument, NULL, 'l' },
         { "before", required_argument, NULL, 'B' },  { "after", required_argument, NULL, 'A' },
         { "host", required_argument, NULL, 'H' },    { "help", no_argument, NULL, 'h' },
+        { "code-object-path", required_argument, NULL, 'C' },
         { NULL, 0, NULL, 0 },
     };
     struct gc_triage_request req = { .wave = -1,
@@ -207,7 +215,7 @@ int cmd_analyze(int argc, char **argv)
     }
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "+jw:fr:a:s:S:l:B:A:H:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+jw:fr:a:s:S:l:B:A:H:C:h", longopts, NULL)) != -1) {
         long v;
 
         switch (c) {
@@ -273,6 +281,10 @@ int cmd_analyze(int argc, char **argv)
             t.host_path = optarg;
             used |= O_HOST;
             break;
+        case 'C':
+            t.code_object_dir = optarg;
+            used |= O_COPATH;
+            break;
         case 'h':
             analyze_help(stdout);
             return CLI_EXIT_OK;
@@ -292,6 +304,15 @@ int cmd_analyze(int argc, char **argv)
     if (argc - optind != 1)
         return cli_usage_error("analyze", argc - optind < 1 ? "missing CORE argument"
                                                             : "expected exactly one CORE argument");
+    if (t.code_object_dir) {
+        int dfd = open(t.code_object_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+        if (dfd < 0)
+            return cli_fail(CLI_EXIT_NOINPUT, t.code_object_dir,
+                            "--code-object-path: not a directory that can be opened: %s",
+                            strerror(errno));
+        close(dfd);
+    }
     t.path = argv[optind];
     rc = cli_check_input(t.path);
     if (rc)

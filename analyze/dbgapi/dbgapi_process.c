@@ -15,12 +15,8 @@
 
 #include <gpucore/schema.h>
 
+#include "gc_rocr.h"
 #include "wave.h"
-
-/* The r_debug versions whose layouts the image knows (core-format.md §8.3). AMD's 0.77 accepts
-   8..10; 11 and 12 are the newer runtimes' and are served here too. */
-#define RDEBUG_VERSION_MIN 8u
-#define RDEBUG_VERSION_MAX 12u
 
 /* Bits 31 and 30 of a KFD queue id are the driver's error and invalid flags. */
 #define QUEUE_ID_MASK 0x3fffffffu
@@ -221,11 +217,13 @@ static amd_dbgapi_status_t open_core(struct gc_dbg_process *p, const void *note,
     for (uint32_t i = 0; i < gc_image_problem_count(p->img); i++)
         gc_dbg_log(AMD_DBGAPI_LOG_LEVEL_WARNING, "%s", gc_image_problem(p->img, i));
     r_version = gc_image_r_version(p->img);
-    if (r_version && (r_version < RDEBUG_VERSION_MIN || r_version > RDEBUG_VERSION_MAX)) {
+    /* The r_debug versions whose layouts the image knows: gc_rocr.h's window (AMD's 0.77
+       accepts 8..10; 11 and 12 are the newer runtimes' and are served here too). */
+    if (r_version && !gc_rocr_r_version_supported(r_version)) {
         /* A runtime whose structures are unknown: agents only, as AMD's library does. */
         gc_dbg_log(AMD_DBGAPI_LOG_LEVEL_WARNING, "the GPU runtime's r_debug version %u is not "
                    "one this library knows (%u..%u): agents only",
-                   r_version, RDEBUG_VERSION_MIN, RDEBUG_VERSION_MAX);
+                   r_version, GC_ROCR_R_VERSION_MIN, GC_ROCR_R_VERSION_MAX);
         state = AMD_DBGAPI_RUNTIME_STATE_LOADED_ERROR_RESTRICTION;
         p->nagents = gc_image_agent_count(p->img);
         return queue_events(p, 1, state) == GPUCORE_OK ? AMD_DBGAPI_STATUS_SUCCESS

@@ -447,7 +447,8 @@ static gpucore_status_t load_code_object(struct lctx *c, uint32_t i, const char 
     lc->load_base = addr_of(load);
     lc->load_size = top;
     if (co->uri_file)
-        snprintf(lc->uri, sizeof(lc->uri), "file://%.500s", lc->path);
+        snprintf(lc->uri, sizeof(lc->uri), "file://%.500s",
+                 co->uri_path[0] ? co->uri_path : lc->path);
     else
         snprintf(lc->uri, sizeof(lc->uri), "memory://%ld#offset=0x%" PRIx64 "&size=%zu",
                  (long)getpid(), lc->image, len);

@@ -779,7 +779,8 @@ static gpucore_status_t parse_code_object(struct pctx *c, json_t *o,
                                           struct gc_scen_code_object *co,
                                           const struct gc_scenario *s)
 {
-    static const char *const keys[] = { "name", "source", "object", "target", "uri", NULL };
+    static const char *const keys[] = { "name",   "source", "object", "target",
+                                        "uri",    "uri_path", NULL };
     static const char *const uris[] = { "memory", "file", NULL };
     int u;
 
@@ -811,6 +812,9 @@ static gpucore_status_t parse_code_object(struct pctx *c, json_t *o,
     }
     GC_TRY(get_enum(c, o, "uri", 0, 0, uris, &u));
     co->uri_file = u;
+    GC_TRY(get_str(c, o, "uri_path", 0, "", co->uri_path, sizeof(co->uri_path)));
+    if (co->uri_path[0] && (!co->uri_file || co->uri_path[0] != '/'))
+        return fail(c, GPUCORE_E_INVAL, "uri_path: an absolute path, with \"uri\": \"file\"");
     return GPUCORE_OK;
 }
 

@@ -164,6 +164,8 @@ struct gc_scen_code_object {
     char object[128];             /* file in the objects directory: "vadd.gfx90a.co" */
     char target[16];              /* what it was built for ("gfx940" on a gfx942 agent) */
     int uri_file;                 /* 1: file:// URI, 0: memory:// */
+    char uri_path[256];           /* "" or the path the file:// URI names instead of the
+                                     object's (the object is still what is loaded) */
 };
 
 struct gc_scen_exception {

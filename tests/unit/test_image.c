@@ -256,6 +256,18 @@ static void check_buffers(struct gc_image *img, const struct gc_scenario *s, con
     }
 }
 
+/* 0 while an image without the GPUCORE notes is checked: a file:// object then has no bytes
+   (the image never opens a file a core names unless given a code-object directory). */
+static int file_bytes_expected = 1;
+
+static int has_problem(const struct gc_image *img, const char *text)
+{
+    for (uint32_t k = 0; k < gc_image_problem_count(img); k++)
+        if (strstr(gc_image_problem(img, k), text))
+            return 1;
+    return 0;
+}
+
 static void check_code_objects(struct gc_image *img, const struct gc_scenario *s,
                                const struct tsc_addrs *a)
 {
@@ -269,6 +281,12 @@ static void check_code_objects(struct gc_image *img, const struct gc_scenario *s
         assert_non_null(co);
         assert_int_equal(co->load_address, a->co_load[i]);
         assert_non_null(strstr(co->uri, s->code_objects[i].uri_file ? "file://" : "memory://"));
+        if (s->code_objects[i].uri_file && !file_bytes_expected) {
+            assert_null(co->bytes);
+            assert_string_equal(co->source, "missing");
+            assert_true(has_problem(img, "file:// URI not opened; use --code-object-path"));
+            continue;
+        }
         snprintf(path, sizeof(path), "%s/%s", tsc_env("GPUCORE_SCENARIO_OBJECTS"),
                  s->code_objects[i].object);
         bytes = tsc_read_file(path, &len);
@@ -318,9 +336,15 @@ static void check_image(struct gc_image *img, const struct gc_scenario *s, const
             fail_msg("dispatch %u (packet %llu) not found", i, (unsigned long long)dp->packet_id);
             abort();
         }
-        assert_string_equal(id->kernel_name, dp->kernel);
         assert_int_equal(id->kernel_object, a->kd[i]);
         assert_int_equal(id->kernel_entry, a->entry[i]);
+        if (s->code_objects[dp->code_object].uri_file && !file_bytes_expected) {
+            /* no bytes: no symbols, no extent */
+            assert_string_equal(id->kernel_name, "");
+            assert_int_equal(id->code_object, UINT32_MAX);
+            continue;
+        }
+        assert_string_equal(id->kernel_name, dp->kernel);
         assert_int_equal(id->code_object, dp->code_object);
         assert_int_equal(id->workgroup_size[0], dp->workgroup[0]);
         assert_int_equal(id->grid_size[0], dp->grid[0]);
@@ -511,7 +535,9 @@ static void check_note_image(gpucore_core_t *c, const struct gc_scenario *s,
     if (gc_image_open_note(note.desc, note.desc_size, &mem, 0, &img, &d))
         fail_msg("image from the note: %s", d.message);
     memset(&seen, 0, sizeof(seen));
+    file_bytes_expected = 0;
     check_image(img, s, a, tier_state);
+    file_bytes_expected = 1;
     assert_int_equal(gc_image_wave_count(img), s->total_waves);
     gc_image_close(img);
     if (gc_image_open_note(note.desc, note.desc_size, &mem, GC_IMAGE_NO_CODE_BYTES, &img, &d))

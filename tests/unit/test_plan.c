@@ -37,6 +37,7 @@
 #include "layout.h"
 #include "plan.h"
 #include "scenario.h"
+#include "target_file.h"
 
 struct fixture {
     struct gc_scenario *s;
@@ -107,6 +108,15 @@ static int map_cmp(const void *a, const void *b)
 }
 
 /* Lay out @p s (owned by the fixture from here) and describe it as the driver would. */
+/* file:// code objects: read as this process (the target), as the capture does. */
+static int self_read_file(void *user, const char *path, uint64_t offset, uint64_t size,
+                          uint8_t **ret, uint64_t *ret_size, char *why, size_t why_size)
+{
+    (void)user;
+    return gc_target_file_read((uint32_t)getpid(), path, offset, size, GC_PLAN_MAX_CODE_OBJECT,
+                               5000, ret, ret_size, why, why_size);
+}
+
 static struct fixture *setup_from(struct gc_scenario *s_in)
 {
     const char *objs = getenv("GPUCORE_SCENARIO_OBJECTS");
@@ -178,6 +188,7 @@ static struct fixture *setup_from(struct gc_scenario *s_in)
     f->in.nmaps = f->nmaps;
     f->in.read = self_read;
     f->in.read_user = f;
+    f->in.read_file = self_read_file;
     f->read_set = (struct gc_rangeset)GC_RANGESET_INIT;
     return f;
 }

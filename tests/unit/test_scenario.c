@@ -216,6 +216,13 @@ static const struct {
       "exceptions[0].fault_flags: 16 (0x10) out of range [0, 15]" },
     { "{" BASE ",\"exceptions\":[{\"what\":\"memory_violation\",\"queue\":0,"
       "\"fault_flags\":1}]}", "exceptions[0]: fault_flags: only with an 'address'" },
+    /* uri_path: an absolute path, and only for a file:// URI */
+    { "{\"name\":\"t\"," AGENT ",\"code_objects\":[{\"name\":\"v\",\"source\":\"vadd.cl\","
+      "\"target\":\"gfx90a\",\"uri_path\":\"/dev/zero\"}]}",
+      "code_objects[0]: uri_path: an absolute path, with \"uri\": \"file\"" },
+    { "{\"name\":\"t\"," AGENT ",\"code_objects\":[{\"name\":\"v\",\"source\":\"vadd.cl\","
+      "\"target\":\"gfx90a\",\"uri\":\"file\",\"uri_path\":\"rel/x\"}]}",
+      "uri_path: an absolute path" },
 };
 
 static void test_broken(void **state)
@@ -233,6 +240,24 @@ static void test_broken(void **state)
         if (!strstr(d.message, broken[i].message))
             fail_msg("case %zu: message '%s' lacks '%s'", i, d.message, broken[i].message);
     }
+}
+
+/* uri_path: the file:// URI names it, the object is still the one loaded */
+static void test_uri_path(void **state)
+{
+    static const char json[] = "{\"name\":\"t\"," AGENT ",\"code_objects\":[{\"name\":\"v\","
+                               "\"source\":\"vadd.cl\",\"target\":\"gfx90a\",\"uri\":\"file\","
+                               "\"uri_path\":\"/tmp/a fifo\"}]}";
+    struct gc_scenario *s = NULL;
+    gpucore_diag_t d = { 0 };
+
+    (void)state;
+    if (gc_scenario_parse(json, strlen(json), "t.json", &s, &d) < 0)
+        fail_msg("%s", d.message);
+    assert_int_equal(s->code_objects[0].uri_file, 1);
+    assert_string_equal(s->code_objects[0].uri_path, "/tmp/a fifo");
+    assert_string_equal(s->code_objects[0].object, "vadd.gfx90a.co");
+    gc_scenario_free(s);
 }
 
 static void test_base_parses(void **state)
@@ -391,6 +416,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_files_parse),
         cmocka_unit_test(test_broken),
+        cmocka_unit_test(test_uri_path),
         cmocka_unit_test(test_base_parses),
         cmocka_unit_test(test_fill_pinned),
         cmocka_unit_test(test_new_keys),

@@ -16,6 +16,12 @@
  * CORE_STATE (see "Core dumps" below). Operations that would change a running process fail
  * cleanly with one of the statuses documented for them.
  *
+ * A core is untrusted input, and the library never opens a file a core names: a code object's
+ * URI (file:// or memory://) is handed to the client as it is (CODE_OBJECT_INFO_URI_NAME) for
+ * the client to load, and the library reads no code-object bytes itself. So there is no
+ * setting that allows such lookups (gpucore's `analyze --code-object-path DIR` is the only
+ * opt-in, and it is the analyzer's).
+ *
  * Conventions used throughout:
  *  - Every function returns an amd_dbgapi_status_t unless stated otherwise; the statuses each
  *    function can return are listed with it. A failure leaves output arguments unchanged unless

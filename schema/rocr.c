@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ROCr's r_debug, link_map and code-object URIs (gc_rocr.h): decoding only, libc only.
+ */
+#include <string.h>
+
+#include "gc_le.h"
+#include "gc_rocr.h"
+#include "gc_util.h"
+
+void gc_rocr_r_debug_decode(const uint8_t *b, struct gc_rocr_r_debug *ret)
+{
+    ret->r_version = gc_le32_get(b);
+    ret->r_map = gc_le64_get(b + 8);
+    ret->r_brk = gc_le64_get(b + 16);
+    ret->r_state = gc_le32_get(b + 24);
+    ret->r_ldbase = gc_le64_get(b + 32);
+}
+
+void gc_rocr_link_map_decode(const uint8_t *b, struct gc_rocr_link_map *ret)
+{
+    ret->l_addr = gc_le64_get(b);
+    ret->l_name = gc_le64_get(b + 8);
+    ret->l_ld = gc_le64_get(b + 16);
+    ret->l_next = gc_le64_get(b + 24);
+    ret->l_prev = gc_le64_get(b + 32);
+}
+
+int gc_rocr_r_version_supported(uint32_t r_version)
+{
+    return r_version >= GC_ROCR_R_VERSION_MIN && r_version <= GC_ROCR_R_VERSION_MAX;
+}
+
+/* ---- URIs ------------------------------------------------------------------------------------ */
+
+static int hexval(char ch)
+{
+    if (ch >= '0' && ch <= '9')
+        return ch - '0';
+    if (ch >= 'a' && ch <= 'f')
+        return ch - 'a' + 10;
+    if (ch >= 'A' && ch <= 'F')
+        return ch - 'A' + 10;
+    return -1;
+}
+
+/* An unsigned number (decimal or 0x hex) that fills [s, e) exactly. */
+static int parse_u64(const char *s, const char *e, uint64_t *ret)
+{
+    uint64_t v = 0, base = 10;
+
+    if (e - s > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+        base = 16;
+        s += 2;
+    }
+    if (s >= e)
+        return 0;
+    for (; s < e; s++) {
+        int d = hexval(*s);
+
+        if (d < 0 || (uint64_t)d >= base)
+            return 0;
+        if (v > (UINT64_MAX - (uint64_t)d) / base)
+            return 0;
+        v = v * base + (uint64_t)d;
+    }
+    *ret = v;
+    return 1;
+}
+
+/* The fragment [s, e): "offset=N&size=N", each at most once. */
+static gpucore_status_t parse_params(const char *text, const char *s, const char *e,
+                                     struct gc_rocr_uri *u, gpucore_diag_t *diag)
+{
+    static const struct {
+        const char *key;
+        size_t len;
+        size_t value, have; /* offsetof in struct gc_rocr_uri */
+    } params[] = {
+        { "offset=", 7, offsetof(struct gc_rocr_uri, offset),
+          offsetof(struct gc_rocr_uri, have_offset) },
+        { "size=", 5, offsetof(struct gc_rocr_uri, size), offsetof(struct gc_rocr_uri, have_size) },
+    };
+
+    while (s < e) {
+        const char *amp = memchr(s, '&', (size_t)(e - s));
+        const char *end = amp ? amp : e;
+        size_t i;
+
+        for (i = 0; i < GC_ARRAY_SIZE(params); i++)
+            if ((size_t)(end - s) >= params[i].len && !memcmp(s, params[i].key, params[i].len))
+                break;
+        GC_FAIL_IF(i == GC_ARRAY_SIZE(params), diag, GPUCORE_E_CORRUPT, (uint64_t)(s - text),
+                   "URI parameter is not offset=N or size=N");
+        int *have = (int *)(void *)((char *)u + params[i].have);
+        GC_FAIL_IF(*have, diag, GPUCORE_E_CORRUPT, (uint64_t)(s - text),
+                   "URI parameter %.*s given twice", (int)params[i].len - 1, params[i].key);
+        GC_FAIL_IF(!parse_u64(s + params[i].len, end,
+                              (uint64_t *)(void *)((char *)u + params[i].value)),
+                   diag, GPUCORE_E_CORRUPT, (uint64_t)(s + params[i].len - text),
+                   "URI parameter %.*s is not a 64-bit number", (int)params[i].len - 1,
+                   params[i].key);
+        *have = 1;
+        s = amp ? amp + 1 : e;
+        GC_FAIL_IF(amp && s == e, diag, GPUCORE_E_CORRUPT, (uint64_t)(s - text),
+                   "URI ends with '&'");
+    }
+    return GPUCORE_OK;
+}
+
+gpucore_status_t gc_rocr_uri_parse(const char *text, size_t len, struct gc_rocr_uri *u,
+                                   gpucore_diag_t *diag)
+{
+    const char *e, *p, *hash;
+
+    GC_FAIL_IF(!text || !u, diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
+               "gc_rocr_uri_parse needs a text and a result");
+    e = text + len;
+    memset(u, 0, sizeof(*u));
+    GC_FAIL_IF(memchr(text, '\0', len), diag, GPUCORE_E_CORRUPT,
+               (uint64_t)((const char *)memchr(text, '\0', len) - text), "NUL inside the URI");
+    if (len >= 9 && !memcmp(text, "memory://", 9)) {
+        p = text + 9;
+        hash = memchr(p, '#', (size_t)(e - p));
+        u->kind = GC_ROCR_URI_MEMORY;
+        GC_FAIL_IF(!hash, diag, GPUCORE_E_CORRUPT, len, "memory:// URI has no #offset=N&size=N");
+        GC_FAIL_IF(!parse_u64(p, hash, &u->pid), diag, GPUCORE_E_CORRUPT, 9,
+                   "memory:// URI does not start with a process id");
+        GC_TRY(parse_params(text, hash + 1, e, u, diag));
+        GC_FAIL_IF(!u->have_offset || !u->have_size, diag, GPUCORE_E_CORRUPT,
+                   (uint64_t)(hash + 1 - text), "memory:// URI lacks offset= or size=");
+        return GPUCORE_OK;
+    }
+    GC_FAIL_IF(len < 7 || memcmp(text, "file://", 7) != 0, diag, GPUCORE_E_CORRUPT, 0,
+               "not a memory:// or file:// URI");
+    u->kind = GC_ROCR_URI_FILE;
+    p = text + 7;
+    hash = memchr(p, '#', (size_t)(e - p));
+    {
+        const char *end = hash ? hash : e;
+        size_t o = 0;
+
+        while (p < end) {
+            const char *at = p;
+            char ch = *p++;
+
+            if (ch == '%' && end - p >= 2 && hexval(p[0]) >= 0 && hexval(p[1]) >= 0) {
+                ch = (char)(hexval(p[0]) << 4 | hexval(p[1]));
+                p += 2;
+            }
+            GC_FAIL_IF(ch == '\0', diag, GPUCORE_E_CORRUPT, (uint64_t)(at - text),
+                       "file:// path holds an encoded NUL");
+            GC_FAIL_IF(o >= GC_ROCR_URI_MAX, diag, GPUCORE_E_CORRUPT, (uint64_t)(at - text),
+                       "file:// path longer than %u bytes", GC_ROCR_URI_MAX);
+            u->path[o++] = ch;
+        }
+        u->path[o] = '\0';
+        GC_FAIL_IF(o == 0, diag, GPUCORE_E_CORRUPT, 7, "file:// URI has an empty path");
+    }
+    if (hash)
+        GC_TRY(parse_params(text, hash + 1, e, u, diag));
+    return GPUCORE_OK;
+}
+
+/* ---- link-map walk ---------------------------------------------------------------------------- */
+
+enum gc_rocr_visit gc_rocr_walk_visit(struct gc_rocr_walk *w, uint64_t addr)
+{
+    const uint32_t mask = 2 * GC_ROCR_LINK_MAP_MAX - 1;
+    /* Fibonacci hashing of the address; nodes are at least 8-byte aligned */
+    uint32_t i = (uint32_t)((addr * 0x9e3779b97f4a7c15ull) >> 32) & mask;
+
+    if (addr == 0) /* ends a list: nothing to record */
+        return GC_ROCR_VISIT_NEW;
+    for (;;) {
+        if (w->slot[i] == addr)
+            return GC_ROCR_VISIT_CYCLE;
+        if (w->slot[i] == 0)
+            break;
+        i = (i + 1) & mask;
+    }
+    if (w->count >= GC_ROCR_LINK_MAP_MAX)
+        return GC_ROCR_VISIT_LIMIT;
+    w->slot[i] = addr;
+    w->count++;
+    return GC_ROCR_VISIT_NEW;
+}
