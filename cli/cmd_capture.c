@@ -70,8 +70,8 @@ static void capture_help(const char *cmd, FILE *out)
             "                     memory beyond the wave state, queues and code objects\n"
             "  --max-size N[K|M|G] size budget of the file, never exceeded: its apparent size\n"
             "                     (ls -l, holes included; with --compress the compressed bytes).\n"
-            "                     Past it the data is cut (least needed last) and the core\n"
-            "                     marked truncated; at least 4K\n"
+            "                     The least needed memory is left out and the core marked\n"
+            "                     truncated. At least 4K; the headers and notes must fit\n"
             "  --deadline N[ms|s|m] time budget of the capture (plain N: seconds); past it the\n"
             "                     core is cut and marked truncated\n"
             "  --compress[=LEVEL] zstd seekable compression (level 1..19, default 3)\n"
@@ -79,9 +79,8 @@ static void capture_help(const char *cmd, FILE *out)
             "  --quiet            no final summary line\n"
             "  -h, --help         this text\n\n"
             "Exit codes: 0 core written, 64 usage, 66 no such process, 69 no GPU driver,\n"
-            "73 cannot create the core (also: its headers and notes alone exceed --max-size),\n"
-            "74 I/O error, 77 not permitted (ptrace),\n"
-            "130 interrupted%s.\n",
+            "73 cannot create the core (or its headers and notes exceed --max-size),\n"
+            "74 I/O error, 77 not permitted (ptrace), 130 interrupted%s.\n",
             strcmp(cmd, "run") == 0 ? "; otherwise the command's own status" : "");
 }
 
