@@ -241,10 +241,16 @@ static uint64_t frames_bound(const struct zstd_sink *s, uint64_t m)
  * for @p ndata data frames. The head's compressed size is not known before finish: this
  * counts half its estimated logical size (notes compress well); finish() corrects it exactly.
  */
+static uint64_t head_frames(const struct zstd_sink *s)
+{
+    uint64_t head = s->base.meta_est > s->base.head ? s->base.meta_est : s->base.head;
+
+    return div_up(head ? head : 1, s->frame_size);
+}
+
 static uint64_t data_budget(const struct zstd_sink *s, uint64_t ndata)
 {
-    uint64_t head_frames = div_up(s->base.meta_est ? s->base.meta_est : 1, s->frame_size);
-    uint64_t fixed = s->base.meta_est / 2 + gc_core_seektable_size(head_frames + ndata);
+    uint64_t fixed = s->base.meta_est / 2 + gc_core_seektable_size(head_frames(s) + ndata);
 
     return s->base.budget > fixed ? s->base.budget - fixed : 0;
 }
@@ -409,7 +415,7 @@ static uint64_t zstd_room(const struct gc_core_sink *base)
      */
     if (base->budget != GC_CORE_NONE && s->phys - s->p0 >= data_budget(s, s->nframes + 1))
         return 0;
-    used = (uint64_t)s->nframes + s->queued + div_up(base->meta_est, s->frame_size) + 1;
+    used = (uint64_t)s->nframes + s->queued + head_frames(s) + 1;
     if (used >= GC_CORE_MAX_FRAMES)
         return 0;
     return (GC_CORE_MAX_FRAMES - used) * s->frame_size +

@@ -55,7 +55,8 @@
  *
  * With `threads` > 1, that many worker threads compress whole frames in parallel while the
  * caller streams the next ones; frames are written in order, and the file is byte-identical
- * to one written with a single thread. Frames in flight take about 4 x `threads` x frame size
+ * to one written with a single thread (under a budget, the data is cut a little earlier or
+ * later: the frame that does not fit is found later). Frames in flight take about 4 x `threads` x frame size
  * of memory.
  *
  * ## Budget
