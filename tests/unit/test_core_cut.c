@@ -431,6 +431,27 @@ static void test_head_outgrows(void **state)
         assert_int_equal(stat(path, &st), 0);
         if (!compressed)
             assert_true((uint64_t)st.st_blocks <= blocks_small + 8);
+
+        /* Under a budget: the data is cut from the end first, then moved; never above it. */
+        unlink(path);
+        assert_int_equal(model_write(&m, path,
+                                     GPUCORE_OPTS(gpucore_writer_opts,
+                                                  .compress = (uint32_t)compressed,
+                                                  .max_bytes = 200 * KiB),
+                                     64 * KiB, NULL, NULL),
+                         GPUCORE_OK);
+        assert_true(file_size(path) <= 200 * KiB);
+        assert_int_equal(gpucore_core_open(path, NULL, &core, NULL), GPUCORE_OK);
+        nend = notes_end(core);
+        assert_true(nend > 64 * KiB);
+        for (uint32_t i = 0; i < gpucore_core_segment_count(core); i++) {
+            struct gpucore_segment seg;
+
+            gpucore_core_segment(core, i, &seg);
+            assert_true(seg.offset >= nend);
+        }
+        assert_true(model_check(&m, core, 1) > 0);
+        gpucore_core_close(core);
     }
     model_free(&m);
     free(path);
