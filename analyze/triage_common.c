@@ -151,6 +151,17 @@ json_t *gc_tr_doc_new(const struct gc_triage *t, const char *command)
     json_object_set_new(doc, "core", json_string(t->path));
     if (t->host_path)
         json_object_set_new(doc, "host_core", json_string(t->host_path));
+    /* A file cut short (an interrupted copy, a full disk) opens with what is there: say so. */
+    {
+        struct gpucore_core_info fi, hi;
+        int cut = t->core && gpucore_core_get_info(t->core, &fi) == GPUCORE_OK &&
+                  (fi.flags & GPUCORE_INFO_FILE_TRUNCATED);
+
+        if (t->host && gpucore_core_get_info(t->host, &hi) == GPUCORE_OK &&
+            (hi.flags & GPUCORE_INFO_FILE_TRUNCATED))
+            cut = 1;
+        json_object_set_new(doc, "file_truncated", json_boolean(cut));
+    }
     return doc;
 }
 

@@ -42,6 +42,12 @@
 #define CAP_FILE_TIMEOUT_MS 2000u
 #define CAP_FILE_TOTAL_MS   10000u
 
+/* The head reservation (head_estimate): fixed notes, per thread (NT_PRSTATUS, NT_FPREGSET,
+ * NT_X86_XSTATE up to AMX's size), per mapping (program headers, manifest and NT_FILE entries). */
+#define CAP_HEAD_FIXED (32ull << 10)
+#define CAP_HEAD_PER_THREAD (16ull << 10)
+#define CAP_HEAD_PER_RANGE 256ull
+
 /* Exceptions a watching capture waits for: the queue errors (KFD_EC_MASK_QUEUE without the
  * lifecycle events EC_QUEUE_NEW, which are not errors) and the device's memory violation,
  * RAS error and fatal halt. */
@@ -887,7 +893,29 @@ static gpucore_status_t gpu_prepare(struct cap *c, struct gpu_state *g)
     return GPUCORE_OK;
 }
 
-static gpucore_status_t open_writer(struct cap *c)
+/*
+ * What the head of the core (program headers and notes, written at the start of the file)
+ * will take beyond what the writer knows when the memory is written: the notes come after it.
+ * Generous, since an unused reservation is a hole, but only without a budget: there it would
+ * count, and the writer moves the data instead when the head outgrows a small reservation.
+ */
+static uint64_t head_estimate(const struct cap *c, const struct gpu_state *g,
+                              const struct gc_procmaps *pm)
+{
+    uint64_t est = CAP_HEAD_FIXED;
+
+    if (c->o->max_size)
+        return 0;
+    est += (uint64_t)gc_tracee_thread_count(c->t) * CAP_HEAD_PER_THREAD;
+    est += (uint64_t)pm->count * CAP_HEAD_PER_RANGE + 2 * (uint64_t)pm->strings_size;
+    est += (uint64_t)g->nmaps * CAP_HEAD_PER_RANGE;
+    if (g->plan)
+        est += g->plan->amdgpu_note_size;
+    return est;
+}
+
+static gpucore_status_t open_writer(struct cap *c, const struct gpu_state *g,
+                                    const struct gc_procmaps *pm)
 {
     struct gc_capture_vars v;
     char storage[512];
@@ -909,7 +937,8 @@ static gpucore_status_t open_writer(struct cap *c)
                                           .max_bytes = c->o->max_size,
                                           .compress = c->o->compress ? 1u : 0u,
                                           .compress_level = c->o->compress_level,
-                                          .threads = threads),
+                                          .threads = threads,
+                                          .head_reserve = head_estimate(c, g, pm)),
                              &c->w, c->diag);
     if (st != GPUCORE_OK)
         gc_diag_prefix(c->diag, "%s", c->res->path);
@@ -1072,7 +1101,7 @@ static gpucore_status_t capture_proper(struct cap *c)
     st = gc_procmaps_read(c->pid, NULL, &pm, c->diag);
     if (st != GPUCORE_OK)
         goto out;
-    st = open_writer(c);
+    st = open_writer(c, &g, &pm);
     if (st != GPUCORE_OK)
         goto out;
     st = write_memory(c, &g, &pm);
@@ -1099,6 +1128,8 @@ static gpucore_status_t capture_proper(struct cap *c)
     skipped_before_finish = writer_skipped(c);
     st = gpucore_writer_finish(c->w, &ws, c->diag);
     c->w = NULL;
+    if (st == GPUCORE_E_LIMIT)
+        c->res->over_budget = 1; /* the headers and notes alone exceed --max-size */
     if (st != GPUCORE_OK) {
         gc_diag_prefix(c->diag, "%s", c->res->path);
         goto out;

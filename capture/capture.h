@@ -66,7 +66,9 @@ struct gc_capture_opts {
     struct gc_kfd_open_opts kfd;
     const char *output_pattern; /* -o; NULL = "gpucore.%p" (see gc_capture_expand_path) */
     uint32_t tier;             /* GPUCORE_TIER_*; default REFERENCED */
-    uint64_t max_size;         /* bytes on disk, 0 = none */
+    uint64_t max_size;         /* the core file's apparent size (st_size, holes included;
+                                  compressed bytes with compress), 0 = none; at least
+                                  GPUCORE_WRITER_MIN_BUDGET */
     uint64_t deadline_ms;      /* 0 = none; counted from the start of the capture proper */
     int compress;              /* 0 plain; 1 zstd at compress_level (0 = 3) */
     int32_t compress_level;
@@ -103,6 +105,9 @@ struct gc_capture_result {
     char warning[256];        /* the first of them, one sentence ("" if none) */
     uint32_t exception_code;  /* RUN/WATCH: first exception code seen (enum
                                  kfd_dbg_trap_exception_code), 0 = none */
+    int over_budget;          /* failed with GPUCORE_E_LIMIT because max_size is below what the
+                                 core's own structure (ELF header, program headers, notes)
+                                 needs; the message names the bytes */
 };
 
 /*
@@ -115,7 +120,8 @@ struct gc_capture_result {
  * @retval GPUCORE_E_NOTFOUND  no such process, or it exited during the capture
  * @retval GPUCORE_E_INTR      interrupted (the flag was set) before the core was published:
  *                             nothing is written
- * @retval GPUCORE_E_LIMIT     a thread did not stop within 10 s
+ * @retval GPUCORE_E_LIMIT     a thread did not stop within 10 s, or max_size is below what the
+ *                             core's headers and notes need (over_budget set; nothing written)
  * @retval GPUCORE_E_IO        a driver operation failed, or writing the core failed (ENOSPC...)
  * @retval GPUCORE_E_EXIST     the output file exists
  * @retval GPUCORE_E_CANTCREAT the output's directory is missing, not a directory or not

@@ -94,6 +94,9 @@ void analyze_render_report(FILE *out, const json_t *doc)
                 gc_triage_get_str_or(cap, "exe", "?"), gc_triage_get_str_or(cap, "trigger", "?"),
                 gc_triage_get_str_or(cap, "tier", "?"));
     fputc('\n', out);
+    if (gc_triage_get_bool(doc, "file_truncated"))
+        fprintf(out, "File truncated: the core was cut short (an interrupted copy, a full disk); "
+                     "what follows is what the part before the cut holds\n");
     json_array_foreach(json_object_get(doc, "summary"), i, v)
             fprintf(out, "%s\n", json_string_value(v));
 

@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <gpucore/core.h>
 #include <gpucore/schema.h>
 
 #include "capture.h"
@@ -67,8 +68,10 @@ static void capture_help(const char *cmd, FILE *out)
             "                     %%t time (s), %%e executable, %%j SLURM job id, %%r MPI rank, %%%% %%\n"
             "  --tier TIER        state|scratch|referenced|all (default referenced): how much GPU\n"
             "                     memory beyond the wave state, queues and code objects\n"
-            "  --max-size N[K|M|G] size budget of the file; past it the core is cut and marked\n"
-            "                     truncated\n"
+            "  --max-size N[K|M|G] size budget of the file, never exceeded: its apparent size\n"
+            "                     (ls -l, holes included; with --compress the compressed bytes).\n"
+            "                     The least needed memory is left out and the core marked\n"
+            "                     truncated. At least 4K; the headers and notes must fit\n"
             "  --deadline N[ms|s|m] time budget of the capture (plain N: seconds); past it the\n"
             "                     core is cut and marked truncated\n"
             "  --compress[=LEVEL] zstd seekable compression (level 1..19, default 3)\n"
@@ -76,8 +79,8 @@ static void capture_help(const char *cmd, FILE *out)
             "  --quiet            no final summary line\n"
             "  -h, --help         this text\n\n"
             "Exit codes: 0 core written, 64 usage, 66 no such process, 69 no GPU driver,\n"
-            "73 cannot create the core, 74 I/O error, 77 not permitted (ptrace),\n"
-            "130 interrupted%s.\n",
+            "73 cannot create the core (or its headers and notes exceed --max-size),\n"
+            "74 I/O error, 77 not permitted (ptrace), 130 interrupted%s.\n",
             strcmp(cmd, "run") == 0 ? "; otherwise the command's own status" : "");
 }
 
@@ -297,6 +300,9 @@ static int run_capture_cmd(int argc, char **argv, enum gc_capture_mode mode)
             if (cli_parse_size(optarg, &o.max_size) != 0 || o.max_size == 0)
                 return cli_usage_error(cmd, "--max-size takes a size such as 512M, got '%s'",
                                        optarg);
+            if (o.max_size < GPUCORE_WRITER_MIN_BUDGET)
+                return cli_usage_error(cmd, "--max-size %s is below the smallest core, %u bytes "
+                                            "(4K)", optarg, GPUCORE_WRITER_MIN_BUDGET);
             break;
         case 'D':
             if (parse_duration(optarg, &o.deadline_ms) != 0)
@@ -374,6 +380,8 @@ static int run_capture_cmd(int argc, char **argv, enum gc_capture_mode mode)
                      d.message[0] ? d.message : gpucore_strerror(st), o.argv[0], (long)r.pid);
         else
             cli_fail(0, NULL, "%s", d.message[0] ? d.message : gpucore_strerror(st));
+        if (st == GPUCORE_E_LIMIT && r.over_budget)
+            return CLI_EXIT_CANTCREAT; /* the budget cannot hold the core's own structure */
         return st == GPUCORE_E_INTR && got_signal ? 128 + got_signal : capture_exit_code(st);
     }
     if (r.written) {

@@ -810,10 +810,14 @@ static void render_capture(FILE *out, const json_t *c)
     }
 }
 
-static void render_manifest_summary(FILE *out, const json_t *m)
+static void render_manifest_summary(FILE *out, const json_t *m, const json_t *file)
 {
     char a[32], b[32], c[32];
 
+    /* The file itself cut short (a copy interrupted...), whatever the capture recorded. */
+    if (json_is_true(json_object_get(file, "file_truncated")))
+        fprintf(out, "File truncated: yes, cut short at %s; memory past the cut is missing\n",
+                gc_format_size(jget_u64(file, "file_size"), a, 32));
     if (!json_is_object(m) || json_object_get(m, "error"))
         return;
     fprintf(out, "Memory:      %" PRIu64 " ranges captured (%s), %" PRIu64
@@ -996,7 +1000,7 @@ static void render_text(FILE *out, const json_t *doc, int list_segments)
 {
     render_file(out, json_object_get(doc, "file"));
     render_capture(out, json_object_get(doc, "capture"));
-    render_manifest_summary(out, json_object_get(doc, "manifest"));
+    render_manifest_summary(out, json_object_get(doc, "manifest"), json_object_get(doc, "file"));
     render_amdgpu(out, json_object_get(doc, "amdgpu"));
     render_code_objects(out, json_object_get(doc, "code_objects"));
     render_allocations(out, json_object_get(doc, "allocations"));

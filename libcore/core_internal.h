@@ -69,6 +69,7 @@ struct gc_core_wopts {
     int32_t level;      /* 0: plain */
     uint32_t threads;
     uint32_t frame_size; /* never 0 */
+    uint64_t head_reserve;
 };
 
 struct gpucore_writer_opts;

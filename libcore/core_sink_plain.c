@@ -3,7 +3,8 @@
  * Plain sink: the logical file is the file. Data is staged one file page at a time so that an
  * all-zero page is never written and stays a hole (the file is created empty, so skipping a
  * page is enough; ftruncate() at the end sets the size). Memory dumps are full of zero pages:
- * untouched heap, BSS, scratch and the unused tail of rings and save areas.
+ * untouched heap, BSS, scratch and the unused tail of rings and save areas. The head's
+ * reservation is never written beyond the head itself, so what it does not use is a hole too.
  */
 #include <errno.h>
 #include <string.h>
@@ -31,14 +32,15 @@ static gpucore_status_t flush_staged(struct plain_sink *s, size_t fill, gpucore_
     return GPUCORE_OK;
 }
 
-/* Whole pages straight from the caller's buffer: one write per run of non-zero pages. */
+/* Pages straight from the caller's buffer (the last may be partial): one write per run of
+ * non-zero pages, from file offset page_start. */
 static gpucore_status_t write_pages(struct plain_sink *s, const uint8_t *p, size_t n,
                                     gpucore_diag_t *diag)
 {
     size_t run = 0; /* start of the current run of non-zero pages, relative to p */
 
     for (size_t i = 0; i < n; i += PAGE) {
-        if (!gc_core_all_zero(p + i, PAGE))
+        if (!gc_core_all_zero(p + i, n - i < PAGE ? n - i : PAGE))
             continue;
         if (i > run) {
             GC_TRY(gc_core_pwrite_all(s->base.fd, p + run, i - run, s->page_start + run, diag));
@@ -83,13 +85,35 @@ static gpucore_status_t plain_append(struct gc_core_sink *base, const uint8_t *p
     return GPUCORE_OK;
 }
 
+/* The head the file will have if the writer's estimate is right. */
+static uint64_t head_need(const struct gc_core_sink *s)
+{
+    uint64_t est = gc_core_align_up(s->meta_est, GC_CORE_HEAD_ALIGN);
+
+    return est > s->head ? est : s->head;
+}
+
 static uint64_t plain_room(const struct gc_core_sink *s)
 {
+    uint64_t head = head_need(s), used = s->pos - s->head;
+
     if (s->budget == GC_CORE_NONE)
         return UINT64_MAX;
-    if (s->meta_est >= s->budget || s->pos >= s->budget - s->meta_est)
+    if (head >= s->budget || used >= s->budget - head)
         return 0;
-    return s->budget - s->meta_est - s->pos;
+    return s->budget - head - used;
+}
+
+static gpucore_status_t plain_start(struct gc_core_sink *base, uint64_t head, gpucore_diag_t *diag)
+{
+    struct plain_sink *s = (struct plain_sink *)base;
+
+    (void)diag;
+    base->head = head;
+    base->pos = head;
+    /* The staged page holds [page_start, head) as zeros: the head is written at finish. */
+    s->page_start = head - head % PAGE;
+    return GPUCORE_OK;
 }
 
 /* Bytes of data (not holes) in [0, end) of the file, for the statistics after a rewind. */
@@ -146,37 +170,51 @@ static gpucore_status_t plain_rewind(struct gc_core_sink *base, uint64_t off, gp
     return GPUCORE_OK;
 }
 
-static gpucore_status_t plain_finish(struct gc_core_sink *base, const uint8_t *meta,
-                                     size_t meta_len, const uint8_t *header, int force,
-                                     uint64_t *ret_cut, gpucore_diag_t *diag)
+static gpucore_status_t plain_finish(struct gc_core_sink *base, const uint8_t *head,
+                                     size_t head_len, uint64_t head_final, uint64_t *ret_cut,
+                                     gpucore_diag_t *diag)
 {
     struct plain_sink *s = (struct plain_sink *)base;
-    uint64_t cut;
+    uint64_t data = base->pos - base->head, size, cut;
+    uint8_t *buf;
+    gpucore_status_t st;
     int e;
 
     *ret_cut = GC_CORE_NONE;
-    if (!force && base->budget != GC_CORE_NONE && base->pos > GC_CORE_DATA_START &&
-        (meta_len > base->budget || base->pos > base->budget - meta_len)) {
-        /*
-         * Propose the exact cut, less 16 bytes for the note and phdr alignment padding that
-         * moves with it; the writer rebuilds the metadata and asks again.
-         */
-        cut = GC_CORE_DATA_START;
-        if (base->budget > (uint64_t)meta_len + 16 + GC_CORE_DATA_START)
-            cut = base->budget - meta_len - 16;
+    size = data ? head_final + data : head_len;
+    if (base->budget != GC_CORE_NONE && size > base->budget) {
+        GC_FAIL_IF(!data, diag, GPUCORE_E_LIMIT, GC_NO_OFFSET,
+                   "the core's ELF header, program headers and notes need %llu bytes, more "
+                   "than the size budget of %llu bytes",
+                   (unsigned long long)head_len, (unsigned long long)base->budget);
+        /* The exact cut: what the budget leaves for data after this head. */
+        cut = base->head + (base->budget > head_final ? base->budget - head_final : 0);
         *ret_cut = cut < base->pos ? cut : base->pos - 1;
         return GPUCORE_OK;
     }
-    GC_TRY(plain_append(base, meta, meta_len, &cut, diag));
     GC_TRY(flush_staged(s, (size_t)(base->pos - s->page_start), diag));
-    if (ftruncate(base->fd, (off_t)base->pos) != 0) {
-        e = errno;
-        return gc_diag_set(diag, GPUCORE_E_IO, base->pos, "cannot set the file size to %llu: %s",
-                           (unsigned long long)base->pos, strerror(e));
+    if (data && head_final > base->head) {
+        /* The head outgrew its reservation: move the data up, its holes with it. */
+        buf = gc_malloc(GC_CORE_CHUNK_SIZE);
+        GC_FAIL_IF(!buf, diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
+        st = gc_core_move_range(base->fd, base->head, base->pos, head_final, 1, buf,
+                                GC_CORE_CHUNK_SIZE, diag);
+        gc_free(buf);
+        GC_TRY(st);
+        /* What the data left below its new start reads as zeros again. */
+        GC_TRY(gc_core_zero_range(base->fd, base->head, head_final - base->head, diag));
     }
-    GC_TRY(gc_core_pwrite_all(base->fd, header, GC_CORE_DATA_START, 0, diag));
-    /* The header may have filled a hole at page 0; ask the file system for the final figure. */
-    s->written = count_data(base->fd, base->pos);
+    if (ftruncate(base->fd, (off_t)size) != 0) {
+        e = errno;
+        return gc_diag_set(diag, GPUCORE_E_IO, size, "cannot set the file size to %llu: %s",
+                           (unsigned long long)size, strerror(e));
+    }
+    /* The head's zero pages (the unused reservation, a copied head's padding) stay holes. */
+    s->page_start = 0;
+    GC_TRY(write_pages(s, head, head_len, diag));
+    base->pos = size;
+    /* Ask the file system for the final figure of bytes on disk. */
+    s->written = count_data(base->fd, size);
     return GPUCORE_OK;
 }
 
@@ -191,6 +229,7 @@ static void plain_destroy(struct gc_core_sink *base)
 }
 
 static const struct gc_core_sink_ops plain_ops = {
+    .start = plain_start,
     .append = plain_append,
     .room = plain_room,
     .rewind = plain_rewind,
@@ -207,7 +246,6 @@ gpucore_status_t gc_core_sink_plain_new(int fd, uint64_t budget, struct gc_core_
     GC_FAIL_IF(!s, diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
     s->base.ops = &plain_ops;
     s->base.fd = fd;
-    s->base.pos = GC_CORE_DATA_START; /* the header's bytes stay zero until finish() */
     s->base.budget = budget;
     *ret = &s->base;
     return GPUCORE_OK;

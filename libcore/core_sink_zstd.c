@@ -1,17 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * zstd sink: the logical file is cut into independent frames so a reader can decode any part
- * without the rest, and a seek table at the end says where each frame is.
+ * without the rest, and a seek table at the end says where each frame is:
  *
- *   frame 0      logical [0, 64): the ELF header only. It is written last, so a fixed
- *                `reserve` bytes are set aside at the start of the file; at finish the header
- *                is compressed there and the rest of the reserve is filled with a skippable
- *                frame.
- *   frame k >= 1 logical [64 + (k-1) F, 64 + k F), F = frame size; the last one may be shorter.
- *   seek table   a skippable frame (see core_zstd.h).
+ *   head frames  logical [0, H): ELF header, program headers, notes and their zero padding, in
+ *                frames of at most F bytes (F = frame size). They are compressed at finish;
+ *                the data frames are written after a physical reservation for them, and moved
+ *                down to follow them exactly (unless the file is large and has no budget:
+ *                then the rest of the reservation is a skippable frame whose contents are a
+ *                hole, at most 1/64 of the file).
+ *   data frames  logical [H + k F, H + (k+1) F); the last one may be shorter.
+ *   seek table   a skippable frame (see core_zstd.h), always last.
  *
- * Every frame has its content size and an XXH64 checksum. `zstd -d` decodes the whole file to
- * the plain core (it skips the padding and the seek table).
+ * So the file is a sequence of zstd frames and skippable frames; every zstd frame records its
+ * content size and an XXH64 checksum and holds at most F <= 64 MiB; the logical image is the
+ * concatenation of the zstd frames' contents in file order. A file cut anywhere can be indexed
+ * by walking its frames from the start; `zstd -d` decodes a whole file to the plain core.
+ *
+ * Budget: a frame that does not fit is not dropped whole. The longest prefix of it that fits
+ * (found by compressing prefixes, a binary search) is kept as the stream's last, partial
+ * frame; finish() does the same inside whichever frame the final head makes too much.
  *
  * Threads. Frames are independent, so with threads > 1 a pool of workers compresses whole
  * frames in parallel while the caller fills the next ones; frames are written in order by the
@@ -34,6 +42,9 @@
 #include "core_sink.h"
 #include "core_zstd.h"
 #include "gc_util.h"
+
+/* A skippable padding frame is kept only if the data frames are this many times its size. */
+#define PAD_MAX_SHARE 64u
 
 enum slot_state {
     SLOT_FREE,   /* being filled by the caller, or unused */
@@ -58,13 +69,14 @@ struct zworker {
 
 struct zstd_sink {
     struct gc_core_sink base;
-    ZSTD_CCtx *cctx; /* the caller's thread: frame 0, the tail, all frames without workers */
+    ZSTD_CCtx *cctx; /* the caller's thread: head, tail, prefix searches, frames without workers */
+    ZSTD_DCtx *dctx; /* decoding a written frame again to shorten it (created when needed) */
     uint32_t frame_size;
-    uint32_t reserve; /* physical bytes of frame 0 */
-    uint8_t *out;     /* scratch for the caller's thread */
+    uint8_t *out; /* scratch for the caller's thread */
     size_t out_cap;
-    uint64_t phys;                /* end of the frames written so far */
-    struct gc_core_frame *frames; /* written frames; frames[0] is frame 0, set at finish */
+    uint64_t p0;                  /* physical offset of the first data frame */
+    uint64_t phys;                /* end of the data frames written so far */
+    struct gc_core_frame *frames; /* data frames written */
     uint32_t nframes, cap;
 
     /*
@@ -211,30 +223,90 @@ static gpucore_status_t add_frame(struct zstd_sink *s, uint64_t phys, uint64_t c
     return GPUCORE_OK;
 }
 
-/* Worst-case compressed size and frame count of @p m bytes cut into frames of frame_size. */
-static uint64_t tail_bound(const struct zstd_sink *s, uint64_t m, uint64_t *ret_frames)
+static uint64_t div_up(uint64_t a, uint64_t b)
+{
+    return a / b + (a % b != 0);
+}
+
+/* Worst-case compressed size of @p m logical bytes cut into frames of frame_size. */
+static uint64_t frames_bound(const struct zstd_sink *s, uint64_t m)
 {
     uint64_t full = m / s->frame_size, rem = m % s->frame_size;
 
-    *ret_frames = full + (rem != 0);
     return full * ZSTD_compressBound(s->frame_size) + (rem ? ZSTD_compressBound((size_t)rem) : 0);
 }
 
-/* Would a file of @p phys bytes of frames (@p nframes of them) plus the metadata still fit? */
-static int fits(const struct zstd_sink *s, uint64_t phys, uint64_t nframes)
+/*
+ * Bytes the budget leaves for the data frames: the budget less the head and the seek table
+ * for @p ndata data frames. The head's compressed size is not known before finish: this
+ * counts half its estimated logical size (notes compress well); finish() corrects it exactly.
+ */
+static uint64_t head_frames(const struct zstd_sink *s)
 {
-    uint64_t tail_frames, need;
+    uint64_t head = s->base.meta_est > s->base.head ? s->base.meta_est : s->base.head;
 
-    if (s->base.budget == GC_CORE_NONE)
-        return 1;
-    need = phys + tail_bound(s, s->base.meta_est, &tail_frames) +
-           gc_core_seektable_size(nframes + tail_frames);
-    return need <= s->base.budget;
+    return div_up(head ? head : 1, s->frame_size);
+}
+
+static uint64_t data_budget(const struct zstd_sink *s, uint64_t ndata)
+{
+    uint64_t fixed = s->base.meta_est / 2 + gc_core_seektable_size(head_frames(s) + ndata);
+
+    return s->base.budget > fixed ? s->base.budget - fixed : 0;
+}
+
+/*
+ * The longest prefix of @p in[0, n) whose frame compresses to at most @p allowed bytes (0 if
+ * none does). Compressed sizes grow with the prefix in practice, not strictly: the search
+ * keeps the longest prefix it saw fit, and finish() checks the result again.
+ */
+static gpucore_status_t fitting_prefix(struct zstd_sink *s, const uint8_t *in, size_t n,
+                                       uint64_t allowed, size_t *ret, gpucore_diag_t *diag)
+{
+    size_t lo = 0, hi = n, c = 0;
+
+    *ret = 0;
+    if (ZSTD_compressBound(n) <= allowed) {
+        *ret = n;
+        return GPUCORE_OK;
+    }
+    /* Invariant: a prefix of lo bytes fits (0 bytes: no frame at all); hi bytes do not. */
+    while (hi - lo > 64) {
+        size_t mid = lo + (hi - lo) / 2;
+
+        GC_TRY(compress(s->cctx, in, mid, s->out, s->out_cap, &c, diag));
+        if (c <= allowed)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    *ret = lo;
+    return GPUCORE_OK;
+}
+
+/*
+ * The oldest frame in flight does not fit the budget: keep the longest prefix of it that does
+ * as the partial frame being filled, drop every later frame, and end the stream there.
+ */
+static gpucore_status_t cut_in_head_slot(struct zstd_sink *s, uint64_t *ret_cut,
+                                         gpucore_diag_t *diag)
+{
+    struct zslot *slot = &s->slots[s->head];
+    uint64_t room = data_budget(s, (uint64_t)s->nframes + 1), used = s->phys - s->p0;
+    size_t keep = 0;
+
+    cancel_in_flight(s); /* slots[fill] is now this slot; its input is intact */
+    if (room > used)
+        GC_TRY(fitting_prefix(s, slot->in, s->frame_size, room - used, &keep, diag));
+    s->cur_start = slot->logical;
+    s->base.pos = slot->logical + keep;
+    *ret_cut = s->base.pos;
+    return GPUCORE_OK;
 }
 
 /*
  * Write the oldest frame in flight, unless it does not fit the budget: then the stream is cut
- * at its start (*ret_cut), and it and every later frame are dropped.
+ * inside it (*ret_cut), and every later frame is dropped.
  */
 static gpucore_status_t write_head(struct zstd_sink *s, uint64_t *ret_cut, gpucore_diag_t *diag)
 {
@@ -243,13 +315,9 @@ static gpucore_status_t write_head(struct zstd_sink *s, uint64_t *ret_cut, gpuco
     wait_done(s, slot);
     if (ZSTD_isError(slot->csize))
         return zstd_status(slot->csize, "compression", diag);
-    if (!fits(s, s->phys + slot->csize, (uint64_t)s->nframes + 1)) {
-        *ret_cut = slot->logical;
-        cancel_in_flight(s);
-        s->cur_start = slot->logical;
-        s->base.pos = slot->logical;
-        return GPUCORE_OK;
-    }
+    if (s->base.budget != GC_CORE_NONE &&
+        s->phys - s->p0 + slot->csize > data_budget(s, (uint64_t)s->nframes + 1))
+        return cut_in_head_slot(s, ret_cut, diag);
     GC_TRY(gc_core_pwrite_all(s->base.fd, slot->out, slot->csize, s->phys, diag));
     GC_TRY(add_frame(s, s->phys, slot->csize, slot->logical, s->frame_size, diag));
     s->phys += slot->csize;
@@ -298,6 +366,20 @@ static gpucore_status_t submit(struct zstd_sink *s, uint64_t *ret_cut, gpucore_d
 /* ---------------------------------------------------------------------------------------- */
 /* Sink operations                                                                          */
 
+static gpucore_status_t zstd_start(struct gc_core_sink *base, uint64_t head, gpucore_diag_t *diag)
+{
+    struct zstd_sink *s = (struct zstd_sink *)base;
+
+    (void)diag;
+    base->head = head;
+    base->pos = head;
+    s->cur_start = head;
+    /* Room for the head frames at their largest and the header of a skippable padding frame. */
+    s->p0 = frames_bound(s, head) + 8;
+    s->phys = s->p0;
+    return GPUCORE_OK;
+}
+
 static gpucore_status_t zstd_append(struct gc_core_sink *base, const uint8_t *p, size_t n,
                                     uint64_t *ret_cut, gpucore_diag_t *diag)
 {
@@ -324,120 +406,162 @@ static gpucore_status_t zstd_append(struct gc_core_sink *base, const uint8_t *p,
 static uint64_t zstd_room(const struct gc_core_sink *base)
 {
     const struct zstd_sink *s = (const struct zstd_sink *)base;
-    uint64_t tail_frames, used;
+    uint64_t used;
 
     /*
      * The compressed size of data is known only per frame (write_head cuts then). Known now:
-     * whether the metadata alone still fits, and the frame count a reader accepts (frames for
-     * data + metadata + frame 0 <= GC_CORE_MAX_FRAMES).
+     * whether anything still fits, and the frame count a reader accepts (head frames, data
+     * frames and the partial one <= GC_CORE_MAX_FRAMES).
      */
-    if (!fits(s, s->phys, s->nframes))
+    if (base->budget != GC_CORE_NONE && s->phys - s->p0 >= data_budget(s, s->nframes + 1))
         return 0;
-    tail_bound(s, base->meta_est, &tail_frames);
-    used = (uint64_t)s->nframes + s->queued + tail_frames + 1;
+    used = (uint64_t)s->nframes + s->queued + head_frames(s) + 1;
     if (used >= GC_CORE_MAX_FRAMES)
         return 0;
     return (GC_CORE_MAX_FRAMES - used) * s->frame_size +
            (s->frame_size - (base->pos - s->cur_start));
 }
 
+/* Decode written data frame @p k into the slot being filled, to make it the partial frame. */
+static gpucore_status_t reload_frame(struct zstd_sink *s, uint32_t k, gpucore_diag_t *diag)
+{
+    const struct gc_core_frame *f = &s->frames[k];
+    uint8_t *comp;
+    size_t r;
+
+    if (!s->dctx)
+        s->dctx = ZSTD_createDCtx();
+    comp = gc_malloc(f->csize);
+    if (!s->dctx || !comp) {
+        gc_free(comp);
+        return gc_diag_set(diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
+    }
+    r = (size_t)-1;
+    if (gc_core_pread_all(s->base.fd, comp, f->csize, f->phys, diag) == GPUCORE_OK)
+        r = ZSTD_decompressDCtx(s->dctx, s->slots[s->fill].in, s->frame_size, comp, f->csize);
+    gc_free(comp);
+    if (r == (size_t)-1)
+        return GPUCORE_E_IO;
+    if (ZSTD_isError(r) || r != f->dsize)
+        return gc_diag_set(diag, GPUCORE_E_IO, f->phys,
+                           "internal: the frame written at 0x%llx does not decode back",
+                           (unsigned long long)f->phys);
+    return GPUCORE_OK;
+}
+
 static gpucore_status_t zstd_rewind(struct gc_core_sink *base, uint64_t off, gpucore_diag_t *diag)
 {
     struct zstd_sink *s = (struct zstd_sink *)base;
     uint32_t k;
-    int e;
 
+    GC_FAIL_IF(off < base->head || off > base->pos || s->queued, diag, GPUCORE_E_INVAL, off,
+               "internal: cannot cut the compressed stream at 0x%llx", (unsigned long long)off);
     if (off >= s->cur_start) {
         base->pos = off;
         return GPUCORE_OK;
     }
-    /*
-     * Only to the start of a written frame (finish() proposes nothing else, and drains the
-     * ring first): compressed frames cannot be shortened.
-     */
-    k = (uint32_t)((off - GC_CORE_DATA_START) / s->frame_size) + 1;
-    GC_FAIL_IF(s->queued || (off - GC_CORE_DATA_START) % s->frame_size || k >= s->nframes, diag,
-               GPUCORE_E_INVAL, off, "internal: cannot cut the compressed stream at 0x%llx",
-               (unsigned long long)off);
-    if (ftruncate(base->fd, (off_t)s->frames[k].phys) != 0) {
-        e = errno;
-        return gc_diag_set(diag, GPUCORE_E_IO, s->frames[k].phys,
-                           "cannot truncate at offset 0x%llx: %s",
-                           (unsigned long long)s->frames[k].phys, strerror(e));
-    }
+    /* Inside a written frame: decode it again as the partial frame, and drop it and the rest. */
+    k = (uint32_t)((off - base->head) / s->frame_size);
+    GC_TRY(reload_frame(s, k, diag));
     s->phys = s->frames[k].phys;
+    s->cur_start = s->frames[k].logical;
     s->nframes = k;
-    s->cur_start = off;
     base->pos = off;
     return GPUCORE_OK;
 }
 
-/* Frame 0: the compressed header, padded with a skippable frame to exactly `reserve` bytes. */
-static gpucore_status_t write_frame0(struct zstd_sink *s, const uint8_t *header,
-                                     gpucore_diag_t *diag)
+/* Compress @p len bytes of @p src as frames of at most frame_size into @p out. */
+static gpucore_status_t compress_frames(struct zstd_sink *s, const uint8_t *src, uint64_t len,
+                                        struct gc_buf *out, struct gc_core_frame **ret_frames,
+                                        uint32_t *ret_n, gpucore_diag_t *diag)
 {
-    uint8_t buf[256];
-    uint8_t zeros[256] = { 0 };
-    size_t c = 0, r;
+    uint32_t n = (uint32_t)div_up(len, s->frame_size);
+    struct gc_core_frame *f = gc_calloc_array(n ? n : 1, sizeof(*f));
 
-    GC_TRY(compress(s->cctx, header, GC_CORE_DATA_START, buf, sizeof(buf), &c, diag));
-    /* reserve = compressBound(64) + 8 >= c + 8, so the pad frame always has room. */
-    r = ZSTD_writeSkippableFrame(buf + c, s->reserve - c, zeros, s->reserve - c - 8, 0);
-    if (ZSTD_isError(r))
-        return zstd_status(r, "skippable frame", diag);
-    GC_TRY(gc_core_pwrite_all(s->base.fd, buf, s->reserve, 0, diag));
-    s->frames[0].phys = 0;
-    s->frames[0].csize = s->reserve;
-    s->frames[0].logical = 0;
-    s->frames[0].dsize = GC_CORE_DATA_START;
+    GC_FAIL_IF(!f, diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t at = (uint64_t)i * s->frame_size;
+        size_t piece = len - at < s->frame_size ? (size_t)(len - at) : s->frame_size, c = 0;
+        gpucore_status_t st = compress(s->cctx, src + at, piece, s->out, s->out_cap, &c, diag);
+
+        if (st < 0) {
+            gc_free(f);
+            return st;
+        }
+        f[i].phys = out->len;
+        f[i].csize = c;
+        f[i].logical = at;
+        f[i].dsize = piece;
+        gc_buf_append(out, s->out, c);
+    }
+    if (gc_buf_status(out)) {
+        gc_free(f);
+        return gc_diag_set(diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
+    }
+    *ret_frames = f;
+    *ret_n = n;
     return GPUCORE_OK;
 }
 
 /*
- * Compress the rest of the stream (the partial frame in slots[fill] continued by @p meta) into
- * @p out; tail[i] gets the sizes of the i-th frame (phys and logical left for the caller).
+ * The file would be @p over bytes above the budget: where to cut the data so that it is not.
+ * Drops the partial frame and written frames from the end; the frame where enough is freed is
+ * decoded (if written) and its longest fitting prefix kept.
  */
-static gpucore_status_t compress_tail(struct zstd_sink *s, const uint8_t *meta, size_t meta_len,
-                                      struct gc_buf *out, struct gc_core_frame *tail,
-                                      gpucore_diag_t *diag)
+static gpucore_status_t propose_cut(struct zstd_sink *s, uint64_t over, uint64_t tail_c,
+                                    uint64_t *ret_cut, gpucore_diag_t *diag)
 {
-    size_t fill = (size_t)(s->base.pos - s->cur_start);
-    uint8_t *in = s->slots[s->fill].in;
+    uint64_t fill = s->base.pos - s->cur_start;
+    size_t keep = 0;
+    uint32_t k;
 
-    for (size_t i = 0; fill || meta_len; i++) {
-        size_t take = s->frame_size - fill < meta_len ? s->frame_size - fill : meta_len;
-        const uint8_t *src = meta;
-        size_t len = take, c = 0;
-
-        if (fill) {
-            /* Top up the partial frame; in[0, fill) stays intact for a retry after a cut. */
-            if (take)
-                memcpy(in + fill, meta, take);
-            src = in;
-            len = fill + take;
+    if (fill) {
+        /* Dropping the partial frame saves its bytes and its seek-table entry. */
+        if (tail_c + 8 >= over) {
+            if (tail_c > over)
+                GC_TRY(fitting_prefix(s, s->slots[s->fill].in, (size_t)fill, tail_c - over,
+                                      &keep, diag));
+            *ret_cut = s->cur_start + (keep < fill ? keep : fill - 1);
+            return GPUCORE_OK;
         }
-        GC_TRY(compress(s->cctx, src, len, s->out, s->out_cap, &c, diag));
-        gc_buf_append(out, s->out, c);
-        tail[i].csize = c;
-        tail[i].dsize = len;
-        meta += take;
-        meta_len -= take;
-        fill = 0;
+        over -= tail_c + 8;
     }
-    GC_FAIL_IF(gc_buf_status(out), diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
+    for (k = s->nframes; k > 0; k--) {
+        const struct gc_core_frame *f = &s->frames[k - 1];
+
+        if (f->csize + 8 >= over) {
+            if (f->csize > over) {
+                GC_TRY(reload_frame(s, k - 1, diag));
+                GC_TRY(fitting_prefix(s, s->slots[s->fill].in, (size_t)f->dsize,
+                                      f->csize - over, &keep, diag));
+            }
+            *ret_cut = f->logical + (keep < f->dsize ? keep : f->dsize - 1);
+            return GPUCORE_OK;
+        }
+        over -= f->csize + 8;
+    }
+    *ret_cut = s->base.head;
     return GPUCORE_OK;
 }
 
-static gpucore_status_t zstd_finish(struct gc_core_sink *base, const uint8_t *meta, size_t meta_len,
-                                    const uint8_t *header, int force, uint64_t *ret_cut,
+static void put_le32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static gpucore_status_t zstd_finish(struct gc_core_sink *base, const uint8_t *head,
+                                    size_t head_len, uint64_t head_final, uint64_t *ret_cut,
                                     gpucore_diag_t *diag)
 {
     struct zstd_sink *s = (struct zstd_sink *)base;
-    uint64_t fill, nt, tail_bytes = 0, end, logical;
-    struct gc_core_frame *tail;
-    struct gc_buf out, table;
+    uint64_t fill, tail_c = 0, data_c, total, hphys, end, logical_end;
+    struct gc_core_frame *hf = NULL, *all = NULL;
+    struct gc_buf hout, table;
+    uint8_t *himage = NULL, *buf = NULL;
+    uint32_t nh = 0, nall;
     gpucore_status_t st;
-    int e;
+    int e, has_data;
 
     *ret_cut = GC_CORE_NONE;
     /* Frames still in flight first; one may not fit, which is a cut like any other. */
@@ -445,68 +569,108 @@ static gpucore_status_t zstd_finish(struct gc_core_sink *base, const uint8_t *me
     if (*ret_cut != GC_CORE_NONE)
         return GPUCORE_OK;
     fill = base->pos - s->cur_start;
-    nt = (fill + meta_len + s->frame_size - 1) / s->frame_size;
-    logical = s->cur_start;
-    tail = gc_calloc_array((size_t)nt, sizeof(*tail));
-    GC_FAIL_IF(!tail, diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
-    gc_buf_init(&out);
+    has_data = base->pos > base->head;
+    if (!has_data)
+        head_final = head_len;
+    gc_buf_init(&hout);
     gc_buf_init(&table);
-    st = compress_tail(s, meta, meta_len, &out, tail, diag);
+    /* The head frames: the head, then zeros up to where the data starts. */
+    himage = gc_calloc_array(1, (size_t)head_final);
+    st = himage ? GPUCORE_OK : gc_diag_set(diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
+    if (st == GPUCORE_OK) {
+        memcpy(himage, head, head_len);
+        st = compress_frames(s, himage, head_final, &hout, &hf, &nh, diag);
+    }
+    /* The partial data frame, left in s->out for writing below. */
+    if (st == GPUCORE_OK && fill)
+        st = compress(s->cctx, s->slots[s->fill].in, (size_t)fill, s->out, s->out_cap, &tail_c,
+                      diag);
     if (st < 0)
         goto out;
-    for (uint64_t i = 0; i < nt; i++)
-        tail_bytes += tail[i].csize;
-    end = s->phys + tail_bytes + gc_core_seektable_size(s->nframes + nt);
-    if (!force && base->budget != GC_CORE_NONE && end > base->budget) {
-        /*
-         * Drop the partial data frame first (its share of the tail is unknown until the tail
-         * is compressed again), else as many whole frames from the end as the overshoot
-         * needs. Nothing left to drop: write anyway (the budget is below the metadata).
-         */
-        uint64_t freed = 0;
-        uint32_t k = s->nframes;
-
-        if (fill) {
-            *ret_cut = s->cur_start;
-            goto out;
-        }
-        while (k > 1 && freed < end - base->budget)
-            freed += s->frames[--k].csize;
-        if (k < s->nframes) {
-            *ret_cut = s->frames[k].logical;
-            goto out;
-        }
+    data_c = s->phys - s->p0 + tail_c;
+    nall = nh + s->nframes + (fill != 0);
+    total = hout.len + data_c + gc_core_seektable_size(nall);
+    if (base->budget != GC_CORE_NONE && total > base->budget) {
+        if (!has_data)
+            st = gc_diag_set(diag, GPUCORE_E_LIMIT, GC_NO_OFFSET,
+                             "the core's ELF header, program headers and notes need %llu bytes "
+                             "compressed, more than the size budget of %llu bytes",
+                             (unsigned long long)(total - data_c),
+                             (unsigned long long)base->budget);
+        else
+            st = propose_cut(s, total - base->budget, tail_c, ret_cut, diag);
+        goto out;
     }
+    if (fill) {
+        st = gc_core_pwrite_all(base->fd, s->out, tail_c, s->phys, diag);
+        if (st == GPUCORE_OK)
+            st = add_frame(s, s->phys, tail_c, s->cur_start, fill, diag);
+        if (st < 0)
+            goto out;
+        s->phys += tail_c;
+    }
+    /*
+     * Place the head. The data frames move to follow the head exactly -- with a budget, for a
+     * small file, or when the head outgrew the reservation -- unless copying them would cost
+     * more than PAD_MAX_SHARE times the padding saved: then what the head frames leave of the
+     * reservation is closed by a skippable frame whose contents are never written (a hole).
+     */
+    hphys = hout.len;
+    if (base->budget == GC_CORE_NONE && has_data && hout.len + 8 <= s->p0 &&
+        (s->p0 - hout.len) * PAD_MAX_SHARE <= s->phys - s->p0) {
+        uint8_t pad[8];
 
-    st = gc_core_pwrite_all(base->fd, out.data, out.len, s->phys, diag);
-    for (uint64_t i = 0; st == GPUCORE_OK && i < nt; i++) {
-        st = add_frame(s, s->phys, tail[i].csize, logical, tail[i].dsize, diag);
-        s->phys += tail[i].csize;
-        logical += tail[i].dsize;
+        put_le32(pad, GC_ZSTD_SKIPPABLE_START);
+        put_le32(pad + 4, (uint32_t)(s->p0 - hout.len - 8));
+        st = gc_core_pwrite_all(base->fd, pad, sizeof(pad), hout.len, diag);
+        hf[nh - 1].csize += s->p0 - hout.len;
+        hphys = s->p0;
+    } else if (s->phys > s->p0 && hout.len != s->p0) {
+        buf = gc_malloc(GC_CORE_CHUNK_SIZE);
+        st = buf ? gc_core_move_range(base->fd, s->p0, s->phys, hout.len, 0, buf,
+                                      GC_CORE_CHUNK_SIZE, diag)
+                 : gc_diag_set(diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
     }
     if (st == GPUCORE_OK)
-        st = write_frame0(s, header, diag);
+        st = gc_core_pwrite_all(base->fd, hout.data, hout.len, 0, diag);
     if (st < 0)
         goto out;
-    gc_core_seektable_encode(&table, s->frames, s->nframes);
+    end = hphys + (s->phys - s->p0);
+
+    /* The seek table: head frames, then data frames. */
+    all = gc_calloc_array(nall ? nall : 1, sizeof(*all));
+    if (!all) {
+        st = gc_diag_set(diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
+        goto out;
+    }
+    memcpy(all, hf, nh * sizeof(*all));
+    if (s->nframes)
+        memcpy(all + nh, s->frames, s->nframes * sizeof(*all));
+    gc_core_seektable_encode(&table, all, nall);
     if (gc_buf_status(&table)) {
         st = gc_diag_set(diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
         goto out;
     }
-    st = gc_core_pwrite_all(base->fd, table.data, table.len, s->phys, diag);
+    st = gc_core_pwrite_all(base->fd, table.data, table.len, end, diag);
     if (st < 0)
         goto out;
-    s->phys += table.len;
-    base->pos = logical;
-    /* Rewinds truncated at frame starts only; make sure nothing stale follows the table. */
-    if (ftruncate(base->fd, (off_t)s->phys) != 0) {
+    end += table.len;
+    /* Rewinds and moves leave bytes past the end; drop them. */
+    if (ftruncate(base->fd, (off_t)end) != 0) {
         e = errno;
-        st = gc_diag_set(diag, GPUCORE_E_IO, s->phys, "cannot set the file size to %llu: %s",
-                         (unsigned long long)s->phys, strerror(e));
+        st = gc_diag_set(diag, GPUCORE_E_IO, end, "cannot set the file size to %llu: %s",
+                         (unsigned long long)end, strerror(e));
+        goto out;
     }
+    logical_end = head_final + (base->pos - base->head);
+    base->pos = logical_end;
+    s->phys = end;
 out:
-    gc_free(tail);
-    gc_buf_done(&out);
+    gc_free(all);
+    gc_free(hf);
+    gc_free(himage);
+    gc_free(buf);
+    gc_buf_done(&hout);
     gc_buf_done(&table);
     return st;
 }
@@ -543,6 +707,7 @@ static void zstd_destroy(struct gc_core_sink *base)
     gc_free(s->slots);
     gc_free(s->workers);
     ZSTD_freeCCtx(s->cctx);
+    ZSTD_freeDCtx(s->dctx);
     gc_free(s->out);
     gc_free(s->zero_frame);
     gc_free(s->frames);
@@ -550,6 +715,7 @@ static void zstd_destroy(struct gc_core_sink *base)
 }
 
 static const struct gc_core_sink_ops zstd_ops = {
+    .start = zstd_start,
     .append = zstd_append,
     .room = zstd_room,
     .rewind = zstd_rewind,
@@ -613,11 +779,7 @@ gpucore_status_t gc_core_sink_zstd_new(int fd, uint64_t budget,
     s->base.ops = &zstd_ops;
     s->base.fd = fd;
     s->base.budget = budget;
-    s->base.pos = GC_CORE_DATA_START;
     s->frame_size = params->frame_size;
-    s->reserve = (uint32_t)ZSTD_compressBound(GC_CORE_DATA_START) + 8;
-    s->cur_start = GC_CORE_DATA_START;
-    s->phys = s->reserve;
     s->out_cap = ZSTD_compressBound(s->frame_size);
     s->cctx = ZSTD_createCCtx();
     s->out = gc_malloc(s->out_cap);
@@ -627,7 +789,6 @@ gpucore_status_t gc_core_sink_zstd_new(int fd, uint64_t budget,
         st = gc_diag_set(diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
         goto out_fail;
     }
-    s->nframes = 1; /* frame 0, filled in by finish */
     st = setup_cctx(s->cctx, params->level, diag);
     if (st < 0)
         goto out_fail;

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * gpucore_core_transcode(): the logical image of an open core, rewritten plain or compressed.
- * The image goes through the writer's sinks unchanged: its first 64 bytes are the "header"
- * and the rest is one run of stream bytes, so the output has exactly the writer's layout
- * (holes for zero pages, or frame 0 + frames + seek table) and decodes to the same bytes.
+ * The image goes through the writer's sinks unchanged: the bytes before the first segment's
+ * page (ELF header, program headers, notes: the writer's head) are the head, and the rest is
+ * one run of stream bytes. So the output has the writer's layout (holes for zero pages, or
+ * head frames + data frames + seek table), decodes to the same bytes, and a core the writer
+ * compressed comes out byte for byte as it wrote it.
  */
 #include <string.h>
 
@@ -14,12 +16,34 @@
 #include "core_sink.h"
 #include "gc_util.h"
 
+/*
+ * The head of an image: everything before the page of the first segment byte (at least the ELF
+ * header; the whole image when it has no segment data). Heads above a frame's largest size go
+ * as ordinary data after the ELF header: the head is held in memory.
+ */
+static uint64_t image_head(gpucore_core_t *core, uint64_t size)
+{
+    uint64_t first = size;
+    struct gpucore_segment seg;
+
+    for (uint32_t i = 0; i < gpucore_core_segment_count(core); i++)
+        if (gpucore_core_segment(core, i, &seg) == GPUCORE_OK && seg.filesz &&
+            seg.offset < first)
+            first = seg.offset;
+    if (first < size)
+        first -= first % GC_CORE_HEAD_ALIGN;
+    if (first < GC_CORE_DATA_START || first > GC_CORE_MAX_FRAME_SIZE)
+        first = GC_CORE_DATA_START;
+    return first;
+}
+
 GPUCORE_API gpucore_status_t gpucore_core_transcode(gpucore_core_t *core, const char *path,
                                                     const struct gpucore_writer_opts *opts,
                                                     gpucore_diag_t *reterr_diag)
 {
     gpucore_diag_t *d = reterr_diag;
-    uint8_t header[GC_CORE_DATA_START];
+    uint8_t *header = NULL;
+    uint64_t head;
     struct gc_core_publish pub;
     struct gc_core_sink *sink = NULL;
     struct gc_core_wopts o;
@@ -30,9 +54,11 @@ GPUCORE_API gpucore_status_t gpucore_core_transcode(gpucore_core_t *core, const 
     GC_FAIL_IF(!core || !path, d, GPUCORE_E_INVAL, GC_NO_OFFSET, "gpucore_core_transcode: NULL %s",
                !core ? "core" : "path");
     GC_TRY(gc_core_wopts_parse(opts, &o, d));
-    GC_FAIL_IF(o.kind || o.e_machine || o.max_bytes || (o.flags & ~GPUCORE_WRITE_OVERWRITE), d,
-               GPUCORE_E_INVAL, GC_NO_OFFSET,
-               "transcode takes no kind, e_machine, max_bytes or flags other than OVERWRITE");
+    GC_FAIL_IF(o.kind || o.e_machine || o.max_bytes || o.head_reserve ||
+                       (o.flags & ~GPUCORE_WRITE_OVERWRITE),
+               d, GPUCORE_E_INVAL, GC_NO_OFFSET,
+               "transcode takes no kind, e_machine, max_bytes, head_reserve or flags other than "
+               "OVERWRITE");
     size = gc_core_image_size(core);
     /* An open core has at least its ELF header: the reader refuses anything shorter. */
     GC_FAIL_IF(size < GC_CORE_DATA_START, d, GPUCORE_E_INVAL, GC_NO_OFFSET,
@@ -40,18 +66,22 @@ GPUCORE_API gpucore_status_t gpucore_core_transcode(gpucore_core_t *core, const 
 
     GC_TRY(gc_core_publish_open(&pub, path, o.mode, gc_core_publish_flags(&o), d));
     st = gc_core_sink_new(pub.fd, &o, &sink, d);
+    head = image_head(core, size);
     if (st == GPUCORE_OK) {
         chunk = gc_malloc(GC_CORE_CHUNK_SIZE);
-        if (!chunk)
+        header = gc_malloc(head);
+        if (!chunk || !header)
             st = gc_diag_set(d, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
     }
     if (st == GPUCORE_OK)
-        st = gc_core_image_read(core, 0, header, sizeof(header), d);
+        st = gc_core_image_read(core, 0, header, head, d);
+    if (st == GPUCORE_OK)
+        st = sink->ops->start(sink, head, d);
     /*
-     * Chunks start at 64, like the writer's frames, so reading a core compressed with the
-     * default frame size decodes whole frames straight into the chunk.
+     * Chunks start where the data does, like the writer's frames, so reading a core compressed
+     * with the default frame size decodes whole frames straight into the chunk.
      */
-    for (off = GC_CORE_DATA_START; st == GPUCORE_OK && off < size;) {
+    for (off = head; st == GPUCORE_OK && off < size;) {
         uint64_t n = size - off < GC_CORE_CHUNK_SIZE ? size - off : GC_CORE_CHUNK_SIZE;
 
         st = gc_core_image_read(core, off, chunk, n, d);
@@ -60,7 +90,7 @@ GPUCORE_API gpucore_status_t gpucore_core_transcode(gpucore_core_t *core, const 
         off += n;
     }
     if (st == GPUCORE_OK)
-        st = sink->ops->finish(sink, header, 0, header, 1, &cut, d); /* no metadata */
+        st = sink->ops->finish(sink, header, (size_t)head, head, &cut, d);
     if (st == GPUCORE_OK)
         st = gc_core_publish_commit(&pub, d);
     else
@@ -68,5 +98,6 @@ GPUCORE_API gpucore_status_t gpucore_core_transcode(gpucore_core_t *core, const 
     if (sink)
         sink->ops->destroy(sink);
     gc_free(chunk);
+    gc_free(header);
     return st;
 }

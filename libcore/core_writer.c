@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The streaming core writer (gpucore/core.h). Segment bytes go straight to a sink (plain or
- * zstd) in the order they are added; everything else -- notes, the manifest, program headers
- * and the ELF header -- is kept in memory and written by gpucore_writer_finish().
+ * zstd) in the order they are added, after a reservation for the head; everything else -- the
+ * ELF header, program headers, notes and the manifest -- is kept in memory and written into
+ * the head by gpucore_writer_finish(), so the file starts with all of it.
  *
  * Bookkeeping:
  *  - segs[]: the PT_LOADs as written, in stream order, so a budget cut at logical offset L
@@ -32,8 +33,16 @@
 /* Guess of the encoded manifest per entry and fixed part (exact sizes are used at finish). */
 #define MANIFEST_EST_FIXED 128u
 #define MANIFEST_EST_ENTRY 64u
-/* Metadata rebuilds at finish before writing regardless of the budget (see finish()). */
+/* Head rebuilds at finish while cutting for the budget; after them all data is dropped. */
 #define FINISH_MAX_ROUNDS 64
+/*
+ * Room reserved ahead of the data for what the caller may still add (notes, segments) when it
+ * did not say (gpucore_writer_opts::head_reserve); less with a budget, where it counts.
+ */
+#define HEAD_SLACK_DEFAULT (16ull << 10)
+#define HEAD_SLACK_BUDGET  (4ull << 10)
+/* Largest head reservation taken from the caller: the reader's own limit on notes. */
+#define HEAD_RESERVE_MAX GC_CORE_MAX_NOTE_BYTES
 #define PF_ALL            (PF_R | PF_W | PF_X)
 
 struct wseg {
@@ -99,6 +108,9 @@ struct gpucore_writer {
     uint32_t trunc_reason;
     uint64_t data_bytes;
     uint64_t skipped_bytes;
+    uint64_t head_reserve; /* gpucore_writer_opts::head_reserve */
+    uint64_t budget;       /* max_bytes, 0 = none */
+    int started;           /* the sink's head is reserved */
 };
 
 static const uint8_t zero_page[4096];
@@ -218,9 +230,9 @@ static void set_truncated(gpucore_writer_t *w, uint32_t reason)
 /* Budget                                                                                   */
 
 /*
- * Estimate of the metadata finish() will append after the data written so far, assuming
- * @p more_segs more PT_LOADs and @p more_ents more manifest entries. Only the zstd sink's
- * frame-by-frame checks and the plain sink's room depend on it; finish() uses exact sizes.
+ * Estimate of the head's logical size -- ELF header, program headers, notes and manifest --
+ * assuming @p more_segs more PT_LOADs and @p more_ents more manifest entries. Only the budget
+ * checks while data is written depend on it; finish() uses exact sizes.
  */
 static uint64_t meta_estimate(const gpucore_writer_t *w, uint64_t more_segs, uint64_t more_ents)
 {
@@ -234,8 +246,25 @@ static uint64_t meta_estimate(const gpucore_writer_t *w, uint64_t more_segs, uin
                                           (segs + w->nents + more_ents) * MANIFEST_EST_ENTRY +
                                           w->label_est);
     phnum = 1 + segs;
-    return 4 + notes + 8 + phnum * GC_ELF_PHDR_SIZE +
-           (phnum >= XNUM_THRESHOLD ? GC_ELF_SHDR_SIZE : 0);
+    return GC_ELF_EHDR_SIZE + phnum * GC_ELF_PHDR_SIZE +
+           (phnum >= XNUM_THRESHOLD ? GC_ELF_SHDR_SIZE : 0) + notes;
+}
+
+/*
+ * Reserve the head, once, before the first data byte: what is known now plus what the caller
+ * said is still to come (or a default slack), in whole pages.
+ */
+static gpucore_status_t start_head(gpucore_writer_t *w, gpucore_diag_t *d)
+{
+    uint64_t more = w->head_reserve ? w->head_reserve
+                                    : w->budget ? HEAD_SLACK_BUDGET : HEAD_SLACK_DEFAULT;
+
+    if (w->started)
+        return GPUCORE_OK;
+    w->started = 1;
+    return w->sink->ops->start(w->sink,
+                               gc_core_align_up(meta_estimate(w, 0, 0) + more, GC_CORE_HEAD_ALIGN),
+                               d);
 }
 
 /* The segments the reader's program header limit still allows (the PT_NOTE takes one). */
@@ -330,6 +359,7 @@ static gpucore_status_t emit(gpucore_writer_t *w, struct req *r, uint64_t addr, 
     struct gc_core_sink *s = w->sink;
     uint64_t cut, room, k;
 
+    GC_TRY(start_head(w, d));
     s->meta_est = meta_estimate(w, 1, 2);
     if (!r->open) {
         uint64_t pad = gc_core_align_up(s->pos, gc_elf_load_align(addr)) - s->pos;
@@ -514,8 +544,8 @@ gpucore_status_t gc_core_wopts_parse(const struct gpucore_writer_opts *opts,
 {
     uint32_t compress;
 
-    GC_TRY(gc_core_opts_check(opts, GC_OPTS_END(gpucore_writer_opts, compress), "writer options",
-                              d));
+    GC_TRY(gc_core_opts_check(opts, GC_OPTS_END(gpucore_writer_opts, head_reserve),
+                              "writer options", d));
     o->kind = GC_OPTS_GET(opts, gpucore_writer_opts, kind, GPUCORE_CORE_UNIFIED);
     o->e_machine = GC_OPTS_GET(opts, gpucore_writer_opts, e_machine, 0u);
     o->flags = GC_OPTS_GET(opts, gpucore_writer_opts, flags, 0u);
@@ -525,6 +555,7 @@ gpucore_status_t gc_core_wopts_parse(const struct gpucore_writer_opts *opts,
     o->threads = GC_OPTS_GET(opts, gpucore_writer_opts, threads, 0u);
     o->frame_size = GC_OPTS_GET(opts, gpucore_writer_opts, frame_size, 0u);
     compress = GC_OPTS_GET(opts, gpucore_writer_opts, compress, 0u);
+    o->head_reserve = GC_OPTS_GET(opts, gpucore_writer_opts, head_reserve, (uint64_t)0);
 
     GC_FAIL_IF(o->kind > GPUCORE_CORE_SPLIT, d, GPUCORE_E_INVAL, GC_NO_OFFSET, "unknown kind %u",
                o->kind);
@@ -539,6 +570,9 @@ gpucore_status_t gc_core_wopts_parse(const struct gpucore_writer_opts *opts,
                                  o->frame_size > GC_CORE_MAX_FRAME_SIZE),
                d, GPUCORE_E_INVAL, GC_NO_OFFSET, "frame size %u is outside [%u, %u]", o->frame_size,
                GC_CORE_MIN_FRAME_SIZE, GC_CORE_MAX_FRAME_SIZE);
+    GC_FAIL_IF(o->max_bytes && o->max_bytes < GPUCORE_WRITER_MIN_BUDGET, d, GPUCORE_E_INVAL,
+               GC_NO_OFFSET, "a size budget of %llu bytes is below the smallest core, %u bytes",
+               (unsigned long long)o->max_bytes, GPUCORE_WRITER_MIN_BUDGET);
     GC_FAIL_IF(o->threads > GC_CORE_MAX_THREADS, d, GPUCORE_E_INVAL, GC_NO_OFFSET,
                "%u threads is more than %u", o->threads, GC_CORE_MAX_THREADS);
     if (compress && !o->level)
@@ -571,6 +605,8 @@ GPUCORE_API gpucore_status_t gpucore_writer_open(const char *path,
     GC_FAIL_IF(!w, d, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
     gc_buf_init(&w->notes);
     w->flags = o.flags;
+    w->budget = o.max_bytes;
+    w->head_reserve = o.head_reserve < HEAD_RESERVE_MAX ? o.head_reserve : HEAD_RESERVE_MAX;
     if (o.kind == GPUCORE_CORE_SPLIT) {
         w->machine = EM_AMDGPU;
         w->osabi = GC_ELFOSABI_AMDGPU_HSA;
@@ -847,22 +883,22 @@ out:
 }
 
 /*
- * The metadata appended at the current end of the stream -- [pad][notes][pad][phdrs][shdr] --
- * and the ELF header describing it all, for the segments as they are now.
+ * The head as it stands -- [ELF header][program headers][section header 0 with PN_XNUM]
+ * [notes, manifest last] -- with every PT_LOAD's offset moved by @p shift (the data moves up
+ * when the head outgrows its reservation).
  */
-static gpucore_status_t build_meta(gpucore_writer_t *w, struct gc_buf *meta, uint8_t *header,
+static gpucore_status_t build_head(gpucore_writer_t *w, uint64_t shift, struct gc_buf *head,
                                    gpucore_diag_t *d)
 {
-    uint64_t pos = w->sink->pos, note_off = gc_core_align_up(pos, 4), phoff, notes_len;
     struct gc_buf notes;
     struct wseg *sorted;
     struct gc_elf_ehdr eh;
     struct gc_elf_phdr ph;
-    uint64_t phnum;
+    uint64_t phnum, note_off;
     gpucore_status_t st = GPUCORE_OK;
     uint8_t *p;
 
-    sorted = gc_calloc_array(w->nsegs, sizeof(*sorted));
+    sorted = gc_calloc_array(w->nsegs ? w->nsegs : 1, sizeof(*sorted));
     GC_FAIL_IF(!sorted, d, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
     if (w->nsegs)
         memcpy(sorted, w->segs, w->nsegs * sizeof(*sorted));
@@ -876,51 +912,48 @@ static gpucore_status_t build_meta(gpucore_writer_t *w, struct gc_buf *meta, uin
         if (st < 0)
             goto out;
     }
-    notes_len = notes.len;
-    phoff = gc_core_align_up(note_off + notes_len, 8);
-    phnum = (notes_len != 0) + (uint64_t)w->nsegs;
+    phnum = (notes.len != 0) + (uint64_t)w->nsegs;
+    note_off = GC_ELF_EHDR_SIZE + phnum * GC_ELF_PHDR_SIZE +
+               (phnum >= XNUM_THRESHOLD ? GC_ELF_SHDR_SIZE : 0);
 
-    /* (gc_buf_grow/append of 0 bytes to an empty buffer would memset a NULL pointer) */
-    if (note_off > pos)
-        gc_buf_grow(meta, (size_t)(note_off - pos));
-    if (notes_len)
-        gc_buf_append(meta, notes.data, notes.len);
-    if (phoff > note_off + notes_len)
-        gc_buf_grow(meta, (size_t)(phoff - note_off - notes_len));
-    if (notes_len) {
+    gc_elf_ehdr_init_core(&eh, w->machine, w->osabi, w->abiversion);
+    eh.phoff = phnum ? GC_ELF_EHDR_SIZE : 0;
+    eh.phnum = (uint16_t)(phnum >= XNUM_THRESHOLD ? PN_XNUM : phnum);
+    if (phnum >= XNUM_THRESHOLD) {
+        eh.shoff = GC_ELF_EHDR_SIZE + phnum * GC_ELF_PHDR_SIZE;
+        eh.shentsize = GC_ELF_SHDR_SIZE;
+        eh.shnum = 1;
+    }
+    if ((p = gc_buf_grow(head, GC_ELF_EHDR_SIZE)))
+        gc_elf_ehdr_encode(p, &eh);
+    if (notes.len) {
         ph = (struct gc_elf_phdr){
-            .type = PT_NOTE, .flags = PF_R, .offset = note_off, .filesz = notes_len, .align = 4
+            .type = PT_NOTE, .flags = PF_R, .offset = note_off, .filesz = notes.len, .align = 4
         };
-        if ((p = gc_buf_grow(meta, GC_ELF_PHDR_SIZE)))
+        if ((p = gc_buf_grow(head, GC_ELF_PHDR_SIZE)))
             gc_elf_phdr_encode(p, &ph);
     }
     for (uint32_t i = 0; i < w->nsegs; i++) {
         ph = (struct gc_elf_phdr){ .type = PT_LOAD,
                                    .flags = sorted[i].flags,
-                                   .offset = sorted[i].offset,
+                                   .offset = sorted[i].offset + shift,
                                    .vaddr = sorted[i].vaddr,
                                    .filesz = sorted[i].filesz,
                                    .memsz = sorted[i].filesz,
                                    .align = gc_elf_load_align(sorted[i].vaddr) };
-        if ((p = gc_buf_grow(meta, GC_ELF_PHDR_SIZE)))
+        if ((p = gc_buf_grow(head, GC_ELF_PHDR_SIZE)))
             gc_elf_phdr_encode(p, &ph);
     }
-
-    gc_elf_ehdr_init_core(&eh, w->machine, w->osabi, w->abiversion);
-    eh.phoff = phnum ? phoff : 0;
-    eh.phnum = (uint16_t)(phnum >= XNUM_THRESHOLD ? PN_XNUM : phnum);
     if (phnum >= XNUM_THRESHOLD) {
         /* As Linux's fill_extnum_info(): one SHT_NULL section header carrying the count. */
         struct gc_elf_shdr sh = { .type = SHT_NULL, .size = 1, .info = (uint32_t)phnum };
 
-        eh.shoff = phoff + phnum * GC_ELF_PHDR_SIZE;
-        eh.shentsize = GC_ELF_SHDR_SIZE;
-        eh.shnum = 1;
-        if ((p = gc_buf_grow(meta, GC_ELF_SHDR_SIZE)))
+        if ((p = gc_buf_grow(head, GC_ELF_SHDR_SIZE)))
             gc_elf_shdr_encode(p, &sh);
     }
-    gc_elf_ehdr_encode(header, &eh);
-    if (gc_buf_status(&notes) || gc_buf_status(meta))
+    if (notes.len)
+        gc_buf_append(head, notes.data, notes.len);
+    if (gc_buf_status(&notes) || gc_buf_status(head))
         st = gc_diag_set(d, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
 out:
     gc_buf_done(&notes);
@@ -950,8 +983,7 @@ GPUCORE_API gpucore_status_t gpucore_writer_finish(gpucore_writer_t *w,
 {
     gpucore_diag_t *d = reterr_diag;
     struct gpucore_writer_stats stats;
-    uint8_t header[GC_ELF_EHDR_SIZE];
-    struct gc_buf meta;
+    struct gc_buf head;
     gpucore_status_t st;
     uint64_t cut;
 
@@ -961,19 +993,35 @@ GPUCORE_API gpucore_status_t gpucore_writer_finish(gpucore_writer_t *w,
                          "the writer failed earlier, nothing is published: %s", w->errmsg);
         goto out_free;
     }
+    st = start_head(w, d);
+    if (st < 0)
+        goto out_free;
     /*
-     * Fit the real metadata: when it does not fit the budget the sink proposes a cut, the
-     * segments are shortened, and the metadata (manifest, phdrs) is rebuilt for the new state.
-     * Each round only moves the cut down; after FINISH_MAX_ROUNDS the core is written anyway.
+     * Fit the real head: when the file does not fit the budget the sink proposes a cut, the
+     * segments are shortened, and the head (manifest, phdrs) is rebuilt for the new state.
+     * Each round only moves the cut down; after FINISH_MAX_ROUNDS all data is dropped.
      */
     for (int round = 0;; round++) {
-        gc_buf_init(&meta);
-        st = build_meta(w, &meta, header, d);
+        uint64_t need, final, data = w->sink->pos > w->sink->head;
+
+        gc_buf_init(&head);
+        st = build_head(w, 0, &head, d);
+        need = head.len;
+        /* The data keeps its place unless the head outgrew the reservation. */
+        final = gc_core_align_up(need, GC_CORE_HEAD_ALIGN);
+        if (final < w->sink->head)
+            final = w->sink->head;
+        if (st == GPUCORE_OK && data && final != w->sink->head) {
+            gc_buf_done(&head);
+            gc_buf_init(&head);
+            st = build_head(w, final - w->sink->head, &head, d);
+        }
         if (st == GPUCORE_OK)
-            st = w->sink->ops->finish(w->sink, meta.data, meta.len, header,
-                                      round >= FINISH_MAX_ROUNDS, &cut, d);
-        gc_buf_done(&meta);
+            st = w->sink->ops->finish(w->sink, head.data, head.len, final, &cut, d);
+        gc_buf_done(&head);
         if (st == GPUCORE_OK && cut != GC_CORE_NONE) {
+            if (round >= FINISH_MAX_ROUNDS)
+                cut = w->sink->head;
             st = apply_cut(w, cut, d);
             if (st == GPUCORE_OK)
                 st = w->sink->ops->rewind(w->sink, cut, d);

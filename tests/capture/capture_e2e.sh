@@ -304,7 +304,7 @@ big-default)
   ;;
 max-size)
   start_inferior big-memory continue
-  gc cap capture --kfd sim --max-size 8K "$ipid" -o out/core
+  gc cap capture --kfd sim --max-size 80K "$ipid" -o out/core
   expect_rc 0 cap
   grep -q "TRUNCATED (size budget)" cap.err || fail "summary does not say truncated: $(cat cap.err)"
   info_ok out/core

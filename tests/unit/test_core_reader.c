@@ -566,7 +566,8 @@ static void zcore_make(struct zcore *z, uint32_t frame_size)
     tc_fill(data, 1 << 20, 11);
     assert_int_equal(gpucore_writer_open(path,
                                          GPUCORE_OPTS(gpucore_writer_opts, .compress = 1,
-                                                      .frame_size = frame_size),
+                                                      .frame_size = frame_size,
+                                                      .head_reserve = 1), /* one head frame */
                                          &w, NULL),
                      GPUCORE_OK);
     assert_int_equal(gpucore_writer_add_note(w, "CORE", 1, "abcd", 4), GPUCORE_OK);

@@ -624,7 +624,7 @@ static void test_image_r_versions(void **state)
 /* A core cut by --max-size opens (image with problems), never a crash. */
 static void test_image_max_size(void **state)
 {
-    static const char *const sizes[] = { "8K", "64K", "200K", "1M", "4M" };
+    static const char *const sizes[] = { "96K", "128K", "200K", "1M", "4M" };
     struct tsc_case *tc = calloc(1, sizeof(*tc));
     gpucore_diag_t d = { 0 };
     uint32_t opened = 0;

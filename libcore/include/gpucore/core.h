@@ -7,59 +7,78 @@
  *
  * An ELF64 little-endian `ET_CORE` file, either *unified* (the host's `e_machine`, for cores that
  * also carry host threads) or *split* (`EM_AMDGPU`, OSABI 64 `ELFOSABI_AMDGPU_HSA`, ABI version 3).
- * Logical layout:
+ * Logical layout, as the Linux kernel writes its cores:
  *
- *     [ELF header][segment data, in the order added][PT_NOTE data][program headers]
+ *     [ELF header][program headers][notes][zero padding][segment data, in the order added]
  *
- * Program headers come last so the writer can stream segment data without knowing in advance
- * how many segments, notes or manifest entries there will be; `e_phoff` points at them. The
- * program header table holds the PT_NOTE first, then the PT_LOADs sorted by address. More than
- * 65534 program headers use `PN_XNUM` with the count in section header 0, as Linux does.
+ * Everything a reader needs to find the data comes first, so a file cut anywhere after the
+ * notes (an interrupted copy, a full disk) still opens with gpucore_core_open() and
+ * GPUCORE_OPEN_ALLOW_TRUNCATED: the segments are clipped at the end of the file and the core
+ * is marked truncated. The writer reserves the head -- ELF header, program headers and notes
+ * -- before the first segment byte, as a whole number of 4096-byte pages: what is known then,
+ * plus gpucore_writer_opts::head_reserve (or a default slack of 16 KiB, 4 KiB with a budget).
+ * Segment data streams after it; gpucore_writer_finish() writes the final head in place. A
+ * head that outgrew its reservation (more notes or segments than reserved for) moves the data
+ * up by whole pages at finish, at the cost of copying it once. The program header table holds
+ * the PT_NOTE first, then the PT_LOADs sorted by address. More than 65534 program headers use
+ * `PN_XNUM` with the count in section header 0, as Linux does; that header follows the program
+ * headers and precedes the notes.
  *
  * Every PT_LOAD's `p_offset` is congruent to its `p_vaddr` modulo `p_align`, where `p_align` is
  * the largest power of two that divides `p_vaddr`, capped at 4096 (4096 for address 0); the
  * padding is zeros. PT_LOADs have `p_paddr` 0 and `p_memsz` equal to `p_filesz`. The PT_NOTE has
  * `p_align` 4 and is left out when there are no notes at all. With `PN_XNUM`, `e_phnum` is
- * 0xffff and one `SHT_NULL` section header after the program headers holds the count in
- * `sh_info` (`e_shnum` 1, `e_shentsize` 64), exactly as Linux writes it. Unified cores have
- * OSABI 0 (System V), as Linux cores do. In plain files all-zero file pages are left as holes.
- * Output is deterministic: the same calls give the same bytes.
+ * 0xffff and one `SHT_NULL` section header holds the count in `sh_info` (`e_shnum` 1,
+ * `e_shentsize` 64), exactly as Linux writes it. Unified cores have OSABI 0 (System V), as
+ * Linux cores do. In plain files all-zero file pages, and the unused part of the head, are
+ * left as holes. Output is deterministic: the same calls give the same bytes.
  *
  * ## Compression
  *
- * With compression on, the logical file above is cut into independent zstd frames (1 MiB of
- * input each by default, content size and XXH64 checksum in every frame), followed by a seek
- * table in zstd's *seekable format* (a skippable frame with magic 0x184D2A5E, one
- * {compressed size, decompressed size} pair per frame, and the footer
- * {u32 frame count, u8 descriptor, u32 magic 0x8F92EAB1}). The first frame holds only the
- * 64-byte ELF header and is padded to a fixed reserved size (ZSTD_compressBound(64) + 8 bytes)
- * with a zstd skippable frame, so the header can be written last; its seek-table entry covers
- * both. Frame k >= 1 holds logical bytes [64 + (k-1) F, 64 + k F) for frame size F. The seek
- * table descriptor is 0 (no per-frame checksums: every frame carries its own). `zstd -d` turns
- * the file into the plain core.
+ * With compression on, the logical file above is cut into independent zstd frames followed by
+ * a seek table in zstd's *seekable format* (a skippable frame with magic 0x184D2A5E, one
+ * {compressed size, decompressed size} pair per frame, and the footer {u32 frame count, u8
+ * descriptor, u32 magic 0x8F92EAB1}; descriptor 0: no per-frame checksums, every frame carries
+ * its own). The contract readers may rely on:
+ *  - the file is a sequence of zstd frames and skippable frames, the seek table last;
+ *  - every zstd frame declares its content size (Frame_Content_Size) and has an XXH64 checksum;
+ *  - the logical image is the concatenation of the zstd frames' contents in file order;
+ *  - no frame holds more than 64 MiB (the frame size, 1 MiB by default);
+ *  - the first frames hold the head (ELF header, program headers, notes, padding) and nothing
+ *    else; each data frame k holds logical bytes [H + k F, H + (k+1) F) for head size H and
+ *    frame size F, the last one possibly fewer.
+ * So a file that lost its end (and its seek table) is indexed by walking its frames from the
+ * start. In a large core without a budget the head frames may be followed by a skippable
+ * frame padding their reservation (its contents a hole, at most 1/64 of the file; moving the
+ * data frames instead would copy them); its seek-table entry is merged into the last head
+ * frame's. `zstd -d` turns the file into the plain core.
  *
  * With `threads` > 1, that many worker threads compress whole frames in parallel while the
  * caller streams the next ones; frames are written in order, and the file is byte-identical
- * to one written with a single thread. Frames in flight take about 4 x `threads` x frame size
+ * to one written with a single thread (under a budget, the data is cut a little earlier or
+ * later: the frame that does not fit is found later). Frames in flight take about 4 x `threads` x frame size
  * of memory.
  *
  * ## Budget
  *
- * `max_bytes` bounds the size of the file on disk: its size (`st_size`) for plain cores, holes
- * included, since a sparse file grows to that size wherever it is copied; the compressed bytes
- * for compressed cores. The writer keeps room for the notes, manifest and program headers;
- * when segment data would not fit, it cuts the data at that point (a segment is shortened or
- * dropped), records every range it could not write in the manifest as SKIPPED/BUDGET, sets
- * GPUCORE_MANIFEST_TRUNCATED and accepts no more data. The file stays a valid core. The ELF
- * header, notes and program headers are always written, so a budget smaller than them yields a
- * core with no segment data that may exceed the budget.
+ * `max_bytes` bounds the file's apparent size (`st_size`, what `ls -l` shows), holes included
+ * -- a sparse file grows to that size wherever it is copied or compressed -- for plain and
+ * compressed cores alike; for compressed cores that is the compressed bytes. It is a promise:
+ * the file published is never larger. When segment data would not fit, the writer cuts the
+ * data at that point (a segment is shortened or dropped), records every range it could not
+ * write in the manifest as SKIPPED/BUDGET, sets GPUCORE_MANIFEST_TRUNCATED and accepts no more
+ * data. The file stays a valid core. A budget below GPUCORE_WRITER_MIN_BUDGET is refused by
+ * gpucore_writer_open(); one the head alone (ELF header, program headers, notes, manifest)
+ * exceeds makes gpucore_writer_finish() fail with GPUCORE_E_LIMIT, naming the bytes needed.
  *
  * Plain cores are cut at the exact byte. Compressed sizes are known only once a frame is
- * compressed: when a frame does not fit, it is dropped with everything after it, so data that
- * add_segment() already accepted can still be shortened, by the next frame or by finish() (for
- * instance when notes added late need the room). The manifest always says what was kept. The
- * reader's built-in limits (2^20 program headers, 2^20 zstd frames) end the data the same way,
- * recorded as BUDGET, so every core written can be read back.
+ * compressed: the frame that does not fit is cut to the longest prefix that does (prefixes
+ * are compressed in a binary search), so the file comes within a few hundred bytes of the
+ * budget. The head's compressed size is known only at finish: data that add_segment() already
+ * accepted can still be shortened there, from the end, so the data first added is the data
+ * kept. The manifest always says what was kept. The reader's built-in limits (2^20 program
+ * headers, 2^20 zstd frames) end the data the same way, recorded as BUDGET, so every core
+ * written can be read back.
  *
  * ## Atomic publish
  *
@@ -116,8 +135,18 @@ struct gpucore_writer_opts {
     uint32_t threads;        /**< compression worker threads, at most 256; 0 or 1 = inline */
     uint32_t frame_size;     /**< logical bytes per zstd frame; 0 = 1 MiB; 64 KiB .. 64 MiB */
     uint32_t compress;       /**< non-zero: compress (with compress_level, 0 = level 3) */
+    uint64_t head_reserve;   /**< bytes of program headers and notes still to come when the
+                                  first segment is added (0 = a default slack; see "File layout
+                                  written"); at most 1 GiB is taken */
     size_t : 0;
 };
+
+/**
+ * The smallest gpucore_writer_opts::max_bytes accepted: one page, which holds the ELF header,
+ * the PT_NOTE and a manifest. Real captures need more (their notes); gpucore_writer_finish()
+ * says how much when the budget is too small for them.
+ */
+#define GPUCORE_WRITER_MIN_BUDGET 4096u
 
 /** Initialise an options struct as a compound literal with `sz` set. */
 #define GPUCORE_OPTS(type, ...) (&(struct type){ .sz = sizeof(struct type), __VA_ARGS__ })
@@ -131,8 +160,8 @@ struct gpucore_writer_opts {
  *               with gpucore_writer_abort().
  * @retval GPUCORE_OK        started.
  * @retval GPUCORE_E_INVAL   NULL path/ret_writer, bad options (unknown kind or flags, frame size
- *                           out of range, non-zero bytes in option fields this version does
- *                           not know).
+ *                           out of range, max_bytes below GPUCORE_WRITER_MIN_BUDGET, non-zero
+ *                           bytes in option fields this version does not know).
  * @retval GPUCORE_E_EXIST   @p path exists and GPUCORE_WRITE_OVERWRITE is not set.
  * @retval GPUCORE_E_IO      the temporary file could not be created (errno in the diag text).
  * @retval GPUCORE_E_CANTCREAT the output cannot be created there: a directory of @p path does
@@ -146,7 +175,8 @@ GPUCORE_API gpucore_status_t gpucore_writer_open(const char *path,
 
 /**
  * Queue a note. Notes are kept in memory and written, in the order added, into the single
- * PT_NOTE segment by gpucore_writer_finish(). Owner names are written NUL-terminated and padded
+ * PT_NOTE segment by gpucore_writer_finish(), at the head of the file (notes added after the
+ * first segment use the head's reservation; see "File layout written"). Owner names are written NUL-terminated and padded
  * to 4 bytes, descriptors padded to 4 bytes.
  *
  * @param desc  descriptor bytes, copied. May be NULL if @p size is 0.
@@ -256,19 +286,22 @@ GPUCORE_API gpucore_status_t gpucore_writer_get_stats(const gpucore_writer_t *w,
                                                       struct gpucore_writer_stats *ret_stats);
 
 /**
- * Write the notes (plus the manifest unless disabled), program headers and ELF header, flush,
- * `fsync`, and link the file under its final name. Frees @p w whatever the outcome.
+ * Write the head -- ELF header, program headers, the notes plus the manifest unless disabled
+ * -- at the start of the file, flush, `fsync`, and link the file under its final name. Frees
+ * @p w whatever the outcome.
  *
  * The manifest (owner "GPUCORE", type GPUCORE_NT_MANIFEST, after the caller's notes) lists, in
  * address order, one CAPTURED entry per PT_LOAD written (with the tier and label of its
  * gpucore_range_info), the ranges skipped or unreadable (contiguous pieces of one call with the
- * same status merged), and the record_skip() ranges. If the metadata does not fit the budget,
- * segment data is cut here first (see "Budget").
+ * same status merged), and the record_skip() ranges. If the file does not fit the budget,
+ * segment data is cut here first, from the end (see "Budget").
  *
  * @param ret_stats optional final figures (on success).
  * @retval GPUCORE_OK       the core exists under its final name.
  * @retval GPUCORE_E_INVAL  NULL writer, or a writer that already failed (nothing is published).
  * @retval GPUCORE_E_EXIST  the final name appeared meanwhile and overwriting was not allowed.
+ * @retval GPUCORE_E_LIMIT  the head alone exceeds max_bytes; nothing is published, and the
+ *                          diag names the bytes the head needs.
  * @retval GPUCORE_E_IO     writing, syncing or linking failed; nothing is published (if only
  *                          syncing the directory failed after linking, the name is removed).
  * @retval GPUCORE_E_NOMEM  out of memory; nothing is published.
@@ -453,7 +486,7 @@ GPUCORE_API gpucore_status_t gpucore_core_read_file(gpucore_core_t *core, uint64
  * on any core the reader opens, including foreign ones. Publishes atomically like the writer.
  *
  * Only these writer options apply: compress, compress_level, threads, frame_size, flags
- * (GPUCORE_WRITE_OVERWRITE), mode. `kind`, `e_machine` and `max_bytes` must be 0.
+ * (GPUCORE_WRITE_OVERWRITE), mode. `kind`, `e_machine`, `max_bytes` and `head_reserve` must be 0.
  *
  * @retval GPUCORE_OK          written and published.
  * @retval GPUCORE_E_INVAL     NULL argument or options out of range.
