@@ -379,31 +379,69 @@ static void skip_set(struct cap *c, const struct gc_rangeset *s, uint32_t tier, 
     }
 }
 
-/* Host memory by the kernel's rules, minus GPU mappings and minus what the GPU tiers write. */
+/*
+ * Write [start, end) of the selected host memory, cut where the selected ranges (each one
+ * mapping's, with its flags and label) meet.
+ */
+static gpucore_status_t write_host_span(struct cap *c, const struct gc_host_ranges *hr,
+                                        uint64_t start, uint64_t end)
+{
+    while (start < end) {
+        uint32_t a = 0, b = hr->count;
+        const struct gc_host_range *r;
+        uint64_t stop;
+
+        /* The selected range holding start: the last one starting at or below it. */
+        while (a < b) {
+            uint32_t mid = a + (b - a) / 2;
+
+            if (hr->r[mid].start <= start)
+                a = mid + 1;
+            else
+                b = mid;
+        }
+        if (a == 0)
+            return GPUCORE_OK; /* cannot happen: the span comes from the selected ranges */
+        r = &hr->r[a - 1];
+        stop = r->start + r->size < end ? r->start + r->size : end;
+        if (stop <= start)
+            return GPUCORE_OK;
+        GC_TRY(write_range(c, start, stop - start, GPUCORE_TIER_HOST, r->p_flags, r->label));
+        start = stop;
+    }
+    return GPUCORE_OK;
+}
+
+/*
+ * Host memory by the kernel's rules, minus GPU mappings and minus what the GPU tiers write, in
+ * the order of gc_host_prioritize (each thread's stack at SP, what registers point at, the
+ * rest of the stacks, then the rest), so a budget cuts what a backtrace needs least.
+ */
 static gpucore_status_t write_host(struct cap *c, const struct gc_procmaps *pm,
                                    const struct gc_kfd_mapping *maps, uint32_t nmaps,
                                    const struct gc_rangeset *gpu_written)
 {
-    struct gc_rangeset exclude = GC_RANGESET_INIT, piece = GC_RANGESET_INIT;
+    struct gc_rangeset exclude = GC_RANGESET_INIT, sel = GC_RANGESET_INIT;
+    struct gc_rangeset prio[GC_HOST_PRIORITIES];
     struct gc_host_ranges hr = { 0 };
     gpucore_status_t st = GPUCORE_OK;
 
+    for (uint32_t p = 0; p < GC_HOST_PRIORITIES; p++)
+        prio[p] = (struct gc_rangeset)GC_RANGESET_INIT;
     for (uint32_t i = 0; i < nmaps && st == GPUCORE_OK; i++)
         st = gc_rangeset_add(&exclude, maps[i].base, maps[i].size);
     if (st == GPUCORE_OK)
         st = gc_host_select(pm, gc_host_coredump_filter(c->pid), &exclude, header_read, c, &hr,
                             c->diag);
-    for (uint32_t i = 0; st == GPUCORE_OK && i < hr.count; i++) {
-        const struct gc_host_range *r = &hr.r[i];
-
-        gc_rangeset_clear(&piece);
-        st = gc_rangeset_add(&piece, r->start, r->size);
-        if (st == GPUCORE_OK && gpu_written)
-            st = gc_rangeset_subtract(&piece, gpu_written);
-        for (uint32_t j = 0; st == GPUCORE_OK && j < piece.count; j++)
-            st = write_range(c, piece.r[j].start, piece.r[j].end - piece.r[j].start,
-                             GPUCORE_TIER_HOST, r->p_flags, r->label);
-    }
+    for (uint32_t i = 0; st == GPUCORE_OK && i < hr.count; i++)
+        st = gc_rangeset_add(&sel, hr.r[i].start, hr.r[i].size);
+    if (st == GPUCORE_OK && gpu_written)
+        st = gc_rangeset_subtract(&sel, gpu_written);
+    if (st == GPUCORE_OK)
+        st = gc_host_prioritize(&sel, pm, c->t, prio, c->diag);
+    for (uint32_t p = 0; p < GC_HOST_PRIORITIES && st == GPUCORE_OK; p++)
+        for (uint32_t j = 0; st == GPUCORE_OK && j < prio[p].count; j++)
+            st = write_host_span(c, &hr, prio[p].r[j].start, prio[p].r[j].end);
     for (uint32_t i = 0; st == GPUCORE_OK && i < hr.nskipped; i++) {
         const struct gc_host_range *r = &hr.skipped[i];
         struct gpucore_range_info info = {
@@ -421,7 +459,9 @@ static gpucore_status_t write_host(struct cap *c, const struct gc_procmaps *pm,
         gc_diag_set(c->diag, st, GC_NO_OFFSET, "out of memory selecting host memory");
     gc_host_ranges_free(&hr);
     gc_rangeset_free(&exclude);
-    gc_rangeset_free(&piece);
+    gc_rangeset_free(&sel);
+    for (uint32_t p = 0; p < GC_HOST_PRIORITIES; p++)
+        gc_rangeset_free(&prio[p]);
     return st;
 }
 
@@ -1032,6 +1072,11 @@ static gpucore_status_t capture_proper(struct cap *c)
         (void)gc_kfd_gpu_mappings(c->k, &g.maps, &g.nmaps, &d);
     }
     st = gc_procmaps_read(c->pid, NULL, &pm, c->diag);
+    if (st != GPUCORE_OK)
+        goto out;
+    /* The stopped threads' stack pointers order the host memory (write_host); the service
+     * threads, still running, are fetched again below with everyone else. */
+    st = gc_tracee_fetch_regs(c->t, c->diag);
     if (st != GPUCORE_OK)
         goto out;
     st = open_writer(c);

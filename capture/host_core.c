@@ -409,6 +409,106 @@ void gc_host_ranges_free(struct gc_host_ranges *r)
     memset(r, 0, sizeof(*r));
 }
 
+/* ---- the order host memory is written in --------------------------------------------------- */
+
+/* Offsets of registers in the NT_PRSTATUS pr_reg image (struct user_regs_struct, x86-64). */
+#define GREG_RSP 152u
+/* Registers that may hold an address worth keeping: rax..r15 (0..112), rip, fs_base, gs_base;
+ * orig_rax, the segment selectors and eflags are never addresses. */
+static const uint16_t pointer_regs[] = { 0, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96, 104,
+                                         112, 128, 168, 176 };
+
+/* Add the part of [lo, hi) that @p sel holds to @p dst. */
+static gpucore_status_t want_window(struct gc_rangeset *dst, const struct gc_rangeset *sel,
+                                    uint64_t lo, uint64_t hi)
+{
+    uint32_t a = 0, b = sel->count;
+
+    if (hi <= lo)
+        return GPUCORE_OK;
+    /* The first range ending after lo (ranges are sorted and disjoint). */
+    while (a < b) {
+        uint32_t mid = a + (b - a) / 2;
+
+        if (sel->r[mid].end <= lo)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    for (uint32_t i = a; i < sel->count && sel->r[i].start < hi; i++) {
+        uint64_t s = sel->r[i].start > lo ? sel->r[i].start : lo;
+        uint64_t e = sel->r[i].end < hi ? sel->r[i].end : hi;
+
+        if (e > s)
+            GC_TRY(gc_rangeset_add(dst, s, e - s));
+    }
+    return GPUCORE_OK;
+}
+
+/* One thread's stack windows (priorities 0 and 2) and register windows (priority 1). */
+static gpucore_status_t want_thread(struct gc_rangeset ret[GC_HOST_PRIORITIES],
+                                    const struct gc_rangeset *sel, const struct gc_procmaps *maps,
+                                    const struct gc_tracee_thread *th)
+{
+    uint64_t sp, lo, top = UINT64_MAX;
+    const struct gc_procmap *m;
+
+    if (!th->regs_valid)
+        return GPUCORE_OK;
+    sp = gc_le64_get(th->gregs + GREG_RSP);
+    lo = (sp > 128 ? sp - 128 : 0) & ~(uint64_t)(PAGE - 1);
+    m = maps ? gc_procmaps_find(maps, sp) : NULL;
+    if (m)
+        top = m->end;
+    GC_TRY(want_window(&ret[0], sel, lo,
+                       sp <= top - GC_HOST_STACK_NEAR ? sp + GC_HOST_STACK_NEAR : top));
+    GC_TRY(want_window(&ret[2], sel, lo,
+                       sp <= top - GC_HOST_STACK_FAR ? sp + GC_HOST_STACK_FAR : top));
+    for (size_t i = 0; i < GC_ARRAY_SIZE(pointer_regs); i++) {
+        uint64_t v = gc_le64_get(th->gregs + pointer_regs[i]);
+        uint64_t a = v & ~(uint64_t)(PAGE - 1);
+        uint64_t b = (v | (PAGE - 1)) + 1;
+
+        a = a >= GC_HOST_REG_WINDOW ? a - GC_HOST_REG_WINDOW : 0;
+        b = b != 0 && b <= UINT64_MAX - GC_HOST_REG_WINDOW ? b + GC_HOST_REG_WINDOW
+                                                            : UINT64_MAX;
+        GC_TRY(want_window(&ret[1], sel, a, b));
+    }
+    return GPUCORE_OK;
+}
+
+gpucore_status_t gc_host_prioritize(const struct gc_rangeset *selected,
+                                    const struct gc_procmaps *maps, const struct gc_tracee *t,
+                                    struct gc_rangeset ret[GC_HOST_PRIORITIES],
+                                    gpucore_diag_t *reterr_diag)
+{
+    const struct gc_tracee_thread *sig_th = t ? gc_tracee_signalled_thread(t) : NULL;
+    uint32_t n = t ? gc_tracee_thread_count(t) : 0;
+    gpucore_status_t st = GPUCORE_OK;
+
+    GC_FAIL_IF(!selected || !ret, reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
+               "no host ranges or no result sets");
+    if (sig_th)
+        st = want_thread(ret, selected, maps, sig_th);
+    for (uint32_t i = 0; i < n && st == GPUCORE_OK; i++) {
+        const struct gc_tracee_thread *th = gc_tracee_thread(t, i);
+
+        if (th != sig_th)
+            st = want_thread(ret, selected, maps, th);
+    }
+    if (st == GPUCORE_OK)
+        st = gc_rangeset_union(&ret[3], selected);
+    /* Each set minus everything before it: what priority p adds. */
+    for (uint32_t p = 1; p < GC_HOST_PRIORITIES && st == GPUCORE_OK; p++)
+        for (uint32_t q = 0; q < p && st == GPUCORE_OK; q++)
+            st = gc_rangeset_subtract(&ret[p], &ret[q]);
+    if (st != GPUCORE_OK)
+        return gc_diag_set(reterr_diag, st, GC_NO_OFFSET,
+                           st == GPUCORE_E_NOMEM ? "out of memory ordering host memory"
+                                                 : "too many host ranges to order");
+    return GPUCORE_OK;
+}
+
 /* ---- notes ------------------------------------------------------------------------------- */
 
 static void put_timeval(uint8_t *p, uint64_t ticks, long hz)

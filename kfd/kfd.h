@@ -163,7 +163,14 @@ gpucore_status_t gc_kfd_set_wave_launch_mode(struct gc_kfd *k, uint32_t mode,
 /*
  * Read target memory. Reads as much as possible: on a fault, *ret_done is the readable prefix,
  * *ret_errno the error, and the status GPUCORE_E_UNAVAILABLE (the caller skips the unreadable
- * page and continues). Linux: process_vm_readv, falling back to pread of /proc/PID/mem.
+ * page and continues). The read does not change the target: never-touched pages of private
+ * anonymous mappings (/proc/PID/pagemap: neither present nor swapped) read as zeros without
+ * being touched, as the kernel's core dumper skips them; everything else (present or swapped
+ * pages, shared and file-backed mappings, device memory) is read with pread of /proc/PID/mem,
+ * which does not pin pages (swapped pages and holes of shared memory are brought in, as the
+ * kernel's dumper brings them in: a page there may hold data). Mappings are classified by /proc/PID/maps as it was at the
+ * session's first read (captures read a stopped target). process_vm_readv only where
+ * /proc/PID/mem cannot be opened, and never for memory that may be untouched.
  * GPUCORE_E_NOTFOUND (ESRCH) means the target is gone, GPUCORE_E_PERM (EPERM, EACCES) that
  * reading it is refused: stop, there is nothing to step over.
  */
