@@ -1035,6 +1035,8 @@ static gpucore_status_t capture_proper(struct cap *c)
     st = gc_tracee_stop_all(c->t, c->service, c->nservice, CAP_STOP_TIMEOUT_MS, c->diag);
     if (st != GPUCORE_OK)
         goto out;
+    /* What the target mapped while it ran decides which of its pages are never touched. */
+    gc_kfd_forget_mappings(c->k);
     c->flags |= GPUCORE_META_HOST_STOPPED;
     if (interrupted(c)) {
         st = interrupted_fail(c);

@@ -747,6 +747,14 @@ static int private_anon(const struct gc_procmap *m)
     return 0;
 }
 
+void gc_kfd_forget_mappings(struct gc_kfd *k)
+{
+    if (!k)
+        return;
+    gc_procmaps_free(&k->maps);
+    k->maps_state = 0;
+}
+
 /* The mapping holding @p addr, from /proc/PID/maps read once, or NULL (unknown). */
 static const struct gc_procmap *map_at(struct gc_kfd *k, uint64_t addr)
 {

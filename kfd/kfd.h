@@ -178,6 +178,13 @@ gpucore_status_t gc_kfd_read_memory(struct gc_kfd *k, uint64_t addr, void *buf, 
                                     uint64_t *ret_done, int *ret_errno,
                                     gpucore_diag_t *reterr_diag);
 
+/*
+ * Forget the target's mappings: the next gc_kfd_read_memory classifies them again from
+ * /proc/PID/maps. Call it once the target is stopped for a capture, so mappings made while it
+ * ran (a watch waits for minutes) are classified as they are now. NULL is a no-op.
+ */
+void gc_kfd_forget_mappings(struct gc_kfd *k);
+
 /* ---- What the device knows about the process's memory and threads ---------------------- */
 
 /* What a GPU mapping holds, as far as the driver knows (gc_kfd_mapping::kind). The values

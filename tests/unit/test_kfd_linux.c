@@ -994,6 +994,20 @@ static void test_read_memory_untouched(void **state)
     assert_int_equal(gc_kfd_read_memory(k, (uintptr_t)shm, buf, 4 * pg, &done, &err, &d),
                      GPUCORE_OK);
     assert_memory_equal(buf, want, 4 * pg);
+
+    /* A mapping made after the first read is classified once the session forgets the old
+     * list (what a capture does when it has stopped the target). */
+    {
+        uint8_t *late = mmap(NULL, size, PROT_READ | PROT_WRITE,
+                             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+        assert_true(late != MAP_FAILED);
+        gc_kfd_forget_mappings(k);
+        assert_int_equal(gc_kfd_read_memory(k, (uintptr_t)late, buf, size, &done, &err, &d),
+                         GPUCORE_OK);
+        assert_int_equal(resident_pages(late, size, pg), 0);
+        munmap(late, size);
+    }
     gc_kfd_close(k);
 
     munmap(anon, size);
