@@ -233,6 +233,16 @@ static int64_t writer_read(void *user, uint64_t addr, void *buf, uint64_t size, 
     return (int64_t)st;
 }
 
+/* A whole read of target memory for gc_host_link_map: 0, or -1 for anything less. */
+static int host_read(void *user, uint64_t addr, void *buf, uint64_t size)
+{
+    struct cap *c = user;
+    uint64_t done = 0;
+    int err = 0;
+
+    return plan_read(c, addr, buf, size, &done, &err) == GPUCORE_OK ? 0 : -1;
+}
+
 static int header_read(void *user, uint64_t addr, uint8_t out[4])
 {
     struct cap *c = user;
@@ -422,7 +432,7 @@ static gpucore_status_t write_host(struct cap *c, const struct gc_procmaps *pm,
                                    const struct gc_rangeset *gpu_written)
 {
     struct gc_rangeset exclude = GC_RANGESET_INIT, sel = GC_RANGESET_INIT;
-    struct gc_rangeset prio[GC_HOST_PRIORITIES];
+    struct gc_rangeset early = GC_RANGESET_INIT, prio[GC_HOST_PRIORITIES];
     struct gc_host_ranges hr = { 0 };
     gpucore_status_t st = GPUCORE_OK;
 
@@ -438,7 +448,9 @@ static gpucore_status_t write_host(struct cap *c, const struct gc_procmaps *pm,
     if (st == GPUCORE_OK && gpu_written)
         st = gc_rangeset_subtract(&sel, gpu_written);
     if (st == GPUCORE_OK)
-        st = gc_host_prioritize(&sel, pm, c->t, prio, c->diag);
+        st = gc_host_link_map(c->pid, "/proc", host_read, c, &early, c->diag);
+    if (st == GPUCORE_OK)
+        st = gc_host_prioritize(&sel, pm, c->t, &early, prio, c->diag);
     for (uint32_t p = 0; p < GC_HOST_PRIORITIES && st == GPUCORE_OK; p++)
         for (uint32_t j = 0; st == GPUCORE_OK && j < prio[p].count; j++)
             st = write_host_span(c, &hr, prio[p].r[j].start, prio[p].r[j].end);
@@ -460,6 +472,7 @@ static gpucore_status_t write_host(struct cap *c, const struct gc_procmaps *pm,
     gc_host_ranges_free(&hr);
     gc_rangeset_free(&exclude);
     gc_rangeset_free(&sel);
+    gc_rangeset_free(&early);
     for (uint32_t p = 0; p < GC_HOST_PRIORITIES; p++)
         gc_rangeset_free(&prio[p]);
     return st;

@@ -479,6 +479,7 @@ static gpucore_status_t want_thread(struct gc_rangeset ret[GC_HOST_PRIORITIES],
 
 gpucore_status_t gc_host_prioritize(const struct gc_rangeset *selected,
                                     const struct gc_procmaps *maps, const struct gc_tracee *t,
+                                    const struct gc_rangeset *early,
                                     struct gc_rangeset ret[GC_HOST_PRIORITIES],
                                     gpucore_diag_t *reterr_diag)
 {
@@ -496,6 +497,8 @@ gpucore_status_t gc_host_prioritize(const struct gc_rangeset *selected,
         if (th != sig_th)
             st = want_thread(ret, selected, maps, th);
     }
+    for (uint32_t i = 0; early && i < early->count && st == GPUCORE_OK; i++)
+        st = want_window(&ret[1], selected, early->r[i].start, early->r[i].end);
     if (st == GPUCORE_OK)
         st = gc_rangeset_union(&ret[3], selected);
     /* Each set minus everything before it: what priority p adds. */
@@ -506,6 +509,113 @@ gpucore_status_t gc_host_prioritize(const struct gc_rangeset *selected,
         return gc_diag_set(reterr_diag, st, GC_NO_OFFSET,
                            st == GPUCORE_E_NOMEM ? "out of memory ordering host memory"
                                                  : "too many host ranges to order");
+    return GPUCORE_OK;
+}
+
+/* The page holding [addr, addr + size), added to @p ret (nothing for address 0). */
+static gpucore_status_t keep_pages(struct gc_rangeset *ret, uint64_t addr, uint64_t size)
+{
+    uint64_t a = addr & ~(uint64_t)(PAGE - 1), end;
+
+    if (addr == 0 || size > UINT64_MAX - addr)
+        return GPUCORE_OK;
+    end = addr + size;
+    end = end > UINT64_MAX - (PAGE - 1) ? UINT64_MAX : (end + PAGE - 1) & ~(uint64_t)(PAGE - 1);
+    return gc_rangeset_add(ret, a, end - a);
+}
+
+#define AT_PHDR_ 3u
+#define AT_PHNUM_ 5u
+#define PT_DYNAMIC_ 2u
+#define PT_PHDR_ 6u
+#define DT_DEBUG_ 21u
+#define PHDR_SIZE 56u
+#define LINK_MAP_SIZE 40u /* l_addr, l_name, l_ld, l_next, l_prev */
+#define NAME_WINDOW 256u
+
+gpucore_status_t gc_host_link_map(pid_t pid, const char *proc_root,
+                                  int (*read)(void *user, uint64_t addr, void *buf,
+                                              uint64_t size),
+                                  void *user, struct gc_rangeset *ret,
+                                  gpucore_diag_t *reterr_diag)
+{
+    char path[96], *auxv = NULL;
+    size_t len = 0;
+    uint64_t phdr = 0, phnum = 0, bias = 0, dyn = 0, dyn_size = 0, r_debug = 0, node;
+    int have_bias = 0;
+    uint8_t *ph = NULL, e[16], lm[LINK_MAP_SIZE];
+    gpucore_status_t st = GPUCORE_OK;
+
+    GC_FAIL_IF(!proc_root || !read || !ret, reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
+               "no /proc root, reader or result set");
+    snprintf(path, sizeof(path), "%s/%d/auxv", proc_root, (int)pid);
+    if (read_small(path, MAX_AUXV, &auxv, &len) < 0)
+        return GPUCORE_OK;
+    for (size_t i = 0; i + 16 <= len; i += 16) {
+        uint64_t type = gc_le64_get(auxv + i), val = gc_le64_get(auxv + i + 8);
+
+        if (type == AT_PHDR_)
+            phdr = val;
+        else if (type == AT_PHNUM_)
+            phnum = val;
+    }
+    gc_free(auxv);
+    if (!phdr || !phnum || phnum > GC_HOST_MAX_PHNUM)
+        return GPUCORE_OK;
+    ph = gc_malloc((size_t)phnum * PHDR_SIZE);
+    if (!ph)
+        return gc_diag_set(reterr_diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
+    if (read(user, phdr, ph, phnum * PHDR_SIZE) == 0) {
+        /* The load bias from PT_PHDR (where the headers are against where they were linked). */
+        for (uint64_t i = 0; i < phnum; i++) {
+            const uint8_t *p = ph + i * PHDR_SIZE;
+
+            if (gc_le32_get(p) == PT_PHDR_) {
+                bias = phdr - gc_le64_get(p + 16);
+                have_bias = 1;
+            }
+        }
+        for (uint64_t i = 0; i < phnum && have_bias; i++) {
+            const uint8_t *p = ph + i * PHDR_SIZE;
+
+            if (gc_le32_get(p) == PT_DYNAMIC_) {
+                dyn = bias + gc_le64_get(p + 16);
+                dyn_size = gc_le64_get(p + 40);
+            }
+        }
+    }
+    gc_free(ph);
+    if (!dyn || dyn_size / 16 == 0)
+        return GPUCORE_OK;
+    if (dyn_size / 16 > GC_HOST_MAX_DYNAMIC)
+        dyn_size = (uint64_t)GC_HOST_MAX_DYNAMIC * 16;
+    st = keep_pages(ret, dyn, dyn_size);
+    for (uint64_t i = 0; i < dyn_size / 16 && st == GPUCORE_OK; i++) {
+        if (read(user, dyn + 16 * i, e, sizeof(e)) != 0 || gc_le64_get(e) == 0)
+            break; /* unreadable, or DT_NULL */
+        if (gc_le64_get(e) == DT_DEBUG_)
+            r_debug = gc_le64_get(e + 8);
+    }
+    if (st != GPUCORE_OK || !r_debug)
+        return st;
+    /* struct r_debug: int r_version; struct link_map *r_map (offset 8); ... (40 bytes). */
+    st = keep_pages(ret, r_debug, 40);
+    if (st != GPUCORE_OK || read(user, r_debug + 8, e, 8) != 0)
+        return st;
+    node = gc_le64_get(e);
+    for (uint32_t n = 0; node && n < GC_HOST_MAX_LINK_MAP && st == GPUCORE_OK; n++) {
+        if (read(user, node, lm, sizeof(lm)) != 0)
+            break;
+        st = keep_pages(ret, node, sizeof(lm));
+        if (st == GPUCORE_OK)
+            st = keep_pages(ret, gc_le64_get(lm + 8), NAME_WINDOW);
+        if (st == GPUCORE_OK)
+            st = keep_pages(ret, gc_le64_get(lm + 16), 16);
+        node = gc_le64_get(lm + 24);
+    }
+    if (st != GPUCORE_OK)
+        return gc_diag_set(reterr_diag, st, GC_NO_OFFSET, "%s",
+                           st == GPUCORE_E_NOMEM ? "out of memory" : "too many ranges");
     return GPUCORE_OK;
 }
 

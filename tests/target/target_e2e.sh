@@ -15,7 +15,9 @@
 #                 then every core's GPU ranges hold exactly the process's bytes (check_core_bytes).
 #   stacks-first  `gpucore capture --max-size 4M`: the budget is cut inside host memory, and
 #                 still every stopped thread's memory at its stack pointer is in the core
-#                 (check_core_stacks; the driver's service thread is not required).
+#                 (check_core_stacks; the driver's service thread is not required), and gdb
+#                 (where installed) unwinds the main and the blocked threads down to main and
+#                 the thread function.
 #
 # Exit codes: 0 pass, 1 fail (one "FAIL [case]: why" line), 77 skip (no ptrace rights).
 
@@ -103,6 +105,16 @@ stacks-first)
   "$check_stacks" out/core $service >stacks.out 2>stacks.err ||
     fail "a thread's stack is not in the core: $(cat stacks.out stacks.err)"
   [ "$(grep -c "in the core$" stacks.out)" -ge 3 ] || fail "expected 3 threads: $(cat stacks.out)"
+  # And a debugger unwinds them: through the C library too, which takes the dynamic linker's
+  # list of libraries (kept with the register windows) besides the stacks.
+  if command -v gdb >/dev/null; then
+    gdb -batch -nx -ex 'thread apply all bt' "$inferior" out/core >gdb.out 2>gdb.err ||
+      fail "gdb failed: $(cat gdb.err)"
+    grep -Eq "in main \(|^#[0-9]+ +main \(" gdb.out ||
+      fail "gdb shows no frame of main within 4M: $(grep -E '^(#|Thread)' gdb.out | head -20)"
+    [ "$(grep -c "gc_inferior_blocked_thread" gdb.out)" -ge 2 ] ||
+      fail "gdb does not unwind the two blocked threads within 4M: $(grep -E '^(#|Thread)' gdb.out | head -20)"
+  fi
   ;;
 *)
   echo "unknown case $case" >&2
