@@ -275,6 +275,16 @@ static int64_t writer_read(void *user, uint64_t addr, void *buf, uint64_t size, 
     return (int64_t)st;
 }
 
+/* A whole read of target memory for gc_host_link_map: 0, or -1 for anything less. */
+static int host_read(void *user, uint64_t addr, void *buf, uint64_t size)
+{
+    struct cap *c = user;
+    uint64_t done = 0;
+    int err = 0;
+
+    return plan_read(c, addr, buf, size, &done, &err) == GPUCORE_OK ? 0 : -1;
+}
+
 static int header_read(void *user, uint64_t addr, uint8_t out[4])
 {
     struct cap *c = user;
@@ -421,31 +431,71 @@ static void skip_set(struct cap *c, const struct gc_rangeset *s, uint32_t tier, 
     }
 }
 
-/* Host memory by the kernel's rules, minus GPU mappings and minus what the GPU tiers write. */
+/*
+ * Write [start, end) of the selected host memory, cut where the selected ranges (each one
+ * mapping's, with its flags and label) meet.
+ */
+static gpucore_status_t write_host_span(struct cap *c, const struct gc_host_ranges *hr,
+                                        uint64_t start, uint64_t end)
+{
+    while (start < end) {
+        uint32_t a = 0, b = hr->count;
+        const struct gc_host_range *r;
+        uint64_t stop;
+
+        /* The selected range holding start: the last one starting at or below it. */
+        while (a < b) {
+            uint32_t mid = a + (b - a) / 2;
+
+            if (hr->r[mid].start <= start)
+                a = mid + 1;
+            else
+                b = mid;
+        }
+        if (a == 0)
+            return GPUCORE_OK; /* cannot happen: the span comes from the selected ranges */
+        r = &hr->r[a - 1];
+        stop = r->start + r->size < end ? r->start + r->size : end;
+        if (stop <= start)
+            return GPUCORE_OK;
+        GC_TRY(write_range(c, start, stop - start, GPUCORE_TIER_HOST, r->p_flags, r->label));
+        start = stop;
+    }
+    return GPUCORE_OK;
+}
+
+/*
+ * Host memory by the kernel's rules, minus GPU mappings and minus what the GPU tiers write, in
+ * the order of gc_host_prioritize (each thread's stack at SP, what registers point at, the
+ * rest of the stacks, then the rest), so a budget cuts what a backtrace needs least.
+ */
 static gpucore_status_t write_host(struct cap *c, const struct gc_procmaps *pm,
                                    const struct gc_kfd_mapping *maps, uint32_t nmaps,
                                    const struct gc_rangeset *gpu_written)
 {
-    struct gc_rangeset exclude = GC_RANGESET_INIT, piece = GC_RANGESET_INIT;
+    struct gc_rangeset exclude = GC_RANGESET_INIT, sel = GC_RANGESET_INIT;
+    struct gc_rangeset early = GC_RANGESET_INIT, prio[GC_HOST_PRIORITIES];
     struct gc_host_ranges hr = { 0 };
     gpucore_status_t st = GPUCORE_OK;
 
+    for (uint32_t p = 0; p < GC_HOST_PRIORITIES; p++)
+        prio[p] = (struct gc_rangeset)GC_RANGESET_INIT;
     for (uint32_t i = 0; i < nmaps && st == GPUCORE_OK; i++)
         st = gc_rangeset_add(&exclude, maps[i].base, maps[i].size);
     if (st == GPUCORE_OK)
         st = gc_host_select(pm, gc_host_coredump_filter(c->pid), &exclude, header_read, c, &hr,
                             c->diag);
-    for (uint32_t i = 0; st == GPUCORE_OK && i < hr.count; i++) {
-        const struct gc_host_range *r = &hr.r[i];
-
-        gc_rangeset_clear(&piece);
-        st = gc_rangeset_add(&piece, r->start, r->size);
-        if (st == GPUCORE_OK && gpu_written)
-            st = gc_rangeset_subtract(&piece, gpu_written);
-        for (uint32_t j = 0; st == GPUCORE_OK && j < piece.count; j++)
-            st = write_range(c, piece.r[j].start, piece.r[j].end - piece.r[j].start,
-                             GPUCORE_TIER_HOST, r->p_flags, r->label);
-    }
+    for (uint32_t i = 0; st == GPUCORE_OK && i < hr.count; i++)
+        st = gc_rangeset_add(&sel, hr.r[i].start, hr.r[i].size);
+    if (st == GPUCORE_OK && gpu_written)
+        st = gc_rangeset_subtract(&sel, gpu_written);
+    if (st == GPUCORE_OK)
+        st = gc_host_link_map(c->pid, "/proc", host_read, c, &early, c->diag);
+    if (st == GPUCORE_OK)
+        st = gc_host_prioritize(&sel, pm, c->t, &early, prio, c->diag);
+    for (uint32_t p = 0; p < GC_HOST_PRIORITIES && st == GPUCORE_OK; p++)
+        for (uint32_t j = 0; st == GPUCORE_OK && j < prio[p].count; j++)
+            st = write_host_span(c, &hr, prio[p].r[j].start, prio[p].r[j].end);
     for (uint32_t i = 0; st == GPUCORE_OK && i < hr.nskipped; i++) {
         const struct gc_host_range *r = &hr.skipped[i];
         struct gpucore_range_info info = {
@@ -463,7 +513,10 @@ static gpucore_status_t write_host(struct cap *c, const struct gc_procmaps *pm,
         gc_diag_set(c->diag, st, GC_NO_OFFSET, "out of memory selecting host memory");
     gc_host_ranges_free(&hr);
     gc_rangeset_free(&exclude);
-    gc_rangeset_free(&piece);
+    gc_rangeset_free(&sel);
+    gc_rangeset_free(&early);
+    for (uint32_t p = 0; p < GC_HOST_PRIORITIES; p++)
+        gc_rangeset_free(&prio[p]);
     return st;
 }
 
@@ -1062,6 +1115,8 @@ static gpucore_status_t capture_proper(struct cap *c)
     st = gc_tracee_stop_all(c->t, c->service, c->nservice, CAP_STOP_TIMEOUT_MS, c->diag);
     if (st != GPUCORE_OK)
         goto out;
+    /* What the target mapped while it ran decides which of its pages are never touched. */
+    gc_kfd_forget_mappings(c->k);
     c->flags |= GPUCORE_META_HOST_STOPPED;
     if (interrupted(c)) {
         st = interrupted_fail(c);
@@ -1099,6 +1154,11 @@ static gpucore_status_t capture_proper(struct cap *c)
         (void)gc_kfd_gpu_mappings(c->k, &g.maps, &g.nmaps, &d);
     }
     st = gc_procmaps_read(c->pid, NULL, &pm, c->diag);
+    if (st != GPUCORE_OK)
+        goto out;
+    /* The stopped threads' stack pointers order the host memory (write_host); the service
+     * threads, still running, are fetched again below with everyone else. */
+    st = gc_tracee_fetch_regs(c->t, c->diag);
     if (st != GPUCORE_OK)
         goto out;
     st = open_writer(c, &g, &pm);

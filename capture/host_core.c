@@ -409,6 +409,216 @@ void gc_host_ranges_free(struct gc_host_ranges *r)
     memset(r, 0, sizeof(*r));
 }
 
+/* ---- the order host memory is written in --------------------------------------------------- */
+
+/* Offsets of registers in the NT_PRSTATUS pr_reg image (struct user_regs_struct, x86-64). */
+#define GREG_RSP 152u
+/* Registers that may hold an address worth keeping: rax..r15 (0..112), rip, fs_base, gs_base;
+ * orig_rax, the segment selectors and eflags are never addresses. */
+static const uint16_t pointer_regs[] = { 0, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96, 104,
+                                         112, 128, 168, 176 };
+
+/* Add the part of [lo, hi) that @p sel holds to @p dst. */
+static gpucore_status_t want_window(struct gc_rangeset *dst, const struct gc_rangeset *sel,
+                                    uint64_t lo, uint64_t hi)
+{
+    uint32_t a = 0, b = sel->count;
+
+    if (hi <= lo)
+        return GPUCORE_OK;
+    /* The first range ending after lo (ranges are sorted and disjoint). */
+    while (a < b) {
+        uint32_t mid = a + (b - a) / 2;
+
+        if (sel->r[mid].end <= lo)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    for (uint32_t i = a; i < sel->count && sel->r[i].start < hi; i++) {
+        uint64_t s = sel->r[i].start > lo ? sel->r[i].start : lo;
+        uint64_t e = sel->r[i].end < hi ? sel->r[i].end : hi;
+
+        if (e > s)
+            GC_TRY(gc_rangeset_add(dst, s, e - s));
+    }
+    return GPUCORE_OK;
+}
+
+/* One thread's stack windows (priorities 0 and 2) and register windows (priority 1). */
+static gpucore_status_t want_thread(struct gc_rangeset ret[GC_HOST_PRIORITIES],
+                                    const struct gc_rangeset *sel, const struct gc_procmaps *maps,
+                                    const struct gc_tracee_thread *th)
+{
+    uint64_t sp, lo, top = UINT64_MAX;
+    const struct gc_procmap *m;
+
+    if (!th->regs_valid)
+        return GPUCORE_OK;
+    sp = gc_le64_get(th->gregs + GREG_RSP);
+    lo = (sp > 128 ? sp - 128 : 0) & ~(uint64_t)(PAGE - 1);
+    m = maps ? gc_procmaps_find(maps, sp) : NULL;
+    if (m)
+        top = m->end;
+    GC_TRY(want_window(&ret[0], sel, lo,
+                       sp <= top - GC_HOST_STACK_NEAR ? sp + GC_HOST_STACK_NEAR : top));
+    GC_TRY(want_window(&ret[2], sel, lo,
+                       sp <= top - GC_HOST_STACK_FAR ? sp + GC_HOST_STACK_FAR : top));
+    for (size_t i = 0; i < GC_ARRAY_SIZE(pointer_regs); i++) {
+        uint64_t v = gc_le64_get(th->gregs + pointer_regs[i]);
+        uint64_t a = v & ~(uint64_t)(PAGE - 1);
+        uint64_t b = (v | (PAGE - 1)) + 1;
+
+        a = a >= GC_HOST_REG_WINDOW ? a - GC_HOST_REG_WINDOW : 0;
+        b = b != 0 && b <= UINT64_MAX - GC_HOST_REG_WINDOW ? b + GC_HOST_REG_WINDOW
+                                                            : UINT64_MAX;
+        GC_TRY(want_window(&ret[1], sel, a, b));
+    }
+    return GPUCORE_OK;
+}
+
+gpucore_status_t gc_host_prioritize(const struct gc_rangeset *selected,
+                                    const struct gc_procmaps *maps, const struct gc_tracee *t,
+                                    const struct gc_rangeset *early,
+                                    struct gc_rangeset ret[GC_HOST_PRIORITIES],
+                                    gpucore_diag_t *reterr_diag)
+{
+    const struct gc_tracee_thread *sig_th = t ? gc_tracee_signalled_thread(t) : NULL;
+    uint32_t n = t ? gc_tracee_thread_count(t) : 0;
+    gpucore_status_t st = GPUCORE_OK;
+
+    GC_FAIL_IF(!selected || !ret, reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
+               "no host ranges or no result sets");
+    if (sig_th)
+        st = want_thread(ret, selected, maps, sig_th);
+    for (uint32_t i = 0; i < n && st == GPUCORE_OK; i++) {
+        const struct gc_tracee_thread *th = gc_tracee_thread(t, i);
+
+        if (th != sig_th)
+            st = want_thread(ret, selected, maps, th);
+    }
+    for (uint32_t i = 0; early && i < early->count && st == GPUCORE_OK; i++)
+        st = want_window(&ret[1], selected, early->r[i].start, early->r[i].end);
+    if (st == GPUCORE_OK)
+        st = gc_rangeset_union(&ret[3], selected);
+    /* Each set minus everything before it: what priority p adds. */
+    for (uint32_t p = 1; p < GC_HOST_PRIORITIES && st == GPUCORE_OK; p++)
+        for (uint32_t q = 0; q < p && st == GPUCORE_OK; q++)
+            st = gc_rangeset_subtract(&ret[p], &ret[q]);
+    if (st != GPUCORE_OK)
+        return gc_diag_set(reterr_diag, st, GC_NO_OFFSET,
+                           st == GPUCORE_E_NOMEM ? "out of memory ordering host memory"
+                                                 : "too many host ranges to order");
+    return GPUCORE_OK;
+}
+
+/* The page holding [addr, addr + size), added to @p ret (nothing for address 0). */
+static gpucore_status_t keep_pages(struct gc_rangeset *ret, uint64_t addr, uint64_t size)
+{
+    uint64_t a = addr & ~(uint64_t)(PAGE - 1), end;
+
+    if (addr == 0 || size > UINT64_MAX - addr)
+        return GPUCORE_OK;
+    end = addr + size;
+    end = end > UINT64_MAX - (PAGE - 1) ? UINT64_MAX : (end + PAGE - 1) & ~(uint64_t)(PAGE - 1);
+    return gc_rangeset_add(ret, a, end - a);
+}
+
+#define AT_PHDR_ 3u
+#define AT_PHNUM_ 5u
+#define PT_DYNAMIC_ 2u
+#define PT_PHDR_ 6u
+#define DT_DEBUG_ 21u
+#define PHDR_SIZE 56u
+#define LINK_MAP_SIZE 40u /* l_addr, l_name, l_ld, l_next, l_prev */
+#define NAME_WINDOW 256u
+
+gpucore_status_t gc_host_link_map(pid_t pid, const char *proc_root,
+                                  int (*read)(void *user, uint64_t addr, void *buf,
+                                              uint64_t size),
+                                  void *user, struct gc_rangeset *ret,
+                                  gpucore_diag_t *reterr_diag)
+{
+    char path[96], *auxv = NULL;
+    size_t len = 0;
+    uint64_t phdr = 0, phnum = 0, bias = 0, dyn = 0, dyn_size = 0, r_debug = 0, node;
+    int have_bias = 0;
+    uint8_t *ph = NULL, e[16], lm[LINK_MAP_SIZE];
+    gpucore_status_t st = GPUCORE_OK;
+
+    GC_FAIL_IF(!proc_root || !read || !ret, reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
+               "no /proc root, reader or result set");
+    snprintf(path, sizeof(path), "%s/%d/auxv", proc_root, (int)pid);
+    if (read_small(path, MAX_AUXV, &auxv, &len) < 0)
+        return GPUCORE_OK;
+    for (size_t i = 0; i + 16 <= len; i += 16) {
+        uint64_t type = gc_le64_get(auxv + i), val = gc_le64_get(auxv + i + 8);
+
+        if (type == AT_PHDR_)
+            phdr = val;
+        else if (type == AT_PHNUM_)
+            phnum = val;
+    }
+    gc_free(auxv);
+    if (!phdr || !phnum || phnum > GC_HOST_MAX_PHNUM)
+        return GPUCORE_OK;
+    ph = gc_malloc((size_t)phnum * PHDR_SIZE);
+    if (!ph)
+        return gc_diag_set(reterr_diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
+    if (read(user, phdr, ph, phnum * PHDR_SIZE) == 0) {
+        /* The load bias from PT_PHDR (where the headers are against where they were linked). */
+        for (uint64_t i = 0; i < phnum; i++) {
+            const uint8_t *p = ph + i * PHDR_SIZE;
+
+            if (gc_le32_get(p) == PT_PHDR_) {
+                bias = phdr - gc_le64_get(p + 16);
+                have_bias = 1;
+            }
+        }
+        for (uint64_t i = 0; i < phnum && have_bias; i++) {
+            const uint8_t *p = ph + i * PHDR_SIZE;
+
+            if (gc_le32_get(p) == PT_DYNAMIC_) {
+                dyn = bias + gc_le64_get(p + 16);
+                dyn_size = gc_le64_get(p + 40);
+            }
+        }
+    }
+    gc_free(ph);
+    if (!dyn || dyn_size / 16 == 0)
+        return GPUCORE_OK;
+    if (dyn_size / 16 > GC_HOST_MAX_DYNAMIC)
+        dyn_size = (uint64_t)GC_HOST_MAX_DYNAMIC * 16;
+    st = keep_pages(ret, dyn, dyn_size);
+    for (uint64_t i = 0; i < dyn_size / 16 && st == GPUCORE_OK; i++) {
+        if (read(user, dyn + 16 * i, e, sizeof(e)) != 0 || gc_le64_get(e) == 0)
+            break; /* unreadable, or DT_NULL */
+        if (gc_le64_get(e) == DT_DEBUG_)
+            r_debug = gc_le64_get(e + 8);
+    }
+    if (st != GPUCORE_OK || !r_debug)
+        return st;
+    /* struct r_debug: int r_version; struct link_map *r_map (offset 8); ... (40 bytes). */
+    st = keep_pages(ret, r_debug, 40);
+    if (st != GPUCORE_OK || read(user, r_debug + 8, e, 8) != 0)
+        return st;
+    node = gc_le64_get(e);
+    for (uint32_t n = 0; node && n < GC_HOST_MAX_LINK_MAP && st == GPUCORE_OK; n++) {
+        if (read(user, node, lm, sizeof(lm)) != 0)
+            break;
+        st = keep_pages(ret, node, sizeof(lm));
+        if (st == GPUCORE_OK)
+            st = keep_pages(ret, gc_le64_get(lm + 8), NAME_WINDOW);
+        if (st == GPUCORE_OK)
+            st = keep_pages(ret, gc_le64_get(lm + 16), 16);
+        node = gc_le64_get(lm + 24);
+    }
+    if (st != GPUCORE_OK)
+        return gc_diag_set(reterr_diag, st, GC_NO_OFFSET, "%s",
+                           st == GPUCORE_E_NOMEM ? "out of memory" : "too many ranges");
+    return GPUCORE_OK;
+}
+
 /* ---- notes ------------------------------------------------------------------------------- */
 
 static void put_timeval(uint8_t *p, uint64_t ticks, long hz)

@@ -92,6 +92,65 @@ gpucore_status_t gc_host_select(const struct gc_procmaps *maps, uint32_t filter,
                                 void *user, struct gc_host_ranges *ret, gpucore_diag_t *reterr_diag);
 void gc_host_ranges_free(struct gc_host_ranges *r);
 
+/*
+ * The order host memory is written in, so that a size budget (which cuts data in the order it
+ * is written) keeps what a debugger needs most: a backtrace of every thread first, then what
+ * the threads were working on, then the rest by address.
+ *   priority 0  each thread's stack at its stack pointer: from the page holding SP - 128 (the
+ *               x86-64 red zone) up GC_HOST_STACK_NEAR bytes, within SP's mapping;
+ *   priority 1  around every address a thread's general registers hold (rax..r15, rip, fs_base,
+ *               gs_base): GC_HOST_REG_WINDOW bytes on each side, page-aligned; and the
+ *               caller's @p early windows (gc_host_link_map: what a debugger needs to find
+ *               the shared libraries, without which it cannot unwind through them);
+ *   priority 2  the rest of each stack above SP, up to GC_HOST_STACK_FAR bytes from SP and the
+ *               top of SP's mapping (the used part: frames up to main, and the thread's TLS and
+ *               descriptor at the top of a pthread stack);
+ *   priority 3  everything else that was selected.
+ * Threads in the order: the signalled thread first, then gc_tracee order; a thread without
+ * registers (regs_valid 0) adds nothing to priorities 0-2.
+ */
+#define GC_HOST_PRIORITIES 4u
+#define GC_HOST_STACK_NEAR (16u << 10)
+#define GC_HOST_REG_WINDOW (4u << 10)
+#define GC_HOST_STACK_FAR (1u << 20)
+
+/*
+ * Split @p selected (the host memory to write) into GC_HOST_PRIORITIES disjoint sets whose
+ * union is @p selected, by the rules above. @p maps gives each stack pointer's mapping (NULL:
+ * the windows are bounded by @p selected alone); @p t the threads (NULL: everything is
+ * priority 3). @p ret must be empty sets (GC_RANGESET_INIT); free each with gc_rangeset_free
+ * (also on failure).
+ * @retval GPUCORE_OK, GPUCORE_E_INVAL (NULL selected or ret), GPUCORE_E_NOMEM, GPUCORE_E_LIMIT
+ *         (a set above the range set's limit).
+ */
+gpucore_status_t gc_host_prioritize(const struct gc_rangeset *selected,
+                                    const struct gc_procmaps *maps, const struct gc_tracee *t,
+                                    const struct gc_rangeset *early,
+                                    struct gc_rangeset ret[GC_HOST_PRIORITIES],
+                                    gpucore_diag_t *reterr_diag);
+
+#define GC_HOST_MAX_LINK_MAP 4096u /* link_map nodes followed */
+#define GC_HOST_MAX_PHNUM 1024u    /* program headers of the executable looked at */
+#define GC_HOST_MAX_DYNAMIC 4096u  /* entries of its dynamic section looked at */
+
+/*
+ * The pages a debugger reads to list a process's shared libraries (the dynamic linker's
+ * r_debug and link_map chain), added to @p ret: the executable's dynamic section (found from
+ * /proc/PID/auxv AT_PHDR and AT_PHNUM and its PT_PHDR and PT_DYNAMIC), the r_debug its
+ * DT_DEBUG names, and per link_map node (at most GC_HOST_MAX_LINK_MAP, x86-64 glibc layout:
+ * l_addr, l_name, l_ld, l_next at offsets 0, 8, 16, 24) the page of the node, of its name and
+ * of its dynamic section. Every value comes from the target and is only used as an address to
+ * read or to keep; whatever cannot be read or makes no sense ends the walk there, silently:
+ * this only orders memory, it decides nothing about what is captured.
+ * @p read reads target memory (0: all of it read). @p proc_root is "/proc" (tests elsewhere).
+ * @retval GPUCORE_OK, GPUCORE_E_INVAL (NULL argument), GPUCORE_E_NOMEM, GPUCORE_E_LIMIT.
+ */
+gpucore_status_t gc_host_link_map(pid_t pid, const char *proc_root,
+                                  int (*read)(void *user, uint64_t addr, void *buf,
+                                              uint64_t size),
+                                  void *user, struct gc_rangeset *ret,
+                                  gpucore_diag_t *reterr_diag);
+
 /* /proc/PID/coredump_filter as a number; GC_COREDUMP_FILTER_DEFAULT if it cannot be read. */
 uint32_t gc_host_coredump_filter(pid_t pid);
 

@@ -155,6 +155,9 @@ static void free_session(struct gc_kfd *k)
         close(k->event_fd);
     if (k->mem_fd >= 0)
         close(k->mem_fd);
+    if (k->pagemap_fd >= 0)
+        close(k->pagemap_fd);
+    gc_procmaps_free(&k->maps);
     gc_free(k);
 }
 
@@ -185,6 +188,7 @@ gpucore_status_t gc_kfd_open(pid_t pid, const struct gc_kfd_open_opts *opts,
     k->pid = pid;
     k->event_fd = -1;
     k->mem_fd = -1;
+    k->pagemap_fd = -1;
 
     st = ops->open(k, &o, reterr_diag);
     if (st != GPUCORE_OK) {
@@ -700,6 +704,137 @@ gpucore_status_t gc_kfd_read_memory(struct gc_kfd *k, uint64_t addr, void *buf, 
                        (int)k->pid, addr + done, strerror(-rc), done, size);
 }
 
+/*
+ * How the target's memory is read without changing it. A read must not allocate memory in the
+ * target: pinning (process_vm_readv) a never-touched page of a private anonymous mapping
+ * allocates it on some kernels, and even a read through /proc/PID/mem maps the zero page,
+ * which costs the target a page table per 2 MiB. So, as the kernel's own dumper does
+ * (get_dump_page), such pages are not read at all: /proc/PID/pagemap says which pages are
+ * neither present nor swapped, and those read as zeros (the writer keeps zero pages as holes).
+ * Everything else -- present and swapped pages, and every page of shared and file-backed
+ * mappings, where "not present" may still mean data (page cache, another process's shmem
+ * page) -- is read through /proc/PID/mem, as the kernel's dumper reads it.
+ */
+#define PAGEMAP_PRESENT (1ull << 63)
+#define PAGEMAP_SWAPPED (1ull << 62)
+#define PAGEMAP_BATCH 512u /* entries per pread of /proc/PID/pagemap (4 KiB on the stack) */
+#define TARGET_PAGE 4096ull
+
+/* Names /proc gives anonymous mappings; a prefix ending in ':' or ' ' matches any suffix. */
+static const struct {
+    const char *name;
+    int prefix;
+    int has_inode; /* hugetlbfs backs anonymous huge pages with an inode of its own */
+} anon_names[] = {
+    { "", 0, 0 },          { "[heap]", 0, 0 },  { "[stack]", 0, 0 },
+    { "[stack:", 1, 0 },   { "[anon:", 1, 0 },  { "/anon_hugepage", 1, 1 },
+};
+
+/* A private mapping with no file behind it: an untouched page of it can only hold zeros. */
+static int private_anon(const struct gc_procmap *m)
+{
+    if (m->perms & GC_PROCMAP_SHARED || m->vmflags & (GC_VMFLAG_IO | GC_VMFLAG_PFNMAP))
+        return 0;
+    for (size_t i = 0; i < GC_ARRAY_SIZE(anon_names); i++) {
+        const char *n = anon_names[i].name;
+        size_t len = strlen(n);
+        int match = anon_names[i].prefix ? strncmp(m->path, n, len) == 0
+                                         : strcmp(m->path, n) == 0;
+
+        if (match && (anon_names[i].has_inode || m->inode == 0))
+            return 1;
+    }
+    return 0;
+}
+
+void gc_kfd_forget_mappings(struct gc_kfd *k)
+{
+    if (!k)
+        return;
+    gc_procmaps_free(&k->maps);
+    k->maps_state = 0;
+}
+
+/* The mapping holding @p addr, from /proc/PID/maps read once, or NULL (unknown). */
+static const struct gc_procmap *map_at(struct gc_kfd *k, uint64_t addr)
+{
+    char path[64];
+
+    if (k->maps_state == 0) {
+        snprintf(path, sizeof(path), "/proc/%d/maps", (int)k->pid);
+        k->maps_state = gc_procmaps_read(k->pid, path, &k->maps, NULL) == GPUCORE_OK ? 1 : -1;
+    }
+    return k->maps_state > 0 ? gc_procmaps_find(&k->maps, addr) : NULL;
+}
+
+/*
+ * From @p addr on, at most @p max bytes (within one mapping): how many bytes lie on pages of
+ * the same kind as the first one, and whether that kind is "never touched". 0, or -1 when
+ * pagemap cannot be read (the caller then reads, as for memory it cannot classify).
+ */
+static int pagemap_run(struct gc_kfd *k, uint64_t addr, uint64_t max, uint64_t *ret_run,
+                       int *ret_untouched)
+{
+    uint64_t e[PAGEMAP_BATCH];
+    uint64_t first = addr / TARGET_PAGE, last = (addr + max - 1) / TARGET_PAGE;
+    uint64_t want = last - first + 1, i;
+    ssize_t n;
+    char path[64];
+
+    if (k->pagemap_fd == -1) {
+        snprintf(path, sizeof(path), "/proc/%d/pagemap", (int)k->pid);
+        k->pagemap_fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (k->pagemap_fd < 0)
+            k->pagemap_fd = -2;
+    }
+    if (k->pagemap_fd < 0)
+        return -1;
+    if (want > PAGEMAP_BATCH)
+        want = PAGEMAP_BATCH;
+    /* One 8-byte entry per page; user addresses keep the offset below 2^63. */
+    if (first > (uint64_t)INT64_MAX / sizeof(e[0]))
+        return -1;
+    do
+        n = pread(k->pagemap_fd, e, (size_t)want * sizeof(e[0]), (off_t)(first * sizeof(e[0])));
+    while (n < 0 && errno == EINTR);
+    if (n < (ssize_t)sizeof(e[0]))
+        return -1;
+    want = (uint64_t)n / sizeof(e[0]);
+    *ret_untouched = !(e[0] & (PAGEMAP_PRESENT | PAGEMAP_SWAPPED));
+    for (i = 1; i < want; i++)
+        if ((!(e[i] & (PAGEMAP_PRESENT | PAGEMAP_SWAPPED))) != *ret_untouched)
+            break;
+    /* Bytes from addr to the end of page first + i, clipped to max. */
+    *ret_run = (first + i) * TARGET_PAGE - addr;
+    if (*ret_run > max)
+        *ret_run = max;
+    return 0;
+}
+
+/* The target has exited (its /proc entry is gone, or it is a zombie: no memory left). */
+static int target_gone(const struct gc_kfd *k)
+{
+    char path[64], buf[512];
+    const char *paren;
+    ssize_t n;
+    int fd;
+
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)k->pid);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return errno == ENOENT || errno == ESRCH;
+    do
+        n = read(fd, buf, sizeof(buf) - 1);
+    while (n < 0 && errno == EINTR);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    /* "PID (COMM) S ...": COMM may hold ')', the state follows the last one. */
+    paren = strrchr(buf, ')');
+    return paren && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X');
+}
+
 /* pread of /proc/PID/mem from *done on; opened lazily because most reads never need it. */
 static int read_proc_mem(struct gc_kfd *k, uint64_t addr, uint8_t *buf, size_t size,
                          size_t *done)
@@ -722,13 +857,61 @@ static int read_proc_mem(struct gc_kfd *k, uint64_t addr, uint8_t *buf, size_t s
         n = pread(k->mem_fd, buf + *done, size - *done, (off_t)at);
         if (n < 0 && errno == EINTR)
             continue;
-        if (n < 0)
+        if (n < 0 && errno != EIO)
             return -errno;
-        if (n == 0)
-            return -EIO; /* /proc/PID/mem reports an unmapped address as end of file */
+        /* End of file: an unmapped address -- or no address space any more, which is not a
+         * hole to step over but the end of the target. */
+        if (n <= 0)
+            return target_gone(k) ? -ESRCH : -EIO;
         *done += (size_t)n;
     }
     return 0;
+}
+
+/* process_vm_readv of [addr, addr + size): 0 or -errno, *done the bytes read. */
+static int read_vm(struct gc_kfd *k, uint64_t addr, uint8_t *buf, size_t size, size_t *done)
+{
+    *done = 0;
+    while (*done < size) {
+        struct iovec local = { .iov_base = buf + *done, .iov_len = size - *done };
+        struct iovec remote = { .iov_base = (void *)(uintptr_t)(addr + *done),
+                                .iov_len = size - *done };
+        ssize_t n = process_vm_readv(k->pid, &local, 1, &remote, 1, 0);
+
+        if (n > 0) {
+            *done += (size_t)n;
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        return n < 0 ? -errno : -EIO;
+    }
+    return 0;
+}
+
+/*
+ * Read a run of pages. @p may_be_untouched: the run may hold never-touched private anonymous
+ * pages (not classified by pagemap), which process_vm_readv must not pin.
+ */
+static int read_run(struct gc_kfd *k, uint64_t addr, uint8_t *buf, size_t size,
+                    int may_be_untouched, size_t *ret_done)
+{
+    size_t done = 0;
+    int rc = read_proc_mem(k, addr, buf, size, &done);
+
+    /*
+     * /proc/PID/mem could not be opened (no procfs, or refused where process_vm_readv is
+     * not): only then process_vm_readv, and only where it cannot populate anything.
+     */
+    if (rc < 0 && k->mem_fd < 0 && rc != -ESRCH && !may_be_untouched && !k->no_vm_readv) {
+        int rc2 = read_vm(k, addr, buf, size, &done);
+
+        /* A refusal of both is the first reader's answer; anything else is the second's. */
+        if (!(rc2 == -EPERM && (rc == -EPERM || rc == -EACCES)))
+            rc = rc2;
+    }
+    *ret_done = done;
+    return rc;
 }
 
 int gc_kfd_read_process_memory(struct gc_kfd *k, uint64_t addr, void *buf, size_t size,
@@ -738,28 +921,28 @@ int gc_kfd_read_process_memory(struct gc_kfd *k, uint64_t addr, void *buf, size_
     size_t done = 0;
     int rc = 0;
 
-    while (!k->no_vm_readv && done < size) {
-        struct iovec local = { .iov_base = dst + done, .iov_len = size - done };
-        struct iovec remote = { .iov_base = (void *)(uintptr_t)(addr + done),
-                                .iov_len = size - done };
-        ssize_t n = process_vm_readv(k->pid, &local, 1, &remote, 1, 0);
+    while (done < size) {
+        uint64_t at = addr + done, n = size - done, run;
+        const struct gc_procmap *m = map_at(k, at);
+        int anon = m && private_anon(m), untouched = 0, known = 0;
+        size_t got = 0;
 
-        if (n > 0) {
-            done += (size_t)n;
-            continue;
+        if (m && m->end - at < n)
+            n = m->end - at;
+        if (anon && pagemap_run(k, at, n, &run, &untouched) == 0) {
+            known = 1;
+            n = run;
+            if (untouched) {
+                memset(dst + done, 0, (size_t)n);
+                done += (size_t)n;
+                continue;
+            }
         }
-        if (n < 0 && errno == EINTR)
-            continue;
-        rc = n < 0 ? -errno : -EIO;
-        break;
+        rc = read_run(k, at, dst + done, (size_t)n, !m || (anon && !known), &got);
+        done += got;
+        if (rc < 0)
+            break;
     }
-    /*
-     * Fall back for the rest: process_vm_readv cannot pin VM_IO/PFNMAP mappings (GPU buffers)
-     * that /proc/PID/mem can reach through the mapping's access hook, and it may be refused
-     * (EPERM) or absent (ENOSYS) where /proc/PID/mem is not.
-     */
-    if (done < size && rc != -ESRCH)
-        rc = read_proc_mem(k, addr, dst, size, &done);
     *ret_done = done;
     return done == size ? 0 : rc;
 }

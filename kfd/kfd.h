@@ -163,13 +163,27 @@ gpucore_status_t gc_kfd_set_wave_launch_mode(struct gc_kfd *k, uint32_t mode,
 /*
  * Read target memory. Reads as much as possible: on a fault, *ret_done is the readable prefix,
  * *ret_errno the error, and the status GPUCORE_E_UNAVAILABLE (the caller skips the unreadable
- * page and continues). Linux: process_vm_readv, falling back to pread of /proc/PID/mem.
+ * page and continues). The read does not change the target: never-touched pages of private
+ * anonymous mappings (/proc/PID/pagemap: neither present nor swapped) read as zeros without
+ * being touched, as the kernel's core dumper skips them; everything else (present or swapped
+ * pages, shared and file-backed mappings, device memory) is read with pread of /proc/PID/mem,
+ * which does not pin pages (swapped pages and holes of shared memory are brought in, as the
+ * kernel's dumper brings them in: a page there may hold data). Mappings are classified by /proc/PID/maps as it was at the
+ * session's first read (captures read a stopped target). process_vm_readv only where
+ * /proc/PID/mem cannot be opened, and never for memory that may be untouched.
  * GPUCORE_E_NOTFOUND (ESRCH) means the target is gone, GPUCORE_E_PERM (EPERM, EACCES) that
  * reading it is refused: stop, there is nothing to step over.
  */
 gpucore_status_t gc_kfd_read_memory(struct gc_kfd *k, uint64_t addr, void *buf, uint64_t size,
                                     uint64_t *ret_done, int *ret_errno,
                                     gpucore_diag_t *reterr_diag);
+
+/*
+ * Forget the target's mappings: the next gc_kfd_read_memory classifies them again from
+ * /proc/PID/maps. Call it once the target is stopped for a capture, so mappings made while it
+ * ran (a watch waits for minutes) are classified as they are now. NULL is a no-op.
+ */
+void gc_kfd_forget_mappings(struct gc_kfd *k);
 
 /* ---- What the device knows about the process's memory and threads ---------------------- */
 

@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "kfd.h"
+#include "procmaps.h"
 
 struct gc_kfd_backend_ops {
     const char *name;
@@ -53,16 +54,25 @@ struct gc_kfd {
     uint32_t major, minor;
     int enabled;
     int event_fd;    /* eventfd handed to the driver at ENABLE; -1 before */
-    int mem_fd;      /* /proc/PID/mem fallback, opened lazily; -1 */
-    int no_vm_readv; /* test hook: skip process_vm_readv, as where it is refused or absent */
+    int mem_fd;      /* /proc/PID/mem, opened lazily; -1 */
+    int pagemap_fd;  /* /proc/PID/pagemap, opened lazily; -1 not yet, -2 unavailable */
+    int maps_state;  /* 0 maps not read yet, 1 read, -1 unavailable */
+    struct gc_procmaps maps; /* /proc/PID/maps at the first read (the target is stopped) */
+    int no_vm_readv; /* test hook: never use process_vm_readv, as where it is refused or absent */
 };
 
 extern const struct gc_kfd_backend_ops gc_kfd_linux_ops;
 extern const struct gc_kfd_backend_ops gc_kfd_sim_ops;
 
 /*
- * Shared target-memory reader for both backends (the simulated inferior is a real process):
- * process_vm_readv, falling back to pread of /proc/PID/mem; reports the readable prefix.
+ * Shared target-memory reader for both backends (the simulated inferior is a real process);
+ * reports the readable prefix. It must not change the target (see gc_kfd_read_memory in
+ * kfd.h): never-touched pages of private anonymous mappings (/proc/PID/pagemap: neither
+ * present nor swapped) are zeros without being read; the rest is read with pread of
+ * /proc/PID/mem, which maps the shared zero page rather than allocating, and reaches VM_IO /
+ * PFNMAP device memory through the mapping's access hook. process_vm_readv (which pins pages
+ * and may populate them) is used only where /proc/PID/mem cannot be opened, and only for pages
+ * known to be populated or outside private anonymous memory.
  */
 int gc_kfd_read_process_memory(struct gc_kfd *k, uint64_t addr, void *buf, size_t size,
                                size_t *ret_done);

@@ -14,6 +14,7 @@
 #include <libelf.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <link.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -687,6 +688,150 @@ static void test_live_core(void **state)
     free(notes);
 }
 
+/*
+ * The order host memory is written in (gc_host_prioritize), on a live stopped child: the sets
+ * split what was selected exactly, each thread's stack at SP is in the first one, and the first
+ * one stays small (a budget spends little on it).
+ */
+static void test_live_prioritize(void **state)
+{
+    struct live c;
+    struct gc_tracee *t = NULL;
+    struct gc_procmaps m;
+    struct gc_host_ranges hr;
+    struct gc_rangeset sel = GC_RANGESET_INIT, all = GC_RANGESET_INIT;
+    struct gc_rangeset p[GC_HOST_PRIORITIES];
+    gpucore_diag_t d = { 0 };
+    uint64_t bytes = 0;
+    int status;
+
+    (void)state;
+    for (uint32_t i = 0; i < GC_HOST_PRIORITIES; i++)
+        p[i] = (struct gc_rangeset)GC_RANGESET_INIT;
+    start_child(&c);
+    assert_int_equal(gc_tracee_seize(c.pid, &t, &d), GPUCORE_OK);
+    assert_int_equal(gc_tracee_stop_all(t, NULL, 0, 10000, &d), GPUCORE_OK);
+    assert_int_equal(gc_tracee_fetch_regs(t, &d), GPUCORE_OK);
+    assert_int_equal(gc_procmaps_read(c.pid, NULL, &m, &d), GPUCORE_OK);
+    assert_int_equal(gc_host_select(&m, GC_COREDUMP_FILTER_DEFAULT, NULL, fixture_header, NULL,
+                                    &hr, &d),
+                     GPUCORE_OK);
+    for (uint32_t i = 0; i < hr.count; i++)
+        assert_int_equal(gc_rangeset_add(&sel, hr.r[i].start, hr.r[i].size), GPUCORE_OK);
+    assert_int_equal(gc_host_prioritize(&sel, &m, t, NULL, p, &d), GPUCORE_OK);
+
+    /* Disjoint, and together exactly the selection. */
+    for (uint32_t i = 0; i < GC_HOST_PRIORITIES; i++) {
+        for (uint32_t j = 0; j < p[i].count; j++) {
+            const struct gc_range *r = &p[i].r[j];
+
+            assert_true(gc_rangeset_contains(&sel, r->start, r->end - r->start));
+            for (uint32_t k = i + 1; k < GC_HOST_PRIORITIES; k++)
+                assert_false(gc_rangeset_overlaps(&p[k], r->start, r->end - r->start));
+        }
+        bytes += gc_rangeset_bytes(&p[i]);
+        assert_int_equal(gc_rangeset_union(&all, &p[i]), GPUCORE_OK);
+    }
+    assert_int_equal(bytes, gc_rangeset_bytes(&sel));
+    assert_int_equal(gc_rangeset_bytes(&all), gc_rangeset_bytes(&sel));
+    /* Every thread's stack at SP first; at most a page below SP and 16 KiB above it each. */
+    for (uint32_t i = 0; i < gc_tracee_thread_count(t); i++) {
+        const struct gc_tracee_thread *th = gc_tracee_thread(t, i);
+        uint64_t sp = gc_le64_get(th->gregs + 152);
+
+        assert_true(th->regs_valid);
+        assert_true(gc_rangeset_contains(&sel, sp, 64));
+        assert_true(gc_rangeset_contains(&p[0], sp, 64));
+    }
+    assert_true(gc_rangeset_bytes(&p[0]) <=
+                gc_tracee_thread_count(t) * (uint64_t)(GC_HOST_STACK_NEAR + 2 * 4096));
+    assert_true(gc_rangeset_bytes(&p[3]) > 0);
+
+    /* No threads: everything in address order. */
+    for (uint32_t i = 0; i < GC_HOST_PRIORITIES; i++)
+        gc_rangeset_free(&p[i]);
+    assert_int_equal(gc_host_prioritize(&sel, &m, NULL, NULL, p, &d), GPUCORE_OK);
+    for (uint32_t i = 0; i + 1 < GC_HOST_PRIORITIES; i++)
+        assert_int_equal(p[i].count, 0);
+    assert_int_equal(gc_rangeset_bytes(&p[3]), gc_rangeset_bytes(&sel));
+
+    gc_tracee_detach(t);
+    assert_int_equal(write(c.cmd, "q", 1), 1);
+    close(c.cmd);
+    assert_int_equal(waitpid(c.pid, &status, 0), c.pid);
+    for (uint32_t i = 0; i < GC_HOST_PRIORITIES; i++)
+        gc_rangeset_free(&p[i]);
+    gc_rangeset_free(&sel);
+    gc_rangeset_free(&all);
+    gc_host_ranges_free(&hr);
+    gc_procmaps_free(&m);
+}
+
+/* A whole read of the child's memory for gc_host_link_map: 0 or -1. */
+static int read_child(void *user, uint64_t addr, void *buf, uint64_t size)
+{
+    char path[64];
+    int fd;
+    ssize_t n;
+
+    snprintf(path, sizeof(path), "/proc/%d/mem", (int)*(const pid_t *)user);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    n = addr <= (uint64_t)INT64_MAX ? pread(fd, buf, (size_t)size, (off_t)addr) : -1;
+    close(fd);
+    return n == (ssize_t)size ? 0 : -1;
+}
+
+/*
+ * gc_host_link_map on a live child: a fork of this process, so its dynamic linker's list is
+ * at the same addresses as ours: r_debug and every link_map node and name are kept.
+ */
+static void test_live_link_map(void **state)
+{
+    struct live c;
+    struct gc_tracee *t = NULL;
+    struct gc_rangeset r = GC_RANGESET_INIT;
+    const struct r_debug *rd = NULL;
+    gpucore_diag_t d = { 0 };
+    uint32_t nodes = 0;
+    int status;
+
+    (void)state;
+    start_child(&c);
+    assert_int_equal(gc_tracee_seize(c.pid, &t, &d), GPUCORE_OK);
+    assert_int_equal(gc_tracee_stop_all(t, NULL, 0, 10000, &d), GPUCORE_OK);
+    assert_int_equal(gc_host_link_map(c.pid, "/proc", read_child, &c.pid, &r, &d), GPUCORE_OK);
+    /* Our r_debug, where our DT_DEBUG says (not the _r_debug symbol: a copy relocation). */
+    for (const ElfW(Dyn) *e = _DYNAMIC; e->d_tag != DT_NULL; e++)
+        if (e->d_tag == DT_DEBUG)
+            rd = (const struct r_debug *)(uintptr_t)e->d_un.d_ptr;
+    if (!rd) {
+        fail_msg("this test program has no DT_DEBUG");
+        return;
+    }
+    assert_true(gc_rangeset_contains(&r, (uintptr_t)rd, sizeof(*rd)));
+    for (const struct link_map *lm = rd->r_map; lm; lm = lm->l_next, nodes++) {
+        assert_true(gc_rangeset_contains(&r, (uintptr_t)lm, 40));
+        assert_true(gc_rangeset_contains(&r, (uintptr_t)lm->l_name, 1));
+    }
+    assert_true(nodes >= 3); /* the program, the dynamic linker, libc at least */
+    /* Pages, a few per node: nothing like the whole process. */
+    assert_true(gc_rangeset_bytes(&r) <= (uint64_t)(3 * nodes + 8) * 4096);
+
+    /* Not a process: nothing, and no failure (it only orders memory). */
+    gc_rangeset_clear(&r);
+    assert_int_equal(gc_host_link_map(c.pid, "/nonexistent", read_child, &c.pid, &r, &d),
+                     GPUCORE_OK);
+    assert_int_equal(r.count, 0);
+
+    gc_tracee_detach(t);
+    assert_int_equal(write(c.cmd, "q", 1), 1);
+    close(c.cmd);
+    assert_int_equal(waitpid(c.pid, &status, 0), c.pid);
+    gc_rangeset_free(&r);
+}
+
 int main(void)
 {
     pid_t probe = fork();
@@ -704,6 +849,8 @@ int main(void)
         cmocka_unit_test(test_select_default),
         cmocka_unit_test(test_select_filters),
         cmocka_unit_test(test_live_core),
+        cmocka_unit_test(test_live_prioritize),
+        cmocka_unit_test(test_live_link_map),
     };
     if (!can) {
         printf("skipped: ptrace not permitted here\n");

@@ -897,6 +897,128 @@ static void test_read_memory_proc_fallback(void **state)
     gc_kfd_close(k);
 }
 
+/* Pages of [p, p + size) that are mapped in (mincore), the zero page included. */
+static size_t resident_pages(void *p, size_t size, size_t pg)
+{
+    unsigned char *vec = gc_calloc_array(size / pg, 1);
+    size_t n = 0;
+
+    assert_non_null(vec);
+    assert_int_equal(mincore(p, size, vec), 0);
+    for (size_t i = 0; i < size / pg; i++)
+        n += vec[i] & 1u;
+    gc_free(vec);
+    return n;
+}
+
+/* /proc/self/pagemap says the page at @p p is present or swapped. */
+static int mapped_in(const void *p, size_t pg)
+{
+    uint64_t e = 0;
+    int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+
+    assert_true(fd >= 0);
+    assert_int_equal(pread(fd, &e, sizeof(e), (off_t)((uintptr_t)p / pg * sizeof(e))),
+                     (ssize_t)sizeof(e));
+    close(fd);
+    return (e >> 62) != 0;
+}
+
+/*
+ * Reading must not change the target: never-touched private anonymous pages read as zeros
+ * without being mapped in (not even the zero page), touched ones read as they are, and pages
+ * of file-backed and shared mappings that are not mapped in yet still read as their data (page
+ * cache, shmem), not as zeros.
+ */
+static void test_read_memory_untouched(void **state)
+{
+    struct fake f;
+    struct gc_kfd *k;
+    gpucore_diag_t d;
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE), size = 16u << 20, i;
+    uint8_t *anon, *file, *shm, *buf, *want;
+    char path[] = "/tmp/gpucore-test-kfd-XXXXXX";
+    uint64_t done;
+    int err, fd, mfd;
+
+    (void)state;
+    want = gc_malloc(4 * pg);
+    buf = gc_malloc(size);
+    assert_non_null(want);
+    assert_non_null(buf);
+    for (i = 0; i < 4 * pg; i++)
+        want[i] = (uint8_t)(i * 13 + 5);
+
+    anon = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                -1, 0);
+    assert_true(anon != MAP_FAILED);
+    memcpy(anon + 5 * pg + 100, want, pg); /* touches pages 5 and 6 */
+    fd = mkstemp(path);
+    assert_true(fd >= 0);
+    unlink(path);
+    assert_int_equal(write(fd, want, 4 * pg), (ssize_t)(4 * pg));
+    file = mmap(NULL, 4 * pg, PROT_READ, MAP_PRIVATE, fd, 0);
+    assert_true(file != MAP_FAILED);
+    mfd = memfd_create("gpucore-test", MFD_CLOEXEC);
+    assert_true(mfd >= 0);
+    assert_int_equal(write(mfd, want, 4 * pg), (ssize_t)(4 * pg));
+    shm = mmap(NULL, 4 * pg, PROT_READ, MAP_SHARED, mfd, 0);
+    assert_true(shm != MAP_FAILED);
+    assert_int_equal(resident_pages(anon, size, pg), 2);
+    /* mincore counts page cache; what matters is that the pages are not mapped in here. */
+    for (i = 0; i < 4; i++) {
+        assert_false(mapped_in(file + i * pg, pg));
+        assert_false(mapped_in(shm + i * pg, pg));
+    }
+
+    /* The mappings exist before the session's first read, as a stopped target's do. */
+    fake_init(&f);
+    assert_int_equal(open_fake(&f, &k, &d), GPUCORE_OK);
+    memset(buf, 0xa5, size);
+    assert_int_equal(gc_kfd_read_memory(k, (uintptr_t)anon, buf, size, &done, &err, &d),
+                     GPUCORE_OK);
+    assert_int_equal(done, size);
+    assert_memory_equal(buf + 5 * pg + 100, want, pg);
+    for (i = 0; i < size; i++)
+        if (i < 5 * pg + 100 || i >= 6 * pg + 100)
+            assert_int_equal(buf[i], 0);
+    /* Nothing was mapped in: before, every page read was (RSS or page tables). */
+    assert_int_equal(resident_pages(anon, size, pg), 2);
+
+    /* Not mapped in yet, but data: read, not taken for zeros. */
+    memset(buf, 0, 4 * pg);
+    assert_int_equal(gc_kfd_read_memory(k, (uintptr_t)file + 1, buf, 4 * pg - 1, &done, &err, &d),
+                     GPUCORE_OK);
+    assert_memory_equal(buf, want + 1, 4 * pg - 1);
+    memset(buf, 0, 4 * pg);
+    assert_int_equal(gc_kfd_read_memory(k, (uintptr_t)shm, buf, 4 * pg, &done, &err, &d),
+                     GPUCORE_OK);
+    assert_memory_equal(buf, want, 4 * pg);
+
+    /* A mapping made after the first read is classified once the session forgets the old
+     * list (what a capture does when it has stopped the target). */
+    {
+        uint8_t *late = mmap(NULL, size, PROT_READ | PROT_WRITE,
+                             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+        assert_true(late != MAP_FAILED);
+        gc_kfd_forget_mappings(k);
+        assert_int_equal(gc_kfd_read_memory(k, (uintptr_t)late, buf, size, &done, &err, &d),
+                         GPUCORE_OK);
+        assert_int_equal(resident_pages(late, size, pg), 0);
+        munmap(late, size);
+    }
+    gc_kfd_close(k);
+
+    munmap(anon, size);
+    munmap(file, 4 * pg);
+    munmap(shm, 4 * pg);
+    close(fd);
+    close(mfd);
+    gc_free(buf);
+    gc_free(want);
+}
+
 /* Someone else's process: refused by both readers, and reported as such, not as a hole. */
 static void test_read_memory_refused(void **state)
 {
@@ -943,6 +1065,7 @@ int main(void)
         cmocka_unit_test(test_wave_launch_mode),
         cmocka_unit_test(test_read_memory_self),
         cmocka_unit_test(test_read_memory_proc_fallback),
+        cmocka_unit_test(test_read_memory_untouched),
         cmocka_unit_test(test_read_memory_refused),
     };
 
