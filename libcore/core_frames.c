@@ -94,14 +94,19 @@ void gc_core_zimage_done(struct gc_core_zimage *z)
     memset(z, 0, sizeof(*z));
 }
 
+void gc_core_zimage_drop_cache(struct gc_core_zimage *z)
+{
+    for (uint32_t s = 0; s < z->nslots; s++)
+        slot_clear(z, &z->slots[s]);
+}
+
 /* Charge @p n bytes; when they do not fit, empty the cache and try once more. */
 static gpucore_status_t zcharge(struct gc_core_zimage *z, uint64_t n, uint64_t off,
                                 const char *what, gpucore_diag_t *diag)
 {
     if (gc_core_mem_charge(z->mem, n, off, what, NULL) == GPUCORE_OK)
         return GPUCORE_OK;
-    for (uint32_t s = 0; s < z->nslots; s++)
-        slot_clear(z, &z->slots[s]);
+    gc_core_zimage_drop_cache(z);
     return gc_core_mem_charge(z->mem, n, off, what, diag);
 }
 

@@ -103,6 +103,20 @@ static gpucore_status_t img_read(gpucore_core_t *c, uint64_t off, void *buf, uin
 }
 
 /*
+ * Charge @p n bytes to the core's budget. Decoded frames in the cache are only a cache: when
+ * the bytes do not fit, they are dropped first.
+ */
+static gpucore_status_t charge(gpucore_core_t *c, uint64_t n, uint64_t off, const char *what,
+                               gpucore_diag_t *diag)
+{
+    if (gc_core_mem_charge(&c->mem, n, off, what, NULL) == GPUCORE_OK)
+        return GPUCORE_OK;
+    if (c->compressed)
+        gc_core_zimage_drop_cache(&c->z);
+    return gc_core_mem_charge(&c->mem, n, off, what, diag);
+}
+
+/*
  * Make room for @p need elements in a charged array of @p *cap elements of @p elem bytes,
  * doubling it; the growth is charged to the budget.
  */
@@ -117,7 +131,7 @@ static gpucore_status_t grow(gpucore_core_t *c, void *arr, uint32_t *cap, uint32
     ncap = *cap ? *cap : 32;
     while (ncap < need)
         ncap = ncap > UINT32_MAX / 2 ? need : ncap * 2;
-    GC_TRY(gc_core_mem_charge(&c->mem, (uint64_t)(ncap - *cap) * elem, off, what, diag));
+    GC_TRY(charge(c, (uint64_t)(ncap - *cap) * elem, off, what, diag));
     memcpy(&p, arr, sizeof(p));
     np = gc_realloc_array(p, ncap, elem);
     if (!np) {
@@ -376,8 +390,14 @@ static gpucore_status_t load_notes(gpucore_core_t *c, const struct note_seg *ns,
                "offset 0x%llx: PT_NOTE segments hold 0x%llx bytes, more than the 0x%llx accepted",
                (unsigned long long)ns[0].offset, (unsigned long long)total,
                (unsigned long long)GC_CORE_MAX_NOTE_BYTES);
-    GC_TRY(gc_core_mem_alloc(&c->mem, total, ns[0].offset, "the PT_NOTE segments", &c->note_bytes,
-                             diag));
+    GC_TRY(charge(c, total, ns[0].offset, "the PT_NOTE segments", diag));
+    c->note_bytes = gc_malloc((size_t)total);
+    if (!c->note_bytes) {
+        gc_core_mem_release(&c->mem, total);
+        return gc_diag_set(diag, GPUCORE_E_NOMEM, GC_NO_OFFSET,
+                           "out of memory (0x%llx bytes for the PT_NOTE segments)",
+                           (unsigned long long)total);
+    }
     c->note_bytes_size = total;
     for (uint32_t i = 0; i < n; i++) {
         uint8_t *bytes = c->note_bytes + at;
@@ -772,8 +792,7 @@ GPUCORE_API gpucore_status_t gpucore_core_mem_reserve(gpucore_core_t *core, uint
                                                       const char *what, gpucore_diag_t *reterr_diag)
 {
     GC_FAIL_IF(!core, reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET, "NULL core");
-    return gc_core_mem_charge(&core->mem, bytes, GC_NO_OFFSET, what ? what : "the caller",
-                              reterr_diag);
+    return charge(core, bytes, GC_NO_OFFSET, what ? what : "the caller", reterr_diag);
 }
 
 GPUCORE_API void gpucore_core_mem_release(gpucore_core_t *core, uint64_t bytes)

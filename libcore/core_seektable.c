@@ -52,29 +52,6 @@ static gpucore_status_t win_get(struct win *w, uint64_t off, uint32_t n, const u
     return GPUCORE_OK;
 }
 
-/* Grow the index by one entry, charging the budget for what the array takes. */
-static gpucore_status_t index_push(struct gc_core_mem *mem, struct gc_core_frame **frames,
-                                   uint32_t *n, uint32_t *cap, const struct gc_core_frame *f,
-                                   uint64_t off, gpucore_diag_t *diag)
-{
-    if (*n == *cap) {
-        uint32_t ncap = *cap ? *cap * 2 : 64;
-        struct gc_core_frame *nf;
-
-        GC_TRY(gc_core_mem_charge(mem, (uint64_t)(ncap - *cap) * sizeof(*nf), off,
-                                  "the zstd frame index", diag));
-        nf = gc_realloc_array(*frames, ncap, sizeof(*nf));
-        if (!nf) {
-            gc_core_mem_release(mem, (uint64_t)(ncap - *cap) * sizeof(*nf));
-            return gc_diag_set(diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
-        }
-        *frames = nf;
-        *cap = ncap;
-    }
-    (*frames)[(*n)++] = *f;
-    return GPUCORE_OK;
-}
-
 gpucore_status_t gc_core_seektable_parse(const struct gc_core_src *src, uint64_t max_frame_size,
                                          struct gc_core_mem *mem, struct gc_core_frame **ret_frames,
                                          uint32_t *ret_n, uint64_t *ret_logical,
@@ -270,15 +247,75 @@ static gpucore_status_t frame_size(struct win *w, uint64_t off, uint64_t max_fra
     return GPUCORE_OK;
 }
 
+/*
+ * One pass over the frames: count them (@p frames NULL) or fill the @p cap entries of
+ * @p frames. *ret_cut is set when the file ends inside a frame.
+ */
+static gpucore_status_t walk_pass(struct win *w, uint64_t max_frame_size,
+                                  struct gc_core_frame *frames, uint32_t cap, uint32_t *ret_n,
+                                  uint64_t *ret_logical, uint64_t *ret_end, int *ret_cut,
+                                  gpucore_diag_t *diag)
+{
+    uint64_t size = w->src->size, off = 0, logical = 0;
+    uint32_t n = 0;
+
+    *ret_cut = 0;
+    while (off < size) {
+        struct gc_core_frame f = { .phys = off, .logical = logical };
+        enum walk_end end;
+        const uint8_t *p;
+        uint32_t magic;
+
+        if (size - off < 8) { /* shorter than any frame header */
+            *ret_cut = 1;
+            break;
+        }
+        GC_TRY(win_get(w, off, 8, &p, diag));
+        magic = gc_le32_get(p);
+        if ((magic & GC_ZSTD_SKIPPABLE_MASK) == GC_ZSTD_SKIPPABLE_START) {
+            uint64_t len = 8 + (uint64_t)gc_le32_get(p + 4);
+
+            if (len > size - off) {
+                *ret_cut = 1;
+                break;
+            }
+            off += len;
+            continue;
+        }
+        GC_FAIL_IF(magic != GC_ZSTD_FRAME_MAGIC, diag, GPUCORE_E_CORRUPT, off,
+                   "offset 0x%llx: not a zstd frame (magic 0x%08x)", (unsigned long long)off,
+                   magic);
+        GC_TRY(frame_size(w, off, max_frame_size, &f.csize, &f.dsize, &end, diag));
+        if (end == WALK_CUT) {
+            *ret_cut = 1;
+            break;
+        }
+        if (f.dsize) {
+            GC_FAIL_IF(n == GC_CORE_MAX_FRAMES, diag, GPUCORE_E_LIMIT, off,
+                       "offset 0x%llx: more than %u zstd frames", (unsigned long long)off,
+                       GC_CORE_MAX_FRAMES);
+            if (frames && n < cap)
+                frames[n] = f;
+            n++;
+            logical += f.dsize; /* <= 2^20 frames of <= max_frame_size: no wrap */
+        }
+        off += f.csize;
+    }
+    *ret_n = n;
+    *ret_logical = logical;
+    *ret_end = off;
+    return GPUCORE_OK;
+}
+
 gpucore_status_t gc_core_frames_walk(const struct gc_core_src *src, uint64_t max_frame_size,
                                      int allow_truncated, struct gc_core_mem *mem,
                                      struct gc_core_frame **ret_frames, uint32_t *ret_n,
                                      uint64_t *ret_logical, int *ret_clipped, gpucore_diag_t *diag)
 {
     struct gc_core_frame *frames = NULL;
-    uint32_t n = 0, cap = 0;
-    uint64_t size = src->size, off = 0, logical = 0;
-    gpucore_status_t st = GPUCORE_OK;
+    uint64_t logical = 0, end = 0;
+    uint32_t n = 0, n2 = 0;
+    gpucore_status_t st;
     struct win *w;
     int cut = 0;
 
@@ -286,77 +323,35 @@ gpucore_status_t gc_core_frames_walk(const struct gc_core_src *src, uint64_t max
     GC_FAIL_IF(!w, diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
     w->src = src;
     w->at = w->len = 0;
-    while (off < size) {
-        const uint8_t *p;
-        uint32_t magic;
-
-        if (size - off < 8) { /* shorter than any frame header */
-            cut = 1;
-            break;
-        }
-        st = win_get(w, off, 8, &p, diag);
-        if (st < 0)
-            goto fail;
-        magic = gc_le32_get(p);
-        if ((magic & GC_ZSTD_SKIPPABLE_MASK) == GC_ZSTD_SKIPPABLE_START) {
-            uint64_t len = 8 + (uint64_t)gc_le32_get(p + 4);
-
-            if (len > size - off) {
-                cut = 1;
-                break;
-            }
-            off += len;
-            continue;
-        }
-        if (magic != GC_ZSTD_FRAME_MAGIC) {
-            st = gc_diag_set(diag, GPUCORE_E_CORRUPT, off,
-                             "offset 0x%llx: not a zstd frame (magic 0x%08x)",
-                             (unsigned long long)off, magic);
-            goto fail;
-        }
-        {
-            struct gc_core_frame f = { .phys = off, .logical = logical };
-            enum walk_end end;
-
-            st = frame_size(w, off, max_frame_size, &f.csize, &f.dsize, &end, diag);
-            if (st < 0)
-                goto fail;
-            if (end == WALK_CUT) {
-                cut = 1;
-                break;
-            }
-            if (f.dsize) {
-                if (n == GC_CORE_MAX_FRAMES) {
-                    st = gc_diag_set(diag, GPUCORE_E_LIMIT, off,
-                                     "offset 0x%llx: more than %u zstd frames",
-                                     (unsigned long long)off, GC_CORE_MAX_FRAMES);
-                    goto fail;
-                }
-                st = index_push(mem, &frames, &n, &cap, &f, off, diag);
-                if (st < 0)
-                    goto fail;
-                logical += f.dsize; /* <= 2^20 frames of <= max_frame_size: no wrap */
-            }
-            off += f.csize;
-        }
-    }
-    if (cut && !allow_truncated) {
-        st = gc_diag_set(diag, GPUCORE_E_TRUNCATED, off,
+    /*
+     * Two passes, counting then filling: the index is allocated once at its exact size (32
+     * bytes per frame of at least 10 bytes in the file), never grown by doubling.
+     */
+    st = walk_pass(w, max_frame_size, NULL, 0, &n, &logical, &end, &cut, diag);
+    if (st == GPUCORE_OK && cut && !allow_truncated)
+        st = gc_diag_set(diag, GPUCORE_E_TRUNCATED, end,
                          "offset 0x%llx: the file (0x%llx bytes) ends inside a zstd frame",
-                         (unsigned long long)off, (unsigned long long)size);
-        goto fail;
+                         (unsigned long long)end, (unsigned long long)src->size);
+    if (st == GPUCORE_OK)
+        st = gc_core_mem_alloc(mem, (uint64_t)n * sizeof(*frames), 0, "the zstd frame index",
+                               &frames, diag);
+    if (st == GPUCORE_OK) {
+        w->at = w->len = 0;
+        st = walk_pass(w, max_frame_size, frames, n, &n2, &logical, &end, &cut, diag);
+        /* The file changed between the passes (it is read, not mapped): not the same core. */
+        if (st == GPUCORE_OK && n2 != n)
+            st = gc_diag_set(diag, GPUCORE_E_TRUNCATED, end,
+                             "offset 0x%llx: the zstd frames changed while being indexed",
+                             (unsigned long long)end);
+        if (st < 0)
+            gc_core_mem_free(mem, frames, (uint64_t)n * sizeof(*frames));
     }
     gc_free(w);
-    /* The caller frees n * sizeof entries: give back the charge of the unused capacity. */
-    gc_core_mem_release(mem, (uint64_t)(cap - n) * sizeof(*frames));
+    if (st < 0)
+        return st;
     *ret_frames = frames;
     *ret_n = n;
     *ret_logical = logical;
     *ret_clipped = cut;
     return GPUCORE_OK;
-
-fail:
-    gc_free(w);
-    gc_core_mem_free(mem, frames, (uint64_t)cap * sizeof(*frames));
-    return st;
 }

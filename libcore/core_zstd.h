@@ -111,6 +111,9 @@ gpucore_status_t gc_core_zimage_open(struct gc_core_zimage *z, const struct gc_c
 gpucore_status_t gc_core_zimage_read(struct gc_core_zimage *z, uint64_t off, void *buf, uint64_t n,
                                      gpucore_diag_t *diag);
 
+/* Free the decoded frames of the cache (their memory goes back to the budget). */
+void gc_core_zimage_drop_cache(struct gc_core_zimage *z);
+
 void gc_core_zimage_done(struct gc_core_zimage *z);
 
 #endif /* GC_CORE_ZSTD_H */
