@@ -30,9 +30,10 @@
 /* Decoded frames kept at most, in bytes (one frame is always kept, whatever its size). */
 #define GC_CORE_FRAME_CACHE_BYTES GPUCORE_FRAME_CACHE_BYTES
 /*
- * Compressed cores have their PT_NOTE segments copied to memory at open; a decompression bomb
- * must not turn that into an unbounded allocation. The writer keeps user notes to 3/4 of it,
- * leaving the rest for the manifest, so that every core it writes can be read back.
+ * PT_NOTE segments are copied to memory at open (so note pointers never point into a file that
+ * may change); a decompression bomb must not turn that into an unbounded allocation, and the
+ * copies are charged to the budget too. The writer keeps user notes to 3/4 of this limit,
+ * leaving the rest for the manifest.
  */
 #define GC_CORE_MAX_NOTE_BYTES      (1ull << 30)
 #define GC_CORE_MAX_USER_NOTE_BYTES (GC_CORE_MAX_NOTE_BYTES / 4 * 3)
