@@ -286,7 +286,8 @@ static int rseg_cmp(const void *a, const void *b)
 
 static gpucore_status_t sort_segments(gpucore_core_t *c, uint64_t phoff, gpucore_diag_t *diag)
 {
-    qsort(c->segs, c->nsegs, sizeof(*c->segs), rseg_cmp);
+    if (c->nsegs > 1)
+        qsort(c->segs, c->nsegs, sizeof(*c->segs), rseg_cmp);
     for (uint32_t i = 1; i < c->nsegs; i++) {
         const struct rseg *a = &c->segs[i - 1], *b = &c->segs[i];
         uint32_t later = a->phidx > b->phidx ? a->phidx : b->phidx;

@@ -85,6 +85,7 @@ static void test_frame_bomb_64(void **state)
     if (m.peak > 64 * MiB + MiB)
         fail_msg("peak 0x%llx bytes for one 64 MiB frame at a time", (unsigned long long)m.peak);
     gpucore_core_close(c);
+    free(buf);
 
     /* A budget below one frame: refused, naming what needed how much. */
     assert_int_equal(open_case("frame-bomb-64", 1,
@@ -135,6 +136,7 @@ static void test_phdrs_1m(void **state)
     if (m.peak > 57 * MiB)
         fail_msg("peak 0x%llx bytes for a 56 MiB table", (unsigned long long)m.peak);
     gpucore_core_close(c);
+    free(buf);
     /* With a budget below the table's frame: a clear refusal. */
     assert_int_equal(open_case("phdrs-1m", 1,
                                GPUCORE_OPTS(gpucore_open_opts, .mem_budget = 16 * MiB), &c, &d,
