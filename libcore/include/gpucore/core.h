@@ -344,7 +344,9 @@ struct gpucore_open_opts {
 
 /** gpucore_core_info::flags */
 #define GPUCORE_INFO_COMPRESSED 0x1u     /**< zstd seekable file */
-#define GPUCORE_INFO_FILE_TRUNCATED 0x2u /**< segments were clipped at end of file */
+/** The file was cut short (GPUCORE_OPEN_ALLOW_TRUNCATED): segments were clipped at its end, or
+ *  a zstd frame or the seek table was cut. */
+#define GPUCORE_INFO_FILE_TRUNCATED 0x2u
 #define GPUCORE_INFO_PN_XNUM 0x4u        /**< program header count in section header 0 */
 #define GPUCORE_INFO_QUIRKS 0x8u         /**< tolerated deviations; see gpucore_core_quirk() */
 
