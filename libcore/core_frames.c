@@ -49,6 +49,7 @@ gpucore_status_t gc_core_zimage_open(struct gc_core_zimage *z, const struct gc_c
     memset(z, 0, sizeof(*z));
     z->src = src;
     z->mem = mem;
+    z->decode_limit = GC_CORE_NONE;
     *ret_clipped = 0;
     st = gc_core_seektable_parse(src, max_frame_size, mem, &z->frames, &z->nframes,
                                  &z->logical_size, diag);
@@ -130,6 +131,14 @@ static uint32_t find_frame(const struct gc_core_zimage *z, uint64_t off)
 static gpucore_status_t read_input(struct gc_core_zimage *z, uint32_t i, gpucore_diag_t *diag)
 {
     const struct gc_core_frame *f = &z->frames[i];
+
+    GC_FAIL_IF(z->decode_limit != GC_CORE_NONE && f->dsize > z->decode_limit - z->decoded, diag,
+               GPUCORE_E_LIMIT, f->phys,
+               "offset 0x%llx: zstd frame %u (0x%llx bytes) would take the bytes decoded to "
+               "read the core's structures past 0x%llx (%u x its memory budget)",
+               (unsigned long long)f->phys, i, (unsigned long long)f->dsize,
+               (unsigned long long)z->decode_limit, GPUCORE_OPEN_DECODE_FACTOR);
+    z->decoded += f->dsize;
 
     if (f->csize > z->in_cap) {
         gc_core_mem_free(z->mem, z->in, z->in_cap);

@@ -611,7 +611,11 @@ static gpucore_status_t load(gpucore_core_t *c, const struct gpucore_open_opts *
         c->logical_size = c->size;
     }
     c->info.logical_size = c->logical_size;
+    /* Reading the structures decodes at most GPUCORE_OPEN_DECODE_FACTOR x the budget. */
+    if (c->compressed && c->mem.limit <= GC_CORE_NONE / GPUCORE_OPEN_DECODE_FACTOR)
+        c->z.decode_limit = GPUCORE_OPEN_DECODE_FACTOR * c->mem.limit;
     GC_TRY(parse_elf(c, diag));
+    c->z.decode_limit = GC_CORE_NONE;
     c->info.note_count = c->nnotes;
     return GPUCORE_OK;
 }

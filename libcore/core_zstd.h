@@ -92,6 +92,12 @@ struct gc_core_zimage {
     uint64_t clock;
     uint8_t *in; /* compressed bytes of the frame being decoded */
     uint64_t in_cap;
+    /*
+     * Bytes decoded so far and the most allowed (GC_CORE_NONE: no limit). Open sets a limit so
+     * that notes scattered over many large frames cannot make opening cost unbounded CPU.
+     */
+    uint64_t decoded;
+    uint64_t decode_limit;
 };
 
 /*

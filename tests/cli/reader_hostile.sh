@@ -82,10 +82,13 @@ stderr_has "manifest.core: offset 0x78: the PT_NOTE segments needs 0xa000038 byt
 expect_exit 0 "$gpucore" info phdrs.core
 grep -q "56.0 MiB uncompressed" out.txt || { cat out.txt >&2; fail "info does not show the table"; }
 
-# 16 frames of 64 MiB, each read for its note: one frame cached at a time.
+# 16 frames of 64 MiB, each read for its note: past what opening may decode (4 x the budget);
+# with a budget of 512 MiB it opens, one frame cached at a time.
 "$mk" bomb64.core frame-bomb-64
-expect_exit 0 "$gpucore" info bomb64.core
-expect_exit 0 "$gpucore" decompress bomb64.core out.core
+expect_exit 65 "$gpucore" info bomb64.core
+stderr_has "bomb64.core: offset 0x.*(4 x its memory budget)"
+expect_exit 0 env GPUCORE_MEM_BUDGET=512M "$gpucore" info bomb64.core
+expect_exit 0 env GPUCORE_MEM_BUDGET=512M "$gpucore" decompress bomb64.core out.core
 [ "$(stat -c %s out.core)" -gt $((1 << 30)) ] || fail "decompress wrote a short image"
 rm -f out.core
 

@@ -64,8 +64,9 @@ static void test_frame_bomb(void **state)
 }
 
 /*
- * Frames of the writer's largest size, each holding one note: the cache keeps one at a time
- * (64 MiB in bytes), so the peak stays near one frame although 16 are read.
+ * Frames of the writer's largest size, each holding one note: opening decodes at most 4 x the
+ * budget, and the cache keeps one frame at a time (64 MiB in bytes), so the peak stays near one
+ * frame although 16 are read.
  */
 static void test_frame_bomb_64(void **state)
 {
@@ -76,12 +77,20 @@ static void test_frame_bomb_64(void **state)
     uint8_t *buf;
 
     (void)state;
-    assert_int_equal(open_case("frame-bomb-64", 1, NULL, &c, &d, &buf), GPUCORE_OK);
+    /* By default: 16 x 64 MiB to decode for the notes is past 4 x the 128 MiB budget. */
+    assert_int_equal(open_case("frame-bomb-64", 1, NULL, &c, &d, &buf), GPUCORE_E_LIMIT);
+    assert_non_null(strstr(d.message, "past 0x20000000 (4 x its memory budget)"));
+    free(buf);
+    /* With a budget of 512 MiB the 1 GiB may be decoded, one frame at a time. */
+    assert_int_equal(open_case("frame-bomb-64", 1,
+                               GPUCORE_OPTS(gpucore_open_opts, .mem_budget = 512 * MiB), &c, &d,
+                               &buf),
+                     GPUCORE_OK);
     assert_int_equal(gpucore_core_note_count(c), 16);
     assert_int_equal(gpucore_core_note(c, 15, &note), GPUCORE_OK);
     assert_memory_equal(note.desc, "bomb", 4);
     assert_int_equal(gpucore_core_mem_get(c, &m), GPUCORE_OK);
-    assert_int_equal(m.budget, GPUCORE_MEM_BUDGET_FLOOR);
+    assert_int_equal(m.budget, 512 * MiB);
     if (m.peak > 64 * MiB + MiB)
         fail_msg("peak 0x%llx bytes for one 64 MiB frame at a time", (unsigned long long)m.peak);
     gpucore_core_close(c);

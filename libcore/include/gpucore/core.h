@@ -327,6 +327,14 @@ typedef struct gpucore_core gpucore_core_t;
  */
 #define GPUCORE_MEM_BUDGET_FLOOR  (128ull << 20)
 #define GPUCORE_MEM_BUDGET_FACTOR 4u
+/**
+ * Opening a compressed core decodes at most this many times its memory budget to read the
+ * headers, program headers and notes (GPUCORE_E_LIMIT beyond): notes spread over many large
+ * frames would otherwise cost CPU without bound while memory stays bounded. A core the writer
+ * wrote decodes about its notes and program headers plus a few frames. Reads after the open
+ * are not limited. No limit with GPUCORE_MEM_BUDGET_UNLIMITED.
+ */
+#define GPUCORE_OPEN_DECODE_FACTOR 4u
 /** gpucore_open_opts::mem_budget value that turns the budget off. */
 #define GPUCORE_MEM_BUDGET_UNLIMITED UINT64_MAX
 
