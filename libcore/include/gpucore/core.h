@@ -310,8 +310,8 @@ typedef struct gpucore_core gpucore_core_t;
  * Everything a reader allocates because a file says so is charged to one budget per open
  * core: the zstd frame index, decoded frames in the cache, the compressed bytes of the frame
  * being decoded, the copies of the PT_NOTE segments, the note index, the segment table, and
- * whatever callers reserve with gpucore_core_mem_reserve() (the analyzer charges what it
- * builds from the core there). Fixed costs (the handle, the zstd decoder's ~100 KiB, quirk
+ * whatever callers reserve with gpucore_core_mem_reserve() (an analyzer charges what it
+ * builds from the core there, e.g. GPUCORE_NOTE_DECODED_MAX() before decoding a note). Fixed costs (the handle, the zstd decoder's ~100 KiB, quirk
  * strings, a few KiB of stack buffers) are not counted. When an allocation does not fit, the
  * frame cache is emptied first; if it still does not fit, the call fails with GPUCORE_E_LIMIT
  * and a message naming the file offset, what needed the memory, how much, and the budget.
@@ -322,8 +322,9 @@ typedef struct gpucore_core gpucore_core_t;
  * core's own structures cost decoded (a 56-byte program header becomes a 56-byte segment entry,
  * a 12-byte note a 40-byte index entry, an 8-byte seek table entry a 32-byte index entry). The
  * floor holds one decoded frame of the largest size the writer writes (64 MiB) plus as much
- * again for notes and tables, so a highly compressible core of the writer's own always opens;
- * a decompression bomb gets no further than that.
+ * again for notes and tables, so a highly compressible core written with the largest frames
+ * still opens; a decompression bomb gets no further than that. A core whose notes alone exceed
+ * the budget (possible when they compress very well) needs a larger mem_budget.
  */
 #define GPUCORE_MEM_BUDGET_FLOOR  (128ull << 20)
 #define GPUCORE_MEM_BUDGET_FACTOR 4u
