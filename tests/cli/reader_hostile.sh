@@ -68,7 +68,7 @@ for cmd in "info note.core" "analyze note.core" "decompress note.core out.core";
   # shellcheck disable=SC2086
   expect_exit 65 "$gpucore" $cmd
   stderr_has "note.core: offset 0x78: the PT_NOTE segments needs 0x40000000 bytes of memory"
-  stderr_has "budget"
+  stderr_has "budget are left (raise it with GPUCORE_MEM_BUDGET=SIZE)"
 done
 # The budget can be raised from the environment, and a bad value is a usage error.
 expect_exit 64 env GPUCORE_MEM_BUDGET=lots "$gpucore" info note.core
