@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 
+#include <gpucore/core.h>
 #include <gpucore/status.h>
 
 #include "capture.h" /* enum gc_kfd_backend */
@@ -55,10 +56,21 @@ int cli_fail(int exit_code, const char *file, const char *fmt, ...)
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /*
- * Check that an input file can be opened for reading, so "cannot open input" (66) is told
- * apart from I/O errors later. Returns 0 or an exit code after printing the error.
+ * Check that an input file can be opened for reading and is a regular file, so "cannot open
+ * input" (66) is told apart from I/O errors later. Opens without blocking: a FIFO or a device
+ * is refused, never waited on. Returns 0 or an exit code after printing the error.
  */
 int cli_check_input(const char *path);
+
+/*
+ * Open an input core (or host core): the one path every command takes. The file is opened as
+ * cli_check_input() does (66 if it cannot be, or is not a regular file), then read by the
+ * library from that descriptor with open flags @p flags (GPUCORE_OPEN_*). The reader's memory
+ * budget is the library's default unless GPUCORE_MEM_BUDGET is set in the environment (a size
+ * such as 512M, or "unlimited"). Returns 0 with *ret set, or an exit code after printing the
+ * error (65 for a malformed core or one over its memory budget).
+ */
+int cli_open_core(const char *path, uint32_t flags, gpucore_core_t **ret);
 
 /* JSON values of the program's documents: "0x..." for addresses and masks (they may not fit a
    signed 64-bit JSON integer), integers for counts and sizes (clamped to INT64_MAX). */

@@ -314,27 +314,14 @@ int cmd_analyze(int argc, char **argv)
         close(dfd);
     }
     t.path = argv[optind];
-    rc = cli_check_input(t.path);
+    rc = cli_open_core(t.path, GPUCORE_OPEN_ALLOW_TRUNCATED, &t.core);
     if (rc)
         return rc;
-    st = gpucore_core_open(t.path,
-                           GPUCORE_OPTS(gpucore_open_opts, .flags = GPUCORE_OPEN_ALLOW_TRUNCATED),
-                           &t.core, &d);
-    if (st != GPUCORE_OK)
-        return cli_report(t.path, &d, CLI_SIDE_INPUT);
     if (t.host_path) {
-        rc = cli_check_input(t.host_path);
+        rc = cli_open_core(t.host_path, GPUCORE_OPEN_ALLOW_TRUNCATED, &t.host);
         if (rc) {
             gpucore_core_close(t.core);
             return rc;
-        }
-        st = gpucore_core_open(t.host_path,
-                               GPUCORE_OPTS(gpucore_open_opts,
-                                            .flags = GPUCORE_OPEN_ALLOW_TRUNCATED),
-                               &t.host, &d);
-        if (st != GPUCORE_OK) {
-            gpucore_core_close(t.core);
-            return cli_report(t.host_path, &d, CLI_SIDE_INPUT);
         }
     }
     st = gc_triage_open(&t, &d);

@@ -102,12 +102,9 @@ static int run_convert(struct convert_args *a)
     gpucore_status_t st;
     int rc;
 
-    rc = cli_check_input(a->in);
+    rc = cli_open_core(a->in, 0, &core);
     if (rc)
         return rc;
-    st = gpucore_core_open(a->in, NULL, &core, &d);
-    if (st != GPUCORE_OK)
-        return cli_report(a->in, &d, CLI_SIDE_INPUT);
     st = gpucore_core_transcode(
             core, a->out,
             GPUCORE_OPTS(gpucore_writer_opts, .compress = (uint32_t)a->compress,
@@ -117,8 +114,12 @@ static int run_convert(struct convert_args *a)
             &d);
     gpucore_core_close(core);
     if (st != GPUCORE_OK) {
-        /* Reading the input can fail too (a corrupt frame); say which side it was. */
-        if (st == GPUCORE_E_CORRUPT || st == GPUCORE_E_UNAVAILABLE)
+        /*
+         * Reading the input can fail too (a corrupt frame, a file cut while being read, a
+         * frame over the reader's memory budget); say which side it was.
+         */
+        if (st == GPUCORE_E_CORRUPT || st == GPUCORE_E_UNAVAILABLE || st == GPUCORE_E_TRUNCATED ||
+            st == GPUCORE_E_LIMIT)
             return cli_report(a->in, &d, CLI_SIDE_INPUT);
         return cli_report(a->out, &d, CLI_SIDE_OUTPUT);
     }

@@ -1331,14 +1331,7 @@ static void help(FILE *out)
 
 static int open_core(const char *path, gpucore_core_t **ret)
 {
-    gpucore_diag_t diag = { 0 };
-    int rc = cli_check_input(path);
-
-    if (rc)
-        return rc;
-    if (gpucore_core_open(path, NULL, ret, &diag) != GPUCORE_OK)
-        return cli_report(path, &diag, CLI_SIDE_INPUT);
-    return CLI_EXIT_OK;
+    return cli_open_core(path, 0, ret);
 }
 
 static int find_note(struct dd *d)

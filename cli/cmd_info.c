@@ -1037,9 +1037,7 @@ int cmd_info(int argc, char **argv)
     };
     int json = 0, segments = 0, c, rc;
     struct info_ctx ctx = { 0 };
-    gpucore_diag_t d;
     json_t *doc;
-    gpucore_status_t st;
 
     optind = 1;
     opterr = 0;
@@ -1062,14 +1060,9 @@ int cmd_info(int argc, char **argv)
         return cli_usage_error("info", argc - optind < 1 ? "missing CORE argument"
                                                          : "expected exactly one CORE argument");
     ctx.path = argv[optind];
-    rc = cli_check_input(ctx.path);
+    rc = cli_open_core(ctx.path, GPUCORE_OPEN_ALLOW_TRUNCATED, &ctx.core);
     if (rc)
         return rc;
-    st = gpucore_core_open(ctx.path,
-                           GPUCORE_OPTS(gpucore_open_opts, .flags = GPUCORE_OPEN_ALLOW_TRUNCATED),
-                           &ctx.core, &d);
-    if (st != GPUCORE_OK)
-        return cli_report(ctx.path, &d, CLI_SIDE_INPUT);
 
     doc = build_model(&ctx);
     if (json) {

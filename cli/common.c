@@ -82,23 +82,103 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     return CLI_EXIT_USAGE;
 }
 
-int cli_check_input(const char *path)
+/* What a file type is called when it is refused as an input. */
+static const char *input_kind(mode_t mode)
+{
+    static const struct {
+        mode_t type;
+        const char *name;
+    } kinds[] = {
+        { S_IFDIR, "is a directory" },        { S_IFIFO, "is a FIFO" },
+        { S_IFCHR, "is a character device" }, { S_IFBLK, "is a block device" },
+        { S_IFSOCK, "is a socket" },
+    };
+
+    for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+        if ((mode & S_IFMT) == kinds[i].type)
+            return kinds[i].name;
+    return "is not a regular file";
+}
+
+/*
+ * The one way an input file is opened: without blocking (a FIFO would wait for a writer, a
+ * device could act on the open) and without becoming a controlling terminal; then only a
+ * regular file is accepted. Returns the descriptor (blocking again), or -1 after printing
+ * the error; *ret_rc is the exit code then.
+ */
+static int open_input(const char *path, int *ret_rc)
 {
     struct stat st;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), fl;
 
-    if (fd < 0)
-        return cli_fail(CLI_EXIT_NOINPUT, path, "cannot open: %s", strerror(errno));
+    if (fd < 0) {
+        *ret_rc = cli_fail(CLI_EXIT_NOINPUT, path, "cannot open: %s", strerror(errno));
+        return -1;
+    }
     if (fstat(fd, &st) != 0) {
         int err = errno;
 
         close(fd);
-        return cli_fail(CLI_EXIT_NOINPUT, path, "cannot stat: %s", strerror(err));
+        *ret_rc = cli_fail(CLI_EXIT_NOINPUT, path, "cannot stat: %s", strerror(err));
+        return -1;
     }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        *ret_rc = cli_fail(CLI_EXIT_NOINPUT, path, "%s, expected a regular core file",
+                           input_kind(st.st_mode));
+        return -1;
+    }
+    fl = fcntl(fd, F_GETFL);
+    if (fl >= 0)
+        (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    return fd;
+}
+
+int cli_check_input(const char *path)
+{
+    int rc = 0, fd = open_input(path, &rc);
+
+    if (fd >= 0)
+        close(fd);
+    return rc;
+}
+
+int cli_open_core(const char *path, uint32_t flags, gpucore_core_t **ret)
+{
+    const char *env = getenv("GPUCORE_MEM_BUDGET");
+    uint64_t budget = 0;
+    gpucore_diag_t d;
+    gpucore_status_t st;
+    int rc = 0, fd;
+
+    if (env && *env) {
+        if (strcmp(env, "unlimited") == 0)
+            budget = GPUCORE_MEM_BUDGET_UNLIMITED;
+        else if (cli_parse_size(env, &budget) != 0 || budget == 0)
+            return cli_fail(CLI_EXIT_USAGE, NULL,
+                            "GPUCORE_MEM_BUDGET=%s: expected a size (e.g. 512M, 2G) or "
+                            "\"unlimited\"",
+                            env);
+    }
+    fd = open_input(path, &rc);
+    if (fd < 0)
+        return rc;
+    st = gpucore_core_open_fd(
+            fd, GPUCORE_OPTS(gpucore_open_opts, .flags = flags, .mem_budget = budget), ret, &d);
     close(fd);
-    if (S_ISDIR(st.st_mode))
-        return cli_fail(CLI_EXIT_NOINPUT, path, "is a directory, expected a core file");
-    return 0;
+    if (st != GPUCORE_OK) {
+        /* The library names its option; a user of the program sets the environment. */
+        static const char api[] = "gpucore_open_opts::mem_budget",
+                          var[] = "GPUCORE_MEM_BUDGET=SIZE";
+        char *at = strstr(d.message, api);
+
+        if (at && strlen(d.message) - strlen(api) + strlen(var) < sizeof(d.message)) {
+            memmove(at + strlen(var), at + strlen(api), strlen(at + strlen(api)) + 1);
+            memcpy(at, var, strlen(var));
+        }
+        return cli_report(path, &d, CLI_SIDE_INPUT);
+    }
+    return CLI_EXIT_OK;
 }
 
 int cli_parse_size(const char *text, uint64_t *ret)

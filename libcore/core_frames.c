@@ -3,6 +3,11 @@
  * Random access to the logical image of a compressed core: binary search in the frame index,
  * decode on demand into a small LRU cache of frames (G-FMT-5: a buffer of exactly the frame's
  * size, window limited, checksum verified by zstd).
+ *
+ * Memory is bounded three ways: a frame decodes to at most max_frame_size bytes (the writer's
+ * 64 MiB by default), the cache holds at most `frame_cache` frames and GC_CORE_FRAME_CACHE_BYTES
+ * bytes, and everything (cache, the compressed input of the frame being decoded, the index) is
+ * charged to the reader's budget; when a frame does not fit, the cache is emptied first.
  */
 #include <string.h>
 
@@ -20,6 +25,9 @@ struct gc_core_zslot {
 
 #define SLOT_EMPTY UINT32_MAX
 
+/* The compressed input buffer is kept between frames up to this size, freed above it. */
+#define IN_KEEP (1u << 20)
+
 /* The smallest window log that covers @p max_frame_size, within zstd's bounds. */
 static int window_log_for(uint64_t max_frame_size)
 {
@@ -31,21 +39,23 @@ static int window_log_for(uint64_t max_frame_size)
     return log < b.lowerBound ? b.lowerBound : log;
 }
 
-gpucore_status_t gc_core_zimage_open(struct gc_core_zimage *z, const uint8_t *phys, uint64_t size,
-                                     uint64_t max_frame_size, uint32_t cache_frames,
-                                     int allow_truncated, int *ret_clipped, gpucore_diag_t *diag)
+gpucore_status_t gc_core_zimage_open(struct gc_core_zimage *z, const struct gc_core_src *src,
+                                     struct gc_core_mem *mem, uint64_t max_frame_size,
+                                     uint32_t cache_frames, int allow_truncated, int *ret_clipped,
+                                     gpucore_diag_t *diag)
 {
     gpucore_status_t st;
 
     memset(z, 0, sizeof(*z));
-    z->phys = phys;
-    z->phys_size = size;
+    z->src = src;
+    z->mem = mem;
+    z->decode_limit = GC_CORE_NONE;
     *ret_clipped = 0;
-    st = gc_core_seektable_parse(phys, size, max_frame_size, &z->frames, &z->nframes,
+    st = gc_core_seektable_parse(src, max_frame_size, mem, &z->frames, &z->nframes,
                                  &z->logical_size, diag);
     if (st == GPUCORE_E_NOTFOUND)
-        st = gc_core_frames_walk(phys, size, max_frame_size, allow_truncated, &z->frames,
-                                 &z->nframes, &z->logical_size, ret_clipped, diag);
+        st = gc_core_frames_walk(src, max_frame_size, allow_truncated, mem, &z->frames, &z->nframes,
+                                 &z->logical_size, ret_clipped, diag);
     if (st < 0)
         return st;
 
@@ -64,14 +74,41 @@ gpucore_status_t gc_core_zimage_open(struct gc_core_zimage *z, const uint8_t *ph
     return GPUCORE_OK;
 }
 
+static void slot_clear(struct gc_core_zimage *z, struct gc_core_zslot *slot)
+{
+    if (slot->frame != SLOT_EMPTY) {
+        z->cache_bytes -= z->frames[slot->frame].dsize;
+        gc_core_mem_free(z->mem, slot->buf, z->frames[slot->frame].dsize);
+    }
+    slot->buf = NULL;
+    slot->frame = SLOT_EMPTY;
+}
+
 void gc_core_zimage_done(struct gc_core_zimage *z)
 {
     for (uint32_t i = 0; i < z->nslots; i++)
-        gc_free(z->slots[i].buf);
+        slot_clear(z, &z->slots[i]);
     gc_free(z->slots);
-    gc_free(z->frames);
+    gc_core_mem_free(z->mem, z->frames, (uint64_t)z->nframes * sizeof(*z->frames));
+    gc_core_mem_free(z->mem, z->in, z->in_cap);
     ZSTD_freeDCtx(z->dctx);
     memset(z, 0, sizeof(*z));
+}
+
+void gc_core_zimage_drop_cache(struct gc_core_zimage *z)
+{
+    for (uint32_t s = 0; s < z->nslots; s++)
+        slot_clear(z, &z->slots[s]);
+}
+
+/* Charge @p n bytes; when they do not fit, empty the cache and try once more. */
+static gpucore_status_t zcharge(struct gc_core_zimage *z, uint64_t n, uint64_t off,
+                                const char *what, gpucore_diag_t *diag)
+{
+    if (gc_core_mem_charge(z->mem, n, off, what, NULL) == GPUCORE_OK)
+        return GPUCORE_OK;
+    gc_core_zimage_drop_cache(z);
+    return gc_core_mem_charge(z->mem, n, off, what, diag);
 }
 
 /* Index of the frame holding logical offset @p off (which is inside the image). */
@@ -90,13 +127,52 @@ static uint32_t find_frame(const struct gc_core_zimage *z, uint64_t off)
     return lo;
 }
 
-/* Decode frame @p i into @p dst, which has exactly dsize bytes. */
-static gpucore_status_t decode(struct gc_core_zimage *z, uint32_t i, uint8_t *dst,
-                               gpucore_diag_t *diag)
+/* The compressed bytes of frame @p i, read from the file into z->in. */
+static gpucore_status_t read_input(struct gc_core_zimage *z, uint32_t i, gpucore_diag_t *diag)
 {
     const struct gc_core_frame *f = &z->frames[i];
-    size_t r = ZSTD_decompressDCtx(z->dctx, dst, (size_t)f->dsize, z->phys + f->phys,
-                                   (size_t)f->csize);
+
+    GC_FAIL_IF(z->decode_limit != GC_CORE_NONE && f->dsize > z->decode_limit - z->decoded, diag,
+               GPUCORE_E_LIMIT, f->phys,
+               "offset 0x%llx: zstd frame %u (0x%llx bytes) would take the bytes decoded to "
+               "read the core's structures past 0x%llx (%u x its memory budget)",
+               (unsigned long long)f->phys, i, (unsigned long long)f->dsize,
+               (unsigned long long)z->decode_limit, GPUCORE_OPEN_DECODE_FACTOR);
+    z->decoded += f->dsize;
+
+    if (f->csize > z->in_cap) {
+        gc_core_mem_free(z->mem, z->in, z->in_cap);
+        z->in = NULL;
+        z->in_cap = 0;
+        GC_TRY(zcharge(z, f->csize, f->phys, "a compressed zstd frame", diag));
+        z->in = f->csize <= SIZE_MAX ? gc_malloc((size_t)f->csize) : NULL;
+        if (!z->in) {
+            gc_core_mem_release(z->mem, f->csize);
+            return gc_diag_set(diag, GPUCORE_E_NOMEM, GC_NO_OFFSET,
+                               "out of memory for a 0x%llx-byte compressed frame",
+                               (unsigned long long)f->csize);
+        }
+        z->in_cap = f->csize;
+    }
+    return gc_core_src_read(z->src, f->phys, z->in, f->csize, diag);
+}
+
+/* Drop a large input buffer after use, so one big frame does not pin it. */
+static void trim_input(struct gc_core_zimage *z)
+{
+    if (z->in_cap > IN_KEEP) {
+        gc_core_mem_free(z->mem, z->in, z->in_cap);
+        z->in = NULL;
+        z->in_cap = 0;
+    }
+}
+
+/* Decode frame @p i, whose compressed bytes are in z->in, into @p dst of exactly dsize bytes. */
+static gpucore_status_t inflate(struct gc_core_zimage *z, uint32_t i, uint8_t *dst,
+                                gpucore_diag_t *diag)
+{
+    const struct gc_core_frame *f = &z->frames[i];
+    size_t r = ZSTD_decompressDCtx(z->dctx, dst, (size_t)f->dsize, z->in, (size_t)f->csize);
 
     if (ZSTD_isError(r))
         return gc_diag_set(diag,
@@ -112,11 +188,25 @@ static gpucore_status_t decode(struct gc_core_zimage *z, uint32_t i, uint8_t *ds
     return GPUCORE_OK;
 }
 
+/* Decode frame @p i into @p dst, which has exactly dsize bytes. */
+static gpucore_status_t decode(struct gc_core_zimage *z, uint32_t i, uint8_t *dst,
+                               gpucore_diag_t *diag)
+{
+    gpucore_status_t st = read_input(z, i, diag);
+
+    if (st == GPUCORE_OK)
+        st = inflate(z, i, dst, diag);
+    trim_input(z);
+    return st;
+}
+
 /* The decoded bytes of frame @p i, from the cache or decoded into the least recently used slot. */
 static gpucore_status_t get_frame(struct gc_core_zimage *z, uint32_t i, const uint8_t **ret,
                                   gpucore_diag_t *diag)
 {
     struct gc_core_zslot *victim = NULL;
+    uint64_t dsize = z->frames[i].dsize;
+    uint8_t *buf;
     gpucore_status_t st;
 
     for (uint32_t s = 0; s < z->nslots; s++) {
@@ -134,17 +224,44 @@ static gpucore_status_t get_frame(struct gc_core_zimage *z, uint32_t i, const ui
     }
     if (!victim) /* no slots: gc_core_zimage_open always makes at least one */
         return gc_diag_set(diag, GPUCORE_E_INVAL, GC_NO_OFFSET, "internal: no frame cache");
-    gc_free(victim->buf);
-    victim->frame = SLOT_EMPTY;
-    victim->buf = gc_malloc((size_t)z->frames[i].dsize);
-    GC_FAIL_IF(!victim->buf, diag, GPUCORE_E_NOMEM, GC_NO_OFFSET,
-               "out of memory for a 0x%llx-byte frame", (unsigned long long)z->frames[i].dsize);
-    st = decode(z, i, victim->buf, diag);
-    if (st < 0)
+    slot_clear(z, victim);
+    /* Bounded in bytes too: drop the least recently used frames until this one fits. */
+    while (z->cache_bytes && z->cache_bytes + dsize > GC_CORE_FRAME_CACHE_BYTES) {
+        struct gc_core_zslot *old = NULL;
+
+        for (uint32_t s = 0; s < z->nslots; s++)
+            if (z->slots[s].frame != SLOT_EMPTY && (!old || z->slots[s].stamp < old->stamp))
+                old = &z->slots[s];
+        if (!old) /* cache_bytes counts occupied slots only: cannot happen */
+            break;
+        slot_clear(z, old);
+    }
+    /* Input first, then the output buffer: either may empty the cache to fit the budget. */
+    st = read_input(z, i, diag);
+    if (st == GPUCORE_OK)
+        st = zcharge(z, dsize, z->frames[i].phys, "a decoded zstd frame", diag);
+    if (st < 0) {
+        trim_input(z);
         return st;
+    }
+    buf = dsize <= SIZE_MAX ? gc_malloc((size_t)dsize) : NULL;
+    if (!buf) {
+        gc_core_mem_release(z->mem, dsize);
+        trim_input(z);
+        return gc_diag_set(diag, GPUCORE_E_NOMEM, GC_NO_OFFSET,
+                           "out of memory for a 0x%llx-byte frame", (unsigned long long)dsize);
+    }
+    st = inflate(z, i, buf, diag);
+    trim_input(z);
+    if (st < 0) {
+        gc_core_mem_free(z->mem, buf, dsize);
+        return st;
+    }
+    victim->buf = buf;
     victim->frame = i;
     victim->stamp = ++z->clock;
-    *ret = victim->buf;
+    z->cache_bytes += dsize;
+    *ret = buf;
     return GPUCORE_OK;
 }
 

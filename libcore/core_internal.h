@@ -11,27 +11,70 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <gpucore/core.h>
 #include <gpucore/status.h>
 
 /*
  * Reader limits. They bound what an untrusted file can make us allocate or iterate over before
  * anything else is checked: 2^20 program headers is 56 MiB of table and far more than any real
- * process has mappings (Linux caps vm.max_map_count at 65530 by default).
+ * process has mappings (Linux caps vm.max_map_count at 65530 by default). Everything the reader
+ * allocates because the file says so is also charged to its memory budget (gc_core_mem).
  */
 #define GC_CORE_MAX_PHDRS  (1u << 20)
 #define GC_CORE_MAX_NOTES  (1u << 20)
 #define GC_CORE_MAX_FRAMES (1u << 20)
-/* Default for gpucore_open_opts::max_frame_size. */
-#define GC_CORE_DEFAULT_MAX_FRAME (256ull << 20)
+/* Default for gpucore_open_opts::max_frame_size: the largest frame the writer writes. */
+#define GC_CORE_DEFAULT_MAX_FRAME GPUCORE_MAX_FRAME_CONTENT
 /* Default for gpucore_open_opts::frame_cache. */
 #define GC_CORE_DEFAULT_FRAME_CACHE 8u
+/* Decoded frames kept at most, in bytes (one frame is always kept, whatever its size). */
+#define GC_CORE_FRAME_CACHE_BYTES GPUCORE_FRAME_CACHE_BYTES
 /*
- * Compressed cores have their PT_NOTE segments copied to memory at open; a decompression bomb
- * must not turn that into an unbounded allocation. The writer keeps user notes to 3/4 of it,
- * leaving the rest for the manifest, so that every core it writes can be read back.
+ * PT_NOTE segments are copied to memory at open (so note pointers never point into a file that
+ * may change); a decompression bomb must not turn that into an unbounded allocation, and the
+ * copies are charged to the budget too. The writer keeps user notes to 3/4 of this limit,
+ * leaving the rest for the manifest.
  */
 #define GC_CORE_MAX_NOTE_BYTES      (1ull << 30)
 #define GC_CORE_MAX_USER_NOTE_BYTES (GC_CORE_MAX_NOTE_BYTES / 4 * 3)
+
+/*
+ * Where a reader's bytes come from: the caller's memory (mem != NULL), or a file read with
+ * pread() (never mapped: a file that shrinks would fault). size is the size at open.
+ */
+struct gc_core_src {
+    const uint8_t *mem;
+    int fd;
+    uint64_t size;
+};
+
+/*
+ * Copy [off, off + n) of the source. A file that has become shorter gives GPUCORE_E_TRUNCATED
+ * ("it was cut while being read"), a failed read GPUCORE_E_IO; the diag names the offset.
+ */
+gpucore_status_t gc_core_src_read(const struct gc_core_src *s, uint64_t off, void *buf, uint64_t n,
+                                  gpucore_diag_t *diag);
+
+/* A reader's memory budget (gpucore_open_opts::mem_budget): bytes allowed, in use, at most. */
+struct gc_core_mem {
+    uint64_t limit;
+    uint64_t used;
+    uint64_t peak;
+};
+
+/* The default budget for a file holding @p content bytes. */
+uint64_t gc_core_mem_default(uint64_t content);
+/*
+ * Charge @p n bytes; GPUCORE_E_LIMIT (nothing charged) if they do not fit, with a message naming
+ * @p off (GC_NO_OFFSET: none), @p what needs them, and the budget.
+ */
+gpucore_status_t gc_core_mem_charge(struct gc_core_mem *m, uint64_t n, uint64_t off,
+                                    const char *what, gpucore_diag_t *diag);
+void gc_core_mem_release(struct gc_core_mem *m, uint64_t n);
+/* gc_malloc of @p n charged bytes into *(void **)ret; free with gc_core_mem_free(m, p, n). */
+gpucore_status_t gc_core_mem_alloc(struct gc_core_mem *m, uint64_t n, uint64_t off,
+                                   const char *what, void *ret, gpucore_diag_t *diag);
+void gc_core_mem_free(struct gc_core_mem *m, void *p, uint64_t n);
 
 /* Writer: logical bytes per zstd frame (default and bounds) and the read-callback chunk. */
 #define GC_CORE_DEFAULT_FRAME_SIZE (1u << 20)

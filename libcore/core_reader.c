@@ -5,8 +5,14 @@
  * should name the offset and the field at fault. Everything structural is validated at open,
  * so later accessors only index arrays that are known to be consistent.
  *
- * The logical image is either the file itself (mmap, or the caller's memory) or the
- * decompressed view of a zstd seekable file (core_frames.c); img_read() hides which.
+ * The logical image is either the file itself (read with pread, or the caller's memory) or the
+ * decompressed view of a zstd seekable file (core_frames.c); img_read() hides which. Nothing
+ * the accessors hand out points into the file: program headers, notes and frames are copies,
+ * so a file that changes or shrinks after open gives an error, never a fault.
+ *
+ * Every allocation a file's claims can cause is charged to the core's memory budget
+ * (struct gc_core_mem): the frame index and cache, the note copies and index, the segment
+ * table, and what callers reserve with gpucore_core_mem_reserve().
  */
 #include <elf.h>
 #include <errno.h>
@@ -14,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -46,10 +51,16 @@ struct rseg {
     uint32_t phidx;
 };
 
+/* A PT_NOTE segment found in the program headers, loaded once they are all checked. */
+struct note_seg {
+    uint64_t offset, filesz, align;
+    int clipped;
+};
+
 struct gpucore_core {
-    const uint8_t *data; /* the file: mapped, or the caller's memory */
+    struct gc_core_src src; /* the file (owned fd, or -1) or the caller's memory */
     uint64_t size;
-    void *map; /* owned mapping, or NULL */
+    struct gc_core_mem mem;
     int compressed;
     struct gc_core_zimage z;
     uint64_t logical_size;
@@ -57,10 +68,11 @@ struct gpucore_core {
 
     struct gpucore_core_info info;
     struct rseg *segs; /* PT_LOADs with p_memsz > 0, sorted by address */
-    uint32_t nsegs;
+    uint32_t nsegs, segs_cap;
     struct gpucore_note *notes;
     uint32_t nnotes, notes_cap;
-    uint8_t *note_bytes; /* compressed cores: copies of the PT_NOTE segments */
+    uint8_t *note_bytes; /* copies of the PT_NOTE segments */
+    uint64_t note_bytes_size;
     char **quirks;
     uint32_t nquirks;
     struct quirk_seen seen[QUIRK_COUNT_];
@@ -87,35 +99,47 @@ static gpucore_status_t img_read(gpucore_core_t *c, uint64_t off, void *buf, uin
 {
     if (c->compressed)
         return gc_core_zimage_read(&c->z, off, buf, n, diag);
-    if (n)
-        memcpy(buf, c->data + off, (size_t)n);
-    return GPUCORE_OK;
+    return gc_core_src_read(&c->src, off, buf, n, diag);
 }
 
 /*
- * Bytes [off, off + n) of the image as a pointer: into the file for plain cores, else into
- * @p *owned (allocated here; the caller frees it).
+ * Charge @p n bytes to the core's budget. Decoded frames in the cache are only a cache: when
+ * the bytes do not fit, they are dropped first.
  */
-static gpucore_status_t img_view(gpucore_core_t *c, uint64_t off, uint64_t n, const uint8_t **ret,
-                                 uint8_t **owned, gpucore_diag_t *diag)
+static gpucore_status_t charge(gpucore_core_t *c, uint64_t n, uint64_t off, const char *what,
+                               gpucore_diag_t *diag)
 {
-    uint8_t *copy;
-    gpucore_status_t st;
-
-    *owned = NULL;
-    if (!c->compressed) {
-        *ret = c->data + off;
+    if (gc_core_mem_charge(&c->mem, n, off, what, NULL) == GPUCORE_OK)
         return GPUCORE_OK;
+    if (c->compressed)
+        gc_core_zimage_drop_cache(&c->z);
+    return gc_core_mem_charge(&c->mem, n, off, what, diag);
+}
+
+/*
+ * Make room for @p need elements in a charged array of @p *cap elements of @p elem bytes,
+ * doubling it; the growth is charged to the budget.
+ */
+static gpucore_status_t grow(gpucore_core_t *c, void *arr, uint32_t *cap, uint32_t need,
+                             size_t elem, uint64_t off, const char *what, gpucore_diag_t *diag)
+{
+    void *p, *np;
+    uint32_t ncap;
+
+    if (need <= *cap)
+        return GPUCORE_OK;
+    ncap = *cap ? *cap : 32;
+    while (ncap < need)
+        ncap = ncap > UINT32_MAX / 2 ? need : ncap * 2;
+    GC_TRY(charge(c, (uint64_t)(ncap - *cap) * elem, off, what, diag));
+    memcpy(&p, arr, sizeof(p));
+    np = gc_realloc_array(p, ncap, elem);
+    if (!np) {
+        gc_core_mem_release(&c->mem, (uint64_t)(ncap - *cap) * elem);
+        return gc_diag_set(diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
     }
-    copy = gc_malloc((size_t)n);
-    GC_FAIL_IF(!copy, diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory (0x%llx bytes)",
-               (unsigned long long)n);
-    st = img_read(c, off, copy, n, diag);
-    if (st < 0) {
-        gc_free(copy);
-        return st;
-    }
-    *ret = *owned = copy;
+    memcpy(arr, &np, sizeof(np));
+    *cap = ncap;
     return GPUCORE_OK;
 }
 
@@ -262,7 +286,8 @@ static int rseg_cmp(const void *a, const void *b)
 
 static gpucore_status_t sort_segments(gpucore_core_t *c, uint64_t phoff, gpucore_diag_t *diag)
 {
-    qsort(c->segs, c->nsegs, sizeof(*c->segs), rseg_cmp);
+    if (c->nsegs > 1)
+        qsort(c->segs, c->nsegs, sizeof(*c->segs), rseg_cmp);
     for (uint32_t i = 1; i < c->nsegs; i++) {
         const struct rseg *a = &c->segs[i - 1], *b = &c->segs[i];
         uint32_t later = a->phidx > b->phidx ? a->phidx : b->phidx;
@@ -335,14 +360,8 @@ static gpucore_status_t walk_notes(gpucore_core_t *c, const uint8_t *p, uint64_t
                    (unsigned long long)at, namesz);
         GC_FAIL_IF(c->nnotes >= GC_CORE_MAX_NOTES, diag, GPUCORE_E_LIMIT, at,
                    "offset 0x%llx: more than %u notes", (unsigned long long)at, GC_CORE_MAX_NOTES);
-        if (c->nnotes == c->notes_cap) {
-            uint32_t ncap = c->notes_cap ? c->notes_cap * 2 : 32;
-            struct gpucore_note *nn = gc_realloc_array(c->notes, ncap, sizeof(*nn));
-
-            GC_FAIL_IF(!nn, diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
-            c->notes = nn;
-            c->notes_cap = ncap;
-        }
+        GC_TRY(grow(c, &c->notes, &c->notes_cap, c->nnotes + 1, sizeof(*c->notes), at,
+                    "the note index", diag));
         n = &c->notes[c->nnotes++];
         n->owner = namesz ? (const char *)p + name : "";
         n->type = type;
@@ -355,34 +374,39 @@ static gpucore_status_t walk_notes(gpucore_core_t *c, const uint8_t *p, uint64_t
     return GPUCORE_OK;
 }
 
-/* Parse the notes of every PT_NOTE (in program header order) listed in @p idx. */
-static gpucore_status_t load_notes(gpucore_core_t *c, const struct gc_elf_phdr *ph,
-                                   const uint32_t *idx, uint32_t n, const int *clipped,
+/*
+ * Copy the PT_NOTE segments (in program header order) and parse their notes. The copies keep
+ * the gpucore_note pointers valid until close whatever happens to the file.
+ */
+static gpucore_status_t load_notes(gpucore_core_t *c, const struct note_seg *ns, uint32_t n,
                                    gpucore_diag_t *diag)
 {
     uint64_t total = 0, at = 0;
 
-    if (c->compressed) {
-        /* Decoded once here so that gpucore_note pointers stay valid until close. */
-        for (uint32_t i = 0; i < n; i++)
-            total += ph[idx[i]].filesz; /* each <= logical size, n <= 2^20: no wrap */
-        GC_FAIL_IF(total > GC_CORE_MAX_NOTE_BYTES, diag, GPUCORE_E_LIMIT, GC_NO_OFFSET,
-                   "PT_NOTE segments hold 0x%llx bytes, more than the 0x%llx accepted",
-                   (unsigned long long)total, (unsigned long long)GC_CORE_MAX_NOTE_BYTES);
-        c->note_bytes = gc_malloc((size_t)total);
-        GC_FAIL_IF(!c->note_bytes, diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
+    for (uint32_t i = 0; i < n; i++)
+        total += ns[i].filesz; /* each <= logical size, n <= 2^20: no wrap */
+    if (!total)
+        return GPUCORE_OK;
+    GC_FAIL_IF(total > GC_CORE_MAX_NOTE_BYTES, diag, GPUCORE_E_LIMIT, ns[0].offset,
+               "offset 0x%llx: PT_NOTE segments hold 0x%llx bytes, more than the 0x%llx accepted",
+               (unsigned long long)ns[0].offset, (unsigned long long)total,
+               (unsigned long long)GC_CORE_MAX_NOTE_BYTES);
+    GC_TRY(charge(c, total, ns[0].offset, "the PT_NOTE segments", diag));
+    c->note_bytes = gc_malloc((size_t)total);
+    if (!c->note_bytes) {
+        gc_core_mem_release(&c->mem, total);
+        return gc_diag_set(diag, GPUCORE_E_NOMEM, GC_NO_OFFSET,
+                           "out of memory (0x%llx bytes for the PT_NOTE segments)",
+                           (unsigned long long)total);
     }
+    c->note_bytes_size = total;
     for (uint32_t i = 0; i < n; i++) {
-        const struct gc_elf_phdr *p = &ph[idx[i]];
-        /* Compressed: c->data is not the logical image; the bytes are decoded below. */
-        const uint8_t *bytes = c->compressed ? NULL : c->data + p->offset;
+        uint8_t *bytes = c->note_bytes + at;
 
-        if (c->compressed) {
-            GC_TRY(img_read(c, p->offset, c->note_bytes + at, p->filesz, diag));
-            bytes = c->note_bytes + at;
-            at += p->filesz;
-        }
-        GC_TRY(walk_notes(c, bytes, p->filesz, p->offset, p->align == 8 ? 8 : 4, clipped[i], diag));
+        GC_TRY(img_read(c, ns[i].offset, bytes, ns[i].filesz, diag));
+        at += ns[i].filesz;
+        GC_TRY(walk_notes(c, bytes, ns[i].filesz, ns[i].offset, ns[i].align == 8 ? 8 : 4,
+                          ns[i].clipped, diag));
     }
     return GPUCORE_OK;
 }
@@ -447,16 +471,54 @@ static gpucore_status_t make_quirks(gpucore_core_t *c, gpucore_diag_t *diag)
 /* ---------------------------------------------------------------------------------------- */
 /* Open                                                                                     */
 
+/* Program headers decoded per read: a small stack buffer, whatever the table's size. */
+#define PH_CHUNK 32u
+
+/* Check program header @p i and record it as a segment or a PT_NOTE. */
+static gpucore_status_t take_phdr(gpucore_core_t *c, uint32_t i, uint64_t at, struct gc_elf_phdr *p,
+                                  struct note_seg **ns, uint32_t *nns, uint32_t *ns_cap,
+                                  gpucore_diag_t *diag)
+{
+    uint64_t filesz = p->filesz;
+
+    if (p->type == PT_LOAD) {
+        struct rseg *s;
+
+        GC_TRY(check_load(c, i, at, p, diag));
+        c->info.load_bytes += p->filesz;
+        c->info.load_memsz += p->memsz;
+        if (!p->memsz) /* describes no memory: nothing to look up */
+            return GPUCORE_OK;
+        GC_TRY(grow(c, &c->segs, &c->segs_cap, c->nsegs + 1, sizeof(*c->segs), at,
+                    "the segment table", diag));
+        s = &c->segs[c->nsegs++];
+        memset(s, 0, sizeof(*s)); /* padding too: callers may compare segments bytewise */
+        s->s.vaddr = p->vaddr;
+        s->s.memsz = p->memsz;
+        s->s.filesz = p->filesz;
+        s->s.offset = p->offset;
+        s->s.flags = p->flags;
+        s->s.align = p->align;
+        s->phidx = i;
+    } else if (p->type == PT_NOTE) {
+        GC_TRY(check_data(c, i, at, p, diag));
+        GC_TRY(grow(c, ns, ns_cap, *nns + 1, sizeof(**ns), at, "the PT_NOTE list", diag));
+        (*ns)[*nns].offset = p->offset;
+        (*ns)[*nns].filesz = p->filesz;
+        (*ns)[*nns].align = p->align;
+        (*ns)[*nns].clipped = p->filesz != filesz;
+        (*nns)++;
+    }
+    return GPUCORE_OK;
+}
+
 static gpucore_status_t parse_elf(gpucore_core_t *c, gpucore_diag_t *diag)
 {
-    uint8_t raw[GC_ELF_EHDR_SIZE];
+    uint8_t raw[GC_ELF_EHDR_SIZE], table[PH_CHUNK * GC_ELF_PHDR_SIZE];
     struct gc_elf_ehdr eh;
-    struct gc_elf_phdr *ph = NULL;
-    const uint8_t *table = NULL;
-    uint8_t *table_copy = NULL;
-    uint32_t phnum = 0, nnote = 0, *note_idx = NULL;
-    int *clipped = NULL;
-    gpucore_status_t st;
+    struct note_seg *ns = NULL;
+    uint32_t phnum = 0, nns = 0, ns_cap = 0;
+    gpucore_status_t st = GPUCORE_OK;
 
     GC_FAIL_IF(c->logical_size < GC_ELF_EHDR_SIZE, diag, GPUCORE_E_TRUNCATED, 0,
                "offset 0x0: the file ends inside the ELF header (0x%llx of 64 bytes)",
@@ -475,67 +537,34 @@ static gpucore_status_t parse_elf(gpucore_core_t *c, gpucore_diag_t *diag)
         return make_quirks(c, diag);
     GC_FAIL_IF(eh.phentsize != GC_ELF_PHDR_SIZE, diag, GPUCORE_E_CORRUPT, 54,
                "offset 0x36: e_phentsize %u, expected 56", eh.phentsize);
+    /* A count is only as large as the bytes that hold it: 56 per program header. */
     GC_FAIL_IF(gc_out_of_bounds(eh.phoff, (uint64_t)phnum * GC_ELF_PHDR_SIZE, c->logical_size),
                diag, GPUCORE_E_TRUNCATED, 32,
                "offset 0x20: program header table at e_phoff 0x%llx (%u entries) runs past the "
                "end of the file (0x%llx)",
                (unsigned long long)eh.phoff, phnum, (unsigned long long)c->logical_size);
 
-    st = img_view(c, eh.phoff, (uint64_t)phnum * GC_ELF_PHDR_SIZE, &table, &table_copy, diag);
-    if (st < 0)
-        return st;
-    ph = gc_calloc_array(phnum, sizeof(*ph));
-    c->segs = gc_calloc_array(phnum, sizeof(*c->segs));
-    note_idx = gc_calloc_array(phnum, sizeof(*note_idx));
-    clipped = gc_calloc_array(phnum, sizeof(*clipped));
-    if (!ph || !c->segs || !note_idx || !clipped) {
-        st = gc_diag_set(diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
-        goto out;
-    }
-    for (uint32_t i = 0; i < phnum; i++) {
-        uint64_t at = eh.phoff + (uint64_t)i * GC_ELF_PHDR_SIZE;
-        struct gc_elf_phdr *p = &ph[i];
-        uint64_t filesz;
+    for (uint32_t i = 0; i < phnum && st == GPUCORE_OK; i += PH_CHUNK) {
+        uint32_t k = phnum - i < PH_CHUNK ? phnum - i : PH_CHUNK;
+        uint64_t base = eh.phoff + (uint64_t)i * GC_ELF_PHDR_SIZE;
 
-        gc_elf_phdr_decode(table + (uint64_t)i * GC_ELF_PHDR_SIZE, p);
-        filesz = p->filesz;
-        if (p->type == PT_LOAD) {
-            struct rseg *s;
+        st = img_read(c, base, table, (uint64_t)k * GC_ELF_PHDR_SIZE, diag);
+        for (uint32_t j = 0; j < k && st == GPUCORE_OK; j++) {
+            struct gc_elf_phdr p;
 
-            st = check_load(c, i, at, p, diag);
-            if (st < 0)
-                goto out;
-            c->info.load_bytes += p->filesz;
-            c->info.load_memsz += p->memsz;
-            if (!p->memsz) /* describes no memory: nothing to look up */
-                continue;
-            s = &c->segs[c->nsegs++];
-            s->s.vaddr = p->vaddr;
-            s->s.memsz = p->memsz;
-            s->s.filesz = p->filesz;
-            s->s.offset = p->offset;
-            s->s.flags = p->flags;
-            s->s.align = p->align;
-            s->phidx = i;
-        } else if (p->type == PT_NOTE) {
-            st = check_data(c, i, at, p, diag);
-            if (st < 0)
-                goto out;
-            clipped[nnote] = p->filesz != filesz;
-            note_idx[nnote++] = i;
+            gc_elf_phdr_decode(table + (size_t)j * GC_ELF_PHDR_SIZE, &p);
+            st = take_phdr(c, i + j, base + (uint64_t)j * GC_ELF_PHDR_SIZE, &p, &ns, &nns, &ns_cap,
+                           diag);
         }
     }
     c->info.load_count = c->nsegs;
-    st = sort_segments(c, eh.phoff, diag);
     if (st == GPUCORE_OK)
-        st = load_notes(c, ph, note_idx, nnote, clipped, diag);
+        st = sort_segments(c, eh.phoff, diag);
+    if (st == GPUCORE_OK)
+        st = load_notes(c, ns, nns, diag);
     if (st == GPUCORE_OK)
         st = make_quirks(c, diag);
-out:
-    gc_free(clipped);
-    gc_free(note_idx);
-    gc_free(ph);
-    gc_free(table_copy);
+    gc_core_mem_free(&c->mem, ns, (uint64_t)ns_cap * sizeof(*ns));
     return st;
 }
 
@@ -550,23 +579,28 @@ static int is_zstd(const uint8_t *p, uint64_t size)
            (magic & GC_ZSTD_SKIPPABLE_MASK) == GC_ZSTD_SKIPPABLE_START;
 }
 
+/* @p content: the bytes the input really holds, which the default budget is a multiple of. */
 static gpucore_status_t load(gpucore_core_t *c, const struct gpucore_open_opts *opts,
-                             gpucore_diag_t *diag)
+                             uint64_t content, gpucore_diag_t *diag)
 {
+    uint8_t magic[4];
     uint32_t cache;
-    uint64_t max_frame;
+    uint64_t max_frame, budget;
     int clipped = 0;
 
     c->open_flags = GC_OPTS_GET(opts, gpucore_open_opts, flags, 0u);
     cache = GC_OPTS_GET(opts, gpucore_open_opts, frame_cache, 0u);
     max_frame = GC_OPTS_GET(opts, gpucore_open_opts, max_frame_size, (uint64_t)0);
+    budget = GC_OPTS_GET(opts, gpucore_open_opts, mem_budget, (uint64_t)0);
+    c->mem.limit = budget ? budget : gc_core_mem_default(content);
     c->info.file_size = c->size;
     GC_FAIL_IF(c->size == 0, diag, GPUCORE_E_TRUNCATED, 0, "empty file");
-    if (is_zstd(c->data, c->size)) {
+    GC_TRY(gc_core_src_read(&c->src, 0, magic, c->size < 4 ? c->size : 4, diag));
+    if (is_zstd(magic, c->size)) {
         c->compressed = 1;
         c->info.flags |= GPUCORE_INFO_COMPRESSED;
         GC_TRY(gc_core_zimage_open(
-                &c->z, c->data, c->size, max_frame ? max_frame : GC_CORE_DEFAULT_MAX_FRAME,
+                &c->z, &c->src, &c->mem, max_frame ? max_frame : GC_CORE_DEFAULT_MAX_FRAME,
                 cache ? cache : GC_CORE_DEFAULT_FRAME_CACHE,
                 !!(c->open_flags & GPUCORE_OPEN_ALLOW_TRUNCATED), &clipped, diag));
         c->logical_size = c->z.logical_size;
@@ -577,7 +611,11 @@ static gpucore_status_t load(gpucore_core_t *c, const struct gpucore_open_opts *
         c->logical_size = c->size;
     }
     c->info.logical_size = c->logical_size;
+    /* Reading the structures decodes at most GPUCORE_OPEN_DECODE_FACTOR x the budget. */
+    if (c->compressed && c->mem.limit <= GC_CORE_NONE / GPUCORE_OPEN_DECODE_FACTOR)
+        c->z.decode_limit = GPUCORE_OPEN_DECODE_FACTOR * c->mem.limit;
     GC_TRY(parse_elf(c, diag));
+    c->z.decode_limit = GC_CORE_NONE;
     c->info.note_count = c->nnotes;
     return GPUCORE_OK;
 }
@@ -588,11 +626,20 @@ static gpucore_status_t check_open_args(const struct gpucore_open_opts *opts, co
     uint32_t flags = GC_OPTS_GET(opts, gpucore_open_opts, flags, 0u);
 
     GC_FAIL_IF(!ret, diag, GPUCORE_E_INVAL, GC_NO_OFFSET, "NULL ret_core");
-    GC_TRY(gc_core_opts_check(opts, GC_OPTS_END(gpucore_open_opts, max_frame_size), "open options",
+    GC_TRY(gc_core_opts_check(opts, GC_OPTS_END(gpucore_open_opts, mem_budget), "open options",
                               diag));
     GC_FAIL_IF(flags & ~GPUCORE_OPEN_ALLOW_TRUNCATED, diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
                "unknown open flags 0x%x", flags);
     return GPUCORE_OK;
+}
+
+static gpucore_core_t *core_new(void)
+{
+    gpucore_core_t *c = gc_calloc_array(1, sizeof(*c));
+
+    if (c)
+        c->src.fd = -1;
+    return c;
 }
 
 GPUCORE_API gpucore_status_t gpucore_core_open_memory(const void *data, size_t size,
@@ -600,22 +647,103 @@ GPUCORE_API gpucore_status_t gpucore_core_open_memory(const void *data, size_t s
                                                       gpucore_core_t **ret_core,
                                                       gpucore_diag_t *reterr_diag)
 {
+    static const uint8_t none[1];
     gpucore_core_t *c;
     gpucore_status_t st;
 
     GC_TRY(check_open_args(opts, ret_core, reterr_diag));
     GC_FAIL_IF(!data && size, reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET, "NULL data");
-    c = gc_calloc_array(1, sizeof(*c));
+    c = core_new();
     GC_FAIL_IF(!c, reterr_diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
-    c->data = data;
-    c->size = size;
-    st = load(c, opts, reterr_diag);
+    c->src.mem = data ? data : none;
+    c->src.size = c->size = size;
+    st = load(c, opts, size, reterr_diag);
     if (st < 0) {
         gpucore_core_close(c);
         return st;
     }
     *ret_core = c;
     return GPUCORE_OK;
+}
+
+/* What a file type is called in "not a regular file" messages. */
+static const char *file_kind(mode_t mode)
+{
+    static const struct {
+        mode_t type;
+        const char *name;
+    } kinds[] = {
+        { S_IFDIR, "a directory" },    { S_IFIFO, "a FIFO" },    { S_IFCHR, "a character device" },
+        { S_IFBLK, "a block device" }, { S_IFSOCK, "a socket" }, { S_IFLNK, "a symbolic link" },
+    };
+
+    for (size_t i = 0; i < GC_ARRAY_SIZE(kinds); i++)
+        if ((mode & S_IFMT) == kinds[i].type)
+            return kinds[i].name;
+    return "not a regular file";
+}
+
+/* Open a core on @p fd, which becomes the core's (closed here on failure). */
+static gpucore_status_t open_fd_owned(int fd, const struct gpucore_open_opts *opts,
+                                      gpucore_core_t **ret_core, gpucore_diag_t *diag)
+{
+    gpucore_core_t *c;
+    gpucore_status_t st;
+    struct stat sb;
+    uint64_t content;
+
+    if (fstat(fd, &sb) != 0) {
+        int e = errno;
+
+        close(fd);
+        return gc_diag_set(diag, GPUCORE_E_IO, GC_NO_OFFSET, "cannot stat: %s", strerror(e));
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        close(fd);
+        return gc_diag_set(diag, GPUCORE_E_IO, GC_NO_OFFSET,
+                           "%s, not a regular file: only regular files are read as cores",
+                           file_kind(sb.st_mode));
+    }
+    c = core_new();
+    if (!c) {
+        close(fd);
+        return gc_diag_set(diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
+    }
+    c->src.fd = fd;
+    c->src.size = c->size = (uint64_t)sb.st_size;
+    /*
+     * What the file really holds: its allocated bytes (holes hold nothing), at most its size.
+     * A file system that reports no blocks gets the budget's floor.
+     */
+    content = (uint64_t)sb.st_blocks * 512u;
+    if (content > c->size)
+        content = c->size;
+    st = load(c, opts, content, diag);
+    if (st < 0) {
+        gpucore_core_close(c);
+        return st;
+    }
+    *ret_core = c;
+    return GPUCORE_OK;
+}
+
+GPUCORE_API gpucore_status_t gpucore_core_open_fd(int fd, const struct gpucore_open_opts *opts,
+                                                  gpucore_core_t **ret_core,
+                                                  gpucore_diag_t *reterr_diag)
+{
+    int own;
+
+    GC_FAIL_IF(fd < 0, reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET, "bad file descriptor %d", fd);
+    GC_TRY(check_open_args(opts, ret_core, reterr_diag));
+    own = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    if (own < 0) {
+        int e = errno;
+
+        return gc_diag_set(reterr_diag, e == EMFILE || e == ENFILE ? GPUCORE_E_IO : GPUCORE_E_INVAL,
+                           GC_NO_OFFSET, "cannot duplicate file descriptor %d: %s", fd,
+                           strerror(e));
+    }
+    return open_fd_owned(own, opts, ret_core, reterr_diag);
 }
 
 GPUCORE_API gpucore_status_t gpucore_core_open(const char *path,
@@ -624,55 +752,26 @@ GPUCORE_API gpucore_status_t gpucore_core_open(const char *path,
                                                gpucore_diag_t *reterr_diag)
 {
     gpucore_diag_t *diag = reterr_diag;
-    gpucore_core_t *c;
-    gpucore_status_t st;
-    struct stat sb;
-    int fd, e;
+    int fd, fl;
 
     GC_FAIL_IF(!path, diag, GPUCORE_E_INVAL, GC_NO_OFFSET, "NULL path");
     GC_TRY(check_open_args(opts, ret_core, diag));
-    fd = open(path, O_RDONLY | O_CLOEXEC);
+    /*
+     * O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, and a device
+     * node could act on the open; fstat in open_fd_owned() then refuses anything but a
+     * regular file, where O_NONBLOCK means nothing and is cleared anyway.
+     */
+    fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0) {
-        e = errno;
+        int e = errno;
+
         return gc_diag_set(diag, e == ENOMEM ? GPUCORE_E_NOMEM : GPUCORE_E_IO, GC_NO_OFFSET,
                            "cannot open: %s", strerror(e));
     }
-    if (fstat(fd, &sb) != 0) {
-        e = errno;
-        close(fd);
-        return gc_diag_set(diag, GPUCORE_E_IO, GC_NO_OFFSET, "cannot stat: %s", strerror(e));
-    }
-    if (!S_ISREG(sb.st_mode)) {
-        close(fd);
-        return gc_diag_set(diag, GPUCORE_E_IO, GC_NO_OFFSET, "not a regular file");
-    }
-    c = gc_calloc_array(1, sizeof(*c));
-    if (!c) {
-        close(fd);
-        return gc_diag_set(diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
-    }
-    c->size = (uint64_t)sb.st_size;
-    if (c->size) {
-        /* MAP_PRIVATE: what we read cannot change under us through our own mapping. */
-        c->map = mmap(NULL, (size_t)c->size, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (c->map == MAP_FAILED) {
-            e = errno;
-            c->map = NULL;
-            close(fd);
-            gpucore_core_close(c);
-            return gc_diag_set(diag, e == ENOMEM ? GPUCORE_E_NOMEM : GPUCORE_E_IO, GC_NO_OFFSET,
-                               "cannot map: %s", strerror(e));
-        }
-        c->data = c->map;
-    }
-    close(fd);
-    st = load(c, opts, diag);
-    if (st < 0) {
-        gpucore_core_close(c);
-        return st;
-    }
-    *ret_core = c;
-    return GPUCORE_OK;
+    fl = fcntl(fd, F_GETFL);
+    if (fl >= 0)
+        (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    return open_fd_owned(fd, opts, ret_core, diag);
 }
 
 GPUCORE_API void gpucore_core_close(gpucore_core_t *core)
@@ -686,9 +785,36 @@ GPUCORE_API void gpucore_core_close(gpucore_core_t *core)
     gc_free(core->note_bytes);
     gc_free(core->segs);
     gc_core_zimage_done(&core->z);
-    if (core->map)
-        munmap(core->map, (size_t)core->size);
+    if (core->src.fd >= 0)
+        close(core->src.fd);
     gc_free(core);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Memory budget                                                                            */
+
+GPUCORE_API gpucore_status_t gpucore_core_mem_reserve(gpucore_core_t *core, uint64_t bytes,
+                                                      const char *what, gpucore_diag_t *reterr_diag)
+{
+    GC_FAIL_IF(!core, reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET, "NULL core");
+    return charge(core, bytes, GC_NO_OFFSET, what ? what : "the caller", reterr_diag);
+}
+
+GPUCORE_API void gpucore_core_mem_release(gpucore_core_t *core, uint64_t bytes)
+{
+    if (core)
+        gc_core_mem_release(&core->mem, bytes);
+}
+
+GPUCORE_API gpucore_status_t gpucore_core_mem_get(const gpucore_core_t *core,
+                                                  struct gpucore_core_mem *ret_mem)
+{
+    if (!core || !ret_mem)
+        return GPUCORE_E_INVAL;
+    ret_mem->budget = core->mem.limit;
+    ret_mem->used = core->mem.used;
+    ret_mem->peak = core->mem.peak;
+    return GPUCORE_OK;
 }
 
 /* ---------------------------------------------------------------------------------------- */

@@ -366,6 +366,12 @@ static gpucore_status_t gc_note_decode(const struct gc_note_type *t, const void 
     arena_at = entries_at + (uint64_t)h.record_count * t->entry_size;
     arena_cap = r.heap_len;
     total = arena_at + arena_cap;
+    /* The documented bound; the layouts keep to it (a host record <= 1.5 x its 1.0 size). */
+    if (total > GPUCORE_NOTE_DECODED_MAX(size))
+        return gc_diag_set(diag, GPUCORE_E_LIMIT, GC_NO_OFFSET,
+                           "a %s note of %zu bytes would decode to %" PRIu64
+                           " bytes, above GPUCORE_NOTE_DECODED_MAX",
+                           t->name, size, total);
     if (total > SIZE_MAX || !(block = calloc(1, (size_t)total)))
         return gc_diag_set(diag, GPUCORE_E_NOMEM, GC_NO_OFFSET,
                            "cannot allocate %" PRIu64 " bytes for a %s note", total, t->name);

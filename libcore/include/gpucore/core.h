@@ -323,19 +323,73 @@ GPUCORE_API const char *gpucore_writer_errmsg(const gpucore_writer_t *w);
 typedef struct gpucore_core gpucore_core_t;
 
 /** gpucore_open_opts::flags */
-#define GPUCORE_OPEN_ALLOW_TRUNCATED 0x1u /**< clip segments that run past end of file */
+#define GPUCORE_OPEN_ALLOW_TRUNCATED 0x1u /**< open a core cut short (see gpucore_core_open()) */
+
+/**
+ * The largest frame content the reader accepts by default (gpucore_open_opts::max_frame_size):
+ * the largest frame the writer writes (gpucore_writer_opts::frame_size at most 64 MiB).
+ */
+#define GPUCORE_MAX_FRAME_CONTENT (64ull << 20)
+
+/**
+ * Decoded frames the cache keeps at most, in bytes (besides at most
+ * gpucore_open_opts::frame_cache frames). A frame larger than this is still decoded and kept
+ * alone.
+ */
+#define GPUCORE_FRAME_CACHE_BYTES (64ull << 20)
+
+/**
+ * The reader's memory budget (gpucore_open_opts::mem_budget).
+ *
+ * Everything a reader allocates because a file says so is charged to one budget per open
+ * core: the zstd frame index, decoded frames in the cache, the compressed bytes of the frame
+ * being decoded, the copies of the PT_NOTE segments, the note index, the segment table, and
+ * whatever callers reserve with gpucore_core_mem_reserve() (an analyzer charges what it
+ * builds from the core there, e.g. GPUCORE_NOTE_DECODED_MAX() before decoding a note). Fixed costs (the handle, the zstd decoder's ~100 KiB, quirk
+ * strings, a few KiB of stack buffers) are not counted. When an allocation does not fit, the
+ * frame cache is emptied first; if it still does not fit, the call fails with GPUCORE_E_LIMIT
+ * and a message naming the file offset, what needed the memory, how much, and the budget.
+ *
+ * The default is GPUCORE_MEM_BUDGET_FACTOR times the bytes the input really holds, and at least
+ * GPUCORE_MEM_BUDGET_FLOOR. "Really holds": the allocated size of a file (st_blocks x 512, at
+ * most st_size; holes hold nothing), the size of a memory buffer. The factor covers what a
+ * core's own structures cost decoded (a 56-byte program header becomes a 56-byte segment entry,
+ * a 12-byte note a 40-byte index entry, an 8-byte seek table entry a 32-byte index entry). The
+ * floor holds one decoded frame of the largest size the writer writes (64 MiB) plus as much
+ * again for notes and tables, so a highly compressible core written with the largest frames
+ * still opens; a decompression bomb gets no further than that. A core whose notes alone exceed
+ * the budget (possible when they compress very well) needs a larger mem_budget.
+ */
+#define GPUCORE_MEM_BUDGET_FLOOR  (128ull << 20)
+#define GPUCORE_MEM_BUDGET_FACTOR 4u
+/**
+ * Opening a compressed core decodes at most this many times its memory budget to read the
+ * headers, program headers and notes (GPUCORE_E_LIMIT beyond): notes spread over many large
+ * frames would otherwise cost CPU without bound while memory stays bounded. A core the writer
+ * wrote decodes about its notes and program headers plus a few frames. Reads after the open
+ * are not limited. No limit with GPUCORE_MEM_BUDGET_UNLIMITED.
+ */
+#define GPUCORE_OPEN_DECODE_FACTOR 4u
+/** gpucore_open_opts::mem_budget value that turns the budget off. */
+#define GPUCORE_MEM_BUDGET_UNLIMITED UINT64_MAX
 
 struct gpucore_open_opts {
     size_t sz;
     uint32_t flags;          /**< GPUCORE_OPEN_* */
-    uint32_t frame_cache;    /**< decompressed frames kept (compressed cores); 0 = 8 */
-    uint64_t max_frame_size; /**< refuse frames decompressing to more; 0 = 256 MiB */
+    uint32_t frame_cache;    /**< decoded frames kept (compressed cores); 0 = 8 */
+    uint64_t max_frame_size; /**< refuse frames decompressing to more (GPUCORE_E_LIMIT);
+                                  0 = GPUCORE_MAX_FRAME_CONTENT */
+    uint64_t mem_budget;     /**< bytes the reader may allocate for this core (see
+                                  GPUCORE_MEM_BUDGET_FLOOR); 0 = the default,
+                                  GPUCORE_MEM_BUDGET_UNLIMITED = no limit */
     size_t : 0;
 };
 
 /** gpucore_core_info::flags */
 #define GPUCORE_INFO_COMPRESSED 0x1u     /**< zstd seekable file */
-#define GPUCORE_INFO_FILE_TRUNCATED 0x2u /**< segments were clipped at end of file */
+/** The file was cut short (GPUCORE_OPEN_ALLOW_TRUNCATED): segments were clipped at its end, or
+ *  a zstd frame or the seek table was cut. */
+#define GPUCORE_INFO_FILE_TRUNCATED 0x2u
 #define GPUCORE_INFO_PN_XNUM 0x4u        /**< program header count in section header 0 */
 #define GPUCORE_INFO_QUIRKS 0x8u         /**< tolerated deviations; see gpucore_core_quirk() */
 
@@ -377,19 +431,29 @@ struct gpucore_segment {
 };
 
 /**
- * Open a core (plain or zstd-compressed; detected from the first bytes). Plain files are
- * mmapped. Everything structural is validated here: ELF header, program headers (inside the
- * file, no overlapping PT_LOADs, no address wrap), notes (sizes and padding inside their
- * segment), the zstd seek table (sizes add up to the file). Segment data is not read.
+ * Open a core (plain or zstd-compressed; detected from the first bytes). Everything structural
+ * is validated here: ELF header, program headers (inside the file, no overlapping PT_LOADs, no
+ * address wrap), notes (sizes and padding inside their segment), the zstd seek table (sizes
+ * add up to the file). Segment data is not read.
+ *
+ * The path is opened with O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC and must be a regular
+ * file: a FIFO, a device, a socket or a directory is refused at once (GPUCORE_E_IO), never
+ * waited on or read. The file is read with pread(), never mapped: program headers and notes
+ * are copied at open, and a file that shrinks while open makes later reads fail with
+ * GPUCORE_E_TRUNCATED ("it was cut while being read") instead of raising SIGBUS. The library
+ * installs no signal handlers.
  *
  * @retval GPUCORE_OK         opened.
  * @retval GPUCORE_E_INVAL    NULL argument or bad options.
- * @retval GPUCORE_E_IO       the file cannot be opened, mapped or read (errno in the message).
+ * @retval GPUCORE_E_IO       the file cannot be opened or read (errno in the message), or is
+ *                            not a regular file.
  * @retval GPUCORE_E_TRUNCATED the file ends inside a structure, or a segment's data runs past
- *                            the end (without GPUCORE_OPEN_ALLOW_TRUNCATED).
+ *                            the end (without GPUCORE_OPEN_ALLOW_TRUNCATED), or the file shrank
+ *                            while being opened.
  * @retval GPUCORE_E_CORRUPT  not an ELF64 LSB core, or a structure is inconsistent.
  * @retval GPUCORE_E_LIMIT    more program headers, notes or frames than the reader accepts
- *                            (2^20 each), or a frame above max_frame_size.
+ *                            (2^20 each), a frame above max_frame_size, or the core needs more
+ *                            memory than its budget (gpucore_open_opts::mem_budget).
  * @retval GPUCORE_E_NOTSUP   a compressed file without a seek table whose frames lack sizes.
  * @retval GPUCORE_E_NOMEM    out of memory.
  * The diag names the file offset (logical offset for compressed files; physical offset for
@@ -406,16 +470,32 @@ struct gpucore_segment {
  *  - deviations that other writers are known for are accepted and listed once per kind by
  *    gpucore_core_quirk(): `p_align` not a power of two, `p_offset` not congruent to `p_vaddr`
  *    modulo `p_align`, PT_LOAD flags without PF_R, a split core with EI_ABIVERSION other than 3;
- *  - a compressed file without a seek table is indexed by walking its frames (skippable frames
- *    allowed); every frame must record its content size;
- *  - compressed cores: PT_NOTE segments (copied to memory at open) may hold 1 GiB in all
- *    (GPUCORE_E_LIMIT beyond).
- * Plain files are mapped: one must not be truncated while open (reads would fault).
+ *  - compressed files: a sequence of zstd frames and skippable frames, every zstd frame with
+ *    its content size; the logical image is the concatenation of the zstd frames' contents in
+ *    file order. When the file does not end with a seek table (a core cut short loses it, as
+ *    it comes last), the frames are indexed by walking them from the start, reading only frame
+ *    and block headers (linear in the file, memory only for the index). With
+ *    GPUCORE_OPEN_ALLOW_TRUNCATED a frame cut by the end of the file is dropped (its bytes read
+ *    as unavailable), the image ends with the last complete frame, and the core is marked
+ *    GPUCORE_INFO_FILE_TRUNCATED; without it, GPUCORE_E_TRUNCATED;
+ *  - PT_NOTE segments are copied to memory at open and may hold 1 GiB in all (GPUCORE_E_LIMIT
+ *    beyond), within the memory budget.
  */
 GPUCORE_API gpucore_status_t gpucore_core_open(const char *path,
                                                const struct gpucore_open_opts *opts,
                                                gpucore_core_t **ret_core,
                                                gpucore_diag_t *reterr_diag);
+
+/**
+ * Open a core from an open file descriptor (for callers that open the file their own way,
+ * e.g. with openat2() or after dropping privileges). The core reads through its own duplicate
+ * of @p fd (F_DUPFD_CLOEXEC); the caller keeps @p fd and its file status flags are not changed.
+ * Same checks and statuses as gpucore_core_open() (a descriptor that is not a regular file is
+ * GPUCORE_E_IO); GPUCORE_E_INVAL for a negative or unusable descriptor.
+ */
+GPUCORE_API gpucore_status_t gpucore_core_open_fd(int fd, const struct gpucore_open_opts *opts,
+                                                  gpucore_core_t **ret_core,
+                                                  gpucore_diag_t *reterr_diag);
 
 /**
  * Open a core held in memory (borrowed: it must stay valid until close). Same checks and
@@ -425,6 +505,38 @@ GPUCORE_API gpucore_status_t gpucore_core_open_memory(const void *data, size_t s
                                                       const struct gpucore_open_opts *opts,
                                                       gpucore_core_t **ret_core,
                                                       gpucore_diag_t *reterr_diag);
+
+/** Memory budget figures of an open core, in bytes (see GPUCORE_MEM_BUDGET_FLOOR). */
+struct gpucore_core_mem {
+    uint64_t budget; /**< the limit; GPUCORE_MEM_BUDGET_UNLIMITED when off */
+    uint64_t used;   /**< charged now */
+    uint64_t peak;   /**< the most charged at any time since open */
+};
+
+/** Fill @p ret_mem. @retval GPUCORE_OK, GPUCORE_E_INVAL (NULL argument). */
+GPUCORE_API gpucore_status_t gpucore_core_mem_get(const gpucore_core_t *core,
+                                                  struct gpucore_core_mem *ret_mem);
+
+/**
+ * Charge @p bytes that the caller is about to allocate because of this core (structures it
+ * builds from the core's contents) to the core's memory budget, so one limit covers the whole
+ * reading of an untrusted core. Give them back with gpucore_core_mem_release() when freed.
+ * Charges made here may make later reads of compressed cores evict cached frames, or fail with
+ * GPUCORE_E_LIMIT when even one frame no longer fits.
+ *
+ * @param what  what needs the memory, for the message ("the CWSR save areas"); may be NULL.
+ * @retval GPUCORE_OK       charged.
+ * @retval GPUCORE_E_LIMIT  it does not fit: nothing is charged; the diag says what needed how
+ *                          much and what is left.
+ * @retval GPUCORE_E_INVAL  NULL core.
+ * Not thread-safe, like every call on one core.
+ */
+GPUCORE_API gpucore_status_t gpucore_core_mem_reserve(gpucore_core_t *core, uint64_t bytes,
+                                                      const char *what,
+                                                      gpucore_diag_t *reterr_diag);
+
+/** Give back @p bytes charged with gpucore_core_mem_reserve(). Accepts NULL. */
+GPUCORE_API void gpucore_core_mem_release(gpucore_core_t *core, uint64_t bytes);
 
 /** Close a core. Accepts NULL. */
 GPUCORE_API void gpucore_core_close(gpucore_core_t *core);
@@ -466,6 +578,9 @@ GPUCORE_API gpucore_status_t gpucore_core_segment(const gpucore_core_t *core, ui
  * @retval GPUCORE_E_UNAVAILABLE some byte is in no segment, or in a segment with p_filesz 0.
  * @retval GPUCORE_E_CORRUPT    a compressed frame fails to decode or its checksum is wrong
  *                              (gpucore_core_errmsg() names the frame and its file offset).
+ * @retval GPUCORE_E_TRUNCATED  the file became shorter than it was at open.
+ * @retval GPUCORE_E_IO         reading the file failed.
+ * @retval GPUCORE_E_LIMIT      a frame does not fit in the memory budget.
  * @retval GPUCORE_E_INVAL      NULL core, or NULL buf with size > 0.
  * @retval GPUCORE_E_NOMEM      out of memory (frame buffer).
  */
@@ -492,6 +607,8 @@ GPUCORE_API gpucore_status_t gpucore_core_read_file(gpucore_core_t *core, uint64
  * @retval GPUCORE_E_INVAL     NULL argument or options out of range.
  * @retval GPUCORE_E_EXIST     @p path exists and GPUCORE_WRITE_OVERWRITE is not set.
  * @retval GPUCORE_E_CORRUPT   a compressed frame of the input fails to decode.
+ * @retval GPUCORE_E_TRUNCATED the input became shorter than it was at open.
+ * @retval GPUCORE_E_LIMIT     a frame of the input does not fit in its memory budget.
  * @retval GPUCORE_E_IO        reading the input or writing the output failed.
  * @retval GPUCORE_E_CANTCREAT the output cannot be created (its directory is missing or not
  *                             writable).

@@ -465,6 +465,10 @@ typedef struct gpucore_alloc_map {
  * Statuses: GPUCORE_OK, GPUCORE_E_INVAL (NULL argument), GPUCORE_E_TRUNCATED, GPUCORE_E_CORRUPT,
  * GPUCORE_E_VERSION, GPUCORE_E_LIMIT (more than 16M records, a string above 16 MiB, or string
  * and blob references that together cover more than the heap), GPUCORE_E_NOMEM.
+ * The decoded object is one allocation of at most GPUCORE_NOTE_DECODED_MAX(size) bytes, whatever
+ * the counts in the descriptor claim: a record count is bounded by the bytes that hold the
+ * records, and string and blob copies by the heap. Callers reading an untrusted core can charge
+ * that much to the core's memory budget first (gpucore_core_mem_reserve()).
  *
  * Every encoder writes format 1.<current minor>, zero-fills padding, and refuses
  * (GPUCORE_E_INVAL) strings that are not valid UTF-8 or longer than 16 MiB, a NULL string with a
@@ -472,6 +476,13 @@ typedef struct gpucore_alloc_map {
  * bytes disagree with their flags, and descriptors above 4 GiB. Empty strings are written as
  * absent. Statuses: GPUCORE_OK, GPUCORE_E_INVAL, GPUCORE_E_NOMEM.
  */
+/**
+ * Most bytes a decoder allocates for a descriptor of @p size bytes: host records are at most
+ * 1.5 times their smallest encoded size, copies of strings and blobs at most the heap, plus a
+ * fixed top object.
+ */
+#define GPUCORE_NOTE_DECODED_MAX(size) ((uint64_t)(size) + (uint64_t)(size) / 2 + 256u)
+
 GPUCORE_API gpucore_status_t gpucore_capture_meta_encode(const gpucore_capture_meta_t *meta,
                                                          void **ret_desc, size_t *ret_size,
                                                          gpucore_diag_t *reterr_diag);

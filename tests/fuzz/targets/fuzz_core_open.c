@@ -111,13 +111,18 @@ static void walk(gpucore_core_t *core)
 static gpucore_status_t open_and_walk(const uint8_t *data, size_t size, uint32_t flags,
                                       gpucore_core_t **ret)
 {
-    /* Small frames and cache: a decompression bomb must not make one input slow. */
+    /*
+     * Small frames, cache and budget: a decompression bomb must not make one input slow. The
+     * budget makes E_LIMIT reachable from small inputs, and no open may charge past it.
+     */
     struct gpucore_open_opts o = {
         .sz = sizeof(o),
         .flags = flags,
         .frame_cache = 2,
         .max_frame_size = 1 << 20,
+        .mem_budget = 16 << 20,
     };
+    struct gpucore_core_mem m;
     gpucore_diag_t d;
     gpucore_status_t st;
 
@@ -126,6 +131,8 @@ static gpucore_status_t open_and_walk(const uint8_t *data, size_t size, uint32_t
     st = gpucore_core_open_memory(data, size, &o, ret, &d);
     if (st == GPUCORE_OK) {
         walk(*ret);
+        CHECK(gpucore_core_mem_get(*ret, &m) == GPUCORE_OK);
+        CHECK(m.budget == o.mem_budget && m.peak <= m.budget && m.used <= m.peak);
         return st;
     }
     CHECK(*ret == NULL);

@@ -39,33 +39,43 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    /* A budget as the reader would give a file of this size, so budget failures are reached. */
+    struct gc_core_mem mem = { .limit = 4 * (uint64_t)size + 4096 };
+    struct gc_core_src src = { .mem = data, .fd = -1, .size = size };
     struct gc_core_frame *frames = NULL;
     uint64_t logical = 0;
     uint32_t n = 0;
     int clipped = 0;
     gpucore_status_t st;
 
-    st = gc_core_seektable_parse(data, size, MAX_FRAME, &frames, &n, &logical, NULL);
+    if (!data) /* libFuzzer passes NULL for the empty input; the reader never does */
+        src.mem = (const uint8_t *)"";
+    st = gc_core_seektable_parse(&src, MAX_FRAME, &mem, &frames, &n, &logical, NULL);
     if (st == GPUCORE_OK) {
         check_index(frames, n, logical, size);
-        gc_free(frames);
+        /* Every index entry is charged, and the charge stays within the budget. */
+        CHECK(mem.used == (uint64_t)n * sizeof(*frames) && mem.peak <= mem.limit);
+        gc_core_mem_free(&mem, frames, (uint64_t)n * sizeof(*frames));
     } else {
         CHECK(st == GPUCORE_E_NOTFOUND || st == GPUCORE_E_CORRUPT || st == GPUCORE_E_LIMIT ||
               st == GPUCORE_E_NOMEM);
     }
+    CHECK(mem.used == 0);
     for (int allow = 0; allow < 2; allow++) {
         frames = NULL;
-        st = gc_core_frames_walk(data, size, MAX_FRAME, allow, &frames, &n, &logical, &clipped,
+        st = gc_core_frames_walk(&src, MAX_FRAME, allow, &mem, &frames, &n, &logical, &clipped,
                                  NULL);
         if (st == GPUCORE_OK) {
             check_index(frames, n, logical, size);
             CHECK(allow || !clipped);
-            gc_free(frames);
+            CHECK(mem.used == (uint64_t)n * sizeof(*frames) && mem.peak <= mem.limit);
+            gc_core_mem_free(&mem, frames, (uint64_t)n * sizeof(*frames));
         } else {
             CHECK(st == GPUCORE_E_TRUNCATED || st == GPUCORE_E_CORRUPT || st == GPUCORE_E_LIMIT ||
                   st == GPUCORE_E_NOTSUP || st == GPUCORE_E_NOMEM);
             CHECK(!allow || st != GPUCORE_E_TRUNCATED);
         }
+        CHECK(mem.used == 0);
     }
     return 0;
 }
