@@ -48,6 +48,13 @@ int cli_exit_for(gpucore_status_t status, enum cli_side side);
  */
 int cli_report(const char *file, const gpucore_diag_t *diag, enum cli_side side);
 
+/*
+ * cli_report() for an input core: a message that names the reader's memory-budget option
+ * names the GPUCORE_MEM_BUDGET environment variable instead, which is how a user of the
+ * program raises it.
+ */
+int cli_report_input(const char *path, const gpucore_diag_t *diag);
+
 /* Print "gpucore: [FILE: ]message" and return exit_code. */
 int cli_fail(int exit_code, const char *file, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));

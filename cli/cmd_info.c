@@ -214,6 +214,7 @@ struct info_ctx {
     const char *path;
     json_t *problems; /* array of strings: things a user should know */
     char unusable[GPUCORE_DIAG_MESSAGE_SIZE + 128]; /* why the AMDGPU state cannot be used ("" if it can, or if absent) */
+    gpucore_diag_t over_budget; /* status != OK: the model did not fit the reader's budget */
 };
 
 static void problem(struct info_ctx *ctx, const char *fmt, ...)
@@ -228,6 +229,37 @@ static void problem(struct info_ctx *ctx, const char *fmt, ...)
     vsnprintf(buf, sizeof(buf), fmt, ap);
     va_end(ap);
     json_array_append_new(ctx->problems, json_string(buf));
+}
+
+/*
+ * What the model costs per record a core lists (a manifest range, a code object, an
+ * allocation, a segment): a JSON object of about eight members with jansson's hash table and
+ * strings is 0.6-1 KiB. It is charged to the core's memory budget, with the decoded note
+ * (GPUCORE_NOTE_DECODED_MAX), before the model is built, so a small core that lists millions
+ * of records is refused with the budget's message rather than taking gigabytes.
+ */
+#define INFO_JSON_RECORD_COST 1024u
+
+/* Charge @p bytes for @p what to the core's budget; 0, or -1 after recording the first failure
+ * (every later charge fails too, and cmd_info reports it). */
+static int charge(struct info_ctx *ctx, uint64_t bytes, const char *what)
+{
+    gpucore_diag_t d;
+
+    if (ctx->over_budget.status != GPUCORE_OK)
+        return -1;
+    if (gpucore_core_mem_reserve(ctx->core, bytes, what, &d) != GPUCORE_OK) {
+        ctx->over_budget = d;
+        return -1;
+    }
+    return 0;
+}
+
+/* Charge a note about to be decoded into @p count-ish records (count known after decoding is
+   charged by the caller). */
+static int charge_note(struct info_ctx *ctx, const struct gpucore_note *note, const char *what)
+{
+    return charge(ctx, GPUCORE_NOTE_DECODED_MAX(note->desc_size), what);
 }
 
 static json_t *diag_to_json(const gpucore_diag_t *d)
@@ -281,6 +313,8 @@ static json_t *build_notes(struct info_ctx *ctx)
     json_t *arr = json_array();
     uint32_t n = gpucore_core_note_count(ctx->core);
 
+    if (charge(ctx, (uint64_t)n * INFO_JSON_RECORD_COST, "the list of notes") != 0)
+        return arr;
     for (uint32_t i = 0; i < n; i++) {
         struct gpucore_note note;
         json_t *o;
@@ -370,6 +404,8 @@ static json_t *build_amdgpu(struct info_ctx *ctx)
     gpucore_core_find_note(ctx->core, GPUCORE_AMDGPU_NOTE_OWNER,
                            GPUCORE_NT_AMDGPU_KFD_CORE_STATE, &idx, &note);
 
+    if (charge_note(ctx, &note, "the AMDGPU note, decoded") != 0)
+        return json_null();
     o = json_object();
     json_object_set_new(o, "note_offset", cli_json_uint(note.offset));
     json_object_set_new(o, "size", cli_json_uint(note.desc_size));
@@ -382,6 +418,13 @@ static json_t *build_amdgpu(struct info_ctx *ctx)
                  "offset 0x%" PRIx64 ": the AMDGPU note cannot be decoded: %s", note.offset,
                  d.message);
         return o;
+    }
+    /* An agent is about 30 members, a queue about 10. */
+    if (charge(ctx, ((uint64_t)n->agent_count * 4 + n->queue_count) * INFO_JSON_RECORD_COST,
+               "the AMDGPU agents and queues") != 0) {
+        gpucore_amdgpu_note_free(n);
+        json_decref(o);
+        return json_null();
     }
     json_object_set_new(o, "note_version", cli_json_uint(n->note_version));
     json_object_set_new(o, "kfd_major", cli_json_uint(n->kfd_major));
@@ -489,7 +532,8 @@ static json_t *build_capture(struct info_ctx *ctx)
     gpucore_diag_t d;
     json_t *o;
 
-    if (find_gpucore_note(ctx, GPUCORE_NT_CAPTURE_META, &note) != 0)
+    if (find_gpucore_note(ctx, GPUCORE_NT_CAPTURE_META, &note) != 0 ||
+        charge_note(ctx, &note, "the capture-metadata note, decoded") != 0)
         return json_null();
     o = json_object();
     if (gpucore_capture_meta_decode(note.desc, (size_t)note.desc_size, &m, &d) != GPUCORE_OK) {
@@ -563,12 +607,18 @@ static json_t *build_manifest(struct info_ctx *ctx)
     json_t *o, *entries;
     uint64_t bytes[4] = { 0 }, ranges[4] = { 0 };
 
-    if (find_gpucore_note(ctx, GPUCORE_NT_MANIFEST, &note) != 0)
+    if (find_gpucore_note(ctx, GPUCORE_NT_MANIFEST, &note) != 0 ||
+        charge_note(ctx, &note, "the manifest note, decoded") != 0)
         return json_null();
     o = json_object();
     if (gpucore_manifest_decode(note.desc, (size_t)note.desc_size, &m, &d) != GPUCORE_OK) {
         note_error(ctx, o, "manifest", &d);
         return o;
+    }
+    if (charge(ctx, (uint64_t)m->count * INFO_JSON_RECORD_COST, "the manifest's entries") != 0) {
+        gpucore_manifest_free(m);
+        json_decref(o);
+        return json_null();
     }
     entries = json_array();
     for (uint32_t i = 0; i < m->count; i++) {
@@ -623,13 +673,19 @@ static json_t *build_code_objects(struct info_ctx *ctx)
     gpucore_diag_t d;
     json_t *arr;
 
-    if (find_gpucore_note(ctx, GPUCORE_NT_CODE_OBJECTS, &note) != 0)
+    if (find_gpucore_note(ctx, GPUCORE_NT_CODE_OBJECTS, &note) != 0 ||
+        charge_note(ctx, &note, "the code-objects note, decoded") != 0)
         return json_null();
     if (gpucore_code_objects_decode(note.desc, (size_t)note.desc_size, &c, &d) != GPUCORE_OK) {
         json_t *o = json_object();
 
         note_error(ctx, o, "code objects", &d);
         return o;
+    }
+    if (charge(ctx, (uint64_t)c->count * INFO_JSON_RECORD_COST, "the code objects' entries") !=
+        0) {
+        gpucore_code_objects_free(c);
+        return json_null();
     }
     arr = json_array();
     for (uint32_t i = 0; i < c->count; i++) {
@@ -657,13 +713,19 @@ static json_t *build_allocations(struct info_ctx *ctx)
     gpucore_diag_t d;
     json_t *arr;
 
-    if (find_gpucore_note(ctx, GPUCORE_NT_ALLOC_MAP, &note) != 0)
+    if (find_gpucore_note(ctx, GPUCORE_NT_ALLOC_MAP, &note) != 0 ||
+        charge_note(ctx, &note, "the allocation-map note, decoded") != 0)
         return json_null();
     if (gpucore_alloc_map_decode(note.desc, (size_t)note.desc_size, &m, &d) != GPUCORE_OK) {
         json_t *o = json_object();
 
         note_error(ctx, o, "allocation map", &d);
         return o;
+    }
+    if (charge(ctx, (uint64_t)m->count * INFO_JSON_RECORD_COST, "the allocations' entries") !=
+        0) {
+        gpucore_alloc_map_free(m);
+        return json_null();
     }
     arr = json_array();
     for (uint32_t i = 0; i < m->count; i++) {
@@ -695,6 +757,8 @@ static json_t *build_segments(struct info_ctx *ctx, const struct gpucore_core_in
     uint32_t n = gpucore_core_segment_count(ctx->core);
     uint64_t lo = 0, hi = 0, unavailable = 0;
 
+    if (charge(ctx, (uint64_t)n * INFO_JSON_RECORD_COST, "the list of segments") != 0)
+        n = 0;
     for (uint32_t i = 0; i < n; i++) {
         struct gpucore_segment s;
         json_t *js;
@@ -1065,6 +1129,11 @@ int cmd_info(int argc, char **argv)
         return rc;
 
     doc = build_model(&ctx);
+    if (ctx.over_budget.status != GPUCORE_OK) {
+        json_decref(doc);
+        gpucore_core_close(ctx.core);
+        return cli_report_input(ctx.path, &ctx.over_budget);
+    }
     if (json) {
         if (json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0)
             rc = CLI_EXIT_IOERR;

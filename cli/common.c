@@ -166,19 +166,23 @@ int cli_open_core(const char *path, uint32_t flags, gpucore_core_t **ret)
     st = gpucore_core_open_fd(
             fd, GPUCORE_OPTS(gpucore_open_opts, .flags = flags, .mem_budget = budget), ret, &d);
     close(fd);
-    if (st != GPUCORE_OK) {
-        /* The library names its option; a user of the program sets the environment. */
-        static const char api[] = "gpucore_open_opts::mem_budget",
-                          var[] = "GPUCORE_MEM_BUDGET=SIZE";
-        char *at = strstr(d.message, api);
-
-        if (at && strlen(d.message) - strlen(api) + strlen(var) < sizeof(d.message)) {
-            memmove(at + strlen(var), at + strlen(api), strlen(at + strlen(api)) + 1);
-            memcpy(at, var, strlen(var));
-        }
-        return cli_report(path, &d, CLI_SIDE_INPUT);
-    }
+    if (st != GPUCORE_OK)
+        return cli_report_input(path, &d);
     return CLI_EXIT_OK;
+}
+
+int cli_report_input(const char *path, const gpucore_diag_t *diag)
+{
+    /* The library names its option; a user of the program sets the environment. */
+    static const char api[] = "gpucore_open_opts::mem_budget", var[] = "GPUCORE_MEM_BUDGET=SIZE";
+    gpucore_diag_t d = *diag;
+    char *at = strstr(d.message, api);
+
+    if (at && strlen(d.message) - strlen(api) + strlen(var) < sizeof(d.message)) {
+        memmove(at + strlen(var), at + strlen(api), strlen(at + strlen(api)) + 1);
+        memcpy(at, var, strlen(var));
+    }
+    return cli_report(path, &d, CLI_SIDE_INPUT);
 }
 
 int cli_parse_size(const char *text, uint64_t *ret)

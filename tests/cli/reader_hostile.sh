@@ -78,6 +78,14 @@ stderr_has "GPUCORE_MEM_BUDGET=lots"
 expect_exit 65 "$gpucore" info manifest.core
 stderr_has "manifest.core: offset 0x78: the PT_NOTE segments needs 0xa000038 bytes"
 
+# Half as many records fit the reader's budget as bytes, but not as the 2M entries of info's
+# model (about 1 KiB each, 2.5 GB before): info charges what it builds to the same budget.
+"$mk" manifest2.core manifest-4m 2
+expect_exit 65 "$gpucore" info manifest2.core
+stderr_has "manifest2.core: the manifest"
+stderr_has "GPUCORE_MEM_BUDGET=SIZE"
+expect_exit 65 "$gpucore" info --json manifest2.core
+
 "$mk" phdrs.core phdrs-1m
 expect_exit 0 "$gpucore" info phdrs.core
 grep -q "56.0 MiB uncompressed" out.txt || { cat out.txt >&2; fail "info does not show the table"; }
