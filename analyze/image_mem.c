@@ -12,25 +12,35 @@
 #include "image_internal.h"
 #include "wave.h"
 
-/* Why @p addr is missing, from the capture manifest ("" if it does not say). */
-static void missing_reason(const struct gc_image *img, uint64_t addr, char *buf, size_t size)
+const gpucore_manifest_entry_t *gc_image_manifest_gap(const struct gc_image *img, uint64_t addr)
 {
-    buf[0] = '\0';
     if (!img->manifest)
-        return;
+        return NULL;
     for (uint32_t i = 0; i < img->manifest->count; i++) {
         const gpucore_manifest_entry_t *e = &img->manifest->entries[i];
 
         if (e->status == GPUCORE_RANGE_CAPTURED || addr < e->address ||
             addr - e->address >= e->size)
             continue;
+        return e;
+    }
+    return NULL;
+}
+
+/* Why @p addr is missing, from the capture manifest ("" if it does not say). */
+static void missing_reason(const struct gc_image *img, uint64_t addr, char *buf, size_t size)
+{
+    const gpucore_manifest_entry_t *e = gc_image_manifest_gap(img, addr);
+
+    buf[0] = '\0';
+    if (e) {
         snprintf(buf, size, " (the capture %s it: reason %s, tier %s%s%.80s)",
                  e->status == GPUCORE_RANGE_SKIPPED ? "left out" : "could not read",
                  gpucore_reason_name(e->reason), gpucore_tier_name(e->tier),
                  e->label.len ? "; " : "", e->label.len ? e->label.ptr : "");
         return;
     }
-    if (img->manifest->flags & GPUCORE_MANIFEST_TRUNCATED)
+    if (img->manifest && (img->manifest->flags & GPUCORE_MANIFEST_TRUNCATED))
         snprintf(buf, size, " (the capture was cut short: %s)",
                  gpucore_reason_name(img->manifest->truncation_reason));
 }
