@@ -136,6 +136,7 @@ static gpucore_status_t build_runs(struct gc_image *img, gpucore_core_t *a, gpuc
         if (cores[c])
             n += gpucore_core_segment_count(cores[c]);
     img->have_runs = 1;
+    img->cwsr_budget = 0;
     if (!n)
         return GPUCORE_OK;
     img->runs = gc_calloc_array(n, sizeof(*img->runs));
@@ -171,7 +172,8 @@ static gpucore_status_t build_runs(struct gc_image *img, gpucore_core_t *a, gpuc
         img->runs[i].before = held;
         held += img->runs[i].hi - img->runs[i].lo;
     }
-    img->cwsr_budget = held < GC_IMAGE_MAX_CWSR_TOTAL ? held : GC_IMAGE_MAX_CWSR_TOTAL;
+    img->runs_held = held;
+    img->cwsr_budget = held;
     return GPUCORE_OK;
 }
 
@@ -686,23 +688,56 @@ static gpucore_status_t check_held(struct gc_image *img, struct gc_image_queue *
 }
 
 /* Waves a control stack lists, by the decoder's rules (gc_cwsr_decode), without decoding:
-   from word 2, bit 30 an event, bit 31 a state (with its second word on gfx10+), else a wave. */
-static uint32_t listed_waves(const struct gc_arch *arch, const uint8_t *ctl, uint64_t size)
+   from word 2, bit 30 an event, bit 31 a state (with its second word on gfx10+), else a wave.
+   *ret_bad: the index of a wave word before any state word (which the decoder rejects), or 0. */
+static uint32_t listed_waves(const struct gc_arch *arch, const uint8_t *ctl, uint64_t size,
+                             uint64_t *ret_bad)
 {
     const uint32_t state_words = arch->cwsr ? arch->cwsr->state_words : 1;
     uint32_t n = 0;
+    int have_state = 0;
 
+    *ret_bad = 0;
     for (uint64_t i = 2; i < size / 4; i++) {
         uint32_t w = gc_le32_get(ctl + 4 * i);
 
         if (w & (1u << 30))
             continue;
-        if (w & (1u << 31))
+        if (w & (1u << 31)) {
+            have_state = 1;
             i += state_words ? state_words - 1 : 0;
-        else
+        } else if (!have_state) {
+            *ret_bad = i;
+            return n;
+        } else {
             n++;
+        }
     }
     return n;
+}
+
+/* Take @p size bytes of the save-area budget: 1, or 0 with the queue's problem said. Bytes
+   read are never given back, so the work is bounded too, not only what is kept. */
+static gpucore_status_t take_budget(struct gc_image *img, struct gc_image_queue *q, uint32_t xcc,
+                                    uint64_t base, uint64_t size, int *ret_ok)
+{
+    *ret_ok = size <= img->cwsr_budget;
+    if (*ret_ok) {
+        img->cwsr_budget -= size;
+        return GPUCORE_OK;
+    }
+    if (img->cwsr_budget_said)
+        return queue_problem(img, q,
+                             "CWSR area of XCC %u at 0x%" PRIx64 " not decoded: the save-area "
+                             "limit is spent",
+                             xcc, base);
+    img->cwsr_budget_said = 1;
+    return queue_problem(img, q,
+                         "CWSR area of XCC %u at 0x%" PRIx64 " not decoded: the save areas need "
+                         "more than the %" PRIu64 " bytes %s",
+                         xcc, base, img->have_runs ? img->runs_held : (uint64_t)GC_IMAGE_MAX_CWSR_TOTAL,
+                         img->have_runs ? "of segment data the file holds"
+                                        : "the analyzer reads for them");
 }
 
 /* One XCC's save area. *ret_counted is 1 when its control stack was read (the waves it lists
@@ -747,28 +782,17 @@ static gpucore_status_t decode_area(struct gc_image *img, struct gc_image_queue 
     GC_TRY(check_held(img, q, xcc, "control stack", base + cso, css, &held));
     if (!held)
         return GPUCORE_OK;
-    if (css + wss > img->cwsr_budget) {
-        if (img->cwsr_budget_said)
-            return queue_problem(img, q, "CWSR area of XCC %u at 0x%" PRIx64 " not decoded: "
-                                 "the save-area limit is spent", xcc, base);
-        img->cwsr_budget_said = 1;
-        return queue_problem(img, q,
-                             "CWSR area of XCC %u at 0x%" PRIx64 " not decoded: the save areas "
-                             "need more than the %" PRIu64 " bytes %s",
-                             xcc, base, img->cwsr_bytes + img->cwsr_budget,
-                             img->have_runs ? "of segment data the file holds"
-                                            : "the analyzer reads for them");
-    }
+    GC_TRY(take_budget(img, q, xcc, base, css, &held));
+    if (!held)
+        return GPUCORE_OK;
     struct gc_image_area *a = gc_image_grow((void **)&img->areas, &img->nareas, &img->cap_areas,
                                             sizeof(*a), UINT32_MAX);
     if (!a)
         return GPUCORE_E_NOMEM;
     a->ctl = gc_malloc(css);
-    a->wav = gc_malloc(wss ? wss : 1);
-    if (!a->ctl || !a->wav)
+    if (!a->ctl)
         return GPUCORE_E_NOMEM;
-    img->cwsr_budget -= css + wss;
-    img->cwsr_bytes += css + wss;
+    img->cwsr_bytes += css;
     r = read_exact(img, base + cso, a->ctl, css, &fatal);
     if (r < 0)
         return fatal;
@@ -777,12 +801,38 @@ static gpucore_status_t decode_area(struct gc_image *img, struct gc_image_queue 
         return queue_problem(img, q, "CWSR control stack of XCC %u at 0x%" PRIx64 " not captured",
                              xcc, base + cso);
     }
-    q->running_waves += listed_waves(arch, a->ctl, css);
+    uint64_t bad;
+    uint32_t listed = listed_waves(arch, a->ctl, css, &bad);
+    if (bad || listed > GC_IMAGE_MAX_WAVES) {
+        /* what the decoder would reject: no wave area is read for it */
+        gc_free(a->ctl);
+        a->ctl = NULL;
+        img->cwsr_bytes -= css;
+        if (bad)
+            return queue_problem(img, q,
+                                 "saved waves of XCC %u at 0x%" PRIx64 " do not decode: control "
+                                 "stack word %" PRIu64 " is a wave before any state word",
+                                 xcc, base, bad);
+        return queue_problem(img, q,
+                             "saved waves of XCC %u at 0x%" PRIx64 " do not decode: the control "
+                             "stack lists %u waves, more than %u",
+                             xcc, base, listed, GC_IMAGE_MAX_WAVES);
+    }
+    q->running_waves += listed;
     *ret_counted = 1;
     if (wss) {
         GC_TRY(check_held(img, q, xcc, "wave area", base + wso - wss, wss, &held));
         if (!held)
             return GPUCORE_OK;
+        GC_TRY(take_budget(img, q, xcc, base, wss, &held));
+        if (!held)
+            return GPUCORE_OK;
+    }
+    a->wav = gc_malloc(wss ? wss : 1);
+    if (!a->wav)
+        return GPUCORE_E_NOMEM;
+    img->cwsr_bytes += wss;
+    if (wss) {
         r = read_exact(img, base + wso - wss, a->wav, wss, &fatal);
         if (r < 0)
             return fatal;

@@ -118,6 +118,7 @@ struct gc_image {
     struct gc_image_run *runs;
     uint32_t nruns;
     int have_runs;
+    uint64_t runs_held;        /* bytes in all runs */
     uint64_t cwsr_budget;      /* save-area bytes the image may still allocate */
     uint64_t cwsr_bytes;       /* save-area bytes allocated */
     int cwsr_budget_said;      /* the problem "budget exhausted" was reported */
