@@ -782,6 +782,18 @@ static gpucore_status_t decode_area(struct gc_image *img, struct gc_image_queue 
     GC_TRY(check_held(img, q, xcc, "control stack", base + cso, css, &held));
     if (!held)
         return GPUCORE_OK;
+    /* Its first words, before anything is allocated: a control stack the decoder would
+       refuse at once (all zeros: a wave before any state word) costs nothing. */
+    uint8_t head[4096];
+    uint64_t bad, nhead = css < sizeof(head) ? css : sizeof(head);
+    r = read_exact(img, base + cso, head, nhead, &fatal);
+    if (r < 0)
+        return fatal;
+    if (r > 0 && (listed_waves(arch, head, nhead, &bad), bad))
+        return queue_problem(img, q,
+                             "saved waves of XCC %u at 0x%" PRIx64 " do not decode: control "
+                             "stack word %" PRIu64 " is a wave before any state word",
+                             xcc, base, bad);
     GC_TRY(take_budget(img, q, xcc, base, css, &held));
     if (!held)
         return GPUCORE_OK;
@@ -801,7 +813,6 @@ static gpucore_status_t decode_area(struct gc_image *img, struct gc_image_queue 
         return queue_problem(img, q, "CWSR control stack of XCC %u at 0x%" PRIx64 " not captured",
                              xcc, base + cso);
     }
-    uint64_t bad;
     uint32_t listed = listed_waves(arch, a->ctl, css, &bad);
     if (bad || listed > GC_IMAGE_MAX_WAVES) {
         /* what the decoder would reject: no wave area is read for it */

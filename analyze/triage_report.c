@@ -356,8 +356,47 @@ static void headline(const struct gc_triage *t, const json_t *g, json_t *summary
                   insn ? insn : gc_triage_get_str_or(g, "instruction_error", "?"));
 }
 
+/* The queues of each agent, in queue order: order[first[a] .. first[a + 1]) (a counting sort,
+   so a core of many agents and queues costs their sum, not their product). */
+struct queues_by_agent {
+    uint32_t *first; /* agents + 1 */
+    uint32_t *order; /* queues */
+};
+
+static int by_agent_index(const struct gc_image *img, struct queues_by_agent *ret)
+{
+    uint32_t na = gc_image_agent_count(img), nq = gc_image_queue_count(img);
+
+    ret->first = gc_calloc_array((size_t)na + 2u, sizeof(uint32_t));
+    ret->order = gc_calloc_array((size_t)nq + 1u, sizeof(uint32_t));
+    if (!ret->first || !ret->order)
+        return -1;
+    for (uint32_t q = 0; q < nq; q++) {
+        uint32_t a = gc_image_queue(img, q)->agent;
+
+        if (a < na)
+            ret->first[a + 2]++;
+    }
+    for (uint32_t a = 0; a < na; a++)
+        ret->first[a + 2] += ret->first[a + 1];
+    for (uint32_t q = 0; q < nq; q++) {
+        uint32_t a = gc_image_queue(img, q)->agent;
+
+        if (a < na)
+            ret->order[ret->first[a + 1]++] = q;
+    }
+    return 0;
+}
+
+static void by_agent_free(struct queues_by_agent *b)
+{
+    gc_free(b->first);
+    gc_free(b->order);
+}
+
 json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *reterr)
 {
+    struct queues_by_agent by_agent = { 0 };
     json_t *doc = gc_tr_doc_new(t, "report"), *summary = json_array(), *agents = json_array();
     json_t *faults = json_array(), *missing = json_array(), *problems = json_array();
     json_t *cos = json_array(), *exc = json_array();
@@ -365,7 +404,7 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
     size_t i;
     json_t *v;
 
-    if (!doc)
+    if (!doc || by_agent_index(t->img, &by_agent) != 0)
         goto nomem;
     json_object_set_new(doc, "capture", capture_json(t));
 
@@ -376,7 +415,8 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
         if (!ag)
             continue;
         ja = agent_json(ag);
-        for (uint32_t qi = 0; qi < gc_image_queue_count(t->img); qi++) {
+        for (uint32_t qk = by_agent.first[a]; qk < by_agent.first[a + 1]; qk++) {
+            const uint32_t qi = by_agent.order[qk];
             const struct gc_image_queue *q = gc_image_queue(t->img, qi);
             const char *tn;
             json_t *jq, *disp, *groups;
@@ -557,8 +597,10 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
     json_object_set_new(doc, "code_objects", cos);
     json_object_set_new(doc, "not_captured", missing);
     json_object_set_new(doc, "problems", problems);
+    by_agent_free(&by_agent);
     return doc;
 nomem:
+    by_agent_free(&by_agent);
     json_decref(doc);
     json_decref(summary);
     json_decref(agents);
