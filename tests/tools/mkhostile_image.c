@@ -3,7 +3,10 @@
  * gpucore-mkhostile-image: write a small crafted core that once made the GPU image (`gpucore
  * analyze`, libgpucore-dbgapi) take memory or CPU far beyond its size.
  *
- *     gpucore-mkhostile-image OUTPUT CASE
+ *     gpucore-mkhostile-image OUTPUT CASE [COUNT]
+ *
+ * COUNT (optional) replaces the number of queues (and of agents for agents-queues): the fuzz
+ * corpora keep small versions of these cores as seeds.
  *
  * CASE:
  *   cwsr-bomb      8 AQL queues of a gfx90a whose save area claims a 128 MiB control stack and
@@ -143,9 +146,9 @@ int main(int argc, char **argv)
     size_t size = 0;
     gpucore_status_t st;
 
-    if (argc != 3) {
+    if (argc != 3 && argc != 4) {
         fprintf(stderr, "usage: gpucore-mkhostile-image OUTPUT "
-                        "cwsr-bomb|cwsr-bomb-xcc|sparse-ring|agents-queues\n");
+                        "cwsr-bomb|cwsr-bomb-xcc|sparse-ring|agents-queues [COUNT]\n");
         return EX_USAGE;
     }
     if (strcmp(argv[2], "cwsr-bomb") == 0) {
@@ -162,6 +165,18 @@ int main(int argc, char **argv)
     } else {
         fprintf(stderr, "gpucore-mkhostile-image: unknown case '%s'\n", argv[2]);
         return EX_USAGE;
+    }
+    if (argc == 4) {
+        char *end;
+        unsigned long n = strtoul(argv[3], &end, 10);
+
+        if (*end || n == 0 || n > 65536) {
+            fprintf(stderr, "gpucore-mkhostile-image: COUNT must be 1..65536\n");
+            return EX_USAGE;
+        }
+        nqueues = (uint32_t)n;
+        if (nagents > 1)
+            nagents = (uint32_t)n;
     }
     agents = calloc(nagents, sizeof(*agents));
     queues = calloc(nqueues, sizeof(*queues));
