@@ -1006,6 +1006,8 @@ static gpucore_status_t read_gpucore_notes(struct gc_image *img)
             return st;
         if (st != GPUCORE_OK)
             GC_TRY(gc_image_problemf(img, "the capture manifest does not decode: %s", d.message));
+        else if ((st = gc_image_index_manifest(img)) != GPUCORE_OK)
+            return st;
         else if (img->manifest->flags & GPUCORE_MANIFEST_TRUNCATED)
             GC_TRY(gc_image_problemf(img,
                                      "the capture was cut short (%s): some memory is "
@@ -1238,6 +1240,8 @@ void gc_image_close(struct gc_image *img)
     gc_free(img->agents);
     gc_free(img->agent_by_gpu);
     gc_free(img->runs);
+    gc_free(img->gaps);
+    gc_free(img->gap_widest);
     gpucore_code_objects_free(img->embedded);
     gc_free(img->owned_source);
     gpucore_manifest_free(img->manifest);

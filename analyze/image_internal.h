@@ -125,6 +125,11 @@ struct gc_image {
     uint64_t ring_slots;       /* AQL packets read so far (all queues) */
     int ring_limit_said;
     uint64_t *agent_by_gpu;    /* gpu_id << 32 | agent index, sorted (nagents) */
+    /* The manifest's ranges not captured, by address, and for each position the index of the
+       range reaching furthest among those up to it (gc_image_manifest_gap in O(log n)). */
+    const gpucore_manifest_entry_t **gaps;
+    uint32_t *gap_widest;
+    uint32_t ngaps;
 };
 
 /* Work counters for tests: what building the image read. */
@@ -134,7 +139,9 @@ struct gc_image_stats {
 };
 void gc_image_get_stats(const struct gc_image *img, struct gc_image_stats *ret);
 
-/* The manifest entry saying why [addr] is not in the core (SKIPPED or UNREADABLE), or NULL. */
+/* Index the manifest's ranges not captured (after img->manifest is decoded). */
+gpucore_status_t gc_image_index_manifest(struct gc_image *img);
+/* A manifest entry saying why [addr] is not in the core (SKIPPED or UNREADABLE), or NULL. */
 const gpucore_manifest_entry_t *gc_image_manifest_gap(const struct gc_image *img, uint64_t addr);
 
 /* Read process memory through img->mem (the contract of struct gc_image_memory; @p ret_done
