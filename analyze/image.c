@@ -777,6 +777,11 @@ static gpucore_status_t decode_area(struct gc_image *img, struct gc_image_queue 
                              "stack 0x%x+0x%x, wave area 0x%x-0x%x, area 0x%" PRIx64 ")",
                              xcc, base, h.control_stack_offset, h.control_stack_size,
                              h.wave_state_offset, h.wave_state_size, area_size);
+    if (css > GC_IMAGE_MAX_CTL_STACK)
+        return queue_problem(img, q,
+                             "CWSR control stack of XCC %u at 0x%" PRIx64 " claims 0x%x bytes, "
+                             "more than the 0x%x the analyzer reads: waves not decoded",
+                             xcc, base + cso, h.control_stack_size, GC_IMAGE_MAX_CTL_STACK);
     /* Only bytes the file holds become memory, and all save areas together no more than it
        holds (areas overlapping one another cannot multiply it). */
     GC_TRY(check_held(img, q, xcc, "control stack", base + cso, css, &held));

@@ -30,12 +30,15 @@
 #define GC_IMAGE_MAX_WAVES      (1u << 16)
 #define GC_IMAGE_MAX_DISPATCHES (1u << 16)
 #define GC_IMAGE_MAX_CWSR_READ  (4u << 20)  /* control stack + wave area of one XCC */
+#define GC_IMAGE_MAX_CTL_STACK  (64u << 10) /* control stack of one XCC */
 #define GC_IMAGE_MAX_CWSR_TOTAL (16u << 20) /* all save areas, source that cannot say */
 #define GC_IMAGE_MAX_RING_SLOTS (1u << 16)  /* AQL packets read, all queues */
 #else
 #define GC_IMAGE_MAX_WAVES      (1u << 20)
 #define GC_IMAGE_MAX_DISPATCHES (1u << 20)
 #define GC_IMAGE_MAX_CWSR_READ  (256u << 20)
+#define GC_IMAGE_MAX_CTL_STACK  (1u << 20) /* KFD sizes them at 8 bytes per wave slot: ~10 KiB
+                                              for an MI300X XCC, 0x7000 at most on gfx10 */
 #define GC_IMAGE_MAX_CWSR_TOTAL (1ull << 30)
 #define GC_IMAGE_MAX_RING_SLOTS (1u << 22)
 #endif

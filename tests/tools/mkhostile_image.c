@@ -9,8 +9,8 @@
  * corpora keep small versions of these cores as seeds.
  *
  * CASE:
- *   cwsr-bomb      8 AQL queues of a gfx90a whose save area claims a 128 MiB control stack and
- *                  a 128 MiB wave area; the file holds the 40-byte header, the rest is zero
+ *   cwsr-bomb      8 AQL queues of a gfx90a whose save area claims a 1 MiB control stack and
+ *                  a 255 MiB wave area; the file holds the 40-byte header, the rest is zero
  *                  fill (p_memsz past p_filesz). Was 2.15 GB of memory for a 9 KB core.
  *   cwsr-bomb-xcc  the same with 64 queues x 32 XCCs: 512 GiB asked by a core of a few KB.
  *   sparse-ring    1024 AQL queues of an unknown target sharing one 4 GiB ring of zero fill,
@@ -37,8 +37,8 @@
 #define AREA_BASE     0x100000000000ull
 #define AREA_SIZE     0x10000040u /* 256 MiB + 64: XCC bases stay 64-byte aligned, no page padding */
 #define CTL_OFFSET    64u
-#define CTL_SIZE      (0x8000000u - CTL_OFFSET)
-#define WAVE_SIZE     0x8000000u
+#define CTL_SIZE      (0x100000u - CTL_OFFSET) /* 1 MiB: the most the image reads */
+#define WAVE_SIZE     0xff00000u /* the rest of 256 MiB */
 #define RING_BASE     0x200000000000ull
 #define RING_SIZE     0xffffffc0u
 #define AMDQ_BASE     0x300000000000ull
