@@ -740,6 +740,17 @@ static gpucore_status_t take_budget(struct gc_image *img, struct gc_image_queue 
                                         : "the analyzer reads for them");
 }
 
+/* Give back the last area's buffers (it was not decoded); the budget keeps what was read. */
+static void drop_area(struct gc_image *img)
+{
+    struct gc_image_area *a = &img->areas[img->nareas - 1];
+
+    img->cwsr_bytes -= a->ctl_size + a->wav_size;
+    gc_free(a->ctl);
+    gc_free(a->wav);
+    img->nareas--;
+}
+
 /* One XCC's save area. *ret_counted is 1 when its control stack was read (the waves it lists
    are in q->running_waves). */
 static gpucore_status_t decode_area(struct gc_image *img, struct gc_image_queue *q, uint32_t xcc,
@@ -807,13 +818,17 @@ static gpucore_status_t decode_area(struct gc_image *img, struct gc_image_queue 
     if (!a)
         return GPUCORE_E_NOMEM;
     a->ctl = gc_malloc(css);
-    if (!a->ctl)
+    if (!a->ctl) {
+        drop_area(img);
         return GPUCORE_E_NOMEM;
+    }
+    a->ctl_size = css;
     img->cwsr_bytes += css;
     r = read_exact(img, base + cso, a->ctl, css, &fatal);
-    if (r < 0)
-        return fatal;
-    if (r == 0) {
+    if (r <= 0) {
+        drop_area(img);
+        if (r < 0)
+            return fatal;
         save_area_lost(img, q, base + cso);
         return queue_problem(img, q, "CWSR control stack of XCC %u at 0x%" PRIx64 " not captured",
                              xcc, base + cso);
@@ -821,9 +836,7 @@ static gpucore_status_t decode_area(struct gc_image *img, struct gc_image_queue 
     uint32_t listed = listed_waves(arch, a->ctl, css, &bad);
     if (bad || listed > GC_IMAGE_MAX_WAVES) {
         /* what the decoder would reject: no wave area is read for it */
-        gc_free(a->ctl);
-        a->ctl = NULL;
-        img->cwsr_bytes -= css;
+        drop_area(img);
         if (bad)
             return queue_problem(img, q,
                                  "saved waves of XCC %u at 0x%" PRIx64 " do not decode: control "
@@ -837,33 +850,41 @@ static gpucore_status_t decode_area(struct gc_image *img, struct gc_image_queue 
     q->running_waves += listed;
     *ret_counted = 1;
     if (wss) {
-        GC_TRY(check_held(img, q, xcc, "wave area", base + wso - wss, wss, &held));
-        if (!held)
-            return GPUCORE_OK;
-        GC_TRY(take_budget(img, q, xcc, base, wss, &held));
-        if (!held)
-            return GPUCORE_OK;
+        st = check_held(img, q, xcc, "wave area", base + wso - wss, wss, &held);
+        if (st == GPUCORE_OK && held)
+            st = take_budget(img, q, xcc, base, wss, &held);
+        if (st != GPUCORE_OK || !held) {
+            drop_area(img);
+            return st;
+        }
     }
     a->wav = gc_malloc(wss ? wss : 1);
-    if (!a->wav)
+    if (!a->wav) {
+        drop_area(img);
         return GPUCORE_E_NOMEM;
+    }
+    a->wav_size = wss;
     img->cwsr_bytes += wss;
     if (wss) {
         r = read_exact(img, base + wso - wss, a->wav, wss, &fatal);
-        if (r < 0)
-            return fatal;
-        if (r == 0) {
+        if (r <= 0) {
+            drop_area(img);
+            if (r < 0)
+                return fatal;
             save_area_lost(img, q, base + wso - wss);
             return queue_problem(img, q, "CWSR wave area of XCC %u at 0x%" PRIx64 " not captured",
                                  xcc, base + wso - wss);
         }
     }
     st = gc_cwsr_decode(arch, &h, a->ctl, css, a->wav, wss, &a->dec, &d);
-    if (st == GPUCORE_E_NOMEM)
-        return st;
-    if (st != GPUCORE_OK)
+    if (st != GPUCORE_OK) {
+        /* its bytes are given back: only decoded areas stay in memory */
+        drop_area(img);
+        if (st == GPUCORE_E_NOMEM)
+            return st;
         return queue_problem(img, q, "saved waves of XCC %u at 0x%" PRIx64 " do not decode: %s",
                              xcc, base, d.message);
+    }
     a->decoded = 1;
     return add_waves(img, q, xcc, a);
 }

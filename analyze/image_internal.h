@@ -75,6 +75,7 @@ struct gc_image_co_priv {
 /* One decoded XCC area: the buffers the wave pointers point into. */
 struct gc_image_area {
     uint8_t *ctl, *wav;
+    uint64_t ctl_size, wav_size; /* bytes of ctl and wav (counted in gc_image::cwsr_bytes) */
     struct gc_cwsr_decoded dec;
     int decoded;
 };
@@ -123,7 +124,7 @@ struct gc_image {
     int have_runs;
     uint64_t runs_held;        /* bytes in all runs */
     uint64_t cwsr_budget;      /* save-area bytes the image may still allocate */
-    uint64_t cwsr_bytes;       /* save-area bytes allocated */
+    uint64_t cwsr_bytes;       /* save-area bytes held by decoded areas (and the one being read) */
     int cwsr_budget_said;      /* the problem "budget exhausted" was reported */
     uint64_t ring_slots;       /* AQL packets read so far (all queues) */
     int ring_limit_said;
@@ -138,7 +139,7 @@ struct gc_image {
 /* Work counters for tests: what building the image read. */
 struct gc_image_stats {
     uint64_t ring_slots;  /* AQL packets read */
-    uint64_t cwsr_bytes;  /* save-area bytes allocated */
+    uint64_t cwsr_bytes;  /* save-area bytes kept (areas that decoded) */
 };
 void gc_image_get_stats(const struct gc_image *img, struct gc_image_stats *ret);
 
