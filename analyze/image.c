@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gc_le.h"
@@ -114,6 +115,122 @@ static int read_exact(struct gc_image *img, uint64_t addr, void *buf, uint64_t s
     return 0; /* a damaged compressed frame reads as missing */
 }
 
+/* ---- what the source holds ---------------------------------------------------------------- */
+
+static int run_cmp(const void *a, const void *b)
+{
+    const struct gc_image_run *x = a, *y = b;
+
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* The runs of segment data the core files hold ([vaddr, vaddr + p_filesz) of every PT_LOAD),
+   merged where they touch or overlap (a split dump's two files may both hold a range). */
+static gpucore_status_t build_runs(struct gc_image *img, gpucore_core_t *a, gpucore_core_t *b)
+{
+    gpucore_core_t *cores[2] = { a, b };
+    uint64_t n = 0, held = 0;
+    uint32_t k = 0;
+
+    for (int c = 0; c < 2; c++)
+        if (cores[c])
+            n += gpucore_core_segment_count(cores[c]);
+    img->have_runs = 1;
+    img->cwsr_budget = 0;
+    if (!n)
+        return GPUCORE_OK;
+    img->runs = gc_calloc_array(n, sizeof(*img->runs));
+    if (!img->runs)
+        return GPUCORE_E_NOMEM;
+    for (int c = 0; c < 2; c++) {
+        uint32_t ns = cores[c] ? gpucore_core_segment_count(cores[c]) : 0;
+
+        for (uint32_t i = 0; i < ns; i++) {
+            struct gpucore_segment seg;
+
+            if (gpucore_core_segment(cores[c], i, &seg) != GPUCORE_OK || !seg.filesz)
+                continue;
+            img->runs[k].lo = seg.vaddr;
+            img->runs[k].hi = seg.vaddr + (seg.filesz < seg.memsz ? seg.filesz : seg.memsz);
+            if (img->runs[k].hi > img->runs[k].lo)
+                k++;
+        }
+    }
+    qsort(img->runs, k, sizeof(*img->runs), run_cmp);
+    img->nruns = 0;
+    for (uint32_t i = 0; i < k; i++) {
+        struct gc_image_run *last = img->nruns ? &img->runs[img->nruns - 1] : NULL;
+
+        if (last && img->runs[i].lo <= last->hi) {
+            if (img->runs[i].hi > last->hi)
+                last->hi = img->runs[i].hi;
+            continue;
+        }
+        img->runs[img->nruns++] = img->runs[i];
+    }
+    for (uint32_t i = 0; i < img->nruns; i++) {
+        img->runs[i].before = held;
+        held += img->runs[i].hi - img->runs[i].lo;
+    }
+    img->runs_held = held;
+    img->cwsr_budget = held;
+    return GPUCORE_OK;
+}
+
+/* Index of the first run ending after @p addr (nruns if none). */
+static uint32_t run_after(const struct gc_image *img, uint64_t addr)
+{
+    uint32_t lo = 0, hi = img->nruns;
+
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+
+        if (img->runs[mid].hi <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Bytes held below @p addr. */
+static uint64_t held_below(const struct gc_image *img, uint64_t addr)
+{
+    uint32_t i = run_after(img, addr);
+
+    if (i == img->nruns)
+        return img->nruns ? img->runs[i - 1].before + img->runs[i - 1].hi - img->runs[i - 1].lo
+                          : 0;
+    return img->runs[i].before + (addr > img->runs[i].lo ? addr - img->runs[i].lo : 0);
+}
+
+/* Bytes of [addr, addr + size) the source holds (size when it cannot say). No wrap. */
+static uint64_t held_bytes(const struct gc_image *img, uint64_t addr, uint64_t size)
+{
+    if (!img->have_runs)
+        return size;
+    return held_below(img, addr + size) - held_below(img, addr);
+}
+
+/* The first byte of [addr, addr + size) the source does not hold (addr + size if none). */
+static uint64_t first_gap(const struct gc_image *img, uint64_t addr, uint64_t size)
+{
+    uint32_t i;
+
+    if (!img->have_runs)
+        return addr + size;
+    i = run_after(img, addr);
+    if (i == img->nruns || img->runs[i].lo > addr)
+        return addr;
+    return img->runs[i].hi < addr + size ? img->runs[i].hi : addr + size;
+}
+
+void gc_image_get_stats(const struct gc_image *img, struct gc_image_stats *ret)
+{
+    ret->ring_slots = img ? img->ring_slots : 0;
+    ret->cwsr_bytes = img ? img->cwsr_bytes : 0;
+}
+
 /* The queue's problem (first one kept) and the image's list. */
 static gpucore_status_t queue_problem(struct gc_image *img, struct gc_image_queue *q,
                                       const char *fmt, ...) GC_PRINTF(3, 4);
@@ -173,11 +290,42 @@ static gpucore_status_t build_agents(struct gc_image *img)
     return GPUCORE_OK;
 }
 
+static int u64_cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+/* Agents by (gpu_id, index), so each queue finds its agent in O(log agents); the first agent
+   of a gpu_id wins, as in the note's order. */
+static gpucore_status_t index_agents(struct gc_image *img)
+{
+    if (!img->nagents)
+        return GPUCORE_OK;
+    img->agent_by_gpu = gc_calloc_array(img->nagents, sizeof(uint64_t));
+    if (!img->agent_by_gpu)
+        return GPUCORE_E_NOMEM;
+    for (uint32_t i = 0; i < img->nagents; i++)
+        img->agent_by_gpu[i] = (uint64_t)img->agents[i].entry->gpu_id << 32 | i;
+    qsort(img->agent_by_gpu, img->nagents, sizeof(uint64_t), u64_cmp);
+    return GPUCORE_OK;
+}
+
 static uint32_t agent_of_gpu(const struct gc_image *img, uint32_t gpu_id)
 {
-    for (uint32_t i = 0; i < img->nagents; i++)
-        if (img->agents[i].entry->gpu_id == gpu_id)
-            return i;
+    uint32_t lo = 0, hi = img->nagents;
+
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+
+        if (img->agent_by_gpu[mid] >> 32 < gpu_id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < img->nagents && img->agent_by_gpu[lo] >> 32 == gpu_id)
+        return (uint32_t)img->agent_by_gpu[lo];
     return UINT32_MAX;
 }
 
@@ -222,12 +370,168 @@ static gpucore_status_t read_rdebug(struct gc_image *img)
 /* ---- dispatches --------------------------------------------------------------------------------
  */
 
+/* One active AQL packet @p id at @p at: a kernel dispatch becomes a gc_image_dispatch. */
+static gpucore_status_t add_packet(struct gc_image *img, struct gc_image_queue *q, uint64_t id,
+                                   uint64_t at, const uint8_t *pkt)
+{
+    gpucore_status_t fatal = GPUCORE_OK;
+    uint8_t kd[KD_SIZE];
+    int r;
+
+    if ((gc_le16_get(pkt) & 0xffu) != AQL_TYPE_KERNEL_DISPATCH)
+        return GPUCORE_OK;
+    struct gc_image_dispatch *d =
+            gc_image_grow((void **)&img->dispatches, &img->ndispatches, &img->cap_dispatches,
+                          sizeof(*d), GC_IMAGE_MAX_DISPATCHES);
+    if (!d)
+        return img->ndispatches >= GC_IMAGE_MAX_DISPATCHES ? GPUCORE_E_LIMIT : GPUCORE_E_NOMEM;
+    d->index = img->ndispatches - 1;
+    d->queue = q->index;
+    d->packet_id = id;
+    d->packet_address = at;
+    d->header = gc_le16_get(pkt);
+    d->setup = gc_le16_get(pkt + 2);
+    for (int k = 0; k < 3; k++) {
+        d->workgroup_size[k] = gc_le16_get(pkt + 4 + 2 * k);
+        d->grid_size[k] = gc_le32_get(pkt + 12 + 4 * k);
+    }
+    d->private_segment_size = gc_le32_get(pkt + 24);
+    d->group_segment_size = gc_le32_get(pkt + 28);
+    d->kernel_object = gc_le64_get(pkt + 32);
+    d->kernarg_address = gc_le64_get(pkt + 40);
+    d->completion_signal = gc_le64_get(pkt + 56);
+    d->code_object = UINT32_MAX;
+    r = d->kernel_object ? read_exact(img, d->kernel_object, kd, sizeof(kd), &fatal) : 0;
+    if (r < 0)
+        return fatal;
+    if (r > 0)
+        d->kernel_entry = d->kernel_object + gc_le64_get(kd + KD_ENTRY_OFFSET);
+    else
+        GC_TRY(queue_problem(img, q,
+                             "kernel descriptor 0x%" PRIx64 " of packet %" PRIu64
+                             " is not in the core",
+                             d->kernel_object, id));
+    d->code_object = gc_image_code_object_at(img, d->kernel_object);
+    gc_image_kernel_name(img, d->kernel_object, d->kernel_entry, d->kernel_name,
+                         sizeof(d->kernel_name));
+    q->ndispatches++;
+    return GPUCORE_OK;
+}
+
+/* Ring walk state: the first active packet not in the core, and how many were not. */
+struct ring_walk {
+    uint64_t missing, first_missing_id, first_missing_at;
+    int stopped; /* the image-wide packet limit was reached */
+};
+
+/*
+ * Read @p count consecutive active packets from @p id at @p at, all held by the source, 64 at
+ * a time. A source that does not hold them after all (one that cannot say what it holds)
+ * ends the walk at the first missing packet.
+ */
+static gpucore_status_t read_packets(struct gc_image *img, struct gc_image_queue *q, uint64_t id,
+                                     uint64_t at, uint64_t count, struct ring_walk *w)
+{
+    uint8_t buf[64 * AQL_PACKET_SIZE];
+
+    while (count && !w->stopped) {
+        uint64_t c = count < 64 ? count : 64, done = 0, ok;
+        gpucore_status_t st;
+
+        if (img->ring_slots + c > GC_IMAGE_MAX_RING_SLOTS) {
+            w->stopped = 1;
+            if (!img->ring_limit_said) {
+                img->ring_limit_said = 1;
+                GC_TRY(gc_image_problemf(img,
+                                         "the AQL rings hold more than %u active packets in "
+                                         "all: queue %u and later ones are not fully decoded",
+                                         GC_IMAGE_MAX_RING_SLOTS,
+                                         q->entry->queue_id & KFD_QUEUE_ID_MASK));
+            }
+            return GPUCORE_OK;
+        }
+        img->ring_slots += c;
+        st = gc_image_mem_read(img, at, buf, c * AQL_PACKET_SIZE, &done);
+        if (st == GPUCORE_E_NOMEM)
+            return st;
+        ok = st == GPUCORE_OK ? c : done / AQL_PACKET_SIZE;
+        for (uint64_t k = 0; k < ok; k++)
+            GC_TRY(add_packet(img, q, id + k, at + k * AQL_PACKET_SIZE,
+                              buf + k * AQL_PACKET_SIZE));
+        if (ok < c) {
+            if (!w->missing) {
+                w->first_missing_id = id + ok;
+                w->first_missing_at = at + ok * AQL_PACKET_SIZE;
+            }
+            w->missing += count - ok;
+            w->stopped = 1;
+            return GPUCORE_OK;
+        }
+        id += c;
+        at += c * AQL_PACKET_SIZE;
+        count -= c;
+    }
+    return GPUCORE_OK;
+}
+
+/*
+ * The active packets [read_id, write_id) in id order, reading only the slots whose bytes the
+ * source holds: the work is bounded by the file's content, not by the ring size it claims.
+ * Slots it does not hold are counted; zero fill (p_memsz past p_filesz) holds no packet.
+ */
+static gpucore_status_t walk_ring(struct gc_image *img, struct gc_image_queue *q, uint64_t n,
+                                  struct ring_walk *w)
+{
+    const uint64_t base = q->entry->ring_base_address;
+    const uint64_t m = q->write_id - q->read_id, s0 = q->read_id % n;
+    const uint64_t first = m < n - s0 ? m : n - s0;
+    const struct {
+        uint64_t slot, count, id;
+    } part[2] = { { s0, first, q->read_id }, { 0, m - first, q->read_id + first } };
+
+    for (int p = 0; p < 2 && !w->stopped; p++) {
+        uint64_t k = 0;
+
+        while (k < part[p].count && !w->stopped) {
+            uint64_t at = base + (part[p].slot + k) * AQL_PACKET_SIZE;
+            uint64_t left = part[p].count - k;
+            uint64_t held = first_gap(img, at, left * AQL_PACKET_SIZE) - at;
+            uint64_t whole = held / AQL_PACKET_SIZE, next, skip;
+            uint32_t r;
+
+            if (whole) {
+                GC_TRY(read_packets(img, q, part[p].id + k, at, whole, w));
+                k += whole;
+                continue;
+            }
+            /* slot k is not (wholly) held: skip to the next slot the next run reaches */
+            r = run_after(img, at + held);
+            next = r < img->nruns ? img->runs[r].lo : UINT64_MAX;
+            if (next <= at + held) /* a run holding part of the slot: skip past it */
+                next = img->runs[r].hi;
+            skip = next >= at + left * AQL_PACKET_SIZE
+                           ? left
+                           : (next - at + AQL_PACKET_SIZE - 1) / AQL_PACKET_SIZE;
+            if (!skip)
+                skip = 1;
+            if (!w->missing) {
+                w->first_missing_id = part[p].id + k;
+                w->first_missing_at = at;
+            }
+            w->missing += skip;
+            k += skip;
+        }
+    }
+    return GPUCORE_OK;
+}
+
 static gpucore_status_t build_dispatches(struct gc_image *img, struct gc_image_queue *q)
 {
     const gpucore_kfd_queue_entry_t *e = q->entry;
     const struct gc_arch *arch = img->agents[q->agent].arch;
-    gpucore_status_t fatal = GPUCORE_OK;
-    uint64_t n, id;
+    struct ring_walk w = { 0 };
+    uint8_t probe;
+    uint64_t n;
 
     q->first_dispatch = img->ndispatches;
     if (e->ring_size == 0 || e->ring_size % AQL_PACKET_SIZE)
@@ -249,57 +553,22 @@ static gpucore_status_t build_dispatches(struct gc_image *img, struct gc_image_q
     if (e->ring_base_address > UINT64_MAX - e->ring_size)
         return queue_problem(img, q, "ring at 0x%" PRIx64 " wraps the address space",
                              e->ring_base_address);
-    for (id = q->read_id; id < q->write_id; id++) {
-        uint8_t pkt[AQL_PACKET_SIZE], kd[KD_SIZE];
-        uint64_t at = e->ring_base_address + (id % n) * AQL_PACKET_SIZE;
-        int r = read_exact(img, at, pkt, sizeof(pkt), &fatal);
-
-        if (r < 0)
-            return fatal;
-        if (r == 0) /* the ring is captured whole or not at all: one sentence for the rest */
-            return queue_problem(img, q,
-                                 "AQL packet %" PRIu64 " at 0x%" PRIx64 " is not in the core; "
-                                 "packets %" PRIu64 "..%" PRIu64 " not decoded",
-                                 id, at, id, q->write_id - 1);
-        if ((gc_le16_get(pkt) & 0xffu) != AQL_TYPE_KERNEL_DISPATCH)
-            continue;
-        struct gc_image_dispatch *d =
-                gc_image_grow((void **)&img->dispatches, &img->ndispatches, &img->cap_dispatches,
-                              sizeof(*d), GC_IMAGE_MAX_DISPATCHES);
-        if (!d)
-            return img->ndispatches >= GC_IMAGE_MAX_DISPATCHES ? GPUCORE_E_LIMIT : GPUCORE_E_NOMEM;
-        d->index = img->ndispatches - 1;
-        d->queue = q->index;
-        d->packet_id = id;
-        d->packet_address = at;
-        d->header = gc_le16_get(pkt);
-        d->setup = gc_le16_get(pkt + 2);
-        for (int k = 0; k < 3; k++) {
-            d->workgroup_size[k] = gc_le16_get(pkt + 4 + 2 * k);
-            d->grid_size[k] = gc_le32_get(pkt + 12 + 4 * k);
-        }
-        d->private_segment_size = gc_le32_get(pkt + 24);
-        d->group_segment_size = gc_le32_get(pkt + 28);
-        d->kernel_object = gc_le64_get(pkt + 32);
-        d->kernarg_address = gc_le64_get(pkt + 40);
-        d->completion_signal = gc_le64_get(pkt + 56);
-        d->code_object = UINT32_MAX;
-        r = d->kernel_object ? read_exact(img, d->kernel_object, kd, sizeof(kd), &fatal) : 0;
-        if (r < 0)
-            return fatal;
-        if (r > 0)
-            d->kernel_entry = d->kernel_object + gc_le64_get(kd + KD_ENTRY_OFFSET);
-        else
-            GC_TRY(queue_problem(img, q,
-                                 "kernel descriptor 0x%" PRIx64 " of packet %" PRIu64
-                                 " is not in the core",
-                                 d->kernel_object, id));
-        d->code_object = gc_image_code_object_at(img, d->kernel_object);
-        gc_image_kernel_name(img, d->kernel_object, d->kernel_entry, d->kernel_name,
-                             sizeof(d->kernel_name));
-        q->ndispatches++;
-    }
-    return GPUCORE_OK;
+    GC_TRY(walk_ring(img, q, n, &w));
+    if (!w.missing)
+        return GPUCORE_OK;
+    if (img->have_runs &&
+        gc_image_mem_read(img, w.first_missing_at, &probe, 1, NULL) == GPUCORE_OK)
+        return queue_problem(img, q,
+                             "%" PRIu64 " of the %" PRIu64 " active AQL packets (from packet "
+                             "%" PRIu64 " at 0x%" PRIx64 ") are zero fill past the file's "
+                             "segment data: not decoded",
+                             w.missing, q->write_id - q->read_id, w.first_missing_id,
+                             w.first_missing_at);
+    return queue_problem(img, q,
+                         "AQL packet %" PRIu64 " at 0x%" PRIx64 " is not in the core; %" PRIu64
+                         " of the %" PRIu64 " active packets not decoded",
+                         w.first_missing_id, w.first_missing_at, w.missing,
+                         q->write_id - q->read_id);
 }
 
 /* ---- waves ----------------------------------------------------------------------------------- */
@@ -307,9 +576,19 @@ static gpucore_status_t build_dispatches(struct gc_image *img, struct gc_image_q
 static uint32_t find_dispatch(const struct gc_image *img, const struct gc_image_queue *q,
                               uint64_t packet_id)
 {
-    for (uint32_t i = 0; i < q->ndispatches; i++)
-        if (img->dispatches[q->first_dispatch + i].packet_id == packet_id)
-            return q->first_dispatch + i;
+    /* a queue's dispatches are in packet-id order (the ring is walked oldest first) */
+    uint32_t lo = 0, hi = q->ndispatches;
+
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+
+        if (img->dispatches[q->first_dispatch + mid].packet_id < packet_id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < q->ndispatches && img->dispatches[q->first_dispatch + lo].packet_id == packet_id)
+        return q->first_dispatch + lo;
     return UINT32_MAX;
 }
 
@@ -367,27 +646,141 @@ static gpucore_status_t add_waves(struct gc_image *img, struct gc_image_queue *q
     return GPUCORE_OK;
 }
 
+/* The capture's reason for save-area bytes at @p addr missing from the core, kept on the queue
+   (the first one found). */
+static void save_area_lost(struct gc_image *img, struct gc_image_queue *q, uint64_t addr)
+{
+    const gpucore_manifest_entry_t *m = gc_image_manifest_gap(img, addr);
+
+    q->save_area_lost = 1;
+    if (q->lost_reason)
+        return;
+    if (m) {
+        q->lost_reason = m->reason;
+        q->lost_status = m->status;
+    } else if (img->manifest && (img->manifest->flags & GPUCORE_MANIFEST_TRUNCATED)) {
+        q->lost_reason = img->manifest->truncation_reason;
+        q->lost_status = GPUCORE_RANGE_SKIPPED;
+    }
+}
+
+/*
+ * Is all of [addr, addr + size) (@p what of XCC @p xcc) held by the source? 1 if so; else 0,
+ * and the queue's problem says what the file lacks: bytes of zero fill (p_memsz past p_filesz,
+ * which never become allocated memory), or bytes not captured (the manifest says why).
+ */
+static gpucore_status_t check_held(struct gc_image *img, struct gc_image_queue *q, uint32_t xcc,
+                                   const char *what, uint64_t addr, uint64_t size, int *ret_held)
+{
+    uint64_t gap = first_gap(img, addr, size);
+    uint8_t probe;
+
+    *ret_held = held_bytes(img, addr, size) == size;
+    if (*ret_held)
+        return GPUCORE_OK;
+    if (gc_image_mem_read(img, gap, &probe, 1, NULL) == GPUCORE_OK)
+        return queue_problem(img, q,
+                             "CWSR %s of XCC %u at 0x%" PRIx64 ": %" PRIu64 " of its %" PRIu64
+                             " bytes are zero fill past the file's segment data; waves not "
+                             "decoded",
+                             what, xcc, addr, size - held_bytes(img, addr, size), size);
+    save_area_lost(img, q, gap);
+    return queue_problem(img, q, "CWSR %s of XCC %u at 0x%" PRIx64 " not captured", what, xcc,
+                         addr);
+}
+
+/* Waves a control stack lists, by the decoder's rules (gc_cwsr_decode), without decoding:
+   from word 2, bit 30 an event, bit 31 a state (with its second word on gfx10+), else a wave.
+   *ret_bad: the index of a wave word before any state word (which the decoder rejects), or 0. */
+static uint32_t listed_waves(const struct gc_arch *arch, const uint8_t *ctl, uint64_t size,
+                             uint64_t *ret_bad)
+{
+    const uint32_t state_words = arch->cwsr ? arch->cwsr->state_words : 1;
+    uint32_t n = 0;
+    int have_state = 0;
+
+    *ret_bad = 0;
+    for (uint64_t i = 2; i < size / 4; i++) {
+        uint32_t w = gc_le32_get(ctl + 4 * i);
+
+        if (w & (1u << 30))
+            continue;
+        if (w & (1u << 31)) {
+            have_state = 1;
+            i += state_words ? state_words - 1 : 0;
+        } else if (!have_state) {
+            *ret_bad = i;
+            return n;
+        } else {
+            n++;
+        }
+    }
+    return n;
+}
+
+/* Take @p size bytes of the save-area budget: 1, or 0 with the queue's problem said. Bytes
+   read are never given back, so the work is bounded too, not only what is kept. */
+static gpucore_status_t take_budget(struct gc_image *img, struct gc_image_queue *q, uint32_t xcc,
+                                    uint64_t base, uint64_t size, int *ret_ok)
+{
+    *ret_ok = size <= img->cwsr_budget;
+    if (*ret_ok) {
+        img->cwsr_budget -= size;
+        return GPUCORE_OK;
+    }
+    if (img->cwsr_budget_said)
+        return queue_problem(img, q,
+                             "CWSR area of XCC %u at 0x%" PRIx64 " not decoded: the save-area "
+                             "limit is spent",
+                             xcc, base);
+    img->cwsr_budget_said = 1;
+    return queue_problem(img, q,
+                         "CWSR area of XCC %u at 0x%" PRIx64 " not decoded: the save areas need "
+                         "more than the %" PRIu64 " bytes %s",
+                         xcc, base, img->have_runs ? img->runs_held : (uint64_t)GC_IMAGE_MAX_CWSR_TOTAL,
+                         img->have_runs ? "of segment data the file holds"
+                                        : "the analyzer reads for them");
+}
+
+/* Give back the last area's buffers (it was not decoded); the budget keeps what was read. */
+static void drop_area(struct gc_image *img)
+{
+    struct gc_image_area *a = &img->areas[img->nareas - 1];
+
+    img->cwsr_bytes -= a->ctl_size + a->wav_size;
+    gc_free(a->ctl);
+    gc_free(a->wav);
+    img->nareas--;
+}
+
+/* One XCC's save area. *ret_counted is 1 when its control stack was read (the waves it lists
+   are in q->running_waves). */
 static gpucore_status_t decode_area(struct gc_image *img, struct gc_image_queue *q, uint32_t xcc,
-                                    uint64_t base, uint64_t area_size)
+                                    uint64_t base, uint64_t area_size, int *ret_counted)
 {
     const struct gc_arch *arch = img->agents[q->agent].arch;
     uint8_t raw[GC_CWSR_HEADER_SIZE];
     struct gc_cwsr_header h;
     gpucore_status_t fatal = GPUCORE_OK, st;
     gpucore_diag_t d = { 0 };
-    int r;
+    int r, held;
 
+    *ret_counted = 0;
     r = read_exact(img, base, raw, sizeof(raw), &fatal);
     if (r < 0)
         return fatal;
-    if (r == 0)
+    if (r == 0) {
+        save_area_lost(img, q, base);
         return queue_problem(img, q, "CWSR area of XCC %u at 0x%" PRIx64 " not captured", xcc,
                              base);
+    }
     if (gc_cwsr_header_decode(raw, sizeof(raw), &h) != GPUCORE_OK)
         return queue_problem(img, q, "CWSR header of XCC %u at 0x%" PRIx64 " does not decode", xcc,
                              base);
-    if (h.control_stack_size == 0)
+    if (h.control_stack_size == 0) {
+        *ret_counted = 1;
         return GPUCORE_OK; /* no waves */
+    }
     uint64_t cso = h.control_stack_offset, css = h.control_stack_size;
     uint64_t wso = h.wave_state_offset, wss = h.wave_state_size;
     if (cso + css > area_size || wso > area_size || wss > wso || cso + css != wso - wss ||
@@ -397,34 +790,103 @@ static gpucore_status_t decode_area(struct gc_image *img, struct gc_image_queue 
                              "stack 0x%x+0x%x, wave area 0x%x-0x%x, area 0x%" PRIx64 ")",
                              xcc, base, h.control_stack_offset, h.control_stack_size,
                              h.wave_state_offset, h.wave_state_size, area_size);
+    if (css > GC_IMAGE_MAX_CTL_STACK)
+        return queue_problem(img, q,
+                             "CWSR control stack of XCC %u at 0x%" PRIx64 " claims 0x%x bytes, "
+                             "more than the 0x%x the analyzer reads: waves not decoded",
+                             xcc, base + cso, h.control_stack_size, GC_IMAGE_MAX_CTL_STACK);
+    /* Only bytes the file holds become memory, and all save areas together no more than it
+       holds (areas overlapping one another cannot multiply it). */
+    GC_TRY(check_held(img, q, xcc, "control stack", base + cso, css, &held));
+    if (!held)
+        return GPUCORE_OK;
+    /* Its first words, before anything is allocated: a control stack the decoder would
+       refuse at once (all zeros: a wave before any state word) costs nothing. */
+    uint8_t head[4096];
+    uint64_t bad, nhead = css < sizeof(head) ? css : sizeof(head);
+    r = read_exact(img, base + cso, head, nhead, &fatal);
+    if (r < 0)
+        return fatal;
+    if (r > 0 && (listed_waves(arch, head, nhead, &bad), bad))
+        return queue_problem(img, q,
+                             "saved waves of XCC %u at 0x%" PRIx64 " do not decode: control "
+                             "stack word %" PRIu64 " is a wave before any state word",
+                             xcc, base, bad);
+    GC_TRY(take_budget(img, q, xcc, base, css, &held));
+    if (!held)
+        return GPUCORE_OK;
     struct gc_image_area *a = gc_image_grow((void **)&img->areas, &img->nareas, &img->cap_areas,
                                             sizeof(*a), UINT32_MAX);
     if (!a)
         return GPUCORE_E_NOMEM;
     a->ctl = gc_malloc(css);
-    a->wav = gc_malloc(wss ? wss : 1);
-    if (!a->ctl || !a->wav)
+    if (!a->ctl) {
+        drop_area(img);
         return GPUCORE_E_NOMEM;
+    }
+    a->ctl_size = css;
+    img->cwsr_bytes += css;
     r = read_exact(img, base + cso, a->ctl, css, &fatal);
-    if (r < 0)
-        return fatal;
-    if (r == 0)
-        return queue_problem(img, q, "CWSR control stack of XCC %u at 0x%" PRIx64 " not captured",
-                             xcc, base + cso);
-    if (wss) {
-        r = read_exact(img, base + wso - wss, a->wav, wss, &fatal);
+    if (r <= 0) {
+        drop_area(img);
         if (r < 0)
             return fatal;
-        if (r == 0)
+        save_area_lost(img, q, base + cso);
+        return queue_problem(img, q, "CWSR control stack of XCC %u at 0x%" PRIx64 " not captured",
+                             xcc, base + cso);
+    }
+    uint32_t listed = listed_waves(arch, a->ctl, css, &bad);
+    if (bad || listed > GC_IMAGE_MAX_WAVES) {
+        /* what the decoder would reject: no wave area is read for it */
+        drop_area(img);
+        if (bad)
+            return queue_problem(img, q,
+                                 "saved waves of XCC %u at 0x%" PRIx64 " do not decode: control "
+                                 "stack word %" PRIu64 " is a wave before any state word",
+                                 xcc, base, bad);
+        return queue_problem(img, q,
+                             "saved waves of XCC %u at 0x%" PRIx64 " do not decode: the control "
+                             "stack lists %u waves, more than %u",
+                             xcc, base, listed, GC_IMAGE_MAX_WAVES);
+    }
+    q->running_waves += listed;
+    *ret_counted = 1;
+    if (wss) {
+        st = check_held(img, q, xcc, "wave area", base + wso - wss, wss, &held);
+        if (st == GPUCORE_OK && held)
+            st = take_budget(img, q, xcc, base, wss, &held);
+        if (st != GPUCORE_OK || !held) {
+            drop_area(img);
+            return st;
+        }
+    }
+    a->wav = gc_malloc(wss ? wss : 1);
+    if (!a->wav) {
+        drop_area(img);
+        return GPUCORE_E_NOMEM;
+    }
+    a->wav_size = wss;
+    img->cwsr_bytes += wss;
+    if (wss) {
+        r = read_exact(img, base + wso - wss, a->wav, wss, &fatal);
+        if (r <= 0) {
+            drop_area(img);
+            if (r < 0)
+                return fatal;
+            save_area_lost(img, q, base + wso - wss);
             return queue_problem(img, q, "CWSR wave area of XCC %u at 0x%" PRIx64 " not captured",
                                  xcc, base + wso - wss);
+        }
     }
     st = gc_cwsr_decode(arch, &h, a->ctl, css, a->wav, wss, &a->dec, &d);
-    if (st == GPUCORE_E_NOMEM)
-        return st;
-    if (st != GPUCORE_OK)
+    if (st != GPUCORE_OK) {
+        /* its bytes are given back: only decoded areas stay in memory */
+        drop_area(img);
+        if (st == GPUCORE_E_NOMEM)
+            return st;
         return queue_problem(img, q, "saved waves of XCC %u at 0x%" PRIx64 " do not decode: %s",
                              xcc, base, d.message);
+    }
     a->decoded = 1;
     return add_waves(img, q, xcc, a);
 }
@@ -510,8 +972,14 @@ static gpucore_status_t build_queue(struct gc_image *img, uint32_t i)
     if (area * nxcc > UINT64_MAX - e->ctx_save_restore_address)
         return queue_problem(img, q, "context save area at 0x%" PRIx64 " wraps the address space",
                              e->ctx_save_restore_address);
-    for (uint32_t x = 0; x < nxcc; x++)
-        GC_TRY(decode_area(img, q, x, e->ctx_save_restore_address + x * area, area));
+    q->running_known = 1;
+    for (uint32_t x = 0; x < nxcc; x++) {
+        int counted;
+
+        GC_TRY(decode_area(img, q, x, e->ctx_save_restore_address + x * area, area, &counted));
+        if (!counted)
+            q->running_known = 0;
+    }
     return GPUCORE_OK;
 }
 
@@ -566,6 +1034,8 @@ static gpucore_status_t read_gpucore_notes(struct gc_image *img)
             return st;
         if (st != GPUCORE_OK)
             GC_TRY(gc_image_problemf(img, "the capture manifest does not decode: %s", d.message));
+        else if ((st = gc_image_index_manifest(img)) != GPUCORE_OK)
+            return st;
         else if (img->manifest->flags & GPUCORE_MANIFEST_TRUNCATED)
             GC_TRY(gc_image_problemf(img,
                                      "the capture was cut short (%s): some memory is "
@@ -602,6 +1072,7 @@ static gpucore_status_t build(struct gc_image *img, const void *desc, size_t des
         GC_TRY(gc_image_problemf(img, "AMD's library would reject this note: %s", d.message));
     GC_TRY(read_rdebug(img));
     GC_TRY(build_agents(img));
+    GC_TRY(index_agents(img));
     GC_TRY(gc_image_load_code_objects(img));
     GC_TRY(build_queues(img));
     return GPUCORE_OK;
@@ -620,6 +1091,7 @@ static struct gc_image *image_new(const struct gc_image_memory *mem, uint32_t fl
     img->mem = *mem;
     img->flags = flags;
     img->code_budget = UINT64_MAX; /* an image from a note: GC_IMAGE_MAX_CODE_BYTES only */
+    img->cwsr_budget = GC_IMAGE_MAX_CWSR_TOTAL; /* until the source says what it holds */
     return img;
 }
 
@@ -678,7 +1150,9 @@ static gpucore_status_t open_one(gpucore_core_t *core, const struct gc_image_opt
         return GPUCORE_E_NOMEM;
     img->core = core;
     img->code_object_dir = opts ? opts->code_object_dir : NULL;
-    st = read_gpucore_notes(img);
+    st = build_runs(img, core, NULL);
+    if (st == GPUCORE_OK)
+        st = read_gpucore_notes(img);
     if (st == GPUCORE_OK) {
         gpucore_core_t *const cores[2] = { core, NULL };
 
@@ -786,7 +1260,9 @@ gpucore_status_t gc_image_open_with(gpucore_core_t *gpu, gpucore_core_t *host,
     img->core = gpu;
     img->owned_source = src;
     img->code_object_dir = opts ? opts->code_object_dir : NULL;
-    st = read_gpucore_notes(img);
+    st = build_runs(img, gpu, host);
+    if (st == GPUCORE_OK)
+        st = read_gpucore_notes(img);
     if (st == GPUCORE_OK) {
         gpucore_core_t *const cores[2] = { gpu, host };
 
@@ -831,6 +1307,10 @@ void gc_image_close(struct gc_image *img)
     gc_free(img->queues);
     gc_free(img->qpriv);
     gc_free(img->agents);
+    gc_free(img->agent_by_gpu);
+    gc_free(img->runs);
+    gc_free(img->gaps);
+    gc_free(img->gap_widest);
     gpucore_code_objects_free(img->embedded);
     gc_free(img->owned_source);
     gpucore_manifest_free(img->manifest);

@@ -72,6 +72,16 @@ struct gc_image_queue {
                                          [read_id, write_id), oldest first */
     char problem[256];        /* "" or why the queue is incomplete ("CWSR area of XCC 1 at
                                  0x... not captured") */
+    /* Waves the save areas list against those saved: running_waves counts the wave entries of
+       the control stacks that are in the core; running_known is 1 when every XCC's control
+       stack was read (else running_waves is a lower bound). lost_reason is the capture's
+       GPUCORE_REASON_* (manifest) for save-area bytes it left out or could not read, with
+       lost_status GPUCORE_RANGE_SKIPPED or _UNREADABLE; 0 when none are missing, or the core
+       does not say why (lost_status 0 too). */
+    uint32_t running_waves;
+    int running_known;
+    int save_area_lost;       /* some save-area bytes of the queue are not in the core */
+    uint32_t lost_reason, lost_status;
 };
 
 struct gc_image_dispatch {
@@ -132,6 +142,11 @@ struct gc_image_memory {
     const char *(*errmsg)(void *user);
     void *user;
 };
+/* The image asks a gc_image_open_note() source nothing more: such a source cannot say which
+   bytes it holds, so save areas and AQL rings are bounded by the fixed limits of
+   image_internal.h (GC_IMAGE_MAX_CWSR_TOTAL, GC_IMAGE_MAX_RING_SLOTS). Core files are bounded
+   by what they hold: only bytes of segment data present in the file (not p_memsz past
+   p_filesz) are allocated for save areas or walked in rings. */
 
 /* gc_image_open_note() flags */
 #define GC_IMAGE_NO_CODE_BYTES 0x1u /* list code objects (URI, load address) without reading

@@ -11,17 +11,45 @@
 #include "gc_util.h"
 #include "image.h"
 
-/* Limits on what a hostile core can make the image allocate or walk. */
+/*
+ * Limits on what a hostile core can make the image allocate or walk. Save areas and AQL rings
+ * are counted by what the memory source really holds: with a core file, only bytes of segment
+ * data present in the file (never the zero fill of p_memsz beyond p_filesz) are allocated or
+ * walked, and all save areas together take at most the bytes of segment data the file holds.
+ * A source that cannot say what it holds (the amd-dbgapi library's client) is bounded by
+ * GC_IMAGE_MAX_CWSR_TOTAL and GC_IMAGE_MAX_RING_SLOTS instead. Fuzzing builds
+ * (GC_IMAGE_FUZZING, set with GPUCORE_FUZZ) lower them so an input runs in milliseconds.
+ * One code object is at most GC_IMAGE_MAX_CODE_OBJECT_SIZE (image.h).
+ */
 #define GC_IMAGE_MAX_CODE_OBJECTS     4096u        /* code objects (link_map nodes: at most
                                                       GC_ROCR_LINK_MAP_MAX, the same) */
 #define GC_IMAGE_MAX_CODE_BYTES       (1ull << 30) /* code-object bytes the image copies; also
-                                                      at most what the core holds (below) */
-#define GC_IMAGE_MAX_WAVES            (1u << 20)
-#define GC_IMAGE_MAX_DISPATCHES       (1u << 20)
-#define GC_IMAGE_MAX_CWSR_READ        (256u << 20) /* control stack + wave area of one XCC */
+                                                      at most what the core holds */
 #define GC_IMAGE_MAX_XCC              32u
 #define GC_IMAGE_MAX_PROBLEMS         4096u
 #define GC_IMAGE_MAX_SYMBOLS          (1u << 20)
+#ifdef GC_IMAGE_FUZZING
+#define GC_IMAGE_MAX_WAVES      (1u << 16)
+#define GC_IMAGE_MAX_DISPATCHES (1u << 16)
+#define GC_IMAGE_MAX_CWSR_READ  (4u << 20)  /* control stack + wave area of one XCC */
+#define GC_IMAGE_MAX_CTL_STACK  (64u << 10) /* control stack of one XCC */
+#define GC_IMAGE_MAX_CWSR_TOTAL (16u << 20) /* all save areas, source that cannot say */
+#define GC_IMAGE_MAX_RING_SLOTS (1u << 16)  /* AQL packets read, all queues */
+#else
+#define GC_IMAGE_MAX_WAVES      (1u << 20)
+#define GC_IMAGE_MAX_DISPATCHES (1u << 20)
+#define GC_IMAGE_MAX_CWSR_READ  (256u << 20)
+#define GC_IMAGE_MAX_CTL_STACK  (1u << 20) /* KFD sizes them at 8 bytes per wave slot: ~10 KiB
+                                              for an MI300X XCC, 0x7000 at most on gfx10 */
+#define GC_IMAGE_MAX_CWSR_TOTAL (1ull << 30)
+#define GC_IMAGE_MAX_RING_SLOTS (1u << 22)
+#endif
+
+/* A run of process memory the source really holds: [lo, hi), with the bytes held below lo. */
+struct gc_image_run {
+    uint64_t lo, hi;
+    uint64_t before;
+};
 
 /* amd_queue_t (core-format.md 8.5) */
 #define GC_AMDQ_SIZE         256u
@@ -49,6 +77,7 @@ struct gc_image_co_priv {
 /* One decoded XCC area: the buffers the wave pointers point into. */
 struct gc_image_area {
     uint8_t *ctl, *wav;
+    uint64_t ctl_size, wav_size; /* bytes of ctl and wav (counted in gc_image::cwsr_bytes) */
     struct gc_cwsr_decoded dec;
     int decoded;
 };
@@ -95,7 +124,37 @@ struct gc_image {
     uint32_t nareas, cap_areas;
     char **problems;
     uint32_t nproblems, cap_problems;
+
+    /* What the memory source really holds (core files): runs sorted by address, disjoint.
+       have_runs 0: the source cannot say (every readable byte counts as held). */
+    struct gc_image_run *runs;
+    uint32_t nruns;
+    int have_runs;
+    uint64_t runs_held;        /* bytes in all runs */
+    uint64_t cwsr_budget;      /* save-area bytes the image may still allocate */
+    uint64_t cwsr_bytes;       /* save-area bytes held by decoded areas (and the one being read) */
+    int cwsr_budget_said;      /* the problem "budget exhausted" was reported */
+    uint64_t ring_slots;       /* AQL packets read so far (all queues) */
+    int ring_limit_said;
+    uint64_t *agent_by_gpu;    /* gpu_id << 32 | agent index, sorted (nagents) */
+    /* The manifest's ranges not captured, by address, and for each position the index of the
+       range reaching furthest among those up to it (gc_image_manifest_gap in O(log n)). */
+    const gpucore_manifest_entry_t **gaps;
+    uint32_t *gap_widest;
+    uint32_t ngaps;
 };
+
+/* Work counters for tests: what building the image read. */
+struct gc_image_stats {
+    uint64_t ring_slots;  /* AQL packets read */
+    uint64_t cwsr_bytes;  /* save-area bytes kept (areas that decoded) */
+};
+void gc_image_get_stats(const struct gc_image *img, struct gc_image_stats *ret);
+
+/* Index the manifest's ranges not captured (after img->manifest is decoded). */
+gpucore_status_t gc_image_index_manifest(struct gc_image *img);
+/* A manifest entry saying why [addr] is not in the core (SKIPPED or UNREADABLE), or NULL. */
+const gpucore_manifest_entry_t *gc_image_manifest_gap(const struct gc_image *img, uint64_t addr);
 
 /* Read process memory through img->mem (the contract of struct gc_image_memory; @p ret_done
    may be NULL). */

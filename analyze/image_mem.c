@@ -6,31 +6,86 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "arch_regs.h"
 #include "image_internal.h"
 #include "wave.h"
 
+static int gap_cmp(const void *a, const void *b)
+{
+    const gpucore_manifest_entry_t *x = *(const gpucore_manifest_entry_t *const *)a;
+    const gpucore_manifest_entry_t *y = *(const gpucore_manifest_entry_t *const *)b;
+
+    return x->address < y->address ? -1 : x->address > y->address;
+}
+
+/* End of a manifest range (saturated: a range may claim to run past 2^64). */
+static uint64_t gap_end(const gpucore_manifest_entry_t *e)
+{
+    return e->size > UINT64_MAX - e->address ? UINT64_MAX : e->address + e->size;
+}
+
+gpucore_status_t gc_image_index_manifest(struct gc_image *img)
+{
+    uint32_t n = 0;
+
+    if (!img->manifest)
+        return GPUCORE_OK;
+    for (uint32_t i = 0; i < img->manifest->count; i++)
+        n += img->manifest->entries[i].status != GPUCORE_RANGE_CAPTURED;
+    if (!n)
+        return GPUCORE_OK;
+    img->gaps = gc_calloc_array(n, sizeof(*img->gaps));
+    img->gap_widest = gc_calloc_array(n, sizeof(*img->gap_widest));
+    if (!img->gaps || !img->gap_widest)
+        return GPUCORE_E_NOMEM;
+    for (uint32_t i = 0; i < img->manifest->count; i++)
+        if (img->manifest->entries[i].status != GPUCORE_RANGE_CAPTURED)
+            img->gaps[img->ngaps++] = &img->manifest->entries[i];
+    qsort(img->gaps, img->ngaps, sizeof(*img->gaps), gap_cmp);
+    for (uint32_t i = 0; i < img->ngaps; i++)
+        img->gap_widest[i] = i && gap_end(img->gaps[img->gap_widest[i - 1]]) >= gap_end(img->gaps[i])
+                                     ? img->gap_widest[i - 1]
+                                     : i;
+    return GPUCORE_OK;
+}
+
+const gpucore_manifest_entry_t *gc_image_manifest_gap(const struct gc_image *img, uint64_t addr)
+{
+    /* Of the ranges starting at or below addr, the one reaching furthest covers addr if any
+       does: a binary search, whatever the manifest's size. */
+    uint32_t lo = 0, hi = img->ngaps;
+
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+
+        if (img->gaps[mid]->address <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (!lo)
+        return NULL;
+    const gpucore_manifest_entry_t *e = img->gaps[img->gap_widest[lo - 1]];
+    return gap_end(e) > addr ? e : NULL;
+}
+
 /* Why @p addr is missing, from the capture manifest ("" if it does not say). */
 static void missing_reason(const struct gc_image *img, uint64_t addr, char *buf, size_t size)
 {
-    buf[0] = '\0';
-    if (!img->manifest)
-        return;
-    for (uint32_t i = 0; i < img->manifest->count; i++) {
-        const gpucore_manifest_entry_t *e = &img->manifest->entries[i];
+    const gpucore_manifest_entry_t *e = gc_image_manifest_gap(img, addr);
 
-        if (e->status == GPUCORE_RANGE_CAPTURED || addr < e->address ||
-            addr - e->address >= e->size)
-            continue;
+    buf[0] = '\0';
+    if (e) {
         snprintf(buf, size, " (the capture %s it: reason %s, tier %s%s%.80s)",
                  e->status == GPUCORE_RANGE_SKIPPED ? "left out" : "could not read",
                  gpucore_reason_name(e->reason), gpucore_tier_name(e->tier),
                  e->label.len ? "; " : "", e->label.len ? e->label.ptr : "");
         return;
     }
-    if (img->manifest->flags & GPUCORE_MANIFEST_TRUNCATED)
+    if (img->manifest && (img->manifest->flags & GPUCORE_MANIFEST_TRUNCATED))
         snprintf(buf, size, " (the capture was cut short: %s)",
                  gpucore_reason_name(img->manifest->truncation_reason));
 }

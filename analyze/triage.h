@@ -117,7 +117,13 @@ struct gc_triage_error {
 /*
  * The triage report: first lines that explain the crash in plain words; per agent and queue
  * the dispatches and the waves grouped by (dispatch, PC, stop reasons), faulting groups first,
- * each PC disassembled; the code objects; what the core lacks. Fails only as above.
+ * each PC disassembled; the code objects; what the core lacks. Waves whose save areas the
+ * capture left out (the manifest says why: a size or time budget, a failed read) are explained,
+ * not taken for idle queues: each queue has "waves_running" (the waves its control stacks list,
+ * null when a control stack is not in the core) and "save_area_missing" (null, or {"status",
+ * "reason", "text": "3,328 waves were running; 0 saved: the size budget was exhausted"}); the
+ * document has "waves_running" for the whole core and a summary line saying the same. Fails
+ * only as above.
  */
 json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *reterr);
 

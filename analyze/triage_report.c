@@ -55,6 +55,48 @@ static const char *reason_phrase(uint32_t reason)
     return gpucore_reason_name(reason);
 }
 
+/* @p v with thousands separators ("10,000"). */
+static void group_digits(uint64_t v, char *buf, size_t size)
+{
+    char raw[24];
+    size_t len = 0;
+    int n = snprintf(raw, sizeof(raw), "%" PRIu64, v);
+
+    buf[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        gc_str_appendf(buf, size, &len, "%c", raw[i]);
+        if (i < n - 1 && (n - 1 - i) % 3 == 0)
+            gc_str_appendf(buf, size, &len, ",");
+    }
+}
+
+/*
+ * Waves whose save area the core lacks, in words: "10,000 waves were running; 0 saved: the
+ * size budget was exhausted". @p running counts the waves the control stacks in the core list;
+ * @p known: every control stack was read (else it is a lower bound, or nothing is known when
+ * it is 0). @p reason is a GPUCORE_REASON_* from the manifest, 0 when the core does not say.
+ */
+static void waves_not_saved(uint64_t running, int known, uint64_t saved, uint32_t reason,
+                            int several, char *buf, size_t size)
+{
+    char r[32], sv[32];
+    const char *why = reason ? reason_phrase(reason) : NULL;
+
+    group_digits(running, r, sizeof(r));
+    group_digits(saved, sv, sizeof(sv));
+    if (!why)
+        why = "the save area is not in the core";
+    if (several)
+        why = "the save areas are missing for several reasons (see the queues)";
+    if (known)
+        snprintf(buf, size, "%s wave%s running; %s saved: %s", r,
+                 running == 1 ? " was" : "s were", sv, why);
+    else if (running)
+        snprintf(buf, size, "at least %s waves were running; %s saved: %s", r, sv, why);
+    else
+        snprintf(buf, size, "the number of waves running is unknown; %s saved: %s", sv, why);
+}
+
 /* ---------------------------------------------------------------------------------------- */
 /* Model pieces                                                                               */
 /* ---------------------------------------------------------------------------------------- */
@@ -356,16 +398,61 @@ static void headline(const struct gc_triage *t, const json_t *g, json_t *summary
                   insn ? insn : gc_triage_get_str_or(g, "instruction_error", "?"));
 }
 
+/* The queues of each agent, in queue order: order[first[a] .. first[a + 1]) (a counting sort,
+   so a core of many agents and queues costs their sum, not their product). */
+struct queues_by_agent {
+    uint32_t *first; /* agents + 1 */
+    uint32_t *order; /* queues */
+};
+
+static int by_agent_index(const struct gc_image *img, struct queues_by_agent *ret)
+{
+    uint32_t na = gc_image_agent_count(img), nq = gc_image_queue_count(img);
+
+    ret->first = gc_calloc_array((size_t)na + 2u, sizeof(uint32_t));
+    ret->order = gc_calloc_array((size_t)nq + 1u, sizeof(uint32_t));
+    if (!ret->first || !ret->order)
+        return -1;
+    for (uint32_t q = 0; q < nq; q++) {
+        uint32_t a = gc_image_queue(img, q)->agent;
+
+        if (a < na)
+            ret->first[a + 2]++;
+    }
+    for (uint32_t a = 0; a < na; a++)
+        ret->first[a + 2] += ret->first[a + 1];
+    for (uint32_t q = 0; q < nq; q++) {
+        uint32_t a = gc_image_queue(img, q)->agent;
+
+        if (a < na)
+            ret->order[ret->first[a + 1]++] = q;
+    }
+    return 0;
+}
+
+static void by_agent_free(struct queues_by_agent *b)
+{
+    gc_free(b->first);
+    gc_free(b->order);
+}
+
 json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *reterr)
 {
+    struct queues_by_agent by_agent = { 0 };
     json_t *doc = gc_tr_doc_new(t, "report"), *summary = json_array(), *agents = json_array();
     json_t *faults = json_array(), *missing = json_array(), *problems = json_array();
     json_t *cos = json_array(), *exc = json_array();
     uint32_t nwaves = gc_image_wave_count(t->img), nstopped = 0, nfaulting = 0;
+    struct {
+        uint32_t queues, reason;
+        int known, several;
+        uint64_t running, saved;
+    } lost = { .known = 1 };
+    char lost_text[256];
     size_t i;
     json_t *v;
 
-    if (!doc)
+    if (!doc || by_agent_index(t->img, &by_agent) != 0)
         goto nomem;
     json_object_set_new(doc, "capture", capture_json(t));
 
@@ -376,7 +463,8 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
         if (!ag)
             continue;
         ja = agent_json(ag);
-        for (uint32_t qi = 0; qi < gc_image_queue_count(t->img); qi++) {
+        for (uint32_t qk = by_agent.first[a]; qk < by_agent.first[a + 1]; qk++) {
+            const uint32_t qi = by_agent.order[qk];
             const struct gc_image_queue *q = gc_image_queue(t->img, qi);
             const char *tn;
             json_t *jq, *disp, *groups;
@@ -394,6 +482,32 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
                                 gc_tr_exceptions_json(q->entry->exception_status));
             json_object_set_new(jq, "problem", gc_tr_str_or_null(q->problem));
             json_object_set_new(jq, "waves", gc_tr_int(q->nwaves));
+            /* Waves the control stacks list, and why those not saved are not in the core. */
+            json_object_set_new(jq, "waves_running",
+                                q->running_known ? gc_tr_int(q->running_waves) : json_null());
+            if (q->save_area_lost) {
+                json_t *m = json_object();
+
+                json_object_set_new(m, "status",
+                                    gc_tr_str_or_null(gpucore_range_status_name(q->lost_status)));
+                json_object_set_new(m, "reason",
+                                    q->lost_reason
+                                            ? gc_tr_str_or_null(gpucore_reason_name(q->lost_reason))
+                                            : json_null());
+                waves_not_saved(q->running_waves, q->running_known, q->nwaves, q->lost_reason, 0,
+                                lost_text, sizeof(lost_text));
+                json_object_set_new(m, "text", json_string(lost_text));
+                json_object_set_new(jq, "save_area_missing", m);
+                if (lost.queues && lost.reason != q->lost_reason)
+                    lost.several = 1;
+                lost.reason = q->lost_reason;
+                lost.queues++;
+                lost.running += q->running_waves;
+                lost.saved += q->nwaves;
+                lost.known &= q->running_known;
+            } else {
+                json_object_set_new(jq, "save_area_missing", json_null());
+            }
             if (q->entry->exception_status) {
                 json_t *e = json_object();
 
@@ -438,6 +552,15 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
         json_array_append_new(agents, ja);
     }
 
+    /* Waves the core lacks because their save areas were cut: said in the summary. */
+    json_object_set_new(doc, "waves_running",
+                        !lost.queues ? gc_tr_int(nwaves)
+                        : lost.known ? gc_tr_int(lost.running + nwaves - lost.saved)
+                                     : json_null());
+    if (lost.queues)
+        waves_not_saved(lost.running, lost.known, lost.saved, lost.reason, lost.several,
+                        lost_text, sizeof(lost_text));
+
     /* Faulting groups of every queue, most waves first. */
     if (json_array_size(faults) > 1) {
         /* stable insertion sort by count, descending (few groups) */
@@ -465,7 +588,11 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
     if (json_array_size(faults) == 0) {
         uint32_t ndisp = gc_image_dispatch_count(t->img);
 
-        if (nwaves == 0)
+        if (nwaves == 0 && lost.queues)
+            gc_tr_appendf(summary, "No GPU waves in the core: %s (the save area%s of %u queue%s)",
+                          lost_text, lost.queues == 1 ? "" : "s", lost.queues,
+                          lost.queues == 1 ? "" : "s");
+        else if (nwaves == 0)
             gc_tr_appendf(summary,
                           "No GPU waves in the core: %u dispatch%s in flight, none of "
                           "them executing when it was captured",
@@ -501,6 +628,10 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
             }
         }
     }
+    if (lost.queues && (nwaves || json_array_size(faults)))
+        gc_tr_appendf(summary, "Not all waves saved: %s (the save area%s of %u queue%s)",
+                      lost_text, lost.queues == 1 ? "" : "s", lost.queues,
+                      lost.queues == 1 ? "" : "s");
     json_array_foreach(exc, i, v)
     {
         char names[512] = "";
@@ -557,8 +688,10 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
     json_object_set_new(doc, "code_objects", cos);
     json_object_set_new(doc, "not_captured", missing);
     json_object_set_new(doc, "problems", problems);
+    by_agent_free(&by_agent);
     return doc;
 nomem:
+    by_agent_free(&by_agent);
     json_decref(doc);
     json_decref(summary);
     json_decref(agents);

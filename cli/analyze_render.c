@@ -127,6 +127,9 @@ void analyze_render_report(FILE *out, const json_t *doc)
             fputc('\n', out);
             if (gc_triage_get_str(q, "problem"))
                 fprintf(out, "    problem: %s\n", gc_triage_get_str(q, "problem"));
+            if (gc_triage_get_str(json_object_get(q, "save_area_missing"), "text"))
+                fprintf(out, "    waves not saved: %s\n",
+                        gc_triage_get_str(json_object_get(q, "save_area_missing"), "text"));
             json_array_foreach(json_object_get(q, "dispatches"), d, x)
             {
                 const json_t *gr = json_object_get(x, "grid"),

@@ -3,7 +3,8 @@
 #
 # Set up, build and run the whole test suite, twice: a normal build and an
 # AddressSanitizer + UndefinedBehaviorSanitizer build. Then a short libFuzzer smoke run of
-# every fuzz target (their corpora already ran as ordinary tests in both builds).
+# every fuzz target (their corpora already ran as ordinary tests in both builds), each input
+# limited to 2 GiB of RSS and 10 s.
 #
 #   scripts/test.sh            everything
 #   GPUCORE_FUZZ_SECONDS=0     skip the libFuzzer smoke run
@@ -67,7 +68,10 @@ if [ "$fuzz_seconds" -gt 0 ]; then
     # Copy the corpus so new inputs found by the smoke run never dirty the checkout.
     cp -r "tests/fuzz/corpus/$name/." "$work/"
     echo "fuzz: $name"
-    "$bin" -max_total_time="$fuzz_seconds" -print_final_stats=0 "$work" >"$work.log" 2>&1 ||
+    # Every input must stay within 2 GiB of RSS and 10 s: a crafted core that makes a parser
+    # allocate or loop beyond that is a finding, not a slow run.
+    "$bin" -max_total_time="$fuzz_seconds" -rss_limit_mb=2048 -timeout=10 \
+      -print_final_stats=0 "$work" >"$work.log" 2>&1 ||
       { tail -40 "$work.log"; echo "fuzz: $name FAILED (log above)";
         echo "$passed passed, $((failed + 1)) failed"; exit 1; }
     rm -rf "$work" "$work.log"

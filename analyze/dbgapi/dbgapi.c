@@ -399,8 +399,8 @@ amd_dbgapi_status_t gc_dbg_list(amd_dbgapi_process_id_t process_id, enum gc_dbg_
     for (uint32_t i = 0; i < gc_dbg.nprocs; i++) {
         const struct gc_dbg_process *p = gc_dbg.procs[i];
 
-        if (only && p != only)
-            continue;
+        if ((only && p != only) || !count(p))
+            continue; /* (items is NULL when every list is empty) */
         fill(p, items + n);
         n += count(p);
     }

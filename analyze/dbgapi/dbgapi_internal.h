@@ -117,6 +117,12 @@ struct gc_dbg_event {
     enum gc_dbg_event_state state;
 };
 
+/* Agent names from the PCI ID database: the names found last are kept, and a process reads the
+   database at most GC_DBG_PCI_SCANS times (a core of 65536 agents of distinct devices would
+   otherwise read it once each); past that its agents are named "Device vvvv:dddd". */
+#define GC_DBG_PCI_CACHE 8u
+#define GC_DBG_PCI_SCANS 256u
+
 struct gc_dbg_process {
     uint64_t id;
     amd_dbgapi_client_process_id_t client;
@@ -127,6 +133,11 @@ struct gc_dbg_process {
     amd_dbgapi_wave_creation_t wave_creation;
 
     uint32_t nagents;            /* agent i is image agent i */
+    uint32_t pci_scans;          /* PCI ID database reads for agent names (GC_DBG_PCI_SCANS) */
+    struct gc_dbg_pci_name {
+        uint32_t vendor, device;
+        char name[256];
+    } pci_cache[GC_DBG_PCI_CACHE]; /* the names found last (vendor 0 device 0: empty) */
     uint64_t agent_base;
     uint32_t *queues, nqueues;   /* image queue index per queue slot */
     uint64_t queue_base;

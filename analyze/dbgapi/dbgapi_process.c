@@ -746,13 +746,30 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_code_object_get_info(
  * library names agents; "Device vvvv:dddd" when the database is not installed or does not
  * know the device.
  */
-static void pci_name(uint32_t vendor, uint32_t device, char *buf, size_t size)
+static void pci_name(struct gc_dbg_process *p, uint32_t vendor, uint32_t device, char *buf,
+                     size_t size)
 {
     static const char *const paths[] = { "/usr/share/misc/pci.ids", "/usr/share/hwdata/pci.ids",
                                          "/usr/share/pci.ids" };
     char line[512], want_vendor[8], want_device[8];
+    struct gc_dbg_pci_name *c;
 
-    snprintf(buf, size, "Device %04x:%04x", vendor & 0xffffu, device & 0xffffu);
+    vendor &= 0xffffu;
+    device &= 0xffffu;
+    snprintf(buf, size, "Device %04x:%04x", vendor, device);
+    for (uint32_t i = 0; i < GC_DBG_PCI_CACHE; i++) {
+        c = &p->pci_cache[i];
+        if (c->name[0] && c->vendor == vendor && c->device == device) {
+            snprintf(buf, size, "%s", c->name);
+            return;
+        }
+    }
+    if (p->pci_scans >= GC_DBG_PCI_SCANS)
+        return;
+    c = &p->pci_cache[p->pci_scans++ % GC_DBG_PCI_CACHE];
+    c->vendor = vendor;
+    c->device = device;
+    c->name[0] = '\0';
     snprintf(want_vendor, sizeof(want_vendor), "%04x  ", vendor & 0xffffu);
     snprintf(want_device, sizeof(want_device), "\t%04x  ", device & 0xffffu);
     for (size_t i = 0; i < GC_ARRAY_SIZE(paths); i++) {
@@ -771,6 +788,7 @@ static void pci_name(uint32_t vendor, uint32_t device, char *buf, size_t size)
             }
         }
         fclose(f);
+        snprintf(c->name, sizeof(c->name), "%.*s", (int)(sizeof(c->name) - 1), buf);
         return;
     }
 }
@@ -802,7 +820,7 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_agent_get_info(amd_dbgapi_agent_id_t a
     case AMD_DBGAPI_AGENT_INFO_NAME: {
         char name[256];
 
-        pci_name(e->vendor_id, e->device_id, name, sizeof(name));
+        pci_name(p, e->vendor_id, e->device_id, name, sizeof(name));
         st = gc_dbg_give_string(name, value_size, value);
         break;
     }

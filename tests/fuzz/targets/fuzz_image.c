@@ -10,6 +10,8 @@
  * non-empty), reads return documented statuses with *ret_done never above the size, and
  * symbolization of every PC succeeds or says NOTFOUND. The same bytes opened as a split dump
  * (gc_image_open_split, the host core being a second view of them) rebuild the same process.
+ * The work is bounded by the input (plain cores): save areas allocate at most as many bytes as
+ * the input has, and every queue reads at most as many AQL packets as fit in it.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -18,6 +20,7 @@
 #include <gpucore/core.h>
 
 #include "image.h"
+#include "image_internal.h"
 #include "wave.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -159,6 +162,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     check_read(img, UINT32_MAX, GC_ASPACE_GLOBAL, 0, UINT64_MAX - 3, 16);
     check_read(img, nw, GC_ASPACE_LOCAL, 0, 0, 4);
     check_read(img, 0, 99, 0, 0, 4);
+    {
+        struct gpucore_core_info info;
+        struct gc_image_stats stats;
+
+        gc_image_get_stats(img, &stats);
+        if (gpucore_core_get_info(core, &info) == GPUCORE_OK &&
+            !(info.flags & GPUCORE_INFO_COMPRESSED) &&
+            (stats.cwsr_bytes > size ||
+             stats.ring_slots > (uint64_t)nq * (size / 64u + 1u)))
+            abort();
+    }
     gc_image_close(img);
     check_split(data, size, core, na, nq, nd, nw);
     gpucore_core_close(core);

@@ -1,0 +1,18 @@
+# SPDX-License-Identifier: MIT
+# Crafted small cores that once made the GPU image take memory or CPU far beyond their size
+# (issue 10, items 5 and 6), through `gpucore analyze` and `gpucore dbgapi-dump`, each run
+# under a fixed address-space and CPU-time limit (tests/analyze/hostile_image.sh).
+
+# gpucore-mkhostile-image OUT CASE: writes the crafted cores (also used by bench/hostile/).
+add_executable(gpucore-mkhostile-image ${CMAKE_CURRENT_LIST_DIR}/tools/mkhostile_image.c)
+target_link_libraries(gpucore-mkhostile-image PRIVATE gc_libcore gc_schema)
+gpucore_warnings(gpucore-mkhostile-image)
+
+foreach(kase cwsr-bomb cwsr-bomb-xcc sparse-ring agents-queues)
+  add_test(NAME analyze-hostile-${kase}
+           COMMAND ${PROJECT_SOURCE_DIR}/tests/analyze/hostile_image.sh
+                   ${CMAKE_CURRENT_BINARY_DIR}/analyze-hostile/${kase}
+                   $<TARGET_FILE:gpucore-cli> $<TARGET_FILE:gpucore-mkhostile-image> ${kase})
+  set_tests_properties(analyze-hostile-${kase} PROPERTIES LABELS "analyze;hostile"
+                       SKIP_RETURN_CODE 77 TIMEOUT 120)
+endforeach()
