@@ -65,7 +65,9 @@ static void capture_help(const char *cmd, FILE *out)
     fprintf(out,
             "Options:\n"
             "  -o PATTERN         output file (default gpucore.%%p): %%p pid, %%h host name,\n"
-            "                     %%t time (s), %%e executable, %%j SLURM job id, %%r MPI rank, %%%% %%\n"
+            "                     %%t time (s), %%e executable (comm, 15 bytes), %%j SLURM job id,\n"
+            "                     %%r MPI rank, %%%% %%. In values '/' becomes '!', and '.', '..'\n"
+            "                     and an empty or unset value become '!', '!.' and '!'\n"
             "  --tier TIER        state|scratch|referenced|all (default referenced): how much GPU\n"
             "                     memory beyond the wave state, queues and code objects\n"
             "  --max-size N[K|M|G] size budget of the file, never exceeded: its apparent size\n"
