@@ -21,22 +21,10 @@ set -euo pipefail
 [ $# -eq 8 ] || { echo "usage: $0 WORKDIR GPUCORE INFERIOR OBJECTS SCENARIOS MKEXAMPLE GOLDEN CASE" >&2; exit 2; }
 work=$1 gpucore=$2 inferior=$3 objects=$4 scenarios=$5 mkexample=$6 golden=$7 case=$8
 here=$(cd "$(dirname "$0")" && pwd)
+test_name=$case
 
-fail() { echo "FAIL [$case]: $*" >&2; exit 1; }
-skip() { echo "SKIP [$case]: $*"; exit 77; }
-
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work"
-
-ipid=
-cleanup() {
-  if [ -n "$ipid" ] && kill -0 "$ipid" 2>/dev/null; then
-    kill -TERM "$ipid" 2>/dev/null || true
-    wait "$ipid" 2>/dev/null || true
-  fi
-}
-trap cleanup EXIT
+. "$here/../lib/e2e.sh"
+e2e_enter "$work"
 
 # gc NAME ARGS...: run gpucore with stdout/stderr in NAME.out/NAME.err; status in $rc.
 gc() {
@@ -87,11 +75,7 @@ if [ "$case" = bad-input ]; then
   exit 0
 fi
 
-# ptrace: root, or Yama's scope 0.
-if [ "$(id -u)" != 0 ]; then
-  scope=$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)
-  [ "$scope" = 0 ] || skip "ptrace is restricted (kernel.yama.ptrace_scope=$scope, not root)"
-fi
+e2e_need_ptrace
 
 scenario=$case capture_opts=()
 case $case in
@@ -102,16 +86,8 @@ esac
 
 # A copy of the scenario whose runtime carries on after a GPU error, so the capture (which
 # hands the error back when it lets go) does not race the process's abort.
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["on_queue_error"]="continue"; json.dump(d, open(sys.argv[2], "w"))' \
-    "$scenarios/$scenario.json" scenario.json
-"$inferior" scenario.json --objects "$objects" >inferior.out 2>inferior.err &
-ipid=$!
-for _ in $(seq 1 1200); do
-  grep -q "ready" inferior.out 2>/dev/null && break
-  kill -0 "$ipid" 2>/dev/null || fail "gpucore-inferior exited early: $(cat inferior.err)"
-  sleep 0.05
-done
-grep -q "ready" inferior.out || fail "gpucore-inferior did not become ready"
+e2e_continue_copy "$scenarios/$scenario.json" scenario.json
+e2e_start_inferior scenario.json
 mkdir -p out
 gc cap capture --kfd sim "$ipid" -o out/core "${capture_opts[@]}"
 if [ "$rc" -eq 77 ] && grep -qi "ptrace" cap.err; then skip "$(cat cap.err)"; fi

@@ -20,25 +20,12 @@ work=$1 gpucore=$2 inferior=$3 objects=$4 scenarios=$5 checker=$6 case=$7 arg=${
 here=$(cd "$(dirname "$0")" && pwd)
 test_name="$case${arg:+ $arg}"
 
-fail() { echo "FAIL [$test_name]: $*" >&2; exit 1; }
-skip() { echo "SKIP [$test_name]: $*"; exit 77; }
+. "$here/../lib/e2e.sh"
+e2e_enter "$work"
+e2e_need_ptrace
 
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work"
-
-# ptrace: root, or Yama's scope 0 (we trace processes that are not our children for capture).
-if [ "$(id -u)" != 0 ]; then
-  scope=$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)
-  [ "$scope" = 0 ] || skip "ptrace is restricted (kernel.yama.ptrace_scope=$scope, not root)"
-fi
-
-ipid=
 cleanup() {
-  if [ -n "$ipid" ] && kill -0 "$ipid" 2>/dev/null; then
-    kill -TERM "$ipid" 2>/dev/null || true
-    wait "$ipid" 2>/dev/null || true
-  fi
+  e2e_stop_inferior
   if mountpoint -q "$work/small" 2>/dev/null; then umount "$work/small" || true; fi
 }
 trap cleanup EXIT
@@ -50,19 +37,11 @@ trap cleanup EXIT
 start_inferior() {
   local file="$scenarios/$1.json"
   if [ "${2:-}" = continue ]; then
-    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["on_queue_error"]="continue"; json.dump(d, open(sys.argv[2], "w"))' \
-        "$file" "$1.json"
+    e2e_continue_copy "$file" "$1.json"
     file=$1.json
   fi
   scenario_file=$file
-  "$inferior" "$file" --objects "$objects" --describe describe.txt >inferior.out 2>inferior.err &
-  ipid=$!
-  for _ in $(seq 1 1200); do
-    grep -q "ready" inferior.out 2>/dev/null && return 0
-    kill -0 "$ipid" 2>/dev/null || fail "gpucore-inferior $1 exited early: $(cat inferior.err)"
-    sleep 0.05
-  done
-  fail "gpucore-inferior $1 did not become ready"
+  e2e_start_inferior "$file" --describe describe.txt
 }
 
 # stop_inferior: SIGTERM, which the inferior answers with exit 0.

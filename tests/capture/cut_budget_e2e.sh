@@ -23,40 +23,17 @@ set -euo pipefail
 [ $# -ge 6 ] || { echo "usage: $0 WORKDIR GPUCORE INFERIOR OBJECTS SCENARIOS CASE" >&2; exit 2; }
 work=$1 gpucore=$2 inferior=$3 objects=$4 scenarios=$5 case=$6
 
-fail() { echo "FAIL [$case]: $*" >&2; exit 1; }
-skip() { echo "SKIP [$case]: $*"; exit 77; }
+test_name=$case
 
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work"
-
-if [ "$(id -u)" != 0 ]; then
-  scope=$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)
-  [ "$scope" = 0 ] || skip "ptrace is restricted (kernel.yama.ptrace_scope=$scope, not root)"
-fi
-
-ipid=
-cleanup() {
-  if [ -n "$ipid" ] && kill -0 "$ipid" 2>/dev/null; then
-    kill -TERM "$ipid" 2>/dev/null || true
-    wait "$ipid" 2>/dev/null || true
-  fi
-}
-trap cleanup EXIT
+. "$(cd "$(dirname "$0")" && pwd)/../lib/e2e.sh"
+e2e_enter "$work"
+e2e_need_ptrace
 
 # start_inferior: vadd-fault, whose runtime carries on after the GPU error, so one process
 # serves many captures.
 start_inferior() {
-  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["on_queue_error"]="continue"; json.dump(d, open(sys.argv[2], "w"))' \
-      "$scenarios/vadd-fault.json" vadd.json
-  "$inferior" vadd.json --objects "$objects" >inferior.out 2>inferior.err &
-  ipid=$!
-  for _ in $(seq 1 1200); do
-    grep -q "ready" inferior.out 2>/dev/null && return 0
-    kill -0 "$ipid" 2>/dev/null || fail "gpucore-inferior exited early: $(cat inferior.err)"
-    sleep 0.05
-  done
-  fail "gpucore-inferior did not become ready"
+  e2e_continue_copy "$scenarios/vadd-fault.json" vadd.json
+  e2e_start_inferior vadd.json
 }
 
 # gc NAME ARGS...: run gpucore with stdout/stderr in NAME.out/NAME.err; status in $rc.

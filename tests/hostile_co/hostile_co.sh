@@ -26,23 +26,12 @@ set -euo pipefail
 [ $# -eq 7 ] || { echo "usage: $0 WORKDIR GPUCORE MKHOSTILE INFERIOR OBJECTS SCENARIOS CASE" >&2; exit 2; }
 work=$1 gpucore=$2 mkhostile=$3 inferior=$4 objects=$5 scenarios=$6 case=$7
 
-fail() { echo "FAIL [$case]: $*" >&2; exit 1; }
-skip() { echo "SKIP [$case]: $*"; exit 77; }
+test_name=$case
 note() { echo "[$case] $*"; }
 
-rm -rf "$work"
-mkdir -p "$work"
+. "$(cd "$(dirname "$0")" && pwd)/../lib/e2e.sh"
+e2e_enter "$work"
 chmod 755 "$work"
-cd "$work"
-
-ipid=
-cleanup() {
-  if [ -n "$ipid" ] && kill -0 "$ipid" 2>/dev/null; then
-    kill -TERM "$ipid" 2>/dev/null || true
-    wait "$ipid" 2>/dev/null || true
-  fi
-}
-trap cleanup EXIT
 
 marker=GPUCORE-HOSTILE-CO-MARKER-7f3a9c
 # An AMDGPU code object with the marker appended (still an AMDGPU ELF file).
@@ -77,7 +66,7 @@ EOF
     [ -s "$name.ready" ] || fail "$name: the inferior did not start: $(cat "$name.inferior.log")"
     crc=0
     timeout 60 "$gpucore" capture --kfd sim "$ipid" -o "$name.core" >"$name.out" 2>"$name.err" || crc=$?
-    cleanup
+    e2e_stop_inferior
     ipid=
     [ "$crc" -ne 124 ] || fail "$name: the capture hung (killed by timeout after 60 s)"
     [ "$crc" -eq 0 ] || fail "$name: capture exited $crc: $(cat "$name.err")"

@@ -26,35 +26,13 @@ set -euo pipefail
 [ $# -eq 8 ] || { echo "usage: $0 WORKDIR GPUCORE INFERIOR OBJECTS SCENARIOS CHECK_BYTES CHECK_STACKS CASE" >&2; exit 2; }
 work=$1 gpucore=$2 inferior=$3 objects=$4 scenarios=$5 check_bytes=$6 check_stacks=$7 case=$8
 
-fail() { echo "FAIL [$case]: $*" >&2; exit 1; }
-skip() { echo "SKIP [$case]: $*"; exit 77; }
+test_name=$case
 
-rm -rf "$work"
-mkdir -p "$work/out"
-cd "$work"
-
-if [ "$(id -u)" != 0 ]; then
-  scope=$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)
-  [ "$scope" = 0 ] || skip "ptrace is restricted (kernel.yama.ptrace_scope=$scope, not root)"
-fi
-
-ipid=
-cleanup() {
-  if [ -n "$ipid" ] && kill -0 "$ipid" 2>/dev/null; then
-    kill -TERM "$ipid" 2>/dev/null || true
-    wait "$ipid" 2>/dev/null || true
-  fi
-}
-trap cleanup EXIT
-
-"$inferior" "$scenarios/untouched-memory.json" --objects "$objects" >inferior.out 2>inferior.err &
-ipid=$!
-for _ in $(seq 1 1200); do
-  grep -q "ready" inferior.out 2>/dev/null && break
-  kill -0 "$ipid" 2>/dev/null || fail "gpucore-inferior exited early: $(cat inferior.err)"
-  sleep 0.05
-done
-grep -q "ready" inferior.out || fail "gpucore-inferior did not become ready"
+. "$(cd "$(dirname "$0")" && pwd)/../lib/e2e.sh"
+e2e_enter "$work"
+mkdir -p out
+e2e_need_ptrace
+e2e_start_inferior "$scenarios/untouched-memory.json"
 
 # status_kb KEY: a "KEY: N kB" line of the inferior's /proc/PID/status.
 status_kb() {

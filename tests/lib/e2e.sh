@@ -1,0 +1,63 @@
+# SPDX-License-Identifier: MIT
+#
+# What the end-to-end test scripts that drive gpucore-inferior share (sourced, not run). The
+# sourcing script sets $test_name (named in FAIL/SKIP lines), and $inferior and $objects
+# before it calls e2e_start_inferior. Sourcing it installs an EXIT trap that stops the
+# inferior still running ($ipid); a script with more to clean up calls e2e_stop_inferior from
+# its own trap.
+#
+# Exit codes of a test: 0 pass, 1 fail (one "FAIL [name]: why" line), 77 skip.
+
+fail() { echo "FAIL [$test_name]: $*" >&2; exit 1; }
+skip() { echo "SKIP [$test_name]: $*"; exit 77; }
+
+# e2e_enter DIR: DIR emptied (it is private to the test) and made the current directory.
+e2e_enter() {
+  rm -rf "$1"
+  mkdir -p "$1"
+  cd "$1"
+}
+
+# e2e_need_ptrace: skip unless this user may trace processes that are not its children (root,
+# or Yama's ptrace_scope 0): capture attaches to a running inferior.
+e2e_need_ptrace() {
+  if [ "$(id -u)" != 0 ]; then
+    local scope
+    scope=$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)
+    [ "$scope" = 0 ] || skip "ptrace is restricted (kernel.yama.ptrace_scope=$scope, not root)"
+  fi
+}
+
+ipid=
+# e2e_stop_inferior: SIGTERM to the running inferior, if any, and wait for it.
+e2e_stop_inferior() {
+  if [ -n "$ipid" ] && kill -0 "$ipid" 2>/dev/null; then
+    kill -TERM "$ipid" 2>/dev/null || true
+    wait "$ipid" 2>/dev/null || true
+  fi
+  ipid=
+}
+trap e2e_stop_inferior EXIT
+
+# e2e_continue_copy SCENARIO OUT: a copy of SCENARIO whose runtime carries on after a GPU error
+# (on_queue_error "continue"), so the process outlives a capture and serves the next one.
+e2e_continue_copy() {
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["on_queue_error"]="continue"; json.dump(d, open(sys.argv[2], "w"))' \
+    "$1" "$2"
+}
+
+# e2e_start_inferior SCENARIO [ARGS...]: start "$inferior" SCENARIO --objects "$objects" ARGS in
+# the background (stdout inferior.out, stderr inferior.err), with the environment as exported,
+# and wait until it says it is ready; its pid in $ipid.
+e2e_start_inferior() {
+  local file=$1
+  shift
+  "$inferior" "$file" --objects "$objects" "$@" >inferior.out 2>inferior.err &
+  ipid=$!
+  for _ in $(seq 1 1200); do
+    grep -q "ready" inferior.out 2>/dev/null && return 0
+    kill -0 "$ipid" 2>/dev/null || fail "gpucore-inferior $(basename "$file") exited early: $(cat inferior.err)"
+    sleep 0.05
+  done
+  fail "gpucore-inferior $(basename "$file") did not become ready"
+}
