@@ -592,8 +592,13 @@ static uint32_t find_dispatch(const struct gc_image *img, const struct gc_image_
     return UINT32_MAX;
 }
 
+/*
+ * Add the decoded waves of @p area to the image. @p keep (NULL: every wave) says which waves
+ * to keep, by area index; a kept wave's group leader must be kept too (its record holds the
+ * workgroup's LDS), which partial_keep() guarantees.
+ */
 static gpucore_status_t add_waves(struct gc_image *img, struct gc_image_queue *q, uint32_t xcc,
-                                  struct gc_image_area *area)
+                                  struct gc_image_area *area, const uint8_t *keep)
 {
     const struct gc_image_agent *ag = &img->agents[q->agent];
     const struct gc_arch *arch = ag->arch;
@@ -602,23 +607,37 @@ static gpucore_status_t add_waves(struct gc_image *img, struct gc_image_queue *q
         .spi_ttmps_setup = img->note->runtime.ttmp_setup ||
                            (ag->entry->debug_prop & GPUCORE_HSA_DBG_DISPATCH_INFO_ALWAYS_VALID),
     };
-    uint32_t base = img->nwaves;
+    uint32_t base = img->nwaves, kept = 0;
+    uint32_t *image_index = NULL; /* area index -> image index, when some are left out */
     int unassociated = 0;
 
+    if (keep) {
+        image_index = gc_calloc_array(area->dec.wave_count ? area->dec.wave_count : 1,
+                                      sizeof(*image_index));
+        if (!image_index)
+            return GPUCORE_E_NOMEM;
+        for (uint32_t i = 0; i < area->dec.wave_count; i++)
+            image_index[i] = keep[i] ? base + kept++ : UINT32_MAX;
+    }
     for (uint32_t i = 0; i < area->dec.wave_count; i++) {
         const struct gc_wave *w = &area->dec.waves[i];
-        struct gc_image_wave *iw = gc_image_grow((void **)&img->waves, &img->nwaves,
-                                                 &img->cap_waves, sizeof(*iw), GC_IMAGE_MAX_WAVES);
+        struct gc_image_wave *iw;
         uint32_t idx, num;
 
-        if (!iw)
+        if (keep && !keep[i])
+            continue;
+        iw = gc_image_grow((void **)&img->waves, &img->nwaves, &img->cap_waves, sizeof(*iw),
+                           GC_IMAGE_MAX_WAVES);
+        if (!iw) {
+            gc_free(image_index);
             return img->nwaves >= GC_IMAGE_MAX_WAVES ? GPUCORE_E_LIMIT : GPUCORE_E_NOMEM;
+        }
         iw->index = img->nwaves - 1;
         iw->queue = q->index;
         iw->xcc = xcc;
         iw->wave = *w;
         iw->lanes = w->lanes;
-        iw->group_leader = base + w->group_leader;
+        iw->group_leader = image_index ? image_index[w->group_leader] : base + w->group_leader;
         iw->pc = gc_wave_pc(arch, w, img->r_version);
         iw->exec = gc_wave_exec_mask(arch, w);
         iw->stopped = gc_wave_trap_stopped(arch, w);
@@ -639,6 +658,7 @@ static gpucore_status_t add_waves(struct gc_image *img, struct gc_image_queue *q
             unassociated++;
         q->nwaves++;
     }
+    gc_free(image_index);
     if (unassociated)
         GC_TRY(queue_problem(img, q,
                              "%d waves of XCC %u cannot be associated with an active dispatch",
@@ -753,6 +773,61 @@ static void drop_area(struct gc_image *img)
     img->nareas--;
 }
 
+/* Read the bytes of [addr, addr + size) the source holds into @p buf (the rest is left as it
+   is): 1, 0 when a held run does not read (a damaged frame), -1 with *fatal. */
+static int read_held(struct gc_image *img, uint64_t addr, uint8_t *buf, uint64_t size,
+                     gpucore_status_t *fatal)
+{
+    uint64_t end = addr + size;
+
+    for (uint32_t i = run_after(img, addr); i < img->nruns && img->runs[i].lo < end; i++) {
+        uint64_t lo = img->runs[i].lo > addr ? img->runs[i].lo : addr;
+        uint64_t hi = img->runs[i].hi < end ? img->runs[i].hi : end;
+        int r = read_exact(img, lo, buf + (lo - addr), hi - lo, fatal);
+
+        if (r <= 0)
+            return r;
+    }
+    return 1;
+}
+
+/*
+ * The waves of an area whose wave area the file holds in part: those whose record, and whose
+ * group leader's record (it holds the workgroup's LDS), the file holds whole. The queue's
+ * problem says how many of the listed waves that is, and why the rest are missing.
+ */
+static gpucore_status_t add_partial(struct gc_image *img, struct gc_image_queue *q, uint32_t xcc,
+                                    struct gc_image_area *a, uint64_t base, uint64_t wave_lo,
+                                    uint64_t wss)
+{
+    uint32_t n = a->dec.wave_count, kept = 0;
+    uint8_t *whole = gc_calloc_array(n ? n : 1, 2);
+    gpucore_status_t st;
+
+    if (!whole)
+        return GPUCORE_E_NOMEM;
+    for (uint32_t i = 0; i < n; i++) {
+        const struct gc_wave *w = &a->dec.waves[i];
+
+        whole[i] = held_bytes(img, base + w->record_offset, w->record_size) == w->record_size;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t leader = a->dec.waves[i].group_leader;
+
+        whole[n + i] = whole[i] && leader < n && whole[leader];
+        kept += whole[n + i];
+    }
+    save_area_lost(img, q, first_gap(img, wave_lo, wss));
+    st = queue_problem(img, q,
+                       "CWSR wave area of XCC %u at 0x%" PRIx64 ": %" PRIu64 " of its %" PRIu64
+                       " bytes not captured; %u of the %u saved waves have their records whole",
+                       xcc, wave_lo, wss - held_bytes(img, wave_lo, wss), wss, kept, n);
+    if (st == GPUCORE_OK)
+        st = add_waves(img, q, xcc, a, whole + n);
+    gc_free(whole);
+    return st;
+}
+
 /* One XCC's save area. *ret_counted is 1 when its control stack was read (the waves it lists
    are in q->running_waves). */
 static gpucore_status_t decode_area(struct gc_image *img, struct gc_image_queue *q, uint32_t xcc,
@@ -851,16 +926,31 @@ static gpucore_status_t decode_area(struct gc_image *img, struct gc_image_queue 
     }
     q->running_waves += listed;
     *ret_counted = 1;
+    /*
+     * A wave area the file holds only in part (a size budget cut it) still gives the waves
+     * whose records it holds whole: the missing bytes read as zeros for the decoder, and
+     * add_partial() leaves out every wave whose record (or its group leader's) is not all
+     * held. It takes wss / GC_IMAGE_PARTIAL_AREA_FACTOR of the save-area budget (at least the
+     * bytes held), so the memory for partial areas stays within that factor of the file.
+     */
+    uint64_t wave_lo = base + wso - wss, wave_have = wss ? held_bytes(img, wave_lo, wss) : 0;
+    int partial = img->have_runs && wss && wave_have > 0 && wave_have < wss;
     if (wss) {
-        st = check_held(img, q, xcc, "wave area", base + wso - wss, wss, &held);
-        if (st == GPUCORE_OK && held)
-            st = take_budget(img, q, xcc, base, wss, &held);
+        if (partial) {
+            uint64_t charge = wss / GC_IMAGE_PARTIAL_AREA_FACTOR;
+
+            st = take_budget(img, q, xcc, base, charge > wave_have ? charge : wave_have, &held);
+        } else {
+            st = check_held(img, q, xcc, "wave area", wave_lo, wss, &held);
+            if (st == GPUCORE_OK && held)
+                st = take_budget(img, q, xcc, base, wss, &held);
+        }
         if (st != GPUCORE_OK || !held) {
             drop_area(img);
             return st;
         }
     }
-    a->wav = gc_malloc(wss ? wss : 1);
+    a->wav = partial ? gc_calloc_array((size_t)wss, 1) : gc_malloc(wss ? wss : 1);
     if (!a->wav) {
         drop_area(img);
         return GPUCORE_E_NOMEM;
@@ -868,7 +958,8 @@ static gpucore_status_t decode_area(struct gc_image *img, struct gc_image_queue 
     a->wav_size = wss;
     img->cwsr_bytes += wss;
     if (wss) {
-        r = read_exact(img, base + wso - wss, a->wav, wss, &fatal);
+        r = partial ? read_held(img, wave_lo, a->wav, wss, &fatal)
+                    : read_exact(img, wave_lo, a->wav, wss, &fatal);
         if (r <= 0) {
             drop_area(img);
             if (r < 0)
@@ -888,7 +979,9 @@ static gpucore_status_t decode_area(struct gc_image *img, struct gc_image_queue 
                              xcc, base, d.message);
     }
     a->decoded = 1;
-    return add_waves(img, q, xcc, a);
+    if (!partial)
+        return add_waves(img, q, xcc, a, NULL);
+    return add_partial(img, q, xcc, a, base, wave_lo, wss);
 }
 
 /* ---- queues ---------------------------------------------------------------------------------- */

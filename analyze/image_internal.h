@@ -25,6 +25,11 @@
                                                       GC_ROCR_LINK_MAP_MAX, the same) */
 #define GC_IMAGE_MAX_CODE_BYTES       (1ull << 30) /* code-object bytes the image copies; also
                                                       at most what the core holds */
+/* A wave area the file holds in part (cut by a size budget) is decoded for the waves whose
+   records it holds whole; it is allocated whole, so it takes 1/this of its size (at least the
+   bytes held) from the save-area budget: partial areas cost at most this many times the
+   file's bytes. */
+#define GC_IMAGE_PARTIAL_AREA_FACTOR  16u
 #define GC_IMAGE_MAX_XCC              32u
 #define GC_IMAGE_MAX_PROBLEMS         4096u
 #define GC_IMAGE_MAX_SYMBOLS          (1u << 20)

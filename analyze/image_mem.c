@@ -79,8 +79,8 @@ static void missing_reason(const struct gc_image *img, uint64_t addr, char *buf,
 
     buf[0] = '\0';
     if (e) {
-        snprintf(buf, size, " (the capture %s it: reason %s, tier %s%s%.80s)",
-                 e->status == GPUCORE_RANGE_SKIPPED ? "left out" : "could not read",
+        snprintf(buf, size, " (the capture %s: reason %s, tier %s%s%.80s)",
+                 e->status == GPUCORE_RANGE_SKIPPED ? "left it out" : "could not read it",
                  gpucore_reason_name(e->reason), gpucore_tier_name(e->tier),
                  e->label.len ? "; " : "", e->label.len ? e->label.ptr : "");
         return;

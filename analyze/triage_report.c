@@ -585,6 +585,7 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
         }
         headline(t, v, summary);
     }
+    int lost_said = 0;
     if (json_array_size(faults) == 0) {
         uint32_t ndisp = gc_image_dispatch_count(t->img);
 
@@ -599,10 +600,17 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
                           ndisp, ndisp == 1 ? "" : "es");
         else
             gc_tr_appendf(summary,
-                          "No wave stopped on an error: %u waves of %u dispatch%s were %s when the "
-                          "core was captured (a hang, or a capture on demand)",
-                          nwaves, ndisp, ndisp == 1 ? "" : "es",
-                          nstopped ? "stopped or running" : "running");
+                          "No %swave stopped on an error: %u %swaves of %u dispatch%s were %s "
+                          "when the core was captured (a hang, or a capture on demand)",
+                          lost.queues ? "saved " : "", nwaves, lost.queues ? "saved " : "", ndisp,
+                          ndisp == 1 ? "" : "es", nstopped ? "stopped or running" : "running");
+        /* Waves the core lacks qualify that at once: one of them may have faulted. */
+        if (nwaves && lost.queues) {
+            gc_tr_appendf(summary, "Not all waves saved: %s (the save area%s of %u queue%s)",
+                          lost_text, lost.queues == 1 ? "" : "s", lost.queues,
+                          lost.queues == 1 ? "" : "s");
+            lost_said = 1;
+        }
         /* Where they are: each queue's largest group. */
         json_array_foreach(agents, i, v)
         {
@@ -628,7 +636,7 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
             }
         }
     }
-    if (lost.queues && (nwaves || json_array_size(faults)))
+    if (lost.queues && !lost_said && (nwaves || json_array_size(faults)))
         gc_tr_appendf(summary, "Not all waves saved: %s (the save area%s of %u queue%s)",
                       lost_text, lost.queues == 1 ? "" : "s", lost.queues,
                       lost.queues == 1 ? "" : "s");

@@ -20,6 +20,7 @@ gpucore_fuzz_target(fuzz_image SOURCE fuzz/targets/fuzz_image.c
 # Each scenario case starts its own gpucore-inferior, captures it and checks every analyze view
 # against the scenario file and a golden report; bad-input needs no inferior.
 foreach(kase vadd-fault rdna2-illegal rdna3-assert mi300-xcc multi-gpu-hang truncated rocr-split
+        partial-waves
              budget-cut bad-input)
   add_test(NAME analyze-e2e-${kase}
            COMMAND ${PROJECT_SOURCE_DIR}/tests/analyze/analyze_e2e.sh

@@ -169,7 +169,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         gc_image_get_stats(img, &stats);
         if (gpucore_core_get_info(core, &info) == GPUCORE_OK &&
             !(info.flags & GPUCORE_INFO_COMPRESSED) &&
-            (stats.cwsr_bytes > size ||
+            /* a partly held wave area costs up to GC_IMAGE_PARTIAL_AREA_FACTOR x its charge */
+            (stats.cwsr_bytes > (uint64_t)size * GC_IMAGE_PARTIAL_AREA_FACTOR ||
              stats.ring_slots > (uint64_t)nq * (size / 64u + 1u)))
             abort();
     }
