@@ -35,7 +35,9 @@ case $case in
 esac
 
 sanitized=0
-if ldd "$gpucore" 2>/dev/null | grep -q 'lib[at]san'; then sanitized=1; fi
+# (grep reads all of ldd's output: with -q it could stop early and, under pipefail, make ldd's
+# SIGPIPE look like no match)
+if ldd "$gpucore" 2>/dev/null | grep 'lib[at]san' >/dev/null; then sanitized=1; fi
 
 # run NAME ARGS...: gpucore under the limits; NAME.out, NAME.err, NAME.time (peak RSS in kB).
 run() {

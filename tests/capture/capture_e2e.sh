@@ -257,7 +257,7 @@ watch-exit)
         grep -q "debugging enabled" && break
     sleep 0.05
   done
-  "$gpucore" kfd-check --kfd sim --state --pid "$ipid" | grep -q "debugging enabled" ||
+  "$gpucore" kfd-check --kfd sim --state --pid "$ipid" | grep "debugging enabled" >/dev/null ||
     fail "gpucore watch did not enable debugging: $(cat watch.err)"
   stop_inferior
   rc=0; wait "$gpid" || rc=$?
