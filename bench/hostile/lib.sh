@@ -12,8 +12,9 @@ start_inferior() {
       "$file" "$W/$1.json"
     file="$W/$1.json"
   fi
+  : >"$W/inferior.out" # here, not in the background job: no earlier "ready" may be read
   "$B/kfd/sim/gpucore-inferior" "$file" --objects "$B/tests/scenario-objects" \
-    >"$W/inferior.out" 2>"$W/inferior.err" &
+    >>"$W/inferior.out" 2>"$W/inferior.err" &
   ipid=$!
   for _ in $(seq 1 600); do
     grep -q ready "$W/inferior.out" 2>/dev/null && return 0

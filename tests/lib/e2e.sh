@@ -52,7 +52,11 @@ e2e_continue_copy() {
 e2e_start_inferior() {
   local file=$1
   shift
-  "$inferior" "$file" --objects "$objects" "$@" >inferior.out 2>inferior.err &
+  # Emptied here, not by the background job's redirection, which may run after the first
+  # look below: a "ready" left by an earlier inferior must not be taken for this one's.
+  : >inferior.out
+  : >inferior.err
+  "$inferior" "$file" --objects "$objects" "$@" >>inferior.out 2>>inferior.err &
   ipid=$!
   for _ in $(seq 1 1200); do
     grep -q "ready" inferior.out 2>/dev/null && return 0
