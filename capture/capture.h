@@ -85,9 +85,10 @@ struct gc_capture_opts {
     uint32_t threads;          /* compression threads, 0 = number of online CPUs (max 8) */
     const char *options_text;  /* the command line options, recorded in the metadata */
     volatile sig_atomic_t *interrupted; /* set non-zero by the caller's signal handler */
-    /* Progress: called at each new phase, and while memory is written after each piece the
-     * writer reads (at most GPUCORE's read chunk, so often: the callee throttles its output);
-     * NULL = none, and then nothing is counted or formatted. */
+    /* Progress: called at each new phase (new_phase 1), and while memory is written after
+     * every piece the writer pulls through its read callback (new_phase 0; many times a
+     * second, so the callee throttles what it shows). NULL = none: then nothing is counted
+     * or formatted. */
     void (*progress)(void *user, const struct gc_capture_progress *p);
     void *progress_user;
 };
