@@ -85,6 +85,10 @@ struct cap {
     uint32_t nexc;
     uint64_t unreadable_bytes; /* stepped over by the writer's read callback */
     uint64_t file_ms;          /* spent reading file:// code objects */
+    /* Progress (only with o->progress): the phase shown, the tier being written, the bytes. */
+    char phase[160];
+    const char *tier;
+    uint64_t bytes_written;
     uint32_t flags; /* GPUCORE_META_* */
 };
 
@@ -110,18 +114,29 @@ static int deadline_passed(struct cap *c)
     return c->deadline_hit;
 }
 
-static void progress(const struct cap *c, const char *fmt, ...) GC_PRINTF(2, 3);
-static void progress(const struct cap *c, const char *fmt, ...)
+static void report_progress(const struct cap *c, int new_phase)
 {
-    char buf[160];
+    struct gc_capture_progress p = {
+        .phase = c->phase, .tier = c->tier, .bytes_written = c->bytes_written,
+        .new_phase = new_phase
+    };
+
+    c->o->progress(c->o->progress_user, &p);
+}
+
+/* A new phase; @p tier is what memory it writes (NULL: none). */
+static void progress_tier(struct cap *c, const char *tier, const char *fmt, ...) GC_PRINTF(3, 4);
+static void progress_tier(struct cap *c, const char *tier, const char *fmt, ...)
+{
     va_list ap;
 
     if (!c->o->progress)
         return;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof(buf), fmt, ap);
+    vsnprintf(c->phase, sizeof(c->phase), fmt, ap);
     va_end(ap);
-    c->o->progress(c->o->progress_user, buf);
+    c->tier = tier;
+    report_progress(c, 1);
 }
 
 /* Count a warning; the first one is kept as the result's sentence. */
@@ -262,6 +277,10 @@ static int64_t writer_read(void *user, uint64_t addr, void *buf, uint64_t size, 
     int err = 0;
     gpucore_status_t st = plan_read(c, addr, buf, size, &done, &err);
 
+    if (c->o->progress && (st == GPUCORE_OK || st == GPUCORE_E_UNAVAILABLE)) {
+        c->bytes_written += st == GPUCORE_OK ? size : done;
+        report_progress(c, 0);
+    }
     if (st == GPUCORE_OK)
         return (int64_t)size;
     if (st == GPUCORE_E_UNAVAILABLE) {
@@ -605,6 +624,7 @@ static gpucore_status_t add_meta(struct cap *c, const struct gc_plan *p, uint32_
     if (n > 0) {
         exe[n] = '\0';
         m.exe = (gpucore_str_t){ exe, (uint32_t)n };
+        snprintf(c->res->exe, sizeof(c->res->exe), "%s", exe);
     }
     cmdline = slurp_proc(c->pid, "cmdline", &cmdlen);
     /* The command line keeps its NUL separators but not the trailing one. */
@@ -767,7 +787,7 @@ static gpucore_status_t wait_for_exception(struct cap *c)
 {
     int efd = gc_kfd_event_fd(c->k);
 
-    progress(c, "waiting for a GPU exception");
+    progress_tier(c, NULL, "waiting for a GPU exception");
     for (;;) {
         enum gc_tracee_event ev = GC_TRACEE_NOTHING;
         gpucore_diag_t d = { 0 };
@@ -834,7 +854,7 @@ static gpucore_status_t suspend_all(struct cap *c, const struct kfd_queue_snapsh
     }
     for (uint32_t i = 0; i < n; i++)
         ids[i] = queues[i].queue_id & GC_KFD_QUEUE_ID_MASK;
-    progress(c, "suspending %u queue%s", n, n == 1 ? "" : "s");
+    progress_tier(c, NULL, "suspending %u queue%s", n, n == 1 ? "" : "s");
     st = gc_kfd_suspend_queues(c->k, ids, n, 0, 0, &done, c->diag);
     if (st != GPUCORE_OK) {
         gc_free(ids);
@@ -890,11 +910,11 @@ static gpucore_status_t gpu_prepare(struct cap *c, struct gpu_state *g)
     uint32_t nbefore = 0, esize = 0;
     gpucore_status_t st;
 
-    progress(c, "reading the queue list");
+    progress_tier(c, NULL, "reading the queue list");
     GC_TRY(gc_kfd_queue_snapshot(c->k, 0, &before, &nbefore, &esize, c->diag));
     st = suspend_all(c, before, nbefore);
     if (st == GPUCORE_OK) {
-        progress(c, "reading device and queue snapshots");
+        progress_tier(c, NULL, "reading device and queue snapshots");
         st = gc_kfd_device_snapshot(c->k, 0, &g->devs, &g->ndevs, &g->dev_esize, c->diag);
     }
     if (st == GPUCORE_OK)
@@ -907,8 +927,8 @@ static gpucore_status_t gpu_prepare(struct cap *c, struct gpu_state *g)
     GC_TRY(gc_kfd_gpu_mappings(c->k, &g->maps, &g->nmaps, c->diag));
     if (interrupted(c))
         return interrupted_fail(c);
-    progress(c, "planning: %u queue%s on %u agent%s", g->nqueues, g->nqueues == 1 ? "" : "s",
-             g->ndevs, g->ndevs == 1 ? "" : "s");
+    progress_tier(c, NULL, "planning: %u queue%s on %u agent%s", g->nqueues,
+                  g->nqueues == 1 ? "" : "s", g->ndevs, g->ndevs == 1 ? "" : "s");
     memset(&in, 0, sizeof(in));
     in.pid = (uint32_t)c->pid;
     in.kfd_major = g->kmaj;
@@ -1016,19 +1036,19 @@ static gpucore_status_t write_memory(struct cap *c, struct gpu_state *g,
     }
     if (p) {
         /* Most needed first (plan.h: GC_PLAN_STATE_RANKS), so a budget cuts the least needed. */
-        progress(c, "state tier");
+        progress_tier(c, gpucore_tier_name(GPUCORE_TIER_STATE), "state tier");
         for (uint32_t r = 0; r < GC_PLAN_STATE_RANKS && st == GPUCORE_OK; r++)
             st = write_set(c, &p->state_rank[r], GPUCORE_TIER_STATE, p, g->maps, g->nmaps);
         if (st == GPUCORE_OK && !c->res->truncated)
             c->res->tiers_written = 1;
     }
     if (st == GPUCORE_OK) {
-        progress(c, "host memory");
+        progress_tier(c, "host", "host memory");
         st = write_host(c, pm, g->maps, g->nmaps, p ? &written : NULL);
     }
     for (uint32_t t = GPUCORE_TIER_SCRATCH; p && t < GC_PLAN_TIERS && st == GPUCORE_OK; t++) {
         if (t <= top) {
-            progress(c, "%s tier", gpucore_tier_name(t));
+            progress_tier(c, gpucore_tier_name(t), "%s tier", gpucore_tier_name(t));
             st = write_set(c, &p->tier[t], t, p, g->maps, g->nmaps);
             if (st == GPUCORE_OK && !c->res->truncated && c->res->tiers_written == t)
                 c->res->tiers_written = t + 1;
@@ -1111,7 +1131,7 @@ static gpucore_status_t capture_proper(struct cap *c)
         c->deadline_ns = c->start_mono_ns + c->o->deadline_ms * 1000000ull;
     gc_kfd_version(c->k, &g.kmaj, &g.kmin);
 
-    progress(c, "stopping threads");
+    progress_tier(c, NULL, "stopping threads");
     st = gc_tracee_stop_all(c->t, c->service, c->nservice, CAP_STOP_TIMEOUT_MS, c->diag);
     if (st != GPUCORE_OK)
         goto out;
@@ -1126,7 +1146,7 @@ static gpucore_status_t capture_proper(struct cap *c)
         /* With the error exceptions in the mask, a queue error raised during the capture is
          * held for the debugger (and handed to the runtime at DISABLE) instead of reaching
          * the runtime while the target is being read. */
-        progress(c, "enabling debugging");
+        progress_tier(c, NULL, "enabling debugging");
         st = gc_kfd_enable(c->k, CAP_WATCH_MASK, &g.rinfo, c->diag);
         if (st != GPUCORE_OK)
             goto out;
@@ -1169,7 +1189,7 @@ static gpucore_status_t capture_proper(struct cap *c)
         goto out;
 
     /* GPU memory is read: let the GPU go before the host registers are taken. */
-    progress(c, "resuming queues");
+    progress_tier(c, NULL, "resuming queues");
     cap_release_gpu(c);
     for (uint32_t i = 0; i < c->nservice; i++)
         (void)gc_tracee_stop_thread(c->t, c->service[i], CAP_STOP_TIMEOUT_MS, &d);
@@ -1183,7 +1203,7 @@ static gpucore_status_t capture_proper(struct cap *c)
         st = interrupted_fail(c);
         goto out;
     }
-    progress(c, "finishing the core");
+    progress_tier(c, NULL, "finishing the core");
     note_writer_state(c, writer_skipped(c), 0);
     skipped_before_finish = writer_skipped(c);
     st = gpucore_writer_finish(c->w, &ws, c->diag);
@@ -1301,12 +1321,12 @@ static gpucore_status_t attach(struct cap *c)
     if (c->o->mode == GC_CAPTURE_RUN) {
         GC_FAIL_IF(!c->o->argv || !c->o->argv[0], c->diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
                    "no command to run");
-        progress(c, "starting %s", c->o->argv[0]);
+        progress_tier(c, NULL, "starting %s", c->o->argv[0]);
         GC_TRY(gc_tracee_spawn(c->o->argv, NULL, &c->t, c->diag));
     } else {
         GC_FAIL_IF(c->o->pid <= 0, c->diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
                    "bad process id %ld", (long)c->o->pid);
-        progress(c, "attaching to process %ld", (long)c->o->pid);
+        progress_tier(c, NULL, "attaching to process %ld", (long)c->o->pid);
         GC_TRY(gc_tracee_seize(c->o->pid, &c->t, c->diag));
     }
     c->pid = gc_tracee_pid(c->t);
@@ -1350,7 +1370,7 @@ gpucore_status_t gc_capture_run(const struct gc_capture_opts *opts, struct gc_ca
     if (st != GPUCORE_OK)
         goto out;
     if (opts->mode != GC_CAPTURE_NOW) {
-        progress(&c, "enabling debugging");
+        progress_tier(&c, NULL, "enabling debugging");
         st = gc_kfd_enable(c.k, CAP_WATCH_MASK, &c.rinfo_at_enable, c.diag);
         if (st != GPUCORE_OK)
             goto out;
@@ -1358,7 +1378,7 @@ gpucore_status_t gc_capture_run(const struct gc_capture_opts *opts, struct gc_ca
         st = wait_for_exception(&c);
         if (st != GPUCORE_OK || ret->exited)
             goto out;
-        progress(&c, "GPU exception raised: capturing");
+        progress_tier(&c, NULL, "GPU exception raised: capturing");
     }
     st = capture_proper(&c);
 out:

@@ -59,6 +59,16 @@ enum gc_capture_mode {
     GC_CAPTURE_RUN = 2,
 };
 
+/* What the progress callback is told. Valid for the call only. */
+struct gc_capture_progress {
+    const char *phase;      /* short description: "suspending 2 queues", "scratch tier"... */
+    const char *tier;       /* while memory is written, what: "state", "host", "scratch",
+                               "referenced", "all"; NULL before and after */
+    uint64_t bytes_written; /* target memory bytes read into the core so far (before any
+                               compression; unreadable and skipped bytes not counted) */
+    int new_phase;          /* 1 at a phase change, 0 for a byte-count update */
+};
+
 struct gc_capture_opts {
     enum gc_capture_mode mode;
     pid_t pid;                 /* NOW, WATCH */
@@ -75,9 +85,11 @@ struct gc_capture_opts {
     uint32_t threads;          /* compression threads, 0 = number of online CPUs (max 8) */
     const char *options_text;  /* the command line options, recorded in the metadata */
     volatile sig_atomic_t *interrupted; /* set non-zero by the caller's signal handler */
-    /* Progress: called with a short phase description ("suspending queues", "state tier
-     * 12.3 MiB"...) when the caller wants it; NULL = none. */
-    void (*progress)(void *user, const char *what);
+    /* Progress: called at each new phase (new_phase 1), and while memory is written after
+     * every piece the writer pulls through its read callback (new_phase 0; many times a
+     * second, so the callee throttles what it shows). NULL = none: then nothing is counted
+     * or formatted. */
+    void (*progress)(void *user, const struct gc_capture_progress *p);
     void *progress_user;
 };
 
@@ -86,6 +98,8 @@ struct gc_capture_opts {
 struct gc_capture_result {
     char path[PATH_MAX];      /* the core written ("" if none) */
     pid_t pid;                /* the target (RUN: the command's pid once started) */
+    char exe[PATH_MAX];       /* its executable (/proc/PID/exe) when the core was written; ""
+                                 if unknown */
     int written;              /* 1 if a core was published */
     uint64_t file_bytes;
     uint32_t waves, faulting_waves, queues, agents;

@@ -7,17 +7,23 @@
  *                        the process go on to its own error handling
  *   run -- CMD [ARGS]    start CMD traced, then as watch; exit with CMD's status
  *
- * Output: progress on stderr while stderr is a terminal; one final line (unless --quiet);
- * errors as one "gpucore: ..." line with a sysexits code. SIGINT/SIGTERM stop the capture: no
- * core is written, the target is resumed and detached, and the exit code is 130.
+ * Output: progress on stderr while stderr is a terminal (the phase; while memory is written,
+ * the tier, the bytes written so far and the rate); one final line (unless --quiet); with
+ * --json, one JSON object per core written (CAPTURE_JSON_SCHEMA, below) on stdout or appended
+ * to a file; errors as one "gpucore: ..." line with a sysexits code. SIGINT/SIGTERM stop the
+ * capture: no core is written, the target is resumed and detached, and the exit code is 130.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <gpucore/core.h>
@@ -39,11 +45,23 @@ static void on_signal(int sig)
 static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 #define NSTOP_SIGNALS (sizeof(stop_signals) / sizeof(stop_signals[0]))
 
+/* The version of the --json records: a script checks it. A new member keeps the version; a
+   member removed or changing meaning bumps it. */
+#define CAPTURE_JSON_SCHEMA "gpucore.capture/1"
+
+/* The progress line is redrawn at most this often while bytes are written (each new phase is
+   shown at once). */
+#define PROGRESS_INTERVAL_NS 100000000ull
+
 struct capture_cli {
     const char *cmd;
     int quiet;
     int tty;
     int progress_shown;
+    uint64_t write_start_ns; /* when memory writing began: the origin of the rate */
+    uint64_t last_draw_ns;
+    const char *json_path;   /* --json=FILE; NULL with json_fd 1 for stdout */
+    int json_fd;             /* -1: no --json */
 };
 
 static void capture_help(const char *cmd, FILE *out)
@@ -78,6 +96,13 @@ static void capture_help(const char *cmd, FILE *out)
             "                     core is cut and marked truncated\n"
             "  --compress[=LEVEL] zstd seekable compression (level 1..19, default 3)\n"
             "  --kfd linux|sim    driver backend (default: $GPUCORE_KFD, else linux)\n"
+            "  --json[=FILE]      one JSON object (schema " CAPTURE_JSON_SCHEMA ") per core\n"
+            "                     written, one line on stdout or appended to FILE; nothing\n"
+            "                     when no core is written. Members: schema path size_on_disk\n"
+            "                     apparent_size pid executable trigger waves faulting_waves\n"
+            "                     all_waves_saved tiers skipped_bytes{tier,budget,deadline,\n"
+            "                     io-error} truncated truncation_reason elapsed_s compressed\n"
+            "                     signature (null for now)\n"
             "  --quiet            no final summary line\n"
             "  -h, --help         this text\n\n"
             "Exit codes: 0 core written, 64 usage, 66 no such process, 69 no GPU driver,\n"
@@ -123,11 +148,40 @@ static int parse_duration(const char *text, uint64_t *ret_ms)
     return -1;
 }
 
-static void show_progress(void *user, const char *what)
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Only installed when stderr is a terminal: otherwise the capture counts nothing. */
+static void show_progress(void *user, const struct gc_capture_progress *p)
 {
     struct capture_cli *cli = user;
+    uint64_t now = mono_ns();
+    char size[32];
 
-    fprintf(stderr, "\rgpucore: %s...\033[K", what);
+    if (p->tier && !cli->write_start_ns)
+        cli->write_start_ns = now;
+    if (!p->new_phase && now - cli->last_draw_ns < PROGRESS_INTERVAL_NS)
+        return;
+    cli->last_draw_ns = now;
+    if (cli->write_start_ns) {
+        double secs = (double)(now - cli->write_start_ns) / 1e9;
+        double rate = secs > 0 ? (double)p->bytes_written / 1e6 / secs : 0.0;
+
+        gc_format_size(p->bytes_written, size, sizeof(size));
+        if (p->tier)
+            fprintf(stderr, "\rgpucore: %s: %s written, %.1f MB/s...\033[K", p->phase, size,
+                    rate);
+        else
+            fprintf(stderr, "\rgpucore: %s (%s written, %.1f MB/s)...\033[K", p->phase, size,
+                    rate);
+    } else {
+        fprintf(stderr, "\rgpucore: %s...\033[K", p->phase);
+    }
     fflush(stderr);
     cli->progress_shown = 1;
 }
@@ -195,43 +249,160 @@ static const char *reason_text(uint32_t reason)
     return "not captured";
 }
 
-static void print_summary(const struct gc_capture_opts *o, const struct gc_capture_result *r)
+/* The reasons memory is left out that the summary and the JSON count, in the order they act. */
+static const uint32_t summary_reasons[] = { GPUCORE_REASON_TIER, GPUCORE_REASON_BUDGET,
+                                            GPUCORE_REASON_DEADLINE, GPUCORE_REASON_IO_ERROR };
+#define NSUMMARY_REASONS (sizeof(summary_reasons) / sizeof(summary_reasons[0]))
+
+/* A core written, as the final line and the --json record both tell it: built once from the
+   capture's result. Strings point into the result or are static. */
+struct core_report {
+    const char *path;
+    uint64_t disk_bytes;     /* st_blocks * 512 (the writer's count if the file cannot be
+                                stat'ed) */
+    uint64_t apparent_bytes; /* st_size */
+    long pid;
+    const char *exe;         /* NULL if unknown */
+    const char *trigger;     /* gpucore_trigger_name, NULL if none */
+    uint32_t waves, faulting_waves;
+    int all_waves_saved;     /* the state tier is complete, or there are no waves */
+    uint32_t ntiers;         /* complete tiers: tier 0 .. ntiers - 1 */
+    struct {
+        uint32_t reason;     /* GPUCORE_REASON_* */
+        uint64_t bytes;
+        char why[48];        /* for the text line */
+    } skipped[NSUMMARY_REASONS];
+    int truncated;
+    uint32_t truncation_reason; /* GPUCORE_REASON_* */
+    double elapsed_s;
+    int compressed;
+};
+
+static void build_report(const struct gc_capture_opts *o, const struct gc_capture_result *r,
+                         struct core_report *m)
 {
-    /* The reasons memory is left out, in the order they act; each with its own figure. */
-    static const uint32_t reasons[] = { GPUCORE_REASON_TIER, GPUCORE_REASON_BUDGET,
-                                        GPUCORE_REASON_DEADLINE, GPUCORE_REASON_IO_ERROR };
+    struct stat sb;
+
+    memset(m, 0, sizeof(*m));
+    m->path = r->path;
+    m->disk_bytes = r->file_bytes;
+    if (stat(r->path, &sb) == 0) {
+        m->disk_bytes = (uint64_t)sb.st_blocks * 512u;
+        m->apparent_bytes = (uint64_t)sb.st_size;
+    }
+    m->pid = (long)r->pid;
+    m->exe = r->exe[0] ? r->exe : NULL;
+    m->trigger = gpucore_trigger_name(r->trigger);
+    m->waves = r->waves;
+    m->faulting_waves = r->faulting_waves;
+    /* Without the whole state tier some of the waves counted have no saved state. */
+    m->all_waves_saved = r->tiers_written || !r->waves;
+    m->ntiers = r->tiers_written > GPUCORE_TIER_ALL + 1 ? GPUCORE_TIER_ALL + 1 : r->tiers_written;
+    for (size_t i = 0; i < NSUMMARY_REASONS; i++) {
+        uint32_t reason = summary_reasons[i];
+
+        m->skipped[i].reason = reason;
+        m->skipped[i].bytes = r->skipped_by_reason[reason];
+        if (reason == GPUCORE_REASON_TIER && o->tier + 1 < GPUCORE_TIER_ALL)
+            snprintf(m->skipped[i].why, sizeof(m->skipped[i].why), "tiers above %s not requested",
+                     gpucore_tier_name(o->tier));
+        else
+            snprintf(m->skipped[i].why, sizeof(m->skipped[i].why), "%s", reason_text(reason));
+    }
+    m->truncated = r->truncated;
+    m->truncation_reason = r->truncation_reason;
+    m->elapsed_s = (double)r->duration_ns / 1e9;
+    m->compressed = o->compress;
+}
+
+static void print_summary(const struct core_report *m)
+{
     char size[32], skipped[32], tiers[64] = "";
     int first = 1;
 
-    for (uint32_t t = 0; t < r->tiers_written && t <= GPUCORE_TIER_ALL; t++) {
+    for (uint32_t t = 0; t < m->ntiers; t++) {
         if (t)
             strncat(tiers, "+", sizeof(tiers) - strlen(tiers) - 1);
         strncat(tiers, gpucore_tier_name(t), sizeof(tiers) - strlen(tiers) - 1);
     }
     if (!tiers[0])
         snprintf(tiers, sizeof(tiers), "none complete");
-    /* Without the whole state tier some of the waves counted have no saved state in the
-       core: say so next to the count. */
-    fprintf(stderr, "gpucore: %s: %s on disk, %u waves (%u faulting%s), tiers %s", r->path,
-            gc_format_size(r->file_bytes, size, sizeof(size)), r->waves, r->faulting_waves,
-            r->tiers_written || !r->waves ? "" : "; not all saved", tiers);
-    for (size_t i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++) {
-        uint64_t bytes = r->skipped_by_reason[reasons[i]];
-        char why[48];
-
-        if (!bytes)
+    fprintf(stderr, "gpucore: %s: %s on disk, %u waves (%u faulting%s), tiers %s", m->path,
+            gc_format_size(m->disk_bytes, size, sizeof(size)), m->waves, m->faulting_waves,
+            m->all_waves_saved ? "" : "; not all saved", tiers);
+    for (size_t i = 0; i < NSUMMARY_REASONS; i++) {
+        if (!m->skipped[i].bytes)
             continue;
-        if (reasons[i] == GPUCORE_REASON_TIER && o->tier + 1 < GPUCORE_TIER_ALL)
-            snprintf(why, sizeof(why), "tiers above %s not requested", gpucore_tier_name(o->tier));
-        else
-            snprintf(why, sizeof(why), "%s", reason_text(reasons[i]));
         fprintf(stderr, "%s%s (%s)", first ? ", skipped " : " + ",
-                gc_format_size(bytes, skipped, sizeof(skipped)), why);
+                gc_format_size(m->skipped[i].bytes, skipped, sizeof(skipped)), m->skipped[i].why);
         first = 0;
     }
-    if (r->truncated)
-        fprintf(stderr, ", TRUNCATED (%s)", reason_text(r->truncation_reason));
-    fprintf(stderr, ", %.2f s\n", (double)r->duration_ns / 1e9);
+    if (m->truncated)
+        fprintf(stderr, ", TRUNCATED (%s)", reason_text(m->truncation_reason));
+    fprintf(stderr, ", %.2f s\n", m->elapsed_s);
+}
+
+static json_t *json_name(const char *name)
+{
+    return name ? json_string(name) : json_null();
+}
+
+/* The --json record (schema CAPTURE_JSON_SCHEMA; the README's "For scripts" lists it). */
+static json_t *report_json(const struct core_report *m)
+{
+    json_t *o = json_object(), *tiers = json_array(), *skipped = json_object();
+
+    json_object_set_new(o, "schema", json_string(CAPTURE_JSON_SCHEMA));
+    json_object_set_new(o, "path", json_string(m->path));
+    json_object_set_new(o, "size_on_disk", cli_json_uint(m->disk_bytes));
+    json_object_set_new(o, "apparent_size", cli_json_uint(m->apparent_bytes));
+    json_object_set_new(o, "pid", json_integer(m->pid));
+    json_object_set_new(o, "executable", json_name(m->exe));
+    json_object_set_new(o, "trigger", json_name(m->trigger));
+    json_object_set_new(o, "waves", cli_json_uint(m->waves));
+    json_object_set_new(o, "faulting_waves", cli_json_uint(m->faulting_waves));
+    json_object_set_new(o, "all_waves_saved", json_boolean(m->all_waves_saved));
+    for (uint32_t t = 0; t < m->ntiers; t++)
+        json_array_append_new(tiers, json_string(gpucore_tier_name(t)));
+    json_object_set_new(o, "tiers", tiers);
+    for (size_t i = 0; i < NSUMMARY_REASONS; i++)
+        json_object_set_new(skipped, gpucore_reason_name(m->skipped[i].reason),
+                            cli_json_uint(m->skipped[i].bytes));
+    json_object_set_new(o, "skipped_bytes", skipped);
+    json_object_set_new(o, "truncated", json_boolean(m->truncated));
+    json_object_set_new(o, "truncation_reason",
+                        m->truncated ? json_name(gpucore_reason_name(m->truncation_reason))
+                                     : json_null());
+    json_object_set_new(o, "elapsed_s", json_real(m->elapsed_s));
+    json_object_set_new(o, "compressed", json_boolean(m->compressed));
+    json_object_set_new(o, "signature", json_null()); /* a crash signature: a later version */
+    return o;
+}
+
+/* Write the record as one line with one write(2): on a file opened O_APPEND a reader never
+   sees a partial line, whoever else appends. 0, or an exit code after printing the error. */
+static int write_json_line(const struct capture_cli *cli, const struct core_report *m)
+{
+    json_t *o = report_json(m);
+    char *text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    const char *name = cli->json_path ? cli->json_path : "standard output";
+    size_t len;
+    ssize_t n;
+
+    json_decref(o);
+    if (!text)
+        return cli_fail(CLI_EXIT_SOFTWARE, name, "cannot build the JSON record (out of memory)");
+    len = strlen(text);
+    text[len] = '\n'; /* over the NUL: the line goes out whole, its length is known */
+    fflush(stdout);
+    do
+        n = write(cli->json_fd, text, len + 1);
+    while (n < 0 && errno == EINTR);
+    free(text);
+    if (n < 0 || (size_t)n != len + 1)
+        return cli_fail(CLI_EXIT_IOERR, name, "cannot write the JSON record: %s",
+                        n < 0 ? strerror(errno) : "short write");
+    return 0;
 }
 
 /* The options as one line, for the core's metadata. */
@@ -252,6 +423,9 @@ static void options_text(int argc, char **argv, int upto, char *buf, size_t cap)
     }
 }
 
+static int run_capture_opened(struct capture_cli *clip, struct gc_capture_opts *op,
+                              enum gc_capture_mode mode);
+
 static int run_capture_cmd(int argc, char **argv, enum gc_capture_mode mode)
 {
     static const struct option longopts[] = {
@@ -261,20 +435,17 @@ static int run_capture_cmd(int argc, char **argv, enum gc_capture_mode mode)
         { "compress", optional_argument, NULL, 'z' },
         { "kfd", required_argument, NULL, 'k' },
         { "quiet", no_argument, NULL, 'q' },
+        { "json", optional_argument, NULL, 'j' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     const char *cmd = argv[0];
-    struct capture_cli cli = { .cmd = cmd };
+    struct capture_cli cli = { .cmd = cmd, .json_fd = -1 };
     struct gc_capture_opts o;
-    struct gc_capture_result r;
-    gpucore_diag_t d = { 0 };
     const char *env = getenv("GPUCORE_KFD");
     char opts_buf[1024];
-    struct sigaction sa, old[NSTOP_SIGNALS];
-    gpucore_status_t st;
     long pid = 0, level;
-    int c;
+    int c, rc;
 
     memset(&o, 0, sizeof(o));
     o.mode = mode;
@@ -327,6 +498,13 @@ static int run_capture_cmd(int argc, char **argv, enum gc_capture_mode mode)
         case 'q':
             cli.quiet = 1;
             break;
+        case 'j':
+            if (optarg && !*optarg)
+                return cli_usage_error(cmd, "--json takes no value (standard output) or "
+                                            "=FILE, got an empty file name");
+            cli.json_path = optarg;
+            cli.json_fd = STDOUT_FILENO;
+            break;
         case 'h':
             capture_help(cmd, stdout);
             return CLI_EXIT_OK;
@@ -354,6 +532,33 @@ static int run_capture_cmd(int argc, char **argv, enum gc_capture_mode mode)
             return cli_usage_error(cmd, "expected a process id, got '%s'", argv[optind]);
         o.pid = (pid_t)pid;
     }
+    if (cli.json_path) {
+        /* Opened now: a file that cannot be written is known before anything is started. */
+        cli.json_fd = open(cli.json_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY,
+                           0644);
+        if (cli.json_fd < 0)
+            return cli_fail(CLI_EXIT_CANTCREAT, cli.json_path, "cannot open for --json: %s",
+                            strerror(errno));
+    }
+    rc = run_capture_opened(&cli, &o, mode);
+    if (cli.json_path)
+        close(cli.json_fd);
+    return rc;
+}
+
+/* The capture itself, once the options are parsed and the --json file is open. */
+static int run_capture_opened(struct capture_cli *clip, struct gc_capture_opts *op,
+                              enum gc_capture_mode mode)
+{
+    struct capture_cli cli = *clip;
+    struct gc_capture_opts o = *op;
+    struct gc_capture_result r;
+    struct core_report report;
+    gpucore_diag_t d = { 0 };
+    struct sigaction sa, old[NSTOP_SIGNALS];
+    gpucore_status_t st;
+    int json_rc = 0;
+
     cli.tty = isatty(STDERR_FILENO);
     if (cli.tty && !cli.quiet) {
         o.progress = show_progress;
@@ -387,12 +592,15 @@ static int run_capture_cmd(int argc, char **argv, enum gc_capture_mode mode)
         return st == GPUCORE_E_INTR && got_signal ? 128 + got_signal : capture_exit_code(st);
     }
     if (r.written) {
+        build_report(&o, &r, &report);
         if (!cli.quiet) {
             if (r.warning[0])
                 fprintf(stderr, "gpucore: warning: %s%s\n", r.warning,
                         r.nwarnings > 1 ? " (and more: see `gpucore info`)" : "");
-            print_summary(&o, &r);
+            print_summary(&report);
         }
+        if (cli.json_fd >= 0)
+            json_rc = write_json_line(&cli, &report);
     } else if (r.exited && !cli.quiet) {
         fprintf(stderr, "gpucore: process %ld ended (%s %d) without a GPU exception; no core "
                         "written\n", (long)r.pid,
@@ -405,7 +613,7 @@ static int run_capture_cmd(int argc, char **argv, enum gc_capture_mode mode)
          * untraced. */
         return r.exited ? shell_status(r.exit_status)
                         : got_signal ? 128 + got_signal : CLI_EXIT_OK;
-    return CLI_EXIT_OK;
+    return json_rc ? json_rc : CLI_EXIT_OK;
 }
 
 int cmd_capture(int argc, char **argv)
