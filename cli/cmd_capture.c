@@ -384,7 +384,7 @@ static json_t *report_json(const struct core_report *m)
 static int write_json_line(const struct capture_cli *cli, const struct core_report *m)
 {
     json_t *o = report_json(m);
-    char *text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    char *text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
     const char *name = cli->json_path ? cli->json_path : "standard output";
     size_t len;
     ssize_t n;
