@@ -19,8 +19,11 @@ list(APPEND _gc_e2e_cases capture-abort waves pattern compress run run-exit watc
      big-default max-size deadline
      memory-eio exit-mid:suspend exit-mid:resume enospc no-driver exists usage)
 foreach(sig INT TERM HUP QUIT)
-  list(APPEND _gc_e2e_cases "signal:${sig}")
+  list(APPEND _gc_e2e_cases "signal:${sig}" "run-signal:${sig}")
 endforeach()
+# `gpucore run` never orphans: a signal in each phase, a failure after the start; a tracer.
+list(APPEND _gc_e2e_cases run-signal-capture run-signal-after run-fault:enable run-fault:suspend
+     traced)
 foreach(op get_version enable runtime_info device_snapshot queue_snapshot suspend resume
            disable query_event query_exception)
   list(APPEND _gc_e2e_cases "fault:${op}")
