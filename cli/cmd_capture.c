@@ -36,9 +36,14 @@
 #include "gc_util.h"
 
 static volatile sig_atomic_t got_signal;
+/* The last signal came from the kernel (si_code SI_KERNEL): a terminal's ^C or ^\ is sent so
+   to its whole foreground process group. */
+static volatile sig_atomic_t got_signal_kernel;
 
-static void on_signal(int sig)
+static void on_signal(int sig, siginfo_t *si, void *context)
 {
+    (void)context;
+    got_signal_kernel = si && si->si_code == SI_KERNEL;
     got_signal = sig;
 }
 
@@ -601,7 +606,8 @@ static int run_capture_opened(struct capture_cli *clip, struct gc_capture_opts *
 
     /* No SA_RESTART: a signal must cut through the waits at once. */
     memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_signal;
+    sa.sa_sigaction = on_signal;
+    sa.sa_flags = SA_SIGINFO;
     sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < NSTOP_SIGNALS; i++)
         sigaction(stop_signals[i].sig, &sa, &old[i]);
@@ -640,6 +646,17 @@ static int report_core(const struct capture_cli *cli, const struct gc_capture_op
 }
 
 /*
+ * run: whether the command @p pid has the signal @p sig to gpucore already: a SIGINT or SIGQUIT
+ * the kernel sent (a terminal's ^C or ^\, which go to the whole foreground process group)
+ * while the command is in gpucore's process group. Such a signal is not passed on, so the
+ * command does not get it twice.
+ */
+static int command_has_it(pid_t pid, int sig, int from_kernel)
+{
+    return from_kernel && (sig == SIGINT || sig == SIGQUIT) && getpgid(pid) == getpgrp();
+}
+
+/*
  * run, once the command is detached and runs on (res.running): pass on every stop signal that
  * arrives (got_signal; the one that interrupted the capture first) and wait for its end.
  * The signals are blocked but while sigsuspend sleeps, so none is missed between the look at
@@ -670,7 +687,8 @@ static int wait_command(pid_t pid, int *ret_status)
 
         if (sig) {
             got_signal = 0;
-            (void)kill(pid, sig);
+            if (!command_has_it(pid, sig, got_signal_kernel))
+                (void)kill(pid, sig);
         }
         got_child = 0;
         w = waitpid(pid, ret_status, WNOHANG);
@@ -723,8 +741,12 @@ static int run_finish(const struct capture_cli *cli, const struct gc_capture_opt
     }
     if (r->running) {
         if (got_signal)
-            fprintf(stderr, "gpucore: %s passed on to %s (pid %ld); waiting for it to end\n",
-                    signal_name(got_signal), o->argv[0], (long)r->pid);
+            fprintf(stderr, "gpucore: %s %s %s (pid %ld); waiting for it to end\n",
+                    signal_name(got_signal),
+                    command_has_it(r->pid, got_signal, got_signal_kernel)
+                        ? "from the terminal reached"
+                        : "passed on to",
+                    o->argv[0], (long)r->pid);
         if (wait_command(r->pid, &status) != 0)
             return cli_fail(CLI_EXIT_SOFTWARE, NULL, "cannot wait for %s (pid %ld): %s",
                             o->argv[0], (long)r->pid, strerror(errno));

@@ -24,8 +24,11 @@ test_name="$case${arg:+ $arg}"
 e2e_enter "$work"
 e2e_need_ptrace
 
+gpid= cpid=
 cleanup() {
   e2e_stop_inferior
+  # A run case that failed: its gpucore run and command are not left behind.
+  for p in $gpid $cpid; do kill -KILL "$p" 2>/dev/null || true; done
   if mountpoint -q "$work/small" 2>/dev/null; then umount "$work/small" || true; fi
 }
 trap cleanup EXIT
@@ -546,6 +549,46 @@ run-fault)
   [ "$rc" -eq "$want" ] || fail "gpucore run exited $rc, expected the command's $want: $(cat run.err)"
   no_orphan
   no_bad_core out/core
+  ;;
+run-tty)
+  # ^C on a terminal goes to the whole foreground process group: the command gets that SIGINT
+  # from the terminal, and gpucore must not send it a second one. `gpucore run -- sigcount`
+  # on a pseudo-terminal (its session leader, so in its foreground group); sigcount exits with
+  # the number of SIGINTs it was delivered, which gpucore run must exit with: 1.
+  sigcount=$(dirname "$checker")/sigcount
+  rc=0
+  python3 - "$gpucore" "$sigcount" >tty.out 2>tty.err <<'PY' || rc=$?
+import os, pty, sys, time
+gpucore, sigcount = sys.argv[1], sys.argv[2]
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(gpucore, [gpucore, "run", "--kfd", "sim", "-o", "out/core", "--", sigcount, "3"])
+out = b""
+deadline = time.monotonic() + 20
+while b"ready" not in out and time.monotonic() < deadline:
+    try:
+        out += os.read(fd, 4096)
+    except OSError:
+        break
+if b"ready" not in out:
+    sys.exit("sigcount did not become ready: %r" % out)
+time.sleep(0.3)  # gpucore has the command traced and waits for its driver
+os.write(fd, b"\x03")
+while True:
+    try:
+        chunk = os.read(fd, 4096)
+    except OSError:
+        break
+    if not chunk:
+        break
+    out += chunk
+_, status = os.waitpid(pid, 0)
+sys.stdout.write(out.decode(errors="replace"))
+sys.exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 99)
+PY
+  [ "$rc" -ne 77 ] || skip "$(cat tty.out)"
+  [ "$rc" -eq 1 ] || fail "gpucore run on a terminal, ^C: exited $rc, expected 1 (one SIGINT delivered): $(cat tty.out tty.err)"
+  grep -q "gpucore: SIGINT from the terminal reached .*sigcount" tty.out || fail "message: $(cat tty.out)"
   ;;
 traced)
   # A process that already has a tracer (here a `gpucore watch`, as a debugger would be):
