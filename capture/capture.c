@@ -13,8 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1400,4 +1402,30 @@ out:
     if (st == GPUCORE_OK && !ret->written && !ret->exited && opts->mode == GC_CAPTURE_RUN)
         st = gc_diag_set(c.diag, GPUCORE_E_IO, GC_NO_OFFSET, "no core written");
     return st;
+}
+
+int gc_capture_reap_command(pid_t pid, int *ret_status)
+{
+    for (;;) {
+        int status;
+        pid_t w = waitpid(-1, &status, __WALL | WNOHANG);
+
+        if (w == 0)
+            return 0;
+        if (w < 0)
+            return errno == EINTR ? 0 : -1;
+        if (w == pid && (WIFEXITED(status) || WIFSIGNALED(status))) {
+            *ret_status = status;
+            return 1;
+        }
+        if (WIFSTOPPED(status)) {
+            /* A thread that was not stopped, hence not detached (it was exiting), or one it
+             * cloned since: still traced, so let it go with the signal it stopped with (none
+             * for an event or group stop). */
+            int sig = (status >> 16) == 0 ? WSTOPSIG(status) : 0;
+
+            (void)ptrace(PTRACE_DETACH, w, NULL, (void *)(long)sig);
+        }
+        /* Otherwise the end of such a thread, reaped: the leader's status waits for it. */
+    }
 }

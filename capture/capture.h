@@ -159,6 +159,18 @@ struct gc_capture_result {
 gpucore_status_t gc_capture_run(const struct gc_capture_opts *opts, struct gc_capture_result *ret,
                                 gpucore_diag_t *reterr_diag);
 
+/*
+ * RUN, once gc_capture_run() returned with running 1: one round, without blocking, of waiting
+ * for the command @p pid (the caller's child). Threads of the command that could not be
+ * detached (they were exiting while gpucore let go: still traced, and the command's end is
+ * not reported until their own end is reaped) are detached at their next stop and reaped when
+ * they end. Reaps any child of the caller (waitpid(-1, __WALL)): for a caller whose only
+ * child is the command. SIGCHLD tells when to call again.
+ * @return 1 with *ret_status (the command's wait status) once it has ended, 0 while it runs
+ *         on, -1 with errno on failure (ECHILD: it was reaped elsewhere).
+ */
+int gc_capture_reap_command(pid_t pid, int *ret_status);
+
 /* Variables of an output pattern. */
 struct gc_capture_vars {
     pid_t pid;

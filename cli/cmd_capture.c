@@ -682,8 +682,7 @@ static int wait_command(pid_t pid, int *ret_status)
         sigdelset(&wake, stop_signals[i].sig);
     sigdelset(&wake, SIGCHLD);
     for (;;) {
-        int sig = got_signal;
-        pid_t w;
+        int sig = got_signal, w;
 
         if (sig) {
             got_signal = 0;
@@ -691,17 +690,16 @@ static int wait_command(pid_t pid, int *ret_status)
                 (void)kill(pid, sig);
         }
         got_child = 0;
-        w = waitpid(pid, ret_status, WNOHANG);
-        if (w == pid) {
+        w = gc_capture_reap_command(pid, ret_status);
+        if (w == 1) {
             rc = 0;
             break;
         }
-        if (w < 0 && errno != EINTR) {
+        if (w < 0) {
             err = errno;
             break;
         }
-        if (w == 0)
-            sigsuspend(&wake);
+        sigsuspend(&wake);
     }
     sigprocmask(SIG_SETMASK, &old, NULL);
     sigaction(SIGCHLD, &old_chld, NULL);
