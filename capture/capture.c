@@ -13,8 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -189,7 +191,8 @@ static void cap_release_gpu(struct cap *c)
 }
 
 /* Undo everything. RUN after a capture (@p ok): wait for the command's end, its status is
- * what `gpucore run` reports; after a failure the command is left to run on untraced. */
+ * what `gpucore run` reports; after a failure or an interruption the command is detached and
+ * left to run on (res->running) for the caller to wait for. */
 static void cap_cleanup(struct cap *c, int ok)
 {
     gpucore_diag_t d = { 0 };
@@ -200,9 +203,10 @@ static void cap_cleanup(struct cap *c, int ok)
     gc_free(c->resume_ids);
     c->resume_ids = NULL;
     if (c->t) {
+        int status = -1;
+
         (void)gc_tracee_resume_all(c->t, &d);
         if (ok && c->o->mode == GC_CAPTURE_RUN && !interrupted(c) && !c->res->exited) {
-            int status = -1;
             gpucore_status_t st;
 
             do
@@ -213,8 +217,17 @@ static void cap_cleanup(struct cap *c, int ok)
                 c->res->exit_status = status;
             }
         }
-        gc_tracee_detach(c->t);
+        status = gc_tracee_detach_status(c->t);
         c->t = NULL;
+        if (c->o->mode == GC_CAPTURE_RUN && !c->res->exited) {
+            /* Seen to exit while it was stopped for the detach: its status is taken. */
+            if (status != -1) {
+                c->res->exited = 1;
+                c->res->exit_status = status;
+            } else {
+                c->res->running = 1;
+            }
+        }
     }
 }
 
@@ -1321,6 +1334,9 @@ static gpucore_status_t attach(struct cap *c)
     if (c->o->mode == GC_CAPTURE_RUN) {
         GC_FAIL_IF(!c->o->argv || !c->o->argv[0], c->diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
                    "no command to run");
+        /* A signal before the command is started: nothing is started. */
+        GC_FAIL_IF(interrupted(c), c->diag, GPUCORE_E_INTR, GC_NO_OFFSET,
+                   "interrupted: %s was not started", c->o->argv[0]);
         progress_tier(c, NULL, "starting %s", c->o->argv[0]);
         GC_TRY(gc_tracee_spawn(c->o->argv, NULL, &c->t, c->diag));
     } else {
@@ -1386,4 +1402,30 @@ out:
     if (st == GPUCORE_OK && !ret->written && !ret->exited && opts->mode == GC_CAPTURE_RUN)
         st = gc_diag_set(c.diag, GPUCORE_E_IO, GC_NO_OFFSET, "no core written");
     return st;
+}
+
+int gc_capture_reap_command(pid_t pid, int *ret_status)
+{
+    for (;;) {
+        int status;
+        pid_t w = waitpid(-1, &status, __WALL | WNOHANG);
+
+        if (w == 0)
+            return 0;
+        if (w < 0)
+            return errno == EINTR ? 0 : -1;
+        if (w == pid && (WIFEXITED(status) || WIFSIGNALED(status))) {
+            *ret_status = status;
+            return 1;
+        }
+        if (WIFSTOPPED(status)) {
+            /* A thread that was not stopped, hence not detached (it was exiting), or one it
+             * cloned since: still traced, so let it go with the signal it stopped with (none
+             * for an event or group stop). */
+            int sig = (status >> 16) == 0 ? WSTOPSIG(status) : 0;
+
+            (void)ptrace(PTRACE_DETACH, w, NULL, (void *)(long)sig);
+        }
+        /* Otherwise the end of such a thread, reaped: the leader's status waits for it. */
+    }
 }

@@ -84,7 +84,9 @@ struct gc_capture_opts {
     int32_t compress_level;
     uint32_t threads;          /* compression threads, 0 = number of online CPUs (max 8) */
     const char *options_text;  /* the command line options, recorded in the metadata */
-    volatile sig_atomic_t *interrupted; /* set non-zero by the caller's signal handler */
+    volatile sig_atomic_t *interrupted; /* set non-zero by the caller's signal handler: the
+                                 capture is abandoned (RUN: the command is detached and left
+                                 running, res->running, for the caller to pass the signal on) */
     /* Progress: called at each new phase (new_phase 1), and while memory is written after
      * every piece the writer pulls through its read callback (new_phase 0; many times a
      * second, so the callee throttles what it shows). NULL = none: then nothing is counted
@@ -114,6 +116,9 @@ struct gc_capture_result {
     uint32_t trigger;         /* GPUCORE_TRIGGER_* */
     int exited;               /* RUN/WATCH: the target exited; status below */
     int exit_status;          /* wait status of the command (RUN) */
+    int running;              /* RUN: the command was started and runs on, detached and not
+                                 waited for (interrupted, a failure after it was started):
+                                 the caller waits for it (waitpid(pid)), it is its child */
     uint32_t nwarnings;       /* plan and pipeline warnings (queues that failed to suspend,
                                  GPU state left out...) */
     char warning[256];        /* the first of them, one sentence ("" if none) */
@@ -125,8 +130,12 @@ struct gc_capture_result {
 };
 
 /*
- * Run the pipeline. @p ret is always filled (zeroed first): for RUN, exited/exit_status say
- * how the command ended whatever the status (when it was waited for).
+ * Run the pipeline. @p ret is always filled (zeroed first). RUN, whatever the status: if pid is
+ * 0 nothing was started (a failure, or the flag set, before the command was started);
+ * otherwise either exited is 1 (exit_status says how the command ended) or running is 1 (it
+ * runs on detached; the caller waits for it): gpucore never leaves it traced and never
+ * stops it. After a core was written the command's end is waited for here, unless the flag
+ * is set meanwhile.
  * @retval GPUCORE_OK          a core was written (result says whether truncated), or, for RUN
  *                             and WATCH, the target exited without a GPU error (written 0)
  * @retval GPUCORE_E_NODEV     no driver (the message is the one sentence of gc_kfd_open)
@@ -145,10 +154,22 @@ struct gc_capture_result {
  * Failures of RESUME or DISABLE after the memory was read are warnings (the core is still
  * written; closing the session makes the driver disable debugging anyway).
  * In every case the target's queues are resumed, debugging is disabled and the target is
- * detached (RUN: left running to its own end, which is then waited for).
+ * detached (RUN: left running to its own end; see exited and running).
  */
 gpucore_status_t gc_capture_run(const struct gc_capture_opts *opts, struct gc_capture_result *ret,
                                 gpucore_diag_t *reterr_diag);
+
+/*
+ * RUN, once gc_capture_run() returned with running 1: one round, without blocking, of waiting
+ * for the command @p pid (the caller's child). Threads of the command that could not be
+ * detached (they were exiting while gpucore let go: still traced, and the command's end is
+ * not reported until their own end is reaped) are detached at their next stop and reaped when
+ * they end. Reaps any child of the caller (waitpid(-1, __WALL)): for a caller whose only
+ * child is the command. SIGCHLD tells when to call again.
+ * @return 1 with *ret_status (the command's wait status) once it has ended, 0 while it runs
+ *         on, -1 with errno on failure (ECHILD: it was reaped elsewhere).
+ */
+int gc_capture_reap_command(pid_t pid, int *ret_status);
 
 /* Variables of an output pattern. */
 struct gc_capture_vars {

@@ -946,8 +946,15 @@ gpucore_status_t gc_tracee_resume_all(struct gc_tracee *t, gpucore_diag_t *reter
 
 void gc_tracee_detach(struct gc_tracee *t)
 {
+    (void)gc_tracee_detach_status(t);
+}
+
+int gc_tracee_detach_status(struct gc_tracee *t)
+{
+    int status;
+
     if (!t)
-        return;
+        return -1;
     if (!t->exited) {
         /* PTRACE_DETACH needs a stopped tracee: stop everything first (new clones too). */
         (void)stop_set(t, NULL, 0, 0, 10000, NULL);
@@ -958,7 +965,9 @@ void gc_tracee_detach(struct gc_tracee *t)
 
         ptrace(PTRACE_DETACH, th->pub.tid, NULL, (void *)(uintptr_t)sig);
     }
+    status = t->exited ? t->exit_status : -1;
     tracee_free(t);
+    return status;
 }
 
 gpucore_status_t gc_tracee_wait_exit(struct gc_tracee *t, int *ret_status, gpucore_diag_t *reterr_diag)

@@ -164,6 +164,14 @@ gpucore_status_t gc_tracee_resume_all(struct gc_tracee *t, gpucore_diag_t *reter
 void gc_tracee_detach(struct gc_tracee *t);
 
 /*
+ * gc_tracee_detach(), telling whether the process was seen to exit, before or while it was
+ * being stopped for the detach: then its wait status was taken by the tracee (a spawned
+ * child can no longer be waited for) and is returned; -1 if it runs on detached (or its
+ * status could not be seen, or @p t is NULL).
+ */
+int gc_tracee_detach_status(struct gc_tracee *t);
+
+/*
  * For a spawned child: resume everything, keep handling events until the process exits, and
  * return its wait status in *ret_status. Returns GPUCORE_E_INTR if interrupted by a signal to
  * the caller (call again to keep waiting). Frees nothing; detach afterwards. Works for a seized

@@ -10,8 +10,10 @@
  * Output: progress on stderr while stderr is a terminal (the phase; while memory is written,
  * the tier, the bytes written so far and the rate); one final line (unless --quiet); with
  * --json, one JSON object per core written (CAPTURE_JSON_SCHEMA, below) on stdout or appended
- * to a file; errors as one "gpucore: ..." line with a sysexits code. SIGINT/SIGTERM stop the
- * capture: no core is written, the target is resumed and detached, and the exit code is 130.
+ * to a file; errors as one "gpucore: ..." line with a sysexits code. SIGINT/SIGTERM/SIGHUP/
+ * SIGQUIT stop the capture: no core is written, the target is resumed and detached, and the exit
+ * code is 128 + N. run, once the command is started: the signals are passed on to it, failures
+ * are warnings, and the exit code is always the command's (run_finish).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,16 +36,43 @@
 #include "gc_util.h"
 
 static volatile sig_atomic_t got_signal;
+/* The last signal came from the kernel (si_code SI_KERNEL): a terminal's ^C or ^\ is sent so
+   to its whole foreground process group. */
+static volatile sig_atomic_t got_signal_kernel;
 
-static void on_signal(int sig)
+static void on_signal(int sig, siginfo_t *si, void *context)
 {
+    (void)context;
+    got_signal_kernel = si && si->si_code == SI_KERNEL;
     got_signal = sig;
 }
 
+static volatile sig_atomic_t got_child;
+
+static void on_child(int sig)
+{
+    (void)sig;
+    got_child = 1;
+}
+
 /* The signals that end a capture early: the capture resumes the queues, disables debugging and
-   detaches, then gpucore exits 128 + the signal, as a shell reports a process it killed. */
-static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+   detaches, then gpucore exits 128 + the signal, as a shell reports a process it killed.
+   run: the command is detached and left running, the signal is passed on to it (and every
+   later one), and gpucore exits with the command's status once it ends (wait_command). */
+static const struct {
+    int sig;
+    const char *name;
+} stop_signals[] = { { SIGINT, "SIGINT" }, { SIGTERM, "SIGTERM" }, { SIGHUP, "SIGHUP" },
+                     { SIGQUIT, "SIGQUIT" } };
 #define NSTOP_SIGNALS (sizeof(stop_signals) / sizeof(stop_signals[0]))
+
+static const char *signal_name(int sig)
+{
+    for (size_t i = 0; i < NSTOP_SIGNALS; i++)
+        if (stop_signals[i].sig == sig)
+            return stop_signals[i].name;
+    return "a signal";
+}
 
 /* The version of the --json records: a script checks it. A new member keeps the version; a
    member removed or changing meaning bumps it. */
@@ -70,7 +99,11 @@ static void capture_help(const char *cmd, FILE *out)
         fprintf(out, "Usage: gpucore run [OPTIONS] -- COMMAND [ARGS...]\n\n"
                      "Start COMMAND under gpucore, wait for its first GPU queue error or memory\n"
                      "violation, write a core, then let COMMAND continue to its own error\n"
-                     "handling. Exits with COMMAND's status (128 + signal if it was killed).\n\n");
+                     "handling. Once COMMAND is started, exits with its status (128 + N if\n"
+                     "signal N ended it), whatever happens: SIGINT, SIGTERM, SIGHUP and SIGQUIT\n"
+                     "are passed on to COMMAND (a capture under way is abandoned first,\n"
+                     "nothing written), and gpucore waits for its end; if gpucore fails\n"
+                     "after the start, it warns that nothing is armed, detaches and waits.\n\n");
     else if (strcmp(cmd, "watch") == 0)
         fprintf(out, "Usage: gpucore watch [OPTIONS] PID\n\n"
                      "Attach to process PID, wait for its first GPU queue error or memory\n"
@@ -107,8 +140,10 @@ static void capture_help(const char *cmd, FILE *out)
             "  -h, --help         this text\n\n"
             "Exit codes: 0 core written, 64 usage, 66 no such process, 69 no GPU driver,\n"
             "73 cannot create the core (or its headers and notes exceed --max-size),\n"
-            "74 I/O error, 77 not permitted (ptrace), 130 interrupted%s.\n",
-            strcmp(cmd, "run") == 0 ? "; otherwise the command's own status" : "");
+            "74 I/O error, 77 not permitted (ptrace; another tracer is named), 128 + N\n"
+            "ended by signal N%s.\n",
+            strcmp(cmd, "run") == 0 ? " (all of these only before COMMAND is started;\n"
+                                      "afterwards COMMAND's own status)" : "");
 }
 
 static int parse_tier(const char *text, uint32_t *ret)
@@ -425,6 +460,11 @@ static void options_text(int argc, char **argv, int upto, char *buf, size_t cap)
 
 static int run_capture_opened(struct capture_cli *clip, struct gc_capture_opts *op,
                               enum gc_capture_mode mode);
+static int run_finish(const struct capture_cli *cli, const struct gc_capture_opts *o,
+                      struct gc_capture_result *r, gpucore_status_t st, const gpucore_diag_t *d);
+static int capture_finish(const struct capture_cli *cli, const struct gc_capture_opts *o,
+                          const struct gc_capture_result *r, gpucore_status_t st,
+                          const gpucore_diag_t *d);
 
 static int run_capture_cmd(int argc, char **argv, enum gc_capture_mode mode)
 {
@@ -553,11 +593,10 @@ static int run_capture_opened(struct capture_cli *clip, struct gc_capture_opts *
     struct capture_cli cli = *clip;
     struct gc_capture_opts o = *op;
     struct gc_capture_result r;
-    struct core_report report;
     gpucore_diag_t d = { 0 };
     struct sigaction sa, old[NSTOP_SIGNALS];
     gpucore_status_t st;
-    int json_rc = 0;
+    int rc;
 
     cli.tty = isatty(STDERR_FILENO);
     if (cli.tty && !cli.quiet) {
@@ -567,52 +606,179 @@ static int run_capture_opened(struct capture_cli *clip, struct gc_capture_opts *
 
     /* No SA_RESTART: a signal must cut through the waits at once. */
     memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_signal;
+    sa.sa_sigaction = on_signal;
+    sa.sa_flags = SA_SIGINFO;
     sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < NSTOP_SIGNALS; i++)
-        sigaction(stop_signals[i], &sa, &old[i]);
+        sigaction(stop_signals[i].sig, &sa, &old[i]);
     got_signal = 0;
     o.interrupted = &got_signal;
 
     st = gc_capture_run(&o, &r, &d);
 
-    for (size_t i = 0; i < NSTOP_SIGNALS; i++)
-        sigaction(stop_signals[i], &old[i], NULL);
     end_progress(&cli);
+    if (mode == GC_CAPTURE_RUN && r.pid > 0) {
+        /* The command was started: whatever happened, its status is gpucore's. */
+        rc = run_finish(&cli, &o, &r, st, &d);
+    } else {
+        rc = capture_finish(&cli, &o, &r, st, &d);
+    }
+    for (size_t i = 0; i < NSTOP_SIGNALS; i++)
+        sigaction(stop_signals[i].sig, &old[i], NULL);
+    return rc;
+}
+
+/* The end of a written core: the warning and summary lines, the --json record. 0, or the
+   exit code of a --json record that could not be written. */
+static int report_core(const struct capture_cli *cli, const struct gc_capture_opts *o,
+                       const struct gc_capture_result *r)
+{
+    struct core_report report;
+
+    build_report(o, r, &report);
+    if (!cli->quiet) {
+        if (r->warning[0])
+            fprintf(stderr, "gpucore: warning: %s%s\n", r->warning,
+                    r->nwarnings > 1 ? " (and more: see `gpucore info`)" : "");
+        print_summary(&report);
+    }
+    return cli->json_fd >= 0 ? write_json_line(cli, &report) : 0;
+}
+
+/*
+ * run: whether the command @p pid has the signal @p sig to gpucore already: a SIGINT or SIGQUIT
+ * the kernel sent (a terminal's ^C or ^\, which go to the whole foreground process group)
+ * while the command is in gpucore's process group. Such a signal is not passed on, so the
+ * command does not get it twice.
+ */
+static int command_has_it(pid_t pid, int sig, int from_kernel)
+{
+    return from_kernel && (sig == SIGINT || sig == SIGQUIT) && getpgid(pid) == getpgrp();
+}
+
+/*
+ * run, once the command is detached and runs on (res.running): pass on every stop signal that
+ * arrives (got_signal; the one that interrupted the capture first) and wait for its end.
+ * The signals are blocked but while sigsuspend sleeps, so none is missed between the look at
+ * got_signal and the sleep; SIGCHLD wakes it. 0 with *ret_status, or -1 (errno set).
+ */
+static int wait_command(pid_t pid, int *ret_status)
+{
+    struct sigaction sa, old_chld;
+    sigset_t block, old, wake;
+    int rc = -1, err = 0;
+
+    sigemptyset(&block);
+    for (size_t i = 0; i < NSTOP_SIGNALS; i++)
+        sigaddset(&block, stop_signals[i].sig);
+    sigaddset(&block, SIGCHLD);
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_child;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGCHLD, &sa, &old_chld);
+    sigprocmask(SIG_BLOCK, &block, &old);
+    wake = old;
+    for (size_t i = 0; i < NSTOP_SIGNALS; i++)
+        sigdelset(&wake, stop_signals[i].sig);
+    sigdelset(&wake, SIGCHLD);
+    for (;;) {
+        int sig = got_signal, w;
+
+        if (sig) {
+            got_signal = 0;
+            if (!command_has_it(pid, sig, got_signal_kernel))
+                (void)kill(pid, sig);
+        }
+        got_child = 0;
+        w = gc_capture_reap_command(pid, ret_status);
+        if (w == 1) {
+            rc = 0;
+            break;
+        }
+        if (w < 0) {
+            err = errno;
+            break;
+        }
+        sigsuspend(&wake);
+    }
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    sigaction(SIGCHLD, &old_chld, NULL);
+    errno = err;
+    return rc;
+}
+
+/*
+ * run, once the command was started: never an orphan, never its status hidden. A failure after
+ * the start is a warning (nothing is armed any more); an interruption is passed on to the
+ * command; in every case gpucore waits for the command and exits with its status.
+ */
+static int run_finish(const struct capture_cli *cli, const struct gc_capture_opts *o,
+                      struct gc_capture_result *r, gpucore_status_t st, const gpucore_diag_t *d)
+{
+    const char *msg = d->message[0] ? d->message : gpucore_strerror(st);
+    int sig = got_signal, status;
+
+    if (st == GPUCORE_E_INTR && sig) {
+        fprintf(stderr, "gpucore: interrupted by %s: no core written%s\n", signal_name(sig),
+                r->running ? "" : " (the command had ended)");
+    } else if (st != GPUCORE_OK) {
+        /* One line: the failure. Warnings (a resume that failed on a process that is gone)
+         * would only repeat it. */
+        fprintf(stderr, "gpucore: warning: %s: %snothing armed; %s (pid %ld) %s\n", msg,
+                r->exception_code ? "no core written, " : "", o->argv[0], (long)r->pid,
+                r->running ? "runs on untraced to its end" : "has ended");
+    } else if (r->written) {
+        /* The command's status comes first: a --json record that failed was reported. */
+        (void)report_core(cli, o, r);
+    } else if (r->exited && !cli->quiet) {
+        fprintf(stderr, "gpucore: process %ld ended (%s %d) without a GPU exception; no core "
+                        "written\n", (long)r->pid,
+                WIFSIGNALED(r->exit_status) ? "signal" : "status",
+                WIFSIGNALED(r->exit_status) ? WTERMSIG(r->exit_status)
+                                            : WEXITSTATUS(r->exit_status));
+    }
+    if (r->running) {
+        if (got_signal)
+            fprintf(stderr, "gpucore: %s %s %s (pid %ld); waiting for it to end\n",
+                    signal_name(got_signal),
+                    command_has_it(r->pid, got_signal, got_signal_kernel)
+                        ? "from the terminal reached"
+                        : "passed on to",
+                    o->argv[0], (long)r->pid);
+        if (wait_command(r->pid, &status) != 0)
+            return cli_fail(CLI_EXIT_SOFTWARE, NULL, "cannot wait for %s (pid %ld): %s",
+                            o->argv[0], (long)r->pid, strerror(errno));
+        r->running = 0;
+        r->exited = 1;
+        r->exit_status = status;
+    }
+    return shell_status(r->exit_status);
+}
+
+/* capture and watch, and run when nothing was started. */
+static int capture_finish(const struct capture_cli *cli, const struct gc_capture_opts *o,
+                          const struct gc_capture_result *r, gpucore_status_t st,
+                          const gpucore_diag_t *d)
+{
+    int json_rc = 0;
+
     if (st != GPUCORE_OK) {
         /* One line: the failure. Warnings (a resume that failed on a process that is gone)
          * would only repeat it. */
-        if (mode == GC_CAPTURE_RUN && r.pid > 0 && !r.exited && st != GPUCORE_E_INTR)
-            cli_fail(0, NULL, "%s (%s, pid %ld, runs on untraced)",
-                     d.message[0] ? d.message : gpucore_strerror(st), o.argv[0], (long)r.pid);
-        else
-            cli_fail(0, NULL, "%s", d.message[0] ? d.message : gpucore_strerror(st));
-        if (st == GPUCORE_E_LIMIT && r.over_budget)
+        cli_fail(0, NULL, "%s", d->message[0] ? d->message : gpucore_strerror(st));
+        if (st == GPUCORE_E_LIMIT && r->over_budget)
             return CLI_EXIT_CANTCREAT; /* the budget cannot hold the core's own structure */
         return st == GPUCORE_E_INTR && got_signal ? 128 + got_signal : capture_exit_code(st);
     }
-    if (r.written) {
-        build_report(&o, &r, &report);
-        if (!cli.quiet) {
-            if (r.warning[0])
-                fprintf(stderr, "gpucore: warning: %s%s\n", r.warning,
-                        r.nwarnings > 1 ? " (and more: see `gpucore info`)" : "");
-            print_summary(&report);
-        }
-        if (cli.json_fd >= 0)
-            json_rc = write_json_line(&cli, &report);
-    } else if (r.exited && !cli.quiet) {
+    if (r->written) {
+        json_rc = report_core(cli, o, r);
+    } else if (r->exited && !cli->quiet) {
         fprintf(stderr, "gpucore: process %ld ended (%s %d) without a GPU exception; no core "
-                        "written\n", (long)r.pid,
-                WIFSIGNALED(r.exit_status) ? "signal" : "status",
-                WIFSIGNALED(r.exit_status) ? WTERMSIG(r.exit_status)
-                                           : WEXITSTATUS(r.exit_status));
+                        "written\n", (long)r->pid,
+                WIFSIGNALED(r->exit_status) ? "signal" : "status",
+                WIFSIGNALED(r->exit_status) ? WTERMSIG(r->exit_status)
+                                            : WEXITSTATUS(r->exit_status));
     }
-    if (mode == GC_CAPTURE_RUN)
-        /* Interrupted while waiting for the command after the core was written: it runs on
-         * untraced. */
-        return r.exited ? shell_status(r.exit_status)
-                        : got_signal ? 128 + got_signal : CLI_EXIT_OK;
     return json_rc ? json_rc : CLI_EXIT_OK;
 }
 

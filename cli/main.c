@@ -66,7 +66,8 @@ static void print_usage(FILE *out)
                  "Exit codes: 0 success, 64 usage, 65 malformed input, 66 cannot open input,\n"
                  "69 GPU driver (dbgapi-dump: the amd-dbgapi library) unavailable,\n"
                  "70 internal error, 73 cannot create output, 74 I/O error, 77 not permitted,\n"
-                 "130 interrupted; `gpucore run` exits with the command's own status.\n");
+                 "128 + N ended by signal N; `gpucore run`, once it started the command,\n"
+                 "exits with the command's own status.\n");
 }
 
 static const struct command *find_command(const char *name)

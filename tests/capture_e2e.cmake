@@ -3,6 +3,10 @@
 # (tests/capture/capture_e2e.sh). Each case starts its own inferior; cases need ptrace rights
 # (root or kernel.yama.ptrace_scope 0) and are skipped (77) without them.
 
+# sigcount SECONDS: exits with the number of SIGINTs it was delivered (the run-tty case).
+add_executable(sigcount capture/sigcount.c)
+gpucore_warnings(sigcount)
+
 # check_core_bytes CORE PID: every GPU range of the core holds the running process's bytes.
 add_executable(check_core_bytes capture/check_core_bytes.c)
 target_link_libraries(check_core_bytes PRIVATE gpucore)
@@ -19,8 +23,11 @@ list(APPEND _gc_e2e_cases capture-abort waves pattern compress run run-exit watc
      big-default max-size deadline
      memory-eio exit-mid:suspend exit-mid:resume enospc no-driver exists usage)
 foreach(sig INT TERM HUP QUIT)
-  list(APPEND _gc_e2e_cases "signal:${sig}")
+  list(APPEND _gc_e2e_cases "signal:${sig}" "run-signal:${sig}")
 endforeach()
+# `gpucore run` never orphans: a signal in each phase, a failure after the start; a tracer.
+list(APPEND _gc_e2e_cases run-signal-capture run-signal-after run-fault:enable run-fault:suspend
+     run-tty traced)
 foreach(op get_version enable runtime_info device_snapshot queue_snapshot suspend resume
            disable query_event query_exception)
   list(APPEND _gc_e2e_cases "fault:${op}")

@@ -24,8 +24,11 @@ test_name="$case${arg:+ $arg}"
 e2e_enter "$work"
 e2e_need_ptrace
 
+gpid= cpid=
 cleanup() {
   e2e_stop_inferior
+  # A run case that failed: its gpucore run and command are not left behind.
+  for p in $gpid $cpid; do kill -KILL "$p" 2>/dev/null || true; done
   if mountpoint -q "$work/small" 2>/dev/null; then umount "$work/small" || true; fi
 }
 trap cleanup EXIT
@@ -142,6 +145,47 @@ no_bad_core() {
   # No temporary files left behind either.
   local left; left=$(find "$(dirname "$1")" -maxdepth 1 -name '.*' -type f | wc -l)
   [ "$left" -eq 0 ] || fail "temporary files left: $(find "$(dirname "$1")" -maxdepth 1 -name '.*')"
+}
+
+# run_bg SCENARIO [OPTIONS...]: `gpucore run --kfd sim OPTIONS -o out/core -- gpucore-inferior
+# SCENARIO` in the background (stdout run.out, stderr run.err), pid $gpid; waits for the
+# inferior's "ready", the command's pid in $cpid.
+run_bg() {
+  local file=$1
+  shift
+  case "$file" in /*) ;; *) file=$scenarios/$file ;; esac
+  : >run.out
+  : >run.err
+  "$gpucore" run --kfd sim "$@" -o out/core -- "$inferior" "$file" --objects "$objects" \
+      >>run.out 2>>run.err &
+  gpid=$!
+  cpid=
+  for _ in $(seq 1 600); do
+    cpid=$(sed -n 's/^gpucore-inferior: pid \([0-9]*\) ready$/\1/p' run.out)
+    [ -n "$cpid" ] && return 0
+    kill -0 "$gpid" 2>/dev/null || fail "gpucore run ended early ($(cat run.err))"
+    sleep 0.05
+  done
+  fail "the command of gpucore run did not become ready: $(cat run.err)"
+}
+
+# wait_enabled: the simulated driver of $cpid says debugging is enabled (gpucore run armed).
+wait_enabled() {
+  for _ in $(seq 1 400); do
+    "$gpucore" kfd-check --kfd sim --state --pid "$cpid" 2>/dev/null |
+        grep -q "debugging enabled" && return 0
+    sleep 0.05
+  done
+  fail "gpucore run did not enable debugging: $(cat run.err)"
+}
+
+# no_orphan: gpucore run ($gpid) has ended and the command ($cpid) is gone: no such process,
+# and no process has either for its parent.
+no_orphan() {
+  ! kill -0 "$cpid" 2>/dev/null || fail "the command (pid $cpid) still runs: $(ps -o pid,ppid,stat,cmd -p "$cpid")"
+  ! kill -0 "$gpid" 2>/dev/null || fail "gpucore run (pid $gpid) still runs"
+  local kids; kids=$(ps -e -o ppid= -o pid= | awk -v a="$cpid" -v b="$gpid" '$1 == a || $1 == b { print $2 }')
+  [ -z "$kids" ] || fail "processes left behind by pid $cpid or $gpid: $kids"
 }
 
 mkdir -p out
@@ -412,6 +456,159 @@ signal)
   [ ! -e out/core ] || fail "a core was written although interrupted"
   no_bad_core out/core
   driver_clean
+  stop_inferior
+  ;;
+run-signal)
+  # SIGINT, SIGTERM, SIGHUP or SIGQUIT ($arg) to `gpucore run` while it waits for a GPU
+  # exception: passed on to the command, which is waited for; gpucore exits with its status
+  # (the inferior exits 0 on SIGINT/SIGTERM/SIGHUP; SIGQUIT kills it: 128 + 3) and leaves no
+  # process behind.
+  ulimit -c 0
+  run_bg multi-gpu-hang.json
+  wait_enabled
+  kill "-$arg" "$gpid"
+  rc=0; wait "$gpid" || rc=$?
+  if [ "$arg" = QUIT ]; then want=131; else want=0; fi
+  [ "$rc" -eq "$want" ] || fail "gpucore run sent SIG$arg exited $rc, expected $want: $(cat run.err)"
+  grep -q "^gpucore: SIG$arg passed on to .* (pid $cpid)" run.err || fail "message: $(cat run.err)"
+  no_orphan
+  [ ! -e out/core ] || fail "a core was written"
+  ;;
+run-signal-capture)
+  # SIGTERM while the core is being written: the capture is abandoned (nothing published, the
+  # queues resumed, debugging disabled: the runtime gets its error and carries on), then the
+  # signal is passed on and the command's status (0) is gpucore's.
+  e2e_continue_copy "$scenarios/big-memory.json" big-memory.json
+  export GPUCORE_SIM_FAULTS='[{"op": "read_memory", "delay_us_per_mib": 20000}]'
+  run_bg "$PWD/big-memory.json" --tier all
+  unset GPUCORE_SIM_FAULTS
+  for _ in $(seq 1 400); do
+    grep -q "^State:.*t (tracing stop)" "/proc/$cpid/status" 2>/dev/null && break
+    sleep 0.05
+  done
+  grep -q "^State:.*t (tracing stop)" "/proc/$cpid/status" || fail "the capture did not start: $(cat run.err)"
+  kill -TERM "$gpid"
+  rc=0; wait "$gpid" || rc=$?
+  [ "$rc" -eq 0 ] || fail "gpucore run sent SIGTERM while capturing exited $rc, expected 0: $(cat run.err)"
+  grep -q "^gpucore: interrupted by SIGTERM: no core written" run.err || fail "message: $(cat run.err)"
+  grep -q "memory violation.*continuing" run.out run.err ||
+    fail "the runtime was not handed its error: $(cat run.err)"
+  no_orphan
+  no_bad_core out/core
+  [ ! -e out/core ] || fail "a core was written although interrupted"
+  ;;
+run-signal-after)
+  # SIGHUP after the core was written, while gpucore waits for the command's end: passed on,
+  # the command's status.
+  e2e_continue_copy "$scenarios/vadd-fault.json" vadd-fault.json
+  run_bg "$PWD/vadd-fault.json"
+  # The core is published (renamed into place) once complete; the runtime got its error.
+  for _ in $(seq 1 400); do
+    [ -e out/core ] && grep -q "continuing" run.err && break
+    sleep 0.05
+  done
+  [ -e out/core ] || fail "no core written: $(cat run.err)"
+  kill -0 "$gpid" || fail "gpucore run did not wait for the command: $(cat run.err)"
+  kill -HUP "$gpid"
+  rc=0; wait "$gpid" || rc=$?
+  [ "$rc" -eq 0 ] || fail "gpucore run sent SIGHUP after the capture exited $rc, expected 0: $(cat run.err)"
+  grep -q "^gpucore: SIGHUP passed on" run.err || fail "message: $(cat run.err)"
+  grep -q "^gpucore: out/core: .*256 waves" run.err || fail "no summary: $(cat run.err)"
+  no_orphan
+  info_ok out/core
+  ;;
+run-fault)
+  # A driver operation fails after the command was started ($arg: enable, before anything is
+  # armed; suspend, while capturing): a warning that nothing is armed, the command detached
+  # and left to run to its end, and its status is gpucore's.
+  export GPUCORE_SIM_FAULTS="[{\"op\": \"$arg\", \"errno\": \"EIO\"}]"
+  run_bg vadd-fault.json
+  unset GPUCORE_SIM_FAULTS
+  for _ in $(seq 1 400); do
+    grep -q "nothing armed" run.err && break
+    sleep 0.05
+  done
+  grep -q "^gpucore: warning: .*nothing armed; .* (pid $cpid) runs on untraced to its end$" run.err ||
+    fail "no warning: $(cat run.err)"
+  case "$arg" in
+  enable)
+    # Never armed: the inferior never faults; it runs on, untraced, until it is told to end.
+    sleep 0.2
+    kill -0 "$cpid" || fail "the command did not run on"
+    [ "$(sed -n 's/^TracerPid:[[:space:]]*//p' "/proc/$cpid/status")" = 0 ] ||
+      fail "the command is still traced"
+    kill -0 "$gpid" || fail "gpucore run did not wait for the command"
+    kill -TERM "$cpid"
+    want=0 ;;
+  *)
+    # The capture failed; the runtime gets its memory violation and aborts.
+    grep -q "no core written, nothing armed" run.err || fail "message: $(cat run.err)"
+    want=134 ;;
+  esac
+  rc=0; wait "$gpid" || rc=$?
+  [ "$rc" -eq "$want" ] || fail "gpucore run exited $rc, expected the command's $want: $(cat run.err)"
+  no_orphan
+  no_bad_core out/core
+  ;;
+run-tty)
+  # ^C on a terminal goes to the whole foreground process group: the command gets that SIGINT
+  # from the terminal, and gpucore must not send it a second one. `gpucore run -- sigcount`
+  # on a pseudo-terminal (its session leader, so in its foreground group); sigcount exits with
+  # the number of SIGINTs it was delivered, which gpucore run must exit with: 1.
+  sigcount=$(dirname "$checker")/sigcount
+  rc=0
+  python3 - "$gpucore" "$sigcount" >tty.out 2>tty.err <<'PY' || rc=$?
+import os, pty, sys, time
+gpucore, sigcount = sys.argv[1], sys.argv[2]
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(gpucore, [gpucore, "run", "--kfd", "sim", "-o", "out/core", "--", sigcount, "3"])
+out = b""
+deadline = time.monotonic() + 20
+while b"ready" not in out and time.monotonic() < deadline:
+    try:
+        out += os.read(fd, 4096)
+    except OSError:
+        break
+if b"ready" not in out:
+    sys.exit("sigcount did not become ready: %r" % out)
+time.sleep(0.3)  # gpucore has the command traced and waits for its driver
+os.write(fd, b"\x03")
+while True:
+    try:
+        chunk = os.read(fd, 4096)
+    except OSError:
+        break
+    if not chunk:
+        break
+    out += chunk
+_, status = os.waitpid(pid, 0)
+sys.stdout.write(out.decode(errors="replace"))
+sys.exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 99)
+PY
+  [ "$rc" -ne 77 ] || skip "$(cat tty.out)"
+  [ "$rc" -eq 1 ] || fail "gpucore run on a terminal, ^C: exited $rc, expected 1 (one SIGINT delivered): $(cat tty.out tty.err)"
+  grep -q "gpucore: SIGINT from the terminal reached .*sigcount" tty.out || fail "message: $(cat tty.out)"
+  ;;
+traced)
+  # A process that already has a tracer (here a `gpucore watch`, as a debugger would be):
+  # capture and watch refuse it, naming the tracer, with exit 77.
+  start_inferior multi-gpu-hang
+  "$gpucore" watch --kfd sim "$ipid" -o out/w >w.out 2>w.err &
+  wpid=$!
+  for _ in $(seq 1 400); do
+    [ "$(sed -n 's/^TracerPid:[[:space:]]*//p' "/proc/$ipid/status")" = "$wpid" ] && break
+    sleep 0.05
+  done
+  [ "$(sed -n 's/^TracerPid:[[:space:]]*//p' "/proc/$ipid/status")" = "$wpid" ] ||
+    fail "gpucore watch did not attach: $(cat w.err)"
+  for verb in capture watch; do
+    rc=0; "$gpucore" "$verb" --kfd sim "$ipid" -o out/core >t.out 2>t.err || rc=$?
+    [ "$rc" -eq 77 ] || fail "$verb of a traced process exited $rc, expected 77: $(cat t.err)"
+    [ "$(wc -l <t.err)" -eq 1 ] || fail "$verb printed more than one line: $(cat t.err)"
+    grep -q "already traced by process $wpid" t.err || fail "$verb does not name the tracer: $(cat t.err)"
+  done
+  kill -TERM "$wpid"; wait "$wpid" || true
   stop_inferior
   ;;
 no-driver)
