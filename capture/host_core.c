@@ -422,27 +422,7 @@ static const uint16_t pointer_regs[] = { 0, 8, 16, 24, 32, 40, 48, 56, 64, 72, 8
 static gpucore_status_t want_window(struct gc_rangeset *dst, const struct gc_rangeset *sel,
                                     uint64_t lo, uint64_t hi)
 {
-    uint32_t a = 0, b = sel->count;
-
-    if (hi <= lo)
-        return GPUCORE_OK;
-    /* The first range ending after lo (ranges are sorted and disjoint). */
-    while (a < b) {
-        uint32_t mid = a + (b - a) / 2;
-
-        if (sel->r[mid].end <= lo)
-            a = mid + 1;
-        else
-            b = mid;
-    }
-    for (uint32_t i = a; i < sel->count && sel->r[i].start < hi; i++) {
-        uint64_t s = sel->r[i].start > lo ? sel->r[i].start : lo;
-        uint64_t e = sel->r[i].end < hi ? sel->r[i].end : hi;
-
-        if (e > s)
-            GC_TRY(gc_rangeset_add(dst, s, e - s));
-    }
-    return GPUCORE_OK;
+    return hi > lo ? gc_rangeset_add_within(dst, sel, lo, hi - lo) : GPUCORE_OK;
 }
 
 /* One thread's stack windows (priorities 0 and 2) and register windows (priority 1). */

@@ -151,6 +151,22 @@ gpucore_status_t gc_rangeset_clip(struct gc_rangeset *s, uint64_t start, uint64_
     return st;
 }
 
+gpucore_status_t gc_rangeset_add_within(struct gc_rangeset *dst, const struct gc_rangeset *src,
+                                        uint64_t start, uint64_t size)
+{
+    if (size == 0 || dst == src)
+        return size == 0 ? GPUCORE_OK : GPUCORE_E_INVAL;
+    uint64_t end = clip_end(start, size);
+    for (uint32_t i = lower_bound(src, start); i < src->count && src->r[i].start < end; i++) {
+        uint64_t s = src->r[i].start > start ? src->r[i].start : start;
+        uint64_t e = src->r[i].end < end ? src->r[i].end : end;
+
+        if (e > s)
+            GC_TRY(gc_rangeset_add(dst, s, e - s));
+    }
+    return GPUCORE_OK;
+}
+
 int gc_rangeset_contains(const struct gc_rangeset *s, uint64_t start, uint64_t size)
 {
     if (size == 0)

@@ -45,6 +45,12 @@ gpucore_status_t gc_rangeset_union(struct gc_rangeset *s, const struct gc_ranges
  * @retval GPUCORE_OK, GPUCORE_E_NOMEM, GPUCORE_E_LIMIT. */
 gpucore_status_t gc_rangeset_clip(struct gc_rangeset *s, uint64_t start, uint64_t size);
 
+/* dst += the part of @p src inside [start, start + size) (clipped at UINT64_MAX); dst and src
+ * must differ. @retval GPUCORE_OK, GPUCORE_E_NOMEM, GPUCORE_E_LIMIT, GPUCORE_E_INVAL (dst is
+ * src). */
+gpucore_status_t gc_rangeset_add_within(struct gc_rangeset *dst, const struct gc_rangeset *src,
+                                        uint64_t start, uint64_t size);
+
 /* Non-zero if every byte of [start, start + size) is in the set (size 0: true). */
 int gc_rangeset_contains(const struct gc_rangeset *s, uint64_t start, uint64_t size);
 

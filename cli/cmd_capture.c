@@ -707,6 +707,15 @@ static int wait_command(pid_t pid, int *ret_status)
     return rc;
 }
 
+/* run or watch: the target ended by itself, without a GPU error; no core. */
+static void say_no_exception(const struct gc_capture_result *r)
+{
+    fprintf(stderr,
+            "gpucore: process %ld ended (%s %d) without a GPU exception; no core written\n",
+            (long)r->pid, WIFSIGNALED(r->exit_status) ? "signal" : "status",
+            WIFSIGNALED(r->exit_status) ? WTERMSIG(r->exit_status) : WEXITSTATUS(r->exit_status));
+}
+
 /*
  * run, once the command was started: never an orphan, never its status hidden. A failure after
  * the start is a warning (nothing is armed any more); an interruption is passed on to the
@@ -731,11 +740,7 @@ static int run_finish(const struct capture_cli *cli, const struct gc_capture_opt
         /* The command's status comes first: a --json record that failed was reported. */
         (void)report_core(cli, o, r);
     } else if (r->exited && !cli->quiet) {
-        fprintf(stderr, "gpucore: process %ld ended (%s %d) without a GPU exception; no core "
-                        "written\n", (long)r->pid,
-                WIFSIGNALED(r->exit_status) ? "signal" : "status",
-                WIFSIGNALED(r->exit_status) ? WTERMSIG(r->exit_status)
-                                            : WEXITSTATUS(r->exit_status));
+        say_no_exception(r);
     }
     if (r->running) {
         if (got_signal)
@@ -773,11 +778,7 @@ static int capture_finish(const struct capture_cli *cli, const struct gc_capture
     if (r->written) {
         json_rc = report_core(cli, o, r);
     } else if (r->exited && !cli->quiet) {
-        fprintf(stderr, "gpucore: process %ld ended (%s %d) without a GPU exception; no core "
-                        "written\n", (long)r->pid,
-                WIFSIGNALED(r->exit_status) ? "signal" : "status",
-                WIFSIGNALED(r->exit_status) ? WTERMSIG(r->exit_status)
-                                            : WEXITSTATUS(r->exit_status));
+        say_no_exception(r);
     }
     return json_rc ? json_rc : CLI_EXIT_OK;
 }

@@ -26,17 +26,6 @@ test_name=$case
 . "$here/../lib/e2e.sh"
 e2e_enter "$work"
 
-# gc NAME ARGS...: run gpucore with stdout/stderr in NAME.out/NAME.err; status in $rc.
-gc() {
-  local name=$1; shift
-  rc=0
-  "$gpucore" "$@" >"$name.out" 2>"$name.err" || rc=$?
-}
-
-expect_rc() { # WANT NAME
-  [ "$rc" -eq "$1" ] || fail "gpucore $2 exited $rc, expected $1: $(cat "$2.err")"
-}
-
 # expect_error WANT_RC NAME PATTERN: exactly one line "gpucore: ..." on stderr matching PATTERN.
 expect_error() {
   expect_rc "$1" "$2"

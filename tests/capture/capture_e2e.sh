@@ -56,18 +56,6 @@ stop_inferior() {
   [ "$st" -eq 0 ] || fail "gpucore-inferior exited $st after SIGTERM (expected 0)"
 }
 
-# gc NAME ARGS...: run gpucore with stdout/stderr in NAME.out/NAME.err; status in $rc.
-gc() {
-  local name=$1; shift
-  rc=0
-  "$gpucore" "$@" >"$name.out" 2>"$name.err" || rc=$?
-  if [ "$rc" -eq 77 ] && grep -qi "ptrace" "$name.err"; then skip "$(cat "$name.err")"; fi
-}
-
-expect_rc() { # WANT NAME
-  [ "$rc" -eq "$1" ] || fail "gpucore $2 exited $rc, expected $1: $(cat "$2.err")"
-}
-
 one_line() { # NAME: stderr is exactly one line
   local n; n=$(wc -l <"$1.err")
   [ "$n" -eq 1 ] || fail "gpucore $1 printed $n lines on stderr, expected one: $(cat "$1.err")"

@@ -36,14 +36,6 @@ start_inferior() {
   e2e_start_inferior vadd.json
 }
 
-# gc NAME ARGS...: run gpucore with stdout/stderr in NAME.out/NAME.err; status in $rc.
-gc() {
-  local name=$1; shift
-  rc=0
-  "$gpucore" "$@" >"$name.out" 2>"$name.err" || rc=$?
-  if [ "$rc" -eq 77 ] && grep -qi "ptrace" "$name.err"; then skip "$(cat "$name.err")"; fi
-}
-
 size_of() { stat -c %s "$1"; }
 bytes() { # N[K|M] -> bytes
   python3 -c "import sys; s=sys.argv[1]; m={'K':1<<10,'M':1<<20}; print(int(s[:-1])*m[s[-1]] if s[-1] in m else int(s))" "$1"

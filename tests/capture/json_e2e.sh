@@ -20,16 +20,6 @@ test_name="json $case"
 e2e_enter "$work"
 e2e_need_ptrace
 
-# gc NAME ARGS...: run gpucore with stdout/stderr in NAME.out/NAME.err; status in $rc.
-gc() {
-  local name=$1; shift
-  rc=0
-  "$gpucore" "$@" >"$name.out" 2>"$name.err" || rc=$?
-  if [ "$rc" -eq 77 ] && grep -qi "ptrace" "$name.err"; then skip "$(cat "$name.err")"; fi
-}
-expect_rc() { # WANT NAME
-  [ "$rc" -eq "$1" ] || fail "gpucore $2 exited $rc, expected $1: $(cat "$2.err")"
-}
 start_continue() { # SCENARIO: an inferior that outlives a capture
   e2e_continue_copy "$scenarios/$1.json" "$1.json"
   e2e_start_inferior "$1.json"

@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: MIT
 #
 # What the end-to-end test scripts that drive gpucore-inferior share (sourced, not run). The
-# sourcing script sets $test_name (named in FAIL/SKIP lines), and $inferior and $objects
-# before it calls e2e_start_inferior. Sourcing it installs an EXIT trap that stops the
-# inferior still running ($ipid); a script with more to clean up calls e2e_stop_inferior from
-# its own trap.
+# sourcing script sets $test_name (named in FAIL/SKIP lines), $inferior and $objects before
+# it calls e2e_start_inferior, and $gpucore before it calls gc. Sourcing it installs an EXIT
+# trap that stops the inferior still running ($ipid); a script with more to clean up calls
+# e2e_stop_inferior from its own trap.
 #
 # Exit codes of a test: 0 pass, 1 fail (one "FAIL [name]: why" line), 77 skip.
 
@@ -64,4 +64,19 @@ e2e_start_inferior() {
     sleep 0.05
   done
   fail "gpucore-inferior $(basename "$file") did not become ready"
+}
+
+# gc NAME ARGS...: run "$gpucore" ARGS with stdout and stderr in NAME.out and NAME.err; its
+# status in $rc. A refusal to trace (77 naming ptrace: no rights here) skips the test.
+gc() {
+  local name=$1
+  shift
+  rc=0
+  "$gpucore" "$@" >"$name.out" 2>"$name.err" || rc=$?
+  if [ "$rc" -eq 77 ] && grep -qi "ptrace" "$name.err"; then skip "$(cat "$name.err")"; fi
+}
+
+# expect_rc WANT NAME: the last gc NAME exited WANT.
+expect_rc() {
+  [ "$rc" -eq "$1" ] || fail "gpucore $2 exited $rc, expected $1: $(cat "$2.err")"
 }

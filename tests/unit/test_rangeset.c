@@ -56,6 +56,30 @@ static void test_add_merge(void **state)
     assert_null(s.r);
 }
 
+/* dst += src within a window: edges inside, touching and outside ranges, size 0, dst == src. */
+static void test_add_within(void **state)
+{
+    struct gc_rangeset src = GC_RANGESET_INIT, dst = GC_RANGESET_INIT;
+
+    (void)state;
+    assert_int_equal(gc_rangeset_add(&src, 100, 100), GPUCORE_OK); /* [100, 200) */
+    assert_int_equal(gc_rangeset_add(&src, 300, 100), GPUCORE_OK); /* [300, 400) */
+    assert_int_equal(gc_rangeset_add(&src, 500, 10), GPUCORE_OK);  /* [500, 510) */
+    assert_int_equal(gc_rangeset_add_within(&dst, &src, 150, 200), GPUCORE_OK);
+    expect(&dst, (const uint64_t[]){ 150, 200, 300, 350 }, 2);
+    /* a window ending where a range starts, or starting where one ends, adds nothing */
+    assert_int_equal(gc_rangeset_add_within(&dst, &src, 400, 100), GPUCORE_OK);
+    assert_int_equal(gc_rangeset_add_within(&dst, &src, 0, 100), GPUCORE_OK);
+    assert_int_equal(gc_rangeset_add_within(&dst, &src, 505, 0), GPUCORE_OK);
+    expect(&dst, (const uint64_t[]){ 150, 200, 300, 350 }, 2);
+    /* to the top of the address space */
+    assert_int_equal(gc_rangeset_add_within(&dst, &src, 505, UINT64_MAX), GPUCORE_OK);
+    expect(&dst, (const uint64_t[]){ 150, 200, 300, 350, 505, 510 }, 3);
+    assert_int_equal(gc_rangeset_add_within(&src, &src, 0, 10), GPUCORE_E_INVAL);
+    gc_rangeset_free(&src);
+    gc_rangeset_free(&dst);
+}
+
 static void test_top_of_address_space(void **state)
 {
     struct gc_rangeset s = GC_RANGESET_INIT;
@@ -372,6 +396,7 @@ int main(void)
         cmocka_unit_test(test_remove_split),      cmocka_unit_test(test_subtract_union_clip),
         cmocka_unit_test(test_contains_overlaps), cmocka_unit_test(test_random_low),
         cmocka_unit_test(test_random_top),        cmocka_unit_test(test_many_ranges),
+        cmocka_unit_test(test_add_within),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
