@@ -1207,17 +1207,12 @@ static gpucore_status_t image_done(struct gc_image *img, gpucore_status_t st,
     return GPUCORE_OK;
 }
 
-/* What the cores hold: the code-object budget (image_internal.h). */
-static void set_code_budget(struct gc_image *img, gpucore_core_t *const cores[2])
+/* What the cores hold, for the code-object budget (image_internal.h): their segment data
+   (build_runs, overlaps counted once) and the embedded copies. */
+static void set_code_budget(struct gc_image *img)
 {
-    uint64_t held = 0;
+    uint64_t held = img->runs_held;
 
-    for (int i = 0; i < 2; i++) {
-        struct gpucore_core_info info;
-
-        if (cores[i] && gpucore_core_get_info(cores[i], &info) == GPUCORE_OK)
-            held += info.load_bytes;
-    }
     for (uint32_t i = 0; img->embedded && i < img->embedded->count; i++)
         held += img->embedded->objects[i].bytes_size;
     img->code_budget = held;
@@ -1247,9 +1242,7 @@ static gpucore_status_t open_one(gpucore_core_t *core, const struct gc_image_opt
     if (st == GPUCORE_OK)
         st = read_gpucore_notes(img);
     if (st == GPUCORE_OK) {
-        gpucore_core_t *const cores[2] = { core, NULL };
-
-        set_code_budget(img, cores);
+        set_code_budget(img);
         st = build(img, note.desc, note.desc_size, note.offset, reterr_diag);
     }
     return image_done(img, st, ret, reterr_diag);
@@ -1357,9 +1350,7 @@ gpucore_status_t gc_image_open_with(gpucore_core_t *gpu, gpucore_core_t *host,
     if (st == GPUCORE_OK)
         st = read_gpucore_notes(img);
     if (st == GPUCORE_OK) {
-        gpucore_core_t *const cores[2] = { gpu, host };
-
-        set_code_budget(img, cores);
+        set_code_budget(img);
         st = build(img, note.desc, note.desc_size, note.offset, reterr_diag);
     }
     return image_done(img, st, ret, reterr_diag);
