@@ -153,6 +153,8 @@ static void capture_help(const char *cmd, FILE *out)
                   "                     queue-error[:STATUS]; recorded as the core's trigger\n"
                   "                     (and its exception when the driver has none); a\n"
                   "                     refused attach is retried for 2 s\n"
+                  "  --hook-timeout S   end (SIGALRM) after S seconds whatever the state, as\n"
+                  "                     libgpucore-hook.so asks (GPUCORE_HOOK_TIMEOUT)\n"
                 : "",
             strcmp(cmd, "run") == 0 ? " (all of these only before COMMAND is started;\n"
                                       "afterwards COMMAND's own status)" : "");
@@ -489,6 +491,7 @@ static int run_capture_cmd(int argc, char **argv, enum gc_capture_mode mode)
         { "quiet", no_argument, NULL, 'q' },
         { "json", optional_argument, NULL, 'j' },
         { "trigger", required_argument, NULL, 'T' },
+        { "hook-timeout", required_argument, NULL, 'H' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -499,7 +502,7 @@ static int run_capture_cmd(int argc, char **argv, enum gc_capture_mode mode)
     gpucore_diag_t tdiag = { 0 };
     const char *env = getenv("GPUCORE_KFD");
     char opts_buf[1024];
-    long pid = 0, level;
+    long pid = 0, level, hook_timeout = 0;
     int c, rc;
 
     memset(&o, 0, sizeof(o));
@@ -569,6 +572,15 @@ static int run_capture_cmd(int argc, char **argv, enum gc_capture_mode mode)
             o.trigger = &trigger;
             o.seize_retry_ms = HOOK_SEIZE_RETRY_MS;
             break;
+        case 'H':
+            /* capture only: libgpucore-hook.so's deadline, which the hook cannot enforce
+               while the capture has its threads stopped. */
+            if (mode != GC_CAPTURE_NOW)
+                return cli_usage_error(cmd, "--hook-timeout is an option of gpucore capture");
+            if (cli_parse_int(optarg, 1, 86400, &hook_timeout) != 0)
+                return cli_usage_error(cmd, "--hook-timeout takes whole seconds 1..86400, got "
+                                            "'%s'", optarg);
+            break;
         case 'h':
             capture_help(cmd, stdout);
             return CLI_EXIT_OK;
@@ -603,6 +615,13 @@ static int run_capture_cmd(int argc, char **argv, enum gc_capture_mode mode)
         if (cli.json_fd < 0)
             return cli_fail(CLI_EXIT_CANTCREAT, cli.json_path, "cannot open for --json: %s",
                             strerror(errno));
+    }
+    if (hook_timeout) {
+        /* Ended by the kernel past the deadline, wherever it is blocked: SIGALRM's default
+           action. The target's threads are let go when their tracer dies, and the driver
+           disables debugging when the session's file is closed. */
+        signal(SIGALRM, SIG_DFL);
+        alarm((unsigned)hook_timeout);
     }
     rc = run_capture_opened(&cli, &o, mode);
     if (cli.json_path)

@@ -189,8 +189,13 @@ struct gc_hsa_api_table {
     void *image_ext_;
 };
 
-/* OnLoad / OnUnload, as the runtime calls them (bool is C99 _Bool, one byte, as C++ bool). */
-typedef _Bool (*gc_hsa_tool_onload_fn)(struct gc_hsa_api_table *table, uint64_t runtime_version,
+/* OnLoad / OnUnload, as the runtime calls them (C's _Bool is C++'s bool: one byte). */
+#ifdef __cplusplus
+typedef bool gc_hsa_bool;
+#else
+typedef _Bool gc_hsa_bool;
+#endif
+typedef gc_hsa_bool (*gc_hsa_tool_onload_fn)(struct gc_hsa_api_table *table, uint64_t runtime_version,
                                        uint64_t failed_tool_count,
                                        const char *const *failed_tool_names);
 typedef void (*gc_hsa_tool_onunload_fn)(void);

@@ -11,7 +11,9 @@
  *     $GPUCORE_BIN|gpucore capture $GPUCORE_OPTIONS [-o $GPUCORE_OUTPUT] --trigger T PID
  *
  * (hook_args.h), allows it to trace this process (PR_SET_PTRACER), waits for it at most
- * $GPUCORE_HOOK_TIMEOUT seconds (default 120), then returns to the runtime exactly as the
+ * $GPUCORE_HOOK_TIMEOUT seconds (default 120; the helper is told too and ends itself then,
+ * since while it captures, every thread of this process, the waiting one included, is
+ * stopped), then returns to the runtime exactly as the
  * runtime would have gone on without the hook: the queue's own callback (if any) is called
  * with the same arguments; the memory-fault handler returns an error status, so the runtime
  * still prints its message and aborts. A later error: one line, no second capture. A capture
@@ -161,7 +163,7 @@ static void capture(const char *trigger, const char *what)
         return;
     }
     rc = gc_hook_build_cmd(&cmd, bin, getenv("GPUCORE_OPTIONS"), getenv("GPUCORE_OUTPUT"),
-                           trigger, self);
+                           trigger, timeout_s, self);
     if (rc != GC_HOOK_ARGS_OK) {
         say("%s in process %ld: no core: GPUCORE_OPTIONS or GPUCORE_OUTPUT too long (at most "
             "%u words, %u bytes)", what, (long)self, GC_HOOK_MAX_OPTION_WORDS,
@@ -192,7 +194,11 @@ static void capture(const char *trigger, const char *what)
        retries a refused attach for a while (--trigger). */
     (void)prctl(PR_SET_PTRACER, (unsigned long)pid, 0, 0, 0);
     pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-    if (!wait_helper(pid, pidfd, mono_ms() + (uint64_t)timeout_s * 1000u, &status)) {
+    if (!wait_helper(pid, pidfd, mono_ms() + (uint64_t)timeout_s * 1000u, &status) ||
+        (status != -1 && WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)) {
+        /* Past the deadline: killed here, or (SIGALRM) it ended itself while this thread
+           was stopped by it. The kernel lets the threads go when their tracer dies, and the
+           driver disables debugging when its file is closed. */
         kill(pid, SIGKILL);
         (void)wait_helper(pid, pidfd, mono_ms() + 5000u, &status);
         say("%s in process %ld: no core: gpucore capture did not finish within %ld s "
