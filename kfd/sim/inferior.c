@@ -19,6 +19,9 @@
  * it), the inferior does what the scenario's on_queue_error says, like ROCr: one line on stderr,
  * then abort() (with RLIMIT_CORE 0: no host core litter), exit(exit_status), or carry on.
  *
+ * HSA_TOOLS_LIB: the runtime's tools libraries are loaded and its errors reported as ROCr
+ * does (runtime.h); unset, nothing of it runs.
+ *
  * Exit status: 0 terminated by SIGTERM/SIGINT; 64 usage; 65 scenario error (also a bad
  * GPUCORE_SIM_FAULTS); 70 layout or driver failure; the scenario's exit_status or SIGABRT after
  * a queue error.
@@ -138,6 +141,12 @@ struct runtime {
     int exit_status;
     struct gc_sim_runtime *tools; /* HSA_TOOLS_LIB loaded: the runtime of runtime.h reports */
 };
+
+/* The scenario's action is the runtime's, value for value. */
+_Static_assert((int)GC_SCEN_ON_ERROR_CONTINUE == (int)GC_SIM_RUNTIME_CONTINUE &&
+                       (int)GC_SCEN_ON_ERROR_ABORT == (int)GC_SIM_RUNTIME_ABORT &&
+                       (int)GC_SCEN_ON_ERROR_EXIT == (int)GC_SIM_RUNTIME_EXIT,
+               "on_queue_error values");
 
 /* Runs on the driver's thread: with tools loaded, the runtime's events thread reports (a tool
    may capture meanwhile, which needs the driver); without, one line, then what the scenario
