@@ -34,6 +34,7 @@ struct gc_sim_runtime {
     uint32_t ntools;
     struct rt_queue *queues;
     uint32_t nqueues_made;
+    uint32_t *agent_gpu_ids; /* a copy of desc's */
 
     pthread_mutex_t lock;
     pthread_cond_t cond;
@@ -374,11 +375,20 @@ gpucore_status_t gc_sim_runtime_start(const struct gc_sim_runtime_desc *desc, co
     if (!rt)
         return gc_diag_set(diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "runtime: out of memory");
     rt->queues = gc_calloc_array(desc->num_queues + 1u, sizeof(*rt->queues));
-    if (!rt->queues) {
+    rt->agent_gpu_ids = gc_calloc_array(desc->num_agents + 1u, sizeof(uint32_t));
+    if (!rt->queues || !rt->agent_gpu_ids) {
+        gc_free(rt->queues);
+        gc_free(rt->agent_gpu_ids);
         gc_free(rt);
         return gc_diag_set(diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "runtime: out of memory");
     }
+    /* The description's arrays are borrowed for this call only: what is kept is copied. */
     rt->desc = *desc;
+    for (uint32_t i = 0; i < desc->num_agents; i++)
+        rt->agent_gpu_ids[i] = desc->agent_gpu_ids[i];
+    rt->desc.agent_gpu_ids = rt->agent_gpu_ids;
+    rt->desc.queue_gpu_ids = NULL;
+    rt->desc.queue_ids = NULL;
     for (uint32_t i = 0; i < desc->num_queues; i++) {
         rt->queues[i].gpu_id = desc->queue_gpu_ids[i];
         rt->queues[i].queue_id = desc->queue_ids[i];
@@ -452,5 +462,6 @@ void gc_sim_runtime_stop(struct gc_sim_runtime *rt)
     pthread_mutex_destroy(&rt->lock);
     pthread_cond_destroy(&rt->cond);
     gc_free(rt->queues);
+    gc_free(rt->agent_gpu_ids);
     gc_free(rt);
 }

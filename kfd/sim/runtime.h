@@ -43,6 +43,7 @@ enum gc_sim_runtime_action {
     GC_SIM_RUNTIME_EXIT = 2,
 };
 
+/* Borrowed by gc_sim_runtime_start() for the call only (the runtime keeps copies). */
 struct gc_sim_runtime_desc {
     enum gc_sim_runtime_action action;
     int exit_status;
