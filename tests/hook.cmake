@@ -25,7 +25,8 @@ add_test(NAME hook-abi COMMAND ${PROJECT_SOURCE_DIR}/tests/hook/check_hook_abi.s
                                $<TARGET_FILE:gpucore-hook>)
 set_tests_properties(hook-abi PROPERTIES LABELS "hook;abi")
 
-foreach(c memory-fault queue-error no-gpucore capture-fails deadline second-error table)
+foreach(c memory-fault queue-error no-gpucore capture-fails deadline second-error
+          sigchld-ignored table)
   add_test(NAME hook-e2e-${c}
            COMMAND ${PROJECT_SOURCE_DIR}/tests/hook/hook_e2e.sh
                    ${CMAKE_CURRENT_BINARY_DIR}/hook-e2e/${c}

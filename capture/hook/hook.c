@@ -217,8 +217,8 @@ static void capture(const char *trigger, const char *what)
 static void on_error(const char *trigger, const char *what)
 {
     if (__atomic_exchange_n(&hook.captured, 1, __ATOMIC_ACQ_REL)) {
-        say("%s in process %ld: already captured once; no second core", what,
-            (long)getpid());
+        say("%s in process %ld: not captured: the hook captures the first GPU error of a "
+            "process only", what, (long)getpid());
         return;
     }
     capture(trigger, what);

@@ -16,6 +16,8 @@
 #   capture-fails  a bad option in GPUCORE_OPTIONS, and an unwritable GPUCORE_OUTPUT
 #   deadline       GPUCORE_HOOK_TIMEOUT=1 and the driver's SUSPEND slowed to 4 s
 #   second-error   two VM faults in one process that carries on: one core, one line
+#   sigchld-ignored  the program ignores SIGCHLD (its children are reaped by the kernel): the
+#                  hook still waits for its helper and the core is written
 #   table          the runtime's table too small, and of another major version: refused
 # Each failure case: one line on stderr besides the program's own, the program's status and
 # message unchanged, no core, no process left behind.
@@ -254,10 +256,25 @@ second-error)
   e2e_stop_inferior
   [ -s hook.core ] || fail "no core of the first error: $(cat inferior.err)"
   [ "$(ls | grep -c 'core')" -eq 1 ] || fail "more than one core: $(ls)"
-  [ "$(grep -c '^gpucore-hook: GPU memory fault at 0x7f39f5000040 in process [0-9]*: already captured once; no second core$' inferior.err)" -eq 1 ] ||
+  [ "$(grep -c '^gpucore-hook: GPU memory fault at 0x7f39f5000040 in process [0-9]*: not captured: the hook captures the first GPU error of a process only$' inferior.err)" -eq 1 ] ||
     fail "the second error was not said once: $(cat inferior.err)"
   [ "$(grep -vc '^gpucore-inferior: ' inferior.err)" -eq 2 ] ||
     fail "expected the capture's summary and one hook line: $(cat inferior.err)"
+  no_leftover
+  ;;
+sigchld-ignored)
+  late vadd-fault late.json
+  baseline late.json
+  export HSA_TOOLS_LIB=$hook GPUCORE_BIN=$gpucore GPUCORE_OUTPUT=$work/hook.core
+  # An ignored SIGCHLD is inherited across exec.
+  prc=0
+  timeout 120 python3 -c 'import os, signal, sys
+signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+os.execvp(sys.argv[1], sys.argv[1:])' "${norand[@]}" "$inferior" late.json --objects "$objects" \
+    >ign.out 2>ign.err || prc=$?
+  [ -s hook.core ] || fail "the hook wrote no core with SIGCHLD ignored: $(cat ign.err)"
+  same_as_baseline ign
+  [ "$(grep -vc '^gpucore-inferior: ' ign.err)" -eq 1 ] || fail "expected the summary only: $(cat ign.err)"
   no_leftover
   ;;
 table)
