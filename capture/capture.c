@@ -1125,6 +1125,31 @@ static gpucore_status_t add_notes(struct cap *c, struct gpu_state *g, const stru
     return GPUCORE_OK;
 }
 
+/*
+ * NOW: what started the capture. On demand, unless the caller names the error that happened
+ * before (opts->trigger, the runtime hook). Such an error was raised while no debugger held the
+ * process, so the kernel kept no record of it (kfd_dbg_ev_raise records exceptions only for a
+ * debug-enabled process): with no exception from the driver, the caller's is the core's.
+ */
+static void apply_trigger(struct cap *c)
+{
+    const struct gc_capture_trigger *t = c->o->trigger;
+
+    c->res->trigger = GPUCORE_TRIGGER_ON_DEMAND;
+    if (!t)
+        return;
+    c->res->trigger = t->trigger;
+    if (c->nexc == 0 && t->exception_code) {
+        struct gc_plan_exception *e = &c->exc[c->nexc++];
+
+        e->code = t->exception_code;
+        e->gpu_id = 0;
+        e->queue_id = KFD_INVALID_QUEUEID;
+        e->fault_va = t->fault_va;
+        c->res->exception_code = t->exception_code;
+    }
+}
+
 /* From "threads seized, driver open" to a published core. */
 static gpucore_status_t capture_proper(struct cap *c)
 {
@@ -1165,7 +1190,7 @@ static gpucore_status_t capture_proper(struct cap *c)
             goto out;
         c->enabled = 1;
         collect_events(c);
-        c->res->trigger = GPUCORE_TRIGGER_ON_DEMAND;
+        apply_trigger(c);
     } else {
         /* WATCH/RUN enabled before waiting; ENABLE reported the runtime then. */
         g.rinfo = c->rinfo_at_enable;
@@ -1318,6 +1343,22 @@ static gpucore_status_t precheck_output(struct cap *c)
     return GPUCORE_OK;
 }
 
+/* Seize o->pid; a refusal (EPERM) is retried for o->seize_retry_ms: the runtime hook's helper
+   may come before the target made it its ptracer (PR_SET_PTRACER right after the spawn). */
+static gpucore_status_t seize_retrying(struct cap *c)
+{
+    uint64_t until = clock_ns(CLOCK_MONOTONIC) + (uint64_t)c->o->seize_retry_ms * 1000000ull;
+
+    for (;;) {
+        gpucore_status_t st = gc_tracee_seize(c->o->pid, &c->t, c->diag);
+        struct timespec ts = { 0, 10 * 1000000L };
+
+        if (st != GPUCORE_E_PERM || clock_ns(CLOCK_MONOTONIC) >= until || interrupted(c))
+            return st;
+        nanosleep(&ts, NULL);
+    }
+}
+
 static gpucore_status_t attach(struct cap *c)
 {
     gpucore_status_t st;
@@ -1343,7 +1384,7 @@ static gpucore_status_t attach(struct cap *c)
         GC_FAIL_IF(c->o->pid <= 0, c->diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
                    "bad process id %ld", (long)c->o->pid);
         progress_tier(c, NULL, "attaching to process %ld", (long)c->o->pid);
-        GC_TRY(gc_tracee_seize(c->o->pid, &c->t, c->diag));
+        GC_TRY(seize_retrying(c));
     }
     c->pid = gc_tracee_pid(c->t);
     c->res->pid = c->pid;

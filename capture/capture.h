@@ -69,6 +69,19 @@ struct gc_capture_progress {
     int new_phase;          /* 1 at a phase change, 0 for a byte-count update */
 };
 
+/*
+ * NOW: the error that made someone ask for this capture, when it happened before the capture
+ * began (the runtime hook, libgpucore-hook.so, passes it with --trigger). The core records it
+ * as its trigger; and when the driver holds no record of any exception (the kernel records
+ * exceptions only for a process that already had a debugger, so one raised before ENABLE is
+ * not in the snapshots or QUERY_DEBUG_EVENT) it is also the core's exception.
+ */
+struct gc_capture_trigger {
+    uint32_t trigger;        /* GPUCORE_TRIGGER_QUEUE_ERROR or _MEMORY_VIOLATION */
+    uint32_t exception_code; /* enum kfd_dbg_trap_exception_code, 0 = not known */
+    uint64_t fault_va;       /* memory violation: the faulting address, 0 = not known */
+};
+
 struct gc_capture_opts {
     enum gc_capture_mode mode;
     pid_t pid;                 /* NOW, WATCH */
@@ -84,6 +97,10 @@ struct gc_capture_opts {
     int32_t compress_level;
     uint32_t threads;          /* compression threads, 0 = number of online CPUs (max 8) */
     const char *options_text;  /* the command line options, recorded in the metadata */
+    const struct gc_capture_trigger *trigger; /* NOW: see above; NULL = on demand */
+    uint32_t seize_retry_ms;   /* NOW, WATCH: retry an attach refused with EPERM this long (the
+                                  hook's helper may try before the target declared it its
+                                  ptracer); 0 = fail at once */
     volatile sig_atomic_t *interrupted; /* set non-zero by the caller's signal handler: the
                                  capture is abandoned (RUN: the command is detached and left
                                  running, res->running, for the caller to pass the signal on) */
@@ -170,6 +187,17 @@ gpucore_status_t gc_capture_run(const struct gc_capture_opts *opts, struct gc_ca
  *         on, -1 with errno on failure (ECHILD: it was reaped elsewhere).
  */
 int gc_capture_reap_command(pid_t pid, int *ret_status);
+
+/*
+ * Parse a --trigger value: "memory-violation[@VA]" or "queue-error[:STATUS]", STATUS being the
+ * ROCm runtime's hsa_status_t of the queue's error callback (hex with 0x, or decimal), which is
+ * mapped back to the exception code the runtime made it from (illegal instruction, memory or
+ * aperture violation; HSA_STATUS_ERROR_EXCEPTION, the status of a wave abort, trap and math
+ * error alike, gives a wave abort). VA is hex (0x) or decimal.
+ * @retval GPUCORE_OK, GPUCORE_E_INVAL (the diag says what was expected)
+ */
+gpucore_status_t gc_capture_parse_trigger(const char *text, struct gc_capture_trigger *ret,
+                                          gpucore_diag_t *reterr_diag);
 
 /* Variables of an output pattern. */
 struct gc_capture_vars {

@@ -78,6 +78,10 @@ static const char *signal_name(int sig)
    member removed or changing meaning bumps it. */
 #define CAPTURE_JSON_SCHEMA "gpucore.capture/1"
 
+/* --trigger (the runtime hook's helper): how long a refused attach is retried, for the target
+   to declare the helper its ptracer. */
+#define HOOK_SEIZE_RETRY_MS 2000u
+
 /* The progress line is redrawn at most this often while bytes are written (each new phase is
    shown at once). */
 #define PROGRESS_INTERVAL_NS 100000000ull
@@ -137,11 +141,21 @@ static void capture_help(const char *cmd, FILE *out)
             "                     io-error} truncated truncation_reason elapsed_s compressed\n"
             "                     signature (null for now)\n"
             "  --quiet            no final summary line\n"
+            "%s"
             "  -h, --help         this text\n\n"
             "Exit codes: 0 core written, 64 usage, 66 no such process, 69 no GPU driver,\n"
             "73 cannot create the core (or its headers and notes exceed --max-size),\n"
             "74 I/O error, 77 not permitted (ptrace; another tracer is named), 128 + N\n"
             "ended by signal N%s.\n",
+            strcmp(cmd, "capture") == 0
+                ? "  --trigger WHAT     the GPU error that happened before the capture, as\n"
+                  "                     libgpucore-hook.so passes it: memory-violation[@VA] or\n"
+                  "                     queue-error[:STATUS]; recorded as the core's trigger\n"
+                  "                     (and its exception when the driver has none); a\n"
+                  "                     refused attach is retried for 2 s\n"
+                  "  --hook-timeout S   end (SIGALRM) after S seconds whatever the state, as\n"
+                  "                     libgpucore-hook.so asks (GPUCORE_HOOK_TIMEOUT)\n"
+                : "",
             strcmp(cmd, "run") == 0 ? " (all of these only before COMMAND is started;\n"
                                       "afterwards COMMAND's own status)" : "");
 }
@@ -476,15 +490,19 @@ static int run_capture_cmd(int argc, char **argv, enum gc_capture_mode mode)
         { "kfd", required_argument, NULL, 'k' },
         { "quiet", no_argument, NULL, 'q' },
         { "json", optional_argument, NULL, 'j' },
+        { "trigger", required_argument, NULL, 'T' },
+        { "hook-timeout", required_argument, NULL, 'H' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     const char *cmd = argv[0];
     struct capture_cli cli = { .cmd = cmd, .json_fd = -1 };
     struct gc_capture_opts o;
+    struct gc_capture_trigger trigger;
+    gpucore_diag_t tdiag = { 0 };
     const char *env = getenv("GPUCORE_KFD");
     char opts_buf[1024];
-    long pid = 0, level;
+    long pid = 0, level, hook_timeout = 0;
     int c, rc;
 
     memset(&o, 0, sizeof(o));
@@ -545,6 +563,24 @@ static int run_capture_cmd(int argc, char **argv, enum gc_capture_mode mode)
             cli.json_path = optarg;
             cli.json_fd = STDOUT_FILENO;
             break;
+        case 'T':
+            /* capture only: the runtime hook names the error it saw (capture.h). */
+            if (mode != GC_CAPTURE_NOW)
+                return cli_usage_error(cmd, "--trigger is an option of gpucore capture");
+            if (gc_capture_parse_trigger(optarg, &trigger, &tdiag) != GPUCORE_OK)
+                return cli_usage_error(cmd, "%s", tdiag.message);
+            o.trigger = &trigger;
+            o.seize_retry_ms = HOOK_SEIZE_RETRY_MS;
+            break;
+        case 'H':
+            /* capture only: libgpucore-hook.so's deadline, which the hook cannot enforce
+               while the capture has its threads stopped. */
+            if (mode != GC_CAPTURE_NOW)
+                return cli_usage_error(cmd, "--hook-timeout is an option of gpucore capture");
+            if (cli_parse_int(optarg, 1, 86400, &hook_timeout) != 0)
+                return cli_usage_error(cmd, "--hook-timeout takes whole seconds 1..86400, got "
+                                            "'%s'", optarg);
+            break;
         case 'h':
             capture_help(cmd, stdout);
             return CLI_EXIT_OK;
@@ -579,6 +615,13 @@ static int run_capture_cmd(int argc, char **argv, enum gc_capture_mode mode)
         if (cli.json_fd < 0)
             return cli_fail(CLI_EXIT_CANTCREAT, cli.json_path, "cannot open for --json: %s",
                             strerror(errno));
+    }
+    if (hook_timeout) {
+        /* Ended by the kernel past the deadline, wherever it is blocked: SIGALRM's default
+           action. The target's threads are let go when their tracer dies, and the driver
+           disables debugging when the session's file is closed. */
+        signal(SIGALRM, SIG_DFL);
+        alarm((unsigned)hook_timeout);
     }
     rc = run_capture_opened(&cli, &o, mode);
     if (cli.json_path)

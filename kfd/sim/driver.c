@@ -36,6 +36,7 @@ struct sim_queue {
     struct gc_sim_xcc *xcc;
     int fail_suspend, fail_resume;
     int suspended;
+    int saved_inactive; /* evicted or made inactive with its waves saved (late arming) */
     uint64_t unreported; /* raised bits not yet returned by QUERY_DEBUG_EVENT */
 };
 
@@ -71,6 +72,8 @@ struct gc_sim_driver {
     uint32_t read_delay_us_per_mib;
     gc_sim_runtime_fn runtime_error;
     void *runtime_user;
+    int runtime_clock;
+    uint64_t start_ms;
 
     /* Session state: what the kernel keeps in the target's kfd_process. */
     int enabled;
@@ -201,6 +204,8 @@ gpucore_status_t gc_sim_driver_create(const struct gc_sim_process *desc, struct 
     d->read_delay_us_per_mib = desc->read_delay_us_per_mib;
     d->runtime_error = desc->runtime_error;
     d->runtime_user = desc->runtime_user;
+    d->runtime_clock = desc->runtime_clock;
+    d->start_ms = now_ms();
     if (!d->agents || !d->queues || !d->exc || !d->faults || !d->allocs)
         goto nomem;
     for (uint32_t i = 0; i < d->num_allocs; i++) {
@@ -280,8 +285,35 @@ static int any_pending(struct gc_sim_driver *d)
     return 0;
 }
 
+static void context_save_waves(const struct gc_sim_xcc *x);
+
+/*
+ * An error raised while no debugger has debugging enabled (runtime_clock only): the kernel
+ * records nothing; a VM fault evicts every queue of the process, another queue error leaves
+ * its queue inactive (the runtime suspends it before its callback); the waves are saved then.
+ */
+static void raise_undebugged(struct gc_sim_driver *d, struct sim_exc *x)
+{
+    int vm_fault = x->x.fault_va != 0 || x->x.code == EC_DEVICE_MEMORY_VIOLATION;
+
+    x->raised = 1;
+    for (uint32_t i = 0; i < d->num_queues; i++) {
+        struct sim_queue *q = &d->queues[i];
+
+        if (q->saved_inactive || (!vm_fault && q->e.queue_id != x->x.queue_id))
+            continue;
+        for (uint32_t k = 0; k < q->num_xcc; k++)
+            context_save_waves(&q->xcc[k]);
+        q->saved_inactive = 1;
+    }
+}
+
 static void raise_exc(struct gc_sim_driver *d, struct sim_exc *x)
 {
+    if (!d->enabled) {
+        raise_undebugged(d, x);
+        return;
+    }
     x->raised = 1;
     uint64_t bits = x->x.status_bits;
     if (bits == 0 && x->x.code >= 1 && x->x.code <= 64)
@@ -312,7 +344,7 @@ static void raise_exc(struct gc_sim_driver *d, struct sim_exc *x)
 
 void gc_sim_driver_tick(struct gc_sim_driver *d, uint64_t t)
 {
-    if (!d->enabled)
+    if (!d->enabled && !d->runtime_clock)
         return;
     for (uint32_t i = 0; i < d->num_exc; i++)
         if (!d->exc[i].raised && d->exc[i].x.delay_ms <= t)
@@ -358,12 +390,25 @@ void gc_sim_driver_state(const struct gc_sim_driver *d, int *ret_debug_enabled,
         *ret_suspended_queues = n;
 }
 
+/* Now on the exceptions' clock: since ENABLE, or with runtime_clock since the start. */
+static uint64_t clock_now(const struct gc_sim_driver *d)
+{
+    return now_ms() - (d->runtime_clock ? d->start_ms : d->enable_ms);
+}
+
+/* Raise what is due now. */
+static void tick_now(struct gc_sim_driver *d)
+{
+    if (d->enabled || d->runtime_clock)
+        gc_sim_driver_tick(d, clock_now(d));
+}
+
 /* Milliseconds until the next scheduled exception, or -1 if none is due while enabled. */
 static int next_due(struct gc_sim_driver *d)
 {
-    if (!d->enabled)
+    if (!d->enabled && !d->runtime_clock)
         return -1;
-    uint64_t t = now_ms() - d->enable_ms;
+    uint64_t t = clock_now(d);
     int64_t best = -1;
     for (uint32_t i = 0; i < d->num_exc; i++) {
         if (d->exc[i].raised)
@@ -395,9 +440,8 @@ static int is_tracer(struct gc_sim_driver *d, pid_t peer)
     return tracer != 0 && tracer == (long)peer;
 }
 
-/* A CWSR preemption of one XCC: the waves' state lands in the area, then get_wave_state writes
-   the header. */
-static void context_save(const struct gc_sim_xcc *x)
+/* The preemption's part of a CWSR save of one XCC: the waves' state lands in the area. */
+static void context_save_waves(const struct gc_sim_xcc *x)
 {
     /* The driver runs inside the inferior: base is an address of this very process. */
     uint8_t *base = (uint8_t *)(uintptr_t)x->base;
@@ -408,7 +452,14 @@ static void context_save(const struct gc_sim_xcc *x)
     if (x->saved && x->saved_len)
         memcpy(base + x->header.control_stack_offset, x->saved,
                x->saved_len < room ? x->saved_len : room);
-    gc_cwsr_header_encode(&x->header, base);
+}
+
+/* A CWSR preemption of one XCC: the waves' state lands in the area, then get_wave_state writes
+   the header. */
+static void context_save(const struct gc_sim_xcc *x)
+{
+    context_save_waves(x);
+    gc_cwsr_header_encode(&x->header, (uint8_t *)(uintptr_t)x->base);
 }
 
 /*
@@ -554,9 +605,16 @@ static int op_queues(struct gc_sim_driver *d, int suspend, uint64_t clear_mask,
             st |= KFD_DBG_QUEUE_ERROR_MASK;
         } else if (suspend) {
             /* CWSR preemption: each XCC's waves are saved into the user save area and the
-             * kernel's get_wave_state writes its header (on gfx9 copying the control stack). */
-            for (uint32_t x = 0; x < q->num_xcc; x++)
-                context_save(&q->xcc[x]);
+             * kernel's get_wave_state writes its header (on gfx9 copying the control stack).
+             * A queue already off the hardware (evicted, or made inactive by the runtime) has
+             * its waves saved: suspend_single_queue only marks it, get_wave_state still
+             * writes the header. */
+            for (uint32_t x = 0; x < q->num_xcc; x++) {
+                if (q->saved_inactive)
+                    gc_cwsr_header_encode(&q->xcc[x].header, (uint8_t *)(uintptr_t)q->xcc[x].base);
+                else
+                    context_save(&q->xcc[x]);
+            }
             q->suspended = 1;
             q->e.exception_status &= ~clear_mask;
             q->unreported &= ~clear_mask;
@@ -708,7 +766,8 @@ static int dbg_trap(struct gc_sim_driver *d, uint64_t conn_id, pid_t peer,
         *fd = -1;
         d->exc_mask = a->enable.exception_mask;
         d->enable_ms = now_ms();
-        gc_sim_driver_tick(d, 0);
+        if (!d->runtime_clock)
+            gc_sim_driver_tick(d, 0);
         if (any_pending(d))
             signal_event(d);
         return 0;
@@ -796,8 +855,7 @@ size_t gc_sim_driver_handle(struct gc_sim_driver *d, uint64_t conn_id, pid_t pee
     memset(&s, 0, sizeof(s));
     if (resp_cap < GC_SIM_MAX_MESSAGE || gc_sim_request_decode(req, req_len, &r, NULL) < 0)
         goto out;
-    if (d->enabled)
-        gc_sim_driver_tick(d, now_ms() - d->enable_ms);
+    tick_now(d);
     s.type = r.type;
     if (r.type == GC_SIM_MSG_GET_VERSION) {
         int err = inject(d, GC_SIM_OP_GET_VERSION);
@@ -958,8 +1016,7 @@ static void *server_main(void *arg)
             }
         }
         int rc = poll(p, np, next_due(d));
-        if (d->enabled)
-            gc_sim_driver_tick(d, now_ms() - d->enable_ms);
+        tick_now(d);
         gc_sim_driver_flush_runtime(d);
         if (rc < 0)
             continue;

@@ -148,6 +148,21 @@ struct gc_sim_process {
     /* Injected slowness of target-memory reads, reported by DEVICE_INFO; the client sleeps. */
     uint32_t read_delay_us_per_mib;
 
+    /*
+     * Late arming: 0 = exceptions are raised delay_ms after ENABLE (never without a
+     * debugger); 1 = delay_ms after gc_sim_driver_create, debugger or not. An error raised
+     * while no debugger has debugging enabled is handled as the kernel does (kfd_debug.c
+     * kfd_set_dbg_ev_from_interrupt): nothing is recorded in any exception_status (so a
+     * debugger that enables later sees none in the snapshots or QUERY_DEBUG_EVENT); a memory
+     * violation (a fault address, or EC_DEVICE_MEMORY_VIOLATION) evicts every queue of the
+     * process (kfd_dqm_evict_pasid), any other queue error leaves its queue inactive (ROCr's
+     * AqlQueue::Suspend before its error callback); either way the waves are saved into the
+     * CWSR areas then, without the header. A later SUSPEND of such a queue succeeds without
+     * a new save and writes the header (get_wave_state, run by the kernel's SUSPEND for every
+     * queue of the process).
+     */
+    int runtime_clock;
+
     /* The runtime's error handler (NULL: exceptions are never delivered). Called on the driver's
      * thread from gc_sim_driver_flush_runtime(); it may exit or abort the process. */
     gc_sim_runtime_fn runtime_error;
@@ -212,7 +227,8 @@ size_t gc_sim_driver_handle(struct gc_sim_driver *d, uint64_t conn_id, pid_t pee
 /* The connection went away: implicit DISABLE if it held the session. */
 void gc_sim_driver_disconnect(struct gc_sim_driver *d, uint64_t conn_id);
 
-/* Raise every scheduled exception that is due at @p now_ms after ENABLE (tests). */
+/* Raise every scheduled exception that is due at @p now_ms after ENABLE (with runtime_clock:
+   after the driver's creation) (tests). */
 void gc_sim_driver_tick(struct gc_sim_driver *d, uint64_t now_ms);
 
 /*

@@ -19,6 +19,9 @@
  * it), the inferior does what the scenario's on_queue_error says, like ROCr: one line on stderr,
  * then abort() (with RLIMIT_CORE 0: no host core litter), exit(exit_status), or carry on.
  *
+ * HSA_TOOLS_LIB: the runtime's tools libraries are loaded and its errors reported as ROCr
+ * does (runtime.h); unset, nothing of it runs.
+ *
  * Exit status: 0 terminated by SIGTERM/SIGINT; 64 usage; 65 scenario error (also a bad
  * GPUCORE_SIM_FAULTS); 70 layout or driver failure; the scenario's exit_status or SIGABRT after
  * a queue error.
@@ -42,6 +45,7 @@
 
 #ifdef GC_INFERIOR_HAVE_DRIVER
 #include "driver.h"
+#include "runtime.h"
 #endif
 
 static const char prog[] = "gpucore-inferior";
@@ -135,67 +139,26 @@ static uint32_t exception_code(const char *what)
 struct runtime {
     enum gc_scen_on_error action;
     int exit_status;
+    struct gc_sim_runtime *tools; /* HSA_TOOLS_LIB loaded: the runtime of runtime.h reports */
 };
 
-/* How ROCr would name the error, per exception code; codes not listed are not errors. */
-static const char *error_name(uint32_t code)
-{
-    static const struct {
-        uint32_t code;
-        const char *name;
-    } map[] = {
-        { EC_QUEUE_WAVE_ABORT, "wave abort" },
-        { EC_QUEUE_WAVE_TRAP, "trap" },
-        { EC_QUEUE_WAVE_MATH_ERROR, "math error" },
-        { EC_QUEUE_WAVE_ILLEGAL_INSTRUCTION, "illegal instruction" },
-        { EC_QUEUE_WAVE_MEMORY_VIOLATION, "memory violation" },
-        { EC_QUEUE_WAVE_APERTURE_VIOLATION, "aperture violation" },
-        { EC_DEVICE_MEMORY_VIOLATION, "memory violation" },
-    };
+/* The scenario's action is the runtime's, value for value. */
+_Static_assert((int)GC_SCEN_ON_ERROR_CONTINUE == (int)GC_SIM_RUNTIME_CONTINUE &&
+                       (int)GC_SCEN_ON_ERROR_ABORT == (int)GC_SIM_RUNTIME_ABORT &&
+                       (int)GC_SCEN_ON_ERROR_EXIT == (int)GC_SIM_RUNTIME_EXIT,
+               "on_queue_error values");
 
-    for (size_t i = 0; i < GC_ARRAY_SIZE(map); i++)
-        if (map[i].code == code)
-            return map[i].name;
-    return NULL;
-}
-
-/* Runs on the driver's thread: one line, then what the scenario says. */
+/* Runs on the driver's thread: with tools loaded, the runtime's events thread reports (a tool
+   may capture meanwhile, which needs the driver); without, one line, then what the scenario
+   says. */
 static void runtime_error(void *user, const struct gc_sim_runtime_error *e)
 {
     const struct runtime *rt = user;
-    const char *what = error_name(e->code);
-    char line[256], at[40] = "", who[64], tail[48];
 
-    if (!what)
-        return;
-    if (e->queue_id != KFD_INVALID_QUEUEID)
-        snprintf(who, sizeof(who), "queue %u (gpu 0x%x)", e->queue_id, e->gpu_id);
+    if (rt->tools)
+        gc_sim_runtime_deliver(rt->tools, e);
     else
-        snprintf(who, sizeof(who), "gpu 0x%x", e->gpu_id);
-    if (e->fault_va)
-        snprintf(at, sizeof(at), " at 0x%" PRIx64, e->fault_va);
-    if (rt->action == GC_SCEN_ON_ERROR_ABORT)
-        snprintf(tail, sizeof(tail), "aborting");
-    else if (rt->action == GC_SCEN_ON_ERROR_EXIT)
-        snprintf(tail, sizeof(tail), "exiting with status %d", rt->exit_status);
-    else
-        snprintf(tail, sizeof(tail), "continuing");
-    int n = snprintf(line, sizeof(line), "%s: %s: %s%s: %s\n", prog, who, what, at, tail);
-    /* One write: the line is not interleaved with anything else on stderr. */
-    if (n > 0) {
-        ssize_t w = write(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
-        (void)w;
-    }
-    if (rt->action == GC_SCEN_ON_ERROR_ABORT) {
-        struct rlimit no_core = { 0, 0 };
-
-        setrlimit(RLIMIT_CORE, &no_core); /* no host core litter from a test inferior */
-        abort();
-    }
-    if (rt->action == GC_SCEN_ON_ERROR_EXIT) {
-        fflush(stdout);
-        _exit(rt->exit_status);
-    }
+        gc_sim_runtime_report((enum gc_sim_runtime_action)rt->action, rt->exit_status, e);
 }
 
 /*
@@ -217,6 +180,44 @@ static int make_unreadable(const struct gc_layout *l, const struct gc_scen_fault
         return -1;
     /* Still device memory: out of host cores like the rest of the buffer. */
     return madvise(p, (size_t)f->size, MADV_DONTDUMP);
+}
+
+/* HSA_TOOLS_LIB set: the runtime of runtime.h loads the tools and creates the queues through
+   their table (runtime_error then hands errors to it). Unset: nothing changes. */
+static gpucore_status_t start_tools(const struct gc_scenario *s, const struct gc_layout *l,
+                                    struct runtime *rt, gpucore_diag_t *diag)
+{
+    const char *tools = getenv("HSA_TOOLS_LIB");
+    uint32_t *qgpu = gc_calloc_array(s->nqueues + 1u, sizeof(uint32_t));
+    uint32_t *qid = gc_calloc_array(s->nqueues + 1u, sizeof(uint32_t));
+    uint32_t *agpu = gc_calloc_array(s->nagents + 1u, sizeof(uint32_t));
+    struct gc_sim_runtime_desc d = { .action = (enum gc_sim_runtime_action)s->on_queue_error,
+                                     .exit_status = (int)s->exit_status,
+                                     .num_queues = s->nqueues, .num_agents = s->nagents,
+                                     .queue_gpu_ids = qgpu, .queue_ids = qid,
+                                     .agent_gpu_ids = agpu };
+    gpucore_status_t st = GPUCORE_E_NOMEM;
+
+    if (!tools || !*tools) {
+        st = GPUCORE_OK;
+        goto out;
+    }
+    if (!qgpu || !qid || !agpu) {
+        gc_diag_set(diag, st, GC_NO_OFFSET, "out of memory");
+        goto out;
+    }
+    for (uint32_t i = 0; i < s->nqueues; i++) {
+        qgpu[i] = l->queues[i].gpu_id;
+        qid[i] = l->queues[i].queue_id;
+    }
+    for (uint32_t i = 0; i < s->nagents; i++)
+        agpu[i] = s->agents[i].gpu_id;
+    st = gc_sim_runtime_start(&d, tools, &rt->tools, diag);
+out:
+    gc_free(qgpu);
+    gc_free(qid);
+    gc_free(agpu);
+    return st;
 }
 
 /* Convert the layout into the driver's description and start it. */
@@ -342,6 +343,7 @@ static gpucore_status_t start_driver(const struct gc_scenario *s, const struct g
     p.kfd_major = 1;
     p.kfd_minor = s->kfd_minor;
     p.no_hws = s->no_hws;
+    p.runtime_clock = s->runtime_clock;
     p.runtime_error = runtime_error;
     p.runtime_user = rt;
     st = gc_sim_driver_start(&p, socket, ret, diag);
@@ -420,6 +422,12 @@ int main(int argc, char **argv)
 #ifdef GC_INFERIOR_HAVE_DRIVER
     rt.action = s->on_queue_error;
     rt.exit_status = (int)s->exit_status;
+    if (start_tools(s, l, &rt, &diag) < 0) {
+        fprintf(stderr, "%s: %s\n", prog, diag.message);
+        gc_layout_free(l);
+        gc_scenario_free(s);
+        return EX_SOFTWARE;
+    }
     if (start_driver(s, l, socket, &rt, &drv, &diag) < 0) {
         fprintf(stderr, "%s: simulated driver: %s\n", prog, diag.message);
         gc_layout_free(l);
@@ -452,6 +460,7 @@ int main(int argc, char **argv)
     spin_stop = 1;
 #ifdef GC_INFERIOR_HAVE_DRIVER
     gc_sim_driver_stop(drv);
+    gc_sim_runtime_stop(rt.tools);
 #endif
     gc_layout_free(l);
     gc_scenario_free(s);

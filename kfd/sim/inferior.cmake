@@ -15,7 +15,10 @@ add_executable(gpucore-inferior ${GC_SIM_DIR}/inferior.c)
 target_link_libraries(gpucore-inferior PRIVATE gc_sim_layout gc_arch gc_schema Threads::Threads)
 if(TARGET gc_kfd_sim_driver)
   # The simulated driver runs inside the inferior; without it the inferior only lays out.
-  target_link_libraries(gpucore-inferior PRIVATE gc_kfd_sim_driver gc_kfd_sim_protocol)
+  target_sources(gpucore-inferior PRIVATE ${GC_SIM_DIR}/runtime.c)
+  target_include_directories(gpucore-inferior PRIVATE ${GC_SIM_DIR}/../../schema)
+  target_link_libraries(gpucore-inferior PRIVATE gc_kfd_sim_driver gc_kfd_sim_protocol
+                        ${CMAKE_DL_LIBS})
   target_compile_definitions(gpucore-inferior PRIVATE GC_INFERIOR_HAVE_DRIVER=1)
 endif()
 gpucore_warnings(gpucore-inferior)

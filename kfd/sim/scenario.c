@@ -1001,7 +1001,7 @@ static gpucore_status_t parse_root(struct pctx *c, json_t *root, struct gc_scena
 {
     static const char *const keys[] = { "name", "r_version", "ttmp_setup", "agents", "queues",
         "code_objects", "buffers", "dispatches", "waves", "exceptions", "fault_injection",
-        "host_threads", "description", "on_queue_error", "exit_status", "kfd", NULL };
+        "host_threads", "description", "on_queue_error", "exit_status", "kfd", "exception_clock", NULL };
     static const char *const on_error[] = { "continue", "abort", "exit", NULL };
     json_t *kfd;
     int onerr;
@@ -1065,6 +1065,13 @@ static gpucore_status_t parse_root(struct pctx *c, json_t *root, struct gc_scena
     GC_TRY(get_u32(c, root, "exit_status", 0, 1, 0, 255, &s->exit_status));
     if (json_object_get(root, "exit_status") && s->on_queue_error != GC_SCEN_ON_ERROR_EXIT)
         return fail(c, GPUCORE_E_INVAL, "exit_status: only with \"on_queue_error\": \"exit\"");
+    {
+        static const char *const clocks[] = { "debugger", "runtime", NULL };
+        int clk;
+
+        GC_TRY(get_enum(c, root, "exception_clock", 0, 0, clocks, &clk));
+        s->runtime_clock = clk == 1;
+    }
     s->kfd_minor = 18;
     kfd = json_object_get(root, "kfd");
     if (kfd) {

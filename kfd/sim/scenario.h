@@ -234,6 +234,10 @@ struct gc_scenario {
     uint32_t exit_status;   /* for GC_SCEN_ON_ERROR_EXIT */
     uint32_t kfd_minor;     /* GET_VERSION minor (13..18) */
     int no_hws;             /* every DBG_TRAP op fails EINVAL */
+    /* "exception_clock": 0 "debugger" (at_ms counts from ENABLE; nothing is raised without a
+       debugger), 1 "runtime" (at_ms counts from the inferior's start, debugger or not: the
+       runtime learns of the error first, a debugger can only come later) */
+    int runtime_clock;
 };
 
 /*

@@ -43,6 +43,7 @@ static struct {
     uint64_t q_fault_va; /* fault address of the queue exception */
     gc_sim_runtime_fn runtime;
     void *runtime_user;
+    int runtime_clock;
 } extras;
 
 static int teardown_extras(void **state)
@@ -130,6 +131,7 @@ static struct gc_sim_driver *make(const struct gc_sim_fault *faults, uint32_t nf
     p.kfd_major = extras.minor ? 1 : 0;
     p.runtime_error = extras.runtime;
     p.runtime_user = extras.runtime_user;
+    p.runtime_clock = extras.runtime_clock;
     struct gc_sim_driver *d = NULL;
     assert_int_equal(gc_sim_driver_create(&p, &d, NULL), GPUCORE_OK);
     gc_sim_driver_set_tracer_override(d, TRACER);
@@ -980,6 +982,78 @@ static void test_queue_fault_address(void **state)
     gc_sim_driver_destroy(d);
 }
 
+/*
+ * Late arming (runtime_clock): an error raised while no debugger has debugging enabled is
+ * handled as the kernel does: the runtime gets it, nothing is recorded for a debugger that
+ * comes later (no event, no exception_status), the VM fault evicts the queues with their waves
+ * saved (no header yet), and a later SUSPEND writes the header without saving again.
+ */
+static void test_late_arming(void **state)
+{
+    (void)state;
+    struct delivered dl;
+    memset(&dl, 0, sizeof(dl));
+    extras.runtime = on_runtime;
+    extras.runtime_user = &dl;
+    extras.runtime_clock = 1;
+    extras.q_fault_va = 0x7f39f5000040ull;
+    struct gc_sim_driver *d = make(NULL, 0, DEBUG_RUNTIME_STATE_ENABLED);
+    static const uint8_t zero[40];
+    struct kfd_ioctl_dbg_trap_args a;
+    struct gc_sim_response r;
+
+    gc_sim_driver_tick(d, 55); /* the queue's memory violation: no debugger */
+    gc_sim_driver_flush_runtime(d);
+    assert_int_equal(dl.n, 1);
+    assert_int_equal(dl.e[0].code, EC_QUEUE_WAVE_MEMORY_VIOLATION);
+    assert_int_equal(dl.e[0].fault_va, 0x7f39f5000040ull);
+    /* Evicted: the waves are in the save area, the header is not (get_wave_state not run). */
+    assert_memory_equal(area0 + 0x1000 - 16, ctl0, 16);
+    assert_memory_equal(area0, zero, 40);
+    /* Changed after the save: a SUSPEND that saved again would overwrite it. */
+    memset(area0 + 0x1000 - 16, 0xaa, 16);
+
+    assert_int_equal(enable(d, 1, TRACER, NULL), 0);
+    memset(&a, 0, sizeof(a));
+    a.op = KFD_IOC_DBG_TRAP_QUERY_DEBUG_EVENT;
+    assert_int_equal(call(d, 1, TRACER, &a, NULL, 0, -1, &r), -EAGAIN);
+    memset(&a, 0, sizeof(a));
+    a.op = KFD_IOC_DBG_TRAP_GET_QUEUE_SNAPSHOT;
+    a.queue_snapshot.entry_size = 64;
+    a.queue_snapshot.num_queues = 2;
+    a.queue_snapshot.snapshot_buf_ptr = 1;
+    assert_int_equal(call(d, 1, TRACER, &a, NULL, 0, -1, &r), 0);
+    assert_int_equal(r.out_len, 128);
+    assert_int_equal(gc_le64_get(r.out), 0); /* exception_status of queue 0: none recorded */
+
+    uint32_t ids[1] = { 0 };
+    memset(&a, 0, sizeof(a));
+    a.op = KFD_IOC_DBG_TRAP_SUSPEND_QUEUES;
+    a.suspend_queues.queue_array_ptr = 1;
+    a.suspend_queues.num_queues = 1;
+    assert_int_equal(call(d, 1, TRACER, &a, ids, 1, -1, &r), 1);
+    assert_int_equal(gc_le32_get(r.out), 0);
+    struct gc_cwsr_header h;
+    assert_int_equal(gc_cwsr_header_decode(area0, 40, &h), GPUCORE_OK);
+    assert_int_equal(h.control_stack_offset, 0x1000 - 16);
+    assert_int_equal(h.err_payload_addr, 0xdeadbeef00ull);
+    static const uint8_t aa[16] = { 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa,
+                                    0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa };
+    assert_memory_equal(area0 + 0x1000 - 16, aa, 16); /* not saved again */
+
+    /* The device's violation, due at 60, comes on the runtime's clock while the debugger
+       holds the process: recorded and signalled as usual, not handed to the runtime. */
+    gc_sim_driver_tick(d, 65);
+    gc_sim_driver_flush_runtime(d);
+    assert_int_equal(dl.n, 1);
+    memset(&a, 0, sizeof(a));
+    a.op = KFD_IOC_DBG_TRAP_QUERY_DEBUG_EVENT;
+    assert_int_equal(call(d, 1, TRACER, &a, NULL, 0, -1, &r), 0);
+    assert_int_equal(r.args.query_debug_event.exception_mask,
+                     KFD_EC_MASK(EC_DEVICE_MEMORY_VIOLATION));
+    gc_sim_driver_destroy(d);
+}
+
 /* The minor version a scenario asks for. */
 static void test_minor(void **state)
 {
@@ -1043,6 +1117,7 @@ int main(void)
         cmocka_unit_test_teardown(test_runtime_delivery, teardown_extras),
         cmocka_unit_test_teardown(test_queue_fault_address, teardown_extras),
         cmocka_unit_test_teardown(test_minor, teardown_extras),
+        cmocka_unit_test_teardown(test_late_arming, teardown_extras),
         cmocka_unit_test(test_exit_fault),
         cmocka_unit_test(test_codec_tables),
     };

@@ -1,0 +1,362 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libgpucore-hook.so: automatic GPU core capture from inside any ROCm process, loaded by the
+ * runtime through HSA_TOOLS_LIB (schema/gc_hsa_tools.h describes the interface).
+ *
+ * OnLoad checks the tables, replaces hsa_queue_create (and hsa_amd_queue_intercept_create
+ * where the table has it) with wrappers that give every queue an error callback of the hook's,
+ * and registers a GPU memory-fault system-event handler. On the first GPU error of the process
+ * (a memory fault, or an error reported on a queue) the hook runs the capture helper,
+ *
+ *     $GPUCORE_BIN|gpucore capture $GPUCORE_OPTIONS [-o $GPUCORE_OUTPUT] --trigger T PID
+ *
+ * (hook_args.h), allows it to trace this process (PR_SET_PTRACER), waits for it at most
+ * $GPUCORE_HOOK_TIMEOUT seconds (default 120; the helper is told too and ends itself then,
+ * since while it captures, every thread of this process, the waiting one included, is
+ * stopped), then returns to the runtime exactly as the
+ * runtime would have gone on without the hook: the queue's own callback (if any) is called
+ * with the same arguments; the memory-fault handler returns an error status, so the runtime
+ * still prints its message and aborts. A later error: one line, no second capture. A capture
+ * that cannot be made (no gpucore, the helper failing, the deadline) changes nothing but one
+ * line on stderr.
+ *
+ * Constraints of code that runs inside arbitrary programs: libc only; no constructors; no heap
+ * (fixed static storage); the helper is started with posix_spawn (never a plain fork of a
+ * multithreaded process); its end is awaited on a pidfd, so a program that ignores SIGCHLD or
+ * reaps children itself does not confuse it; no file the program or a core names is opened.
+ * Exported: OnLoad and OnUnload only (hook.map).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gc_hsa_tools.h"
+#include "hook_args.h"
+
+#define HOOK_API __attribute__((visibility("default")))
+
+/* Queues whose callback the hook wraps; more are created with their own callback only. */
+#define HOOK_MAX_QUEUES 4096u
+
+extern char **environ;
+
+struct queue_slot {
+    gc_hsa_queue_callback_t callback; /* the program's, NULL if it gave none */
+    void *data;
+};
+
+static struct {
+    gc_hsa_queue_create_fn queue_create;     /* the runtime's */
+    gc_hsa_queue_create_fn intercept_create; /* the runtime's, NULL if not wrapped */
+    struct queue_slot slots[HOOK_MAX_QUEUES];
+    unsigned nslots;          /* atomic */
+    int slots_full_said;      /* atomic */
+    int captured;             /* atomic: the first error took the capture */
+    int unloaded;             /* atomic */
+} hook;
+
+/* One line on stderr, written at once. */
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+    char line[512];
+    va_list ap;
+    int n = snprintf(line, sizeof(line), "gpucore-hook: ");
+
+    va_start(ap, fmt);
+    n += vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
+    va_end(ap);
+    if (n > (int)sizeof(line) - 2)
+        n = (int)sizeof(line) - 2;
+    line[n++] = '\n';
+    while (write(STDERR_FILENO, line, (size_t)n) < 0 && errno == EINTR) {
+    }
+}
+
+static uint64_t mono_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/*
+ * Wait for the helper @p pid (a child of this process) until it ends or @p deadline_ms passes.
+ * 1 ended (*ret_status its wait status, or -1 if someone else reaped it), 0 deadline.
+ */
+static int wait_helper(pid_t pid, int pidfd, uint64_t deadline_ms, int *ret_status)
+{
+    *ret_status = -1;
+    for (;;) {
+        uint64_t now = mono_ms();
+        int left = now >= deadline_ms ? 0 : (int)(deadline_ms - now > 1000 ? 1000
+                                                                              : deadline_ms - now);
+        siginfo_t si;
+
+        memset(&si, 0, sizeof(si));
+        /* WNOWAIT first? No: the helper is ours; reap it. ECHILD: the program reaps its
+           children itself or ignores SIGCHLD; then the pidfd (or kill 0) tells the end. */
+        if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG) == 0) {
+            if (si.si_pid == pid) {
+                *ret_status = si.si_code == CLD_EXITED ? (si.si_status & 0xff) << 8
+                                                       : (si.si_status & 0x7f);
+                return 1;
+            }
+        } else if (errno == ECHILD) {
+            if (pidfd >= 0) {
+                struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+                if (poll(&p, 1, 0) > 0)
+                    return 1;
+            } else if (kill(pid, 0) != 0 && errno == ESRCH) {
+                return 1;
+            }
+        }
+        if (left == 0)
+            return 0;
+        if (pidfd >= 0) {
+            struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+            (void)poll(&p, 1, left);
+        } else {
+            struct timespec ts = { 0, 20 * 1000000L };
+
+            nanosleep(&ts, NULL);
+        }
+    }
+}
+
+/* Run the capture helper on this process for @p trigger, @p what describing the error. */
+static void capture(const char *trigger, const char *what)
+{
+    static struct gc_hook_cmd cmd; /* one capture per process: static storage is enough */
+    static char bin[4096];
+    posix_spawnattr_t attr;
+    posix_spawn_file_actions_t fa;
+    sigset_t none, all;
+    long timeout_s = gc_hook_parse_timeout(getenv("GPUCORE_HOOK_TIMEOUT"));
+    pid_t pid, self = getpid();
+    int rc, pidfd, status;
+
+    if (timeout_s < 0) {
+        say("GPUCORE_HOOK_TIMEOUT='%s' is not a number of seconds in 1..%u; using %u",
+            getenv("GPUCORE_HOOK_TIMEOUT"), GC_HOOK_TIMEOUT_MAX_S, GC_HOOK_TIMEOUT_S);
+        timeout_s = GC_HOOK_TIMEOUT_S;
+    }
+    if (gc_hook_find_program(getenv("GPUCORE_BIN"), getenv("PATH"), bin, sizeof(bin)) != 0) {
+        say("%s in process %ld: no core: gpucore not found (set GPUCORE_BIN or PATH)", what,
+            (long)self);
+        return;
+    }
+    rc = gc_hook_build_cmd(&cmd, bin, getenv("GPUCORE_OPTIONS"), getenv("GPUCORE_OUTPUT"),
+                           trigger, timeout_s, self);
+    if (rc != GC_HOOK_ARGS_OK) {
+        say("%s in process %ld: no core: GPUCORE_OPTIONS or GPUCORE_OUTPUT too long (at most "
+            "%u words, %u bytes)", what, (long)self, GC_HOOK_MAX_OPTION_WORDS,
+            GC_HOOK_MAX_OPTIONS_LEN);
+        return;
+    }
+    /* The helper starts with default signal handling and nothing blocked, whatever this
+       thread has (an ignored SIGCHLD would break its own waits); stdin from /dev/null. */
+    sigemptyset(&none);
+    sigfillset(&all);
+    if (posix_spawnattr_init(&attr) != 0)
+        return;
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setsigdefault(&attr, &all);
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    rc = posix_spawn(&pid, cmd.argv[0], &fa, &attr, cmd.argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
+    if (rc != 0) {
+        say("%s in process %ld: no core: cannot run %s: %s", what, (long)self, cmd.argv[0],
+            strerror(rc));
+        return;
+    }
+    /* Let the helper trace this process (Yama ptrace_scope 1 lets only a declared tracer
+       trace a process that is not its descendant). The helper may try before this: it
+       retries a refused attach for a while (--trigger). */
+    (void)prctl(PR_SET_PTRACER, (unsigned long)pid, 0, 0, 0);
+    pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+    if (!wait_helper(pid, pidfd, mono_ms() + (uint64_t)timeout_s * 1000u, &status) ||
+        (status != -1 && WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)) {
+        /* Past the deadline: killed here, or (SIGALRM) it ended itself while this thread
+           was stopped by it. The kernel lets the threads go when their tracer dies, and the
+           driver disables debugging when its file is closed. */
+        kill(pid, SIGKILL);
+        (void)wait_helper(pid, pidfd, mono_ms() + 5000u, &status);
+        say("%s in process %ld: no core: gpucore capture did not finish within %ld s "
+            "(GPUCORE_HOOK_TIMEOUT); it was killed", what, (long)self, timeout_s);
+    } else if (status != -1 && WIFSIGNALED(status)) {
+        say("%s in process %ld: no core: gpucore capture was killed by signal %d", what,
+            (long)self, WTERMSIG(status));
+    }
+    /* A helper that exited said itself what it wrote or why not (one line on stderr). */
+    (void)prctl(PR_SET_PTRACER, 0, 0, 0, 0);
+    if (pidfd >= 0)
+        close(pidfd);
+}
+
+/* Every GPU error goes through here: the first one is captured, later ones only said. */
+static void on_error(const char *trigger, const char *what)
+{
+    if (__atomic_exchange_n(&hook.captured, 1, __ATOMIC_ACQ_REL)) {
+        say("%s in process %ld: not captured: the hook captures the first GPU error of a "
+            "process only", what, (long)getpid());
+        return;
+    }
+    capture(trigger, what);
+}
+
+/* ---- the memory-fault handler -------------------------------------------------------------- */
+
+static gc_hsa_status_t on_system_event(const struct gc_hsa_amd_event *event, void *data)
+{
+    char trigger[GC_HOOK_TRIGGER_MAX], what[96];
+
+    (void)data;
+    if (event && event->event_type == GC_HSA_AMD_GPU_MEMORY_FAULT_EVENT &&
+        !__atomic_load_n(&hook.unloaded, __ATOMIC_ACQUIRE)) {
+        uint64_t va = event->memory_fault.virtual_address;
+
+        gc_hook_format_memory_fault(trigger, sizeof(trigger), va);
+        snprintf(what, sizeof(what), "GPU memory fault at 0x%" PRIx64, va);
+        on_error(trigger, what);
+    }
+    /* Never SUCCESS: the runtime prints its message and aborts as it would without us. */
+    return GC_HSA_STATUS_ERROR;
+}
+
+/* ---- queue error callbacks ----------------------------------------------------------------- */
+
+static void on_queue_error(gc_hsa_status_t status, struct gc_hsa_queue *source, void *data)
+{
+    struct queue_slot *slot = data;
+    char trigger[GC_HOOK_TRIGGER_MAX], what[96];
+
+    if (!__atomic_load_n(&hook.unloaded, __ATOMIC_ACQUIRE)) {
+        gc_hook_format_queue_error(trigger, sizeof(trigger), status);
+        snprintf(what, sizeof(what), "GPU queue error 0x%" PRIx32, (uint32_t)status);
+        on_error(trigger, what);
+    }
+    /* Then the program's own callback, with the same arguments; without one the runtime
+       does nothing more, and neither do we. */
+    if (slot->callback)
+        slot->callback(status, source, slot->data);
+}
+
+/* Create a queue through @p create with the hook's callback in front of the program's. */
+static gc_hsa_status_t create_wrapped(gc_hsa_queue_create_fn create, struct gc_hsa_agent agent,
+                                      uint32_t size, uint32_t type,
+                                      gc_hsa_queue_callback_t callback, void *data,
+                                      uint32_t private_size, uint32_t group_size,
+                                      struct gc_hsa_queue **queue)
+{
+    unsigned i = __atomic_fetch_add(&hook.nslots, 1u, __ATOMIC_ACQ_REL);
+
+    if (i >= HOOK_MAX_QUEUES) {
+        if (!__atomic_exchange_n(&hook.slots_full_said, 1, __ATOMIC_ACQ_REL))
+            say("more than %u queues: errors of the later ones are not captured",
+                HOOK_MAX_QUEUES);
+        return create(agent, size, type, callback, data, private_size, group_size, queue);
+    }
+    hook.slots[i].callback = callback;
+    hook.slots[i].data = data;
+    return create(agent, size, type, on_queue_error, &hook.slots[i], private_size, group_size,
+                  queue);
+}
+
+static gc_hsa_status_t hook_queue_create(struct gc_hsa_agent agent, uint32_t size, uint32_t type,
+                                         gc_hsa_queue_callback_t callback, void *data,
+                                         uint32_t private_size, uint32_t group_size,
+                                         struct gc_hsa_queue **queue)
+{
+    return create_wrapped(hook.queue_create, agent, size, type, callback, data, private_size,
+                          group_size, queue);
+}
+
+static gc_hsa_status_t hook_intercept_create(struct gc_hsa_agent agent, uint32_t size,
+                                             uint32_t type, gc_hsa_queue_callback_t callback,
+                                             void *data, uint32_t private_size,
+                                             uint32_t group_size, struct gc_hsa_queue **queue)
+{
+    return create_wrapped(hook.intercept_create, agent, size, type, callback, data, private_size,
+                          group_size, queue);
+}
+
+/* ---- entry points -------------------------------------------------------------------------- */
+
+/*
+ * Refuses (returns false: the runtime unloads the library and goes on, the program is not
+ * affected) with one line when the tables are missing, of another major version, or too
+ * small to hold hsa_queue_create and hsa_amd_register_system_event_handler; nothing is changed
+ * in the tables then.
+ */
+HOOK_API bool OnLoad(struct gc_hsa_api_table *table, uint64_t runtime_version,
+                     uint64_t failed_tool_count, const char *const *failed_tool_names);
+HOOK_API bool OnLoad(struct gc_hsa_api_table *table, uint64_t runtime_version,
+                     uint64_t failed_tool_count, const char *const *failed_tool_names)
+{
+    struct gc_hsa_core_table *core;
+    struct gc_hsa_amd_ext_table *amd;
+
+    (void)runtime_version;
+    (void)failed_tool_count;
+    (void)failed_tool_names;
+    if (!GC_HSA_TABLE_HAS(table, struct gc_hsa_api_table, amd_ext_)) {
+        say("not loaded: the runtime's API table (version %u, %u bytes) is not one this hook "
+            "knows (version %u, at least %zu bytes); no automatic capture",
+            table ? table->version.major_id : 0, table ? table->version.minor_id : 0,
+            GC_HSA_API_TABLE_MAJOR, offsetof(struct gc_hsa_api_table, amd_ext_) + sizeof(void *));
+        return false;
+    }
+    core = table->core_;
+    amd = table->amd_ext_;
+    if (!GC_HSA_TABLE_HAS(core, struct gc_hsa_core_table, hsa_queue_create_fn) ||
+        !core->hsa_queue_create_fn ||
+        !GC_HSA_TABLE_HAS(amd, struct gc_hsa_amd_ext_table,
+                          hsa_amd_register_system_event_handler_fn) ||
+        !amd->hsa_amd_register_system_event_handler_fn) {
+        say("not loaded: the runtime's core or AMD extension table is too small or of another "
+            "version (core %u/%u bytes, AMD %u/%u bytes); no automatic capture",
+            core ? core->version.major_id : 0, core ? core->version.minor_id : 0,
+            amd ? amd->version.major_id : 0, amd ? amd->version.minor_id : 0);
+        return false;
+    }
+    if (amd->hsa_amd_register_system_event_handler_fn(on_system_event, NULL) !=
+        GC_HSA_STATUS_SUCCESS) {
+        say("not loaded: the runtime refused the memory-fault handler; no automatic capture");
+        return false;
+    }
+    hook.queue_create = core->hsa_queue_create_fn;
+    core->hsa_queue_create_fn = hook_queue_create;
+    if (GC_HSA_TABLE_HAS(amd, struct gc_hsa_amd_ext_table, hsa_amd_queue_intercept_create_fn) &&
+        amd->hsa_amd_queue_intercept_create_fn) {
+        hook.intercept_create = amd->hsa_amd_queue_intercept_create_fn;
+        amd->hsa_amd_queue_intercept_create_fn = hook_intercept_create;
+    }
+    return true;
+}
+
+/* The runtime is shutting down: errors reported from now on are passed through uncaptured. */
+HOOK_API void OnUnload(void);
+HOOK_API void OnUnload(void)
+{
+    __atomic_store_n(&hook.unloaded, 1, __ATOMIC_RELEASE);
+}
