@@ -18,20 +18,51 @@
 #define HEADLINES_MAX 8u /* fault groups explained in the first lines */
 
 /* The memory-violation address recorded in the GPUCORE capture metadata, 0 if none. */
-static uint64_t fault_address_of(gpucore_core_t *core)
+/* Whether the driver's exception state of the core (any agent or queue) has @p code raised. */
+static int driver_has_exception(const struct gc_image *img, uint32_t code)
 {
+    uint64_t bit = code >= 1 && code <= 64 ? 1ull << (code - 1) : 0;
+
+    for (uint32_t i = 0; i < gc_image_agent_count(img); i++) {
+        const struct gc_image_agent *a = gc_image_agent(img, i);
+
+        if (a && a->entry && (a->entry->exception_status & bit))
+            return 1;
+    }
+    for (uint32_t i = 0; i < gc_image_queue_count(img); i++) {
+        const struct gc_image_queue *q = gc_image_queue(img, i);
+
+        if (q && q->entry && (q->entry->exception_status & bit))
+            return 1;
+    }
+    return 0;
+}
+
+/* What the capture recorded of the error that triggered it (GPUCORE capture metadata, format
+   1.1): the fault address and the exception. Zeros when the core has no such note. */
+struct capture_error {
+    uint64_t fault_va;
+    uint32_t code, gpu_id, queue_id;
+};
+
+static struct capture_error capture_error_of(gpucore_core_t *core)
+{
+    struct capture_error e = { 0 };
     struct gpucore_note note;
     gpucore_capture_meta_t *m = NULL;
     uint32_t idx = 0;
-    uint64_t va = 0;
 
     if (gpucore_core_find_note(core, GPUCORE_NOTE_OWNER, GPUCORE_NT_CAPTURE_META, &idx, &note) !=
         GPUCORE_OK)
-        return 0;
-    if (gpucore_capture_meta_decode(note.desc, (size_t)note.desc_size, &m, NULL) == GPUCORE_OK)
-        va = m->fault_address;
+        return e;
+    if (gpucore_capture_meta_decode(note.desc, (size_t)note.desc_size, &m, NULL) == GPUCORE_OK) {
+        e.fault_va = m->fault_address;
+        e.code = m->exception_code;
+        e.gpu_id = m->exception_gpu_id;
+        e.queue_id = m->exception_queue_id;
+    }
     gpucore_capture_meta_free(m);
-    return va;
+    return e;
 }
 
 /* Why the manifest left a range out, in words (schema/gpucore_enums.def). */
@@ -655,7 +686,29 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
     }
     /* The faulting address the driver reported (QUERY_EXCEPTION_INFO), kept by the capture in
        the GPUCORE capture metadata (format 1.1); cores of other writers do not have it. */
-    uint64_t fault = fault_address_of(t->core);
+    struct capture_error cerr = capture_error_of(t->core);
+    uint64_t fault = cerr.fault_va;
+
+    /* A capture that began after the runtime had the error (the HSA_TOOLS_LIB hook): the
+       driver records exceptions only for a process being debugged when they happen, so the
+       AMDGPU state has none; the capture metadata still names the error. */
+    if (cerr.code && !json_array_size(exc) && !driver_has_exception(t->img, cerr.code)) {
+        const char *name = gc_triage_exception_name(cerr.code);
+        json_t *ce = json_object();
+
+        json_object_set_new(ce, "exception", name ? json_string(name) : json_sprintf("EC_%u", cerr.code));
+        json_object_set_new(ce, "gpu_id", cerr.gpu_id ? gc_tr_hex(cerr.gpu_id) : json_null());
+        json_object_set_new(ce, "queue_id", cerr.queue_id != UINT32_MAX && cerr.gpu_id
+                                                    ? gc_tr_int(cerr.queue_id)
+                                                    : json_null());
+        json_object_set_new(doc, "capture_exception", ce);
+        gc_tr_appendf(summary,
+                      "The capture was triggered by %s%s, reported before debugging was enabled "
+                      "(the driver's exception state in this core does not hold it)",
+                      name ? name : "an exception", cerr.gpu_id ? "" : " (device not known)");
+    } else {
+        json_object_set_new(doc, "capture_exception", json_null());
+    }
     json_object_set_new(doc, "fault_address", fault ? gc_tr_hex(fault) : json_null());
     if (fault)
         gc_tr_appendf(summary, "Fault address: 0x%" PRIx64, fault);

@@ -149,6 +149,14 @@ if hook_info["capture"]["trigger"] != run_info["capture"]["trigger"]:
     fail("trigger %s vs %s" % (hook_info["capture"]["trigger"], run_info["capture"]["trigger"]))
 if hook_info["capture"]["exception"]["code"] != expected_code:
     fail("the hook's core records exception %s, expected %d" % (hook_info["capture"]["exception"], expected_code))
+# The report says so: the exception the capture recorded, since the driver's state has none.
+ce = hook.get("capture_exception")
+if not ce or ce["exception"] != hook_info["capture"]["exception"]["name"]:
+    fail("the hook's report does not name the recorded exception: %s" % ce)
+if not any("reported before debugging was enabled" in s for s in hook["summary"]):
+    fail("the hook's summary does not say the error came before the capture: %s" % hook["summary"])
+if run.get("capture_exception", 0) is not None:
+    fail("the run core's report has a capture_exception though its driver state has the error")
 if hook_info["capture"]["fault_address"] != run_info["capture"]["fault_address"]:
     fail("fault address %s vs %s" % (hook_info["capture"]["fault_address"], run_info["capture"]["fault_address"]))
 
@@ -161,7 +169,9 @@ def norm(doc, pid):
     d["core"] = "CORE"
     d["capture"]["pid"] = "PID"
     d["exceptions"] = []
-    d["summary"] = [s for s in d["summary"] if " raised " not in s]
+    d["capture_exception"] = None
+    d["summary"] = [s for s in d["summary"]
+                    if " raised " not in s and "reported before debugging was enabled" not in s]
     for a in d["agents"]:
         a["exceptions"] = []
         for q in a.get("queues", []):
