@@ -69,6 +69,35 @@ struct gc_capture_progress {
     int new_phase;          /* 1 at a phase change, 0 for a byte-count update */
 };
 
+/* RUN: what happened to one process of the command's tree (gc_capture_opts.tree_event). */
+enum gc_capture_tree_kind {
+    GC_CAPTURE_TREE_CORE = 0,    /* a core of pid was written: result (path, pid, exe...) */
+    GC_CAPTURE_TREE_FAILED,      /* arming or capturing pid failed (message; result set when a
+                                    capture was under way): pid was let go of and runs on
+                                    untraced, nothing armed in it */
+    GC_CAPTURE_TREE_AGAIN,       /* a GPU exception (exception_code) in pid, which was captured
+                                    already: recorded, handed to its runtime, not captured */
+    GC_CAPTURE_TREE_DEBUGGED,    /* pid is being debugged by other (a tree member's
+                                    PTRACE_TRACEME / ATTACH / SEIZE): let go of, not watched */
+    GC_CAPTURE_TREE_LEFT,        /* the command ended while count processes of its tree still
+                                    ran: let go of, they run on untraced */
+    GC_CAPTURE_TREE_NOFILTER,    /* the seccomp filter could not be installed (message): only
+                                    the command itself is armed, by polling for its driver */
+};
+
+struct gc_capture_tree_event {
+    enum gc_capture_tree_kind kind;
+    pid_t pid;
+    char comm[16];                 /* pid's comm, "" if unknown */
+    pid_t other;                   /* DEBUGGED: the debugger */
+    char other_comm[16];
+    uint32_t exception_code;       /* AGAIN */
+    uint32_t count;                /* LEFT */
+    int is_command;                /* pid is the command itself */
+    const char *message;           /* FAILED, NOFILTER: one sentence; else NULL */
+    const struct gc_capture_result *result; /* CORE, FAILED (may be NULL) */
+};
+
 struct gc_capture_opts {
     enum gc_capture_mode mode;
     pid_t pid;                 /* NOW, WATCH */
@@ -93,6 +122,10 @@ struct gc_capture_opts {
      * or formatted. */
     void (*progress)(void *user, const struct gc_capture_progress *p);
     void *progress_user;
+    /* RUN: told of every core written and of every process let go of, as it happens (valid
+     * for the call only). NULL = not told. */
+    void (*tree_event)(void *user, const struct gc_capture_tree_event *ev);
+    void *tree_event_user;
 };
 
 #define GC_CAPTURE_REASONS 8u /* GPUCORE_REASON_* values counted in gc_capture_result */
@@ -124,6 +157,8 @@ struct gc_capture_result {
     char warning[256];        /* the first of them, one sentence ("" if none) */
     uint32_t exception_code;  /* RUN/WATCH: first exception code seen (enum
                                  kfd_dbg_trap_exception_code), 0 = none */
+    uint32_t cores;           /* RUN: cores written in the whole tree (each told through
+                                 tree_event; written stays 0) */
     int over_budget;          /* failed with GPUCORE_E_LIMIT because max_size is below what the
                                  core's own structure (ELF header, program headers, notes)
                                  needs; the message names the bytes */

@@ -34,6 +34,7 @@
 #include "capture.h"
 #include "cli.h"
 #include "gc_util.h"
+#include "triage.h"
 
 static volatile sig_atomic_t got_signal;
 /* The last signal came from the kernel (si_code SI_KERNEL): a terminal's ^C or ^\ is sent so
@@ -586,6 +587,61 @@ static int run_capture_cmd(int argc, char **argv, enum gc_capture_mode mode)
     return rc;
 }
 
+static int report_core(const struct capture_cli *cli, const struct gc_capture_opts *o,
+                       const struct gc_capture_result *r);
+
+/* run: what the tree supervisor tells, as it happens. */
+struct tree_cli {
+    struct capture_cli *cli;
+    const struct gc_capture_opts *o;
+    int json_rc; /* the first --json record that could not be written */
+};
+
+static void on_tree_event(void *user, const struct gc_capture_tree_event *ev)
+{
+    struct tree_cli *tc = user;
+    const char *name = ev->is_command ? tc->o->argv[0] : ev->comm;
+    const char *exc;
+    int rc;
+
+    end_progress(tc->cli);
+    switch (ev->kind) {
+    case GC_CAPTURE_TREE_CORE:
+        rc = report_core(tc->cli, tc->o, ev->result);
+        if (rc && !tc->json_rc)
+            tc->json_rc = rc;
+        break;
+    case GC_CAPTURE_TREE_FAILED:
+        fprintf(stderr, "gpucore: warning: %s: %snothing armed; %s (pid %ld) runs on untraced "
+                        "to its end\n",
+                ev->message, ev->result && ev->result->exception_code ? "no core written, " : "",
+                name, (long)ev->pid);
+        break;
+    case GC_CAPTURE_TREE_AGAIN:
+        exc = gc_triage_exception_name(ev->exception_code);
+        fprintf(stderr, "gpucore: process %ld (%s): GPU exception %s: already captured; not "
+                        "captured again\n",
+                (long)ev->pid, ev->comm, exc ? exc : "unknown");
+        break;
+    case GC_CAPTURE_TREE_DEBUGGED:
+        fprintf(stderr, "gpucore: process %ld (%s) is being debugged by %ld (%s): not watched\n",
+                (long)ev->pid, ev->comm, (long)ev->other, ev->other_comm);
+        break;
+    case GC_CAPTURE_TREE_LEFT:
+        if (!tc->cli->quiet)
+            fprintf(stderr, "gpucore: %s (pid %ld) ended; %u process%s of its tree still "
+                            "run%s, untraced now\n",
+                    tc->o->argv[0], (long)ev->pid, ev->count, ev->count == 1 ? "" : "es",
+                    ev->count == 1 ? "s" : "");
+        break;
+    case GC_CAPTURE_TREE_NOFILTER:
+        fprintf(stderr, "gpucore: warning: %s: only %s itself is watched, not the processes "
+                        "it starts\n",
+                ev->message, tc->o->argv[0]);
+        break;
+    }
+}
+
 /* The capture itself, once the options are parsed and the --json file is open. */
 static int run_capture_opened(struct capture_cli *clip, struct gc_capture_opts *op,
                               enum gc_capture_mode mode)
@@ -595,6 +651,7 @@ static int run_capture_opened(struct capture_cli *clip, struct gc_capture_opts *
     struct gc_capture_result r;
     gpucore_diag_t d = { 0 };
     struct sigaction sa, old[NSTOP_SIGNALS];
+    struct tree_cli tc = { .cli = &cli, .o = op };
     gpucore_status_t st;
     int rc;
 
@@ -613,6 +670,10 @@ static int run_capture_opened(struct capture_cli *clip, struct gc_capture_opts *
         sigaction(stop_signals[i].sig, &sa, &old[i]);
     got_signal = 0;
     o.interrupted = &got_signal;
+    if (mode == GC_CAPTURE_RUN) {
+        o.tree_event = on_tree_event;
+        o.tree_event_user = &tc;
+    }
 
     st = gc_capture_run(&o, &r, &d);
 
@@ -656,6 +717,26 @@ static int command_has_it(pid_t pid, int sig, int from_kernel)
     return from_kernel && (sig == SIGINT || sig == SIGQUIT) && getpgid(pid) == getpgrp();
 }
 
+/* run: the command is in a job-control stop ("T" in /proc/PID/stat). */
+static int is_stopped(pid_t pid)
+{
+    char path[64], buf[512], *p;
+    ssize_t n = -1;
+    int fd;
+
+    snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    p = strrchr(buf, ')'); /* the comm may hold anything but ends at the last ')' */
+    return p && p[1] == ' ' && p[2] == 'T';
+}
+
 /*
  * run, once the command is detached and runs on (res.running): pass on every stop signal that
  * arrives (got_signal; the one that interrupted the capture first) and wait for its end.
@@ -688,6 +769,10 @@ static int wait_command(pid_t pid, int *ret_status)
             got_signal = 0;
             if (!command_has_it(pid, sig, got_signal_kernel))
                 (void)kill(pid, sig);
+            /* A command stopped by job control would keep the signal pending, and gpucore
+               would wait for ever: continue it, as timeout(1) does. */
+            if (is_stopped(pid))
+                (void)kill(pid, SIGCONT);
         }
         got_child = 0;
         w = gc_capture_reap_command(pid, ret_status);
@@ -739,7 +824,7 @@ static int run_finish(const struct capture_cli *cli, const struct gc_capture_opt
     } else if (r->written) {
         /* The command's status comes first: a --json record that failed was reported. */
         (void)report_core(cli, o, r);
-    } else if (r->exited && !cli->quiet) {
+    } else if (r->exited && !r->cores && !cli->quiet) {
         say_no_exception(r);
     }
     if (r->running) {
