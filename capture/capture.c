@@ -1391,6 +1391,7 @@ gpucore_status_t gc_capture_arm(const struct gc_capture_opts *o, pid_t pid,
     if (st != GPUCORE_OK) {
         gc_kfd_close(a->k);
         memset(a, 0, sizeof(*a));
+        a->enable_failed = 1;
         return st;
     }
     a->pid = pid;
@@ -1435,7 +1436,8 @@ gpucore_status_t gc_capture_armed_event(const struct gc_capture_opts *o, struct 
         pid_t pid = a->pid;
 
         gc_capture_disarm(a);
-        (void)gc_capture_arm(o, pid, a, &d);
+        if (gc_capture_arm(o, pid, a, &d) != GPUCORE_OK)
+            a->pid = pid; /* disarmed (k NULL), still named */
         return GPUCORE_OK;
     }
     c.t = t;
@@ -1456,7 +1458,7 @@ gpucore_status_t gc_capture_armed_event(const struct gc_capture_opts *o, struct 
         res->exited = 1;
         res->exit_status = gc_tracee_exit_status(t);
     }
-    memset(a, 0, sizeof(*a));
+    a->k = NULL; /* disarmed, still named */
     return st;
 }
 

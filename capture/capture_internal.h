@@ -17,6 +17,8 @@ struct gc_capture_armed {
     pid_t pid;
     struct gc_kfd *k;               /* the driver session, debugging enabled; owned */
     struct kfd_runtime_info rinfo;  /* what ENABLE said */
+    int enable_failed;              /* after a failed gc_capture_arm: the session was opened,
+                                       ENABLE failed (no point retrying) */
 };
 
 /* RUN, before anything is started: the driver probe (linux backend) and the output's
@@ -24,7 +26,7 @@ struct gc_capture_armed {
 gpucore_status_t gc_capture_run_precheck(const struct gc_capture_opts *o, gpucore_diag_t *diag);
 
 /* Open a driver session on @p pid (traced by the caller) and ENABLE with the error exceptions
- * in the mask. On failure nothing is left open (*a zeroed).
+ * in the mask. On failure nothing is left open (*a zeroed but enable_failed).
  * @retval GPUCORE_OK, and gc_kfd_open's / gc_kfd_enable's failures. */
 gpucore_status_t gc_capture_arm(const struct gc_capture_opts *o, pid_t pid,
                                 struct gc_capture_armed *a, gpucore_diag_t *diag);
@@ -39,6 +41,7 @@ void gc_capture_disarm(struct gc_capture_armed *a);
  * enabled again on a new session (a disarmed, if that fails). With @p capture 1: the process
  * (its threads in @p t, adopted from the caller) is captured as WATCH captures it, and @p a is
  * disarmed (DISABLE: the runtime gets the exception); the threads are resumed, not detached.
+ * Disarmed means a->k NULL; a->pid stays.
  * res is zeroed first and filled as gc_capture_run fills it for one core. If the process
  * exited meanwhile, res->exited and exit_status say so (its status was collected by @p t).
  * @retval as gc_capture_run for the capture proper; GPUCORE_E_INTR if o->interrupted was set.

@@ -65,6 +65,11 @@
                                         take to appear (as the single-process run did) */
 #define TREE_RETRY_SLICE_MS 50
 #define TREE_ARM_TRIES 3             /* a driver thread still being born answers late */
+/* After a capture, the process is armed again this much later, once what its runtime does with
+   the exception it was handed (abort, exit) had time to happen: the simulated driver lives in
+   the process, and a session opened while its thread waits in a signal stop for gpucore would
+   not be answered. */
+#define TREE_REARM_DELAY_MS 100
 
 /* One traced task (thread). */
 struct task {
@@ -75,8 +80,9 @@ struct task {
 
 /* One armed GPU process. */
 struct gproc {
-    struct gc_capture_armed a; /* a.k NULL: no longer armed (dropped at the next sweep) */
+    struct gc_capture_armed a; /* a.k NULL: disarmed (captured, to be armed again at rearm_ms) */
     int captured;
+    uint64_t rearm_ms;         /* captured: when to arm again (0 = not to) */
 };
 
 struct tree {
@@ -93,6 +99,7 @@ struct tree {
     pid_t *pending; /* tids held at their runtime-enable's exit, to arm */
     uint32_t npending, cpending;
 
+    int enable_failed; /* the last arm() failed at ENABLE */
     int retry_cmd;  /* no filter: arm the command by polling for its driver */
     uint64_t retry_until_ms;
 };
@@ -483,9 +490,12 @@ static int on_status(struct tree *tr, pid_t w, int status)
             return 0;
         }
         if (msg == GC_TREE_FILTER_PTRACE) {
+            t->held = 1; /* in its seccomp stop: let go of as it is if it is the target */
             on_ptrace_call(tr, w);
-            if (!find_task(tr, w))
+            t = find_task(tr, w);
+            if (!t)
                 return 0; /* the caller itself was let go of (TRACEME) */
+            t->held = 0;
         }
         break;
     case PTRACE_EVENT_STOP:
@@ -577,12 +587,14 @@ static gpucore_status_t arm(struct tree *tr, pid_t pid, int quiet, gpucore_diag_
         return GPUCORE_OK;
     for (int i = 0; i < TREE_ARM_TRIES; i++) {
         st = gc_capture_arm(tr->o, pid, &a, &d);
-        if (st == GPUCORE_OK || (st != GPUCORE_E_IO && st != GPUCORE_E_NODEV) || quiet)
+        if (st == GPUCORE_OK || a.enable_failed || (st != GPUCORE_E_IO && st != GPUCORE_E_NODEV) ||
+            quiet)
             break;
         /* The driver's thread may still sit in its first stop: let it run, then again. */
         (void)drain(tr);
     }
     *dp = d;
+    tr->enable_failed = st != GPUCORE_OK && a.enable_failed;
     if (st != GPUCORE_OK) {
         if (!quiet)
             failed(tr, pid, d.message[0] ? d.message : gpucore_strerror(st), NULL);
@@ -654,7 +666,7 @@ static gpucore_status_t on_gpu_event(struct tree *tr, pid_t pid, const sigset_t 
             ev.exception_code = res->exception_code;
             tell(tr, &ev);
         }
-        if (p && !p->a.k)
+        if (p && !p->a.k && !p->rearm_ms)
             drop_proc(tr, pid, 0);
     } else if (st == GPUCORE_OK && res->written) {
         struct gc_capture_tree_event ev;
@@ -670,8 +682,7 @@ static gpucore_status_t on_gpu_event(struct tree *tr, pid_t pid, const sigset_t 
         p = find_proc(tr, pid);
         if (p) {
             p->captured = 1;
-            if (gc_capture_arm(tr->o, pid, &p->a, &d) != GPUCORE_OK)
-                drop_proc(tr, pid, 0);
+            p->rearm_ms = now_ms() + TREE_REARM_DELAY_MS;
         }
     } else if (st != GPUCORE_OK) {
         if (p)
@@ -798,7 +809,8 @@ static gpucore_status_t loop(struct tree *tr, const sigset_t *run_mask, const si
     gpucore_status_t st = GPUCORE_OK;
 
     for (;;) {
-        struct timespec slice = { 0, TREE_RETRY_SLICE_MS * 1000000L };
+        struct timespec slice;
+        uint64_t wake_ms = tr->retry_cmd ? TREE_RETRY_SLICE_MS : 0;
         uint32_t n = 0;
         int rc = drain(tr);
 
@@ -822,10 +834,32 @@ static gpucore_status_t loop(struct tree *tr, const sigset_t *run_mask, const si
 
             if (ast == GPUCORE_OK) {
                 tr->retry_cmd = 0;
-            } else if ((ast != GPUCORE_E_NODEV && ast != GPUCORE_E_IO) ||
+            } else if ((ast != GPUCORE_E_NODEV && ast != GPUCORE_E_IO) || tr->enable_failed ||
                        now_ms() >= tr->retry_until_ms) {
                 tr->retry_cmd = 0;
                 failed(tr, tr->cmd, d.message[0] ? d.message : gpucore_strerror(ast), NULL);
+            }
+        }
+        for (uint32_t i = 0; i < tr->nprocs; i++) {
+            struct gproc *p = &tr->procs[i];
+            struct gc_capture_armed again;
+            gpucore_diag_t d = { 0 };
+
+            if (!p->rearm_ms)
+                continue;
+            if (now_ms() < p->rearm_ms) {
+                uint64_t left = p->rearm_ms - now_ms();
+
+                if (!wake_ms || left < wake_ms)
+                    wake_ms = left;
+                continue;
+            }
+            p->rearm_ms = 0;
+            if (gc_capture_arm(tr->o, p->a.pid, &again, &d) == GPUCORE_OK) {
+                p->a = again;
+            } else {
+                drop_proc(tr, p->a.pid, 0);
+                i--;
             }
         }
         if (cfds < tr->nprocs) {
@@ -857,7 +891,9 @@ static gpucore_status_t loop(struct tree *tr, const sigset_t *run_mask, const si
         }
         /* SIGCHLD and the stop signals are blocked but here: none is lost between the look at
          * the statuses and the sleep. */
-        rc = ppoll(fds, n, tr->retry_cmd ? &slice : NULL, run_mask);
+        slice.tv_sec = (time_t)(wake_ms / 1000);
+        slice.tv_nsec = (long)(wake_ms % 1000) * 1000000L;
+        rc = ppoll(fds, n, wake_ms ? &slice : NULL, run_mask);
         if (rc <= 0)
             continue;
         for (uint32_t i = 0; i < n; i++) {
