@@ -652,11 +652,9 @@ static gpucore_status_t on_gpu_event(struct tree *tr, pid_t pid, const sigset_t 
     sigprocmask(SIG_SETMASK, loop_mask, NULL);
     gc_tracee_release(t);
     p = find_proc(tr, pid);
-    if (res->exited)
-        on_exit_status(tr, pid, res->exit_status);
-    else if (st == GPUCORE_E_INTR)
-        ; /* the loop lets go of everything */
-    else if (captured) {
+    if (st == GPUCORE_E_INTR) {
+        /* the loop lets go of everything */
+    } else if (captured) {
         if (res->exception_code) {
             struct gc_capture_tree_event ev;
 
@@ -687,9 +685,13 @@ static gpucore_status_t on_gpu_event(struct tree *tr, pid_t pid, const sigset_t 
     } else if (st != GPUCORE_OK) {
         if (p)
             drop_proc(tr, pid, 0);
-        failed(tr, pid, d.message[0] ? d.message : gpucore_strerror(st), res);
+        if (!res->exited)
+            failed(tr, pid, d.message[0] ? d.message : gpucore_strerror(st), res);
     }
     /* else: woken without an exception; still armed. */
+    /* The capture collected the process's end: the tree's books are kept here. */
+    if (res->exited)
+        on_exit_status(tr, pid, res->exit_status);
     gc_free(res);
     return st == GPUCORE_E_INTR ? st : GPUCORE_OK;
 }

@@ -15,6 +15,10 @@
  * waitid(P_ALL, WNOWAIT) (which consumes nothing) or, with a deadline, in short naps (1 ms
  * backing off to 16 ms); both return EINTR to the caller, see gc_tracee_poll().
  *
+ * `gpucore run` does not use this module to follow its tree (run_tree.c does, with
+ * fork/exec auto-attach and waitpid(-1)); it hands one process at a time to it for a capture
+ * (gc_tracee_adopt, gc_tracee_release).
+ *
  * Internal to capture. Not thread-safe: all calls from the one thread that seized (ptrace's
  * rule). No printing.
  */

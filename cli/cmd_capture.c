@@ -5,7 +5,8 @@
  *   capture PID          capture now (a hang, or on demand)
  *   watch PID            wait for the first GPU queue error or memory violation, capture, let
  *                        the process go on to its own error handling
- *   run -- CMD [ARGS]    start CMD traced, then as watch; exit with CMD's status
+ *   run -- CMD [ARGS]    start CMD and follow its process tree; each process that enables the
+ *                        GPU runtime is watched as watch does; exit with CMD's status
  *
  * Output: progress on stderr while stderr is a terminal (the phase; while memory is written,
  * the tier, the bytes written so far and the rate); one final line (unless --quiet); with
@@ -98,13 +99,23 @@ static void capture_help(const char *cmd, FILE *out)
 {
     if (strcmp(cmd, "run") == 0)
         fprintf(out, "Usage: gpucore run [OPTIONS] -- COMMAND [ARGS...]\n\n"
-                     "Start COMMAND under gpucore, wait for its first GPU queue error or memory\n"
-                     "violation, write a core, then let COMMAND continue to its own error\n"
-                     "handling. Once COMMAND is started, exits with its status (128 + N if\n"
-                     "signal N ended it), whatever happens: SIGINT, SIGTERM, SIGHUP and SIGQUIT\n"
-                     "are passed on to COMMAND (a capture under way is abandoned first,\n"
-                     "nothing written), and gpucore waits for its end; if gpucore fails\n"
-                     "after the start, it warns that nothing is armed, detaches and waits.\n\n");
+                     "Start COMMAND under gpucore and follow every process it starts (fork,\n"
+                     "exec, launchers such as sh, mpirun or Python multiprocessing). A process\n"
+                     "that enables the ROCm runtime (its KFD runtime-enable call) is armed: at\n"
+                     "its first GPU queue error or memory violation its core is written (-o is\n"
+                     "expanded for it: use %%p), then it continues to its own error handling. Each\n"
+                     "process is captured once; a further GPU error in it is only reported.\n"
+                     "Processes are found by a seccomp filter on that call and on ptrace\n"
+                     "attach calls, installed before COMMAND starts (without CAP_SYS_ADMIN it\n"
+                     "sets no_new_privs: setuid programs do not gain privileges). A process of\n"
+                     "the tree that starts debugging another is let go of (a debugger works\n"
+                     "as without gpucore), and so is one gpucore fails to arm or capture.\n"
+                     "Once COMMAND is started, exits with its status (128 + N if signal N\n"
+                     "ended it), cores written or not: SIGINT, SIGTERM, SIGHUP and SIGQUIT are\n"
+                     "passed on to COMMAND (a capture under way is abandoned first, nothing\n"
+                     "written; a COMMAND stopped by job control is continued), and gpucore\n"
+                     "waits for its end. When COMMAND ends, processes of its tree still\n"
+                     "running are let go of and run on untraced.\n\n");
     else if (strcmp(cmd, "watch") == 0)
         fprintf(out, "Usage: gpucore watch [OPTIONS] PID\n\n"
                      "Attach to process PID, wait for its first GPU queue error or memory\n"

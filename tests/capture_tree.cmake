@@ -36,3 +36,10 @@ foreach(c IN LISTS _gc_tree_cases)
   set_tests_properties(capture-tree-${tname} PROPERTIES LABELS "capture;e2e"
                        SKIP_RETURN_CODE 77 TIMEOUT 120)
 endforeach()
+
+# The overhead benchmark (bench/run_overhead.sh), once and small, so it keeps working; nothing
+# about time is asserted.
+add_test(NAME bench-run-overhead-smoke
+         COMMAND ${PROJECT_SOURCE_DIR}/bench/run_overhead.sh --gpucore $<TARGET_FILE:gpucore-cli>
+                 --repeat 1 --execs 20 --forks 20 --fanout 10)
+set_tests_properties(bench-run-overhead-smoke PROPERTIES LABELS "bench" TIMEOUT 120)
