@@ -728,26 +728,6 @@ static int command_has_it(pid_t pid, int sig, int from_kernel)
     return from_kernel && (sig == SIGINT || sig == SIGQUIT) && getpgid(pid) == getpgrp();
 }
 
-/* run: the command is in a job-control stop ("T" in /proc/PID/stat). */
-static int is_stopped(pid_t pid)
-{
-    char path[64], buf[512], *p;
-    ssize_t n = -1;
-    int fd;
-
-    snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    n = read(fd, buf, sizeof(buf) - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    buf[n] = '\0';
-    p = strrchr(buf, ')'); /* the comm may hold anything but ends at the last ')' */
-    return p && p[1] == ' ' && p[2] == 'T';
-}
-
 /*
  * run, once the command is detached and runs on (res.running): pass on every stop signal that
  * arrives (got_signal; the one that interrupted the capture first) and wait for its end.
@@ -781,9 +761,9 @@ static int wait_command(pid_t pid, int *ret_status)
             if (!command_has_it(pid, sig, got_signal_kernel))
                 (void)kill(pid, sig);
             /* A command stopped by job control would keep the signal pending, and gpucore
-               would wait for ever: continue it, as timeout(1) does. */
-            if (is_stopped(pid))
-                (void)kill(pid, SIGCONT);
+               would wait for ever: continue it, as timeout(1) does, always (a command just
+               let go of in a group-stop is only on its way back to the stopped state). */
+            (void)kill(pid, SIGCONT);
         }
         got_child = 0;
         w = gc_capture_reap_command(pid, ret_status);

@@ -13,8 +13,10 @@ target_include_directories(test_tree_filter PRIVATE ${PROJECT_SOURCE_DIR}/captur
 # End to end through `gpucore run --kfd sim` with launchers of gpucore-inferiors
 # (tests/capture/tree_e2e.sh): a shell, a fan-out with two faulting processes of four, Python
 # multiprocessing, a tree without GPU, SIGTERM in each phase, a command that ends before its
-# descendants, job control, a second fault, a debugger in the tree. Need ptrace rights (77).
-set(_gc_tree_cases sh fan-out python no-gpu left job-control again debugger:strace debugger:gdb)
+# descendants, job control, a second fault, a debugger in the tree, no seccomp. Need ptrace
+# rights (77).
+set(_gc_tree_cases sh fan-out python no-gpu left job-control again debugger:strace debugger:gdb
+    no-filter)
 foreach(phase before armed capture after)
   list(APPEND _gc_tree_cases "signal:${phase}")
 endforeach()
