@@ -12,6 +12,7 @@ PACKAGES=(
   libcmocka-dev libjansson-dev libmsgpack-dev
   llvm-16-dev llvm-16 clang-16 lld-16 libclang-rt-16-dev
   gdb python3
+  strace   # capture-tree-debugger-strace: a debugger in the tree of `gpucore run`
   pci.ids  # agent names in libgpucore-dbgapi, as AMD's library gives them
 )
 

@@ -211,10 +211,8 @@ signal)
   fi
   unset GPUCORE_SIM_FAULTS
   wait_for pids.sh . "the launcher"
-  if [ -n "$scen" ]; then
-    wait_for inf.out ready "the inferior"
-    ipid_=$(ready_pid inf.out)
-  fi
+  # (The pid comes from the launcher: a capture can stop the inferior before it says ready.)
+  [ -z "$scen" ] || ipid_=$(cat pids.inf)
   case "$arg" in
   armed)
     for _ in $(seq 1 400); do
