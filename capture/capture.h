@@ -122,6 +122,7 @@ struct gc_capture_tree_event {
     uint32_t exception_code;       /* AGAIN */
     uint32_t count;                /* LEFT */
     int is_command;                /* pid is the command itself */
+    int ended;                     /* FAILED: pid ended during the capture (not let go of) */
     const char *message;           /* FAILED, NOFILTER: one sentence; else NULL */
     const struct gc_capture_result *result; /* CORE, FAILED (may be NULL) */
 };

@@ -570,8 +570,10 @@ static void failed(struct tree *tr, pid_t pid, const char *message,
     ev.pid = pid;
     ev.message = message;
     ev.result = res;
+    ev.ended = res && res->exited;
     tell(tr, &ev);
-    let_go_process(tr, pid);
+    if (!ev.ended)
+        let_go_process(tr, pid);
 }
 
 /* Arm process @p pid. With @p quiet, a failure is not told (the caller retries). */
@@ -685,8 +687,7 @@ static gpucore_status_t on_gpu_event(struct tree *tr, pid_t pid, const sigset_t 
     } else if (st != GPUCORE_OK) {
         if (p)
             drop_proc(tr, pid, 0);
-        if (!res->exited)
-            failed(tr, pid, d.message[0] ? d.message : gpucore_strerror(st), res);
+        failed(tr, pid, d.message[0] ? d.message : gpucore_strerror(st), res);
     }
     /* else: woken without an exception; still armed. */
     /* The capture collected the process's end: the tree's books are kept here. */

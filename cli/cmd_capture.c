@@ -623,10 +623,9 @@ static void on_tree_event(void *user, const struct gc_capture_tree_event *ev)
             tc->json_rc = rc;
         break;
     case GC_CAPTURE_TREE_FAILED:
-        fprintf(stderr, "gpucore: warning: %s: %snothing armed; %s (pid %ld) runs on untraced "
-                        "to its end\n",
+        fprintf(stderr, "gpucore: warning: %s: %snothing armed; %s (pid %ld) %s\n",
                 ev->message, ev->result && ev->result->exception_code ? "no core written, " : "",
-                name, (long)ev->pid);
+                name, (long)ev->pid, ev->ended ? "has ended" : "runs on untraced to its end");
         break;
     case GC_CAPTURE_TREE_AGAIN:
         exc = gc_triage_exception_name(ev->exception_code);
