@@ -70,6 +70,7 @@
    the process, and a session opened while its thread waits in a signal stop for gpucore would
    not be answered. */
 #define TREE_REARM_DELAY_MS 100
+#define TREE_REARM_TIMEOUT_MS 250    /* ...and then the session gives up that soon */
 
 /* One traced task (thread). */
 struct task {
@@ -336,7 +337,7 @@ static int let_go_task(struct tree *tr, pid_t tid)
                 ptrace(PTRACE_CONT, tid, NULL, NULL);
                 continue;
             }
-            if (event == 0 && sig != (SIGTRAP | 0x80) && sig != SIGTRAP) {
+            if (event == 0 && sig != (SIGTRAP | 0x80)) {
                 /* A signal on its way: it goes with the detach; the interrupt's own trap is
                  * dropped by the kernel at detach. */
                 ptrace(PTRACE_DETACH, tid, NULL, (void *)(long)sig);
@@ -534,7 +535,8 @@ static int on_status(struct tree *tr, pid_t w, int status)
     default:
         break;
     }
-    ptrace(t->in_rt ? PTRACE_SYSCALL : PTRACE_CONT, w, NULL, NULL);
+    t = find_task(tr, w); /* the table may have moved (a task added or dropped above) */
+    ptrace(t && t->in_rt ? PTRACE_SYSCALL : PTRACE_CONT, w, NULL, NULL);
     return 0;
 }
 
@@ -810,6 +812,11 @@ static gpucore_status_t loop(struct tree *tr, const sigset_t *run_mask, const si
     pid_t *fd_pid = NULL;
     uint32_t cfds = 0;
     gpucore_status_t st = GPUCORE_OK;
+    /* Arming again after a capture: a simulated driver that does not answer at once is in a
+       process on its way out (its thread stopped for gpucore in the signal that ends it). */
+    struct gc_capture_opts rearm_opts = *tr->o;
+
+    rearm_opts.kfd.sim_timeout_ms = TREE_REARM_TIMEOUT_MS;
 
     for (;;) {
         struct timespec slice;
@@ -858,7 +865,7 @@ static gpucore_status_t loop(struct tree *tr, const sigset_t *run_mask, const si
                 continue;
             }
             p->rearm_ms = 0;
-            if (gc_capture_arm(tr->o, p->a.pid, &again, &d) == GPUCORE_OK) {
+            if (gc_capture_arm(&rearm_opts, p->a.pid, &again, &d) == GPUCORE_OK) {
                 p->a = again;
             } else {
                 drop_proc(tr, p->a.pid, 0);

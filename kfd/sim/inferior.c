@@ -20,8 +20,9 @@
  * then abort() (with RLIMIT_CORE 0: no host core litter), exit(exit_status), or carry on.
  *
  * The runtime-enable handshake: like ROCr at init, the inferior makes the real system call
- * ioctl(fd, AMDKFD_IOC_RUNTIME_ENABLE, {r_debug, ENABLE}) once its simulated driver is up and
- * before it says "ready" (runtime_enable_handshake). There is no /dev/kfd: the kernel answers
+ * ioctl(fd, AMDKFD_IOC_RUNTIME_ENABLE, {r_debug, ENABLE}) once its simulated driver is up,
+ * right after it says "ready" (runtime_enable_handshake; after, so that a capture started by
+ * `gpucore run` at the handshake cannot stop the process before the line is out). There is no /dev/kfd: the kernel answers
  * ENOTTY on a stand-in fd (ENOSYS under a seccomp filter nobody traces), which is ignored. This
  * is the one place the simulated runtime touches the real kernel for the handshake; it is what
  * `gpucore run` watches for to find the GPU processes of a tree.
@@ -473,9 +474,10 @@ int main(int argc, char **argv)
         rc = EX_SOFTWARE;
     }
     if (!rc) {
-        runtime_enable_handshake();
         printf("%s: pid %ld ready\n", prog, (long)getpid());
         fflush(stdout);
+        /* After "ready" is out: a capture that arming starts must not overtake the line. */
+        runtime_enable_handshake();
         while (sigwait(&set, &sig) != 0)
             ;
     }
