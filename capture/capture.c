@@ -24,6 +24,7 @@
 #include <gpucore/schema.h>
 
 #include "capture.h"
+#include "capture_internal.h"
 #include "gc_util.h"
 #include "host_core.h"
 #include "plan.h"
@@ -1399,6 +1400,109 @@ static gpucore_status_t attach(struct cap *c)
     return GPUCORE_OK;
 }
 
+/* ---- RUN: what the tree supervisor (run_tree.c) uses ------------------------------------ */
+
+gpucore_status_t gc_capture_run_precheck(const struct gc_capture_opts *o, gpucore_diag_t *diag)
+{
+    struct gc_capture_result dummy;
+    struct cap c;
+
+    memset(&c, 0, sizeof(c));
+    memset(&dummy, 0, sizeof(dummy));
+    c.o = o;
+    c.res = &dummy;
+    c.diag = diag;
+    if (o->kfd.backend == GC_KFD_BACKEND_LINUX) {
+        struct gc_kfd *probe = NULL;
+
+        GC_TRY(gc_kfd_open(getpid(), &o->kfd, &probe, diag));
+        gc_kfd_close(probe);
+    }
+    return precheck_output(&c);
+}
+
+gpucore_status_t gc_capture_arm(const struct gc_capture_opts *o, pid_t pid,
+                                struct gc_capture_armed *a, gpucore_diag_t *diag)
+{
+    gpucore_status_t st;
+
+    memset(a, 0, sizeof(*a));
+    GC_TRY(gc_kfd_open(pid, &o->kfd, &a->k, diag));
+    st = gc_kfd_enable(a->k, CAP_WATCH_MASK, &a->rinfo, diag);
+    if (st != GPUCORE_OK) {
+        gc_kfd_close(a->k);
+        memset(a, 0, sizeof(*a));
+        a->enable_failed = 1;
+        return st;
+    }
+    a->pid = pid;
+    return GPUCORE_OK;
+}
+
+void gc_capture_disarm(struct gc_capture_armed *a)
+{
+    gpucore_diag_t d = { 0 };
+
+    if (!a->k)
+        return;
+    (void)gc_kfd_disable(a->k, &d);
+    gc_kfd_close(a->k);
+    memset(a, 0, sizeof(*a));
+}
+
+gpucore_status_t gc_capture_armed_event(const struct gc_capture_opts *o, struct gc_capture_armed *a,
+                                        struct gc_tracee *t, int capture,
+                                        struct gc_capture_result *res, gpucore_diag_t *diag)
+{
+    gpucore_diag_t d = { 0 }, dummy = { 0 };
+    struct cap c;
+    gpucore_status_t st;
+
+    memset(res, 0, sizeof(*res));
+    memset(&c, 0, sizeof(c));
+    c.o = o;
+    c.res = res;
+    c.diag = diag ? diag : &dummy;
+    c.pid = a->pid;
+    c.k = a->k;
+    c.enabled = 1;
+    c.rinfo_at_enable = a->rinfo;
+    res->pid = a->pid;
+    res->trigger = GPUCORE_TRIGGER_ON_DEMAND;
+    (void)gc_kfd_wait_event(c.k, 0, &d); /* drains the fd */
+    collect_events(&c);
+    if (!c.nexc)
+        return GPUCORE_OK;
+    if (!capture) {
+        pid_t pid = a->pid;
+
+        gc_capture_disarm(a);
+        if (gc_capture_arm(o, pid, a, &d) != GPUCORE_OK)
+            a->pid = pid; /* disarmed (k NULL), still named */
+        return GPUCORE_OK;
+    }
+    c.t = t;
+    a->k = NULL; /* the capture's now: closed by cap_release_gpu */
+    st = gc_kfd_service_threads(c.k, c.service, CAP_MAX_SERVICE, &c.nservice, c.diag);
+    if (c.nservice > CAP_MAX_SERVICE)
+        c.nservice = CAP_MAX_SERVICE;
+    if (st == GPUCORE_OK) {
+        progress_tier(&c, NULL, "GPU exception raised in process %ld: capturing", (long)c.pid);
+        st = capture_proper(&c);
+    }
+    gpucore_writer_abort(c.w);
+    c.w = NULL;
+    cap_release_gpu(&c);
+    gc_free(c.resume_ids);
+    (void)gc_tracee_resume_all(t, &d);
+    if (gc_tracee_exit_status(t) != -1) {
+        res->exited = 1;
+        res->exit_status = gc_tracee_exit_status(t);
+    }
+    a->k = NULL; /* disarmed, still named */
+    return st;
+}
+
 gpucore_status_t gc_capture_run(const struct gc_capture_opts *opts, struct gc_capture_result *ret,
                                 gpucore_diag_t *reterr_diag)
 {
@@ -1418,6 +1522,12 @@ gpucore_status_t gc_capture_run(const struct gc_capture_opts *opts, struct gc_ca
     c.diag = reterr_diag ? reterr_diag : &dummy;
     ret->trigger = GPUCORE_TRIGGER_ON_DEMAND;
 
+    if (opts->mode == GC_CAPTURE_RUN) {
+        st = gc_capture_run_precheck(opts, c.diag);
+        if (st != GPUCORE_OK)
+            return st;
+        return gc_capture_run_tree(opts, ret, c.diag);
+    }
     st = attach(&c);
     if (st == GPUCORE_E_NOTFOUND && ret->exited) {
         /* RUN: the command ended before its driver appeared. */

@@ -35,7 +35,35 @@
  *   GC_CAPTURE_NOW    capture @p pid at once (a hang, or on demand)
  *   GC_CAPTURE_WATCH  attach to @p pid, wait for its first queue error or memory violation,
  *                     capture, let it continue to its own error handling
- *   GC_CAPTURE_RUN    start @p argv traced, then as WATCH; report the command's exit status
+ *   GC_CAPTURE_RUN    start @p argv and follow its whole process tree (run_tree.c): each
+ *                     process that makes the KFD runtime-enable ioctl is armed as WATCH arms
+ *                     one; each that raises a GPU error is captured once (its own core, the
+ *                     pattern expanded for its pid); report the command's exit status
+ *
+ * RUN in detail. The command is forked with a seccomp-BPF filter (tree_filter.h) that stops
+ * only ioctl(AMDKFD_IOC_RUNTIME_ENABLE) and ptrace(TRACEME | ATTACH | SEIZE) for gpucore, and is
+ * seized with fork, vfork, clone and exec auto-attach: every descendant is followed, but no
+ * process is stopped per system call. Without CAP_SYS_ADMIN the filter needs no_new_privs, so
+ * setuid programs run by the tree do not gain privileges under a non-root `gpucore run`. If the
+ * filter cannot be installed, only the command itself is armed, by polling for its driver as
+ * before (tree_event NOFILTER). A process is armed when its runtime-enable ioctl returns (the
+ * thread held meanwhile); when its event fd says an error was raised, it alone is captured
+ * (the others run on; only the statuses they report wait), its runtime is handed the
+ * exception (DISABLE), and 100 ms later it is armed again so that a further exception is
+ * recorded (tree_event AGAIN), not captured. A tree member that wants to trace another (a
+ * debugger) gets its target let go of first (tree_event DEBUGGED). A failure for one process
+ * (its driver session refused, its capture failed) lets go of that process only (tree_event
+ * FAILED). Signal-delivery stops are passed on unchanged; group-stops are left stopped
+ * (PTRACE_LISTEN) until SIGCONT. The command's end, the caller's flag or a failure of the loop
+ * disarms every process and lets go of every one still traced (tree_event LEFT counts those
+ * that still run). Limits: a process let go of (debugged, failed, outliving the command) that
+ * later makes one of the filtered calls gets ENOSYS from it (the filter stays, nobody traces);
+ * a process that execs a setuid or file-capability program runs it without the privileges
+ * under a non-root `gpucore run` (no_new_privs, and the kernel's rule for a traced exec);
+ * processes that re-parent or daemonize are followed as long as they are in the tree while it
+ * runs, and let go of when the command ends; a debugger from outside the tree cannot attach to
+ * a followed process (it is traced by gpucore); a runtime older than KFD 1.13 makes no
+ * runtime-enable call and is never armed.
  *
  * Internal to capture; the CLI is its only caller. No printing except through the progress
  * callback.
@@ -82,6 +110,36 @@ struct gc_capture_trigger {
     uint64_t fault_va;       /* memory violation: the faulting address, 0 = not known */
 };
 
+/* RUN: what happened to one process of the command's tree (gc_capture_opts.tree_event). */
+enum gc_capture_tree_kind {
+    GC_CAPTURE_TREE_CORE = 0,    /* a core of pid was written: result (path, pid, exe...) */
+    GC_CAPTURE_TREE_FAILED,      /* arming or capturing pid failed (message; result set when a
+                                    capture was under way): pid was let go of and runs on
+                                    untraced, nothing armed in it */
+    GC_CAPTURE_TREE_AGAIN,       /* a GPU exception (exception_code) in pid, which was captured
+                                    already: recorded, handed to its runtime, not captured */
+    GC_CAPTURE_TREE_DEBUGGED,    /* pid is being debugged by other (a tree member's
+                                    PTRACE_TRACEME / ATTACH / SEIZE): let go of, not watched */
+    GC_CAPTURE_TREE_LEFT,        /* the command ended while count processes of its tree still
+                                    ran: let go of, they run on untraced */
+    GC_CAPTURE_TREE_NOFILTER,    /* the seccomp filter could not be installed (message): only
+                                    the command itself is armed, by polling for its driver */
+};
+
+struct gc_capture_tree_event {
+    enum gc_capture_tree_kind kind;
+    pid_t pid;
+    char comm[16];                 /* pid's comm, "" if unknown */
+    pid_t other;                   /* DEBUGGED: the debugger */
+    char other_comm[16];
+    uint32_t exception_code;       /* AGAIN */
+    uint32_t count;                /* LEFT */
+    int is_command;                /* pid is the command itself */
+    int ended;                     /* FAILED: pid ended during the capture (not let go of) */
+    const char *message;           /* FAILED, NOFILTER: one sentence; else NULL */
+    const struct gc_capture_result *result; /* CORE, FAILED (may be NULL) */
+};
+
 struct gc_capture_opts {
     enum gc_capture_mode mode;
     pid_t pid;                 /* NOW, WATCH */
@@ -110,6 +168,10 @@ struct gc_capture_opts {
      * or formatted. */
     void (*progress)(void *user, const struct gc_capture_progress *p);
     void *progress_user;
+    /* RUN: told of every core written and of every process let go of, as it happens (valid
+     * for the call only). NULL = not told. */
+    void (*tree_event)(void *user, const struct gc_capture_tree_event *ev);
+    void *tree_event_user;
 };
 
 #define GC_CAPTURE_REASONS 8u /* GPUCORE_REASON_* values counted in gc_capture_result */
@@ -141,6 +203,8 @@ struct gc_capture_result {
     char warning[256];        /* the first of them, one sentence ("" if none) */
     uint32_t exception_code;  /* RUN/WATCH: first exception code seen (enum
                                  kfd_dbg_trap_exception_code), 0 = none */
+    uint32_t cores;           /* RUN: cores written in the whole tree (each told through
+                                 tree_event; written stays 0) */
     int over_budget;          /* failed with GPUCORE_E_LIMIT because max_size is below what the
                                  core's own structure (ELF header, program headers, notes)
                                  needs; the message names the bytes */
@@ -150,9 +214,10 @@ struct gc_capture_result {
  * Run the pipeline. @p ret is always filled (zeroed first). RUN, whatever the status: if pid is
  * 0 nothing was started (a failure, or the flag set, before the command was started);
  * otherwise either exited is 1 (exit_status says how the command ended) or running is 1 (it
- * runs on detached; the caller waits for it): gpucore never leaves it traced and never
- * stops it. After a core was written the command's end is waited for here, unless the flag
- * is set meanwhile.
+ * runs on detached; the caller waits for it): gpucore never leaves a process of the tree
+ * traced and never stops one. RUN returns once the command has ended (or the flag is set, or
+ * the loop failed); the cores written are told through tree_event one by one and counted in
+ * cores (written stays 0); OK means the command ended, whatever it raised.
  * @retval GPUCORE_OK          a core was written (result says whether truncated), or, for RUN
  *                             and WATCH, the target exited without a GPU error (written 0)
  * @retval GPUCORE_E_NODEV     no driver (the message is the one sentence of gc_kfd_open)

@@ -500,6 +500,58 @@ gpucore_status_t gc_tracee_seize(pid_t pid, struct gc_tracee **ret, gpucore_diag
     return GPUCORE_OK;
 }
 
+/* ---- adopt --------------------------------------------------------------------------------- */
+
+gpucore_status_t gc_tracee_adopt(pid_t pid, struct gc_tracee **ret, gpucore_diag_t *reterr_diag)
+{
+    char path[64];
+    struct gc_tracee *t;
+    struct dirent *de;
+    DIR *d;
+
+    GC_FAIL_IF(!ret || pid <= 0, reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
+               "no result pointer or invalid process id");
+    t = tracee_new(pid);
+    GC_FAIL_IF(!t, reterr_diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
+    snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+    d = opendir(path);
+    if (!d) {
+        tracee_free(t);
+        return gc_diag_set(reterr_diag, GPUCORE_E_NOTFOUND, GC_NO_OFFSET, "no process %d",
+                           (int)pid);
+    }
+    /* The leader first, as seize lists it. */
+    if (!add_thread(t, pid)) {
+        closedir(d);
+        tracee_free(t);
+        return gc_diag_set(reterr_diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
+    }
+    while ((de = readdir(d)) != NULL) {
+        char *end;
+        long tid;
+
+        if (de->d_name[0] < '0' || de->d_name[0] > '9')
+            continue;
+        errno = 0;
+        tid = strtol(de->d_name, &end, 10);
+        if (errno || *end || tid <= 0 || tid > INT32_MAX)
+            continue;
+        if (!add_thread(t, (pid_t)tid)) {
+            closedir(d);
+            tracee_free(t);
+            return gc_diag_set(reterr_diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
+        }
+    }
+    closedir(d);
+    *ret = t;
+    return GPUCORE_OK;
+}
+
+void gc_tracee_release(struct gc_tracee *t)
+{
+    tracee_free(t);
+}
+
 /* ---- spawn -------------------------------------------------------------------------------- */
 
 gpucore_status_t gc_tracee_spawn(char *const argv[], char *const envp[], struct gc_tracee **ret,

@@ -15,6 +15,10 @@
  * waitid(P_ALL, WNOWAIT) (which consumes nothing) or, with a deadline, in short naps (1 ms
  * backing off to 16 ms); both return EINTR to the caller, see gc_tracee_poll().
  *
+ * `gpucore run` does not use this module to follow its tree (run_tree.c does, with
+ * fork/exec auto-attach and waitpid(-1)); it hands one process at a time to it for a capture
+ * (gc_tracee_adopt, gc_tracee_release).
+ *
  * Internal to capture. Not thread-safe: all calls from the one thread that seized (ptrace's
  * rule). No printing.
  */
@@ -84,6 +88,21 @@ gpucore_status_t gc_tracee_seize(pid_t pid, struct gc_tracee **ret, gpucore_diag
  */
 gpucore_status_t gc_tracee_spawn(char *const argv[], char *const envp[], struct gc_tracee **ret,
                                  gpucore_diag_t *reterr_diag);
+
+/*
+ * Take over the threads of @p pid, which the caller already traces (`gpucore run` follows the
+ * whole tree with fork/clone auto-attach and hands one process at a time to a capture): no
+ * ptrace call is made, the threads listed in /proc/PID/task are recorded as running. A thread
+ * whose first stop was not yet collected is handled by the next wait like any stop. Forks made
+ * by the process while it is held here are let go of at their first stop (see seize).
+ * @retval GPUCORE_OK, GPUCORE_E_NOTFOUND (no such process), GPUCORE_E_NOMEM, GPUCORE_E_INVAL.
+ */
+gpucore_status_t gc_tracee_adopt(pid_t pid, struct gc_tracee **ret, gpucore_diag_t *reterr_diag);
+
+/* Free an adopted tracee without detaching: its threads stay traced by the caller, running (call
+ * gc_tracee_resume_all first). Statuses the tracee collected are gone; gc_tracee_exit_status()
+ * says whether the process exit was one of them. Accepts NULL. */
+void gc_tracee_release(struct gc_tracee *t);
 
 pid_t gc_tracee_pid(const struct gc_tracee *t);
 

@@ -5,7 +5,8 @@
  *   capture PID          capture now (a hang, or on demand)
  *   watch PID            wait for the first GPU queue error or memory violation, capture, let
  *                        the process go on to its own error handling
- *   run -- CMD [ARGS]    start CMD traced, then as watch; exit with CMD's status
+ *   run -- CMD [ARGS]    start CMD and follow its process tree; each process that enables the
+ *                        GPU runtime is watched as watch does; exit with CMD's status
  *
  * Output: progress on stderr while stderr is a terminal (the phase; while memory is written,
  * the tier, the bytes written so far and the rate); one final line (unless --quiet); with
@@ -34,6 +35,7 @@
 #include "capture.h"
 #include "cli.h"
 #include "gc_util.h"
+#include "triage.h"
 
 static volatile sig_atomic_t got_signal;
 /* The last signal came from the kernel (si_code SI_KERNEL): a terminal's ^C or ^\ is sent so
@@ -101,13 +103,23 @@ static void capture_help(const char *cmd, FILE *out)
 {
     if (strcmp(cmd, "run") == 0)
         fprintf(out, "Usage: gpucore run [OPTIONS] -- COMMAND [ARGS...]\n\n"
-                     "Start COMMAND under gpucore, wait for its first GPU queue error or memory\n"
-                     "violation, write a core, then let COMMAND continue to its own error\n"
-                     "handling. Once COMMAND is started, exits with its status (128 + N if\n"
-                     "signal N ended it), whatever happens: SIGINT, SIGTERM, SIGHUP and SIGQUIT\n"
-                     "are passed on to COMMAND (a capture under way is abandoned first,\n"
-                     "nothing written), and gpucore waits for its end; if gpucore fails\n"
-                     "after the start, it warns that nothing is armed, detaches and waits.\n\n");
+                     "Start COMMAND under gpucore and follow every process it starts (fork,\n"
+                     "exec, launchers such as sh, mpirun or Python multiprocessing). A process\n"
+                     "that enables the ROCm runtime (its KFD runtime-enable call) is armed: at\n"
+                     "its first GPU queue error or memory violation its core is written (-o is\n"
+                     "expanded for it: use %%p), then it continues to its own error handling. Each\n"
+                     "process is captured once; a further GPU error in it is only reported.\n"
+                     "Processes are found by a seccomp filter on that call and on ptrace\n"
+                     "attach calls, installed before COMMAND starts (without CAP_SYS_ADMIN it\n"
+                     "sets no_new_privs: setuid programs do not gain privileges). A process of\n"
+                     "the tree that starts debugging another is let go of (a debugger works\n"
+                     "as without gpucore), and so is one gpucore fails to arm or capture.\n"
+                     "Once COMMAND is started, exits with its status (128 + N if signal N\n"
+                     "ended it), cores written or not: SIGINT, SIGTERM, SIGHUP and SIGQUIT are\n"
+                     "passed on to COMMAND (a capture under way is abandoned first, nothing\n"
+                     "written; a COMMAND stopped by job control is continued), and gpucore\n"
+                     "waits for its end. When COMMAND ends, processes of its tree still\n"
+                     "running are let go of and run on untraced.\n\n");
     else if (strcmp(cmd, "watch") == 0)
         fprintf(out, "Usage: gpucore watch [OPTIONS] PID\n\n"
                      "Attach to process PID, wait for its first GPU queue error or memory\n"
@@ -629,6 +641,60 @@ static int run_capture_cmd(int argc, char **argv, enum gc_capture_mode mode)
     return rc;
 }
 
+static int report_core(const struct capture_cli *cli, const struct gc_capture_opts *o,
+                       const struct gc_capture_result *r);
+
+/* run: what the tree supervisor tells, as it happens. */
+struct tree_cli {
+    struct capture_cli *cli;
+    const struct gc_capture_opts *o;
+    int json_rc; /* the first --json record that could not be written */
+};
+
+static void on_tree_event(void *user, const struct gc_capture_tree_event *ev)
+{
+    struct tree_cli *tc = user;
+    const char *name = ev->is_command ? tc->o->argv[0] : ev->comm;
+    const char *exc;
+    int rc;
+
+    end_progress(tc->cli);
+    switch (ev->kind) {
+    case GC_CAPTURE_TREE_CORE:
+        rc = report_core(tc->cli, tc->o, ev->result);
+        if (rc && !tc->json_rc)
+            tc->json_rc = rc;
+        break;
+    case GC_CAPTURE_TREE_FAILED:
+        fprintf(stderr, "gpucore: warning: %s: %snothing armed; %s (pid %ld) %s\n",
+                ev->message, ev->result && ev->result->exception_code ? "no core written, " : "",
+                name, (long)ev->pid, ev->ended ? "has ended" : "runs on untraced to its end");
+        break;
+    case GC_CAPTURE_TREE_AGAIN:
+        exc = gc_triage_exception_name(ev->exception_code);
+        fprintf(stderr, "gpucore: process %ld (%s): GPU exception %s: already captured; not "
+                        "captured again\n",
+                (long)ev->pid, ev->comm, exc ? exc : "unknown");
+        break;
+    case GC_CAPTURE_TREE_DEBUGGED:
+        fprintf(stderr, "gpucore: process %ld (%s) is being debugged by %ld (%s): not watched\n",
+                (long)ev->pid, ev->comm, (long)ev->other, ev->other_comm);
+        break;
+    case GC_CAPTURE_TREE_LEFT:
+        if (!tc->cli->quiet)
+            fprintf(stderr, "gpucore: %s (pid %ld) ended; %u process%s of its tree still "
+                            "run%s, untraced now\n",
+                    tc->o->argv[0], (long)ev->pid, ev->count, ev->count == 1 ? "" : "es",
+                    ev->count == 1 ? "s" : "");
+        break;
+    case GC_CAPTURE_TREE_NOFILTER:
+        fprintf(stderr, "gpucore: warning: %s: only %s itself is watched, not the processes "
+                        "it starts\n",
+                ev->message, tc->o->argv[0]);
+        break;
+    }
+}
+
 /* The capture itself, once the options are parsed and the --json file is open. */
 static int run_capture_opened(struct capture_cli *clip, struct gc_capture_opts *op,
                               enum gc_capture_mode mode)
@@ -638,6 +704,7 @@ static int run_capture_opened(struct capture_cli *clip, struct gc_capture_opts *
     struct gc_capture_result r;
     gpucore_diag_t d = { 0 };
     struct sigaction sa, old[NSTOP_SIGNALS];
+    struct tree_cli tc = { .cli = &cli, .o = op };
     gpucore_status_t st;
     int rc;
 
@@ -656,6 +723,10 @@ static int run_capture_opened(struct capture_cli *clip, struct gc_capture_opts *
         sigaction(stop_signals[i].sig, &sa, &old[i]);
     got_signal = 0;
     o.interrupted = &got_signal;
+    if (mode == GC_CAPTURE_RUN) {
+        o.tree_event = on_tree_event;
+        o.tree_event_user = &tc;
+    }
 
     st = gc_capture_run(&o, &r, &d);
 
@@ -731,6 +802,10 @@ static int wait_command(pid_t pid, int *ret_status)
             got_signal = 0;
             if (!command_has_it(pid, sig, got_signal_kernel))
                 (void)kill(pid, sig);
+            /* A command stopped by job control would keep the signal pending, and gpucore
+               would wait for ever: continue it, as timeout(1) does, always (a command just
+               let go of in a group-stop is only on its way back to the stopped state). */
+            (void)kill(pid, SIGCONT);
         }
         got_child = 0;
         w = gc_capture_reap_command(pid, ret_status);
@@ -782,7 +857,7 @@ static int run_finish(const struct capture_cli *cli, const struct gc_capture_opt
     } else if (r->written) {
         /* The command's status comes first: a --json record that failed was reported. */
         (void)report_core(cli, o, r);
-    } else if (r->exited && !cli->quiet) {
+    } else if (r->exited && !r->cores && !cli->quiet) {
         say_no_exception(r);
     }
     if (r->running) {

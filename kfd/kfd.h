@@ -57,6 +57,8 @@ struct gc_kfd_open_opts {
     const char *sim_socket;     /* sim: default the abstract socket "@gpucore-kfd-sim.<pid>" */
     const char *smaps_path;     /* linux, test hook: read this file instead of /proc/PID/smaps
                                    for gc_kfd_gpu_mappings(); NULL = the real one */
+    uint32_t sim_timeout_ms;    /* sim: how long a request waits for its answer before it fails
+                                   (ETIMEDOUT); 0 = the default, 20 s */
 };
 
 /* Per-queue status bits written back into SUSPEND/RESUME id arrays (and snapshot queue ids). */

@@ -66,6 +66,9 @@ static gpucore_status_t sim_open(struct gc_kfd *k, const struct gc_kfd_open_opts
     /* A driver that never answers (its thread stopped by a ptrace group stop, or a wedged
      * inferior) must become an error, not a debugger hung forever in recv. */
     struct timeval tv = { GC_KFD_SIM_TIMEOUT_S, 0 };
+    if (o->sim_timeout_ms)
+        tv = (struct timeval){ (time_t)(o->sim_timeout_ms / 1000),
+                               (suseconds_t)(o->sim_timeout_ms % 1000) * 1000 };
     (void)setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
     (void)setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
     if (connect(c->fd, (struct sockaddr *)&sa,

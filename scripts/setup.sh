@@ -13,6 +13,7 @@ PACKAGES=(
   llvm-16-dev llvm-16 clang-16 lld-16 libclang-rt-16-dev
   gdb python3
   libhsa-runtime-dev g++  # the ROCm runtime's tools header, for the C++ check of its mirror (tests/hook)
+  strace   # capture-tree-debugger-strace: a debugger in the tree of `gpucore run`
   pci.ids  # agent names in libgpucore-dbgapi, as AMD's library gives them
 )
 

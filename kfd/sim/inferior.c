@@ -22,6 +22,14 @@
  * HSA_TOOLS_LIB: the runtime's tools libraries are loaded and its errors reported as ROCr
  * does (runtime.h); unset, nothing of it runs.
  *
+ * The runtime-enable handshake: like ROCr at init, the inferior makes the real system call
+ * ioctl(fd, AMDKFD_IOC_RUNTIME_ENABLE, {r_debug, ENABLE}) once its simulated driver is up,
+ * right after it says "ready" (runtime_enable_handshake; after, so that a capture started by
+ * `gpucore run` at the handshake cannot stop the process before the line is out). There is
+ * no /dev/kfd: the kernel answers ENOTTY on a stand-in fd (ENOSYS under a seccomp filter nobody traces), which is ignored. This
+ * is the one place the simulated runtime touches the real kernel for the handshake; it is what
+ * `gpucore run` watches for to find the GPU processes of a tree.
+ *
  * Exit status: 0 terminated by SIGTERM/SIGINT; 64 usage; 65 scenario error (also a bad
  * GPUCORE_SIM_FAULTS); 70 layout or driver failure; the scenario's exit_status or SIGABRT after
  * a queue error.
@@ -33,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sysexits.h>
@@ -358,6 +367,28 @@ out:
 }
 #endif
 
+/* ---- the runtime-enable handshake (see the header comment) ---------------------------------- */
+
+#include "kfd_uapi.h"
+
+/* The call ROCr makes at init on /dev/kfd (KFD >= 1.13), here on a stand-in fd: the real
+   system call, whose answer (ENOTTY) the simulated runtime ignores. */
+static void runtime_enable_handshake(void)
+{
+    static char r_debug_standin[64];
+    struct kfd_ioctl_runtime_enable_args args;
+    int fd = dup(STDIN_FILENO);
+
+    memset(&args, 0, sizeof(args));
+    args.r_debug = (uint64_t)(uintptr_t)r_debug_standin;
+    args.mode_mask = KFD_RUNTIME_ENABLE_MODE_ENABLE_MASK;
+    (void)ioctl(fd, AMDKFD_IOC_RUNTIME_ENABLE, &args);
+    if (fd >= 0)
+        close(fd);
+}
+
+/* ---- main ----------------------------------------------------------------------------------- */
+
 int main(int argc, char **argv)
 {
     const char *scen = NULL, *objects = getenv("GPUCORE_SCENARIO_OBJECTS"), *describe = NULL;
@@ -453,6 +484,8 @@ int main(int argc, char **argv)
     if (!rc) {
         printf("%s: pid %ld ready\n", prog, (long)getpid());
         fflush(stdout);
+        /* After "ready" is out: a capture that arming starts must not overtake the line. */
+        runtime_enable_handshake();
         while (sigwait(&set, &sig) != 0)
             ;
     }
