@@ -677,7 +677,11 @@ static void on_tree_event(void *user, const struct gc_capture_tree_event *ev)
                 (long)ev->pid, ev->comm, exc ? exc : "unknown");
         break;
     case GC_CAPTURE_TREE_DEBUGGED:
-        fprintf(stderr, "gpucore: process %ld (%s) is being debugged by %ld (%s): not watched\n",
+        /* The filter stays with the process: untraced by gpucore, its runtime-enable call
+           fails (ENOSYS), so a GPU runtime cannot start in it. Say so at once. */
+        fprintf(stderr, "gpucore: process %ld (%s) is being debugged by %ld (%s): not watched "
+                        "(a GPU runtime cannot start in it now: run debuggers outside "
+                        "`gpucore run`)\n",
                 (long)ev->pid, ev->comm, (long)ev->other, ev->other_comm);
         break;
     case GC_CAPTURE_TREE_LEFT:

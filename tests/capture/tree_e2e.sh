@@ -325,7 +325,7 @@ debugger)
   tracer=$(field "$pid" TracerPid)
   [ "$tracer" != 0 ] && [ "$tracer" != "$gpid" ] || fail "the debuggee is traced by $tracer (gpucore is $gpid)"
   [ "$(cat "/proc/$tracer/comm")" = "$arg" ] || fail "the debuggee's tracer is $(cat "/proc/$tracer/comm")"
-  grep -q "^gpucore: process [0-9]* (.*) is being debugged by $tracer ($arg): not watched$" run.err ||
+  grep -q "^gpucore: process [0-9]* (.*) is being debugged by $tracer ($arg): not watched (a GPU runtime cannot start in it now: run debuggers outside \`gpucore run\`)$" run.err ||
     fail "message: $(cat run.err)"
   kill -TERM "$pid"
   rc=0; wait "$gpid" || rc=$?
