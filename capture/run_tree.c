@@ -200,15 +200,10 @@ static struct task *add_task(struct tree *tr, pid_t tid)
 
     if (t)
         return t;
-    if (tr->ntasks == tr->ctasks) {
-        uint32_t cap = tr->ctasks ? tr->ctasks * 2 : 64;
-        struct task *n = gc_realloc_array(tr->tasks, cap, sizeof(*n));
-
-        if (!n)
-            return NULL;
-        tr->tasks = n;
-        tr->ctasks = cap;
-    }
+    t = gc_array_grow(tr->tasks, &tr->ctasks, tr->ntasks, sizeof(*t), 64);
+    if (!t)
+        return NULL;
+    tr->tasks = t;
     t = &tr->tasks[tr->ntasks++];
     memset(t, 0, sizeof(*t));
     t->tid = tid;
@@ -234,15 +229,11 @@ static struct gproc *find_proc(struct tree *tr, pid_t pid)
 
 static struct gproc *add_proc(struct tree *tr)
 {
-    if (tr->nprocs == tr->cprocs) {
-        uint32_t cap = tr->cprocs ? tr->cprocs * 2 : 8;
-        struct gproc *n = gc_realloc_array(tr->procs, cap, sizeof(*n));
+    struct gproc *n = gc_array_grow(tr->procs, &tr->cprocs, tr->nprocs, sizeof(*n), 8);
 
-        if (!n)
-            return NULL;
-        tr->procs = n;
-        tr->cprocs = cap;
-    }
+    if (!n)
+        return NULL;
+    tr->procs = n;
     memset(&tr->procs[tr->nprocs], 0, sizeof(tr->procs[0]));
     return &tr->procs[tr->nprocs++];
 }

@@ -73,15 +73,10 @@ static struct thread *add_thread(struct gc_tracee *t, pid_t tid)
 
     if (th)
         return th;
-    if (t->count == t->cap) {
-        uint32_t cap = t->cap ? t->cap * 2 : 16;
-        struct thread *q = gc_realloc_array(t->th, cap, sizeof(*q));
-
-        if (!q)
-            return NULL;
-        t->th = q;
-        t->cap = cap;
-    }
+    th = gc_array_grow(t->th, &t->cap, t->count, sizeof(*th), 16);
+    if (!th)
+        return NULL;
+    t->th = th;
     th = &t->th[t->count++];
     memset(th, 0, sizeof(*th));
     th->pub.tid = tid;

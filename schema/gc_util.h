@@ -54,6 +54,16 @@ void *gc_calloc_array(size_t n, size_t size);
 void *gc_realloc_array(void *p, size_t n, size_t size);
 void gc_free(void *p);
 char *gc_strdup(const char *s);
+/*
+ * Room for one more element in a growable array of @p count used slots out of *cap: returns
+ * @p items itself while count < *cap, else the array reallocated to twice the capacity (@p
+ * initial slots the first time) with *cap updated. NULL on allocation failure or overflow:
+ * @p items and *cap are then unchanged and still owned by the caller.
+ *     struct x *n = gc_array_grow(a->items, &a->cap, a->count, sizeof(*n), 16);
+ *     if (!n) return NULL;
+ *     a->items = n;
+ */
+void *gc_array_grow(void *items, uint32_t *cap, uint32_t count, size_t size, uint32_t initial);
 
 /*
  * Growable byte buffer used by encoders. Appends never fail visibly: on allocation failure

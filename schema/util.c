@@ -104,6 +104,22 @@ void *gc_realloc_array(void *p, size_t n, size_t size)
     return realloc(p, n ? n : 1);
 }
 
+void *gc_array_grow(void *items, uint32_t *cap, uint32_t count, size_t size, uint32_t initial)
+{
+    uint32_t want;
+    void *n;
+
+    if (count < *cap)
+        return items;
+    if (*cap > UINT32_MAX / 2)
+        return NULL;
+    want = *cap ? *cap * 2 : (initial ? initial : 1);
+    n = gc_realloc_array(items, want, size);
+    if (n)
+        *cap = want;
+    return n;
+}
+
 void gc_free(void *p)
 {
     free(p);
