@@ -234,6 +234,10 @@ const struct gc_image_code_object *gc_image_code_object(const struct gc_image *i
 uint32_t gc_image_problem_count(const struct gc_image *img);
 const char *gc_image_problem(const struct gc_image *img, uint32_t i);
 
+/* The index of the code object whose loaded extent (its PT_LOAD segments at its load address)
+   holds @p addr, or UINT32_MAX (none, or NULL image). */
+uint32_t gc_image_code_object_at(const struct gc_image *img, uint64_t addr);
+
 /*
  * Function symbol containing @p pc in the code objects (st_value + load address, st_size;
  * a symbol of size 0 covers only its own address): name (truncated to @p name_size) and the

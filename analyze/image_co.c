@@ -474,6 +474,8 @@ void gc_image_free_code_objects(struct gc_image *img)
 
 uint32_t gc_image_code_object_at(const struct gc_image *img, uint64_t addr)
 {
+    if (!img)
+        return UINT32_MAX;
     for (uint32_t i = 0; i < img->ncos; i++)
         if (img->copriv[i].hi && addr >= img->copriv[i].lo && addr < img->copriv[i].hi)
             return i;

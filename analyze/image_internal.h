@@ -179,9 +179,6 @@ void *gc_image_grow(void **arr, uint32_t *n, uint32_t *cap, size_t elem, uint32_
 gpucore_status_t gc_image_load_code_objects(struct gc_image *img);
 void gc_image_free_code_objects(struct gc_image *img);
 
-/* The code object whose loaded extent contains @p addr, or UINT32_MAX. */
-uint32_t gc_image_code_object_at(const struct gc_image *img, uint64_t addr);
-
 /* Name of the kernel whose descriptor is at @p kd or whose entry is @p entry ("" if none). */
 void gc_image_kernel_name(const struct gc_image *img, uint64_t kd, uint64_t entry, char *buf,
                           size_t size);

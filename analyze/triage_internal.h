@@ -84,4 +84,11 @@ void gc_tr_stop_phrase(uint32_t mask, char *buf, size_t size); /* "a memory viol
    disassemble its PC (else "instruction" and "instruction_error" are null). */
 json_t *gc_tr_wave_json(const struct gc_triage *t, const struct gc_image_wave *w, int with_insn);
 
+/* ---- The crash signature (triage_signature.c) ----------------------------------------------- */
+
+/* {"text", "hash", "kind"} of the report's leading group (its sorted "faults", else the largest
+   group of "agents"), or JSON null when there is no group; NULL if out of memory. */
+json_t *gc_tr_signature_json(const struct gc_triage *t, const json_t *faults,
+                             const json_t *agents);
+
 #endif /* GC_ANALYZE_TRIAGE_INTERNAL_H */

@@ -739,6 +739,12 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
         gc_tr_appendf(summary, "Not captured: %s%s", json_string_value(json_array_get(missing, 0)),
                       json_array_size(missing) > 1 ? " (and more below)" : "");
 
+    json_t *sig = gc_tr_signature_json(t, faults, agents);
+
+    if (json_is_object(sig))
+        gc_tr_appendf(summary, "Signature: %s (%s)", json_string_value(json_object_get(sig, "hash")),
+                      json_string_value(json_object_get(sig, "text")));
+    json_object_set_new(doc, "signature", sig);
     json_object_set_new(doc, "summary", summary);
     json_object_set_new(doc, "waves", gc_tr_int(nwaves));
     json_object_set_new(doc, "stopped_waves", gc_tr_int(nstopped));

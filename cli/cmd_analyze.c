@@ -47,13 +47,14 @@ enum view { V_REPORT, V_WAVES, V_REGS, V_DISASM, V_MEM };
 #define O_CONTEXT  0x100u
 #define O_HOST     0x200u
 #define O_COPATH   0x400u
+#define O_EXITCODE 0x800u
 
 static const struct {
     const char *name;
     enum view view;
     uint32_t allowed;
 } views[] = {
-    { "report", V_REPORT, O_JSON | O_HOST | O_COPATH },
+    { "report", V_REPORT, O_JSON | O_HOST | O_COPATH | O_EXITCODE },
     { "waves", V_WAVES, O_JSON | O_WAVE | O_FAULTING | O_HOST | O_COPATH },
     { "regs", V_REGS, O_JSON | O_WAVE | O_REG | O_HOST | O_COPATH },
     { "disasm", V_DISASM, O_JSON | O_WAVE | O_ADDRESS | O_CONTEXT | O_HOST | O_COPATH },
@@ -63,7 +64,8 @@ static const struct {
 static void analyze_help(FILE *out)
 {
     fprintf(out,
-            "Usage: gpucore analyze [--json] [--host HOSTCORE] [--code-object-path DIR] CORE\n"
+            "Usage: gpucore analyze [--json] [--exit-code] [--host HOSTCORE]\n"
+            "                       [--code-object-path DIR] CORE\n"
             "       gpucore analyze waves [--json] [--faulting] [--wave N] CORE\n"
             "       gpucore analyze regs --wave N [--reg NAME]... [--json] CORE\n"
             "       gpucore analyze disasm [--wave N | --address A] [--before N] [--after N]"
@@ -74,6 +76,10 @@ static void analyze_help(FILE *out)
             "The report lists per agent and queue the dispatches with their kernels and the\n"
             "waves grouped by PC and stop reason, faulting groups first, each PC disassembled.\n\n"
             "  --json          the stable JSON document (schema \"" GC_TRIAGE_SCHEMA "\")\n"
+            "  --exit-code     (report) the exit status says what the core holds, for\n"
+            "                  scripts: 0 no GPU fault (a hang, a capture on demand), 1 a GPU\n"
+            "                  fault, 2 no GPU state to judge (no AMDGPU note, or no saved\n"
+            "                  wave and no exception); 64-77 keep their meanings\n"
             "  --host HOSTCORE (every view) CORE is a split GPU core file, as the ROCm\n"
             "                  runtime writes gpucore.PID; HOSTCORE is the process's host\n"
             "                  core (core.PID), whose memory the GPU file lacks (r_debug,\n"
@@ -126,8 +132,24 @@ static int report_failure(const char *core_path, const struct gc_triage_error *e
     return cli_report(core_path, &err->diag, CLI_SIDE_INPUT);
 }
 
+/* --exit-code: what the report says the core holds (documented in the help text). */
+#define ANALYZE_EXIT_NO_FAULT     0
+#define ANALYZE_EXIT_FAULT        1
+#define ANALYZE_EXIT_NO_GPU_STATE 2
+
+static int report_exit_code(const json_t *doc)
+{
+    if (json_array_size(json_object_get(doc, "faults")) ||
+        json_array_size(json_object_get(doc, "exceptions")) ||
+        json_is_object(json_object_get(doc, "capture_exception")))
+        return ANALYZE_EXIT_FAULT;
+    if (gc_triage_get_u64(doc, "waves") == 0)
+        return ANALYZE_EXIT_NO_GPU_STATE;
+    return ANALYZE_EXIT_NO_FAULT;
+}
+
 static int run_view(const struct gc_triage *t, enum view view, const struct gc_triage_request *req,
-                    int json)
+                    int json, int exit_code)
 {
     static void (*const renderers[])(FILE *, const json_t *) = {
         [V_REPORT] = analyze_render_report, [V_WAVES] = analyze_render_waves,
@@ -167,6 +189,8 @@ static int run_view(const struct gc_triage *t, enum view view, const struct gc_t
     } else {
         renderers[view](stdout, doc);
     }
+    if (exit_code && rc == CLI_EXIT_OK)
+        rc = report_exit_code(doc);
     json_decref(doc);
     if (fflush(stdout) != 0)
         rc = cli_fail(CLI_EXIT_IOERR, NULL, "cannot write output");
@@ -183,6 +207,7 @@ int cmd_analyze(int argc, char **argv)
         { "before", required_argument, NULL, 'B' },  { "after", required_argument, NULL, 'A' },
         { "host", required_argument, NULL, 'H' },    { "help", no_argument, NULL, 'h' },
         { "code-object-path", required_argument, NULL, 'C' },
+        { "exit-code", no_argument, NULL, 'E' },
         { NULL, 0, NULL, 0 },
     };
     struct gc_triage_request req = { .wave = -1,
@@ -196,7 +221,7 @@ int cmd_analyze(int argc, char **argv)
     struct gc_triage t = { 0 };
     gpucore_diag_t d;
     gpucore_status_t st;
-    int json = 0, c, rc;
+    int json = 0, exit_code = 0, c, rc;
 
     /* `gpucore analyze VIEW ...`: the view is the first argument when it names one. */
     /* (A core file named like a view is given as ./waves.) */
@@ -215,13 +240,17 @@ int cmd_analyze(int argc, char **argv)
     }
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "+jw:fr:a:s:S:l:B:A:H:C:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+jw:fr:a:s:S:l:B:A:H:C:Eh", longopts, NULL)) != -1) {
         long v;
 
         switch (c) {
         case 'j':
             json = 1;
             used |= O_JSON;
+            break;
+        case 'E':
+            exit_code = 1;
+            used |= O_EXITCODE;
             break;
         case 'w':
             if (cli_parse_int(optarg, 0, INT32_MAX, &v) != 0)
@@ -327,14 +356,14 @@ int cmd_analyze(int argc, char **argv)
     st = gc_triage_open(&t, &d);
     if (st != GPUCORE_OK) {
         if (st == GPUCORE_E_NOTFOUND)
-            rc = cli_fail(CLI_EXIT_DATAERR, t.path,
+            rc = cli_fail(exit_code ? ANALYZE_EXIT_NO_GPU_STATE : CLI_EXIT_DATAERR, t.path,
                           "no AMDGPU core-state note: the core holds no GPU state to analyze "
                           "(the host core of a split dump? give the GPU file, with --host %s)",
                           t.path);
         else
             rc = cli_report(t.path, &d, CLI_SIDE_INPUT);
     } else {
-        rc = run_view(&t, views[vi].view, &req, json);
+        rc = run_view(&t, views[vi].view, &req, json, exit_code);
         gc_triage_close(&t);
     }
     gpucore_core_close(t.host);

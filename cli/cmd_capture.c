@@ -151,7 +151,7 @@ static void capture_help(const char *cmd, FILE *out)
             "                     apparent_size pid executable trigger waves faulting_waves\n"
             "                     all_waves_saved tiers skipped_bytes{tier,budget,deadline,\n"
             "                     io-error} truncated truncation_reason elapsed_s compressed\n"
-            "                     signature (null for now)\n"
+            "                     signature{text,hash,kind} (as analyze)\n"
             "  --quiet            no final summary line\n"
             "%s"
             "  -h, --help         this text\n\n"
@@ -337,7 +337,35 @@ struct core_report {
     uint32_t truncation_reason; /* GPUCORE_REASON_* */
     double elapsed_s;
     int compressed;
+    json_t *signature;       /* the core's crash signature as `gpucore analyze` gives it
+                                ({"text","hash","kind"}), or NULL; owned */
 };
+
+/*
+ * The crash signature of the core just written, as `gpucore analyze` reports it (its
+ * "signature" member: an object, or JSON null when the core has no wave to judge). NULL when
+ * it cannot be computed: reopening or reading the core failed. Either way the capture's
+ * outcome is not changed, so nothing is printed.
+ */
+static json_t *core_signature(const char *path)
+{
+    struct gc_triage t = { .path = path };
+    gpucore_diag_t d = { 0 };
+    json_t *doc, *sig = NULL;
+
+    if (gpucore_core_open(path, GPUCORE_OPTS(gpucore_open_opts, .flags = GPUCORE_OPEN_ALLOW_TRUNCATED),
+                          &t.core, &d) != GPUCORE_OK)
+        return NULL;
+    if (gc_triage_open(&t, &d) == GPUCORE_OK) {
+        doc = gc_triage_report(&t, NULL);
+        if (doc)
+            sig = json_incref(json_object_get(doc, "signature"));
+        json_decref(doc);
+        gc_triage_close(&t);
+    }
+    gpucore_core_close(t.core);
+    return sig;
+}
 
 static void build_report(const struct gc_capture_opts *o, const struct gc_capture_result *r,
                          struct core_report *m)
@@ -374,6 +402,7 @@ static void build_report(const struct gc_capture_opts *o, const struct gc_captur
     m->truncation_reason = r->truncation_reason;
     m->elapsed_s = (double)r->duration_ns / 1e9;
     m->compressed = o->compress;
+    m->signature = core_signature(r->path);
 }
 
 static void print_summary(const struct core_report *m)
@@ -400,7 +429,11 @@ static void print_summary(const struct core_report *m)
     }
     if (m->truncated)
         fprintf(stderr, ", TRUNCATED (%s)", reason_text(m->truncation_reason));
-    fprintf(stderr, ", %.2f s\n", m->elapsed_s);
+    fprintf(stderr, ", %.2f s", m->elapsed_s);
+    if (json_is_object(m->signature))
+        fprintf(stderr, ", signature %s",
+                json_string_value(json_object_get(m->signature, "hash")));
+    fputc('\n', stderr);
 }
 
 static json_t *json_name(const char *name)
@@ -436,7 +469,8 @@ static json_t *report_json(const struct core_report *m)
                                      : json_null());
     json_object_set_new(o, "elapsed_s", json_real(m->elapsed_s));
     json_object_set_new(o, "compressed", json_boolean(m->compressed));
-    json_object_set_new(o, "signature", json_null()); /* a crash signature: a later version */
+    json_object_set_new(o, "signature",
+                        m->signature ? json_incref(m->signature) : json_null());
     return o;
 }
 
@@ -752,6 +786,7 @@ static int report_core(const struct capture_cli *cli, const struct gc_capture_op
                        const struct gc_capture_result *r)
 {
     struct core_report report;
+    int rc;
 
     build_report(o, r, &report);
     if (!cli->quiet) {
@@ -760,7 +795,9 @@ static int report_core(const struct capture_cli *cli, const struct gc_capture_op
                     r->nwarnings > 1 ? " (and more: see `gpucore info`)" : "");
         print_summary(&report);
     }
-    return cli->json_fd >= 0 ? write_json_line(cli, &report) : 0;
+    rc = cli->json_fd >= 0 ? write_json_line(cli, &report) : 0;
+    json_decref(report.signature);
+    return rc;
 }
 
 /*

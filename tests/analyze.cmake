@@ -32,3 +32,13 @@ foreach(kase vadd-fault rdna2-illegal rdna3-assert mi300-xcc multi-gpu-hang trun
   set_tests_properties(analyze-e2e-${kase} PROPERTIES LABELS "analyze;e2e"
                        SKIP_RETURN_CODE 77 TIMEOUT 300)
 endforeach()
+
+# ---- the crash signature and analyze --exit-code (tests/analyze/signature_e2e.sh) ------------
+add_test(NAME analyze-e2e-signature
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/analyze/signature_e2e.sh
+                 ${CMAKE_CURRENT_BINARY_DIR}/analyze-e2e/signature
+                 $<TARGET_FILE:gpucore-cli> $<TARGET_FILE:gpucore-inferior>
+                 ${CMAKE_CURRENT_BINARY_DIR}/scenario-objects
+                 ${PROJECT_SOURCE_DIR}/tests/scenarios $<TARGET_FILE:gpucore-mkexample>)
+set_tests_properties(analyze-e2e-signature PROPERTIES LABELS "analyze;e2e"
+                     SKIP_RETURN_CODE 77 TIMEOUT 300)

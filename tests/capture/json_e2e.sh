@@ -31,6 +31,7 @@ start_continue() { # SCENARIO: an inferior that outlives a capture
 check_record() {
   local lines=$1 index=$2 core=$3
   "$gpucore" info --json "$core" >info.json 2>info.err || fail "gpucore info $core: $(cat info.err)"
+  "$gpucore" analyze --json "$core" >analyze.json 2>analyze.err || fail "gpucore analyze $core: $(cat analyze.err)"
   python3 - "$@" <<'PY' || fail "record $index of $lines does not match $core: $(cat check.err)"
 import json, os, sys
 lines, index, core, pid, trigger, waves, faulting = sys.argv[1:8]
@@ -44,6 +45,7 @@ if not text.endswith("\n"):
 recs = [json.loads(l) for l in text.split("\n")[:-1]]
 r = recs[int(index)]
 info = json.load(open("info.json"))
+report = json.load(open("analyze.json"))
 st = os.stat(core)
 members = ["schema", "path", "size_on_disk", "apparent_size", "pid", "executable", "trigger",
            "waves", "faulting_waves", "all_waves_saved", "tiers", "skipped_bytes", "truncated",
@@ -71,11 +73,14 @@ want = {
     "truncated": m["truncated"],
     "truncation_reason": m["truncation_reason"],
     "compressed": info["file"]["compressed"],
-    "signature": None,
+    # The crash signature, as `gpucore analyze` gives it for the same core.
+    "signature": report["signature"],
 }
 for k, v in want.items():
     if r[k] != v:
         bad("%s is %r, expected %r" % (k, r[k], v))
+if int(faulting) and not (r["signature"] and r["signature"]["kind"] == "fault"):
+    bad("a core with faulting waves has signature %r" % (r["signature"],))
 if info["capture"]["pid"] != int(pid) or info["capture"]["trigger"] != trigger:
     bad("the core's metadata says pid %s trigger %s" % (info["capture"]["pid"], info["capture"]["trigger"]))
 if info["file"]["file_size"] != st.st_size:

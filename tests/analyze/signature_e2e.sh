@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# The crash signature and `gpucore analyze --exit-code` (tests/analyze.cmake):
+#
+#   signature_e2e.sh WORKDIR GPUCORE INFERIOR OBJECTS SCENARIOS MKEXAMPLE
+#
+# Every faulting scenario is captured twice, from two runs of gpucore-inferior (other pids,
+# other addresses): the two signatures must be equal, and the signatures of different
+# scenarios different. The hang scenario gives a "hang" signature and --exit-code 0, a fault
+# 1, a core without GPU state 2; a file that is not a core keeps its 65.
+#
+# Exit codes: 0 pass, 1 fail (one "FAIL [signature]: why" line), 77 skip (no ptrace rights).
+set -euo pipefail
+
+[ $# -eq 6 ] || { echo "usage: $0 WORKDIR GPUCORE INFERIOR OBJECTS SCENARIOS MKEXAMPLE" >&2; exit 2; }
+work=$1 gpucore=$2 inferior=$3 objects=$4 scenarios=$5 mkexample=$6
+here=$(cd "$(dirname "$0")" && pwd)
+test_name=signature
+
+. "$here/../lib/e2e.sh"
+e2e_enter "$work"
+
+# Cores without GPU state, and not cores at all: no ptrace needed.
+"$mkexample" example.core >/dev/null
+python3 "$here/strip_amdgpu_note.py" example.core nonote.core
+echo "not a core" >notcore
+gc nonote analyze --exit-code nonote.core
+expect_rc 2 nonote
+grep -q "no AMDGPU core-state note" nonote.err || fail "nonote: $(cat nonote.err)"
+gc notcore analyze --exit-code notcore
+expect_rc 65 notcore
+gc nonote-plain analyze nonote.core
+expect_rc 65 nonote-plain
+gc waves-opt analyze waves --exit-code example.core
+expect_rc 64 waves-opt
+
+e2e_need_ptrace
+
+# capture SCENARIO N: a core of a fresh run of SCENARIO in N.core, its report in N.json.
+capture() {
+  e2e_continue_copy "$scenarios/$1.json" "$2.scenario.json"
+  e2e_start_inferior "$2.scenario.json"
+  gc "$2.cap" capture --kfd sim "$ipid" -o "$2.core" --tier state
+  if [ "$rc" -eq 77 ] && grep -qi "ptrace" "$2.cap.err"; then skip "$(cat "$2.cap.err")"; fi
+  expect_rc 0 "$2.cap"
+  e2e_stop_inferior
+  gc "$2.report" analyze --json --exit-code "$2.core"
+  cp "$2.report.out" "$2.json"
+}
+
+sig() { python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["signature"]; print(s["hash"], s["kind"], s["text"])' "$1"; }
+
+declare -A first
+for s in vadd-fault rdna2-illegal rdna3-assert mi300-xcc; do
+  for n in 1 2; do
+    capture "$s" "$s.$n"
+    expect_rc 1 "$s.$n.report"
+  done
+  a=$(sig "$s.1.json") b=$(sig "$s.2.json")
+  [ "$a" = "$b" ] || fail "$s: two captures of the same crash have different signatures: $a / $b"
+  set -- $a
+  [ "$2" = fault ] || fail "$s: signature kind $2, expected fault"
+  [[ "$3" =~ ^fault:[A-Za-z_0-9.]+(\+0x[0-9a-f]+)?:[a-z_+]+:co-[0-9a-f]{12}$ ]] ||
+    fail "$s: signature text '$3' is not KIND:SYMBOL:REASONS:co-HASH"
+  grep -q "\"Signature: $1 ($3)\"" "$s.1.json" || fail "$s: the summary does not show the signature"
+  for o in "${!first[@]}"; do
+    [ "${first[$o]}" != "$1" ] || fail "$s and $o have the same signature $1"
+  done
+  first[$s]=$1
+done
+grep -q ':vadd+0xb4:memory_violation:' vadd-fault.1.json || fail "vadd-fault: $(sig vadd-fault.1.json)"
+
+# A hang: no wave stopped on an error.
+capture multi-gpu-hang hang
+expect_rc 0 hang.report
+set -- $(sig hang.json)
+[ "$2" = hang ] || fail "multi-gpu-hang: signature kind $2, expected hang"
+[[ "$3" =~ ^hang:.*:none:co- ]] || fail "multi-gpu-hang: signature text '$3'"
+exit 0
