@@ -43,6 +43,22 @@ static int driver_has_exception(const struct gc_image *img, uint32_t code)
 struct capture_error {
     uint64_t fault_va;
     uint32_t code, gpu_id, queue_id;
+    uint32_t fault_reasons; /* GPUCORE_FAULT_* (format 1.2), 0 = not recorded */
+};
+
+/* The fault reasons in words (gpucore_capture_meta_t::fault_reasons), in bit order. */
+static const struct {
+    uint32_t bit;
+    const char *name, *phrase;
+} fault_reason_names[] = {
+    { GPUCORE_FAULT_PAGE_NOT_PRESENT, "page_not_present", "page not present" },
+    { GPUCORE_FAULT_READ_ONLY, "read_only", "write to a read-only page" },
+    { GPUCORE_FAULT_NO_EXECUTE, "no_execute", "execute from a no-execute page" },
+    { GPUCORE_FAULT_HOST_ONLY, "host_only", "GPU access to host-only memory" },
+    { GPUCORE_FAULT_DRAM_ECC, "dram_ecc", "uncorrectable DRAM ECC error" },
+    { GPUCORE_FAULT_IMPRECISE, "imprecise", "imprecise: the address may not be exact" },
+    { GPUCORE_FAULT_SRAM_ECC, "sram_ecc", "uncorrectable SRAM ECC error" },
+    { GPUCORE_FAULT_HANG, "hang", "GPU hang" },
 };
 
 static struct capture_error capture_error_of(gpucore_core_t *core)
@@ -60,6 +76,7 @@ static struct capture_error capture_error_of(gpucore_core_t *core)
         e.code = m->exception_code;
         e.gpu_id = m->exception_gpu_id;
         e.queue_id = m->exception_queue_id;
+        e.fault_reasons = m->fault_reasons;
     }
     gpucore_capture_meta_free(m);
     return e;
@@ -710,8 +727,22 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
         json_object_set_new(doc, "capture_exception", json_null());
     }
     json_object_set_new(doc, "fault_address", fault ? gc_tr_hex(fault) : json_null());
+    json_t *reasons = cerr.fault_reasons ? json_array() : json_null();
+    char why[256] = "";
+    size_t wlen = 0;
+
+    for (size_t r = 0; r < GC_ARRAY_SIZE(fault_reason_names) && cerr.fault_reasons; r++) {
+        if (!(cerr.fault_reasons & fault_reason_names[r].bit))
+            continue;
+        json_array_append_new(reasons, json_string(fault_reason_names[r].name));
+        gc_str_appendf(why, sizeof(why), &wlen, "%s%s", wlen ? ", " : " (",
+                       fault_reason_names[r].phrase);
+    }
+    if (wlen)
+        gc_str_appendf(why, sizeof(why), &wlen, ")");
+    json_object_set_new(doc, "fault_reasons", reasons);
     if (fault)
-        gc_tr_appendf(summary, "Fault address: 0x%" PRIx64, fault);
+        gc_tr_appendf(summary, "Fault address: 0x%" PRIx64 "%s", fault, why);
     else if (nfaulting || json_array_size(exc))
         gc_tr_appendf(summary, "Fault address: not recorded in this core");
     not_captured(t, missing);

@@ -655,8 +655,10 @@ static gpucore_status_t add_meta(struct cap *c, const struct gc_plan *p, uint32_
         m.exception_gpu_id = c->exc[0].gpu_id;
         m.exception_queue_id = c->exc[0].queue_id;
     }
-    for (uint32_t i = 0; i < c->nexc && !m.fault_address; i++)
+    for (uint32_t i = 0; i < c->nexc && !m.fault_address; i++) {
         m.fault_address = c->exc[i].fault_va;
+        m.fault_reasons = c->exc[i].fault_reasons;
+    }
     st = gpucore_capture_meta_encode(&m, &desc, &size, c->diag);
     if (st == GPUCORE_E_INVAL && m.cmdline.ptr) {
         /* A command line that is not UTF-8: recorded without it rather than not at all. */
@@ -732,6 +734,23 @@ static gpucore_status_t open_kfd(struct cap *c)
     }
 }
 
+/*
+ * The kernel's memory exception record (kfd_hsa_memory_exception_data) begins with four u32
+ * failure flags: NotPresent, ReadOnly, NoExecute, imprecise. As GPUCORE_FAULT_* bits (the
+ * runtime's fault-reason bits, which the runtime derives from these the same way).
+ */
+static uint32_t fault_reasons_of(const uint8_t rec[32])
+{
+    static const uint32_t bits[4] = { GPUCORE_FAULT_PAGE_NOT_PRESENT, GPUCORE_FAULT_READ_ONLY,
+                                      GPUCORE_FAULT_NO_EXECUTE, GPUCORE_FAULT_IMPRECISE };
+    uint32_t r = 0;
+
+    for (int i = 0; i < 4; i++)
+        if (rec[4 * i] | rec[4 * i + 1] | rec[4 * i + 2] | rec[4 * i + 3])
+            r |= bits[i];
+    return r;
+}
+
 /* Drain the raised events into c->exc (QUERY_DEBUG_EVENT until none), with the fault address
  * of a memory violation (QUERY_EXCEPTION_INFO). */
 static void collect_events(struct cap *c)
@@ -763,6 +782,7 @@ static void collect_events(struct cap *c)
             e->gpu_id = gpu;
             e->queue_id = queue;
             e->fault_va = 0;
+            e->fault_reasons = 0;
             if (code == EC_DEVICE_MEMORY_VIOLATION) {
                 uint8_t rec[32];
                 uint32_t sz = sizeof(rec);
@@ -774,6 +794,7 @@ static void collect_events(struct cap *c)
                     for (int b = 7; b >= 0; b--)
                         va = (va << 8) | rec[16 + b];
                     e->fault_va = va;
+                    e->fault_reasons = fault_reasons_of(rec);
                 } else {
                     warn(c, "the fault address of the memory violation on GPU 0x%x could not "
                             "be read (%s)",
@@ -1147,6 +1168,7 @@ static void apply_trigger(struct cap *c)
         e->gpu_id = 0;
         e->queue_id = KFD_INVALID_QUEUEID;
         e->fault_va = t->fault_va;
+        e->fault_reasons = t->fault_reasons;
         c->res->exception_code = t->exception_code;
     }
 }

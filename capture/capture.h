@@ -108,6 +108,7 @@ struct gc_capture_trigger {
     uint32_t trigger;        /* GPUCORE_TRIGGER_QUEUE_ERROR or _MEMORY_VIOLATION */
     uint32_t exception_code; /* enum kfd_dbg_trap_exception_code, 0 = not known */
     uint64_t fault_va;       /* memory violation: the faulting address, 0 = not known */
+    uint32_t fault_reasons;  /* memory violation: GPUCORE_FAULT_* bits, 0 = not known */
 };
 
 /* RUN: what happened to one process of the command's tree (gc_capture_opts.tree_event). */
@@ -254,7 +255,8 @@ gpucore_status_t gc_capture_run(const struct gc_capture_opts *opts, struct gc_ca
 int gc_capture_reap_command(pid_t pid, int *ret_status);
 
 /*
- * Parse a --trigger value: "memory-violation[@VA]" or "queue-error[:STATUS]", STATUS being the
+ * Parse a --trigger value: "memory-violation[@VA[/REASONS]]" (REASONS: GPUCORE_FAULT_*
+ * bits, the runtime's fault_reason_mask) or "queue-error[:STATUS]", STATUS being the
  * ROCm runtime's hsa_status_t of the queue's error callback (hex with 0x, or decimal), which is
  * mapped back to the exception code the runtime made it from (illegal instruction, memory or
  * aperture violation; HSA_STATUS_ERROR_EXCEPTION, the status of a wave abort, trap and math

@@ -45,10 +45,25 @@ gpucore_status_t gc_capture_parse_trigger(const char *text, struct gc_capture_tr
         (text[sizeof(mem) - 1] == '\0' || text[sizeof(mem) - 1] == '@')) {
         t.trigger = GPUCORE_TRIGGER_MEMORY_VIOLATION;
         t.exception_code = EC_DEVICE_MEMORY_VIOLATION;
-        if (text[sizeof(mem) - 1] == '@' && parse_u64(text + sizeof(mem), &t.fault_va) != 0)
-            return gc_diag_set(diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
-                               "--trigger memory-violation@VA: bad address '%s'",
-                               text + sizeof(mem));
+        if (text[sizeof(mem) - 1] == '@') {
+            char va[32];
+            const char *slash = strchr(text + sizeof(mem), '/');
+            size_t n = slash ? (size_t)(slash - (text + sizeof(mem))) : strlen(text + sizeof(mem));
+
+            if (n >= sizeof(va))
+                n = 0; /* too long for an address: refused below */
+            memcpy(va, text + sizeof(mem), n);
+            va[n] = '\0';
+            if (parse_u64(va, &t.fault_va) != 0)
+                return gc_diag_set(diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
+                                   "--trigger memory-violation@VA: bad address '%s'", va);
+            if (slash && (parse_u64(slash + 1, &v) != 0 || v > UINT32_MAX))
+                return gc_diag_set(diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
+                                   "--trigger memory-violation@VA/REASONS: bad reasons '%s'",
+                                   slash + 1);
+            if (slash)
+                t.fault_reasons = (uint32_t)v;
+        }
     } else if (strncmp(text, queue, sizeof(queue) - 1) == 0 &&
                (text[sizeof(queue) - 1] == '\0' || text[sizeof(queue) - 1] == ':')) {
         t.trigger = GPUCORE_TRIGGER_QUEUE_ERROR;
@@ -63,7 +78,7 @@ gpucore_status_t gc_capture_parse_trigger(const char *text, struct gc_capture_tr
         }
     } else {
         return gc_diag_set(diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
-                           "--trigger takes memory-violation[@VA] or queue-error[:STATUS], got "
+                           "--trigger takes memory-violation[@VA[/REASONS]] or queue-error[:STATUS], got "
                            "'%s'", text);
     }
     *ret = t;

@@ -86,6 +86,7 @@ struct gc_plan_exception {
     uint32_t gpu_id;
     uint32_t queue_id; /* KFD_INVALID_QUEUEID for device/process exceptions */
     uint64_t fault_va; /* memory violation: the faulting address; 0 = unknown */
+    uint32_t fault_reasons; /* memory violation: GPUCORE_FAULT_* bits; 0 = unknown */
 };
 
 struct gc_plan_input {

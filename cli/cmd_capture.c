@@ -161,7 +161,8 @@ static void capture_help(const char *cmd, FILE *out)
             "ended by signal N%s.\n",
             strcmp(cmd, "capture") == 0
                 ? "  --trigger WHAT     the GPU error that happened before the capture, as\n"
-                  "                     libgpucore-hook.so passes it: memory-violation[@VA] or\n"
+                  "                     libgpucore-hook.so passes it:\n"
+                  "                     memory-violation[@VA[/REASONS]] or\n"
                   "                     queue-error[:STATUS]; recorded as the core's trigger\n"
                   "                     (and its exception when the driver has none); a\n"
                   "                     refused attach is retried for 2 s\n"

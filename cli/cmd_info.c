@@ -588,6 +588,9 @@ static json_t *build_capture(struct info_ctx *ctx)
     }
     json_object_set_new(o, "fault_address",
                         m->fault_address ? cli_json_hex(m->fault_address) : json_null());
+    /* GPUCORE_FAULT_* bits (format 1.2): why the memory violation faulted; null unknown. */
+    json_object_set_new(o, "fault_reasons",
+                        m->fault_reasons ? cli_json_hex(m->fault_reasons) : json_null());
     json_object_set_new(o, "newer_than_reader",
                         json_boolean(m->decoded_flags & GPUCORE_NOTE_DECODED_NEWER));
     gpucore_capture_meta_free(m);

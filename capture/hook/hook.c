@@ -235,7 +235,8 @@ static gc_hsa_status_t on_system_event(const struct gc_hsa_amd_event *event, voi
         !__atomic_load_n(&hook.unloaded, __ATOMIC_ACQUIRE)) {
         uint64_t va = event->memory_fault.virtual_address;
 
-        gc_hook_format_memory_fault(trigger, sizeof(trigger), va);
+        gc_hook_format_memory_fault(trigger, sizeof(trigger), va,
+                                    event->memory_fault.fault_reason_mask);
         snprintf(what, sizeof(what), "GPU memory fault at 0x%" PRIx64, va);
         on_error(trigger, what);
     }

@@ -76,9 +76,9 @@ int gc_hook_build_cmd(struct gc_hook_cmd *cmd, const char *bin, const char *opti
     return GC_HOOK_ARGS_OK;
 }
 
-void gc_hook_format_memory_fault(char *out, size_t cap, uint64_t va)
+void gc_hook_format_memory_fault(char *out, size_t cap, uint64_t va, uint32_t reasons)
 {
-    snprintf(out, cap, "memory-violation@0x%" PRIx64, va);
+    snprintf(out, cap, "memory-violation@0x%" PRIx64 "/0x%" PRIx32, va, reasons);
 }
 
 void gc_hook_format_queue_error(char *out, size_t cap, int32_t status)

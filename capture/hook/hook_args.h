@@ -60,8 +60,9 @@ enum gc_hook_args_status {
 int gc_hook_build_cmd(struct gc_hook_cmd *cmd, const char *bin, const char *options,
                       const char *output, const char *trigger, long timeout_s, pid_t pid);
 
-/* The --trigger value of a GPU memory fault: "memory-violation@0xVA". */
-void gc_hook_format_memory_fault(char *out, size_t cap, uint64_t va);
+/* The --trigger value of a GPU memory fault: "memory-violation@0xVA/0xREASONS" (REASONS: the
+   runtime's fault_reason_mask). */
+void gc_hook_format_memory_fault(char *out, size_t cap, uint64_t va, uint32_t reasons);
 /* The --trigger value of a queue error with the runtime's status: "queue-error:0xSTATUS". */
 void gc_hook_format_queue_error(char *out, size_t cap, int32_t status);
 

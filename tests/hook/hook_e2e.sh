@@ -157,6 +157,8 @@ if not any("reported before debugging was enabled" in s for s in hook["summary"]
     fail("the hook's summary does not say the error came before the capture: %s" % hook["summary"])
 if run.get("capture_exception", 0) is not None:
     fail("the run core's report has a capture_exception though its driver state has the error")
+if hook_info["capture"]["fault_reasons"] != run_info["capture"]["fault_reasons"]:
+    fail("fault reasons %s vs %s" % (hook_info["capture"]["fault_reasons"], run_info["capture"]["fault_reasons"]))
 if hook_info["capture"]["fault_address"] != run_info["capture"]["fault_address"]:
     fail("fault address %s vs %s" % (hook_info["capture"]["fault_address"], run_info["capture"]["fault_address"]))
 

@@ -98,8 +98,8 @@ static void test_trigger(void **state)
     char t[GC_HOOK_TRIGGER_MAX];
 
     (void)state;
-    gc_hook_format_memory_fault(t, sizeof(t), 0x7f39f5000040ull);
-    assert_string_equal(t, "memory-violation@0x7f39f5000040");
+    gc_hook_format_memory_fault(t, sizeof(t), 0x7f39f5000040ull, 0x21);
+    assert_string_equal(t, "memory-violation@0x7f39f5000040/0x21");
     gc_hook_format_queue_error(t, sizeof(t), 0x1016);
     assert_string_equal(t, "queue-error:0x1016");
     gc_hook_format_queue_error(t, sizeof(t), -1);

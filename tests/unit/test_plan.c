@@ -559,7 +559,7 @@ static void test_vadd_referenced(void **state)
 
     /* a smaller window covers less; a fault address gets its own window */
     struct gc_plan_exception ex = { EC_QUEUE_WAVE_MEMORY_VIOLATION, f->q[0].gpu_id, 0,
-                                    b + bsize - 8 };
+                                    b + bsize - 8, 0 };
     f->in.window = 4096;
     f->in.exceptions = &ex;
     f->in.nexceptions = 1;

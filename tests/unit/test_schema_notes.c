@@ -51,7 +51,7 @@ static void gold_alloc_map(struct gold *g)
 {
     g->n = 0;
     /* 0x00 header: major, minor, header_size, incompat, compat, record_size, record_count */
-    G(g, LE32(1), LE32(1), LE32(28), LE32(0), LE32(0), LE32(32), LE32(1));
+    G(g, LE32(1), LE32(2), LE32(28), LE32(0), LE32(0), LE32(32), LE32(1));
     /* 0x1c record 0: base, size, kind RING, gpu_id, flags, label -> heap 0 */
     G(g, LE64(0x7f3a40000000), LE64(0x100000), LE32(6), LE32(0x4a2b), LE32(0), LE32(0));
     /* 0x3c heap: u32 length 17, the bytes, zero padding to 4 */
@@ -64,7 +64,7 @@ static void gold_alloc_map(struct gold *g)
 static void gold_manifest(struct gold *g)
 {
     g->n = 0;
-    G(g, LE32(1), LE32(1), LE32(36), LE32(0), LE32(0), LE32(40), LE32(2));
+    G(g, LE32(1), LE32(2), LE32(36), LE32(0), LE32(0), LE32(40), LE32(2));
     /* 0x1c header tail: flags TRUNCATED, truncation_reason BUDGET */
     G(g, LE32(1), LE32(2));
     /* 0x24 record 0: captured ring, tier STATE, label -> heap 0 */
@@ -83,7 +83,7 @@ static void gold_manifest(struct gold *g)
 static void gold_code_objects(struct gold *g)
 {
     g->n = 0;
-    G(g, LE32(1), LE32(1), LE32(28), LE32(0), LE32(0), LE32(40), LE32(2));
+    G(g, LE32(1), LE32(2), LE32(28), LE32(0), LE32(0), LE32(40), LE32(2));
     /* 0x1c record 0: load_address, size, blob_offset 0, blob_size 8, uri -> 8, EMBEDDED */
     G(g, LE64(0x7f3a5d000000), LE64(8), LE64(0), LE64(8), LE32(8), LE32(1));
     /* 0x44 record 1: no blob, uri -> 24, flags 0 */
@@ -101,7 +101,7 @@ static void gold_code_objects(struct gold *g)
 static void gold_capture_meta(struct gold *g)
 {
     g->n = 0;
-    G(g, LE32(1), LE32(1), LE32(28), LE32(0), LE32(0), LE32(128), LE32(1));
+    G(g, LE32(1), LE32(2), LE32(28), LE32(0), LE32(0), LE32(128), LE32(1));
     /* 0x1c the record */
     G(g, LE64(1700000000123456789ull), /* time_ns */
       LE64(250000000),                 /* duration_ns */
@@ -122,7 +122,7 @@ static void gold_capture_meta(struct gold *g)
       LE32(0),                         /* reserved */
       LE32(5),                         /* 1.1: exception_code EC_QUEUE_WAVE_MEMORY_VIOLATION */
       LE32(0x4a2b), LE32(3),           /* 1.1: exception_gpu_id, exception_queue_id */
-      LE32(0),                         /* 1.1: reserved2 */
+      LE32(0x21),                      /* 1.2: fault_reasons NOT_PRESENT | IMPRECISE */
       LE64(0x7f39f5000040ull));        /* 1.1: fault_address */
     /* 0x9c heap */
     G(g, LE32(7));
@@ -242,7 +242,7 @@ static void test_golden_manifest(void **state)
 
     assert_int_equal(gpucore_note_header_decode(g.b, g.n, &h, NULL), GPUCORE_OK);
     assert_int_equal(h.major, 1);
-    assert_int_equal(h.minor, 1);
+    assert_int_equal(h.minor, 2);
     assert_int_equal(h.header_size, 36);
     assert_int_equal(h.incompat, 0);
     assert_int_equal(h.compat, 0);
@@ -328,6 +328,7 @@ static void fill_golden_meta(gpucore_capture_meta_t *m)
     m->exception_gpu_id = 0x4a2b;
     m->exception_queue_id = 3;
     m->fault_address = 0x7f39f5000040ull;
+    m->fault_reasons = GPUCORE_FAULT_PAGE_NOT_PRESENT | GPUCORE_FAULT_IMPRECISE;
 }
 
 static void test_golden_capture_meta(void **state)
@@ -672,7 +673,7 @@ static void test_newer_markers(void **state)
         uint32_t off;
         uint32_t value;
     } cases[] = {
-        { "minor 2", 4, 2 },
+        { "minor 3", 4, 3 },
         { "compat bit", 16, 0x80000000u },
         { "unknown manifest flag", 28, 0x2 },
         { "reserved field of record 1", 76 + 36, 1 },

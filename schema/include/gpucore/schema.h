@@ -360,7 +360,21 @@ typedef struct gpucore_capture_meta {
     uint32_t exception_gpu_id;   /**< device it was raised on; 0 = none */
     uint32_t exception_queue_id; /**< KFD queue id; 0xffffffff = device/process exception */
     uint64_t fault_address;      /**< memory violation: faulting address; 0 = unknown */
+    /* Format 1.2 (0 when decoding an older record): */
+    uint32_t fault_reasons;      /**< memory violation: GPUCORE_FAULT_* bits; 0 = unknown */
 } gpucore_capture_meta_t;
+
+/** gpucore_capture_meta_t::fault_reasons: why a memory violation faulted. The bits are those
+ *  of the ROCm runtime's hsa_amd_memory_fault_reason_t; the driver's four failure flags (not
+ *  present, read-only, no-execute, imprecise) map onto the first three and IMPRECISE. */
+#define GPUCORE_FAULT_PAGE_NOT_PRESENT 0x1u  /**< the page is not mapped */
+#define GPUCORE_FAULT_READ_ONLY        0x2u  /**< a write to a read-only page */
+#define GPUCORE_FAULT_NO_EXECUTE       0x4u  /**< an instruction fetch from a no-execute page */
+#define GPUCORE_FAULT_HOST_ONLY        0x8u  /**< GPU access to host-only memory */
+#define GPUCORE_FAULT_DRAM_ECC         0x10u /**< an uncorrectable DRAM ECC error */
+#define GPUCORE_FAULT_IMPRECISE        0x20u /**< the address may not be the exact one */
+#define GPUCORE_FAULT_SRAM_ECC         0x40u /**< an uncorrectable SRAM ECC error */
+#define GPUCORE_FAULT_HANG             0x80000000u /**< the GPU hung (a reset) */
 
 /* --- capture manifest (GPUCORE_NT_MANIFEST) -------------------------------------------------- */
 
