@@ -19,3 +19,20 @@ gpucore_unit_test(test_srcline SOURCES unit/test_srcline.c LIBS gc_triage gc_ana
 add_dependencies(test_srcline scenario-objects srcline-objects)
 set_property(TEST test_srcline APPEND PROPERTY ENVIRONMENT
   "GPUCORE_SCENARIO_OBJECTS=${GPUCORE_SCENARIO_OBJECTS}")
+
+# gpucore's line and inline chain of every group's and wave's PC of every scenario, against
+# llvm-symbolizer --inlining of the same LLVM on the same code object.
+find_program(GPUCORE_SYMBOLIZER16 NAMES llvm-symbolizer-16 HINTS /usr/lib/llvm-16/bin REQUIRED)
+file(GLOB _gc_srcline_scenarios RELATIVE ${PROJECT_SOURCE_DIR}/tests/scenarios
+     ${PROJECT_SOURCE_DIR}/tests/scenarios/*.json)
+foreach(json IN LISTS _gc_srcline_scenarios)
+  string(REPLACE ".json" "" scen ${json})
+  add_test(NAME srcline-e2e-${scen}
+           COMMAND ${PROJECT_SOURCE_DIR}/tests/srcline/srcline_e2e.sh
+                   ${CMAKE_CURRENT_BINARY_DIR}/srcline-e2e/${scen}
+                   $<TARGET_FILE:gpucore-cli> $<TARGET_FILE:gpucore-inferior>
+                   ${GPUCORE_SCENARIO_OBJECTS} ${PROJECT_SOURCE_DIR}/tests/scenarios
+                   ${GPUCORE_SYMBOLIZER16} ${scen})
+  set_tests_properties(srcline-e2e-${scen} PROPERTIES LABELS "analyze;e2e"
+                       SKIP_RETURN_CODE 77 TIMEOUT 300)
+endforeach()
