@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # Source lines and inline chains (analyze/srcline.h): the unit test on compiled scenario code
-# objects, one of them compiled without DWARF.
+# objects, one of them compiled without DWARF; gpucore analyze's lines against llvm-symbolizer
+# for every scenario (tests/srcline/srcline_e2e.sh), and a code object without DWARF.
 
 set(_gc_nodebug_co ${GPUCORE_SCENARIO_OBJECTS}/vadd.nodebug.gfx90a.co)
 add_custom_command(
@@ -25,8 +26,8 @@ set_property(TEST test_srcline APPEND PROPERTY ENVIRONMENT
 find_program(GPUCORE_SYMBOLIZER16 NAMES llvm-symbolizer-16 HINTS /usr/lib/llvm-16/bin REQUIRED)
 file(GLOB _gc_srcline_scenarios RELATIVE ${PROJECT_SOURCE_DIR}/tests/scenarios
      ${PROJECT_SOURCE_DIR}/tests/scenarios/*.json)
-foreach(json IN LISTS _gc_srcline_scenarios)
-  string(REPLACE ".json" "" scen ${json})
+string(REPLACE ".json" "" _gc_srcline_cases "${_gc_srcline_scenarios}")
+foreach(scen IN LISTS _gc_srcline_cases ITEMS no-dwarf)
   add_test(NAME srcline-e2e-${scen}
            COMMAND ${PROJECT_SOURCE_DIR}/tests/srcline/srcline_e2e.sh
                    ${CMAKE_CURRENT_BINARY_DIR}/srcline-e2e/${scen}

@@ -6,7 +6,9 @@
 # wave of `analyze waves --json`, compare gpucore's "source" and "inlined" with
 # `llvm-symbolizer --inlining` on the same code object (the scenario's compiled object, checked
 # to have the size the core's copy has). vadd-fault's faulting store must be three frames deep
-# (vadd -> finish -> store_sum).
+# (vadd -> finish -> store_sum). SCENARIO "no-dwarf" runs vadd-fault with its code object
+# compiled without -g: the report says "no line information in code object 0 (URI)" once, and
+# every PC's source and chain are null.
 #
 #   srcline_e2e.sh WORKDIR GPUCORE INFERIOR OBJECTS SCENARIOS SYMBOLIZER SCENARIO
 #
@@ -22,6 +24,41 @@ test_name=$scenario
 . "$here/../lib/e2e.sh"
 e2e_enter "$work"
 e2e_need_ptrace
+
+if [ "$scenario" = no-dwarf ]; then
+  mkdir -p objects
+  cp "$objects/vadd.nodebug.gfx90a.co" objects/vadd.gfx90a.co
+  objects=$PWD/objects
+  e2e_continue_copy "$scenarios/vadd-fault.json" scenario.json
+  e2e_start_inferior scenario.json
+  gc cap capture --kfd sim "$ipid" -o core
+  if [ "$rc" -eq 77 ] && grep -qi "ptrace" cap.err; then skip "$(cat cap.err)"; fi
+  expect_rc 0 cap
+  e2e_stop_inferior
+  gc report-json analyze --json core; expect_rc 0 report-json
+  gc report analyze core; expect_rc 0 report
+  gc waves analyze waves --json core; expect_rc 0 waves
+  python3 - <<'PY' || fail "the report of a code object without DWARF (above)"
+import json, sys
+r = json.load(open("report-json.out"))
+w = json.load(open("waves.out"))
+co = r["code_objects"][0]
+want = "no line information in code object 0 (%s)" % co["uri"]
+errors = []
+if co["line_info"] is not False or co["line_info_text"] != want:
+    errors.append("code object: %r" % co)
+text = open("report.out").read()
+if text.count("no line information") != 1 or text.count(want) != 1:
+    errors.append("the text report says %d times 'no line information'" % text.count("no line information"))
+xs = [g for a in r["agents"] for q in a["queues"] for g in q["groups"]] + w["waves"]
+bad = [x["pc"] for x in xs if x["source"] is not None or x["inlined"] is not None]
+if not xs or bad:
+    errors.append("PCs with a source or chain: %r" % bad[:5])
+print("\n".join(errors))
+sys.exit(1 if errors else 0)
+PY
+  exit 0
+fi
 
 e2e_continue_copy "$scenarios/$scenario.json" scenario.json
 e2e_start_inferior scenario.json
