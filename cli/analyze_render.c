@@ -229,6 +229,7 @@ static void render_wave_head(FILE *out, const json_t *w)
         fprintf(out, "  %s\n", gc_triage_get_str(w, "instruction"));
     else if (gc_triage_get_str(w, "instruction_error"))
         fprintf(out, "  (%s)\n", gc_triage_get_str(w, "instruction_error"));
+    render_source(out, "  ", w);
 }
 
 void analyze_render_waves(FILE *out, const json_t *doc)
@@ -273,6 +274,9 @@ void analyze_render_waves(FILE *out, const json_t *doc)
                                              ? "(PC inside an instruction or "
                                                "not disassembled)"
                                              : ""));
+        /* A stopped wave's source (running waves, many and unremarkable, only in --json). */
+        if (gc_triage_get_bool(w, "stopped"))
+            render_source(out, "         ", w);
     }
 }
 
@@ -311,6 +315,7 @@ void analyze_render_disasm(FILE *out, const json_t *doc)
 {
     size_t i;
     json_t *x;
+    const json_t *prev = NULL;
 
     if (json_is_object(json_object_get(doc, "wave")))
         render_wave_head(out, json_object_get(doc, "wave"));
@@ -318,9 +323,17 @@ void analyze_render_disasm(FILE *out, const json_t *doc)
         fprintf(out, "Code at %s (%s), %s:\n", gc_triage_get_str(doc, "pc"),
                 gc_triage_get_str_or(doc, "symbol", "no symbol"), gc_triage_get_str(doc, "target"));
     json_array_foreach(json_object_get(doc, "instructions"), i, x)
-            fprintf(out, "%s %18s  %-16s %s\n", gc_triage_get_bool(x, "current") ? "=>" : "  ",
-                    gc_triage_get_str(x, "address"), gc_triage_get_str_or(x, "symbol", ""),
-                    gc_triage_get_str(x, "text"));
+    {
+        /* Source lines interleaved as objdump -S -l does: the chain, when it changes. */
+        const json_t *chain = json_object_get(x, "inlined");
+
+        if (json_is_array(chain) && (!json_is_array(prev) || !json_equal(chain, prev)))
+            render_source(out, "                         ; ", x);
+        prev = chain;
+        fprintf(out, "%s %18s  %-16s %s\n", gc_triage_get_bool(x, "current") ? "=>" : "  ",
+                gc_triage_get_str(x, "address"), gc_triage_get_str_or(x, "symbol", ""),
+                gc_triage_get_str(x, "text"));
+    }
     if (gc_triage_get_str(doc, "note"))
         fprintf(out, "note: %s\n", gc_triage_get_str(doc, "note"));
 }

@@ -4,7 +4,8 @@
 # Source lines against LLVM (tests/srcline.cmake): capture a scenario running in
 # gpucore-inferior, then, for the PC of every group of `gpucore analyze --json` and of every
 # wave of `analyze waves --json`, compare gpucore's "source" and "inlined" with
-# `llvm-symbolizer --inlining` on the same code object (the scenario's compiled object, checked
+# `llvm-symbolizer --inlining` on the same code object, and so for every instruction of
+# `analyze disasm --json` around wave 0 (the scenario's compiled object, checked
 # to have the size the core's copy has). vadd-fault's faulting store must be three frames deep
 # (vadd -> finish -> store_sum). SCENARIO "no-dwarf" runs vadd-fault with its code object
 # compiled without -g: the report says "no line information in code object 0 (URI)" once, and
@@ -70,6 +71,8 @@ e2e_stop_inferior
 
 gc report analyze --json out/core; expect_rc 0 report
 gc waves analyze waves --json out/core; expect_rc 0 waves
+# The disassembly around the first wave, each instruction with its source (objdump -S -l).
+gc disasm analyze disasm --json --wave 0 --before 64 --after 64 out/core; expect_rc 0 disasm
 
 python3 - "$scenarios/$scenario.json" "$objects" "$symbolizer" "$scenario" <<'PY' || fail "gpucore and llvm-symbolizer disagree (above)"
 import json, os, subprocess, sys
@@ -101,6 +104,8 @@ for a in report["agents"]:
             items.append(("group at %s" % g["pc"], g))
 for w in waves["waves"]:
     items.append(("wave %d at %s" % (w["index"], w["pc"]), w))
+for x in json.load(open("disasm.out"))["instructions"]:
+    items.append(("disasm instruction at %s" % x["address"], x))
 
 def symbolize(path, offsets):
     out = subprocess.run([symbolizer, "--inlining", "--obj=" + path],
@@ -121,7 +126,8 @@ def symbolize(path, offsets):
 
 checked = 0
 for load, path in cos:
-    mine = [(what, x, int(x["pc"], 16) - load) for what, x in items if int(x["pc"], 16) >= load]
+    pc = lambda x: int(x["pc"] if "pc" in x else x["address"], 16)
+    mine = [(what, x, pc(x) - load) for what, x in items if pc(x) >= load]
     truth = symbolize(path, sorted({off for _, _, off in mine}))
     for what, x, off in mine:
         want = truth[off]
