@@ -135,6 +135,45 @@ static int find_cu(Dwarf *dw, uint64_t offset, Dwarf_Die *cu)
     return 0;
 }
 
+/* libdw walks a unit's DIE tree recursively (dwarf_getscopes, dwarf_getscopes_die): a hostile
+   unit nested deep enough would overflow the stack. Walk it first without recursion, and
+   refuse a unit deeper than GC_SRCLINE_MAX_DEPTH or with more than GC_SRCLINE_MAX_DIES DIEs. */
+static gpucore_status_t check_unit(Dwarf_Die *cu)
+{
+    Dwarf_Die stack[GC_SRCLINE_MAX_DEPTH];
+    unsigned depth = 0;
+    uint32_t dies = 1;
+
+    stack[0] = *cu;
+    for (;;) {
+        Dwarf_Die next;
+        int rc = dwarf_child(&stack[depth], &next);
+
+        if (rc < 0)
+            return GPUCORE_E_CORRUPT;
+        if (rc == 0) { /* down */
+            if (++depth == GC_SRCLINE_MAX_DEPTH)
+                return GPUCORE_E_LIMIT;
+            stack[depth] = next;
+        } else { /* no child: the next sibling, else up until one */
+            for (;;) {
+                if (depth == 0)
+                    return GPUCORE_OK;
+                rc = dwarf_siblingof(&stack[depth], &next);
+                if (rc < 0)
+                    return GPUCORE_E_CORRUPT;
+                if (rc == 0) {
+                    stack[depth] = next;
+                    break;
+                }
+                depth--;
+            }
+        }
+        if (++dies > GC_SRCLINE_MAX_DIES)
+            return GPUCORE_E_LIMIT;
+    }
+}
+
 gpucore_status_t gc_srcline_lookup(struct gc_srcline *s, uint64_t offset,
                                    struct gc_srcline_result *res)
 {
@@ -146,12 +185,16 @@ gpucore_status_t gc_srcline_lookup(struct gc_srcline *s, uint64_t offset,
     struct gc_srcline_frame *f;
     Dwarf_Attribute a;
     const char *comp_dir;
+    gpucore_status_t st;
 
     if (!s || !res)
         return GPUCORE_E_INVAL;
     memset(res, 0, sizeof(*res));
     if (!find_cu(s->dw, offset, &cu))
         return GPUCORE_E_NOTFOUND;
+    st = check_unit(&cu);
+    if (st != GPUCORE_OK)
+        return st;
     nscopes = dwarf_getscopes(&cu, offset, &scopes);
     if (nscopes <= 0) {
         free(scopes);

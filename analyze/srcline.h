@@ -20,6 +20,10 @@
 
 /* Compilation units searched for a PC when the code object has no .debug_aranges. */
 #define GC_SRCLINE_MAX_UNITS 4096u
+/* A compilation unit is refused (GPUCORE_E_LIMIT) when its DIEs nest deeper than this or
+   number more than GC_SRCLINE_MAX_DIES: libdw walks them recursively. */
+#define GC_SRCLINE_MAX_DEPTH 256u
+#define GC_SRCLINE_MAX_DIES (1u << 20)
 /* Frames of one inline chain kept (innermost first; deeper chains are cut and say so). */
 #define GC_SRCLINE_MAX_FRAMES 16u
 /* Bytes kept of a function or file name, with its NUL (longer names are cut). */
@@ -52,8 +56,9 @@ struct gc_srcline_result {
  * unchanged until gc_srcline_close()).
  * @retval GPUCORE_OK          *ret is the handle
  * @retval GPUCORE_E_INVAL     a NULL argument, or size 0
- * @retval GPUCORE_E_FORMAT    the bytes are not an ELF image
+ * @retval GPUCORE_E_CORRUPT   the bytes are not an ELF image
  * @retval GPUCORE_E_NOTFOUND  the image has no DWARF (no line information): *ret NULL
+ * @retval GPUCORE_E_NOTSUP    libelf refuses this ELF version
  * @retval GPUCORE_E_NOMEM
  */
 gpucore_status_t gc_srcline_open(const uint8_t *bytes, size_t size, struct gc_srcline **ret);
@@ -64,7 +69,7 @@ gpucore_status_t gc_srcline_open(const uint8_t *bytes, size_t size, struct gc_sr
  *                             the PC no line, as DWARF line 0 says)
  * @retval GPUCORE_E_INVAL     a NULL argument
  * @retval GPUCORE_E_NOTFOUND  no compilation unit or function covers the offset
- * @retval GPUCORE_E_FORMAT    the DWARF is malformed where the offset is described
+ * @retval GPUCORE_E_CORRUPT   the DWARF is malformed where the offset is described
  */
 gpucore_status_t gc_srcline_lookup(struct gc_srcline *s, uint64_t offset,
                                    struct gc_srcline_result *res);
