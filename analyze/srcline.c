@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Source lines and inline chains with libdw (srcline.h): the compilation unit covering the
- * PC (dwarf_addrdie), its line (dwarf_getsrc_die), the innermost scope (dwarf_getscopes) and
- * its concrete containing scopes (dwarf_getscopes_die), as eu-addr2line -i walks them.
+ * PC (dwarf_addrdie, else each unit's ranges), its line (dwarf_getsrc_die), and the chain of
+ * scopes whose ranges hold the PC (walked here without recursion), whose function scopes
+ * (subprogram, inlined subroutines) are the frames, as eu-addr2line -i reports them.
  */
 #include "srcline.h"
 
@@ -135,53 +136,55 @@ static int find_cu(Dwarf *dw, uint64_t offset, Dwarf_Die *cu)
     return 0;
 }
 
-/* libdw walks a unit's DIE tree recursively (dwarf_getscopes, dwarf_getscopes_die): a hostile
-   unit nested deep enough would overflow the stack. Walk it first without recursion, and
-   refuse a unit deeper than GC_SRCLINE_MAX_DEPTH or with more than GC_SRCLINE_MAX_DIES DIEs. */
-static gpucore_status_t check_unit(Dwarf_Die *cu)
+/* The scopes holding the PC, outermost (the unit) first: from the unit, descend into the child
+   whose ranges hold it, without recursion. libdw's dwarf_getscopes would do this recursively (a
+   hostile unit nested deep enough would overflow the stack) and leaks memory on some malformed
+   units (elfutils 0.188); here a unit deeper than GC_SRCLINE_MAX_DEPTH, or with more than
+   GC_SRCLINE_MAX_DIES DIEs visited, is refused. Namespaces are not searched (C++ functions
+   defined inside a DW_TAG_namespace are not found). */
+static gpucore_status_t scope_path(Dwarf_Die *cu, uint64_t pc, Dwarf_Die *path, unsigned *ret_n)
 {
-    Dwarf_Die stack[GC_SRCLINE_MAX_DEPTH];
-    unsigned depth = 0;
+    unsigned n = 0;
     uint32_t dies = 1;
 
-    stack[0] = *cu;
+    path[n++] = *cu;
     for (;;) {
-        Dwarf_Die next;
-        int rc = dwarf_child(&stack[depth], &next);
+        Dwarf_Die child, next;
+        int rc = dwarf_child(&path[n - 1], &child), found = 0;
 
         if (rc < 0)
             return GPUCORE_E_CORRUPT;
-        if (rc == 0) { /* down */
-            if (++depth == GC_SRCLINE_MAX_DEPTH)
+        while (rc == 0) {
+            if (++dies > GC_SRCLINE_MAX_DIES)
                 return GPUCORE_E_LIMIT;
-            stack[depth] = next;
-        } else { /* no child: the next sibling, else up until one */
-            for (;;) {
-                if (depth == 0)
-                    return GPUCORE_OK;
-                rc = dwarf_siblingof(&stack[depth], &next);
-                if (rc < 0)
-                    return GPUCORE_E_CORRUPT;
-                if (rc == 0) {
-                    stack[depth] = next;
-                    break;
-                }
-                depth--;
+            if (dwarf_haspc(&child, pc) == 1) {
+                found = 1;
+                break;
             }
+            rc = dwarf_siblingof(&child, &next);
+            if (rc < 0)
+                return GPUCORE_E_CORRUPT;
+            child = next;
         }
-        if (++dies > GC_SRCLINE_MAX_DIES)
+        if (!found)
+            break;
+        if (n == GC_SRCLINE_MAX_DEPTH)
             return GPUCORE_E_LIMIT;
+        path[n++] = child;
     }
+    *ret_n = n;
+    return GPUCORE_OK;
 }
 
 gpucore_status_t gc_srcline_lookup(struct gc_srcline *s, uint64_t offset,
                                    struct gc_srcline_result *res)
 {
-    Dwarf_Die cu, *scopes = NULL, *chain = NULL;
+    Dwarf_Die cu, path[GC_SRCLINE_MAX_DEPTH];
+    unsigned npath = 0;
     Dwarf_Line *line;
     Dwarf_Files *files = NULL;
     size_t nfiles = 0;
-    int nscopes, nchain, lineno = 0, col = 0;
+    int lineno = 0, col = 0;
     struct gc_srcline_frame *f;
     Dwarf_Attribute a;
     const char *comp_dir;
@@ -192,23 +195,9 @@ gpucore_status_t gc_srcline_lookup(struct gc_srcline *s, uint64_t offset,
     memset(res, 0, sizeof(*res));
     if (!find_cu(s->dw, offset, &cu))
         return GPUCORE_E_NOTFOUND;
-    st = check_unit(&cu);
+    st = scope_path(&cu, offset, path, &npath);
     if (st != GPUCORE_OK)
         return st;
-    nscopes = dwarf_getscopes(&cu, offset, &scopes);
-    if (nscopes <= 0) {
-        free(scopes);
-        return nscopes < 0 ? GPUCORE_E_CORRUPT : GPUCORE_E_NOTFOUND;
-    }
-    /* dwarf_getscopes continues past an inlined instance with its abstract origin's scopes;
-       the concrete chain (what the code was inlined into) comes from the innermost scope's
-       parents. */
-    nchain = dwarf_getscopes_die(&scopes[0], &chain);
-    free(scopes);
-    if (nchain <= 0) {
-        free(chain);
-        return nchain < 0 ? GPUCORE_E_CORRUPT : GPUCORE_E_NOTFOUND;
-    }
     if (dwarf_getsrcfiles(&cu, &files, &nfiles) != 0)
         files = NULL;
     comp_dir = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &a));
@@ -225,8 +214,8 @@ gpucore_status_t gc_srcline_lookup(struct gc_srcline *s, uint64_t offset,
     /* Frame k's function is the k-th function scope; its location is frame k's line (k = 0)
        or the call site of function scope k-1 (an inlined instance). */
     res->nframes = 0;
-    for (int i = 0; i < nchain; i++) {
-        Dwarf_Die *d = &chain[i];
+    for (unsigned i = npath; i-- > 0;) {
+        Dwarf_Die *d = &path[i];
 
         if (!is_function(d))
             continue;
@@ -242,7 +231,6 @@ gpucore_status_t gc_srcline_lookup(struct gc_srcline *s, uint64_t offset,
         if (res->nframes < GC_SRCLINE_MAX_FRAMES)
             call_site(d, files, nfiles, comp_dir, &res->frames[res->nframes]);
     }
-    free(chain);
     if (!res->nframes)
         return GPUCORE_E_NOTFOUND;
     return GPUCORE_OK;

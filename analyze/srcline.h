@@ -20,8 +20,9 @@
 
 /* Compilation units searched for a PC when the code object has no .debug_aranges. */
 #define GC_SRCLINE_MAX_UNITS 4096u
-/* A compilation unit is refused (GPUCORE_E_LIMIT) when its DIEs nest deeper than this or
-   number more than GC_SRCLINE_MAX_DIES: libdw walks them recursively. */
+/* A lookup is refused (GPUCORE_E_LIMIT) when the scopes holding the PC nest deeper than
+   GC_SRCLINE_MAX_DEPTH (the unit included), or when finding them visits more than
+   GC_SRCLINE_MAX_DIES DIEs. */
 #define GC_SRCLINE_MAX_DEPTH 256u
 #define GC_SRCLINE_MAX_DIES (1u << 20)
 /* Frames of one inline chain kept (innermost first; deeper chains are cut and say so). */
@@ -70,6 +71,8 @@ gpucore_status_t gc_srcline_open(const uint8_t *bytes, size_t size, struct gc_sr
  * @retval GPUCORE_E_INVAL     a NULL argument
  * @retval GPUCORE_E_NOTFOUND  no compilation unit or function covers the offset
  * @retval GPUCORE_E_CORRUPT   the DWARF is malformed where the offset is described
+ * @retval GPUCORE_E_LIMIT     the scopes holding the offset nest deeper than
+ *                             GC_SRCLINE_MAX_DEPTH, or more than GC_SRCLINE_MAX_DIES are visited
  */
 gpucore_status_t gc_srcline_lookup(struct gc_srcline *s, uint64_t offset,
                                    struct gc_srcline_result *res);

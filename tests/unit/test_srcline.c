@@ -217,9 +217,9 @@ static uint8_t *nested_elf(uint32_t depth, size_t *ret_size)
     return b;
 }
 
-/* libdw's scope walk recurses once per nesting level: a unit 500,000 levels deep (8.5 MB of
-   DWARF) would overflow the stack; srcline refuses it with GPUCORE_E_LIMIT first. A shallow
-   one is walked (no function covers the PC: GPUCORE_E_NOTFOUND). */
+/* libdw's dwarf_getscopes recurses once per nesting level: a unit 500,000 levels deep (8.5 MB
+   of DWARF) overflowed the stack; srcline's own walk refuses it with GPUCORE_E_LIMIT. A
+   shallow one is walked (no function covers the PC: GPUCORE_E_NOTFOUND). */
 static void test_deep_nesting(void **state)
 {
     static const struct { uint32_t depth; gpucore_status_t want; } cases[] = {
