@@ -11,6 +11,14 @@
  * are strings "0x..." (they may not fit a signed 64-bit JSON integer); counts and indices are
  * integers; absent data is null.
  *
+ * Source lines (from each code object's DWARF, srcline.h): every report group, wave and
+ * disassembled instruction has "source" ({"file", "line", "column"}, null when the PC has no
+ * line) and "inlined" (the inline chain, innermost first: [{"function", "file", "line",
+ * "column"}], each function at its own line, the call site for those it inlined, the last the
+ * kernel; null when no code object's DWARF covers the PC); a missing column or line is null.
+ * The report's code objects have "line_info" (true, false: no DWARF, null: no bytes) and
+ * "line_info_text" ("no line information in code object N (URI)" when false, else null).
+ *
  * Failures: a builder that cannot answer returns NULL and says why in a struct gc_triage_error:
  * a status and a one-line message (gpucore_diag_t), and its blame -- what the failure is about,
  * which decides how the program reports it. Each builder lists its failures below with the
@@ -56,6 +64,8 @@ struct gc_triage {
     struct gc_image *img;  /* the process image: gc_triage_open() builds it, owned */
     const char *code_object_dir; /* --code-object-path: where file:// code objects may be
                                     looked up (gc_image_options), or NULL: never opened */
+    struct gc_tr_lines *lines; /* gc_triage_open(): each code object's DWARF, opened on first
+                                  use (srcline.h); owned, freed by gc_triage_close() */
 };
 
 /*

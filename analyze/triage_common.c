@@ -79,14 +79,33 @@ static const struct {
 gpucore_status_t gc_triage_open(struct gc_triage *t, gpucore_diag_t *reterr_diag)
 {
     const struct gc_image_options opts = { .code_object_dir = t->code_object_dir };
+    gpucore_status_t st = gc_image_open_with(t->core, t->host, &opts, &t->img, reterr_diag);
 
-    return gc_image_open_with(t->core, t->host, &opts, &t->img, reterr_diag);
+    if (st != GPUCORE_OK)
+        return st;
+    t->lines = calloc(1, sizeof(*t->lines));
+    if (t->lines)
+        t->lines->co = gc_calloc_array((size_t)gc_image_code_object_count(t->img) + 1u,
+                                       sizeof(*t->lines->co));
+    if (!t->lines || !t->lines->co) {
+        gc_triage_close(t);
+        return gc_diag_set(reterr_diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
+    }
+    t->lines->n = gc_image_code_object_count(t->img);
+    return GPUCORE_OK;
 }
 
 void gc_triage_close(struct gc_triage *t)
 {
     if (!t)
         return;
+    if (t->lines) {
+        for (uint32_t i = 0; t->lines->co && i < t->lines->n; i++)
+            gc_srcline_close(t->lines->co[i].h);
+        gc_free(t->lines->co);
+        free(t->lines);
+        t->lines = NULL;
+    }
     gc_image_close(t->img);
     t->img = NULL;
 }
@@ -473,6 +492,69 @@ void gc_tr_stop_phrase(uint32_t mask, char *buf, size_t size)
 }
 
 /* ---------------------------------------------------------------------------------------- */
+/* Source lines                                                                               */
+/* ---------------------------------------------------------------------------------------- */
+
+int gc_tr_co_lines(const struct gc_triage *t, uint32_t c)
+{
+    const struct gc_image_code_object *co = gc_image_code_object(t->img, c);
+    struct gc_tr_co_lines *l;
+
+    if (!co || !t->lines || c >= t->lines->n)
+        return -1;
+    l = &t->lines->co[c];
+    if (l->state == GC_TR_LINES_UNOPENED) {
+        gpucore_status_t st = co->bytes && co->size <= SIZE_MAX
+                                      ? gc_srcline_open(co->bytes, (size_t)co->size, &l->h)
+                                      : GPUCORE_E_INVAL;
+
+        l->state = st == GPUCORE_OK           ? GC_TR_LINES_OPEN
+                   : st == GPUCORE_E_NOTFOUND ? GC_TR_LINES_NONE
+                   : st == GPUCORE_E_NOMEM    ? GC_TR_LINES_UNOPENED
+                                              : GC_TR_LINES_UNUSABLE;
+    }
+    return l->state == GC_TR_LINES_OPEN ? 1 : l->state == GC_TR_LINES_NONE ? 0 : -1;
+}
+
+static json_t *frame_location_json(const struct gc_srcline_frame *f, json_t *o)
+{
+    json_object_set_new(o, "file", gc_tr_str_or_null(f->file));
+    json_object_set_new(o, "line", f->line ? gc_tr_int(f->line) : json_null());
+    json_object_set_new(o, "column", f->column ? gc_tr_int(f->column) : json_null());
+    return o;
+}
+
+void gc_tr_source_json(const struct gc_triage *t, uint64_t pc, json_t *o)
+{
+    struct gc_srcline_result r;
+    json_t *src = NULL, *inl = NULL;
+
+    for (uint32_t c = 0; c < gc_image_code_object_count(t->img) && !src; c++) {
+        const struct gc_image_code_object *co = gc_image_code_object(t->img, c);
+
+        /* The offset is checked against the units' ranges (the file can be smaller than the
+           code's virtual addresses, so its size says nothing here). */
+        if (!co || pc < co->load_address)
+            continue;
+        if (gc_tr_co_lines(t, c) != 1 ||
+            gc_srcline_lookup(t->lines->co[c].h, pc - co->load_address, &r) != GPUCORE_OK)
+            continue;
+        src = r.frames[0].file[0] && r.frames[0].line
+                      ? frame_location_json(&r.frames[0], json_object())
+                      : json_null();
+        inl = json_array();
+        for (uint32_t k = 0; k < r.nframes; k++) {
+            json_t *f = json_object();
+
+            json_object_set_new(f, "function", gc_tr_str_or_null(r.frames[k].function));
+            json_array_append_new(inl, frame_location_json(&r.frames[k], f));
+        }
+    }
+    json_object_set_new(o, "source", src ? src : json_null());
+    json_object_set_new(o, "inlined", inl ? inl : json_null());
+}
+
+/* ---------------------------------------------------------------------------------------- */
 /* One wave                                                                                   */
 /* ---------------------------------------------------------------------------------------- */
 
@@ -501,6 +583,7 @@ json_t *gc_tr_wave_json(const struct gc_triage *t, const struct gc_image_wave *w
     json_object_set_new(o, "stopped", json_boolean(w->stopped));
     json_object_set_new(o, "stop_reasons", gc_tr_stop_reasons_json(w->stop_reasons));
     json_object_set_new(o, "faulting", json_boolean(gc_tr_is_fault(w->stop_reasons)));
+    gc_tr_source_json(t, w->pc, o);
     if (with_insn) {
         char text[GC_DISASM_TEXT_MAX + 128];
         int rc = gc_tr_insn_at(t, gc_tr_wave_arch(t, w), w->pc, text, sizeof(text));

@@ -18,6 +18,7 @@
 #include "arch.h"
 #include "gc_util.h"
 #include "image.h"
+#include "srcline.h"
 #include "triage.h"
 
 /* Bytes disassembled from a symbol's start to reach the PC (past that, from the PC). */
@@ -35,6 +36,31 @@ json_t *gc_tr_out_of_memory(struct gc_triage_error *reterr);
 /* GPUCORE_OK, or GPUCORE_E_NOTFOUND (blame REQUEST) when req->wave names no wave. */
 gpucore_status_t gc_tr_check_wave(const struct gc_triage *t, const struct gc_triage_request *req,
                                   struct gc_triage_error *reterr);
+
+/* ---- Source lines (srcline.h) -------------------------------------------------------------- */
+
+enum gc_tr_lines_state {
+    GC_TR_LINES_UNOPENED = 0, /* not tried yet (or out of memory: tried again) */
+    GC_TR_LINES_OPEN,         /* h is the DWARF handle */
+    GC_TR_LINES_NONE,         /* the code object has no DWARF: no line information */
+    GC_TR_LINES_UNUSABLE,     /* no bytes, or bytes libelf cannot read */
+};
+struct gc_tr_co_lines {
+    enum gc_tr_lines_state state;
+    struct gc_srcline *h;
+};
+/* The per-code-object cache behind struct gc_triage's lines. */
+struct gc_tr_lines {
+    uint32_t n;                /* code objects of the image */
+    struct gc_tr_co_lines *co; /* n entries */
+};
+/* Code object c's line information, opened on first use: 1 it has DWARF, 0 it has none,
+   -1 no bytes, unreadable bytes, or no such code object. */
+int gc_tr_co_lines(const struct gc_triage *t, uint32_t c);
+/* Set o's "source" ({file, line, column}, null when the PC has no line) and "inlined" (the
+   chain, innermost first, of {function, file, line, column}: each function at its line, the
+   last one the kernel; null when no code object's DWARF covers the PC). */
+void gc_tr_source_json(const struct gc_triage *t, uint64_t pc, json_t *o);
 
 /* ---- Building JSON (a NULL from jansson leaves a member out, as jansson does) --------------- */
 

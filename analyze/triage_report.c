@@ -329,6 +329,7 @@ static json_t *group_json(const struct gc_triage *t, const struct group *g)
     json_object_set_new(o, "offset", has_sym ? gc_tr_hex(off) : json_null());
     json_object_set_new(o, "instruction", rc == 0 ? json_string(text) : json_null());
     json_object_set_new(o, "instruction_error", rc == 0 ? json_null() : json_string(text));
+    gc_tr_source_json(t, g->pc, o);
     json_object_set_new(o, "waves", waves);
     return o;
 }
@@ -749,6 +750,7 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
     for (uint32_t c = 0; c < gc_image_code_object_count(t->img); c++) {
         const struct gc_image_code_object *co = gc_image_code_object(t->img, c);
         json_t *o;
+        int lines;
 
         if (!co)
             continue;
@@ -757,6 +759,18 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
         json_object_set_new(o, "load_address", gc_tr_hex(co->load_address));
         json_object_set_new(o, "size", gc_tr_int(co->size));
         json_object_set_new(o, "source", gc_tr_str_or_null(co->source));
+        /* Whether its DWARF gives PCs lines (null: no bytes to tell), said once per object. */
+        lines = gc_tr_co_lines(t, c);
+        json_object_set_new(o, "line_info", lines < 0 ? json_null() : json_boolean(lines));
+        if (lines == 0) {
+            char note[GC_IMAGE_NAME_MAX + 1100];
+
+            snprintf(note, sizeof(note), "no line information in code object %u (%s)", c,
+                     co->uri);
+            json_object_set_new(o, "line_info_text", json_string(note));
+        } else {
+            json_object_set_new(o, "line_info_text", json_null());
+        }
         json_array_append_new(cos, o);
         if (co->source && strcmp(co->source, "missing") == 0)
             gc_tr_appendf(missing,

@@ -274,6 +274,7 @@ json_t *gc_triage_disasm(const struct gc_triage *t, const struct gc_triage_reque
         json_object_set_new(ji, "size", gc_tr_int(insns[i].size));
         json_object_set_new(ji, "text", json_string(insns[i].text));
         json_object_set_new(ji, "current", json_boolean(i == cur));
+        gc_tr_source_json(t, insns[i].pc, ji);
         json_array_append_new(arr, ji);
     }
     json_object_set_new(doc, "instructions", arr);

@@ -57,6 +57,37 @@ static void render_list(FILE *out, const char *title, const json_t *arr)
     json_array_foreach(arr, i, v) fprintf(out, "  - %s\n", json_string_value(v));
 }
 
+/* "file:line:column" of a frame or source object ("file:line", "file", "?"). */
+static void location_text(const json_t *o, char *buf, size_t size)
+{
+    const char *file = gc_triage_get_str(o, "file");
+    size_t len = 0;
+
+    buf[0] = '\0';
+    gc_str_appendf(buf, size, &len, "%s", file ? file : "?");
+    if (json_is_integer(json_object_get(o, "line")))
+        gc_str_appendf(buf, size, &len, ":%" PRIu64, gc_triage_get_u64(o, "line"));
+    if (json_is_integer(json_object_get(o, "column")))
+        gc_str_appendf(buf, size, &len, ":%" PRIu64, gc_triage_get_u64(o, "column"));
+}
+
+/* The inline chain of a group or wave, innermost first: "at F (file:line:col)", then one
+   "inlined into G (file:line:col)" per enclosing function. Nothing when unknown. */
+static void render_source(FILE *out, const char *indent, const json_t *o)
+{
+    const json_t *chain = json_object_get(o, "inlined");
+    char loc[600];
+    size_t i;
+    json_t *f;
+
+    json_array_foreach(chain, i, f)
+    {
+        location_text(f, loc, sizeof(loc));
+        fprintf(out, "%s%s %s (%s)\n", indent, i ? "inlined into" : "at",
+                gc_triage_get_str_or(f, "function", "?"), loc);
+    }
+}
+
 static void render_group(FILE *out, const json_t *g)
 {
     char waves[256], reasons[256] = "";
@@ -78,6 +109,7 @@ static void render_group(FILE *out, const json_t *g)
             insn ? insn : gc_triage_get_str_or(g, "instruction_error", "?"));
     fprintf(out, "               %s%s%s\n", gc_triage_get_bool(g, "faulting") ? "FAULTING " : "",
             waves, json_is_integer(json_object_get(g, "dispatch")) ? "" : " (no dispatch)");
+    render_source(out, "               ", g);
 }
 
 void analyze_render_report(FILE *out, const json_t *doc)
@@ -162,6 +194,8 @@ void analyze_render_report(FILE *out, const json_t *doc)
             fprintf(out, "\nCode objects:\n");
         fprintf(out, "  %s  %s (%s)\n", gc_triage_get_str_or(v, "load_address", "?"),
                 gc_triage_get_str_or(v, "uri", "?"), gc_triage_get_str_or(v, "source", "?"));
+        if (gc_triage_get_str(v, "line_info_text"))
+            fprintf(out, "    %s\n", gc_triage_get_str(v, "line_info_text"));
     }
     render_list(out, "Not captured", json_object_get(doc, "not_captured"));
     render_list(out, "Problems", json_object_get(doc, "problems"));
@@ -195,6 +229,7 @@ static void render_wave_head(FILE *out, const json_t *w)
         fprintf(out, "  %s\n", gc_triage_get_str(w, "instruction"));
     else if (gc_triage_get_str(w, "instruction_error"))
         fprintf(out, "  (%s)\n", gc_triage_get_str(w, "instruction_error"));
+    render_source(out, "  ", w);
 }
 
 void analyze_render_waves(FILE *out, const json_t *doc)
@@ -239,6 +274,9 @@ void analyze_render_waves(FILE *out, const json_t *doc)
                                              ? "(PC inside an instruction or "
                                                "not disassembled)"
                                              : ""));
+        /* A stopped wave's source (running waves, many and unremarkable, only in --json). */
+        if (gc_triage_get_bool(w, "stopped"))
+            render_source(out, "         ", w);
     }
 }
 
@@ -277,6 +315,7 @@ void analyze_render_disasm(FILE *out, const json_t *doc)
 {
     size_t i;
     json_t *x;
+    const json_t *prev = NULL;
 
     if (json_is_object(json_object_get(doc, "wave")))
         render_wave_head(out, json_object_get(doc, "wave"));
@@ -284,9 +323,17 @@ void analyze_render_disasm(FILE *out, const json_t *doc)
         fprintf(out, "Code at %s (%s), %s:\n", gc_triage_get_str(doc, "pc"),
                 gc_triage_get_str_or(doc, "symbol", "no symbol"), gc_triage_get_str(doc, "target"));
     json_array_foreach(json_object_get(doc, "instructions"), i, x)
-            fprintf(out, "%s %18s  %-16s %s\n", gc_triage_get_bool(x, "current") ? "=>" : "  ",
-                    gc_triage_get_str(x, "address"), gc_triage_get_str_or(x, "symbol", ""),
-                    gc_triage_get_str(x, "text"));
+    {
+        /* Source lines interleaved as objdump -S -l does: the chain, when it changes. */
+        const json_t *chain = json_object_get(x, "inlined");
+
+        if (json_is_array(chain) && (!json_is_array(prev) || !json_equal(chain, prev)))
+            render_source(out, "                         ; ", x);
+        prev = chain;
+        fprintf(out, "%s %18s  %-16s %s\n", gc_triage_get_bool(x, "current") ? "=>" : "  ",
+                gc_triage_get_str(x, "address"), gc_triage_get_str_or(x, "symbol", ""),
+                gc_triage_get_str(x, "text"));
+    }
     if (gc_triage_get_str(doc, "note"))
         fprintf(out, "note: %s\n", gc_triage_get_str(doc, "note"));
 }

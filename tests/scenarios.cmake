@@ -13,6 +13,8 @@ find_program(GPUCORE_CLANG16 NAMES clang-16 HINTS /usr/lib/llvm-16/bin REQUIRED)
 find_program(GPUCORE_LLD16 NAMES ld.lld-16 HINTS /usr/lib/llvm-16/bin REQUIRED)
 
 # Code objects: <stem>.<target>.co in ${GPUCORE_SCENARIO_OBJECTS}, what scenario files name.
+# They carry DWARF 5 as ROCm compiles device code, with the checkout's path mapped to /gpucore
+# (/gpucore/tests/scenarios/kernels/X.cl), so that reports naming them do not depend on it.
 # gfx942 has no processor of its own in LLVM 16, so its scenarios use gfx940 objects.
 set(GPUCORE_SCENARIO_OBJECTS ${CMAKE_CURRENT_BINARY_DIR}/scenario-objects)
 file(MAKE_DIRECTORY ${GPUCORE_SCENARIO_OBJECTS})
@@ -27,7 +29,9 @@ foreach(kernel IN LISTS GPUCORE_SCENARIO_KERNELS)
     add_custom_command(
       OUTPUT ${co}
       COMMAND ${GPUCORE_CLANG16} -x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa
-              -mcpu=${target} -nogpulib -O2 -c ${src} -o ${obj}
+              -mcpu=${target} -nogpulib -O2 -g -gdwarf-5
+              -ffile-prefix-map=${PROJECT_SOURCE_DIR}=/gpucore
+              -fdebug-compilation-dir=/gpucore -c ${src} -o ${obj}
       COMMAND ${GPUCORE_LLD16} -shared ${obj} -o ${co}
       DEPENDS ${src}
       COMMENT "Code object ${kernel}.${target}.co"

@@ -1,0 +1,39 @@
+# SPDX-License-Identifier: MIT
+# Source lines and inline chains (analyze/srcline.h): the unit test on compiled scenario code
+# objects, one of them compiled without DWARF; gpucore analyze's lines against llvm-symbolizer
+# for every scenario (tests/srcline/srcline_e2e.sh), and a code object without DWARF.
+
+set(_gc_nodebug_co ${GPUCORE_SCENARIO_OBJECTS}/vadd.nodebug.gfx90a.co)
+add_custom_command(
+  OUTPUT ${_gc_nodebug_co}
+  COMMAND ${GPUCORE_CLANG16} -x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa -mcpu=gfx90a
+          -nogpulib -O2 -c ${PROJECT_SOURCE_DIR}/tests/scenarios/kernels/vadd.cl
+          -o ${GPUCORE_SCENARIO_OBJECTS}/vadd.nodebug.gfx90a.o
+  COMMAND ${GPUCORE_LLD16} -shared ${GPUCORE_SCENARIO_OBJECTS}/vadd.nodebug.gfx90a.o
+          -o ${_gc_nodebug_co}
+  DEPENDS ${PROJECT_SOURCE_DIR}/tests/scenarios/kernels/vadd.cl
+  COMMENT "Code object vadd.nodebug.gfx90a.co (no DWARF)"
+  VERBATIM)
+add_custom_target(srcline-objects ALL DEPENDS ${_gc_nodebug_co})
+
+gpucore_unit_test(test_srcline SOURCES unit/test_srcline.c LIBS gc_triage gc_analyze gc_libcore gc_schema gc_arch)
+add_dependencies(test_srcline scenario-objects srcline-objects)
+set_property(TEST test_srcline APPEND PROPERTY ENVIRONMENT
+  "GPUCORE_SCENARIO_OBJECTS=${GPUCORE_SCENARIO_OBJECTS}")
+
+# gpucore's line and inline chain of every group's and wave's PC of every scenario, against
+# llvm-symbolizer --inlining of the same LLVM on the same code object.
+find_program(GPUCORE_SYMBOLIZER16 NAMES llvm-symbolizer-16 HINTS /usr/lib/llvm-16/bin REQUIRED)
+file(GLOB _gc_srcline_scenarios RELATIVE ${PROJECT_SOURCE_DIR}/tests/scenarios
+     ${PROJECT_SOURCE_DIR}/tests/scenarios/*.json)
+string(REPLACE ".json" "" _gc_srcline_cases "${_gc_srcline_scenarios}")
+foreach(scen IN LISTS _gc_srcline_cases ITEMS no-dwarf)
+  add_test(NAME srcline-e2e-${scen}
+           COMMAND ${PROJECT_SOURCE_DIR}/tests/srcline/srcline_e2e.sh
+                   ${CMAKE_CURRENT_BINARY_DIR}/srcline-e2e/${scen}
+                   $<TARGET_FILE:gpucore-cli> $<TARGET_FILE:gpucore-inferior>
+                   ${GPUCORE_SCENARIO_OBJECTS} ${PROJECT_SOURCE_DIR}/tests/scenarios
+                   ${GPUCORE_SYMBOLIZER16} ${scen})
+  set_tests_properties(srcline-e2e-${scen} PROPERTIES LABELS "analyze;e2e"
+                       SKIP_RETURN_CODE 77 TIMEOUT 300)
+endforeach()

@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# Source lines against LLVM (tests/srcline.cmake): capture a scenario running in
+# gpucore-inferior, then, for the PC of every group of `gpucore analyze --json` and of every
+# wave of `analyze waves --json`, compare gpucore's "source" and "inlined" with
+# `llvm-symbolizer --inlining` on the same code object, and so for every instruction of
+# `analyze disasm --json` around wave 0 (the scenario's compiled object, checked
+# to have the size the core's copy has). vadd-fault's faulting store must be three frames deep
+# (vadd -> finish -> store_sum). SCENARIO "no-dwarf" runs vadd-fault with its code object
+# compiled without -g: the report says "no line information in code object 0 (URI)" once, and
+# every PC's source and chain are null.
+#
+#   srcline_e2e.sh WORKDIR GPUCORE INFERIOR OBJECTS SCENARIOS SYMBOLIZER SCENARIO
+#
+# Exit codes: 0 pass, 1 fail (one "FAIL [scenario]: why" line), 77 skip (no ptrace rights).
+
+set -euo pipefail
+
+[ $# -eq 7 ] || { echo "usage: $0 WORKDIR GPUCORE INFERIOR OBJECTS SCENARIOS SYMBOLIZER SCENARIO" >&2; exit 2; }
+work=$1 gpucore=$2 inferior=$3 objects=$4 scenarios=$5 symbolizer=$6 scenario=$7
+here=$(cd "$(dirname "$0")" && pwd)
+test_name=$scenario
+
+. "$here/../lib/e2e.sh"
+e2e_enter "$work"
+e2e_need_ptrace
+
+if [ "$scenario" = no-dwarf ]; then
+  mkdir -p objects
+  cp "$objects/vadd.nodebug.gfx90a.co" objects/vadd.gfx90a.co
+  objects=$PWD/objects
+  e2e_continue_copy "$scenarios/vadd-fault.json" scenario.json
+  e2e_start_inferior scenario.json
+  gc cap capture --kfd sim "$ipid" -o core
+  if [ "$rc" -eq 77 ] && grep -qi "ptrace" cap.err; then skip "$(cat cap.err)"; fi
+  expect_rc 0 cap
+  e2e_stop_inferior
+  gc report-json analyze --json core; expect_rc 0 report-json
+  gc report analyze core; expect_rc 0 report
+  gc waves analyze waves --json core; expect_rc 0 waves
+  python3 - <<'PY' || fail "the report of a code object without DWARF (above)"
+import json, sys
+r = json.load(open("report-json.out"))
+w = json.load(open("waves.out"))
+co = r["code_objects"][0]
+want = "no line information in code object 0 (%s)" % co["uri"]
+errors = []
+if co["line_info"] is not False or co["line_info_text"] != want:
+    errors.append("code object: %r" % co)
+text = open("report.out").read()
+if text.count("no line information") != 1 or text.count(want) != 1:
+    errors.append("the text report says %d times 'no line information'" % text.count("no line information"))
+xs = [g for a in r["agents"] for q in a["queues"] for g in q["groups"]] + w["waves"]
+bad = [x["pc"] for x in xs if x["source"] is not None or x["inlined"] is not None]
+if not xs or bad:
+    errors.append("PCs with a source or chain: %r" % bad[:5])
+print("\n".join(errors))
+sys.exit(1 if errors else 0)
+PY
+  exit 0
+fi
+
+e2e_continue_copy "$scenarios/$scenario.json" scenario.json
+e2e_start_inferior scenario.json
+mkdir -p out
+gc cap capture --kfd sim "$ipid" -o out/core
+if [ "$rc" -eq 77 ] && grep -qi "ptrace" cap.err; then skip "$(cat cap.err)"; fi
+expect_rc 0 cap
+e2e_stop_inferior
+
+gc report analyze --json out/core; expect_rc 0 report
+gc waves analyze waves --json out/core; expect_rc 0 waves
+# The disassembly around the first wave, each instruction with its source (objdump -S -l).
+gc disasm analyze disasm --json --wave 0 --before 64 --after 64 out/core; expect_rc 0 disasm
+
+python3 - "$scenarios/$scenario.json" "$objects" "$symbolizer" "$scenario" <<'PY' || fail "gpucore and llvm-symbolizer disagree (above)"
+import json, os, subprocess, sys
+
+scen_path, objects, symbolizer, name = sys.argv[1:]
+scen = json.load(open(scen_path))
+report = json.load(open("report.out"))
+waves = json.load(open("waves.out"))
+errors = []
+
+# The scenario's code objects, in the order the report lists them.
+cos = []
+for want, got in zip(scen["code_objects"], report["code_objects"]):
+    stem = os.path.splitext(want["source"])[0]
+    path = os.path.join(objects, "%s.%s.co" % (stem, want["target"]))
+    if os.path.getsize(path) != got["size"]:
+        sys.exit("%s is %d bytes, the core's code object %d" % (path, os.path.getsize(path), got["size"]))
+    if got["line_info"] is not True:
+        errors.append("code object %s: line_info is %r" % (got["uri"], got["line_info"]))
+    cos.append((int(got["load_address"], 16), path))
+if len(cos) != len(scen["code_objects"]):
+    sys.exit("the report lists %d code objects, the scenario %d" % (len(cos), len(scen["code_objects"])))
+
+# Every PC gpucore explains: each group's and each wave's, with gpucore's answer.
+items = []
+for a in report["agents"]:
+    for q in a["queues"]:
+        for g in q["groups"]:
+            items.append(("group at %s" % g["pc"], g))
+for w in waves["waves"]:
+    items.append(("wave %d at %s" % (w["index"], w["pc"]), w))
+for x in json.load(open("disasm.out"))["instructions"]:
+    items.append(("disasm instruction at %s" % x["address"], x))
+
+def symbolize(path, offsets):
+    out = subprocess.run([symbolizer, "--inlining", "--obj=" + path],
+                         input="".join("0x%x\n" % o for o in offsets),
+                         capture_output=True, text=True, check=True).stdout
+    blocks = [b.splitlines() for b in out.strip("\n").split("\n\n")]
+    if len(blocks) != len(offsets):
+        sys.exit("llvm-symbolizer answered %d of %d addresses" % (len(blocks), len(offsets)))
+    res = {}
+    for off, b in zip(offsets, blocks):
+        frames = []
+        for fn, loc in zip(b[0::2], b[1::2]):
+            file, line, col = loc.rsplit(":", 2)
+            frames.append({"function": fn, "file": file, "line": int(line) or None,
+                           "column": int(col) or None})
+        res[off] = None if not frames or frames[0]["function"] == "??" else frames
+    return res
+
+checked = 0
+for load, path in cos:
+    pc = lambda x: int(x["pc"] if "pc" in x else x["address"], 16)
+    mine = [(what, x, pc(x) - load) for what, x in items if pc(x) >= load]
+    truth = symbolize(path, sorted({off for _, _, off in mine}))
+    for what, x, off in mine:
+        want = truth[off]
+        src = None
+        if want and want[0]["line"]:
+            src = {k: want[0][k] for k in ("file", "line", "column")}
+        if x["inlined"] != want:
+            errors.append("%s (offset 0x%x): inlined %r, llvm-symbolizer %r" % (what, off, x["inlined"], want))
+        elif x["source"] != src:
+            errors.append("%s (offset 0x%x): source %r, llvm-symbolizer %r" % (what, off, x["source"], src))
+        checked += 1
+if not checked:
+    errors.append("no PC compared")
+
+# Ground truth: vadd-fault's faulting store is inside store_sum, inlined into finish, into vadd.
+if name == "vadd-fault":
+    chain = [[f["function"] for f in (g["inlined"] or [])] for g in report["faults"]]
+    if chain != [["store_sum", "finish", "vadd"]]:
+        errors.append("vadd-fault's faulting group's chain is %r" % chain)
+
+print("%s: %d PCs compared with llvm-symbolizer" % (name, checked))
+for e in errors[:20]:
+    print(e)
+sys.exit(1 if errors else 0)
+PY
+exit 0
