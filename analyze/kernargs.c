@@ -5,12 +5,13 @@
  */
 #include "kernargs.h"
 
-#include <gelf.h>
 #include <inttypes.h>
-#include <libelf.h>
 #include <msgpack.h>
 #include <stdio.h>
 #include <string.h>
+
+#include <gelf.h>
+#include <libelf.h>
 
 #include "gc_util.h"
 
@@ -36,18 +37,18 @@ struct mp_format {
 };
 
 static const struct mp_format mp_formats[] = {
-    { 0x00, 0x7f, 0, 0, 0, 0 },  { 0x80, 0x8f, 0, 0, 2, 4 },  { 0x90, 0x9f, 0, 0, 1, 4 },
-    { 0xa0, 0xbf, 0, 0, 0, 5 },  { 0xc0, 0xc0, 0, 0, 0, 0 },  { 0xc2, 0xc3, 0, 0, 0, 0 },
-    { 0xc4, 0xc4, 1, 0, 0, 0 },  { 0xc5, 0xc5, 2, 0, 0, 0 },  { 0xc6, 0xc6, 4, 0, 0, 0 },
-    { 0xc7, 0xc7, 1, 1, 0, 0 },  { 0xc8, 0xc8, 2, 1, 0, 0 },  { 0xc9, 0xc9, 4, 1, 0, 0 },
-    { 0xca, 0xca, 0, 4, 0, 0 },  { 0xcb, 0xcb, 0, 8, 0, 0 },  { 0xcc, 0xcc, 0, 1, 0, 0 },
-    { 0xcd, 0xcd, 0, 2, 0, 0 },  { 0xce, 0xce, 0, 4, 0, 0 },  { 0xcf, 0xcf, 0, 8, 0, 0 },
-    { 0xd0, 0xd0, 0, 1, 0, 0 },  { 0xd1, 0xd1, 0, 2, 0, 0 },  { 0xd2, 0xd2, 0, 4, 0, 0 },
-    { 0xd3, 0xd3, 0, 8, 0, 0 },  { 0xd4, 0xd4, 0, 2, 0, 0 },  { 0xd5, 0xd5, 0, 3, 0, 0 },
-    { 0xd6, 0xd6, 0, 5, 0, 0 },  { 0xd7, 0xd7, 0, 9, 0, 0 },  { 0xd8, 0xd8, 0, 17, 0, 0 },
-    { 0xd9, 0xd9, 1, 0, 0, 0 },  { 0xda, 0xda, 2, 0, 0, 0 },  { 0xdb, 0xdb, 4, 0, 0, 0 },
-    { 0xdc, 0xdc, 2, 0, 1, 0 },  { 0xdd, 0xdd, 4, 0, 1, 0 },  { 0xde, 0xde, 2, 0, 2, 0 },
-    { 0xdf, 0xdf, 4, 0, 2, 0 },  { 0xe0, 0xff, 0, 0, 0, 0 },
+    { 0x00, 0x7f, 0, 0, 0, 0 }, { 0x80, 0x8f, 0, 0, 2, 4 }, { 0x90, 0x9f, 0, 0, 1, 4 },
+    { 0xa0, 0xbf, 0, 0, 0, 5 }, { 0xc0, 0xc0, 0, 0, 0, 0 }, { 0xc2, 0xc3, 0, 0, 0, 0 },
+    { 0xc4, 0xc4, 1, 0, 0, 0 }, { 0xc5, 0xc5, 2, 0, 0, 0 }, { 0xc6, 0xc6, 4, 0, 0, 0 },
+    { 0xc7, 0xc7, 1, 1, 0, 0 }, { 0xc8, 0xc8, 2, 1, 0, 0 }, { 0xc9, 0xc9, 4, 1, 0, 0 },
+    { 0xca, 0xca, 0, 4, 0, 0 }, { 0xcb, 0xcb, 0, 8, 0, 0 }, { 0xcc, 0xcc, 0, 1, 0, 0 },
+    { 0xcd, 0xcd, 0, 2, 0, 0 }, { 0xce, 0xce, 0, 4, 0, 0 }, { 0xcf, 0xcf, 0, 8, 0, 0 },
+    { 0xd0, 0xd0, 0, 1, 0, 0 }, { 0xd1, 0xd1, 0, 2, 0, 0 }, { 0xd2, 0xd2, 0, 4, 0, 0 },
+    { 0xd3, 0xd3, 0, 8, 0, 0 }, { 0xd4, 0xd4, 0, 2, 0, 0 }, { 0xd5, 0xd5, 0, 3, 0, 0 },
+    { 0xd6, 0xd6, 0, 5, 0, 0 }, { 0xd7, 0xd7, 0, 9, 0, 0 }, { 0xd8, 0xd8, 0, 17, 0, 0 },
+    { 0xd9, 0xd9, 1, 0, 0, 0 }, { 0xda, 0xda, 2, 0, 0, 0 }, { 0xdb, 0xdb, 4, 0, 0, 0 },
+    { 0xdc, 0xdc, 2, 0, 1, 0 }, { 0xdd, 0xdd, 4, 0, 1, 0 }, { 0xde, 0xde, 2, 0, 2, 0 },
+    { 0xdf, 0xdf, 4, 0, 2, 0 }, { 0xe0, 0xff, 0, 0, 0, 0 },
 };
 
 /*
@@ -95,8 +96,7 @@ static gpucore_status_t mp_frame_check(const uint8_t *buf, size_t size, gpucore_
             GC_FAIL_IF(need > size - pos, diag, GPUCORE_E_CORRUPT, pos - 1,
                        "a MessagePack %s at byte %zu declares %" PRIu64
                        " entries, more than the %zu bytes left",
-                       f->elements == 2 ? "map" : "array", pos - 1 - f->len_bytes, len,
-                       size - pos);
+                       f->elements == 2 ? "map" : "array", pos - 1 - f->len_bytes, len, size - pos);
             if (need == 0)
                 continue;
             GC_FAIL_IF(depth == GC_KA_MAX_DEPTH, diag, GPUCORE_E_LIMIT, pos,
@@ -134,7 +134,7 @@ static const char *const mp_type_names[] = {
 static const char *mp_type_name(msgpack_object_type t)
 {
     return (size_t)t < GC_ARRAY_SIZE(mp_type_names) && mp_type_names[t] ? mp_type_names[t]
-                                                                          : "an unknown type";
+                                                                        : "an unknown type";
 }
 
 /* The member @p key of map @p m, or NULL. */
@@ -182,8 +182,8 @@ static gpucore_status_t mp_string(const msgpack_object *m, const char *key, int 
     GC_FAIL_IF(o->via.str.size > GC_KA_MAX_STRING, diag, GPUCORE_E_LIMIT, GC_NO_OFFSET,
                "%s%s: a string of %" PRIu32 " bytes, more than the %u allowed", p->text, key,
                o->via.str.size, GC_KA_MAX_STRING);
-    GC_FAIL_IF(memchr(o->via.str.ptr, '\0', o->via.str.size), diag, GPUCORE_E_CORRUPT,
-               GC_NO_OFFSET, "%s%s: the string holds a NUL byte", p->text, key);
+    GC_FAIL_IF(memchr(o->via.str.ptr, '\0', o->via.str.size), diag, GPUCORE_E_CORRUPT, GC_NO_OFFSET,
+               "%s%s: the string holds a NUL byte", p->text, key);
     s = gc_malloc((size_t)o->via.str.size + 1u);
     if (!s)
         return GPUCORE_E_NOMEM;
@@ -220,8 +220,8 @@ static gpucore_status_t parse_arg(const msgpack_object *o, const struct mp_path 
     GC_TRY(mp_uint(o, ".offset", GC_KA_MAX_SEGMENT, p, &a->offset, diag));
     GC_TRY(mp_uint(o, ".size", GC_KA_MAX_SEGMENT, p, &a->size, diag));
     GC_FAIL_IF(a->offset + a->size > GC_KA_MAX_SEGMENT, diag, GPUCORE_E_CORRUPT, GC_NO_OFFSET,
-               "%s: offset %" PRIu32 " and size %" PRIu32 " end past %u bytes", p->text,
-               a->offset, a->size, GC_KA_MAX_SEGMENT);
+               "%s: offset %" PRIu32 " and size %" PRIu32 " end past %u bytes", p->text, a->offset,
+               a->size, GC_KA_MAX_SEGMENT);
     return GPUCORE_OK;
 }
 
@@ -254,8 +254,8 @@ static gpucore_status_t parse_kernel(const msgpack_object *o, uint32_t index,
     for (uint32_t i = 0; i < args->via.array.size; i++) {
         struct mp_path ap;
 
-        snprintf(ap.text, sizeof(ap.text), "amdhsa.kernels[%" PRIu32 "].args[%" PRIu32 "]",
-                 index, i);
+        snprintf(ap.text, sizeof(ap.text), "amdhsa.kernels[%" PRIu32 "].args[%" PRIu32 "]", index,
+                 i);
         k->nargs = i + 1;
         GC_TRY(parse_arg(&args->via.array.ptr[i], &ap, &k->args[i], diag));
     }
@@ -276,8 +276,8 @@ static gpucore_status_t parse_root(const msgpack_object *root, struct gc_ka_meta
     if (ks->type != MSGPACK_OBJECT_ARRAY)
         return wrong_type(diag, &top, "amdhsa.kernels", "an array", ks);
     GC_FAIL_IF(ks->via.array.size > GC_KA_MAX_KERNELS, diag, GPUCORE_E_LIMIT, GC_NO_OFFSET,
-               "amdhsa.kernels: %" PRIu32 " kernels, more than the %u allowed",
-               ks->via.array.size, GC_KA_MAX_KERNELS);
+               "amdhsa.kernels: %" PRIu32 " kernels, more than the %u allowed", ks->via.array.size,
+               GC_KA_MAX_KERNELS);
     if (ks->via.array.size == 0)
         return GPUCORE_OK;
     md->kernels = gc_calloc_array(ks->via.array.size, sizeof(*md->kernels));
@@ -415,8 +415,8 @@ gpucore_status_t gc_ka_from_elf(const uint8_t *elf, size_t size, struct gc_ka_me
             GElf_Phdr ph;
 
             if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_NOTE)
-                found = find_note(elf_getdata_rawchunk(e, (int64_t)ph.p_offset,
-                                                       (size_t)ph.p_filesz, ELF_T_NHDR),
+                found = find_note(elf_getdata_rawchunk(e, (int64_t)ph.p_offset, (size_t)ph.p_filesz,
+                                                       ELF_T_NHDR),
                                   &desc, &desc_size);
         }
     }
@@ -441,8 +441,8 @@ const struct gc_ka_kernel *gc_ka_find(const struct gc_ka_metadata *md, const cha
 
         if (k->name && strcmp(k->name, name) == 0)
             return k;
-        if (k->symbol && (strcmp(k->symbol, name) == 0 ||
-                          (strncmp(k->symbol, name, len) == 0 && strcmp(k->symbol + len, ".kd") == 0)))
+        if (k->symbol && (strcmp(k->symbol, name) == 0 || (strncmp(k->symbol, name, len) == 0 &&
+                                                           strcmp(k->symbol + len, ".kd") == 0)))
             return k;
     }
     return NULL;
@@ -455,10 +455,21 @@ int gc_ka_is_hidden(const struct gc_ka_arg *a)
 
 /* Value kinds whose value is an address. */
 static const char *const pointer_kinds[] = {
-    "global_buffer", "dynamic_shared_pointer", "image", "sampler", "pipe", "queue",
-    "hidden_default_queue", "hidden_completion_action", "hidden_printf_buffer",
-    "hidden_hostcall_buffer", "hidden_multigrid_sync_arg", "hidden_heap_v1",
-    "hidden_private_base", "hidden_shared_base", "hidden_queue_ptr",
+    "global_buffer",
+    "dynamic_shared_pointer",
+    "image",
+    "sampler",
+    "pipe",
+    "queue",
+    "hidden_default_queue",
+    "hidden_completion_action",
+    "hidden_printf_buffer",
+    "hidden_hostcall_buffer",
+    "hidden_multigrid_sync_arg",
+    "hidden_heap_v1",
+    "hidden_private_base",
+    "hidden_shared_base",
+    "hidden_queue_ptr",
 };
 
 int gc_ka_is_pointer(const struct gc_ka_arg *a)
@@ -479,16 +490,34 @@ static const struct {
     const char *type;
     enum scalar how;
 } scalar_types[] = {
-    { "char", SC_SIGNED },          { "signed char", SC_SIGNED },  { "short", SC_SIGNED },
-    { "int", SC_SIGNED },           { "long", SC_SIGNED },         { "long long", SC_SIGNED },
-    { "int8_t", SC_SIGNED },        { "int16_t", SC_SIGNED },      { "int32_t", SC_SIGNED },
-    { "int64_t", SC_SIGNED },       { "uchar", SC_UNSIGNED },      { "ushort", SC_UNSIGNED },
-    { "uint", SC_UNSIGNED },        { "ulong", SC_UNSIGNED },      { "unsigned char", SC_UNSIGNED },
-    { "unsigned short", SC_UNSIGNED }, { "unsigned int", SC_UNSIGNED },
-    { "unsigned long", SC_UNSIGNED }, { "unsigned", SC_UNSIGNED }, { "size_t", SC_UNSIGNED },
-    { "uint8_t", SC_UNSIGNED },     { "uint16_t", SC_UNSIGNED },   { "uint32_t", SC_UNSIGNED },
-    { "uint64_t", SC_UNSIGNED },    { "bool", SC_UNSIGNED },       { "float", SC_FLOAT },
-    { "double", SC_FLOAT },         { "half", SC_HEX },
+    { "char", SC_SIGNED },
+    { "signed char", SC_SIGNED },
+    { "short", SC_SIGNED },
+    { "int", SC_SIGNED },
+    { "long", SC_SIGNED },
+    { "long long", SC_SIGNED },
+    { "int8_t", SC_SIGNED },
+    { "int16_t", SC_SIGNED },
+    { "int32_t", SC_SIGNED },
+    { "int64_t", SC_SIGNED },
+    { "uchar", SC_UNSIGNED },
+    { "ushort", SC_UNSIGNED },
+    { "uint", SC_UNSIGNED },
+    { "ulong", SC_UNSIGNED },
+    { "unsigned char", SC_UNSIGNED },
+    { "unsigned short", SC_UNSIGNED },
+    { "unsigned int", SC_UNSIGNED },
+    { "unsigned long", SC_UNSIGNED },
+    { "unsigned", SC_UNSIGNED },
+    { "size_t", SC_UNSIGNED },
+    { "uint8_t", SC_UNSIGNED },
+    { "uint16_t", SC_UNSIGNED },
+    { "uint32_t", SC_UNSIGNED },
+    { "uint64_t", SC_UNSIGNED },
+    { "bool", SC_UNSIGNED },
+    { "float", SC_FLOAT },
+    { "double", SC_FLOAT },
+    { "half", SC_HEX },
 };
 
 #define GC_KA_HEX_SHOWN 32u /* bytes of a wide value shown */
@@ -503,8 +532,9 @@ gpucore_status_t gc_ka_format_value(const struct gc_ka_arg *a, const uint8_t *se
     if (size)
         buf[0] = '\0';
     if ((uint64_t)a->offset + a->size > seg_size) {
-        snprintf(buf, size, "bytes %" PRIu32 "..%" PRIu64 " are past the %" PRIu64
-                            " bytes of kernel arguments available",
+        snprintf(buf, size,
+                 "bytes %" PRIu32 "..%" PRIu64 " are past the %" PRIu64
+                 " bytes of kernel arguments available",
                  a->offset, (uint64_t)a->offset + a->size - (a->size ? 1 : 0), seg_size);
         return GPUCORE_E_UNAVAILABLE;
     }
@@ -512,8 +542,7 @@ gpucore_status_t gc_ka_format_value(const struct gc_ka_arg *a, const uint8_t *se
         v |= (uint64_t)seg[a->offset + i] << (8 * i);
     if (ret_u64)
         *ret_u64 = v;
-    for (size_t i = 0; a->type_name && !gc_ka_is_hidden(a) && i < GC_ARRAY_SIZE(scalar_types);
-         i++)
+    for (size_t i = 0; a->type_name && !gc_ka_is_hidden(a) && i < GC_ARRAY_SIZE(scalar_types); i++)
         if (strcmp(a->type_name, scalar_types[i].type) == 0)
             how = scalar_types[i].how;
     if (gc_ka_is_pointer(a) || a->size == 0)

@@ -28,8 +28,9 @@
 #define GC_KA_MAX_KERNELS       4096u      /* entries of amdhsa.kernels */
 #define GC_KA_MAX_ARGS          1024u      /* entries of one kernel's .args */
 #define GC_KA_MAX_STRING        1024u      /* bytes of one name, type name or kind */
-#define GC_KA_MAX_SEGMENT       (64u << 10) /* .kernarg_segment_size, .offset + .size (the
-                                               bytes a capture keeps of a kernarg segment) */
+#define GC_KA_MAX_SEGMENT                                      \
+    (64u << 10) /* .kernarg_segment_size, .offset + .size (the \
+                   bytes a capture keeps of a kernarg segment) */
 
 #define GC_NT_AMDGPU_METADATA 32u /* note type, owner "AMDGPU" */
 
@@ -92,13 +93,12 @@ int gc_ka_is_pointer(const struct gc_ka_arg *a);
  * The argument's value from the kernarg segment @p seg (@p seg_size bytes available) as text
  * into @p buf: pointers as "0x...", float/double as "%g", signed and unsigned integer types by
  * their type name, anything else of at most 8 bytes as little-endian "0x...", wider values as
- * their bytes in memory order ("01 02 ...", at most 32 shown, then " ... (N bytes)"). *ret_u64 (optional) gets the first 8 bytes (fewer for a
- * smaller argument), little-endian.
+ * their bytes in memory order ("01 02 ...", at most 32 shown, then " ... (N bytes)"). *ret_u64
+ * (optional) gets the first 8 bytes (fewer for a smaller argument), little-endian.
  * @retval GPUCORE_OK
  * @retval GPUCORE_E_UNAVAILABLE the argument lies past the bytes available (buf says which)
  */
 gpucore_status_t gc_ka_format_value(const struct gc_ka_arg *a, const uint8_t *seg,
-                                    uint64_t seg_size, char *buf, size_t size,
-                                    uint64_t *ret_u64);
+                                    uint64_t seg_size, char *buf, size_t size, uint64_t *ret_u64);
 
 #endif /* GC_ANALYZE_KERNARGS_H */

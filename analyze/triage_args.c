@@ -48,8 +48,7 @@ struct gc_tr_args *gc_tr_args_new(const struct gc_triage *t)
     }
     if (gpucore_core_find_note(t->core, GPUCORE_NOTE_OWNER, GPUCORE_NT_ALLOC_MAP, &idx, &note) !=
         GPUCORE_OK)
-        snprintf(a->allocs_error, sizeof(a->allocs_error),
-                 "the core has no allocation map");
+        snprintf(a->allocs_error, sizeof(a->allocs_error), "the core has no allocation map");
     else if (gpucore_alloc_map_decode(note.desc, (size_t)note.desc_size, &a->allocs, &d) !=
              GPUCORE_OK)
         snprintf(a->allocs_error, sizeof(a->allocs_error),
@@ -87,8 +86,8 @@ static const struct gc_ka_metadata *co_metadata(struct gc_tr_args *a, uint32_t i
         c->tried = 1;
         if (!co->bytes)
             snprintf(c->error, sizeof(c->error),
-                     "code object %" PRIu32 " (%.200s) is not in the core: no argument metadata",
-                     i, co->uri);
+                     "code object %" PRIu32 " (%.200s) is not in the core: no argument metadata", i,
+                     co->uri);
         else if ((st = gc_ka_from_elf(co->bytes, (size_t)co->size, &c->md, &d)) != GPUCORE_OK)
             snprintf(c->error, sizeof(c->error),
                      "code object %" PRIu32 " (%.200s): no argument metadata: %s", i, co->uri,
@@ -154,7 +153,8 @@ static void relate(const struct gc_tr_args *a, uint64_t v, json_t *o)
     }
     if (!hit) {
         json_object_set_new(o, "allocation", json_null());
-        json_object_set_new(o, "relation", json_string("in no allocation of the core's allocation map"));
+        json_object_set_new(o, "relation",
+                            json_string("in no allocation of the core's allocation map"));
         return;
     }
     const char *kind = hit->kind < GC_ARRAY_SIZE(alloc_kind_words) && alloc_kind_words[hit->kind]
@@ -170,8 +170,9 @@ static void relate(const struct gc_tr_args *a, uint64_t v, json_t *o)
     gc_str_appendf(text, sizeof(text), &len, "%.*s, %s %s",
                    hit->label.len ? (int)(hit->label.len > 200 ? 200 : hit->label.len) : 19,
                    hit->label.len ? hit->label.ptr : "unlabelled mapping", sz, kind);
-    json_object_set_new(al, "label", hit->label.len ? json_stringn(hit->label.ptr, hit->label.len)
-                                                    : json_null());
+    json_object_set_new(al, "label",
+                        hit->label.len ? json_stringn(hit->label.ptr, hit->label.len)
+                                       : json_null());
     json_object_set_new(al, "kind", gc_tr_str_or_null(gpucore_alloc_kind_name(hit->kind)));
     json_object_set_new(al, "base", gc_tr_hex(hit->base));
     json_object_set_new(al, "size", gc_tr_int(hit->size));
@@ -285,9 +286,9 @@ void gc_tr_args_json(struct gc_tr_args *a, const struct gc_image_dispatch *dp, j
     } else if (k->kernarg_segment_size) {
         seg = gc_malloc(k->kernarg_segment_size);
         if (seg) {
-            gpucore_status_t st = gc_image_read(a->t->img, UINT32_MAX, GC_ASPACE_GLOBAL, 0,
-                                                dp->kernarg_address, seg,
-                                                k->kernarg_segment_size, &avail, &d);
+            gpucore_status_t st =
+                    gc_image_read(a->t->img, UINT32_MAX, GC_ASPACE_GLOBAL, 0, dp->kernarg_address,
+                                  seg, k->kernarg_segment_size, &avail, &d);
 
             if (st != GPUCORE_OK)
                 gc_tr_appendf(problems,
@@ -299,10 +300,9 @@ void gc_tr_args_json(struct gc_tr_args *a, const struct gc_image_dispatch *dp, j
         }
     }
     /* The descriptor's kernarg_size is what the runtime allocated and the capture kept. */
-    if (dp->kernel_object &&
-        gc_image_read(a->t->img, UINT32_MAX, GC_ASPACE_GLOBAL, 0,
-                      dp->kernel_object + KD_KERNARG_SIZE_OFFSET, kd, sizeof(kd), &kd_done,
-                      &d) == GPUCORE_OK) {
+    if (dp->kernel_object && gc_image_read(a->t->img, UINT32_MAX, GC_ASPACE_GLOBAL, 0,
+                                           dp->kernel_object + KD_KERNARG_SIZE_OFFSET, kd,
+                                           sizeof(kd), &kd_done, &d) == GPUCORE_OK) {
         uint32_t kd_size = (uint32_t)kd[0] | (uint32_t)kd[1] << 8 | (uint32_t)kd[2] << 16 |
                            (uint32_t)kd[3] << 24;
 
@@ -324,5 +324,6 @@ void gc_tr_args_json(struct gc_tr_args *a, const struct gc_image_dispatch *dp, j
     return;
 fail:
     json_object_set_new(o, "arguments", json_null());
-    json_object_set_new(o, "arguments_error", json_string(err && err[0] ? err : "no argument metadata"));
+    json_object_set_new(o, "arguments_error",
+                        json_string(err && err[0] ? err : "no argument metadata"));
 }

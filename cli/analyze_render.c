@@ -131,9 +131,11 @@ static void render_arguments(FILE *out, const json_t *x)
         fputc('\n', out);
     }
     if (hidden)
-        fprintf(out, "        (%zu hidden argument%s: see --json)\n", hidden, hidden == 1 ? "" : "s");
+        fprintf(out, "        (%zu hidden argument%s: see --json)\n", hidden,
+                hidden == 1 ? "" : "s");
     if (err)
-        fprintf(out, "      arguments: %s\n", err);
+        fprintf(out, "      %s: %s\n",
+                json_is_array(args) ? "argument problems" : "arguments not decoded", err);
 }
 
 void analyze_render_report(FILE *out, const json_t *doc)

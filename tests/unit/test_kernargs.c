@@ -5,6 +5,7 @@
  * builds with msgpack-c's packer, and on broken ones (every truncation, wrong types, huge
  * counts, deep nesting, limits); argument values formatted from kernarg bytes.
  */
+#include <msgpack.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,7 +16,6 @@
 #include <sys/resource.h>
 
 #include <cmocka.h>
-#include <msgpack.h>
 
 #include "kernargs.h"
 
@@ -323,17 +323,18 @@ static void test_wrong_types(void **state)
     static const uint8_t kernels_int[] = { 0x81, 0xae, 'a', 'm', 'd', 'h', 's', 'a', '.',
                                            'k',  'e',  'r', 'n', 'e', 'l', 's', 0x01 };
     /* {"amdhsa.kernels": [5]} */
-    static const uint8_t kernel_int[] = { 0x81, 0xae, 'a', 'm', 'd', 'h', 's', 'a', '.', 'k',
-                                          'e',  'r',  'n', 'e', 'l', 's', 0x91, 0x05 };
+    static const uint8_t kernel_int[] = { 0x81, 0xae, 'a', 'm', 'd', 'h', 's', 'a',  '.',
+                                          'k',  'e',  'r', 'n', 'e', 'l', 's', 0x91, 0x05 };
     /* {"amdhsa.kernels": [{}]}: no .name */
-    static const uint8_t no_name[] = { 0x81, 0xae, 'a', 'm', 'd', 'h', 's', 'a', '.', 'k',
-                                       'e',  'r',  'n', 'e', 'l', 's', 0x91, 0x80 };
+    static const uint8_t no_name[] = { 0x81, 0xae, 'a', 'm', 'd', 'h', 's', 'a',  '.',
+                                       'k',  'e',  'r', 'n', 'e', 'l', 's', 0x91, 0x80 };
     /* {"x": 1} */
     static const uint8_t no_kernels[] = { 0x81, 0xa1, 'x', 0x01 };
     static const uint8_t never_used[] = { 0xc1 };
 
     (void)state;
-    expect_fail(top, sizeof(top), GPUCORE_E_CORRUPT, "the metadata: expected a map, found an array");
+    expect_fail(top, sizeof(top), GPUCORE_E_CORRUPT,
+                "the metadata: expected a map, found an array");
     expect_fail(kernels_int, sizeof(kernels_int), GPUCORE_E_CORRUPT,
                 "amdhsa.kernels: expected an array, found an unsigned integer");
     expect_fail(kernel_int, sizeof(kernel_int), GPUCORE_E_CORRUPT,
