@@ -270,9 +270,15 @@ void gc_tr_args_json(struct gc_tr_args *a, const struct gc_image_dispatch *dp, j
         goto fail;
     k = gc_ka_find(md, dp->kernel_name);
     if (!k) {
-        snprintf(msg, sizeof(msg),
-                 "the metadata of code object %" PRIu32 " describes no kernel '%s'",
-                 dp->code_object, dp->kernel_name[0] ? dp->kernel_name : "(unknown)");
+        if (dp->kernel_name[0])
+            snprintf(msg, sizeof(msg),
+                     "the metadata of code object %" PRIu32 " describes no kernel '%s'",
+                     dp->code_object, dp->kernel_name);
+        else
+            snprintf(msg, sizeof(msg),
+                     "no symbol names the kernel descriptor at 0x%" PRIx64
+                     ": its arguments cannot be looked up in the metadata",
+                     dp->kernel_object);
         err = msg;
         goto fail;
     }
