@@ -132,8 +132,17 @@ struct gc_triage_error {
  * not taken for idle queues: each queue has "waves_running" (the waves its control stacks list,
  * null when a control stack is not in the core) and "save_area_missing" (null, or {"status",
  * "reason", "text": "3,328 waves were running; 0 saved: the size budget was exhausted"}); the
- * document has "waves_running" for the whole core and a summary line saying the same. Fails
- * only as above.
+ * document has "waves_running" for the whole core and a summary line saying the same. Each
+ * dispatch has "arguments": its kernel's arguments from the code object's NT_AMDGPU_METADATA
+ * (analyze/kernargs.h), each {"name" (null when the metadata has none; a hidden argument's
+ * value kind), "hidden", "type", "offset", "size", "value_kind", "address_space", "value"
+ * (text, from the kernarg segment in the core), "value_error", "allocation" ({"label", "kind",
+ * "base", "size", "offset"} of the allocation-map entry a global, constant or generic pointer
+ * points into, or null), "relation" (that in words: "buffer a, 64 KiB VRAM", "null pointer",
+ * "in no allocation of the core's allocation map", or null)}, or null when there is no
+ * metadata; and "arguments_error": null, or what is missing or inconsistent (no metadata,
+ * kernarg bytes not in the core, sizes that disagree), sentences joined by "; ". Fails only
+ * as above.
  */
 json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *reterr);
 

@@ -117,4 +117,16 @@ json_t *gc_tr_wave_json(const struct gc_triage *t, const struct gc_image_wave *w
 json_t *gc_tr_signature_json(const struct gc_triage *t, const json_t *faults,
                              const json_t *agents);
 
+/* ---- Kernel arguments (triage_args.c) ------------------------------------------------------ */
+
+/* What the report needs to decode arguments: the allocation map and each code object's
+   argument metadata, parsed once. NULL if out of memory; free with gc_tr_args_free(). */
+struct gc_tr_args;
+struct gc_tr_args *gc_tr_args_new(const struct gc_triage *t);
+void gc_tr_args_free(struct gc_tr_args *a); /* accepts NULL */
+/* Set "arguments" (an array of {name, hidden, type, offset, size, value_kind, address_space,
+   value, value_error, allocation, relation}, or null without metadata) and "arguments_error"
+   (null, or the sentences of what is missing or inconsistent, joined by "; ") on @p o. */
+void gc_tr_args_json(struct gc_tr_args *a, const struct gc_image_dispatch *dp, json_t *o);
+
 #endif /* GC_ANALYZE_TRIAGE_INTERNAL_H */

@@ -170,7 +170,8 @@ static json_t *agent_json(const struct gc_image_agent *a)
     return o;
 }
 
-static json_t *dispatch_json(const struct gc_triage *t, const struct gc_image_dispatch *dp)
+static json_t *dispatch_json(const struct gc_triage *t, const struct gc_image_dispatch *dp,
+                             struct gc_tr_args *args)
 {
     json_t *o = json_object();
     json_t *grid = json_array(), *wg = json_array();
@@ -200,6 +201,7 @@ static json_t *dispatch_json(const struct gc_triage *t, const struct gc_image_di
     json_object_set_new(o, "kernel_entry",
                         dp->kernel_entry ? gc_tr_hex(dp->kernel_entry) : json_null());
     json_object_set_new(o, "waves", gc_tr_int(nwaves));
+    gc_tr_args_json(args, dp, o);
     return o;
 }
 
@@ -488,6 +490,7 @@ static void by_agent_free(struct queues_by_agent *b)
 json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *reterr)
 {
     struct queues_by_agent by_agent = { 0 };
+    struct gc_tr_args *args = gc_tr_args_new(t);
     json_t *doc = gc_tr_doc_new(t, "report"), *summary = json_array(), *agents = json_array();
     json_t *faults = json_array(), *missing = json_array(), *problems = json_array();
     json_t *cos = json_array(), *exc = json_array();
@@ -501,7 +504,7 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
     size_t i;
     json_t *v;
 
-    if (!doc || by_agent_index(t->img, &by_agent) != 0)
+    if (!doc || !args || by_agent_index(t->img, &by_agent) != 0)
         goto nomem;
     json_object_set_new(doc, "capture", capture_json(t));
 
@@ -572,7 +575,7 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
                         gc_image_dispatch(t->img, q->first_dispatch + di);
 
                 if (dp)
-                    json_array_append_new(disp, dispatch_json(t, dp));
+                    json_array_append_new(disp, dispatch_json(t, dp, args));
             }
             json_object_set_new(jq, "dispatches", disp);
             groups = json_array();
@@ -801,9 +804,11 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
     json_object_set_new(doc, "not_captured", missing);
     json_object_set_new(doc, "problems", problems);
     by_agent_free(&by_agent);
+    gc_tr_args_free(args);
     return doc;
 nomem:
     by_agent_free(&by_agent);
+    gc_tr_args_free(args);
     json_decref(doc);
     json_decref(summary);
     json_decref(agents);

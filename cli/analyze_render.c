@@ -112,6 +112,64 @@ static void render_group(FILE *out, const json_t *g)
     render_source(out, "               ", g);
 }
 
+/* Whether a faulting group of queue @p q ran dispatch @p index. */
+static int dispatch_faulted(const json_t *q, uint64_t index)
+{
+    size_t i;
+    json_t *g;
+
+    json_array_foreach(json_object_get(q, "groups"), i, g)
+    {
+        if (gc_triage_get_bool(g, "faulting") && json_is_integer(json_object_get(g, "dispatch")) &&
+            gc_triage_get_u64(g, "dispatch") == index)
+            return 1;
+    }
+    return 0;
+}
+
+/* A dispatch's arguments, as the report's "arguments" gives them: one line an argument
+   ("a (global float*) = 0x7fc383804000 → buffer a, 64 KiB VRAM"), hidden ones counted. */
+static void render_arguments(FILE *out, const json_t *x)
+{
+    const json_t *args = json_object_get(x, "arguments");
+    const char *err = gc_triage_get_str(x, "arguments_error");
+    size_t i, hidden = 0;
+    json_t *a;
+
+    if (json_is_array(args))
+        fprintf(out, "      arguments:\n");
+    json_array_foreach(args, i, a)
+    {
+        const char *name = gc_triage_get_str(a, "name");
+        const char *space = gc_triage_get_str(a, "address_space");
+        const char *type = gc_triage_get_str(a, "type");
+        const char *rel = gc_triage_get_str(a, "relation");
+
+        if (gc_triage_get_bool(a, "hidden")) {
+            hidden++;
+            continue;
+        }
+        if (name)
+            fprintf(out, "        %s", name);
+        else
+            fprintf(out, "        argument %zu", i);
+        fprintf(out, " (%s%s%s) = %s", space ? space : "", space ? " " : "",
+                type ? type : gc_triage_get_str_or(a, "value_kind", "?"),
+                gc_triage_get_str_or(a, "value", "?"));
+        if (gc_triage_get_str(a, "value_error"))
+            fprintf(out, " (%s)", gc_triage_get_str(a, "value_error"));
+        if (rel)
+            fprintf(out, " \u2192 %s", rel);
+        fputc('\n', out);
+    }
+    if (hidden)
+        fprintf(out, "        (%zu hidden argument%s: see --json)\n", hidden,
+                hidden == 1 ? "" : "s");
+    if (err)
+        fprintf(out, "      %s: %s\n",
+                json_is_array(args) ? "argument problems" : "arguments not decoded", err);
+}
+
 void analyze_render_report(FILE *out, const json_t *doc)
 {
     const json_t *cap = json_object_get(doc, "capture");
@@ -181,6 +239,8 @@ void analyze_render_report(FILE *out, const json_t *doc)
                         (uint64_t)json_integer_value(json_array_get(wg, 1)),
                         (uint64_t)json_integer_value(json_array_get(wg, 2)),
                         gc_triage_get_u64(x, "waves"));
+                if (dispatch_faulted(q, gc_triage_get_u64(x, "index")))
+                    render_arguments(out, x);
             }
             if (json_array_size(json_object_get(q, "groups"))) {
                 fprintf(out, "    waves by PC and stop reason:\n");

@@ -1,0 +1,335 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A dispatch's kernel arguments for the report (triage_internal.h, gc_tr_args_*): the kernel's
+ * argument metadata from its code object (kernargs.h), each value read from the kernarg
+ * segment in the core, pointers related to the core's allocation map (GPUCORE ALLOC_MAP).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <gpucore/schema.h>
+
+#include "kernargs.h"
+#include "triage_internal.h"
+#include "wave.h"
+
+#define KD_KERNARG_SIZE_OFFSET 8u /* kernel descriptor: kernarg_size (u32) */
+
+struct co_md {
+    int tried;
+    struct gc_ka_metadata *md; /* NULL: error says why */
+    char error[GPUCORE_DIAG_MESSAGE_SIZE + 256];
+};
+
+struct gc_tr_args {
+    const struct gc_triage *t;
+    gpucore_alloc_map_t *allocs; /* NULL: allocs_error says why */
+    char allocs_error[GPUCORE_DIAG_MESSAGE_SIZE + 64];
+    uint32_t nco;
+    struct co_md *co;
+};
+
+struct gc_tr_args *gc_tr_args_new(const struct gc_triage *t)
+{
+    struct gc_tr_args *a = gc_calloc_array(1, sizeof(*a));
+    struct gpucore_note note;
+    uint32_t idx = 0;
+    gpucore_diag_t d;
+
+    if (!a)
+        return NULL;
+    a->t = t;
+    a->nco = gc_image_code_object_count(t->img);
+    a->co = gc_calloc_array((size_t)a->nco + 1u, sizeof(*a->co));
+    if (!a->co) {
+        gc_free(a);
+        return NULL;
+    }
+    if (gpucore_core_find_note(t->core, GPUCORE_NOTE_OWNER, GPUCORE_NT_ALLOC_MAP, &idx, &note) !=
+        GPUCORE_OK)
+        snprintf(a->allocs_error, sizeof(a->allocs_error), "the core has no allocation map");
+    else if (gpucore_alloc_map_decode(note.desc, (size_t)note.desc_size, &a->allocs, &d) !=
+             GPUCORE_OK)
+        snprintf(a->allocs_error, sizeof(a->allocs_error),
+                 "the core's allocation map cannot be decoded (%s)", d.message);
+    return a;
+}
+
+void gc_tr_args_free(struct gc_tr_args *a)
+{
+    if (!a)
+        return;
+    for (uint32_t i = 0; i < a->nco; i++)
+        gc_ka_free(a->co[i].md);
+    gc_free(a->co);
+    gpucore_alloc_map_free(a->allocs);
+    gc_free(a);
+}
+
+/* The metadata of code object @p i, parsed once; NULL with *ret_error set when there is none. */
+static const struct gc_ka_metadata *co_metadata(struct gc_tr_args *a, uint32_t i,
+                                                const char **ret_error)
+{
+    const struct gc_image_code_object *co = gc_image_code_object(a->t->img, i);
+    struct co_md *c = &a->co[i < a->nco ? i : a->nco];
+
+    if (i >= a->nco || !co) {
+        *ret_error = "the kernel descriptor is in no code object of the core: its arguments "
+                     "cannot be named";
+        return NULL;
+    }
+    if (!c->tried) {
+        gpucore_diag_t d;
+        gpucore_status_t st;
+
+        c->tried = 1;
+        if (!co->bytes)
+            snprintf(c->error, sizeof(c->error),
+                     "code object %" PRIu32 " (%.200s) is not in the core: no argument metadata", i,
+                     co->uri);
+        else if ((st = gc_ka_from_elf(co->bytes, (size_t)co->size, &c->md, &d)) != GPUCORE_OK)
+            snprintf(c->error, sizeof(c->error),
+                     "code object %" PRIu32 " (%.200s): no argument metadata: %s", i, co->uri,
+                     st == GPUCORE_E_NOMEM ? "out of memory" : d.message);
+    }
+    *ret_error = c->error;
+    return c->md;
+}
+
+/* Allocation kinds in words, after the size ("64 KiB VRAM"). */
+static const char *const alloc_kind_words[] = {
+    [GPUCORE_ALLOC_UNKNOWN] = "memory of unknown kind",
+    [GPUCORE_ALLOC_VRAM] = "VRAM",
+    [GPUCORE_ALLOC_GTT] = "GTT (system memory)",
+    [GPUCORE_ALLOC_USERPTR] = "host memory (userptr)",
+    [GPUCORE_ALLOC_SCRATCH] = "scratch",
+    [GPUCORE_ALLOC_CWSR] = "context-save area",
+    [GPUCORE_ALLOC_RING] = "AQL ring",
+    [GPUCORE_ALLOC_CODE] = "code-object memory",
+    [GPUCORE_ALLOC_KERNARG] = "kernel-argument memory",
+    [GPUCORE_ALLOC_DOORBELL] = "doorbell page",
+    [GPUCORE_ALLOC_MMIO] = "MMIO",
+};
+
+/* "64 KiB" for whole units, else gc_format_size()'s "59.9 MiB". */
+static void size_words(uint64_t v, char *buf, size_t size)
+{
+    static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+    unsigned u = 0;
+    uint64_t x = v;
+
+    while (u + 1 < GC_ARRAY_SIZE(units) && x >= 1024 && x % 1024 == 0) {
+        x /= 1024;
+        u++;
+    }
+    if (x < 1024)
+        snprintf(buf, size, "%" PRIu64 " %s", x, units[u]);
+    else
+        gc_format_size(v, buf, size);
+}
+
+/* Set "allocation" and "relation" of a pointer argument's JSON @p o with value @p v. */
+static void relate(const struct gc_tr_args *a, uint64_t v, json_t *o)
+{
+    const gpucore_alloc_t *hit = NULL;
+    char text[512], sz[32];
+
+    if (v == 0) {
+        json_object_set_new(o, "allocation", json_null());
+        json_object_set_new(o, "relation", json_string("null pointer"));
+        return;
+    }
+    if (!a->allocs) {
+        json_object_set_new(o, "allocation", json_null());
+        json_object_set_new(o, "relation", json_string(a->allocs_error));
+        return;
+    }
+    for (uint32_t i = 0; i < a->allocs->count && !hit; i++) {
+        const gpucore_alloc_t *al = &a->allocs->allocs[i];
+
+        if (v >= al->base && v - al->base < al->size)
+            hit = al;
+    }
+    if (!hit) {
+        json_object_set_new(o, "allocation", json_null());
+        json_object_set_new(o, "relation",
+                            json_string("in no allocation of the core's allocation map"));
+        return;
+    }
+    const char *kind = hit->kind < GC_ARRAY_SIZE(alloc_kind_words) && alloc_kind_words[hit->kind]
+                               ? alloc_kind_words[hit->kind]
+                               : alloc_kind_words[GPUCORE_ALLOC_UNKNOWN];
+    json_t *al = json_object();
+    size_t len = 0;
+
+    size_words(hit->size, sz, sizeof(sz));
+    text[0] = '\0';
+    if (v != hit->base)
+        gc_str_appendf(text, sizeof(text), &len, "offset 0x%" PRIx64 " in ", v - hit->base);
+    gc_str_appendf(text, sizeof(text), &len, "%.*s, %s %s",
+                   hit->label.len ? (int)(hit->label.len > 200 ? 200 : hit->label.len) : 19,
+                   hit->label.len ? hit->label.ptr : "unlabelled mapping", sz, kind);
+    json_object_set_new(al, "label",
+                        hit->label.len ? json_stringn(hit->label.ptr, hit->label.len)
+                                       : json_null());
+    json_object_set_new(al, "kind", gc_tr_str_or_null(gpucore_alloc_kind_name(hit->kind)));
+    json_object_set_new(al, "base", gc_tr_hex(hit->base));
+    json_object_set_new(al, "size", gc_tr_int(hit->size));
+    json_object_set_new(al, "offset", gc_tr_int(v - hit->base));
+    json_object_set_new(o, "allocation", al);
+    json_object_set_new(o, "relation", json_string(text));
+}
+
+/* Address spaces whose pointers are related to the allocation map. */
+static int relatable(const struct gc_ka_arg *ka)
+{
+    static const char *const spaces[] = { "global", "constant", "generic" };
+
+    if (ka->value_kind && strcmp(ka->value_kind, "global_buffer") == 0)
+        return 1;
+    for (size_t i = 0; ka->address_space && i < GC_ARRAY_SIZE(spaces); i++)
+        if (strcmp(ka->address_space, spaces[i]) == 0)
+            return 1;
+    return 0;
+}
+
+static json_t *arg_json(const struct gc_tr_args *a, const struct gc_ka_arg *ka, uint32_t index,
+                        const uint8_t *seg, uint64_t avail, uint32_t declared, json_t *problems)
+{
+    json_t *o = json_object();
+    char value[256];
+    uint64_t v = 0;
+    gpucore_status_t st = gc_ka_format_value(ka, seg, avail, value, sizeof(value), &v);
+    /* OpenCL names arguments only with -cl-kernel-arg-info; hidden ones go by their kind */
+    const char *name = ka->name && ka->name[0] ? ka->name
+                       : gc_ka_is_hidden(ka)   ? ka->value_kind
+                                               : NULL;
+
+    json_object_set_new(o, "name", gc_tr_str_or_null(name));
+    json_object_set_new(o, "hidden", json_boolean(gc_ka_is_hidden(ka)));
+    json_object_set_new(o, "type", gc_tr_str_or_null(ka->type_name));
+    json_object_set_new(o, "offset", gc_tr_int(ka->offset));
+    json_object_set_new(o, "size", gc_tr_int(ka->size));
+    json_object_set_new(o, "value_kind", gc_tr_str_or_null(ka->value_kind));
+    json_object_set_new(o, "address_space", gc_tr_str_or_null(ka->address_space));
+    if ((uint64_t)ka->offset + ka->size > declared) {
+        gc_tr_appendf(problems,
+                      "argument %" PRIu32 " (%s) at bytes %" PRIu32 "..%" PRIu64
+                      " lies past the %" PRIu32 "-byte kernarg segment the metadata declares",
+                      index, name ? name : "no name", ka->offset,
+                      (uint64_t)ka->offset + ka->size - (ka->size ? 1 : 0), declared);
+    }
+    if (st != GPUCORE_OK) {
+        json_object_set_new(o, "value", json_null());
+        json_object_set_new(o, "value_error", json_string(value));
+        json_object_set_new(o, "allocation", json_null());
+        json_object_set_new(o, "relation", json_null());
+        return o;
+    }
+    json_object_set_new(o, "value", json_string(value));
+    json_object_set_new(o, "value_error", json_null());
+    if (gc_ka_is_pointer(ka) && relatable(ka) && !gc_ka_is_hidden(ka)) {
+        relate(a, v, o);
+    } else {
+        json_object_set_new(o, "allocation", json_null());
+        json_object_set_new(o, "relation", json_null());
+    }
+    return o;
+}
+
+/* The sentences of @p problems joined by "; " into one, or NULL if none. */
+static json_t *joined(const json_t *problems)
+{
+    char buf[1024];
+    size_t len = 0, i;
+    json_t *v;
+
+    if (!json_array_size(problems))
+        return json_null();
+    buf[0] = '\0';
+    json_array_foreach(problems, i, v)
+    {
+        gc_str_appendf(buf, sizeof(buf), &len, "%s%s", i ? "; " : "", json_string_value(v));
+    }
+    return json_string(buf);
+}
+
+void gc_tr_args_json(struct gc_tr_args *a, const struct gc_image_dispatch *dp, json_t *o)
+{
+    const char *err = NULL;
+    const struct gc_ka_metadata *md = co_metadata(a, dp->code_object, &err);
+    const struct gc_ka_kernel *k;
+    uint8_t *seg = NULL, kd[4];
+    uint64_t avail = 0, kd_done = 0;
+    gpucore_diag_t d;
+    json_t *args, *problems;
+    char msg[GPUCORE_DIAG_MESSAGE_SIZE + 256];
+
+    if (!md)
+        goto fail;
+    k = gc_ka_find(md, dp->kernel_name);
+    if (!k) {
+        if (dp->kernel_name[0])
+            snprintf(msg, sizeof(msg),
+                     "the metadata of code object %" PRIu32 " describes no kernel '%s'",
+                     dp->code_object, dp->kernel_name);
+        else
+            snprintf(msg, sizeof(msg),
+                     "no symbol names the kernel descriptor at 0x%" PRIx64
+                     ": its arguments cannot be looked up in the metadata",
+                     dp->kernel_object);
+        err = msg;
+        goto fail;
+    }
+    problems = json_array();
+    if (k->kernarg_segment_size && !dp->kernarg_address) {
+        snprintf(msg, sizeof(msg),
+                 "the dispatch packet has no kernarg address, but kernel '%s' takes %" PRIu32
+                 " bytes of arguments",
+                 k->name, k->kernarg_segment_size);
+        json_array_append_new(problems, json_string(msg));
+    } else if (k->kernarg_segment_size) {
+        seg = gc_malloc(k->kernarg_segment_size);
+        if (seg) {
+            gpucore_status_t st =
+                    gc_image_read(a->t->img, UINT32_MAX, GC_ASPACE_GLOBAL, 0, dp->kernarg_address,
+                                  seg, k->kernarg_segment_size, &avail, &d);
+
+            if (st != GPUCORE_OK)
+                gc_tr_appendf(problems,
+                              "%" PRIu64 " of the %" PRIu32 " bytes of kernel arguments at "
+                              "0x%" PRIx64 " are in the core (%s)",
+                              avail, k->kernarg_segment_size, dp->kernarg_address, d.message);
+        } else {
+            gc_tr_appendf(problems, "out of memory for the kernel arguments");
+        }
+    }
+    /* The descriptor's kernarg_size is what the runtime allocated and the capture kept. */
+    if (dp->kernel_object && gc_image_read(a->t->img, UINT32_MAX, GC_ASPACE_GLOBAL, 0,
+                                           dp->kernel_object + KD_KERNARG_SIZE_OFFSET, kd,
+                                           sizeof(kd), &kd_done, &d) == GPUCORE_OK) {
+        uint32_t kd_size = (uint32_t)kd[0] | (uint32_t)kd[1] << 8 | (uint32_t)kd[2] << 16 |
+                           (uint32_t)kd[3] << 24;
+
+        if (kd_size != k->kernarg_segment_size)
+            gc_tr_appendf(problems,
+                          "the metadata says kernel '%s' takes %" PRIu32
+                          " bytes of arguments, its kernel descriptor at 0x%" PRIx64
+                          " says %" PRIu32,
+                          k->name, k->kernarg_segment_size, dp->kernel_object, kd_size);
+    }
+    args = json_array();
+    for (uint32_t i = 0; i < k->nargs; i++)
+        json_array_append_new(args, arg_json(a, &k->args[i], i, seg ? seg : kd, seg ? avail : 0,
+                                             k->kernarg_segment_size, problems));
+    gc_free(seg);
+    json_object_set_new(o, "arguments", args);
+    json_object_set_new(o, "arguments_error", joined(problems));
+    json_decref(problems);
+    return;
+fail:
+    json_object_set_new(o, "arguments", json_null());
+    json_object_set_new(o, "arguments_error",
+                        json_string(err && err[0] ? err : "no argument metadata"));
+}

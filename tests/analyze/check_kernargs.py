@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+# check_kernargs.py SCENARIO.json REPORT.json REPORT.txt: every dispatch's decoded kernel
+# arguments in `gpucore analyze --json` equal what the scenario put in its kernarg segment
+# (tests/scenarios/README.md, dispatches[].kernargs: naturally aligned in order), with the
+# names of the kernel's source; buffer arguments point into that buffer's allocation, other
+# pointers into no scenario buffer; the text report shows the faulting dispatches' arguments
+# as "name (space type) = value -> relation". One line per mismatch; exit 1 if any.
+import json
+import re
+import struct
+import sys
+
+scen = json.load(open(sys.argv[1]))
+report = json.load(open(sys.argv[2]))
+text = open(sys.argv[3], encoding="utf-8").read()
+errors = []
+
+# The parameters of the scenario kernels (tests/scenarios/kernels/*.cl).
+PARAMS = {
+    "vadd": [("a", "float*"), ("b", "float*"), ("c", "float*"), ("n", "int")],
+    "check": [("in", "int*"), ("out", "int*")],
+    "divide": [("num", "int*"), ("den", "int*"), ("out", "int*")],
+    "spin": [("flag", "int*"), ("out", "int*")],
+}
+SIZES = {"u32": 4, "u64": 8, "f32": 4, "buffer": 8}
+
+
+def check(cond, msg):
+    if not cond:
+        errors.append(msg)
+
+
+def num(v):
+    return int(v, 0) if isinstance(v, str) else int(v)
+
+
+dispatches = [x for a in report["agents"] for q in a["queues"] for x in q["dispatches"]]
+faulting = {(g["queue"], g["dispatch"]) for a in report["agents"] for q in a["queues"]
+            for g in q["groups"] if g["faulting"]}
+checked = 0
+for i, d in enumerate(scen["dispatches"]):
+    if "kernargs" not in d:
+        continue
+    got = [x for x in dispatches if x["packet_id"] == num(d["packet_id"]) and x["kernel"] == d["kernel"]
+           and x["grid"][0] == d["grid"][0]]
+    if len(got) != 1:
+        errors.append("dispatch %d (%s, packet %s): %d report dispatches match" % (i, d["kernel"], d["packet_id"], len(got)))
+        continue
+    x = got[0]
+    where = "dispatch %d (%s)" % (i, d["kernel"])
+    check(x["arguments_error"] is None, "%s: arguments_error %r" % (where, x["arguments_error"]))
+    args = [a for a in (x["arguments"] or []) if not a["hidden"]]
+    params = PARAMS[d["kernel"]]
+    check(len(args) == len(d["kernargs"]) == len(params),
+          "%s: %d arguments decoded, the scenario has %d" % (where, len(args), len(d["kernargs"])))
+    off = 0
+    for k, (ka, a, (pname, ptype)) in enumerate(zip(d["kernargs"], args, params)):
+        size = SIZES[ka["type"]]
+        off = (off + size - 1) // size * size
+        w = "%s argument %d" % (where, k)
+        check(a["name"] == pname, "%s: name %r, expected %r" % (w, a["name"], pname))
+        check(a["type"] == ptype, "%s: type %r, expected %r" % (w, a["type"], ptype))
+        check(a["offset"] == off and a["size"] == size,
+              "%s: at %d (%d bytes), expected %d (%d)" % (w, a["offset"], a["size"], off, size))
+        check(a["value_error"] is None and a["value"] is not None, "%s: no value: %r" % (w, a["value_error"]))
+        v = a["value"] or "0"
+        if ka["type"] == "buffer":
+            boff = num(ka.get("offset", 0))
+            al = a["allocation"]
+            check(a["address_space"] == "global" and a["value_kind"] == "global_buffer",
+                  "%s: %r %r, expected a global buffer" % (w, a["address_space"], a["value_kind"]))
+            check(al is not None and al["label"] == "buffer " + ka["value"] and al["offset"] == boff,
+                  "%s: allocation %r, expected buffer %s at offset %d" % (w, al, ka["value"], boff))
+            if al:
+                check(int(v, 16) == int(al["base"], 16) + boff, "%s: value %s, allocation base %s" % (w, v, al["base"]))
+                bsize = [num(b["size"]) for b in scen["buffers"] if b["name"] == ka["value"]][0]
+                check(al["size"] == bsize and al["kind"] == "vram",
+                      "%s: allocation of %d bytes (%s), the buffer has %d" % (w, al["size"], al["kind"], bsize))
+        elif ka["type"] == "u64":
+            check(int(v, 16) == num(ka["value"]), "%s: value %s, expected 0x%x" % (w, v, num(ka["value"])))
+            al = a["allocation"]
+            check(al is None or not (al["label"] or "").startswith("buffer "),
+                  "%s: 0x%x is in no scenario buffer, the report says %r" % (w, num(ka["value"]), al))
+        elif ka["type"] == "u32":
+            check(int(v) & 0xFFFFFFFF == num(ka["value"]), "%s: value %s, expected %d" % (w, v, num(ka["value"])))
+        elif ka["type"] == "f32":
+            want = struct.unpack("<f", struct.pack("<f", float(ka["value"])))[0]
+            check(float(v) == want, "%s: value %s, expected %r" % (w, v, want))
+        off += size
+        # The faulting dispatches' arguments are in the text report, one line each.
+        if (x["queue"], x["index"]) in faulting:
+            rel = (" \u2192 " + a["relation"]) if a["relation"] else ""
+            line = "        %s (%s%s) = %s%s\n" % (pname, (a["address_space"] + " ") if a["address_space"] else "",
+                                                 ptype, v, rel)
+            check(line in text, "%s: the text report lacks %r" % (w, line))
+    checked += 1
+check(checked > 0, "the scenario has no dispatch with kernargs")
+# The issue's example line, for a buffer argument of a faulting dispatch.
+if scen["name"] == "vadd-fault":
+    check(re.search(r"^        a \(global float\*\) = 0x[0-9a-f]+ \u2192 buffer a, 64 KiB VRAM$", text, re.M),
+          "the text report lacks 'a (global float*) = 0x... \u2192 buffer a, 64 KiB VRAM'")
+    check(re.search(r"^        c \(global float\*\) = 0x7f39f5000000 \u2192 in no allocation", text, re.M),
+          "the text report does not say c points into no allocation")
+for e in errors:
+    print("MISMATCH:", e)
+sys.exit(1 if errors else 0)

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# The kernel arguments of `gpucore analyze` against the scenario (tests/kernargs.cmake):
+# capture SCENARIO running in gpucore-inferior (code objects compiled with argument names),
+# then check every dispatch's decoded arguments in the JSON report against the scenario's
+# kernargs (check_kernargs.py), and the text report's argument lines.
+#
+#   kernargs_e2e.sh WORKDIR GPUCORE INFERIOR OBJECTS SCENARIOS SCENARIO
+#
+# Exit codes: 0 pass, 1 fail (one "FAIL [case]: why" line), 77 skip (no ptrace rights).
+
+set -euo pipefail
+
+[ $# -eq 6 ] || { echo "usage: $0 WORKDIR GPUCORE INFERIOR OBJECTS SCENARIOS SCENARIO" >&2; exit 2; }
+work=$1 gpucore=$2 inferior=$3 objects=$4 scenarios=$5 scenario=$6
+here=$(cd "$(dirname "$0")" && pwd)
+test_name=kernargs-$scenario
+
+. "$here/../lib/e2e.sh"
+e2e_enter "$work"
+e2e_need_ptrace
+
+e2e_continue_copy "$scenarios/$scenario.json" scenario.json
+e2e_start_inferior scenario.json
+mkdir -p out
+gc cap capture --kfd sim "$ipid" -o out/core
+if [ "$rc" -eq 77 ] && grep -qi "ptrace" cap.err; then skip "$(cat cap.err)"; fi
+expect_rc 0 cap
+e2e_stop_inferior
+
+gc report-json analyze --json out/core; expect_rc 0 report-json
+gc report analyze out/core;             expect_rc 0 report
+python3 "$here/check_kernargs.py" "$scenarios/$scenario.json" report-json.out report.out ||
+  fail "check_kernargs.py: see above"
+[ "$scenario" = vadd-fault ] || exit 0
+
+# The same core with its code object's metadata altered (every copy the file holds), as a
+# broken or foreign code object would have it: each inconsistency is one precise sentence.
+# patch_core OUT FROM TO: OUT is out/core with every occurrence of bytes FROM replaced by TO.
+patch_core() {
+  python3 - out/core "$1" "$2" "$3" <<'PY'
+import sys
+data = open(sys.argv[1], "rb").read()
+frm, to = bytes.fromhex(sys.argv[3]), bytes.fromhex(sys.argv[4])
+assert len(frm) == len(to) and data.count(frm) >= 1, data.count(frm)
+open(sys.argv[2], "wb").write(data.replace(frm, to))
+PY
+}
+ks=b52e6b65726e6172675f7365676d656e745f73697a65 # fixstr ".kernarg_segment_size"
+# 32 bytes declared, the kernel descriptor says 28.
+patch_core out/big.core "${ks}1c" "${ks}20"
+gc big analyze --json out/big.core; expect_rc 0 big
+# 16 bytes declared: c (16..23) and n (24..27) lie past it; 16 bytes are read.
+patch_core out/small.core "${ks}1c" "${ks}10"
+gc small analyze --json out/small.core; expect_rc 0 small
+gc small-text analyze out/small.core; expect_rc 0 small-text
+# The note renamed: no metadata at all.
+patch_core out/nonote.core 20000000414d4447505500 20000000584d4447505500
+gc nonote analyze --json out/nonote.core; expect_rc 0 nonote
+python3 - <<'PY' || fail "the altered metadata is not explained (see above)"
+import json, re
+def disp(name):
+    d = json.load(open(name + ".out"))
+    return [x for a in d["agents"] for q in a["queues"] for x in q["dispatches"]][0]
+big, small, nonote = disp("big"), disp("small"), disp("nonote")
+assert re.fullmatch(r"the metadata says kernel 'vadd' takes 32 bytes of arguments, its kernel "
+                    r"descriptor at 0x[0-9a-f]+ says 28", big["arguments_error"]), big["arguments_error"]
+assert [a["value"] is not None for a in big["arguments"]] == [True] * 4, big["arguments"]
+e = small["arguments_error"]
+assert re.fullmatch(r"the metadata says kernel 'vadd' takes 16 bytes of arguments, its kernel "
+                    r"descriptor at 0x[0-9a-f]+ says 28; argument 2 \(c\) at bytes 16\.\.23 lies "
+                    r"past the 16-byte kernarg segment the metadata declares; argument 3 \(n\) at "
+                    r"bytes 24\.\.27 lies past the 16-byte kernarg segment the metadata declares", e), e
+vals = [(a["name"], a["value"], a["value_error"]) for a in small["arguments"]]
+assert vals[2] == ("c", None, "bytes 16..23 are past the 16 bytes of kernel arguments available"), vals
+assert vals[3] == ("n", None, "bytes 24..27 are past the 16 bytes of kernel arguments available"), vals
+assert nonote["arguments"] is None
+assert re.fullmatch(r"code object 0 \(memory://.*\): no argument metadata: the code object has no "
+                    r"NT_AMDGPU_METADATA note", nonote["arguments_error"]), nonote["arguments_error"]
+PY
+grep -q "^      argument problems: the metadata says kernel .vadd. takes 16 bytes of arguments, .*; argument 2 (c) at bytes 16..23 lies past" small-text.out ||
+  fail "the text report does not say what is wrong with the arguments: $(grep -A6 'dispatch 0' small-text.out)"
+grep -q "^        c (global float\*) = ? (bytes 16..23 are past the 16 bytes" small-text.out ||
+  fail "the text report does not say why c has no value: $(grep -A6 'dispatch 0' small-text.out)"
+exit 0
