@@ -29,7 +29,7 @@ foreach(kernel IN LISTS GPUCORE_SCENARIO_KERNELS)
     add_custom_command(
       OUTPUT ${co}
       COMMAND ${GPUCORE_CLANG16} -x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa
-              -mcpu=${target} -nogpulib -O2 -g -gdwarf-5
+              -mcpu=${target} -nogpulib -O2 -g -gdwarf-5 -cl-kernel-arg-info
               -ffile-prefix-map=${PROJECT_SOURCE_DIR}=/gpucore
               -fdebug-compilation-dir=/gpucore -c ${src} -o ${obj}
       COMMAND ${GPUCORE_LLD16} -shared ${obj} -o ${co}
