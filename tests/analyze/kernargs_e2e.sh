@@ -21,13 +21,7 @@ test_name=kernargs-$scenario
 e2e_enter "$work"
 e2e_need_ptrace
 
-e2e_continue_copy "$scenarios/$scenario.json" scenario.json
-e2e_start_inferior scenario.json
-mkdir -p out
-gc cap capture --kfd sim "$ipid" -o out/core
-if [ "$rc" -eq 77 ] && grep -qi "ptrace" cap.err; then skip "$(cat cap.err)"; fi
-expect_rc 0 cap
-e2e_stop_inferior
+e2e_capture_scenario "$scenarios/$scenario.json" out/core
 
 gc report-json analyze --json out/core; expect_rc 0 report-json
 gc report analyze out/core;             expect_rc 0 report

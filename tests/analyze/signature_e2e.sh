@@ -39,12 +39,7 @@ e2e_need_ptrace
 
 # capture SCENARIO N: a core of a fresh run of SCENARIO in N.core, its report in N.json.
 capture() {
-  e2e_continue_copy "$scenarios/$1.json" "$2.scenario.json"
-  e2e_start_inferior "$2.scenario.json"
-  gc "$2.cap" capture --kfd sim "$ipid" -o "$2.core" --tier state
-  if [ "$rc" -eq 77 ] && grep -qi "ptrace" "$2.cap.err"; then skip "$(cat "$2.cap.err")"; fi
-  expect_rc 0 "$2.cap"
-  e2e_stop_inferior
+  e2e_capture_scenario "$scenarios/$1.json" "$2.core" --tier state
   gc "$2.report" analyze --json --exit-code "$2.core"
   cp "$2.report.out" "$2.json"
 }

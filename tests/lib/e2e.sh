@@ -80,3 +80,19 @@ gc() {
 expect_rc() {
   [ "$rc" -eq "$1" ] || fail "gpucore $2 exited $rc, expected $1: $(cat "$2.err")"
 }
+
+# e2e_capture_scenario SCENARIO CORE [OPTIONS...]: run a copy of SCENARIO whose runtime carries
+# on after a GPU error (so the capture never races its abort), capture it on demand into CORE
+# with `gpucore capture --kfd sim` and OPTIONS (gc NAME "cap"), stop it. No rights to trace:
+# skip. Leaves scenario.json, cap.out and cap.err in the current directory.
+e2e_capture_scenario() {
+  local scen=$1 core=$2
+  shift 2
+  e2e_continue_copy "$scen" scenario.json
+  e2e_start_inferior scenario.json
+  mkdir -p "$(dirname "$core")"
+  gc cap capture --kfd sim "$ipid" -o "$core" "$@"
+  if [ "$rc" -eq 77 ] && grep -qi "ptrace" cap.err; then skip "$(cat cap.err)"; fi
+  expect_rc 0 cap
+  e2e_stop_inferior
+}

@@ -61,13 +61,7 @@ PY
   exit 0
 fi
 
-e2e_continue_copy "$scenarios/$scenario.json" scenario.json
-e2e_start_inferior scenario.json
-mkdir -p out
-gc cap capture --kfd sim "$ipid" -o out/core
-if [ "$rc" -eq 77 ] && grep -qi "ptrace" cap.err; then skip "$(cat cap.err)"; fi
-expect_rc 0 cap
-e2e_stop_inferior
+e2e_capture_scenario "$scenarios/$scenario.json" out/core
 
 gc report analyze --json out/core; expect_rc 0 report
 gc waves analyze waves --json out/core; expect_rc 0 waves
