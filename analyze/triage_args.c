@@ -333,3 +333,140 @@ fail:
     json_object_set_new(o, "arguments_error",
                         json_string(err && err[0] ? err : "no argument metadata"));
 }
+
+/* ---- The fault address, related to the allocation map and the arguments ---------------------- */
+
+/* The null page: addresses below this are a null pointer plus a small offset. */
+#define FAULT_NULL_PAGE 4096u
+/* An argument "derives" a fault address at most this far past its value. */
+#define FAULT_ARG_REACH (64ull << 20)
+
+/* "buffer a (64 KiB VRAM)" of an allocation, into buf. */
+static void alloc_words(const gpucore_alloc_t *al, char *buf, size_t size)
+{
+    char sz[32];
+    const char *kind = al->kind < GC_ARRAY_SIZE(alloc_kind_words) && alloc_kind_words[al->kind]
+                               ? alloc_kind_words[al->kind]
+                               : alloc_kind_words[GPUCORE_ALLOC_UNKNOWN];
+
+    size_words(al->size, sz, sizeof(sz));
+    snprintf(buf, size, "%.*s (%s %s)",
+             al->label.len ? (int)(al->label.len > 200 ? 200 : al->label.len) : 19,
+             al->label.len ? al->label.ptr : "unlabelled mapping", sz, kind);
+}
+
+static json_t *alloc_ref_json(const gpucore_alloc_t *al, const char *key, uint64_t distance)
+{
+    json_t *o = json_object();
+
+    json_object_set_new(o, "label",
+                        al->label.len ? json_stringn(al->label.ptr, al->label.len) : json_null());
+    json_object_set_new(o, "base", gc_tr_hex(al->base));
+    json_object_set_new(o, "size", gc_tr_int(al->size));
+    json_object_set_new(o, key, gc_tr_int(distance));
+    return o;
+}
+
+/* The pointer argument of @p dispatch_json whose value the address most plausibly derives
+   from: the closest value at or below @p v within FAULT_ARG_REACH. NULL if none. */
+static const json_t *deriving_argument(const json_t *dispatch_json, uint64_t v, uint64_t *ret_value)
+{
+    const json_t *best = NULL, *arg;
+    uint64_t best_value = 0;
+    size_t i;
+
+    json_array_foreach(json_object_get(dispatch_json, "arguments"), i, arg)
+    {
+        const char *val = gc_triage_get_str(arg, "value");
+        uint64_t x;
+
+        if (!json_is_object(json_object_get(arg, "allocation")) &&
+            !json_is_string(json_object_get(arg, "relation")))
+            continue; /* not a pointer argument */
+        if (!val || sscanf(val, "0x%" SCNx64, &x) != 1 || x == 0 || x > v ||
+            v - x > FAULT_ARG_REACH)
+            continue;
+        if (!best || x > best_value) {
+            best = arg;
+            best_value = x;
+        }
+    }
+    *ret_value = best_value;
+    return best;
+}
+
+json_t *gc_tr_fault_relation_json(const struct gc_tr_args *a, const struct gc_triage *t,
+                                  uint64_t v, const json_t *dispatch_json)
+{
+    json_t *o = json_object();
+    const gpucore_alloc_t *in = NULL, *below = NULL, *above = NULL;
+    char text[768], w[256];
+    size_t len = 0;
+    uint64_t argval = 0;
+    const json_t *arg;
+
+    text[0] = '\0';
+    if (v < FAULT_NULL_PAGE) {
+        gc_str_appendf(text, sizeof(text), &len, "in the null page (a null pointer + 0x%" PRIx64
+                       ")", v);
+    } else if (!a || !a->allocs) {
+        gc_str_appendf(text, sizeof(text), &len, "not related to allocations: %s",
+                       a ? a->allocs_error : "out of memory");
+    } else {
+        for (uint32_t i = 0; i < a->allocs->count; i++) {
+            const gpucore_alloc_t *al = &a->allocs->allocs[i];
+
+            if (v >= al->base && v - al->base < al->size)
+                in = al;
+            else if (al->base + al->size <= v && (!below || al->base + al->size >
+                                                                    below->base + below->size))
+                below = al;
+            else if (al->base > v && (!above || al->base < above->base))
+                above = al;
+        }
+        if (in) {
+            alloc_words(in, w, sizeof(w));
+            gc_str_appendf(text, sizeof(text), &len, "inside %s at offset 0x%" PRIx64, w,
+                           v - in->base);
+        } else {
+            int host = 0;
+
+            for (uint32_t i = 0; i < gpucore_core_segment_count(t->core) && !host; i++) {
+                struct gpucore_segment sg;
+
+                if (gpucore_core_segment(t->core, i, &sg) == GPUCORE_OK && v >= sg.vaddr &&
+                    v - sg.vaddr < sg.memsz)
+                    host = 1;
+            }
+            gc_str_appendf(text, sizeof(text), &len, "%s",
+                           host ? "in a host (non-GPU) mapping of the process"
+                                : "in no allocation");
+            if (below) {
+                alloc_words(below, w, sizeof(w));
+                gc_str_appendf(text, sizeof(text), &len, "; 0x%" PRIx64 " bytes past the end of %s",
+                               v - (below->base + below->size), w);
+            }
+            if (above) {
+                alloc_words(above, w, sizeof(w));
+                gc_str_appendf(text, sizeof(text), &len, "; 0x%" PRIx64 " bytes before %s",
+                               above->base - v, w);
+            }
+        }
+    }
+    arg = v >= FAULT_NULL_PAGE ? deriving_argument(dispatch_json, v, &argval) : NULL;
+    if (arg)
+        gc_str_appendf(text, sizeof(text), &len, "; argument %s = 0x%" PRIx64 " + 0x%" PRIx64,
+                       gc_triage_get_str_or(arg, "name", "?"), argval, v - argval);
+    json_object_set_new(o, "text", json_string(text));
+    json_object_set_new(o, "null_page", json_boolean(v < FAULT_NULL_PAGE));
+    json_object_set_new(o, "inside", in ? alloc_ref_json(in, "offset", v - in->base) : json_null());
+    json_object_set_new(o, "past_end_of",
+                        below ? alloc_ref_json(below, "distance", v - (below->base + below->size))
+                              : json_null());
+    json_object_set_new(o, "before", above ? alloc_ref_json(above, "distance", above->base - v)
+                                           : json_null());
+    json_object_set_new(o, "argument",
+                        arg ? gc_tr_str_or_null(gc_triage_get_str(arg, "name")) : json_null());
+    json_object_set_new(o, "argument_offset", arg ? gc_tr_int(v - argval) : json_null());
+    return o;
+}

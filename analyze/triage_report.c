@@ -487,6 +487,35 @@ static void by_agent_free(struct queues_by_agent *b)
     gc_free(b->order);
 }
 
+/* The report's dispatch JSON (agents[].queues[].dispatches[]) of the leading faulting group,
+   or NULL. */
+static const json_t *faulting_dispatch(const struct gc_triage *t, const json_t *agents,
+                                       const json_t *faults)
+{
+    const json_t *g = json_array_get(faults, 0), *a, *q;
+    const struct gc_image_queue *iq;
+    uint64_t queue, dispatch;
+    size_t i, j;
+
+    if (!g || !json_is_integer(json_object_get(g, "dispatch")))
+        return NULL;
+    queue = gc_triage_get_u64(g, "queue");
+    dispatch = gc_triage_get_u64(g, "dispatch");
+    iq = gc_image_queue(t->img, (uint32_t)queue);
+    if (!iq || dispatch < iq->first_dispatch)
+        return NULL;
+    json_array_foreach(agents, i, a)
+    {
+        json_array_foreach(json_object_get(a, "queues"), j, q)
+        {
+            if (gc_triage_get_u64(q, "index") == queue)
+                return json_array_get(json_object_get(q, "dispatches"),
+                                      (size_t)(dispatch - iq->first_dispatch));
+        }
+    }
+    return NULL;
+}
+
 json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *reterr)
 {
     struct queues_by_agent by_agent = { 0 };
@@ -745,8 +774,14 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
     if (wlen)
         gc_str_appendf(why, sizeof(why), &wlen, ")");
     json_object_set_new(doc, "fault_reasons", reasons);
+    json_t *relation = fault ? gc_tr_fault_relation_json(args, t, fault,
+                                                         faulting_dispatch(t, agents, faults))
+                             : json_null();
+
+    json_object_set_new(doc, "fault_relation", relation);
     if (fault)
-        gc_tr_appendf(summary, "Fault address: 0x%" PRIx64 "%s", fault, why);
+        gc_tr_appendf(summary, "Fault address: 0x%" PRIx64 "%s: %s", fault, why,
+                      json_string_value(json_object_get(relation, "text")));
     else if (nfaulting || json_array_size(exc))
         gc_tr_appendf(summary, "Fault address: not recorded in this core");
     not_captured(t, missing);

@@ -66,6 +66,41 @@ for s in vadd-fault rdna2-illegal rdna3-assert mi300-xcc; do
 done
 grep -q ':vadd+0xb4:memory_violation:' vadd-fault.1.json || fail "vadd-fault: $(sig vadd-fault.1.json)"
 
+# The fault address explained: vadd-fault stores through c + 0x40, c pointing at no buffer.
+python3 - vadd-fault.1.json <<'PY' || fail "vadd-fault: the fault address is not related as expected"
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = d["fault_relation"]
+assert d["fault_address"] == "0x7f39f5000040", d["fault_address"]
+assert d["fault_reasons"] == ["page_not_present"], d["fault_reasons"]
+assert r["argument"] == "c" and r["argument_offset"] == 0x40, r
+assert r["inside"] is None and not r["null_page"], r
+assert r["text"].startswith("in no allocation"), r["text"]
+assert r["text"].endswith("; argument c = 0x7f39f5000000 + 0x40"), r["text"]
+line = [l for l in d["summary"] if l.startswith("Fault address: ")]
+assert line and line[0] == "Fault address: 0x7f39f5000040 (page not present): " + r["text"], line
+PY
+
+# A fault in the null page: vadd-fault with the driver reporting address 0x40.
+python3 - "$scenarios/vadd-fault.json" null-fault.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["exceptions"][0]["address"] = "0x40"
+json.dump(d, open(sys.argv[2], "w"))
+PY
+capture_file() { # SCENARIO_FILE N: as capture, for a scenario file made here
+  e2e_capture_scenario "$1" "$2.core" --tier state
+  gc "$2.report" analyze --json "$2.core"
+  cp "$2.report.out" "$2.json"
+}
+capture_file "$PWD/null-fault.json" null
+python3 - null.json <<'PY' || fail "null-fault: the fault address is not said to be in the null page"
+import json, sys
+r = json.load(open(sys.argv[1]))["fault_relation"]
+assert r["null_page"] and r["argument"] is None and r["inside"] is None, r
+assert r["text"] == "in the null page (a null pointer + 0x40)", r["text"]
+PY
+
 # A hang: no wave stopped on an error.
 capture multi-gpu-hang hang
 expect_rc 0 hang.report
