@@ -338,6 +338,10 @@ fail:
 
 /* The null page: addresses below this are a null pointer plus a small offset. */
 #define FAULT_NULL_PAGE 4096u
+/* The text names the allocations around an address in none only this close (the JSON names
+   the nearest whatever the distance): an overrun lands near its buffer; a far neighbour says
+   nothing and would make the text depend on where the process's mappings happened to be. */
+#define FAULT_NEAR (1ull << 20)
 /* An argument "derives" a fault address at most this far past its value. */
 #define FAULT_ARG_REACH (64ull << 20)
 
@@ -441,12 +445,12 @@ json_t *gc_tr_fault_relation_json(const struct gc_tr_args *a, const struct gc_tr
             gc_str_appendf(text, sizeof(text), &len, "%s",
                            host ? "in a host (non-GPU) mapping of the process"
                                 : "in no allocation");
-            if (below) {
+            if (below && v - (below->base + below->size) <= FAULT_NEAR) {
                 alloc_words(below, w, sizeof(w));
                 gc_str_appendf(text, sizeof(text), &len, "; 0x%" PRIx64 " bytes past the end of %s",
                                v - (below->base + below->size), w);
             }
-            if (above) {
+            if (above && above->base - v <= FAULT_NEAR) {
                 alloc_words(above, w, sizeof(w));
                 gc_str_appendf(text, sizeof(text), &len, "; 0x%" PRIx64 " bytes before %s",
                                above->base - v, w);

@@ -110,6 +110,16 @@ void gc_tr_stop_phrase(uint32_t mask, char *buf, size_t size); /* "a memory viol
    disassemble its PC (else "instruction" and "instruction_error" are null). */
 json_t *gc_tr_wave_json(const struct gc_triage *t, const struct gc_image_wave *w, int with_insn);
 
+/* ---- The faulting instruction's candidates (triage_candidates.c) -------------------------- */
+
+/* The memory instructions issued since the last wait that drained the vector memory counters,
+   up to and including the one at @p pc, in order ([{pc, symbol, instruction}], at most 16,
+   the latest kept): where a memory violation may have come from when the PC is past it
+   (precise memory off). JSON null when the code around pc cannot be decoded from a symbol's
+   start; NULL if out of memory. */
+json_t *gc_tr_memory_candidates_json(const struct gc_triage *t, const struct gc_arch *arch,
+                                     uint64_t pc);
+
 /* ---- The crash signature (triage_signature.c) ----------------------------------------------- */
 
 /* {"text", "hash", "kind"} of the report's leading group (its sorted "faults", else the largest

@@ -14,6 +14,7 @@
 
 #include "disasm.h"
 #include "triage_internal.h"
+#include "wave.h"
 
 #define HEADLINES_MAX 8u /* fault groups explained in the first lines */
 
@@ -333,6 +334,12 @@ static json_t *group_json(const struct gc_triage *t, const struct group *g)
     json_object_set_new(o, "instruction_error", rc == 0 ? json_null() : json_string(text));
     gc_tr_source_json(t, g->pc, o);
     json_object_set_new(o, "waves", waves);
+    /* A memory violation's PC may be past the instruction that faulted (precise memory off). */
+    json_object_set_new(o, "memory_candidates",
+                        (g->reasons & GC_STOP_MEMORY_VIOLATION)
+                                ? gc_tr_memory_candidates_json(t, gc_tr_queue_arch(t, g->queue),
+                                                               g->pc)
+                                : json_null());
     return o;
 }
 
@@ -784,6 +791,24 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
                       json_string_value(json_object_get(relation, "text")));
     else if (nfaulting || json_array_size(exc))
         gc_tr_appendf(summary, "Fault address: not recorded in this core");
+    const json_t *cands = json_object_get(json_array_get(faults, 0), "memory_candidates");
+
+    if (json_array_size(cands)) {
+        char list[640] = "";
+        size_t clen = 0, ci;
+        const json_t *c;
+
+        json_array_foreach(cands, ci, c)
+        {
+            gc_str_appendf(list, sizeof(list), &clen, "%s%s (%s)", ci ? ", " : "",
+                           gc_triage_get_str_or(c, "symbol", gc_triage_get_str_or(c, "pc", "?")),
+                           gc_triage_get_str_or(c, "instruction", "?"));
+        }
+        gc_tr_appendf(summary,
+                      "Precise memory is off: the PC may be past the faulting instruction; "
+                      "memory instructions since the last wait: %s",
+                      list);
+    }
     not_captured(t, missing);
     for (uint32_t c = 0; c < gc_image_code_object_count(t->img); c++) {
         const struct gc_image_code_object *co = gc_image_code_object(t->img, c);

@@ -77,8 +77,24 @@ assert r["argument"] == "c" and r["argument_offset"] == 0x40, r
 assert r["inside"] is None and not r["null_page"], r
 assert r["text"].startswith("in no allocation"), r["text"]
 assert r["text"].endswith("; argument c = 0x7f39f5000000 + 0x40"), r["text"]
+# Precise memory off: the memory instructions since the last wait that drained vmcnt (vadd+0xac
+# waits vmcnt(0) after both loads), so the store at the PC is the only candidate.
+c = d["faults"][0]["memory_candidates"]
+assert [(x["symbol"], x["instruction"].split()[0]) for x in c] == [("vadd+0xb4", "global_store_dword")], c
+assert any(l.startswith("Precise memory is off: the PC may be past the faulting instruction; "
+                        "memory instructions since the last wait: vadd+0xb4 (global_store_dword")
+           for l in d["summary"]), d["summary"]
 line = [l for l in d["summary"] if l.startswith("Fault address: ")]
 assert line and line[0] == "Fault address: 0x7f39f5000040 (page not present): " + r["text"], line
+PY
+
+# mi300-xcc stops at vadd+0x20, an s_waitcnt lgkmcnt(0) not yet executed: the three scalar
+# loads before it are still outstanding, so they are the candidates.
+python3 - mi300-xcc.1.json <<'PY' || fail "mi300-xcc: the memory candidates are not the three scalar loads"
+import json, sys
+c = json.load(open(sys.argv[1]))["faults"][0]["memory_candidates"]
+assert [x["symbol"] for x in c] == ["vadd", "vadd+0x8", "vadd+0x10"], c
+assert all(x["instruction"].startswith("s_load_") for x in c), c
 PY
 
 # A fault in the null page: vadd-fault with the driver reporting address 0x40.
