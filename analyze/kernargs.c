@@ -235,6 +235,9 @@ static gpucore_status_t parse_kernel(const msgpack_object *o, uint32_t index,
     if (o->type != MSGPACK_OBJECT_MAP)
         return wrong_type(diag, &p, "", "a map", o);
     GC_TRY(mp_string(o, ".name", 1, &p, &k->name, diag));
+    /* A kernel is found by its name (gc_ka_find): an empty one names nothing. */
+    GC_FAIL_IF(!k->name[0], diag, GPUCORE_E_CORRUPT, GC_NO_OFFSET, "%s.name: an empty string",
+               p.text);
     GC_TRY(mp_string(o, ".symbol", 0, &p, &k->symbol, diag));
     GC_TRY(mp_uint(o, ".kernarg_segment_size", GC_KA_MAX_SEGMENT, &p, &k->kernarg_segment_size,
                    diag));
