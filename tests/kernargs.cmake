@@ -3,36 +3,15 @@
 # its fuzz target, and the report's decoded arguments checked against the scenarios.
 
 # The scenario objects are compiled with -cl-kernel-arg-info, so their metadata names the
-# arguments (.name), as HIP always does. vadd again without it: metadata without names, as
-# OpenCL compilers give by default (the parser's unnamed path).
-set(GPUCORE_KERNARGS_OBJECTS ${CMAKE_CURRENT_BINARY_DIR}/kernargs-unnamed-objects)
-file(MAKE_DIRECTORY ${GPUCORE_KERNARGS_OBJECTS})
-set(_gc_ka_objs)
-foreach(kernel vadd)
-  foreach(target gfx90a)
-    set(src ${PROJECT_SOURCE_DIR}/tests/scenarios/kernels/${kernel}.cl)
-    set(obj ${GPUCORE_KERNARGS_OBJECTS}/${kernel}.${target}.o)
-    set(co ${GPUCORE_KERNARGS_OBJECTS}/${kernel}.${target}.co)
-    add_custom_command(
-      OUTPUT ${co}
-      COMMAND ${GPUCORE_CLANG16} -x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa
-              -mcpu=${target} -nogpulib -O2 -c ${src} -o ${obj}
-      COMMAND ${GPUCORE_LLD16} -shared ${obj} -o ${co}
-      DEPENDS ${src}
-      COMMENT "Code object ${kernel}.${target}.co without argument names"
-      VERBATIM)
-    list(APPEND _gc_ka_objs ${co})
-  endforeach()
-endforeach()
-add_custom_target(kernargs-objects ALL DEPENDS ${_gc_ka_objs})
-
+# arguments (.name), as HIP always does; ${GPUCORE_PLAIN_VADD} is compiled without it
+# (metadata without names, as OpenCL compilers give by default: the parser's unnamed path).
 gpucore_unit_test(test_kernargs
   SOURCES unit/test_kernargs.c
   LIBS gc_triage gc_analyze gc_libcore gc_schema gc_arch)
-add_dependencies(test_kernargs scenario-objects kernargs-objects)
+add_dependencies(test_kernargs scenario-objects)
 set_property(TEST test_kernargs APPEND PROPERTY ENVIRONMENT
   "GPUCORE_SCENARIO_OBJECTS=${GPUCORE_SCENARIO_OBJECTS}"
-  "GPUCORE_KERNARGS_OBJECT=${GPUCORE_KERNARGS_OBJECTS}/vadd.gfx90a.co")
+  "GPUCORE_KERNARGS_OBJECT=${GPUCORE_PLAIN_VADD}")
 
 gpucore_fuzz_target(fuzz_kernargs SOURCE fuzz/targets/fuzz_kernargs.c LIBS gc_triage gc_analyze gc_libcore gc_schema gc_arch)
 

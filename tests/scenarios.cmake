@@ -20,26 +20,36 @@ set(GPUCORE_SCENARIO_OBJECTS ${CMAKE_CURRENT_BINARY_DIR}/scenario-objects)
 file(MAKE_DIRECTORY ${GPUCORE_SCENARIO_OBJECTS})
 set(GPUCORE_SCENARIO_KERNELS vadd hang trap)
 set(GPUCORE_SCENARIO_TARGETS gfx90a gfx940 gfx1030 gfx1100)
+
+# gpucore_kernel_object(CO KERNEL TARGET [CLANG_FLAGS...]): the code object CO (and CO.o) from
+# tests/scenarios/kernels/KERNEL.cl for TARGET, at -O2, with the extra flags given.
+function(gpucore_kernel_object co kernel target)
+  set(src ${PROJECT_SOURCE_DIR}/tests/scenarios/kernels/${kernel}.cl)
+  add_custom_command(
+    OUTPUT ${co}
+    COMMAND ${GPUCORE_CLANG16} -x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa
+            -mcpu=${target} -nogpulib -O2 ${ARGN} -c ${src} -o ${co}.o
+    COMMAND ${GPUCORE_LLD16} -shared ${co}.o -o ${co}
+    DEPENDS ${src}
+    COMMENT "Code object ${co}"
+    VERBATIM)
+endfunction()
+
 set(_gc_scen_objs)
 foreach(kernel IN LISTS GPUCORE_SCENARIO_KERNELS)
   foreach(target IN LISTS GPUCORE_SCENARIO_TARGETS)
-    set(src ${PROJECT_SOURCE_DIR}/tests/scenarios/kernels/${kernel}.cl)
-    set(obj ${GPUCORE_SCENARIO_OBJECTS}/${kernel}.${target}.o)
     set(co ${GPUCORE_SCENARIO_OBJECTS}/${kernel}.${target}.co)
-    add_custom_command(
-      OUTPUT ${co}
-      COMMAND ${GPUCORE_CLANG16} -x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa
-              -mcpu=${target} -nogpulib -O2 -g -gdwarf-5 -cl-kernel-arg-info
-              -ffile-prefix-map=${PROJECT_SOURCE_DIR}=/gpucore
-              -fdebug-compilation-dir=/gpucore -c ${src} -o ${obj}
-      COMMAND ${GPUCORE_LLD16} -shared ${obj} -o ${co}
-      DEPENDS ${src}
-      COMMENT "Code object ${kernel}.${target}.co"
-      VERBATIM)
+    gpucore_kernel_object(${co} ${kernel} ${target} -g -gdwarf-5 -cl-kernel-arg-info
+                          -ffile-prefix-map=${PROJECT_SOURCE_DIR}=/gpucore
+                          -fdebug-compilation-dir=/gpucore)
     list(APPEND _gc_scen_objs ${co})
   endforeach()
 endforeach()
-add_custom_target(scenario-objects ALL DEPENDS ${_gc_scen_objs})
+# vadd without those flags: no DWARF and no argument names, as a plain OpenCL build gives
+# (the "no line information" and unnamed-argument paths of srcline and kernargs).
+set(GPUCORE_PLAIN_VADD ${GPUCORE_SCENARIO_OBJECTS}/vadd.plain.gfx90a.co)
+gpucore_kernel_object(${GPUCORE_PLAIN_VADD} vadd gfx90a)
+add_custom_target(scenario-objects ALL DEPENDS ${_gc_scen_objs} ${GPUCORE_PLAIN_VADD})
 
 file(GLOB GPUCORE_SCENARIO_FILES ${PROJECT_SOURCE_DIR}/tests/scenarios/*.json)
 

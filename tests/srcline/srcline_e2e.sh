@@ -28,7 +28,7 @@ e2e_need_ptrace
 
 if [ "$scenario" = no-dwarf ]; then
   mkdir -p objects
-  cp "$objects/vadd.nodebug.gfx90a.co" objects/vadd.gfx90a.co
+  cp "$objects/vadd.plain.gfx90a.co" objects/vadd.gfx90a.co
   objects=$PWD/objects
   e2e_continue_copy "$scenarios/vadd-fault.json" scenario.json
   e2e_start_inferior scenario.json

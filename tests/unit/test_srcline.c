@@ -78,7 +78,7 @@ static void test_inline_chain(void **state)
 static void test_no_dwarf(void **state)
 {
     size_t size;
-    uint8_t *co = slurp("vadd.nodebug.gfx90a.co", &size);
+    uint8_t *co = slurp("vadd.plain.gfx90a.co", &size);
     struct gc_srcline *s = (struct gc_srcline *)&size;
 
     (void)state;
