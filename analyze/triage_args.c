@@ -129,6 +129,34 @@ static void size_words(uint64_t v, char *buf, size_t size)
         gc_format_size(v, buf, size);
 }
 
+/* An allocation's kind in words ("VRAM"). */
+static const char *kind_words(const gpucore_alloc_t *al)
+{
+    return al->kind < GC_ARRAY_SIZE(alloc_kind_words) && alloc_kind_words[al->kind]
+                   ? alloc_kind_words[al->kind]
+                   : alloc_kind_words[GPUCORE_ALLOC_UNKNOWN];
+}
+
+/* An allocation's label as printf's "%.*s" takes it (at most 200 bytes; a placeholder when it
+   has none). */
+#define LABEL_ARGS(al)                                                                             \
+    (al)->label.len ? (int)((al)->label.len > 200 ? 200 : (al)->label.len) : 19,                  \
+            (al)->label.len ? (al)->label.ptr : "unlabelled mapping"
+
+/* {label, kind, base, size, KEY: value} of an allocation. */
+static json_t *alloc_ref_json(const gpucore_alloc_t *al, const char *key, uint64_t value)
+{
+    json_t *o = json_object();
+
+    json_object_set_new(o, "label",
+                        al->label.len ? json_stringn(al->label.ptr, al->label.len) : json_null());
+    json_object_set_new(o, "kind", gc_tr_str_or_null(gpucore_alloc_kind_name(al->kind)));
+    json_object_set_new(o, "base", gc_tr_hex(al->base));
+    json_object_set_new(o, "size", gc_tr_int(al->size));
+    json_object_set_new(o, key, gc_tr_int(value));
+    return o;
+}
+
 /* Set "allocation" and "relation" of a pointer argument's JSON @p o with value @p v. */
 static void relate(const struct gc_tr_args *a, uint64_t v, json_t *o)
 {
@@ -157,27 +185,14 @@ static void relate(const struct gc_tr_args *a, uint64_t v, json_t *o)
                             json_string("in no allocation of the core's allocation map"));
         return;
     }
-    const char *kind = hit->kind < GC_ARRAY_SIZE(alloc_kind_words) && alloc_kind_words[hit->kind]
-                               ? alloc_kind_words[hit->kind]
-                               : alloc_kind_words[GPUCORE_ALLOC_UNKNOWN];
-    json_t *al = json_object();
     size_t len = 0;
 
     size_words(hit->size, sz, sizeof(sz));
     text[0] = '\0';
     if (v != hit->base)
         gc_str_appendf(text, sizeof(text), &len, "offset 0x%" PRIx64 " in ", v - hit->base);
-    gc_str_appendf(text, sizeof(text), &len, "%.*s, %s %s",
-                   hit->label.len ? (int)(hit->label.len > 200 ? 200 : hit->label.len) : 19,
-                   hit->label.len ? hit->label.ptr : "unlabelled mapping", sz, kind);
-    json_object_set_new(al, "label",
-                        hit->label.len ? json_stringn(hit->label.ptr, hit->label.len)
-                                       : json_null());
-    json_object_set_new(al, "kind", gc_tr_str_or_null(gpucore_alloc_kind_name(hit->kind)));
-    json_object_set_new(al, "base", gc_tr_hex(hit->base));
-    json_object_set_new(al, "size", gc_tr_int(hit->size));
-    json_object_set_new(al, "offset", gc_tr_int(v - hit->base));
-    json_object_set_new(o, "allocation", al);
+    gc_str_appendf(text, sizeof(text), &len, "%.*s, %s %s", LABEL_ARGS(hit), sz, kind_words(hit));
+    json_object_set_new(o, "allocation", alloc_ref_json(hit, "offset", v - hit->base));
     json_object_set_new(o, "relation", json_string(text));
 }
 
@@ -349,26 +364,9 @@ fail:
 static void alloc_words(const gpucore_alloc_t *al, char *buf, size_t size)
 {
     char sz[32];
-    const char *kind = al->kind < GC_ARRAY_SIZE(alloc_kind_words) && alloc_kind_words[al->kind]
-                               ? alloc_kind_words[al->kind]
-                               : alloc_kind_words[GPUCORE_ALLOC_UNKNOWN];
 
     size_words(al->size, sz, sizeof(sz));
-    snprintf(buf, size, "%.*s (%s %s)",
-             al->label.len ? (int)(al->label.len > 200 ? 200 : al->label.len) : 19,
-             al->label.len ? al->label.ptr : "unlabelled mapping", sz, kind);
-}
-
-static json_t *alloc_ref_json(const gpucore_alloc_t *al, const char *key, uint64_t distance)
-{
-    json_t *o = json_object();
-
-    json_object_set_new(o, "label",
-                        al->label.len ? json_stringn(al->label.ptr, al->label.len) : json_null());
-    json_object_set_new(o, "base", gc_tr_hex(al->base));
-    json_object_set_new(o, "size", gc_tr_int(al->size));
-    json_object_set_new(o, key, gc_tr_int(distance));
-    return o;
+    snprintf(buf, size, "%.*s (%s %s)", LABEL_ARGS(al), sz, kind_words(al));
 }
 
 /* The pointer argument of @p dispatch_json whose value the address most plausibly derives

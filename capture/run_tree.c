@@ -358,11 +358,11 @@ static void let_go_process(struct tree *tr, pid_t pid)
         if (!d)
             break;
         while ((de = readdir(d)) != NULL) {
-            long tid = strtol(de->d_name, NULL, 10);
+            pid_t tid;
 
-            if (tid <= 0 || !find_task(tr, (pid_t)tid))
+            if (!gc_tracee_task_entry_tid(de->d_name, &tid) || !find_task(tr, tid))
                 continue;
-            (void)let_go_task(tr, (pid_t)tid);
+            (void)let_go_task(tr, tid);
             again = 1;
         }
         closedir(d);

@@ -59,6 +59,21 @@ struct gc_tracee {
 
 /* ---- thread list --------------------------------------------------------------------------- */
 
+int gc_tracee_task_entry_tid(const char *name, pid_t *ret)
+{
+    char *end;
+    long tid;
+
+    if (name[0] < '0' || name[0] > '9')
+        return 0;
+    errno = 0;
+    tid = strtol(name, &end, 10);
+    if (errno || *end || tid <= 0 || tid > INT32_MAX)
+        return 0;
+    *ret = (pid_t)tid;
+    return 1;
+}
+
 static struct thread *find(struct gc_tracee *t, pid_t tid)
 {
     for (uint32_t i = 0; i < t->count; i++)
@@ -412,18 +427,13 @@ static gpucore_status_t seize_all(struct gc_tracee *t, gpucore_diag_t *diag)
                                GC_NO_OFFSET, "cannot list %s: %s", path, strerror(err));
         }
         while ((de = readdir(d)) != NULL) {
-            char *end;
-            long tid;
+            pid_t tid;
             int isnew;
             gpucore_status_t st;
 
-            if (de->d_name[0] < '0' || de->d_name[0] > '9')
+            if (!gc_tracee_task_entry_tid(de->d_name, &tid))
                 continue;
-            errno = 0;
-            tid = strtol(de->d_name, &end, 10);
-            if (errno || *end || tid <= 0 || tid > INT32_MAX)
-                continue;
-            st = seize_one(t, (pid_t)tid, SEIZE_OPTS, &isnew, diag);
+            st = seize_one(t, tid, SEIZE_OPTS, &isnew, diag);
             if (st != GPUCORE_OK) {
                 closedir(d);
                 return st;
@@ -522,16 +532,11 @@ gpucore_status_t gc_tracee_adopt(pid_t pid, struct gc_tracee **ret, gpucore_diag
         return gc_diag_set(reterr_diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
     }
     while ((de = readdir(d)) != NULL) {
-        char *end;
-        long tid;
+        pid_t tid;
 
-        if (de->d_name[0] < '0' || de->d_name[0] > '9')
+        if (!gc_tracee_task_entry_tid(de->d_name, &tid))
             continue;
-        errno = 0;
-        tid = strtol(de->d_name, &end, 10);
-        if (errno || *end || tid <= 0 || tid > INT32_MAX)
-            continue;
-        if (!add_thread(t, (pid_t)tid)) {
+        if (!add_thread(t, tid)) {
             closedir(d);
             tracee_free(t);
             return gc_diag_set(reterr_diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");

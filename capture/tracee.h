@@ -106,6 +106,10 @@ void gc_tracee_release(struct gc_tracee *t);
 
 pid_t gc_tracee_pid(const struct gc_tracee *t);
 
+/* A /proc/PID/task (or /proc) entry's name as a thread id: 1 with *ret set, or 0 for ".",
+   ".." and anything that is not a positive decimal that fits a pid_t. */
+int gc_tracee_task_entry_tid(const char *name, pid_t *ret);
+
 /*
  * Handle ptrace events for up to @p timeout_ms (0 = only what is pending, -1 = until something
  * happens) while the threads run: auto-attached clones are resumed, exited threads dropped,
