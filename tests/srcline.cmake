@@ -24,3 +24,8 @@ foreach(scen IN LISTS _gc_srcline_cases ITEMS no-dwarf)
   set_tests_properties(srcline-e2e-${scen} PROPERTIES LABELS "analyze;e2e"
                        SKIP_RETURN_CODE 77 TIMEOUT 300)
 endforeach()
+
+# The DWARF reader over arbitrary code objects; its corpus (a scenario code object with DWARF,
+# and that object cut short) runs as a test.
+gpucore_fuzz_target(fuzz_srcline SOURCE fuzz/targets/fuzz_srcline.c
+  LIBS gc_triage gc_analyze gc_libcore gc_schema gc_arch)

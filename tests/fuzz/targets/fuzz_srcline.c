@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Fuzz target for analyze/srcline: the input is a code object (an ELF image with DWARF).
+ * gc_srcline_open() returns a documented status, and on success every lookup returns a
+ * documented status with, on GPUCORE_OK, 1..GC_SRCLINE_MAX_FRAMES NUL-terminated frames. The
+ * offsets looked up: a few where scenario kernels have code, and one taken from the input's
+ * last eight bytes, so the fuzzer can steer it.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "srcline.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check_result(gpucore_status_t st, const struct gc_srcline_result *r)
+{
+    if (st != GPUCORE_OK) {
+        if (st != GPUCORE_E_NOTFOUND && st != GPUCORE_E_CORRUPT && st != GPUCORE_E_LIMIT &&
+            st != GPUCORE_E_NOMEM)
+            abort();
+        return;
+    }
+    if (r->nframes == 0 || r->nframes > GC_SRCLINE_MAX_FRAMES)
+        abort();
+    for (uint32_t i = 0; i < r->nframes; i++)
+        if (!memchr(r->frames[i].function, '\0', sizeof(r->frames[i].function)) ||
+            !memchr(r->frames[i].file, '\0', sizeof(r->frames[i].file)))
+            abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static const uint64_t fixed[] = { 0, 0x1000, 0x1600, 0x1640, 0x16b4, 0x1700 };
+    struct gc_srcline *s = NULL;
+    struct gc_srcline_result r;
+    gpucore_status_t st;
+    uint64_t tail = 0;
+
+    if (size == 0)
+        return 0;
+    st = gc_srcline_open(data, size, &s);
+    if (st != GPUCORE_OK) {
+        if (s || (st != GPUCORE_E_CORRUPT && st != GPUCORE_E_NOTFOUND &&
+                  st != GPUCORE_E_NOTSUP && st != GPUCORE_E_NOMEM))
+            abort();
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+        check_result(gc_srcline_lookup(s, fixed[i], &r), &r);
+    if (size >= 8)
+        memcpy(&tail, data + size - 8, 8);
+    check_result(gc_srcline_lookup(s, tail, &r), &r);
+    gc_srcline_close(s);
+    return 0;
+}
