@@ -45,6 +45,7 @@ struct capture_error {
     uint64_t fault_va;
     uint32_t code, gpu_id, queue_id;
     uint32_t fault_reasons; /* GPUCORE_FAULT_* (format 1.2), 0 = not recorded */
+    int precise_memory;     /* GPUCORE_META_PRECISE_MEMORY: PCs are exact */
 };
 
 /* The fault reasons in words (gpucore_capture_meta_t::fault_reasons), in bit order. */
@@ -78,6 +79,7 @@ static struct capture_error capture_error_of(gpucore_core_t *core)
         e.gpu_id = m->exception_gpu_id;
         e.queue_id = m->exception_queue_id;
         e.fault_reasons = m->fault_reasons;
+        e.precise_memory = !!(m->flags & GPUCORE_META_PRECISE_MEMORY);
     }
     gpucore_capture_meta_free(m);
     return e;
@@ -307,7 +309,9 @@ nomem:
     return -1;
 }
 
-static json_t *group_json(const struct gc_triage *t, const struct group *g)
+/* @p precise_memory: the capture had precise memory on, so a PC is exactly the faulting
+   instruction and there are no candidates to list. */
+static json_t *group_json(const struct gc_triage *t, const struct group *g, int precise_memory)
 {
     json_t *o = json_object(), *waves = json_array();
     const struct gc_image_queue *q = gc_image_queue(t->img, g->queue);
@@ -336,7 +340,7 @@ static json_t *group_json(const struct gc_triage *t, const struct group *g)
     json_object_set_new(o, "waves", waves);
     /* A memory violation's PC may be past the instruction that faulted (precise memory off). */
     json_object_set_new(o, "memory_candidates",
-                        (g->reasons & GC_STOP_MEMORY_VIOLATION)
+                        (g->reasons & GC_STOP_MEMORY_VIOLATION) && !precise_memory
                                 ? gc_tr_memory_candidates_json(t, gc_tr_queue_arch(t, g->queue),
                                                                g->pc)
                                 : json_null());
@@ -531,6 +535,8 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
     json_t *faults = json_array(), *missing = json_array(), *problems = json_array();
     json_t *cos = json_array(), *exc = json_array();
     uint32_t nwaves = gc_image_wave_count(t->img), nstopped = 0, nfaulting = 0;
+    /* What the capture recorded of the error and of its own mode (GPUCORE capture metadata). */
+    struct capture_error cerr = capture_error_of(t->core);
     struct {
         uint32_t queues, reason;
         int known, several;
@@ -622,7 +628,7 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
                 goto nomem;
             }
             for (size_t k = 0; k < ng; k++) {
-                json_t *jg = group_json(t, &g[k]);
+                json_t *jg = group_json(t, &g[k], cerr.precise_memory);
 
                 if (g[k].stopped)
                     nstopped += g[k].count;
@@ -743,7 +749,6 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
     }
     /* The faulting address the driver reported (QUERY_EXCEPTION_INFO), kept by the capture in
        the GPUCORE capture metadata (format 1.1); cores of other writers do not have it. */
-    struct capture_error cerr = capture_error_of(t->core);
     uint64_t fault = cerr.fault_va;
 
     /* A capture that began after the runtime had the error (the HSA_TOOLS_LIB hook): the
