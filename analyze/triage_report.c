@@ -758,7 +758,8 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
         const char *name = gc_triage_exception_name(cerr.code);
         json_t *ce = json_object();
 
-        json_object_set_new(ce, "exception", name ? json_string(name) : json_sprintf("EC_%u", cerr.code));
+        json_object_set_new(ce, "exception",
+                            name ? json_string(name) : json_sprintf("EC_%u", cerr.code));
         json_object_set_new(ce, "gpu_id", cerr.gpu_id ? gc_tr_hex(cerr.gpu_id) : json_null());
         json_object_set_new(ce, "queue_id", cerr.queue_id != UINT32_MAX && cerr.gpu_id
                                                     ? gc_tr_int(cerr.queue_id)
@@ -855,7 +856,8 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
     json_t *sig = gc_tr_signature_json(t, faults, agents);
 
     if (json_is_object(sig))
-        gc_tr_appendf(summary, "Signature: %s (%s)", json_string_value(json_object_get(sig, "hash")),
+        gc_tr_appendf(summary, "Signature: %s (%s)",
+                      json_string_value(json_object_get(sig, "hash")),
                       json_string_value(json_object_get(sig, "text")));
     json_object_set_new(doc, "signature", sig);
     json_object_set_new(doc, "summary", summary);

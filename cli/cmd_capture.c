@@ -353,9 +353,19 @@ static json_t *core_signature(const char *path)
     struct gc_triage t = { .path = path };
     gpucore_diag_t d = { 0 };
     json_t *doc, *sig = NULL;
+    gpucore_status_t st;
+    /* The name was just published, but its directory may be shared: never follow a link put
+       there since, and never wait on a FIFO (the library refuses anything not regular). */
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 
-    if (gpucore_core_open(path, GPUCORE_OPTS(gpucore_open_opts, .flags = GPUCORE_OPEN_ALLOW_TRUNCATED),
-                          &t.core, &d) != GPUCORE_OK)
+    if (fd < 0)
+        return NULL;
+    st = gpucore_core_open_fd(fd,
+                              GPUCORE_OPTS(gpucore_open_opts,
+                                           .flags = GPUCORE_OPEN_ALLOW_TRUNCATED),
+                              &t.core, &d);
+    close(fd);
+    if (st != GPUCORE_OK)
         return NULL;
     if (gc_triage_open(&t, &d) == GPUCORE_OK) {
         doc = gc_triage_report(&t, NULL);
