@@ -8,11 +8,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <gelf.h>
@@ -21,53 +19,12 @@
 #include "gc_le.h"
 #include "gc_rocr.h"
 #include "image_internal.h"
+#include "open_below.h"
 
 #define URI_CHUNK  64u
 #define EM_AMDGPU_ 224u
 
 /* ---- bytes ----------------------------------------------------------------------------------- */
-
-/* Open @p path below @p dir as if it were the root, a regular file only, for reading. The
- * inode is resolved O_PATH first (a FIFO or device is never opened), then reopened.
- * fd >= 0, or -1 with @p why filled. */
-static int open_below(const char *dir, const char *path, struct stat *st, char *why,
-                      size_t why_size)
-{
-    struct open_how how = { .flags = O_PATH | O_CLOEXEC,
-                            .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
-    struct stat a;
-    char self[64];
-    int dfd, pfd, fd;
-
-    dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (dfd < 0) {
-        snprintf(why, why_size, "--code-object-path %.200s: %s", dir, strerror(errno));
-        return -1;
-    }
-    pfd = (int)syscall(SYS_openat2, dfd, path, &how, sizeof(how));
-    close(dfd);
-    if (pfd < 0) {
-        snprintf(why, why_size, "not found below --code-object-path %.200s (%s)", dir,
-                 strerror(errno));
-        return -1;
-    }
-    if (fstat(pfd, &a) != 0 || !S_ISREG(a.st_mode)) {
-        snprintf(why, why_size, "below --code-object-path %.200s, not a regular file", dir);
-        close(pfd);
-        return -1;
-    }
-    snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
-    fd = open(self, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    close(pfd);
-    if (fd < 0 || fstat(fd, st) != 0 || st->st_dev != a.st_dev || st->st_ino != a.st_ino) {
-        snprintf(why, why_size, "below --code-object-path %.200s, cannot be opened (%s)", dir,
-                 fd < 0 ? strerror(errno) : "it changed");
-        if (fd >= 0)
-            close(fd);
-        return -1;
-    }
-    return fd;
-}
 
 /* The file:// range (whole file without size=) below the code-object directory, an AMDGPU ELF
  * file only. 1 read, 0 not (why says), <0 NOMEM. */
@@ -77,7 +34,7 @@ static int read_file_range(struct gc_image *img, const struct gc_rocr_uri *u, ui
     uint64_t off = u->have_offset ? u->offset : 0, size, done = 0;
     uint8_t hdr[64], *buf;
     struct stat st;
-    int fd = open_below(img->code_object_dir, u->path, &st, why, why_size);
+    int fd = gc_open_below(img->code_object_dir, "--code-object-path", u->path, &st, why, why_size);
 
     if (fd < 0)
         return 0;

@@ -64,6 +64,8 @@ struct gc_triage {
     struct gc_image *img;  /* the process image: gc_triage_open() builds it, owned */
     const char *code_object_dir; /* --code-object-path: where file:// code objects may be
                                     looked up (gc_image_options), or NULL: never opened */
+    const char *sysroot;   /* --sysroot: where the host threads' ELF files may be looked up
+                              (host_stack.h), or NULL: never opened */
     struct gc_tr_lines *lines; /* gc_triage_open(): each code object's DWARF, opened on first
                                   use (srcline.h); owned, freed by gc_triage_close() */
 };

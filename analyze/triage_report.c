@@ -13,6 +13,7 @@
 #include <gpucore/schema.h>
 
 #include "disasm.h"
+#include "host_stack.h"
 #include "triage_internal.h"
 #include "wave.h"
 
@@ -870,8 +871,14 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
     json_object_set_new(doc, "code_objects", cos);
     json_object_set_new(doc, "not_captured", missing);
     json_object_set_new(doc, "problems", problems);
+    v = gc_host_stacks_json(t->host ? t->host : t->core, t->sysroot);
     by_agent_free(&by_agent);
     gc_tr_args_free(args);
+    if (!v) {
+        json_decref(doc);
+        return gc_tr_out_of_memory(reterr);
+    }
+    json_object_set_new(doc, "host", v);
     return doc;
 nomem:
     by_agent_free(&by_agent);

@@ -5,6 +5,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 
 #include "analyze.h"
@@ -45,6 +46,8 @@ static void wave_list_text(const json_t *waves, char *buf, size_t size, size_t m
         i = j;
     }
 }
+
+static void render_host(FILE *out, const json_t *host);
 
 static void render_list(FILE *out, const char *title, const json_t *arr)
 {
@@ -257,8 +260,82 @@ void analyze_render_report(FILE *out, const json_t *doc)
         if (gc_triage_get_str(v, "line_info_text"))
             fprintf(out, "    %s\n", gc_triage_get_str(v, "line_info_text"));
     }
+    render_host(out, json_object_get(doc, "host"));
     render_list(out, "Not captured", json_object_get(doc, "not_captured"));
     render_list(out, "Problems", json_object_get(doc, "problems"));
+}
+
+/* One host frame: "#N  0xPC in SYMBOL+OFF (MODULE) at FILE:LINE:COL", or what is missing. */
+static void render_host_frame(FILE *out, size_t n, const json_t *f)
+{
+    const char *mod = gc_triage_get_str(f, "module"), *sym = gc_triage_get_str(f, "symbol");
+    const json_t *src = json_object_get(f, "source");
+
+    fprintf(out, "    #%-2zu %s", n, gc_triage_get_str_or(f, "pc", "?"));
+    if (sym)
+        fprintf(out, " in %s+0x%" PRIx64 " (%s)", sym, gc_triage_get_u64(f, "symbol_offset"),
+                mod ? mod : "?");
+    else if (mod)
+        fprintf(out, " in %s+%s (no symbols)", mod, gc_triage_get_str_or(f, "module_offset", "?"));
+    else
+        fprintf(out, " (in no mapped file: no symbols)");
+    if (json_is_object(src))
+        fprintf(out, " at %s:%" PRIu64 ":%" PRIu64, gc_triage_get_str_or(src, "file", "?"),
+                gc_triage_get_u64(src, "line"), gc_triage_get_u64(src, "column"));
+    fputc('\n', out);
+}
+
+/* The host threads and their backtraces (the report's "host"), and the modules without
+   symbols, those with the same reason on one line. */
+static void render_host(FILE *out, const json_t *host)
+{
+    const json_t *threads = json_object_get(host, "threads"), *th, *f, *m;
+    const json_t *nosym = json_object_get(host, "modules_without_symbols");
+    size_t i, k;
+
+    if (!json_is_object(host))
+        return;
+    fprintf(out, "\nHost threads of process %" PRIu64 " (%zu):\n", gc_triage_get_u64(host, "pid"),
+            json_array_size(threads));
+    if (gc_triage_get_str(host, "problem"))
+        fprintf(out, "  no backtraces: %s\n", gc_triage_get_str(host, "problem"));
+    json_array_foreach(threads, i, th)
+    {
+        const char *sig = gc_triage_get_str(th, "signal"), *sc = gc_triage_get_str(th, "syscall");
+
+        fprintf(out, "  thread %" PRIu64 "%s%s%s%s%s:\n", gc_triage_get_u64(th, "tid"),
+                gc_triage_get_bool(th, "first") ? " (the core's first" : "",
+                sig ? ", signal " : "", sig ? sig : "", gc_triage_get_bool(th, "first") ? ")" : "",
+                sc ? "" : "");
+        if (sc)
+            fprintf(out, "    in system call %s\n", sc);
+        json_array_foreach(json_object_get(th, "frames"), k, f) render_host_frame(out, k, f);
+        if (gc_triage_get_bool(th, "more_frames"))
+            fprintf(out, "    (more frames not shown)\n");
+        if (gc_triage_get_str(th, "unwind_end"))
+            fprintf(out, "    (unwinding stopped: %s)\n", gc_triage_get_str(th, "unwind_end"));
+    }
+    if (gc_triage_get_u64(host, "more_threads"))
+        fprintf(out, "  (%" PRIu64 " more threads not unwound)\n",
+                gc_triage_get_u64(host, "more_threads"));
+    json_array_foreach(nosym, i, m)
+    {
+        const char *why = gc_triage_get_str_or(m, "why", "?");
+        const json_t *o;
+        size_t j;
+        int seen = 0;
+
+        json_array_foreach(nosym, j, o) if (j < i && gc_triage_get_bool(o, "in_frames") &&
+                                            strcmp(gc_triage_get_str_or(o, "why", "?"), why) == 0)
+                seen = 1;
+        if (seen || !gc_triage_get_bool(m, "in_frames"))
+            continue;
+        fprintf(out, "  no symbols for %s", gc_triage_get_str_or(m, "name", "?"));
+        json_array_foreach(nosym, j, o) if (j > i && gc_triage_get_bool(o, "in_frames") &&
+                                            strcmp(gc_triage_get_str_or(o, "why", "?"), why) == 0)
+                fprintf(out, ", %s", gc_triage_get_str_or(o, "name", "?"));
+        fprintf(out, ": %s\n", why);
+    }
 }
 
 /* ---------------------------------------------------------------------------------------- */

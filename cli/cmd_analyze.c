@@ -48,13 +48,14 @@ enum view { V_REPORT, V_WAVES, V_REGS, V_DISASM, V_MEM };
 #define O_HOST     0x200u
 #define O_COPATH   0x400u
 #define O_EXITCODE 0x800u
+#define O_SYSROOT  0x1000u
 
 static const struct {
     const char *name;
     enum view view;
     uint32_t allowed;
 } views[] = {
-    { "report", V_REPORT, O_JSON | O_HOST | O_COPATH | O_EXITCODE },
+    { "report", V_REPORT, O_JSON | O_HOST | O_COPATH | O_EXITCODE | O_SYSROOT },
     { "waves", V_WAVES, O_JSON | O_WAVE | O_FAULTING | O_HOST | O_COPATH },
     { "regs", V_REGS, O_JSON | O_WAVE | O_REG | O_HOST | O_COPATH },
     { "disasm", V_DISASM, O_JSON | O_WAVE | O_ADDRESS | O_CONTEXT | O_HOST | O_COPATH },
@@ -65,7 +66,7 @@ static void analyze_help(FILE *out)
 {
     fprintf(out,
             "Usage: gpucore analyze [--json] [--exit-code] [--host HOSTCORE]\n"
-            "                       [--code-object-path DIR] CORE\n"
+            "                       [--code-object-path DIR] [--sysroot DIR] CORE\n"
             "       gpucore analyze waves [--json] [--faulting] [--wave N] CORE\n"
             "       gpucore analyze regs --wave N [--reg NAME]... [--json] CORE\n"
             "       gpucore analyze disasm [--wave N | --address A] [--before N] [--after N]"
@@ -88,6 +89,11 @@ static void analyze_help(FILE *out)
             "                  names up below DIR, as if DIR were the root (only regular\n"
             "                  AMDGPU ELF files); without it they are never opened: a core\n"
             "                  is untrusted, its URIs are named, the embedded copy is used\n"
+            "  --sysroot DIR   (report) read the host threads' executable and libraries\n"
+            "                  below DIR (`/`: this machine's), for their symbols and\n"
+            "                  unwind tables: only regular files inside DIR whose build-id\n"
+            "                  is the one the core holds; without it only the core is read\n"
+            "                  (the vDSO's symbols; other frames say they have none)\n"
             "  --wave N        one wave (index as `waves` lists it); disasm: its PC (default:\n"
             "                  the first faulting wave); mem: whose LDS/scratch (same default)\n"
             "  --faulting      waves: only the waves stopped by an error\n"
@@ -208,6 +214,7 @@ int cmd_analyze(int argc, char **argv)
         { "host", required_argument, NULL, 'H' },    { "help", no_argument, NULL, 'h' },
         { "code-object-path", required_argument, NULL, 'C' },
         { "exit-code", no_argument, NULL, 'E' },
+        { "sysroot", required_argument, NULL, 'R' },
         { NULL, 0, NULL, 0 },
     };
     struct gc_triage_request req = { .wave = -1,
@@ -314,6 +321,10 @@ int cmd_analyze(int argc, char **argv)
             t.code_object_dir = optarg;
             used |= O_COPATH;
             break;
+        case 'R':
+            t.sysroot = optarg;
+            used |= O_SYSROOT;
+            break;
         case 'h':
             analyze_help(stdout);
             return CLI_EXIT_OK;
@@ -333,14 +344,15 @@ int cmd_analyze(int argc, char **argv)
     if (argc - optind != 1)
         return cli_usage_error("analyze", argc - optind < 1 ? "missing CORE argument"
                                                             : "expected exactly one CORE argument");
-    if (t.code_object_dir) {
-        int dfd = open(t.code_object_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    for (size_t k = 0; k < 2; k++) {
+        const char *dir = k ? t.sysroot : t.code_object_dir;
+        int dfd = dir ? open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC) : 0;
 
         if (dfd < 0)
-            return cli_fail(CLI_EXIT_NOINPUT, t.code_object_dir,
-                            "--code-object-path: not a directory that can be opened: %s",
-                            strerror(errno));
-        close(dfd);
+            return cli_fail(CLI_EXIT_NOINPUT, dir, "%s: not a directory that can be opened: %s",
+                            k ? "--sysroot" : "--code-object-path", strerror(errno));
+        if (dir)
+            close(dfd);
     }
     t.path = argv[optind];
     rc = cli_open_core(t.path, GPUCORE_OPEN_ALLOW_TRUNCATED, &t.core);

@@ -1,0 +1,838 @@
+/* SPDX-License-Identifier: MIT */
+/* The host threads of a core and their backtraces, through libdwfl (host_stack.h). */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <dwarf.h>
+#include <elfutils/libdwelf.h>
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+#include <libelf.h>
+
+#include "gc_le.h"
+#include "gc_util.h"
+#include "host_stack.h"
+#include "open_below.h"
+
+/* x86-64 struct elf_prstatus (<sys/procfs.h>): 336 bytes, pr_cursig at 12, pr_pid at 32,
+   pr_reg (27 registers of struct user_regs_struct) at 112. */
+#define PRSTATUS_SIZE   336u
+#define PRSTATUS_CURSIG 12u
+#define PRSTATUS_PID    32u
+#define PRSTATUS_REG    112u
+#define PRSTATUS_NREG   27u
+
+/* struct user_regs_struct indices. */
+enum { UR_R15, UR_R14, UR_R13, UR_R12, UR_RBP, UR_RBX, UR_R11, UR_R10, UR_R9, UR_R8, UR_RAX,
+       UR_RCX, UR_RDX, UR_RSI, UR_RDI, UR_ORIG_RAX, UR_RIP, UR_CS, UR_EFLAGS, UR_RSP };
+
+/* The x86-64 DWARF register numbers 0..16 (rax, rdx, rcx, rbx, rsi, rdi, rbp, rsp, r8..r15,
+   rip), as user_regs_struct indices. */
+static const uint8_t dwarf_to_user_reg[17] = {
+    UR_RAX, UR_RDX, UR_RCX, UR_RBX, UR_RSI, UR_RDI, UR_RBP, UR_RSP, UR_R8,
+    UR_R9,  UR_R10, UR_R11, UR_R12, UR_R13, UR_R14, UR_R15, UR_RIP,
+};
+
+/* The system calls a thread of a GPU process is usually found blocked in (x86-64 numbers), so
+   a reader sees "futex" rather than a number. */
+static const struct {
+    int64_t nr;
+    const char *name;
+} syscall_names[] = {
+    { 0, "read" },           { 1, "write" },          { 3, "close" },
+    { 7, "poll" },           { 9, "mmap" },           { 11, "munmap" },
+    { 16, "ioctl" },         { 17, "pread64" },       { 23, "select" },
+    { 34, "pause" },         { 35, "nanosleep" },     { 43, "accept" },
+    { 45, "recvfrom" },      { 47, "recvmsg" },       { 56, "clone" },
+    { 61, "wait4" },         { 62, "kill" },          { 101, "ptrace" },
+    { 128, "rt_sigtimedwait" }, { 130, "rt_sigsuspend" }, { 202, "futex" },
+    { 230, "clock_nanosleep" }, { 231, "exit_group" }, { 232, "epoll_wait" },
+    { 247, "waitid" },       { 270, "pselect6" },     { 271, "ppoll" },
+    { 281, "epoll_pwait" },  { 288, "accept4" },      { 441, "epoll_pwait2" },
+};
+#define SYS_IOCTL 16
+/* AMDKFD_IOC_WAIT_EVENTS = _IOWR('K', 0x0C, struct kfd_ioctl_wait_events_args (24 bytes)): the
+   runtime's event thread waits there, and is the first to hear of a queue error. */
+#define KFD_IOC_WAIT_EVENTS 0xC0184B0Cu
+
+#define NT_FILE_ 0x46494c45u
+#define AT_SYSINFO_EHDR_ 33u
+#define PAGE 4096u
+
+struct hs_thread {
+    int32_t tid;
+    int32_t cursig;
+    uint64_t regs[PRSTATUS_NREG];
+};
+
+struct hs_ctx {
+    gpucore_core_t *core;
+    const char *sysroot;
+    struct hs_thread *threads;
+    uint32_t nthreads, cap;
+    Elf *ebl_elf;     /* a minimal x86-64 ELF header for libdwfl's backend choice */
+    unsigned char ebl_image[64];
+    json_t *no_symbols; /* modules_without_symbols */
+};
+
+/* A copy of @p s with every byte that is not printable ASCII replaced by '?': names from a
+   core reach a terminal. NULL when out of memory. */
+static char *dup_printable(const char *s, size_t n)
+{
+    char *d = malloc(n + 1);
+
+    if (!d)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        d[i] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
+    d[n] = 0;
+    return d;
+}
+
+static json_t *printable_json(const char *s)
+{
+    char *d = s ? dup_printable(s, strlen(s)) : NULL;
+    json_t *j = d ? json_string(d) : json_null();
+
+    free(d);
+    return j;
+}
+
+static json_t *hex_json(uint64_t v)
+{
+    char b[24];
+
+    snprintf(b, sizeof(b), "0x%" PRIx64, v);
+    return json_string(b);
+}
+
+/* ---- notes -------------------------------------------------------------------------------- */
+
+static int read_threads(struct hs_ctx *c, char *why, size_t why_size)
+{
+    struct gpucore_note n;
+
+    for (uint32_t i = 0; gpucore_core_find_note(c->core, "CORE", 1, &i, &n) == GPUCORE_OK; i++) {
+        struct hs_thread *th;
+
+        if (n.desc_size != PRSTATUS_SIZE) {
+            snprintf(why, why_size,
+                     "NT_PRSTATUS at file offset 0x%" PRIx64 " has %" PRIu64
+                     " bytes, not the 336 of x86-64: only x86-64 host threads are unwound",
+                     n.offset, n.desc_size);
+            return 0;
+        }
+        if (c->nthreads == c->cap) {
+            th = gc_array_grow(c->threads, &c->cap, c->nthreads, sizeof(*th), 16);
+            if (!th)
+                return -1;
+            c->threads = th;
+        }
+        th = &c->threads[c->nthreads++];
+        th->tid = (int32_t)gc_le32_get(n.desc + PRSTATUS_PID);
+        th->cursig = (int16_t)gc_le16_get(n.desc + PRSTATUS_CURSIG);
+        for (uint32_t r = 0; r < PRSTATUS_NREG; r++)
+            th->regs[r] = gc_le64_get(n.desc + PRSTATUS_REG + 8u * r);
+    }
+    return 1;
+}
+
+/* The first signal number of NT_SIGINFO, 0 if none. */
+static int core_signal(gpucore_core_t *core)
+{
+    struct gpucore_note n;
+    uint32_t i = 0;
+
+    if (gpucore_core_find_note(core, "CORE", 0x53494749u, &i, &n) != GPUCORE_OK ||
+        n.desc_size < 4)
+        return 0;
+    return (int32_t)gc_le32_get(n.desc);
+}
+
+/* pr_pid of NT_PRPSINFO (x86-64 struct elf_prpsinfo: 136 bytes, pr_pid at 24), -1 if none. */
+static int64_t core_pid(gpucore_core_t *core)
+{
+    struct gpucore_note n;
+    uint32_t i = 0;
+
+    if (gpucore_core_find_note(core, "CORE", 3, &i, &n) != GPUCORE_OK || n.desc_size != 136)
+        return -1;
+    return (int32_t)gc_le32_get(n.desc + 24);
+}
+
+/* AT_SYSINFO_EHDR from NT_AUXV, 0 if none. */
+static uint64_t core_vdso(gpucore_core_t *core)
+{
+    struct gpucore_note n;
+    uint32_t i = 0;
+
+    if (gpucore_core_find_note(core, "CORE", 6, &i, &n) != GPUCORE_OK)
+        return 0;
+    for (uint64_t o = 0; o + 16 <= n.desc_size; o += 16)
+        if (gc_le64_get(n.desc + o) == AT_SYSINFO_EHDR_)
+            return gc_le64_get(n.desc + o + 8);
+    return 0;
+}
+
+/* ---- modules ------------------------------------------------------------------------------ */
+
+/* What the core holds of an ELF image mapped at @p base: its type, its load address for
+   libdwfl, and the GNU build-id from its first page. 0 ok, -1 not an ELF image in the core. */
+struct core_elf {
+    uint16_t type;
+    uint64_t first_vaddr; /* the first PT_LOAD's page-aligned p_vaddr */
+    uint8_t build_id[64];
+    uint32_t build_id_len;
+};
+
+static void read_build_id(gpucore_core_t *core, uint64_t addr, uint64_t size,
+                          struct core_elf *e)
+{
+    uint8_t buf[PAGE];
+    uint64_t o = 0;
+
+    if (size > sizeof(buf))
+        size = sizeof(buf);
+    if (gpucore_core_read(core, addr, buf, size, NULL) != GPUCORE_OK)
+        return;
+    while (o + 12 <= size) {
+        uint32_t namesz = gc_le32_get(buf + o), descsz = gc_le32_get(buf + o + 4),
+                 type = gc_le32_get(buf + o + 8);
+        uint64_t name_at = o + 12, desc_at = name_at + (((uint64_t)namesz + 3) & ~(uint64_t)3);
+        uint64_t next = desc_at + (((uint64_t)descsz + 3) & ~(uint64_t)3);
+
+        if (next > size)
+            return;
+        if (type == NT_GNU_BUILD_ID && namesz == 4 && memcmp(buf + name_at, "GNU", 4) == 0 &&
+            descsz > 0 && descsz <= sizeof(e->build_id)) {
+            memcpy(e->build_id, buf + desc_at, descsz);
+            e->build_id_len = descsz;
+            return;
+        }
+        o = next;
+    }
+}
+
+static int read_core_elf(gpucore_core_t *core, uint64_t base, struct core_elf *e)
+{
+    uint8_t eh[64], ph[56];
+    uint64_t phoff;
+    uint16_t phnum, phentsize;
+    int have_load = 0;
+
+    memset(e, 0, sizeof(*e));
+    if (gpucore_core_read(core, base, eh, sizeof(eh), NULL) != GPUCORE_OK ||
+        memcmp(eh, ELFMAG, SELFMAG) != 0 || eh[EI_CLASS] != ELFCLASS64 ||
+        eh[EI_DATA] != ELFDATA2LSB)
+        return -1;
+    e->type = gc_le16_get(eh + 16);
+    phoff = gc_le64_get(eh + 32);
+    phentsize = gc_le16_get(eh + 54);
+    phnum = gc_le16_get(eh + 56);
+    if (phentsize != sizeof(ph) || phoff > PAGE || phnum > (PAGE - phoff) / sizeof(ph))
+        return e->type == ET_EXEC || e->type == ET_DYN ? 0 : -1;
+    for (uint16_t i = 0; i < phnum; i++) {
+        uint32_t type;
+
+        if (gpucore_core_read(core, base + phoff + i * sizeof(ph), ph, sizeof(ph), NULL) !=
+            GPUCORE_OK)
+            break;
+        type = gc_le32_get(ph);
+        if (type == PT_LOAD && !have_load) {
+            e->first_vaddr = gc_le64_get(ph + 16) & ~(uint64_t)(PAGE - 1);
+            have_load = 1;
+        }
+        if (type == PT_NOTE && !e->build_id_len && have_load) {
+            uint64_t vaddr = gc_le64_get(ph + 16), filesz = gc_le64_get(ph + 32);
+            uint64_t at = e->type == ET_DYN ? base - e->first_vaddr + vaddr : vaddr;
+
+            read_build_id(core, at, filesz, e);
+        }
+    }
+    return e->type == ET_EXEC || e->type == ET_DYN ? 0 : -1;
+}
+
+static json_t *build_id_json(const uint8_t *id, uint32_t len)
+{
+    char hex[2 * 64 + 1];
+
+    if (!len)
+        return json_null();
+    for (uint32_t i = 0; i < len && i < 64; i++)
+        snprintf(hex + 2 * i, 3, "%02x", id[i]);
+    return json_string(hex);
+}
+
+static void note_no_symbols(struct hs_ctx *c, const char *name, const char *path,
+                            const struct core_elf *e, const char *why)
+{
+    json_t *o = json_object();
+
+    if (!o)
+        return;
+    json_object_set_new(o, "name", printable_json(name));
+    json_object_set_new(o, "path", printable_json(path));
+    json_object_set_new(o, "build_id", build_id_json(e->build_id, e->build_id_len));
+    json_object_set_new(o, "why", json_string(why));
+    json_array_append_new(c->no_symbols, o);
+}
+
+/* The module's file below --sysroot, when it is the file the core had mapped: an fd libdwfl may
+   take, or -1 with why filled. */
+static int open_module_file(struct hs_ctx *c, const char *path, const struct core_elf *e,
+                            char *why, size_t why_size)
+{
+    struct stat st;
+    const void *id = NULL;
+    ssize_t idlen;
+    Elf *elf;
+    GElf_Ehdr eh;
+    int fd;
+
+    if (!c->sysroot) {
+        snprintf(why, why_size,
+                 "its file is not in the core (--sysroot DIR reads it below DIR, checked "
+                 "by build-id)");
+        return -1;
+    }
+    fd = gc_open_below(c->sysroot, "--sysroot", path, &st, why, why_size);
+    if (fd < 0)
+        return -1;
+    elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+    if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) ||
+        eh.e_machine != EM_X86_64 || eh.e_type != e->type) {
+        snprintf(why, why_size, "below --sysroot %.200s, not the x86-64 ELF file the core "
+                 "had mapped", c->sysroot);
+        goto bad;
+    }
+    idlen = dwelf_elf_gnu_build_id(elf, &id);
+    if (e->build_id_len && (idlen != (ssize_t)e->build_id_len ||
+                            memcmp(id, e->build_id, e->build_id_len) != 0)) {
+        snprintf(why, why_size, "below --sysroot %.200s, a file with another build-id than "
+                 "the core's", c->sysroot);
+        goto bad;
+    }
+    elf_end(elf);
+    return fd;
+bad:
+    elf_end(elf);
+    close(fd);
+    return -1;
+}
+
+/* Give libdwfl's callbacks the context through the module's user data. */
+static void set_module_ctx(Dwfl_Module *mod, struct hs_ctx *c)
+{
+    void **ud = NULL;
+
+    if (mod && dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL) && ud)
+        *ud = c;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+
+    return s ? s + 1 : path;
+}
+
+static void report_file_module(Dwfl *dwfl, struct hs_ctx *c, const char *path, uint64_t low,
+                               uint64_t high, uint64_t base)
+{
+    char why[512], *name = dup_printable(base_name(path), strlen(base_name(path)));
+    struct core_elf e;
+    Dwfl_Module *mod = NULL;
+    size_t len = strlen(path);
+    int fd;
+
+    if (!name)
+        return;
+    if (read_core_elf(c->core, base, &e) != 0)
+        goto out; /* not an ELF image (a data file, a font): no module */
+    if (len > 10 && strcmp(path + len - 10, " (deleted)") == 0) {
+        snprintf(why, sizeof(why), "its file had been deleted when the core was written");
+        fd = -1;
+    } else {
+        fd = open_module_file(c, path, &e, why, sizeof(why));
+    }
+    if (fd >= 0) {
+        mod = dwfl_report_elf(dwfl, name, path, fd, e.type == ET_DYN ? base : 0, false);
+        if (!mod) {
+            snprintf(why, sizeof(why), "libdwfl refused its file: %s", dwfl_errmsg(-1));
+            close(fd);
+        }
+    }
+    if (!mod) {
+        note_no_symbols(c, name, path, &e, why);
+        mod = dwfl_report_module(dwfl, name, low, high);
+    }
+    set_module_ctx(mod, c);
+out:
+    free(name);
+}
+
+struct file_map {
+    uint64_t start, end, pgoff;
+    const char *name;
+};
+
+/* Report every mapped ELF file of NT_FILE: one module per file, from its lowest to its highest
+   mapping, loaded at its mapping of file offset 0. */
+static int report_files(Dwfl *dwfl, struct hs_ctx *c)
+{
+    struct gpucore_note n;
+    struct file_map *m;
+    uint64_t count;
+    const char *names, *end;
+    uint32_t i = 0;
+
+    if (gpucore_core_find_note(c->core, "CORE", NT_FILE_, &i, &n) != GPUCORE_OK ||
+        n.desc_size < 16)
+        return 0;
+    count = gc_le64_get(n.desc);
+    if (count > (n.desc_size - 16) / 24)
+        return 0; /* malformed: no modules (the frames say "no module") */
+    if (count > GC_HS_MAX_FILES)
+        count = GC_HS_MAX_FILES;
+    m = calloc(count ? count : 1, sizeof(*m));
+    if (!m)
+        return -1;
+    names = (const char *)n.desc + 16 + 24 * gc_le64_get(n.desc);
+    end = (const char *)n.desc + n.desc_size;
+    for (uint64_t k = 0; k < count; k++) {
+        const char *nul = memchr(names, 0, (size_t)(end - names));
+
+        if (!nul) {
+            count = k;
+            break;
+        }
+        m[k].start = gc_le64_get(n.desc + 16 + 24 * k);
+        m[k].end = gc_le64_get(n.desc + 24 + 24 * k);
+        m[k].pgoff = gc_le64_get(n.desc + 32 + 24 * k);
+        m[k].name = names;
+        names = nul + 1;
+    }
+    for (uint64_t k = 0; k < count; k++) {
+        uint64_t low = m[k].start, high = m[k].end, base = UINT64_MAX;
+        int first = 1;
+
+        for (uint64_t j = 0; j < count && first; j++)
+            if (j < k && strcmp(m[j].name, m[k].name) == 0)
+                first = 0;
+        if (!first || m[k].end <= m[k].start)
+            continue;
+        for (uint64_t j = k; j < count; j++) {
+            if (strcmp(m[j].name, m[k].name) != 0 || m[j].end <= m[j].start)
+                continue;
+            low = m[j].start < low ? m[j].start : low;
+            high = m[j].end > high ? m[j].end : high;
+            if (m[j].pgoff == 0 && base == UINT64_MAX)
+                base = m[j].start;
+        }
+        if (base != UINT64_MAX)
+            report_file_module(dwfl, c, m[k].name, low, high, base);
+    }
+    free(m);
+    return 0;
+}
+
+/* The vDSO: the kernel dumps it whole, so its ELF image (symbols, CFI) comes from the core. */
+static void report_vdso(Dwfl *dwfl, struct hs_ctx *c)
+{
+    uint64_t at = core_vdso(c->core), size = 0;
+    uint8_t eh[64], *img;
+    struct core_elf e;
+    Dwfl_Module *mod;
+    int fd;
+
+    if (!at || read_core_elf(c->core, at, &e) != 0 ||
+        gpucore_core_read(c->core, at, eh, sizeof(eh), NULL) != GPUCORE_OK)
+        return;
+    /* The image ends with its section headers (or its last segment). */
+    size = gc_le64_get(eh + 40) + (uint64_t)gc_le16_get(eh + 58) * gc_le16_get(eh + 60);
+    for (uint16_t i = 0; i < gc_le16_get(eh + 56) && i < 64; i++) {
+        uint8_t ph[56];
+
+        if (gpucore_core_read(c->core, at + gc_le64_get(eh + 32) + 56u * i, ph, sizeof(ph), NULL) ==
+                GPUCORE_OK &&
+            gc_le32_get(ph) == PT_LOAD)
+            if (gc_le64_get(ph + 8) + gc_le64_get(ph + 32) > size)
+                size = gc_le64_get(ph + 8) + gc_le64_get(ph + 32);
+    }
+    if (size < sizeof(eh) || size > GC_HS_VDSO_MAX || !(img = malloc(size)))
+        return;
+    fd = gpucore_core_read(c->core, at, img, size, NULL) == GPUCORE_OK
+             ? memfd_create("gpucore-vdso", MFD_CLOEXEC)
+             : -1;
+    if (fd >= 0 && (write(fd, img, size) != (ssize_t)size ||
+                    !(mod = dwfl_report_elf(dwfl, "[vdso]", "[vdso]", fd, at, false)))) {
+        close(fd);
+        fd = -1;
+    }
+    if (fd >= 0)
+        set_module_ctx(mod, c);
+    free(img);
+}
+
+/* ---- libdwfl callbacks -------------------------------------------------------------------- */
+
+/* Never a file for a module the core names: report_file_module() gave libdwfl every file it
+   may have. */
+static int find_no_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+                       char **file_name, Elf **elfp)
+{
+    (void)mod, (void)userdata, (void)modname, (void)base, (void)file_name;
+    *elfp = NULL;
+    return -1;
+}
+
+/* A separate debug file by build-id, below --sysroot only. */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+                          GElf_Addr base, const char *file_name, const char *debuglink_file,
+                          GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+    const struct hs_ctx *c = userdata ? *userdata : NULL;
+    const unsigned char *id = NULL;
+    GElf_Addr id_vaddr;
+    char path[256], why[512];
+    struct stat st;
+    int len, o, fd;
+
+    (void)modname, (void)base, (void)file_name, (void)debuglink_file, (void)debuglink_crc;
+    *debuginfo_file_name = NULL;
+    if (!c || !c->sysroot)
+        return -1;
+    len = dwfl_module_build_id(mod, &id, &id_vaddr);
+    if (len < 2 || len > 64)
+        return -1;
+    o = snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/", id[0]);
+    for (int i = 1; i < len; i++)
+        o += snprintf(path + o, sizeof(path) - (size_t)o, "%02x", id[i]);
+    snprintf(path + o, sizeof(path) - (size_t)o, ".debug");
+    fd = gc_open_below(c->sysroot, "--sysroot", path, &st, why, sizeof(why));
+    if (fd < 0)
+        return -1;
+    *debuginfo_file_name = strdup(path);
+    return fd;
+}
+
+static const Dwfl_Callbacks dwfl_callbacks = {
+    .find_elf = find_no_elf,
+    .find_debuginfo = find_debuginfo,
+};
+
+static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
+{
+    struct hs_ctx *c = arg;
+
+    (void)dwfl;
+    for (uint32_t i = 0; i < c->nthreads; i++)
+        if (c->threads[i].tid == tid) {
+            *thread_argp = &c->threads[i];
+            return true;
+        }
+    return false;
+}
+
+static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+    struct hs_ctx *c = arg;
+    struct hs_thread *th = *thread_argp;
+    uint32_t i = th ? (uint32_t)(th - c->threads) + 1 : 0;
+
+    (void)dwfl;
+    if (i >= c->nthreads)
+        return 0;
+    *thread_argp = &c->threads[i];
+    return c->threads[i].tid;
+}
+
+static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+    struct hs_ctx *c = arg;
+    uint8_t b[8];
+
+    (void)dwfl;
+    if (gpucore_core_read(c->core, addr, b, sizeof(b), NULL) != GPUCORE_OK)
+        return false;
+    *result = gc_le64_get(b);
+    return true;
+}
+
+static bool set_initial_registers(Dwfl_Thread *thread, void *thread_arg)
+{
+    const struct hs_thread *th = thread_arg;
+    Dwarf_Word regs[17];
+
+    for (size_t i = 0; i < GC_ARRAY_SIZE(regs); i++)
+        regs[i] = th->regs[dwarf_to_user_reg[i]];
+    dwfl_thread_state_register_pc(thread, th->regs[UR_RIP]);
+    return dwfl_thread_state_registers(thread, 0, 16, regs);
+}
+
+static const Dwfl_Thread_Callbacks thread_callbacks = {
+    .next_thread = next_thread,
+    .get_thread = get_thread,
+    .memory_read = memory_read,
+    .set_initial_registers = set_initial_registers,
+};
+
+/* ---- frames ------------------------------------------------------------------------------- */
+
+struct frames {
+    Dwfl *dwfl;
+    json_t *arr;
+    int more;
+};
+
+static json_t *frame_json(Dwfl *dwfl, Dwarf_Addr pc, bool activation)
+{
+    /* A return address points after the call: look the caller up at the call itself. */
+    Dwarf_Addr at = activation || pc == 0 ? pc : pc - 1, start = 0;
+    Dwfl_Module *mod = dwfl_addrmodule(dwfl, at);
+    const char *mname = mod ? dwfl_module_info(mod, NULL, &start, NULL, NULL, NULL, NULL, NULL)
+                            : NULL;
+    GElf_Off off = 0;
+    GElf_Sym sym;
+    const char *sname = mod ? dwfl_module_addrinfo(mod, at, &off, &sym, NULL, NULL, NULL) : NULL;
+    Dwfl_Line *line = sname ? dwfl_module_getsrc(mod, at) : NULL;
+    json_t *o = json_object(), *src = json_null();
+    int lineno = 0, col = 0;
+    const char *file = line ? dwfl_lineinfo(line, NULL, &lineno, &col, NULL, NULL) : NULL;
+
+    if (!o)
+        return NULL;
+    if (file) {
+        json_decref(src);
+        src = json_object();
+        json_object_set_new(src, "file", printable_json(file));
+        json_object_set_new(src, "line", json_integer(lineno));
+        json_object_set_new(src, "column", json_integer(col));
+    }
+    json_object_set_new(o, "pc", hex_json(pc));
+    json_object_set_new(o, "module", mname ? printable_json(mname) : json_null());
+    json_object_set_new(o, "module_offset", mname ? hex_json(pc - start) : json_null());
+    json_object_set_new(o, "symbol", printable_json(sname));
+    json_object_set_new(o, "symbol_offset",
+                        sname ? json_integer((json_int_t)(off + (pc - at))) : json_null());
+    json_object_set_new(o, "source", src);
+    return o;
+}
+
+static int frame_cb(Dwfl_Frame *state, void *arg)
+{
+    struct frames *f = arg;
+    Dwarf_Addr pc;
+    bool activation;
+
+    if (json_array_size(f->arr) >= GC_HS_MAX_FRAMES) {
+        f->more = 1;
+        return DWARF_CB_ABORT;
+    }
+    if (!dwfl_frame_pc(state, &pc, &activation))
+        return DWARF_CB_ABORT;
+    if (pc == 0 && !activation)
+        return DWARF_CB_ABORT; /* a zero return address: the outermost frame was the last */
+    json_array_append_new(f->arr, frame_json(f->dwfl, pc, activation));
+    return DWARF_CB_OK;
+}
+
+/* Why unwinding stopped early: most often the last frame's module has no file here, so neither
+   CFI nor a frame-pointer chain through it could be followed. */
+static json_t *unwind_end_json(const json_t *frames)
+{
+    const json_t *last = json_array_get(frames, json_array_size(frames) - 1);
+    const char *mod = json_string_value(json_object_get(last, "module"));
+    char b[512];
+
+    if (last && json_is_null(json_object_get(last, "symbol")))
+        snprintf(b, sizeof(b), "no unwind tables for %s: its file is not at hand (libdwfl: %s)",
+                 mod ? mod : "a frame outside every mapped file", dwfl_errmsg(-1));
+    else
+        snprintf(b, sizeof(b), "libdwfl: %s", dwfl_errmsg(-1));
+    return printable_json(b);
+}
+
+static json_t *syscall_json(const struct hs_thread *th)
+{
+    int64_t nr = (int64_t)th->regs[UR_ORIG_RAX];
+    char b[48];
+
+    if (nr < 0)
+        return json_null();
+    if (nr == SYS_IOCTL && (uint32_t)th->regs[UR_RSI] == KFD_IOC_WAIT_EVENTS)
+        return json_string("ioctl(AMDKFD_IOC_WAIT_EVENTS)");
+    for (size_t i = 0; i < GC_ARRAY_SIZE(syscall_names); i++)
+        if (syscall_names[i].nr == nr)
+            return json_string(syscall_names[i].name);
+    snprintf(b, sizeof(b), "#%" PRId64, nr);
+    return json_string(b);
+}
+
+static json_t *signal_json(int sig)
+{
+    const char *abbrev = sig > 0 && sig < 65 ? sigabbrev_np(sig) : NULL;
+    char b[32];
+
+    if (sig <= 0)
+        return json_null();
+    if (abbrev)
+        snprintf(b, sizeof(b), "SIG%s", abbrev);
+    else
+        snprintf(b, sizeof(b), "signal %d", sig);
+    return json_string(b);
+}
+
+static json_t *thread_json(Dwfl *dwfl, const struct hs_thread *th, int first, int sig,
+                           int attached)
+{
+    struct frames f = { .dwfl = dwfl, .arr = json_array() };
+    json_t *o = json_object();
+    int rc;
+
+    if (!o || !f.arr) {
+        json_decref(o);
+        json_decref(f.arr);
+        return NULL;
+    }
+    json_object_set_new(o, "tid", json_integer(th->tid));
+    json_object_set_new(o, "first", json_boolean(first));
+    json_object_set_new(o, "signal", signal_json(first ? (sig ? sig : th->cursig) : 0));
+    json_object_set_new(o, "syscall", syscall_json(th));
+    if (attached) {
+        rc = dwfl_getthread_frames(dwfl, th->tid, frame_cb, &f);
+        json_object_set_new(o, "unwind_end", rc < 0 ? unwind_end_json(f.arr) : json_null());
+    } else {
+        json_array_append_new(f.arr, frame_json(dwfl, th->regs[UR_RIP], true));
+        json_object_set_new(o, "unwind_end", json_string("libdwfl could not attach"));
+    }
+    json_object_set_new(o, "frames", f.arr);
+    json_object_set_new(o, "more_frames", json_boolean(f.more));
+    return o;
+}
+
+/* Set each module's "in_frames": whether a frame shown is in it. */
+static void mark_modules_in_frames(json_t *modules, const json_t *threads)
+{
+    const json_t *th, *f;
+    json_t *m;
+    size_t i, j, k;
+
+    json_array_foreach(modules, i, m)
+    {
+        int in = 0;
+        const char *name = json_string_value(json_object_get(m, "name"));
+
+        json_array_foreach(threads, j, th) json_array_foreach(json_object_get(th, "frames"), k, f)
+        {
+            const char *fm = json_string_value(json_object_get(f, "module"));
+
+            if (name && fm && strcmp(name, fm) == 0)
+                in = 1;
+        }
+        json_object_set_new(m, "in_frames", json_boolean(in));
+    }
+}
+
+/* ---- the member --------------------------------------------------------------------------- */
+
+static void init_ebl_elf(struct hs_ctx *c)
+{
+    unsigned char *h = c->ebl_image;
+
+    memset(h, 0, sizeof(c->ebl_image));
+    memcpy(h, ELFMAG, SELFMAG);
+    h[EI_CLASS] = ELFCLASS64;
+    h[EI_DATA] = ELFDATA2LSB;
+    h[EI_VERSION] = EV_CURRENT;
+    gc_le16_put(h + 16, ET_CORE);
+    gc_le16_put(h + 18, EM_X86_64);
+    gc_le32_put(h + 20, EV_CURRENT);
+    gc_le16_put(h + 52, 64); /* e_ehsize */
+    gc_le16_put(h + 54, 56); /* e_phentsize */
+    gc_le16_put(h + 58, 64); /* e_shentsize */
+    elf_version(EV_CURRENT);
+    c->ebl_elf = elf_memory((char *)h, sizeof(c->ebl_image));
+}
+
+json_t *gc_host_stacks_json(gpucore_core_t *core, const char *sysroot)
+{
+    struct hs_ctx c = { .core = core, .sysroot = sysroot };
+    json_t *doc = json_object(), *threads = json_array();
+    Dwfl *dwfl = NULL;
+    char why[512] = "";
+    int attached = 0, ok, sig;
+
+    c.no_symbols = json_array();
+    if (!doc || !threads || !c.no_symbols)
+        goto nomem;
+    ok = read_threads(&c, why, sizeof(why));
+    if (ok < 0)
+        goto nomem;
+    if (ok && c.nthreads == 0) {
+        json_decref(doc);
+        json_decref(threads);
+        json_decref(c.no_symbols);
+        return json_null();
+    }
+    sig = core_signal(core);
+    if (ok) {
+        init_ebl_elf(&c);
+        dwfl = dwfl_begin(&dwfl_callbacks);
+        if (!dwfl || !c.ebl_elf) {
+            snprintf(why, sizeof(why), "libdwfl: %s", dwfl_errmsg(-1));
+            ok = 0;
+        }
+    }
+    if (ok) {
+        dwfl_report_begin(dwfl);
+        if (report_files(dwfl, &c) != 0)
+            goto nomem;
+        report_vdso(dwfl, &c);
+        dwfl_report_end(dwfl, NULL, NULL);
+        attached = dwfl_attach_state(dwfl, c.ebl_elf, c.threads[0].tid, &thread_callbacks, &c);
+        for (uint32_t i = 0; i < c.nthreads && i < GC_HS_MAX_THREADS; i++) {
+            json_t *t = thread_json(dwfl, &c.threads[i], i == 0, sig, attached);
+
+            if (!t)
+                goto nomem;
+            json_array_append_new(threads, t);
+        }
+    }
+    json_object_set_new(doc, "pid",
+                        core_pid(core) >= 0 ? json_integer(core_pid(core)) : json_null());
+    json_object_set_new(doc, "threads", threads);
+    threads = NULL;
+    json_object_set_new(doc, "more_threads",
+                        json_integer(c.nthreads > GC_HS_MAX_THREADS
+                                         ? (json_int_t)(c.nthreads - GC_HS_MAX_THREADS)
+                                         : 0));
+    json_object_set_new(doc, "sysroot", sysroot ? printable_json(sysroot) : json_null());
+    mark_modules_in_frames(c.no_symbols, json_object_get(doc, "threads"));
+    json_object_set_new(doc, "modules_without_symbols", c.no_symbols);
+    c.no_symbols = NULL;
+    json_object_set_new(doc, "problem", why[0] ? json_string(why) : json_null());
+    dwfl_end(dwfl);
+    if (c.ebl_elf)
+        elf_end(c.ebl_elf);
+    free(c.threads);
+    return doc;
+nomem:
+    dwfl_end(dwfl);
+    if (c.ebl_elf)
+        elf_end(c.ebl_elf);
+    free(c.threads);
+    json_decref(doc);
+    json_decref(threads);
+    json_decref(c.no_symbols);
+    return NULL;
+}
