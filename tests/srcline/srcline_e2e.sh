@@ -7,7 +7,8 @@
 # `llvm-symbolizer --inlining` on the same code object, and so for every instruction of
 # `analyze disasm --json` around wave 0 (the scenario's compiled object, checked
 # to have the size the core's copy has). vadd-fault's faulting store must be three frames deep
-# (vadd -> finish -> store_sum). SCENARIO "no-dwarf" runs vadd-fault with its code object
+# (vadd -> finish -> store_sum). The text of `analyze waves` shows every wave's chain, running
+# or stopped, as its JSON has it. SCENARIO "no-dwarf" runs vadd-fault with its code object
 # compiled without -g: the report says "no line information in code object 0 (URI)" once, and
 # every PC's source and chain are null.
 #
@@ -65,6 +66,7 @@ e2e_capture_scenario "$scenarios/$scenario.json" out/core
 
 gc report analyze --json out/core; expect_rc 0 report
 gc waves analyze waves --json out/core; expect_rc 0 waves
+gc waves-text analyze waves out/core; expect_rc 0 waves-text
 # The disassembly around the first wave, each instruction with its source (objdump -S -l).
 gc disasm analyze disasm --json --wave 0 --before 64 --after 64 out/core; expect_rc 0 disasm
 
@@ -117,6 +119,34 @@ def symbolize(path, offsets):
                            "column": int(col) or None})
         res[off] = None if not frames or frames[0]["function"] == "??" else frames
     return res
+
+# The text of `analyze waves`: every wave, running or stopped, is followed by its chain as the
+# JSON has it ("at F (file:line:col)", then "inlined into G (...)"), and nothing else.
+def loc(f):
+    s = f["file"] or "?"
+    for k in ("line", "column"):
+        if f[k] is not None:
+            s += ":%d" % f[k]
+    return s
+text_chains, cur = {}, None
+for line in open("waves-text.out").read().splitlines()[2:]:
+    if line.startswith("         ") and cur is not None:
+        text_chains[cur].append(line.strip())
+    else:
+        cur = int(line.split()[0])
+        text_chains[cur] = []
+if sorted(text_chains) != sorted(w["index"] for w in waves["waves"]):
+    errors.append("analyze waves lists other waves than --json")
+no_chain = 0
+for w in waves["waves"]:
+    want = ["%s %s (%s)" % ("inlined into" if i else "at", f["function"], loc(f))
+            for i, f in enumerate(w["inlined"] or [])]
+    no_chain += not want
+    if text_chains.get(w["index"]) != want:
+        errors.append("analyze waves, wave %d (%s): %r, --json %r" % (
+            w["index"], "stopped" if w["stopped"] else "running", text_chains.get(w["index"]), want))
+if no_chain:
+    errors.append("%d waves without an inline chain" % no_chain)
 
 checked = 0
 for load, path in cos:
