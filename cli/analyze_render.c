@@ -411,9 +411,8 @@ void analyze_render_waves(FILE *out, const json_t *doc)
                                              ? "(PC inside an instruction or "
                                                "not disassembled)"
                                              : ""));
-        /* A stopped wave's source (running waves, many and unremarkable, only in --json). */
-        if (gc_triage_get_bool(w, "stopped"))
-            render_source(out, "         ", w);
+        /* Every wave's source and inline chain, running or stopped, as --json has them. */
+        render_source(out, "         ", w);
     }
 }
 

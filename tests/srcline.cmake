@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # Source lines and inline chains (analyze/srcline.h): the unit test on compiled scenario code
 # objects, one of them compiled without DWARF; gpucore analyze's lines against llvm-symbolizer
-# for every scenario (tests/srcline/srcline_e2e.sh), and a code object without DWARF.
+# and llvm-dwarfdump for every scenario (tests/srcline/srcline_e2e.sh), and a code object
+# without DWARF.
 
 gpucore_unit_test(test_srcline SOURCES unit/test_srcline.c LIBS gc_triage gc_analyze gc_libcore gc_schema gc_arch)
 add_dependencies(test_srcline scenario-objects)
@@ -22,6 +23,21 @@ foreach(scen IN LISTS _gc_srcline_cases ITEMS no-dwarf)
                    ${GPUCORE_SCENARIO_OBJECTS} ${PROJECT_SOURCE_DIR}/tests/scenarios
                    ${GPUCORE_SYMBOLIZER16} ${scen})
   set_tests_properties(srcline-e2e-${scen} PROPERTIES LABELS "analyze;e2e"
+                       SKIP_RETURN_CODE 77 TIMEOUT 300)
+endforeach()
+
+# The same PCs against llvm-dwarfdump --lookup: the DIEs around each PC (subprogram and
+# inlined_subroutine names, DW_AT_call_file/line/column) and its line row. Skipped (77) when
+# llvm-dwarfdump-16 is not installed.
+find_program(GPUCORE_DWARFDUMP16 NAMES llvm-dwarfdump-16 HINTS /usr/lib/llvm-16/bin)
+foreach(scen IN LISTS _gc_srcline_cases)
+  add_test(NAME srcline-dwarfdump-${scen}
+           COMMAND ${PROJECT_SOURCE_DIR}/tests/srcline/srcline_e2e.sh
+                   ${CMAKE_CURRENT_BINARY_DIR}/srcline-dwarfdump/${scen}
+                   $<TARGET_FILE:gpucore-cli> $<TARGET_FILE:gpucore-inferior>
+                   ${GPUCORE_SCENARIO_OBJECTS} ${PROJECT_SOURCE_DIR}/tests/scenarios
+                   "${GPUCORE_DWARFDUMP16}" ${scen})
+  set_tests_properties(srcline-dwarfdump-${scen} PROPERTIES LABELS "analyze;e2e"
                        SKIP_RETURN_CODE 77 TIMEOUT 300)
 endforeach()
 

@@ -87,7 +87,7 @@ __attribute__((noinline)) void *gc_inferior_blocked_thread(void *arg)
 }
 
 static int write_describe(const char *path, const struct gc_scenario *s,
-                          const struct gc_layout *l)
+                          const struct gc_layout *l, const uint64_t *fault_va)
 {
     FILE *f = fopen(path, "w");
 
@@ -110,6 +110,9 @@ static int write_describe(const char *path, const struct gc_scenario *s,
     for (uint32_t i = 0; i < l->nallocs; i++)
         fprintf(f, "alloc 0x%" PRIx64 " %" PRIu64 " kind %u gpu 0x%x %s\n", l->allocs[i].base,
                 l->allocs[i].size, l->allocs[i].kind, l->allocs[i].gpu_id, l->allocs[i].label);
+    for (uint32_t i = 0; i < s->nexceptions; i++)
+        if (fault_va[i])
+            fprintf(f, "exception %u address 0x%" PRIx64 "\n", i, fault_va[i]);
     for (uint32_t i = 0; i < s->nqueues; i++) {
         const struct gc_layout_queue *q = &l->queues[i];
 
@@ -231,7 +234,8 @@ out:
 
 /* Convert the layout into the driver's description and start it. */
 static gpucore_status_t start_driver(const struct gc_scenario *s, const struct gc_layout *l,
-                                     const char *socket, struct runtime *rt,
+                                     const uint64_t *fault_va, const char *socket,
+                                     struct runtime *rt,
                                      struct gc_sim_driver **ret, gpucore_diag_t *diag)
 {
     struct kfd_dbg_device_info_entry *agents = gc_calloc_array(s->nagents, sizeof(*agents));
@@ -287,7 +291,7 @@ static gpucore_status_t start_driver(const struct gc_scenario *s, const struct g
 
         ex[i].code = exception_code(e->what);
         ex[i].delay_ms = e->at_ms;
-        ex[i].fault_va = e->address;
+        ex[i].fault_va = fault_va[i];
         ex[i].fault_flags = e->fault_flags;
         if (e->queue != UINT32_MAX) {
             ex[i].gpu_id = l->queues[e->queue].gpu_id;
@@ -405,6 +409,7 @@ int main(int argc, char **argv)
     static struct runtime rt; /* the driver's thread reads it until exit */
 #endif
     const char *env_faults = getenv("GPUCORE_SIM_FAULTS");
+    uint64_t *fault_va = NULL; /* each exception's fault address, resolved in the layout */
 
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--objects") == 0 && i + 1 < argc)
@@ -450,17 +455,37 @@ int main(int argc, char **argv)
         gc_scenario_free(s);
         return diag.status == GPUCORE_E_INVAL ? EX_DATAERR : EX_SOFTWARE;
     }
+    fault_va = gc_calloc_array(s->nexceptions + 1u, sizeof(*fault_va));
+    if (!fault_va) {
+        fprintf(stderr, "%s: out of memory\n", prog);
+        gc_layout_free(l);
+        gc_scenario_free(s);
+        return EX_SOFTWARE;
+    }
+    /* { "host": "stack" }: main's frame, on the main thread's stack for the process's life. */
+    for (uint32_t i = 0; i < s->nexceptions; i++) {
+        if (gc_layout_exception_address(l, i, (uint64_t)(uintptr_t)__builtin_frame_address(0),
+                                        &fault_va[i], &diag) < 0) {
+            fprintf(stderr, "%s: %s\n", prog, diag.message);
+            gc_free(fault_va);
+            gc_layout_free(l);
+            gc_scenario_free(s);
+            return EX_DATAERR;
+        }
+    }
 #ifdef GC_INFERIOR_HAVE_DRIVER
     rt.action = s->on_queue_error;
     rt.exit_status = (int)s->exit_status;
     if (start_tools(s, l, &rt, &diag) < 0) {
         fprintf(stderr, "%s: %s\n", prog, diag.message);
+        gc_free(fault_va);
         gc_layout_free(l);
         gc_scenario_free(s);
         return EX_SOFTWARE;
     }
-    if (start_driver(s, l, socket, &rt, &drv, &diag) < 0) {
+    if (start_driver(s, l, fault_va, socket, &rt, &drv, &diag) < 0) {
         fprintf(stderr, "%s: simulated driver: %s\n", prog, diag.message);
+        gc_free(fault_va);
         gc_layout_free(l);
         gc_scenario_free(s);
         return EX_SOFTWARE;
@@ -477,7 +502,7 @@ int main(int argc, char **argv)
             break;
         }
     }
-    if (!rc && describe && write_describe(describe, s, l)) {
+    if (!rc && describe && write_describe(describe, s, l, fault_va)) {
         fprintf(stderr, "%s: %s: %s\n", prog, describe, strerror(errno));
         rc = EX_SOFTWARE;
     }
@@ -497,6 +522,7 @@ int main(int argc, char **argv)
 #endif
     gc_layout_free(l);
     gc_scenario_free(s);
+    gc_free(fault_va);
     fflush(stdout);
     _exit(rc);
 }

@@ -1022,6 +1022,43 @@ static gpucore_status_t build_queue(struct lctx *c, uint32_t qi)
     return GPUCORE_OK;
 }
 
+gpucore_status_t gc_layout_exception_address(const struct gc_layout *l, uint32_t index,
+                                             uint64_t host_stack, uint64_t *ret,
+                                             gpucore_diag_t *reterr_diag)
+{
+    const struct gc_scen_exception *e;
+    const uint64_t top = 1ull << 57; /* the user address space a fault address lies in */
+    uint64_t base, va;
+
+    *ret = 0;
+    if (!l || index >= l->s->nexceptions)
+        return gc_diag_set(reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET, "no exception %" PRIu32,
+                           index);
+    e = &l->s->exceptions[index];
+    switch (e->address_kind) {
+    case GC_SCEN_ADDRESS_NONE:
+        return GPUCORE_OK;
+    case GC_SCEN_ADDRESS_ABSOLUTE:
+        *ret = e->address;
+        return GPUCORE_OK;
+    case GC_SCEN_ADDRESS_HOST:
+        *ret = host_stack; /* GC_SCEN_HOST_STACK, the only host memory named */
+        return GPUCORE_OK;
+    case GC_SCEN_ADDRESS_BUFFER:
+        break;
+    }
+    base = l->buffers[e->address_buffer].address;
+    if (e->address_before ? e->address_offset >= base : e->address_offset >= top - base)
+        return gc_diag_set(reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
+                           "%s: exceptions[%" PRIu32 "].address: buffer '%s' at 0x%" PRIx64
+                           " %s 0x%" PRIx64 " is outside [1, 2^57)", l->s->path, index,
+                           l->s->buffers[e->address_buffer].name, base,
+                           e->address_before ? "-" : "+", e->address_offset);
+    va = e->address_before ? base - e->address_offset : base + e->address_offset;
+    *ret = va;
+    return GPUCORE_OK;
+}
+
 gpucore_status_t gc_layout_build(const struct gc_scenario *s, const char *objects_dir,
                                  struct gc_layout **ret, gpucore_diag_t *reterr_diag)
 {

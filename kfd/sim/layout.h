@@ -131,6 +131,18 @@ gpucore_status_t gc_layout_build(const struct gc_scenario *s, const char *object
 void gc_layout_free(struct gc_layout *l);
 
 /*
+ * The fault address of exception @p index of the scenario laid out in @p l, into *ret: the
+ * number the scenario gives; its buffer's base plus or minus the distance it gives; or
+ * @p host_stack (an address on the main thread's stack the caller keeps mapped, e.g. main's
+ * frame) for { "host": "stack" }. 0 when the exception has no address.
+ * @retval GPUCORE_OK, GPUCORE_E_INVAL (the resulting address is not in [1, 2^57): the diag names
+ *         the scenario file, the exception and the buffer).
+ */
+gpucore_status_t gc_layout_exception_address(const struct gc_layout *l, uint32_t index,
+                                             uint64_t host_stack, uint64_t *ret,
+                                             gpucore_diag_t *reterr_diag);
+
+/*
  * Write what a context save leaves in XCC @p xcc's area of queue @p q (its saved bytes:
  * header, control stack, wave records), as the simulated driver's SUSPEND does. For tests
  * that lay a scenario out in their own process and read the areas without a driver.

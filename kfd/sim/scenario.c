@@ -818,6 +818,58 @@ static gpucore_status_t parse_code_object(struct pctx *c, json_t *o,
     return GPUCORE_OK;
 }
 
+/* The host memory { "host": NAME } names, by enum gc_scen_host_memory value. */
+static const char *const host_memory_names[] = { "stack", NULL };
+
+/* An exception's "address" given as an object: relative to a buffer or in host memory. */
+static gpucore_status_t parse_relative_address(struct pctx *c, json_t *v,
+                                               struct gc_scen_exception *e,
+                                               const struct gc_scenario *s)
+{
+    static const char *const buffer_keys[] = { "buffer", "offset", "before", NULL };
+    static const char *const host_keys[] = { "host", NULL };
+    int has_buffer = json_object_get(v, "buffer") != NULL;
+    int has_host = json_object_get(v, "host") != NULL;
+
+    if (has_buffer == has_host)
+        return fail(c, GPUCORE_E_INVAL, "give exactly one of 'buffer' and 'host'");
+    if (has_host) {
+        int h;
+
+        GC_TRY(check_keys(c, v, host_keys));
+        GC_TRY(get_enum(c, v, "host", 1, 0, host_memory_names, &h));
+        e->address_kind = GC_SCEN_ADDRESS_HOST;
+        e->address_host = (enum gc_scen_host_memory)h;
+        return GPUCORE_OK;
+    }
+    {
+        char name[GC_SCEN_NAME_MAX];
+        int i;
+
+        GC_TRY(check_keys(c, v, buffer_keys));
+        if (json_object_get(v, "offset") && json_object_get(v, "before"))
+            return fail(c, GPUCORE_E_INVAL, "give at most one of 'offset' and 'before'");
+        GC_TRY(get_str(c, v, "buffer", 1, "", name, sizeof(name)));
+        i = find_named(name, s->buffers, s->nbuffers, sizeof(*s->buffers),
+                       offsetof(struct gc_scen_buffer, name));
+        if (i < 0) {
+            size_t o = push(c, "buffer", 0);
+            gpucore_status_t st = fail(c, GPUCORE_E_INVAL, "no buffer named '%s'", name);
+
+            pop(c, o);
+            return st;
+        }
+        e->address_kind = GC_SCEN_ADDRESS_BUFFER;
+        e->address_buffer = (uint32_t)i;
+        e->address_before = json_object_get(v, "before") != NULL;
+        if (e->address_before)
+            return get_u64(c, v, "before", 1, 0, 1, GC_SCEN_MAX_ADDRESS_DISTANCE,
+                           &e->address_offset);
+        return get_u64(c, v, "offset", 0, 0, 0, GC_SCEN_MAX_ADDRESS_DISTANCE,
+                       &e->address_offset);
+    }
+}
+
 static gpucore_status_t parse_exception(struct pctx *c, json_t *o, struct gc_scen_exception *e,
                                         const struct gc_scenario *s)
 {
@@ -838,10 +890,22 @@ static gpucore_status_t parse_exception(struct pctx *c, json_t *o, struct gc_sce
         e->queue = UINT32_MAX;
     }
     GC_TRY(get_u32(c, o, "at_ms", 0, 0, 0, 3600u * 1000u, &e->at_ms));
-    /* A fault address: where the faulting access went (a 57-bit canonical user address). */
-    GC_TRY(get_u64(c, o, "address", 0, 0, 1, (1ull << 57) - 1, &e->address));
+    /* A fault address: where the faulting access went (a 57-bit canonical user address), as a
+       number, or relative to a buffer or host memory (where those land is known only when the
+       inferior lays the scenario out). */
+    if (json_is_object(json_object_get(o, "address"))) {
+        size_t old = push(c, "address", 0);
+        gpucore_status_t st = parse_relative_address(c, json_object_get(o, "address"), e, s);
+
+        if (st < 0)
+            return st;
+        pop(c, old);
+    } else {
+        GC_TRY(get_u64(c, o, "address", 0, 0, 1, (1ull << 57) - 1, &e->address));
+        e->address_kind = e->address ? GC_SCEN_ADDRESS_ABSOLUTE : GC_SCEN_ADDRESS_NONE;
+    }
     GC_TRY(get_u32(c, o, "fault_flags", 0, 0, 0, 0xf, &e->fault_flags));
-    if (json_object_get(o, "fault_flags") && !e->address)
+    if (json_object_get(o, "fault_flags") && e->address_kind == GC_SCEN_ADDRESS_NONE)
         return fail(c, GPUCORE_E_INVAL, "fault_flags: only with an 'address'");
     return GPUCORE_OK;
 }

@@ -36,6 +36,9 @@
 #define GC_SCEN_MAX_DENSE_SIZE   (256ull << 20) /* bytes a scenario may make resident */
 #define GC_SCEN_MAX_SCRATCH      (1ull << 30)
 #define GC_SCEN_NAME_MAX         64u
+/* How far a buffer-relative exception address may lie from its buffer's base ("offset" past
+   it, "before" it): far enough for any overrun a test wants, small enough never to wrap. */
+#define GC_SCEN_MAX_ADDRESS_DISTANCE (1ull << 40)
 
 /* Memory fill patterns (README "Patterns"). */
 enum gc_scen_pattern {
@@ -168,12 +171,32 @@ struct gc_scen_code_object {
                                      object's (the object is still what is loaded) */
 };
 
+/* What an exception's "address" is given as (README "exceptions[]"). */
+enum gc_scen_address_kind {
+    GC_SCEN_ADDRESS_NONE = 0,     /* no address */
+    GC_SCEN_ADDRESS_ABSOLUTE = 1, /* a number: the VA itself (in `address`) */
+    GC_SCEN_ADDRESS_BUFFER = 2,   /* { "buffer", "offset" | "before" }: relative to a buffer */
+    GC_SCEN_ADDRESS_HOST = 3,     /* { "host": ... }: in host memory the inferior has mapped */
+};
+
+/* The host memory a { "host": NAME } address lies in (one value per name, README). */
+enum gc_scen_host_memory {
+    GC_SCEN_HOST_STACK = 0, /* "stack": the main thread's stack (main's frame) */
+};
+
 struct gc_scen_exception {
     char what[32]; /* "queue_error", "memory_violation", ... (README) */
     uint32_t queue; /* index, UINT32_MAX = none */
     uint32_t at_ms;
-    uint64_t address;     /* fault VA, 0 = none */
+    uint64_t address;     /* ABSOLUTE: the fault VA; 0 otherwise (resolve with
+                             gc_layout_exception_address) */
     uint32_t fault_flags; /* bit0 NotPresent, bit1 ReadOnly, bit2 NoExecute, bit3 imprecise */
+    enum gc_scen_address_kind address_kind;
+    uint32_t address_buffer;  /* BUFFER: buffer index */
+    uint64_t address_offset;  /* BUFFER: distance from the buffer's base, <=
+                                 GC_SCEN_MAX_ADDRESS_DISTANCE */
+    int address_before;       /* BUFFER: 1 = address_offset bytes before the base (>= 1) */
+    enum gc_scen_host_memory address_host; /* HOST */
 };
 
 /* What a fault_injection entry does (exactly one per entry). */

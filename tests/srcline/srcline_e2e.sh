@@ -3,27 +3,34 @@
 #
 # Source lines against LLVM (tests/srcline.cmake): capture a scenario running in
 # gpucore-inferior, then, for the PC of every group of `gpucore analyze --json` and of every
-# wave of `analyze waves --json`, compare gpucore's "source" and "inlined" with
-# `llvm-symbolizer --inlining` on the same code object, and so for every instruction of
+# wave of `analyze waves --json`, compare gpucore's "source" and "inlined" with TOOL on the same
+# code object -- `llvm-symbolizer --inlining`, or `llvm-dwarfdump --lookup=PC -p` (the
+# subprogram and inlined_subroutine DIEs around the PC: their names, innermost first, the line
+# row's file:line:column for the innermost frame and each inlined DIE's DW_AT_call_file/line/
+# column for its caller's frame) -- and so for every instruction of
 # `analyze disasm --json` around wave 0 (the scenario's compiled object, checked
 # to have the size the core's copy has). vadd-fault's faulting store must be three frames deep
-# (vadd -> finish -> store_sum). SCENARIO "no-dwarf" runs vadd-fault with its code object
+# (vadd -> finish -> store_sum). The text of `analyze waves` shows every wave's chain, running
+# or stopped, as its JSON has it. SCENARIO "no-dwarf" runs vadd-fault with its code object
 # compiled without -g: the report says "no line information in code object 0 (URI)" once, and
 # every PC's source and chain are null.
 #
-#   srcline_e2e.sh WORKDIR GPUCORE INFERIOR OBJECTS SCENARIOS SYMBOLIZER SCENARIO
+#   srcline_e2e.sh WORKDIR GPUCORE INFERIOR OBJECTS SCENARIOS TOOL SCENARIO
 #
-# Exit codes: 0 pass, 1 fail (one "FAIL [scenario]: why" line), 77 skip (no ptrace rights).
+# TOOL is llvm-symbolizer or llvm-dwarfdump (by its name).
+# Exit codes: 0 pass, 1 fail (one "FAIL [scenario]: why" line), 77 skip (no ptrace rights, or
+# TOOL is not an executable: CMake did not find llvm-dwarfdump).
 
 set -euo pipefail
 
-[ $# -eq 7 ] || { echo "usage: $0 WORKDIR GPUCORE INFERIOR OBJECTS SCENARIOS SYMBOLIZER SCENARIO" >&2; exit 2; }
-work=$1 gpucore=$2 inferior=$3 objects=$4 scenarios=$5 symbolizer=$6 scenario=$7
+[ $# -eq 7 ] || { echo "usage: $0 WORKDIR GPUCORE INFERIOR OBJECTS SCENARIOS TOOL SCENARIO" >&2; exit 2; }
+work=$1 gpucore=$2 inferior=$3 objects=$4 scenarios=$5 tool=$6 scenario=$7
 here=$(cd "$(dirname "$0")" && pwd)
 test_name=$scenario
 
 . "$here/../lib/e2e.sh"
 e2e_enter "$work"
+[ -x "$tool" ] || skip "no $(basename "$tool") to compare with (${tool:-not found})"
 e2e_need_ptrace
 
 if [ "$scenario" = no-dwarf ]; then
@@ -65,13 +72,15 @@ e2e_capture_scenario "$scenarios/$scenario.json" out/core
 
 gc report analyze --json out/core; expect_rc 0 report
 gc waves analyze waves --json out/core; expect_rc 0 waves
+gc waves-text analyze waves out/core; expect_rc 0 waves-text
 # The disassembly around the first wave, each instruction with its source (objdump -S -l).
 gc disasm analyze disasm --json --wave 0 --before 64 --after 64 out/core; expect_rc 0 disasm
 
-python3 - "$scenarios/$scenario.json" "$objects" "$symbolizer" "$scenario" <<'PY' || fail "gpucore and llvm-symbolizer disagree (above)"
-import json, os, subprocess, sys
+python3 - "$scenarios/$scenario.json" "$objects" "$tool" "$scenario" <<'PY' || fail "gpucore and $(basename "$tool") disagree (above)"
+import json, os, re, subprocess, sys
 
-scen_path, objects, symbolizer, name = sys.argv[1:]
+scen_path, objects, tool, name = sys.argv[1:]
+tool_name = "llvm-dwarfdump" if "dwarfdump" in os.path.basename(tool) else "llvm-symbolizer"
 scen = json.load(open(scen_path))
 report = json.load(open("report.out"))
 waves = json.load(open("waves.out"))
@@ -102,7 +111,7 @@ for x in json.load(open("disasm.out"))["instructions"]:
     items.append(("disasm instruction at %s" % x["address"], x))
 
 def symbolize(path, offsets):
-    out = subprocess.run([symbolizer, "--inlining", "--obj=" + path],
+    out = subprocess.run([tool, "--inlining", "--obj=" + path],
                          input="".join("0x%x\n" % o for o in offsets),
                          capture_output=True, text=True, check=True).stdout
     blocks = [b.splitlines() for b in out.strip("\n").split("\n\n")]
@@ -118,20 +127,117 @@ def symbolize(path, offsets):
         res[off] = None if not frames or frames[0]["function"] == "??" else frames
     return res
 
+def dwarfdump_lines(path):
+    """The line table's file names resolved as DWARF 5 says: name, else directory/name, with a
+    relative directory under include_directories[0] (the compilation directory)."""
+    out = subprocess.run([tool, "--debug-line", path], capture_output=True, text=True, check=True).stdout
+    dirs, files, cur = {}, {}, None
+    for line in out.splitlines():
+        m = re.match(r'include_directories\[\s*(\d+)\] = "(.*)"$', line)
+        if m:
+            dirs[int(m.group(1))] = m.group(2)
+        m = re.match(r'file_names\[\s*(\d+)\]:$', line)
+        if m:
+            cur = files.setdefault(int(m.group(1)), {})
+        m = re.match(r'\s+(name|dir_index): (?:"(.*)"|(\d+))$', line)
+        if m and cur is not None:
+            cur[m.group(1)] = m.group(2) if m.group(1) == "name" else int(m.group(3))
+    paths = {}
+    for f in files.values():
+        d = dirs.get(f.get("dir_index", 0), "")
+        if not d.startswith("/") and 0 in dirs:
+            d = dirs[0] + "/" + d
+        full = f["name"] if f["name"].startswith("/") else d + "/" + f["name"]
+        paths.setdefault(f["name"], set()).add(full)
+    return paths
+
+def dwarfdump(path, offsets):
+    files = dwarfdump_lines(path)
+    def resolve(name):
+        if len(files.get(name, ())) != 1:
+            sys.exit("%s: the line table's file '%s' resolves to %r" % (path, name, files.get(name)))
+        return next(iter(files[name]))
+    res = {}
+    for off in offsets:
+        out = subprocess.run([tool, "--lookup=0x%x" % off, "-p", path],
+                             capture_output=True, text=True).stdout
+        dies, seen = [], set()  # subprogram and inlined_subroutine DIEs, outermost first
+        for line in out.splitlines():
+            m = re.match(r"(0x[0-9a-f]+):\s+DW_TAG_(\w+)", line)
+            if m:
+                die = {"tag": m.group(2)}
+                if m.group(1) not in seen and m.group(2) in ("subprogram", "inlined_subroutine"):
+                    dies.append(die)
+                seen.add(m.group(1))
+                continue
+            m = re.match(r'\s+DW_AT_(name|abstract_origin|call_file|call_line|call_column)\s+\((.*)\)$', line)
+            if m and dies and die is dies[-1]:
+                v = m.group(2)
+                if m.group(1) == "abstract_origin":
+                    die["name"] = re.search(r'"(.*)"', v).group(1)
+                elif m.group(1) in ("name", "call_file"):
+                    die[m.group(1)] = v.strip('"')
+                else:
+                    die[m.group(1)] = int(v, 0)
+        row = re.search(r"^Line info: file '(.*)', line (\d+), column (\d+)", out, re.M)
+        if not dies:
+            res[off] = None
+            continue
+        inner = dies[::-1]
+        frames = [{"function": inner[0].get("name"),
+                   "file": resolve(row.group(1)) if row else None,
+                   "line": int(row.group(2)) or None if row else None,
+                   "column": int(row.group(3)) or None if row else None}]
+        for callee, caller in zip(inner, inner[1:]):
+            frames.append({"function": caller.get("name"), "file": callee.get("call_file"),
+                           "line": callee.get("call_line") or None,
+                           "column": callee.get("call_column") or None})
+        res[off] = frames
+    return res
+
+# The text of `analyze waves`: every wave, running or stopped, is followed by its chain as the
+# JSON has it ("at F (file:line:col)", then "inlined into G (...)"), and nothing else.
+def loc(f):
+    s = f["file"] or "?"
+    for k in ("line", "column"):
+        if f[k] is not None:
+            s += ":%d" % f[k]
+    return s
+text_chains, cur = {}, None
+for line in open("waves-text.out").read().splitlines()[2:]:
+    if line.startswith("         ") and cur is not None:
+        text_chains[cur].append(line.strip())
+    else:
+        cur = int(line.split()[0])
+        text_chains[cur] = []
+if sorted(text_chains) != sorted(w["index"] for w in waves["waves"]):
+    errors.append("analyze waves lists other waves than --json")
+no_chain = 0
+for w in waves["waves"]:
+    want = ["%s %s (%s)" % ("inlined into" if i else "at", f["function"], loc(f))
+            for i, f in enumerate(w["inlined"] or [])]
+    no_chain += not want
+    if text_chains.get(w["index"]) != want:
+        errors.append("analyze waves, wave %d (%s): %r, --json %r" % (
+            w["index"], "stopped" if w["stopped"] else "running", text_chains.get(w["index"]), want))
+if no_chain:
+    errors.append("%d waves without an inline chain" % no_chain)
+
 checked = 0
 for load, path in cos:
     pc = lambda x: int(x["pc"] if "pc" in x else x["address"], 16)
     mine = [(what, x, pc(x) - load) for what, x in items if pc(x) >= load]
-    truth = symbolize(path, sorted({off for _, _, off in mine}))
+    offsets = sorted({off for _, _, off in mine})
+    truth = dwarfdump(path, offsets) if tool_name == "llvm-dwarfdump" else symbolize(path, offsets)
     for what, x, off in mine:
         want = truth[off]
         src = None
         if want and want[0]["line"]:
             src = {k: want[0][k] for k in ("file", "line", "column")}
         if x["inlined"] != want:
-            errors.append("%s (offset 0x%x): inlined %r, llvm-symbolizer %r" % (what, off, x["inlined"], want))
+            errors.append("%s (offset 0x%x): inlined %r, %s %r" % (what, off, x["inlined"], tool_name, want))
         elif x["source"] != src:
-            errors.append("%s (offset 0x%x): source %r, llvm-symbolizer %r" % (what, off, x["source"], src))
+            errors.append("%s (offset 0x%x): source %r, %s %r" % (what, off, x["source"], tool_name, src))
         checked += 1
 if not checked:
     errors.append("no PC compared")
@@ -142,7 +248,7 @@ if name == "vadd-fault":
     if chain != [["store_sum", "finish", "vadd"]]:
         errors.append("vadd-fault's faulting group's chain is %r" % chain)
 
-print("%s: %d PCs compared with llvm-symbolizer" % (name, checked))
+print("%s: %d PCs compared with %s" % (name, checked, tool_name))
 for e in errors[:20]:
     print(e)
 sys.exit(1 if errors else 0)

@@ -216,6 +216,32 @@ static const struct {
       "exceptions[0].fault_flags: 16 (0x10) out of range [0, 15]" },
     { "{" BASE ",\"exceptions\":[{\"what\":\"memory_violation\",\"queue\":0,"
       "\"fault_flags\":1}]}", "exceptions[0]: fault_flags: only with an 'address'" },
+    /* addresses relative to a buffer or host memory */
+#define EXA(x) ",\"exceptions\":[{\"what\":\"memory_violation\",\"queue\":0,\"address\":" x "}]"
+    { "{" BASE BUF EXA("{}") "}", "exceptions[0].address: give exactly one of 'buffer' and 'host'" },
+    { "{" BASE BUF EXA("{\"buffer\":\"a\",\"host\":\"stack\"}") "}",
+      "exceptions[0].address: give exactly one of 'buffer' and 'host'" },
+    { "{" BASE BUF EXA("{\"buffer\":\"z\"}") "}",
+      "exceptions[0].address.buffer: no buffer named 'z'" },
+    { "{" BASE EXA("{\"buffer\":\"a\"}") "}",
+      "exceptions[0].address.buffer: no buffer named 'a'" },
+    { "{" BASE BUF EXA("{\"buffer\":7}") "}", "exceptions[0].address.buffer: expected a string" },
+    { "{" BASE BUF EXA("{\"buffer\":\"a\",\"offset\":16,\"before\":16}") "}",
+      "exceptions[0].address: give at most one of 'offset' and 'before'" },
+    { "{" BASE BUF EXA("{\"buffer\":\"a\",\"before\":0}") "}",
+      "exceptions[0].address.before: 0 (0x0) out of range [1, 1099511627776]" },
+    { "{" BASE BUF EXA("{\"buffer\":\"a\",\"offset\":\"0x10000000001\"}") "}",
+      "exceptions[0].address.offset: 1099511627777 (0x10000000001) out of range [0, "
+      "1099511627776]" },
+    { "{" BASE BUF EXA("{\"buffer\":\"a\",\"offset\":-4}") "}",
+      "exceptions[0].address.offset: negative value -4" },
+    { "{" BASE BUF EXA("{\"buffer\":\"a\",\"size\":4}") "}",
+      "exceptions[0].address.size: unknown key" },
+    { "{" BASE BUF EXA("{\"host\":\"heap\"}") "}",
+      "exceptions[0].address.host: unknown value 'heap'" },
+    { "{" BASE BUF EXA("{\"host\":\"stack\",\"offset\":8}") "}",
+      "exceptions[0].address.offset: unknown key" },
+    { "{" BASE BUF EXA("[1]") "}", "exceptions[0].address: expected a number" },
     /* uri_path: an absolute path, and only for a file:// URI */
     { "{\"name\":\"t\"," AGENT ",\"code_objects\":[{\"name\":\"v\",\"source\":\"vadd.cl\","
       "\"target\":\"gfx90a\",\"uri_path\":\"/dev/zero\"}]}",
@@ -346,6 +372,55 @@ static void test_new_keys(void **state)
     }
 }
 
+/* Exception addresses: a number, relative to a buffer (past its base or before it), or in the
+   main thread's stack; fault_flags go with each form. */
+static void test_relative_addresses(void **state)
+{
+    static const char json[] =
+            "{" BASE ",\"buffers\":[{\"name\":\"a\",\"size\":65536},"
+            "{\"name\":\"b\",\"size\":4096}],\"exceptions\":["
+            "{\"what\":\"memory_violation\",\"queue\":0,\"address\":\"0x7f39f5000040\"},"
+            "{\"what\":\"memory_violation\",\"queue\":0,\"address\":{\"buffer\":\"b\","
+            "\"offset\":\"0x10010\"},\"fault_flags\":1},"
+            "{\"what\":\"memory_violation\",\"queue\":0,\"address\":{\"buffer\":\"a\"}},"
+            "{\"what\":\"memory_violation\",\"queue\":0,\"address\":{\"buffer\":\"b\","
+            "\"before\":\"0x1000000\"},\"fault_flags\":3},"
+            "{\"what\":\"memory_violation\",\"queue\":0,\"address\":{\"host\":\"stack\"},"
+            "\"fault_flags\":1},"
+            "{\"what\":\"queue_error\",\"queue\":0}]}";
+    struct gc_scenario *s = NULL;
+    gpucore_diag_t d = { 0 };
+    const struct gc_scen_exception *e;
+
+    (void)state;
+    if (gc_scenario_parse(json, strlen(json), "t.json", &s, &d) < 0)
+        fail_msg("%s", d.message);
+    assert_int_equal(s->nexceptions, 6);
+    e = s->exceptions;
+    assert_int_equal(e[0].address_kind, GC_SCEN_ADDRESS_ABSOLUTE);
+    assert_int_equal(e[0].address, 0x7f39f5000040ull);
+    assert_int_equal(e[1].address_kind, GC_SCEN_ADDRESS_BUFFER);
+    assert_int_equal(e[1].address, 0);
+    assert_int_equal(e[1].address_buffer, 1);
+    assert_int_equal(e[1].address_offset, 0x10010);
+    assert_int_equal(e[1].address_before, 0);
+    assert_int_equal(e[1].fault_flags, 1);
+    assert_int_equal(e[2].address_kind, GC_SCEN_ADDRESS_BUFFER);
+    assert_int_equal(e[2].address_buffer, 0);
+    assert_int_equal(e[2].address_offset, 0);
+    assert_int_equal(e[2].address_before, 0);
+    assert_int_equal(e[3].address_kind, GC_SCEN_ADDRESS_BUFFER);
+    assert_int_equal(e[3].address_buffer, 1);
+    assert_int_equal(e[3].address_offset, 0x1000000);
+    assert_int_equal(e[3].address_before, 1);
+    assert_int_equal(e[3].fault_flags, 3);
+    assert_int_equal(e[4].address_kind, GC_SCEN_ADDRESS_HOST);
+    assert_int_equal(e[4].address_host, GC_SCEN_HOST_STACK);
+    assert_int_equal(e[4].address, 0);
+    assert_int_equal(e[5].address_kind, GC_SCEN_ADDRESS_NONE);
+    gc_scenario_free(s);
+}
+
 /* GPUCORE_SIM_FAULTS: appended with the same rules; errors name the variable and element. */
 static void test_env_faults(void **state)
 {
@@ -421,6 +496,7 @@ int main(void)
         cmocka_unit_test(test_fill_pinned),
         cmocka_unit_test(test_new_keys),
         cmocka_unit_test(test_env_faults),
+        cmocka_unit_test(test_relative_addresses),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

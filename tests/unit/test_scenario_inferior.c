@@ -489,6 +489,56 @@ static void test_layout_bad_pc(void **state)
     gc_scenario_free(s);
 }
 
+/* Exception addresses relative to a buffer resolve against where the layout put it; one that
+   would fall below address 1 is the scenario's error, named by its path. */
+static void test_layout_exception_address(void **state)
+{
+    static const char json[] =
+            "{\"name\":\"t\",\"agents\":[{\"target\":\"gfx90a\",\"gpu_id\":1,\"simd_count\":416}],"
+            "\"queues\":[{\"agent\":0,\"queue_id\":0}],\"buffers\":[{\"name\":\"a\","
+            "\"size\":4096},{\"name\":\"low\",\"size\":4096,\"address\":\"0x40000000\"}],"
+            "\"exceptions\":[{\"what\":\"queue_error\",\"queue\":0},"
+            "{\"what\":\"memory_violation\",\"queue\":0,\"address\":\"0x1234\"},"
+            "{\"what\":\"memory_violation\",\"queue\":0,\"address\":{\"buffer\":\"a\","
+            "\"offset\":\"0x1010\"}},"
+            "{\"what\":\"memory_violation\",\"queue\":0,\"address\":{\"buffer\":\"a\","
+            "\"before\":\"0x10\"}},"
+            "{\"what\":\"memory_violation\",\"queue\":0,\"address\":{\"host\":\"stack\"}},"
+            "{\"what\":\"memory_violation\",\"queue\":0,\"address\":{\"buffer\":\"low\","
+            "\"before\":\"0x40000000\"}}]}";
+    struct gc_scenario *s = NULL;
+    struct gc_layout *l = NULL;
+    gpucore_diag_t d = { 0 };
+    uint64_t va = 1, a;
+
+    (void)state;
+    assert_int_equal(gc_scenario_parse(json, sizeof(json) - 1, "x.json", &s, &d), GPUCORE_OK);
+    if (gc_layout_build(s, getenv("GPUCORE_SCENARIO_OBJECTS"), &l, &d) < 0) {
+        if (d.status == GPUCORE_E_EXIST)
+            skip(); /* 0x40000000 is taken in this process */
+        fail_msg("%s", d.message);
+    }
+    a = l->buffers[0].address;
+    assert_int_equal(gc_layout_exception_address(l, 0, 0x7ffd0000, &va, &d), GPUCORE_OK);
+    assert_int_equal(va, 0);
+    assert_int_equal(gc_layout_exception_address(l, 1, 0x7ffd0000, &va, &d), GPUCORE_OK);
+    assert_int_equal(va, 0x1234);
+    assert_int_equal(gc_layout_exception_address(l, 2, 0x7ffd0000, &va, &d), GPUCORE_OK);
+    assert_int_equal(va, a + 0x1010);
+    assert_int_equal(gc_layout_exception_address(l, 3, 0x7ffd0000, &va, &d), GPUCORE_OK);
+    assert_int_equal(va, a - 0x10);
+    assert_int_equal(gc_layout_exception_address(l, 4, 0x7ffd0000, &va, &d), GPUCORE_OK);
+    assert_int_equal(va, 0x7ffd0000);
+    assert_int_equal(gc_layout_exception_address(l, 5, 0x7ffd0000, &va, &d), GPUCORE_E_INVAL);
+    assert_int_equal(va, 0);
+    if (!strstr(d.message, "x.json: exceptions[5].address: buffer 'low' at 0x40000000 - "
+                           "0x40000000 is outside [1, 2^57)"))
+        fail_msg("%s", d.message);
+    assert_int_equal(gc_layout_exception_address(l, 6, 0, &va, &d), GPUCORE_E_INVAL);
+    gc_layout_free(l);
+    gc_scenario_free(s);
+}
+
 /* ---- in a running gpucore-inferior ---- */
 
 static pid_t child;
@@ -1168,7 +1218,7 @@ int main(void)
         cmocka_unit_test(test_layout_rdna2),    cmocka_unit_test(test_layout_rdna3),
         cmocka_unit_test(test_layout_hang),     cmocka_unit_test(test_layout_big),
         cmocka_unit_test(test_layout_r_versions),
-        cmocka_unit_test(test_layout_bad_pc),   cmocka_unit_test_teardown(test_inferior_vadd, kill_child),
+        cmocka_unit_test(test_layout_bad_pc),   cmocka_unit_test(test_layout_exception_address),   cmocka_unit_test_teardown(test_inferior_vadd, kill_child),
         cmocka_unit_test_teardown(test_inferior_rdna3, kill_child),  cmocka_unit_test_teardown(test_inferior_mi300, kill_child),
         cmocka_unit_test_teardown(test_inferior_rdna2, kill_child),  cmocka_unit_test_teardown(test_inferior_hang, kill_child),
         cmocka_unit_test_teardown(test_inferior_big, kill_child),

@@ -56,7 +56,14 @@ static void check_faults(const struct gc_scenario *s)
     }
     for (uint32_t i = 0; i < s->nexceptions; i++)
         if (s->exceptions[i].fault_flags > 15 ||
-            (s->exceptions[i].fault_flags && !s->exceptions[i].address))
+            (s->exceptions[i].fault_flags &&
+             s->exceptions[i].address_kind == GC_SCEN_ADDRESS_NONE) ||
+            (s->exceptions[i].address_kind == GC_SCEN_ADDRESS_ABSOLUTE) !=
+                    (s->exceptions[i].address != 0) ||
+            (s->exceptions[i].address_kind == GC_SCEN_ADDRESS_BUFFER &&
+             (s->exceptions[i].address_buffer >= s->nbuffers ||
+              s->exceptions[i].address_offset > GC_SCEN_MAX_ADDRESS_DISTANCE ||
+              (s->exceptions[i].address_before && !s->exceptions[i].address_offset))))
             abort();
     if (s->kfd_minor < 13 || s->kfd_minor > 18 || s->exit_status > 255 ||
         (unsigned)s->on_queue_error > GC_SCEN_ON_ERROR_EXIT)
