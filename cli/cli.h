@@ -94,6 +94,20 @@ int cli_parse_int(const char *text, long min, long max, long *ret);
 int cli_parse_backend(const char *text, enum gc_kfd_backend *ret);
 
 /* Subcommands. argv[0] is the subcommand name. */
+/*
+ * Text output that quotes a core: names, paths and strings in a core are the core's author's
+ * choice, and a terminal obeys escape sequences. cli_text_open(@p out) gives a stream that
+ * passes everything written to it on to @p out, with every C0 control byte but newline and tab,
+ * DEL, and every UTF-8-encoded C1 control (U+0080..U+009F, which some terminals also obey)
+ * replaced by '?' ("??" for the two bytes of a C1); NULL if out of memory. fclose() it to
+ * flush (0, or EOF on a write error of @p out).
+ */
+FILE *cli_text_open(FILE *out);
+/* The same filter on a buffer, in place, for a caller that has a whole text (and for tests);
+   @p pending carries a 0xC2 lead byte that ended the previous buffer (0 at the start).
+   Returns the bytes replaced. */
+size_t cli_text_neutralise(char *buf, size_t len, int *pending);
+
 int cmd_info(int argc, char **argv);
 int cmd_compress(int argc, char **argv);
 int cmd_decompress(int argc, char **argv);

@@ -193,7 +193,15 @@ static int run_view(const struct gc_triage *t, enum view view, const struct gc_t
             rc = CLI_EXIT_IOERR;
         fputc('\n', stdout);
     } else {
-        renderers[view](stdout, doc);
+        FILE *f = cli_text_open(stdout);
+
+        if (!f) {
+            json_decref(doc);
+            return cli_fail(CLI_EXIT_SOFTWARE, NULL, "out of memory");
+        }
+        renderers[view](f, doc);
+        if (fclose(f) != 0)
+            rc = cli_fail(CLI_EXIT_IOERR, NULL, "cannot write output");
     }
     if (exit_code && rc == CLI_EXIT_OK)
         rc = report_exit_code(doc);

@@ -610,7 +610,7 @@ static void emit(struct dd *d, json_t *rec)
     if (!rec)
         return;
     if (d->json) {
-        json_dumpf(rec, d->out, JSON_COMPACT);
+        json_dumpf(rec, d->out, JSON_COMPACT | JSON_ENSURE_ASCII); /* no raw C1 bytes for the filter */
         fputc('\n', d->out);
     } else {
         text_record(d->out, rec);
@@ -1467,7 +1467,11 @@ int cmd_dbgapi_dump(int argc, char **argv)
     the_dd = d;
     d->registers = 1;
     d->log_level = AMD_DBGAPI_LOG_LEVEL_WARNING;
-    d->out = stdout;
+    d->out = cli_text_open(stdout);
+    if (!d->out) {
+        free(d);
+        return cli_fail(CLI_EXIT_SOFTWARE, NULL, "out of memory");
+    }
     list_errors = 0;
     rc = parse_args(d, argc, argv, &lib);
     if (rc == -1) {
@@ -1497,9 +1501,9 @@ int cmd_dbgapi_dump(int argc, char **argv)
     if (st != AMD_DBGAPI_STATUS_SUCCESS && !rc)
         rc = cli_fail(CLI_EXIT_SOFTWARE, d->lib_path, "finalising the library failed: %s",
                       status_name(st));
-    if (fflush(stdout) != 0 && !rc)
-        rc = cli_fail(CLI_EXIT_IOERR, NULL, "writing the output failed: %s", strerror(errno));
 out:
+    if (fclose(d->out) != 0 && !rc)
+        rc = cli_fail(CLI_EXIT_IOERR, NULL, "writing the output failed: %s", strerror(errno));
     reg_cache_free(d);
     if (d->lib)
         dlclose(d->lib);

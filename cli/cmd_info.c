@@ -1142,7 +1142,15 @@ int cmd_info(int argc, char **argv)
             rc = CLI_EXIT_IOERR;
         fputc('\n', stdout);
     } else {
-        render_text(stdout, doc, segments);
+        FILE *f = cli_text_open(stdout);
+
+        if (f) {
+            render_text(f, doc, segments);
+            if (fclose(f) != 0)
+                rc = CLI_EXIT_IOERR;
+        } else {
+            rc = cli_fail(CLI_EXIT_SOFTWARE, NULL, "out of memory");
+        }
     }
     if (fflush(stdout) != 0)
         rc = cli_fail(CLI_EXIT_IOERR, NULL, "cannot write output");

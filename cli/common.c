@@ -262,3 +262,83 @@ json_t *cli_json_uint(uint64_t v)
 {
     return json_integer(v > (uint64_t)INT64_MAX ? INT64_MAX : (json_int_t)v);
 }
+
+size_t cli_text_neutralise(char *buf, size_t len, int *pending)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)buf[i];
+
+        if (*pending) {
+            *pending = 0;
+            if (c >= 0x80 && c <= 0x9f) { /* the second byte of a C1 control */
+                buf[i] = '?';
+                n++;
+                continue;
+            }
+        }
+        if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
+            buf[i] = '?';
+            n++;
+        } else if (c == 0xc2) {
+            if (i + 1 == len) {
+                *pending = 1; /* decided by the next buffer: the lead byte passes */
+            } else if ((unsigned char)buf[i + 1] >= 0x80 && (unsigned char)buf[i + 1] <= 0x9f) {
+                buf[i] = '?';
+                buf[++i] = '?';
+                n++;
+            }
+        }
+    }
+    return n;
+}
+
+/* The filtering stream of cli_text_open(). A C1 control split across two writes has its lead
+   byte already passed on: it is replaced by the lead byte and '?', still not a control. */
+struct text_cookie {
+    FILE *out;
+    int pending;
+    char buf[4096];
+};
+
+static ssize_t text_write(void *cookie, const char *data, size_t size)
+{
+    struct text_cookie *tc = cookie;
+    size_t done = 0;
+
+    while (done < size) {
+        size_t n = size - done < sizeof(tc->buf) ? size - done : sizeof(tc->buf);
+
+        memcpy(tc->buf, data + done, n);
+        cli_text_neutralise(tc->buf, n, &tc->pending);
+        if (fwrite(tc->buf, 1, n, tc->out) != n)
+            return done ? (ssize_t)done : -1;
+        done += n;
+    }
+    return (ssize_t)done;
+}
+
+static int text_close(void *cookie)
+{
+    struct text_cookie *tc = cookie;
+    int rc = fflush(tc->out) == 0 ? 0 : EOF;
+
+    free(tc);
+    return rc;
+}
+
+FILE *cli_text_open(FILE *out)
+{
+    static const cookie_io_functions_t io = { .write = text_write, .close = text_close };
+    struct text_cookie *tc = calloc(1, sizeof(*tc));
+    FILE *f;
+
+    if (!tc)
+        return NULL;
+    tc->out = out;
+    f = fopencookie(tc, "w", io);
+    if (!f)
+        free(tc);
+    return f;
+}

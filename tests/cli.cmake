@@ -4,7 +4,7 @@ set(GPUCORE_CLI_CASES
   golden-info-text golden-info-segments golden-info-json golden-info-split
   golden-info-compressed compress-roundtrip compress-refuses-overwrite version help
   usage-errors missing-input malformed-input golden-dbgapi-dump-text golden-dbgapi-dump-json
-  dbgapi-dump-errors unusable-gpu-state)
+  dbgapi-dump-errors unusable-gpu-state terminal-escapes)
 foreach(case ${GPUCORE_CLI_CASES})
   set(test_name cli-${case})
   add_test(NAME ${test_name}
@@ -12,3 +12,8 @@ foreach(case ${GPUCORE_CLI_CASES})
                    $<TARGET_FILE:gpucore-mkexample> ${CMAKE_CURRENT_BINARY_DIR}/cli-work ${case})
   set_tests_properties(${test_name} PROPERTIES LABELS cli)
 endforeach()
+
+# The filter between a core's strings and the terminal (cli_text_open).
+gpucore_unit_test(test_cli_text SOURCES unit/test_cli_text.c ${PROJECT_SOURCE_DIR}/cli/common.c
+  LIBS gc_capture gc_kfd gc_libcore gc_arch gc_schema PkgConfig::JANSSON)
+target_include_directories(test_cli_text PRIVATE ${PROJECT_SOURCE_DIR}/cli)

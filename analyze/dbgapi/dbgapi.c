@@ -47,7 +47,7 @@ amd_dbgapi_status_t gc_dbg_ret(enum gc_dbg_fn fn, amd_dbgapi_status_t st)
     gc_dbg_log(AMD_DBGAPI_LOG_LEVEL_FATAL_ERROR,
                "%s returned status %d, which its documentation does not list (a library bug)",
                (unsigned)fn < GC_DBG_FN_COUNT ? fn_names[fn] : "?", (int)st);
-    assert(!"status outside the function's documented set");
+    assert(0 && "status outside the function's documented set");
     return AMD_DBGAPI_STATUS_FATAL;
 }
 

@@ -149,6 +149,38 @@ PY
   expect_exit 65 "$gpucore" info --json example.core
   python3 -c 'import json,sys; d=json.load(open("out.txt")); assert d["amdgpu"]["amd_reader_check"]["ok"] is False' ||
     fail "--json: no document or the check is not false" ;;
+terminal-escapes)
+  # A core's strings reach the terminal: an escape sequence in the executable's path (C0: ESC
+  # [2J clears the screen; C1: U+009B is CSI in some terminals) comes out as '?' in every text
+  # view, and intact (escaped) in JSON.
+  "$mkexample" example.core >/dev/null
+  python3 - example.core <<'PY'
+import sys
+p = sys.argv[1]; b = open(p, "rb").read()
+old = b"/opt/example/vadd"
+new = b"/opt/\x1b[2J\xc2\x9bpl/vad"
+assert len(old) == len(new) and b.count(old) >= 1
+open(p, "wb").write(b.replace(old, new))
+PY
+  expect_exit 0 "$gpucore" info example.core
+  grep -q '/opt/?\[2J??pl/vad' out.txt || fail "info: the path is not neutralised: $(grep opt out.txt)"
+  ! grep -q $'\x1b' out.txt || fail "info printed an ESC byte"
+  ! grep -q $'\xc2\x9b' out.txt || fail "info printed a C1 control"
+  expect_exit 0 "$gpucore" dbgapi-dump example.core
+  ! grep -q $'\x1b' out.txt || fail "dbgapi-dump printed an ESC byte"
+  expect_exit 0 "$gpucore" info --json example.core
+  python3 - out.txt <<'PY' ||
+import json, sys
+def strings(v):
+    if isinstance(v, dict):
+        for x in v.values(): yield from strings(x)
+    elif isinstance(v, list):
+        for x in v: yield from strings(x)
+    elif isinstance(v, str):
+        yield v
+sys.exit(0 if "/opt/\x1b[2J\u009bpl/vad" in strings(json.load(open(sys.argv[1]))) else 1)
+PY
+    fail "info --json lost the exact bytes" ;;
 golden-dbgapi-dump-text)
   # The library's view of the example core through the public interface. The library's path
   # and the agent's name (from pci.ids, if installed) depend on the machine.
