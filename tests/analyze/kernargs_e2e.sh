@@ -64,6 +64,25 @@ hidden = [(a["name"], a["value"]) for a in x["arguments"] if a["hidden"]]
 assert len(hidden) == 13 and all(v is not None for _, v in hidden), hidden
 assert hidden[0] == ("hidden_block_count_x", "16") and hidden[3] == ("hidden_group_size_x", "256"), hidden
 PY
+  # The dispatch packet's kernarg_address zeroed (the 16 bytes kernel_object, kernarg_address
+  # of the packet): the report says the arguments cannot be read, and why.
+  python3 - <<'PY' || fail "cannot zero the packet's kernarg_address"
+import json, struct
+x = [x for a in json.load(open("report-json.out"))["agents"] for q in a["queues"] for x in q["dispatches"]][0]
+ko, ka = int(x["kernel_object"], 16), int(x["kernarg_address"], 16)
+data = open("out/core", "rb").read()
+frm = struct.pack("<QQ", ko, ka)
+assert data.count(frm) == 1, data.count(frm)
+open("out/noka.core", "wb").write(data.replace(frm, struct.pack("<QQ", ko, 0)))
+PY
+  gc noka analyze --json out/noka.core; expect_rc 0 noka
+  python3 - <<'PY' || fail "a dispatch without kernarg address is not explained (see above)"
+import json
+x = [x for a in json.load(open("noka.out"))["agents"] for q in a["queues"] for x in q["dispatches"]][0]
+e = x["arguments_error"]
+assert e == "the dispatch packet has no kernarg address, but kernel 'check' takes 272 bytes of arguments", e
+assert len(x["arguments"]) == 15 and all(a["value"] is None for a in x["arguments"]), x["arguments"]
+PY
   grep -q "^      argument problems: [0-9]* of the 65280 bytes of kernel arguments at 0x[0-9a-f]* are in the core" long-text.out ||
     fail "the text report does not say which argument bytes are missing: $(grep -A20 'dispatch 0' long-text.out)"
   exit 0
