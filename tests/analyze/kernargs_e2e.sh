@@ -4,7 +4,10 @@
 # The kernel arguments of `gpucore analyze` against the scenario (tests/kernargs.cmake):
 # capture SCENARIO running in gpucore-inferior (code objects compiled with argument names),
 # then check every dispatch's decoded arguments in the JSON report against the scenario's
-# kernargs (check_kernargs.py), and the text report's argument lines.
+# kernargs (check_kernargs.py), hidden ones from the dispatch's grid, and the text report's
+# argument lines. vadd-fault and rdna3-assert (a code object v5 kernel with hidden arguments)
+# then alter the core (metadata sizes, the note, the packet's kernarg address) and check the
+# sentence each inconsistency gets.
 #
 #   kernargs_e2e.sh WORKDIR GPUCORE INFERIOR OBJECTS SCENARIOS SCENARIO
 #
