@@ -21,7 +21,7 @@ file(MAKE_DIRECTORY ${GPUCORE_SCENARIO_OBJECTS})
 set(GPUCORE_SCENARIO_KERNELS vadd hang trap)
 set(GPUCORE_SCENARIO_TARGETS gfx90a gfx940 gfx1030 gfx1100)
 # trap.cl is code object v5 (ROCm 6's default; LLVM 16's is v4): its kernel check has hidden
-# arguments (the dispatch geometry), which the simulated runtime fills.
+# arguments (the dispatch geometry, the printf buffer), which the simulated runtime fills.
 set(GPUCORE_SCENARIO_FLAGS_trap -mcode-object-version=5)
 
 # gpucore_kernel_object(CO KERNEL TARGET [CLANG_FLAGS...]): the code object CO (and CO.o) from

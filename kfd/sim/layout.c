@@ -818,14 +818,16 @@ static gpucore_status_t build_buffers(struct lctx *c, int fixed)
    counts are whole workgroups (grid / workgroup), remainders the size of the last partial one
    (grid % workgroup): the device library's get_local_size() picks group_size or remainder by
    comparing the group id with the block count. Global offsets are 0 (HIP has none; OpenCL's
-   clEnqueueNDRangeKernel with a NULL offset); grid_dims is the packet's dimensions. Everything
-   else in the implicit area (printf/hostcall/heap buffers, queue pointer, multigrid sync,
-   private/shared bases) stays zero: the simulated runtime provides none of them. */
+   clEnqueueNDRangeKernel with a NULL offset); grid_dims is the packet's dimensions;
+   printf_buffer the dispatch's printf buffer when the scenario gives it one (the runtime
+   allocates one for kernels that call printf). Everything else in the implicit area
+   (hostcall/heap buffers, queue pointer, multigrid sync, private/shared bases) stays zero: the
+   simulated runtime provides none of them. */
 #define COV5_ABI_VERSION 3u
 #define COV5_HIDDEN_ALIGN 8u
 #define KD_KERNARG_SIZE_OFFSET 8u /* kernel descriptor: kernarg_size (u32) */
 #define COV5_KERNARG_MAX (1u << 20) /* kernarg_size the simulated runtime allocates at most */
-enum cov5_source { COV5_BLOCKS, COV5_GROUP, COV5_REMAINDER, COV5_ZERO, COV5_DIMS };
+enum cov5_source { COV5_BLOCKS, COV5_GROUP, COV5_REMAINDER, COV5_ZERO, COV5_DIMS, COV5_PRINTF };
 static const struct {
     uint8_t offset, size, source, dim; /* offset from the implicit arguments' start */
 } cov5_hidden[] = {
@@ -833,14 +835,14 @@ static const struct {
     { 12, 2, COV5_GROUP, 0 },     { 14, 2, COV5_GROUP, 1 },     { 16, 2, COV5_GROUP, 2 },
     { 18, 2, COV5_REMAINDER, 0 }, { 20, 2, COV5_REMAINDER, 1 }, { 22, 2, COV5_REMAINDER, 2 },
     { 40, 8, COV5_ZERO, 0 },      { 48, 8, COV5_ZERO, 1 },      { 56, 8, COV5_ZERO, 2 },
-    { 64, 2, COV5_DIMS, 0 },
+    { 64, 2, COV5_DIMS, 0 },      { 72, 8, COV5_PRINTF, 0 },
 };
 
 /* The hidden arguments of dispatch @p d into its kernarg segment @p ka of @p size bytes, the
    explicit ones ending at @p explicit_end; fields past @p size are left out (a kernel using
    none of them has no implicit area). */
 static void put_cov5_hidden(const struct gc_scen_dispatch *d, uint8_t *ka, uint32_t explicit_end,
-                            uint32_t size)
+                            uint32_t size, uint64_t printf_buffer)
 {
     uint32_t base = (uint32_t)align_up(explicit_end, COV5_HIDDEN_ALIGN);
     uint32_t dims = d->grid[2] > 1 ? 3 : d->grid[1] > 1 ? 2 : 1;
@@ -856,6 +858,7 @@ static void put_cov5_hidden(const struct gc_scen_dispatch *d, uint8_t *ka, uint3
         case COV5_GROUP: v = d->workgroup[dim]; break;
         case COV5_REMAINDER: v = d->workgroup[dim] ? d->grid[dim] % d->workgroup[dim] : 0; break;
         case COV5_DIMS: v = dims; break;
+        case COV5_PRINTF: v = printf_buffer; break;
         default: v = 0; break;
         }
         put(ka + at, v, cov5_hidden[i].size);
@@ -928,7 +931,14 @@ static gpucore_status_t build_dispatches(struct lctx *c, Elf **elfs)
         }
         if (!d->nraw && gelf_getehdr(elfs[d->code_object], &eh) &&
             eh.e_ident[EI_ABIVERSION] >= COV5_ABI_VERSION && kd_size > off) {
-            put_cov5_hidden(d, ka, off, kd_size);
+            uint8_t *pb = NULL;
+
+            if (d->printf_buffer) {
+                snprintf(label, sizeof(label), "printf buffer d%u", i);
+                GC_TRY(map_dev(c, 0, d->printf_buffer, GC_KFD_MEM_VRAM,
+                               s->agents[s->queues[d->queue].agent].gpu_id, label, NULL, &pb));
+            }
+            put_cov5_hidden(d, ka, off, kd_size, pb ? addr_of(pb) : 0);
             off = kd_size;
         }
         ld->kernarg_size = off;

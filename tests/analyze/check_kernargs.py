@@ -42,6 +42,13 @@ HIDDEN = {"check": [
     ("hidden_global_offset_y", 48, 8, lambda g, w, n: 0),
     ("hidden_global_offset_z", 56, 8, lambda g, w, n: 0),
     ("hidden_grid_dims", 64, 2, lambda g, w, n: n),
+    # check calls printf: the runtime's pointers, the printf buffer the only one it gives
+    ("hidden_printf_buffer", 72, 8, "printf buffer d%d"),
+    ("hidden_hostcall_buffer", 80, 8, None),
+    ("hidden_multigrid_sync_arg", 88, 8, None),
+    ("hidden_heap_v1", 96, 8, None),
+    ("hidden_default_queue", 104, 8, None),
+    ("hidden_queue_ptr", 200, 8, None),
 ]}
 
 
@@ -124,6 +131,26 @@ for i, d in enumerate(scen["dispatches"]):
     base = (off + 7) // 8 * 8
     for a, (kind, hoff, hsize, f) in zip(hidden, want):
         w = "%s %s" % (where, kind)
+        check(a["offset"] == base + hoff and a["size"] == hsize,
+              "%s: at %d (%d bytes), expected %d (%d)" % (w, a["offset"], a["size"], base + hoff, hsize))
+        if not callable(f):
+            # a hidden pointer: into the allocation the scenario gives the dispatch, or null
+            label = f % i if f and d.get("printf_buffer") else None
+            al = a["allocation"]
+            if label:
+                size = num(d["printf_buffer"])
+                rel = "%s, %d KiB VRAM" % (label, size // 1024)
+                check(al is not None and al["label"] == label and al["offset"] == 0 and al["size"] == size
+                      and a["value"] == al["base"] and a["relation"] == rel,
+                      "%s: %r -> %r %r, expected the base of %s" % (w, a["value"], a["relation"], al, label))
+            else:
+                rel = "null pointer"
+                check(a["value"] == "0x0" and al is None and a["relation"] == rel,
+                      "%s: %r -> %r, expected a null pointer" % (w, a["value"], a["relation"]))
+            if (x["queue"], x["index"]) in faulting:
+                line = "        %s (hidden, pointer) = %s \u2192 %s\n" % (kind, a["value"], rel)
+                check(line in text, "%s: the text report lacks %r" % (w, line))
+            continue
         value = f(g, wg, dims)
         check(a["value_kind"] == kind and a["type"] is None and a["address_space"] is None,
               "%s: %r %r %r" % (w, a["value_kind"], a["type"], a["address_space"]))

@@ -501,7 +501,8 @@ static uint64_t le_at(const uint8_t *p, unsigned n)
 
 /* A code object v5 kernel with hidden arguments (trap.cl's check): the layout fills them as the
    runtime does, from a 2-D grid with partial workgroups, in a segment of the descriptor's
-   kernarg_size; a v4 kernel (vadd) gets its explicit arguments only. */
+   kernarg_size, with the printf buffer the scenario asks for; a v4 kernel (vadd) gets its
+   explicit arguments only. */
 static void test_layout_hidden_kernargs(void **state)
 {
     static const char json[] =
@@ -510,7 +511,8 @@ static void test_layout_hidden_kernargs(void **state)
             "\"source\":\"trap.cl\",\"target\":\"gfx1100\"},{\"name\":\"v\",\"source\":\"vadd.cl\","
             "\"target\":\"gfx1100\"}],\"buffers\":[{\"name\":\"in\",\"size\":4096}],"
             "\"dispatches\":[{\"queue\":0,\"code_object\":\"t\",\"kernel\":\"check\","
-            "\"grid\":[1000,3],\"workgroup\":[256,2],\"packet_id\":0,\"kernargs\":["
+            "\"grid\":[1000,3],\"workgroup\":[256,2],\"packet_id\":0,\"printf_buffer\":8192,"
+            "\"kernargs\":["
             "{\"type\":\"buffer\",\"value\":\"in\"},{\"type\":\"u64\",\"value\":\"0x1234\"}]},"
             "{\"queue\":0,\"code_object\":\"v\",\"kernel\":\"vadd\",\"grid\":[256],"
             "\"workgroup\":[256],\"packet_id\":1,\"kernargs\":[{\"type\":\"u64\",\"value\":1},"
@@ -529,7 +531,7 @@ static void test_layout_hidden_kernargs(void **state)
     struct gc_scenario *s = NULL;
     struct gc_layout *l = NULL;
     gpucore_diag_t d = { 0 };
-    const uint8_t *ka;
+    const uint8_t *ka, *pb;
 
     (void)state;
     assert_int_equal(gc_scenario_parse(json, sizeof(json) - 1, "x.json", &s, &d), GPUCORE_OK);
@@ -543,7 +545,12 @@ static void test_layout_hidden_kernargs(void **state)
         if (le_at(ka + want[i].off, want[i].size) != want[i].value)
             fail_msg("kernarg byte %u: %" PRIu64 ", expected %" PRIu64, want[i].off,
                      le_at(ka + want[i].off, want[i].size), want[i].value);
-    for (unsigned o = 82; o < 272; o++) /* printf, hostcall, heap, queue...: none */
+    /* the printf buffer: a fresh zeroed mapping of its own */
+    pb = (const uint8_t *)(uintptr_t)le_at(ka + 88, 8);
+    assert_non_null(pb);
+    assert_int_equal((uintptr_t)pb % 4096, 0);
+    assert_int_equal(pb[0] | pb[8191], 0);
+    for (unsigned o = 96; o < 272; o++) /* hostcall, heap, queue...: none */
         assert_int_equal(ka[o], 0);
     assert_int_equal(l->dispatches[1].kernarg_size, 28); /* v4: explicit only */
     gc_layout_free(l);
