@@ -548,6 +548,8 @@ gpucore_status_t gc_ka_format_value(const struct gc_ka_arg *a, const uint8_t *se
     for (size_t i = 0; a->type_name && !gc_ka_is_hidden(a) && i < GC_ARRAY_SIZE(scalar_types); i++)
         if (strcmp(a->type_name, scalar_types[i].type) == 0)
             how = scalar_types[i].how;
+    if (gc_ka_is_hidden(a))
+        how = SC_UNSIGNED; /* counts and sizes the runtime writes; no type name */
     if (gc_ka_is_pointer(a) || a->size == 0)
         how = SC_HEX;
     if (how == SC_FLOAT && a->size == 4) {

@@ -92,7 +92,8 @@ int gc_ka_is_pointer(const struct gc_ka_arg *a);
 /*
  * The argument's value from the kernarg segment @p seg (@p seg_size bytes available) as text
  * into @p buf: pointers as "0x...", float/double as "%g", signed and unsigned integer types by
- * their type name, anything else of at most 8 bytes as little-endian "0x...", wider values as
+ * their type name, hidden arguments that are not addresses (block counts, group sizes, grid
+ * dims...) as unsigned decimal, anything else of at most 8 bytes as little-endian "0x...", wider values as
  * their bytes in memory order ("01 02 ...", at most 32 shown, then " ... (N bytes)"). *ret_u64
  * (optional) gets the first 8 bytes (fewer for a smaller argument), little-endian.
  * @retval GPUCORE_OK

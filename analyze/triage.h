@@ -138,9 +138,10 @@ struct gc_triage_error {
  * dispatch has "arguments": its kernel's arguments from the code object's NT_AMDGPU_METADATA
  * (analyze/kernargs.h), each {"name" (null when the metadata has none; a hidden argument's
  * value kind), "hidden", "type", "offset", "size", "value_kind", "address_space", "value"
- * (text, from the kernarg segment in the core), "value_error", "allocation" ({"label", "kind",
- * "base", "size", "offset"} of the allocation-map entry a global, constant or generic pointer
- * points into, or null), "relation" (that in words: "buffer a, 64 KiB VRAM", "null pointer",
+ * (text, from the kernarg segment in the core; a hidden count or size such as
+ * hidden_block_count_x in decimal), "value_error", "allocation" ({"label", "kind", "base",
+ * "size", "offset"} of the allocation-map entry a global, constant or generic pointer, or a
+ * hidden pointer such as hidden_queue_ptr or hidden_printf_buffer, points into, or null), "relation" (that in words: "buffer a, 64 KiB VRAM", "null pointer",
  * "in no allocation of the core's allocation map", or null)}, or null when there is no
  * metadata; and "arguments_error": null, or what is missing or inconsistent (no metadata,
  * kernarg bytes not in the core, sizes that disagree), sentences joined by "; ". Fails only

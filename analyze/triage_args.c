@@ -244,7 +244,9 @@ static json_t *arg_json(const struct gc_tr_args *a, const struct gc_ka_arg *ka, 
     }
     json_object_set_new(o, "value", json_string(value));
     json_object_set_new(o, "value_error", json_null());
-    if (gc_ka_is_pointer(ka) && relatable(ka) && !gc_ka_is_hidden(ka)) {
+    /* hidden pointers (queue_ptr, printf/hostcall buffers, heap...) point at the runtime's
+       allocations: related like explicit ones, and a null one says "null pointer" */
+    if (gc_ka_is_pointer(ka) && (relatable(ka) || gc_ka_is_hidden(ka))) {
         relate(a, v, o);
     } else {
         json_object_set_new(o, "allocation", json_null());
@@ -385,6 +387,9 @@ static const json_t *deriving_argument(const json_t *dispatch_json, uint64_t v, 
         if (!json_is_object(json_object_get(arg, "allocation")) &&
             !json_is_string(json_object_get(arg, "relation")))
             continue; /* not a pointer argument */
+        if (gc_triage_get_bool(arg, "hidden"))
+            continue; /* the runtime's own memory (queue, printf buffer): not what the kernel's
+                         code indexes from its arguments */
         if (!val || sscanf(val, "0x%" SCNx64, &x) != 1 || x == 0 || x > v ||
             v - x > FAULT_ARG_REACH)
             continue;

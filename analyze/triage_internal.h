@@ -139,8 +139,9 @@ void gc_tr_args_free(struct gc_tr_args *a); /* accepts NULL */
    (null, or the sentences of what is missing or inconsistent, joined by "; ") on @p o. */
 void gc_tr_args_json(struct gc_tr_args *a, const struct gc_image_dispatch *dp, json_t *o);
 /* The fault address @p v related to the allocation map (inside, past the end of, before;
-   the null page; a host mapping) and to the pointer arguments of @p dispatch_json (a report
-   dispatch with "arguments", or NULL): {text, null_page, inside, past_end_of, before,
+   the null page; a host mapping) and to the explicit pointer arguments of @p dispatch_json (a
+   report dispatch with "arguments", or NULL; hidden ones, the runtime's queue, printf or heap
+   memory, are never named: the kernel's own indexing derives from its explicit arguments): {text, null_page, inside, past_end_of, before,
    argument, argument_offset}. @p a may be NULL (then nothing is related but the null page). */
 json_t *gc_tr_fault_relation_json(const struct gc_tr_args *a, const struct gc_triage *t,
                                   uint64_t v, const json_t *dispatch_json);

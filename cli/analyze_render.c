@@ -131,12 +131,14 @@ static int dispatch_faulted(const json_t *q, uint64_t index)
 }
 
 /* A dispatch's arguments, as the report's "arguments" gives them: one line an argument
-   ("a (global float*) = 0x7fc383804000 → buffer a, 64 KiB VRAM"), hidden ones counted. */
+   ("a (global float*) = 0x7fc383804000 → buffer a, 64 KiB VRAM"); hidden ones, which the
+   runtime fills, by their value kind and size ("hidden_block_count_x (hidden, uint32) = 16",
+   "hidden_queue_ptr (hidden, pointer) = 0x... → ..."). */
 static void render_arguments(FILE *out, const json_t *x)
 {
     const json_t *args = json_object_get(x, "arguments");
     const char *err = gc_triage_get_str(x, "arguments_error");
-    size_t i, hidden = 0;
+    size_t i;
     json_t *a;
 
     if (json_is_array(args))
@@ -148,26 +150,31 @@ static void render_arguments(FILE *out, const json_t *x)
         const char *type = gc_triage_get_str(a, "type");
         const char *rel = gc_triage_get_str(a, "relation");
 
-        if (gc_triage_get_bool(a, "hidden")) {
-            hidden++;
-            continue;
-        }
         if (name)
             fprintf(out, "        %s", name);
         else
             fprintf(out, "        argument %zu", i);
-        fprintf(out, " (%s%s%s) = %s", space ? space : "", space ? " " : "",
-                type ? type : gc_triage_get_str_or(a, "value_kind", "?"),
-                gc_triage_get_str_or(a, "value", "?"));
+        if (gc_triage_get_bool(a, "hidden") && !type) {
+            json_int_t size = json_integer_value(json_object_get(a, "size"));
+
+            if (json_object_get(a, "allocation") && !json_is_null(json_object_get(a, "relation")))
+                fprintf(out, " (hidden, pointer)");
+            else if (size == 1 || size == 2 || size == 4 || size == 8)
+                fprintf(out, " (hidden, uint%d)", (int)size * 8);
+            else
+                fprintf(out, " (hidden, %d bytes)", (int)size);
+        } else {
+            fprintf(out, " (%s%s%s%s)", gc_triage_get_bool(a, "hidden") ? "hidden, " : "",
+                    space ? space : "", space ? " " : "",
+                    type ? type : gc_triage_get_str_or(a, "value_kind", "?"));
+        }
+        fprintf(out, " = %s", gc_triage_get_str_or(a, "value", "?"));
         if (gc_triage_get_str(a, "value_error"))
             fprintf(out, " (%s)", gc_triage_get_str(a, "value_error"));
         if (rel)
             fprintf(out, " \u2192 %s", rel);
         fputc('\n', out);
     }
-    if (hidden)
-        fprintf(out, "        (%zu hidden argument%s: see --json)\n", hidden,
-                hidden == 1 ? "" : "s");
     if (err)
         fprintf(out, "      %s: %s\n",
                 json_is_array(args) ? "argument problems" : "arguments not decoded", err);

@@ -20,6 +20,9 @@ set(GPUCORE_SCENARIO_OBJECTS ${CMAKE_CURRENT_BINARY_DIR}/scenario-objects)
 file(MAKE_DIRECTORY ${GPUCORE_SCENARIO_OBJECTS})
 set(GPUCORE_SCENARIO_KERNELS vadd hang trap)
 set(GPUCORE_SCENARIO_TARGETS gfx90a gfx940 gfx1030 gfx1100)
+# trap.cl is code object v5 (ROCm 6's default; LLVM 16's is v4): its kernel check has hidden
+# arguments (the dispatch geometry, the printf buffer), which the simulated runtime fills.
+set(GPUCORE_SCENARIO_FLAGS_trap -mcode-object-version=5)
 
 # gpucore_kernel_object(CO KERNEL TARGET [CLANG_FLAGS...]): the code object CO (and CO.o) from
 # tests/scenarios/kernels/KERNEL.cl for TARGET, at -O2, with the extra flags given.
@@ -41,7 +44,7 @@ foreach(kernel IN LISTS GPUCORE_SCENARIO_KERNELS)
     set(co ${GPUCORE_SCENARIO_OBJECTS}/${kernel}.${target}.co)
     gpucore_kernel_object(${co} ${kernel} ${target} -g -gdwarf-5 -cl-kernel-arg-info
                           -ffile-prefix-map=${PROJECT_SOURCE_DIR}=/gpucore
-                          -fdebug-compilation-dir=/gpucore)
+                          -fdebug-compilation-dir=/gpucore ${GPUCORE_SCENARIO_FLAGS_${kernel}})
     list(APPEND _gc_scen_objs ${co})
   endforeach()
 endforeach()

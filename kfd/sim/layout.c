@@ -810,6 +810,61 @@ static gpucore_status_t build_buffers(struct lctx *c, int fixed)
     return GPUCORE_OK;
 }
 
+/* Code object v5 (ELF EI_ABIVERSION 3, what ROCm 6 compilers emit by default) passes the
+   dispatch geometry to the kernel in hidden (implicit) kernel arguments: a fixed layout starting
+   at the explicit arguments' end rounded up to 8, which the runtime (HIP's and OpenCL's, clr)
+   fills for every dispatch whose kernel's metadata lists them; the code object's
+   .kernarg_segment_size, copied into its kernel descriptor's kernarg_size, covers them. Block
+   counts are whole workgroups (grid / workgroup), remainders the size of the last partial one
+   (grid % workgroup): the device library's get_local_size() picks group_size or remainder by
+   comparing the group id with the block count. Global offsets are 0 (HIP has none; OpenCL's
+   clEnqueueNDRangeKernel with a NULL offset); grid_dims is the packet's dimensions;
+   printf_buffer the dispatch's printf buffer when the scenario gives it one (the runtime
+   allocates one for kernels that call printf). Everything else in the implicit area
+   (hostcall/heap buffers, queue pointer, multigrid sync, private/shared bases) stays zero: the
+   simulated runtime provides none of them. */
+#define COV5_ABI_VERSION 3u
+#define COV5_HIDDEN_ALIGN 8u
+#define KD_KERNARG_SIZE_OFFSET 8u /* kernel descriptor: kernarg_size (u32) */
+#define COV5_KERNARG_MAX (1u << 20) /* kernarg_size the simulated runtime allocates at most */
+enum cov5_source { COV5_BLOCKS, COV5_GROUP, COV5_REMAINDER, COV5_ZERO, COV5_DIMS, COV5_PRINTF };
+static const struct {
+    uint8_t offset, size, source, dim; /* offset from the implicit arguments' start */
+} cov5_hidden[] = {
+    { 0, 4, COV5_BLOCKS, 0 },     { 4, 4, COV5_BLOCKS, 1 },     { 8, 4, COV5_BLOCKS, 2 },
+    { 12, 2, COV5_GROUP, 0 },     { 14, 2, COV5_GROUP, 1 },     { 16, 2, COV5_GROUP, 2 },
+    { 18, 2, COV5_REMAINDER, 0 }, { 20, 2, COV5_REMAINDER, 1 }, { 22, 2, COV5_REMAINDER, 2 },
+    { 40, 8, COV5_ZERO, 0 },      { 48, 8, COV5_ZERO, 1 },      { 56, 8, COV5_ZERO, 2 },
+    { 64, 2, COV5_DIMS, 0 },      { 72, 8, COV5_PRINTF, 0 },
+};
+
+/* The hidden arguments of dispatch @p d into its kernarg segment @p ka of @p size bytes, the
+   explicit ones ending at @p explicit_end; fields past @p size are left out (a kernel using
+   none of them has no implicit area). */
+static void put_cov5_hidden(const struct gc_scen_dispatch *d, uint8_t *ka, uint32_t explicit_end,
+                            uint32_t size, uint64_t printf_buffer)
+{
+    uint32_t base = (uint32_t)align_up(explicit_end, COV5_HIDDEN_ALIGN);
+    uint32_t dims = d->grid[2] > 1 ? 3 : d->grid[1] > 1 ? 2 : 1;
+
+    for (size_t i = 0; i < GC_ARRAY_SIZE(cov5_hidden); i++) {
+        uint32_t dim = cov5_hidden[i].dim, at = base + cov5_hidden[i].offset;
+        uint64_t v = 0;
+
+        if (at + cov5_hidden[i].size > size)
+            continue;
+        switch (cov5_hidden[i].source) {
+        case COV5_BLOCKS: v = d->workgroup[dim] ? d->grid[dim] / d->workgroup[dim] : 0; break;
+        case COV5_GROUP: v = d->workgroup[dim]; break;
+        case COV5_REMAINDER: v = d->workgroup[dim] ? d->grid[dim] % d->workgroup[dim] : 0; break;
+        case COV5_DIMS: v = dims; break;
+        case COV5_PRINTF: v = printf_buffer; break;
+        default: v = 0; break;
+        }
+        put(ka + at, v, cov5_hidden[i].size);
+    }
+}
+
 static gpucore_status_t build_dispatches(struct lctx *c, Elf **elfs)
 {
     const struct gc_scenario *s = c->s;
@@ -822,13 +877,10 @@ static gpucore_status_t build_dispatches(struct lctx *c, Elf **elfs)
         uint64_t kd, kdsize, fn, fnsize;
         int64_t entry_off = 0;
         uint8_t *ka;
-        uint32_t off = 0;
+        uint32_t off = 0, kd_size;
+        GElf_Ehdr eh;
         char label[GC_LAYOUT_LABEL_MAX];
 
-        /* ROCr gives each dispatch its kernarg segment in device-visible memory. */
-        snprintf(label, sizeof(label), "kernarg d%u", i);
-        GC_TRY(map_dev(c, 0, d->nraw ? d->nraw : 8ull * d->nkernargs + 256, GC_KFD_MEM_KERNARG,
-                       s->agents[s->queues[d->queue].agent].gpu_id, label, NULL, &ka));
         snprintf(sym, sizeof(sym), "%s.kd", d->kernel);
         if (!find_symbol(elfs[d->code_object], sym, &kd, &kdsize) ||
             !find_symbol(elfs[d->code_object], d->kernel, &fn, &fnsize))
@@ -846,6 +898,22 @@ static gpucore_status_t build_dispatches(struct lctx *c, Elf **elfs)
         if (ld->entry != lc->load_base + fn)
             return lfail(c, GPUCORE_E_CORRUPT, "dispatches[%u].kernel: the descriptor of '%s' "
                          "does not point at the kernel", i, d->kernel);
+        kd_size = 0;
+        for (int b = 0; b < 4; b++)
+            kd_size |= (uint32_t)((uint8_t *)(uintptr_t)ld->kernel_object)
+                               [KD_KERNARG_SIZE_OFFSET + b] << (8 * b);
+        if (kd_size > COV5_KERNARG_MAX)
+            return lfail(c, GPUCORE_E_CORRUPT, "dispatches[%u].kernel: the descriptor of '%s' "
+                         "says %u bytes of kernel arguments (at most %u)", i, d->kernel,
+                         kd_size, COV5_KERNARG_MAX);
+        /* ROCr gives each dispatch its kernarg segment in device-visible memory, as large as
+           the kernel descriptor's kernarg_size says (the runtime allocates that much). */
+        snprintf(label, sizeof(label), "kernarg d%u", i);
+        GC_TRY(map_dev(c, 0, d->nraw       ? d->nraw
+                       : kd_size > 8ull * d->nkernargs + 256 ? kd_size
+                                                               : 8ull * d->nkernargs + 256,
+                       GC_KFD_MEM_KERNARG, s->agents[s->queues[d->queue].agent].gpu_id, label,
+                       NULL, &ka));
         ld->kernarg = addr_of(ka);
         if (d->nraw) {
             memcpy(ka, d->raw_kernargs, d->nraw);
@@ -860,6 +928,18 @@ static gpucore_status_t build_dispatches(struct lctx *c, Elf **elfs)
             off = (uint32_t)align_up(off, n); /* natural alignment, as the ABI lays them out */
             put(ka + off, v, n);
             off += n;
+        }
+        if (!d->nraw && gelf_getehdr(elfs[d->code_object], &eh) &&
+            eh.e_ident[EI_ABIVERSION] >= COV5_ABI_VERSION && kd_size > off) {
+            uint8_t *pb = NULL;
+
+            if (d->printf_buffer) {
+                snprintf(label, sizeof(label), "printf buffer d%u", i);
+                GC_TRY(map_dev(c, 0, d->printf_buffer, GC_KFD_MEM_VRAM,
+                               s->agents[s->queues[d->queue].agent].gpu_id, label, NULL, &pb));
+            }
+            put_cov5_hidden(d, ka, off, kd_size, pb ? addr_of(pb) : 0);
+            off = kd_size;
         }
         ld->kernarg_size = off;
     }

@@ -467,7 +467,7 @@ static gpucore_status_t parse_dispatch(struct pctx *c, json_t *o, struct gc_scen
 {
     static const char *const keys[] = { "queue", "code_object", "kernel", "grid", "workgroup",
         "packet_id", "private_segment_size", "group_segment_size", "wave32", "vgprs",
-        "accvgprs", "sgprs", "kernargs", "raw_kernargs", NULL };
+        "accvgprs", "sgprs", "kernargs", "raw_kernargs", "printf_buffer", NULL };
     const struct gc_arch *arch;
     char co[GC_SCEN_NAME_MAX];
     json_t *ka;
@@ -491,6 +491,7 @@ static gpucore_status_t parse_dispatch(struct pctx *c, json_t *o, struct gc_scen
     GC_TRY(get_dim3(c, o, "grid", 1, 1, UINT32_MAX, d->grid));
     GC_TRY(get_u64(c, o, "packet_id", 1, 0, 0, (1ull << 62), &d->packet_id));
     GC_TRY(get_u32(c, o, "private_segment_size", 0, 0, 0, 1u << 20, &d->private_segment_size));
+    GC_TRY(get_u32(c, o, "printf_buffer", 0, 0, 0, 1u << 24, &d->printf_buffer));
     GC_TRY(get_u32(c, o, "group_segment_size", 0, 0, 0, arch->lds_bytes,
                    &d->group_segment_size));
     GC_TRY(get_bool(c, o, "wave32", arch->default_wave_size == 32, &w32));

@@ -114,6 +114,7 @@ struct gc_scen_dispatch {
     uint32_t nkernargs;
     uint8_t *raw_kernargs; /* when given instead of the list */
     uint32_t nraw;
+    uint32_t printf_buffer; /* bytes of printf buffer the runtime gives a v5 kernel; 0 = none */
 };
 
 struct gc_scen_reg_override {

@@ -24,6 +24,32 @@ PARAMS = {
     "spin": [("flag", "int*"), ("out", "int*")],
 }
 SIZES = {"u32": 4, "u64": 8, "f32": 4, "buffer": 8}
+# Kernels compiled as code object v5 that use the dispatch geometry (trap.cl's check): the
+# hidden arguments their metadata lists, and what the runtime puts in each for a dispatch
+# (grid and workgroup padded to 3 dimensions): (offset from the explicit arguments' end
+# rounded up to 8, size, value).
+HIDDEN = {"check": [
+    ("hidden_block_count_x", 0, 4, lambda g, w, n: g[0] // w[0]),
+    ("hidden_block_count_y", 4, 4, lambda g, w, n: g[1] // w[1]),
+    ("hidden_block_count_z", 8, 4, lambda g, w, n: g[2] // w[2]),
+    ("hidden_group_size_x", 12, 2, lambda g, w, n: w[0]),
+    ("hidden_group_size_y", 14, 2, lambda g, w, n: w[1]),
+    ("hidden_group_size_z", 16, 2, lambda g, w, n: w[2]),
+    ("hidden_remainder_x", 18, 2, lambda g, w, n: g[0] % w[0]),
+    ("hidden_remainder_y", 20, 2, lambda g, w, n: g[1] % w[1]),
+    ("hidden_remainder_z", 22, 2, lambda g, w, n: g[2] % w[2]),
+    ("hidden_global_offset_x", 40, 8, lambda g, w, n: 0),
+    ("hidden_global_offset_y", 48, 8, lambda g, w, n: 0),
+    ("hidden_global_offset_z", 56, 8, lambda g, w, n: 0),
+    ("hidden_grid_dims", 64, 2, lambda g, w, n: n),
+    # check calls printf: the runtime's pointers, the printf buffer the only one it gives
+    ("hidden_printf_buffer", 72, 8, "printf buffer d%d"),
+    ("hidden_hostcall_buffer", 80, 8, None),
+    ("hidden_multigrid_sync_arg", 88, 8, None),
+    ("hidden_heap_v1", 96, 8, None),
+    ("hidden_default_queue", 104, 8, None),
+    ("hidden_queue_ptr", 200, 8, None),
+]}
 
 
 def check(cond, msg):
@@ -93,6 +119,48 @@ for i, d in enumerate(scen["dispatches"]):
             rel = (" \u2192 " + a["relation"]) if a["relation"] else ""
             line = "        %s (%s%s) = %s%s\n" % (pname, (a["address_space"] + " ") if a["address_space"] else "",
                                                  ptype, v, rel)
+            check(line in text, "%s: the text report lacks %r" % (w, line))
+    # The hidden arguments, exactly, from the dispatch's geometry.
+    hidden = [a for a in (x["arguments"] or []) if a["hidden"]]
+    want = HIDDEN.get(d["kernel"], [])
+    check([a["name"] for a in hidden] == [h[0] for h in want],
+          "%s: hidden arguments %r, expected %r" % (where, [a["name"] for a in hidden], [h[0] for h in want]))
+    g = [num(v) for v in d["grid"]] + [1] * (3 - len(d["grid"]))
+    wg = [num(v) for v in d["workgroup"]] + [1] * (3 - len(d["workgroup"]))
+    dims = 3 if g[2] > 1 else 2 if g[1] > 1 else 1
+    base = (off + 7) // 8 * 8
+    for a, (kind, hoff, hsize, f) in zip(hidden, want):
+        w = "%s %s" % (where, kind)
+        check(a["offset"] == base + hoff and a["size"] == hsize,
+              "%s: at %d (%d bytes), expected %d (%d)" % (w, a["offset"], a["size"], base + hoff, hsize))
+        if not callable(f):
+            # a hidden pointer: into the allocation the scenario gives the dispatch, or null
+            label = f % i if f and d.get("printf_buffer") else None
+            al = a["allocation"]
+            if label:
+                size = num(d["printf_buffer"])
+                rel = "%s, %d KiB VRAM" % (label, size // 1024)
+                check(al is not None and al["label"] == label and al["offset"] == 0 and al["size"] == size
+                      and a["value"] == al["base"] and a["relation"] == rel,
+                      "%s: %r -> %r %r, expected the base of %s" % (w, a["value"], a["relation"], al, label))
+            else:
+                rel = "null pointer"
+                check(a["value"] == "0x0" and al is None and a["relation"] == rel,
+                      "%s: %r -> %r, expected a null pointer" % (w, a["value"], a["relation"]))
+            if (x["queue"], x["index"]) in faulting:
+                line = "        %s (hidden, pointer) = %s \u2192 %s\n" % (kind, a["value"], rel)
+                check(line in text, "%s: the text report lacks %r" % (w, line))
+            continue
+        value = f(g, wg, dims)
+        check(a["value_kind"] == kind and a["type"] is None and a["address_space"] is None,
+              "%s: %r %r %r" % (w, a["value_kind"], a["type"], a["address_space"]))
+        check(a["offset"] == base + hoff and a["size"] == hsize,
+              "%s: at %d (%d bytes), expected %d (%d)" % (w, a["offset"], a["size"], base + hoff, hsize))
+        check(a["value"] == str(value) and a["value_error"] is None,
+              "%s: value %r (%r), expected %d" % (w, a["value"], a["value_error"], value))
+        check(a["allocation"] is None and a["relation"] is None, "%s: related %r" % (w, a["relation"]))
+        if (x["queue"], x["index"]) in faulting:
+            line = "        %s (hidden, uint%d) = %d\n" % (kind, 8 * hsize, value)
             check(line in text, "%s: the text report lacks %r" % (w, line))
     checked += 1
 check(checked > 0, "the scenario has no dispatch with kernargs")

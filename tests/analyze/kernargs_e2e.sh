@@ -4,7 +4,10 @@
 # The kernel arguments of `gpucore analyze` against the scenario (tests/kernargs.cmake):
 # capture SCENARIO running in gpucore-inferior (code objects compiled with argument names),
 # then check every dispatch's decoded arguments in the JSON report against the scenario's
-# kernargs (check_kernargs.py), and the text report's argument lines.
+# kernargs (check_kernargs.py), hidden ones from the dispatch's grid, and the text report's
+# argument lines. vadd-fault and rdna3-assert (a code object v5 kernel with hidden arguments)
+# then alter the core (metadata sizes, the note, the packet's kernarg address) and check the
+# sentence each inconsistency gets.
 #
 #   kernargs_e2e.sh WORKDIR GPUCORE INFERIOR OBJECTS SCENARIOS SCENARIO
 #
@@ -27,7 +30,7 @@ gc report-json analyze --json out/core; expect_rc 0 report-json
 gc report analyze out/core;             expect_rc 0 report
 python3 "$here/check_kernargs.py" "$scenarios/$scenario.json" report-json.out report.out ||
   fail "check_kernargs.py: see above"
-[ "$scenario" = vadd-fault ] || exit 0
+case $scenario in vadd-fault|rdna3-assert) ;; *) exit 0 ;; esac
 
 # The same core with its code object's metadata altered (every copy the file holds), as a
 # broken or foreign code object would have it: each inconsistency is one precise sentence.
@@ -42,6 +45,51 @@ open(sys.argv[2], "wb").write(data.replace(frm, to))
 PY
 }
 ks=b52e6b65726e6172675f7365676d656e745f73697a65 # fixstr ".kernarg_segment_size"
+if [ "$scenario" = rdna3-assert ]; then
+  # check (code object v5, 272 bytes with its hidden arguments) declared as taking 65280
+  # bytes: more than the runtime allocated and the capture kept. The sentence says how many of
+  # them the core has and where the rest went; the hidden arguments, all inside the bytes
+  # kept, still have their values.
+  patch_core out/long.core "${ks}cd0110" "${ks}cdff00"
+  gc long analyze --json out/long.core; expect_rc 0 long
+  gc long-text analyze out/long.core; expect_rc 0 long-text
+  python3 - <<'PY' || fail "the kernel arguments missing from the core are not explained (see above)"
+import json, re
+d = json.load(open("long.out"))
+x = [x for a in d["agents"] for q in a["queues"] for x in q["dispatches"]][0]
+e = x["arguments_error"]
+assert re.fullmatch(r"(\d+) of the 65280 bytes of kernel arguments at 0x[0-9a-f]+ are in the core "
+                    r"\(global memory at 0x[0-9a-f]+ is not in the core \(.*kernarg d0\)\); the "
+                    r"metadata says kernel 'check' takes 65280 bytes of arguments, its kernel "
+                    r"descriptor at 0x[0-9a-f]+ says 272", e), e
+assert 272 <= int(e.split()[0]) < 65280, e
+hidden = [(a["name"], a["value"]) for a in x["arguments"] if a["hidden"]]
+assert len(hidden) == 19 and all(v is not None for _, v in hidden), hidden
+assert hidden[0] == ("hidden_block_count_x", "16") and hidden[3] == ("hidden_group_size_x", "256"), hidden
+PY
+  # The dispatch packet's kernarg_address zeroed (the 16 bytes kernel_object, kernarg_address
+  # of the packet): the report says the arguments cannot be read, and why.
+  python3 - <<'PY' || fail "cannot zero the packet's kernarg_address"
+import json, struct
+x = [x for a in json.load(open("report-json.out"))["agents"] for q in a["queues"] for x in q["dispatches"]][0]
+ko, ka = int(x["kernel_object"], 16), int(x["kernarg_address"], 16)
+data = open("out/core", "rb").read()
+frm = struct.pack("<QQ", ko, ka)
+assert data.count(frm) == 1, data.count(frm)
+open("out/noka.core", "wb").write(data.replace(frm, struct.pack("<QQ", ko, 0)))
+PY
+  gc noka analyze --json out/noka.core; expect_rc 0 noka
+  python3 - <<'PY' || fail "a dispatch without kernarg address is not explained (see above)"
+import json
+x = [x for a in json.load(open("noka.out"))["agents"] for q in a["queues"] for x in q["dispatches"]][0]
+e = x["arguments_error"]
+assert e == "the dispatch packet has no kernarg address, but kernel 'check' takes 272 bytes of arguments", e
+assert len(x["arguments"]) == 21 and all(a["value"] is None for a in x["arguments"]), x["arguments"]
+PY
+  grep -q "^      argument problems: [0-9]* of the 65280 bytes of kernel arguments at 0x[0-9a-f]* are in the core" long-text.out ||
+    fail "the text report does not say which argument bytes are missing: $(grep -A20 'dispatch 0' long-text.out)"
+  exit 0
+fi
 # 32 bytes declared, the kernel descriptor says 28.
 patch_core out/big.core "${ks}1c" "${ks}20"
 gc big analyze --json out/big.core; expect_rc 0 big

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "kernargs.h"
+#include "triage_internal.h"
 
 /* ASan reserves terabytes of shadow memory: an address-space limit only applies without it. */
 #if defined(__SANITIZE_ADDRESS__)
@@ -288,7 +289,7 @@ static void test_crafted(void **state)
     assert_string_equal(text, "11 12 13 14 15 16 17 18 19 1a 1b 1c 1d 1e 1f 20");
     assert_int_equal(gc_ka_format_value(&k->args[4], seg, sizeof(seg), text, sizeof(text), NULL),
                      GPUCORE_OK);
-    assert_string_equal(text, "0x2827262524232221");
+    assert_string_equal(text, "2893323226570760737"); /* hidden counts/offsets: decimal */
     /* the hidden argument past the bytes available */
     assert_int_equal(gc_ka_format_value(&k->args[4], seg, 36, text, sizeof(text), NULL),
                      GPUCORE_E_UNAVAILABLE);
@@ -451,13 +452,71 @@ static void test_huge_counts(void **state)
 #endif
 }
 
+/* Hidden arguments by kind: sizes and counts in decimal, the runtime's pointers (queue,
+   printf buffer) as addresses. */
+static void test_hidden_values(void **state)
+{
+    static const uint8_t seg[16] = { 0x00, 0x01, 0, 0, 0, 0, 0, 0,
+                                     0x00, 0x40, 0x80, 0x83, 0xc3, 0x7f, 0, 0 };
+    char k_group[] = "hidden_group_size_x", k_queue[] = "hidden_queue_ptr",
+         k_printf[] = "hidden_printf_buffer";
+    const struct gc_ka_arg group = { .value_kind = k_group, .offset = 0, .size = 2 };
+    const struct gc_ka_arg queue = { .value_kind = k_queue, .offset = 8, .size = 8 };
+    const struct gc_ka_arg printf_buf = { .value_kind = k_printf, .offset = 8, .size = 8 };
+    char text[128];
+    uint64_t v = 0;
+
+    (void)state;
+    assert_true(gc_ka_is_hidden(&group) && !gc_ka_is_pointer(&group));
+    assert_int_equal(gc_ka_format_value(&group, seg, sizeof(seg), text, sizeof(text), &v),
+                     GPUCORE_OK);
+    assert_string_equal(text, "256");
+    assert_true(gc_ka_is_hidden(&queue) && gc_ka_is_pointer(&queue));
+    assert_int_equal(gc_ka_format_value(&queue, seg, sizeof(seg), text, sizeof(text), &v),
+                     GPUCORE_OK);
+    assert_string_equal(text, "0x7fc383804000");
+    assert_int_equal(v, 0x7fc383804000ull);
+    assert_true(gc_ka_is_pointer(&printf_buf));
+    assert_int_equal(gc_ka_format_value(&printf_buf, seg, sizeof(seg), text, sizeof(text), NULL),
+                     GPUCORE_OK);
+    assert_string_equal(text, "0x7fc383804000");
+}
+
+/* A fault address is named as deriving from an explicit pointer argument, never from a hidden
+   one (the runtime's queue or printf buffer), even when the hidden one is closer below it. */
+static void test_fault_not_from_hidden(void **state)
+{
+    json_t *disp = json_pack("{s:[{s:s, s:b, s:s, s:n, s:s}, {s:s, s:b, s:s, s:n, s:s}]}",
+                             "arguments", "name", "a", "hidden", 0, "value", "0x7f0000100000",
+                             "allocation", "relation", "buffer a", "name", "hidden_queue_ptr",
+                             "hidden", 1, "value", "0x7f0000200000", "allocation", "relation",
+                             "queue");
+    json_t *r;
+
+    (void)state;
+    assert_non_null(disp);
+    r = gc_tr_fault_relation_json(NULL, NULL, 0x7f0000200010ull, disp);
+    assert_non_null(r);
+    assert_string_equal(json_string_value(json_object_get(r, "argument")), "a");
+    assert_int_equal(json_integer_value(json_object_get(r, "argument_offset")), 0x100010);
+    json_decref(r);
+    /* below every explicit argument: no argument, though the hidden one is right there */
+    json_object_set_new(json_array_get(json_object_get(disp, "arguments"), 0), "value",
+                        json_string("0x7f0000300000"));
+    r = gc_tr_fault_relation_json(NULL, NULL, 0x7f0000200010ull, disp);
+    assert_true(json_is_null(json_object_get(r, "argument")));
+    json_decref(r);
+    json_decref(disp);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scenario_object), cmocka_unit_test(test_unnamed_object),
         cmocka_unit_test(test_not_elf),         cmocka_unit_test(test_no_note),
         cmocka_unit_test(test_crafted),         cmocka_unit_test(test_wrong_types),
-        cmocka_unit_test(test_huge_counts),
+        cmocka_unit_test(test_huge_counts),     cmocka_unit_test(test_hidden_values),
+        cmocka_unit_test(test_fault_not_from_hidden),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -66,6 +66,7 @@ static void test_files_parse(void **state)
     s = load("rdna3-assert.json");
     assert_int_equal(s->dispatches[0].wave32, 0);
     assert_int_equal(s->waves[1].stop, GC_SCEN_STOP_ASSERT_TRAP);
+    assert_int_equal(s->dispatches[0].printf_buffer, 4096);
     gc_scenario_free(s);
 
     s = load("multi-gpu-hang.json");
@@ -125,6 +126,10 @@ static const struct {
     { "{\"name\":\"t\"," AGENT "," QUEUE "," CO ",\"dispatches\":[{\"queue\":0,\"code_object\":"
       "\"v\",\"kernel\":\"vadd\",\"grid\":[1],\"workgroup\":[2048],\"packet_id\":0}]}",
       "dispatches[0].workgroup[0]: 2048 (0x800) out of range" },
+    { "{\"name\":\"t\"," AGENT "," QUEUE "," CO ",\"dispatches\":[{\"queue\":0,\"code_object\":"
+      "\"v\",\"kernel\":\"vadd\",\"grid\":[1],\"workgroup\":[1],\"packet_id\":0,"
+      "\"printf_buffer\":\"0x2000000\"}]}",
+      "dispatches[0].printf_buffer: 33554432 (0x2000000) out of range" },
     { "{\"name\":\"t\"," AGENT "," QUEUE "," CO ",\"dispatches\":[{\"queue\":0,\"code_object\":"
       "\"v\",\"kernel\":\"vadd\",\"grid\":[1],\"workgroup\":[1],\"packet_id\":0,\"wave32\":true}]}",
       "dispatches[0]: wave32: gfx90a has no wave32" },

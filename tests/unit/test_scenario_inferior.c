@@ -539,6 +539,74 @@ static void test_layout_exception_address(void **state)
     gc_scenario_free(s);
 }
 
+/* Little-endian field of @p n bytes at @p p. */
+static uint64_t le_at(const uint8_t *p, unsigned n)
+{
+    uint64_t v = 0;
+
+    for (unsigned i = 0; i < n; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+/* A code object v5 kernel with hidden arguments (trap.cl's check): the layout fills them as the
+   runtime does, from a 2-D grid with partial workgroups, in a segment of the descriptor's
+   kernarg_size, with the printf buffer the scenario asks for; a v4 kernel (vadd) gets its
+   explicit arguments only. */
+static void test_layout_hidden_kernargs(void **state)
+{
+    static const char json[] =
+            "{\"name\":\"t\",\"agents\":[{\"target\":\"gfx1100\",\"gpu_id\":1,\"simd_count\":192}],"
+            "\"queues\":[{\"agent\":0,\"queue_id\":0}],\"code_objects\":[{\"name\":\"t\","
+            "\"source\":\"trap.cl\",\"target\":\"gfx1100\"},{\"name\":\"v\",\"source\":\"vadd.cl\","
+            "\"target\":\"gfx1100\"}],\"buffers\":[{\"name\":\"in\",\"size\":4096}],"
+            "\"dispatches\":[{\"queue\":0,\"code_object\":\"t\",\"kernel\":\"check\","
+            "\"grid\":[1000,3],\"workgroup\":[256,2],\"packet_id\":0,\"printf_buffer\":8192,"
+            "\"kernargs\":["
+            "{\"type\":\"buffer\",\"value\":\"in\"},{\"type\":\"u64\",\"value\":\"0x1234\"}]},"
+            "{\"queue\":0,\"code_object\":\"v\",\"kernel\":\"vadd\",\"grid\":[256],"
+            "\"workgroup\":[256],\"packet_id\":1,\"kernargs\":[{\"type\":\"u64\",\"value\":1},"
+            "{\"type\":\"u64\",\"value\":2},{\"type\":\"u64\",\"value\":3},"
+            "{\"type\":\"u32\",\"value\":4}]}]}";
+    /* (offset, size, value) after the 16 explicit bytes: block counts 1000/256, 3/2, 1;
+       group sizes; remainders 1000%256, 3%2, 0; global offsets 0; grid dims 2 */
+    static const struct {
+        unsigned off, size;
+        uint64_t value;
+    } want[] = {
+        { 16, 4, 3 },   { 20, 4, 1 },  { 24, 4, 1 },  { 28, 2, 256 }, { 30, 2, 2 },
+        { 32, 2, 1 },   { 34, 2, 232 }, { 36, 2, 1 }, { 38, 2, 0 },   { 56, 8, 0 },
+        { 64, 8, 0 },   { 72, 8, 0 },  { 80, 2, 2 },
+    };
+    struct gc_scenario *s = NULL;
+    struct gc_layout *l = NULL;
+    gpucore_diag_t d = { 0 };
+    const uint8_t *ka, *pb;
+
+    (void)state;
+    assert_int_equal(gc_scenario_parse(json, sizeof(json) - 1, "x.json", &s, &d), GPUCORE_OK);
+    if (gc_layout_build(s, getenv("GPUCORE_SCENARIO_OBJECTS"), &l, &d) != GPUCORE_OK)
+        fail_msg("%s", d.message);
+    assert_int_equal(l->dispatches[0].kernarg_size, 272); /* check's .kernarg_segment_size */
+    ka = (const uint8_t *)(uintptr_t)l->dispatches[0].kernarg;
+    assert_int_equal(le_at(ka, 8), l->buffers[0].address);
+    assert_int_equal(le_at(ka + 8, 8), 0x1234);
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+        if (le_at(ka + want[i].off, want[i].size) != want[i].value)
+            fail_msg("kernarg byte %u: %" PRIu64 ", expected %" PRIu64, want[i].off,
+                     le_at(ka + want[i].off, want[i].size), want[i].value);
+    /* the printf buffer: a fresh zeroed mapping of its own */
+    pb = (const uint8_t *)(uintptr_t)le_at(ka + 88, 8);
+    assert_non_null(pb);
+    assert_int_equal((uintptr_t)pb % 4096, 0);
+    assert_int_equal(pb[0] | pb[8191], 0);
+    for (unsigned o = 96; o < 272; o++) /* hostcall, heap, queue...: none */
+        assert_int_equal(ka[o], 0);
+    assert_int_equal(l->dispatches[1].kernarg_size, 28); /* v4: explicit only */
+    gc_layout_free(l);
+    gc_scenario_free(s);
+}
+
 /* ---- in a running gpucore-inferior ---- */
 
 static pid_t child;
@@ -1218,7 +1286,9 @@ int main(void)
         cmocka_unit_test(test_layout_rdna2),    cmocka_unit_test(test_layout_rdna3),
         cmocka_unit_test(test_layout_hang),     cmocka_unit_test(test_layout_big),
         cmocka_unit_test(test_layout_r_versions),
-        cmocka_unit_test(test_layout_bad_pc),   cmocka_unit_test(test_layout_exception_address),   cmocka_unit_test_teardown(test_inferior_vadd, kill_child),
+        cmocka_unit_test(test_layout_bad_pc),   cmocka_unit_test(test_layout_exception_address),
+        cmocka_unit_test(test_layout_hidden_kernargs),
+        cmocka_unit_test_teardown(test_inferior_vadd, kill_child),
         cmocka_unit_test_teardown(test_inferior_rdna3, kill_child),  cmocka_unit_test_teardown(test_inferior_mi300, kill_child),
         cmocka_unit_test_teardown(test_inferior_rdna2, kill_child),  cmocka_unit_test_teardown(test_inferior_hang, kill_child),
         cmocka_unit_test_teardown(test_inferior_big, kill_child),
