@@ -693,7 +693,7 @@ static json_t *signal_json(int sig)
 }
 
 static json_t *thread_json(Dwfl *dwfl, const struct hs_thread *th, int first, int sig,
-                           int attached)
+                           int attached, uint32_t error_thread)
 {
     struct frames f = { .dwfl = dwfl, .arr = json_array() };
     json_t *o = json_object();
@@ -706,6 +706,8 @@ static json_t *thread_json(Dwfl *dwfl, const struct hs_thread *th, int first, in
     }
     json_object_set_new(o, "tid", json_integer(th->tid));
     json_object_set_new(o, "first", json_boolean(first));
+    json_object_set_new(o, "met_error",
+                        json_boolean(error_thread && (uint32_t)th->tid == error_thread));
     json_object_set_new(o, "signal", signal_json(first ? (sig ? sig : th->cursig) : 0));
     json_object_set_new(o, "syscall", syscall_json(th));
     if (attached) {
@@ -764,7 +766,7 @@ static void init_ebl_elf(struct hs_ctx *c)
     c->ebl_elf = elf_memory((char *)h, sizeof(c->ebl_image));
 }
 
-json_t *gc_host_stacks_json(gpucore_core_t *core, const char *sysroot)
+json_t *gc_host_stacks_json(gpucore_core_t *core, const char *sysroot, uint32_t error_thread)
 {
     struct hs_ctx c = { .core = core, .sysroot = sysroot };
     json_t *doc = json_object(), *threads = json_array();
@@ -801,7 +803,8 @@ json_t *gc_host_stacks_json(gpucore_core_t *core, const char *sysroot)
         dwfl_report_end(dwfl, NULL, NULL);
         attached = dwfl_attach_state(dwfl, c.ebl_elf, c.threads[0].tid, &thread_callbacks, &c);
         for (uint32_t i = 0; i < c.nthreads && i < GC_HS_MAX_THREADS; i++) {
-            json_t *t = thread_json(dwfl, &c.threads[i], i == 0, sig, attached);
+            json_t *t = thread_json(dwfl, &c.threads[i], i == 0, sig, attached,
+                                    error_thread);
 
             if (!t)
                 goto nomem;

@@ -33,8 +33,9 @@
 
 /*
  * The report's "host" member for @p core (a unified core, or a split dump's host core):
- *   {"pid", "threads": [{"tid", "first" (the kernel's first thread: the one the signal hit,
- *    else the leader), "signal" (the first thread's: NT_SIGINFO's, else its pr_cursig, e.g.
+ *   {"pid", "threads": [{"tid", "first" (the core's first thread: the kernel's rule, the one
+ *    the signal hit, else the leader; in a core the runtime hook triggered, the thread the GPU
+ *    error was reported on), "met_error" (its tid is @p error_thread), "signal" (the first thread's: NT_SIGINFO's, else its pr_cursig, e.g.
  *    "SIGABRT"; SIGSTOP for a capture on demand) | null, "syscall" (the system call it was
  *    in: "futex", "ioctl(AMDKFD_IOC_WAIT_EVENTS)", or "#N" for one without a name here) | null, "frames": [{"pc",
  *    "module" | null, "module_offset" | null, "symbol" | null, "symbol_offset" | null,
@@ -44,8 +45,11 @@
  *    null, "why", "in_frames" (a frame shown is in it)}], "problem" (why there are no backtraces at all) | null}
  * or json null when the core has no host thread (a split dump's GPU file, a GPU-only core).
  * @p sysroot: the `--sysroot` directory, or NULL (no host file is ever opened).
+ * @p error_thread: the host thread on which the runtime reported the GPU error (the capture
+ * metadata's error_thread, gpucore_capture_meta_t), 0 = not known: then no thread has
+ * "met_error" true.
  * @return a new reference, or NULL when out of memory.
  */
-json_t *gc_host_stacks_json(gpucore_core_t *core, const char *sysroot);
+json_t *gc_host_stacks_json(gpucore_core_t *core, const char *sysroot, uint32_t error_thread);
 
 #endif

@@ -46,6 +46,7 @@ struct capture_error {
     uint64_t fault_va;
     uint32_t code, gpu_id, queue_id;
     uint32_t fault_reasons; /* GPUCORE_FAULT_* (format 1.2), 0 = not recorded */
+    uint32_t error_thread;  /* host thread that met the error (format 1.3), 0 = not recorded */
     int precise_memory;     /* GPUCORE_META_PRECISE_MEMORY: PCs are exact */
 };
 
@@ -80,6 +81,7 @@ static struct capture_error capture_error_of(gpucore_core_t *core)
         e.gpu_id = m->exception_gpu_id;
         e.queue_id = m->exception_queue_id;
         e.fault_reasons = m->fault_reasons;
+        e.error_thread = m->error_thread;
         e.precise_memory = !!(m->flags & GPUCORE_META_PRECISE_MEMORY);
     }
     gpucore_capture_meta_free(m);
@@ -871,7 +873,7 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
     json_object_set_new(doc, "code_objects", cos);
     json_object_set_new(doc, "not_captured", missing);
     json_object_set_new(doc, "problems", problems);
-    v = gc_host_stacks_json(t->host ? t->host : t->core, t->sysroot);
+    v = gc_host_stacks_json(t->host ? t->host : t->core, t->sysroot, cerr.error_thread);
     by_agent_free(&by_agent);
     gc_tr_args_free(args);
     if (!v) {

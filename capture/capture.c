@@ -623,6 +623,7 @@ static gpucore_status_t add_meta(struct cap *c, const struct gc_plan *p, uint32_
     m.kfd_device_entry_size = dev_esize;
     m.kfd_queue_entry_size = q_esize;
     m.signal = 0;
+    m.error_thread = (uint32_t)c->res->error_thread;
     m.compress_level = c->o->compress ? (c->o->compress_level ? c->o->compress_level : 3) : 0;
     m.producer = (gpucore_str_t){ "gpucore", 7 };
     m.producer_version = (gpucore_str_t){ GPUCORE_VERSION_STRING,
@@ -1120,6 +1121,7 @@ static gpucore_status_t add_notes(struct cap *c, struct gpu_state *g, const stru
     hin.maps = pm;
     hin.proc_root = "/proc";
     hin.default_signal = SIGSTOP;
+    hin.first_thread = c->res->error_thread;
     st = gc_host_add_notes(c->w, &hin, c->diag);
     if (st != GPUCORE_OK) {
         if (st == GPUCORE_E_NOTFOUND)
@@ -1158,9 +1160,21 @@ static void apply_trigger(struct cap *c)
     const struct gc_capture_trigger *t = c->o->trigger;
 
     c->res->trigger = GPUCORE_TRIGGER_ON_DEMAND;
+    c->res->error_thread = 0;
     if (!t)
         return;
     c->res->trigger = t->trigger;
+    if (t->error_thread > 0) {
+        /* Only a thread of the target is recorded: the tid comes from the command line. */
+        uint32_t n = gc_tracee_thread_count(c->t);
+
+        for (uint32_t i = 0; i < n; i++)
+            if (gc_tracee_thread(c->t, i)->tid == t->error_thread)
+                c->res->error_thread = t->error_thread;
+        if (!c->res->error_thread)
+            warn(c, "--error-thread %ld is not a thread of process %ld: not recorded",
+                 (long)t->error_thread, (long)c->pid);
+    }
     if (c->nexc == 0 && t->exception_code) {
         struct gc_plan_exception *e = &c->exc[c->nexc++];
 

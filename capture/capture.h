@@ -109,6 +109,11 @@ struct gc_capture_trigger {
     uint32_t exception_code; /* enum kfd_dbg_trap_exception_code, 0 = not known */
     uint64_t fault_va;       /* memory violation: the faulting address, 0 = not known */
     uint32_t fault_reasons;  /* memory violation: GPUCORE_FAULT_* bits, 0 = not known */
+    pid_t error_thread;      /* the target's thread the runtime reported the error on (the
+                                hook's calling thread, --error-thread), 0 = not known. If it is
+                                one of the target's threads when they are stopped, the core
+                                records it (CAPTURE_META error_thread) and writes it first in
+                                the host notes; otherwise a warning, and it is not recorded */
 };
 
 /* RUN: what happened to one process of the command's tree (gc_capture_opts.tree_event). */
@@ -194,6 +199,8 @@ struct gc_capture_result {
     uint32_t truncation_reason; /* GPUCORE_REASON_* */
     uint64_t duration_ns;
     uint32_t trigger;         /* GPUCORE_TRIGGER_* */
+    pid_t error_thread;       /* NOW: the trigger's error_thread as recorded in the core (a
+                                 thread of the target), 0 = none recorded */
     int exited;               /* RUN/WATCH: the target exited; status below */
     int exit_status;          /* wait status of the command (RUN) */
     int running;              /* RUN: the command was started and runs on, detached and not

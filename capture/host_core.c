@@ -896,6 +896,9 @@ gpucore_status_t gc_host_add_notes(gpucore_writer_t *w, const struct gc_host_not
                "process %d has no threads left", (int)in->pid);
     sig_th = gc_tracee_signalled_thread(in->tracee);
     first = sig_th ? sig_th : gc_tracee_thread(in->tracee, 0);
+    for (uint32_t i = 0; in->first_thread > 0 && i < n; i++)
+        if (gc_tracee_thread(in->tracee, i)->tid == in->first_thread)
+            first = gc_tracee_thread(in->tracee, i);
     signo = sig_th ? sig_th->pending_signal : in->default_signal;
 
     snprintf(path, sizeof(path), "%s/%d/stat", in->proc_root, (int)in->pid);

@@ -5,7 +5,7 @@
  * threads and backtraces:
  *
  *   notes, in the kernel's order: NT_PRSTATUS, NT_PRPSINFO, NT_SIGINFO, NT_AUXV, NT_FILE for
- *   the first thread (the signalled one, else the leader), then NT_FPREGSET and NT_X86_XSTATE
+ *   the first thread (the caller's first_thread, else the signalled one, else the leader), then NT_FPREGSET and NT_X86_XSTATE
  *   for it; then per other thread NT_PRSTATUS, NT_FPREGSET, NT_X86_XSTATE; last, once,
  *   NT_X86_XSAVE_LAYOUT (Linux 6.11+: the XSAVE components' sizes and offsets, from CPUID).
  *   Owner "CORE" (NT_X86_XSTATE, NT_X86_XSAVE_LAYOUT: "LINUX"). Not written: NT_386_IOPERM and
@@ -164,6 +164,12 @@ struct gc_host_note_input {
      * stopped by a signal (an on-demand or GPU-triggered capture: the caller passes SIGSTOP,
      * the truth about a ptrace-stopped process). */
     int default_signal;
+    /* The thread to write first, before the signalled one: the thread the ROCm runtime
+     * reported the GPU error on (the runtime hook's thread), which is what a reader of the
+     * core looks at first, as the kernel puts the signalled thread first. 0, or a tid that is
+     * not one of the tracee's threads = the kernel's rule (the signalled thread, else the
+     * leader). The signal reported (pr_cursig, NT_SIGINFO) stays the signalled thread's. */
+    pid_t first_thread;
 };
 
 /*
@@ -187,7 +193,8 @@ struct gc_host_note_input {
  * NT_FPREGSET and NT_X86_XSTATE when the registers were read. Threads without registers (a
  * service thread that could not be stopped) are written with zero registers and say so in
  * nothing but that: the caller records it in the manifest.
- * Threads are written in gc_tracee order after the first one. /proc files are read with a
+ * The first thread is first_thread when it is one of the tracee's, else the signalled thread,
+ * else the leader; the others follow in gc_tracee order. /proc files are read with a
  * read loop and validated; a malformed one is GPUCORE_E_IO naming the file.
  * @retval GPUCORE_OK, GPUCORE_E_INVAL (NULL argument), GPUCORE_E_NOTFOUND (the process is gone,
  *         or no thread left), GPUCORE_E_IO, GPUCORE_E_NOMEM, or a writer status

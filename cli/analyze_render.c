@@ -309,11 +309,14 @@ static void render_host(FILE *out, const json_t *host)
     json_array_foreach(threads, i, th)
     {
         const char *sig = gc_triage_get_str(th, "signal"), *sc = gc_triage_get_str(th, "syscall");
+        int first = gc_triage_get_bool(th, "first"), met = gc_triage_get_bool(th, "met_error");
 
-        fprintf(out, "  thread %" PRIu64 "%s%s%s%s%s:\n", gc_triage_get_u64(th, "tid"),
-                gc_triage_get_bool(th, "first") ? " (the core's first" : "",
-                sig ? ", signal " : "", sig ? sig : "", gc_triage_get_bool(th, "first") ? ")" : "",
-                sc ? "" : "");
+        /* "(the core's first, signal SIGSTOP; the GPU error was reported on it)" */
+        fprintf(out, "  thread %" PRIu64 "%s%s%s%s%s%s%s:\n", gc_triage_get_u64(th, "tid"),
+                first || met ? " (" : "", first ? "the core's first" : "",
+                first && sig ? ", signal " : "", first && sig ? sig : "",
+                first && met ? "; " : "", met ? "the GPU error was reported on it" : "",
+                first || met ? ")" : "");
         if (sc)
             fprintf(out, "    in system call %s\n", sc);
         json_array_foreach(json_object_get(th, "frames"), k, f) render_host_frame(out, k, f);

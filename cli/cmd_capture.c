@@ -166,6 +166,11 @@ static void capture_help(const char *cmd, FILE *out)
                   "                     queue-error[:STATUS]; recorded as the core's trigger\n"
                   "                     (and its exception when the driver has none); a\n"
                   "                     refused attach is retried for 2 s\n"
+                  "  --error-thread TID the thread of PID the GPU error was reported on, as\n"
+                  "                     libgpucore-hook.so passes it (with --trigger): written\n"
+                  "                     first in the core's host threads and recorded as its\n"
+                  "                     error thread; a TID that is not a thread of PID is a\n"
+                  "                     warning and not recorded\n"
                   "  --hook-timeout S   end (SIGALRM) after S seconds whatever the state, as\n"
                   "                     libgpucore-hook.so asks (GPUCORE_HOOK_TIMEOUT)\n"
                 : "",
@@ -549,6 +554,7 @@ static int run_capture_cmd(int argc, char **argv, enum gc_capture_mode mode)
         { "json", optional_argument, NULL, 'j' },
         { "trigger", required_argument, NULL, 'T' },
         { "hook-timeout", required_argument, NULL, 'H' },
+        { "error-thread", required_argument, NULL, 'E' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -559,7 +565,7 @@ static int run_capture_cmd(int argc, char **argv, enum gc_capture_mode mode)
     gpucore_diag_t tdiag = { 0 };
     const char *env = getenv("GPUCORE_KFD");
     char opts_buf[1024];
-    long pid = 0, level, hook_timeout = 0;
+    long pid = 0, level, hook_timeout = 0, error_thread = 0;
     int c, rc;
 
     memset(&o, 0, sizeof(o));
@@ -638,6 +644,14 @@ static int run_capture_cmd(int argc, char **argv, enum gc_capture_mode mode)
                 return cli_usage_error(cmd, "--hook-timeout takes whole seconds 1..86400, got "
                                             "'%s'", optarg);
             break;
+        case 'E':
+            /* capture only: the hook's thread, on which the runtime reported the error. */
+            if (mode != GC_CAPTURE_NOW)
+                return cli_usage_error(cmd, "--error-thread is an option of gpucore capture");
+            if (cli_parse_int(optarg, 1, 0x3fffffff, &error_thread) != 0)
+                return cli_usage_error(cmd, "--error-thread takes a thread id, got '%s'",
+                                       optarg);
+            break;
         case 'h':
             capture_help(cmd, stdout);
             return CLI_EXIT_OK;
@@ -646,6 +660,12 @@ static int run_capture_cmd(int argc, char **argv, enum gc_capture_mode mode)
             return cli_usage_error(cmd, "unknown option or missing value in '%s'",
                                    argv[optind - 1]);
         }
+    }
+    if (error_thread) {
+        if (!o.trigger)
+            return cli_usage_error(cmd, "--error-thread goes with --trigger (the GPU error it "
+                                        "names the thread of)");
+        trigger.error_thread = (pid_t)error_thread;
     }
     options_text(argc, argv, optind, opts_buf, sizeof(opts_buf));
     o.options_text = opts_buf;

@@ -591,6 +591,9 @@ static json_t *build_capture(struct info_ctx *ctx)
     /* GPUCORE_FAULT_* bits (format 1.2): why the memory violation faulted; null unknown. */
     json_object_set_new(o, "fault_reasons",
                         m->fault_reasons ? cli_json_hex(m->fault_reasons) : json_null());
+    /* Format 1.3: the host thread on which the runtime reported the GPU error; null unknown. */
+    json_object_set_new(o, "error_thread",
+                        m->error_thread ? cli_json_uint(m->error_thread) : json_null());
     json_object_set_new(o, "newer_than_reader",
                         json_boolean(m->decoded_flags & GPUCORE_NOTE_DECODED_NEWER));
     gpucore_capture_meta_free(m);
@@ -875,6 +878,9 @@ static void render_capture(FILE *out, const json_t *c)
             fprintf(out, ", fault address %s", jget_str(c, "fault_address"));
         fputc('\n', out);
     }
+    if (json_is_integer(json_object_get(c, "error_thread")))
+        fprintf(out, "Error thread: %" PRIu64 " (the host thread the runtime reported the GPU "
+                "error on)\n", jget_u64(c, "error_thread"));
 }
 
 static void render_manifest_summary(FILE *out, const json_t *m, const json_t *file)

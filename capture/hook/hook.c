@@ -163,7 +163,7 @@ static void capture(const char *trigger, const char *what)
         return;
     }
     rc = gc_hook_build_cmd(&cmd, bin, getenv("GPUCORE_OPTIONS"), getenv("GPUCORE_OUTPUT"),
-                           trigger, timeout_s, self);
+                           trigger, (pid_t)syscall(SYS_gettid), timeout_s, self);
     if (rc != GC_HOOK_ARGS_OK) {
         say("%s in process %ld: no core: GPUCORE_OPTIONS or GPUCORE_OUTPUT too long (at most "
             "%u words, %u bytes)", what, (long)self, GC_HOOK_MAX_OPTION_WORDS,

@@ -27,11 +27,12 @@ static char *put(struct gc_hook_cmd *cmd, size_t *used, const char *s, size_t le
 }
 
 int gc_hook_build_cmd(struct gc_hook_cmd *cmd, const char *bin, const char *options,
-                      const char *output, const char *trigger, long timeout_s, pid_t pid)
+                      const char *output, const char *trigger, pid_t error_tid, long timeout_s,
+                      pid_t pid)
 {
     size_t used = 0;
     unsigned words = 0;
-    char pidtext[24], timetext[24];
+    char pidtext[24], timetext[24], tidtext[24];
     const char *p;
 
     cmd->argc = 0;
@@ -63,6 +64,11 @@ int gc_hook_build_cmd(struct gc_hook_cmd *cmd, const char *bin, const char *opti
     cmd->argv[cmd->argc++] = put(cmd, &used, "--trigger", 9);
     if (!(cmd->argv[cmd->argc++] = put(cmd, &used, trigger, strlen(trigger))))
         return GC_HOOK_ARGS_TOO_LONG;
+    if (error_tid > 0) {
+        snprintf(tidtext, sizeof(tidtext), "%ld", (long)error_tid);
+        cmd->argv[cmd->argc++] = put(cmd, &used, "--error-thread", 14);
+        cmd->argv[cmd->argc++] = put(cmd, &used, tidtext, strlen(tidtext));
+    }
     snprintf(timetext, sizeof(timetext), "%ld", timeout_s);
     cmd->argv[cmd->argc++] = put(cmd, &used, "--hook-timeout", 14);
     cmd->argv[cmd->argc++] = put(cmd, &used, timetext, strlen(timetext));

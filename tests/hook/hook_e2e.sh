@@ -10,7 +10,10 @@
 # Cases:
 #   memory-fault   vadd-fault (a VM fault): the hook's core has the content of `gpucore run`'s
 #                  core of the same scenario, and the program's status and message are those
-#                  of a run without the hook
+#                  of a run without the hook; the hook's core names the thread the runtime
+#                  reported the error on (CAPTURE_META error_thread), writes it first in the
+#                  host notes, and the report marks it met_error with a backtrace through the
+#                  hook's callback and the runtime's event thread; the run core names none
 #   queue-error    rdna2-illegal (an illegal instruction reported on the queue): the same
 #   no-gpucore     GPUCORE_BIN naming nothing, and PATH without gpucore
 #   capture-fails  a bad option in GPUCORE_OPTIONS, and an unwritable GPUCORE_OUTPUT
@@ -111,16 +114,19 @@ one_hook_line() {
   no_leftover
 }
 
-# compare RUNCORE HOOKCORE EXPECTED_CODE: the two cores have the same GPU content.
+# compare RUNCORE HOOKCORE EXPECTED_CODE HOOK_CALLBACK: the two cores have the same GPU content;
+# the hook's names the thread that ran HOOK_CALLBACK (the hook's function the runtime called).
 compare() {
   "$gpucore" analyze --json "$1" >run.analyze || fail "analyze $1"
   "$gpucore" analyze --json "$2" >hook.analyze || fail "analyze $2"
+  "$gpucore" analyze --json --sysroot / "$2" >hook.sysroot.analyze || fail "analyze --sysroot / $2"
+  "$gpucore" analyze "$2" >hook.txt || fail "analyze $2 (text)"
   "$gpucore" dbgapi-dump "$1" >run.dump 2>&1 || fail "dbgapi-dump $1: $(tail -1 run.dump)"
   "$gpucore" dbgapi-dump "$2" >hook.dump 2>&1 || fail "dbgapi-dump $2: $(tail -1 hook.dump)"
   "$gpucore" info --json "$1" >run.info || fail "info $1"
   "$gpucore" info --json "$2" >hook.info || fail "info $2"
-  python3 - "$3" <<'EOF' || exit 1
-import json, re, sys
+  python3 - "$3" "$4" "$1" "$2" <<'EOF' || exit 1
+import json, re, struct, sys
 
 def fail(why):
     print("FAIL [hook compare]: " + why, file=sys.stderr)
@@ -162,10 +168,60 @@ if hook_info["capture"]["fault_reasons"] != run_info["capture"]["fault_reasons"]
 if hook_info["capture"]["fault_address"] != run_info["capture"]["fault_address"]:
     fail("fault address %s vs %s" % (hook_info["capture"]["fault_address"], run_info["capture"]["fault_address"]))
 
-# What must differ: the core's name, the pid (also in memory:// URIs), what the exception
-# status decides (above), and the host threads (other thread ids and stacks: the hook's core
-# is taken while the runtime's thread waits in the hook). Everything else of the GPU analysis
-# is compared as is.
+# The thread that met the error. The tid the core records (CAPTURE_META error_thread, 1.3)...
+callback, hook_core = sys.argv[2], sys.argv[4]
+tid = hook_info["capture"]["error_thread"]
+if not isinstance(tid, int) or tid <= 0:
+    fail("the hook's core records no error thread: %r" % tid)
+if run_info["capture"]["error_thread"] is not None:
+    fail("the run core records an error thread: %r" % run_info["capture"]["error_thread"])
+
+# ... is the first NT_PRSTATUS of the host notes (read here from the ELF, not by gpucore) ...
+def prstatus_pids(path):
+    b = open(path, "rb").read()
+    phoff, = struct.unpack_from("<Q", b, 32)
+    phentsize, phnum = struct.unpack_from("<HH", b, 54)
+    pids = []
+    for i in range(phnum):
+        p_type, _, p_offset, _, _, p_filesz = struct.unpack_from("<IIQQQQ", b, phoff + i * phentsize)
+        if p_type != 4:  # PT_NOTE
+            continue
+        at, end = p_offset, p_offset + p_filesz
+        while at + 12 <= end:
+            namesz, descsz, ntype = struct.unpack_from("<III", b, at)
+            name = b[at + 12:at + 12 + namesz].rstrip(b"\0")
+            desc = at + 12 + (namesz + 3) // 4 * 4
+            if name == b"CORE" and ntype == 1:
+                pids.append(struct.unpack_from("<I", b, desc + 32)[0])
+            at = desc + (descsz + 3) // 4 * 4
+    return pids
+pids = prstatus_pids(hook_core)
+if not pids or pids[0] != tid:
+    fail("the error thread %d is not first in the host notes: %s" % (tid, pids))
+if pids.count(tid) != 1:
+    fail("the error thread %d is written %d times" % (tid, pids.count(tid)))
+
+# ... and the thread whose backtrace runs through the hook's callback, called by the runtime's
+# event thread; the report marks it, and it alone, met_error.
+threads = json.load(open("hook.sysroot.analyze"))["host"]["threads"]
+def symbols(t):
+    return [f["symbol"] for f in t["frames"]]
+ran = [t["tid"] for t in threads if callback in symbols(t) and "events_main" in symbols(t)]
+if ran != [tid]:
+    fail("the thread that ran %s through events_main is %s, the core names %d: %s"
+         % (callback, ran, tid, [(t["tid"], symbols(t)) for t in threads]))
+met = [t["tid"] for t in threads if t["met_error"]]
+if met != [tid] or not threads[0]["met_error"] or not threads[0]["first"]:
+    fail("met_error marks %s (first: %s), expected %d" % (met, threads[0]["tid"], tid))
+if any(t["met_error"] for t in run["host"]["threads"]):
+    fail("the run core's report marks a thread met_error")
+line = "  thread %d (the core's first, signal SIGSTOP; the GPU error was reported on it):" % tid
+if line not in open("hook.txt").read().splitlines():
+    fail("the text report does not say '%s'" % line.strip())
+
+# What must differ: the core's name, the pid (also in memory:// URIs), and what the exception
+# status decides (above); the host threads (their tids, where each stood, which is first) are
+# checked above. Everything else of the GPU analysis is compared as is.
 def norm(doc, pid):
     text = json.dumps(doc, sort_keys=True)
     text = text.replace("memory://%d#" % pid, "memory://PID#")
@@ -208,7 +264,8 @@ if da != db:
 EOF
 }
 
-# capture_case SCENARIO EXPECTED_CODE: run's core and the hook's core of one scenario.
+# capture_case SCENARIO EXPECTED_CODE HOOK_CALLBACK: run's core and the hook's core of one
+# scenario.
 capture_case() {
   late "$1" late.json
   baseline late.json
@@ -222,16 +279,16 @@ capture_case() {
   [ -s hook.core ] || fail "the hook wrote no core: $(cat hooked.err)"
   same_as_baseline hooked
   grep -q "^gpucore: $work/hook.core: " hooked.err || fail "no summary line: $(cat hooked.err)"
-  compare run.core hook.core "$2"
+  compare run.core hook.core "$2" "$3"
   no_leftover
 }
 
 case $case in
 memory-fault)
-  capture_case vadd-fault 33 # EC_DEVICE_MEMORY_VIOLATION, with the fault address
+  capture_case vadd-fault 33 on_system_event # EC_DEVICE_MEMORY_VIOLATION, with the fault address
   ;;
 queue-error)
-  capture_case rdna2-illegal 4 # EC_QUEUE_WAVE_ILLEGAL_INSTRUCTION
+  capture_case rdna2-illegal 4 on_queue_error # EC_QUEUE_WAVE_ILLEGAL_INSTRUCTION
   ;;
 no-gpucore)
   late vadd-fault late.json

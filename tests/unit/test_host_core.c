@@ -348,8 +348,9 @@ static int read_header(void *user, uint64_t addr, uint8_t out[4])
     return read_target(user, addr, out, 4, &err, &bad) == 4 ? 0 : -1;
 }
 
-/* Capture the stopped child into @p path. */
-static void capture(const struct live *c, struct gc_tracee *t, const char *path)
+/* Capture the stopped child into @p path, @p first_thread first (0 = the kernel's rule). */
+static void capture(const struct live *c, struct gc_tracee *t, const char *path,
+                    pid_t first_thread)
 {
     struct gc_procmaps maps;
     struct gc_host_ranges r;
@@ -359,6 +360,7 @@ static void capture(const struct live *c, struct gc_tracee *t, const char *path)
     char mem[64];
     struct gc_host_note_input in = {
         .pid = c->pid, .tracee = t, .proc_root = "/proc", .default_signal = SIGSTOP,
+        .first_thread = first_thread,
     };
 
     snprintf(mem, sizeof(mem), "/proc/%d/mem", (int)c->pid);
@@ -548,7 +550,7 @@ static void test_live_core(void **state)
     assert_int_equal(gc_tracee_seize(c.pid, &t, &d), GPUCORE_OK);
     assert_int_equal(gc_tracee_stop_all(t, NULL, 0, 10000, &d), GPUCORE_OK);
     assert_int_equal(gc_tracee_fetch_regs(t, &d), GPUCORE_OK);
-    capture(&c, t, path);
+    capture(&c, t, path, 0);
     gc_tracee_detach(t);
     assert_int_equal(write(c.cmd, "q", 1), 1);
     close(c.cmd);
@@ -693,6 +695,57 @@ static void test_live_core(void **state)
  * split what was selected exactly, each thread's stack at SP is in the first one, and the first
  * one stays small (a budget spends little on it).
  */
+/* first_thread (the thread the runtime reported a GPU error on) is written first, each thread
+ * once, the signal still the capture's; a tid that is not the tracee's leaves the kernel's
+ * rule (the leader first). */
+static void test_live_first_thread(void **state)
+{
+    struct live c;
+    struct gc_tracee *t = NULL;
+    gpucore_diag_t d = { 0 };
+    const char *dir = getenv("GPUCORE_TEST_TMPDIR");
+    char path[512];
+    struct note *notes = calloc(64, sizeof(*notes));
+    int status;
+
+    (void)state;
+    assert_non_null(notes);
+    snprintf(path, sizeof(path), "%s/host_core_first.%d.core", dir ? dir : "/tmp", (int)getpid());
+    start_child(&c);
+    assert_int_equal(gc_tracee_seize(c.pid, &t, &d), GPUCORE_OK);
+    assert_int_equal(gc_tracee_stop_all(t, NULL, 0, 10000, &d), GPUCORE_OK);
+    assert_int_equal(gc_tracee_fetch_regs(t, &d), GPUCORE_OK);
+    for (int round = 0; round < 2; round++) {
+        /* round 0: a non-leader thread; round 1: a tid that is no thread of the child. */
+        pid_t want = round == 0 ? c.tids[NT - 1] : c.pid;
+        size_t n, prstatus = 0, found = 0;
+
+        assert_true(c.tids[NT - 1] != c.pid);
+        capture(&c, t, path, round == 0 ? c.tids[NT - 1] : getpid());
+        n = read_notes(path, notes, 64);
+        assert_int_equal(notes[0].type, GC_NT_PRSTATUS);
+        assert_int_equal(gc_le32_get(notes[0].desc + 32), (uint32_t)want);
+        assert_int_equal(gc_le16_get(notes[0].desc + 12), SIGSTOP);
+        assert_int_equal(notes[2].type, GC_NT_SIGINFO);
+        assert_int_equal(gc_le32_get(notes[2].desc), SIGSTOP);
+        for (size_t k = 0; k < n; k++) {
+            if (notes[k].type != GC_NT_PRSTATUS || strcmp(notes[k].owner, "CORE") != 0)
+                continue;
+            prstatus++;
+            found += gc_le32_get(notes[k].desc + 32) == (uint32_t)want;
+        }
+        assert_int_equal(prstatus, NT);
+        assert_int_equal(found, 1);
+        unlink(path);
+    }
+    gc_tracee_detach(t);
+    assert_int_equal(write(c.cmd, "q", 1), 1);
+    close(c.cmd);
+    assert_int_equal(waitpid(c.pid, &status, 0), c.pid);
+    assert_true(WIFEXITED(status));
+    free(notes);
+}
+
 static void test_live_prioritize(void **state)
 {
     struct live c;
@@ -849,6 +902,7 @@ int main(void)
         cmocka_unit_test(test_select_default),
         cmocka_unit_test(test_select_filters),
         cmocka_unit_test(test_live_core),
+        cmocka_unit_test(test_live_first_thread),
         cmocka_unit_test(test_live_prioritize),
         cmocka_unit_test(test_live_link_map),
     };

@@ -185,7 +185,10 @@ struct fixture {
     gpucore_core_t *core;
 };
 
-static json_t *host_of(struct fixture *f, const struct blob *notes, const char *sysroot)
+/* The "host" member of a core of @p notes, @p error_thread named as the one that met the GPU
+   error (0 = none). */
+static json_t *host_of_error(struct fixture *f, const struct blob *notes, const char *sysroot,
+                             uint32_t error_thread)
 {
     size_t size;
     gpucore_diag_t d;
@@ -194,9 +197,14 @@ static json_t *host_of(struct fixture *f, const struct blob *notes, const char *
     f->bytes = make_core(notes, &size);
     write_seed(f->bytes, size);
     assert_int_equal(gpucore_core_open_memory(f->bytes, size, NULL, &f->core, &d), GPUCORE_OK);
-    j = gc_host_stacks_json(f->core, sysroot);
+    j = gc_host_stacks_json(f->core, sysroot, error_thread);
     assert_non_null(j);
     return j;
+}
+
+static json_t *host_of(struct fixture *f, const struct blob *notes, const char *sysroot)
+{
+    return host_of_error(f, notes, sysroot, 0);
 }
 
 static void fixture_free(struct fixture *f, struct blob *notes, json_t *j)
@@ -265,6 +273,9 @@ static void test_threads_frames_modules(void **state)
 
     /* the second: no signal of its own, waiting for KFD events */
     assert_true(json_is_false(json_object_get(thread_at(h, 1), "first")));
+    /* no error thread given: no thread met the error */
+    assert_true(json_is_false(json_object_get(thread_at(h, 0), "met_error")));
+    assert_true(json_is_false(json_object_get(thread_at(h, 1), "met_error")));
     assert_true(json_is_null(json_object_get(thread_at(h, 1), "signal")));
     assert_string_equal(str_of(thread_at(h, 1), "syscall"), "ioctl(AMDKFD_IOC_WAIT_EVENTS)");
 
@@ -302,6 +313,36 @@ static void sysroot_case(const char *setup, const char *expect_before, const cha
     fixture_free(&f, &b, h);
     snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
     assert_int_equal(system(cmd), 0);
+}
+
+/* "met_error" is true on the thread the capture metadata names, whichever its place, and on
+   none when the tid is not a thread of the core. */
+static void test_met_error(void **state)
+{
+    static const struct {
+        uint32_t error_thread;
+        int met0, met1;
+    } cases[] = { { 101, 0, 1 }, { 100, 1, 0 }, { 999, 0, 0 }, { 0, 0, 0 } };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct fixture f = { 0 };
+        struct blob b = { 0 };
+        json_t *h;
+
+        standard_notes(&b, "/usr/lib/libfake.so.1");
+        h = host_of_error(&f, &b, NULL, cases[i].error_thread);
+        assert_int_equal(json_array_size(json_object_get(h, "threads")), 2);
+        assert_true(json_is_boolean(json_object_get(thread_at(h, 0), "met_error")));
+        assert_int_equal(json_is_true(json_object_get(thread_at(h, 0), "met_error")),
+                         cases[i].met0);
+        assert_int_equal(json_is_true(json_object_get(thread_at(h, 1), "met_error")),
+                         cases[i].met1);
+        /* "first" stays the core's order */
+        assert_true(json_is_true(json_object_get(thread_at(h, 0), "first")));
+        assert_true(json_is_false(json_object_get(thread_at(h, 1), "first")));
+        fixture_free(&f, &b, h);
+    }
 }
 
 static void test_sysroot_refuses(void **state)
@@ -405,6 +446,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_threads_frames_modules),
+        cmocka_unit_test(test_met_error),
         cmocka_unit_test(test_sysroot_refuses),
         cmocka_unit_test(test_hostile_notes),
         cmocka_unit_test(test_thread_bounds),

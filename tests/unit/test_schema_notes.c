@@ -51,7 +51,7 @@ static void gold_alloc_map(struct gold *g)
 {
     g->n = 0;
     /* 0x00 header: major, minor, header_size, incompat, compat, record_size, record_count */
-    G(g, LE32(1), LE32(2), LE32(28), LE32(0), LE32(0), LE32(32), LE32(1));
+    G(g, LE32(1), LE32(3), LE32(28), LE32(0), LE32(0), LE32(32), LE32(1));
     /* 0x1c record 0: base, size, kind RING, gpu_id, flags, label -> heap 0 */
     G(g, LE64(0x7f3a40000000), LE64(0x100000), LE32(6), LE32(0x4a2b), LE32(0), LE32(0));
     /* 0x3c heap: u32 length 17, the bytes, zero padding to 4 */
@@ -64,7 +64,7 @@ static void gold_alloc_map(struct gold *g)
 static void gold_manifest(struct gold *g)
 {
     g->n = 0;
-    G(g, LE32(1), LE32(2), LE32(36), LE32(0), LE32(0), LE32(40), LE32(2));
+    G(g, LE32(1), LE32(3), LE32(36), LE32(0), LE32(0), LE32(40), LE32(2));
     /* 0x1c header tail: flags TRUNCATED, truncation_reason BUDGET */
     G(g, LE32(1), LE32(2));
     /* 0x24 record 0: captured ring, tier STATE, label -> heap 0 */
@@ -83,7 +83,7 @@ static void gold_manifest(struct gold *g)
 static void gold_code_objects(struct gold *g)
 {
     g->n = 0;
-    G(g, LE32(1), LE32(2), LE32(28), LE32(0), LE32(0), LE32(40), LE32(2));
+    G(g, LE32(1), LE32(3), LE32(28), LE32(0), LE32(0), LE32(40), LE32(2));
     /* 0x1c record 0: load_address, size, blob_offset 0, blob_size 8, uri -> 8, EMBEDDED */
     G(g, LE64(0x7f3a5d000000), LE64(8), LE64(0), LE64(8), LE32(8), LE32(1));
     /* 0x44 record 1: no blob, uri -> 24, flags 0 */
@@ -101,7 +101,7 @@ static void gold_code_objects(struct gold *g)
 static void gold_capture_meta(struct gold *g)
 {
     g->n = 0;
-    G(g, LE32(1), LE32(2), LE32(28), LE32(0), LE32(0), LE32(128), LE32(1));
+    G(g, LE32(1), LE32(3), LE32(28), LE32(0), LE32(0), LE32(128), LE32(1));
     /* 0x1c the record */
     G(g, LE64(1700000000123456789ull), /* time_ns */
       LE64(250000000),                 /* duration_ns */
@@ -119,7 +119,7 @@ static void gold_capture_meta(struct gold *g)
       LE32(NONE),                      /* kernel: absent */
       LE32(36), LE32(48),              /* exe, cmdline */
       LE32(NONE),                      /* options: absent */
-      LE32(0),                         /* reserved */
+      LE32(4243),                      /* 1.3: error_thread */
       LE32(5),                         /* 1.1: exception_code EC_QUEUE_WAVE_MEMORY_VIOLATION */
       LE32(0x4a2b), LE32(3),           /* 1.1: exception_gpu_id, exception_queue_id */
       LE32(0x21),                      /* 1.2: fault_reasons NOT_PRESENT | IMPRECISE */
@@ -242,7 +242,7 @@ static void test_golden_manifest(void **state)
 
     assert_int_equal(gpucore_note_header_decode(g.b, g.n, &h, NULL), GPUCORE_OK);
     assert_int_equal(h.major, 1);
-    assert_int_equal(h.minor, 2);
+    assert_int_equal(h.minor, 3);
     assert_int_equal(h.header_size, 36);
     assert_int_equal(h.incompat, 0);
     assert_int_equal(h.compat, 0);
@@ -329,6 +329,7 @@ static void fill_golden_meta(gpucore_capture_meta_t *m)
     m->exception_queue_id = 3;
     m->fault_address = 0x7f39f5000040ull;
     m->fault_reasons = GPUCORE_FAULT_PAGE_NOT_PRESENT | GPUCORE_FAULT_IMPRECISE;
+    m->error_thread = 4243;
 }
 
 static void test_golden_capture_meta(void **state)
@@ -370,6 +371,8 @@ static void test_golden_capture_meta(void **state)
     assert_str(got->exe, "/bin/app", 8);
     assert_str(got->cmdline, "app\0-n", 6);
     assert_str(got->options, "", 0);
+    assert_int_equal(got->fault_reasons, 0x21);
+    assert_int_equal(got->error_thread, 4243);
     assert_int_equal(got->decoded_flags, 0);
     gpucore_capture_meta_free(got);
 }
@@ -594,7 +597,7 @@ static void test_empty_string_canonical(void **state)
 static void gold_alloc_map_grown(struct gold *g, uint32_t header_extra, uint32_t record_extra)
 {
     g->n = 0;
-    G(g, LE32(1), LE32(3), LE32(40), LE32(0), LE32(0), LE32(40), LE32(2));
+    G(g, LE32(1), LE32(4), LE32(40), LE32(0), LE32(0), LE32(40), LE32(2));
     G(g, LE32(header_extra), LE32(0), LE32(0));
     G(g, LE64(0x1000), LE64(0x10), LE32(1), LE32(7), LE32(0), LE32(0), LE64(0));
     G(g, LE64(0x2000), LE64(0x20), LE32(2), LE32(8), LE32(0), LE32(NONE), LE64(record_extra));
@@ -607,7 +610,7 @@ static void test_larger_header_and_records(void **state)
     struct gold g;
 
     (void)state;
-    /* Zero tails: nothing this reader misses, but minor 3 still says "newer". */
+    /* Zero tails: nothing this reader misses, but minor 4 still says "newer". */
     gold_alloc_map_grown(&g, 0, 0);
     assert_int_equal(gpucore_alloc_map_decode(g.b, g.n, &got, NULL), GPUCORE_OK);
     assert_int_equal(got->count, 2);
@@ -673,7 +676,7 @@ static void test_newer_markers(void **state)
         uint32_t off;
         uint32_t value;
     } cases[] = {
-        { "minor 3", 4, 3 },
+        { "minor 4", 4, 4 },
         { "compat bit", 16, 0x80000000u },
         { "unknown manifest flag", 28, 0x2 },
         { "reserved field of record 1", 76 + 36, 1 },
@@ -1021,6 +1024,40 @@ static void test_meta_two_records(void **state)
     gpucore_capture_meta_free(got);
 }
 
+/* error_thread (1.3) took the place of the 1.0 `reserved` field at offset 100: a record of an
+ * older minor holds 0 there, which reads as "unknown"; the 1.3 value round-trips. */
+static void test_meta_error_thread_versions(void **state)
+{
+    gpucore_capture_meta_t *got = NULL;
+    gpucore_capture_meta_t m;
+    struct gold g;
+    void *desc;
+    size_t size;
+
+    (void)state;
+    /* A 1.2 record: minor 2, 0 at offset 100. */
+    gold_capture_meta(&g);
+    put32(g.b + 4, 2);
+    put32(g.b + 28 + 100, 0);
+    assert_int_equal(gpucore_capture_meta_decode(g.b, g.n, &got, NULL), GPUCORE_OK);
+    assert_int_equal(got->error_thread, 0);
+    assert_int_equal(got->fault_reasons, 0x21);
+    assert_int_equal(got->decoded_flags, 0);
+    gpucore_capture_meta_free(got);
+
+    /* Encode writes minor 3 and the tid at offset 100, little-endian. */
+    fill_golden_meta(&m);
+    m.error_thread = 0x01020304u;
+    assert_int_equal(gpucore_capture_meta_encode(&m, &desc, &size, NULL), GPUCORE_OK);
+    assert_int_equal(((const uint8_t *)desc)[4], 3);
+    assert_memory_equal((const uint8_t *)desc + 28 + 100, "\x04\x03\x02\x01", 4);
+    assert_int_equal(gpucore_capture_meta_decode(desc, size, &got, NULL), GPUCORE_OK);
+    assert_int_equal(got->error_thread, 0x01020304u);
+    assert_int_equal(got->decoded_flags, 0);
+    gpucore_capture_meta_free(got);
+    gpucore_free(desc);
+}
+
 static void test_string_above_limit(void **state)
 {
     const uint32_t len = (16u << 20) + 1;
@@ -1193,6 +1230,7 @@ int test_schema_notes_run(void)
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_shared_heap_item),
         cmocka_unit_test(test_meta_two_records),
+        cmocka_unit_test(test_meta_error_thread_versions),
         cmocka_unit_test(test_string_above_limit),
         cmocka_unit_test(test_decode_args),
         cmocka_unit_test(test_encode_invalid),

@@ -362,6 +362,10 @@ typedef struct gpucore_capture_meta {
     uint64_t fault_address;      /**< memory violation: faulting address; 0 = unknown */
     /* Format 1.2 (0 when decoding an older record): */
     uint32_t fault_reasons;      /**< memory violation: GPUCORE_FAULT_* bits; 0 = unknown */
+    /* Format 1.3 (0 when decoding an older record): */
+    uint32_t error_thread;       /**< host thread id (tid) on which the runtime reported the GPU
+                                      error (the runtime hook's thread); 0 = unknown. The core's
+                                      host notes list that thread first. */
 } gpucore_capture_meta_t;
 
 /** gpucore_capture_meta_t::fault_reasons: why a memory violation faulted. The bits are those

@@ -25,7 +25,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     if (gpucore_core_open_memory(data, size, NULL, &core, &d) != GPUCORE_OK)
         return 0;
-    h = gc_host_stacks_json(core, NULL);
+    /* An error thread from the input's length: sometimes one of the core's tids. */
+    h = gc_host_stacks_json(core, NULL, (uint32_t)(size & 0xff));
     if (!h)
         abort(); /* out of memory is not expected at these sizes */
     if (!json_is_null(h) && !json_is_object(h))

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# `gpucore capture --error-thread TID` (tests/error_thread.cmake): the thread on which the
+# runtime reported the GPU error, as libgpucore-hook.so passes it.
+#
+#   error_thread_e2e.sh WORKDIR GPUCORE INFERIOR OBJECTS SCENARIOS
+#
+# Usage errors (64): not a thread id, 0, without --trigger, given to `gpucore run`. On a running
+# gpucore-inferior (simulated driver): a thread that is not the leader is recorded (info
+# error_thread), written first in the host notes and marked met_error by the report; a tid that
+# is not a thread of the target is one warning line, the core is written, nothing recorded and
+# the leader is first as without the option.
+#
+# Exit codes: 0 pass, 1 fail (one "FAIL [case]: why" line), 77 skip (no ptrace rights).
+
+set -euo pipefail
+
+[ $# -eq 5 ] || { echo "usage: $0 WORKDIR GPUCORE INFERIOR OBJECTS SCENARIOS" >&2; exit 2; }
+work=$1 gpucore=$2 inferior=$3 objects=$4 scenarios=$5
+here=$(cd "$(dirname "$0")" && pwd)
+test_name="error-thread"
+
+. "$here/../lib/e2e.sh"
+e2e_enter "$work"
+export GPUCORE_KFD=sim
+
+# usage NAME MESSAGE ARGS...: gpucore ARGS exits 64 with MESSAGE on stderr.
+usage() {
+  local name=$1 msg=$2
+  shift 2
+  gc "$name" "$@"
+  expect_rc 64 "$name"
+  grep -qF -- "$msg" "$name.err" || fail "$name: stderr does not say '$msg': $(cat "$name.err")"
+}
+usage notnum "--error-thread takes a thread id, got 'x12'" \
+  capture --trigger memory-violation --error-thread x12 1
+usage zero "--error-thread takes a thread id, got '0'" \
+  capture --trigger memory-violation --error-thread 0 1
+usage notrigger "--error-thread goes with --trigger" capture --error-thread 5 1
+usage run "--error-thread is an option of gpucore capture" run --error-thread 5 -- true
+gc help capture --help
+expect_rc 0 help
+grep -q -- "--error-thread TID" help.out || fail "capture --help does not document --error-thread"
+
+e2e_need_ptrace
+e2e_continue_copy "$scenarios/vadd-fault.json" scenario.json
+e2e_start_inferior scenario.json
+tid=$(ls "/proc/$ipid/task" | grep -vx "$ipid" | sort -n | tail -1)
+[ -n "$tid" ] || fail "the inferior has no thread besides its leader"
+
+# check CORE WANT_ERROR_THREAD WANT_FIRST: info's error_thread (null for 0), the report's first
+# thread and the one thread marked met_error (none for 0).
+check() {
+  "$gpucore" info --json "$1" >"$1.info" || fail "info $1"
+  "$gpucore" analyze --json "$1" >"$1.analyze" || fail "analyze $1"
+  "$gpucore" analyze "$1" >"$1.txt" || fail "analyze $1 (text)"
+  python3 - "$1" "$2" "$3" <<'PY' || exit 1
+import json, sys
+core, want, first = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+def fail(why):
+    print("FAIL [error-thread]: %s: %s" % (core, why), file=sys.stderr)
+    sys.exit(1)
+got = json.load(open(core + ".info"))["capture"]["error_thread"]
+if got != (want or None):
+    fail("info error_thread %r, expected %r" % (got, want or None))
+threads = json.load(open(core + ".analyze"))["host"]["threads"]
+if threads[0]["tid"] != first or not threads[0]["first"]:
+    fail("first thread %d, expected %d" % (threads[0]["tid"], first))
+met = [t["tid"] for t in threads if t["met_error"]]
+if met != ([want] if want else []):
+    fail("met_error on %s, expected %s" % (met, want or "none"))
+text = open(core + ".txt").read()
+said = "; the GPU error was reported on it)" in text
+if said != bool(want):
+    fail("the text %s the GPU error was reported on a thread" % ("says" if said else "does not say"))
+PY
+}
+
+gc rec capture --trigger memory-violation --error-thread "$tid" -o rec.core "$ipid"
+expect_rc 0 rec
+grep -q "warning" rec.err && fail "a warning for a thread of the target: $(cat rec.err)"
+check rec.core "$tid" "$tid"
+
+gc other capture --trigger memory-violation --error-thread "$$" -o other.core "$ipid"
+expect_rc 0 other
+grep -qxF "gpucore: warning: --error-thread $$ is not a thread of process $ipid: not recorded" \
+  other.err || fail "no warning for a tid that is not the target's: $(cat other.err)"
+check other.core 0 "$ipid"
+
+e2e_stop_inferior
+exit 0
