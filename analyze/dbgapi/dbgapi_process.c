@@ -15,6 +15,8 @@
 
 #include <gpucore/schema.h>
 
+#include "dbgapi_order.h"
+#include "gc_le.h"
 #include "gc_rocr.h"
 #include "wave.h"
 
@@ -142,22 +144,6 @@ out:
     return st;
 }
 
-/* RUNTIME (unless the runtime was never enabled) then one WAVE_STOP per wave (§4). */
-static gpucore_status_t queue_events(struct gc_dbg_process *p, int runtime,
-                                     amd_dbgapi_runtime_state_t state)
-{
-    p->events = gc_calloc_array((size_t)p->nwaves + 1u, sizeof(*p->events));
-    if (!p->events)
-        return GPUCORE_E_NOMEM;
-    if (runtime)
-        p->events[p->nevents++] = (struct gc_dbg_event){ .kind = AMD_DBGAPI_EVENT_KIND_RUNTIME,
-                                                         .runtime_state = state };
-    for (uint32_t i = 0; i < p->nwaves; i++)
-        p->events[p->nevents++] = (struct gc_dbg_event){ .kind = AMD_DBGAPI_EVENT_KIND_WAVE_STOP,
-                                                         .wave = i };
-    return GPUCORE_OK;
-}
-
 /*
  * The GPU state of a core from its note, as AMD's core driver would have it. Returns the
  * status attach reports: SUCCESS (with or without GPU state), RESTRICTION (KFD version outside
@@ -168,7 +154,6 @@ static amd_dbgapi_status_t open_core(struct gc_dbg_process *p, const void *note,
     const struct gc_image_memory mem = { xfer_read, NULL, p };
     gpucore_amdgpu_note_t *decoded = NULL;
     gpucore_diag_t d = { 0 };
-    amd_dbgapi_runtime_state_t state = AMD_DBGAPI_RUNTIME_STATE_LOADED_SUCCESS;
     uint32_t runtime_state, r_version;
     gpucore_status_t st;
 
@@ -189,19 +174,18 @@ static amd_dbgapi_status_t open_core(struct gc_dbg_process *p, const void *note,
         return AMD_DBGAPI_STATUS_ERROR_RESTRICTION;
     }
     runtime_state = decoded->runtime.runtime_state;
+    p->ttmp_setup = decoded->runtime.ttmp_setup != 0;
     gpucore_amdgpu_note_free(decoded);
     if (runtime_state == GPUCORE_KFD_RUNTIME_DISABLED) {
         gc_dbg_log(AMD_DBGAPI_LOG_LEVEL_INFO, "the GPU runtime was not enabled: no GPU state");
-        return queue_events(p, 0, state) == GPUCORE_OK ? AMD_DBGAPI_STATUS_SUCCESS
-                                                       : AMD_DBGAPI_STATUS_ERROR;
+        return AMD_DBGAPI_STATUS_SUCCESS;
     }
+    p->runtime_event = 1;
     if (runtime_state != GPUCORE_KFD_RUNTIME_ENABLED) {
         gc_dbg_log(AMD_DBGAPI_LOG_LEVEL_WARNING, "the GPU runtime state is %u, not enabled: no "
                    "GPU state", runtime_state);
-        return queue_events(p, 1, AMD_DBGAPI_RUNTIME_STATE_LOADED_ERROR_RESTRICTION) ==
-                               GPUCORE_OK
-                       ? AMD_DBGAPI_STATUS_SUCCESS
-                       : AMD_DBGAPI_STATUS_ERROR;
+        p->runtime_state = AMD_DBGAPI_RUNTIME_STATE_LOADED_ERROR_RESTRICTION;
+        return AMD_DBGAPI_STATUS_SUCCESS;
     }
     st = gc_image_open_note(note, size, &mem, GC_IMAGE_NO_CODE_BYTES, &p->img, &d);
     if (st == GPUCORE_E_NOMEM || st == GPUCORE_E_LIMIT) {
@@ -224,26 +208,216 @@ static amd_dbgapi_status_t open_core(struct gc_dbg_process *p, const void *note,
         gc_dbg_log(AMD_DBGAPI_LOG_LEVEL_WARNING, "the GPU runtime's r_debug version %u is not "
                    "one this library knows (%u..%u): agents only",
                    r_version, GC_ROCR_R_VERSION_MIN, GC_ROCR_R_VERSION_MAX);
-        state = AMD_DBGAPI_RUNTIME_STATE_LOADED_ERROR_RESTRICTION;
+        p->runtime_state = AMD_DBGAPI_RUNTIME_STATE_LOADED_ERROR_RESTRICTION;
         p->nagents = gc_image_agent_count(p->img);
-        return queue_events(p, 1, state) == GPUCORE_OK ? AMD_DBGAPI_STATUS_SUCCESS
-                                                       : AMD_DBGAPI_STATUS_ERROR;
+        return AMD_DBGAPI_STATUS_SUCCESS;
     }
-    if (build_tables(p) != GPUCORE_OK || queue_events(p, 1, state) != GPUCORE_OK)
+    if (build_tables(p) != GPUCORE_OK)
         return AMD_DBGAPI_STATUS_ERROR;
     return AMD_DBGAPI_STATUS_SUCCESS;
+}
+
+/* ---- what AMD's library writes in a wave's TTMPs when it attaches ---------------------------- */
+
+/*
+ * AMD's library edits its copy of every wave's TTMPs when it first sees the wave (wave_t::update)
+ * and, for a wave saved running, when it stops it (wave_set_state, park). Nothing reaches the
+ * core; the library serves the edited values, and a debugger shows them (`info registers`), so
+ * they are replayed here. Per family, the rows differ in which TTMPs the SPI set-up and the
+ * trap-handler set-up own and where the wave's halt bit lives; the fields themselves (stopped,
+ * saved halt, wave id, parked PC) come from the family's TTMP row (arch/wave.h).
+ */
+struct attach_edits {
+    const struct gc_ttmp_layout *row;
+    /* agent without SPI TTMP set-up: TTMPs zeroed, and whether ttmp6 is reset (kept: only
+       the trap handler's stop bits when r_version >= 10 and status.skip_export says the trap
+       handler ran) and the wave-in-group field cleared */
+    uint16_t spi_zero;
+    uint8_t spi_reset_ttmp6, spi_clear_wave_in_group;
+    /* the trap-handler set-up mark; when clear: TTMPs zeroed, ttmp6 reset as above, mark set */
+    struct gc_ttmp_field th_mark;
+    uint16_t th_zero;
+    uint8_t th_reset_ttmp6;
+    uint8_t record_spi;      /* ttmp6[31] = "SPI TTMPs not set up" when r_version >= 10 */
+    const char *halt_slot;   /* the hardware register holding the wave's halt bit */
+    uint8_t halt_bit;
+    uint8_t skip_export_bit; /* status bit the trap handler sets (0: none) */
+};
+
+#define TT(n) (1u << (n))
+
+static const struct attach_edits attach_edits[] = {
+    /* gfx9 before gfx940, gfx10, gfx11 */
+    { .row = &gc_ttmp_gfx9, .spi_zero = TT(8) | TT(9) | TT(10), .spi_reset_ttmp6 = 1,
+      .spi_clear_wave_in_group = 1, .th_mark = GC_TTMP_NONE, .record_spi = 1,
+      .halt_slot = "status", .halt_bit = 13, .skip_export_bit = 18 },
+    /* gfx940, gfx941, gfx942: the trap handler marks its set-up in ttmp11[31] */
+    { .row = &gc_ttmp_gfx940, .spi_zero = TT(8) | TT(9) | TT(10) | TT(11),
+      .th_mark = GC_TTMP_BIT(11, 31), .th_reset_ttmp6 = 1, .record_spi = 1,
+      .halt_slot = "status", .halt_bit = 13, .skip_export_bit = 18 },
+    /* gfx12: SPI TTMPs are always set up; the trap handler marks ttmp8[31]; halt in STATE_PRIV */
+    { .row = &gc_ttmp_gfx12, .spi_zero = TT(7) | TT(8) | TT(9),
+      .th_mark = GC_TTMP_BIT(8, 31), .th_zero = TT(4) | TT(5) | TT(6),
+      .halt_slot = "state_priv", .halt_bit = 14 },
+};
+
+static void tput(uint32_t *t, struct gc_ttmp_field f, uint32_t v)
+{
+    if (gc_bf_present(f.bits) && f.ttmp < 16)
+        t[f.ttmp] = gc_bf_put(t[f.ttmp], f.bits, v);
+}
+
+static uint32_t tget(const uint32_t *t, struct gc_ttmp_field f)
+{
+    return gc_bf_present(f.bits) && f.ttmp < 16 ? gc_bf_get(t[f.ttmp], f.bits) : 0;
+}
+
+static uint32_t hwreg_named(const struct gc_arch *arch, const struct gc_wave *w, const char *name)
+{
+    int slot = gc_hwreg_slot(arch->hwreg, name);
+
+    return slot < 0 ? 0 : gc_wave_hwreg(w, (uint32_t)slot);
+}
+
+/* ttmp6 when a set-up step resets it: only what the trap handler wrote survives, and only if
+   it is known to have run (r_version >= 10 and status.skip_export). */
+static uint32_t reset_ttmp6(const struct attach_edits *e, const struct gc_arch *arch,
+                            const struct gc_wave *w, uint32_t r_version, uint32_t ttmp6)
+{
+    uint32_t keep = 0;
+    const struct gc_ttmp_layout *row = e->row;
+
+    if (r_version >= 10 && e->skip_export_bit &&
+        (hwreg_named(arch, w, "status") >> e->skip_export_bit & 1u))
+        keep = (row->stopped.ttmp == 6 ? gc_bf_mask(row->stopped.bits) : 0) |
+               (row->saved_halt.ttmp == 6 ? gc_bf_mask(row->saved_halt.bits) : 0) |
+               (row->saved_trap_id.ttmp == 6 ? gc_bf_mask(row->saved_trap_id.bits) : 0);
+    return ttmp6 & keep;
+}
+
+/*
+ * The TTMPs of wave @p slot as AMD's library holds them after attach: @p stopped_by_library 0
+ * gives them right after it first read the wave (set-up edits and the wave id), 1 also with the
+ * edits of stopping a wave that was saved running. Families without a row keep the saved
+ * values.
+ */
+static void attach_ttmps(const struct gc_dbg_process *p, uint32_t slot, int stopped_by_library,
+                         uint32_t t[16])
+{
+    const struct gc_image_wave *iw = gc_dbg_image_wave(p, slot);
+    const struct gc_arch *arch = gc_dbg_wave_agent(p, slot)->arch;
+    const struct gc_wave *w = &iw->wave;
+    const struct attach_edits *e = NULL;
+    uint32_t r_version = gc_image_r_version(p->img);
+    uint64_t handle = p->wave_base + slot;
+    int spi = p->ttmp_setup || (gc_dbg_wave_agent(p, slot)->entry->debug_prop &
+                                GPUCORE_HSA_DBG_DISPATCH_INFO_ALWAYS_VALID);
+
+    for (uint32_t i = 0; i < 16; i++)
+        t[i] = gc_wave_ttmp(w, i);
+    for (size_t i = 0; arch && i < GC_ARRAY_SIZE(attach_edits); i++)
+        if (attach_edits[i].row == arch->ttmp)
+            e = &attach_edits[i];
+    if (!e)
+        return;
+    /* initialize_spi_ttmps: the SPI did not set the dispatch TTMPs up */
+    if (!spi) {
+        if (e->spi_clear_wave_in_group)
+            tput(t, e->row->wave_in_group, 0);
+        if (e->spi_reset_ttmp6)
+            t[6] = reset_ttmp6(e, arch, w, r_version, t[6]);
+        for (uint32_t i = 0; i < 16; i++)
+            if (e->spi_zero & TT(i))
+                t[i] = 0;
+    }
+    /* initialize_trap_handler_ttmps: the trap handler never ran for this wave */
+    if (gc_bf_present(e->th_mark.bits) && !tget(t, e->th_mark)) {
+        if (e->th_reset_ttmp6)
+            t[6] = reset_ttmp6(e, arch, w, r_version, t[6]);
+        for (uint32_t i = 0; i < 16; i++)
+            if (e->th_zero & TT(i))
+                t[i] = 0;
+        tput(t, e->th_mark, 1);
+    }
+    /* record_spi_ttmps_setup: from ROCr's r_debug version 10 */
+    if (e->record_spi && r_version >= 10)
+        tput(t, e->row->spi_setup_disabled, !spi);
+    /* the wave's handle, in the TTMPs the trap handler reports it from */
+    tput(t, e->row->wave_id_lo, (uint32_t)handle);
+    tput(t, e->row->wave_id_hi, (uint32_t)(handle >> 32));
+    if (!stopped_by_library || tget(t, e->row->stopped))
+        return;
+    /* wave_set_state(STOP): stopped, with the wave's own halt state saved */
+    tput(t, e->row->saved_halt, hwreg_named(arch, w, e->halt_slot) >> e->halt_bit & 1u);
+    tput(t, e->row->stopped, 1);
+    /* park(): where the family parks stopped waves, the PC goes to the TTMPs */
+    if (gc_arch_parks_stopped_waves(arch, r_version)) {
+        uint64_t pc = (uint64_t)hwreg_named(arch, w, "pc_hi") << 32 | hwreg_named(arch, w, "pc_lo");
+
+        tput(t, e->row->parked_pc_lo, (uint32_t)pc);
+        tput(t, e->row->parked_pc_hi, (uint32_t)(pc >> 32));
+    }
+}
+
+/*
+ * The events of an attach, in AMD's order (process.cpp runtime_enable, wave.cpp update and
+ * set_state): RUNTIME (unless the runtime was never enabled); then, in the order the waves were
+ * created (queue by queue, XCC by XCC, control-stack order), a WAVE_STOP for each wave the
+ * trap handler stopped with a cause; then a WAVE_STOP for each wave saved running, which the
+ * library stops, in the order it walks its wave map (dbgapi_order.h). A wave saved stopped
+ * with no cause gets none: it was reported before the core was written.
+ */
+static gpucore_status_t queue_events(struct gc_dbg_process *p)
+{
+    uint32_t *order = NULL;
+    uint32_t t[16];
+
+    p->events = gc_calloc_array((size_t)p->nwaves + 1u, sizeof(*p->events));
+    if (!p->events)
+        return GPUCORE_E_NOMEM;
+    if (p->runtime_event)
+        p->events[p->nevents++] = (struct gc_dbg_event){ .kind = AMD_DBGAPI_EVENT_KIND_RUNTIME,
+                                                         .runtime_state = p->runtime_state };
+    if (!p->nwaves)
+        return GPUCORE_OK;
+    for (uint32_t i = 0; i < p->nwaves; i++) {
+        struct gc_dbg_wave *dw = &p->waves[i];
+        const struct gc_arch *arch = gc_dbg_wave_agent(p, i)->arch;
+
+        attach_ttmps(p, i, 0, t);
+        dw->forced_stop = !(arch && arch->ttmp && tget(t, arch->ttmp->stopped));
+        dw->has_event = dw->forced_stop || gc_dbg_image_wave(p, i)->stop_reasons != GC_STOP_NONE;
+        if (!dw->forced_stop && dw->has_event)
+            p->events[p->nevents++] = (struct gc_dbg_event){
+                .kind = AMD_DBGAPI_EVENT_KIND_WAVE_STOP, .wave = i };
+        /* no event ever comes for it: the client sees it stopped at once */
+        if (!dw->has_event)
+            dw->visible_stop = 1;
+    }
+    order = gc_calloc_array(p->nwaves, sizeof(*order));
+    if (!order)
+        return GPUCORE_E_NOMEM;
+    if (gc_dbg_map_order(p->wave_base, p->nwaves, order) != GPUCORE_OK) {
+        gc_free(order);
+        return GPUCORE_E_NOMEM;
+    }
+    for (uint32_t k = 0; k < p->nwaves; k++)
+        if (p->waves[order[k]].forced_stop)
+            p->events[p->nevents++] = (struct gc_dbg_event){
+                .kind = AMD_DBGAPI_EVENT_KIND_WAVE_STOP, .wave = order[k] };
+    gc_free(order);
+    return GPUCORE_OK;
 }
 
 /* Handles for everything the process holds, and the lists marked changed. */
 static void assign_ids(struct gc_dbg_process *p)
 {
-    p->agent_base = gc_dbg_ids(p->nagents);
-    p->queue_base = gc_dbg_ids(p->nqueues);
-    p->dispatch_base = gc_dbg_ids(p->ndispatches);
-    p->workgroup_base = gc_dbg_ids(p->nworkgroups);
-    p->wave_base = gc_dbg_ids(p->nwaves);
-    p->code_object_base = gc_dbg_ids(p->ncode_objects);
-    p->event_base = gc_dbg_ids(p->nevents);
+    p->agent_base = gc_dbg_kind_ids(GC_DBG_KIND_AGENT, p->nagents);
+    p->queue_base = gc_dbg_kind_ids(GC_DBG_KIND_QUEUE, p->nqueues);
+    p->dispatch_base = gc_dbg_kind_ids(GC_DBG_KIND_DISPATCH, p->ndispatches);
+    p->workgroup_base = gc_dbg_kind_ids(GC_DBG_KIND_WORKGROUP, p->nworkgroups);
+    p->wave_base = gc_dbg_kind_ids(GC_DBG_KIND_WAVE, p->nwaves);
+    p->code_object_base = gc_dbg_kind_ids(GC_DBG_KIND_CODE_OBJECT, p->ncode_objects);
     memset(p->changed, 1, sizeof(p->changed));
     memset(gc_dbg.none_changed, 1, sizeof(gc_dbg.none_changed));
 }
@@ -286,6 +460,9 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_process_attach(
         DBG_RETURN(amd_dbgapi_process_attach, AMD_DBGAPI_STATUS_ERROR);
     }
     p->client = client_process_id;
+    /* AMD's library numbers the process before attaching it: a failed attach uses a number */
+    p->id = gc_dbg_kind_ids(GC_DBG_KIND_PROCESS, 1);
+    p->runtime_state = AMD_DBGAPI_RUNTIME_STATE_LOADED_SUCCESS;
     p->notify[0] = p->notify[1] = -1;
     for (uint32_t i = 0; i < GC_DBG_REGCACHE; i++)
         p->regcache[i].slot = UINT32_MAX;
@@ -315,8 +492,12 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_process_attach(
         gc_dbg_process_free(p);
         DBG_RETURN(amd_dbgapi_process_attach, st);
     }
-    p->id = gc_dbg_ids(1);
     assign_ids(p);
+    if (queue_events(p) != GPUCORE_OK) {
+        gc_dbg_process_free(p);
+        DBG_RETURN(amd_dbgapi_process_attach, AMD_DBGAPI_STATUS_ERROR);
+    }
+    p->event_base = gc_dbg_kind_ids(GC_DBG_KIND_EVENT, p->nevents);
     if (p->nevents && write(p->notify[1], "e", 1) != 1)
         gc_dbg_log(AMD_DBGAPI_LOG_LEVEL_WARNING, "cannot signal the notifier: %s",
                    strerror(errno));
@@ -349,6 +530,64 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_process_detach(amd_dbgapi_process_id_t
 
 /* ---- process queries and modes --------------------------------------------------------------- */
 
+/*
+ * What the agents' node properties advertise, as AMD's library answers it on a core too (the
+ * answer describes the hardware; setting a watchpoint on a core still fails). Only agents that
+ * support debugging count. The count is the smallest 1 << HSA_CAP_WATCH_POINTS_TOTALBITS
+ * (whether or not WATCH_POINTS_SUPPORTED is set), 0 without such an agent.
+ */
+static size_t watchpoint_count(const struct gc_dbg_process *p)
+{
+    size_t n = 0;
+    int any = 0;
+
+    for (uint32_t i = 0; p->img && i < p->nagents; i++) {
+        const struct gc_image_agent *a = gc_image_agent(p->img, i);
+        size_t c;
+
+        if (!a->supports_debugging)
+            continue;
+        c = (size_t)1 << ((a->entry->capability & GPUCORE_HSA_CAP_WATCH_POINTS_TOTALBITS_MASK) >>
+                          GPUCORE_HSA_CAP_WATCH_POINTS_TOTALBITS_SHIFT);
+        n = any && n < c ? n : c;
+        any = 1;
+    }
+    return n;
+}
+
+/*
+ * UNSUPPORTED if an agent that supports debugging lacks WATCH_POINTS_SUPPORTED (or there is no
+ * such agent); otherwise the kind of the last such agent AMD's library visits (its agent map,
+ * dbgapi_order.h): UNSHARED if HSA_DBG_WATCHPOINTS_EXCLUSIVE, else SHARED.
+ */
+static uint32_t watchpoint_share(const struct gc_dbg_process *p)
+{
+    uint32_t kind = AMD_DBGAPI_WATCHPOINT_SHARE_KIND_UNSUPPORTED, *order;
+
+    if (!p->img || !p->nagents)
+        return kind;
+    order = gc_calloc_array(p->nagents, sizeof(*order));
+    if (!order || gc_dbg_map_order(p->agent_base, p->nagents, order) != GPUCORE_OK) {
+        gc_free(order);
+        return kind; /* out of memory: the safe answer */
+    }
+    for (uint32_t k = 0; k < p->nagents; k++) {
+        const struct gc_image_agent *a = gc_image_agent(p->img, order[k]);
+
+        if (!a->supports_debugging)
+            continue;
+        if (!(a->entry->capability & GPUCORE_HSA_CAP_WATCH_POINTS_SUPPORTED)) {
+            kind = AMD_DBGAPI_WATCHPOINT_SHARE_KIND_UNSUPPORTED;
+            break;
+        }
+        kind = (a->entry->debug_prop & GPUCORE_HSA_DBG_WATCHPOINTS_EXCLUSIVE)
+                       ? AMD_DBGAPI_WATCHPOINT_SHARE_KIND_UNSHARED
+                       : AMD_DBGAPI_WATCHPOINT_SHARE_KIND_SHARED;
+    }
+    gc_free(order);
+    return kind;
+}
+
 amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_process_get_info(amd_dbgapi_process_id_t process_id,
                                                            amd_dbgapi_process_info_t query,
                                                            size_t value_size, void *value)
@@ -369,13 +608,13 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_process_get_info(amd_dbgapi_process_id
         break;
     }
     case AMD_DBGAPI_PROCESS_INFO_WATCHPOINT_COUNT: {
-        size_t n = 0; /* a core has no watchpoints to set */
+        size_t n = watchpoint_count(p);
 
         st = GIVE(n);
         break;
     }
     case AMD_DBGAPI_PROCESS_INFO_WATCHPOINT_SHARE: {
-        uint32_t v = AMD_DBGAPI_WATCHPOINT_SHARE_KIND_UNSUPPORTED;
+        uint32_t v = watchpoint_share(p);
 
         st = GIVE(v);
         break;
@@ -664,13 +903,14 @@ const struct gc_image_agent *gc_dbg_wave_agent(const struct gc_dbg_process *p, u
     return gc_image_agent(p->img, gc_dbg_queue_agent(p, p->waves[slot].queue));
 }
 
-const struct gc_reglist *gc_dbg_wave_regs(struct gc_dbg_process *p, uint32_t slot)
+static struct gc_dbg_regcache *wave_cache(struct gc_dbg_process *p, uint32_t slot)
 {
     struct gc_dbg_regcache *c;
+    uint32_t t[16];
 
     for (uint32_t i = 0; i < GC_DBG_REGCACHE; i++)
         if (p->regcache[i].slot == slot)
-            return &p->regcache[i].regs;
+            return &p->regcache[i];
     c = &p->regcache[p->regcache_next];
     p->regcache_next = (p->regcache_next + 1) % GC_DBG_REGCACHE;
     gc_reglist_done(&c->regs);
@@ -678,8 +918,27 @@ const struct gc_reglist *gc_dbg_wave_regs(struct gc_dbg_process *p, uint32_t slo
     if (gc_wave_register_list(gc_dbg_wave_agent(p, slot)->arch, &gc_dbg_image_wave(p, slot)->wave,
                               &c->regs) != GPUCORE_OK)
         return NULL;
+    attach_ttmps(p, slot, p->waves[slot].forced_stop, t);
+    for (uint32_t i = 0; i < 16; i++)
+        gc_le32_put(c->ttmp + 4 * i, t[i]);
+    c->wave = gc_dbg_image_wave(p, slot)->wave;
+    c->wave.ttmp = c->ttmp;
     c->slot = slot;
-    return &c->regs;
+    return c;
+}
+
+const struct gc_reglist *gc_dbg_wave_regs(struct gc_dbg_process *p, uint32_t slot)
+{
+    struct gc_dbg_regcache *c = wave_cache(p, slot);
+
+    return c ? &c->regs : NULL;
+}
+
+const struct gc_wave *gc_dbg_wave_served(struct gc_dbg_process *p, uint32_t slot)
+{
+    struct gc_dbg_regcache *c = wave_cache(p, slot);
+
+    return c ? &c->wave : NULL;
 }
 
 /* An architecture handle for @p arch (or NOT_AVAILABLE when it is unknown). */
@@ -1186,16 +1445,14 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_dispatch_get_info(amd_dbgapi_dispatch_
             st = GIVE(v);
         }
         break;
-    case AMD_DBGAPI_DISPATCH_INFO_KERNEL_COMPLETION_ADDRESS:
-        if (!d->completion_signal) {
-            st = value ? AMD_DBGAPI_STATUS_ERROR_NOT_SUPPORTED
-                       : AMD_DBGAPI_STATUS_ERROR_INVALID_ARGUMENT;
-        } else {
-            amd_dbgapi_global_address_t v = d->completion_signal;
+    case AMD_DBGAPI_DISPATCH_INFO_KERNEL_COMPLETION_ADDRESS: {
+        /* the packet's completion_signal handle as it is, 0 (no signal) included, as AMD's
+           library answers */
+        amd_dbgapi_global_address_t v = d->completion_signal;
 
-            st = GIVE(v);
-        }
+        st = GIVE(v);
         break;
+    }
     default:
         st = AMD_DBGAPI_STATUS_ERROR_INVALID_ARGUMENT;
         break;
