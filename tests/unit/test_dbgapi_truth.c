@@ -1020,6 +1020,15 @@ static void run_case_edited(const char *name, uint32_t r_version, const char *op
     assert_int_equal(ev.runtime_state, AMD_DBGAPI_RUNTIME_STATE_LOADED_SUCCESS);
     check_watchpoints(tc, p);
     check_completion(p);
+    if (strcmp(name, "vadd-fault") == 0 && !edits) {
+        /* GDB names a wave thread by its handles and numbers threads in event order: AMD's
+           library's first wave thread of vadd-fault is "AMDGPU Wave 1:1:1:253" */
+        assert_true(ev.nstops > 0);
+        assert_int_equal(ev.stops[0], 253);
+        assert_int_equal(tdc_wave_u64(ev.stops[0], AMD_DBGAPI_WAVE_INFO_AGENT, 8), 1);
+        assert_int_equal(tdc_wave_u64(ev.stops[0], AMD_DBGAPI_WAVE_INFO_QUEUE, 8), 1);
+        assert_int_equal(tdc_wave_u64(ev.stops[0], AMD_DBGAPI_WAVE_INFO_DISPATCH, 8), 1);
+    }
 
     check_agents(tc, p);
     check_queues(tc, p);
