@@ -168,6 +168,8 @@ struct gc_dbg_process {
     uint32_t nevents, next_event;
     uint64_t event_base;
 
+    uint32_t *list_order[GC_DBG_LIST_COUNT]; /* per kind: slots in the order AMD's library
+                                                 lists them (its hash maps, dbgapi_order.h) */
     uint8_t changed[GC_DBG_LIST_COUNT];
     struct gc_dbg_regcache regcache[GC_DBG_REGCACHE];
     uint32_t regcache_next;      /* the entry replaced next (round robin) */

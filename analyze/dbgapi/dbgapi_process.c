@@ -68,6 +68,8 @@ void gc_dbg_process_free(struct gc_dbg_process *p)
     gc_free(p->dispatches);
     gc_free(p->queues);
     gc_free(p->events);
+    for (int i = 0; i < GC_DBG_LIST_COUNT; i++)
+        gc_free(p->list_order[i]);
     gc_image_close(p->img);
     for (int i = 0; i < 2; i++)
         if (p->notify[i] >= 0)
@@ -239,7 +241,7 @@ static void attach_ttmps(const struct gc_dbg_process *p, uint32_t slot, int stop
  */
 static gpucore_status_t queue_events(struct gc_dbg_process *p)
 {
-    uint32_t *order = NULL;
+    const uint32_t *order;
     uint32_t t[16];
 
     p->events = gc_calloc_array((size_t)p->nwaves + 1u, sizeof(*p->events));
@@ -264,32 +266,47 @@ static gpucore_status_t queue_events(struct gc_dbg_process *p)
         if (!dw->has_event)
             dw->visible_stop = 1;
     }
-    order = gc_calloc_array(p->nwaves, sizeof(*order));
-    if (!order)
-        return GPUCORE_E_NOMEM;
-    if (gc_dbg_map_order(p->wave_base, p->nwaves, order) != GPUCORE_OK) {
-        gc_free(order);
-        return GPUCORE_E_NOMEM;
-    }
+    order = p->list_order[GC_DBG_LIST_WAVES]; /* its wave map's order (assign_ids) */
     for (uint32_t k = 0; k < p->nwaves; k++)
         if (p->waves[order[k]].forced_stop)
             p->events[p->nevents++] = (struct gc_dbg_event){
                 .kind = AMD_DBGAPI_EVENT_KIND_WAVE_STOP, .wave = order[k] };
-    gc_free(order);
     return GPUCORE_OK;
 }
 
-/* Handles for everything the process holds, and the lists marked changed. */
-static void assign_ids(struct gc_dbg_process *p)
+/* Handles for everything the process holds, the order AMD's library lists each kind in, and
+   the lists marked changed. GPUCORE_E_NOMEM when out of memory. */
+static gpucore_status_t assign_ids(struct gc_dbg_process *p)
 {
+    const struct {
+        enum gc_dbg_list kind;
+        const uint64_t *base;
+        uint32_t n;
+    } lists[] = {
+        { GC_DBG_LIST_CODE_OBJECTS, &p->code_object_base, p->ncode_objects },
+        { GC_DBG_LIST_AGENTS, &p->agent_base, p->nagents },
+        { GC_DBG_LIST_QUEUES, &p->queue_base, p->nqueues },
+        { GC_DBG_LIST_DISPATCHES, &p->dispatch_base, p->ndispatches },
+        { GC_DBG_LIST_WORKGROUPS, &p->workgroup_base, p->nworkgroups },
+        { GC_DBG_LIST_WAVES, &p->wave_base, p->nwaves },
+    };
+
     p->agent_base = gc_dbg_kind_ids(GC_DBG_KIND_AGENT, p->nagents);
     p->queue_base = gc_dbg_kind_ids(GC_DBG_KIND_QUEUE, p->nqueues);
     p->dispatch_base = gc_dbg_kind_ids(GC_DBG_KIND_DISPATCH, p->ndispatches);
     p->workgroup_base = gc_dbg_kind_ids(GC_DBG_KIND_WORKGROUP, p->nworkgroups);
     p->wave_base = gc_dbg_kind_ids(GC_DBG_KIND_WAVE, p->nwaves);
     p->code_object_base = gc_dbg_kind_ids(GC_DBG_KIND_CODE_OBJECT, p->ncode_objects);
+    for (size_t i = 0; i < GC_ARRAY_SIZE(lists); i++) {
+        uint32_t **o = &p->list_order[lists[i].kind];
+
+        *o = gc_calloc_array((size_t)lists[i].n + 1u, sizeof(**o));
+        if (!*o || gc_dbg_map_order(*lists[i].base, lists[i].n, *o) != GPUCORE_OK)
+            return GPUCORE_E_NOMEM;
+    }
     memset(p->changed, 1, sizeof(p->changed));
     memset(gc_dbg.none_changed, 1, sizeof(gc_dbg.none_changed));
+    return GPUCORE_OK;
 }
 
 amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_process_attach(
@@ -362,8 +379,7 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_process_attach(
         gc_dbg_process_free(p);
         DBG_RETURN(amd_dbgapi_process_attach, st);
     }
-    assign_ids(p);
-    if (queue_events(p) != GPUCORE_OK) {
+    if (assign_ids(p) != GPUCORE_OK || queue_events(p) != GPUCORE_OK) {
         gc_dbg_process_free(p);
         DBG_RETURN(amd_dbgapi_process_attach, AMD_DBGAPI_STATUS_ERROR);
     }
@@ -432,16 +448,10 @@ static size_t watchpoint_count(const struct gc_dbg_process *p)
  */
 static uint32_t watchpoint_share(const struct gc_dbg_process *p)
 {
-    uint32_t kind = AMD_DBGAPI_WATCHPOINT_SHARE_KIND_UNSUPPORTED, *order;
+    uint32_t kind = AMD_DBGAPI_WATCHPOINT_SHARE_KIND_UNSUPPORTED;
+    const uint32_t *order = p->list_order[GC_DBG_LIST_AGENTS];
 
-    if (!p->img || !p->nagents)
-        return kind;
-    order = gc_calloc_array(p->nagents, sizeof(*order));
-    if (!order || gc_dbg_map_order(p->agent_base, p->nagents, order) != GPUCORE_OK) {
-        gc_free(order);
-        return kind; /* out of memory: the safe answer */
-    }
-    for (uint32_t k = 0; k < p->nagents; k++) {
+    for (uint32_t k = 0; p->img && k < p->nagents; k++) {
         const struct gc_image_agent *a = gc_image_agent(p->img, order[k]);
 
         if (!a->supports_debugging)
@@ -454,7 +464,6 @@ static uint32_t watchpoint_share(const struct gc_dbg_process *p)
                        ? AMD_DBGAPI_WATCHPOINT_SHARE_KIND_UNSHARED
                        : AMD_DBGAPI_WATCHPOINT_SHARE_KIND_SHARED;
     }
-    gc_free(order);
     return kind;
 }
 
@@ -720,7 +729,9 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_event_processed(amd_dbgapi_event_id_t 
 
 /* ---- lists ----------------------------------------------------------------------------------- */
 
-#define LIST_OF(name, base, count)                                                                \
+/* A process's objects of one kind in the order AMD's library lists them: it walks the kind's
+   hash map (dbgapi_order.h), computed at attach. */
+#define LIST_OF(name, kind, base, count)                                                          \
     static uint32_t count_##name(const struct gc_dbg_process *p)                                  \
     {                                                                                             \
         return p->count;                                                                          \
@@ -728,15 +739,15 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_event_processed(amd_dbgapi_event_id_t 
     static void fill_##name(const struct gc_dbg_process *p, uint64_t *out)                        \
     {                                                                                             \
         for (uint32_t i = 0; i < p->count; i++)                                                   \
-            out[i] = p->base + i;                                                                 \
+            out[i] = p->base + p->list_order[kind][i];                                            \
     }
 
-LIST_OF(code_objects, code_object_base, ncode_objects)
-LIST_OF(agents, agent_base, nagents)
-LIST_OF(queues, queue_base, nqueues)
-LIST_OF(dispatches, dispatch_base, ndispatches)
-LIST_OF(workgroups, workgroup_base, nworkgroups)
-LIST_OF(waves, wave_base, nwaves)
+LIST_OF(code_objects, GC_DBG_LIST_CODE_OBJECTS, code_object_base, ncode_objects)
+LIST_OF(agents, GC_DBG_LIST_AGENTS, agent_base, nagents)
+LIST_OF(queues, GC_DBG_LIST_QUEUES, queue_base, nqueues)
+LIST_OF(dispatches, GC_DBG_LIST_DISPATCHES, dispatch_base, ndispatches)
+LIST_OF(workgroups, GC_DBG_LIST_WORKGROUPS, workgroup_base, nworkgroups)
+LIST_OF(waves, GC_DBG_LIST_WAVES, wave_base, nwaves)
 
 #define LIST_API(fn, kind, name, type)                                                            \
     amd_dbgapi_status_t AMD_DBGAPI fn(amd_dbgapi_process_id_t process_id, size_t *count,         \

@@ -97,7 +97,7 @@ static void drain_events(amd_dbgapi_process_id_t p)
 
 /*
  * The event rule (AMD's library, wave.cpp and process.cpp): after RUNTIME, a WAVE_STOP for each
- * wave the trap handler stopped with a cause, in wave-creation order (the wave list's); then one
+ * wave the trap handler stopped with a cause, in wave-creation order (handle order); then one
  * for each wave saved running, which the library stops, in the order it walks its wave map
  * (a libstdc++ unordered_map keyed by the handle: dbgapi_order.h, itself checked against
  * libstdc++ by test_dbgapi_order); none for a wave saved stopped without a cause, which is
@@ -107,33 +107,42 @@ static void drain_events(amd_dbgapi_process_id_t p)
 static void check_event_order(const struct tdc_list *l, const uint8_t *cls)
 {
     uint32_t *order = calloc(l->n + 1, sizeof(*order));
+    uint8_t *by_handle = calloc(l->n + 1, 1); /* cls by handle - first */
+    uint64_t first = UINT64_MAX;
     size_t k = 0;
 
     assert_non_null(order);
+    assert_non_null(by_handle);
     for (size_t i = 0; i < l->n; i++) {
-        assert_int_equal(l->ids[i], l->ids[0] + i); /* one block of handles, in creation order */
+        first = l->ids[i] < first ? l->ids[i] : first;
         assert_int_equal(ev.state_before[i],
                          cls[i] == 2 ? AMD_DBGAPI_WAVE_STATE_STOP : AMD_DBGAPI_WAVE_STATE_RUN);
     }
-    for (size_t i = 0; i < l->n; i++)
-        if (cls[i] == 1) {
+    /* one block of handles, numbered in creation order, listed in wave-map order */
+    if (l->n)
+        assert_int_equal(gc_dbg_map_order(first, (uint32_t)l->n, order), GPUCORE_OK);
+    for (size_t i = 0; i < l->n; i++) {
+        assert_int_equal(l->ids[i], first + order[i]);
+        by_handle[order[i]] = (uint8_t)(cls[i] + 1);
+    }
+    for (size_t h = 0; h < l->n; h++)
+        if (by_handle[h] == 2) {
             assert_true(k < ev.nstops);
-            if (ev.stops[k] != l->ids[i])
+            if (ev.stops[k] != first + h)
                 fail_msg("event %zu names wave %" PRIu64 ", expected %" PRIu64 " (stopped with a "
-                         "cause, in creation order)", k, ev.stops[k], l->ids[i]);
+                         "cause, in creation order)", k, ev.stops[k], first + h);
             k++;
         }
-    if (l->n)
-        assert_int_equal(gc_dbg_map_order(l->ids[0], (uint32_t)l->n, order), GPUCORE_OK);
     for (size_t j = 0; j < l->n; j++)
-        if (cls[order[j]] == 0) {
+        if (by_handle[order[j]] == 1) {
             assert_true(k < ev.nstops);
-            if (ev.stops[k] != l->ids[order[j]])
+            if (ev.stops[k] != first + order[j])
                 fail_msg("event %zu names wave %" PRIu64 ", expected %" PRIu64 " (stopped by the "
-                         "library, in wave-map order)", k, ev.stops[k], l->ids[order[j]]);
+                         "library, in wave-map order)", k, ev.stops[k], first + order[j]);
             k++;
         }
     assert_int_equal(k, ev.nstops);
+    free(by_handle);
     free(order);
 }
 
@@ -933,7 +942,15 @@ static void check_watchpoints(const struct tsc_case *tc, amd_dbgapi_process_id_t
        agent map (dbgapi_order.h) */
     assert_int_equal(l.n, tc->s->nagents);
     assert_true(l.n > 0 && l.n <= 64);
-    assert_int_equal(gc_dbg_map_order(l.ids[0], (uint32_t)l.n, order), GPUCORE_OK);
+    {
+        uint64_t first = UINT64_MAX;
+
+        for (size_t i = 0; i < l.n; i++)
+            first = l.ids[i] < first ? l.ids[i] : first;
+        assert_int_equal(gc_dbg_map_order(first, (uint32_t)l.n, order), GPUCORE_OK);
+        for (size_t i = 0; i < l.n; i++) /* listed in agent-map order too */
+            assert_int_equal(l.ids[i], first + order[i]);
+    }
     tdc_free(l.ids);
     for (uint32_t k = 0; k < tc->s->nagents; k++) {
         uint32_t i = order[k], cap = tc->s->agents[i].capability;
