@@ -20,7 +20,9 @@ set_tests_properties(abi-dbgapi-map abi-dbgapi-lib abi-dbgapi-statuses PROPERTIE
 # interface and compared with what the scenario put there.
 gpucore_unit_test(test_dbgapi_truth
   SOURCES unit/test_dbgapi_truth.c unit/dbgapi_client.c unit/scenario_core.c
+          ${PROJECT_SOURCE_DIR}/analyze/dbgapi/dbgapi_order.c
   LIBS gpucore-dbgapi gc_analyze gc_sim_layout gc_arch gc_libcore gc_schema)
+target_include_directories(test_dbgapi_truth PRIVATE ${PROJECT_SOURCE_DIR}/analyze/dbgapi)
 add_dependencies(test_dbgapi_truth gpucore-inferior gpucore-cli scenario-objects)
 set_property(TEST test_dbgapi_truth APPEND PROPERTY ENVIRONMENT
   "GPUCORE_SCENARIO_DIR=${PROJECT_SOURCE_DIR}/tests/scenarios"

@@ -185,6 +185,7 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_initialize(amd_dbgapi_callbacks_t *cal
         DBG_RETURN(amd_dbgapi_initialize, AMD_DBGAPI_STATUS_ERROR_INVALID_ARGUMENT);
     gc_dbg.cb = callbacks;
     gc_dbg.initialized = 1;
+    gc_dbg_kind_ids_reset();
     gc_dbg_log(AMD_DBGAPI_LOG_LEVEL_INFO, "%s initialized", amd_dbgapi_get_build_name());
     DBG_RETURN(amd_dbgapi_initialize, AMD_DBGAPI_STATUS_SUCCESS);
 }
@@ -212,6 +213,28 @@ uint64_t gc_dbg_ids(uint64_t n)
 
     gc_dbg.next_id += n;
     return first;
+}
+
+uint64_t gc_dbg_kind_ids(enum gc_dbg_kind kind, uint64_t n)
+{
+    uint64_t first;
+
+    assert((unsigned)kind < GC_DBG_KIND_COUNT);
+    if (!gc_dbg.next_kind_id[kind])
+        gc_dbg.next_kind_id[kind] = 1; /* 0 is every kind's "none" */
+    first = gc_dbg.next_kind_id[kind];
+    gc_dbg.next_kind_id[kind] += n;
+    return first;
+}
+
+void gc_dbg_kind_ids_reset(void)
+{
+    /* As AMD's library: a new instance numbers its objects from 1 again (handles of an earlier
+       instance are undefined in it), except processes, whose counter runs for the library's
+       life. */
+    for (int k = 0; k < GC_DBG_KIND_COUNT; k++)
+        if (k != GC_DBG_KIND_PROCESS)
+            gc_dbg.next_kind_id[k] = 1;
 }
 
 /* ---- client memory ------------------------------------------------------------------------- */

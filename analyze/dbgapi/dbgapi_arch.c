@@ -702,9 +702,10 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_read_register(amd_dbgapi_wave_id_t wav
         (offset > wr.reg->size || value_size > wr.reg->size - offset))
         st = AMD_DBGAPI_STATUS_ERROR_INVALID_ARGUMENT_COMPATIBILITY;
     if (st == AMD_DBGAPI_STATUS_SUCCESS &&
-        gc_reg_read(gc_dbg_wave_agent(wr.p, wr.slot)->arch, &gc_dbg_image_wave(wr.p, wr.slot)->wave,
-                    gc_image_r_version(wr.p->img), wr.reg, offset, value, (size_t)value_size) !=
-                GPUCORE_OK)
+        (!gc_dbg_wave_served(wr.p, wr.slot) ||
+         gc_reg_read(gc_dbg_wave_agent(wr.p, wr.slot)->arch, gc_dbg_wave_served(wr.p, wr.slot),
+                     gc_image_r_version(wr.p->img), wr.reg, offset, value, (size_t)value_size) !=
+                 GPUCORE_OK))
         st = AMD_DBGAPI_STATUS_FATAL; /* the list said the wave has it: a library bug */
     DBG_RETURN(amd_dbgapi_read_register, st);
 }

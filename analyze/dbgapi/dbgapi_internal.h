@@ -9,13 +9,18 @@
  * process image from those (analyze/image.h) and presents it as AMD's library would
  * (../shared/spec/dbgapi-on-cores.md).
  *
- * Handles. One counter for every kind of handle, starting at 2 (1 is
- * AMD_DBGAPI_ADDRESS_SPACE_GLOBAL), never reset, so a handle is never reused -- not across
- * detach, not across finalize. A core's process does not change after attach, so each kind of
- * entity of a process takes one contiguous block of ids at attach (agents, queues, dispatches,
- * workgroups, waves, code objects, events); an architecture takes blocks for its registers,
- * register classes, address spaces and address classes when it is first needed. Finding an
- * object is a range test over the (few) processes or architectures.
+ * Handles of process-level objects (processes, agents, queues, dispatches, workgroups, waves,
+ * code objects, events, displaced steppings, watchpoints, breakpoints) are numbered as AMD's
+ * library numbers them, so that a debugger names things the same (GDB's "AMDGPU Wave
+ * 1:1:1:253" is agent:queue:dispatch:wave): one counter per kind, the first object of a kind
+ * is 1. The counters of every kind but processes restart at 1 when the library is initialized
+ * again (a handle is unique within one initialize..finalize instance, as the interface
+ * promises and AMD's library does); process handles are never reused. A core's process does not
+ * change after attach, so each kind of entity of a process takes one contiguous block of its
+ * kind's ids at attach; finding an object is a range test over the (few) processes.
+ *
+ * Architecture-level handles (architectures, registers, register classes, address spaces and
+ * classes) come from a separate counter (gc_dbg_ids(); 1 is AMD_DBGAPI_ADDRESS_SPACE_GLOBAL).
  *
  * Not thread safe: the interface says one client thread at a time. No printing: messages go to
  * the client's log_message callback.
@@ -90,6 +95,9 @@ struct gc_dbg_wave {
     uint32_t dispatch;   /* slot in the dispatch table, UINT32_MAX when not known */
     uint32_t workgroup;  /* slot in the workgroup table */
     int visible_stop;    /* its WAVE_STOP event has been fetched: the client sees it stopped */
+    uint8_t forced_stop; /* saved running: AMD's library stopped it at attach (and parked it) */
+    uint8_t has_event;   /* a WAVE_STOP event reports it (not a wave saved stopped with no
+                            cause: that one was reported before the core was written) */
 };
 
 /*
@@ -101,6 +109,8 @@ struct gc_dbg_wave {
 struct gc_dbg_regcache {
     uint32_t slot;          /* wave slot, UINT32_MAX: empty */
     struct gc_reglist regs;
+    uint8_t ttmp[16 * 4];   /* the TTMPs as AMD's library holds them after attach */
+    struct gc_wave wave;    /* the image's wave, its ttmp pointing at the array above */
 };
 
 struct gc_dbg_workgroup {
@@ -132,6 +142,9 @@ struct gc_dbg_process {
     amd_dbgapi_progress_t progress;
     amd_dbgapi_wave_creation_t wave_creation;
 
+    uint32_t ttmp_setup;         /* the note's runtime ttmp_setup */
+    int runtime_event;           /* a RUNTIME event is queued (the runtime was enabled) */
+    amd_dbgapi_runtime_state_t runtime_state; /* its state */
     uint32_t nagents;            /* agent i is image agent i */
     uint32_t pci_scans;          /* PCI ID database reads for agent names (GC_DBG_PCI_SCANS) */
     struct gc_dbg_pci_name {
@@ -155,16 +168,35 @@ struct gc_dbg_process {
     uint32_t nevents, next_event;
     uint64_t event_base;
 
+    uint32_t *list_order[GC_DBG_LIST_COUNT]; /* per kind: slots in the order AMD's library
+                                                 lists them (its hash maps, dbgapi_order.h) */
     uint8_t changed[GC_DBG_LIST_COUNT];
     struct gc_dbg_regcache regcache[GC_DBG_REGCACHE];
     uint32_t regcache_next;      /* the entry replaced next (round robin) */
+};
+
+/* The kinds of process-level handle, each numbered on its own from 1 (as AMD's library). */
+enum gc_dbg_kind {
+    GC_DBG_KIND_PROCESS,
+    GC_DBG_KIND_AGENT,
+    GC_DBG_KIND_QUEUE,
+    GC_DBG_KIND_DISPATCH,
+    GC_DBG_KIND_WORKGROUP,
+    GC_DBG_KIND_WAVE,
+    GC_DBG_KIND_CODE_OBJECT,
+    GC_DBG_KIND_EVENT,
+    GC_DBG_KIND_DISPLACED_STEPPING, /* none is ever created on a core */
+    GC_DBG_KIND_WATCHPOINT,         /* none is ever created on a core */
+    GC_DBG_KIND_BREAKPOINT,         /* none is ever created on a core */
+    GC_DBG_KIND_COUNT
 };
 
 struct gc_dbg_state {
     int initialized;
     amd_dbgapi_callbacks_t *cb;
     amd_dbgapi_log_level_t log_level; /* survives initialize/finalize */
-    uint64_t next_id;                 /* never reset */
+    uint64_t next_id;                 /* architecture-level handles; never reset */
+    uint64_t next_kind_id[GC_DBG_KIND_COUNT]; /* process-level handles, per kind (0 = 1) */
     struct gc_dbg_arch **archs;
     uint32_t narchs;
     struct gc_dbg_process **procs;
@@ -176,6 +208,13 @@ extern struct gc_dbg_state gc_dbg;
 
 /* A block of @p n fresh handle values; returns the first. */
 uint64_t gc_dbg_ids(uint64_t n);
+
+/* A block of @p n fresh handles of process-level kind @p kind (the first is 1); returns the
+   first. */
+uint64_t gc_dbg_kind_ids(enum gc_dbg_kind kind, uint64_t n);
+
+/* Restart the counters of every process-level kind except processes (initialize). */
+void gc_dbg_kind_ids_reset(void);
 
 /* ---- client memory ------------------------------------------------------------------------- */
 
@@ -229,6 +268,11 @@ uint32_t gc_dbg_queue_agent(const struct gc_dbg_process *p, uint32_t q);
 /* The wave's registers, valid until the next call (GC_DBG_REGCACHE). NULL when out of memory
    or the wave's family has no register set. */
 const struct gc_reglist *gc_dbg_wave_regs(struct gc_dbg_process *p, uint32_t slot);
+
+/* The wave whose register values the library serves: the image's, with the TTMPs AMD's library
+   writes when it attaches (wave handle, SPI and trap-handler set-up marks, and for a wave it
+   stops the stopped bit and the parked PC). Valid as gc_dbg_wave_regs(); NULL as it. */
+const struct gc_wave *gc_dbg_wave_served(struct gc_dbg_process *p, uint32_t slot);
 
 /* ---- processes ----------------------------------------------------------------------------- */
 

@@ -15,6 +15,9 @@
 
 #include <gpucore/schema.h>
 
+#include "dbgapi_order.h"
+#include "dbgapi_ttmp.h"
+#include "gc_le.h"
 #include "gc_rocr.h"
 #include "wave.h"
 
@@ -65,6 +68,8 @@ void gc_dbg_process_free(struct gc_dbg_process *p)
     gc_free(p->dispatches);
     gc_free(p->queues);
     gc_free(p->events);
+    for (int i = 0; i < GC_DBG_LIST_COUNT; i++)
+        gc_free(p->list_order[i]);
     gc_image_close(p->img);
     for (int i = 0; i < 2; i++)
         if (p->notify[i] >= 0)
@@ -142,22 +147,6 @@ out:
     return st;
 }
 
-/* RUNTIME (unless the runtime was never enabled) then one WAVE_STOP per wave (§4). */
-static gpucore_status_t queue_events(struct gc_dbg_process *p, int runtime,
-                                     amd_dbgapi_runtime_state_t state)
-{
-    p->events = gc_calloc_array((size_t)p->nwaves + 1u, sizeof(*p->events));
-    if (!p->events)
-        return GPUCORE_E_NOMEM;
-    if (runtime)
-        p->events[p->nevents++] = (struct gc_dbg_event){ .kind = AMD_DBGAPI_EVENT_KIND_RUNTIME,
-                                                         .runtime_state = state };
-    for (uint32_t i = 0; i < p->nwaves; i++)
-        p->events[p->nevents++] = (struct gc_dbg_event){ .kind = AMD_DBGAPI_EVENT_KIND_WAVE_STOP,
-                                                         .wave = i };
-    return GPUCORE_OK;
-}
-
 /*
  * The GPU state of a core from its note, as AMD's core driver would have it. Returns the
  * status attach reports: SUCCESS (with or without GPU state), RESTRICTION (KFD version outside
@@ -168,7 +157,6 @@ static amd_dbgapi_status_t open_core(struct gc_dbg_process *p, const void *note,
     const struct gc_image_memory mem = { xfer_read, NULL, p };
     gpucore_amdgpu_note_t *decoded = NULL;
     gpucore_diag_t d = { 0 };
-    amd_dbgapi_runtime_state_t state = AMD_DBGAPI_RUNTIME_STATE_LOADED_SUCCESS;
     uint32_t runtime_state, r_version;
     gpucore_status_t st;
 
@@ -189,19 +177,18 @@ static amd_dbgapi_status_t open_core(struct gc_dbg_process *p, const void *note,
         return AMD_DBGAPI_STATUS_ERROR_RESTRICTION;
     }
     runtime_state = decoded->runtime.runtime_state;
+    p->ttmp_setup = decoded->runtime.ttmp_setup != 0;
     gpucore_amdgpu_note_free(decoded);
     if (runtime_state == GPUCORE_KFD_RUNTIME_DISABLED) {
         gc_dbg_log(AMD_DBGAPI_LOG_LEVEL_INFO, "the GPU runtime was not enabled: no GPU state");
-        return queue_events(p, 0, state) == GPUCORE_OK ? AMD_DBGAPI_STATUS_SUCCESS
-                                                       : AMD_DBGAPI_STATUS_ERROR;
+        return AMD_DBGAPI_STATUS_SUCCESS;
     }
+    p->runtime_event = 1;
     if (runtime_state != GPUCORE_KFD_RUNTIME_ENABLED) {
         gc_dbg_log(AMD_DBGAPI_LOG_LEVEL_WARNING, "the GPU runtime state is %u, not enabled: no "
                    "GPU state", runtime_state);
-        return queue_events(p, 1, AMD_DBGAPI_RUNTIME_STATE_LOADED_ERROR_RESTRICTION) ==
-                               GPUCORE_OK
-                       ? AMD_DBGAPI_STATUS_SUCCESS
-                       : AMD_DBGAPI_STATUS_ERROR;
+        p->runtime_state = AMD_DBGAPI_RUNTIME_STATE_LOADED_ERROR_RESTRICTION;
+        return AMD_DBGAPI_STATUS_SUCCESS;
     }
     st = gc_image_open_note(note, size, &mem, GC_IMAGE_NO_CODE_BYTES, &p->img, &d);
     if (st == GPUCORE_E_NOMEM || st == GPUCORE_E_LIMIT) {
@@ -224,28 +211,102 @@ static amd_dbgapi_status_t open_core(struct gc_dbg_process *p, const void *note,
         gc_dbg_log(AMD_DBGAPI_LOG_LEVEL_WARNING, "the GPU runtime's r_debug version %u is not "
                    "one this library knows (%u..%u): agents only",
                    r_version, GC_ROCR_R_VERSION_MIN, GC_ROCR_R_VERSION_MAX);
-        state = AMD_DBGAPI_RUNTIME_STATE_LOADED_ERROR_RESTRICTION;
+        p->runtime_state = AMD_DBGAPI_RUNTIME_STATE_LOADED_ERROR_RESTRICTION;
         p->nagents = gc_image_agent_count(p->img);
-        return queue_events(p, 1, state) == GPUCORE_OK ? AMD_DBGAPI_STATUS_SUCCESS
-                                                       : AMD_DBGAPI_STATUS_ERROR;
+        return AMD_DBGAPI_STATUS_SUCCESS;
     }
-    if (build_tables(p) != GPUCORE_OK || queue_events(p, 1, state) != GPUCORE_OK)
+    if (build_tables(p) != GPUCORE_OK)
         return AMD_DBGAPI_STATUS_ERROR;
     return AMD_DBGAPI_STATUS_SUCCESS;
 }
 
-/* Handles for everything the process holds, and the lists marked changed. */
-static void assign_ids(struct gc_dbg_process *p)
+/* The TTMPs of wave @p slot as AMD's library holds them after attach (dbgapi_ttmp.h). */
+static void attach_ttmps(const struct gc_dbg_process *p, uint32_t slot, int stopped_by_library,
+                         uint32_t t[16])
 {
-    p->agent_base = gc_dbg_ids(p->nagents);
-    p->queue_base = gc_dbg_ids(p->nqueues);
-    p->dispatch_base = gc_dbg_ids(p->ndispatches);
-    p->workgroup_base = gc_dbg_ids(p->nworkgroups);
-    p->wave_base = gc_dbg_ids(p->nwaves);
-    p->code_object_base = gc_dbg_ids(p->ncode_objects);
-    p->event_base = gc_dbg_ids(p->nevents);
+    const struct gc_image_agent *a = gc_dbg_wave_agent(p, slot);
+    int spi = p->ttmp_setup || (a->entry->debug_prop & GPUCORE_HSA_DBG_DISPATCH_INFO_ALWAYS_VALID);
+
+    gc_dbg_attach_ttmps(a->arch, &gc_dbg_image_wave(p, slot)->wave, gc_image_r_version(p->img),
+                        spi, p->wave_base + slot, stopped_by_library, t);
+}
+
+/*
+ * The events of an attach, in AMD's order (process.cpp runtime_enable, wave.cpp update and
+ * set_state): RUNTIME (unless the runtime was never enabled); then, in the order the waves were
+ * created (queue by queue, XCC by XCC, control-stack order), a WAVE_STOP for each wave the
+ * trap handler stopped with a cause; then a WAVE_STOP for each wave saved running, which the
+ * library stops, in the order it walks its wave map (dbgapi_order.h). A wave saved stopped
+ * with no cause gets none: it was reported before the core was written.
+ */
+static gpucore_status_t queue_events(struct gc_dbg_process *p)
+{
+    const uint32_t *order;
+    uint32_t t[16];
+
+    p->events = gc_calloc_array((size_t)p->nwaves + 1u, sizeof(*p->events));
+    if (!p->events)
+        return GPUCORE_E_NOMEM;
+    if (p->runtime_event)
+        p->events[p->nevents++] = (struct gc_dbg_event){ .kind = AMD_DBGAPI_EVENT_KIND_RUNTIME,
+                                                         .runtime_state = p->runtime_state };
+    if (!p->nwaves)
+        return GPUCORE_OK;
+    for (uint32_t i = 0; i < p->nwaves; i++) {
+        struct gc_dbg_wave *dw = &p->waves[i];
+        const struct gc_arch *arch = gc_dbg_wave_agent(p, i)->arch;
+
+        attach_ttmps(p, i, 0, t);
+        dw->forced_stop = !(arch && arch->ttmp && gc_dbg_ttmp_get(t, arch->ttmp->stopped));
+        dw->has_event = dw->forced_stop || gc_dbg_image_wave(p, i)->stop_reasons != GC_STOP_NONE;
+        if (!dw->forced_stop && dw->has_event)
+            p->events[p->nevents++] = (struct gc_dbg_event){
+                .kind = AMD_DBGAPI_EVENT_KIND_WAVE_STOP, .wave = i };
+        /* no event ever comes for it: the client sees it stopped at once */
+        if (!dw->has_event)
+            dw->visible_stop = 1;
+    }
+    order = p->list_order[GC_DBG_LIST_WAVES]; /* its wave map's order (assign_ids) */
+    for (uint32_t k = 0; k < p->nwaves; k++)
+        if (p->waves[order[k]].forced_stop)
+            p->events[p->nevents++] = (struct gc_dbg_event){
+                .kind = AMD_DBGAPI_EVENT_KIND_WAVE_STOP, .wave = order[k] };
+    return GPUCORE_OK;
+}
+
+/* Handles for everything the process holds, the order AMD's library lists each kind in, and
+   the lists marked changed. GPUCORE_E_NOMEM when out of memory. */
+static gpucore_status_t assign_ids(struct gc_dbg_process *p)
+{
+    const struct {
+        enum gc_dbg_list kind;
+        const uint64_t *base;
+        uint32_t n;
+    } lists[] = {
+        { GC_DBG_LIST_CODE_OBJECTS, &p->code_object_base, p->ncode_objects },
+        { GC_DBG_LIST_AGENTS, &p->agent_base, p->nagents },
+        { GC_DBG_LIST_QUEUES, &p->queue_base, p->nqueues },
+        { GC_DBG_LIST_DISPATCHES, &p->dispatch_base, p->ndispatches },
+        { GC_DBG_LIST_WORKGROUPS, &p->workgroup_base, p->nworkgroups },
+        { GC_DBG_LIST_WAVES, &p->wave_base, p->nwaves },
+    };
+
+    p->agent_base = gc_dbg_kind_ids(GC_DBG_KIND_AGENT, p->nagents);
+    p->queue_base = gc_dbg_kind_ids(GC_DBG_KIND_QUEUE, p->nqueues);
+    p->dispatch_base = gc_dbg_kind_ids(GC_DBG_KIND_DISPATCH, p->ndispatches);
+    p->workgroup_base = gc_dbg_kind_ids(GC_DBG_KIND_WORKGROUP, p->nworkgroups);
+    p->wave_base = gc_dbg_kind_ids(GC_DBG_KIND_WAVE, p->nwaves);
+    p->code_object_base = gc_dbg_kind_ids(GC_DBG_KIND_CODE_OBJECT, p->ncode_objects);
+    for (size_t i = 0; i < GC_ARRAY_SIZE(lists); i++) {
+        uint32_t **o = &p->list_order[lists[i].kind];
+
+        *o = gc_calloc_array((size_t)lists[i].n + 1u, sizeof(**o));
+        if (!*o || gc_dbg_map_order(*lists[i].base, lists[i].n, *o) != GPUCORE_OK)
+            return GPUCORE_E_NOMEM;
+    }
     memset(p->changed, 1, sizeof(p->changed));
     memset(gc_dbg.none_changed, 1, sizeof(gc_dbg.none_changed));
+    return GPUCORE_OK;
 }
 
 amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_process_attach(
@@ -286,6 +347,9 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_process_attach(
         DBG_RETURN(amd_dbgapi_process_attach, AMD_DBGAPI_STATUS_ERROR);
     }
     p->client = client_process_id;
+    /* AMD's library numbers the process before attaching it: a failed attach uses a number */
+    p->id = gc_dbg_kind_ids(GC_DBG_KIND_PROCESS, 1);
+    p->runtime_state = AMD_DBGAPI_RUNTIME_STATE_LOADED_SUCCESS;
     p->notify[0] = p->notify[1] = -1;
     for (uint32_t i = 0; i < GC_DBG_REGCACHE; i++)
         p->regcache[i].slot = UINT32_MAX;
@@ -315,8 +379,11 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_process_attach(
         gc_dbg_process_free(p);
         DBG_RETURN(amd_dbgapi_process_attach, st);
     }
-    p->id = gc_dbg_ids(1);
-    assign_ids(p);
+    if (assign_ids(p) != GPUCORE_OK || queue_events(p) != GPUCORE_OK) {
+        gc_dbg_process_free(p);
+        DBG_RETURN(amd_dbgapi_process_attach, AMD_DBGAPI_STATUS_ERROR);
+    }
+    p->event_base = gc_dbg_kind_ids(GC_DBG_KIND_EVENT, p->nevents);
     if (p->nevents && write(p->notify[1], "e", 1) != 1)
         gc_dbg_log(AMD_DBGAPI_LOG_LEVEL_WARNING, "cannot signal the notifier: %s",
                    strerror(errno));
@@ -349,6 +416,57 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_process_detach(amd_dbgapi_process_id_t
 
 /* ---- process queries and modes --------------------------------------------------------------- */
 
+/*
+ * What the agents' node properties advertise, as AMD's library answers it on a core too (the
+ * answer describes the hardware; setting a watchpoint on a core still fails). Only agents that
+ * support debugging count. The count is the smallest 1 << HSA_CAP_WATCH_POINTS_TOTALBITS
+ * (whether or not WATCH_POINTS_SUPPORTED is set), 0 without such an agent.
+ */
+static size_t watchpoint_count(const struct gc_dbg_process *p)
+{
+    size_t n = 0;
+    int any = 0;
+
+    for (uint32_t i = 0; p->img && i < p->nagents; i++) {
+        const struct gc_image_agent *a = gc_image_agent(p->img, i);
+        size_t c;
+
+        if (!a->supports_debugging)
+            continue;
+        c = (size_t)1 << ((a->entry->capability & GPUCORE_HSA_CAP_WATCH_POINTS_TOTALBITS_MASK) >>
+                          GPUCORE_HSA_CAP_WATCH_POINTS_TOTALBITS_SHIFT);
+        n = any && n < c ? n : c;
+        any = 1;
+    }
+    return n;
+}
+
+/*
+ * UNSUPPORTED if an agent that supports debugging lacks WATCH_POINTS_SUPPORTED (or there is no
+ * such agent); otherwise the kind of the last such agent AMD's library visits (its agent map,
+ * dbgapi_order.h): UNSHARED if HSA_DBG_WATCHPOINTS_EXCLUSIVE, else SHARED.
+ */
+static uint32_t watchpoint_share(const struct gc_dbg_process *p)
+{
+    uint32_t kind = AMD_DBGAPI_WATCHPOINT_SHARE_KIND_UNSUPPORTED;
+    const uint32_t *order = p->list_order[GC_DBG_LIST_AGENTS];
+
+    for (uint32_t k = 0; p->img && k < p->nagents; k++) {
+        const struct gc_image_agent *a = gc_image_agent(p->img, order[k]);
+
+        if (!a->supports_debugging)
+            continue;
+        if (!(a->entry->capability & GPUCORE_HSA_CAP_WATCH_POINTS_SUPPORTED)) {
+            kind = AMD_DBGAPI_WATCHPOINT_SHARE_KIND_UNSUPPORTED;
+            break;
+        }
+        kind = (a->entry->debug_prop & GPUCORE_HSA_DBG_WATCHPOINTS_EXCLUSIVE)
+                       ? AMD_DBGAPI_WATCHPOINT_SHARE_KIND_UNSHARED
+                       : AMD_DBGAPI_WATCHPOINT_SHARE_KIND_SHARED;
+    }
+    return kind;
+}
+
 amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_process_get_info(amd_dbgapi_process_id_t process_id,
                                                            amd_dbgapi_process_info_t query,
                                                            size_t value_size, void *value)
@@ -369,13 +487,13 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_process_get_info(amd_dbgapi_process_id
         break;
     }
     case AMD_DBGAPI_PROCESS_INFO_WATCHPOINT_COUNT: {
-        size_t n = 0; /* a core has no watchpoints to set */
+        size_t n = watchpoint_count(p);
 
         st = GIVE(n);
         break;
     }
     case AMD_DBGAPI_PROCESS_INFO_WATCHPOINT_SHARE: {
-        uint32_t v = AMD_DBGAPI_WATCHPOINT_SHARE_KIND_UNSUPPORTED;
+        uint32_t v = watchpoint_share(p);
 
         st = GIVE(v);
         break;
@@ -611,7 +729,9 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_event_processed(amd_dbgapi_event_id_t 
 
 /* ---- lists ----------------------------------------------------------------------------------- */
 
-#define LIST_OF(name, base, count)                                                                \
+/* A process's objects of one kind in the order AMD's library lists them: it walks the kind's
+   hash map (dbgapi_order.h), computed at attach. */
+#define LIST_OF(name, kind, base, count)                                                          \
     static uint32_t count_##name(const struct gc_dbg_process *p)                                  \
     {                                                                                             \
         return p->count;                                                                          \
@@ -619,15 +739,15 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_event_processed(amd_dbgapi_event_id_t 
     static void fill_##name(const struct gc_dbg_process *p, uint64_t *out)                        \
     {                                                                                             \
         for (uint32_t i = 0; i < p->count; i++)                                                   \
-            out[i] = p->base + i;                                                                 \
+            out[i] = p->base + p->list_order[kind][i];                                            \
     }
 
-LIST_OF(code_objects, code_object_base, ncode_objects)
-LIST_OF(agents, agent_base, nagents)
-LIST_OF(queues, queue_base, nqueues)
-LIST_OF(dispatches, dispatch_base, ndispatches)
-LIST_OF(workgroups, workgroup_base, nworkgroups)
-LIST_OF(waves, wave_base, nwaves)
+LIST_OF(code_objects, GC_DBG_LIST_CODE_OBJECTS, code_object_base, ncode_objects)
+LIST_OF(agents, GC_DBG_LIST_AGENTS, agent_base, nagents)
+LIST_OF(queues, GC_DBG_LIST_QUEUES, queue_base, nqueues)
+LIST_OF(dispatches, GC_DBG_LIST_DISPATCHES, dispatch_base, ndispatches)
+LIST_OF(workgroups, GC_DBG_LIST_WORKGROUPS, workgroup_base, nworkgroups)
+LIST_OF(waves, GC_DBG_LIST_WAVES, wave_base, nwaves)
 
 #define LIST_API(fn, kind, name, type)                                                            \
     amd_dbgapi_status_t AMD_DBGAPI fn(amd_dbgapi_process_id_t process_id, size_t *count,         \
@@ -664,13 +784,14 @@ const struct gc_image_agent *gc_dbg_wave_agent(const struct gc_dbg_process *p, u
     return gc_image_agent(p->img, gc_dbg_queue_agent(p, p->waves[slot].queue));
 }
 
-const struct gc_reglist *gc_dbg_wave_regs(struct gc_dbg_process *p, uint32_t slot)
+static struct gc_dbg_regcache *wave_cache(struct gc_dbg_process *p, uint32_t slot)
 {
     struct gc_dbg_regcache *c;
+    uint32_t t[16];
 
     for (uint32_t i = 0; i < GC_DBG_REGCACHE; i++)
         if (p->regcache[i].slot == slot)
-            return &p->regcache[i].regs;
+            return &p->regcache[i];
     c = &p->regcache[p->regcache_next];
     p->regcache_next = (p->regcache_next + 1) % GC_DBG_REGCACHE;
     gc_reglist_done(&c->regs);
@@ -678,8 +799,27 @@ const struct gc_reglist *gc_dbg_wave_regs(struct gc_dbg_process *p, uint32_t slo
     if (gc_wave_register_list(gc_dbg_wave_agent(p, slot)->arch, &gc_dbg_image_wave(p, slot)->wave,
                               &c->regs) != GPUCORE_OK)
         return NULL;
+    attach_ttmps(p, slot, p->waves[slot].forced_stop, t);
+    for (uint32_t i = 0; i < 16; i++)
+        gc_le32_put(c->ttmp + 4 * i, t[i]);
+    c->wave = gc_dbg_image_wave(p, slot)->wave;
+    c->wave.ttmp = c->ttmp;
     c->slot = slot;
-    return &c->regs;
+    return c;
+}
+
+const struct gc_reglist *gc_dbg_wave_regs(struct gc_dbg_process *p, uint32_t slot)
+{
+    struct gc_dbg_regcache *c = wave_cache(p, slot);
+
+    return c ? &c->regs : NULL;
+}
+
+const struct gc_wave *gc_dbg_wave_served(struct gc_dbg_process *p, uint32_t slot)
+{
+    struct gc_dbg_regcache *c = wave_cache(p, slot);
+
+    return c ? &c->wave : NULL;
 }
 
 /* An architecture handle for @p arch (or NOT_AVAILABLE when it is unknown). */
@@ -1186,16 +1326,14 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_dispatch_get_info(amd_dbgapi_dispatch_
             st = GIVE(v);
         }
         break;
-    case AMD_DBGAPI_DISPATCH_INFO_KERNEL_COMPLETION_ADDRESS:
-        if (!d->completion_signal) {
-            st = value ? AMD_DBGAPI_STATUS_ERROR_NOT_SUPPORTED
-                       : AMD_DBGAPI_STATUS_ERROR_INVALID_ARGUMENT;
-        } else {
-            amd_dbgapi_global_address_t v = d->completion_signal;
+    case AMD_DBGAPI_DISPATCH_INFO_KERNEL_COMPLETION_ADDRESS: {
+        /* the packet's completion_signal handle as it is, 0 (no signal) included, as AMD's
+           library answers */
+        amd_dbgapi_global_address_t v = d->completion_signal;
 
-            st = GIVE(v);
-        }
+        st = GIVE(v);
         break;
+    }
     default:
         st = AMD_DBGAPI_STATUS_ERROR_INVALID_ARGUMENT;
         break;

@@ -620,7 +620,7 @@ static void run_rows_detached(void)
             amd_dbgapi_process_id_t p;
 
             memcpy(&p, scratch, sizeof(p));
-            assert_true(p.handle > fx.max_handle); /* never a handle seen before */
+            assert_true(p.handle > fx.process.handle); /* process handles are never reused */
             OK(amd_dbgapi_process_detach, p);
         }
     }
@@ -677,7 +677,7 @@ static void test_lifecycle(void **state)
     saved = fx;
     OK(amd_dbgapi_finalize);
     run_rows_uninitialized();
-    /* initialised again: the old handles name nothing (never reused) */
+    /* initialised again: the old handles name nothing */
     OK(amd_dbgapi_initialize, &tdc_callbacks);
     fx = saved;
     EXPECT(AMD_DBGAPI_STATUS_ERROR_INVALID_PROCESS_ID, amd_dbgapi_process_detach, fx.process);
@@ -688,13 +688,30 @@ static void test_lifecycle(void **state)
         amd_dbgapi_wave_id_t *waves = NULL;
         size_t n = 0;
 
+        amd_dbgapi_agent_id_t *agents = NULL;
+
         OK(amd_dbgapi_process_attach, (amd_dbgapi_client_process_id_t)&fx.client, &p);
-        assert_true(p.handle > fx.max_handle);
+        /* as AMD's library: process handles run on across instances, every other kind is
+           numbered from 1 again in a new instance */
+        assert_true(p.handle > fx.process.handle);
         OK(amd_dbgapi_process_wave_list, p, &n, &waves, NULL);
         assert_int_equal(n, fx.nwaves);
-        for (size_t i = 0; i < n; i++)
-            assert_true(waves[i].handle > fx.max_handle);
+        assert_true(n <= 64);
+        {
+            uint8_t seen[65] = { 0 };
+
+            /* 1..n, each once (listed in AMD's hash-map order, not by number) */
+            for (size_t i = 0; i < n; i++) {
+                assert_true(waves[i].handle >= 1 && waves[i].handle <= n);
+                assert_false(seen[waves[i].handle]);
+                seen[waves[i].handle] = 1;
+            }
+        }
         tdc_free(waves);
+        OK(amd_dbgapi_process_agent_list, p, &n, &agents, NULL);
+        assert_true(n > 0);
+        assert_int_equal(agents[0].handle, 1);
+        tdc_free(agents);
         OK(amd_dbgapi_process_detach, p);
     }
     OK(amd_dbgapi_finalize);
@@ -967,7 +984,22 @@ static void test_two_processes(void **state)
     assert_int_equal(changed, AMD_DBGAPI_CHANGED_NO);
     tdc_open(&second, getenv("GPUCORE_DBGAPI_FIXTURE"));
     p2 = tdc_attach(&second);
-    assert_true(p2.handle > fx.max_handle);
+    assert_true(p2.handle > fx.process.handle);
+    /* one counter per kind: the second process's waves come after the first's */
+    {
+        amd_dbgapi_wave_id_t *first = NULL;
+        size_t n1 = 0;
+
+        OK(amd_dbgapi_process_wave_list, fx.process, &n1, &first, NULL);
+        OK(amd_dbgapi_process_wave_list, p2, &n, &waves, NULL);
+        assert_int_equal(n, fx.nwaves);
+        assert_int_equal(n1, fx.nwaves);
+        for (size_t i = 0; i < n; i++)
+            for (size_t k = 0; k < n1; k++)
+                assert_true(waves[i].handle > first[k].handle);
+        tdc_free(first);
+        tdc_free(waves);
+    }
     tdc_drain(p2, &runtime, &st, &stops);
     OK(amd_dbgapi_process_wave_list, none, &n, &waves, &changed);
     assert_int_equal(changed, AMD_DBGAPI_CHANGED_YES);

@@ -38,6 +38,7 @@
 #include "arch.h"
 #include "arch_regs.h"
 #include "dbgapi_client.h"
+#include "dbgapi_order.h"
 #include "image.h"
 #include "layout.h"
 #include "scenario_core.h"
@@ -45,8 +46,105 @@
 
 /* What a case checked, so a scenario that stops reaching a path is noticed. */
 static struct {
-    uint64_t waves, registers, lanes, lds_bytes, scratch_reads, buffer_reads;
+    uint64_t waves, registers, lanes, lds_bytes, scratch_reads, buffer_reads, ttmps;
 } seen;
+
+/* ---- events ------------------------------------------------------------------------------- */
+
+/* What attach queued, drained in order, and what each wave's state was before that. */
+static struct {
+    uint32_t runtime, runtime_state;
+    uint64_t *stops; /* wave handle of each WAVE_STOP, in event order */
+    size_t nstops;
+    uint32_t *state_before; /* by position in the wave list */
+} ev;
+
+static void drain_events(amd_dbgapi_process_id_t p)
+{
+    amd_dbgapi_event_id_t e;
+    amd_dbgapi_event_kind_t kind;
+
+    free(ev.stops);
+    ev.stops = NULL;
+    ev.nstops = 0;
+    ev.runtime = 0;
+    for (;;) {
+        assert_int_equal(amd_dbgapi_process_next_pending_event(p, &e, &kind),
+                         AMD_DBGAPI_STATUS_SUCCESS);
+        if (e.handle == 0)
+            break;
+        if (kind == AMD_DBGAPI_EVENT_KIND_RUNTIME) {
+            assert_int_equal(ev.nstops, 0); /* RUNTIME comes first */
+            ev.runtime++;
+            assert_int_equal(amd_dbgapi_event_get_info(e, AMD_DBGAPI_EVENT_INFO_RUNTIME_STATE,
+                                                       sizeof(ev.runtime_state),
+                                                       &ev.runtime_state),
+                             AMD_DBGAPI_STATUS_SUCCESS);
+        } else {
+            amd_dbgapi_wave_id_t w;
+
+            assert_int_equal(kind, AMD_DBGAPI_EVENT_KIND_WAVE_STOP);
+            assert_int_equal(amd_dbgapi_event_get_info(e, AMD_DBGAPI_EVENT_INFO_WAVE, sizeof(w),
+                                                       &w),
+                             AMD_DBGAPI_STATUS_SUCCESS);
+            ev.stops = realloc(ev.stops, (ev.nstops + 1) * sizeof(*ev.stops));
+            assert_non_null(ev.stops);
+            ev.stops[ev.nstops++] = w.handle;
+        }
+        assert_int_equal(amd_dbgapi_event_processed(e), AMD_DBGAPI_STATUS_SUCCESS);
+    }
+}
+
+/*
+ * The event rule (AMD's library, wave.cpp and process.cpp): after RUNTIME, a WAVE_STOP for each
+ * wave the trap handler stopped with a cause, in wave-creation order (handle order); then one
+ * for each wave saved running, which the library stops, in the order it walks its wave map
+ * (a libstdc++ unordered_map keyed by the handle: dbgapi_order.h, itself checked against
+ * libstdc++ by test_dbgapi_order); none for a wave saved stopped without a cause, which is
+ * STOP from the start. @p cls: per wave in list order, 0 running, 1 stopped with a cause,
+ * 2 stopped without one.
+ */
+static void check_event_order(const struct tdc_list *l, const uint8_t *cls)
+{
+    uint32_t *order = calloc(l->n + 1, sizeof(*order));
+    uint8_t *by_handle = calloc(l->n + 1, 1); /* cls by handle - first */
+    uint64_t first = UINT64_MAX;
+    size_t k = 0;
+
+    assert_non_null(order);
+    assert_non_null(by_handle);
+    for (size_t i = 0; i < l->n; i++) {
+        first = l->ids[i] < first ? l->ids[i] : first;
+        assert_int_equal(ev.state_before[i],
+                         cls[i] == 2 ? AMD_DBGAPI_WAVE_STATE_STOP : AMD_DBGAPI_WAVE_STATE_RUN);
+    }
+    /* one block of handles, numbered in creation order, listed in wave-map order */
+    if (l->n)
+        assert_int_equal(gc_dbg_map_order(first, (uint32_t)l->n, order), GPUCORE_OK);
+    for (size_t i = 0; i < l->n; i++) {
+        assert_int_equal(l->ids[i], first + order[i]);
+        by_handle[order[i]] = (uint8_t)(cls[i] + 1);
+    }
+    for (size_t h = 0; h < l->n; h++)
+        if (by_handle[h] == 2) {
+            assert_true(k < ev.nstops);
+            if (ev.stops[k] != first + h)
+                fail_msg("event %zu names wave %" PRIu64 ", expected %" PRIu64 " (stopped with a "
+                         "cause, in creation order)", k, ev.stops[k], first + h);
+            k++;
+        }
+    for (size_t j = 0; j < l->n; j++)
+        if (by_handle[order[j]] == 1) {
+            assert_true(k < ev.nstops);
+            if (ev.stops[k] != first + order[j])
+                fail_msg("event %zu names wave %" PRIu64 ", expected %" PRIu64 " (stopped by the "
+                         "library, in wave-map order)", k, ev.stops[k], first + order[j]);
+            k++;
+        }
+    assert_int_equal(k, ev.nstops);
+    free(by_handle);
+    free(order);
+}
 
 /* ---- per-architecture register handles, by name ------------------------------------------- */
 
@@ -476,9 +574,44 @@ static void read_reg(uint64_t wave, uint64_t reg, void *buf, size_t size)
 
 /* Every register the wave lists: SGPRs, VGPRs, AccVGPRs, pc and exec against the scenario and
    the wave; the others against the image's bytes. */
+/*
+ * A TTMP as AMD's library serves it after attach, from the saved value: ttmp4/ttmp5 hold the
+ * wave's handle; with r_version >= 10 (before gfx12) ttmp6[31] says whether the SPI set the
+ * TTMPs up; a wave saved running is stopped by the library: ttmp6[30] set, ttmp6[29] its halt
+ * bit (0 in the scenarios), and on a family that parks stopped waves its PC in the parked-PC
+ * TTMPs. (Scenario agents have the SPI set-up, so its edits do not apply.)
+ */
+static uint32_t expected_ttmp(const struct tsc_case *tc, const struct gc_arch *arch,
+                              const struct gc_scen_waves *w, uint64_t wave, uint64_t pc,
+                              uint32_t n, uint32_t saved)
+{
+    const struct gc_ttmp_layout *t = arch->ttmp;
+    uint32_t r_version = tc->s->r_version;
+    struct {
+        struct gc_ttmp_field f;
+        uint32_t v;
+        int when;
+    } edits[] = {
+        { t->wave_id_lo, (uint32_t)wave, 1 },
+        { t->wave_id_hi, (uint32_t)(wave >> 32), 1 },
+        { t->spi_setup_disabled, 0, r_version >= 10 && t != &gc_ttmp_gfx12 },
+        { t->saved_halt, 0, !w->stopped },
+        { t->stopped, 1, !w->stopped },
+        { t->parked_pc_lo, (uint32_t)pc, !w->stopped && gc_arch_parks_stopped_waves(arch, r_version) },
+        { t->parked_pc_hi, (uint32_t)(pc >> 32),
+          !w->stopped && gc_arch_parks_stopped_waves(arch, r_version) },
+    };
+
+    for (size_t i = 0; i < sizeof(edits) / sizeof(edits[0]); i++)
+        if (edits[i].when && edits[i].f.ttmp == n && gc_bf_present(edits[i].f.bits))
+            saved = gc_bf_put(saved, edits[i].f.bits, edits[i].v);
+    return saved;
+}
+
 static void check_registers(uint64_t wave, const struct arch_regs *ar,
                             const struct gc_scen_waves *w, uint32_t uid, struct gc_image *img,
-                            const struct gc_image_wave *iw, uint64_t pc, uint64_t exec)
+                            const struct gc_image_wave *iw, uint64_t pc, uint64_t exec,
+                            const struct tsc_case *tc)
 {
     amd_dbgapi_wave_id_t h = { wave };
     amd_dbgapi_register_id_t *regs = NULL;
@@ -554,6 +687,18 @@ static void check_registers(uint64_t wave, const struct arch_regs *ar,
             assert_int_equal(gc_reg_read(ar->garch, &iw->wave, gc_image_r_version(img), ir, 0, want,
                                          size),
                              GPUCORE_OK);
+            if (strncmp(ir->name, "ttmp", 4) == 0) {
+                uint32_t saved, got;
+
+                assert_int_equal(size, 4);
+                memcpy(&saved, want, 4);
+                memcpy(&got, buf, 4);
+                saved = expected_ttmp(tc, ar->garch, w, wave, pc, ir->number, saved);
+                if (got != saved)
+                    fail_msg("wave %u %s = 0x%x, expected 0x%x", uid, ir->name, got, saved);
+                seen.ttmps++;
+                continue;
+            }
             if (memcmp(want, buf, size) != 0)
                 fail_msg("wave %u %s differs from the image", uid, ir->name);
         }
@@ -642,7 +787,9 @@ static void check_waves(const struct tsc_case *tc, amd_dbgapi_process_id_t p, st
 {
     struct tdc_list l = tdc_waves(p);
     struct wave_key *keys = image_keys(img);
+    uint8_t *cls = calloc(l.n + 1, 1);
 
+    assert_non_null(cls);
     assert_int_equal(l.n, tc->s->total_waves);
     for (size_t i = 0; i < l.n; i++) {
         uint64_t wv = l.ids[i];
@@ -681,12 +828,15 @@ static void check_waves(const struct tsc_case *tc, amd_dbgapi_process_id_t p, st
         want_pc = w->pc_is_kernel ? tc->a.entry[w->dispatch] + w->pc_offset : w->pc_address;
         assert_int_equal(pc, want_pc);
         assert_int_equal(exec, w->exec);
-        check_registers(wv, ar, w, uid, img, iw, pc, exec);
+        cls[i] = !w->stopped ? 0 : w->stop != GC_SCEN_STOP_NONE ? 1 : 2;
+        check_registers(wv, ar, w, uid, img, iw, pc, exec, tc);
         if (number == 0 && dp->group_segment_size)
             check_lds(wv, ar, w, uid, dp->group_segment_size, p);
         if (iw->wave.scratch_en && tc->s->queues[q].scratch_per_wave)
             check_scratch(wv, ar, tc, q, img, iw, p, tier_state);
     }
+    check_event_order(&l, cls);
+    free(cls);
     free(keys);
     tdc_free(l.ids);
 }
@@ -735,19 +885,124 @@ static void check_buffers(const struct tsc_case *tc, amd_dbgapi_process_id_t p, 
 
 /* ---- a case ------------------------------------------------------------------------------- */
 
-static void run_case(const char *name, uint32_t r_version, const char *opt1, const char *opt2)
+/* A text edit of a scenario file: every @p from becomes @p to (at least one must be there). */
+struct edit {
+    const char *from, *to;
+};
+
+/* Capture scenario @p name as tsc_capture_case() does, with @p edits applied to its file. */
+static void capture_edited(struct tsc_case *tc, const char *name, uint32_t r_version,
+                           const char *opt1, const char *opt2, const struct edit *edits)
+{
+    gpucore_diag_t d = { 0 };
+    pid_t pid;
+    int rc;
+
+    tsc_prepare_case(tc, "dbgapi", name, r_version);
+    for (const struct edit *e = edits; e && e->from; e++) {
+        size_t len = 0, nfrom = strlen(e->from);
+        char *text = tsc_read_file(tc->scen, &len), *at, *cur;
+        FILE *f = fopen(tc->scen, "w");
+
+        assert_non_null(text);
+        assert_non_null(f);
+        if (!strstr(text, e->from))
+            fail_msg("%s: no '%s' to edit", tc->scen, e->from);
+        for (cur = text; (at = strstr(cur, e->from)) != NULL; cur = at + nfrom) {
+            fwrite(cur, 1, (size_t)(at - cur), f);
+            fputs(e->to, f);
+        }
+        fputs(cur, f);
+        fclose(f);
+        free(text);
+    }
+    gc_scenario_free(tc->s);
+    tc->s = NULL;
+    if (gc_scenario_load(tc->scen, &tc->s, &d))
+        fail_msg("%s", d.message);
+    pid = tsc_start_inferior(tc->scen, tc->desc);
+    rc = tsc_capture(pid, tc->core, opt1, opt2);
+    if (rc != 0)
+        fail_msg("gpucore capture of %s (edited) exited %d", name, rc);
+    tsc_parse_describe(tc);
+    tsc_stop_inferior(pid);
+}
+
+/* Every agent's watchpoint count and sharing (AMD's process_t::watchpoint_count and
+   watchpoint_shared_kind), from the scenario's node capabilities. */
+static void check_watchpoints(const struct tsc_case *tc, amd_dbgapi_process_id_t p)
+{
+    size_t count = 0, want = 0;
+    uint32_t share = 0, want_share = AMD_DBGAPI_WATCHPOINT_SHARE_KIND_UNSUPPORTED;
+    uint32_t order[64];
+    int any = 0, unsupported = 0;
+    struct tdc_list l = tdc_agents(p);
+
+    /* agents in note order; the sharing kind is the last one's AMD's library visits in its
+       agent map (dbgapi_order.h) */
+    assert_int_equal(l.n, tc->s->nagents);
+    assert_true(l.n > 0 && l.n <= 64);
+    {
+        uint64_t first = UINT64_MAX;
+
+        for (size_t i = 0; i < l.n; i++)
+            first = l.ids[i] < first ? l.ids[i] : first;
+        assert_int_equal(gc_dbg_map_order(first, (uint32_t)l.n, order), GPUCORE_OK);
+        for (size_t i = 0; i < l.n; i++) /* listed in agent-map order too */
+            assert_int_equal(l.ids[i], first + order[i]);
+    }
+    tdc_free(l.ids);
+    for (uint32_t k = 0; k < tc->s->nagents; k++) {
+        uint32_t i = order[k], cap = tc->s->agents[i].capability;
+        size_t c = (size_t)1 << ((cap >> 8) & 0xf);
+
+        if ((cap & 0x20008000u) != 0x20008000u) /* TRAP_DEBUG_SUPPORT and FIRMWARE_SUPPORTED */
+            continue;
+        want = any && want < c ? want : c;
+        any = 1;
+        unsupported |= !(cap & 0x80u);
+        want_share = (tc->s->agents[i].debug_prop & 0x800u)
+                             ? AMD_DBGAPI_WATCHPOINT_SHARE_KIND_UNSHARED
+                             : AMD_DBGAPI_WATCHPOINT_SHARE_KIND_SHARED;
+    }
+    if (unsupported || !any)
+        want_share = AMD_DBGAPI_WATCHPOINT_SHARE_KIND_UNSUPPORTED;
+    assert_int_equal(amd_dbgapi_process_get_info(p, AMD_DBGAPI_PROCESS_INFO_WATCHPOINT_COUNT,
+                                                 sizeof(count), &count),
+                     AMD_DBGAPI_STATUS_SUCCESS);
+    assert_int_equal(amd_dbgapi_process_get_info(p, AMD_DBGAPI_PROCESS_INFO_WATCHPOINT_SHARE,
+                                                 sizeof(share), &share),
+                     AMD_DBGAPI_STATUS_SUCCESS);
+    assert_int_equal(count, want);
+    assert_int_equal(share, want_share);
+}
+
+/* The completion address is the packet's completion_signal, 0 (no signal: the scenarios')
+   included. */
+static void check_completion(amd_dbgapi_process_id_t p)
+{
+    struct tdc_list l = tdc_dispatches(p);
+
+    for (size_t i = 0; i < l.n; i++)
+        assert_int_equal(
+                tdc_dispatch_u64(l.ids[i], AMD_DBGAPI_DISPATCH_INFO_KERNEL_COMPLETION_ADDRESS, 8),
+                0);
+    tdc_free(l.ids);
+}
+
+static void run_case_edited(const char *name, uint32_t r_version, const char *opt1,
+                            const char *opt2, const struct edit *edits)
 {
     struct tsc_case *tc = calloc(1, sizeof(*tc));
     struct tdc c;
     struct gc_image *img = NULL;
     gpucore_diag_t d = { 0 };
     amd_dbgapi_process_id_t p;
-    uint32_t runtime, runtime_state, stops;
     int tier_state = opt2 && strcmp(opt2, "state") == 0;
     struct tdc_list waves;
 
     assert_non_null(tc);
-    tsc_capture_case(tc, "dbgapi", name, r_version, opt1, opt2);
+    capture_edited(tc, name, r_version, opt1, opt2, edits);
     tdc_open(&c, tc->core);
     if (gc_image_open(c.core, &img, &d))
         fail_msg("image of %s: %s", tc->core, d.message);
@@ -760,22 +1015,37 @@ static void run_case(const char *name, uint32_t r_version, const char *opt1, con
     /* the handshake: one note handed over, freed by the library */
     assert_int_equal(c.core_state_given, 1);
     assert_int_equal(tdc_core_state_freed, 1);
-    /* until its stop event is fetched a wave runs, and has no PC */
+    /* until its stop event is fetched a wave runs, and has no PC (checked against the
+       scenario by check_event_order) */
     waves = tdc_waves(p);
-    if (waves.n) {
-        amd_dbgapi_wave_id_t w0 = { waves.ids[0] };
+    free(ev.state_before);
+    ev.state_before = calloc(waves.n + 1, sizeof(*ev.state_before));
+    assert_non_null(ev.state_before);
+    for (size_t i = 0; i < waves.n; i++) {
+        amd_dbgapi_wave_id_t w = { waves.ids[i] };
         uint64_t pc;
 
-        assert_int_equal(tdc_wave_u64(waves.ids[0], AMD_DBGAPI_WAVE_INFO_STATE, 4),
-                         AMD_DBGAPI_WAVE_STATE_RUN);
-        assert_int_equal(amd_dbgapi_wave_get_info(w0, AMD_DBGAPI_WAVE_INFO_PC, sizeof(pc), &pc),
-                         AMD_DBGAPI_STATUS_ERROR_WAVE_NOT_STOPPED);
+        ev.state_before[i] = (uint32_t)tdc_wave_u64(waves.ids[i], AMD_DBGAPI_WAVE_INFO_STATE, 4);
+        assert_int_equal(amd_dbgapi_wave_get_info(w, AMD_DBGAPI_WAVE_INFO_PC, sizeof(pc), &pc),
+                         ev.state_before[i] == AMD_DBGAPI_WAVE_STATE_RUN
+                                 ? AMD_DBGAPI_STATUS_ERROR_WAVE_NOT_STOPPED
+                                 : AMD_DBGAPI_STATUS_SUCCESS);
     }
     tdc_free(waves.ids);
-    tdc_drain(p, &runtime, &runtime_state, &stops);
-    assert_int_equal(runtime, 1);
-    assert_int_equal(runtime_state, AMD_DBGAPI_RUNTIME_STATE_LOADED_SUCCESS);
-    assert_int_equal(stops, tc->s->total_waves);
+    drain_events(p);
+    assert_int_equal(ev.runtime, 1);
+    assert_int_equal(ev.runtime_state, AMD_DBGAPI_RUNTIME_STATE_LOADED_SUCCESS);
+    check_watchpoints(tc, p);
+    check_completion(p);
+    if (strcmp(name, "vadd-fault") == 0 && !edits) {
+        /* GDB names a wave thread by its handles and numbers threads in event order: AMD's
+           library's first wave thread of vadd-fault is "AMDGPU Wave 1:1:1:253" */
+        assert_true(ev.nstops > 0);
+        assert_int_equal(ev.stops[0], 253);
+        assert_int_equal(tdc_wave_u64(ev.stops[0], AMD_DBGAPI_WAVE_INFO_AGENT, 8), 1);
+        assert_int_equal(tdc_wave_u64(ev.stops[0], AMD_DBGAPI_WAVE_INFO_QUEUE, 8), 1);
+        assert_int_equal(tdc_wave_u64(ev.stops[0], AMD_DBGAPI_WAVE_INFO_DISPATCH, 8), 1);
+    }
 
     check_agents(tc, p);
     check_queues(tc, p);
@@ -797,11 +1067,17 @@ static void run_case(const char *name, uint32_t r_version, const char *opt1, con
                   seen.registers, seen.lanes, seen.lds_bytes, seen.scratch_reads,
                   seen.buffer_reads);
     assert_int_equal(seen.waves, tc->s->total_waves);
+    assert_true(seen.ttmps > 0);
     archs_free();
     gc_image_close(img);
     tdc_close(&c);
     tsc_case_done(tc);
     free(tc);
+}
+
+static void run_case(const char *name, uint32_t r_version, const char *opt1, const char *opt2)
+{
+    run_case_edited(name, r_version, opt1, opt2, NULL);
 }
 
 /* SCENARIO(test, file, LDS, scratch, buffers): the last three say which paths it must reach. */
@@ -840,6 +1116,55 @@ static void test_truth_r_versions(void **state)
     }
 }
 
+/*
+ * Waves saved stopped without a cause (a debugger had stopped them and reported them before
+ * the core was written): no WAVE_STOP event, stopped from the start, their TTMPs left as saved
+ * but for the handle; running waves before and after them keep the wave-map order.
+ */
+static void test_truth_stopped_no_cause(void **state)
+{
+    static const struct edit edits[] = {
+        { "{ \"dispatch\": 0, \"workgroup\": [0], \"workgroup_count\": 63, \"state\": \"running\",",
+          "{ \"dispatch\": 0, \"workgroup\": [0], \"workgroup_count\": 10, \"state\": \"running\", "
+          "\"pc\": { \"kernel_offset\": \"0x40\" }, \"registers\": { \"fill\": 1 } },\n"
+          "{ \"dispatch\": 0, \"workgroup\": [10], \"workgroup_count\": 20, \"state\": \"stopped\", "
+          "\"pc\": { \"kernel_offset\": \"0x40\" }, \"registers\": { \"fill\": 1 } },\n"
+          "{ \"dispatch\": 0, \"workgroup\": [30], \"workgroup_count\": 33, \"state\": \"running\"," },
+        { NULL, NULL }
+    };
+
+    (void)state;
+    run_case_edited("vadd-fault", 0, NULL, NULL, edits);
+    /* RUNTIME, then 4 faulting waves and the 43 * 4 running ones; not the 80 stopped ones */
+    assert_int_equal(ev.nstops, 4 + 43 * 4);
+}
+
+/* Node capabilities without watch points: AMD's count is 1 << TOTALBITS (0: 1), UNSUPPORTED. */
+static void test_truth_no_watchpoints(void **state)
+{
+    static const struct edit edits[] = {
+        { "\"debug_prop\": \"0x1d6\",", "\"debug_prop\": \"0x1d6\", \"capability\": \"0x20008000\"," },
+        { NULL, NULL }
+    };
+
+    (void)state;
+    run_case_edited("vadd-fault", 0, NULL, NULL, edits);
+}
+
+/* Two agents, the first with exclusive watch points: the kind AMD's library answers is that of
+   the agent it visits last in its agent map (the first: UNSHARED). */
+static void test_truth_watchpoints_exclusive(void **state)
+{
+    static const struct edit edits[] = {
+        { "\"gpu_id\": \"0xc4f1\", \"simd_count\": 416, \"debug_prop\": \"0x1d6\"",
+          "\"gpu_id\": \"0xc4f1\", \"simd_count\": 416, \"debug_prop\": \"0x9d6\"" },
+        { NULL, NULL }
+    };
+
+    (void)state;
+    run_case_edited("multi-gpu-hang", 0, NULL, NULL, edits);
+}
+
 /* After a failed case: no inferior left, and the library ready for the next one. */
 static int teardown(void **state)
 {
@@ -858,6 +1183,9 @@ int main(void)
         cmocka_unit_test_teardown(test_truth_big, teardown),
         cmocka_unit_test_teardown(test_truth_tier_state, teardown),
         cmocka_unit_test_teardown(test_truth_r_versions, teardown),
+        cmocka_unit_test_teardown(test_truth_stopped_no_cause, teardown),
+        cmocka_unit_test_teardown(test_truth_no_watchpoints, teardown),
+        cmocka_unit_test_teardown(test_truth_watchpoints_exclusive, teardown),
     };
 
     if (!tsc_ptrace_permitted()) {
