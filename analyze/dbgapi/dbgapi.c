@@ -296,10 +296,14 @@ static const struct gc_arch *arch_row(uint64_t k)
 
 struct gc_dbg_arch *gc_dbg_arch_get(const struct gc_arch *arch)
 {
-    size_t n = gc_arch_count(), k;
+    size_t n = gc_arch_count(), nclasses = 0, k;
     struct gc_dbg_arch *a;
 
     if (!arch || arch < gc_arch_table || arch >= gc_arch_table + n || !arch->regs)
+        return NULL;
+    /* the handles count AMD's 5 address classes per architecture: so must the table */
+    (void)gc_address_classes(&nclasses);
+    if (nclasses != gc_dbg_part_count[GC_DBG_PART_ADDRESS_CLASS])
         return NULL;
     k = (size_t)(arch - gc_arch_table);
     if (!gc_dbg.archs) {

@@ -4,7 +4,8 @@
  * way a client may call it, rightly or wrongly.
  *
  *   - before initialisation, after detach and after finalize (with stale handles): each
- *     function answers NOT_INITIALIZED, then its INVALID_*_ID -- handles are never reused;
+ *     function answers NOT_INITIALIZED, then its INVALID_*_ID -- process handles are never
+ *     reused (architecture-level handles are AMD's fixed numbers: test_dbgapi_arch);
  *   - every query of every *_get_info: NULL value, value_size one too small and one too large,
  *     unknown query values; results the client owns come from allocate_memory;
  *   - every list: NULL arguments, unknown processes, the "changed" protocol per process and for
