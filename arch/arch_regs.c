@@ -12,18 +12,20 @@
  *    library applies them (register.cpp: only the general registers and status have one);
  *  - ../shared/spec/cwsr-layout.md §7.1 for the verified per-wave register counts.
  *
- * Inferred (the 0.77 sources themselves were not available; each inference is the only reading
- * that reproduces all four verified counts of §7.1 -- gfx90a 82, gfx1030 wave32 132, gfx1100
- * wave64 131, gfx1201 wave32 135):
+ * Measured: every architecture's whole list -- order, names (gfx12's scratch_base), sizes,
+ * DWARF numbers, properties, classes and the type strings byte for byte, AMD's alignment
+ * whitespace included -- as AMD's amd-dbgapi 0.77 answers it, kept in
+ * tests/data/dbgapi-registers and checked by test_dbgapi_arch. The list is in the order of
+ * AMD's register numbers (amdgpu_regnum_t), which the `regnum` column carries: the low half of a
+ * register's handle.
+ *
+ * Inferred for the per-wave lists (each inference is the only reading that reproduces all four
+ * verified counts of §7.1 -- gfx90a 82, gfx1030 wave32 132, gfx1100 wave64 131, gfx1201 wave32
+ * 135):
  *  1. xnack_mask (32-bit, hardware slot 7) is listed for every gfx10+ wave32 wave, not only on
  *     gfx10.1 as in AMD's current library;
  *  2. the wave64-flavoured VGPRs (DWARF 2560+) are listed only for wave64 waves and the
- *     wave32-flavoured ones (1536+) only for wave32 waves (plus gfx10's shared VGPRs);
- *  3. the order is the order of AMD's register numbers (amdgpu_regnum_t) in its current
- *     library; 0.77's enumeration may order the gfx12 system registers differently;
- *  4. the type strings describe the same fields as AMD's current library, with single spaces
- *     (whitespace is not significant to the debuggers that parse them), and gfx12 keeps the
- *     name flat_scratch (cwsr-layout.md §9) where AMD's current library says scratch_base.
+ *     wave32-flavoured ones (1536+) only for wave32 waves (plus gfx10's shared VGPRs).
  */
 #include "arch_regs.h"
 
@@ -72,11 +74,14 @@ static const struct gc_flags_enumerator memviol_source_items[] = {
     { "INSTRUCTION", 0 }, { "SMEM", 1 }, { "LDS", 2 }, { "VMEM", 3 },
 };
 
-static const struct gc_flags_enum fp_round = { "fp_round", ITEMS(fp_round_items) };
-static const struct gc_flags_enum fp_denorm = { "fp_denorm", ITEMS(fp_denorm_items) };
-static const struct gc_flags_enum dp_rate = { "dp_rate", ITEMS(dp_rate_items) };
+/* The name widths are AMD's: its type strings align the "=" of an enum's items, except that
+   gfx9-gfx11's fp_round aligns on PLUS_INF and MINUS_INF and lets NEAREST_EVEN stick out. */
+static const struct gc_flags_enum fp_round = { "fp_round", ITEMS(fp_round_items), 9 };
+static const struct gc_flags_enum fp_round_gfx12 = { "fp_round", ITEMS(fp_round_items), 12 };
+static const struct gc_flags_enum fp_denorm = { "fp_denorm", ITEMS(fp_denorm_items), 13 };
+static const struct gc_flags_enum dp_rate = { "dp_rate", ITEMS(dp_rate_items), 7 };
 static const struct gc_flags_enum memviol_source = { "first_memviol_source",
-                                                      ITEMS(memviol_source_items) };
+                                                      ITEMS(memviol_source_items), 11 };
 
 #define FB(n, b)       { .name = (n), .lo = (b), .hi = (b) }
 #define FI(n, l, h)    { .name = (n), .lo = (l), .hi = (h), .is_int = 1 }
@@ -128,9 +133,10 @@ static const struct gc_flags_field state_priv_gfx12_fields[] = {
 };
 
 /* MODE: rounding and denormal controls in bits 0-7 on every family. */
-#define MODE_FP                                                                                    \
-    FE("FP_ROUND.32", 0, 1, fp_round), FE("FP_ROUND.64_16", 2, 3, fp_round),                      \
+#define MODE_FP_(round)                                                                            \
+    FE("FP_ROUND.32", 0, 1, round), FE("FP_ROUND.64_16", 2, 3, round),                            \
     FE("FP_DENORM.32", 4, 5, fp_denorm), FE("FP_DENORM.64_16", 6, 7, fp_denorm)
+#define MODE_FP MODE_FP_(fp_round)
 #define MODE_EXCP_EN                                                                               \
     FB("EXCP_EN.INVALID", 12), FB("EXCP_EN.DENORM", 13), FB("EXCP_EN.DIV0", 14),                  \
     FB("EXCP_EN.OVERFLOW", 15), FB("EXCP_EN.UNDERFLOW", 16), FB("EXCP_EN.INEXACT", 17),           \
@@ -158,7 +164,8 @@ static const struct gc_flags_field mode_gfx11_fields[] = {
 };
 /* gfx12 moved the exception enables into TRAP_CTRL. */
 static const struct gc_flags_field mode_gfx12_fields[] = {
-    MODE_FP, FB("FP16_OVFL", 23), FB("SCALAR_PREFETCH_EN", 24), FB("DISABLE_PERF", 27),
+    MODE_FP_(fp_round_gfx12), FB("FP16_OVFL", 23), FB("SCALAR_PREFETCH_EN", 24),
+    FB("DISABLE_PERF", 27),
 };
 
 #define TRAPSTS_EXCP                                                                               \
@@ -234,81 +241,112 @@ static const struct gc_flags_type excp_flag_user_gfx12 = { "excp_flag_user",
 #define VG (GC_REGCLASS_VECTOR | GC_REGCLASS_GENERAL)
 #define SG (GC_REGCLASS_SCALAR | GC_REGCLASS_GENERAL)
 
+/* Properties. */
+#define P_RO   GC_REGPROP_READONLY_BITS
+#define P_VOL  (GC_REGPROP_VOLATILE | GC_REGPROP_INVALIDATE_VOLATILE) /* changes with others */
+#define P_INV  GC_REGPROP_INVALIDATE_VOLATILE
+
+/* AMD's register numbers (its amdgpu_regnum_t): the low half of a register handle, and the
+   order of the architecture's register list. Raw registers first (vector, scalar, shadow
+   scalar, hardware, trap), then the named ones, then the pseudo registers it computes. */
+enum {
+    RN_VGPR64 = 0, RN_ACC64 = 256, RN_VGPR32 = 512, RN_SGPR = 1024, RN_SHADOW_SGPR = 1152,
+    RN_TTMP = 1296, RN_M0 = 1313, RN_PC = 1314, RN_MODE = 1317, RN_TRAPSTS = 1318,
+    RN_TRAP_CTRL = 1319, RN_EXCP_FLAG_PRIV = 1320, RN_EXCP_FLAG_USER = 1321,
+    RN_XNACK_MASK32 = 1326, RN_XNACK_MASK64 = 1327, RN_FLAT_SCRATCH = 1328,
+    RN_PSEUDO_STATUS = 1338, RN_PSEUDO_STATE_PRIV = 1339, RN_PSEUDO_EXEC32 = 1340,
+    RN_PSEUDO_EXEC64 = 1341, RN_PSEUDO_VCC32 = 1342, RN_PSEUDO_VCC64 = 1343,
+};
+
 /* Vector registers. Each wave size has its own DWARF range, so one VGPR has two descriptors,
    one per flavour; a wave lists the flavour of its own size. */
 #define D_VGPR64                                                                                   \
     { .name = "v", .kind = GC_REGK_VGPR, .first = 0, .count = 256, .lanes = 64,                   \
-      .type = "int32_t[64]", .classes = VG, .dwarf = 2560, .halt_bit = -1 }
+      .type = "int32_t[64]", .classes = VG, .dwarf = 2560, .halt_bit = -1, .regnum = RN_VGPR64 }
 #define D_VGPR32                                                                                   \
     { .name = "v", .kind = GC_REGK_VGPR, .first = 0, .count = 256, .lanes = 32,                   \
-      .shared_after = 1, .type = "int32_t[32]", .classes = VG, .dwarf = 1536, .halt_bit = -1 }
+      .shared_after = 1, .type = "int32_t[32]", .classes = VG, .dwarf = 1536, .halt_bit = -1,   \
+      .regnum = RN_VGPR32 }
 #define D_ACC64                                                                                    \
     { .name = "a", .kind = GC_REGK_ACCVGPR, .first = 0, .count = 256, .lanes = 64,                \
-      .type = "int32_t[64]", .classes = VG, .dwarf = 3072, .halt_bit = -1 }
+      .type = "int32_t[64]", .classes = VG, .dwarf = 3072, .halt_bit = -1, .regnum = RN_ACC64 }
 
 /* SGPRs: the architectural ones (102 on gfx9, 106 on gfx10+) in two DWARF ranges, then the
    same numbers again as "shadow" registers for the aliased slots, which are scalar-class only
    and have no DWARF number (AMD's library maps only its non-shadow SGPR numbers). */
 #define D_SGPRS(n)                                                                                 \
     { .name = "s", .kind = GC_REGK_SGPR, .first = 0, .count = 64, .bytes = 4,                     \
-      .type = "int32_t", .classes = SG, .dwarf = 32, .halt_bit = -1 },                            \
+      .type = "int32_t", .classes = SG, .dwarf = 32, .halt_bit = -1, .regnum = RN_SGPR },         \
     { .name = "s", .kind = GC_REGK_SGPR, .first = 64, .count = (n) - 64, .bytes = 4,              \
-      .type = "int32_t", .classes = SG, .dwarf = 1088, .halt_bit = -1 },                          \
+      .type = "int32_t", .classes = SG, .dwarf = 1088, .halt_bit = -1, .regnum = RN_SGPR + 64 },  \
     { .name = "s", .kind = GC_REGK_SGPR_SHADOW, .first = 0, .count = (n), .bytes = 4,             \
-      .type = "int32_t", .classes = GC_REGCLASS_SCALAR, .dwarf = -1, .halt_bit = -1 }
+      .type = "int32_t", .classes = GC_REGCLASS_SCALAR, .dwarf = -1, .halt_bit = -1,             \
+      .props = P_VOL, .regnum = RN_SHADOW_SGPR }
 
 /* The trap handler's private TTMPs (0-3, 12, 14, 15) are not presented. */
 #define D_TTMPS                                                                                    \
     { .name = "ttmp", .kind = GC_REGK_TTMP, .first = 4, .count = 8, .bytes = 4,                   \
-      .type = "uint32_t", .classes = GC_REGCLASS_TRAP, .dwarf = -1, .halt_bit = -1 },             \
+      .type = "uint32_t", .classes = GC_REGCLASS_TRAP, .dwarf = -1, .halt_bit = -1,               \
+      .regnum = RN_TTMP + 4 },                                                                     \
     { .name = "ttmp", .kind = GC_REGK_TTMP, .first = 13, .count = 1, .bytes = 4,                  \
-      .type = "uint32_t", .classes = GC_REGCLASS_TRAP, .dwarf = -1, .halt_bit = -1 }
+      .type = "uint32_t", .classes = GC_REGCLASS_TRAP, .dwarf = -1, .halt_bit = -1,               \
+      .regnum = RN_TTMP + 13 }
 
-#define D_HW(n, s, bytes_, lanes_, type_, flags_, classes_)                                        \
+#define D_HW(n, s, bytes_, lanes_, type_, flags_, classes_, props_, regnum_)                       \
     { .name = (n), .kind = GC_REGK_HWREG, .slot = (s), .count = 1, .bytes = (bytes_),             \
       .lanes = (lanes_), .type = (type_), .flags = (flags_), .classes = (classes_),               \
-      .dwarf = -1, .halt_bit = -1 }
+      .dwarf = -1, .halt_bit = -1, .props = (props_), .regnum = (regnum_) }
 
-#define D_M0 D_HW("m0", "m0", 4, 0, "uint32_t", NULL, GC_REGCLASS_GENERAL)
+#define D_M0 D_HW("m0", "m0", 4, 0, "uint32_t", NULL, GC_REGCLASS_GENERAL, 0, RN_M0)
 #define D_PC                                                                                       \
     { .name = "pc", .kind = GC_REGK_PC, .slot = "pc_lo", .count = 1, .bytes = 8,                  \
-      .type = "void (*)()", .classes = GC_REGCLASS_GENERAL, .dwarf = 16, .halt_bit = -1 }
+      .type = "void (*)()", .classes = GC_REGCLASS_GENERAL, .dwarf = 16, .halt_bit = -1,          \
+      .props = P_RO, .regnum = RN_PC }
 
 /* The client-visible status: priv (5) and skip_export (18) are the debugger's business and read
    as 0; halt (13) is the halt state the wave will resume with. */
 #define D_STATUS_GFX9(flags_)                                                                      \
     { .name = "status", .kind = GC_REGK_PSEUDO, .slot = "status", .count = 1, .bytes = 4,         \
       .hide_mask = (1u << 5) | (1u << 18), .halt_bit = 13, .flags = (flags_),                     \
-      .classes = GC_REGCLASS_SYSTEM, .dwarf = 128 }
+      .classes = GC_REGCLASS_SYSTEM, .dwarf = 128, .props = P_RO | GC_REGPROP_VOLATILE,           \
+      .regnum = RN_PSEUDO_STATUS }
 
 /* exec and vcc exist in both widths from gfx10 on; a wave lists the one of its size. */
-#define D_EXEC32 D_EXEC_(4, 32, "uint32_t", 1)
-#define D_EXEC64 D_EXEC_(8, 64, "uint64_t", 17)
-#define D_EXEC_(bytes_, lanes_, type_, dwarf_)                                                     \
+#define D_EXEC32 D_EXEC_(4, 32, "uint32_t", 1, RN_PSEUDO_EXEC32)
+#define D_EXEC64 D_EXEC_(8, 64, "uint64_t", 17, RN_PSEUDO_EXEC64)
+#define D_EXEC_(bytes_, lanes_, type_, dwarf_, regnum_)                                            \
     { .name = "exec", .kind = GC_REGK_HWREG, .slot = "exec_lo", .count = 1, .bytes = (bytes_),    \
       .lanes = (lanes_), .type = (type_), .classes = GC_REGCLASS_GENERAL, .dwarf = (dwarf_),      \
-      .halt_bit = -1 }
-#define D_VCC32 D_VCC_(4, 32, "uint32_t", 512)
-#define D_VCC64 D_VCC_(8, 64, "uint64_t", 768)
-#define D_VCC_(bytes_, lanes_, type_, dwarf_)                                                      \
+      .halt_bit = -1, .props = P_INV, .regnum = (regnum_) }
+#define D_VCC32 D_VCC_(4, 32, "uint32_t", 512, RN_PSEUDO_VCC32)
+#define D_VCC64 D_VCC_(8, 64, "uint64_t", 768, RN_PSEUDO_VCC64)
+#define D_VCC_(bytes_, lanes_, type_, dwarf_, regnum_)                                             \
     { .name = "vcc", .kind = GC_REGK_SGPR_ALIAS, .from_end = 2, .count = 1, .bytes = (bytes_),    \
       .lanes = (lanes_), .type = (type_), .classes = GC_REGCLASS_GENERAL, .dwarf = (dwarf_),      \
-      .halt_bit = -1 }
+      .halt_bit = -1, .props = P_VOL, .regnum = (regnum_) }
 
 /* gfx9: flat_scratch lives in SGPRs (end - 6, end - 5); the 64-bit XNACK mask in slots 7-8. */
 #define D_FLAT_SCRATCH_GFX9                                                                        \
     { .name = "flat_scratch", .kind = GC_REGK_SGPR_ALIAS, .from_end = 6, .count = 1,              \
       .bytes = 8, .type = "uint64_t", .classes = GC_REGCLASS_SYSTEM, .dwarf = -1,                 \
-      .halt_bit = -1 }
+      .halt_bit = -1, .props = P_VOL, .regnum = RN_FLAT_SCRATCH }
 #define D_XNACK_GFX9                                                                               \
-    D_HW("xnack_mask", "xnack_mask_lo", 8, 0, "uint64_t", NULL, GC_REGCLASS_SYSTEM)
+    D_HW("xnack_mask", "xnack_mask_lo", 8, 0, "uint64_t", NULL, GC_REGCLASS_SYSTEM, P_VOL,        \
+         RN_XNACK_MASK64)
 /* gfx10+: flat_scratch is architected (slots 9-10); XNACK_MASK is 32 bits and, being a
    per-lane mask, only meaningful in wave32 (inference 1 in the header comment). */
-#define D_FLAT_SCRATCH_GFX10                                                                       \
-    D_HW("flat_scratch", "flat_scratch_lo", 8, 0, "uint64_t", NULL, GC_REGCLASS_SYSTEM)
-#define D_XNACK_GFX10 D_HW("xnack_mask", "xnack_mask", 4, 32, "uint32_t", NULL, GC_REGCLASS_SYSTEM)
+#define D_FLAT_SCRATCH_GFX10 D_FLAT_SCRATCH_ARCH("flat_scratch")
+/* gfx12 renamed it scratch_base (the hardware slot keeps its name). */
+#define D_FLAT_SCRATCH_ARCH(name_)                                                                 \
+    D_HW(name_, "flat_scratch_lo", 8, 0, "uint64_t", NULL, GC_REGCLASS_SYSTEM, P_VOL,             \
+         RN_FLAT_SCRATCH)
+#define D_XNACK_GFX10                                                                              \
+    D_HW("xnack_mask", "xnack_mask", 4, 32, "uint32_t", NULL, GC_REGCLASS_SYSTEM, P_VOL,          \
+         RN_XNACK_MASK32)
 
-#define D_SYS(n, flags_) D_HW(n, n, 4, 0, NULL, &(flags_), GC_REGCLASS_SYSTEM)
+/* A flags-typed hardware register; every one AMD presents has read-only bits. */
+#define D_SYS(n, flags_, regnum_)                                                                  \
+    D_HW(n, n, 4, 0, NULL, &(flags_), GC_REGCLASS_SYSTEM, P_RO, regnum_)
 
 #define DESCS(a) .descs = (a), .ndescs = sizeof(a) / sizeof((a)[0])
 
@@ -319,7 +357,8 @@ static const struct gc_flags_type excp_flag_user_gfx12 = { "excp_flag_user",
     .shadow_remap = { { 4, "xnack_mask_lo" }, { 3, "xnack_mask_hi" } }
 
 #define GFX9_TAIL(st, md, ts)                                                                      \
-    D_SGPRS(102), D_TTMPS, D_M0, D_PC, D_SYS("mode", md), D_SYS("trapsts", ts), D_XNACK_GFX9,     \
+    D_SGPRS(102), D_TTMPS, D_M0, D_PC, D_SYS("mode", md, RN_MODE),                                \
+    D_SYS("trapsts", ts, RN_TRAPSTS), D_XNACK_GFX9,                                                \
     D_FLAT_SCRATCH_GFX9, D_STATUS_GFX9(&(st)), D_EXEC64, D_VCC64
 
 static const struct gc_reg_desc descs_gfx9[] = {
@@ -338,7 +377,8 @@ static const struct gc_reg_desc descs_gfx940[] = {
 };
 
 #define GFX10_TAIL(st, md, ts)                                                                     \
-    D_SGPRS(106), D_TTMPS, D_M0, D_PC, D_SYS("mode", md), D_SYS("trapsts", ts), D_XNACK_GFX10,    \
+    D_SGPRS(106), D_TTMPS, D_M0, D_PC, D_SYS("mode", md, RN_MODE),                                \
+    D_SYS("trapsts", ts, RN_TRAPSTS), D_XNACK_GFX10,                                               \
     D_FLAT_SCRATCH_GFX10, D_STATUS_GFX9(&(st)), D_EXEC32, D_EXEC64, D_VCC32, D_VCC64
 
 static const struct gc_reg_desc descs_gfx10[] = {
@@ -361,18 +401,20 @@ static const struct gc_reg_desc descs_gfx12[] = {
     D_TTMPS,
     D_M0,
     D_PC,
-    D_SYS("mode", mode_gfx12),
-    D_SYS("trap_ctrl", trap_ctrl_gfx12),
-    D_SYS("excp_flag_priv", excp_flag_priv_gfx12),
-    D_SYS("excp_flag_user", excp_flag_user_gfx12),
+    D_SYS("mode", mode_gfx12, RN_MODE),
+    D_SYS("trap_ctrl", trap_ctrl_gfx12, RN_TRAP_CTRL),
+    D_SYS("excp_flag_priv", excp_flag_priv_gfx12, RN_EXCP_FLAG_PRIV),
+    D_SYS("excp_flag_user", excp_flag_user_gfx12, RN_EXCP_FLAG_USER),
     D_XNACK_GFX10,
-    D_FLAT_SCRATCH_GFX10,
+    D_FLAT_SCRATCH_ARCH("scratch_base"),
     { .name = "status", .kind = GC_REGK_PSEUDO, .slot = "status", .count = 1, .bytes = 4,
       .hide_mask = 1u << 5, .halt_bit = -1, .flags = &status_gfx12,
-      .classes = GC_REGCLASS_SYSTEM, .dwarf = 128 },
+      .classes = GC_REGCLASS_SYSTEM, .dwarf = 128, .props = P_RO | GC_REGPROP_VOLATILE,
+      .regnum = RN_PSEUDO_STATUS },
     { .name = "state_priv", .kind = GC_REGK_PSEUDO, .slot = "state_priv", .count = 1,
       .bytes = 4, .hide_mask = 0, .halt_bit = 14, .flags = &state_priv_gfx12,
-      .classes = GC_REGCLASS_SYSTEM, .dwarf = -1 },
+      .classes = GC_REGCLASS_SYSTEM, .dwarf = -1, .props = P_RO,
+      .regnum = RN_PSEUDO_STATE_PRIV },
     D_EXEC32,
     D_EXEC64,
     D_VCC32,
@@ -573,6 +615,7 @@ static void fill_reg(const struct wctx *c, const struct gc_reg_desc *d, uint32_t
     else
         snprintf(r->name, sizeof(r->name), "%s", d->name);
     r->id = desc_index << 12 | n;
+    r->regnum = d->regnum + (n - d->first);
     r->number = d->count > 1 || d->kind == GC_REGK_TTMP ? n : 0;
     r->size = l->size;
     r->classes = d->classes;
@@ -751,6 +794,12 @@ static void sb_put(struct sbuf *b, const char *fmt, ...)
         b->len += (size_t)n;
 }
 
+/*
+ * AMD's layout, byte for byte (its strings are indented source lines joined without their
+ * newlines): "flags32_t NAME {", then per field two spaces and "TYPE FIELD @LO[-HI];", then "}".
+ * An enum is defined where first used -- "enum E {", per item four spaces and the name padded
+ * to the enum's width, " = V", "," between items, then "  }" -- and named alone afterwards.
+ */
 static void render_flags(struct sbuf *b, const struct gc_flags_type *t)
 {
     sb_put(b, "flags32_t %s {", t->name);
@@ -759,44 +808,30 @@ static void render_flags(struct sbuf *b, const struct gc_flags_type *t)
         int first_use = 1;
 
         if (f->en) {
-            /* An enum is defined where first used and referred to by name afterwards. */
             for (uint32_t j = 0; j < i; j++)
                 first_use &= t->fields[j].en != f->en;
-            sb_put(b, " enum %s", f->en->name);
+            sb_put(b, "  enum %s", f->en->name);
             if (first_use) {
                 sb_put(b, " {");
                 for (uint32_t k = 0; k < f->en->nitems; k++)
-                    sb_put(b, "%s %s = %u", k ? "," : "", f->en->items[k].name,
-                           f->en->items[k].value);
-                sb_put(b, " }");
+                    sb_put(b, "    %-*s = %u%s", (int)f->en->name_width, f->en->items[k].name,
+                           f->en->items[k].value, k + 1 < f->en->nitems ? "," : "");
+                sb_put(b, "  }");
             }
         } else {
-            sb_put(b, " %s", f->is_int ? "uint32_t" : "bool");
+            sb_put(b, "  %s", f->is_int ? "uint32_t" : "bool");
         }
         if (f->lo == f->hi)
             sb_put(b, " %s @%u;", f->name, f->lo);
         else
             sb_put(b, " %s @%u-%u;", f->name, f->lo, f->hi);
     }
-    sb_put(b, " }");
+    sb_put(b, "}");
 }
 
 uint32_t gc_reg_properties(const struct gc_reg *reg)
 {
-    static const struct {
-        const char *name;
-        uint32_t properties;
-    } props[] = {
-        { "status", GC_REGPROP_READONLY_BITS | GC_REGPROP_VOLATILE },
-        { "pc", GC_REGPROP_READONLY_BITS },
-        { "exec", GC_REGPROP_INVALIDATE_VOLATILE },
-        { "vcc", GC_REGPROP_INVALIDATE_VOLATILE },
-    };
-
-    for (size_t i = 0; reg && reg->desc && i < sizeof(props) / sizeof(props[0]); i++)
-        if (reg->desc->count == 1 && strcmp(reg->desc->name, props[i].name) == 0)
-            return props[i].properties;
-    return 0;
+    return reg && reg->desc ? reg->desc->props : 0;
 }
 
 size_t gc_reg_type(const struct gc_reg *reg, char *buf, size_t size)

@@ -26,7 +26,8 @@
 #include "arch.h"
 #include "cwsr.h"
 
-/* Register classes: the amd-dbgapi register classes of every supported family, as bits. */
+/* Register classes: the amd-dbgapi register classes of every supported family, as bits, in the
+   order AMD's library creates them (which numbers their handles). */
 #define GC_REGCLASS_SCALAR  0x01u /* s0..s105 and the aliased SGPR slots */
 #define GC_REGCLASS_VECTOR  0x02u /* v*, a* */
 #define GC_REGCLASS_TRAP    0x04u /* ttmp4..ttmp11, ttmp13 */
@@ -34,8 +35,9 @@
 #define GC_REGCLASS_GENERAL 0x10u /* what a debugger shows by default */
 #define GC_REGCLASS_COUNT   5u
 
-/* Name of the class bit @p class_bit ("scalar", ...), in AMD's class-list order by index:
-   gc_reg_class_name(1u << i) for i in 0..GC_REGCLASS_COUNT-1. NULL for anything else. */
+/* Name of the class bit @p class_bit ("scalar", ...), in AMD's creation order by index:
+   gc_reg_class_name(1u << i) for i in 0..GC_REGCLASS_COUNT-1. NULL for anything else. (AMD's
+   class *list* gives them newest first: general, system, trap, vector, scalar.) */
 const char *gc_reg_class_name(uint32_t class_bit);
 
 /* How a descriptor's registers are found in a wave. */
@@ -63,6 +65,8 @@ struct gc_flags_enum {
     const char *name;
     const struct gc_flags_enumerator *items;
     uint32_t nitems;
+    uint8_t name_width; /* enumerator names are padded with spaces to this width (AMD's
+                           alignment, which is not always the longest name's) */
 };
 
 struct gc_flags_field {
@@ -95,6 +99,9 @@ struct gc_reg_desc {
     const struct gc_flags_type *flags;
     uint32_t classes;      /* GC_REGCLASS_* */
     int32_t dwarf;         /* DWARF number of register `first` (+1 per register); -1: none */
+    uint32_t props;        /* GC_REGPROP_* of every register of the row */
+    uint32_t regnum;       /* AMD's register number (amdgpu_regnum_t) of register `first`, +1
+                              per register: the low half of the register's amd-dbgapi handle */
 };
 
 /* A shadow SGPR that AMD's library reads from a hardware-register slot instead. */
@@ -128,6 +135,8 @@ struct gc_reg {
     uint32_t size;        /* bytes */
     uint32_t classes;     /* GC_REGCLASS_* */
     int32_t dwarf;        /* DWARF register number, -1 if it has none */
+    uint32_t regnum;      /* AMD's register number: unique within the family, ascending in
+                             the list */
     uint32_t derived;     /* 1: the value is computed (pseudo registers; a parked PC), so it
                              may differ from the saved bytes at save_offset */
     uint64_t save_offset; /* where the saved bytes start, relative to the record's lowest byte
@@ -185,8 +194,11 @@ const struct gc_reg *gc_reglist_find_dwarf(const struct gc_reglist *list, int32_
 #define GC_REGPROP_VOLATILE           0x2u /* writing another register may change it */
 #define GC_REGPROP_INVALIDATE_VOLATILE 0x4u /* writing it may change the volatile ones */
 
-/* The register's properties (GC_REGPROP_*): status has read-only bits and follows exec and
-   vcc (their zero flags), which change it; the PC's two low bits are read-only. */
+/* The register's properties (GC_REGPROP_*), as AMD's library answers them: the PC, status, mode,
+   trapsts and gfx12's trap_ctrl, excp_flag_priv, excp_flag_user and state_priv have read-only
+   bits; status, vcc, flat_scratch (gfx12: scratch_base), xnack_mask and the shadow SGPRs under
+   them are volatile (writing another register changes them); writing exec, vcc or those SGPRs
+   may change the volatile ones. 0 for NULL. */
 uint32_t gc_reg_properties(const struct gc_reg *reg);
 
 /*

@@ -108,7 +108,8 @@ struct family_rules {
     size_t n;
     const struct decode_hazard *hazards;
     size_t nhazards;
-    uint32_t largest_insn; /* bytes of the longest instruction (gfx10+: MIMG NSA, 5 dwords) */
+    uint32_t largest_insn; /* bytes of the longest instruction, as AMD's library answers it
+                              (gfx10, gfx11: MIMG NSA, 5 dwords; gfx12: 6 dwords) */
 };
 
 #define R(fmt_, op_, kind_, opnd_, name_)                                              \
@@ -237,7 +238,7 @@ static const struct family_rules rules_by_family[] = {
     [GC_FAMILY_GFX10] = { gfx10_rules, GC_ARRAY_SIZE(gfx10_rules), sdwa_hazards,
                           GC_ARRAY_SIZE(sdwa_hazards), 20 },
     [GC_FAMILY_GFX11] = { gfx11_rules, GC_ARRAY_SIZE(gfx11_rules), NULL, 0, 20 },
-    [GC_FAMILY_GFX12] = { gfx12_rules, GC_ARRAY_SIZE(gfx12_rules), NULL, 0, 20 },
+    [GC_FAMILY_GFX12] = { gfx12_rules, GC_ARRAY_SIZE(gfx12_rules), NULL, 0, 24 },
 };
 
 static const struct family_rules *family_rules_of(const struct gc_arch *arch)
@@ -821,4 +822,25 @@ gpucore_status_t gc_disasm_breakpoint(const struct gc_arch *arch, uint8_t out[4]
         }
     }
     return GPUCORE_E_INVAL;
+}
+
+int gc_disasm_branch_target(const struct gc_arch *arch, const uint8_t *bytes, size_t len,
+                            uint64_t pc, uint64_t *ret_target)
+{
+    const struct family_rules *fr = arch && bytes && ret_target ? family_rules_of(arch) : NULL;
+    uint32_t op, w;
+
+    if (!fr || len < 4)
+        return 0;
+    w = le32(bytes);
+    if (scalar_format(w, &op) != FMT_SOPP)
+        return 0;
+    for (size_t i = 0; i < fr->n; i++) {
+        if (fr->rules[i].fmt == FMT_SOPP && fr->rules[i].op == op &&
+            fr->rules[i].opnd == OPND_PCREL) {
+            *ret_target = pc + 4 + (uint64_t)((int64_t)(int16_t)(w & 0xffffu) * 4);
+            return 1;
+        }
+    }
+    return 0;
 }

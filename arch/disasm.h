@@ -222,12 +222,26 @@ gpucore_status_t gc_disasm_classify(const struct gc_arch *arch, const uint8_t *b
                                     uint64_t pc, struct gc_disasm_class *ret_class,
                                     gpucore_diag_t *reterr_diag);
 
-/* The trap id of the breakpoint instruction (LLVM AMDGPUUsage, "Trap Handler ABI"). */
-#define GC_TRAP_ID_BREAKPOINT 7u
+/* The trap id of the breakpoint instruction amd-dbgapi 0.77 answers (s_trap 1: AMD's library's
+   trap_id_t::breakpoint; older AMDGPUUsage text reserved 7 for debugger breakpoints, but the
+   library is what a debugger writes into memory, so it decides). */
+#define GC_TRAP_ID_BREAKPOINT 1u
 
-/* Bytes of the family's longest instruction (amd-dbgapi's LARGEST_INSTRUCTION_SIZE): 8 on
-   gfx9, 20 from gfx10 on. 0 for NULL or a family without rules. */
+/* Bytes of the family's longest instruction (amd-dbgapi's LARGEST_INSTRUCTION_SIZE, as AMD's
+   library answers it): 8 on gfx9, 20 on gfx10 and gfx11, 24 on gfx12. 0 for NULL or a family
+   without rules. */
 uint32_t gc_disasm_largest_insn(const struct gc_arch *arch);
+
+/*
+ * The address operand of the instruction at the start of bytes[0..len), at address pc, as
+ * LLVM's AMDGPU instruction analysis evaluates it for a branch (what AMD's library appends to
+ * the instruction's text): only SOPP branches -- s_branch and the s_cbranch_* forms -- whose
+ * first operand is the PC-relative offset; target = pc + 4 + simm16 * 4. s_call_b64,
+ * s_cbranch_i_fork and the subvector loops have a register or count first: none.
+ * @return 1 and *ret_target set, or 0 (no such operand, NULL or short input). No LLVM needed.
+ */
+int gc_disasm_branch_target(const struct gc_arch *arch, const uint8_t *bytes, size_t len,
+                            uint64_t pc, uint64_t *ret_target);
 
 /*
  * The family's breakpoint instruction, `s_trap 7`, into @p out (4 bytes, little-endian).

@@ -17,7 +17,7 @@
 #define GPUCORE_VERSION_STRING "0"
 #endif
 
-struct gc_dbg_state gc_dbg = { .next_id = 2 };
+struct gc_dbg_state gc_dbg;
 
 /* ---- statuses ------------------------------------------------------------------------------ */
 
@@ -207,14 +207,6 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_finalize(void)
     DBG_RETURN(amd_dbgapi_finalize, AMD_DBGAPI_STATUS_SUCCESS);
 }
 
-uint64_t gc_dbg_ids(uint64_t n)
-{
-    uint64_t first = gc_dbg.next_id;
-
-    gc_dbg.next_id += n;
-    return first;
-}
-
 uint64_t gc_dbg_kind_ids(enum gc_dbg_kind kind, uint64_t n)
 {
     uint64_t first;
@@ -301,63 +293,114 @@ struct gc_dbg_process *gc_dbg_find_in(uint64_t id, size_t base_offset, size_t co
 
 /* ---- architectures ------------------------------------------------------------------------- */
 
+/*
+ * Architecture-level handles are AMD's (dbgapi_internal.h): computed from the row of
+ * gc_arch_table (whose order is the order AMD's library creates its architectures in) and the
+ * object's place, so they are the same in every initialisation. An architecture's state (its
+ * register list) is built on first use and freed by amd_dbgapi_finalize; building it again
+ * gives the same handles.
+ */
+
+/* The architecture row of handle @p k (1-based), or NULL. */
+static const struct gc_arch *arch_row(uint64_t k)
+{
+    if (k == 0 || k > gc_arch_count() || !gc_arch_table[k - 1].regs)
+        return NULL;
+    return &gc_arch_table[k - 1];
+}
+
 struct gc_dbg_arch *gc_dbg_arch_get(const struct gc_arch *arch)
 {
-    struct gc_dbg_arch *a, **grown;
-    size_t nclasses = 0;
+    size_t n = gc_arch_count(), nclasses = 0, k;
+    struct gc_dbg_arch *a;
 
-    for (uint32_t i = 0; i < gc_dbg.narchs; i++)
-        if (gc_dbg.archs[i]->arch == arch)
-            return gc_dbg.archs[i];
-    a = gc_calloc_array(1, sizeof(*a));
-    grown = gc_realloc_array(gc_dbg.archs, gc_dbg.narchs + 1u, sizeof(*grown));
-    if (!a || !grown) {
-        gc_free(a);
-        if (grown)
-            gc_dbg.archs = grown;
+    if (!arch || arch < gc_arch_table || arch >= gc_arch_table + n || !arch->regs)
         return NULL;
+    /* the handles count AMD's 5 address classes per architecture: so must the table */
+    (void)gc_address_classes(&nclasses);
+    if (nclasses != gc_dbg_part_count[GC_DBG_PART_ADDRESS_CLASS])
+        return NULL;
+    k = (size_t)(arch - gc_arch_table);
+    if (!gc_dbg.archs) {
+        gc_dbg.archs = gc_calloc_array(n, sizeof(*gc_dbg.archs));
+        if (!gc_dbg.archs)
+            return NULL;
+        gc_dbg.narchs = (uint32_t)n;
     }
-    gc_dbg.archs = grown;
+    if (gc_dbg.archs[k])
+        return gc_dbg.archs[k];
+    a = gc_calloc_array(1, sizeof(*a));
+    if (!a)
+        return NULL;
     if (gc_arch_register_list(arch, &a->regs) != GPUCORE_OK) {
         gc_free(a);
         return NULL;
     }
-    (void)gc_address_classes(&nclasses);
     a->arch = arch;
-    a->id = gc_dbg_ids(1);
-    a->reg_base = gc_dbg_ids(a->regs.count);
-    a->class_base = gc_dbg_ids(GC_REGCLASS_COUNT);
-    a->space_base = gc_dbg_ids(_GC_ASPACE_MAX - 1);
-    a->naclasses = (uint32_t)nclasses;
-    a->aclass_base = gc_dbg_ids(nclasses);
-    gc_dbg.archs[gc_dbg.narchs++] = a;
+    a->id = (uint64_t)k + 1;
+    gc_dbg.archs[k] = a;
     return a;
 }
 
 struct gc_dbg_arch *gc_dbg_arch_find(uint64_t id)
 {
-    for (uint32_t i = 0; i < gc_dbg.narchs; i++)
-        if (gc_dbg.archs[i]->id == id)
-            return gc_dbg.archs[i];
-    return NULL;
+    const struct gc_arch *row = arch_row(id);
+
+    return row ? gc_dbg_arch_get(row) : NULL;
+}
+
+uint64_t gc_dbg_register_id(const struct gc_dbg_arch *a, uint32_t index)
+{
+    return a->id << 32 | a->regs.regs[index].regnum;
 }
 
 struct gc_dbg_arch *gc_dbg_register_find(uint64_t id, uint32_t *ret_index)
 {
-    for (uint32_t i = 0; i < gc_dbg.narchs; i++) {
-        struct gc_dbg_arch *a = gc_dbg.archs[i];
+    struct gc_dbg_arch *a = gc_dbg_arch_find(id >> 32);
+    uint32_t regnum = (uint32_t)id, lo = 0, hi;
 
-        if (id >= a->reg_base && id - a->reg_base < a->regs.count) {
-            *ret_index = (uint32_t)(id - a->reg_base);
-            return a;
-        }
+    if (!a)
+        return NULL;
+    /* the list ascends by AMD's register number */
+    hi = (uint32_t)a->regs.count;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+
+        if (a->regs.regs[mid].regnum < regnum)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    return NULL;
+    if (lo == a->regs.count || a->regs.regs[lo].regnum != regnum)
+        return NULL;
+    *ret_index = lo;
+    return a;
+}
+
+uint64_t gc_dbg_part_id(const struct gc_dbg_arch *a, enum gc_dbg_part kind, uint32_t index)
+{
+    return gc_dbg_part_first[kind] + (a->id - 1) * gc_dbg_part_count[kind] + index;
+}
+
+struct gc_dbg_arch *gc_dbg_part_find(uint64_t id, enum gc_dbg_part kind, uint32_t *ret_index)
+{
+    uint64_t n = gc_dbg_part_count[kind];
+    struct gc_dbg_arch *a;
+
+    if (id < gc_dbg_part_first[kind])
+        return NULL;
+    id -= gc_dbg_part_first[kind];
+    a = gc_dbg_arch_find(id / n + 1);
+    if (a)
+        *ret_index = (uint32_t)(id % n);
+    return a;
 }
 
 void gc_dbg_archs_free(void)
 {
     for (uint32_t i = 0; i < gc_dbg.narchs; i++) {
+        if (!gc_dbg.archs[i])
+            continue;
         gc_reglist_done(&gc_dbg.archs[i]->regs);
         gc_free(gc_dbg.archs[i]);
     }

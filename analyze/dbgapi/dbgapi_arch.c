@@ -15,33 +15,14 @@
 
 /* ---- handles of an architecture's parts ------------------------------------------------------ */
 
-/* The architecture owning id @p id in the block at @p base_offset of @p n(arch) members. */
-static struct gc_dbg_arch *find_part(uint64_t id, size_t base_offset, uint32_t fixed_count,
-                                     uint32_t *ret_index)
-{
-    for (uint32_t i = 0; i < gc_dbg.narchs; i++) {
-        struct gc_dbg_arch *a = gc_dbg.archs[i];
-        uint64_t base;
-        uint32_t n = fixed_count ? fixed_count : a->naclasses;
-
-        memcpy(&base, (const uint8_t *)a + base_offset, sizeof(base));
-        if (id >= base && id - base < n) {
-            *ret_index = (uint32_t)(id - base);
-            return a;
-        }
-    }
-    return NULL;
-}
-
-static struct gc_dbg_arch *class_find(uint64_t id, uint32_t *ret_index)
-{
-    return find_part(id, offsetof(struct gc_dbg_arch, class_base), GC_REGCLASS_COUNT, ret_index);
-}
-
-static struct gc_dbg_arch *aclass_find(uint64_t id, uint32_t *ret_index)
-{
-    return find_part(id, offsetof(struct gc_dbg_arch, aclass_base), 0, ret_index);
-}
+/* AMD's numbering (dbgapi_internal.h): register classes, address classes from 1, address spaces
+   from 2 (1 is the global space), each kind counted over the architectures in order. */
+const uint64_t gc_dbg_part_first[GC_DBG_PART_COUNT] = { 1, 2, 1 };
+const uint32_t gc_dbg_part_count[GC_DBG_PART_COUNT] = { GC_REGCLASS_COUNT, _GC_ASPACE_MAX - 1,
+                                                        5 };
+const enum gc_aspace gc_dbg_space_order[_GC_ASPACE_MAX - 1] = {
+    GC_ASPACE_LOCAL, GC_ASPACE_PRIVATE_LANE, GC_ASPACE_PRIVATE_WAVE, GC_ASPACE_GENERIC,
+};
 
 int gc_dbg_space_find(uint64_t id, struct gc_dbg_arch **ret_arch, enum gc_aspace *ret_space)
 {
@@ -52,17 +33,39 @@ int gc_dbg_space_find(uint64_t id, struct gc_dbg_arch **ret_arch, enum gc_aspace
         *ret_space = GC_ASPACE_GLOBAL;
         return 1;
     }
-    *ret_arch = find_part(id, offsetof(struct gc_dbg_arch, space_base), _GC_ASPACE_MAX - 1, &i);
+    *ret_arch = gc_dbg_part_find(id, GC_DBG_PART_ADDRESS_SPACE, &i);
     if (!*ret_arch)
         return 0;
-    *ret_space = (enum gc_aspace)(i + 1);
+    *ret_space = gc_dbg_space_order[i];
     return 1;
 }
 
 uint64_t gc_dbg_space_id(const struct gc_dbg_arch *a, enum gc_aspace space)
 {
-    return space == GC_ASPACE_GLOBAL ? AMD_DBGAPI_ADDRESS_SPACE_GLOBAL.handle
-                                     : a->space_base + (uint64_t)space - 1;
+    for (uint32_t i = 0; i < GC_ARRAY_SIZE(gc_dbg_space_order); i++)
+        if (gc_dbg_space_order[i] == space)
+            return gc_dbg_part_id(a, GC_DBG_PART_ADDRESS_SPACE, i);
+    return AMD_DBGAPI_ADDRESS_SPACE_GLOBAL.handle;
+}
+
+/*
+ * A client array of the @p n parts of @p kind of @p a, newest first: AMD's library keeps them
+ * in a hash map whose iteration (libstdc++) gives the last created first, and that is the
+ * order its lists have (measured for the register classes).
+ */
+static amd_dbgapi_status_t give_parts(const struct gc_dbg_arch *a, enum gc_dbg_part kind,
+                                      size_t *ret_count, void **ret_items)
+{
+    uint32_t n = gc_dbg_part_count[kind];
+    uint64_t *items = gc_dbg_alloc(n * sizeof(uint64_t));
+
+    if (!items)
+        return AMD_DBGAPI_STATUS_ERROR_CLIENT_CALLBACK;
+    for (uint32_t i = 0; i < n; i++)
+        items[i] = gc_dbg_part_id(a, kind, n - 1 - i);
+    *ret_items = items;
+    *ret_count = n;
+    return AMD_DBGAPI_STATUS_SUCCESS;
 }
 
 /* ---- architectures --------------------------------------------------------------------------- */
@@ -156,7 +159,8 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_architecture_get_info(
         break;
     }
     case AMD_DBGAPI_ARCHITECTURE_INFO_PC_REGISTER: {
-        amd_dbgapi_register_id_t v = { a->reg_base + register_named(a, "pc") };
+        uint32_t pc = register_named(a, "pc");
+        amd_dbgapi_register_id_t v = { pc < a->regs.count ? gc_dbg_register_id(a, pc) : 0 };
 
         st = GIVE(v);
         break;
@@ -169,40 +173,6 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_architecture_get_info(
 }
 
 /* ---- instructions ---------------------------------------------------------------------------- */
-
-/* The client's symbolizer behind arch/'s: each string it returns is the client's, freed once
-   the instruction's text has been built. */
-struct symbolize_ctx {
-    amd_dbgapi_symbolizer_id_t id;
-    amd_dbgapi_status_t (*fn)(amd_dbgapi_symbolizer_id_t, amd_dbgapi_global_address_t, char **);
-    char *held[4];
-    uint32_t nheld;
-    amd_dbgapi_status_t failure; /* SUCCESS, ERROR (empty answer) or CLIENT_CALLBACK */
-};
-
-static int symbolize(void *user, uint64_t addr, const char **ret_name, uint64_t *ret_offset)
-{
-    struct symbolize_ctx *c = user;
-    char *text = NULL;
-    amd_dbgapi_status_t st;
-
-    if (c->nheld == GC_ARRAY_SIZE(c->held))
-        return 0;
-    st = c->fn(c->id, addr, &text);
-    if (st == AMD_DBGAPI_STATUS_ERROR_SYMBOL_NOT_FOUND)
-        return 0;
-    if (st != AMD_DBGAPI_STATUS_SUCCESS || !text || !*text) {
-        if (st == AMD_DBGAPI_STATUS_SUCCESS && text)
-            gc_dbg.cb->deallocate_memory(text);
-        c->failure = st == AMD_DBGAPI_STATUS_SUCCESS ? AMD_DBGAPI_STATUS_ERROR
-                                                     : AMD_DBGAPI_STATUS_ERROR_CLIENT_CALLBACK;
-        return 0;
-    }
-    c->held[c->nheld++] = text;
-    *ret_name = text; /* arch/ appends " <text>" after the operand */
-    *ret_offset = 0;
-    return 1;
-}
 
 /* Checks shared by disassemble and classify. */
 static amd_dbgapi_status_t insn_args(amd_dbgapi_architecture_id_t architecture_id,
@@ -231,6 +201,53 @@ static amd_dbgapi_status_t insn_failure(const struct gc_dbg_arch *a, gpucore_sta
     return AMD_DBGAPI_STATUS_ERROR;
 }
 
+/*
+ * The branch-target comment AMD's library appends to an instruction's text: "  # " and, for the
+ * address operand (gc_disasm_branch_target), the symbolizer's text when it knows the address,
+ * else the address as "%#" PRIx64 (so "0" for address 0). Into *ret (gc_dbg_alloc'ed, with the
+ * instruction's text before it).
+ */
+static amd_dbgapi_status_t with_branch_comment(
+        const char *text, uint64_t target, amd_dbgapi_symbolizer_id_t symbolizer_id,
+        amd_dbgapi_status_t (*symbolizer)(amd_dbgapi_symbolizer_id_t, amd_dbgapi_global_address_t,
+                                          char **),
+        char **ret)
+{
+    char addr[24], *sym = NULL, *copy;
+    const char *operand = addr;
+    size_t tl = strlen(text), ol;
+
+    snprintf(addr, sizeof(addr), "%#" PRIx64, target);
+    if (symbolizer) {
+        amd_dbgapi_status_t st = symbolizer(symbolizer_id, target, &sym);
+
+        if (st == AMD_DBGAPI_STATUS_SUCCESS) {
+            if (!sym)
+                return AMD_DBGAPI_STATUS_ERROR;
+            if (!sym[0]) {
+                gc_dbg.cb->deallocate_memory(sym);
+                return AMD_DBGAPI_STATUS_ERROR;
+            }
+            operand = sym;
+        } else if (st != AMD_DBGAPI_STATUS_ERROR_SYMBOL_NOT_FOUND) {
+            return AMD_DBGAPI_STATUS_ERROR_CLIENT_CALLBACK;
+        }
+    }
+    ol = strlen(operand);
+    copy = gc_dbg_alloc(tl + 4 + ol + 1);
+    if (copy) {
+        memcpy(copy, text, tl);
+        memcpy(copy + tl, "  # ", 4);
+        memcpy(copy + tl + 4, operand, ol + 1);
+    }
+    if (sym)
+        gc_dbg.cb->deallocate_memory(sym);
+    if (!copy)
+        return AMD_DBGAPI_STATUS_ERROR_CLIENT_CALLBACK;
+    *ret = copy;
+    return AMD_DBGAPI_STATUS_SUCCESS;
+}
+
 amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_disassemble_instruction(
         amd_dbgapi_architecture_id_t architecture_id, amd_dbgapi_global_address_t address,
         amd_dbgapi_size_t *size, const void *memory, char **instruction_text,
@@ -239,11 +256,10 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_disassemble_instruction(
                                           amd_dbgapi_global_address_t address,
                                           char **symbol_text))
 {
-    struct symbolize_ctx sc = { .id = symbolizer_id, .fn = symbolizer };
-    const struct gc_disasm_symbolizer sym = { symbolize, &sc };
     struct gc_dbg_arch *a = NULL;
     char text[GC_DISASM_TEXT_MAX];
     uint32_t insn_size = 0;
+    uint64_t target;
     gpucore_diag_t d = { 0 };
     amd_dbgapi_status_t st;
     gpucore_status_t gst;
@@ -251,22 +267,26 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_disassemble_instruction(
     st = insn_args(architecture_id, address, size, memory, &a);
     if (st != AMD_DBGAPI_STATUS_SUCCESS)
         DBG_RETURN(amd_dbgapi_disassemble_instruction, st);
-    gst = gc_disasm_insn(a->arch, memory, *size, address, symbolizer ? &sym : NULL, text,
-                         sizeof(text), &insn_size, &d);
-    for (uint32_t i = 0; i < sc.nheld; i++)
-        gc_dbg.cb->deallocate_memory(sc.held[i]);
+    gst = gc_disasm_insn(a->arch, memory, *size, address, NULL, text, sizeof(text), &insn_size,
+                         &d);
     if (gst != GPUCORE_OK)
         DBG_RETURN(amd_dbgapi_disassemble_instruction, insn_failure(a, gst, &d));
-    if (sc.failure != AMD_DBGAPI_STATUS_SUCCESS)
-        DBG_RETURN(amd_dbgapi_disassemble_instruction, sc.failure);
     if (instruction_text) {
-        size_t len = strlen(text) + 1;
-        char *copy = gc_dbg_alloc(len);
+        char *copy = NULL;
 
-        if (!copy)
-            DBG_RETURN(amd_dbgapi_disassemble_instruction,
-                       AMD_DBGAPI_STATUS_ERROR_CLIENT_CALLBACK);
-        memcpy(copy, text, len);
+        if (gc_disasm_branch_target(a->arch, memory, *size, address, &target)) {
+            st = with_branch_comment(text, target, symbolizer_id, symbolizer, &copy);
+            if (st != AMD_DBGAPI_STATUS_SUCCESS)
+                DBG_RETURN(amd_dbgapi_disassemble_instruction, st);
+        } else {
+            size_t len = strlen(text) + 1;
+
+            copy = gc_dbg_alloc(len);
+            if (!copy)
+                DBG_RETURN(amd_dbgapi_disassemble_instruction,
+                           AMD_DBGAPI_STATUS_ERROR_CLIENT_CALLBACK);
+            memcpy(copy, text, len);
+        }
         *instruction_text = copy;
     }
     *size = insn_size;
@@ -345,7 +365,7 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_classify_instruction(
                            a->arch->name, address, cls.regs[i]);
                 DBG_RETURN(amd_dbgapi_classify_instruction, AMD_DBGAPI_STATUS_ERROR);
             }
-            info[info_size / 8] = a->reg_base + r;
+            info[info_size / 8] = gc_dbg_register_id(a, r);
             info_size += 8;
         }
     }
@@ -381,7 +401,7 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_architecture_register_class_get_info(
     if (!gc_dbg.initialized)
         DBG_RETURN(amd_dbgapi_architecture_register_class_get_info,
                    AMD_DBGAPI_STATUS_ERROR_NOT_INITIALIZED);
-    a = class_find(register_class_id.handle, &i);
+    a = gc_dbg_part_find(register_class_id.handle, GC_DBG_PART_REGISTER_CLASS, &i);
     if (!a)
         DBG_RETURN(amd_dbgapi_architecture_register_class_get_info,
                    AMD_DBGAPI_STATUS_ERROR_INVALID_REGISTER_CLASS_ID);
@@ -400,21 +420,6 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_architecture_register_class_get_info(
         break;
     }
     DBG_RETURN(amd_dbgapi_architecture_register_class_get_info, st);
-}
-
-/* A client array of @p n handles base, base + 1, ... */
-static amd_dbgapi_status_t give_id_range(uint64_t base, size_t n, size_t *ret_count,
-                                         void **ret_items)
-{
-    uint64_t *items = gc_dbg_alloc(n * sizeof(uint64_t));
-
-    if (n && !items)
-        return AMD_DBGAPI_STATUS_ERROR_CLIENT_CALLBACK;
-    for (size_t i = 0; i < n; i++)
-        items[i] = base + i;
-    *ret_items = items;
-    *ret_count = n;
-    return AMD_DBGAPI_STATUS_SUCCESS;
 }
 
 /* The architecture of a list call, or the failure to return. */
@@ -440,8 +445,8 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_architecture_register_class_list(
                                        &a);
 
     if (st == AMD_DBGAPI_STATUS_SUCCESS)
-        st = give_id_range(a->class_base, GC_REGCLASS_COUNT, register_class_count,
-                           (void **)register_classes);
+        st = give_parts(a, GC_DBG_PART_REGISTER_CLASS, register_class_count,
+                        (void **)register_classes);
     DBG_RETURN(amd_dbgapi_architecture_register_class_list, st);
 }
 
@@ -454,8 +459,18 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_architecture_register_list(
     struct gc_dbg_arch *a = NULL;
     amd_dbgapi_status_t st = list_arch(architecture_id, register_count, registers, &a);
 
-    if (st == AMD_DBGAPI_STATUS_SUCCESS)
-        st = give_id_range(a->reg_base, a->regs.count, register_count, (void **)registers);
+    if (st == AMD_DBGAPI_STATUS_SUCCESS) {
+        uint64_t *items = gc_dbg_alloc(a->regs.count * sizeof(uint64_t));
+
+        if (a->regs.count && !items) {
+            st = AMD_DBGAPI_STATUS_ERROR_CLIENT_CALLBACK;
+        } else {
+            for (uint32_t i = 0; i < a->regs.count; i++)
+                items[i] = gc_dbg_register_id(a, i);
+            *registers = (amd_dbgapi_register_id_t *)items;
+            *register_count = a->regs.count;
+        }
+    }
     DBG_RETURN(amd_dbgapi_architecture_register_list, st);
 }
 
@@ -538,7 +553,7 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_dwarf_register_to_register(
         DBG_RETURN(amd_dbgapi_dwarf_register_to_register, AMD_DBGAPI_STATUS_ERROR_INVALID_ARGUMENT);
     for (uint32_t i = 0; dwarf_register <= INT32_MAX && i < a->regs.count; i++) {
         if (a->regs.regs[i].dwarf == (int32_t)dwarf_register) {
-            register_id->handle = a->reg_base + i;
+            register_id->handle = gc_dbg_register_id(a, i);
             DBG_RETURN(amd_dbgapi_dwarf_register_to_register, AMD_DBGAPI_STATUS_SUCCESS);
         }
     }
@@ -560,7 +575,7 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_register_is_in_register_class(
     if (!ra)
         DBG_RETURN(amd_dbgapi_register_is_in_register_class,
                    AMD_DBGAPI_STATUS_ERROR_INVALID_REGISTER_ID);
-    ca = class_find(register_class_id.handle, &c);
+    ca = gc_dbg_part_find(register_class_id.handle, GC_DBG_PART_REGISTER_CLASS, &c);
     if (!ca)
         DBG_RETURN(amd_dbgapi_register_is_in_register_class,
                    AMD_DBGAPI_STATUS_ERROR_INVALID_REGISTER_CLASS_ID);
@@ -679,7 +694,7 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_wave_register_list(amd_dbgapi_wave_id_
             gc_dbg.cb->deallocate_memory(items);
             DBG_RETURN(amd_dbgapi_wave_register_list, AMD_DBGAPI_STATUS_FATAL);
         }
-        items[k] = a->reg_base + at;
+        items[k] = gc_dbg_register_id(a, at);
     }
     *registers = (amd_dbgapi_register_id_t *)items;
     *register_count = list->count;
@@ -761,11 +776,14 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_address_class_get_info(
 
     if (!gc_dbg.initialized)
         DBG_RETURN(amd_dbgapi_address_class_get_info, AMD_DBGAPI_STATUS_ERROR_NOT_INITIALIZED);
-    a = aclass_find(address_class_id.handle, &i);
+    a = gc_dbg_part_find(address_class_id.handle, GC_DBG_PART_ADDRESS_CLASS, &i);
     if (!a)
         DBG_RETURN(amd_dbgapi_address_class_get_info,
                    AMD_DBGAPI_STATUS_ERROR_INVALID_ADDRESS_CLASS_ID);
     classes = gc_address_classes(&n);
+    if (i >= n)
+        DBG_RETURN(amd_dbgapi_address_class_get_info,
+                   AMD_DBGAPI_STATUS_ERROR_INVALID_ADDRESS_CLASS_ID);
     switch (query) {
     case AMD_DBGAPI_ADDRESS_CLASS_INFO_NAME:
         st = gc_dbg_give_string(classes[i].name, value_size, value);
@@ -798,8 +816,8 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_architecture_address_class_list(
                                        &a);
 
     if (st == AMD_DBGAPI_STATUS_SUCCESS)
-        st = give_id_range(a->aclass_base, a->naclasses, address_class_count,
-                           (void **)address_classes);
+        st = give_parts(a, GC_DBG_PART_ADDRESS_CLASS, address_class_count,
+                        (void **)address_classes);
     DBG_RETURN(amd_dbgapi_architecture_address_class_list, st);
 }
 
@@ -824,7 +842,7 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_dwarf_address_class_to_address_class(
     classes = gc_address_classes(&n);
     for (size_t i = 0; i < n; i++) {
         if (classes[i].dwarf == dwarf_address_class) {
-            address_class_id->handle = a->aclass_base + i;
+            address_class_id->handle = gc_dbg_part_id(a, GC_DBG_PART_ADDRESS_CLASS, (uint32_t)i);
             DBG_RETURN(amd_dbgapi_dwarf_address_class_to_address_class,
                        AMD_DBGAPI_STATUS_SUCCESS);
         }
@@ -900,8 +918,10 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_architecture_address_space_list(
         if (!items) {
             st = AMD_DBGAPI_STATUS_ERROR_CLIENT_CALLBACK;
         } else {
-            for (uint32_t s = 0; s < _GC_ASPACE_MAX; s++)
-                items[s] = gc_dbg_space_id(a, (enum gc_aspace)s);
+            /* the global space first, then the architecture's, newest first (give_parts) */
+            items[0] = AMD_DBGAPI_ADDRESS_SPACE_GLOBAL.handle;
+            for (uint32_t i = 1; i < _GC_ASPACE_MAX; i++)
+                items[i] = gc_dbg_part_id(a, GC_DBG_PART_ADDRESS_SPACE, _GC_ASPACE_MAX - 1 - i);
             *address_spaces = (amd_dbgapi_address_space_id_t *)items;
             *address_space_count = _GC_ASPACE_MAX;
         }

@@ -19,8 +19,15 @@
  * change after attach, so each kind of entity of a process takes one contiguous block of its
  * kind's ids at attach; finding an object is a range test over the (few) processes.
  *
- * Architecture-level handles (architectures, registers, register classes, address spaces and
- * classes) come from a separate counter (gc_dbg_ids(); 1 is AMD_DBGAPI_ADDRESS_SPACE_GLOBAL).
+ * Handles of architecture-level objects are AMD's, and the same for the life of the library,
+ * across amd_dbgapi_finalize and amd_dbgapi_initialize (a debugger caches them per
+ * architecture): AMD's library creates its 18 architectures when it loads, in the order of
+ * gc_arch_table, numbered from 1; each creates 4 address spaces (local, private_lane,
+ * private_wave, generic; one counter from 2 over all architectures, 1 being the global space),
+ * 5 address classes (none, global, constant, group, private; from 1) and 5 register classes
+ * (scalar, vector, trap, system, general; from 1), and its lists give them newest first. A
+ * register's handle is its architecture's in the high 32 bits and AMD's register number
+ * (struct gc_reg.regnum) in the low ones. So every such handle is computed, not allocated.
  *
  * Not thread safe: the interface says one client thread at a time. No printing: messages go to
  * the client's log_message callback.
@@ -77,17 +84,25 @@ enum gc_dbg_list {
     GC_DBG_LIST_COUNT
 };
 
-/* An architecture the client has seen (agent, get_architecture): handles of its parts. */
+/* An architecture the client has used (agent, get_architecture, a handle of its parts). */
 struct gc_dbg_arch {
     const struct gc_arch *arch;
-    uint64_t id;
-    struct gc_reglist regs;   /* gc_arch_register_list(): register i is reg_base + i */
-    uint64_t reg_base;
-    uint64_t class_base;      /* register classes: class_base + i, i < GC_REGCLASS_COUNT */
-    uint64_t space_base;      /* address spaces other than global: space_base + (gc_aspace - 1) */
-    uint64_t aclass_base;     /* address classes: aclass_base + index in gc_address_classes() */
-    uint32_t naclasses;
+    uint64_t id;              /* its row in gc_arch_table + 1 */
+    struct gc_reglist regs;   /* gc_arch_register_list(): register i is gc_dbg_register_id() */
 };
+
+/* The kinds of numbered architecture parts: part i (in AMD's creation order) of architecture
+   a is gc_dbg_part_first[kind] + (a - 1) * gc_dbg_part_count[kind] + i. */
+enum gc_dbg_part {
+    GC_DBG_PART_REGISTER_CLASS, /* i: bit index of GC_REGCLASS_* */
+    GC_DBG_PART_ADDRESS_SPACE,  /* i: index in gc_dbg_space_order (not the global space) */
+    GC_DBG_PART_ADDRESS_CLASS,  /* i: index in gc_address_classes() */
+    GC_DBG_PART_COUNT
+};
+extern const uint64_t gc_dbg_part_first[GC_DBG_PART_COUNT];
+extern const uint32_t gc_dbg_part_count[GC_DBG_PART_COUNT];
+/* The address spaces other than global, in the order AMD's library creates them. */
+extern const enum gc_aspace gc_dbg_space_order[_GC_ASPACE_MAX - 1];
 
 struct gc_dbg_wave {
     uint32_t img;        /* image wave index */
@@ -195,19 +210,15 @@ struct gc_dbg_state {
     int initialized;
     amd_dbgapi_callbacks_t *cb;
     amd_dbgapi_log_level_t log_level; /* survives initialize/finalize */
-    uint64_t next_id;                 /* architecture-level handles; never reset */
     uint64_t next_kind_id[GC_DBG_KIND_COUNT]; /* process-level handles, per kind (0 = 1) */
-    struct gc_dbg_arch **archs;
-    uint32_t narchs;
+    struct gc_dbg_arch **archs;       /* [row of gc_arch_table], NULL until used */
+    uint32_t narchs;                  /* gc_arch_count() once archs exists, else 0 */
     struct gc_dbg_process **procs;
     uint32_t nprocs;
     uint8_t none_changed[GC_DBG_LIST_COUNT]; /* the set of processes changed (NONE lists) */
 };
 
 extern struct gc_dbg_state gc_dbg;
-
-/* A block of @p n fresh handle values; returns the first. */
-uint64_t gc_dbg_ids(uint64_t n);
 
 /* A block of @p n fresh handles of process-level kind @p kind (the first is 1); returns the
    first. */
@@ -248,11 +259,17 @@ struct gc_dbg_process *gc_dbg_find_in(uint64_t id, size_t base_offset, size_t co
     gc_dbg_find_in((id), offsetof(struct gc_dbg_process, base),                                  \
                    offsetof(struct gc_dbg_process, count), (idx))
 
-/* Architectures: create on first use (NULL only when out of memory). */
+/* Architectures, created on first use: by row of gc_arch_table (NULL when out of memory or not
+   a row with registers), by handle (NULL also for a handle that names none). */
 struct gc_dbg_arch *gc_dbg_arch_get(const struct gc_arch *arch);
 struct gc_dbg_arch *gc_dbg_arch_find(uint64_t id);
-/* The architecture whose register block holds @p id, and the register's index in it. */
+/* Register handles: of register @p index of a's list; the architecture and list index of
+   @p id (NULL if it names none). */
+uint64_t gc_dbg_register_id(const struct gc_dbg_arch *a, uint32_t index);
 struct gc_dbg_arch *gc_dbg_register_find(uint64_t id, uint32_t *ret_index);
+/* Register class, address space and address class handles (enum gc_dbg_part). */
+uint64_t gc_dbg_part_id(const struct gc_dbg_arch *a, enum gc_dbg_part kind, uint32_t index);
+struct gc_dbg_arch *gc_dbg_part_find(uint64_t id, enum gc_dbg_part kind, uint32_t *ret_index);
 void gc_dbg_archs_free(void);
 /* Address space handles: the architecture (NULL for the global space, shared by all) and the
    space of @p id; 0 if @p id is none. And the handle of @p space of @p a. */

@@ -338,15 +338,7 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_address_is_in_address_class(
     if (!gc_dbg_space_find(address_space_id.handle, &sa, &space))
         DBG_RETURN(amd_dbgapi_address_is_in_address_class,
                    AMD_DBGAPI_STATUS_ERROR_INVALID_ADDRESS_SPACE_ID);
-    for (uint32_t i = 0; i < gc_dbg.narchs && !ca; i++) {
-        const struct gc_dbg_arch *a = gc_dbg.archs[i];
-
-        if (address_class_id.handle >= a->aclass_base &&
-            address_class_id.handle - a->aclass_base < a->naclasses) {
-            ca = gc_dbg.archs[i];
-            ci = (uint32_t)(address_class_id.handle - a->aclass_base);
-        }
-    }
+    ca = gc_dbg_part_find(address_class_id.handle, GC_DBG_PART_ADDRESS_CLASS, &ci);
     if (!ca)
         DBG_RETURN(amd_dbgapi_address_is_in_address_class,
                    AMD_DBGAPI_STATUS_ERROR_INVALID_ADDRESS_CLASS_ID);

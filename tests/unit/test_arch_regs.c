@@ -446,7 +446,9 @@ static void test_gfx12_registers(void **state)
     assert_int_equal(read32(a, w, &l, "excp_flag_user", 0), 0xc00b);
     assert_int_equal(read32(a, w, &l, "mode", 0), 0xc008);
     assert_int_equal(read32(a, w, &l, "xnack_mask", 0), 0xc007);
-    assert_int_equal(read64(a, w, &l, "flat_scratch"), 0x0000c00a0000c009ull);
+    /* gfx12 calls it scratch_base, as AMD's library does */
+    assert_null(gc_reglist_find(&l, "flat_scratch"));
+    assert_int_equal(read64(a, w, &l, "scratch_base"), 0x0000c00a0000c009ull);
     assert_int_equal(reg(&l, "status")->dwarf, 128);
     assert_int_equal(reg(&l, "state_priv")->dwarf, -1);
     assert_int_equal(reg(&l, "state_priv")->classes, GC_REGCLASS_SYSTEM);
@@ -460,7 +462,7 @@ static void test_gfx12_registers(void **state)
                                              "excp_flag_priv",
                                              "excp_flag_user",
                                              "xnack_mask",
-                                             "flat_scratch",
+                                             "scratch_base",
                                              "status",
                                              "state_priv",
                                              "exec",
@@ -591,21 +593,22 @@ static void test_type_strings(void **state)
 
     n = gc_reg_type(reg(&l, "status"), t, sizeof(t));
     assert_int_equal(strlen(t), n);
-    assert_true(starts_with(t, "flags32_t status { bool SCC @0; uint32_t SPI_PRIO @1-2;"));
-    assert_non_null(strstr(t, " bool HALT @13;"));
-    assert_non_null(strstr(t, " bool MUST_EXPORT @27; }"));
+    /* AMD's whitespace, byte for byte (every type of every family: test_dbgapi_arch) */
+    assert_true(starts_with(t, "flags32_t status {  bool SCC @0;  uint32_t SPI_PRIO @1-2;"));
+    assert_non_null(strstr(t, "  bool HALT @13;"));
+    assert_non_null(strstr(t, "  bool MUST_EXPORT @27;}"));
     assert_int_equal(t[n - 1], '}');
 
     gc_reg_type(reg(&l, "mode"), t, sizeof(t));
-    assert_non_null(strstr(t, "flags32_t mode { enum fp_round { NEAREST_EVEN = 0, PLUS_INF = 1,"
-                              " MINUS_INF = 2, ZERO = 3 } FP_ROUND.32 @0-1;"
-                              " enum fp_round FP_ROUND.64_16 @2-3;"
-                              " enum fp_denorm { FLUSH_SRC_DST = 0,"));
-    assert_non_null(strstr(t, " bool EXCP_EN.ADDR_WATCH @19;"));
-    assert_non_null(strstr(t, " uint32_t CSP @29-31; }"));
+    assert_non_null(strstr(t, "flags32_t mode {  enum fp_round {    NEAREST_EVEN = 0,"
+                              "    PLUS_INF  = 1,    MINUS_INF = 2,    ZERO      = 3"
+                              "  } FP_ROUND.32 @0-1;  enum fp_round FP_ROUND.64_16 @2-3;"
+                              "  enum fp_denorm {    FLUSH_SRC_DST = 0,"));
+    assert_non_null(strstr(t, "  bool EXCP_EN.ADDR_WATCH @19;"));
+    assert_non_null(strstr(t, "  uint32_t CSP @29-31;}"));
     gc_reg_type(reg(&l, "trapsts"), t, sizeof(t));
-    assert_non_null(strstr(t, " bool XNACK_ERROR @28; enum dp_rate { NONE = 0, QUARTER = 1,"
-                              " FULL = 4 } DP_RATE @29-31; }"));
+    assert_non_null(strstr(t, "  bool XNACK_ERROR @28;  enum dp_rate {    NONE    = 0,"
+                              "    QUARTER = 1,    FULL    = 4  } DP_RATE @29-31;}"));
     assert_null(strstr(t, "HOST_TRAP"));
 
     /* Truncation reports the full length and keeps a NUL. */
@@ -622,22 +625,23 @@ static void test_type_strings(void **state)
     w = tw_new(64, 8, 8, 0, 48, 0, 0);
     l = list_of(arch("gfx942"), w);
     gc_reg_type(reg(&l, "trapsts"), t, sizeof(t));
-    assert_non_null(strstr(t, " bool HOST_TRAP @22; bool WAVE_BEGIN @23; bool WAVE_END @24;"
-                              " bool TRAP_AFTER_INST @25;"));
+    assert_non_null(strstr(t, "  bool HOST_TRAP @22;  bool WAVE_BEGIN @23;  bool WAVE_END @24;"
+                              "  bool TRAP_AFTER_INST @25;"));
     gc_reg_type(reg(&l, "status"), t, sizeof(t));
-    assert_non_null(strstr(t, " bool SCRATCH_EN @28; bool IDLE @31; }"));
+    assert_non_null(strstr(t, "  bool SCRATCH_EN @28;  bool IDLE @31;}"));
     gc_reglist_done(&l);
     tw_free(w);
 
     w = tw_new(32, 8, 0, 0, 128, 0, 0);
     l = list_of(arch("gfx1201"), w);
     gc_reg_type(reg(&l, "trap_ctrl"), t, sizeof(t));
-    assert_true(starts_with(t, "flags32_t trapctrl { bool ALU_INVALID @0;"));
+    assert_true(starts_with(t, "flags32_t trapctrl {  bool ALU_INVALID @0;"));
     gc_reg_type(reg(&l, "excp_flag_priv"), t, sizeof(t));
-    assert_non_null(strstr(t, " enum first_memviol_source { INSTRUCTION = 0, SMEM = 1, LDS = 2,"
-                              " VMEM = 3 } FIRST_MEMVIOL_SOURCE @30-31; }"));
+    assert_non_null(strstr(t, "  enum first_memviol_source {    INSTRUCTION = 0,"
+                              "    SMEM        = 1,    LDS         = 2,    VMEM        = 3"
+                              "  } FIRST_MEMVIOL_SOURCE @30-31;}"));
     gc_reg_type(reg(&l, "state_priv"), t, sizeof(t));
-    assert_non_null(strstr(t, " bool HALT @14;"));
+    assert_non_null(strstr(t, "  bool HALT @14;"));
     gc_reg_type(reg(&l, "xnack_mask"), t, sizeof(t));
     assert_string_equal(t, "uint32_t");
     gc_reglist_done(&l);
@@ -716,10 +720,26 @@ static void test_properties(void **state)
                      GC_REGPROP_READONLY_BITS | GC_REGPROP_VOLATILE);
     assert_int_equal(gc_reg_properties(reg(&l, "pc")), GC_REGPROP_READONLY_BITS);
     assert_int_equal(gc_reg_properties(reg(&l, "exec")), GC_REGPROP_INVALIDATE_VOLATILE);
-    assert_int_equal(gc_reg_properties(reg(&l, "vcc")), GC_REGPROP_INVALIDATE_VOLATILE);
-    for (size_t k = 0; k < l.count; k++)
-        marked += gc_reg_properties(&l.regs[k]) != 0;
-    assert_int_equal(marked, 4);
+    /* as AMD's library: what writing another register changes, and read-only bits */
+    assert_int_equal(gc_reg_properties(reg(&l, "vcc")),
+                     GC_REGPROP_VOLATILE | GC_REGPROP_INVALIDATE_VOLATILE);
+    assert_int_equal(gc_reg_properties(reg(&l, "flat_scratch")),
+                     GC_REGPROP_VOLATILE | GC_REGPROP_INVALIDATE_VOLATILE);
+    assert_int_equal(gc_reg_properties(reg(&l, "xnack_mask")),
+                     GC_REGPROP_VOLATILE | GC_REGPROP_INVALIDATE_VOLATILE);
+    assert_int_equal(gc_reg_properties(reg(&l, "mode")), GC_REGPROP_READONLY_BITS);
+    assert_int_equal(gc_reg_properties(reg(&l, "trapsts")), GC_REGPROP_READONLY_BITS);
+    for (size_t k = 0; k < l.count; k++) {
+        uint32_t p = gc_reg_properties(&l.regs[k]);
+
+        marked += p != 0;
+        /* the shadow SGPRs (the second s<n> set) are volatile too; the first set is not */
+        if (l.regs[k].desc->kind == GC_REGK_SGPR_SHADOW)
+            assert_int_equal(p, GC_REGPROP_VOLATILE | GC_REGPROP_INVALIDATE_VOLATILE);
+        if (l.regs[k].desc->kind == GC_REGK_SGPR)
+            assert_int_equal(p, 0);
+    }
+    assert_int_equal(marked, 8 + 6); /* 8 named; 6 shadow SGPRs in a 48-SGPR wave */
     assert_int_equal(gc_reg_properties(NULL), 0);
     gc_reglist_done(&l);
     tw_free(w);
