@@ -91,8 +91,11 @@ errors = []
 cos = []
 left = list(report["code_objects"])
 for want in scen["code_objects"]:
-    stem = os.path.splitext(want["source"])[0]
-    path = os.path.join(objects, "%s.%s.co" % (stem, want["target"]))
+    if "object" in want:
+        path = os.path.join(objects, want["object"])
+    else:
+        path = os.path.join(objects, "%s.%s.co" % (os.path.splitext(want["source"])[0],
+                                                   want["target"]))
     same = [g for g in left if g["size"] == os.path.getsize(path)]
     if len(same) != 1:
         sys.exit("%s (%d bytes): %d code objects of the core have its size"

@@ -897,8 +897,9 @@ static void test_truth_r_versions(void **state)
     }
 }
 
-/* Every stop cause on one target per family with scenario kernels, at ROCr's debug ABIs 8,
-   10 and 12: each wave's reasons and triggered watchpoints as AMD's library decodes them. */
+/* Every stop cause on one target per family (gfx90a, gfx942, gfx1030, gfx1100, gfx1201), at
+   ROCr's debug ABIs 8, 10 and 12: each wave's reasons and triggered watchpoints as AMD's
+   library decodes them. */
 static void test_truth_stop_causes(void **state)
 {
     const uint32_t all = AMD_DBGAPI_WAVE_STOP_REASON_BREAKPOINT |
@@ -913,6 +914,8 @@ static void test_truth_stop_causes(void **state)
     (void)state;
     for (uint32_t v = 8; v <= 12; v += 2) {
         run_case("stop-causes", v, NULL, NULL);
+        assert_int_equal(seen.stop_reasons, all);
+        run_case("stop-causes-gfx12", v, NULL, NULL);
         assert_int_equal(seen.stop_reasons, all);
     }
 }
