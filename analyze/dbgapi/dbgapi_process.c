@@ -1311,11 +1311,12 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_wave_get_info(amd_dbgapi_wave_id_t wav
     }
     case AMD_DBGAPI_WAVE_INFO_WATCHPOINTS: {
         /* The address watches the wave's saved state says triggered (arch/wave.h
-           gc_wave_stop_at_attach), as watchpoint handles k + 1 for watch k: numbered from 1 as
-           AMD's library numbers the watchpoints a debugger sets, which it does through watches
-           0, 1, ... in order. AMD's library itself ends the process with a fatal error here on
-           a core (it finds no watchpoint it set for the triggered watch); a core records no
-           watched address, so amd_dbgapi_watchpoint_get_info() knows none of these handles. */
+           gc_wave_stop_at_attach), as watchpoint handles k + 1 for hardware watch k: the
+           handles AMD's library (which numbers watchpoints from 1) gives a debugger's first
+           watchpoints when KFD hands out watches 0, 1, ... in order. AMD's library itself ends
+           the process with a fatal error here on a core: it finds no watchpoint of its own for
+           the triggered watch. A core records no watched address, so
+           amd_dbgapi_watchpoint_get_info() knows none of these handles. */
         amd_dbgapi_watchpoint_list_t v = { 0, NULL };
         amd_dbgapi_watchpoint_id_t ids[4];
 
