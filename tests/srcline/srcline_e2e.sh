@@ -74,7 +74,14 @@ gc report analyze --json out/core; expect_rc 0 report
 gc waves analyze waves --json out/core; expect_rc 0 waves
 gc waves-text analyze waves out/core; expect_rc 0 waves-text
 # The disassembly around the first wave, each instruction with its source (objdump -S -l).
-gc disasm analyze disasm --json --wave 0 --before 64 --after 64 out/core; expect_rc 0 disasm
+gc disasm analyze disasm --json --wave 0 --before 64 --after 64 out/core
+# A target the installed LLVM cannot disassemble (gfx12 before LLVM 19): no instructions to
+# compare, the rest still is.
+if [ "$rc" -eq 65 ] && grep -q "no disassembler for" disasm.err; then
+  echo '{"instructions": []}' >disasm.out
+else
+  expect_rc 0 disasm
+fi
 
 python3 - "$scenarios/$scenario.json" "$objects" "$tool" "$scenario" <<'PY' || fail "gpucore and $(basename "$tool") disagree (above)"
 import json, os, re, subprocess, sys
