@@ -622,6 +622,7 @@ static gpucore_status_t add_waves(struct gc_image *img, struct gc_image_queue *q
     for (uint32_t i = 0; i < area->dec.wave_count; i++) {
         const struct gc_wave *w = &area->dec.waves[i];
         struct gc_image_wave *iw;
+        struct gc_wave_stop stop;
         uint32_t idx, num;
 
         if (keep && !keep[i])
@@ -638,10 +639,16 @@ static gpucore_status_t add_waves(struct gc_image *img, struct gc_image_queue *q
         iw->wave = *w;
         iw->lanes = w->lanes;
         iw->group_leader = image_index ? image_index[w->group_leader] : base + w->group_leader;
-        iw->pc = gc_wave_pc(arch, w, img->r_version);
+        /* The state AMD's library answers from once it has taken the wave over (it clears
+           TTMPs the SPI did not set up before reading ttmp6); the dispatch association below
+           reads the saved TTMPs, as AMD's does. */
+        if (gc_wave_stop_at_attach(arch, w, &env, &stop) != GPUCORE_OK)
+            memset(&stop, 0, sizeof(stop));
+        iw->pc = stop.pc;
         iw->exec = gc_wave_exec_mask(arch, w);
-        iw->stopped = gc_wave_trap_stopped(arch, w);
-        iw->stop_reasons = gc_wave_stop_reasons(arch, w);
+        iw->stopped = (int)stop.stopped;
+        iw->stop_reasons = stop.reasons;
+        iw->watchpoints = stop.watchpoints;
         iw->dispatch = UINT32_MAX;
         if (gc_wave_workgroup_id(arch, w, &env, iw->workgroup) != GPUCORE_OK)
             iw->workgroup[0] = iw->workgroup[1] = iw->workgroup[2] = UINT32_MAX;

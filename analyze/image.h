@@ -115,6 +115,7 @@ struct gc_image_wave {
     uint64_t exec;
     int stopped;              /* trap handler stopped it */
     uint32_t stop_reasons;    /* GC_STOP_* (arch/wave.h) */
+    uint32_t watchpoints;     /* bit k: address watch k triggered (with GC_STOP_WATCHPOINT) */
     struct gc_wave wave;      /* decoded record (register pointers into image-owned bytes) */
 };
 

@@ -14,6 +14,7 @@
 
 #include "arch.h"
 #include "cwsr.h"
+#include "gc_le.h"
 
 /* ------------------------------------------------------------------------------------------ */
 /* TTMP rows                                                                                   */
@@ -45,6 +46,13 @@ const struct gc_ttmp_layout gc_ttmp_gfx9 = {
     .wave_in_group = GC_TTMP(11, 5, 0),
     .parked_pc_lo = GC_TTMP(7, 31, 0),
     .parked_pc_hi = GC_TTMP(11, 22, 7),
+    /* Without SPI setup: the workgroup ids and the wave number are stale, and ttmp6 (packet
+       index, trap-handler fields) cannot be told from garbage but by the skip-export rule. SPI
+       already initialises every TTMP the trap handler depends on: no marker. */
+    .nospi_clear = { [8] = 0xffffffffu, [9] = 0xffffffffu, [10] = 0xffffffffu, [11] = 0x3fu },
+    .nospi_resets_ttmp6 = 1,
+    .th_mark = GC_TTMP_NONE,
+    .records_spi_setup = 1,
 };
 
 /* gfx940/941/942: ttmp6[24:0] is no longer free, the packet index moves to ttmp11; the family
@@ -59,6 +67,13 @@ const struct gc_ttmp_layout gc_ttmp_gfx940 = {
     .wave_in_group = GC_TTMP(11, 5, 0),
     .parked_pc_lo = GC_TTMP_NONE,
     .parked_pc_hi = GC_TTMP_NONE,
+    /* ttmp11[31] is the trap handler's "TTMPs initialised" mark; without SPI setup ttmp8-11
+       are cleared with it, so ttmp6 then goes through the skip-export rule too. */
+    .nospi_clear = { [8] = 0xffffffffu, [9] = 0xffffffffu, [10] = 0xffffffffu,
+                     [11] = 0xffffffffu },
+    .th_mark = GC_TTMP_BIT(11, 31),
+    .th_resets_ttmp6 = 1,
+    .records_spi_setup = 1,
 };
 
 /* gfx12: SPI packs the workgroup ids into ttmp7/ttmp9 and the rest into ttmp8; the parked PC
@@ -73,6 +88,13 @@ const struct gc_ttmp_layout gc_ttmp_gfx12 = {
     .wave_in_group = GC_TTMP(8, 29, 25),
     .parked_pc_lo = GC_TTMP(10, 31, 0),
     .parked_pc_hi = GC_TTMP(11, 22, 7),
+    /* ttmp8[31] is the debug mark; clearing ttmp7-9 without SPI setup clears it, and a wave
+       without it loses ttmp4-6 outright (no skip-export rule on gfx12). SPI TTMPs are always
+       initialised: nothing is recorded in ttmp6[31]. */
+    .nospi_clear = { [7] = 0xffffffffu, [8] = 0xffffffffu, [9] = 0xffffffffu },
+    .th_mark = GC_TTMP_BIT(8, 31),
+    .th_clear = { [4] = 0xffffffffu, [5] = 0xffffffffu, [6] = 0xffffffffu },
+    .records_spi_setup = 0,
 };
 
 /* ------------------------------------------------------------------------------------------ */
@@ -178,12 +200,75 @@ static const struct gc_stop_rule stop_rules_gfx12[] = {
 #undef P
 #undef C
 
+/*
+ * Named bits (enum gc_hwev). STATUS is slot 5 before gfx12; TRAPSTS and MODE as above. Facts:
+ * the trap-status and mode masks of AMD's library (architecture.cpp) and the ROCr trap handler,
+ * which sets status.halt and, from ROCr's debug ABI 10, status.skip_export when it halts a wave.
+ */
+#define EV(e, s_, b_) { (e), GC_HWBIT(s_, b_) }
+#define STATUS_EVENTS(st)                                                                          \
+    EV(GC_HWEV_HALT, st, 13), EV(GC_HWEV_SKIP_EXPORT, st, 18), EV(GC_HWEV_ECC_ERR, st, 17),       \
+    EV(GC_HWEV_FATAL_HALT, st, 23)
+#define TRAPSTS_EVENTS(ts, md)                                                                     \
+    EV(GC_HWEV_XNACK_ERROR, ts, 28), EV(GC_HWEV_MEM_VIOL, ts, 8),                                 \
+    EV(GC_HWEV_ILLEGAL_INST, ts, 11), EV(GC_HWEV_ADDR_WATCH0, ts, 7),                             \
+    EV(GC_HWEV_ADDR_WATCH0 + 1, ts, 12), EV(GC_HWEV_ADDR_WATCH0 + 2, ts, 13),                     \
+    EV(GC_HWEV_ADDR_WATCH0 + 3, ts, 14), EV(GC_HWEV_ADDR_WATCH_EN, md, 19),                       \
+    EV(GC_HWEV_EXCP0 + 0, ts, 0), EV(GC_HWEV_EXCP0 + 1, ts, 1), EV(GC_HWEV_EXCP0 + 2, ts, 2),     \
+    EV(GC_HWEV_EXCP0 + 3, ts, 3), EV(GC_HWEV_EXCP0 + 4, ts, 4), EV(GC_HWEV_EXCP0 + 5, ts, 5),     \
+    EV(GC_HWEV_EXCP0 + 6, ts, 6), EV(GC_HWEV_EXCP_EN0 + 0, md, 12),                               \
+    EV(GC_HWEV_EXCP_EN0 + 1, md, 13), EV(GC_HWEV_EXCP_EN0 + 2, md, 14),                           \
+    EV(GC_HWEV_EXCP_EN0 + 3, md, 15), EV(GC_HWEV_EXCP_EN0 + 4, md, 16),                           \
+    EV(GC_HWEV_EXCP_EN0 + 5, md, 17), EV(GC_HWEV_EXCP_EN0 + 6, md, 18)
+
+/* gfx9 and gfx10: single-stepping is mode.debug_en; TRAPSTS has no bit for it. */
+static const struct gc_hwev_row events_gfx9[] = {
+    STATUS_EVENTS(5), TRAPSTS_EVENTS(GFX9_TRAPSTS, GFX9_MODE),
+    EV(GC_HWEV_SINGLE_STEP_EN, GFX9_MODE, 11),
+};
+static const struct gc_hwev_row events_gfx940[] = {
+    STATUS_EVENTS(5), TRAPSTS_EVENTS(GFX9_TRAPSTS, GFX9_MODE),
+    EV(GC_HWEV_SINGLE_STEP_EN, GFX9_MODE, 11), EV(GC_HWEV_HOST_TRAP, GFX9_TRAPSTS, 22),
+    EV(GC_HWEV_TRAP_AFTER_INST, GFX9_TRAPSTS, 25),
+};
+static const struct gc_hwev_row events_gfx10[] = {
+    STATUS_EVENTS(5), TRAPSTS_EVENTS(GFX10_TRAPSTS, GFX10_MODE),
+    EV(GC_HWEV_SINGLE_STEP_EN, GFX10_MODE, 11),
+};
+/* gfx11: mode bit 11 becomes trap_after_inst_en. */
+static const struct gc_hwev_row events_gfx11[] = {
+    STATUS_EVENTS(5), TRAPSTS_EVENTS(GFX10_TRAPSTS, GFX10_MODE),
+    EV(GC_HWEV_SINGLE_STEP_EN, GFX10_MODE, 11), EV(GC_HWEV_HOST_TRAP, GFX10_TRAPSTS, 16),
+    EV(GC_HWEV_TRAP_AFTER_INST, GFX10_TRAPSTS, 20),
+};
+/* gfx12: halt moves to STATE_PRIV; STATUS keeps skip_export and fatal_halt but has no ecc_err. */
+static const struct gc_hwev_row events_gfx12[] = {
+    EV(GC_HWEV_HALT, GFX12_STATE_PRIV, 14), EV(GC_HWEV_SKIP_EXPORT, GFX12_STATUS, 18),
+    EV(GC_HWEV_FATAL_HALT, GFX12_STATUS, 23),
+    EV(GC_HWEV_SINGLE_STEP_EN, GFX12_TRAP_CTRL, 9),
+    EV(GC_HWEV_TRAP_AFTER_INST, GFX12_EXCP_PRIV, 11), EV(GC_HWEV_HOST_TRAP, GFX12_EXCP_PRIV, 7),
+    EV(GC_HWEV_XNACK_ERROR, GFX12_EXCP_PRIV, 12), EV(GC_HWEV_MEM_VIOL, GFX12_EXCP_PRIV, 4),
+    EV(GC_HWEV_ILLEGAL_INST, GFX12_EXCP_PRIV, 6), EV(GC_HWEV_ADDR_WATCH0, GFX12_EXCP_PRIV, 0),
+    EV(GC_HWEV_ADDR_WATCH0 + 1, GFX12_EXCP_PRIV, 1), EV(GC_HWEV_ADDR_WATCH0 + 2, GFX12_EXCP_PRIV, 2),
+    EV(GC_HWEV_ADDR_WATCH0 + 3, GFX12_EXCP_PRIV, 3), EV(GC_HWEV_ADDR_WATCH_EN, GFX12_TRAP_CTRL, 7),
+    EV(GC_HWEV_EXCP0 + 0, GFX12_EXCP_USER, 0), EV(GC_HWEV_EXCP0 + 1, GFX12_EXCP_USER, 1),
+    EV(GC_HWEV_EXCP0 + 2, GFX12_EXCP_USER, 2), EV(GC_HWEV_EXCP0 + 3, GFX12_EXCP_USER, 3),
+    EV(GC_HWEV_EXCP0 + 4, GFX12_EXCP_USER, 4), EV(GC_HWEV_EXCP0 + 5, GFX12_EXCP_USER, 5),
+    EV(GC_HWEV_EXCP0 + 6, GFX12_EXCP_USER, 6), EV(GC_HWEV_EXCP_EN0 + 0, GFX12_TRAP_CTRL, 0),
+    EV(GC_HWEV_EXCP_EN0 + 1, GFX12_TRAP_CTRL, 1), EV(GC_HWEV_EXCP_EN0 + 2, GFX12_TRAP_CTRL, 2),
+    EV(GC_HWEV_EXCP_EN0 + 3, GFX12_TRAP_CTRL, 3), EV(GC_HWEV_EXCP_EN0 + 4, GFX12_TRAP_CTRL, 4),
+    EV(GC_HWEV_EXCP_EN0 + 5, GFX12_TRAP_CTRL, 5), EV(GC_HWEV_EXCP_EN0 + 6, GFX12_TRAP_CTRL, 6),
+};
+#undef EV
+
 #define RULES(a) .stop_rules = (a), .nstop_rules = sizeof(a) / sizeof((a)[0])
+#define EVENTS(a) .events = (a), .nevents = sizeof(a) / sizeof((a)[0])
 
 const struct gc_hwreg_layout gc_hwreg_gfx9 = {
     .name = "gfx9",
     .slot_names = GFX9_SLOT_NAMES,
     RULES(stop_rules_gfx9),
+    EVENTS(events_gfx9),
     .no_vgprs = GC_HWBIT_NONE,
     .scratch = SCRATCH_GFX9,
 };
@@ -193,6 +278,7 @@ const struct gc_hwreg_layout gc_hwreg_gfx940 = {
     .name = "gfx940",
     .slot_names = GFX9_SLOT_NAMES,
     RULES(stop_rules_gfx940),
+    EVENTS(events_gfx940),
     .no_vgprs = GC_HWBIT_NONE,
     .scratch = SCRATCH_GFX9,
 };
@@ -201,6 +287,7 @@ const struct gc_hwreg_layout gc_hwreg_gfx10 = {
     .name = "gfx10",
     .slot_names = GFX10_SLOT_NAMES,
     RULES(stop_rules_gfx10),
+    EVENTS(events_gfx10),
     .no_vgprs = GC_HWBIT_NONE,
     .scratch = SCRATCH_GFX9,
 };
@@ -210,6 +297,7 @@ const struct gc_hwreg_layout gc_hwreg_gfx11 = {
     .name = "gfx11",
     .slot_names = GFX10_SLOT_NAMES,
     RULES(stop_rules_gfx11),
+    EVENTS(events_gfx11),
     .no_vgprs = GC_HWBIT(5, 24),
     .scratch = SCRATCH_GFX11,
 };
@@ -225,9 +313,24 @@ const struct gc_hwreg_layout gc_hwreg_gfx12 = {
                     "excp_flag_priv", "xnack_mask", "mode", "flat_scratch_lo", "flat_scratch_hi",
                     "excp_flag_user", "trap_ctrl", "status", "barrier" },
     RULES(stop_rules_gfx12),
+    EVENTS(events_gfx12),
     .no_vgprs = GC_HWBIT(GFX12_STATUS, 24),
     .scratch = SCRATCH_GFX11,
 };
+
+int gc_hwev_bit(const struct gc_hwreg_layout *layout, enum gc_hwev ev,
+                struct gc_hwreg_bit *ret_bit)
+{
+    if (!layout || !ret_bit)
+        return 0;
+    for (uint32_t i = 0; i < layout->nevents; i++) {
+        if (layout->events[i].ev == ev) {
+            *ret_bit = layout->events[i].bit;
+            return 1;
+        }
+    }
+    return 0;
+}
 
 int gc_hwreg_slot(const struct gc_hwreg_layout *layout, const char *name)
 {
@@ -314,6 +417,81 @@ uint32_t gc_wave_stop_reasons(const struct gc_arch *arch, const struct gc_wave *
         reasons |= reason;
     }
     return reasons;
+}
+
+/* ttmp6 after the skip-export rule (struct gc_ttmp_layout). */
+static uint32_t skip_export_rule(const struct gc_arch *arch, const struct gc_wave *w,
+                                 const struct gc_wave_env *env, uint32_t ttmp6)
+{
+    const struct gc_ttmp_layout *t = arch->ttmp;
+    struct gc_hwreg_bit marker;
+
+    if (env->r_version >= 10 && gc_hwev_bit(arch->hwreg, GC_HWEV_SKIP_EXPORT, &marker) &&
+        hwbit_set(w, marker))
+        return ttmp6 & (gc_bf_mask(t->stopped.bits) | gc_bf_mask(t->saved_halt.bits) |
+                        gc_bf_mask(t->saved_trap_id.bits));
+    return 0;
+}
+
+static uint32_t field_get(const uint32_t *ttmp, struct gc_ttmp_field f)
+{
+    return ttmp_field_present(f) ? gc_bf_get(ttmp[f.ttmp], f.bits) : 0;
+}
+
+gpucore_status_t gc_wave_stop_at_attach(const struct gc_arch *arch, const struct gc_wave *w,
+                                        const struct gc_wave_env *env, struct gc_wave_stop *ret)
+{
+    const struct gc_ttmp_layout *t;
+    struct gc_wave_stop out;
+    struct gc_wave view;
+    uint8_t bytes[64];
+
+    if (!arch || !w || !env || !ret || !arch->ttmp || !arch->hwreg)
+        return GPUCORE_E_INVAL;
+    t = arch->ttmp;
+    memset(&out, 0, sizeof(out));
+    for (uint32_t i = 0; i < 16; i++)
+        out.ttmp[i] = gc_wave_ttmp(w, i);
+    /* The saved status word is ttmp6 on every family (struct gc_ttmp_layout). */
+    if (!env->spi_ttmps_setup) {
+        for (uint32_t i = 0; i < 16; i++)
+            out.ttmp[i] &= ~t->nospi_clear[i];
+        if (t->nospi_resets_ttmp6)
+            out.ttmp[6] = skip_export_rule(arch, w, env, out.ttmp[6]);
+    }
+    if (ttmp_field_present(t->th_mark) && !field_get(out.ttmp, t->th_mark)) {
+        for (uint32_t i = 0; i < 16; i++)
+            out.ttmp[i] &= ~t->th_clear[i];
+        if (t->th_resets_ttmp6)
+            out.ttmp[6] = skip_export_rule(arch, w, env, out.ttmp[6]);
+        out.ttmp[t->th_mark.ttmp] |= gc_bf_mask(t->th_mark.bits);
+    }
+    if (t->records_spi_setup && env->r_version >= 10 && ttmp_field_present(t->spi_setup_disabled))
+        out.ttmp[t->spi_setup_disabled.ttmp] =
+                gc_bf_put(out.ttmp[t->spi_setup_disabled.ttmp], t->spi_setup_disabled.bits,
+                          env->spi_ttmps_setup ? 0 : 1);
+
+    /* Everything else is read from the rewritten TTMPs, through the same functions. */
+    for (uint32_t i = 0; i < 16; i++)
+        gc_le32_put(bytes + 4 * i, out.ttmp[i]);
+    view = *w;
+    view.ttmp = bytes;
+    out.stopped = (uint32_t)gc_wave_trap_stopped(arch, &view);
+    out.reasons = gc_wave_stop_reasons(arch, &view);
+    out.pc = gc_wave_pc(arch, &view, env->r_version);
+    if (out.reasons & GC_STOP_WATCHPOINT) {
+        struct gc_hwreg_bit en, hit;
+
+        /* AMD's library lists a watch only under its enable, as its stop rule counts it. */
+        for (uint32_t k = 0; k < 4; k++) {
+            if (gc_hwev_bit(arch->hwreg, GC_HWEV_ADDR_WATCH_EN, &en) && hwbit_set(w, en) &&
+                gc_hwev_bit(arch->hwreg, (enum gc_hwev)(GC_HWEV_ADDR_WATCH0 + k), &hit) &&
+                hwbit_set(w, hit))
+                out.watchpoints |= 1u << k;
+        }
+    }
+    *ret = out;
+    return GPUCORE_OK;
 }
 
 int gc_arch_parks_stopped_waves(const struct gc_arch *arch, uint32_t r_version)

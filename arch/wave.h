@@ -94,6 +94,25 @@ struct gc_ttmp_layout {
     const struct gc_trap_id_rule *trap_ids;
     uint32_t ntrap_ids;
     uint32_t trap_id_other;
+    /*
+     * What AMD's library does to the TTMPs when it first meets a wave (wave_t::update, once per
+     * wave; always at core attach), before it reads ttmp6 for the wave's state:
+     *  1. the agent does not set up the SPI TTMPs: the bits in nospi_clear are cleared, and
+     *     with nospi_resets_ttmp6 ttmp6 is reset by the skip-export rule below;
+     *  2. th_mark (the trap handler initialised its TTMPs) is present on the family and clear:
+     *     the bits in th_clear are cleared, and with th_resets_ttmp6 ttmp6 is reset likewise;
+     *  3. with records_spi_setup, from r_version 10, spi_setup_disabled is rewritten to say
+     *     whether the agent sets the SPI TTMPs up.
+     * The skip-export rule: from r_version 10 the trap handler sets status.skip_export whenever
+     * it halts a wave, so a wave with that bit keeps ttmp6's stopped, saved-halt and trap-id
+     * fields; any other wave's ttmp6 becomes 0 (contents the SPI never initialised).
+     */
+    uint32_t nospi_clear[16];
+    uint32_t nospi_resets_ttmp6;
+    struct gc_ttmp_field th_mark;
+    uint32_t th_clear[16];
+    uint32_t th_resets_ttmp6;
+    uint32_t records_spi_setup;
 };
 
 /* ------------------------------------------------------------------------------------------ */
@@ -137,6 +156,39 @@ struct gc_scratch_rule {
     uint32_t waves_per_se;       /* 1: `waves` is per SE; 0: total, divided by the SE count */
 };
 
+/*
+ * Named bits of the saved hardware registers: what the hardware and the trap handler leave in
+ * STATUS, TRAPSTS and MODE (gfx12: STATE_PRIV, STATUS, EXCP_FLAG_PRIV, EXCP_FLAG_USER and
+ * TRAP_CTRL) when a wave stops. The simulated driver writes a stop cause through them; the
+ * decoder reads some (the skip-export marker). A family lists only the bits it has.
+ */
+enum gc_hwev {
+    GC_HWEV_HALT = 0,        /* status.halt (gfx12: state_priv.halt) */
+    GC_HWEV_SKIP_EXPORT,     /* status.skip_export: the trap handler's "I halted it" marker */
+    GC_HWEV_ECC_ERR,         /* status.ecc_err (not on gfx12) */
+    GC_HWEV_FATAL_HALT,      /* status.fatal_halt */
+    GC_HWEV_SINGLE_STEP_EN,  /* mode.debug_en; gfx11 mode.trap_after_inst_en; gfx12 trap_ctrl */
+    GC_HWEV_TRAP_AFTER_INST, /* trapsts.trap_after_inst (gfx940, gfx11, gfx12 only) */
+    GC_HWEV_HOST_TRAP,       /* trapsts.host_trap (gfx940, gfx11, gfx12 only) */
+    GC_HWEV_XNACK_ERROR,
+    GC_HWEV_MEM_VIOL,
+    GC_HWEV_ILLEGAL_INST,
+    GC_HWEV_ADDR_WATCH0,     /* + k for address watch k (0..3) */
+    GC_HWEV_ADDR_WATCH3 = GC_HWEV_ADDR_WATCH0 + 3,
+    GC_HWEV_ADDR_WATCH_EN,   /* the one enable of all four */
+    GC_HWEV_EXCP0,           /* + k: ALU exception flag k: invalid, input denormal, float
+                                divide by zero, overflow, underflow, inexact, int divide by 0 */
+    GC_HWEV_EXCP6 = GC_HWEV_EXCP0 + 6,
+    GC_HWEV_EXCP_EN0,        /* + k: its enable (mode.excp_en / trap_ctrl.alu_*) */
+    GC_HWEV_EXCP_EN6 = GC_HWEV_EXCP_EN0 + 6,
+    _GC_HWEV_MAX
+};
+
+struct gc_hwev_row {
+    enum gc_hwev ev;
+    struct gc_hwreg_bit bit;
+};
+
 /* The hardware-register block of one family. A row. */
 struct gc_hwreg_layout {
     const char *name;                       /* "gfx9", "gfx940", "gfx10", "gfx11", "gfx12" */
@@ -145,7 +197,16 @@ struct gc_hwreg_layout {
     uint32_t nstop_rules;
     struct gc_hwreg_bit no_vgprs;           /* gfx11+: status.no_vgprs (VGPRs reported absent) */
     struct gc_scratch_rule scratch;
+    const struct gc_hwev_row *events;       /* the family's named bits (enum gc_hwev) */
+    uint32_t nevents;
 };
+
+/*
+ * The bit of named hardware state @p ev on @p layout's family.
+ * @return 1 and *ret_bit if the family has it; 0 if not (or an argument is NULL).
+ */
+int gc_hwev_bit(const struct gc_hwreg_layout *layout, enum gc_hwev ev,
+                struct gc_hwreg_bit *ret_bit);
 
 /*
  * Slot of a hardware register by its §8 name ("m0", "pc_lo", "trapsts", "excp_flag_priv", ...).
@@ -185,6 +246,31 @@ int gc_wave_trap_stopped(const struct gc_arch *arch, const struct gc_wave *w);
  * produced from saved state. NULL arguments give GC_STOP_NONE.
  */
 uint32_t gc_wave_stop_reasons(const struct gc_arch *arch, const struct gc_wave *w);
+
+/*
+ * What AMD's library holds for a wave of a core once it has taken it over (wave_t::update at
+ * attach), which is what it answers from: the TTMPs after its initialisation (struct
+ * gc_ttmp_layout's attach fields), whether the trap handler stopped the wave, the stop reasons,
+ * the triggered address watches, and the PC.
+ */
+struct gc_wave_stop {
+    uint32_t ttmp[16];    /* the TTMPs as AMD's library rewrote them in its cache */
+    uint32_t stopped;     /* 1: ttmp6 still says the trap handler stopped the wave */
+    uint32_t reasons;     /* GC_STOP_* mask; GC_STOP_NONE when not stopped */
+    uint32_t watchpoints; /* bit k: address watch k triggered (only with GC_STOP_WATCHPOINT) */
+    uint64_t pc;          /* gc_wave_pc() of the rewritten wave */
+};
+
+/*
+ * Fill *ret for wave @p w of an agent described by @p env. This is the rule that makes a
+ * trap-stopped wave of an agent without SPI TTMP setup report NONE when its status lacks the
+ * skip-export marker (or r_version < 10): AMD's library clears the ttmp6 it cannot trust.
+ * The dispatch association (gc_wave_dispatch_index() and friends) is made from the saved TTMPs,
+ * before this rewrite, as AMD's library does.
+ * @retval GPUCORE_OK, GPUCORE_E_INVAL (NULL argument, or an arch row without TTMP/hwreg rows).
+ */
+gpucore_status_t gc_wave_stop_at_attach(const struct gc_arch *arch, const struct gc_wave *w,
+                                        const struct gc_wave_env *env, struct gc_wave_stop *ret);
 
 /*
  * 1 if the family parks stopped waves for this runtime (row parks_stopped_waves: 1 always,

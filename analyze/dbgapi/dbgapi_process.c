@@ -1448,9 +1448,32 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_wave_get_info(amd_dbgapi_wave_id_t wav
         break;
     }
     case AMD_DBGAPI_WAVE_INFO_WATCHPOINTS: {
-        amd_dbgapi_watchpoint_list_t v = { 0, NULL }; /* a core has no watchpoints */
+        /* The address watches the wave's saved state says triggered (arch/wave.h
+           gc_wave_stop_at_attach), as watchpoint handles k + 1 for hardware watch k: the
+           handles AMD's library (which numbers watchpoints from 1) gives a debugger's first
+           watchpoints when KFD hands out watches 0, 1, ... in order. AMD's library itself ends
+           the process with a fatal error here on a core: it finds no watchpoint of its own for
+           the triggered watch. A core records no watched address, so
+           amd_dbgapi_watchpoint_get_info() knows none of these handles. */
+        amd_dbgapi_watchpoint_list_t v = { 0, NULL };
+        amd_dbgapi_watchpoint_id_t ids[4];
 
-        st = GIVE(v);
+        for (uint32_t k = 0; k < 4; k++)
+            if ((w->stop_reasons & AMD_DBGAPI_WAVE_STOP_REASON_WATCHPOINT) &&
+                (w->watchpoints & (1u << k)))
+                ids[v.count++].handle = k + 1;
+        if (!value) {
+            st = AMD_DBGAPI_STATUS_ERROR_INVALID_ARGUMENT;
+        } else if (value_size != sizeof(v)) {
+            st = AMD_DBGAPI_STATUS_ERROR_INVALID_ARGUMENT_COMPATIBILITY;
+        } else if (v.count &&
+                   !(v.watchpoint_ids = gc_dbg_alloc(v.count * sizeof(ids[0])))) {
+            st = AMD_DBGAPI_STATUS_ERROR_CLIENT_CALLBACK;
+        } else {
+            if (v.count)
+                memcpy(v.watchpoint_ids, ids, v.count * sizeof(ids[0]));
+            st = GIVE(v);
+        }
         break;
     }
     case AMD_DBGAPI_WAVE_INFO_WORKGROUP:

@@ -519,34 +519,47 @@ static void ttmp_put(uint32_t *ttmp, struct gc_ttmp_field f, uint32_t v)
         ttmp[f.ttmp] = gc_bf_put(ttmp[f.ttmp], f.bits, v);
 }
 
-/*
- * Make the hardware registers say why the wave stopped: the family's stop-rule table tells
- * which status/trapsts bits mean the cause (set `when` and its `gate`), and its trap-id table
- * which saved trap id means an assert. Reading the rows keeps this family-independent and
- * guarantees gc_wave_stop_reasons() decodes exactly the scenario's cause.
- */
-static void set_stop(const struct gc_arch *arch, enum gc_scen_stop stop, uint32_t *hwreg,
-                     uint32_t *ttmp)
+/* Set named hardware state @p ev of the family, if it has it. */
+static void set_hwev(const struct gc_arch *arch, uint32_t *hwreg, int32_t ev)
 {
-    uint32_t reason = stop == GC_SCEN_STOP_MEMORY_VIOLATION  ? GC_STOP_MEMORY_VIOLATION :
-                      stop == GC_SCEN_STOP_ILLEGAL_INSTRUCTION ? GC_STOP_ILLEGAL_INSTRUCTION :
-                      stop == GC_SCEN_STOP_ASSERT_TRAP ? GC_STOP_ASSERT_TRAP : 0;
+    struct gc_hwreg_bit b;
 
-    if (!reason)
-        return;
-    for (uint32_t i = 0; i < arch->ttmp->ntrap_ids; i++) {
-        if (arch->ttmp->trap_ids[i].reason == reason) {
-            ttmp_put(ttmp, arch->ttmp->saved_trap_id, arch->ttmp->trap_ids[i].trap_id);
-            return;
-        }
+    if (gc_hwev_bit(arch->hwreg, (enum gc_hwev)ev, &b))
+        set_hwbit(hwreg, b);
+}
+
+/*
+ * Make the saved state say why the wave stopped, as the hardware and the trap handler leave
+ * it: each cause's named bits (struct gc_scen_cause, resolved through the family's gc_hwev
+ * rows) and saved trap id; for a wave the trap handler stopped, ttmp6's stopped bit, the halt
+ * it sets in STATUS and, from ROCr's debug ABI 10, the skip-export marker it sets with it (the
+ * saved halt in ttmp6 stays 0: the wave was running). Masked exceptions get their flag without
+ * their enable. Reading rows keeps this family-independent.
+ */
+static void set_stop(const struct gc_arch *arch, const struct gc_scen_waves *w,
+                     uint32_t r_version, uint32_t *hwreg, uint32_t *ttmp)
+{
+    if (w->stopped) {
+        ttmp_put(ttmp, arch->ttmp->stopped, 1);
+        set_hwev(arch, hwreg, GC_HWEV_HALT);
+        if (r_version >= 10)
+            set_hwev(arch, hwreg, GC_HWEV_SKIP_EXPORT);
     }
-    for (uint32_t i = 0; i < arch->hwreg->nstop_rules; i++) {
-        const struct gc_stop_rule *r = &arch->hwreg->stop_rules[i];
+    for (uint32_t i = 0; i < _GC_SCEN_STOP_MAX; i++) {
+        const struct gc_scen_cause *k = &gc_scen_causes[i];
 
-        if (r->reason == reason) {
-            set_hwbit(hwreg, r->when);
-            set_hwbit(hwreg, r->gate);
-            return;
+        if (w->stop_causes & (1u << i)) {
+            for (uint32_t n = 0; n < k->nneed; n++)
+                set_hwev(arch, hwreg, k->need[n]);
+            for (uint32_t n = 0; n < k->nopt; n++)
+                set_hwev(arch, hwreg, k->opt[n]);
+            if (k->trap_id)
+                ttmp_put(ttmp, arch->ttmp->saved_trap_id, k->trap_id);
+        }
+        if ((w->masked & (1u << i)) && k->gate >= 0) {
+            for (uint32_t n = 0; n < k->nneed; n++)
+                if ((int32_t)n != k->gate)
+                    set_hwev(arch, hwreg, k->need[n]);
         }
     }
 }
@@ -747,9 +760,8 @@ static gpucore_status_t build_specs(struct lctx *c, uint32_t q, uint32_t x,
                 /* The debugger wave id the trap handler records: unique, non-zero. */
                 ttmp_put(sp->ttmp, arch->ttmp->wave_id_lo, uid + 1);
                 ttmp_put(sp->ttmp, arch->ttmp->wave_id_valid, 1);
+                set_stop(arch, w, s->r_version, sp->hwreg, sp->ttmp);
                 if (w->stopped) {
-                    ttmp_put(sp->ttmp, arch->ttmp->stopped, 1);
-                    set_stop(arch, w->stop, sp->hwreg, sp->ttmp);
                     /* Parking families: the trap handler saved the real PC in the TTMPs. */
                     if (gc_arch_parks_stopped_waves(arch, s->r_version)) {
                         ttmp_put(sp->ttmp, arch->ttmp->parked_pc_lo, (uint32_t)pc);

@@ -17,6 +17,7 @@
 
 #include "arch.h"
 #include "driver.h" /* GC_SIM_OP_GET_VERSION */
+#include "wave.h"   /* enum gc_hwev */
 #include "gc_util.h"
 #include "kfd_uapi.h"
 
@@ -619,19 +620,211 @@ static gpucore_status_t parse_regs(struct pctx *c, json_t *o, struct gc_scen_wav
     return GPUCORE_OK;
 }
 
+/* ------------------------------------------------------------------------------------------ */
+/* Stop causes                                                                                 */
+/* ------------------------------------------------------------------------------------------ */
+
+#define S GC_SCEN_STATE_STOPPED
+#define H GC_SCEN_STATE_HALTED
+#define NEED1(a) .nneed = 1, .need = { (a) }
+#define NEED2(a, b) .nneed = 2, .need = { (a), (b) }
+#define ALU(k) NEED2(GC_HWEV_EXCP0 + (k), GC_HWEV_EXCP_EN0 + (k)), .gate = 1
+#define WATCH(k) NEED2(GC_HWEV_ADDR_WATCH0 + (k), GC_HWEV_ADDR_WATCH_EN), .gate = 1
+
+/*
+ * Every stopped wave also gets what the trap handler does when it halts a wave: ttmp6's
+ * stopped bit and status.halt, plus status.skip_export from ROCr's debug ABI 10 (layout.c).
+ * `memory_violation` is a page fault as the trap handler reports it (XNACK_ERROR: KFD's
+ * EC_QUEUE_WAVE_MEMORY_VIOLATION); `xnack_error` sets MEM_VIOL with it, which amd-dbgapi still
+ * reports as a memory violation, not an address error; `address_error` is MEM_VIOL alone (an
+ * aperture violation).
+ */
+const struct gc_scen_cause gc_scen_causes[_GC_SCEN_STOP_MAX] = {
+    [GC_SCEN_STOP_NONE] = { "none", S, 0, .gate = -1 },
+    [GC_SCEN_STOP_MEMORY_VIOLATION] = { "memory_violation", S, 0, NEED1(GC_HWEV_XNACK_ERROR),
+                                        .gate = -1 },
+    [GC_SCEN_STOP_ILLEGAL_INSTRUCTION] = { "illegal_instruction", S, 0,
+                                           NEED1(GC_HWEV_ILLEGAL_INST), .gate = -1 },
+    [GC_SCEN_STOP_ASSERT_TRAP] = { "assert_trap", S, 2, .gate = -1 },
+    [GC_SCEN_STOP_BREAKPOINT] = { "breakpoint", S, 1, .gate = -1 },
+    [GC_SCEN_STOP_WATCHPOINT_0 + 0] = { "watchpoint_0", S, 0, WATCH(0) },
+    [GC_SCEN_STOP_WATCHPOINT_0 + 1] = { "watchpoint_1", S, 0, WATCH(1) },
+    [GC_SCEN_STOP_WATCHPOINT_0 + 2] = { "watchpoint_2", S, 0, WATCH(2) },
+    [GC_SCEN_STOP_WATCHPOINT_0 + 3] = { "watchpoint_3", S, 0, WATCH(3) },
+    [GC_SCEN_STOP_SINGLE_STEP] = { "single_step", S, 0, NEED1(GC_HWEV_SINGLE_STEP_EN),
+                                   .nopt = 1, .opt = { GC_HWEV_TRAP_AFTER_INST }, .gate = -1 },
+    [GC_SCEN_STOP_FP_INVALID_OPERATION] = { "fp_invalid_operation", S, 0, ALU(0) },
+    [GC_SCEN_STOP_FP_INPUT_DENORMAL] = { "fp_input_denormal", S, 0, ALU(1) },
+    [GC_SCEN_STOP_FP_DIVIDE_BY_0] = { "fp_divide_by_0", S, 0, ALU(2) },
+    [GC_SCEN_STOP_FP_OVERFLOW] = { "fp_overflow", S, 0, ALU(3) },
+    [GC_SCEN_STOP_FP_UNDERFLOW] = { "fp_underflow", S, 0, ALU(4) },
+    [GC_SCEN_STOP_FP_INEXACT] = { "fp_inexact", S, 0, ALU(5) },
+    [GC_SCEN_STOP_INT_DIVIDE_BY_0] = { "int_divide_by_0", S, 0, ALU(6) },
+    [GC_SCEN_STOP_XNACK_ERROR] = { "xnack_error", S, 0,
+                                   NEED2(GC_HWEV_XNACK_ERROR, GC_HWEV_MEM_VIOL), .gate = -1 },
+    [GC_SCEN_STOP_ADDRESS_ERROR] = { "address_error", S, 0, NEED1(GC_HWEV_MEM_VIOL),
+                                     .gate = -1 },
+    [GC_SCEN_STOP_DEBUG_TRAP] = { "debug_trap", S, 3, .gate = -1 },
+    [GC_SCEN_STOP_TRAP] = { "trap", S, GC_SCEN_TRAP_ID_GENERIC, .gate = -1 },
+    [GC_SCEN_STOP_TRAP_AFTER_INSTRUCTION] = { "trap_after_instruction", S, 0,
+                                              NEED1(GC_HWEV_TRAP_AFTER_INST), .gate = -1 },
+    [GC_SCEN_STOP_HOST_TRAP] = { "host_trap", S, 0, NEED1(GC_HWEV_HOST_TRAP), .gate = -1 },
+    [GC_SCEN_STOP_DEBUGGER] = { "debugger", S, 0, .gate = -1 },
+    [GC_SCEN_STOP_HALT] = { "halt", H, 0, NEED1(GC_HWEV_HALT), .gate = -1 },
+    [GC_SCEN_STOP_FATAL_HALT] = { "fatal_halt", H, 0, NEED2(GC_HWEV_HALT, GC_HWEV_FATAL_HALT),
+                                  .gate = -1 },
+    [GC_SCEN_STOP_ECC_ERROR] = { "ecc_error", H, 0, NEED2(GC_HWEV_HALT, GC_HWEV_ECC_ERR),
+                                 .gate = -1 },
+};
+#undef S
+#undef H
+#undef NEED1
+#undef NEED2
+#undef ALU
+#undef WATCH
+
+static const char *const state_names[] = { "running", "stopped", "halted", NULL };
+
+static int cause_by_name(const char *name)
+{
+    for (int i = 0; i < _GC_SCEN_STOP_MAX; i++)
+        if (strcmp(gc_scen_causes[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+/* One cause name at the current path: a known cause, given once, possible on @p arch. */
+static gpucore_status_t cause_name(struct pctx *c, json_t *v, const struct gc_arch *arch,
+                                   uint32_t seen, int *ret)
+{
+    const struct gc_scen_cause *k;
+    struct gc_hwreg_bit b;
+    int i;
+
+    if (!json_is_string(v))
+        return fail(c, GPUCORE_E_INVAL, "expected a stop cause name");
+    i = cause_by_name(json_string_value(v));
+    if (i < 0)
+        return fail(c, GPUCORE_E_INVAL, "unknown value '%.40s'", json_string_value(v));
+    if (seen & (1u << i))
+        return fail(c, GPUCORE_E_INVAL, "'%s' given twice", gc_scen_causes[i].name);
+    k = &gc_scen_causes[i];
+    for (uint32_t n = 0; n < k->nneed; n++)
+        if (!gc_hwev_bit(arch->hwreg, (enum gc_hwev)k->need[n], &b))
+            return fail(c, GPUCORE_E_INVAL, "'%s' does not exist on %s", k->name, arch->name);
+    *ret = i;
+    return GPUCORE_OK;
+}
+
+/* A string or an array of cause names (member @p key) → a cause mask and the first cause. */
+static gpucore_status_t get_causes(struct pctx *c, json_t *o, const char *key,
+                                   const struct gc_arch *arch, int allow_string,
+                                   uint32_t *ret_mask, int *ret_first)
+{
+    json_t *v = json_object_get(o, key);
+    size_t at;
+    uint32_t mask = 0;
+    int first = -1, i;
+
+    *ret_mask = 0;
+    *ret_first = -1;
+    if (!v)
+        return GPUCORE_OK;
+    at = push(c, key, 0);
+    if (json_is_string(v) && allow_string) {
+        GC_TRY(cause_name(c, v, arch, 0, &i));
+        mask = 1u << i;
+        first = i;
+    } else if (!json_is_array(v) || json_array_size(v) == 0 ||
+               json_array_size(v) > _GC_SCEN_STOP_MAX) {
+        return fail(c, GPUCORE_E_INVAL, allow_string ? "expected a stop cause or a list of 1 to %d"
+                                                     : "expected a list of 1 to %d stop causes",
+                    _GC_SCEN_STOP_MAX);
+    } else {
+        for (size_t n = 0; n < json_array_size(v); n++) {
+            size_t e = push(c, NULL, (long)n);
+
+            GC_TRY(cause_name(c, json_array_get(v, n), arch, mask, &i));
+            pop(c, e);
+            mask |= 1u << i;
+            if (first < 0)
+                first = i;
+        }
+    }
+    pop(c, at);
+    *ret_mask = mask;
+    *ret_first = first;
+    return GPUCORE_OK;
+}
+
+/* waves[].state, .stop and .masked, checked against each other and the agent's family. */
+static gpucore_status_t parse_stop(struct pctx *c, json_t *o, struct gc_scen_waves *w,
+                                   const struct gc_arch *arch)
+{
+    uint32_t mask, masked, trap_ids = 0;
+    int st, first, mfirst;
+
+    GC_TRY(get_enum(c, o, "state", 0, 0, state_names, &st));
+    w->stopped = st == GC_SCEN_STATE_STOPPED;
+    w->halted = st == GC_SCEN_STATE_HALTED;
+    GC_TRY(get_causes(c, o, "stop", arch, 1, &mask, &first));
+    GC_TRY(get_causes(c, o, "masked", arch, 0, &masked, &mfirst));
+    if (st == GC_SCEN_STATE_RUNNING && mask)
+        return fail(c, GPUCORE_E_INVAL, "stop: a running wave has no stop cause");
+    if (st == GC_SCEN_STATE_HALTED && !mask) { /* a halted wave executed s_sethalt */
+        mask = 1u << GC_SCEN_STOP_HALT;
+        first = GC_SCEN_STOP_HALT;
+    }
+    for (int i = 0; i < _GC_SCEN_STOP_MAX; i++) {
+        const struct gc_scen_cause *k = &gc_scen_causes[i];
+
+        if (!(mask & (1u << i)))
+            continue;
+        if (k->state != (uint32_t)st)
+            return fail(c, GPUCORE_E_INVAL, "stop: '%s' needs \"state\": \"%s\"", k->name,
+                        state_names[k->state]);
+        if ((i == GC_SCEN_STOP_NONE || i == GC_SCEN_STOP_DEBUGGER) && mask != 1u << i)
+            return fail(c, GPUCORE_E_INVAL, "stop: '%s' cannot be combined with another cause",
+                        k->name);
+        if (k->trap_id && trap_ids++)
+            return fail(c, GPUCORE_E_INVAL, "stop: two causes need the saved trap id ('%s')",
+                        k->name);
+    }
+    for (int i = 0; i < _GC_SCEN_STOP_MAX; i++) {
+        const struct gc_scen_cause *k = &gc_scen_causes[i];
+
+        if (!(masked & (1u << i)))
+            continue;
+        if (k->gate < 0)
+            return fail(c, GPUCORE_E_INVAL, "masked: '%s' has no enable to leave clear (only "
+                        "the ALU exceptions and the watchpoints do)", k->name);
+        if (mask & (1u << i))
+            return fail(c, GPUCORE_E_INVAL, "masked: '%s' is also a stop cause", k->name);
+        for (int j = 0; j < _GC_SCEN_STOP_MAX; j++) {
+            const struct gc_scen_cause *u = &gc_scen_causes[j];
+
+            if ((mask & (1u << j)) && u->gate >= 0 && u->need[u->gate] == k->need[k->gate])
+                return fail(c, GPUCORE_E_INVAL, "masked: '%s' shares its enable with stop "
+                            "cause '%s'", k->name, u->name);
+        }
+    }
+    w->stop_causes = mask;
+    w->stop = first < 0 ? GC_SCEN_STOP_NONE : (enum gc_scen_stop)first;
+    w->masked = masked;
+    return GPUCORE_OK;
+}
+
 static gpucore_status_t parse_waves(struct pctx *c, json_t *o, struct gc_scen_waves *w,
                                     struct gc_scenario *s)
 {
     static const char *const keys[] = { "dispatch", "xcc", "workgroup", "workgroup_count",
-        "waves_per_workgroup", "state", "stop", "pc", "exec", "registers", "lds", "lds_seed",
-        NULL };
-    static const char *const states[] = { "running", "stopped", NULL };
-    static const char *const stops[] = { "none", "memory_violation", "illegal_instruction",
-                                         "assert_trap", NULL };
+        "waves_per_workgroup", "state", "stop", "masked", "pc", "exec", "registers", "lds",
+        "lds_seed", NULL };
     const struct gc_scen_dispatch *d;
     const struct gc_scen_agent *a;
+    const struct gc_arch *arch;
     json_t *pc, *regs;
-    int st, stop, pat;
+    int pat;
     uint32_t wpg, lanes;
 
     GC_TRY(check_keys(c, o, keys));
@@ -652,12 +845,10 @@ static gpucore_status_t parse_waves(struct pctx *c, json_t *o, struct gc_scen_wa
                         "the grid's %u workgroups", last, i, groups);
     }
     GC_TRY(get_u32(c, o, "waves_per_workgroup", 0, 0, 1, 32, &w->waves_per_group));
-    GC_TRY(get_enum(c, o, "state", 0, 0, states, &st));
-    w->stopped = (uint32_t)st;
-    GC_TRY(get_enum(c, o, "stop", 0, 0, stops, &stop));
-    w->stop = (enum gc_scen_stop)stop;
-    if (w->stop && !w->stopped)
-        return fail(c, GPUCORE_E_INVAL, "stop: a running wave has no stop cause");
+    arch = gc_arch_by_name(a->target);
+    if (!arch || !arch->hwreg)
+        return fail(c, GPUCORE_E_INVAL, "agent target '%s' has no wave layout", a->target);
+    GC_TRY(parse_stop(c, o, w, arch));
     lanes = d->wave32 ? 32 : 64;
     GC_TRY(get_u64(c, o, "exec", 0, lanes == 64 ? UINT64_MAX : UINT32_MAX, 0,
                    lanes == 64 ? UINT64_MAX : UINT32_MAX, &w->exec));

@@ -64,12 +64,68 @@ enum gc_scen_kind {
  */
 uint32_t gc_scen_fill(uint32_t seed, uint32_t kind, uint32_t wave, uint32_t reg, uint32_t lane);
 
+/*
+ * Why a wave stopped (waves[].stop, README "Stop causes"): each is what the hardware and the
+ * trap handler leave in the saved state for that event (struct gc_scen_cause). The values index
+ * gc_scen_causes[] and are bit numbers of gc_scen_waves::stop_causes.
+ */
 enum gc_scen_stop {
     GC_SCEN_STOP_NONE = 0,
     GC_SCEN_STOP_MEMORY_VIOLATION = 1,
     GC_SCEN_STOP_ILLEGAL_INSTRUCTION = 2,
     GC_SCEN_STOP_ASSERT_TRAP = 3,
+    GC_SCEN_STOP_BREAKPOINT = 4,
+    GC_SCEN_STOP_WATCHPOINT_0 = 5, /* + k for address watch k */
+    GC_SCEN_STOP_WATCHPOINT_3 = 8,
+    GC_SCEN_STOP_SINGLE_STEP = 9,
+    GC_SCEN_STOP_FP_INVALID_OPERATION = 10, /* the ALU exceptions, in gc_hwev EXCP order */
+    GC_SCEN_STOP_FP_INPUT_DENORMAL = 11,
+    GC_SCEN_STOP_FP_DIVIDE_BY_0 = 12,
+    GC_SCEN_STOP_FP_OVERFLOW = 13,
+    GC_SCEN_STOP_FP_UNDERFLOW = 14,
+    GC_SCEN_STOP_FP_INEXACT = 15,
+    GC_SCEN_STOP_INT_DIVIDE_BY_0 = 16,
+    GC_SCEN_STOP_XNACK_ERROR = 17,
+    GC_SCEN_STOP_ADDRESS_ERROR = 18,
+    GC_SCEN_STOP_DEBUG_TRAP = 19,
+    GC_SCEN_STOP_TRAP = 20,
+    GC_SCEN_STOP_TRAP_AFTER_INSTRUCTION = 21,
+    GC_SCEN_STOP_HOST_TRAP = 22,
+    GC_SCEN_STOP_DEBUGGER = 23,
+    GC_SCEN_STOP_HALT = 24, /* the causes of "state": "halted" from here on */
+    GC_SCEN_STOP_FATAL_HALT = 25,
+    GC_SCEN_STOP_ECC_ERROR = 26,
+    _GC_SCEN_STOP_MAX
 };
+
+/* waves[].state */
+enum gc_scen_state {
+    GC_SCEN_STATE_RUNNING = 0,
+    GC_SCEN_STATE_STOPPED = 1, /* the trap handler (or a debugger) stopped it: ttmp6[30] */
+    GC_SCEN_STATE_HALTED = 2,  /* status.halt without the trap handler (s_sethalt, errors) */
+};
+
+/* Trap id the scenario's generic `trap` cause saves (`s_trap 7`; 4-15 all mean TRAP). */
+#define GC_SCEN_TRAP_ID_GENERIC 7u
+
+/*
+ * What one stop cause leaves in a wave's saved state. The bits are named hardware state
+ * (arch/wave.h enum gc_hwev) that the layout resolves per family: `need` must exist on the
+ * wave's family (else the parser refuses the cause there), `opt` is set where it exists.
+ * `gate` (an index into need, or -1) is the enable a masked cause leaves clear.
+ */
+struct gc_scen_cause {
+    const char *name;  /* the JSON name, e.g. "fp_divide_by_0" */
+    uint32_t state;    /* enum gc_scen_state a wave needs for this cause */
+    uint32_t trap_id;  /* saved trap id (s_trap N); 0: none */
+    uint32_t nneed, nopt;
+    int32_t gate;
+    int32_t need[3];   /* enum gc_hwev */
+    int32_t opt[2];
+};
+
+/* The cause table, indexed by enum gc_scen_stop (_GC_SCEN_STOP_MAX rows). */
+extern const struct gc_scen_cause gc_scen_causes[_GC_SCEN_STOP_MAX];
 
 /* Default device capability: what a debuggable Instinct/Radeon GPU reports (HSA_CAP_*:
  * WATCH_POINTS_SUPPORTED, 4 watchpoints, TRAP_DEBUG_SUPPORT, TRAP_DEBUG_FIRMWARE_SUPPORTED).
@@ -132,7 +188,10 @@ struct gc_scen_waves {
     uint32_t workgroup_count;
     uint32_t waves_per_group;  /* 0 = from the dispatch's workgroup size */
     uint32_t stopped;          /* 0 running, 1 stopped by the trap handler */
-    enum gc_scen_stop stop;
+    uint32_t halted;           /* 1: "state": "halted" (status.halt, trap handler not entered) */
+    enum gc_scen_stop stop;    /* the first stop cause given (NONE if none) */
+    uint32_t stop_causes;      /* bit c: cause c (enum gc_scen_stop) */
+    uint32_t masked;           /* bit c: exception c's flag is set but its enable is clear */
     int pc_is_kernel;          /* 1: pc = kernel entry + pc_offset; 0: pc_address */
     uint64_t pc_offset, pc_address;
     uint64_t exec;

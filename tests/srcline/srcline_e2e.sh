@@ -74,7 +74,14 @@ gc report analyze --json out/core; expect_rc 0 report
 gc waves analyze waves --json out/core; expect_rc 0 waves
 gc waves-text analyze waves out/core; expect_rc 0 waves-text
 # The disassembly around the first wave, each instruction with its source (objdump -S -l).
-gc disasm analyze disasm --json --wave 0 --before 64 --after 64 out/core; expect_rc 0 disasm
+gc disasm analyze disasm --json --wave 0 --before 64 --after 64 out/core
+# A target the installed LLVM cannot disassemble (gfx12 before LLVM 19): no instructions to
+# compare, the rest still is.
+if [ "$rc" -eq 65 ] && grep -q "no disassembler for" disasm.err; then
+  echo '{"instructions": []}' >disasm.out
+else
+  expect_rc 0 disasm
+fi
 
 python3 - "$scenarios/$scenario.json" "$objects" "$tool" "$scenario" <<'PY' || fail "gpucore and $(basename "$tool") disagree (above)"
 import json, os, re, subprocess, sys
@@ -86,13 +93,22 @@ report = json.load(open("report.out"))
 waves = json.load(open("waves.out"))
 errors = []
 
-# The scenario's code objects, in the order the report lists them.
+# The scenario's code objects, each paired with the report's entry of its size (the report
+# lists them in load order, which need not be the scenario's when there are several).
 cos = []
-for want, got in zip(scen["code_objects"], report["code_objects"]):
-    stem = os.path.splitext(want["source"])[0]
-    path = os.path.join(objects, "%s.%s.co" % (stem, want["target"]))
-    if os.path.getsize(path) != got["size"]:
-        sys.exit("%s is %d bytes, the core's code object %d" % (path, os.path.getsize(path), got["size"]))
+left = list(report["code_objects"])
+for want in scen["code_objects"]:
+    if "object" in want:
+        path = os.path.join(objects, want["object"])
+    else:
+        path = os.path.join(objects, "%s.%s.co" % (os.path.splitext(want["source"])[0],
+                                                   want["target"]))
+    same = [g for g in left if g["size"] == os.path.getsize(path)]
+    if len(same) != 1:
+        sys.exit("%s (%d bytes): %d code objects of the core have its size"
+                 % (path, os.path.getsize(path), len(same)))
+    got = same[0]
+    left.remove(got)
     if got["line_info"] is not True:
         errors.append("code object %s: line_info is %r" % (got["uri"], got["line_info"]))
     cos.append((int(got["load_address"], 16), path))
@@ -224,9 +240,12 @@ if no_chain:
     errors.append("%d waves without an inline chain" % no_chain)
 
 checked = 0
+loads = sorted(load for load, _ in cos)
 for load, path in cos:
     pc = lambda x: int(x["pc"] if "pc" in x else x["address"], 16)
-    mine = [(what, x, pc(x) - load) for what, x in items if pc(x) >= load]
+    # A PC belongs to the code object loaded highest at or below it.
+    end = min([l for l in loads if l > load], default=1 << 64)
+    mine = [(what, x, pc(x) - load) for what, x in items if load <= pc(x) < end]
     offsets = sorted({off for _, _, off in mine})
     truth = dwarfdump(path, offsets) if tool_name == "llvm-dwarfdump" else symbolize(path, offsets)
     for what, x, off in mine:

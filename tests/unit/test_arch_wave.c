@@ -365,6 +365,108 @@ static void test_stop_trap_ids(void **state)
 /* PC and exec                                                                                 */
 /* ------------------------------------------------------------------------------------------ */
 
+/*
+ * What AMD's library keeps of a trap-stopped assert (trap id 2) once it has taken the wave
+ * over at attach (wave_t::update): without SPI TTMP setup only a wave whose status carries the
+ * trap handler's skip-export marker (status bit 18, r_version >= 10) keeps ttmp6; gfx940 and
+ * gfx12 also check their own "trap handler initialised" marks (ttmp11[31], ttmp8[31]).
+ */
+static void test_stop_attach(void **state)
+{
+    static const struct {
+        const char *target;
+        uint32_t status_slot; /* where skip_export (bit 18) lives */
+        int mark_ttmp;        /* -1: no mark; else the TTMP whose bit 31 is the mark */
+        uint32_t spi, r_version, skip_export, mark;
+        int kept;             /* 1: ASSERT_TRAP and stopped; 0: NONE, not stopped */
+    } cases[] = {
+        { "gfx90a", 5, -1, 1, 10, 0, 0, 1 },   { "gfx90a", 5, -1, 0, 10, 1, 0, 1 },
+        { "gfx90a", 5, -1, 0, 10, 0, 0, 0 },   { "gfx90a", 5, -1, 0, 9, 1, 0, 0 },
+        { "gfx1012", 5, -1, 1, 9, 0, 0, 1 },   { "gfx1012", 5, -1, 0, 10, 1, 0, 1 },
+        { "gfx1012", 5, -1, 0, 10, 0, 0, 0 },  { "gfx1100", 5, -1, 0, 12, 0, 0, 0 },
+        { "gfx1100", 5, -1, 0, 12, 1, 0, 1 },  { "gfx942", 5, 11, 1, 10, 0, 1, 1 },
+        { "gfx942", 5, 11, 1, 10, 1, 0, 1 },   { "gfx942", 5, 11, 1, 10, 0, 0, 0 },
+        { "gfx942", 5, 11, 0, 10, 1, 1, 1 },   { "gfx942", 5, 11, 0, 10, 0, 1, 0 },
+        { "gfx942", 5, 11, 0, 8, 1, 1, 0 },    { "gfx1201", 13, 8, 1, 10, 0, 1, 1 },
+        { "gfx1201", 13, 8, 1, 10, 1, 0, 0 },  { "gfx1201", 13, 8, 0, 10, 1, 1, 0 },
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const struct gc_arch *a = gc_arch_by_name(cases[i].target);
+        const struct gc_wave_env env = { cases[i].r_version, cases[i].spi };
+        struct gc_wave *w;
+        struct gc_wave_stop st;
+
+        assert_non_null(a);
+        w = wave_for(a);
+        tw_ttmp(w, 6, STOPPED | 2u << 25 | 5u /* packet index */);
+        tw_ttmp(w, 7, 0x1000u);   /* gfx9/gfx10 park: the real PC */
+        tw_ttmp(w, 11, 0x8000003fu); /* wave number 63 (gfx9), mark (gfx940) */
+        tw_hwreg(w, 1, 0x2000u);  /* pc_lo: the park address */
+        tw_hwreg(w, cases[i].status_slot, (cases[i].skip_export ? 1u << 18 : 0) | 1u << 13);
+        tw_ttmp(w, 8, cases[i].mark_ttmp == 8 && cases[i].mark ? 1u << 31 : 0x77u);
+        if (cases[i].mark_ttmp == 11 && !cases[i].mark)
+            tw_ttmp(w, 11, 0x3fu);
+        assert_int_equal(gc_wave_stop_at_attach(a, w, &env, &st), GPUCORE_OK);
+        if (st.stopped != (uint32_t)cases[i].kept ||
+            st.reasons != (cases[i].kept ? GC_STOP_ASSERT_TRAP : GC_STOP_NONE))
+            fail_msg("case %zu (%s): stopped %u reasons 0x%x", i, cases[i].target, st.stopped,
+                     st.reasons);
+        /* The saved TTMPs are what association reads; they are untouched. */
+        assert_int_equal(gc_wave_ttmp(w, 6), STOPPED | 2u << 25 | 5u);
+        /* gfx9 line without SPI setup: ttmp8-10 and the wave number go; ttmp6[31] says so. */
+        if (strcmp(cases[i].target, "gfx90a") == 0 && !cases[i].spi) {
+            assert_int_equal(st.ttmp[8], 0);
+            assert_int_equal(st.ttmp[11], 0x80000000u);
+            assert_int_equal(st.ttmp[6] >> 31, cases[i].r_version >= 10);
+        }
+        /* gfx12 records nothing in ttmp6[31]. */
+        if (strcmp(cases[i].target, "gfx1201") == 0)
+            assert_int_equal(st.ttmp[6] >> 31, 0);
+        /* gfx1012 parks: a wave still stopped answers the parked PC, a cleared one the slot. */
+        if (strcmp(cases[i].target, "gfx1012") == 0)
+            assert_int_equal(st.pc, cases[i].kept ? 0x1000u : 0x2000u);
+        tw_free(w);
+    }
+    assert_int_equal(gc_wave_stop_at_attach(NULL, NULL, NULL, NULL), GPUCORE_E_INVAL);
+}
+
+/* Address watches: the triggered ones under their one enable (gfx9 TRAPSTS 7, 12-14, MODE 19;
+   gfx12 EXCP_FLAG_PRIV 0-3, TRAP_CTRL 7). */
+static void test_stop_watchpoints(void **state)
+{
+    static const struct {
+        const char *target;
+        uint32_t flags_slot, en_slot, en_bit, bits[4];
+    } cases[] = {
+        { "gfx90a", 6, 9, 19, { 7, 12, 13, 14 } },
+        { "gfx1030", 6, 8, 19, { 7, 12, 13, 14 } },
+        { "gfx1201", 6, 12, 7, { 0, 1, 2, 3 } },
+    };
+    const struct gc_wave_env env = { 10, 1 };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const struct gc_arch *a = gc_arch_by_name(cases[i].target);
+        struct gc_wave *w = wave_for(a);
+        struct gc_wave_stop st;
+
+        tw_ttmp(w, 6, STOPPED);
+        tw_ttmp(w, 8, 1u << 31);
+        tw_ttmp(w, 11, 1u << 31);
+        tw_hwreg(w, cases[i].flags_slot, 1u << cases[i].bits[1] | 1u << cases[i].bits[3]);
+        assert_int_equal(gc_wave_stop_at_attach(a, w, &env, &st), GPUCORE_OK);
+        assert_int_equal(st.reasons, GC_STOP_NONE);
+        assert_int_equal(st.watchpoints, 0);
+        tw_hwreg(w, cases[i].en_slot, 1u << cases[i].en_bit);
+        assert_int_equal(gc_wave_stop_at_attach(a, w, &env, &st), GPUCORE_OK);
+        assert_int_equal(st.reasons, GC_STOP_WATCHPOINT);
+        assert_int_equal(st.watchpoints, 0xa);
+        tw_free(w);
+    }
+}
+
 static void test_pc(void **state)
 {
     /* parks: what the PC read must use for a trap-stopped wave at r_version 8, 9, 10. */
@@ -847,6 +949,8 @@ int test_arch_wave_run(void)
         cmocka_unit_test(test_stop_events),
         cmocka_unit_test(test_stop_gfx12),
         cmocka_unit_test(test_stop_trap_ids),
+        cmocka_unit_test(test_stop_attach),
+        cmocka_unit_test(test_stop_watchpoints),
         cmocka_unit_test(test_pc),
         cmocka_unit_test(test_exec_mask),
         cmocka_unit_test(test_dispatch_index),

@@ -47,6 +47,7 @@
 /* What a case checked, so a scenario that stops reaching a path is noticed. */
 static struct {
     uint64_t waves, registers, lanes, lds_bytes, scratch_reads, buffer_reads, ttmps;
+    uint32_t stop_reasons; /* union of the stop reasons served */
 } seen;
 
 /* ---- events ------------------------------------------------------------------------------- */
@@ -317,17 +318,71 @@ static const struct gc_scen_waves *scen_wave(const struct tsc_case *tc, uint32_t
     return found;
 }
 
-static uint32_t expected_reasons(enum gc_scen_stop stop)
+/*
+ * The stop reasons AMD's library reports for a waves[] entry, from the causes' meanings
+ * (tests/scenarios/README.md "Stop causes"), spelled out here rather than taken from the rows
+ * under test. Only trap-stopped waves have any; a single step shows only where TRAPSTS has a
+ * trap-after-instruction bit (gfx940 line, gfx11, gfx12); the host-trap bit, halts, fatal halts
+ * and ECC errors are no stop reason for AMD's library; masked exceptions count for nothing.
+ */
+static uint32_t expected_reasons(const char *target, const struct gc_scen_waves *w)
 {
-    static const uint32_t map[] = {
-        [GC_SCEN_STOP_NONE] = AMD_DBGAPI_WAVE_STOP_REASON_NONE,
+    static const uint32_t map[_GC_SCEN_STOP_MAX] = {
         [GC_SCEN_STOP_MEMORY_VIOLATION] = AMD_DBGAPI_WAVE_STOP_REASON_MEMORY_VIOLATION,
+        [GC_SCEN_STOP_XNACK_ERROR] = AMD_DBGAPI_WAVE_STOP_REASON_MEMORY_VIOLATION,
+        [GC_SCEN_STOP_ADDRESS_ERROR] = AMD_DBGAPI_WAVE_STOP_REASON_ADDRESS_ERROR,
         [GC_SCEN_STOP_ILLEGAL_INSTRUCTION] = AMD_DBGAPI_WAVE_STOP_REASON_ILLEGAL_INSTRUCTION,
         [GC_SCEN_STOP_ASSERT_TRAP] = AMD_DBGAPI_WAVE_STOP_REASON_ASSERT_TRAP,
+        [GC_SCEN_STOP_BREAKPOINT] = AMD_DBGAPI_WAVE_STOP_REASON_BREAKPOINT,
+        [GC_SCEN_STOP_DEBUG_TRAP] = AMD_DBGAPI_WAVE_STOP_REASON_DEBUG_TRAP,
+        [GC_SCEN_STOP_TRAP] = AMD_DBGAPI_WAVE_STOP_REASON_TRAP,
+        [GC_SCEN_STOP_WATCHPOINT_0 + 0] = AMD_DBGAPI_WAVE_STOP_REASON_WATCHPOINT,
+        [GC_SCEN_STOP_WATCHPOINT_0 + 1] = AMD_DBGAPI_WAVE_STOP_REASON_WATCHPOINT,
+        [GC_SCEN_STOP_WATCHPOINT_0 + 2] = AMD_DBGAPI_WAVE_STOP_REASON_WATCHPOINT,
+        [GC_SCEN_STOP_WATCHPOINT_0 + 3] = AMD_DBGAPI_WAVE_STOP_REASON_WATCHPOINT,
+        [GC_SCEN_STOP_FP_INVALID_OPERATION] = AMD_DBGAPI_WAVE_STOP_REASON_FP_INVALID_OPERATION,
+        [GC_SCEN_STOP_FP_INPUT_DENORMAL] = AMD_DBGAPI_WAVE_STOP_REASON_FP_INPUT_DENORMAL,
+        [GC_SCEN_STOP_FP_DIVIDE_BY_0] = AMD_DBGAPI_WAVE_STOP_REASON_FP_DIVIDE_BY_0,
+        [GC_SCEN_STOP_FP_OVERFLOW] = AMD_DBGAPI_WAVE_STOP_REASON_FP_OVERFLOW,
+        [GC_SCEN_STOP_FP_UNDERFLOW] = AMD_DBGAPI_WAVE_STOP_REASON_FP_UNDERFLOW,
+        [GC_SCEN_STOP_FP_INEXACT] = AMD_DBGAPI_WAVE_STOP_REASON_FP_INEXACT,
+        [GC_SCEN_STOP_INT_DIVIDE_BY_0] = AMD_DBGAPI_WAVE_STOP_REASON_INT_DIVIDE_BY_0,
+        [GC_SCEN_STOP_TRAP_AFTER_INSTRUCTION] = AMD_DBGAPI_WAVE_STOP_REASON_SINGLE_STEP,
     };
+    int step_bit = strncmp(target, "gfx94", 5) == 0 || strncmp(target, "gfx11", 5) == 0 ||
+                   strncmp(target, "gfx12", 5) == 0;
+    uint32_t r = 0;
 
-    assert_true((size_t)stop < sizeof(map) / sizeof(map[0]));
-    return map[stop];
+    if (!w->stopped)
+        return AMD_DBGAPI_WAVE_STOP_REASON_NONE;
+    for (int c = 0; c < _GC_SCEN_STOP_MAX; c++)
+        if (w->stop_causes & (1u << c))
+            r |= map[c];
+    if ((w->stop_causes & (1u << GC_SCEN_STOP_SINGLE_STEP)) && step_bit)
+        r |= AMD_DBGAPI_WAVE_STOP_REASON_SINGLE_STEP;
+    return r;
+}
+
+/* The watchpoint handles WAVE_INFO_WATCHPOINTS lists for an entry: k + 1 for watch k. */
+static void check_watchpoints(uint64_t wv, const struct gc_scen_waves *w)
+{
+    amd_dbgapi_watchpoint_list_t l = { 0, NULL };
+    uint32_t want = 0, got = 0;
+
+    assert_int_equal(amd_dbgapi_wave_get_info((amd_dbgapi_wave_id_t){ wv },
+                                              AMD_DBGAPI_WAVE_INFO_WATCHPOINTS, sizeof(l), &l),
+                     AMD_DBGAPI_STATUS_SUCCESS);
+    if (w->stopped)
+        for (uint32_t k = 0; k < 4; k++)
+            if (w->stop_causes & (1u << (GC_SCEN_STOP_WATCHPOINT_0 + k)))
+                want |= 1u << k;
+    for (size_t i = 0; i < l.count; i++) {
+        assert_true(l.watchpoint_ids[i].handle >= 1 && l.watchpoint_ids[i].handle <= 4);
+        got |= 1u << (l.watchpoint_ids[i].handle - 1);
+    }
+    assert_int_equal(l.count, (size_t)__builtin_popcount(want));
+    assert_int_equal(got, want);
+    tdc_free(l.watchpoint_ids);
 }
 
 /* ---- the image's side: the same wave, by position ------------------------------------------ */
@@ -821,7 +876,9 @@ static void check_waves(const struct tsc_case *tc, amd_dbgapi_process_id_t p, st
         seen.waves++;
         assert_int_equal(tdc_wave_u64(wv, AMD_DBGAPI_WAVE_INFO_STATE, 4), AMD_DBGAPI_WAVE_STATE_STOP);
         assert_int_equal(tdc_wave_u64(wv, AMD_DBGAPI_WAVE_INFO_STOP_REASON, 4),
-                         w->stopped ? expected_reasons(w->stop) : AMD_DBGAPI_WAVE_STOP_REASON_NONE);
+                         expected_reasons(tc->s->agents[tc->s->queues[q].agent].target, w));
+        check_watchpoints(wv, w);
+        seen.stop_reasons |= (uint32_t)tdc_wave_u64(wv, AMD_DBGAPI_WAVE_INFO_STOP_REASON, 4);
         assert_int_equal(tdc_wave_u64(wv, AMD_DBGAPI_WAVE_INFO_LANE_COUNT, 8), dp->wave32 ? 32 : 64);
         pc = tdc_wave_u64(wv, AMD_DBGAPI_WAVE_INFO_PC, 8);
         exec = tdc_wave_u64(wv, AMD_DBGAPI_WAVE_INFO_EXEC_MASK, 8);
@@ -1165,6 +1222,29 @@ static void test_truth_watchpoints_exclusive(void **state)
     run_case_edited("multi-gpu-hang", 0, NULL, NULL, edits);
 }
 
+/* Every stop cause on one target per family (gfx90a, gfx942, gfx1030, gfx1100, gfx1201), at
+   ROCr's debug ABIs 8, 10 and 12: each wave's reasons and triggered watchpoints as AMD's
+   library decodes them. */
+static void test_truth_stop_causes(void **state)
+{
+    const uint32_t all = AMD_DBGAPI_WAVE_STOP_REASON_BREAKPOINT |
+                         AMD_DBGAPI_WAVE_STOP_REASON_WATCHPOINT |
+                         AMD_DBGAPI_WAVE_STOP_REASON_SINGLE_STEP | 0x3f8u /* the ALU ones */ |
+                         AMD_DBGAPI_WAVE_STOP_REASON_DEBUG_TRAP |
+                         AMD_DBGAPI_WAVE_STOP_REASON_ASSERT_TRAP | AMD_DBGAPI_WAVE_STOP_REASON_TRAP |
+                         AMD_DBGAPI_WAVE_STOP_REASON_MEMORY_VIOLATION |
+                         AMD_DBGAPI_WAVE_STOP_REASON_ADDRESS_ERROR |
+                         AMD_DBGAPI_WAVE_STOP_REASON_ILLEGAL_INSTRUCTION;
+
+    (void)state;
+    for (uint32_t v = 8; v <= 12; v += 2) {
+        run_case("stop-causes", v, NULL, NULL);
+        assert_int_equal(seen.stop_reasons, all);
+        run_case("stop-causes-gfx12", v, NULL, NULL);
+        assert_int_equal(seen.stop_reasons, all);
+    }
+}
+
 /* After a failed case: no inferior left, and the library ready for the next one. */
 static int teardown(void **state)
 {
@@ -1186,6 +1266,7 @@ int main(void)
         cmocka_unit_test_teardown(test_truth_stopped_no_cause, teardown),
         cmocka_unit_test_teardown(test_truth_no_watchpoints, teardown),
         cmocka_unit_test_teardown(test_truth_watchpoints_exclusive, teardown),
+        cmocka_unit_test_teardown(test_truth_stop_causes, teardown),
     };
 
     if (!tsc_ptrace_permitted()) {

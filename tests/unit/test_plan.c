@@ -407,6 +407,17 @@ static void check_state_ranks(const struct fixture *f, const struct gc_plan *p)
 
 static void check_waves(const struct fixture *f, const struct gc_plan *p)
 {
+    /* The causes whose stop reasons are errors (tests/scenarios/README.md "Stop causes"):
+       not the debugger's events (breakpoint, debug trap, watchpoints, single steps), host
+       traps, or a stop without a cause. */
+    const uint32_t fault_causes =
+            1u << GC_SCEN_STOP_MEMORY_VIOLATION | 1u << GC_SCEN_STOP_XNACK_ERROR |
+            1u << GC_SCEN_STOP_ADDRESS_ERROR | 1u << GC_SCEN_STOP_ILLEGAL_INSTRUCTION |
+            1u << GC_SCEN_STOP_ASSERT_TRAP | 1u << GC_SCEN_STOP_TRAP |
+            1u << GC_SCEN_STOP_FP_INVALID_OPERATION | 1u << GC_SCEN_STOP_FP_INPUT_DENORMAL |
+            1u << GC_SCEN_STOP_FP_DIVIDE_BY_0 | 1u << GC_SCEN_STOP_FP_OVERFLOW |
+            1u << GC_SCEN_STOP_FP_UNDERFLOW | 1u << GC_SCEN_STOP_FP_INEXACT |
+            1u << GC_SCEN_STOP_INT_DIVIDE_BY_0;
     uint32_t stopped = 0, faulting = 0;
 
     for (uint32_t i = 0; i < f->s->nwaves; i++) {
@@ -414,7 +425,7 @@ static void check_waves(const struct fixture *f, const struct gc_plan *p)
 
         if (w->stopped)
             stopped += w->total_waves;
-        if (w->stopped && w->stop != GC_SCEN_STOP_NONE)
+        if (w->stopped && (w->stop_causes & fault_causes))
             faulting += w->total_waves;
     }
     assert_int_equal(p->agents, f->s->nagents);

@@ -137,8 +137,46 @@ static const struct {
       "waves[0]: workgroup: id 4 in dimension 0 beyond the grid's 4 workgroups" },
     { "{" BASE ",\"waves\":[{\"dispatch\":0,\"workgroup\":[0],\"stop\":\"memory_violation\"}]}",
       "waves[0]: stop: a running wave has no stop cause" },
-    { "{" BASE ",\"waves\":[{\"dispatch\":0,\"workgroup\":[0],\"state\":\"halted\"}]}",
-      "waves[0].state: unknown value 'halted'" },
+    { "{" BASE ",\"waves\":[{\"dispatch\":0,\"workgroup\":[0],\"state\":\"paused\"}]}",
+      "waves[0].state: unknown value 'paused'" },
+    /* stop causes: known, once, in the state they belong to, on a family that has them */
+#define ST(x) "{" BASE ",\"waves\":[{\"dispatch\":0,\"workgroup\":[0]," x "}]}"
+    { ST("\"state\":\"stopped\",\"stop\":\"segfault\""),
+      "waves[0].stop: unknown value 'segfault'" },
+    { ST("\"state\":\"stopped\",\"stop\":7"), "waves[0].stop: expected a stop cause or a list" },
+    { ST("\"state\":\"stopped\",\"stop\":[]"), "waves[0].stop: expected a stop cause or a list" },
+    { ST("\"state\":\"stopped\",\"stop\":[\"fp_inexact\",\"fp_inexact\"]"),
+      "waves[0].stop[1]: 'fp_inexact' given twice" },
+    { ST("\"state\":\"stopped\",\"stop\":[\"breakpoint\",3]"),
+      "waves[0].stop[1]: expected a stop cause name" },
+    { ST("\"state\":\"stopped\",\"stop\":\"host_trap\""),
+      "waves[0].stop: 'host_trap' does not exist on gfx90a" },
+    { ST("\"state\":\"stopped\",\"stop\":\"trap_after_instruction\""),
+      "waves[0].stop: 'trap_after_instruction' does not exist on gfx90a" },
+    { ST("\"state\":\"stopped\",\"stop\":\"halt\""),
+      "waves[0]: stop: 'halt' needs \"state\": \"halted\"" },
+    { ST("\"state\":\"halted\",\"stop\":\"breakpoint\""),
+      "waves[0]: stop: 'breakpoint' needs \"state\": \"stopped\"" },
+    { ST("\"state\":\"halted\",\"stop\":[\"halt\",\"fatal_halt\",\"fatal_halt\"]"),
+      "waves[0].stop[2]: 'fatal_halt' given twice" },
+    { ST("\"state\":\"stopped\",\"stop\":[\"breakpoint\",\"assert_trap\"]"),
+      "waves[0]: stop: two causes need the saved trap id ('breakpoint')" },
+    { ST("\"state\":\"stopped\",\"stop\":[\"debugger\",\"fp_inexact\"]"),
+      "waves[0]: stop: 'debugger' cannot be combined with another cause" },
+    { ST("\"state\":\"stopped\",\"stop\":[\"none\",\"breakpoint\"]"),
+      "waves[0]: stop: 'none' cannot be combined with another cause" },
+    { ST("\"state\":\"stopped\",\"masked\":\"fp_inexact\""),
+      "waves[0].masked: expected a list of 1 to" },
+    { ST("\"state\":\"stopped\",\"masked\":[\"breakpoint\"]"),
+      "waves[0]: masked: 'breakpoint' has no enable to leave clear" },
+    { ST("\"state\":\"stopped\",\"stop\":\"fp_overflow\",\"masked\":[\"fp_overflow\"]"),
+      "waves[0]: masked: 'fp_overflow' is also a stop cause" },
+    { ST("\"state\":\"stopped\",\"stop\":\"watchpoint_0\",\"masked\":[\"watchpoint_2\"]"),
+      "waves[0]: masked: 'watchpoint_2' shares its enable with stop cause 'watchpoint_0'" },
+    { ST("\"masked\":[\"host_trap\"]"), "waves[0].masked[0]: 'host_trap' does not exist on gfx90a" },
+    { ST("\"state\":\"running\",\"stop\":[\"breakpoint\"]"),
+      "waves[0]: stop: a running wave has no stop cause" },
+#undef ST
     { "{" BASE ",\"waves\":[{\"dispatch\":0,\"workgroup\":[0],\"pc\":{\"kernel_offset\":2}}]}",
       "waves[0].pc: kernel_offset: not 4-byte aligned" },
     { "{" BASE ",\"waves\":[{\"dispatch\":0,\"workgroup\":[0],\"pc\":{}}]}",
@@ -305,6 +343,65 @@ static void test_base_parses(void **state)
     assert_int_equal(s->waves[0].noverrides, 2);
     assert_int_equal(s->waves[0].fill_zero, 1);
     gc_scenario_free(s);
+}
+
+/* Stop causes: a name or a list, masked exceptions, the halted state and its default cause;
+   every cause of the table parses on a family that has its bits (gfx942, gfx1100). */
+static void test_stop_causes(void **state)
+{
+    static const char json[] =
+            "{" BASE ",\"waves\":["
+            "{\"dispatch\":0,\"workgroup\":[0],\"state\":\"stopped\","
+            "\"stop\":[\"watchpoint_2\",\"fp_divide_by_0\",\"breakpoint\"],"
+            "\"masked\":[\"fp_inexact\",\"int_divide_by_0\"]},"
+            "{\"dispatch\":0,\"workgroup\":[1],\"state\":\"halted\"},"
+            "{\"dispatch\":0,\"workgroup\":[2],\"state\":\"halted\",\"stop\":\"ecc_error\"},"
+            "{\"dispatch\":0,\"workgroup\":[3],\"masked\":[\"watchpoint_1\"]}]}";
+    struct gc_scenario *s = NULL;
+    gpucore_diag_t d = { 0 };
+
+    (void)state;
+    if (gc_scenario_parse(json, strlen(json), "t.json", &s, &d) < 0)
+        fail_msg("%s", d.message);
+    assert_int_equal(s->waves[0].stopped, 1);
+    assert_int_equal(s->waves[0].stop, GC_SCEN_STOP_WATCHPOINT_0 + 2);
+    assert_int_equal(s->waves[0].stop_causes, (1u << (GC_SCEN_STOP_WATCHPOINT_0 + 2)) |
+                                                      (1u << GC_SCEN_STOP_FP_DIVIDE_BY_0) |
+                                                      (1u << GC_SCEN_STOP_BREAKPOINT));
+    assert_int_equal(s->waves[0].masked,
+                     (1u << GC_SCEN_STOP_FP_INEXACT) | (1u << GC_SCEN_STOP_INT_DIVIDE_BY_0));
+    assert_int_equal(s->waves[1].stopped, 0);
+    assert_int_equal(s->waves[1].halted, 1);
+    assert_int_equal(s->waves[1].stop, GC_SCEN_STOP_HALT);
+    assert_int_equal(s->waves[2].stop_causes, 1u << GC_SCEN_STOP_ECC_ERROR);
+    assert_int_equal(s->waves[3].stopped, 0);
+    assert_int_equal(s->waves[3].masked, 1u << (GC_SCEN_STOP_WATCHPOINT_0 + 1));
+    gc_scenario_free(s);
+
+    for (int fam = 0; fam < 2; fam++) {
+        const char *target = fam ? "gfx1100" : "gfx942";
+        const char *co = fam ? "gfx1100" : "gfx940";
+
+        for (int c = 0; c < _GC_SCEN_STOP_MAX; c++) {
+            const struct gc_scen_cause *k = &gc_scen_causes[c];
+            char buf[1024];
+
+            snprintf(buf, sizeof(buf),
+                     "{\"name\":\"t\",\"agents\":[{\"target\":\"%s\",\"gpu_id\":1,"
+                     "\"simd_count\":416}]," QUEUE ",\"code_objects\":[{\"name\":\"v\","
+                     "\"source\":\"vadd.cl\",\"target\":\"%s\"}]," DISP ",\"waves\":[{"
+                     "\"dispatch\":0,\"workgroup\":[0],\"state\":\"%s\",\"stop\":\"%s\"}]}",
+                     target, co, k->state == GC_SCEN_STATE_HALTED ? "halted" : "stopped",
+                     k->name);
+            s = NULL;
+            if (gc_scenario_parse(buf, strlen(buf), "t.json", &s, &d) < 0) {
+                /* gfx11 has every bit; gfx940's status has ECC_ERR too: all must parse */
+                fail_msg("%s: %s", target, d.message);
+            }
+            assert_int_equal(s->waves[0].stop, c);
+            gc_scenario_free(s);
+        }
+    }
 }
 
 /* Every new key, accepted and stored. */
@@ -500,6 +597,7 @@ int main(void)
         cmocka_unit_test(test_base_parses),
         cmocka_unit_test(test_fill_pinned),
         cmocka_unit_test(test_new_keys),
+        cmocka_unit_test(test_stop_causes),
         cmocka_unit_test(test_env_faults),
         cmocka_unit_test(test_relative_addresses),
     };

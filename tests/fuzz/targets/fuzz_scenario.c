@@ -18,6 +18,27 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* A waves[] entry's stop causes belong to its state, its masked exceptions have an enable,
+   and its first cause is one of them. */
+static void check_stop(const struct gc_scen_waves *w)
+{
+    uint32_t state = w->stopped ? GC_SCEN_STATE_STOPPED
+                                : w->halted ? GC_SCEN_STATE_HALTED : GC_SCEN_STATE_RUNNING;
+
+    if ((w->stopped && w->halted) || w->stop_causes >> _GC_SCEN_STOP_MAX ||
+        w->masked >> _GC_SCEN_STOP_MAX || (w->masked & w->stop_causes))
+        abort();
+    if (state == GC_SCEN_STATE_RUNNING ? w->stop_causes != 0 || w->stop != GC_SCEN_STOP_NONE
+                                       : !(w->stop_causes & (1u << w->stop)))
+        abort();
+    for (uint32_t c = 0; c < _GC_SCEN_STOP_MAX; c++) {
+        if ((w->stop_causes & (1u << c)) && gc_scen_causes[c].state != state)
+            abort();
+        if ((w->masked & (1u << c)) && gc_scen_causes[c].gate < 0)
+            abort();
+    }
+}
+
 /* Every fault entry within its action's rules. */
 static void check_faults(const struct gc_scenario *s)
 {
@@ -133,6 +154,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     gc_scen_waves_per_group(s, &s->waves[i]) * s->waves[i].workgroup_count)
             abort();
         waves += s->waves[i].total_waves;
+        check_stop(&s->waves[i]);
     }
     if (waves != s->total_waves || waves > GC_SCEN_MAX_WAVES)
         abort();
