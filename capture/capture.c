@@ -1162,7 +1162,7 @@ static gpucore_status_t add_notes(struct cap *c, struct gpu_state *g, const stru
     hin.tracee = c->t;
     hin.maps = pm;
     hin.proc_root = "/proc";
-    hin.default_signal = SIGSTOP;
+    hin.default_signal = 0; /* no signal but the target's own: not signalled, as gcore says */
     hin.first_thread = c->res->error_thread;
     st = gc_host_add_notes(c->w, &hin, c->diag);
     if (st != GPUCORE_OK) {
