@@ -42,6 +42,8 @@ static const struct command commands[] = {
     { "dbgapi-dump", cmd_dbgapi_dump,
       "dbgapi-dump [--json] [--library PATH] [--host HOSTCORE] [--no-registers] [--lds] CORE",
       "print everything a debugger sees of a core through the amd-dbgapi library" },
+    { "debug", cmd_debug, "debug [--debugger PATH] [--exe PATH] [--sysroot DIR] CORE [-- ARGS]",
+      "open a core in ROCgdb or GDB (decompressed to a temporary file if needed)" },
     { "compress", cmd_compress,
       "compress [--level N] [--threads N] [--frame-size SIZE] [--force] INPUT OUTPUT",
       "compress a core into zstd seekable frames (readable in place, `zstd -d` compatible)" },
