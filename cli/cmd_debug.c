@@ -403,33 +403,28 @@ static int tmpcopy_make(gpucore_core_t *core, const char *name, struct tmpcopy *
 
 /* ---- running it ---------------------------------------------------------------------------- */
 
-static volatile sig_atomic_t got_signal;
-
-static void on_signal(int sig)
-{
-    got_signal = sig;
-}
-
 /* Run @p argv, wait for it and return its exit status as a shell reports it. SIGINT and SIGQUIT
- * are the debugger's (it is in the terminal's foreground too); SIGTERM and SIGHUP to this
- * process are passed on to it. */
+ * are the debugger's (it is in the terminal's foreground too) and ignored here; SIGTERM and
+ * SIGHUP to this process are passed on to it. They are blocked and taken with sigtimedwait, so
+ * none is lost between two waits. */
 static int run_debugger(char **argv, const char *ld_prefix)
 {
-    static const int forwarded[] = { SIGTERM, SIGHUP };
-    struct sigaction ign, fwd, old_int, old_quit, old_fwd[2];
+    struct sigaction ign, old_int, old_quit;
+    sigset_t set, old_mask;
     int status = 0, exec_pipe[2], err = 0;
     pid_t pid;
 
-    memset(&ign, 0, sizeof(ign));
-    ign.sa_handler = SIG_IGN;
-    memset(&fwd, 0, sizeof(fwd));
-    fwd.sa_handler = on_signal; /* no SA_RESTART: waitpid returns EINTR */
     if (pipe2(exec_pipe, O_CLOEXEC) != 0)
         return cli_fail(CLI_EXIT_IOERR, NULL, "pipe: %s", strerror(errno));
+    memset(&ign, 0, sizeof(ign));
+    ign.sa_handler = SIG_IGN;
     sigaction(SIGINT, &ign, &old_int);
     sigaction(SIGQUIT, &ign, &old_quit);
-    for (int i = 0; i < 2; i++)
-        sigaction(forwarded[i], &fwd, &old_fwd[i]);
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    sigaddset(&set, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &set, &old_mask);
     fflush(NULL);
     pid = fork();
     if (pid == 0) {
@@ -437,8 +432,7 @@ static int run_debugger(char **argv, const char *ld_prefix)
 
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGQUIT, &old_quit, NULL);
-        for (int i = 0; i < 2; i++)
-            sigaction(forwarded[i], &old_fwd[i], NULL);
+        sigprocmask(SIG_SETMASK, &old_mask, NULL);
         close(exec_pipe[0]);
         if (ld_prefix) {
             const char *old = getenv("LD_LIBRARY_PATH");
@@ -468,16 +462,24 @@ static int run_debugger(char **argv, const char *ld_prefix)
         err = 0;
     close(exec_pipe[0]);
     for (;;) {
-        pid_t w = waitpid(pid, &status, 0);
+        struct timespec tick = { 1, 0 };
+        pid_t w = waitpid(pid, &status, WNOHANG);
+        int sig;
 
-        if (w == pid)
+        if (w == pid || (w < 0 && errno != EINTR))
             break;
-        if (w < 0 && errno != EINTR) {
-            status = 0;
-            break;
-        }
-        if (got_signal)
-            (void)kill(pid, got_signal);
+        /* SIGCHLD wakes this at once; the tick only guards against a lost one. */
+        sig = sigtimedwait(&set, NULL, &tick);
+        if (sig == SIGTERM || sig == SIGHUP)
+            (void)kill(pid, sig);
+    }
+    /* A SIGTERM or SIGHUP that came after the debugger ended is taken here, not when the mask
+     * is restored: this program ends anyway, after the temporary copy is removed. */
+    {
+        struct timespec zero = { 0, 0 };
+
+        while (sigtimedwait(&set, NULL, &zero) > 0)
+            ;
     }
     if (err) {
         status = cli_fail(DEBUG_EXIT_CANNOT_EXEC, NULL, "cannot execute the debugger %s: %s",
@@ -488,10 +490,9 @@ static int run_debugger(char **argv, const char *ld_prefix)
              : WIFSIGNALED(status) ? 128 + WTERMSIG(status)
                                    : CLI_EXIT_SOFTWARE;
 out:
+    sigprocmask(SIG_SETMASK, &old_mask, NULL);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGQUIT, &old_quit, NULL);
-    for (int i = 0; i < 2; i++)
-        sigaction(forwarded[i], &old_fwd[i], NULL);
     return status;
 }
 
