@@ -69,7 +69,8 @@ static void print_usage(FILE *out)
                  "69 GPU driver (dbgapi-dump: the amd-dbgapi library) unavailable,\n"
                  "70 internal error, 73 cannot create output, 74 I/O error, 77 not permitted,\n"
                  "128 + N ended by signal N; `gpucore run`, once it started the command,\n"
-                 "exits with the command's own status.\n");
+                 "exits with the command's own status, `gpucore debug` with the debugger's\n"
+                 "(127 no debugger found, 126 it cannot be executed).\n");
 }
 
 static const struct command *find_command(const char *name)
