@@ -185,6 +185,19 @@ static int find_program(const char *name, char *buf, size_t size)
     return -1;
 }
 
+/* @p path as an argument the debugger cannot take for an option: "./" before a relative one.
+ * 0, or -1 if it does not fit (@p buf then holds an empty string). */
+static int path_arg(char *buf, size_t size, const char *path)
+{
+    int n = snprintf(buf, size, "%s%s", path[0] == '/' ? "" : "./", path);
+
+    if (n < 0 || (size_t)n >= size) {
+        buf[0] = '\0';
+        return -1;
+    }
+    return 0;
+}
+
 /* ---- the executable the core records -------------------------------------------------------- */
 
 static int copy_str(char *buf, size_t size, const char *s, size_t len)
@@ -383,7 +396,11 @@ static int tmpcopy_make(gpucore_core_t *core, const char *name, struct tmpcopy *
     len = strlen(file);
     if (len > 4 && strcmp(file + len - 4, ".zst") == 0)
         file[len - 4] = '\0';
-    snprintf(t->path, sizeof(t->path), "%s/%s", t->dir, file);
+    if ((size_t)snprintf(t->path, sizeof(t->path), "%s/%s", t->dir, file) >= sizeof(t->path)) {
+        t->path[0] = '\0';
+        tmpcopy_remove(t);
+        return cli_fail(CLI_EXIT_CANTCREAT, tmp, "temporary file name too long");
+    }
     /* mode 0 = 0600; all-zero pages become holes. */
     st = gpucore_core_transcode(core, t->path, GPUCORE_OPTS(gpucore_writer_opts, .flags = 0), &d);
     if (st != GPUCORE_OK) {
@@ -503,7 +520,7 @@ int cmd_debug(int argc, char **argv)
     struct gpucore_core_info info;
     gpucore_core_t *core = NULL;
     char debugger[PATH_MAX], exe[PATH_MAX], exe_here[PATH_MAX * 2], libdir[PATH_MAX];
-    char sysroot_cmd[PATH_MAX + 32];
+    char sysroot_cmd[PATH_MAX + 32], core_arg[PATH_MAX + 2];
     const char *core_path, *ld_prefix = NULL;
     static char opt_iex[] = "-iex", opt_core[] = "-c";
     char **dargv = NULL;
@@ -539,32 +556,51 @@ int cmd_debug(int argc, char **argv)
         return cli_fail(CLI_EXIT_SOFTWARE, a.core, "cannot describe the core");
     }
 
-    /* The executable: the user's word, else the core's if it is a file here. */
+    /* The executable: the user's word, else the core's if it is an absolute path (a name the
+     * core gives must never read as an option of the debugger) and a regular file here. */
     if (a.exe) {
         if (!is_file(a.exe)) {
             gpucore_core_close(core);
             return cli_fail(CLI_EXIT_NOINPUT, a.exe, "not a regular file");
         }
-        snprintf(exe_here, sizeof(exe_here), "%s", a.exe);
-        have_exe = 1;
+        have_exe = path_arg(exe_here, sizeof(exe_here), a.exe) == 0;
     } else if (exe_from_meta(core, exe, sizeof(exe)) == 0 ||
                exe_from_file_note(core, exe, sizeof(exe)) == 0) {
+        char shown[sizeof(exe_here)];
+        int pending = 0;
+
         snprintf(exe_here, sizeof(exe_here), "%s%s", a.sysroot ? a.sysroot : "", exe);
-        have_exe = is_file(exe_here);
-        if (!have_exe)
+        have_exe = exe[0] == '/' && is_file(exe_here);
+        if (have_exe) {
+            snprintf(shown, sizeof(shown), "%s", exe_here);
+            have_exe = path_arg(exe_here, sizeof(exe_here), shown) == 0;
+        } else {
+            /* The name is the core's: shown with its control bytes made harmless. */
+            snprintf(shown, sizeof(shown), "%s", exe_here);
+            cli_text_neutralise(shown, strlen(shown), &pending);
             fprintf(stderr, "gpucore: debug: the core's executable %s is not here; the "
                             "debugger opens the core without it (name it with --exe PATH)\n",
-                    exe_here);
+                    shown);
+        }
     }
 
-    core_path = a.core;
+    if (path_arg(core_arg, sizeof(core_arg), a.core) != 0) {
+        gpucore_core_close(core);
+        return cli_fail(CLI_EXIT_NOINPUT, a.core, "path too long");
+    }
+    core_path = core_arg;
     if (info.flags & GPUCORE_INFO_COMPRESSED) {
         rc = tmpcopy_make(core, a.core, &tmp);
         if (rc) {
             gpucore_core_close(core);
             return rc;
         }
-        core_path = tmp.path;
+        if (path_arg(core_arg, sizeof(core_arg), tmp.path) != 0) {
+            rc = cli_fail(CLI_EXIT_CANTCREAT, tmp.dir, "path too long");
+            gpucore_core_close(core);
+            tmpcopy_remove(&tmp);
+            return rc;
+        }
     }
     gpucore_core_close(core);
 

@@ -192,6 +192,14 @@ assert os.path.exists(os.path.join(ld[0], "librocm-dbgapi.so.0")), ld
 PY
 tmp_empty fake
 
+# Relative names reach the debugger as paths, never as options ("./-x.core", "./exe").
+cp "$core" ./-x.core
+cp "$inferior" ./exe
+gc dash debug --debugger ./fake-debugger --exe exe -- -x.core; expect_rc 0 dash
+tail_args=$(grep '^arg ' fake.log | tail -2 | tr '\n' ' ')
+[ "$tail_args" = "arg ./exe arg ./-x.core " ] || fail "relative paths given as: $tail_args"
+rm -f ./-x.core ./exe
+
 # 4. The debugger's exit status is gpucore's; killed, 128 + 9, and the copy is gone.
 FAKE_ACTION=exit42 gc st42 debug --debugger ./fake-debugger out/core.zst; expect_rc 42 st42
 tmp_empty st42
