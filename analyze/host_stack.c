@@ -708,7 +708,10 @@ static json_t *thread_json(Dwfl *dwfl, const struct hs_thread *th, int first, in
     json_object_set_new(o, "first", json_boolean(first));
     json_object_set_new(o, "met_error",
                         json_boolean(error_thread && (uint32_t)th->tid == error_thread));
-    json_object_set_new(o, "signal", signal_json(first ? (sig ? sig : th->cursig) : 0));
+    /* A first thread with pr_cursig 0 was not signalled (a gcore, or an on-demand capture):
+       its NT_SIGINFO only says how it was stopped. */
+    json_object_set_new(o, "signal",
+                        signal_json(first && th->cursig ? (sig ? sig : th->cursig) : 0));
     json_object_set_new(o, "syscall", syscall_json(th));
     if (attached) {
         rc = dwfl_getthread_frames(dwfl, th->tid, frame_cb, &f);

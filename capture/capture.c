@@ -194,12 +194,16 @@ static void cap_release_gpu(struct cap *c)
 /* Undo everything. RUN after a capture (@p ok): wait for the command's end, its status is
  * what `gpucore run` reports; after a failure or an interruption the command is detached and
  * left to run on (res->running) for the caller to wait for. */
+static void resume_service(struct cap *c);
+
 static void cap_cleanup(struct cap *c, int ok)
 {
     gpucore_diag_t d = { 0 };
 
     gpucore_writer_abort(c->w);
     c->w = NULL;
+    if (c->t)
+        resume_service(c); /* stopped to read the host part: the driver must answer */
     cap_release_gpu(c);
     gc_free(c->resume_ids);
     c->resume_ids = NULL;
@@ -1055,6 +1059,43 @@ static gpucore_status_t open_writer(struct cap *c, const struct gpu_state *g,
 }
 
 /* Memory: state tier, host, then the other GPU tiers up to the requested one. */
+/*
+ * Stop the driver's service threads (they run while the GPU state is read) and take their
+ * registers, so that every host thread's registers and stack are of one moment: the host part
+ * is written with every thread stopped. The registers taken now are the ones the core records
+ * (resume_service keeps them). A thread that does not stop keeps running and is fetched last,
+ * as before.
+ */
+static void stop_service(struct cap *c)
+{
+    gpucore_diag_t d = { 0 };
+    int stopped = 0;
+
+    for (uint32_t i = 0; i < c->nservice; i++)
+        stopped |= gc_tracee_stop_thread(c->t, c->service[i], CAP_STOP_TIMEOUT_MS, &d) ==
+                   GPUCORE_OK;
+    if (stopped && gc_tracee_fetch_missing_regs(c->t, &d) != GPUCORE_OK)
+        warn(c, "%s", d.message);
+}
+
+/* Let the service threads run again (the driver answers the resume and disable requests),
+ * keeping the registers stop_service took. */
+static void resume_service(struct cap *c)
+{
+    gpucore_diag_t d = { 0 };
+
+    for (uint32_t i = 0; i < c->nservice; i++) {
+        uint32_t n = gc_tracee_thread_count(c->t);
+
+        for (uint32_t j = 0; j < n; j++) {
+            const struct gc_tracee_thread *th = gc_tracee_thread(c->t, j);
+
+            if (th->tid == c->service[i] && th->stopped)
+                (void)gc_tracee_resume_thread(c->t, th->tid, &d);
+        }
+    }
+}
+
 static gpucore_status_t write_memory(struct cap *c, struct gpu_state *g,
                                      const struct gc_procmaps *pm)
 {
@@ -1080,6 +1121,7 @@ static gpucore_status_t write_memory(struct cap *c, struct gpu_state *g,
     }
     if (st == GPUCORE_OK) {
         progress_tier(c, "host", "host memory");
+        stop_service(c);
         st = write_host(c, pm, g->maps, g->nmaps, p ? &written : NULL);
     }
     for (uint32_t t = GPUCORE_TIER_SCRATCH; p && t < GC_PLAN_TIERS && st == GPUCORE_OK; t++) {
@@ -1120,7 +1162,7 @@ static gpucore_status_t add_notes(struct cap *c, struct gpu_state *g, const stru
     hin.tracee = c->t;
     hin.maps = pm;
     hin.proc_root = "/proc";
-    hin.default_signal = SIGSTOP;
+    hin.default_signal = 0; /* no signal but the target's own: not signalled, as gcore says */
     hin.first_thread = c->res->error_thread;
     st = gc_host_add_notes(c->w, &hin, c->diag);
     if (st != GPUCORE_OK) {
@@ -1263,12 +1305,15 @@ static gpucore_status_t capture_proper(struct cap *c)
     if (st != GPUCORE_OK)
         goto out;
 
-    /* GPU memory is read: let the GPU go before the host registers are taken. */
+    /* Memory is read: let the GPU go (through the driver's threads, running again), then stop
+     * them for good. Their registers are those taken when the host memory was read
+     * (stop_service); only threads that have none yet are read now. */
     progress_tier(c, NULL, "resuming queues");
+    resume_service(c);
     cap_release_gpu(c);
     for (uint32_t i = 0; i < c->nservice; i++)
         (void)gc_tracee_stop_thread(c->t, c->service[i], CAP_STOP_TIMEOUT_MS, &d);
-    st = gc_tracee_fetch_regs(c->t, c->diag);
+    st = gc_tracee_fetch_missing_regs(c->t, c->diag);
     if (st != GPUCORE_OK)
         goto out;
     st = add_notes(c, &g, &pm);

@@ -792,11 +792,17 @@ static gpucore_status_t add_siginfo(gpucore_writer_t *w, const struct gc_tracee_
         /* The union, as the x86-64 ABI lays it out: 28 32-bit words from offset 16. */
         for (size_t i = 0; i < 28; i++)
             gc_le32_put(d + 16 + 4 * i, (uint32_t)si->_sifields._pad[i]);
-    } else {
+    } else if (signo) {
         gc_le32_put(d + 0, (uint32_t)signo);
         gc_le32_put(d + 8, (uint32_t)SI_USER);
         gc_le32_put(d + 16, (uint32_t)getpid()); /* si_pid */
         gc_le32_put(d + 20, (uint32_t)getuid()); /* si_uid */
+    } else {
+        /* Not signalled: what GDB's gcore writes for a process it stopped (the siginfo of the
+         * stop ptrace's attach makes: SIGSTOP from the kernel, no sender), while pr_cursig
+         * stays 0, so no debugger reports a signal the process never had. */
+        gc_le32_put(d + 0, (uint32_t)SIGSTOP);
+        gc_le32_put(d + 8, (uint32_t)SI_KERNEL);
     }
     return note(w, "CORE", GC_NT_SIGINFO, d, sizeof(d), diag);
 }

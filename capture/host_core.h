@@ -160,9 +160,10 @@ struct gc_host_note_input {
     const struct gc_tracee *tracee;   /* stopped threads with registers fetched */
     const struct gc_procmaps *maps;   /* for NT_FILE (file-backed mappings, in order) */
     const char *proc_root;            /* "/proc" (tests may point elsewhere) */
-    /* The signal reported in NT_SIGINFO and pr_cursig of the first thread when no thread was
-     * stopped by a signal (an on-demand or GPU-triggered capture: the caller passes SIGSTOP,
-     * the truth about a ptrace-stopped process). */
+    /* The signal reported in NT_SIGINFO and pr_cursig when no thread was stopped by a signal.
+     * 0 (an on-demand or GPU-triggered capture) = not signalled, as GDB's gcore writes a
+     * process it stopped: pr_cursig and pr_info 0 in every NT_PRSTATUS (so no debugger says
+     * "terminated with signal"), NT_SIGINFO SIGSTOP with si_code SI_KERNEL and no sender. */
     int default_signal;
     /* The thread to write first, before the signalled one: the thread the ROCm runtime
      * reported the GPU error on (the runtime hook's thread), which is what a reader of the
@@ -185,7 +186,7 @@ struct gc_host_note_input {
  * pr_psargs = the first 79 bytes of the command line with NULs as spaces, NUL-terminated, as
  * the kernel's fill_psinfo),
  * NT_SIGINFO of the signalled thread (else a synthetic one with si_signo = default_signal,
- * si_code SI_USER, si_pid/si_uid the capturing process), NT_AUXV from /proc/PID/auxv (checked:
+ * si_code SI_USER, si_pid/si_uid the capturing process; default_signal 0: see above), NT_AUXV from /proc/PID/auxv (checked:
  * 16-byte pairs ending with AT_NULL), NT_FILE (count, page size 4096, then start/end/page
  * offset per file mapping — every mapping whose path is not empty and not "[...]", in /proc
  * order, names as /proc shows them, " (deleted)" included — then the NUL-terminated names;

@@ -926,7 +926,8 @@ static gpucore_status_t fetch_one(struct thread *th, uint8_t *xbuf, gpucore_diag
 }
 #endif
 
-gpucore_status_t gc_tracee_fetch_regs(struct gc_tracee *t, gpucore_diag_t *reterr_diag)
+static gpucore_status_t fetch_regs(struct gc_tracee *t, int missing_only,
+                                   gpucore_diag_t *reterr_diag)
 {
     GC_FAIL_IF(!t, reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET, "no tracee");
 #if defined(__x86_64__)
@@ -936,15 +937,26 @@ gpucore_status_t gc_tracee_fetch_regs(struct gc_tracee *t, gpucore_diag_t *reter
 
         GC_FAIL_IF(!xbuf, reterr_diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
         for (uint32_t i = 0; i < t->count && st == GPUCORE_OK; i++)
-            if (t->th[i].pub.stopped)
+            if (t->th[i].pub.stopped && !(missing_only && t->th[i].pub.regs_valid))
                 st = fetch_one(&t->th[i], xbuf, reterr_diag);
         gc_free(xbuf);
         return st;
     }
 #else
+    (void)missing_only;
     return gc_diag_set(reterr_diag, GPUCORE_E_NOTSUP, GC_NO_OFFSET,
                        "reading host registers is supported on x86-64 only");
 #endif
+}
+
+gpucore_status_t gc_tracee_fetch_regs(struct gc_tracee *t, gpucore_diag_t *reterr_diag)
+{
+    return fetch_regs(t, 0, reterr_diag);
+}
+
+gpucore_status_t gc_tracee_fetch_missing_regs(struct gc_tracee *t, gpucore_diag_t *reterr_diag)
+{
+    return fetch_regs(t, 1, reterr_diag);
 }
 
 /* Foreign entries (processes cloned off the target, about to be let go) are not listed. */
@@ -993,6 +1005,28 @@ gpucore_status_t gc_tracee_resume_all(struct gc_tracee *t, gpucore_diag_t *reter
                    "cannot resume thread %d: %s", (int)th->pub.tid, strerror(-rc));
     }
     t->signalled = 0;
+    return GPUCORE_OK;
+}
+
+gpucore_status_t gc_tracee_resume_thread(struct gc_tracee *t, pid_t tid,
+                                         gpucore_diag_t *reterr_diag)
+{
+    struct thread *th;
+    int regs_valid, rc;
+
+    GC_FAIL_IF(!t, reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET, "no tracee");
+    th = find(t, tid);
+    GC_FAIL_IF(!th || !th->pub.stopped, reterr_diag, GPUCORE_E_NOTFOUND, GC_NO_OFFSET,
+               "thread %d is not a stopped thread of process %d", (int)tid, (int)t->pid);
+    regs_valid = th->pub.regs_valid;
+    rc = resume_thread(th);
+    if (rc == -ESRCH)
+        return GPUCORE_OK; /* killed while stopped: the next wait collects its exit */
+    GC_FAIL_IF(rc < 0, reterr_diag, GPUCORE_E_IO, GC_NO_OFFSET, "cannot resume thread %d: %s",
+               (int)tid, strerror(-rc));
+    th->pub.regs_valid = regs_valid;
+    if (t->signalled == tid)
+        t->signalled = 0;
     return GPUCORE_OK;
 }
 

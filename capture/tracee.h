@@ -154,6 +154,17 @@ gpucore_status_t gc_tracee_stop_thread(struct gc_tracee *t, pid_t tid, int timeo
                                        gpucore_diag_t *reterr_diag);
 
 /*
+ * Resume one stopped thread (as resume_all does: with its pending signal, a group-stop with
+ * PTRACE_LISTEN) and keep its registers as fetched (regs_valid stays): the caller's record of
+ * the thread at the moment it was stopped, e.g. when its stack was read. The other threads
+ * stay as they are.
+ * @retval GPUCORE_OK, GPUCORE_E_INVAL (NULL), GPUCORE_E_NOTFOUND (not a stopped thread of the
+ *         process), GPUCORE_E_IO.
+ */
+gpucore_status_t gc_tracee_resume_thread(struct gc_tracee *t, pid_t tid,
+                                         gpucore_diag_t *reterr_diag);
+
+/*
  * Read the registers of every stopped thread (PTRACE_GETREGSET NT_PRSTATUS, NT_PRFPREG,
  * NT_X86_XSTATE) into its gc_tracee_thread. Threads still running are left with regs_valid 0.
  * gregs and fpregs are encoded field by field, little-endian, in the kernel's note layouts
@@ -163,6 +174,10 @@ gpucore_status_t gc_tracee_stop_thread(struct gc_tracee *t, pid_t tid, int timeo
  * @retval GPUCORE_OK, GPUCORE_E_NOTSUP (host not x86-64), GPUCORE_E_IO.
  */
 gpucore_status_t gc_tracee_fetch_regs(struct gc_tracee *t, gpucore_diag_t *reterr_diag);
+
+/* gc_tracee_fetch_regs() for the stopped threads that have no registers yet (regs_valid 0),
+ * leaving those that have them as they are. Statuses as gc_tracee_fetch_regs(). */
+gpucore_status_t gc_tracee_fetch_missing_regs(struct gc_tracee *t, gpucore_diag_t *reterr_diag);
 
 /* Threads, in /proc/PID/task order with the leader first. Valid until the next call that can
  * add or drop threads (poll, stop_all, resume_all). */

@@ -311,7 +311,7 @@ static void render_host(FILE *out, const json_t *host)
         const char *sig = gc_triage_get_str(th, "signal"), *sc = gc_triage_get_str(th, "syscall");
         int first = gc_triage_get_bool(th, "first"), met = gc_triage_get_bool(th, "met_error");
 
-        /* "(the core's first, signal SIGSTOP; the GPU error was reported on it)" */
+        /* "(the core's first, signal SIGSEGV; the GPU error was reported on it)" */
         fprintf(out, "  thread %" PRIu64 "%s%s%s%s%s%s%s:\n", gc_triage_get_u64(th, "tid"),
                 first || met ? " (" : "", first ? "the core's first" : "",
                 first && sig ? ", signal " : "", first && sig ? sig : "",

@@ -42,6 +42,8 @@ static const struct command commands[] = {
     { "dbgapi-dump", cmd_dbgapi_dump,
       "dbgapi-dump [--json] [--library PATH] [--host HOSTCORE] [--no-registers] [--lds] CORE",
       "print everything a debugger sees of a core through the amd-dbgapi library" },
+    { "debug", cmd_debug, "debug [--debugger PATH] [--exe PATH] [--sysroot DIR] CORE [-- ARGS]",
+      "open a core in ROCgdb or GDB (decompressed to a temporary file if needed)" },
     { "compress", cmd_compress,
       "compress [--level N] [--threads N] [--frame-size SIZE] [--force] INPUT OUTPUT",
       "compress a core into zstd seekable frames (readable in place, `zstd -d` compatible)" },
@@ -67,7 +69,8 @@ static void print_usage(FILE *out)
                  "69 GPU driver (dbgapi-dump: the amd-dbgapi library) unavailable,\n"
                  "70 internal error, 73 cannot create output, 74 I/O error, 77 not permitted,\n"
                  "128 + N ended by signal N; `gpucore run`, once it started the command,\n"
-                 "exits with the command's own status.\n");
+                 "exits with the command's own status, `gpucore debug` with the debugger's\n"
+                 "(127 no debugger found, 126 it cannot be executed).\n");
 }
 
 static const struct command *find_command(const char *name)

@@ -412,6 +412,10 @@ static gpucore_status_t sim_gpu_mappings(struct gc_kfd *k, struct gc_kfd_mapping
             gc_free(maps);
             return info_fail(rc, diag, 0);
         }
+        /* The read delay comes with every answer: noted now, so reading memory later never
+         * needs the driver's thread (a capture stops it to read the host part). */
+        c->have_delay = 1;
+        c->delay_us_per_mib = r.info.read_delay_us_per_mib;
         if (maps == NULL) {
             if (r.info.total > GC_SIM_MAX_ALLOCS) {
                 return gc_diag_set(diag, GPUCORE_E_IO, GC_NO_OFFSET,

@@ -376,6 +376,26 @@ static gpucore_status_t read_file(struct lctx *c, const char *path, uint8_t **re
     return GPUCORE_OK;
 }
 
+/* "file://" and @p path as ROCr's loader encodes it: every byte outside [A-Za-z0-9/_.~-] as
+   %XX (upper-case hex). Cut at @p size - 1 bytes, never mid-escape. */
+static void encode_file_uri(char *out, size_t size, const char *path)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t n = (size_t)snprintf(out, size, "file://");
+
+    for (const unsigned char *p = (const unsigned char *)path; *p && n + 4 <= size; p++) {
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+            strchr("/_.~-", *p)) {
+            out[n++] = (char)*p;
+        } else {
+            out[n++] = '%';
+            out[n++] = hex[*p >> 4];
+            out[n++] = hex[*p & 15];
+        }
+    }
+    out[n] = '\0';
+}
+
 /* Load code object @p i: the file image and its PT_LOAD segments, as ROCr's loader would. */
 static gpucore_status_t load_code_object(struct lctx *c, uint32_t i, const char *dir,
                                          uint8_t **ret_bytes, size_t *ret_len, Elf **ret_elf)
@@ -390,6 +410,16 @@ static gpucore_status_t load_code_object(struct lctx *c, uint32_t i, const char 
     Elf *elf;
 
     snprintf(lc->path, sizeof(lc->path), "%s/%s", dir, co->object);
+    {
+        /* ROCr names a file by the path the kernel gives for its descriptor
+           (/proc/self/fd/N): absolute and canonical, whatever directory it was opened from.
+           (A file that is not there keeps its name: reading it says why.) */
+        char *abs = realpath(lc->path, NULL);
+
+        if (abs && strlen(abs) < sizeof(lc->path))
+            memcpy(lc->path, abs, strlen(abs) + 1);
+        free(abs);
+    }
     GC_TRY(read_file(c, lc->path, &bytes, &len));
     elf = elf_memory((char *)bytes, len);
     if (!elf || !gelf_getehdr(elf, &eh) || eh.e_machine != 224 /* EM_AMDGPU */ ||
@@ -446,9 +476,10 @@ static gpucore_status_t load_code_object(struct lctx *c, uint32_t i, const char 
     lc->image_size = len;
     lc->load_base = addr_of(load);
     lc->load_size = top;
-    if (co->uri_file)
-        snprintf(lc->uri, sizeof(lc->uri), "file://%.500s",
-                 co->uri_path[0] ? co->uri_path : lc->path);
+    if (co->uri_file && co->uri_path[0])
+        snprintf(lc->uri, sizeof(lc->uri), "file://%.500s", co->uri_path);
+    else if (co->uri_file)
+        encode_file_uri(lc->uri, sizeof(lc->uri), lc->path);
     else
         snprintf(lc->uri, sizeof(lc->uri), "memory://%ld#offset=0x%" PRIx64 "&size=%zu",
                  (long)getpid(), lc->image, len);

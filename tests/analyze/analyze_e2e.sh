@@ -74,6 +74,10 @@ case $case in
   rocr-split) scenario=vadd-fault ;;
 esac
 
+# The objects directory by a relative name, as a user might start the program: the link map's
+# file:// URIs must still be absolute (as ROCr writes them), or no debugger can load them.
+ln -sfn "$objects" objs
+objects=objs
 # A copy of the scenario whose runtime carries on after a GPU error, so the capture (which
 # hands the error back when it lets go) does not race the process's abort.
 e2e_continue_copy "$scenarios/$scenario.json" scenario.json
@@ -226,6 +230,15 @@ summary = [r for r in recs if r["kind"] == "summary"][0]
 assert summary["fatal_statuses"] == 0, summary
 assert all(w["state"] == "STOP" for w in dump), "a wave is not stopped"
 assert all(isinstance(w["registers"], dict) and w["registers"] for w in dump), "a wave has no registers"
+PY
+# Every code object's URI is what ROCr writes: memory://PID#offset=0x...&size=N, or file://
+# and an absolute path.
+python3 - dump.out <<'PY' || fail "a code-object URI is not what ROCr writes (see above)"
+import json, re, sys
+uris = [r["uri_name"] for r in map(json.loads, open(sys.argv[1])) if r["kind"] == "code_object"]
+assert uris, "no code object"
+for u in uris:
+    assert re.fullmatch(r"memory://[0-9]+#offset=0x[0-9a-f]+&size=[0-9]+|file:///[A-Za-z0-9/_.~%-]+", u), u
 PY
 
 # A compressed copy explains itself identically (the JSON apart from the file name).

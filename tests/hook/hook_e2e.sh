@@ -215,7 +215,7 @@ if met != [tid] or not threads[0]["met_error"] or not threads[0]["first"]:
     fail("met_error marks %s (first: %s), expected %d" % (met, threads[0]["tid"], tid))
 if any(t["met_error"] for t in run["host"]["threads"]):
     fail("the run core's report marks a thread met_error")
-line = "  thread %d (the core's first, signal SIGSTOP; the GPU error was reported on it):" % tid
+line = "  thread %d (the core's first; the GPU error was reported on it):" % tid
 if line not in open("hook.txt").read().splitlines():
     fail("the text report does not say '%s'" % line.strip())
 

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -359,7 +360,7 @@ static void capture(const struct live *c, struct gc_tracee *t, const char *path,
     gpucore_diag_t d = { 0 };
     char mem[64];
     struct gc_host_note_input in = {
-        .pid = c->pid, .tracee = t, .proc_root = "/proc", .default_signal = SIGSTOP,
+        .pid = c->pid, .tracee = t, .proc_root = "/proc", .default_signal = 0,
         .first_thread = first_thread,
     };
 
@@ -606,9 +607,15 @@ static void test_live_core(void **state)
         for (; k < n; k++)
             assert_string_equal(notes[k].owner, "GPUCORE");
     }
-    /* The first thread is the leader (nothing was signalled); SIGSTOP is reported. */
+    /* The first thread is the leader (nothing was signalled); no signal is reported in any
+     * NT_PRSTATUS (pr_info.si_signo, pr_cursig), as gcore writes a process it stopped. */
     assert_int_equal(gc_le32_get(notes[0].desc + 32), c.pid);
-    assert_int_equal(gc_le16_get(notes[0].desc + 12), SIGSTOP);
+    for (size_t k = 0; k < n; k++) {
+        if (notes[k].type != GC_NT_PRSTATUS)
+            continue;
+        assert_int_equal(gc_le32_get(notes[k].desc + 0), 0);
+        assert_int_equal(gc_le16_get(notes[k].desc + 12), 0);
+    }
     assert_int_equal(gc_le32_get(notes[0].desc + 328), 1); /* pr_fpvalid */
     assert_int_equal(gc_le32_get(notes[0].desc + 36), getpid()); /* pr_ppid */
     for (size_t k = 0; k < n; k++) {
@@ -635,10 +642,11 @@ static void test_live_core(void **state)
         assert_int_equal(notes[1].desc[56 + alen - 1], alen < 79 ? ' ' : '\0');
         free(args);
     }
-    /* siginfo: SIGSTOP from SI_USER, sent by this process. */
+    /* siginfo: gcore's for a stopped process: SIGSTOP from the kernel, no sender. */
     assert_int_equal(gc_le32_get(notes[2].desc), SIGSTOP);
-    assert_int_equal(gc_le32_get(notes[2].desc + 8), SI_USER);
-    assert_int_equal(gc_le32_get(notes[2].desc + 16), getpid());
+    assert_int_equal(gc_le32_get(notes[2].desc + 8), SI_KERNEL);
+    assert_int_equal(gc_le32_get(notes[2].desc + 16), 0);
+    assert_int_equal(gc_le32_get(notes[2].desc + 20), 0);
     /* auxv ends with AT_NULL; NT_FILE names the test binary. */
     assert_int_equal(notes[3].size % 16, 0);
     assert_true(gc_le64_get(notes[4].desc + 8) == 4096);
@@ -666,6 +674,10 @@ static void test_live_core(void **state)
         assert_non_null(strstr(o, "gc_test_sleep_thread"));
         assert_non_null(strstr(o, " main ("));
         assert_null(strstr(o, "warning:"));
+        /* Not signalled: GDB names no signal (it did "Program terminated with signal
+         * SIGSTOP" when pr_cursig said SIGSTOP). */
+        assert_null(strstr(o, "Program terminated with signal"));
+        assert_null(strstr(e, "Program terminated with signal"));
         assert_true(gdb_warnings_expected(e, notes[6].desc, notes[6].size));
         free(o);
         free(e);
@@ -725,7 +737,7 @@ static void test_live_first_thread(void **state)
         n = read_notes(path, notes, 64);
         assert_int_equal(notes[0].type, GC_NT_PRSTATUS);
         assert_int_equal(gc_le32_get(notes[0].desc + 32), (uint32_t)want);
-        assert_int_equal(gc_le16_get(notes[0].desc + 12), SIGSTOP);
+        assert_int_equal(gc_le16_get(notes[0].desc + 12), 0);
         assert_int_equal(notes[2].type, GC_NT_SIGINFO);
         assert_int_equal(gc_le32_get(notes[2].desc), SIGSTOP);
         for (size_t k = 0; k < n; k++) {
@@ -738,6 +750,87 @@ static void test_live_first_thread(void **state)
         assert_int_equal(found, 1);
         unlink(path);
     }
+    gc_tracee_detach(t);
+    assert_int_equal(write(c.cmd, "q", 1), 1);
+    close(c.cmd);
+    assert_int_equal(waitpid(c.pid, &status, 0), c.pid);
+    assert_true(WIFEXITED(status));
+    free(notes);
+}
+
+/* 't' (tracing stop) in /proc/PID/task/TID/stat: 1, else 0. */
+static int in_tracing_stop(pid_t pid, pid_t tid)
+{
+    char path[96], *text, *p;
+    int r;
+
+    snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+    text = slurp(path);
+    p = text ? strrchr(text, ')') : NULL;
+    r = p && p[1] == ' ' && p[2] == 't';
+    free(text);
+    return r;
+}
+
+/* A capture of a process a signal stopped keeps the signal: pr_cursig in every NT_PRSTATUS,
+ * NT_SIGINFO the signal's, the signalled thread first, and GDB names it. */
+static void test_live_signalled(void **state)
+{
+    struct live c;
+    struct gc_tracee *t = NULL;
+    gpucore_diag_t d = { 0 };
+    const char *dir = getenv("GPUCORE_TEST_TMPDIR");
+    char path[512];
+    struct note *notes = calloc(64, sizeof(*notes));
+    pid_t victim;
+    size_t n, prstatus = 0;
+    int status;
+
+    (void)state;
+    assert_non_null(notes);
+    snprintf(path, sizeof(path), "%s/host_core_sig.%d.core", dir ? dir : "/tmp", (int)getpid());
+    start_child(&c);
+    victim = c.tids[T_PAUSE];
+    assert_int_equal(gc_tracee_seize(c.pid, &t, &d), GPUCORE_OK);
+    /* The thread in pause() takes SIGUSR2 (the child handles it) into a signal-delivery stop,
+     * which the stop below keeps as the thread's signal. */
+    assert_int_equal(syscall(SYS_tgkill, c.pid, victim, SIGUSR2), 0);
+    while (!in_tracing_stop(c.pid, victim))
+        usleep(1000);
+    assert_int_equal(gc_tracee_stop_all(t, NULL, 0, 10000, &d), GPUCORE_OK);
+    assert_non_null(gc_tracee_signalled_thread(t));
+    assert_int_equal(gc_tracee_signalled_thread(t)->tid, victim);
+    assert_int_equal(gc_tracee_fetch_regs(t, &d), GPUCORE_OK);
+    capture(&c, t, path, 0);
+    n = read_notes(path, notes, 64);
+    assert_int_equal(gc_le32_get(notes[0].desc + 32), (uint32_t)victim);
+    for (size_t k = 0; k < n; k++) {
+        if (notes[k].type != GC_NT_PRSTATUS || strcmp(notes[k].owner, "CORE") != 0)
+            continue;
+        prstatus++;
+        assert_int_equal(gc_le32_get(notes[k].desc + 0), SIGUSR2);
+        assert_int_equal(gc_le16_get(notes[k].desc + 12), SIGUSR2);
+    }
+    assert_int_equal(prstatus, NT);
+    assert_int_equal(notes[2].type, GC_NT_SIGINFO);
+    assert_int_equal(gc_le32_get(notes[2].desc), SIGUSR2);
+    assert_int_equal(gc_le32_get(notes[2].desc + 8), (uint32_t)SI_TKILL);
+    assert_int_equal(gc_le32_get(notes[2].desc + 16), getpid()); /* si_pid: the sender */
+    if (GC_TEST_GDB[0]) {
+        char cmd[2048], out[600], err[600], *o;
+
+        snprintf(out, sizeof(out), "%s.gdb.out", path);
+        snprintf(err, sizeof(err), "%s.gdb.err", path);
+        snprintf(cmd, sizeof(cmd), "%s -nx -batch -ex 'info threads' /proc/%d/exe %s",
+                 GC_TEST_GDB, (int)getpid(), path);
+        assert_int_equal(run(cmd, out, err), 0);
+        o = slurp(out);
+        assert_non_null(strstr(o, "Program terminated with signal SIGUSR2"));
+        free(o);
+        unlink(out);
+        unlink(err);
+    }
+    unlink(path);
     gc_tracee_detach(t);
     assert_int_equal(write(c.cmd, "q", 1), 1);
     close(c.cmd);
@@ -903,6 +996,7 @@ int main(void)
         cmocka_unit_test(test_select_filters),
         cmocka_unit_test(test_live_core),
         cmocka_unit_test(test_live_first_thread),
+        cmocka_unit_test(test_live_signalled),
         cmocka_unit_test(test_live_prioritize),
         cmocka_unit_test(test_live_link_map),
     };

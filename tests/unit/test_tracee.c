@@ -378,6 +378,58 @@ static void test_seize_stop_regs_resume_detach(void **state)
     assert_int_equal(WEXITSTATUS(status), 11);
 }
 
+/* One thread resumed alone keeps the registers it was stopped with (the capture's record of it
+ * when its stack was read); fetch_missing_regs reads only threads without registers. */
+static void test_resume_thread_keeps_regs(void **state)
+{
+    struct child c;
+    struct gc_tracee *t = NULL;
+    gpucore_diag_t d = { 0 };
+    uint8_t saved[GC_TRACEE_GREGS_SIZE];
+    const struct gc_tracee_thread *spin;
+    uint64_t before;
+    int status;
+
+    (void)state;
+    start_child(&c);
+    assert_int_equal(gc_tracee_seize(c.pid, &t, &d), GPUCORE_OK);
+    assert_int_equal(gc_tracee_stop_all(t, &sh->tid[T_SPIN], 1, 10000, &d), GPUCORE_OK);
+    assert_int_equal(gc_tracee_fetch_missing_regs(t, &d), GPUCORE_OK);
+    spin = thread_by_tid(t, sh->tid[T_SPIN]);
+    assert_int_equal(spin->regs_valid, 0); /* running: nothing to read */
+    assert_int_equal(gc_tracee_stop_thread(t, sh->tid[T_SPIN], 10000, &d), GPUCORE_OK);
+    assert_int_equal(gc_tracee_fetch_missing_regs(t, &d), GPUCORE_OK);
+    spin = thread_by_tid(t, sh->tid[T_SPIN]);
+    assert_int_equal(spin->regs_valid, 1);
+    memcpy(saved, spin->gregs, sizeof(saved));
+
+    /* Alone it runs again (its counter moves), the others stay stopped, its registers stay. */
+    assert_int_equal(gc_tracee_resume_thread(t, sh->tid[T_SPIN], &d), GPUCORE_OK);
+    spin = thread_by_tid(t, sh->tid[T_SPIN]);
+    assert_int_equal(spin->stopped, 0);
+    assert_int_equal(spin->regs_valid, 1);
+    before = sh->spin_counter;
+    while (sh->spin_counter == before)
+        nap_ms(1);
+    for (int i = 0; i < NT; i++)
+        if (i != T_SPIN)
+            assert_int_equal(thread_state(c.pid, sh->tid[i]), 't');
+    assert_int_equal(gc_tracee_resume_thread(t, sh->tid[T_SPIN], &d), GPUCORE_E_NOTFOUND);
+    assert_int_equal(gc_tracee_resume_thread(t, 1, &d), GPUCORE_E_NOTFOUND);
+
+    /* Stopped again: fetch_missing_regs keeps the record; fetch_regs reads it anew. */
+    assert_int_equal(gc_tracee_stop_thread(t, sh->tid[T_SPIN], 10000, &d), GPUCORE_OK);
+    assert_int_equal(gc_tracee_fetch_missing_regs(t, &d), GPUCORE_OK);
+    spin = thread_by_tid(t, sh->tid[T_SPIN]);
+    assert_memory_equal(spin->gregs, saved, sizeof(saved));
+    assert_int_equal(gc_tracee_fetch_regs(t, &d), GPUCORE_OK);
+    assert_int_equal(thread_by_tid(t, sh->tid[T_SPIN])->regs_valid, 1);
+
+    gc_tracee_detach(t);
+    status = finish_child(&c);
+    assert_true(WIFEXITED(status));
+}
+
 static void test_clone_and_thread_exit(void **state)
 {
     struct child c;
@@ -649,6 +701,7 @@ int main(void)
 
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_seize_stop_regs_resume_detach),
+        cmocka_unit_test(test_resume_thread_keeps_regs),
         cmocka_unit_test(test_clone_and_thread_exit),
         cmocka_unit_test(test_exit_while_traced),
         cmocka_unit_test(test_group_stop),

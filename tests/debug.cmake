@@ -1,0 +1,34 @@
+# SPDX-License-Identifier: MIT
+# Opening cores in a debugger (tests/debug/debug_e2e.sh): the host part of every scenario's
+# core in the installed gdb (every thread's backtrace reaches main or its start routine, no
+# signal named) and in `gpucore analyze --sysroot /`; and `gpucore debug` (plain and compressed
+# cores, its temporary copy, exit statuses, arguments, no debugger found).
+foreach(scen ${GPUCORE_SCENARIO_FILES})
+  get_filename_component(name ${scen} NAME_WE)
+  add_test(NAME debug-e2e-host-${name}
+           COMMAND ${PROJECT_SOURCE_DIR}/tests/debug/debug_e2e.sh
+                   ${CMAKE_CURRENT_BINARY_DIR}/debug-e2e/host-${name}
+                   $<TARGET_FILE:gpucore-cli> $<TARGET_FILE:gpucore-inferior>
+                   ${CMAKE_CURRENT_BINARY_DIR}/scenario-objects ${scen} host)
+  set_tests_properties(debug-e2e-host-${name} PROPERTIES LABELS "debug;e2e"
+                       SKIP_RETURN_CODE 77 TIMEOUT 300)
+endforeach()
+# The same backtraces for cores the GPU error triggers (the driver's thread busy), a few times.
+foreach(scen vadd-fault rdna2-illegal rdna3-assert)
+  add_test(NAME debug-e2e-run-${scen}
+           COMMAND ${PROJECT_SOURCE_DIR}/tests/debug/debug_e2e.sh
+                   ${CMAKE_CURRENT_BINARY_DIR}/debug-e2e/run-${scen}
+                   $<TARGET_FILE:gpucore-cli> $<TARGET_FILE:gpucore-inferior>
+                   ${CMAKE_CURRENT_BINARY_DIR}/scenario-objects
+                   ${PROJECT_SOURCE_DIR}/tests/scenarios/${scen}.json run)
+  set_tests_properties(debug-e2e-run-${scen} PROPERTIES LABELS "debug;e2e"
+                       SKIP_RETURN_CODE 77 TIMEOUT 300)
+endforeach()
+add_test(NAME debug-e2e-command
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/debug/debug_e2e.sh
+                 ${CMAKE_CURRENT_BINARY_DIR}/debug-e2e/command
+                 $<TARGET_FILE:gpucore-cli> $<TARGET_FILE:gpucore-inferior>
+                 ${CMAKE_CURRENT_BINARY_DIR}/scenario-objects
+                 ${PROJECT_SOURCE_DIR}/tests/scenarios/vadd-fault.json command)
+set_tests_properties(debug-e2e-command PROPERTIES LABELS "debug;e2e"
+                     SKIP_RETURN_CODE 77 TIMEOUT 300)
