@@ -5,8 +5,9 @@
  *
  * AMD's library edits its cached copy of each wave's save area when it first reads the wave and
  * when it stops a wave that was saved running; it serves the edited values (a debugger shows
- * them) and never writes them to a core. Replayed here, per family (the family's TTMP row of
- * arch/wave.h names the fields):
+ * them) and never writes them to a core. Replayed per family (the family's TTMP row of
+ * arch/wave.h names the fields); steps 1-3 are arch's gc_wave_stop_at_attach(), which the
+ * process image uses too, 4 and 5 are the library's own (dbgapi_ttmp.c):
  *  1. the SPI did not set the dispatch TTMPs up (neither the note's ttmp_setup nor the agent's
  *     DISPATCH_INFO_ALWAYS_VALID): gfx9-gfx11 zero ttmp8-10, clear the wave-in-group field and
  *     reset ttmp6; gfx940 zero ttmp8-11; gfx12 zero ttmp7-9. "Reset ttmp6" keeps only the trap
