@@ -47,8 +47,9 @@ set(GPUCORE_LLVM_MAJOR ${LLVM_VERSION_MAJOR})
 message(STATUS "gpucore: LLVM ${LLVM_PACKAGE_VERSION} from ${LLVM_DIR}")
 if(GPUCORE_LLVM_MAJOR LESS GPUCORE_LLVM_ALL_TARGETS_MAJOR)
   message(STATUS "gpucore: LLVM ${GPUCORE_LLVM_MAJOR} has no gfx941/gfx942 or gfx12 processor: "
-                 "gfx941/gfx942 disassemble as gfx940, gfx12 not at all, and the tests that need "
-                 "LLVM ${GPUCORE_LLVM_ALL_TARGETS_MAJOR} are skipped")
+                 "gfx941/gfx942 disassemble as gfx940, gfx12 not at all; the gfx12 objdump "
+                 "checks and the golden-report comparisons (LLVM ${GPUCORE_LLVM_ALL_TARGETS_MAJOR}'s) "
+                 "are skipped")
 endif()
 if(GPUCORE_FUZZ AND CMAKE_C_COMPILER_ID STREQUAL "Clang" AND
    NOT _gc_cc_major EQUAL GPUCORE_LLVM_MAJOR)

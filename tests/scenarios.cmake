@@ -10,6 +10,7 @@ if(NOT TARGET gc_sim_layout)
 endif()
 
 # The clang and ld.lld of the LLVM the library links (cmake/GpucoreLLVM.cmake).
+find_package(Python3 REQUIRED COMPONENTS Interpreter)
 gpucore_llvm_tool(GPUCORE_LLVM_CLANG clang REQUIRED)
 gpucore_llvm_tool(GPUCORE_LLVM_LLD ld.lld REQUIRED)
 
@@ -17,8 +18,9 @@ gpucore_llvm_tool(GPUCORE_LLVM_LLD ld.lld REQUIRED)
 # They carry DWARF 5 as ROCm compiles device code, with the checkout's path mapped to /gpucore
 # (/gpucore/tests/scenarios/kernels/X.cl), so that reports naming them do not depend on it.
 # One target per family (gfx90a, gfx940, gfx1030, gfx1100), and gfx942, gfx1200 and gfx1201
-# natively when the LLVM has them (LLVM 19; LLVM 16 has none of the three, and the scenarios
-# that need them are skipped: tests/CMakeLists.txt).
+# natively when the LLVM has them (LLVM 19). LLVM 16 has none of the three: its gfx942 objects
+# are its gfx940 build marked gfx942 (the same ISA: retarget_co.py), so mi300-xcc runs with
+# either LLVM; it has no gfx12 objects (no scenario needs them yet).
 set(GPUCORE_SCENARIO_OBJECTS ${CMAKE_CURRENT_BINARY_DIR}/scenario-objects)
 file(MAKE_DIRECTORY ${GPUCORE_SCENARIO_OBJECTS})
 set(GPUCORE_SCENARIO_KERNELS vadd hang trap)
@@ -64,6 +66,18 @@ foreach(kernel IN LISTS GPUCORE_SCENARIO_KERNELS)
                           -fdebug-compilation-dir=/gpucore ${GPUCORE_SCENARIO_FLAGS_${kernel}})
     list(APPEND _gc_scen_objs ${co})
   endforeach()
+  if(NOT "gfx942" IN_LIST GPUCORE_SCENARIO_TARGETS)
+    set(co ${GPUCORE_SCENARIO_OBJECTS}/${kernel}.gfx942.co)
+    add_custom_command(
+      OUTPUT ${co}
+      COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/scenarios/retarget_co.py
+              ${GPUCORE_SCENARIO_OBJECTS}/${kernel}.gfx940.co ${co} gfx940 gfx942
+      DEPENDS ${GPUCORE_SCENARIO_OBJECTS}/${kernel}.gfx940.co
+              ${PROJECT_SOURCE_DIR}/tests/scenarios/retarget_co.py
+      COMMENT "Code object ${co} (gfx940 code: LLVM ${GPUCORE_LLVM_MAJOR} has no gfx942)"
+      VERBATIM)
+    list(APPEND _gc_scen_objs ${co})
+  endif()
 endforeach()
 # vadd without those flags: no DWARF and no argument names, as a plain OpenCL build gives
 # (the "no line information" and unnamed-argument paths of srcline and kernargs).
