@@ -32,7 +32,10 @@ core=$PWD/out/core
 
 # 1. No --sysroot: no host file is opened after the core.
 if command -v strace >/dev/null; then
-  strace -f -qq -e trace=open,openat,openat2 -o plain.trace "$gpucore" analyze --json "$core" \
+  # LeakSanitizer cannot run under ptrace (it stops with a fatal error): off for this run of
+  # the ASan build; the other runs of this test check for leaks.
+  ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+    strace -f -qq -e trace=open,openat,openat2 -o plain.trace "$gpucore" analyze --json "$core" \
     >plain.out 2>plain.err || fail "analyze under strace: $(cat plain.err)"
   python3 - "$core" plain.trace <<'PY' || fail "the report opened a file after the core: see above"
 import re, sys
