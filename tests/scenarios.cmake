@@ -85,6 +85,17 @@ set(GPUCORE_PLAIN_VADD ${GPUCORE_SCENARIO_OBJECTS}/vadd.plain.gfx90a.co)
 gpucore_kernel_object(${GPUCORE_PLAIN_VADD} vadd gfx90a ${GPUCORE_SCENARIO_FLAGS_vadd})
 add_custom_target(scenario-objects ALL DEPENDS ${_gc_scen_objs} ${GPUCORE_PLAIN_VADD})
 
+# Every scenario object is built for the target its name says (ELF machine and target ID), and
+# LLVM 19 builds gfx942, gfx1200 and gfx1201 natively.
+set(_gc_obj_targets ${GPUCORE_SCENARIO_TARGETS})
+list(APPEND _gc_obj_targets gfx942)
+list(REMOVE_DUPLICATES _gc_obj_targets)
+add_test(NAME scenario-objects-targets
+         COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/scenarios/check_objects.py
+                 ${GPUCORE_SCENARIO_OBJECTS} ${GPUCORE_LLVM_MAJOR}
+                 ${GPUCORE_LLVM_ALL_TARGETS_MAJOR} ${_gc_obj_targets})
+set_tests_properties(scenario-objects-targets PROPERTIES LABELS unit)
+
 file(GLOB GPUCORE_SCENARIO_FILES ${PROJECT_SOURCE_DIR}/tests/scenarios/*.json)
 
 # Parser: every scenario file parses; every broken scenario fails with its message.
