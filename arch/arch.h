@@ -82,8 +82,9 @@ struct gc_regset;       /* arch_regs.h: registers as the amd-dbgapi API presents
 /* One GPU target. */
 struct gc_arch {
     const char *name;            /* "gfx90a" */
-    const char *llvm_cpu;        /* CPU name for LLVM's disassembler ("gfx940" for gfx942 on
-                                    LLVM 16), or NULL if the installed LLVM has none */
+    const char *llvm_cpu;        /* stand-in CPU for LLVM's disassembler when the LLVM lacks
+                                    the target's own ("gfx940" for gfx942 on LLVM 16), or NULL
+                                    when there is none (gfx12: LLVM 19 only) */
     uint32_t gfx_target_version; /* KFD encoding, decimal MMmmss: 90010 */
     uint32_t elf_mach;           /* EF_AMDGPU_MACH_* value of code objects: 0x3f */
     enum gc_family family;

@@ -7,7 +7,9 @@
  * EF_AMDGPU_MACH_* list (checked against LLVM 16's installed copy and upstream, where 0x40
  * gfx940 and 0x4b gfx941 have since become RESERVED but keep their values in existing code
  * objects), and `llc -march=amdgcn -mcpu=help` of LLVM 16 for llvm_cpu: LLVM 16 knows gfx940
- * but neither gfx941/gfx942 nor any gfx12 processor.
+ * but neither gfx941/gfx942 nor any gfx12 processor. llvm_cpu is only the stand-in for an LLVM
+ * without the target's own processor: LLVM 19 has all 18, and the disassembler asks for the
+ * target's own name first (disasm.h, "Which targets have a disassembler").
  *
  * max_vgprs is the number of *addressable* architectural VGPRs (v0..v255: the instruction
  * encoding has 8 bits), not the allocation: gfx90a's unified 512-entry file holds at most 256
@@ -96,7 +98,8 @@ const struct gc_arch gc_arch_table[] = {
       GFX11_COMMON },
     { .name = "gfx1102", .llvm_cpu = "gfx1102", .gfx_target_version = 110002, .elf_mach = 0x47,
       GFX11_COMMON },
-    /* gfx12: LLVM 16 has no gfx12 processor; the disassembler says so instead of guessing. */
+    /* gfx12: its own processor in LLVM 19; none in LLVM 16, where the disassembler says so
+       instead of guessing. */
     { .name = "gfx1200", .llvm_cpu = NULL, .gfx_target_version = 120000, .elf_mach = 0x48,
       GFX12_COMMON },
     { .name = "gfx1201", .llvm_cpu = NULL, .gfx_target_version = 120001, .elf_mach = 0x4e,

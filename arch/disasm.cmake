@@ -9,9 +9,10 @@
 # LLVM_TOOLS_BINARY_DIR), and compiled into gc_llvm_cpus.h. A newer LLVM therefore brings its
 # own list; nothing here names a version.
 
-# Not find_program: a cached path would outlive a switch to another LLVM.
-set(_gc_llc "${LLVM_TOOLS_BINARY_DIR}/llc")
+# gpucore_llvm_tool, not find_program: a cached path would outlive a switch to another LLVM.
+gpucore_llvm_tool(_gc_llc llc)
 set(_gc_cpus "")
+set(_gc_cpu_list "")
 if(EXISTS "${_gc_llc}")
   # llc prints the help to stderr; it reads no input with -mcpu=help.
   execute_process(COMMAND ${_gc_llc} -mtriple=amdgcn-amd-amdhsa -mcpu=help
@@ -28,6 +29,7 @@ if(EXISTS "${_gc_llc}")
     foreach(_gc_line IN LISTS _gc_lines)
       if(_gc_line MATCHES "^  ([A-Za-z0-9_.+-]+) +- ")
         string(APPEND _gc_cpus " \"${CMAKE_MATCH_1}\",")
+        list(APPEND _gc_cpu_list ${CMAKE_MATCH_1})
       endif()
     endforeach()
   endif()
@@ -43,6 +45,9 @@ file(CONFIGURE OUTPUT ${CMAKE_CURRENT_BINARY_DIR}/gc_llvm_cpus.h CONTENT
 #define GC_LLVM_AMDGPU_CPUS${_gc_cpus}
 " @ONLY)
 target_include_directories(gc_arch PRIVATE ${CMAKE_CURRENT_BINARY_DIR})
+# The same list for the build of the tests' kernels and the objdump cross-check
+# (tests/scenarios.cmake, tests/arch_disasm.cmake): which processors this LLVM can compile for.
+set_property(GLOBAL PROPERTY GPUCORE_LLVM_AMDGPU_CPUS "${_gc_cpu_list}")
 
 # pthread_once and the per-context mutexes.
 find_package(Threads REQUIRED)

@@ -68,8 +68,11 @@ static void location_text(const json_t *o, char *buf, size_t size)
 
     buf[0] = '\0';
     gc_str_appendf(buf, size, &len, "%s", file ? file : "?");
-    if (json_is_integer(json_object_get(o, "line")))
-        gc_str_appendf(buf, size, &len, ":%" PRIu64, gc_triage_get_u64(o, "line"));
+    /* A column without a line (DWARF line 0: code of no source line, which LLVM 19 emits with
+       a column) is left out: "file:15" would read as line 15. */
+    if (!json_is_integer(json_object_get(o, "line")))
+        return;
+    gc_str_appendf(buf, size, &len, ":%" PRIu64, gc_triage_get_u64(o, "line"));
     if (json_is_integer(json_object_get(o, "column")))
         gc_str_appendf(buf, size, &len, ":%" PRIu64, gc_triage_get_u64(o, "column"));
 }

@@ -3,14 +3,25 @@
 #
 # Install every Debian package gpucore needs to build, test and benchmark. Safe to run any
 # number of times: it installs only what is missing and does nothing when all is present.
+#
+#   GPUCORE_LLVM=16 scripts/setup.sh   LLVM 16 instead of 19 (no gfx941/gfx942/gfx12 processor:
+#                                      see docs/building.md)
 set -euo pipefail
+
+# One LLVM for everything: the disassembler library, the clang and ld.lld that compile the test
+# kernels and the fuzz build, and llvm-objdump/-symbolizer/-dwarfdump/-readelf the tests compare with.
+llvm=${GPUCORE_LLVM:-19}
+case $llvm in
+  ''|*[!0-9]*) echo "setup: GPUCORE_LLVM must be a major version (16, 19), not '$llvm'" >&2; exit 2 ;;
+esac
 
 PACKAGES=(
   build-essential cmake pkg-config
   libelf-dev libdw-dev elfutils
   libzstd-dev zstd
   libcmocka-dev libjansson-dev libmsgpack-dev
-  llvm-16-dev llvm-16 clang-16 lld-16 libclang-rt-16-dev
+  "llvm-$llvm-dev" "llvm-$llvm" "clang-$llvm" "lld-$llvm"
+  "libclang-rt-$llvm-dev"  # libFuzzer and the sanitizer runtimes of that clang
   gdb python3
   libhsa-runtime-dev g++  # the ROCm runtime's tools header, for the C++ check of its mirror (tests/hook)
   strace   # capture-tree-debugger-strace: a debugger in the tree of `gpucore run`

@@ -11,7 +11,7 @@ set_property(TEST test_srcline APPEND PROPERTY ENVIRONMENT
 
 # gpucore's line and inline chain of every group's and wave's PC of every scenario, against
 # llvm-symbolizer --inlining of the same LLVM on the same code object.
-find_program(GPUCORE_SYMBOLIZER16 NAMES llvm-symbolizer-16 HINTS /usr/lib/llvm-16/bin REQUIRED)
+gpucore_llvm_tool(GPUCORE_LLVM_SYMBOLIZER llvm-symbolizer REQUIRED)
 file(GLOB _gc_srcline_scenarios RELATIVE ${PROJECT_SOURCE_DIR}/tests/scenarios
      ${PROJECT_SOURCE_DIR}/tests/scenarios/*.json)
 string(REPLACE ".json" "" _gc_srcline_cases "${_gc_srcline_scenarios}")
@@ -21,22 +21,22 @@ foreach(scen IN LISTS _gc_srcline_cases ITEMS no-dwarf)
                    ${CMAKE_CURRENT_BINARY_DIR}/srcline-e2e/${scen}
                    $<TARGET_FILE:gpucore-cli> $<TARGET_FILE:gpucore-inferior>
                    ${GPUCORE_SCENARIO_OBJECTS} ${PROJECT_SOURCE_DIR}/tests/scenarios
-                   ${GPUCORE_SYMBOLIZER16} ${scen})
+                   ${GPUCORE_LLVM_SYMBOLIZER} ${scen})
   set_tests_properties(srcline-e2e-${scen} PROPERTIES LABELS "analyze;e2e"
                        SKIP_RETURN_CODE 77 TIMEOUT 300)
 endforeach()
 
 # The same PCs against llvm-dwarfdump --lookup: the DIEs around each PC (subprogram and
 # inlined_subroutine names, DW_AT_call_file/line/column) and its line row. Skipped (77) when
-# llvm-dwarfdump-16 is not installed.
-find_program(GPUCORE_DWARFDUMP16 NAMES llvm-dwarfdump-16 HINTS /usr/lib/llvm-16/bin)
+# that LLVM's llvm-dwarfdump is not installed.
+gpucore_llvm_tool(GPUCORE_LLVM_DWARFDUMP llvm-dwarfdump)
 foreach(scen IN LISTS _gc_srcline_cases)
   add_test(NAME srcline-dwarfdump-${scen}
            COMMAND ${PROJECT_SOURCE_DIR}/tests/srcline/srcline_e2e.sh
                    ${CMAKE_CURRENT_BINARY_DIR}/srcline-dwarfdump/${scen}
                    $<TARGET_FILE:gpucore-cli> $<TARGET_FILE:gpucore-inferior>
                    ${GPUCORE_SCENARIO_OBJECTS} ${PROJECT_SOURCE_DIR}/tests/scenarios
-                   "${GPUCORE_DWARFDUMP16}" ${scen})
+                   "${GPUCORE_LLVM_DWARFDUMP}" ${scen})
   set_tests_properties(srcline-dwarfdump-${scen} PROPERTIES LABELS "analyze;e2e"
                        SKIP_RETURN_CODE 77 TIMEOUT 300)
 endforeach()

@@ -213,11 +213,13 @@ def dwarfdump(path, offsets):
 
 # The text of `analyze waves`: every wave, running or stopped, is followed by its chain as the
 # JSON has it ("at F (file:line:col)", then "inlined into G (...)"), and nothing else.
+# A column without a line (DWARF line 0, which LLVM 19 gives a column) is not shown.
 def loc(f):
     s = f["file"] or "?"
-    for k in ("line", "column"):
-        if f[k] is not None:
-            s += ":%d" % f[k]
+    if f["line"] is not None:
+        s += ":%d" % f["line"]
+        if f["column"] is not None:
+            s += ":%d" % f["column"]
     return s
 text_chains, cur = {}, None
 for line in open("waves-text.out").read().splitlines()[2:]:

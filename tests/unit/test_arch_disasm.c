@@ -7,7 +7,9 @@
  * for gfx90a and gfx940 (gfx9), gfx1030 (gfx10) and gfx1100 (gfx11). LLVM 16 has no gfx12, so
  * the gfx12 bytes are composed from the opcode numbers in LLVM's SOPInstructions.td (SOPP
  * 0xbf800000 | op << 16 | simm16, SOP1 0xbe800000 | sdst << 16 | op << 8 | ssrc0, SOPK
- * 0xb0000000 | op << 23 | sdst << 16 | simm16).
+ * 0xb0000000 | op << 23 | sdst << 16 | simm16); llvm-mc-19 -mcpu=gfx1201 --disassemble gives
+ * those instructions back. The tests hold with LLVM 16 (no gfx941/gfx942/gfx12 processor) and
+ * LLVM 19 (every target its own processor), each checking what its LLVM has.
  *
  * Every instruction text compared against llvm-objdump lives in test_arch_disasm_objdump.c.
  */
@@ -26,6 +28,9 @@
 #include "arch.h"
 #include "disasm.h"
 
+#if !defined(GC_TEST_LLVM_MAJOR) || !defined(GC_TEST_LLVM_ALL_TARGETS_MAJOR)
+#error "GC_TEST_LLVM_MAJOR and GC_TEST_LLVM_ALL_TARGETS_MAJOR (tests/arch_disasm.cmake) must be defined"
+#endif
 #ifndef GC_TEST_LLVM_VERSION
 #error "GC_TEST_LLVM_VERSION (LLVM_PACKAGE_VERSION from CMake) must be defined"
 #endif
@@ -204,7 +209,7 @@ static const struct cls_case gfx11_cases[] = {
       { 0 } },
 };
 
-/* gfx12 without a disassembler in LLVM 16: table instructions only, sizes from the format. */
+/* gfx12's table instructions, sizes from the format (with or without LLVM's gfx12 decoder). */
 static const struct cls_case gfx12_cases[] = {
     { "s_branch 5", B4(0x05, 0x00, 0xa0, 0xbf), OK, GC_INSN_DIRECT_BRANCH, 4, 24, 0, 0, { 0 } },
     { "s_cbranch_scc0 -2", B4(0xfe, 0xff, 0xa1, 0xbf), OK, GC_INSN_DIRECT_BRANCH_CONDITIONAL, 4,
@@ -233,13 +238,25 @@ static const struct cls_case gfx12_cases[] = {
     { "s_sleep 1", B4(0x01, 0x00, 0x83, 0xbf), OK, GC_INSN_SLEEP, 4, 0, 0, 0, { 0 } },
     { "s_sethalt 1", B4(0x01, 0x00, 0x82, 0xbf), OK, GC_INSN_HALT, 4, 0, 0, 0, { 0 } },
     { "s_code_end", B4(0x00, 0x00, 0x9f, 0xbf), OK, GC_INSN_UNKNOWN, 4, 0, 0, 0, { 0 } },
-    /* Not in the table: the size is unknown without LLVM. gfx12 has no cdbg branches. */
+    { "s_sleep_var with a literal, cut", B4(0xff, 0x58, 0x80, 0xbe), GPUCORE_E_CORRUPT, 0, 0, 0,
+      0, 0, { 0 } },
+};
+
+/* Not in the table, without a gfx12 processor in LLVM (16): the size is unknown. */
+static const struct cls_case gfx12_nollvm_cases[] = {
     { "v_add_f32_e32 v1, v2, v3", B4(0x02, 0x07, 0x02, 0x06), GPUCORE_E_NOTSUP, 0, 0, 0, 0, 0,
       { 0 } },
     { "(gfx11 s_cbranch_cdbgsys 8)", B4(0x08, 0x00, 0xa7, 0xbf), GPUCORE_E_NOTSUP, 0, 0, 0, 0, 0,
       { 0 } },
-    { "s_sleep_var with a literal, cut", B4(0xff, 0x58, 0x80, 0xbe), GPUCORE_E_CORRUPT, 0, 0, 0,
-      0, 0, { 0 } },
+};
+
+/* The same with LLVM's gfx12 decoder (19): a valid instruction is sequential, of LLVM's size;
+   gfx12 has no cdbg branches, so gfx11's is no instruction. */
+static const struct cls_case gfx12_llvm_cases[] = {
+    { "v_add_f32_e32 v1, v2, v3", B4(0x02, 0x07, 0x02, 0x06), OK, GC_INSN_SEQUENTIAL, 4, 0, 0, 0,
+      { 0 } },
+    { "(gfx11 s_cbranch_cdbgsys 8)", B4(0x08, 0x00, 0xa7, 0xbf), GPUCORE_E_CORRUPT, 0, 0, 0, 0, 0,
+      { 0 } },
 };
 
 /* clang-format on */
@@ -305,13 +322,20 @@ static void test_classify_gfx1100(void **state)
 static void test_classify_gfx1201(void **state)
 {
     (void)state;
+    check_cases("gfx1200", gfx12_cases, sizeof(gfx12_cases) / sizeof(gfx12_cases[0]));
     check_cases("gfx1201", gfx12_cases, sizeof(gfx12_cases) / sizeof(gfx12_cases[0]));
+    if (gc_disasm_available(gc_arch_by_name("gfx1201")))
+        check_cases("gfx1201", gfx12_llvm_cases,
+                    sizeof(gfx12_llvm_cases) / sizeof(gfx12_llvm_cases[0]));
+    else
+        check_cases("gfx1201", gfx12_nollvm_cases,
+                    sizeof(gfx12_nollvm_cases) / sizeof(gfx12_nollvm_cases[0]));
 }
 
 /* A register-pair instruction with an odd register is no pair: UNKNOWN, as in ROCdbgapi. */
 static void test_classify_odd_pair(void **state)
 {
-    /* gfx1201 has no LLVM decoder, so the table's operand check alone decides. */
+    /* The table's operand check decides, with or without LLVM's gfx12 decoder. */
     static const uint8_t setpc_s5[] = { 0x05, 0x48, 0x80, 0xbe }; /* s_setpc_b64 ssrc0 = 5 */
     static const uint8_t setpc_m0[] = { 0x7c, 0x48, 0x80, 0xbe }; /* ssrc0 = 124 */
     const struct gc_arch *a = gc_arch_by_name("gfx1201");
@@ -406,7 +430,8 @@ static void test_sdwa_reserved_select(void **state)
     }
 }
 
-/* gfx942 has no processor of its own in LLVM 16; its row names gfx940 (arch_tables.c). */
+/* gfx942: its own processor from LLVM 19 on, else its row's stand-in gfx940 (arch_tables.c);
+   the same text either way. */
 static void test_gfx942_as_gfx940(void **state)
 {
     /* gfx940-only syntax: v_mov_b64 and the sc0/sc1 cache bits. */
@@ -420,30 +445,69 @@ static void test_gfx942_as_gfx940(void **state)
     expect_text("gfx942", gload, 8, PC, NULL, "global_load_dword v1, v[2:3], off sc0 sc1", 8);
 }
 
-static void test_notsup_gfx1201(void **state)
+/* gfx12 text, where the LLVM has gfx12 (19): its own encodings, not gfx11's. */
+static void test_gfx12_text(void **state)
 {
     static const uint8_t s_endpgm12[] = { 0x00, 0x00, 0xb0, 0xbf };
-    const struct gc_arch *a = gc_arch_by_name("gfx1201");
+    static const uint8_t s_barrier_wait[] = { 0xff, 0xff, 0x94, 0xbf };
+    static const uint8_t s_trap2[] = { 0x02, 0x00, 0x90, 0xbf };
+
+    (void)state;
+    if (GC_TEST_LLVM_MAJOR < GC_TEST_LLVM_ALL_TARGETS_MAJOR) {
+        print_message("  SKIPPED: LLVM " GC_TEST_LLVM_VERSION " has no gfx12 processor\n");
+        skip();
+    }
+    for (const char *t = "gfx1200"; t; t = strcmp(t, "gfx1200") == 0 ? "gfx1201" : NULL) {
+        assert_true(gc_disasm_available(gc_arch_by_name(t)));
+        expect_text(t, s_endpgm12, 4, PC, NULL, "s_endpgm", 4);
+        expect_text(t, s_barrier_wait, 4, PC, NULL, "s_barrier_wait 0xffff", 4);
+        expect_text(t, s_trap2, 4, PC, NULL, "s_trap 2", 4);
+    }
+}
+
+/* A target the LLVM has no processor for: every text function says so, and touches nothing.
+   With LLVM 16 that is gfx1201 itself; from LLVM 19 on every real row has a processor, so the
+   path is checked on a copy of gfx1201's row under a name no LLVM knows. */
+static void check_notsup(const struct gc_arch *a)
+{
+    static const uint8_t s_endpgm12[] = { 0x00, 0x00, 0xb0, 0xbf };
     char text[GC_DISASM_TEXT_MAX] = "untouched";
     struct gc_disasm_insn insns[2];
     uint32_t size = 77;
     size_t count = 77;
     gpucore_diag_t diag = { 0 };
+    char want[GPUCORE_DIAG_MESSAGE_SIZE];
 
-    (void)state;
-    assert_non_null(a);
     assert_false(gc_disasm_available(a));
-    assert_string_equal(gc_disasm_llvm_version(), GC_TEST_LLVM_VERSION);
     assert_int_equal(gc_disasm_insn(a, s_endpgm12, 4, PC, NULL, text, sizeof(text), &size, &diag),
                      GPUCORE_E_NOTSUP);
     assert_int_equal(diag.status, GPUCORE_E_NOTSUP);
-    assert_string_equal(diag.message,
-                        "no disassembler for gfx1201 in this LLVM (" GC_TEST_LLVM_VERSION ")");
+    snprintf(want, sizeof(want), "no disassembler for %s in this LLVM (" GC_TEST_LLVM_VERSION ")",
+             a->name);
+    assert_string_equal(diag.message, want);
     assert_string_equal(text, "untouched");
     assert_int_equal(size, 77);
     assert_int_equal(gc_disasm_range_array(a, s_endpgm12, 4, PC, NULL, insns, 2, &count, NULL),
                      GPUCORE_E_NOTSUP);
     assert_int_equal(count, 77);
+}
+
+static void test_notsup_gfx1201(void **state)
+{
+    const struct gc_arch *a = gc_arch_by_name("gfx1201");
+    struct gc_arch unknown;
+
+    (void)state;
+    assert_non_null(a);
+    assert_string_equal(gc_disasm_llvm_version(), GC_TEST_LLVM_VERSION);
+    if (GC_TEST_LLVM_MAJOR < GC_TEST_LLVM_ALL_TARGETS_MAJOR)
+        check_notsup(a);
+    else
+        assert_true(gc_disasm_available(a));
+    unknown = *a;
+    unknown.name = "gfx1299";
+    unknown.llvm_cpu = NULL;
+    check_notsup(&unknown);
 }
 
 /* Every row of the target table: a disassembler that works, or a clean NOTSUP. */
@@ -479,6 +543,9 @@ static void test_every_target(void **state)
     }
     assert_true(with > 0);
     print_message("  %zu targets with a disassembler, %zu without\n", with, without);
+    /* From LLVM 19 on, all 18 targets, each as its own processor (test_arch_disasm_objdump). */
+    if (GC_TEST_LLVM_MAJOR >= GC_TEST_LLVM_ALL_TARGETS_MAJOR)
+        assert_int_equal(without, 0);
 }
 
 /* The breakpoint instruction of every family decodes, through LLVM, as `s_trap 1`, and the
@@ -766,6 +833,7 @@ int main(void)
         cmocka_unit_test(test_text_basic),
         cmocka_unit_test(test_sdwa_reserved_select),
         cmocka_unit_test(test_gfx942_as_gfx940),
+        cmocka_unit_test(test_gfx12_text),
         cmocka_unit_test(test_notsup_gfx1201),
         cmocka_unit_test(test_every_target),
         cmocka_unit_test(test_errors),

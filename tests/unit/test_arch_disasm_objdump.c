@@ -3,11 +3,12 @@
  * test_arch_disasm_objdump: every instruction of real kernels, disassembled by gpucore and by
  * llvm-objdump of the same LLVM, must agree in address, size, text and branch-target symbol.
  *
- * At test time tests/data/kernels/disasm_kernel.cl is compiled for gfx90a, gfx940, gfx1030 and
- * gfx1100 (clang -x cl -cl-std=CL2.0 -nogpulib -O2, then ld.lld -shared), .text and .symtab are
- * read with libelf, and `llvm-objdump -d -z --mcpu=<cpu>` (-z: zero words are instructions too,
- * not "...") is run on the same file. gfx942 is checked through its own table row on the gfx940
- * object, since LLVM 16 disassembles gfx942 as gfx940.
+ * At test time tests/data/kernels/disasm_kernel.cl is compiled for every target of the table
+ * (clang -x cl -cl-std=CL2.0 -nogpulib -O2, then ld.lld -shared), .text and .symtab are read with
+ * libelf, and `llvm-objdump -d -z --mcpu=<cpu>` (-z: zero words are instructions too, not "...")
+ * is run on the same file. With LLVM 19 every target is its own processor. An older LLVM lacks
+ * some (LLVM 16: gfx941, gfx942 and gfx12): a row with a stand-in (gfx940 for gfx941/gfx942) is
+ * checked on the stand-in's object, one without is skipped with the reason.
  *
  * Normalisation of an objdump line "\t<text><spaces>// <address>: <words>[ <sym+off>]":
  * the text is everything between the tab and the "//" with trailing blanks removed (gpucore's
@@ -16,7 +17,7 @@
  * is given (here: the nearest preceding .text symbol, as llvm-objdump chooses it).
  *
  * The tools come from the environment (GC_DISASM_CLANG, GC_DISASM_LLD, GC_DISASM_OBJDUMP,
- * GC_DISASM_KERNELS, set by tests/arch_disasm.cmake); if one is missing the test exits 77
+ * GC_DISASM_KERNELS, and the LLVM's processors GC_DISASM_CPUS, set by tests/arch_disasm.cmake); if one is missing the test exits 77
  * (skipped).
  */
 #include <fcntl.h>
@@ -364,44 +365,49 @@ static void compare_target(const struct target_case *tc)
     free_elf(&t);
 }
 
-static void test_gfx90a(void **state)
-{
-    static const struct target_case tc = { "gfx90a", "gfx90a" };
+/* ------------------------------------------------------------------------------------------ */
+/* Every target                                                                                */
+/* ------------------------------------------------------------------------------------------ */
 
-    (void)state;
-    compare_target(&tc);
+/* The processors of the LLVM (GC_DISASM_CPUS, from `llc -mcpu=help`, comma-separated). */
+static const char *llvm_cpus;
+
+static int llvm_has(const char *cpu)
+{
+    size_t n = strlen(cpu);
+
+    for (const char *p = llvm_cpus; p && *p;) {
+        size_t len = strcspn(p, ",");
+
+        if (len == n && strncmp(p, cpu, n) == 0)
+            return 1;
+        p += len + (p[len] == ',');
+    }
+    return 0;
 }
 
-static void test_gfx940(void **state)
+/*
+ * One row of the target table: compiled for the row's own processor when the LLVM has it (every
+ * row with LLVM 19), else for its stand-in (gfx940 for gfx941/gfx942 on LLVM 16), else skipped
+ * with the reason (gfx12 on LLVM 16). From LLVM 19 on a stand-in or a skip is a failure.
+ */
+static void test_target(void **state)
 {
-    static const struct target_case tc = { "gfx940", "gfx940" };
+    const struct gc_arch *a = *(const struct gc_arch *const *)*state;
+    struct target_case tc = { .arch = a->name };
 
-    (void)state;
-    compare_target(&tc);
-}
-
-/* gfx942: LLVM 16 has no such processor; gpucore's row disassembles as gfx940. */
-static void test_gfx942(void **state)
-{
-    static const struct target_case tc = { "gfx940", "gfx942" };
-
-    (void)state;
-    compare_target(&tc);
-}
-
-static void test_gfx1030(void **state)
-{
-    static const struct target_case tc = { "gfx1030", "gfx1030" };
-
-    (void)state;
-    compare_target(&tc);
-}
-
-static void test_gfx1100(void **state)
-{
-    static const struct target_case tc = { "gfx1100", "gfx1100" };
-
-    (void)state;
+    if (llvm_has(a->name))
+        tc.cpu = a->name;
+    else if (a->llvm_cpu && llvm_has(a->llvm_cpu))
+        tc.cpu = a->llvm_cpu;
+    if (GC_TEST_LLVM_MAJOR >= GC_TEST_LLVM_ALL_TARGETS_MAJOR && tc.cpu != a->name)
+        fail_msg("LLVM %d has no processor %s (every target has one from LLVM %d on)",
+                 GC_TEST_LLVM_MAJOR, a->name, GC_TEST_LLVM_ALL_TARGETS_MAJOR);
+    if (!tc.cpu) {
+        print_message("  %s: SKIPPED, LLVM %d has no processor %s nor a stand-in (LLVM %d has)\n",
+                      a->name, GC_TEST_LLVM_MAJOR, a->name, GC_TEST_LLVM_ALL_TARGETS_MAJOR);
+        skip();
+    }
     compare_target(&tc);
 }
 
@@ -418,11 +424,9 @@ static const char *tool(const char *env)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_gfx90a),  cmocka_unit_test(test_gfx940),
-        cmocka_unit_test(test_gfx942),  cmocka_unit_test(test_gfx1030),
-        cmocka_unit_test(test_gfx1100),
-    };
+    static struct CMUnitTest tests[64];
+    static const struct gc_arch *rows[64];
+    size_t ntests = 0;
     const char *base = getenv("GPUCORE_TEST_TMPDIR");
     struct stat st;
     int failed;
@@ -431,6 +435,19 @@ int main(void)
     tool_lld = tool("GC_DISASM_LLD");
     tool_objdump = tool("GC_DISASM_OBJDUMP");
     kernel_dir = getenv("GC_DISASM_KERNELS");
+    llvm_cpus = getenv("GC_DISASM_CPUS");
+    if (!llvm_cpus || !*llvm_cpus) {
+        printf("SKIP: GC_DISASM_CPUS (the LLVM's processors) not set\n");
+        return 77;
+    }
+    for (const struct gc_arch *a = gc_arch_table; a->name; a++) {
+        if (ntests == sizeof(tests) / sizeof(tests[0]))
+            return 1;
+        rows[ntests] = a;
+        tests[ntests] = (struct CMUnitTest){ .name = a->name, .test_func = test_target,
+                                             .initial_state = (void *)&rows[ntests] };
+        ntests++;
+    }
     if (!tool_clang || !tool_lld || !tool_objdump)
         return 77;
     if (!kernel_dir || stat(kernel_dir, &st) != 0) {
@@ -446,7 +463,8 @@ int main(void)
         return 1;
     }
 
-    failed = cmocka_run_group_tests_name("arch: disassembler vs llvm-objdump", tests, NULL, NULL);
+    failed = _cmocka_run_group_tests("arch: disassembler vs llvm-objdump", tests, ntests, NULL,
+                                     NULL);
     gc_disasm_fini();
     if (!failed && !getenv("GPUCORE_TEST_KEEP")) {
         char cmd[4200];
