@@ -702,11 +702,6 @@ static void test_live_core(void **state)
     free(notes);
 }
 
-/*
- * The order host memory is written in (gc_host_prioritize), on a live stopped child: the sets
- * split what was selected exactly, each thread's stack at SP is in the first one, and the first
- * one stays small (a budget spends little on it).
- */
 /* first_thread (the thread the runtime reported a GPU error on) is written first, each thread
  * once, the signal still the capture's; a tid that is not the tracee's leaves the kernel's
  * rule (the leader first). */
@@ -839,6 +834,11 @@ static void test_live_signalled(void **state)
     free(notes);
 }
 
+/*
+ * The order host memory is written in (gc_host_prioritize), on a live stopped child: the sets
+ * split what was selected exactly, each thread's stack at SP is in the first one, and the first
+ * one stays small (a budget spends little on it).
+ */
 static void test_live_prioritize(void **state)
 {
     struct live c;
