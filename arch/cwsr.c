@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The CWSR codec: KFD's size formulas, the per-XCC header, and the control stack plus wave
- * records, decoded and encoded exactly as ../shared/spec/cwsr-layout.md §2-§10 describes them.
+ * records, decoded and encoded exactly as docs/cwsr-layout.md §2-§10 describes them.
  *
  * Everything that differs between families comes from the gc_cwsr_layout row (cwsr_layouts.c)
  * or, for the VGPR file size KFD assumes per CU, from the small table below keyed by
@@ -38,7 +38,7 @@
 #define LANES_WAVE32 32u
 #define LANES_ACC    64u
 
-/* KFD's per-CU save sizes (kfd_queue.c; cwsr-layout.md §2). */
+/* KFD's per-CU save sizes (kfd_queue.c; docs/cwsr-layout.md §2). */
 #define SGPR_SIZE_PER_CU     0x4000u
 #define LDS_SIZE_PER_CU      0x10000u
 #define HWREG_SIZE_PER_CU    0x1000u

@@ -3,7 +3,7 @@
  * TTMP conventions, hardware-register slots, stop reasons, PCs, dispatch association, scratch
  * and address spaces: the family rows and the few functions that read them.
  *
- * Facts: ../shared/spec/cwsr-layout.md §8 and §11-§15, cross-checked against AMD's debugger
+ * Facts: docs/cwsr-layout.md §8 and §11-§15, cross-checked against AMD's debugger
  * library (ROCm/rocm-systems projects/rocdbgapi/src/architecture.cpp and queue.cpp, the
  * successor of ROCdbgapi 0.77). Where the two differ the spec wins and the difference is noted
  * at the row.

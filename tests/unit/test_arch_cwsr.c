@@ -2,7 +2,7 @@
 /*
  * test_arch_cwsr: the CWSR codec (arch/cwsr.c, arch/cwsr_layouts.c). This file holds KFD's size
  * formulas, the header codec, encoder input validation, the verified record sizes of
- * cwsr-layout.md §7.1 and encode -> decode round trips over every target; hand-built byte
+ * docs/cwsr-layout.md §7.1 and encode -> decode round trips over every target; hand-built byte
  * images and every decoder error path are in test_arch_cwsr_images.c.
  */
 #include <setjmp.h>
