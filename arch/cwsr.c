@@ -50,9 +50,9 @@
  * VGPR_SIZE_PER_CU exceptions, per gfx_target_version: the MI parts save AccVGPRs too, and
  * gfx11/gfx12 parts with 1.5x the register file. The value is per target, not per family
  * (gfx1102 keeps the default while gfx1100 does not), hence a table and not a layout field.
- * 90400 and 90401 (gfx940, gfx941) are here although the spec lists only 90402: the kernels
- * that reported those two versions tested (gfxv / 100 * 100) == 90400; the patch that narrowed
- * the test to 90402 is the one that stopped reporting 90400/90401.
+ * 90400 and 90401 (gfx940, gfx941) are here although docs/cwsr-layout.md §2 lists only 90402:
+ * the kernels that reported those two versions tested (gfxv / 100 * 100) == 90400; the patch
+ * that narrowed the test to 90402 is the one that stopped reporting 90400/90401.
  */
 static const struct {
     uint32_t gfx_target_version;
