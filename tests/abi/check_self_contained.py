@@ -30,7 +30,7 @@ FORBIDDEN = [
 # Explicit exceptions: (file, forbidden string, reason). Only /tmp is ever excepted, and only
 # where the text is not a path of a machine but a template or an example the test spells out.
 ALLOWED = [
-    ("tests/capture/test_capture_path.c", "/" + "tmp/",
+    ("tests/unit/test_capture_path.c", "/" + "tmp/",
      "an -o pattern example expanded by the test itself"),
     ("tests/unit/test_host_stack.c", "/" + "tmp/", "a mkdtemp() template"),
     ("tests/unit/test_kfd_linux.c", "/" + "tmp/", "mkstemp() templates"),
