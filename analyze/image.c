@@ -1029,7 +1029,7 @@ static gpucore_status_t read_amd_queue(struct gc_image *img, struct gc_image_que
     q->compute_tmpring_size = gc_le32_get(aq + GC_AMDQ_TMPRING);
     qp->scratch_loc = gc_le64_get(aq + GC_AMDQ_SCRATCH_LOC);
     q->scratch_base = qp->scratch_loc;
-    /* ROCr r_version 11 removed scratch_backing_memory_byte_size (core-format.md 8.5) */
+    /* ROCr r_version 11 removed scratch_backing_memory_byte_size (docs/core-format.md 8.5) */
     if (img->r_version && img->r_version < 11) {
         q->scratch_stride = gc_le64_get(aq + GC_AMDQ_SCRATCH_SIZE);
         qp->have_stride = 1;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The GPU process image of a core, rebuilt by the rules AMD's reader applies
- * (spec/dbgapi-on-cores.md, spec/core-format.md §7-§8, spec/cwsr-layout.md): agents from the
+ * (docs/dbgapi-on-cores.md, docs/core-format.md §7-§8, docs/cwsr-layout.md): agents from the
  * AMDGPU note's device entries, queues from its queue entries, amd_queue_t located from the read
  * pointer, each XCC's CWSR area decoded with arch/, dispatches from the ring and the waves' TTMP
  * packet index, workgroups with their LDS, waves with registers, stop reasons and PCs, code

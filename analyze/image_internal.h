@@ -56,7 +56,7 @@ struct gc_image_run {
     uint64_t before;
 };
 
-/* amd_queue_t (core-format.md 8.5) */
+/* amd_queue_t (docs/core-format.md 8.5) */
 #define GC_AMDQ_SIZE         256u
 #define GC_AMDQ_WRITE_ID     56u
 #define GC_AMDQ_READ_ID      128u

@@ -2,7 +2,7 @@
 /*
  * Memory as a wave sees it (image.h gc_image_read): global from the core's segments, generic
  * lowered by the fixed apertures, local from the group leader's LDS image, private from the
- * wave's scratch slot (cwsr-layout.md §14-§15).
+ * wave's scratch slot (docs/cwsr-layout.md §14-§15).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -158,7 +158,7 @@ static gpucore_status_t xcc_scratch_base(const struct gc_image *img, const struc
 
 /*
  * Architected flat scratch (gfx940/942, gfx11, gfx12): the SPI starts every wave with
- * FLAT_SCRATCH = its slot's address, and the trap handler saves it (cwsr-layout.md §14). When
+ * FLAT_SCRATCH = its slot's address, and the trap handler saves it (docs/cwsr-layout.md §14). When
  * the queue's fields place the slot, the two must agree -- AMD's library warns and shows no
  * private memory otherwise; when they cannot (a runtime of r_version 11 or later no longer
  * records the per-XCC stride, XCC > 0), the register is the slot's address.

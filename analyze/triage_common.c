@@ -42,7 +42,7 @@ static const struct {
 };
 #define NSTOP (sizeof(stop_reasons) / sizeof(stop_reasons[0]))
 
-/* KFD exception codes (spec/kfd-debug-interface.md §7); bit e-1 of an exception_status word. */
+/* KFD exception codes (docs/kfd-debug-interface.md §7); bit e-1 of an exception_status word. */
 static const struct {
     uint32_t code;
     const char *name;

@@ -10,7 +10,7 @@
  *  - the DWARF numbers: LLVM llvm/docs/AMDGPUUsage.rst, "DWARF Register Identifier Mapping"
  *    (wave32 and wave64 flavours of EXEC, VCC and the vector registers), applied as AMD's
  *    library applies them (register.cpp: only the general registers and status have one);
- *  - ../shared/spec/cwsr-layout.md §7.1 for the verified per-wave register counts.
+ *  - docs/cwsr-layout.md §7.1 for the verified per-wave register counts.
  *
  * Measured: every architecture's whole list -- order, names (gfx12's scratch_base), sizes,
  * DWARF numbers, properties, classes and the type strings byte for byte, AMD's alignment
@@ -467,7 +467,7 @@ struct wctx {
     const struct gc_regset *rs;
     int64_t sgpr_end; /* one past the aliased SGPR slots */
     int no_vgprs;
-    /* record-relative block offsets, ascending (cwsr-layout.md §7.1 read bottom-up) */
+    /* record-relative block offsets, ascending (docs/cwsr-layout.md §7.1 read bottom-up) */
     uint64_t off_vgpr, off_shared, off_acc, off_sgpr, off_hwreg, off_ttmp;
 };
 

@@ -140,7 +140,7 @@ struct gc_reg {
     uint32_t derived;     /* 1: the value is computed (pseudo registers; a parked PC), so it
                              may differ from the saved bytes at save_offset */
     uint64_t save_offset; /* where the saved bytes start, relative to the record's lowest byte
-                             (the block order of cwsr-layout.md §7.1, without the gfx9 gap) */
+                             (the block order of docs/cwsr-layout.md §7.1, without the gfx9 gap) */
     const struct gc_reg_desc *desc;
 };
 

@@ -2,8 +2,8 @@
 /*
  * The target table: one row per gfx target AMD's debugger library 0.77 supports.
  *
- * Sources of the facts: ../shared/spec/cwsr-layout.md (families, parking, flat scratch),
- * dbgapi-on-cores.md §8.1 (ELF machine values), LLVM's llvm/include/llvm/BinaryFormat/ELF.h
+ * Sources of the facts: docs/cwsr-layout.md (families, parking, flat scratch),
+ * docs/dbgapi-on-cores.md §8.1 (ELF machine values), LLVM's llvm/include/llvm/BinaryFormat/ELF.h
  * EF_AMDGPU_MACH_* list (checked against LLVM 16's installed copy and upstream, where 0x40
  * gfx940 and 0x4b gfx941 have since become RESERVED but keep their values in existing code
  * objects), and `llc -march=amdgcn -mcpu=help` of LLVM 16 for llvm_cpu: LLVM 16 knows gfx940

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The CWSR codec: KFD's size formulas, the per-XCC header, and the control stack plus wave
- * records, decoded and encoded exactly as ../shared/spec/cwsr-layout.md §2-§10 describes them.
+ * records, decoded and encoded exactly as docs/cwsr-layout.md §2-§10 describes them.
  *
  * Everything that differs between families comes from the gc_cwsr_layout row (cwsr_layouts.c)
  * or, for the VGPR file size KFD assumes per CU, from the small table below keyed by
@@ -38,7 +38,7 @@
 #define LANES_WAVE32 32u
 #define LANES_ACC    64u
 
-/* KFD's per-CU save sizes (kfd_queue.c; cwsr-layout.md §2). */
+/* KFD's per-CU save sizes (kfd_queue.c; docs/cwsr-layout.md §2). */
 #define SGPR_SIZE_PER_CU     0x4000u
 #define LDS_SIZE_PER_CU      0x10000u
 #define HWREG_SIZE_PER_CU    0x1000u
@@ -50,9 +50,9 @@
  * VGPR_SIZE_PER_CU exceptions, per gfx_target_version: the MI parts save AccVGPRs too, and
  * gfx11/gfx12 parts with 1.5x the register file. The value is per target, not per family
  * (gfx1102 keeps the default while gfx1100 does not), hence a table and not a layout field.
- * 90400 and 90401 (gfx940, gfx941) are here although the spec lists only 90402: the kernels
- * that reported those two versions tested (gfxv / 100 * 100) == 90400; the patch that narrowed
- * the test to 90402 is the one that stopped reporting 90400/90401.
+ * 90400 and 90401 (gfx940, gfx941) are here although docs/cwsr-layout.md §2 lists only 90402:
+ * the kernels that reported those two versions tested (gfxv / 100 * 100) == 90400; the patch
+ * that narrowed the test to 90402 is the one that stopped reporting 90400/90401.
  */
 static const struct {
     uint32_t gfx_target_version;

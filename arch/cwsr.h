@@ -2,7 +2,7 @@
 /*
  * The context-save (CWSR) area: size formulas, the per-XCC header, the control stack and the
  * wave records, decoded and encoded bit for bit as the hardware, the trap handler and KFD lay
- * them out (../shared/spec/cwsr-layout.md). The decoder enforces every consistency rule AMD's
+ * them out (docs/cwsr-layout.md). The decoder enforces every consistency rule AMD's
  * reader enforces; the encoder is what the simulated driver uses to build save areas.
  *
  * Internal; no I/O. Offsets are relative to the XCC area base unless stated otherwise.
@@ -51,7 +51,7 @@ struct gc_cwsr_layout {
     uint32_t record_gap;  /* unused bytes above every record: 64 on gfx9, 0 on gfx10+ */
     uint32_t hwreg_slots; /* 16 */
     uint32_t ttmps;       /* 16 */
-    /* KFD's size formula (cwsr-layout.md section 2; the VGPR file size per CU is per target and
+    /* KFD's size formula (docs/cwsr-layout.md §2; the VGPR file size per CU is per target and
        lives in a table keyed by gfx_target_version in cwsr.c) */
     uint32_t simd_per_cu;          /* node property simd_per_cu: 4 on gfx9, 2 on gfx10+ */
     uint32_t waves_per_cu;         /* wave slots per CU: 40 on gfx9, 32 on gfx10+ */
@@ -79,7 +79,7 @@ gpucore_status_t gc_cwsr_header_decode(const void *buf, size_t len, struct gc_cw
 /* Encode the header into 40 bytes at buf. */
 void gc_cwsr_header_encode(const struct gc_cwsr_header *h, void *buf);
 
-/* Sizes from node properties (cwsr-layout.md §2), for one queue. */
+/* Sizes from node properties (docs/cwsr-layout.md §2), for one queue. */
 struct gc_cwsr_sizes {
     uint32_t cu_num;         /* per XCC */
     uint32_t wave_num;       /* wave slots per XCC */

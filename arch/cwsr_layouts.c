@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The control-stack and wave-record layout rows, one per (sub-)family, referenced by
- * gc_arch_table. Every bit position here is from ../shared/spec/cwsr-layout.md §6 (relaunch
+ * gc_arch_table. Every bit position here is from docs/cwsr-layout.md §6 (relaunch
  * words) and §7 (records), which follow ROCdbgapi 0.77's control_stack_iterate and
  * cwsr_record_t; the size-formula facts are from §2 (KFD's kfd_queue_ctx_save_restore_size).
  *

@@ -3,10 +3,10 @@
  * TTMP conventions, hardware-register slots, stop reasons, PCs, dispatch association, scratch
  * and address spaces: the family rows and the few functions that read them.
  *
- * Facts: ../shared/spec/cwsr-layout.md §8 and §11-§15, cross-checked against AMD's debugger
+ * Facts: docs/cwsr-layout.md §8 and §11-§15, cross-checked against AMD's debugger
  * library (ROCm/rocm-systems projects/rocdbgapi/src/architecture.cpp and queue.cpp, the
- * successor of ROCdbgapi 0.77). Where the two differ the spec wins and the difference is noted
- * at the row.
+ * successor of ROCdbgapi 0.77). Where the two differ the docs (0.77's behaviour) win and the
+ * difference is noted at the row.
  */
 #include "wave.h"
 
@@ -142,8 +142,8 @@ enum { GFX12_STATE_PRIV = 5, GFX12_EXCP_PRIV = 6, GFX12_EXCP_USER = 11, GFX12_TR
     { .waves = GC_BF(11, 0), .wavesize = GC_BF(24, 12), .wavesize_unit = 1024, .waves_per_se = 0 }
 /*
  * gfx11 and gfx12: WAVES is per SE and WAVESIZE counts 256-byte units. AMD's current library
- * reads WAVESIZE as [29:12] on gfx12; the spec (and so this row) keeps gfx11's [26:12] for
- * 0.77 fidelity -- the two agree for any per-wave size below 8 MiB.
+ * reads WAVESIZE as [29:12] on gfx12; docs/cwsr-layout.md §14 (and so this row) keeps gfx11's
+ * [26:12] for 0.77 fidelity -- the two agree for any per-wave size below 8 MiB.
  */
 #define SCRATCH_GFX11                                                                              \
     { .waves = GC_BF(11, 0), .wavesize = GC_BF(26, 12), .wavesize_unit = 256, .waves_per_se = 1 }

@@ -2,7 +2,7 @@
 /*
  * Per-wave facts that depend on the family: the trap handler's TTMP conventions, the
  * hardware-register slot table of the save area, stop-reason decoding, the wave PC (parked PCs),
- * dispatch association, scratch slots and address spaces (../shared/spec/cwsr-layout.md
+ * dispatch association, scratch slots and address spaces (docs/cwsr-layout.md
  * §8, §9, §11-§15).
  *
  * Everything that differs between families is a row (struct gc_ttmp_layout, struct
@@ -28,8 +28,8 @@
 /* ------------------------------------------------------------------------------------------ */
 
 /*
- * amd_dbgapi_wave_stop_reasons_t bit values (cwsr-layout.md §13). These are ABI values of AMD's
- * debugger API and go to clients unchanged: never renumber.
+ * amd_dbgapi_wave_stop_reasons_t bit values (docs/cwsr-layout.md §13). These are ABI values of
+ * AMD's debugger API and go to clients unchanged: never renumber.
  */
 #define GC_STOP_NONE                 0u
 #define GC_STOP_BREAKPOINT           (1u << 0)

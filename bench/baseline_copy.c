@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * gpucore-bench-baseline: what the ROCm runtime's core dump writer does with GPU memory today
- * (spec/core-format.md §10), as the reference row of bench/bench_capture.sh.
+ * (docs/core-format.md §10), as the reference row of bench/bench_capture.sh.
  *
  *     gpucore-bench-baseline [--kfd sim|linux] [--socket NAME] -o PATH PID
  *

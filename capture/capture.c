@@ -939,7 +939,7 @@ static void warn_new_queues(struct cap *c, const struct kfd_queue_snapshot_entry
 
 /*
  * Everything about the GPU: snapshots, suspension, mappings, the plan. In the order of
- * kfd-debug-interface.md §12: a queue snapshot to learn the queue ids, SUSPEND, then the
+ * docs/kfd-debug-interface.md §12: a queue snapshot to learn the queue ids, SUSPEND, then the
  * device and queue snapshots the note records, taken while the queues are suspended (the
  * driver has just written their save-area headers; nothing is cleared).
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The capture pipeline (ARCHITECTURE.md "Data flow"), in this order:
+ * The capture pipeline (docs/design.md "Data flow"), in this order:
  *
  *   seize every thread (gc_tracee_seize; RUN: gc_tracee_spawn) -> open the driver session
  *   (RUN with the simulated driver: retried while the command lives, up to 30 s, since its

@@ -515,7 +515,7 @@ static gpucore_status_t plan_amd_queue(struct gc_plan_ctx *c, struct queue_ctx *
     qc->have_amdq = 1;
     qc->tmpring = gc_le32_get(aq + GC_PLAN_AMDQ_TMPRING);
     qc->scratch_loc = gc_le64_get(aq + GC_PLAN_AMDQ_SCRATCH_LOC);
-    /* ROCr r_version 11 removed scratch_backing_memory_byte_size (core-format.md 8.5) */
+    /* ROCr r_version 11 removed scratch_backing_memory_byte_size (docs/core-format.md 8.5) */
     if (c->r_version && c->r_version < 11) {
         qc->scratch_stride = gc_le64_get(aq + GC_PLAN_AMDQ_SCRATCH_SIZE);
         qc->have_stride = 1;
@@ -770,7 +770,7 @@ static gpucore_status_t plan_cwsr(struct gc_plan_ctx *c, struct queue_ctx *qc)
         GC_TRY(decode_waves(c, qc, x, base, &h));
     }
 
-    /* the debugger area after the XCC areas: debug_memory_size per XCC (cwsr-layout.md 2) */
+    /* the debugger area after the XCC areas: debug_memory_size per XCC (docs/cwsr-layout.md 2) */
     struct gc_cwsr_sizes sz;
     uint64_t dbase = q->ctx_save_restore_address + (uint64_t)nxcc * area, dsize = 0;
 

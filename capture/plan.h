@@ -5,7 +5,7 @@
  * build the GPU notes.
  *
  *   - the AMDGPU core-state note (AMD's layout, exception status as captured);
- *   - the memory, tier by tier (core-format.md §8, ARCHITECTURE.md "Data flow"):
+ *   - the memory, tier by tier (docs/core-format.md §8, docs/design.md "Data flow"):
  *       state       every amd_queue_t (read_pointer_address - 128), every AQL ring, per XCC the
  *                   used parts of the CWSR area (header, used control stack, used wave area)
  *                   and the debug area, the r_debug chain (r_debug, link_map nodes, URI

@@ -452,7 +452,7 @@ static json_t *build_amdgpu(struct info_ctx *ctx)
                               GPUCORE_HSA_CAP_TRAP_DEBUG_FIRMWARE_SUPPORTED;
         json_array_append_new(agents, build_agent(&n->agents[i]));
         /* ROCdbgapi's agent_t::supports_debugging: without both bits its queues are ignored,
-           so AMD's tools would show no waves for this agent (core-format.md §5). */
+           so AMD's tools would show no waves for this agent (docs/core-format.md §5). */
         if ((n->agents[i].capability & need) != need)
             problem(ctx, "agent %u (gpu_id %u): capability 0x%x lacks TRAP_DEBUG_SUPPORT and "
                          "TRAP_DEBUG_FIRMWARE_SUPPORTED: AMD's debugger library ignores its "

@@ -3,7 +3,7 @@
  * gpucore's own copy of the KFD debug uapi (Linux include/uapi/linux/kfd_ioctl.h, KFD ioctl
  * 1.13 .. 1.18), limited to what a debugger that captures cores uses. Distribution headers
  * often predate the debug API (conventions G-KFD-3), so we never include the system copy.
- * Layouts and values: ../shared/spec/kfd-debug-interface.md. Every struct's size and field
+ * Layouts and values: docs/kfd-debug-interface.md. Every struct's size and field
  * offsets are checked at compile time below.
  */
 #ifndef GC_KFD_UAPI_H
@@ -291,7 +291,7 @@ struct kfd_ioctl_dbg_trap_args {
     };
 };
 
-/* Every field of every struct, at the offset kfd-debug-interface.md gives (offsets of the
+/* Every field of every struct, at the offset docs/kfd-debug-interface.md gives (offsets of the
    DBG_TRAP union members are from the start of the ioctl argument); a mistake here would be an
    ABI break with the kernel. */
 #define GC_UAPI_CHECK(type, size) _Static_assert(sizeof(struct type) == (size), #type " size")

@@ -18,7 +18,7 @@
 #define GC_ELF_SHDR_SIZE 64u
 #define GC_ELF_NHDR_SIZE 12u
 
-/* Not in glibc's <elf.h>: LLVM's ELF.h values, core-format.md 1.1. */
+/* Not in glibc's <elf.h>: LLVM's ELF.h values, docs/core-format.md 1.1. */
 #define GC_ELFOSABI_AMDGPU_HSA         64u
 #define GC_ELFABIVERSION_AMDGPU_HSA_V5 3u
 

@@ -290,7 +290,7 @@ GPUCORE_API gpucore_status_t gpucore_amdgpu_note_encode(const gpucore_amdgpu_not
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* Semantic rules of AMD's reader (core-format.md 7.1 step 6)                                 */
+/* Semantic rules of AMD's reader (docs/core-format.md 7.1 step 6)                                */
 /* ------------------------------------------------------------------------------------------ */
 
 /*

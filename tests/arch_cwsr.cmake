@@ -10,6 +10,6 @@ gpucore_fuzz_target(fuzz_arch_cwsr SOURCE fuzz/targets/fuzz_arch_cwsr.c LIBS gc_
 
 # Writes the seed corpus of fuzz_arch_cwsr (not a test; run by hand when the layouts change):
 #   gen_arch_cwsr_seeds tests/fuzz/corpus/fuzz_arch_cwsr
-add_executable(gen_arch_cwsr_seeds unit/test_arch_cwsr_seeds.c)
+add_executable(gen_arch_cwsr_seeds tools/gen_arch_cwsr_seeds.c)
 target_link_libraries(gen_arch_cwsr_seeds PRIVATE gc_arch gc_schema)
 gpucore_warnings(gen_arch_cwsr_seeds)

@@ -55,7 +55,7 @@ endforeach()
 
 # Output patterns (-o): capture_path.c alone, without the rest of the pipeline.
 gpucore_unit_test(test_capture_path
-  SOURCES capture/test_capture_path.c ${PROJECT_SOURCE_DIR}/capture/capture_path.c
+  SOURCES unit/test_capture_path.c ${PROJECT_SOURCE_DIR}/capture/capture_path.c
   LIBS gc_schema)
 target_include_directories(test_capture_path PRIVATE ${PROJECT_SOURCE_DIR}/capture
                            ${PROJECT_SOURCE_DIR}/kfd)

@@ -18,6 +18,6 @@ set_tests_properties(schema-format-in-sync PROPERTIES LABELS unit)
 
 # Writes the seed corpora of the two fuzz targets (not a test; run by hand when the format
 # changes): gen_schema_seeds tests/fuzz/corpus
-add_executable(gen_schema_seeds unit/test_schema_seeds.c)
+add_executable(gen_schema_seeds tools/gen_schema_seeds.c)
 target_link_libraries(gen_schema_seeds PRIVATE gc_schema)
 gpucore_warnings(gen_schema_seeds)

@@ -133,7 +133,7 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_architecture_get_info(
     case AMD_DBGAPI_ARCHITECTURE_INFO_BREAKPOINT_INSTRUCTION_SIZE:
     case AMD_DBGAPI_ARCHITECTURE_INFO_BREAKPOINT_INSTRUCTION_PC_ADJUST: {
         /* instructions are dword-aligned; the breakpoint is one dword, and a wave stopped
-           by it has its PC past it (dbgapi-on-cores.md §8.1) */
+           by it has its PC past it (docs/dbgapi-on-cores.md §8.1) */
         amd_dbgapi_size_t v = 4;
 
         st = GIVE(v);

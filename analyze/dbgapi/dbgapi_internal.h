@@ -7,7 +7,7 @@
  * process it names, answers the core handshake (OS pid NOT_AVAILABLE, then the AMDGPU
  * core-state note) and serves memory through xfer_global_memory. The library rebuilds the GPU
  * process image from those (analyze/image.h) and presents it as AMD's library would
- * (../shared/spec/dbgapi-on-cores.md).
+ * (docs/dbgapi-on-cores.md).
  *
  * Handles of process-level objects (processes, agents, queues, dispatches, workgroups, waves,
  * code objects, events, displaced steppings, watchpoints, breakpoints) are numbered as AMD's

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libgpucore-dbgapi: memory as a wave sees it (dbgapi-on-cores.md §5, cwsr-layout.md §14-§15):
- * reading through the process image, address-space conversion, address dependencies and
- * address classes. Writing is refused: a core never changes.
+ * libgpucore-dbgapi: memory as a wave sees it (docs/dbgapi-on-cores.md §5,
+ * docs/cwsr-layout.md §14-§15): reading through the process image, address-space conversion,
+ * address dependencies and address classes. Writing is refused: a core never changes.
  */
 #include "dbgapi_internal.h"
 

@@ -2,7 +2,7 @@
 /*
  * libgpucore-dbgapi: processes (the core handshake), events, and the entities of a process:
  * code objects, agents, queues, dispatches, workgroups, waves; and the calls that would change
- * a process, which a core refuses (dbgapi-on-cores.md §3, §4, §8, §9).
+ * a process, which a core refuses (docs/dbgapi-on-cores.md §3, §4, §8, §9).
  */
 #include "dbgapi_internal.h"
 
@@ -550,7 +550,7 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_process_set_wave_creation(
                    AMD_DBGAPI_STATUS_ERROR_INVALID_PROCESS_ID);
     if (creation != AMD_DBGAPI_WAVE_CREATION_NORMAL && creation != AMD_DBGAPI_WAVE_CREATION_STOP)
         DBG_RETURN(amd_dbgapi_process_set_wave_creation, AMD_DBGAPI_STATUS_ERROR_INVALID_ARGUMENT);
-    /* A core's hardware state cannot change (dbgapi-on-cores.md §9): it stays in NORMAL, the
+    /* A core's hardware state cannot change (docs/dbgapi-on-cores.md §9): it stays in NORMAL, the
        mode it was captured in, and asking for it again is all that succeeds. */
     DBG_RETURN(amd_dbgapi_process_set_wave_creation,
                creation == p->wave_creation ? AMD_DBGAPI_STATUS_SUCCESS
@@ -1025,7 +1025,7 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_agent_get_info(amd_dbgapi_agent_id_t a
 
 /* ---- queues ---------------------------------------------------------------------------------- */
 
-/* KFD queue types to the interface's (kfd-debug-interface.md §6). */
+/* KFD queue types to the interface's (docs/kfd-debug-interface.md §6). */
 static uint32_t queue_type(uint32_t kfd_type)
 {
     static const uint32_t map[] = {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The simulated KFD driver: the debug-trap state machine with the kernel's rules
- * (kfd-debug-interface.md §10-§11) and the socket server that hosts it. See driver.h.
+ * (docs/kfd-debug-interface.md §10-§11) and the socket server that hosts it. See driver.h.
  */
 #include "driver.h"
 

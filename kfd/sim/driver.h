@@ -4,8 +4,8 @@
  * in its own memory (agents, queues and their CWSR areas, runtime info, when exceptions happen,
  * which operations fail) and starts the driver; a thread then serves debuggers (kfd_sim.c, the
  * client backend) on an abstract unix socket with the real driver's rules
- * (kfd-debug-interface.md §10-§11). Because the driver runs inside the inferior, SUSPEND writes
- * each XCC's save-area header (and on gfx9 the control stack) straight into the inferior's
+ * (docs/kfd-debug-interface.md §10-§11). Because the driver runs inside the inferior, SUSPEND
+ * writes each XCC's save-area header (and on gfx9 the control stack) straight into the inferior's
  * memory, exactly where the kernel's get_wave_state would have put them.
  *
  * Only the kernel driver is simulated: everything the debugger reads besides these answers

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Lays out a scenario's process image in this process (see layout.h). Field offsets follow
- * core-format.md §8; the CWSR records are arch's encoder output, so the bytes a debugger reads
+ * docs/core-format.md §8; the CWSR records are arch's encoder output, so the bytes a debugger reads
  * are produced by the same code that defines the hardware layout, never hand-placed here.
  */
 #include "layout.h"
@@ -502,7 +502,7 @@ static gpucore_status_t build_r_debug(struct lctx *c)
     GC_TRY(map(c, 0, need, "r_debug", &p));
     c->l->r_debug = addr_of(p);
     c->l->r_brk = addr_of((const void *)(uintptr_t)&gc_sim_loader_debug_state);
-    /* glibc x86-64 struct r_debug (core-format.md §8.3). */
+    /* glibc x86-64 struct r_debug (docs/core-format.md §8.3). */
     put(p + 0, s->r_version, 4);
     put(p + 8, s->ncode_objects ? addr_of(p + 64) : 0, 8); /* r_map */
     put(p + 16, c->l->r_brk, 8);
@@ -779,7 +779,7 @@ static gpucore_status_t build_specs(struct lctx *c, uint32_t q, uint32_t x,
                 set_slot(arch, sp->hwreg, "exec_lo", (uint32_t)w->exec);
                 set_slot(arch, sp->hwreg, "exec_hi", lanes == 64 ? (uint32_t)(w->exec >> 32) : 0);
                 set_slot(arch, sp->hwreg, "m0", gc_layout_sgpr(w, uid, 1000));
-                /* SPI-initialised dispatch association (cwsr-layout.md §11-§12). */
+                /* SPI-initialised dispatch association (docs/cwsr-layout.md §11-§12). */
                 ttmp_put(sp->ttmp, arch->ttmp->dispatch_index,
                          (uint32_t)(d->packet_id % sq->ring_packets));
                 ttmp_put(sp->ttmp, arch->ttmp->group_id[0], w->workgroup[0] + g);
@@ -1084,13 +1084,13 @@ static gpucore_status_t build_queue(struct lctx *c, uint32_t qi)
     put(aq + 136, GC_AMDQ_READ_DISPATCH_ID, 4); /* read_dispatch_id_field_base_byte_offset */
     put(aq + GC_AMDQ_COMPUTE_TMPRING_SIZE, tmpring, 4);
     put(aq + GC_AMDQ_SCRATCH_LOCATION, lq->scratch, 8);
-    /* r_version 11 removed the per-XCC stride field (core-format.md §8.5). */
+    /* r_version 11 removed the per-XCC stride field (docs/core-format.md §8.5). */
     if (s->r_version < 11)
         put(aq + GC_AMDQ_SCRATCH_BYTE_SIZE, lq->scratch_size / a->num_xcc, 8);
     put(aq + 176, q->scratch_per_wave / 64, 4); /* scratch_workitem_byte_size (wave64 lanes) */
     put(aq + 180, 0x1u | 0x2u, 4);              /* queue_properties: trap handler, 64-bit */
 
-    /* CWSR: one area per XCC, then the debugger area (cwsr-layout.md §2). */
+    /* CWSR: one area per XCC, then the debugger area (docs/cwsr-layout.md §2). */
     snprintf(label, sizeof(label), "CWSR q%u", q->queue_id);
     GC_TRY(map_dev(c, 0, lq->sizes.total_size, GC_KFD_MEM_CWSR, a->gpu_id, label, NULL, &cwsr));
     lq->cwsr = addr_of(cwsr);

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The process image a scenario implies, built in the calling process's own memory: what ROCr
- * and the hardware would have put there (core-format.md §8): `_amdgpu_r_debug` and its link map
- * with code-object URIs, the loaded code objects, AQL rings with dispatch packets, amd_queue_t,
- * kernargs, scratch, device buffers and CWSR areas whose wave records come from arch's encoder.
+ * and the hardware would have put there (docs/core-format.md §8): `_amdgpu_r_debug` and its
+ * link map with code-object URIs, the loaded code objects, AQL rings with dispatch packets,
+ * amd_queue_t, kernargs, scratch, device buffers and CWSR areas whose wave records come from
+ * arch's encoder.
  *
  * The result describes every address, so the inferior can hand it to the simulated driver and
  * tests can check what a debugger reads. No printing.
@@ -23,7 +24,7 @@
 
 #define GC_LAYOUT_MAX_XCC 16u
 
-/* Offsets in amd_queue_t (<hsa/amd_hsa_queue.h>, core-format.md §8.5). */
+/* Offsets in amd_queue_t (<hsa/amd_hsa_queue.h>, docs/core-format.md §8.5). */
 #define GC_AMDQ_SIZE                 256u
 #define GC_AMDQ_WRITE_DISPATCH_ID    56u
 #define GC_AMDQ_READ_DISPATCH_ID     128u
@@ -178,7 +179,7 @@ gpucore_status_t gc_layout_device_entry(const struct gc_scen_agent *a,
 /*
  * Architected flat scratch (gfx940/942, gfx11, gfx12): the SPI starts a wave that has scratch
  * with FLAT_SCRATCH = its scratch slot's address, and the trap handler saves it -- in hardware
- * slots 9-10 on gfx10+, in the SGPR aliases end - 6 and end - 5 on gfx940 (cwsr-layout.md §8,
+ * slots 9-10 on gfx10+, in the SGPR aliases end - 6 and end - 5 on gfx940 (docs/cwsr-layout.md §8,
  * §9, §14). The index of the low half among @p saved_sgprs saved SGPRs, or -1 when it is not
  * saved among the SGPRs (a hardware slot, too few SGPRs, or no architected flat scratch).
  * The layout writes it there instead of gc_layout_sgpr()'s value for waves with scratch.

@@ -130,7 +130,7 @@ compare table header "abi_table.def vs amd-dbgapi.h (declared function and its t
 grep -o 'AMD_DBGAPI_VERSION_[0-9]*_[0-9]*' "$tmp/hdr.flat" | sort -u |
   sed 's/AMD_DBGAPI_VERSION_\([0-9]*\)_\([0-9]*\)/AMD_DBGAPI_\1.\2/' > "$tmp/header.tags"
 compare nodes.sorted header.tags "abi_table.def nodes vs AMD_DBGAPI_VERSION_ tags in amd-dbgapi.h"
-# Names of interfaces newer than 0.77 must not appear (dbgapi-on-cores.md §6, §7.1).
+# Names of interfaces newer than 0.77 must not appear (docs/dbgapi-on-cores.md §6, §7.1).
 for later in MEMORY_UNAVAILABLE INVALID_CLUSTER_ID SIGNIFICANT_ADDRESS_BITS cluster_get_info \
              AMD_DBGAPI_VERSION_0_78 AMD_DBGAPI_VERSION_0_79 AMD_DBGAPI_VERSION_0_80; do
   if grep -q "$later" "$tmp/hdr.flat"; then fail "amd-dbgapi.h declares $later (newer than 0.77)"; fi

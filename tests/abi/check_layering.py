@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Check the dependency direction of ARCHITECTURE.md on every #include (conventions G-LAY-1).
+"""Check the dependency direction of docs/design.md on every #include (conventions G-LAY-1).
 
     check_layering.py SOURCE_DIR
 
@@ -42,7 +42,7 @@ EXTRA_HEADERS = {
 # programs and links nothing of gpucore (libc only).
 NO_FOUNDATION = {"capture/hook"}
 
-# ARCHITECTURE.md, "Components and their direction of dependency".
+# docs/design.md, "Components and their direction of dependency".
 ALLOWED = {
     "schema": {"schema"},
     "libcore": {"libcore", "schema"},
@@ -104,7 +104,7 @@ def main():
                 continue
             line = text.count("\n", 0, m.start()) + 1
             print(f"{rel}:{line}: module {mod} includes {m.group(1)} of module {target}, "
-                  f"which ARCHITECTURE.md does not let it use")
+                  f"which docs/design.md does not let it use")
             bad += 1
     if bad:
         print(f"{bad} include(s) break the dependency direction")

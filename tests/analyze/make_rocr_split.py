@@ -7,7 +7,7 @@
 GPU_OUT is what the ROCm runtime's core dump writer produces as gpucore.PID: an ELF core with
 e_machine EM_AMDGPU holding the AMDGPU note alone and the GPU mappings (here: the PT_LOADs of
 UNIFIED that lie in a GPU allocation of INFO_JSON, `gpucore info --json UNIFIED`), written
-with that writer's quirks (core-format.md §10): EI_ABIVERSION 0, no section headers, the note
+with that writer's quirks (docs/core-format.md §10): EI_ABIVERSION 0, no section headers, the note
 first, p_flags built from section flags (readable never set, writable shown as executable),
 p_align holding a shift (LOAD 4, NOTE 2) with offsets aligned to it, p_paddr 0.
 

@@ -5,7 +5,7 @@
 #
 # `READELF -n -l` on the unified and the split example must exit 0 with nothing on stderr,
 # list exactly one "AMDGPU" note of type 33 with n_descsz 240 (0xF0: one agent, one queue;
-# core-format.md §3.2), the GPUCORE notes, one PT_NOTE and the PT_LOADs at the process's
+# docs/core-format.md §3.2), the GPUCORE notes, one PT_NOTE and the PT_LOADs at the process's
 # addresses. Each reader names type 33 its own way: eu-readelf "<unknown>: 33", llvm-readelf
 # "Unknown note type: (0x00000021)" (no LLVM release defines NT_AMDGPU_KFD_CORE_STATE).
 . "$(dirname "$0")/common.sh"
@@ -82,7 +82,7 @@ for kind in unified split; do
   fi
 done
 
-# llvm-readelf also dumps the descriptor: check the header bytes of the note (core-format.md
+# llvm-readelf also dumps the descriptor: check the header bytes of the note (docs/core-format.md
 # §3.1): version 1, KFD 1.16, runtime_info_size 16, 1 agent of 120 bytes, 1 queue of 64 bytes.
 if [ "$flavour" = llvm ]; then
   want="description data: 01 00 00 00 00 00 00 00 01 00 00 00 10 00 00 00 10 00 00 00 00 00 00 00 01 00 00 00 78 00 00 00 01 00 00 00 40 00 00 00 "

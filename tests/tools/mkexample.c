@@ -10,7 +10,7 @@
  *
  * The process it describes: `vadd --size 1024` (pid 4242) on one MI210 (gfx90a), one AQL queue,
  * one kernel dispatch in flight whose third argument points at freed memory. The contents
- * follow spec/core-format.md (AMDGPU note §2-§6, memory §8) and spec/cwsr-layout.md (§2-§3):
+ * follow docs/core-format.md (AMDGPU note §2-§6, memory §8) and docs/cwsr-layout.md (§2-§3):
  * every pointer in the note and in the captured structures leads to bytes that are in the core,
  * with the layouts AMD's debugger library reads. The CWSR control stack is empty (no wave records
  * yet; wave encoding comes with arch/), with header offsets consistent with that.
@@ -45,7 +45,7 @@ static const char prog[] = "gpucore-mkexample";
 #define EX_TIME_NS (1767225600ull * 1000000000ull)
 
 #define KFD_MAJOR 1u
-#define KFD_MINOR 16u /* what ROCdbgapi 0.77 records (core-format.md §3.1) */
+#define KFD_MINOR 16u /* what ROCdbgapi 0.77 records (docs/core-format.md §3.1) */
 
 /* ELF constants this file needs; <elf.h> would do, but EM_AMDGPU is missing from older glibc. */
 #define EM_X86_64_ 62u
@@ -101,7 +101,7 @@ static const char prog[] = "gpucore-mkexample";
 
 #define QUEUE_ID               0u
 #define AMD_QUEUE_SIZE         256u
-#define AMD_QUEUE_WRITE_ID_OFF 56u /* core-format.md §8.5 */
+#define AMD_QUEUE_WRITE_ID_OFF 56u /* docs/core-format.md §8.5 */
 #define AMD_QUEUE_READ_ID_OFF  128u
 
 /* The dispatch: vadd<<<4, 256>>>(a, b, c, 1024). */
@@ -197,7 +197,7 @@ static uint64_t align_up(uint64_t v, uint64_t a)
 }
 
 /* ============================================================================================ */
-/* CWSR sizes (cwsr-layout.md §2, gfx9 branch; inputs are this agent's node properties)        */
+/* CWSR sizes (docs/cwsr-layout.md §2, gfx9 branch; inputs are this agent's node properties)      */
 /* ============================================================================================ */
 
 struct cwsr_sizes {
@@ -269,7 +269,7 @@ static void fill_r_debug(struct image *im)
     struct buf b = BUF(im->rdebug);
     size_t o = (size_t)(RDEBUG - rdebug_line());
 
-    /* glibc x86-64 struct r_debug (core-format.md §8.3). */
+    /* glibc x86-64 struct r_debug (docs/core-format.md §8.3). */
     put32(&b, o + 0, 10);            /* r_version: ROCr's, accepted by ROCdbgapi 0.77 (8-10) */
     put64(&b, o + 8, HEAP_LINK_MAP); /* r_map */
     put64(&b, o + 16, LOADER_BRK);   /* r_brk */
@@ -290,7 +290,7 @@ static void fill_heap(struct image *im)
     put64(&b, node - 8, 0x30 | 1);
     put64(&b, uri - 8, align_up(uri_len + 1 + 8, 16) | 1);
 
-    /* link_map node (core-format.md §8.3). */
+    /* link_map node (docs/core-format.md §8.3). */
     put64(&b, node + 0, CODE_BASE); /* l_addr: where the loader placed the code object */
     put64(&b, node + 8, HEAP_URI);  /* l_name */
     put64(&b, node + 16, 0);        /* l_ld: the fake code object has no dynamic section */
@@ -322,7 +322,7 @@ static const uint32_t vadd_text[] = {
 
 static void fill_kernel_descriptor(struct buf *b, size_t kd)
 {
-    /* AMDGPUUsage kernel descriptor (64 bytes; core-format.md §8.4 uses offset 16). */
+    /* AMDGPUUsage kernel descriptor (64 bytes; docs/core-format.md §8.4 uses offset 16). */
     put32(b, kd + 0, 0);                        /* group_segment_fixed_size */
     put32(b, kd + 4, PRIVATE_SEGMENT_SIZE);     /* private_segment_fixed_size */
     put32(b, kd + 8, KERNARG_SIZE);             /* kernarg_size */
@@ -392,7 +392,7 @@ static void fill_ring(struct image *im)
     for (size_t off = 0; off < RING_SIZE; off += 64)
         put16(&b, off, 1);
 
-    /* Packet id 0 (slot 0): hsa_kernel_dispatch_packet_t, core-format.md §8.4. */
+    /* Packet id 0 (slot 0): hsa_kernel_dispatch_packet_t, docs/core-format.md §8.4. */
     put16(&b, 0, header);
     put16(&b, 2, 1); /* setup: 1 dimension */
     put16(&b, 4, WG_SIZE);
@@ -413,7 +413,7 @@ static void fill_amd_queue(struct image *im)
 {
     struct buf b = BUF(im->amd_queue);
     /* gfx9 scratch buffer descriptor word 3: DST_SEL xyzw, 32-bit float format, element size
-     * 4, index stride 64, ADD_TID: the swizzled per-lane layout of cwsr-layout.md §14. */
+     * 4, index stride 64, ADD_TID: the swizzled per-lane layout of docs/cwsr-layout.md §14. */
     const uint32_t srd3 = 0x00ea7facu;
 
     /* hsa_queue_t */
@@ -424,7 +424,7 @@ static void fill_amd_queue(struct image *im)
     put32(&b, 24, RING_SIZE / 64); /* size, in packets */
     put64(&b, 32, 0);              /* id */
 
-    /* amd_queue_t, offsets from <hsa/amd_hsa_queue.h> (core-format.md §8.5). */
+    /* amd_queue_t, offsets from <hsa/amd_hsa_queue.h> (docs/core-format.md §8.5). */
     put64(&b, AMD_QUEUE_WRITE_ID_OFF, 1);                /* write_dispatch_id */
     put32(&b, 64, (uint32_t)(LDS_APERTURE >> 32));       /* group_segment_aperture_base_hi */
     put32(&b, 68, (uint32_t)(SCRATCH_APERTURE >> 32));   /* private_segment_aperture_base_hi */
@@ -474,7 +474,7 @@ static void fill_cwsr_header(struct image *im)
     /*
      * kfd_context_save_area_header of XCC 0 after a suspend with no waves resident: the used
      * control stack [offset, offset + size) is empty and ends at ctl_stack_size, where the
-     * (empty) wave save area begins -- the invariant ROCdbgapi checks (cwsr-layout.md §4).
+     * (empty) wave save area begins -- the invariant ROCdbgapi checks (docs/cwsr-layout.md §4).
      */
     put32(&b, 0, ctl);                                               /* control_stack_offset */
     put32(&b, 4, 0);                                                 /* control_stack_size */
@@ -661,7 +661,7 @@ static gpucore_str_t str_of(const char *s)
 /*
  * x86-64 NT_PRSTATUS (336 bytes) and NT_PRPSINFO (136 bytes) for the main thread, so GDB finds
  * a thread (no "Couldn't find general-purpose registers") and the pid that the memory:// URI
- * names (core-format.md §8.3: GDB loads memory:// code objects only when the pids match).
+ * names (docs/core-format.md §8.3: GDB loads memory:// code objects only when the pids match).
  * The thread is where a HIP program waits for its kernel: ioctl(AMDKFD_IOC_WAIT_EVENTS).
  */
 #define PRSTATUS_SIZE 336u

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Test helper: a minimal amd-dbgapi client, as a debugger opens a core through the library
- * (../shared/spec/dbgapi-on-cores.md §3): it answers OS_PID with NOT_AVAILABLE and CORE_STATE
+ * (docs/dbgapi-on-cores.md §3): it answers OS_PID with NOT_AVAILABLE and CORE_STATE
  * with a malloc'ed copy of the core's AMDGPU note, and serves reads from the core's PT_LOADs.
  *
  * It also keeps the books a conformance test needs: every block the library allocates through

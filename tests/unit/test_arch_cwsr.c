@@ -2,7 +2,7 @@
 /*
  * test_arch_cwsr: the CWSR codec (arch/cwsr.c, arch/cwsr_layouts.c). This file holds KFD's size
  * formulas, the header codec, encoder input validation, the verified record sizes of
- * cwsr-layout.md §7.1 and encode -> decode round trips over every target; hand-built byte
+ * docs/cwsr-layout.md §7.1 and encode -> decode round trips over every target; hand-built byte
  * images and every decoder error path are in test_arch_cwsr_images.c.
  */
 #include <setjmp.h>
@@ -332,7 +332,7 @@ static void test_sizes_gfx90a(void **state)
     assert_int_equal(sz.wg_data_size, 0x4006000);
     assert_int_equal(sz.cwsr_size, 0x400f000);
     assert_int_equal(sz.debug_memory_size, 0x20000);
-    assert_true(sz.total_size == 0x402f000); /* 64.2 MiB, as the spec says */
+    assert_true(sz.total_size == 0x402f000); /* 64.2 MiB: docs/cwsr-layout.md §2 */
 }
 
 static void test_sizes_gfx1100(void **state)
@@ -351,7 +351,7 @@ static void test_sizes_gfx1100(void **state)
     assert_int_equal(sz.wg_data_size, 0x2be0000);
     assert_int_equal(sz.cwsr_size, 0x2bea000);
     assert_int_equal(sz.debug_memory_size, 3072 * 32);
-    assert_true(sz.total_size == 0x2c02000); /* 44.0 MiB, the spec's "~44 MiB" */
+    assert_true(sz.total_size == 0x2c02000); /* 44.0 MiB: docs/cwsr-layout.md §2 */
 }
 
 static void test_sizes_per_target(void **state)
@@ -477,7 +477,7 @@ static void test_header_codec(void **state)
 static void test_layout_rows(void **state)
 {
     (void)state;
-    /* Every target has a layout, and the family rows are the ones the spec names. */
+    /* Every target has a layout, and the family rows are the ones docs/cwsr-layout.md names. */
     for (const struct gc_arch *a = gc_arch_table; a->name; a++) {
         const struct gc_cwsr_layout *l = a->cwsr;
         const struct gc_bitfield st[] = { l->st_vgprs,        l->st_sgprs,  l->st_lds,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * CWSR decoder against byte images written here by hand from cwsr-layout.md (§3 header, §5
+ * CWSR decoder against byte images written here by hand from docs/cwsr-layout.md (§3 header, §5
  * control stack, §6 relaunch words, §7 record blocks) -- never produced by gpucore's encoder --
  * checked field by field; then every decoder error path with its status, diagnostic offset
  * and message.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Behaviour of arch/arch_regs.c: the register lists AMD's library presents (the verified counts
- * of cwsr-layout.md §7.1, names, order, DWARF numbers, classes), the SGPR aliases of §9, the
+ * of docs/cwsr-layout.md §7.1, names, order, DWARF numbers, classes), the SGPR aliases of §9, the
  * pseudo registers, and the type strings.
  */
 #include <setjmp.h>
@@ -76,7 +76,7 @@ static uint64_t read64(const struct gc_arch *a, const struct gc_wave *w, const s
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* The verified counts (cwsr-layout.md §7.1)                                                   */
+/* The verified counts (docs/cwsr-layout.md §7.1)                                                 */
 /* ------------------------------------------------------------------------------------------ */
 
 static void test_verified_counts(void **state)

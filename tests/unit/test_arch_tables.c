@@ -5,7 +5,7 @@
  * and main(); test_arch_wave.c and test_arch_regs.c hold the behaviour tests.
  *
  * Waves are built by hand (test_arch_wave.c's tw_* helpers): one record buffer laid out in the
- * block order of cwsr-layout.md §7.1, so the tests do not depend on the CWSR encoder.
+ * block order of docs/cwsr-layout.md §7.1, so the tests do not depend on the CWSR encoder.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -95,7 +95,7 @@ static void test_rows_complete(void **state)
     }
 }
 
-/* The ELF machine values of the rows, spelled out: LLVM's ELF.h (and dbgapi-on-cores.md §8.1
+/* The ELF machine values of the rows, spelled out: LLVM's ELF.h (and docs/dbgapi-on-cores.md §8.1
    for the values AMD's library reports). */
 static void test_rows_elf_mach(void **state)
 {

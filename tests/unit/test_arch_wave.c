@@ -4,7 +4,7 @@
  * and packet ids, workgroup ids, scratch slots, the private_lane swizzle, generic lowering and
  * the address-space table. Also the hand-built waves every arch test uses (tw_*).
  *
- * Expected values are spelled out with the bit positions of cwsr-layout.md §8-§15, not derived
+ * Expected values are spelled out with the bit positions of docs/cwsr-layout.md §8-§15, not derived
  * from the rows under test, so a wrong row fails here.
  */
 #include <setjmp.h>
@@ -42,7 +42,7 @@ struct tw {
     uint8_t *rec;
 };
 
-/* One record laid out bottom-up as cwsr-layout.md §7.1 orders it: VGPRs, shared VGPRs,
+/* One record laid out bottom-up as docs/cwsr-layout.md §7.1 orders it: VGPRs, shared VGPRs,
    AccVGPRs, SGPRs, 16 hardware-register slots, 16 TTMPs, LDS (first wave only). */
 struct gc_wave *tw_new(uint32_t lanes, uint32_t vgprs, uint32_t accvgprs, uint32_t shared,
                        uint32_t sgprs, uint32_t lds, int first_wave)

@@ -383,7 +383,7 @@ struct enum_row
 };
 
 /*
- * The values dbgapi-on-cores.md §1.1, §2, §6 and §12 single out (the ABI-version-sensitive
+ * The values docs/dbgapi-on-cores.md §1.1, §2, §6 and §12 single out (the ABI-version-sensitive
  * ones), typed from the spec independently of the table below.
  */
 static const struct enum_row spec_values[] = {

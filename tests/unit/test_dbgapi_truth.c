@@ -211,7 +211,7 @@ static const struct arch_regs *arch_regs(uint64_t arch)
         uint64_t dwarf = 0;
         unsigned long k = rn[1] >= '0' && rn[1] <= '9' ? strtoul(rn + 1, &end, 10) : 0;
         /* the aliased SGPRs are listed again under their sN names, without a DWARF number
-           ("shadow" SGPRs, cwsr-layout.md §9): those are checked as the other registers */
+           ("shadow" SGPRs, docs/cwsr-layout.md §9): those are checked as the other registers */
         int has_dwarf = amd_dbgapi_register_get_info(regs[i], AMD_DBGAPI_REGISTER_INFO_DWARF,
                                                      sizeof(dwarf), &dwarf) ==
                         AMD_DBGAPI_STATUS_SUCCESS;
@@ -680,7 +680,7 @@ static void check_registers(uint64_t wave, const struct arch_regs *ar,
     uint32_t lanes = iw->lanes;
     uint8_t buf[256 * 4];
     /* SGPRs below the aliased top slots (vcc, flat_scratch, xnack_mask) are the saved values;
-       the aliased ones are read as the registers they alias (cwsr-layout.md §9) */
+       the aliased ones are read as the registers they alias (docs/cwsr-layout.md §9) */
     uint32_t alias = ar->garch->regs->sgpr_alias_count;
     uint32_t plain = (ar->garch->sgprs + alias < iw->wave.sgprs ? ar->garch->sgprs + alias
                                                                  : iw->wave.sgprs) -

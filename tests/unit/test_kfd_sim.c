@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The simulated driver's rules (kfd-debug-interface.md §10-§11), without a socket or a second
+ * The simulated driver's rules (docs/kfd-debug-interface.md §10-§11), without a socket or a second
  * process: requests are encoded with the protocol and handed to gc_sim_driver_handle() with a
  * chosen peer pid, and the "ptrace parent" is set with gc_sim_driver_set_tracer_override().
  * The save areas live in this process, which is exactly the driver's situation inside the

@@ -161,7 +161,7 @@ static void check_code_objects(const struct gc_scenario *s, const struct reader 
     assert_int_equal(n, s->ncode_objects);
 }
 
-/* amd_queue_t's scratch fields (core-format.md §8.5) and every word of the scratch memory. */
+/* amd_queue_t's scratch fields (docs/core-format.md §8.5) and every word of the scratch memory. */
 static void check_scratch(const struct gc_scenario *s, const struct reader *r,
                           const struct addrs *a, uint32_t q)
 {
@@ -667,7 +667,7 @@ static void parse_describe(const char *path, const struct gc_scenario *s, struct
 }
 
 /*
- * Drive the simulated driver as a debugger does (kfd-debug-interface.md §12): ENABLE, device
+ * Drive the simulated driver as a debugger does (docs/kfd-debug-interface.md §12): ENABLE, device
  * and queue snapshots checked against the scenario, SUSPEND every queue (the driver writes the
  * save-area headers), decode the memory, RESUME, DISABLE. We are the ptrace parent of the
  * inferior; only its main thread is stopped, so the driver thread keeps answering.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the AMDGPU core-state note codec (schema/kfd_note.c): golden bytes laid out by
- * hand from core-format.md, size growth, every malformed-input rule with its status and
+ * hand from docs/core-format.md, size growth, every malformed-input rule with its status and
  * diagnostic offset, the semantic checks, and gfx target names.
  */
 #include <setjmp.h>
@@ -24,7 +24,7 @@ int test_schema_kfd_run(void);
 /*
  * A note as AMD's writer (ROCdbgapi create_core_state_note) lays it out for KFD 1.16 with one
  * gfx90a agent (MI210-like values) and one AQL queue. Written field by field from the offsets
- * in core-format.md sections 3-6, not produced by gpucore's encoder.
+ * in docs/core-format.md sections 3-6, not produced by gpucore's encoder.
  */
 static const uint8_t golden_note[] = {
     /* 0x00 header */

@@ -83,7 +83,7 @@ static void test_wire_constants(void **state)
     assert_int_equal(gc_layout_manifest_entry.min_size, 40);
     assert_int_equal(gc_layout_code_object.min_size, 40);
     assert_int_equal(gc_layout_alloc.min_size, 32);
-    /* A few spot checks against core-format.md. */
+    /* A few spot checks against docs/core-format.md. */
     assert_int_equal(GC_OFF_amdgpu_header_runtime_info_size, 16);
     assert_int_equal(GC_WIDTH_amdgpu_header_runtime_info_size, 8);
     assert_int_equal(GC_OFF_kfd_device_entry_gfx_target_version, 88);

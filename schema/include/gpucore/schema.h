@@ -208,7 +208,7 @@ GPUCORE_API gpucore_status_t gpucore_amdgpu_note_encode(const gpucore_amdgpu_not
                                                         gpucore_diag_t *reterr_diag);
 
 /**
- * Check the semantic rules AMD's debugger library applies after parsing (core-format.md 7.1
+ * Check the semantic rules AMD's debugger library applies after parsing (docs/core-format.md 7.1
  * step 6 and 7.2): KFD major 1 and 1.13 <= version < 2.0; `runtime_state` == ENABLED; non-zero
  * `simd_count`, `max_waves_per_simd`, `array_count`, `simd_arrays_per_engine` and `num_xcc`;
  * every queue's `gpu_id` names an agent; unique agent gpu_ids.

@@ -6,7 +6,7 @@
  * Written for gpucore from the published facts of the interface (function names, argument
  * order, enumerator values, structure layouts, callback order and symbol-version nodes) as
  * gathered in gpucore's specification "Serving the amd-dbgapi API on cores"
- * (dbgapi-on-cores.md). A client compiled against AMD's amd-dbgapi 0.77 header
+ * (docs/dbgapi-on-cores.md). A client compiled against AMD's amd-dbgapi 0.77 header
  * can use this library without recompiling, and a client compiled against this header can use
  * AMD's 0.77 library.
  *
@@ -572,7 +572,7 @@ typedef enum
  * `data` points at the note's descriptor bytes (not the ELF note header) and `size` is the
  * descriptor size. When the client hands the blob over, the library frees `data` with the
  * client's deallocate_memory callback once it has parsed it, so it must come from a compatible
- * allocator. The note format is LLVM AMDGPUUsage "Core file notes" (gpucore: core-format.md).
+ * allocator. The note format is LLVM AMDGPUUsage "Core file notes" (gpucore: docs/core-format.md).
  */
 typedef struct
 {
