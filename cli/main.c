@@ -67,10 +67,15 @@ static void print_usage(FILE *out)
     fprintf(out, "\nRun `gpucore COMMAND --help` for a command's options.\n"
                  "Exit codes: 0 success, 64 usage, 65 malformed input, 66 cannot open input,\n"
                  "69 GPU driver (dbgapi-dump: the amd-dbgapi library) unavailable,\n"
-                 "70 internal error, 73 cannot create output, 74 I/O error, 77 not permitted,\n"
-                 "128 + N ended by signal N; `gpucore run`, once it started the command,\n"
-                 "exits with the command's own status, `gpucore debug` with the debugger's\n"
-                 "(127 no debugger found, 126 it cannot be executed).\n");
+                 "70 internal error, 73 cannot create output, 74 I/O error, 75 try again (a\n"
+                 "thread of the target would not stop), 77 not permitted, 128 + N stopped by\n"
+                 "signal N (129 SIGHUP, 130 SIGINT, 131 SIGQUIT, 143 SIGTERM).\n"
+                 "`gpucore watch` exits 0 also when the process ends without a GPU error (no\n"
+                 "core written). `gpucore run`, once it started the command, waits for it and\n"
+                 "exits with the command's own status, also after a signal to gpucore (passed\n"
+                 "on to the command) or a driver failure (a warning). `gpucore debug` exits\n"
+                 "with the debugger's status (127 no debugger found, 126 it cannot be\n"
+                 "executed).\n");
 }
 
 static const struct command *find_command(const char *name)

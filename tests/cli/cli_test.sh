@@ -96,6 +96,24 @@ help)
   grep -q "info" out.txt || fail "--help does not list info"
   expect_exit 0 "$gpucore" info --help
   grep -q -- "--json" out.txt || fail "info --help does not document --json" ;;
+help-exit-codes)
+  # Every exit code the capture paths return is listed, and watch/run say what they do when
+  # no core is written.
+  for sub in "" run capture watch; do
+    expect_exit 0 "$gpucore" $sub --help
+    tr '\n' ' ' < out.txt > flat.txt
+    for code in 64 66 69 70 73 74 75 77 129 130 131 143; do
+      grep -q "[ (]$code " flat.txt || fail "gpucore $sub --help does not list exit code $code"
+    done
+  done
+  expect_exit 0 "$gpucore" watch --help
+  tr '\n' ' ' < out.txt > flat.txt
+  grep -q "without a GPU error.*exits 0" flat.txt ||
+    fail "watch --help does not say a target ending without a GPU error means exit 0"
+  expect_exit 0 "$gpucore" run --help
+  tr '\n' ' ' < out.txt > flat.txt
+  grep -q "SIGTERM" flat.txt && grep -q "driver .*fails" flat.txt ||
+    fail "run --help does not say what a SIGTERM or a driver failure does" ;;
 usage-errors)
   expect_exit 64 "$gpucore"
   expect_exit 64 "$gpucore" frobnicate
