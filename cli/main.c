@@ -23,24 +23,25 @@ struct command {
 static const struct command commands[] = {
     { "run", cmd_run,
       "run [--kfd linux|sim] [-o PATTERN] [--tier T] [--max-size N] [--deadline T] "
-      "[--compress[=L]] -- COMMAND [ARGS]",
+      "[--compress[=L]] [--json[=FILE]] [--quiet] -- COMMAND [ARGS]",
       "start a command; write a core at its first GPU queue error or memory violation" },
     { "capture", cmd_capture,
       "capture [--kfd linux|sim] [-o PATTERN] [--tier T] [--max-size N] [--deadline T] "
-      "[--compress[=L]] PID",
+      "[--compress[=L]] [--json[=FILE]] [--quiet] PID",
       "write a core of a running GPU process now (a hang, or on demand)" },
     { "watch", cmd_watch,
       "watch [--kfd linux|sim] [-o PATTERN] [--tier T] [--max-size N] [--deadline T] "
-      "[--compress[=L]] PID",
+      "[--compress[=L]] [--json[=FILE]] [--quiet] PID",
       "attach to a GPU process; write a core at its first GPU queue error or memory violation" },
     { "info", cmd_info, "info [--json] [--segments] CORE",
       "describe a core: file kind, notes, the AMDGPU state, capture metadata, segments" },
     { "analyze", cmd_analyze,
       "analyze [waves|regs|disasm|mem] [--json] [--wave N] [--address A] [--space S] "
-      "[--host HOSTCORE] CORE",
+      "[--host HOSTCORE] [--code-object-path DIR] CORE",
       "explain a core: faulting waves first, grouped by PC and stop reason, disassembled" },
     { "dbgapi-dump", cmd_dbgapi_dump,
-      "dbgapi-dump [--json] [--library PATH] [--host HOSTCORE] [--no-registers] [--lds] CORE",
+      "dbgapi-dump [--json] [--library PATH] [--host HOSTCORE] [--no-registers] [--lds] "
+      "[--log-level LEVEL] CORE",
       "print everything a debugger sees of a core through the amd-dbgapi library" },
     { "debug", cmd_debug, "debug [--debugger PATH] [--exe PATH] [--sysroot DIR] CORE [-- ARGS]",
       "open a core in ROCgdb or GDB (decompressed to a temporary file if needed)" },

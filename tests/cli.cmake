@@ -2,7 +2,7 @@
 # End-to-end and golden-output tests of the gpucore program (tests/cli/cli_test.sh).
 set(GPUCORE_CLI_CASES
   golden-info-text golden-info-segments golden-info-json golden-info-split
-  golden-info-compressed compress-roundtrip compress-refuses-overwrite version help help-exit-codes
+  golden-info-compressed compress-roundtrip compress-refuses-overwrite version help help-exit-codes help-synopsis
   usage-errors missing-input malformed-input golden-dbgapi-dump-text golden-dbgapi-dump-json
   dbgapi-dump-errors unusable-gpu-state terminal-escapes)
 foreach(case ${GPUCORE_CLI_CASES})

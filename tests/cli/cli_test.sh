@@ -114,6 +114,24 @@ help-exit-codes)
   tr '\n' ' ' < out.txt > flat.txt
   grep -q "SIGTERM" flat.txt && grep -q "driver .*fails" flat.txt ||
     fail "run --help does not say what a SIGTERM or a driver failure does" ;;
+help-synopsis)
+  # The synopses show the options each command takes, and only what is required as required.
+  expect_exit 0 "$gpucore" --help
+  for opt in --quiet --log-level --json --code-object-path; do
+    grep -q -- "$opt" out.txt || fail "gpucore --help synopsis lacks $opt"
+  done
+  expect_exit 0 "$gpucore" analyze --help
+  grep -q "analyze mem --address" out.txt && fail "analyze --help shows mem --address as required"
+  grep -q "Every view also takes --host HOSTCORE" out.txt ||
+    fail "analyze --help does not say --host applies to every view"
+  # What the synopsis says, the parser does: --address only for the global space; --host for
+  # every view (a missing core is 66, a usage error 64).
+  expect_exit 64 "$gpucore" analyze mem missing.core
+  stderr_has "needs --address"
+  expect_exit 66 "$gpucore" analyze mem --space local missing.core
+  for view in waves regs disasm "mem --space local"; do
+    expect_exit 66 "$gpucore" analyze $view --wave 0 --host missing-host.core missing.core
+  done ;;
 usage-errors)
   expect_exit 64 "$gpucore"
   expect_exit 64 "$gpucore" frobnicate
