@@ -151,7 +151,8 @@ static void capture_help(const char *cmd, FILE *out)
             "                     truncated. At least 4K; the headers and notes must fit\n"
             "  --deadline N[ms|s|m] time budget of the capture (plain N: seconds); past it the\n"
             "                     core is cut and marked truncated\n"
-            "  --compress[=LEVEL] zstd seekable compression (level 1..19, default 3)\n"
+            "  --compress[=LEVEL] zstd seekable compression (level " CLI_ZSTD_LEVEL_TEXT ",\n"
+            "                     default 3, as gpucore compress --level)\n"
             "  --kfd linux|sim    driver backend (default: $GPUCORE_KFD, else linux)\n"
             "  --json[=FILE]      one JSON object (schema " CAPTURE_JSON_SCHEMA ") per core\n"
             "                     written, one line on stdout or appended to FILE; nothing\n"
@@ -622,9 +623,10 @@ static int run_capture_cmd(int argc, char **argv, enum gc_capture_mode mode)
         case 'z':
             o.compress = 1;
             if (optarg) {
-                if (cli_parse_int(optarg, 1, 19, &level) != 0)
-                    return cli_usage_error(cmd, "--compress takes a level 1..19, got '%s'",
-                                           optarg);
+                if (cli_parse_int(optarg, CLI_ZSTD_LEVEL_MIN, CLI_ZSTD_LEVEL_MAX, &level) != 0 ||
+                    level == 0)
+                    return cli_usage_error(cmd, "--compress takes a level " CLI_ZSTD_LEVEL_TEXT
+                                                ", got '%s'", optarg);
                 o.compress_level = (int32_t)level;
             }
             break;

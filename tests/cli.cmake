@@ -3,6 +3,7 @@
 set(GPUCORE_CLI_CASES
   golden-info-text golden-info-segments golden-info-json golden-info-split
   golden-info-compressed compress-roundtrip compress-refuses-overwrite version help help-exit-codes help-synopsis
+  compress-level-range
   usage-errors missing-input malformed-input golden-dbgapi-dump-text golden-dbgapi-dump-json
   dbgapi-dump-errors unusable-gpu-state terminal-escapes)
 foreach(case ${GPUCORE_CLI_CASES})

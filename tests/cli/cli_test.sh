@@ -132,6 +132,26 @@ help-synopsis)
   for view in waves regs disasm "mem --space local"; do
     expect_exit 66 "$gpucore" analyze $view --wave 0 --host missing-host.core missing.core
   done ;;
+compress-level-range)
+  # One range of zstd levels for compress --level and the capture commands' --compress=LEVEL:
+  # each accepted level gets past the option (to the missing operand), each refused one is
+  # refused by both with the same range named.
+  for lvl in -7 -1 1 19 20 22; do
+    for sub in run capture watch; do
+      expect_exit 64 "$gpucore" $sub --compress=$lvl
+      grep -q -- "--compress" err.txt && fail "$sub refuses --compress=$lvl: $(cat err.txt)"
+    done
+    expect_exit 64 "$gpucore" compress --level $lvl onlyone
+    grep -q -- "--level" err.txt && fail "compress refuses --level $lvl: $(cat err.txt)"
+  done
+  for lvl in -8 0 23; do
+    for sub in run capture watch; do
+      expect_exit 64 "$gpucore" $sub --compress=$lvl
+      stderr_has "--compress takes a level -7..-1 or 1..22, got '$lvl'"
+    done
+    expect_exit 64 "$gpucore" compress --level $lvl a b
+    stderr_has "--level takes -7..-1 or 1..22, got '$lvl'"
+  done ;;
 usage-errors)
   expect_exit 64 "$gpucore"
   expect_exit 64 "$gpucore" frobnicate
