@@ -18,3 +18,11 @@ endforeach()
 gpucore_unit_test(test_cli_text SOURCES unit/test_cli_text.c ${PROJECT_SOURCE_DIR}/cli/common.c
   LIBS gc_capture gc_kfd gc_libcore gc_arch gc_schema PkgConfig::JANSSON)
 target_include_directories(test_cli_text PRIVATE ${PROJECT_SOURCE_DIR}/cli)
+
+# Every option a subcommand's --help lists is accepted; every option the README gives a
+# subcommand is in its --help (tests/cli/help_options.py).
+add_test(NAME cli-help-options
+         COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/cli/help_options.py
+                 $<TARGET_FILE:gpucore-cli> ${PROJECT_SOURCE_DIR}/README.md
+                 ${CMAKE_CURRENT_BINARY_DIR}/cli-work/help-options)
+set_tests_properties(cli-help-options PROPERTIES LABELS cli)
