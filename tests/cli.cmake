@@ -26,3 +26,12 @@ add_test(NAME cli-help-options
                  $<TARGET_FILE:gpucore-cli> ${PROJECT_SOURCE_DIR}/README.md
                  ${CMAKE_CURRENT_BINARY_DIR}/cli-work/help-options)
 set_tests_properties(cli-help-options PROPERTIES LABELS cli)
+
+# A capture at each end of the --compress level range (tests/cli/compress_level_e2e.sh).
+add_test(NAME cli-compress-level-capture
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/cli/compress_level_e2e.sh
+                 ${CMAKE_CURRENT_BINARY_DIR}/cli-work/compress-level-capture
+                 $<TARGET_FILE:gpucore-cli> $<TARGET_FILE:gpucore-inferior>
+                 ${CMAKE_CURRENT_BINARY_DIR}/scenario-objects ${PROJECT_SOURCE_DIR}/tests/scenarios)
+set_tests_properties(cli-compress-level-capture PROPERTIES LABELS cli SKIP_RETURN_CODE 77
+                     TIMEOUT 300)
