@@ -59,6 +59,13 @@ int cli_report_input(const char *path, const gpucore_diag_t *diag);
 int cli_fail(int exit_code, const char *file, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
 
+/* The zstd levels `compress --level` and the capture commands' `--compress=LEVEL` take, one
+   range for both: zstd's fast levels -7..-1 and its levels 1..22 (0, zstd's "default", is
+   not a level: the default is 3). The writer accepts any level zstd does. */
+#define CLI_ZSTD_LEVEL_MIN (-7)
+#define CLI_ZSTD_LEVEL_MAX 22
+#define CLI_ZSTD_LEVEL_TEXT "-7..-1 or 1..22"
+
 /* Usage error: "gpucore CMD: message" plus a hint, returns CLI_EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

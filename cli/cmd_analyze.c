@@ -6,7 +6,7 @@
  *   gpucore analyze waves [--json] [--faulting] [--wave N] CORE
  *   gpucore analyze regs --wave N [--reg NAME]... [--json] CORE
  *   gpucore analyze disasm [--wave N | --address A] [--before N] [--after N] [--json] CORE
- *   gpucore analyze mem --address A [--size N] [--space S] [--wave N] [--lane L] [--json] CORE
+ *   gpucore analyze mem [--address A] [--size N] [--space S] [--wave N] [--lane L] [--json] CORE
  *
  * As in `gpucore info`, every view first builds one JSON document (the model) and then prints
  * it either as JSON (`--json`, schema "gpucore.analyze/1") or as text, so the two outputs never
@@ -71,8 +71,11 @@ static void analyze_help(FILE *out)
             "       gpucore analyze regs --wave N [--reg NAME]... [--json] CORE\n"
             "       gpucore analyze disasm [--wave N | --address A] [--before N] [--after N]"
             " [--json] CORE\n"
-            "       gpucore analyze mem --address A [--size N] [--space S] [--wave N]"
-            " [--lane L] [--json] CORE\n\n"
+            "       gpucore analyze mem [--address A] [--size N] [--space S] [--wave N]"
+            " [--lane L] [--json] CORE\n"
+            "Every view also takes --host HOSTCORE and --code-object-path DIR.\n"
+            "mem: --address is required for --space global (the default); the other spaces\n"
+            "default to address 0.\n\n"
             "Explain a GPU core: which waves stopped, where, why, and what they were running.\n"
             "The report lists per agent and queue the dispatches with their kernels and the\n"
             "waves grouped by PC and stop reason, faulting groups first, each PC disassembled.\n\n"
@@ -98,7 +101,8 @@ static void analyze_help(FILE *out)
             "                  the first faulting wave); mem: whose LDS/scratch (same default)\n"
             "  --faulting      waves: only the waves stopped by an error\n"
             "  --reg NAME      regs: only this register (repeatable), e.g. --reg s16 --reg v1\n"
-            "  --address A     disasm: code address; mem: address in the space\n"
+            "  --address A     disasm: code address; mem: address in the space (required for\n"
+            "                  global, default 0 for the others)\n"
             "  --before N, --after N   disasm: instructions around the PC (default 8 each)\n"
             "  --size N        mem: bytes (default 64, at most 1M; K/M suffixes)\n"
             "  --space S       mem: global (default), generic, local (the wave's LDS),\n"

@@ -114,17 +114,25 @@ static void capture_help(const char *cmd, FILE *out)
                      "sets no_new_privs: setuid programs do not gain privileges). A process of\n"
                      "the tree that starts debugging another is let go of (a debugger works\n"
                      "as without gpucore), and so is one gpucore fails to arm or capture.\n"
-                     "Once COMMAND is started, exits with its status (128 + N if signal N\n"
-                     "ended it), cores written or not: SIGINT, SIGTERM, SIGHUP and SIGQUIT are\n"
-                     "passed on to COMMAND (a capture under way is abandoned first, nothing\n"
-                     "written; a COMMAND stopped by job control is continued), and gpucore\n"
-                     "waits for its end. When COMMAND ends, processes of its tree still\n"
-                     "running are let go of and run on untraced.\n\n");
+                     "Once COMMAND is started, gpucore waits for its end and exits with its\n"
+                     "status (128 + N if signal N ended it), cores written or not, also when:\n"
+                     "- gpucore gets SIGINT, SIGTERM, SIGHUP or SIGQUIT: a capture under way is\n"
+                     "  abandoned (nothing written), the whole tree is let go of (nothing is\n"
+                     "  watched any more), the signal is passed on to COMMAND (not a ^C or ^\\\n"
+                     "  COMMAND already got from the terminal) and COMMAND is continued if job\n"
+                     "  control stopped it; gpucore then waits, however long COMMAND takes\n"
+                     "  (each further such signal is passed on too);\n"
+                     "- the driver or the tree supervision fails: a warning, nothing is armed\n"
+                     "  any more, COMMAND runs on untraced to its end.\n"
+                     "When COMMAND ends, processes of its tree still running are let go of and\n"
+                     "run on untraced.\n\n");
     else if (strcmp(cmd, "watch") == 0)
         fprintf(out, "Usage: gpucore watch [OPTIONS] PID\n\n"
                      "Attach to process PID, wait for its first GPU queue error or memory\n"
                      "violation, write a core, then detach and let it continue to its own\n"
-                     "error handling.\n\n");
+                     "error handling. If PID ends without a GPU error, no core is written:\n"
+                     "gpucore says so (\"... without a GPU exception; no core written\", unless\n"
+                     "--quiet) and exits 0.\n\n");
     else
         fprintf(out, "Usage: gpucore capture [OPTIONS] PID\n\n"
                      "Write a core of process PID now: every host thread and, with every GPU\n"
@@ -143,7 +151,8 @@ static void capture_help(const char *cmd, FILE *out)
             "                     truncated. At least 4K; the headers and notes must fit\n"
             "  --deadline N[ms|s|m] time budget of the capture (plain N: seconds); past it the\n"
             "                     core is cut and marked truncated\n"
-            "  --compress[=LEVEL] zstd seekable compression (level 1..19, default 3)\n"
+            "  --compress[=LEVEL] zstd seekable compression (level " CLI_ZSTD_LEVEL_TEXT ",\n"
+            "                     default 3, as gpucore compress --level)\n"
             "  --kfd linux|sim    driver backend (default: $GPUCORE_KFD, else linux)\n"
             "  --json[=FILE]      one JSON object (schema " CAPTURE_JSON_SCHEMA ") per core\n"
             "                     written, one line on stdout or appended to FILE; nothing\n"
@@ -155,10 +164,11 @@ static void capture_help(const char *cmd, FILE *out)
             "  --quiet            no final summary line\n"
             "%s"
             "  -h, --help         this text\n\n"
-            "Exit codes: 0 core written, 64 usage, 66 no such process, 69 no GPU driver,\n"
-            "73 cannot create the core (or its headers and notes exceed --max-size),\n"
-            "74 I/O error, 77 not permitted (ptrace; another tracer is named), 128 + N\n"
-            "ended by signal N%s.\n",
+            "%s, 69 no GPU driver,\n"
+            "70 internal error, 73 cannot create the core (or its headers and notes exceed\n"
+            "--max-size), 74 I/O error, 75 a thread would not stop (try again), 77 not\n"
+            "permitted (ptrace; another tracer is named), 128 + N stopped by signal N, no\n"
+            "core written: 129 SIGHUP, 130 SIGINT, 131 SIGQUIT, 143 SIGTERM%s.\n",
             strcmp(cmd, "capture") == 0
                 ? "  --trigger WHAT     the GPU error that happened before the capture, as\n"
                   "                     libgpucore-hook.so passes it:\n"
@@ -174,8 +184,15 @@ static void capture_help(const char *cmd, FILE *out)
                   "  --hook-timeout S   end (SIGALRM) after S seconds whatever the state, as\n"
                   "                     libgpucore-hook.so asks (GPUCORE_HOOK_TIMEOUT)\n"
                 : "",
-            strcmp(cmd, "run") == 0 ? " (all of these only before COMMAND is started;\n"
-                                      "afterwards COMMAND's own status)" : "");
+            strcmp(cmd, "run") == 0
+                ? "Exit codes before COMMAND is started: 64 usage,\n66 COMMAND cannot be "
+                  "executed"
+            : strcmp(cmd, "watch") == 0
+                ? "Exit codes: 0 core written, or PID ended without a GPU error (no core),\n"
+                  "64 usage, 66 no such process"
+                : "Exit codes: 0 core written, 64 usage,\n66 no such process",
+            strcmp(cmd, "run") == 0 ? ";\nonce it is started, COMMAND's own status as above (70 if gpucore\n"
+                                      "cannot wait for it)" : "");
 }
 
 static int parse_tier(const char *text, uint32_t *ret)
@@ -606,9 +623,10 @@ static int run_capture_cmd(int argc, char **argv, enum gc_capture_mode mode)
         case 'z':
             o.compress = 1;
             if (optarg) {
-                if (cli_parse_int(optarg, 1, 19, &level) != 0)
-                    return cli_usage_error(cmd, "--compress takes a level 1..19, got '%s'",
-                                           optarg);
+                if (cli_parse_int(optarg, CLI_ZSTD_LEVEL_MIN, CLI_ZSTD_LEVEL_MAX, &level) != 0 ||
+                    level == 0)
+                    return cli_usage_error(cmd, "--compress takes a level " CLI_ZSTD_LEVEL_TEXT
+                                                ", got '%s'", optarg);
                 o.compress_level = (int32_t)level;
             }
             break;

@@ -30,7 +30,7 @@ static void compress_help(FILE *out)
             "Compress a core into independent zstd frames with a seek table (zstd's seekable\n"
             "format): gpucore reads it in place with random access, and `zstd -d` restores\n"
             "the plain file.\n\n"
-            "  -l, --level N          zstd level, -7..22 (default 3)\n"
+            "  -l, --level N          zstd level, " CLI_ZSTD_LEVEL_TEXT " (default 3)\n"
             "  -T, --threads N        compression threads (default 1)\n"
             "      --frame-size SIZE  input bytes per frame, 64K..64M (default 1M)\n"
             "  -f, --force            replace OUTPUT if it exists\n"
@@ -63,8 +63,10 @@ static int parse_convert_args(int argc, char **argv, struct convert_args *a)
     while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         switch (c) {
         case 'l':
-            if (!a->compress || cli_parse_int(optarg, -7, 22, &a->level) != 0 || a->level == 0)
-                return cli_usage_error(a->cmd, "--level takes -7..-1 or 1..22, got '%s'",
+            if (!a->compress ||
+                cli_parse_int(optarg, CLI_ZSTD_LEVEL_MIN, CLI_ZSTD_LEVEL_MAX, &a->level) != 0 ||
+                a->level == 0)
+                return cli_usage_error(a->cmd, "--level takes " CLI_ZSTD_LEVEL_TEXT ", got '%s'",
                                        optarg);
             break;
         case 'T':

@@ -23,24 +23,25 @@ struct command {
 static const struct command commands[] = {
     { "run", cmd_run,
       "run [--kfd linux|sim] [-o PATTERN] [--tier T] [--max-size N] [--deadline T] "
-      "[--compress[=L]] -- COMMAND [ARGS]",
+      "[--compress[=L]] [--json[=FILE]] [--quiet] -- COMMAND [ARGS]",
       "start a command; write a core at its first GPU queue error or memory violation" },
     { "capture", cmd_capture,
       "capture [--kfd linux|sim] [-o PATTERN] [--tier T] [--max-size N] [--deadline T] "
-      "[--compress[=L]] PID",
+      "[--compress[=L]] [--json[=FILE]] [--quiet] PID",
       "write a core of a running GPU process now (a hang, or on demand)" },
     { "watch", cmd_watch,
       "watch [--kfd linux|sim] [-o PATTERN] [--tier T] [--max-size N] [--deadline T] "
-      "[--compress[=L]] PID",
+      "[--compress[=L]] [--json[=FILE]] [--quiet] PID",
       "attach to a GPU process; write a core at its first GPU queue error or memory violation" },
     { "info", cmd_info, "info [--json] [--segments] CORE",
       "describe a core: file kind, notes, the AMDGPU state, capture metadata, segments" },
     { "analyze", cmd_analyze,
       "analyze [waves|regs|disasm|mem] [--json] [--wave N] [--address A] [--space S] "
-      "[--host HOSTCORE] CORE",
+      "[--host HOSTCORE] [--code-object-path DIR] CORE",
       "explain a core: faulting waves first, grouped by PC and stop reason, disassembled" },
     { "dbgapi-dump", cmd_dbgapi_dump,
-      "dbgapi-dump [--json] [--library PATH] [--host HOSTCORE] [--no-registers] [--lds] CORE",
+      "dbgapi-dump [--json] [--library PATH] [--host HOSTCORE] [--no-registers] [--lds] "
+      "[--log-level LEVEL] CORE",
       "print everything a debugger sees of a core through the amd-dbgapi library" },
     { "debug", cmd_debug, "debug [--debugger PATH] [--exe PATH] [--sysroot DIR] CORE [-- ARGS]",
       "open a core in ROCgdb or GDB (decompressed to a temporary file if needed)" },
@@ -67,10 +68,15 @@ static void print_usage(FILE *out)
     fprintf(out, "\nRun `gpucore COMMAND --help` for a command's options.\n"
                  "Exit codes: 0 success, 64 usage, 65 malformed input, 66 cannot open input,\n"
                  "69 GPU driver (dbgapi-dump: the amd-dbgapi library) unavailable,\n"
-                 "70 internal error, 73 cannot create output, 74 I/O error, 77 not permitted,\n"
-                 "128 + N ended by signal N; `gpucore run`, once it started the command,\n"
-                 "exits with the command's own status, `gpucore debug` with the debugger's\n"
-                 "(127 no debugger found, 126 it cannot be executed).\n");
+                 "70 internal error, 73 cannot create output, 74 I/O error, 75 try again (a\n"
+                 "thread of the target would not stop), 77 not permitted, 128 + N stopped by\n"
+                 "signal N (129 SIGHUP, 130 SIGINT, 131 SIGQUIT, 143 SIGTERM).\n"
+                 "`gpucore watch` exits 0 also when the process ends without a GPU error (no\n"
+                 "core written). `gpucore run`, once it started the command, waits for it and\n"
+                 "exits with the command's own status, also after a signal to gpucore (passed\n"
+                 "on to the command) or a driver failure (a warning). `gpucore debug` exits\n"
+                 "with the debugger's status (127 no debugger found, 126 it cannot be\n"
+                 "executed).\n");
 }
 
 static const struct command *find_command(const char *name)

@@ -2,7 +2,8 @@
 # End-to-end and golden-output tests of the gpucore program (tests/cli/cli_test.sh).
 set(GPUCORE_CLI_CASES
   golden-info-text golden-info-segments golden-info-json golden-info-split
-  golden-info-compressed compress-roundtrip compress-refuses-overwrite version help
+  golden-info-compressed compress-roundtrip compress-refuses-overwrite version help help-exit-codes help-synopsis
+  compress-level-range
   usage-errors missing-input malformed-input golden-dbgapi-dump-text golden-dbgapi-dump-json
   dbgapi-dump-errors unusable-gpu-state terminal-escapes)
 foreach(case ${GPUCORE_CLI_CASES})
@@ -17,3 +18,20 @@ endforeach()
 gpucore_unit_test(test_cli_text SOURCES unit/test_cli_text.c ${PROJECT_SOURCE_DIR}/cli/common.c
   LIBS gc_capture gc_kfd gc_libcore gc_arch gc_schema PkgConfig::JANSSON)
 target_include_directories(test_cli_text PRIVATE ${PROJECT_SOURCE_DIR}/cli)
+
+# Every option a subcommand's --help lists is accepted; every option the README gives a
+# subcommand is in its --help (tests/cli/help_options.py).
+add_test(NAME cli-help-options
+         COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/cli/help_options.py
+                 $<TARGET_FILE:gpucore-cli> ${PROJECT_SOURCE_DIR}/README.md
+                 ${CMAKE_CURRENT_BINARY_DIR}/cli-work/help-options)
+set_tests_properties(cli-help-options PROPERTIES LABELS cli)
+
+# A capture at each end of the --compress level range (tests/cli/compress_level_e2e.sh).
+add_test(NAME cli-compress-level-capture
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/cli/compress_level_e2e.sh
+                 ${CMAKE_CURRENT_BINARY_DIR}/cli-work/compress-level-capture
+                 $<TARGET_FILE:gpucore-cli> $<TARGET_FILE:gpucore-inferior>
+                 ${CMAKE_CURRENT_BINARY_DIR}/scenario-objects ${PROJECT_SOURCE_DIR}/tests/scenarios)
+set_tests_properties(cli-compress-level-capture PROPERTIES LABELS cli SKIP_RETURN_CODE 77
+                     TIMEOUT 300)

@@ -96,6 +96,62 @@ help)
   grep -q "info" out.txt || fail "--help does not list info"
   expect_exit 0 "$gpucore" info --help
   grep -q -- "--json" out.txt || fail "info --help does not document --json" ;;
+help-exit-codes)
+  # Every exit code the capture paths return is listed, and watch/run say what they do when
+  # no core is written.
+  for sub in "" run capture watch; do
+    expect_exit 0 "$gpucore" $sub --help
+    tr '\n' ' ' < out.txt > flat.txt
+    for code in 64 66 69 70 73 74 75 77 129 130 131 143; do
+      grep -q "[ (]$code " flat.txt || fail "gpucore $sub --help does not list exit code $code"
+    done
+  done
+  expect_exit 0 "$gpucore" watch --help
+  tr '\n' ' ' < out.txt > flat.txt
+  grep -q "without a GPU error.*exits 0" flat.txt ||
+    fail "watch --help does not say a target ending without a GPU error means exit 0"
+  expect_exit 0 "$gpucore" run --help
+  tr '\n' ' ' < out.txt > flat.txt
+  grep -q "SIGTERM" flat.txt && grep -q "driver .*fails" flat.txt ||
+    fail "run --help does not say what a SIGTERM or a driver failure does" ;;
+help-synopsis)
+  # The synopses show the options each command takes, and only what is required as required.
+  expect_exit 0 "$gpucore" --help
+  for opt in --quiet --log-level --json --code-object-path; do
+    grep -q -- "$opt" out.txt || fail "gpucore --help synopsis lacks $opt"
+  done
+  expect_exit 0 "$gpucore" analyze --help
+  grep -q "analyze mem --address" out.txt && fail "analyze --help shows mem --address as required"
+  grep -q "Every view also takes --host HOSTCORE" out.txt ||
+    fail "analyze --help does not say --host applies to every view"
+  # What the synopsis says, the parser does: --address only for the global space; --host for
+  # every view (a missing core is 66, a usage error 64).
+  expect_exit 64 "$gpucore" analyze mem missing.core
+  stderr_has "needs --address"
+  expect_exit 66 "$gpucore" analyze mem --space local missing.core
+  for view in waves regs disasm "mem --space local"; do
+    expect_exit 66 "$gpucore" analyze $view --wave 0 --host missing-host.core missing.core
+  done ;;
+compress-level-range)
+  # One range of zstd levels for compress --level and the capture commands' --compress=LEVEL:
+  # each accepted level gets past the option (to the missing operand), each refused one is
+  # refused by both with the same range named.
+  for lvl in -7 -1 1 19 20 22; do
+    for sub in run capture watch; do
+      expect_exit 64 "$gpucore" $sub --compress=$lvl
+      grep -q -- "--compress" err.txt && fail "$sub refuses --compress=$lvl: $(cat err.txt)"
+    done
+    expect_exit 64 "$gpucore" compress --level $lvl onlyone
+    grep -q -- "--level" err.txt && fail "compress refuses --level $lvl: $(cat err.txt)"
+  done
+  for lvl in -8 0 23; do
+    for sub in run capture watch; do
+      expect_exit 64 "$gpucore" $sub --compress=$lvl
+      stderr_has "--compress takes a level -7..-1 or 1..22, got '$lvl'"
+    done
+    expect_exit 64 "$gpucore" compress --level $lvl a b
+    stderr_has "--level takes -7..-1 or 1..22, got '$lvl'"
+  done ;;
 usage-errors)
   expect_exit 64 "$gpucore"
   expect_exit 64 "$gpucore" frobnicate
