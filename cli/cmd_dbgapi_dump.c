@@ -1470,6 +1470,7 @@ int cmd_dbgapi_dump(int argc, char **argv)
     d->out = cli_text_open(stdout);
     if (!d->out) {
         free(d);
+        the_dd = NULL;
         return cli_fail(CLI_EXIT_SOFTWARE, NULL, "out of memory");
     }
     list_errors = 0;
