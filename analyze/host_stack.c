@@ -22,6 +22,7 @@
 #include "gc_util.h"
 #include "host_stack.h"
 #include "open_below.h"
+#include "triage_internal.h" /* gc_tr_hex */
 
 /* x86-64 struct elf_prstatus (<sys/procfs.h>): 336 bytes, pr_cursig at 12, pr_pid at 32,
    pr_reg (27 registers of struct user_regs_struct) at 112. */
@@ -105,14 +106,6 @@ static json_t *printable_json(const char *s)
 
     free(d);
     return j;
-}
-
-static json_t *hex_json(uint64_t v)
-{
-    char b[24];
-
-    snprintf(b, sizeof(b), "0x%" PRIx64, v);
-    return json_string(b);
 }
 
 /* ---- notes -------------------------------------------------------------------------------- */
@@ -618,9 +611,9 @@ static json_t *frame_json(Dwfl *dwfl, Dwarf_Addr pc, bool activation)
         json_object_set_new(src, "line", json_integer(lineno));
         json_object_set_new(src, "column", json_integer(col));
     }
-    json_object_set_new(o, "pc", hex_json(pc));
+    json_object_set_new(o, "pc", gc_tr_hex(pc));
     json_object_set_new(o, "module", mname ? printable_json(mname) : json_null());
-    json_object_set_new(o, "module_offset", mname ? hex_json(pc - start) : json_null());
+    json_object_set_new(o, "module_offset", mname ? gc_tr_hex(pc - start) : json_null());
     json_object_set_new(o, "symbol", printable_json(sname));
     json_object_set_new(o, "symbol_offset",
                         sname ? json_integer((json_int_t)(off + (pc - at))) : json_null());
@@ -776,6 +769,7 @@ json_t *gc_host_stacks_json(gpucore_core_t *core, const char *sysroot, uint32_t 
     Dwfl *dwfl = NULL;
     char why[512] = "";
     int attached = 0, ok, sig;
+    int64_t pid;
 
     c.no_symbols = json_array();
     if (!doc || !threads || !c.no_symbols)
@@ -814,8 +808,8 @@ json_t *gc_host_stacks_json(gpucore_core_t *core, const char *sysroot, uint32_t 
             json_array_append_new(threads, t);
         }
     }
-    json_object_set_new(doc, "pid",
-                        core_pid(core) >= 0 ? json_integer(core_pid(core)) : json_null());
+    pid = core_pid(core);
+    json_object_set_new(doc, "pid", pid >= 0 ? json_integer(pid) : json_null());
     json_object_set_new(doc, "threads", threads);
     threads = NULL;
     json_object_set_new(doc, "more_threads",
