@@ -376,10 +376,30 @@ out:
 struct file_map {
     uint64_t start, end, pgoff;
     const char *name;
+    uint32_t pos;       /* index in NT_FILE order */
+    uint64_t low, high; /* of the whole file, kept on the file's first entry */
+    uint64_t base;      /* its mapping of file offset 0, UINT64_MAX for none */
+    int leader;         /* the file's first entry in NT_FILE order */
 };
 
+static int file_map_by_name(const void *a, const void *b)
+{
+    const struct file_map *x = a, *y = b;
+    int r = strcmp(x->name, y->name);
+
+    return r ? r : (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+static int file_map_by_pos(const void *a, const void *b)
+{
+    const struct file_map *x = a, *y = b;
+
+    return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
 /* Report every mapped ELF file of NT_FILE: one module per file, from its lowest to its highest
-   mapping, loaded at its mapping of file offset 0. */
+   mapping, loaded at its mapping of file offset 0, in the order of the file's first entry. The
+   entries are grouped by sorting (n log n: a hostile note has up to GC_HS_MAX_FILES of them). */
 static int report_files(Dwfl *dwfl, struct hs_ctx *c)
 {
     struct gpucore_note n;
@@ -412,28 +432,36 @@ static int report_files(Dwfl *dwfl, struct hs_ctx *c)
         m[k].end = gc_le64_get(n.desc + 24 + 24 * k);
         m[k].pgoff = gc_le64_get(n.desc + 32 + 24 * k);
         m[k].name = names;
+        m[k].pos = (uint32_t)k;
         names = nul + 1;
     }
-    for (uint64_t k = 0; k < count; k++) {
-        uint64_t low = m[k].start, high = m[k].end, base = UINT64_MAX;
-        int first = 1;
+    /* Entries of one file are adjacent after this sort, in NT_FILE order; empty ranges take
+       no part (as if absent). */
+    qsort(m, (size_t)count, sizeof(*m), file_map_by_name);
+    for (uint64_t k = 0; k < count;) {
+        uint64_t j = k, lead = count;
 
-        for (uint64_t j = 0; j < count && first; j++)
-            if (j < k && strcmp(m[j].name, m[k].name) == 0)
-                first = 0;
-        if (!first || m[k].end <= m[k].start)
-            continue;
-        for (uint64_t j = k; j < count; j++) {
-            if (strcmp(m[j].name, m[k].name) != 0 || m[j].end <= m[j].start)
+        for (; j < count && strcmp(m[j].name, m[k].name) == 0; j++) {
+            if (m[j].end <= m[j].start)
                 continue;
-            low = m[j].start < low ? m[j].start : low;
-            high = m[j].end > high ? m[j].end : high;
-            if (m[j].pgoff == 0 && base == UINT64_MAX)
-                base = m[j].start;
+            if (lead == count) {
+                lead = j;
+                m[j].leader = 1;
+                m[j].low = m[j].start;
+                m[j].high = m[j].end;
+                m[j].base = UINT64_MAX;
+            }
+            m[lead].low = m[j].start < m[lead].low ? m[j].start : m[lead].low;
+            m[lead].high = m[j].end > m[lead].high ? m[j].end : m[lead].high;
+            if (m[j].pgoff == 0 && m[lead].base == UINT64_MAX)
+                m[lead].base = m[j].start;
         }
-        if (base != UINT64_MAX)
-            report_file_module(dwfl, c, m[k].name, low, high, base);
+        k = j;
     }
+    qsort(m, (size_t)count, sizeof(*m), file_map_by_pos);
+    for (uint64_t k = 0; k < count; k++)
+        if (m[k].leader && m[k].base != UINT64_MAX)
+            report_file_module(dwfl, c, m[k].name, m[k].low, m[k].high, m[k].base);
     free(m);
     return 0;
 }

@@ -442,6 +442,63 @@ static void test_thread_bounds(void **state)
     fixture_free(&f, &b, h);
 }
 
+/* NT_FILE with GC_HS_MAX_FILES entries, the library's own among them after an empty entry of
+   the same name and mappings of other files interleaved: the library is still one module from
+   its lowest to its highest mapping (before, an empty first entry hid the file), and the
+   entries past the bound are not considered. */
+static void test_many_files(void **state)
+{
+    enum { N = GC_HS_MAX_FILES + 8 };
+    struct thread_spec t1 = { .tid = 100, .rip = PC0, .rbp = STACK, .rsp = STACK,
+                              .orig_rax = (uint64_t)-1 };
+    const char *lib = "/usr/lib/libfake.so.1";
+    size_t names = 0, n;
+    struct fixture f = { 0 };
+    struct blob b = { 0 };
+    uint8_t *d;
+    json_t *h, *fr;
+
+    (void)state;
+    for (unsigned k = 0; k < N; k++)
+        names += k < 2 ? strlen(lib) + 1 : 16;
+    n = 16 + 24 * (size_t)N + names;
+    d = calloc(1, n);
+    assert_non_null(d);
+    gc_le64_put(d, N);
+    gc_le64_put(d + 8, 4096);
+    for (unsigned k = 0, at = 16 + 24 * N; k < N; k++) {
+        uint8_t *e = d + 16 + 24 * k;
+
+        if (k == 0) { /* the library, an empty range */
+            gc_le64_put(e, 0x900000);
+            gc_le64_put(e + 8, 0x900000);
+        } else if (k == 1) { /* the library, its mapping of file offset 0 */
+            gc_le64_put(e, MOD_BASE);
+            gc_le64_put(e + 8, MOD_END);
+        } else { /* other files, each once, none of them in the core */
+            gc_le64_put(e, 0x10000000ull + 0x2000ull * k);
+            gc_le64_put(e + 8, 0x10001000ull + 0x2000ull * k);
+        }
+        if (k < 2) {
+            memcpy(d + at, lib, strlen(lib) + 1);
+            at += (unsigned)strlen(lib) + 1;
+        } else {
+            snprintf((char *)d + at, 16, "/x/%011u", k);
+            at += 16;
+        }
+    }
+    prstatus(&b, &t1, 336);
+    note(&b, "CORE", 0x46494c45u, d, n);
+    free(d);
+    h = host_of(&f, &b, NULL);
+    fr = json_object_get(thread_at(h, 0), "frames");
+    assert_int_equal(json_array_size(fr), 2);
+    assert_string_equal(str_of(json_array_get(fr, 0), "module"), "libfake.so.1");
+    assert_string_equal(str_of(json_array_get(fr, 0), "module_offset"), "0x100");
+    assert_string_equal(str_of(json_array_get(fr, 1), "module_offset"), "0x230");
+    fixture_free(&f, &b, h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -450,6 +507,7 @@ int main(void)
         cmocka_unit_test(test_sysroot_refuses),
         cmocka_unit_test(test_hostile_notes),
         cmocka_unit_test(test_thread_bounds),
+        cmocka_unit_test(test_many_files),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
