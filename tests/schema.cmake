@@ -16,8 +16,12 @@ add_test(NAME schema-format-in-sync
          COMMAND gc_gen_format_tables --check ${PROJECT_SOURCE_DIR}/schema/FORMAT.md)
 set_tests_properties(schema-format-in-sync PROPERTIES LABELS unit)
 
-# Writes the seed corpora of the two fuzz targets (not a test; run by hand when the format
-# changes): gen_schema_seeds tests/fuzz/corpus
+# Writes the seed corpora of the two fuzz targets (run by hand when the format changes):
+# gen_schema_seeds tests/fuzz/corpus. The test checks the committed seeds are what it writes.
 add_executable(gen_schema_seeds tools/gen_schema_seeds.c)
 target_link_libraries(gen_schema_seeds PRIVATE gc_schema)
 gpucore_warnings(gen_schema_seeds)
+add_test(NAME fuzz-seeds-schema-in-sync
+         COMMAND sh ${PROJECT_SOURCE_DIR}/tests/tools/check_seeds.sh
+                 $<TARGET_FILE:gen_schema_seeds> ${PROJECT_SOURCE_DIR}/tests/fuzz/corpus)
+set_tests_properties(fuzz-seeds-schema-in-sync PROPERTIES LABELS unit)
