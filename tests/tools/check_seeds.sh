@@ -13,6 +13,7 @@ trap 'rm -rf "$tmp"' EXIT
 "$gen" "$tmp" >/dev/null
 bad=0 n=0
 for f in $(cd "$tmp" && find . -type f | sort); do
+    f=${f#./}
     n=$((n + 1))
     if [ ! -f "$corpus/$f" ]; then
         echo "$corpus/$f: missing (the generator writes it)"
