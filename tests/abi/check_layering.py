@@ -21,6 +21,8 @@ rules, each reported as "file:line: [rule] what":
            kfd's injected transport, as test_kfd_linux does). Naming __NR_ioctl in a seccomp
            filter is no call. NON_DRIVER_IOCTLS lists requests that are no driver's and may be
            issued anywhere; IOCTL_EXCEPTIONS the single calls allowed elsewhere, with reasons.
+  llvm     only arch/ includes LLVM's headers (<llvm-c/...>, <llvm/...>; G-ARCH-4), and tests/ and
+           bench/.
   family   only arch/ names GPU families (G-ARCH-1): no gfx<digit>, RDNA/CDNA, MI<number> or
            AMD code name in code or string literals outside arch/, tests/ and bench/ (the tests'
            scenarios name targets: that is test data). Comments may name families, to explain;
@@ -112,6 +114,10 @@ IOCTL_EXCEPTIONS = {
         "gpucore-inferior plays the ROCm runtime, whose start-up handshake capture's seccomp "
         "filter must see as a real system call (on a stand-in descriptor, not /dev/kfd)",
 }
+
+# Modules that may include LLVM's headers (G-ARCH-4).
+LLVM_MODULES = {"arch", "tests", "bench"}
+LLVM_HEADER = ("llvm-c/", "llvm/")
 
 # Modules that may name GPU families.
 FAMILY_MODULES = {"arch", "tests", "bench"}
@@ -268,6 +274,10 @@ def check(root):
         for m in INCLUDE.finditer(code):
             name = os.path.basename(m.group(1))
             line = line_of(code, m.start())
+            if m.group(1).startswith(LLVM_HEADER) and mod not in LLVM_MODULES:
+                out.append(f"{rel}:{line}: [llvm] module {mod} includes {m.group(1)}; only arch/ "
+                           f"includes LLVM's headers (G-ARCH-4)")
+                continue
             if name not in owner:
                 continue  # a system or library header
             def_rel, target = owner[name]

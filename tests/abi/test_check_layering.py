@@ -44,6 +44,7 @@ CLEAN = {
     "schema/gc_hsa_tools.h": "/* the runtime's tools ABI */\n",
     "arch/arch.h": '#include "gc_util.h"\n',
     # arch names families in code and strings
+    "arch/disasm.c": "#include <llvm/Config/llvm-config.h>\n#include <llvm-c/Disassembler.h>\n",
     "arch/arch_tables.c": '#include "arch.h"\nstatic const char *n = "gfx90a";\n'
                           "int gc_ttmp_gfx9;\n",
     "kfd/kfd_uapi.h": "#define AMDKFD_IOC_DBG_TRAP 1\n",
@@ -94,6 +95,8 @@ VIOLATIONS = [
     ("analyze/host.c", "long q(void) { return syscall(SYS_ioctl, 3, 7, 0); }\n", "ioctl", 1),
     ("bench/bench_kfd.c", "int b2(void) { return ioctl(3, AMDKFD_IOC_DBG_TRAP, 0); }\n",
      "ioctl", 1),
+    ("analyze/srcline_x.c", "#include <stdio.h>\n#include <llvm-c/Disassembler.h>\n", "llvm", 2),
+    ("cli/cmd_disasm.c", "#include <llvm/Config/llvm-config.h>\n", "llvm", 1),
     ("analyze/triage_x.c", "/* ok: gfx90a */\nint y = strcmp(n, \"gfx90a\");\n", "family", 2),
     ("analyze/dbgapi/dbgapi_ttmp.c", "\nconst void *r = &gc_ttmp_gfx940;\n", "family", 2),
     ("kfd/sim/layout.c", "// ok\nint mi = MI300X_XCCS;\n", "family", 2),
