@@ -2,7 +2,7 @@
 /*
  * The sim backend: a client of the simulated driver that gpucore-inferior hosts (kfd/sim/).
  * It plays the part of the ioctl transport only: each DBG_TRAP becomes one request message with
- * the kernel's argument struct encoded field by field (sim/protocol.h), and the outputs the
+ * the kernel's argument struct encoded field by field (kfd_sim_protocol.h), and the outputs the
  * driver sends back are copied to the addresses in the args, exactly where the kernel would
  * have written them, so kfd.c cannot tell the two backends apart. Target memory is read from
  * the real inferior process like on the linux backend (slowed down by the driver's injected
@@ -23,7 +23,7 @@
 #include "gc_le.h"
 #include "gc_util.h"
 #include "kfd_internal.h"
-#include "sim/protocol.h"
+#include "kfd_sim_protocol.h"
 
 /* Seconds to wait for the simulated driver's answer. */
 #define GC_KFD_SIM_TIMEOUT_S 20

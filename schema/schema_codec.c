@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gc_le.h"
@@ -32,6 +33,12 @@ gpucore_status_t gc_fail(gpucore_diag_t *diag, gpucore_status_t status, uint64_t
     if (base == GC_NO_OFFSET)
         return gc_diag_set(diag, status, offset, "%s: %s", where, detail);
     return gc_diag_set(diag, status, offset, "%s at offset 0x%" PRIx64 ": %s", where, base, detail);
+}
+
+/* The deallocator of schema.h: what the encoders return is plain malloc()ed memory. */
+GPUCORE_API void gpucore_free(void *p)
+{
+    free(p);
 }
 
 /* ------------------------------------------------------------------------------------------ */

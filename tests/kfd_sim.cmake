@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# Tests of the simulated driver (kfd/sim/driver.c, protocol.c) and its client (kfd/kfd_sim.c).
+# Tests of the simulated driver (kfd/sim/driver.c, kfd/kfd_sim_protocol.c) and its client (kfd/kfd_sim.c).
 
 # The driver's rules, served in-process through its request handler (no socket, no ptrace).
 gpucore_unit_test(test_kfd_sim

@@ -4,7 +4,6 @@
 gpucore_unit_test(test_schema
   SOURCES unit/test_schema.c unit/test_schema_tables.c unit/test_schema_kfd.c
           unit/test_schema_notes.c unit/test_schema_rocr.c
-          unit/test_schema_util.c
   LIBS gc_schema)
 
 gpucore_fuzz_target(fuzz_kfd_note SOURCE fuzz/targets/fuzz_kfd_note.c LIBS gc_schema)

@@ -16,17 +16,8 @@
  * decide whether the wave counts as stopped by the trap handler -- are arch's
  * (gc_wave_stop_at_attach(), one home for the image and the library); this file adds what only
  * the library does: the wave's handle in the TTMPs, and the stop and park of a wave it stops
- * itself. Per family, the wave's halt bit lives in a different hardware register.
+ * itself. Where the wave's halt bit lives is the family's (arch's GC_HWEV_HALT).
  */
-static const struct {
-    const struct gc_ttmp_layout *row;
-    const char *halt_slot; /* the hardware register holding the wave's halt bit */
-    uint8_t halt_bit;
-} halt_bits[] = {
-    { &gc_ttmp_gfx9, "status", 13 },       /* gfx9 before gfx940, gfx10, gfx11 */
-    { &gc_ttmp_gfx940, "status", 13 },     /* gfx940, gfx941, gfx942 */
-    { &gc_ttmp_gfx12, "state_priv", 14 },  /* gfx12 */
-};
 
 static void tput(uint32_t *t, struct gc_ttmp_field f, uint32_t v)
 {
@@ -51,17 +42,12 @@ void gc_dbg_attach_ttmps(const struct gc_arch *arch, const struct gc_wave *w, ui
 {
     const struct gc_wave_env env = { .r_version = r_version, .spi_ttmps_setup = spi ? 1u : 0u };
     struct gc_wave_stop st;
-    const char *halt_slot = NULL;
-    uint8_t halt_bit = 0;
+    struct gc_hwreg_bit halt;
 
     for (uint32_t i = 0; i < 16; i++)
         t[i] = gc_wave_ttmp(w, i);
-    for (size_t i = 0; arch && i < GC_ARRAY_SIZE(halt_bits); i++)
-        if (halt_bits[i].row == arch->ttmp) {
-            halt_slot = halt_bits[i].halt_slot;
-            halt_bit = halt_bits[i].halt_bit;
-        }
-    if (!halt_slot || gc_wave_stop_at_attach(arch, w, &env, &st) != GPUCORE_OK)
+    if (!arch || !gc_hwev_bit(arch->hwreg, GC_HWEV_HALT, &halt) ||
+        gc_wave_stop_at_attach(arch, w, &env, &st) != GPUCORE_OK)
         return;
     /* initialize_spi_ttmps, initialize_trap_handler_ttmps, record_spi_ttmps_setup */
     for (uint32_t i = 0; i < 16; i++)
@@ -72,7 +58,7 @@ void gc_dbg_attach_ttmps(const struct gc_arch *arch, const struct gc_wave *w, ui
     if (!stopped_by_library || gc_dbg_ttmp_get(t, arch->ttmp->stopped))
         return;
     /* wave_set_state(STOP): stopped, with the wave's own halt state saved */
-    tput(t, arch->ttmp->saved_halt, hwreg_named(arch, w, halt_slot) >> halt_bit & 1u);
+    tput(t, arch->ttmp->saved_halt, gc_wave_hwreg(w, halt.slot) >> halt.bit & 1u);
     tput(t, arch->ttmp->stopped, 1);
     /* park(): where the family parks stopped waves, the PC goes to the TTMPs */
     if (gc_arch_parks_stopped_waves(arch, r_version)) {

@@ -35,8 +35,8 @@
  * The 16 TTMPs of wave @p w (family @p arch, ROCr r_debug version @p r_version, @p spi: the SPI
  * set the dispatch TTMPs up, @p handle: the wave's handle) as AMD's library holds them once it
  * has read the wave, and with @p stopped_by_library also once it has stopped a wave saved
- * running (a no-op for a wave the trap handler stopped). A family without a row (arch NULL, or
- * a TTMP row not listed) gives the saved values.
+ * running (a no-op for a wave the trap handler stopped). Without a family (arch NULL), or for
+ * one whose table has no halt bit (GC_HWEV_HALT), the saved values.
  */
 void gc_dbg_attach_ttmps(const struct gc_arch *arch, const struct gc_wave *w, uint32_t r_version,
                          int spi, uint64_t handle, int stopped_by_library, uint32_t t[16]);

@@ -21,7 +21,7 @@
 
 #include "gc_le.h"
 #include "gc_util.h"
-#include "protocol.h"
+#include "kfd_sim_protocol.h"
 
 #define SIM_MAX_CONNS     16
 #define SIM_MAX_WATCH     4u

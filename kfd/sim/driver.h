@@ -11,8 +11,8 @@
  * Only the kernel driver is simulated: everything the debugger reads besides these answers
  * (memory, threads) comes from the real process through ptrace and process_vm_readv.
  *
- * Besides the kernel's ioctls the driver answers DEVICE_INFO (protocol.h) to anyone who can
- * connect: its service thread, the device's allocation list, the injected read delay and its
+ * Besides the kernel's ioctls the driver answers DEVICE_INFO (kfd_sim_protocol.h) to anyone who
+ * can connect: its service thread, the device's allocation list, the injected read delay and its
  * debug state. It also plays the runtime's side: raised errors no debugger holds are handed to
  * the description's runtime_error callback (gc_sim_driver_flush_runtime()).
  *
@@ -31,7 +31,7 @@
 
 #include "cwsr.h"
 #include "kfd_uapi.h"
-#include "protocol.h"
+#include "kfd_sim_protocol.h"
 
 /* Bounds of a description (also what a hostile client can make the driver allocate). */
 #define GC_SIM_MAX_AGENTS     64u
@@ -214,11 +214,11 @@ gpucore_status_t gc_sim_driver_create(const struct gc_sim_process *desc, struct 
 void gc_sim_driver_destroy(struct gc_sim_driver *d);
 
 /*
- * Serve one encoded request (protocol.h) from connection @p conn_id of process @p peer_pid,
- * with @p fd the descriptor that came with it (-1 if none; the driver takes ownership).
- * Writes the encoded response into @p resp (capacity @p resp_cap, at least
- * GC_SIM_MAX_MESSAGE from protocol.h) and returns its length, or 0 if the request is malformed (the
- * server then drops the connection). Raises due exceptions first.
+ * Serve one encoded request (kfd_sim_protocol.h) from connection @p conn_id of process
+ * @p peer_pid, with @p fd the descriptor that came with it (-1 if none; the driver takes
+ * ownership). Writes the encoded response into @p resp (capacity @p resp_cap, at least
+ * GC_SIM_MAX_MESSAGE from kfd_sim_protocol.h) and returns its length, or 0 if the request is
+ * malformed (the server then drops the connection). Raises due exceptions first.
  */
 size_t gc_sim_driver_handle(struct gc_sim_driver *d, uint64_t conn_id, pid_t peer_pid,
                             const uint8_t *req, size_t req_len, int fd, uint8_t *resp,

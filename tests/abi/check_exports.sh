@@ -12,7 +12,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # Declarations: "GPUCORE_API <type> name(" possibly with the name on the next line.
-cat "$src"/schema/include/gpucore/*.h "$src"/libcore/include/gpucore/*.h |
+cat "$src"/base/include/gpucore/*.h "$src"/schema/include/gpucore/*.h \
+    "$src"/libcore/include/gpucore/*.h |
   tr '\n' ' ' | grep -o 'GPUCORE_API[^;{]*(' | grep -v '#define' |
   sed -E 's/\($//; s/.*[ *]([A-Za-z_][A-Za-z0-9_]*)$/\1/' | sort -u > "$tmp/declared"
 

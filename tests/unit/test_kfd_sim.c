@@ -24,7 +24,7 @@
 #include "cwsr.h"
 #include "driver.h"
 #include "gc_le.h"
-#include "protocol.h"
+#include "kfd_sim_protocol.h"
 
 #define GPU      0x1234u
 #define TRACER   4243

@@ -32,7 +32,7 @@
 #include "gc_util.h"
 #include "kfd.h"
 #include "kfd_internal.h"
-#include "protocol.h"
+#include "kfd_sim_protocol.h"
 
 #define GPU 0x3e8u
 #define QID 5u

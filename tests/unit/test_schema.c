@@ -10,7 +10,6 @@ int test_schema_kfd_run(void);
 int test_schema_notes_run(void);
 int test_schema_tables_run(void);
 int test_schema_rocr_run(void);
-int test_schema_util_run(void);
 
 int main(void)
 {
@@ -20,7 +19,6 @@ int main(void)
     failed += test_schema_kfd_run();
     failed += test_schema_notes_run();
     failed += test_schema_rocr_run();
-    failed += test_schema_util_run();
     if (failed)
         fprintf(stderr, "test_schema: %d test(s) failed\n", failed);
     return failed ? 1 : 0;

@@ -28,7 +28,7 @@
 
 #include "driver.h"
 #include "gc_le.h"
-#include "protocol.h"
+#include "kfd_sim_protocol.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

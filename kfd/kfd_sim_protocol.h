@@ -35,6 +35,11 @@
  *
  * Every length is checked against GC_SIM_MAX_* before use: the driver must survive a hostile
  * client.
+ *
+ * The protocol lives in kfd/ because it is the contract of kfd's sim backend: the transport that
+ * stands in for the ioctl, built on kfd's copy of the uapi structs. The simulated driver
+ * (kfd/sim/) implements the other end and so depends on kfd/, never the reverse
+ * (docs/design.md).
  */
 #ifndef GC_KFD_SIM_PROTOCOL_H
 #define GC_KFD_SIM_PROTOCOL_H

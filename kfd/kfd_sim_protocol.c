@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Wire protocol of the simulated driver: see protocol.h. */
-#include "protocol.h"
+/* Wire protocol of the simulated driver: see kfd_sim_protocol.h. */
+#include "kfd_sim_protocol.h"
 
 #include <stddef.h>
 #include <string.h>

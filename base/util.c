@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * The base helpers (gc_util.h): status names and messages (gpucore/status.h), failure detail,
+ * overflow-checked allocation, the growable byte buffer and text helpers. Nothing here knows a
+ * format; every module may use it.
+ */
 #include "gc_util.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <gpucore/schema.h>
 
 #include "gc_le.h"
 
@@ -121,11 +124,6 @@ void *gc_array_grow(void *items, uint32_t *cap, uint32_t count, size_t size, uin
 }
 
 void gc_free(void *p)
-{
-    free(p);
-}
-
-GPUCORE_API void gpucore_free(void *p)
 {
     free(p);
 }
