@@ -28,12 +28,14 @@ rules, each reported as "file:line: [rule] what":
            scenarios name targets: that is test data). Comments may name families, to explain;
            code may not branch on them. FAMILY_EXCEPTIONS lists, with reasons, what is allowed.
 
-Comments are ignored by every rule; string literals by the ioctl rule. Build trees (a folder
-holding CMakeCache.txt) and hidden folders are skipped. Prints one line per violation and exits
+Comments are ignored by every rule; string literals by the ioctl rule. In a git checkout the
+files checked are the tracked ones and the untracked ones git does not ignore; elsewhere every
+file but those in build trees (a folder holding CMakeCache.txt) and hidden folders. Prints one line per violation and exits
 1, or a summary and exits 0.
 """
 import os
 import re
+import subprocess
 import sys
 
 # Module of a folder (longest prefix wins).
@@ -208,20 +210,38 @@ def call_args(code, open_paren):
     return args
 
 
-def collect(root):
-    """Sources as (rel, module); sources in no module are returned apart."""
-    sources, strays = [], []
+def candidate_files(root):
+    """Relative paths of the files to check: in a git checkout, the tracked files and the
+    untracked ones git does not ignore (a new file is checked before it is added; build trees
+    and copies of old sources the benchmarks unpack are ignored); elsewhere every file below
+    root but build trees (a folder holding CMakeCache.txt) and hidden folders."""
+    if os.path.exists(os.path.join(root, ".git")):
+        try:
+            out = subprocess.run(["git", "-C", root, "ls-files", "-z", "--cached", "--others",
+                                  "--exclude-standard"], check=True, capture_output=True).stdout
+            return sorted(p for p in out.decode("utf-8", "surrogateescape").split("\0")
+                          if p and os.path.isfile(os.path.join(root, p)))
+        except (OSError, subprocess.CalledProcessError):
+            pass
+    found = []
     for dirpath, dirs, files in os.walk(root):
         if dirpath != root and os.path.exists(os.path.join(dirpath, "CMakeCache.txt")):
             dirs[:] = []
             continue
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for f in sorted(files):
-            if not f.endswith(SOURCE_EXT):
-                continue
-            rel = os.path.relpath(os.path.join(dirpath, f), root).replace(os.sep, "/")
-            mod = module_of(rel)
-            (sources if mod else strays).append((rel, mod))
+            found.append(os.path.relpath(os.path.join(dirpath, f), root).replace(os.sep, "/"))
+    return found
+
+
+def collect(root):
+    """Sources as (rel, module); sources in no module are returned apart."""
+    sources, strays = [], []
+    for rel in candidate_files(root):
+        if not rel.endswith(SOURCE_EXT):
+            continue
+        mod = module_of(rel)
+        (sources if mod else strays).append((rel, mod))
     return sources, strays
 
 
