@@ -136,6 +136,8 @@ static int report_failure(const char *core_path, const struct gc_triage_error *e
         return cli_usage_error("analyze", "%s", err->diag.message);
     case GC_TRIAGE_BLAME_MEMORY:
         return cli_fail(CLI_EXIT_SOFTWARE, NULL, "%s", err->diag.message);
+    case GC_TRIAGE_BLAME_SETUP:
+        return cli_fail(CLI_EXIT_UNAVAILABLE, NULL, "%s", err->diag.message);
     case GC_TRIAGE_BLAME_CORE:
         break;
     }
