@@ -7,9 +7,10 @@
 #
 #   needed   the program has no DT_NEEDED on libLLVM; the module has, and exports only
 #            gpucore_disasm_module_get
-#   lazy     `gpucore --version`, `gpucore capture --help` and a simulated `gpucore run` capture
-#            (of vadd-fault, which faults) open no libLLVM, in any of their processes
-#            (LD_DEBUG=files); `gpucore analyze` and `analyze disasm` of that core do
+#   lazy     `gpucore --version`, `gpucore capture --help`, a simulated `gpucore run` capture
+#            (of vadd-fault, which faults) and `gpucore info` of its core open no libLLVM, in
+#            any of their processes (LD_DEBUG=files); `gpucore analyze` and `analyze disasm` of
+#            that core do
 #   missing  a copy of the program outside the build tree, where the module is looked for at
 #            INSTALLED (skipped when one is installed there): the report renders, each PC's
 #            instruction saying "disassembler not available: cannot open INSTALLED: ...",
@@ -76,6 +77,9 @@ lazy)
   grep -q "signature" run.err || fail "the capture printed no signature: $(cat run.err)"
   [ -f run.core ] || fail "no core written"
   [ -z "$(opened run)" ] || fail "gpucore run opened libLLVM: $(opened run)"
+  ld_run info "$gpucore" info run.core
+  expect_rc 0 info
+  [ -z "$(opened info)" ] || fail "gpucore info opened libLLVM: $(opened info)"
   # What disassembles loads it (and the report's instructions are text).
   ld_run disasm "$gpucore" analyze disasm run.core
   expect_rc 0 disasm
