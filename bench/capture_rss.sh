@@ -5,7 +5,8 @@
 # simulated capture's peak RSS and time, for a program that links libLLVM (before) and one
 # that opens the disassembler module on demand (after), side by side in one table.
 #
-#   bench/capture_rss.sh [--repeat N] [--runs N] [--scenario NAME|FILE] [--dir DIR]
+#   bench/capture_rss.sh [--repeat N] [--runs N] [--scenario NAME|FILE] [--run-scenario NAME|FILE]
+#                        [--dir DIR]
 #   bench/capture_rss.sh --no-build --before DIR --after DIR ...   existing build trees as they are
 #
 # Builds two Release trees of this checkout (with the test targets: the scenarios' code objects
@@ -17,8 +18,9 @@
 #   capture            `gpucore capture --kfd sim PID` of a running gpucore-inferior (the
 #                      scenario, default vadd-fault, with "on_queue_error": "continue"), each
 #                      round (--repeat, default 5) once per tree: median s, peak RSS of gpucore
-#   run                `gpucore run --kfd sim -o CORE -- gpucore-inferior SCENARIO`: a capture at
-#                      the GPU error, the way a job is run; median s, peak RSS (getrusage of a
+#   run                `gpucore run --kfd sim -o CORE -- gpucore-inferior RUN_SCENARIO` (default
+#                      vadd-fault; it must raise a GPU error, or the run never ends): a capture
+#                      at the GPU error, the way a job is run; median s, peak RSS (getrusage of a
 #                      waited child: the larger of gpucore and the inferior it started and
 #                      reaped, so the inferior of the "after" tree is used for both)
 #   analyze disasm     of the last run's core: what the module costs where it is loaded
@@ -38,17 +40,18 @@ before=$root/build-bench-lean-old
 repeat=5
 runs=100
 scenario=vadd-fault
+run_scenario=vadd-fault
 dir=${TMPDIR:-/tmp}
 do_build=1
 
 die() { echo "$prog: $*" >&2; exit 1; }
 usage() {
   if [ $# -eq 0 ]; then
-    sed -n '8,9s/^# \{0,1\}//p' "$0"
+    sed -n '8,10s/^# \{0,1\}//p' "$0"
     exit 0
   fi
   echo "$prog: $*" >&2
-  sed -n '8,9s/^# \{0,1\}//p' "$0" >&2
+  sed -n '8,10s/^# \{0,1\}//p' "$0" >&2
   exit 2
 }
 
@@ -57,6 +60,7 @@ while [ $# -gt 0 ]; do
     --repeat) [ $# -ge 2 ] || usage "--repeat needs a value"; repeat=$2; shift 2 ;;
     --runs) [ $# -ge 2 ] || usage "--runs needs a value"; runs=$2; shift 2 ;;
     --scenario) [ $# -ge 2 ] || usage "--scenario needs a value"; scenario=$2; shift 2 ;;
+    --run-scenario) [ $# -ge 2 ] || usage "--run-scenario needs a value"; run_scenario=$2; shift 2 ;;
     --dir) [ $# -ge 2 ] || usage "--dir needs a value"; dir=$2; shift 2 ;;
     --before) [ $# -ge 2 ] || usage "--before needs a value"; before=$2; shift 2 ;;
     --after) [ $# -ge 2 ] || usage "--after needs a value"; after=$2; shift 2 ;;
@@ -97,6 +101,8 @@ inferior=$after/kfd/sim/gpucore-inferior
 objects=$after/tests/scenario-objects
 scen=$(bench_scenario_file "$scenario")
 [ -f "$scen" ] || die "no scenario file $scen"
+run_scen=$(bench_scenario_file "$run_scenario")
+[ -f "$run_scen" ] || die "no scenario file $run_scen"
 llvm_of() {
   if readelf -d "$1/cli/gpucore" 2>/dev/null | grep -q 'NEEDED.*libLLVM'; then
     echo "libLLVM linked"
@@ -204,7 +210,7 @@ for ((round = 1; round <= repeat; round++)); do
     t=${!tree}
     rm -f "$work/run.core"
     run_one run "$tree" "$work/out" -- "$t/cli/gpucore" run --kfd sim -o "$work/run.core" -- \
-      "$inferior" "$scen" --objects "$objects"
+      "$inferior" "$run_scen" --objects "$objects"
     [ -f "$work/run.core" ] || { sed 's/^/  | /' "$work/out" >&2; die "run ($tree tree) wrote no core"; }
     cp "$work/run.core" "$work/last.core"
     run_one disasm "$tree" "$work/out" -- "$t/cli/gpucore" analyze disasm "$work/last.core"
@@ -223,7 +229,7 @@ read -r s_b_med s_b_min s_b_rss < <(sed -n 1p "$work/startup")
 read -r s_a_med s_a_min s_a_rss < <(sed -n 2p "$work/startup")
 echo "gpucore start-up and capture, libLLVM linked (before) vs. the disassembler module (after)"
 echo "before: $before ($(llvm_of "$before")); after: $after ($(llvm_of "$after"))"
-echo "scenario $(basename "$scen" .json); start-up: $runs runs each; captures: median of $repeat; peak RSS: largest ru_maxrss"
+echo "capture: $(basename "$scen" .json); run: $(basename "$run_scen" .json); start-up: $runs runs each; captures: median of $repeat; peak RSS: largest ru_maxrss"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 printf '%-34s %12s %12s %12s %12s\n' "row" "before ms" "after ms" "before MiB" "after MiB"
