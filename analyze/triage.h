@@ -178,6 +178,13 @@ json_t *gc_triage_regs(const struct gc_triage *t, const struct gc_triage_request
 void gc_triage_no_disassembly(const char *reason);
 
 /*
+ * Load the disassembler (its module, arch/disasm_module.h) now, before any input is read, so
+ * that a view opens no file after the core. A failure is kept and said where an instruction is
+ * asked for ("disassembler not available: ..."); nothing is returned here.
+ */
+void gc_triage_preload_disassembler(void);
+
+/*
  * The code around a PC: wave req->wave's, else req->address, else (neither given) the first
  * faulting wave's, else the first stopped wave's, else wave 0's. Decoded from the start of the
  * symbol holding the PC (at most 64 KiB before it), req->before and req->after instructions

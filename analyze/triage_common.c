@@ -331,6 +331,11 @@ void gc_triage_no_disassembly(const char *reason)
     gc_disasm_disable(reason);
 }
 
+void gc_triage_preload_disassembler(void)
+{
+    (void)gc_disasm_load(NULL);
+}
+
 /* Walk from a symbol's start to the instruction that covers `target`. */
 struct walk {
     uint64_t target;

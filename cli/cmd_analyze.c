@@ -369,6 +369,8 @@ int cmd_analyze(int argc, char **argv)
             close(dfd);
     }
     t.path = argv[optind];
+    if (views[vi].view != V_MEM) /* every other view shows instructions: no open after the core */
+        gc_triage_preload_disassembler();
     rc = cli_open_core(t.path, GPUCORE_OPEN_ALLOW_TRUNCATED, &t.core);
     if (rc)
         return rc;
