@@ -467,8 +467,7 @@ static gpucore_status_t get_context(const struct gc_arch *arch, struct dis_ctx *
     case GPUCORE_OK:
         break;
     case GPUCORE_E_NOMEM:
-        return gc_diag_set(diag, st, GC_NO_OFFSET, "no memory for the %s disassembler",
-                           arch->name);
+        return gc_diag_set(diag, st, GC_NO_OFFSET, "no memory for the %s disassembler", arch->name);
     case GPUCORE_E_LIMIT:
         return gc_diag_set(diag, st, GC_NO_OFFSET, "more than 64 disassembler contexts");
     default:
@@ -496,10 +495,6 @@ void gc_disasm_fini(void)
         m->fini();
 }
 
-/*
- * Decode one instruction with LLVM: its size (0: not an instruction) and, if out is non-NULL,
- * its text as LLVM printed it.
- */
 /* Non-zero if the bytes match a decode hazard of the family (see struct decode_hazard). */
 static int decode_hazard(const struct family_rules *fr, const uint8_t *bytes, size_t len)
 {
@@ -518,6 +513,10 @@ static int decode_hazard(const struct family_rules *fr, const uint8_t *bytes, si
     return 0;
 }
 
+/*
+ * Decode one instruction with LLVM: its size (0: not an instruction) and, if out is non-NULL,
+ * its text as LLVM printed it.
+ */
 static size_t llvm_decode(const struct dis_ctx *c, const uint8_t *bytes, size_t len, uint64_t pc,
                           char *out, size_t out_size)
 {
@@ -554,9 +553,10 @@ static void trim(char *s)
  * Returns the size, or 0 for "not an instruction"; *ret_overflow is set when the text with its
  * annotation did not fit.
  */
-static uint32_t disasm_one(const struct gc_arch *arch, const struct dis_ctx *c, const uint8_t *bytes,
-                           size_t len, uint64_t pc, const struct gc_disasm_symbolizer *sym,
-                           char text[GC_DISASM_TEXT_MAX], bool *ret_overflow)
+static uint32_t disasm_one(const struct gc_arch *arch, const struct dis_ctx *c,
+                           const uint8_t *bytes, size_t len, uint64_t pc,
+                           const struct gc_disasm_symbolizer *sym, char text[GC_DISASM_TEXT_MAX],
+                           bool *ret_overflow)
 {
     /* One byte more than the result may hold, so a text LLVM had to cut shows as too long. */
     char buf[GC_DISASM_TEXT_MAX + 1];

@@ -4,8 +4,6 @@
  * first use from the one path the build fixed. The rules and why: disasm_module.h;
  * for users: docs/building.md, "The disassembler module".
  */
-#include "disasm_module.h"
-
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +16,7 @@
 #include <unistd.h>
 
 #include "disasm.h"
+#include "disasm_module.h"
 #include "gc_util.h"
 
 /*

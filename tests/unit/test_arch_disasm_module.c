@@ -159,9 +159,9 @@ static void test_failure_is_kept(void **state)
     (void)state;
     gc_disasm_module_test_reset("/nonexistent/a.so");
     assert_int_equal(gc_disasm_load(NULL), GPUCORE_E_NOTSUP);
-    assert_int_equal(gc_disasm_insn(gfx1030(), s_endpgm, 4, PC, NULL, text, sizeof(text), &size,
-                                    &d),
-                     GPUCORE_E_NOTSUP);
+    assert_int_equal(
+            gc_disasm_insn(gfx1030(), s_endpgm, 4, PC, NULL, text, sizeof(text), &size, &d),
+            GPUCORE_E_NOTSUP);
     assert_string_equal(d.message, "disassembler not available: cannot open /nonexistent/a.so: "
                                    "No such file or directory");
 }
@@ -250,9 +250,9 @@ static void test_disabled(void **state)
     (void)state;
     gc_disasm_module_test_reset(GC_TEST_MODULE);
     gc_disasm_disable("a capture does not load the disassembler");
-    assert_int_equal(gc_disasm_insn(gfx1030(), s_endpgm, 4, PC, NULL, text, sizeof(text), &size,
-                                    &d),
-                     GPUCORE_E_NOTSUP);
+    assert_int_equal(
+            gc_disasm_insn(gfx1030(), s_endpgm, 4, PC, NULL, text, sizeof(text), &size, &d),
+            GPUCORE_E_NOTSUP);
     assert_string_equal(d.message,
                         "disassembler not available: a capture does not load the disassembler");
     assert_false(gc_disasm_available(gfx1030()));
@@ -267,8 +267,8 @@ static void *disasm_thread(void *arg)
     char *text = arg;
     uint32_t size = 0;
 
-    if (gc_disasm_insn(gc_arch_by_name("gfx1030"), s_endpgm, 4, PC, NULL, text,
-                       GC_DISASM_TEXT_MAX, &size, NULL) != GPUCORE_OK ||
+    if (gc_disasm_insn(gc_arch_by_name("gfx1030"), s_endpgm, 4, PC, NULL, text, GC_DISASM_TEXT_MAX,
+                       &size, NULL) != GPUCORE_OK ||
         size != 4)
         snprintf(text, GC_DISASM_TEXT_MAX, "failed");
     return NULL;
