@@ -30,6 +30,7 @@
  *   GC_TRIAGE_BLAME_REQUEST  "gpucore: CORE: message"; 64
  *   GC_TRIAGE_BLAME_USAGE    "gpucore analyze: message (see `gpucore analyze --help`)"; 64
  *   GC_TRIAGE_BLAME_MEMORY   "gpucore: out of memory"; 70
+ *   GC_TRIAGE_BLAME_SETUP    "gpucore: message"; 69
  *
  * Internal to gpucore (the `gpucore` program uses it); not installed. Nothing here prints or
  * exits. A struct gc_triage is not for concurrent use.
@@ -105,6 +106,8 @@ enum gc_triage_blame {
                                  register) */
     GC_TRIAGE_BLAME_USAGE,    /* the request is malformed or, for this core, incomplete */
     GC_TRIAGE_BLAME_MEMORY,   /* the builder ran out of memory */
+    GC_TRIAGE_BLAME_SETUP,    /* a part of gpucore it needs is missing (the disassembler
+                                 module) */
 };
 
 /*
@@ -168,6 +171,20 @@ json_t *gc_triage_regs(const struct gc_triage *t, const struct gc_triage_request
                        struct gc_triage_error *reterr);
 
 /*
+ * Never disassemble in this process from now on (gc_disasm_disable(), disasm.h): instructions
+ * then read "cannot disassemble: disassembler not available: <reason>". For `gpucore capture`,
+ * whose crash signature needs no instruction text and whose process must not map libLLVM.
+ */
+void gc_triage_no_disassembly(const char *reason);
+
+/*
+ * Load the disassembler (its module, arch/disasm_module.h) now, before any input is read, so
+ * that a view opens no file after the core. A failure is kept and said where an instruction is
+ * asked for ("disassembler not available: ..."); nothing is returned here.
+ */
+void gc_triage_preload_disassembler(void);
+
+/*
  * The code around a PC: wave req->wave's, else req->address, else (neither given) the first
  * faulting wave's, else the first stopped wave's, else wave 0's. Decoded from the start of the
  * symbol holding the PC (at most 64 KiB before it), req->before and req->after instructions
@@ -175,6 +192,7 @@ json_t *gc_triage_regs(const struct gc_triage *t, const struct gc_triage_request
  *   GPUCORE_E_NOTFOUND     CORE  neither given, and the core has no waves              65
  *   GPUCORE_E_ARCH         CORE  no GPU target known to disassemble for               65
  *   GPUCORE_E_UNAVAILABLE  CORE  the code at the PC is not in the core                65
+ *   GPUCORE_E_NOTSUP       SETUP "disassembler not available: ..." (gc_disasm_load()) 69
  *   GPUCORE_E_INVAL, GPUCORE_E_NOTSUP, GPUCORE_E_NOMEM, GPUCORE_E_LIMIT   CORE   the
  *                                disassembler failed (gc_disasm_range_array())  70, 65, 70, 65
  */

@@ -326,6 +326,16 @@ uint64_t gc_tr_read_code(const struct gc_triage *t, uint64_t addr, uint8_t *buf,
     return st == GPUCORE_E_UNAVAILABLE && done <= size ? done : 0;
 }
 
+void gc_triage_no_disassembly(const char *reason)
+{
+    gc_disasm_disable(reason);
+}
+
+void gc_triage_preload_disassembler(void)
+{
+    (void)gc_disasm_load(NULL);
+}
+
 /* Walk from a symbol's start to the instruction that covers `target`. */
 struct walk {
     uint64_t target;

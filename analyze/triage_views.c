@@ -241,6 +241,11 @@ json_t *gc_triage_disasm(const struct gc_triage *t, const struct gc_triage_reque
                           "cannot disassemble at 0x%" PRIx64 ": %s", pc,
                           d.message[0] ? d.message : "the code is not in the core");
     }
+    if (gc_disasm_load(&d) != GPUCORE_OK) {
+        free(bytes);
+        free(insns);
+        return gc_tr_fail(reterr, GC_TRIAGE_BLAME_SETUP, d.status, "%s", d.message);
+    }
     st = gc_disasm_range_array(arch, bytes, (size_t)len, start, &sym, insns, max, &ninsns, &d);
     if (st != GPUCORE_OK && st != GPUCORE_E_CORRUPT) {
         free(bytes);

@@ -4,8 +4,19 @@
  * amd-dbgapi API.
  *
  * Internal to gpucore (not installed). Nothing outside arch/ includes llvm-c/ (G-ARCH-4); this
- * header does not either. No file I/O, no printing: LLVM is never allowed to write to stderr on
- * our behalf (see "Which targets have a disassembler" below).
+ * header does not either. No printing: LLVM is never allowed to write to stderr on our behalf
+ * (see "Which targets have a disassembler" below).
+ *
+ * Where LLVM comes from
+ * ---------------------
+ * The calls into LLVM live in a module of their own (disasm_module.h): linked into the binaries
+ * that need it always (the amd-dbgapi library, the fuzz targets), and opened by the `gpucore`
+ * program on the first call that disassembles, so that a capture never maps libLLVM. The only
+ * file I/O of arch/ is that one open of gpucore-disasm.so, from a path the build fixed. When
+ * the module cannot be loaded every text function returns GPUCORE_E_NOTSUP with the detail
+ * "disassembler not available: <why>" ("cannot open /usr/lib/x86_64-linux-gnu/gpucore/
+ * gpucore-disasm.so: No such file or directory"), and classification works as for a target
+ * without a disassembler; nothing else of gpucore depends on it.
  *
  * Text
  * ----
@@ -27,7 +38,7 @@
  *
  * Which targets have a disassembler
  * ---------------------------------
- * A target (struct gc_arch) has one when the linked LLVM knows the target's own name (used
+ * A target (struct gc_arch) has one when the module's LLVM knows the target's own name (used
  * first, so a newer LLVM disassembles gfx942 and gfx12 natively) or its llvm_cpu stand-in
  * (gfx940 for gfx941/gfx942 on LLVM 16). For an unknown processor LLVM 16's LLVMCreateDisasmCPU prints "'gfxNNNN' is not a
  * recognized processor for this target" to stderr and then aborts the process ("LLVM ERROR:
@@ -49,8 +60,8 @@
  *
  * Thread safety
  * -------------
- * Every function may be called from any thread at any time, except gc_disasm_fini(). LLVM's
- * target is initialised once (pthread_once); one LLVM context per processor is created on first
+ * Every function may be called from any thread at any time, except gc_disasm_fini(). The
+ * module is loaded once, under a lock; LLVM's target is initialised once (pthread_once); one LLVM context per processor is created on first
  * use and kept; a mutex per context serialises its use, since LLVMDisasmInstruction is not
  * reentrant on one context. Threads disassembling for different processors do not wait for each
  * other.
@@ -250,13 +261,30 @@ int gc_disasm_branch_target(const struct gc_arch *arch, const uint8_t *bytes, si
 gpucore_status_t gc_disasm_breakpoint(const struct gc_arch *arch, uint8_t out[4]);
 
 /*
- * Whether the target has a disassembler in the linked LLVM (1) or not (0). Never fails and
- * never creates a context.
+ * Whether the target has a disassembler in the LLVM of the disassembler module (1) or not (0),
+ * 0 also when the module cannot be loaded. Never fails and never creates a context, but loads
+ * the module on first use.
  */
 int gc_disasm_available(const struct gc_arch *arch);
 
-/* The LLVM version gpucore was built against, "16.0.6". Static string. */
+/* The LLVM version gpucore was built against, "16.0.6". Static string; loads nothing. */
 const char *gc_disasm_llvm_version(void);
+
+/*
+ * Load the disassembler module now, if it is not yet (it is otherwise loaded by the first call
+ * that needs it). @return GPUCORE_OK, or GPUCORE_E_NOTSUP "disassembler not available: <why>"
+ * (the module is missing, refused or disabled: gpucore's installation, not the input, is at
+ * fault). Targets the module's LLVM lacks are not checked here.
+ */
+gpucore_status_t gc_disasm_load(gpucore_diag_t *reterr_diag);
+
+/*
+ * Never load the disassembler module in this process from now on: every text function then
+ * returns GPUCORE_E_NOTSUP "disassembler not available: <reason>". For a process that must
+ * stay lean, e.g. `gpucore capture` computing the crash signature of the core it wrote, which
+ * needs no instruction text. No effect once the module is loaded (or linked in and used).
+ */
+void gc_disasm_disable(const char *reason);
 
 /*
  * Dispose of every LLVM disassembler context. The caller guarantees that no other thread is in

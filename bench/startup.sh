@@ -3,8 +3,9 @@
 #
 # The start-up cost of the gpucore program: wall time (median, min, max) and peak RSS of
 # `gpucore --version` over N runs, for each binary given -- e.g. one linked with libLLVM 19 and
-# one with libLLVM 16 (docs/building.md), to see what the LLVM costs every command, since
-# libLLVM is loaded and relocated before main whatever the command.
+# one with libLLVM 16 built with -DGPUCORE_DISASM_MODULE=OFF (docs/building.md), to see what
+# the LLVM costs every command when it is loaded and relocated before main. A program of the
+# default build links no libLLVM ("-" in that column): bench/capture_rss.sh compares the two.
 #
 #   bench/startup.sh [-n RUNS] GPUCORE...     (default: build/cli/gpucore, 200 runs)
 #
@@ -22,7 +23,7 @@ runs = int(sys.argv[1])
 print("%-48s %-22s %9s %9s %9s %9s" % ("binary", "libLLVM", "median ms", "min ms", "max ms",
                                        "RSS KiB"))
 for exe in sys.argv[2:]:
-    llvm = "?"
+    llvm = "-"
     for line in subprocess.run(["ldd", exe], capture_output=True, text=True).stdout.splitlines():
         if "libLLVM" in line:
             llvm = line.split()[0]

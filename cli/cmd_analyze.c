@@ -136,6 +136,8 @@ static int report_failure(const char *core_path, const struct gc_triage_error *e
         return cli_usage_error("analyze", "%s", err->diag.message);
     case GC_TRIAGE_BLAME_MEMORY:
         return cli_fail(CLI_EXIT_SOFTWARE, NULL, "%s", err->diag.message);
+    case GC_TRIAGE_BLAME_SETUP:
+        return cli_fail(CLI_EXIT_UNAVAILABLE, NULL, "%s", err->diag.message);
     case GC_TRIAGE_BLAME_CORE:
         break;
     }
@@ -367,6 +369,8 @@ int cmd_analyze(int argc, char **argv)
             close(dfd);
     }
     t.path = argv[optind];
+    if (views[vi].view != V_MEM) /* every other view shows instructions: no open after the core */
+        gc_triage_preload_disassembler();
     rc = cli_open_core(t.path, GPUCORE_OPEN_ALLOW_TRUNCATED, &t.core);
     if (rc)
         return rc;

@@ -389,6 +389,8 @@ static json_t *core_signature(const char *path)
     close(fd);
     if (st != GPUCORE_OK)
         return NULL;
+    /* The signature needs no instruction text: never load libLLVM at crash time. */
+    gc_triage_no_disassembly("a capture does not load the disassembler");
     if (gc_triage_open(&t, &d) == GPUCORE_OK) {
         doc = gc_triage_report(&t, NULL);
         if (doc)

@@ -40,5 +40,6 @@ set_property(TEST test_arch_disasm_objdump APPEND PROPERTY ENVIRONMENT ${_gc_dis
 set_tests_properties(test_arch_disasm_objdump PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)
 
 # Code bytes come from cores: the disassembler and classifier are fuzzed like every decoder.
+# The LLVM half linked in (GPUCORE_DISASM_LINKED), so libFuzzer sees its coverage.
 gpucore_fuzz_target(fuzz_arch_disasm SOURCE ${PROJECT_SOURCE_DIR}/tests/fuzz/targets/fuzz_arch_disasm.c
-                    LIBS gc_arch gc_schema)
+                    LIBS gc_arch ${GPUCORE_DISASM_LINKED} gc_schema)
