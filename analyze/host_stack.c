@@ -18,11 +18,11 @@
 #include <gelf.h>
 #include <libelf.h>
 
+#include "gc_json.h"
 #include "gc_le.h"
 #include "gc_util.h"
 #include "host_stack.h"
 #include "open_below.h"
-#include "triage_internal.h" /* gc_tr_hex */
 
 /* x86-64 struct elf_prstatus (<sys/procfs.h>): 336 bytes, pr_cursig at 12, pr_pid at 32,
    pr_reg (27 registers of struct user_regs_struct) at 112. */
@@ -611,9 +611,9 @@ static json_t *frame_json(Dwfl *dwfl, Dwarf_Addr pc, bool activation)
         json_object_set_new(src, "line", json_integer(lineno));
         json_object_set_new(src, "column", json_integer(col));
     }
-    json_object_set_new(o, "pc", gc_tr_hex(pc));
+    json_object_set_new(o, "pc", gc_json_hex(pc));
     json_object_set_new(o, "module", mname ? printable_json(mname) : json_null());
-    json_object_set_new(o, "module_offset", mname ? gc_tr_hex(pc - start) : json_null());
+    json_object_set_new(o, "module_offset", mname ? gc_json_hex(pc - start) : json_null());
     json_object_set_new(o, "symbol", printable_json(sname));
     json_object_set_new(o, "symbol_offset",
                         sname ? json_integer((json_int_t)(off + (pc - at))) : json_null());

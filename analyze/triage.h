@@ -44,6 +44,8 @@
 #include <gpucore/core.h>
 #include <gpucore/status.h>
 
+#include "gc_json.h"
+
 #define GC_TRIAGE_SCHEMA "gpucore.analyze/1"
 
 /* Bounds on what one request may ask for (the command line checks them). */
@@ -196,16 +198,8 @@ json_t *gc_triage_disasm(const struct gc_triage *t, const struct gc_triage_reque
 json_t *gc_triage_mem(const struct gc_triage *t, const struct gc_triage_request *req,
                       struct gc_triage_error *reterr);
 
-/*
- * Reading a document, as the conventions above write it (the report's own summary lines and
- * the text renderers). A member that is missing or of another type reads as the default.
- * Strings are borrowed from the document.
- */
-uint64_t gc_triage_get_u64(const json_t *obj, const char *key);    /* integer or "0x..."; 0 */
-const char *gc_triage_get_str(const json_t *obj, const char *key); /* NULL */
-const char *gc_triage_get_str_or(const json_t *obj, const char *key, const char *dflt);
-int gc_triage_get_bool(const json_t *obj, const char *key); /* 1 for true, else 0 */
-int64_t gc_triage_index_value(const json_t *v);             /* an index: -1 for null */
+/* Reading a document (the report's own summary lines and the text renderers): gc_json.h's
+   gc_json_get_u64(), gc_json_get_str(), ... */
 
 /* Name of a KFD exception code ("QUEUE_WAVE_MEMORY_VIOLATION"), NULL if unknown. Static. */
 const char *gc_triage_exception_name(uint32_t code);

@@ -165,12 +165,12 @@ static json_t *agent_json(const struct gc_image_agent *a)
     else if (gpucore_gfx_target_name(a->entry->gfx_target_version, target, sizeof(target)) !=
              GPUCORE_OK)
         target[0] = '\0';
-    json_object_set_new(o, "index", gc_tr_int(a->index));
-    json_object_set_new(o, "target", gc_tr_str_or_null(target));
+    json_object_set_new(o, "index", gc_json_uint(a->index));
+    json_object_set_new(o, "target", gc_json_str_or_null(target));
     /* The image names an agent by its target when it knows no marketing name. */
     json_object_set_new(o, "name",
-                        strcmp(a->name, target) ? gc_tr_str_or_null(a->name) : json_null());
-    json_object_set_new(o, "gpu_id", gc_tr_int(a->entry->gpu_id));
+                        strcmp(a->name, target) ? gc_json_str_or_null(a->name) : json_null());
+    json_object_set_new(o, "gpu_id", gc_json_uint(a->entry->gpu_id));
     json_object_set_new(o, "debuggable", json_boolean(a->supports_debugging));
     json_object_set_new(o, "exceptions", gc_tr_exceptions_json(a->entry->exception_status));
     return o;
@@ -185,8 +185,8 @@ static json_t *dispatch_json(const struct gc_triage *t, const struct gc_image_di
     const struct gc_image_queue *q = gc_image_queue(t->img, dp->queue);
 
     for (int i = 0; i < 3; i++) {
-        json_array_append_new(grid, gc_tr_int(dp->grid_size[i]));
-        json_array_append_new(wg, gc_tr_int(dp->workgroup_size[i]));
+        json_array_append_new(grid, gc_json_uint(dp->grid_size[i]));
+        json_array_append_new(wg, gc_json_uint(dp->workgroup_size[i]));
     }
     for (uint32_t i = 0; q && i < q->nwaves; i++) {
         const struct gc_image_wave *w = gc_image_wave(t->img, q->first_wave + i);
@@ -194,19 +194,19 @@ static json_t *dispatch_json(const struct gc_triage *t, const struct gc_image_di
         if (w && w->dispatch == dp->index)
             nwaves++;
     }
-    json_object_set_new(o, "index", gc_tr_int(dp->index));
-    json_object_set_new(o, "queue", gc_tr_int(dp->queue));
-    json_object_set_new(o, "packet_id", gc_tr_int(dp->packet_id));
-    json_object_set_new(o, "kernel", gc_tr_str_or_null(dp->kernel_name));
+    json_object_set_new(o, "index", gc_json_uint(dp->index));
+    json_object_set_new(o, "queue", gc_json_uint(dp->queue));
+    json_object_set_new(o, "packet_id", gc_json_uint(dp->packet_id));
+    json_object_set_new(o, "kernel", gc_json_str_or_null(dp->kernel_name));
     json_object_set_new(o, "grid", grid);
     json_object_set_new(o, "workgroup", wg);
-    json_object_set_new(o, "private_segment_size", gc_tr_int(dp->private_segment_size));
-    json_object_set_new(o, "group_segment_size", gc_tr_int(dp->group_segment_size));
-    json_object_set_new(o, "kernel_object", gc_tr_hex(dp->kernel_object));
-    json_object_set_new(o, "kernarg_address", gc_tr_hex(dp->kernarg_address));
+    json_object_set_new(o, "private_segment_size", gc_json_uint(dp->private_segment_size));
+    json_object_set_new(o, "group_segment_size", gc_json_uint(dp->group_segment_size));
+    json_object_set_new(o, "kernel_object", gc_json_hex(dp->kernel_object));
+    json_object_set_new(o, "kernarg_address", gc_json_hex(dp->kernarg_address));
     json_object_set_new(o, "kernel_entry",
-                        dp->kernel_entry ? gc_tr_hex(dp->kernel_entry) : json_null());
-    json_object_set_new(o, "waves", gc_tr_int(nwaves));
+                        dp->kernel_entry ? gc_json_hex(dp->kernel_entry) : json_null());
+    json_object_set_new(o, "waves", gc_json_uint(nwaves));
     gc_tr_args_json(args, dp, o);
     return o;
 }
@@ -325,18 +325,18 @@ static json_t *group_json(const struct gc_triage *t, const struct group *g, int 
     int rc = gc_tr_insn_at(t, gc_tr_queue_arch(t, g->queue), g->pc, text, sizeof(text));
 
     for (uint32_t i = 0; i < g->count; i++)
-        json_array_append_new(waves, gc_tr_int(g->waves[i]));
-    json_object_set_new(o, "agent", q ? gc_tr_int(q->agent) : json_null());
-    json_object_set_new(o, "queue", gc_tr_int(g->queue));
-    json_object_set_new(o, "dispatch", gc_tr_index(g->dispatch));
-    json_object_set_new(o, "kernel", gc_tr_str_or_null(gc_tr_kernel_of(t, g->dispatch)));
-    json_object_set_new(o, "count", gc_tr_int(g->count));
+        json_array_append_new(waves, gc_json_uint(g->waves[i]));
+    json_object_set_new(o, "agent", q ? gc_json_uint(q->agent) : json_null());
+    json_object_set_new(o, "queue", gc_json_uint(g->queue));
+    json_object_set_new(o, "dispatch", gc_json_index(g->dispatch));
+    json_object_set_new(o, "kernel", gc_json_str_or_null(gc_tr_kernel_of(t, g->dispatch)));
+    json_object_set_new(o, "count", gc_json_uint(g->count));
     json_object_set_new(o, "faulting", json_boolean(gc_tr_is_fault(g->reasons)));
     json_object_set_new(o, "stopped", json_boolean(g->stopped));
     json_object_set_new(o, "stop_reasons", gc_tr_stop_reasons_json(g->reasons));
-    json_object_set_new(o, "pc", gc_tr_hex(g->pc));
+    json_object_set_new(o, "pc", gc_json_hex(g->pc));
     json_object_set_new(o, "symbol", has_sym ? json_string(sym) : json_null());
-    json_object_set_new(o, "offset", has_sym ? gc_tr_hex(off) : json_null());
+    json_object_set_new(o, "offset", has_sym ? gc_json_hex(off) : json_null());
     json_object_set_new(o, "instruction", rc == 0 ? json_string(text) : json_null());
     json_object_set_new(o, "instruction_error", rc == 0 ? json_null() : json_string(text));
     gc_tr_source_json(t, g->pc, o);
@@ -366,11 +366,11 @@ static void not_captured(const struct gc_triage *t, json_t *out)
 
     if (gpucore_core_find_note(t->core, GPUCORE_NOTE_OWNER, GPUCORE_NT_MANIFEST, &idx, &note) !=
         GPUCORE_OK) {
-        gc_tr_appendf(out, "the core has no gpucore manifest: what was left out is unknown");
+        gc_json_appendf(out, "the core has no gpucore manifest: what was left out is unknown");
         return;
     }
     if (gpucore_manifest_decode(note.desc, (size_t)note.desc_size, &m, &d) != GPUCORE_OK) {
-        gc_tr_appendf(out, "the manifest cannot be decoded (%s): what was left out is unknown",
+        gc_json_appendf(out, "the manifest cannot be decoded (%s): what was left out is unknown",
                       d.message);
         return;
     }
@@ -397,14 +397,14 @@ static void not_captured(const struct gc_triage *t, json_t *out)
     if (m->flags & GPUCORE_MANIFEST_TRUNCATED) {
         const char *r = reason_phrase(m->truncation_reason);
 
-        gc_tr_appendf(out, "the capture was cut short (%s): later memory is missing",
+        gc_json_appendf(out, "the capture was cut short (%s): later memory is missing",
                       r ? r : "unknown reason");
     }
     for (size_t k = 0; k < nsums; k++) {
         const char *st = gpucore_range_status_name(sums[k].status);
         const char *r = reason_phrase(sums[k].reason);
 
-        gc_tr_appendf(out, "%s of GPU memory in %" PRIu64 " ranges %s (%s)",
+        gc_json_appendf(out, "%s of GPU memory in %" PRIu64 " ranges %s (%s)",
                       gc_format_size(sums[k].bytes, a, sizeof(a)), sums[k].ranges,
                       st ? st : "not captured", r ? r : "no reason given");
     }
@@ -424,11 +424,11 @@ static json_t *capture_json(const struct gc_triage *t)
         gpucore_capture_meta_decode(note.desc, (size_t)note.desc_size, &m, &d) != GPUCORE_OK)
         return json_null();
     o = json_object();
-    json_object_set_new(o, "producer", gc_tr_str_or_null(m->producer.ptr));
-    json_object_set_new(o, "pid", gc_tr_int(m->pid));
-    json_object_set_new(o, "exe", gc_tr_str_or_null(m->exe.ptr));
-    json_object_set_new(o, "trigger", gc_tr_str_or_null(gpucore_trigger_name(m->trigger)));
-    json_object_set_new(o, "tier", gc_tr_str_or_null(gpucore_tier_name(m->tier)));
+    json_object_set_new(o, "producer", gc_json_str_or_null(m->producer.ptr));
+    json_object_set_new(o, "pid", gc_json_uint(m->pid));
+    json_object_set_new(o, "exe", gc_json_str_or_null(m->exe.ptr));
+    json_object_set_new(o, "trigger", gc_json_str_or_null(gpucore_trigger_name(m->trigger)));
+    json_object_set_new(o, "tier", gc_json_str_or_null(gpucore_tier_name(m->tier)));
     gpucore_capture_meta_free(m);
     return o;
 }
@@ -437,30 +437,30 @@ static json_t *capture_json(const struct gc_triage *t)
 static void headline(const struct gc_triage *t, const json_t *g, json_t *summary)
 {
     const struct gc_image_queue *q =
-            gc_image_queue(t->img, (uint32_t)gc_triage_get_u64(g, "queue"));
+            gc_image_queue(t->img, (uint32_t)gc_json_get_u64(g, "queue"));
     const struct gc_arch *arch = q ? gc_tr_queue_arch(t, q->index) : NULL;
-    uint64_t count = gc_triage_get_u64(g, "count");
-    const char *kernel = gc_triage_get_str(g, "kernel");
-    const char *sym = gc_triage_get_str(g, "symbol");
-    const char *insn = gc_triage_get_str(g, "instruction");
+    uint64_t count = gc_json_get_u64(g, "count");
+    const char *kernel = gc_json_get_str(g, "kernel");
+    const char *sym = gc_json_get_str(g, "symbol");
+    const char *insn = gc_json_get_str(g, "instruction");
     char reasons[256], where[64], at[GC_IMAGE_NAME_MAX + 48];
     uint32_t mask = gc_tr_stop_mask(json_object_get(g, "stop_reasons"));
 
     gc_tr_stop_phrase(mask, reasons, sizeof(reasons));
     if (json_is_integer(json_object_get(g, "dispatch")))
         snprintf(where, sizeof(where), "dispatch %" PRIu64 ", queue %" PRIu64 ", %s",
-                 gc_triage_get_u64(g, "dispatch"), gc_triage_get_u64(g, "queue"),
+                 gc_json_get_u64(g, "dispatch"), gc_json_get_u64(g, "queue"),
                  arch ? arch->name : "unknown GPU");
     else
         snprintf(where, sizeof(where), "no dispatch, queue %" PRIu64 ", %s",
-                 gc_triage_get_u64(g, "queue"), arch ? arch->name : "unknown GPU");
+                 gc_json_get_u64(g, "queue"), arch ? arch->name : "unknown GPU");
     if (sym)
         snprintf(at, sizeof(at), "%s", sym);
     else
-        snprintf(at, sizeof(at), "%s", gc_triage_get_str_or(g, "pc", "?"));
-    gc_tr_appendf(summary, "%" PRIu64 " wave%s of %s (%s) stopped by %s at %s: %s", count,
+        snprintf(at, sizeof(at), "%s", gc_json_get_str_or(g, "pc", "?"));
+    gc_json_appendf(summary, "%" PRIu64 " wave%s of %s (%s) stopped by %s at %s: %s", count,
                   count == 1 ? "" : "s", kernel ? kernel : "an unknown kernel", where, reasons, at,
-                  insn ? insn : gc_triage_get_str_or(g, "instruction_error", "?"));
+                  insn ? insn : gc_json_get_str_or(g, "instruction_error", "?"));
 }
 
 /* The queues of each agent, in queue order: order[first[a] .. first[a + 1]) (a counting sort,
@@ -513,8 +513,8 @@ static const json_t *faulting_dispatch(const struct gc_triage *t, const json_t *
 
     if (!g || !json_is_integer(json_object_get(g, "dispatch")))
         return NULL;
-    queue = gc_triage_get_u64(g, "queue");
-    dispatch = gc_triage_get_u64(g, "dispatch");
+    queue = gc_json_get_u64(g, "queue");
+    dispatch = gc_json_get_u64(g, "dispatch");
     iq = gc_image_queue(t->img, (uint32_t)queue);
     if (!iq || dispatch < iq->first_dispatch)
         return NULL;
@@ -522,7 +522,7 @@ static const json_t *faulting_dispatch(const struct gc_triage *t, const json_t *
     {
         json_array_foreach(json_object_get(a, "queues"), j, q)
         {
-            if (gc_triage_get_u64(q, "index") == queue)
+            if (gc_json_get_u64(q, "index") == queue)
                 return json_array_get(json_object_get(q, "dispatches"),
                                       (size_t)(dispatch - iq->first_dispatch));
         }
@@ -572,24 +572,24 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
                 continue;
             tn = gpucore_queue_type_name(q->entry->queue_type);
             jq = json_object();
-            json_object_set_new(jq, "index", gc_tr_int(q->index));
-            json_object_set_new(jq, "queue_id", gc_tr_int(q->entry->queue_id & 0x3fffffffu));
-            json_object_set_new(jq, "type", gc_tr_str_or_null(tn));
+            json_object_set_new(jq, "index", gc_json_uint(q->index));
+            json_object_set_new(jq, "queue_id", gc_json_uint(q->entry->queue_id & 0x3fffffffu));
+            json_object_set_new(jq, "type", gc_json_str_or_null(tn));
             json_object_set_new(jq, "exceptions",
                                 gc_tr_exceptions_json(q->entry->exception_status));
-            json_object_set_new(jq, "problem", gc_tr_str_or_null(q->problem));
-            json_object_set_new(jq, "waves", gc_tr_int(q->nwaves));
+            json_object_set_new(jq, "problem", gc_json_str_or_null(q->problem));
+            json_object_set_new(jq, "waves", gc_json_uint(q->nwaves));
             /* Waves the control stacks list, and why those not saved are not in the core. */
             json_object_set_new(jq, "waves_running",
-                                q->running_known ? gc_tr_int(q->running_waves) : json_null());
+                                q->running_known ? gc_json_uint(q->running_waves) : json_null());
             if (q->save_area_lost) {
                 json_t *m = json_object();
 
                 json_object_set_new(m, "status",
-                                    gc_tr_str_or_null(gpucore_range_status_name(q->lost_status)));
+                                    gc_json_str_or_null(gpucore_range_status_name(q->lost_status)));
                 json_object_set_new(m, "reason",
                                     q->lost_reason
-                                            ? gc_tr_str_or_null(gpucore_reason_name(q->lost_reason))
+                                            ? gc_json_str_or_null(gpucore_reason_name(q->lost_reason))
                                             : json_null());
                 waves_not_saved(q->running_waves, q->running_known, q->nwaves, q->lost_reason, 0,
                                 lost_text, sizeof(lost_text));
@@ -608,8 +608,8 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
             if (q->entry->exception_status) {
                 json_t *e = json_object();
 
-                json_object_set_new(e, "agent", gc_tr_int(a));
-                json_object_set_new(e, "queue", gc_tr_int(q->index));
+                json_object_set_new(e, "agent", gc_json_uint(a));
+                json_object_set_new(e, "queue", gc_json_uint(q->index));
                 json_object_set_new(e, "exceptions",
                                     gc_tr_exceptions_json(q->entry->exception_status));
                 json_array_append_new(exc, e);
@@ -651,8 +651,8 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
 
     /* Waves the core lacks because their save areas were cut: said in the summary. */
     json_object_set_new(doc, "waves_running",
-                        !lost.queues ? gc_tr_int(nwaves)
-                        : lost.known ? gc_tr_int(lost.running + nwaves - lost.saved)
+                        !lost.queues ? gc_json_uint(nwaves)
+                        : lost.known ? gc_json_uint(lost.running + nwaves - lost.saved)
                                      : json_null());
     if (lost.queues)
         waves_not_saved(lost.running, lost.known, lost.saved, lost.reason, lost.several,
@@ -663,8 +663,8 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
         /* stable insertion sort by count, descending (few groups) */
         for (size_t a = 1; a < json_array_size(faults); a++)
             for (size_t b = a;
-                 b > 0 && gc_triage_get_u64(json_array_get(faults, b - 1), "count") <
-                                  gc_triage_get_u64(json_array_get(faults, b), "count");
+                 b > 0 && gc_json_get_u64(json_array_get(faults, b - 1), "count") <
+                                  gc_json_get_u64(json_array_get(faults, b), "count");
                  b--) {
                 json_t *x = json_incref(json_array_get(faults, b - 1));
 
@@ -676,7 +676,7 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
     json_array_foreach(faults, i, v)
     {
         if (i == HEADLINES_MAX) {
-            gc_tr_appendf(summary, "... and %zu more groups of faulting waves (below)",
+            gc_json_appendf(summary, "... and %zu more groups of faulting waves (below)",
                           json_array_size(faults) - i);
             break;
         }
@@ -687,23 +687,23 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
         uint32_t ndisp = gc_image_dispatch_count(t->img);
 
         if (nwaves == 0 && lost.queues)
-            gc_tr_appendf(summary, "No GPU waves in the core: %s (the save area%s of %u queue%s)",
+            gc_json_appendf(summary, "No GPU waves in the core: %s (the save area%s of %u queue%s)",
                           lost_text, lost.queues == 1 ? "" : "s", lost.queues,
                           lost.queues == 1 ? "" : "s");
         else if (nwaves == 0)
-            gc_tr_appendf(summary,
+            gc_json_appendf(summary,
                           "No GPU waves in the core: %u dispatch%s in flight, none of "
                           "them executing when it was captured",
                           ndisp, ndisp == 1 ? "" : "es");
         else
-            gc_tr_appendf(summary,
+            gc_json_appendf(summary,
                           "No %swave stopped on an error: %u %swaves of %u dispatch%s were %s "
                           "when the core was captured (a hang, or a capture on demand)",
                           lost.queues ? "saved " : "", nwaves, lost.queues ? "saved " : "", ndisp,
                           ndisp == 1 ? "" : "es", nstopped ? "stopped or running" : "running");
         /* Waves the core lacks qualify that at once: one of them may have faulted. */
         if (nwaves && lost.queues) {
-            gc_tr_appendf(summary, "Not all waves saved: %s (the save area%s of %u queue%s)",
+            gc_json_appendf(summary, "Not all waves saved: %s (the save area%s of %u queue%s)",
                           lost_text, lost.queues == 1 ? "" : "s", lost.queues,
                           lost.queues == 1 ? "" : "s");
             lost_said = 1;
@@ -720,21 +720,21 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
 
                 if (!g)
                     continue;
-                gc_tr_appendf(
+                gc_json_appendf(
                         summary,
                         "Queue %" PRIu64 ": %" PRIu64 " of its %" PRIu64
                         " waves (%s) are at %s: %s",
-                        gc_triage_get_u64(q, "index"), gc_triage_get_u64(g, "count"),
-                        gc_triage_get_u64(q, "waves"),
-                        gc_triage_get_str_or(g, "kernel", "unknown kernel"),
-                        gc_triage_get_str_or(g, "symbol", gc_triage_get_str_or(g, "pc", "?")),
-                        gc_triage_get_str_or(g, "instruction",
-                                             gc_triage_get_str_or(g, "instruction_error", "?")));
+                        gc_json_get_u64(q, "index"), gc_json_get_u64(g, "count"),
+                        gc_json_get_u64(q, "waves"),
+                        gc_json_get_str_or(g, "kernel", "unknown kernel"),
+                        gc_json_get_str_or(g, "symbol", gc_json_get_str_or(g, "pc", "?")),
+                        gc_json_get_str_or(g, "instruction",
+                                             gc_json_get_str_or(g, "instruction_error", "?")));
             }
         }
     }
     if (lost.queues && !lost_said && (nwaves || json_array_size(faults)))
-        gc_tr_appendf(summary, "Not all waves saved: %s (the save area%s of %u queue%s)",
+        gc_json_appendf(summary, "Not all waves saved: %s (the save area%s of %u queue%s)",
                       lost_text, lost.queues == 1 ? "" : "s", lost.queues,
                       lost.queues == 1 ? "" : "s");
     json_array_foreach(exc, i, v)
@@ -747,8 +747,8 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
         {
             gc_str_appendf(names, sizeof(names), &len, "%s%s", k ? ", " : "", json_string_value(e));
         }
-        gc_tr_appendf(summary, "Queue %" PRIu64 " (agent %" PRIu64 ") raised %s",
-                      gc_triage_get_u64(v, "queue"), gc_triage_get_u64(v, "agent"), names);
+        gc_json_appendf(summary, "Queue %" PRIu64 " (agent %" PRIu64 ") raised %s",
+                      gc_json_get_u64(v, "queue"), gc_json_get_u64(v, "agent"), names);
     }
     /* The faulting address the driver reported (QUERY_EXCEPTION_INFO), kept by the capture in
        the GPUCORE capture metadata (format 1.1); cores of other writers do not have it. */
@@ -763,19 +763,19 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
 
         json_object_set_new(ce, "exception",
                             name ? json_string(name) : json_sprintf("EC_%u", cerr.code));
-        json_object_set_new(ce, "gpu_id", cerr.gpu_id ? gc_tr_hex(cerr.gpu_id) : json_null());
+        json_object_set_new(ce, "gpu_id", cerr.gpu_id ? gc_json_hex(cerr.gpu_id) : json_null());
         json_object_set_new(ce, "queue_id", cerr.queue_id != UINT32_MAX && cerr.gpu_id
-                                                    ? gc_tr_int(cerr.queue_id)
+                                                    ? gc_json_uint(cerr.queue_id)
                                                     : json_null());
         json_object_set_new(doc, "capture_exception", ce);
-        gc_tr_appendf(summary,
+        gc_json_appendf(summary,
                       "The capture was triggered by %s%s, reported before debugging was enabled "
                       "(the driver's exception state in this core does not hold it)",
                       name ? name : "an exception", cerr.gpu_id ? "" : " (device not known)");
     } else {
         json_object_set_new(doc, "capture_exception", json_null());
     }
-    json_object_set_new(doc, "fault_address", fault ? gc_tr_hex(fault) : json_null());
+    json_object_set_new(doc, "fault_address", fault ? gc_json_hex(fault) : json_null());
     json_t *reasons = cerr.fault_reasons ? json_array() : json_null();
     char why[256] = "";
     size_t wlen = 0;
@@ -796,10 +796,10 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
 
     json_object_set_new(doc, "fault_relation", relation);
     if (fault)
-        gc_tr_appendf(summary, "Fault address: 0x%" PRIx64 "%s: %s", fault, why,
+        gc_json_appendf(summary, "Fault address: 0x%" PRIx64 "%s: %s", fault, why,
                       json_string_value(json_object_get(relation, "text")));
     else if (nfaulting || json_array_size(exc))
-        gc_tr_appendf(summary, "Fault address: not recorded in this core");
+        gc_json_appendf(summary, "Fault address: not recorded in this core");
     const json_t *cands = json_object_get(json_array_get(faults, 0), "memory_candidates");
 
     if (json_array_size(cands)) {
@@ -810,10 +810,10 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
         json_array_foreach(cands, ci, c)
         {
             gc_str_appendf(list, sizeof(list), &clen, "%s%s (%s)", ci ? ", " : "",
-                           gc_triage_get_str_or(c, "symbol", gc_triage_get_str_or(c, "pc", "?")),
-                           gc_triage_get_str_or(c, "instruction", "?"));
+                           gc_json_get_str_or(c, "symbol", gc_json_get_str_or(c, "pc", "?")),
+                           gc_json_get_str_or(c, "instruction", "?"));
         }
-        gc_tr_appendf(summary,
+        gc_json_appendf(summary,
                       "Precise memory is off: the PC may be past the faulting instruction; "
                       "memory instructions since the last wait: %s",
                       list);
@@ -827,10 +827,10 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
         if (!co)
             continue;
         o = json_object();
-        json_object_set_new(o, "uri", gc_tr_str_or_null(co->uri));
-        json_object_set_new(o, "load_address", gc_tr_hex(co->load_address));
-        json_object_set_new(o, "size", gc_tr_int(co->size));
-        json_object_set_new(o, "source", gc_tr_str_or_null(co->source));
+        json_object_set_new(o, "uri", gc_json_str_or_null(co->uri));
+        json_object_set_new(o, "load_address", gc_json_hex(co->load_address));
+        json_object_set_new(o, "size", gc_json_uint(co->size));
+        json_object_set_new(o, "source", gc_json_str_or_null(co->source));
         /* Whether its DWARF gives PCs lines (null: no bytes to tell), said once per object. */
         lines = gc_tr_co_lines(t, c);
         json_object_set_new(o, "line_info", lines < 0 ? json_null() : json_boolean(lines));
@@ -845,28 +845,28 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
         }
         json_array_append_new(cos, o);
         if (co->source && strcmp(co->source, "missing") == 0)
-            gc_tr_appendf(missing,
+            gc_json_appendf(missing,
                           "code object %s: its bytes are not in the core (no symbols or "
                           "disassembly for it)",
                           co->uri);
     }
     for (uint32_t p = 0; p < gc_image_problem_count(t->img); p++)
-        gc_tr_appendf(problems, "%s", gc_image_problem(t->img, p));
+        gc_json_appendf(problems, "%s", gc_image_problem(t->img, p));
     if (json_array_size(missing))
-        gc_tr_appendf(summary, "Not captured: %s%s", json_string_value(json_array_get(missing, 0)),
+        gc_json_appendf(summary, "Not captured: %s%s", json_string_value(json_array_get(missing, 0)),
                       json_array_size(missing) > 1 ? " (and more below)" : "");
 
     json_t *sig = gc_tr_signature_json(t, faults, agents);
 
     if (json_is_object(sig))
-        gc_tr_appendf(summary, "Signature: %s (%s)",
+        gc_json_appendf(summary, "Signature: %s (%s)",
                       json_string_value(json_object_get(sig, "hash")),
                       json_string_value(json_object_get(sig, "text")));
     json_object_set_new(doc, "signature", sig);
     json_object_set_new(doc, "summary", summary);
-    json_object_set_new(doc, "waves", gc_tr_int(nwaves));
-    json_object_set_new(doc, "stopped_waves", gc_tr_int(nstopped));
-    json_object_set_new(doc, "faulting_waves", gc_tr_int(nfaulting));
+    json_object_set_new(doc, "waves", gc_json_uint(nwaves));
+    json_object_set_new(doc, "stopped_waves", gc_json_uint(nstopped));
+    json_object_set_new(doc, "faulting_waves", gc_json_uint(nfaulting));
     json_object_set_new(doc, "faults", faults);
     json_object_set_new(doc, "exceptions", exc);
     json_object_set_new(doc, "agents", agents);

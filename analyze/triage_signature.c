@@ -53,7 +53,7 @@ static const json_t *largest_group(const json_t *agents)
         {
             json_array_foreach(json_object_get(q, "groups"), k, g)
             {
-                if (!best || gc_triage_get_u64(g, "count") > gc_triage_get_u64(best, "count"))
+                if (!best || gc_json_get_u64(g, "count") > gc_json_get_u64(best, "count"))
                     best = g;
             }
         }
@@ -79,17 +79,17 @@ json_t *gc_tr_signature_json(const struct gc_triage *t, const json_t *faults,
     }
     if (!g)
         return json_null();
-    (void)sscanf(gc_triage_get_str_or(g, "pc", "0x0"), "%" SCNx64, &pc);
+    (void)sscanf(gc_json_get_str_or(g, "pc", "0x0"), "%" SCNx64, &pc);
     co = gc_image_code_object(t->img, gc_image_code_object_at(t->img, pc));
     if (co && !co->bytes)
         co = NULL;
-    sym = gc_triage_get_str(g, "symbol");
+    sym = gc_json_get_str(g, "symbol");
     if (sym)
         snprintf(where, sizeof(where), "%s", sym);
     else if (co)
         snprintf(where, sizeof(where), "co+0x%" PRIx64, pc - co->load_address);
     else
-        snprintf(where, sizeof(where), "%s+?", gc_triage_get_str_or(g, "kernel", "unknown"));
+        snprintf(where, sizeof(where), "%s+?", gc_json_get_str_or(g, "kernel", "unknown"));
     json_array_foreach(json_object_get(g, "stop_reasons"), i, r)
     {
         gc_str_appendf(why, sizeof(why), &len, "%s%s", i ? "+" : "", json_string_value(r));

@@ -52,7 +52,7 @@ json_t *gc_triage_waves(const struct gc_triage *t, const struct gc_triage_reques
         /* Disassembling every wave of a hang is slow and says nothing new: only the stopped. */
         json_array_append_new(arr, gc_tr_wave_json(t, w, w->stopped || req->wave >= 0));
     }
-    json_object_set_new(doc, "count", gc_tr_int(json_array_size(arr)));
+    json_object_set_new(doc, "count", gc_json_uint(json_array_size(arr)));
     json_object_set_new(doc, "waves", arr);
     return doc;
 }
@@ -68,12 +68,12 @@ static json_t *reg_json(const struct gc_arch *arch, const struct gc_image_wave *
     uint8_t buf[8];
 
     json_object_set_new(o, "name", json_string(r->name));
-    json_object_set_new(o, "size", gc_tr_int(r->size));
+    json_object_set_new(o, "size", gc_json_uint(r->size));
     for (uint32_t c = 0; c < GC_REGCLASS_COUNT; c++)
         if (r->classes & (1u << c) && gc_reg_class_name(1u << c))
             json_array_append_new(classes, json_string(gc_reg_class_name(1u << c)));
     json_object_set_new(o, "classes", classes);
-    json_object_set_new(o, "dwarf", r->dwarf >= 0 ? gc_tr_int((uint64_t)r->dwarf) : json_null());
+    json_object_set_new(o, "dwarf", r->dwarf >= 0 ? gc_json_uint((uint64_t)r->dwarf) : json_null());
     if (r->size <= 8) {
         uint64_t v = 0;
 
@@ -83,7 +83,7 @@ static json_t *reg_json(const struct gc_arch *arch, const struct gc_image_wave *
         }
         for (uint32_t b = r->size; b-- > 0;)
             v = v << 8 | buf[b];
-        json_object_set_new(o, "value", gc_tr_hex(v));
+        json_object_set_new(o, "value", gc_json_hex(v));
     } else {
         /* Vector registers (and anything wider): 32-bit elements, lane i at 4 * i. */
         json_t *lanes = json_array();
@@ -94,7 +94,7 @@ static json_t *reg_json(const struct gc_arch *arch, const struct gc_image_wave *
                 continue;
             }
             json_array_append_new(lanes,
-                                  gc_tr_hex((uint32_t)buf[0] | (uint32_t)buf[1] << 8 |
+                                  gc_json_hex((uint32_t)buf[0] | (uint32_t)buf[1] << 8 |
                                             (uint32_t)buf[2] << 16 | (uint32_t)buf[3] << 24));
         }
         json_object_set_new(o, "lanes", lanes);
@@ -258,7 +258,7 @@ json_t *gc_triage_disasm(const struct gc_triage *t, const struct gc_triage_reque
     }
     json_object_set_new(doc, "target", json_string(arch->name));
     json_object_set_new(doc, "wave", w ? gc_tr_wave_json(t, w, 0) : json_null());
-    json_object_set_new(doc, "pc", gc_tr_hex(pc));
+    json_object_set_new(doc, "pc", gc_json_hex(pc));
     json_object_set_new(doc, "symbol", name[0] ? json_string(name) : json_null());
     arr = json_array();
     for (size_t i = 0; i < ninsns; i++) {
@@ -269,9 +269,9 @@ json_t *gc_triage_disasm(const struct gc_triage *t, const struct gc_triage_reque
             continue;
         ji = json_object();
         gc_tr_symbolize(t, insns[i].pc, s, sizeof(s), NULL);
-        json_object_set_new(ji, "address", gc_tr_hex(insns[i].pc));
-        json_object_set_new(ji, "symbol", gc_tr_str_or_null(s));
-        json_object_set_new(ji, "size", gc_tr_int(insns[i].size));
+        json_object_set_new(ji, "address", gc_json_hex(insns[i].pc));
+        json_object_set_new(ji, "symbol", gc_json_str_or_null(s));
+        json_object_set_new(ji, "size", gc_json_uint(insns[i].size));
         json_object_set_new(ji, "text", json_string(insns[i].text));
         json_object_set_new(ji, "current", json_boolean(i == cur));
         gc_tr_source_json(t, insns[i].pc, ji);
@@ -356,14 +356,14 @@ json_t *gc_triage_mem(const struct gc_triage *t, const struct gc_triage_request 
         return gc_tr_out_of_memory(reterr);
     }
     json_object_set_new(doc, "space", json_string(space_names[si].name));
-    json_object_set_new(doc, "wave", gc_tr_index(wave));
+    json_object_set_new(doc, "wave", gc_json_index(wave));
     json_object_set_new(doc, "lane",
                         space_names[si].space == GC_ASPACE_PRIVATE_LANE
-                                ? gc_tr_int((uint64_t)req->lane)
+                                ? gc_json_uint((uint64_t)req->lane)
                                 : json_null());
-    json_object_set_new(doc, "address", gc_tr_hex(req->address));
-    json_object_set_new(doc, "size", gc_tr_int(req->size));
-    json_object_set_new(doc, "bytes_read", gc_tr_int(done));
+    json_object_set_new(doc, "address", gc_json_hex(req->address));
+    json_object_set_new(doc, "size", gc_json_uint(req->size));
+    json_object_set_new(doc, "bytes_read", gc_json_uint(done));
     json_object_set_new(doc, "data", json_string(hex));
     json_object_set_new(doc, "error", st == GPUCORE_OK ? json_null() : json_string(d.message));
     free(hex);

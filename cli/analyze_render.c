@@ -63,7 +63,7 @@ static void render_list(FILE *out, const char *title, const json_t *arr)
 /* "file:line:column" of a frame or source object ("file:line", "file", "?"). */
 static void location_text(const json_t *o, char *buf, size_t size)
 {
-    const char *file = gc_triage_get_str(o, "file");
+    const char *file = gc_json_get_str(o, "file");
     size_t len = 0;
 
     buf[0] = '\0';
@@ -72,9 +72,9 @@ static void location_text(const json_t *o, char *buf, size_t size)
        a column) is left out: "file:15" would read as line 15. */
     if (!json_is_integer(json_object_get(o, "line")))
         return;
-    gc_str_appendf(buf, size, &len, ":%" PRIu64, gc_triage_get_u64(o, "line"));
+    gc_str_appendf(buf, size, &len, ":%" PRIu64, gc_json_get_u64(o, "line"));
     if (json_is_integer(json_object_get(o, "column")))
-        gc_str_appendf(buf, size, &len, ":%" PRIu64, gc_triage_get_u64(o, "column"));
+        gc_str_appendf(buf, size, &len, ":%" PRIu64, gc_json_get_u64(o, "column"));
 }
 
 /* The inline chain of a group or wave, innermost first: "at F (file:line:col)", then one
@@ -90,15 +90,15 @@ static void render_source(FILE *out, const char *indent, const json_t *o)
     {
         location_text(f, loc, sizeof(loc));
         fprintf(out, "%s%s %s (%s)\n", indent, i ? "inlined into" : "at",
-                gc_triage_get_str_or(f, "function", "?"), loc);
+                gc_json_get_str_or(f, "function", "?"), loc);
     }
 }
 
 static void render_group(FILE *out, const json_t *g)
 {
     char waves[256], reasons[256] = "";
-    const char *sym = gc_triage_get_str(g, "symbol");
-    const char *insn = gc_triage_get_str(g, "instruction");
+    const char *sym = gc_json_get_str(g, "symbol");
+    const char *insn = gc_json_get_str(g, "instruction");
     size_t i, len = 0;
     json_t *v;
 
@@ -108,12 +108,12 @@ static void render_group(FILE *out, const json_t *g)
     }
     if (!reasons[0])
         snprintf(reasons, sizeof(reasons), "%s",
-                 gc_triage_get_bool(g, "stopped") ? "stopped" : "running");
+                 gc_json_get_bool(g, "stopped") ? "stopped" : "running");
     wave_list_text(json_object_get(g, "waves"), waves, sizeof(waves), GROUP_WAVES_SHOWN);
-    fprintf(out, "      %6" PRIu64 " x %-20s %-18s %s\n", gc_triage_get_u64(g, "count"),
-            sym ? sym : gc_triage_get_str_or(g, "pc", "?"), reasons,
-            insn ? insn : gc_triage_get_str_or(g, "instruction_error", "?"));
-    fprintf(out, "               %s%s%s\n", gc_triage_get_bool(g, "faulting") ? "FAULTING " : "",
+    fprintf(out, "      %6" PRIu64 " x %-20s %-18s %s\n", gc_json_get_u64(g, "count"),
+            sym ? sym : gc_json_get_str_or(g, "pc", "?"), reasons,
+            insn ? insn : gc_json_get_str_or(g, "instruction_error", "?"));
+    fprintf(out, "               %s%s%s\n", gc_json_get_bool(g, "faulting") ? "FAULTING " : "",
             waves, json_is_integer(json_object_get(g, "dispatch")) ? "" : " (no dispatch)");
     render_source(out, "               ", g);
 }
@@ -126,8 +126,8 @@ static int dispatch_faulted(const json_t *q, uint64_t index)
 
     json_array_foreach(json_object_get(q, "groups"), i, g)
     {
-        if (gc_triage_get_bool(g, "faulting") && json_is_integer(json_object_get(g, "dispatch")) &&
-            gc_triage_get_u64(g, "dispatch") == index)
+        if (gc_json_get_bool(g, "faulting") && json_is_integer(json_object_get(g, "dispatch")) &&
+            gc_json_get_u64(g, "dispatch") == index)
             return 1;
     }
     return 0;
@@ -140,7 +140,7 @@ static int dispatch_faulted(const json_t *q, uint64_t index)
 static void render_arguments(FILE *out, const json_t *x)
 {
     const json_t *args = json_object_get(x, "arguments");
-    const char *err = gc_triage_get_str(x, "arguments_error");
+    const char *err = gc_json_get_str(x, "arguments_error");
     size_t i;
     json_t *a;
 
@@ -148,16 +148,16 @@ static void render_arguments(FILE *out, const json_t *x)
         fprintf(out, "      arguments:\n");
     json_array_foreach(args, i, a)
     {
-        const char *name = gc_triage_get_str(a, "name");
-        const char *space = gc_triage_get_str(a, "address_space");
-        const char *type = gc_triage_get_str(a, "type");
-        const char *rel = gc_triage_get_str(a, "relation");
+        const char *name = gc_json_get_str(a, "name");
+        const char *space = gc_json_get_str(a, "address_space");
+        const char *type = gc_json_get_str(a, "type");
+        const char *rel = gc_json_get_str(a, "relation");
 
         if (name)
             fprintf(out, "        %s", name);
         else
             fprintf(out, "        argument %zu", i);
-        if (gc_triage_get_bool(a, "hidden") && !type) {
+        if (gc_json_get_bool(a, "hidden") && !type) {
             json_int_t size = json_integer_value(json_object_get(a, "size"));
 
             if (json_object_get(a, "allocation") && !json_is_null(json_object_get(a, "relation")))
@@ -167,13 +167,13 @@ static void render_arguments(FILE *out, const json_t *x)
             else
                 fprintf(out, " (hidden, %d bytes)", (int)size);
         } else {
-            fprintf(out, " (%s%s%s%s)", gc_triage_get_bool(a, "hidden") ? "hidden, " : "",
+            fprintf(out, " (%s%s%s%s)", gc_json_get_bool(a, "hidden") ? "hidden, " : "",
                     space ? space : "", space ? " " : "",
-                    type ? type : gc_triage_get_str_or(a, "value_kind", "?"));
+                    type ? type : gc_json_get_str_or(a, "value_kind", "?"));
         }
-        fprintf(out, " = %s", gc_triage_get_str_or(a, "value", "?"));
-        if (gc_triage_get_str(a, "value_error"))
-            fprintf(out, " (%s)", gc_triage_get_str(a, "value_error"));
+        fprintf(out, " = %s", gc_json_get_str_or(a, "value", "?"));
+        if (gc_json_get_str(a, "value_error"))
+            fprintf(out, " (%s)", gc_json_get_str(a, "value_error"));
         if (rel)
             fprintf(out, " \u2192 %s", rel);
         fputc('\n', out);
@@ -189,50 +189,50 @@ void analyze_render_report(FILE *out, const json_t *doc)
     size_t i, k, d;
     json_t *v, *q, *x;
 
-    fprintf(out, "Core: %s", gc_triage_get_str(doc, "core"));
-    if (gc_triage_get_str(doc, "host_core"))
-        fprintf(out, " + host core %s", gc_triage_get_str(doc, "host_core"));
+    fprintf(out, "Core: %s", gc_json_get_str(doc, "core"));
+    if (gc_json_get_str(doc, "host_core"))
+        fprintf(out, " + host core %s", gc_json_get_str(doc, "host_core"));
     if (json_is_object(cap))
-        fprintf(out, " (pid %" PRIu64 ", %s, trigger %s, tier %s)", gc_triage_get_u64(cap, "pid"),
-                gc_triage_get_str_or(cap, "exe", "?"), gc_triage_get_str_or(cap, "trigger", "?"),
-                gc_triage_get_str_or(cap, "tier", "?"));
+        fprintf(out, " (pid %" PRIu64 ", %s, trigger %s, tier %s)", gc_json_get_u64(cap, "pid"),
+                gc_json_get_str_or(cap, "exe", "?"), gc_json_get_str_or(cap, "trigger", "?"),
+                gc_json_get_str_or(cap, "tier", "?"));
     fputc('\n', out);
-    if (gc_triage_get_bool(doc, "file_truncated"))
+    if (gc_json_get_bool(doc, "file_truncated"))
         fprintf(out, "File truncated: the core was cut short (an interrupted copy, a full disk); "
                      "what follows is what the part before the cut holds\n");
     json_array_foreach(json_object_get(doc, "summary"), i, v)
             fprintf(out, "%s\n", json_string_value(v));
 
     fprintf(out, "\n%" PRIu64 " waves, %" PRIu64 " stopped, %" PRIu64 " faulting\n",
-            gc_triage_get_u64(doc, "waves"), gc_triage_get_u64(doc, "stopped_waves"),
-            gc_triage_get_u64(doc, "faulting_waves"));
+            gc_json_get_u64(doc, "waves"), gc_json_get_u64(doc, "stopped_waves"),
+            gc_json_get_u64(doc, "faulting_waves"));
     json_array_foreach(json_object_get(doc, "agents"), i, v)
     {
-        const char *name = gc_triage_get_str(v, "name");
+        const char *name = gc_json_get_str(v, "name");
 
         fprintf(out, "\nAgent %" PRIu64 ": %s%s%s%s, gpu_id %" PRIu64 "%s\n",
-                gc_triage_get_u64(v, "index"), gc_triage_get_str_or(v, "target", "unknown target"),
-                name ? " (" : "", name ? name : "", name ? ")" : "", gc_triage_get_u64(v, "gpu_id"),
-                gc_triage_get_bool(v, "debuggable") ? ""
+                gc_json_get_u64(v, "index"), gc_json_get_str_or(v, "target", "unknown target"),
+                name ? " (" : "", name ? name : "", name ? ")" : "", gc_json_get_u64(v, "gpu_id"),
+                gc_json_get_bool(v, "debuggable") ? ""
                                                     : ", not debuggable (AMD's tools ignore it)");
         json_array_foreach(json_object_get(v, "queues"), k, q)
         {
             const json_t *exc = json_object_get(q, "exceptions");
 
             fprintf(out, "  Queue %" PRIu64 " (id %" PRIu64 ", %s): %" PRIu64 " waves",
-                    gc_triage_get_u64(q, "index"), gc_triage_get_u64(q, "queue_id"),
-                    gc_triage_get_str_or(q, "type", "unknown type"), gc_triage_get_u64(q, "waves"));
+                    gc_json_get_u64(q, "index"), gc_json_get_u64(q, "queue_id"),
+                    gc_json_get_str_or(q, "type", "unknown type"), gc_json_get_u64(q, "waves"));
             if (json_array_size(exc)) {
                 fprintf(out, ", exceptions");
                 json_array_foreach(exc, d, x)
                         fprintf(out, "%s %s", d ? "," : "", json_string_value(x));
             }
             fputc('\n', out);
-            if (gc_triage_get_str(q, "problem"))
-                fprintf(out, "    problem: %s\n", gc_triage_get_str(q, "problem"));
-            if (gc_triage_get_str(json_object_get(q, "save_area_missing"), "text"))
+            if (gc_json_get_str(q, "problem"))
+                fprintf(out, "    problem: %s\n", gc_json_get_str(q, "problem"));
+            if (gc_json_get_str(json_object_get(q, "save_area_missing"), "text"))
                 fprintf(out, "    waves not saved: %s\n",
-                        gc_triage_get_str(json_object_get(q, "save_area_missing"), "text"));
+                        gc_json_get_str(json_object_get(q, "save_area_missing"), "text"));
             json_array_foreach(json_object_get(q, "dispatches"), d, x)
             {
                 const json_t *gr = json_object_get(x, "grid"),
@@ -242,17 +242,17 @@ void analyze_render_report(FILE *out, const json_t *doc)
                         "    dispatch %" PRIu64 ": %s, packet %" PRIu64 ", grid %" PRIu64
                         "x%" PRIu64 "x%" PRIu64 ", workgroup %" PRIu64 "x%" PRIu64 "x%" PRIu64
                         ", %" PRIu64 " waves\n",
-                        gc_triage_get_u64(x, "index"),
-                        gc_triage_get_str_or(x, "kernel", "unknown kernel"),
-                        gc_triage_get_u64(x, "packet_id"),
+                        gc_json_get_u64(x, "index"),
+                        gc_json_get_str_or(x, "kernel", "unknown kernel"),
+                        gc_json_get_u64(x, "packet_id"),
                         (uint64_t)json_integer_value(json_array_get(gr, 0)),
                         (uint64_t)json_integer_value(json_array_get(gr, 1)),
                         (uint64_t)json_integer_value(json_array_get(gr, 2)),
                         (uint64_t)json_integer_value(json_array_get(wg, 0)),
                         (uint64_t)json_integer_value(json_array_get(wg, 1)),
                         (uint64_t)json_integer_value(json_array_get(wg, 2)),
-                        gc_triage_get_u64(x, "waves"));
-                if (dispatch_faulted(q, gc_triage_get_u64(x, "index")))
+                        gc_json_get_u64(x, "waves"));
+                if (dispatch_faulted(q, gc_json_get_u64(x, "index")))
                     render_arguments(out, x);
             }
             if (json_array_size(json_object_get(q, "groups"))) {
@@ -265,10 +265,10 @@ void analyze_render_report(FILE *out, const json_t *doc)
     {
         if (i == 0)
             fprintf(out, "\nCode objects:\n");
-        fprintf(out, "  %s  %s (%s)\n", gc_triage_get_str_or(v, "load_address", "?"),
-                gc_triage_get_str_or(v, "uri", "?"), gc_triage_get_str_or(v, "source", "?"));
-        if (gc_triage_get_str(v, "line_info_text"))
-            fprintf(out, "    %s\n", gc_triage_get_str(v, "line_info_text"));
+        fprintf(out, "  %s  %s (%s)\n", gc_json_get_str_or(v, "load_address", "?"),
+                gc_json_get_str_or(v, "uri", "?"), gc_json_get_str_or(v, "source", "?"));
+        if (gc_json_get_str(v, "line_info_text"))
+            fprintf(out, "    %s\n", gc_json_get_str(v, "line_info_text"));
     }
     render_host(out, json_object_get(doc, "host"));
     render_list(out, "Not captured", json_object_get(doc, "not_captured"));
@@ -278,20 +278,20 @@ void analyze_render_report(FILE *out, const json_t *doc)
 /* One host frame: "#N  0xPC in SYMBOL+OFF (MODULE) at FILE:LINE:COL", or what is missing. */
 static void render_host_frame(FILE *out, size_t n, const json_t *f)
 {
-    const char *mod = gc_triage_get_str(f, "module"), *sym = gc_triage_get_str(f, "symbol");
+    const char *mod = gc_json_get_str(f, "module"), *sym = gc_json_get_str(f, "symbol");
     const json_t *src = json_object_get(f, "source");
 
-    fprintf(out, "    #%-2zu %s", n, gc_triage_get_str_or(f, "pc", "?"));
+    fprintf(out, "    #%-2zu %s", n, gc_json_get_str_or(f, "pc", "?"));
     if (sym)
-        fprintf(out, " in %s+0x%" PRIx64 " (%s)", sym, gc_triage_get_u64(f, "symbol_offset"),
+        fprintf(out, " in %s+0x%" PRIx64 " (%s)", sym, gc_json_get_u64(f, "symbol_offset"),
                 mod ? mod : "?");
     else if (mod)
-        fprintf(out, " in %s+%s (no symbols)", mod, gc_triage_get_str_or(f, "module_offset", "?"));
+        fprintf(out, " in %s+%s (no symbols)", mod, gc_json_get_str_or(f, "module_offset", "?"));
     else
         fprintf(out, " (in no mapped file: no symbols)");
     if (json_is_object(src))
-        fprintf(out, " at %s:%" PRIu64 ":%" PRIu64, gc_triage_get_str_or(src, "file", "?"),
-                gc_triage_get_u64(src, "line"), gc_triage_get_u64(src, "column"));
+        fprintf(out, " at %s:%" PRIu64 ":%" PRIu64, gc_json_get_str_or(src, "file", "?"),
+                gc_json_get_u64(src, "line"), gc_json_get_u64(src, "column"));
     fputc('\n', out);
 }
 
@@ -305,17 +305,17 @@ static void render_host(FILE *out, const json_t *host)
 
     if (!json_is_object(host))
         return;
-    fprintf(out, "\nHost threads of process %" PRIu64 " (%zu):\n", gc_triage_get_u64(host, "pid"),
+    fprintf(out, "\nHost threads of process %" PRIu64 " (%zu):\n", gc_json_get_u64(host, "pid"),
             json_array_size(threads));
-    if (gc_triage_get_str(host, "problem"))
-        fprintf(out, "  no backtraces: %s\n", gc_triage_get_str(host, "problem"));
+    if (gc_json_get_str(host, "problem"))
+        fprintf(out, "  no backtraces: %s\n", gc_json_get_str(host, "problem"));
     json_array_foreach(threads, i, th)
     {
-        const char *sig = gc_triage_get_str(th, "signal"), *sc = gc_triage_get_str(th, "syscall");
-        int first = gc_triage_get_bool(th, "first"), met = gc_triage_get_bool(th, "met_error");
+        const char *sig = gc_json_get_str(th, "signal"), *sc = gc_json_get_str(th, "syscall");
+        int first = gc_json_get_bool(th, "first"), met = gc_json_get_bool(th, "met_error");
 
         /* "(the core's first, signal SIGSEGV; the GPU error was reported on it)" */
-        fprintf(out, "  thread %" PRIu64 "%s%s%s%s%s%s%s:\n", gc_triage_get_u64(th, "tid"),
+        fprintf(out, "  thread %" PRIu64 "%s%s%s%s%s%s%s:\n", gc_json_get_u64(th, "tid"),
                 first || met ? " (" : "", first ? "the core's first" : "",
                 first && sig ? ", signal " : "", first && sig ? sig : "",
                 first && met ? "; " : "", met ? "the GPU error was reported on it" : "",
@@ -323,30 +323,30 @@ static void render_host(FILE *out, const json_t *host)
         if (sc)
             fprintf(out, "    in system call %s\n", sc);
         json_array_foreach(json_object_get(th, "frames"), k, f) render_host_frame(out, k, f);
-        if (gc_triage_get_bool(th, "more_frames"))
+        if (gc_json_get_bool(th, "more_frames"))
             fprintf(out, "    (more frames not shown)\n");
-        if (gc_triage_get_str(th, "unwind_end"))
-            fprintf(out, "    (unwinding stopped: %s)\n", gc_triage_get_str(th, "unwind_end"));
+        if (gc_json_get_str(th, "unwind_end"))
+            fprintf(out, "    (unwinding stopped: %s)\n", gc_json_get_str(th, "unwind_end"));
     }
-    if (gc_triage_get_u64(host, "more_threads"))
+    if (gc_json_get_u64(host, "more_threads"))
         fprintf(out, "  (%" PRIu64 " more threads not unwound)\n",
-                gc_triage_get_u64(host, "more_threads"));
+                gc_json_get_u64(host, "more_threads"));
     json_array_foreach(nosym, i, m)
     {
-        const char *why = gc_triage_get_str_or(m, "why", "?");
+        const char *why = gc_json_get_str_or(m, "why", "?");
         const json_t *o;
         size_t j;
         int seen = 0;
 
-        json_array_foreach(nosym, j, o) if (j < i && gc_triage_get_bool(o, "in_frames") &&
-                                            strcmp(gc_triage_get_str_or(o, "why", "?"), why) == 0)
+        json_array_foreach(nosym, j, o) if (j < i && gc_json_get_bool(o, "in_frames") &&
+                                            strcmp(gc_json_get_str_or(o, "why", "?"), why) == 0)
                 seen = 1;
-        if (seen || !gc_triage_get_bool(m, "in_frames"))
+        if (seen || !gc_json_get_bool(m, "in_frames"))
             continue;
-        fprintf(out, "  no symbols for %s", gc_triage_get_str_or(m, "name", "?"));
-        json_array_foreach(nosym, j, o) if (j > i && gc_triage_get_bool(o, "in_frames") &&
-                                            strcmp(gc_triage_get_str_or(o, "why", "?"), why) == 0)
-                fprintf(out, ", %s", gc_triage_get_str_or(o, "name", "?"));
+        fprintf(out, "  no symbols for %s", gc_json_get_str_or(m, "name", "?"));
+        json_array_foreach(nosym, j, o) if (j > i && gc_json_get_bool(o, "in_frames") &&
+                                            strcmp(gc_json_get_str_or(o, "why", "?"), why) == 0)
+                fprintf(out, ", %s", gc_json_get_str_or(o, "name", "?"));
         fprintf(out, ": %s\n", why);
     }
 }
@@ -363,22 +363,22 @@ static void render_wave_head(FILE *out, const json_t *w)
     char disp[24] = "unknown";
 
     if (json_is_integer(json_object_get(w, "dispatch")))
-        snprintf(disp, sizeof(disp), "%" PRIu64, gc_triage_get_u64(w, "dispatch"));
+        snprintf(disp, sizeof(disp), "%" PRIu64, gc_json_get_u64(w, "dispatch"));
     fprintf(out,
             "Wave %" PRIu64 ": %s at %s (pc %s), dispatch %s, queue %" PRIu64
             ", workgroup (%" PRId64 ",%" PRId64 ",%" PRId64 ") wave %" PRId64 ", %" PRIu64
             " lanes, exec %s\n",
-            gc_triage_get_u64(w, "index"), gc_triage_get_str_or(w, "kernel", "unknown kernel"),
-            gc_triage_get_str_or(w, "symbol", "?"), gc_triage_get_str_or(w, "pc", "?"), disp,
-            gc_triage_get_u64(w, "queue"), gc_triage_index_value(json_array_get(wg, 0)),
-            gc_triage_index_value(json_array_get(wg, 1)),
-            gc_triage_index_value(json_array_get(wg, 2)),
-            gc_triage_index_value(json_object_get(w, "wave_in_group")),
-            gc_triage_get_u64(w, "lanes"), gc_triage_get_str_or(w, "exec", "?"));
-    if (gc_triage_get_str(w, "instruction"))
-        fprintf(out, "  %s\n", gc_triage_get_str(w, "instruction"));
-    else if (gc_triage_get_str(w, "instruction_error"))
-        fprintf(out, "  (%s)\n", gc_triage_get_str(w, "instruction_error"));
+            gc_json_get_u64(w, "index"), gc_json_get_str_or(w, "kernel", "unknown kernel"),
+            gc_json_get_str_or(w, "symbol", "?"), gc_json_get_str_or(w, "pc", "?"), disp,
+            gc_json_get_u64(w, "queue"), gc_json_index_value(json_array_get(wg, 0)),
+            gc_json_index_value(json_array_get(wg, 1)),
+            gc_json_index_value(json_array_get(wg, 2)),
+            gc_json_index_value(json_object_get(w, "wave_in_group")),
+            gc_json_get_u64(w, "lanes"), gc_json_get_str_or(w, "exec", "?"));
+    if (gc_json_get_str(w, "instruction"))
+        fprintf(out, "  %s\n", gc_json_get_str(w, "instruction"));
+    else if (gc_json_get_str(w, "instruction_error"))
+        fprintf(out, "  (%s)\n", gc_json_get_str(w, "instruction_error"));
     render_source(out, "  ", w);
 }
 
@@ -387,7 +387,7 @@ void analyze_render_waves(FILE *out, const json_t *doc)
     size_t i;
     json_t *w;
 
-    fprintf(out, "%" PRIu64 " waves\n", gc_triage_get_u64(doc, "count"));
+    fprintf(out, "%" PRIu64 " waves\n", gc_json_get_u64(doc, "count"));
     fprintf(out, "%6s %5s %5s %4s %-14s %-16s %-18s %-18s %s\n", "wave", "queue", "disp", "xcc",
             "workgroup", "symbol", "exec", "stop", "instruction");
     json_array_foreach(json_object_get(doc, "waves"), i, w)
@@ -398,12 +398,12 @@ void analyze_render_waves(FILE *out, const json_t *doc)
         json_t *r;
 
         snprintf(grp, sizeof(grp), "(%" PRId64 ",%" PRId64 ",%" PRId64 ")/%" PRId64,
-                 gc_triage_index_value(json_array_get(wg, 0)),
-                 gc_triage_index_value(json_array_get(wg, 1)),
-                 gc_triage_index_value(json_array_get(wg, 2)),
-                 gc_triage_index_value(json_object_get(w, "wave_in_group")));
+                 gc_json_index_value(json_array_get(wg, 0)),
+                 gc_json_index_value(json_array_get(wg, 1)),
+                 gc_json_index_value(json_array_get(wg, 2)),
+                 gc_json_index_value(json_object_get(w, "wave_in_group")));
         if (json_is_integer(json_object_get(w, "dispatch")))
-            snprintf(disp, sizeof(disp), "%" PRIu64, gc_triage_get_u64(w, "dispatch"));
+            snprintf(disp, sizeof(disp), "%" PRIu64, gc_json_get_u64(w, "dispatch"));
         else
             snprintf(disp, sizeof(disp), "-");
         json_array_foreach(json_object_get(w, "stop_reasons"), k, r)
@@ -413,14 +413,14 @@ void analyze_render_waves(FILE *out, const json_t *doc)
         }
         if (!reasons[0])
             snprintf(reasons, sizeof(reasons), "%s",
-                     gc_triage_get_bool(w, "stopped") ? "stopped" : "running");
+                     gc_json_get_bool(w, "stopped") ? "stopped" : "running");
         fprintf(out, "%6" PRIu64 " %5" PRIu64 " %5s %4" PRIu64 " %-14s %-16s %-18s %-18s %s\n",
-                gc_triage_get_u64(w, "index"), gc_triage_get_u64(w, "queue"), disp,
-                gc_triage_get_u64(w, "xcc"), grp,
-                gc_triage_get_str_or(w, "symbol", gc_triage_get_str_or(w, "pc", "?")),
-                gc_triage_get_str_or(w, "exec", "?"), reasons,
-                gc_triage_get_str_or(w, "instruction",
-                                     gc_triage_get_str(w, "instruction_error")
+                gc_json_get_u64(w, "index"), gc_json_get_u64(w, "queue"), disp,
+                gc_json_get_u64(w, "xcc"), grp,
+                gc_json_get_str_or(w, "symbol", gc_json_get_str_or(w, "pc", "?")),
+                gc_json_get_str_or(w, "exec", "?"), reasons,
+                gc_json_get_str_or(w, "instruction",
+                                     gc_json_get_str(w, "instruction_error")
                                              ? "(PC inside an instruction or "
                                                "not disassembled)"
                                              : ""));
@@ -440,11 +440,11 @@ void analyze_render_regs(FILE *out, const json_t *doc)
         const json_t *lanes = json_object_get(r, "lanes");
 
         if (!lanes) {
-            fprintf(out, "  %-14s %s\n", gc_triage_get_str(r, "name"),
-                    gc_triage_get_str_or(r, "value", "unreadable"));
+            fprintf(out, "  %-14s %s\n", gc_json_get_str(r, "name"),
+                    gc_json_get_str_or(r, "value", "unreadable"));
             continue;
         }
-        fprintf(out, "  %-14s", gc_triage_get_str(r, "name"));
+        fprintf(out, "  %-14s", gc_json_get_str(r, "name"));
         json_array_foreach(lanes, k, l)
         {
             if (k && k % 8 == 0)
@@ -469,8 +469,8 @@ void analyze_render_disasm(FILE *out, const json_t *doc)
     if (json_is_object(json_object_get(doc, "wave")))
         render_wave_head(out, json_object_get(doc, "wave"));
     else
-        fprintf(out, "Code at %s (%s), %s:\n", gc_triage_get_str(doc, "pc"),
-                gc_triage_get_str_or(doc, "symbol", "no symbol"), gc_triage_get_str(doc, "target"));
+        fprintf(out, "Code at %s (%s), %s:\n", gc_json_get_str(doc, "pc"),
+                gc_json_get_str_or(doc, "symbol", "no symbol"), gc_json_get_str(doc, "target"));
     json_array_foreach(json_object_get(doc, "instructions"), i, x)
     {
         /* Source lines interleaved as objdump -S -l does: the chain, when it changes. */
@@ -479,26 +479,26 @@ void analyze_render_disasm(FILE *out, const json_t *doc)
         if (json_is_array(chain) && (!json_is_array(prev) || !json_equal(chain, prev)))
             render_source(out, "                         ; ", x);
         prev = chain;
-        fprintf(out, "%s %18s  %-16s %s\n", gc_triage_get_bool(x, "current") ? "=>" : "  ",
-                gc_triage_get_str(x, "address"), gc_triage_get_str_or(x, "symbol", ""),
-                gc_triage_get_str(x, "text"));
+        fprintf(out, "%s %18s  %-16s %s\n", gc_json_get_bool(x, "current") ? "=>" : "  ",
+                gc_json_get_str(x, "address"), gc_json_get_str_or(x, "symbol", ""),
+                gc_json_get_str(x, "text"));
     }
-    if (gc_triage_get_str(doc, "note"))
-        fprintf(out, "note: %s\n", gc_triage_get_str(doc, "note"));
+    if (gc_json_get_str(doc, "note"))
+        fprintf(out, "note: %s\n", gc_json_get_str(doc, "note"));
 }
 
 void analyze_render_mem(FILE *out, const json_t *doc)
 {
-    const char *hex = gc_triage_get_str(doc, "data");
-    uint64_t n = gc_triage_get_u64(doc, "bytes_read"), addr = gc_triage_get_u64(doc, "address");
+    const char *hex = gc_json_get_str(doc, "data");
+    uint64_t n = gc_json_get_u64(doc, "bytes_read"), addr = gc_json_get_u64(doc, "address");
 
     if (json_is_integer(json_object_get(doc, "wave")))
         fprintf(out, "%s memory of wave %" PRIu64 ", %" PRIu64 " bytes at %s:\n",
-                gc_triage_get_str(doc, "space"), gc_triage_get_u64(doc, "wave"), n,
-                gc_triage_get_str(doc, "address"));
+                gc_json_get_str(doc, "space"), gc_json_get_u64(doc, "wave"), n,
+                gc_json_get_str(doc, "address"));
     else
-        fprintf(out, "%s memory, %" PRIu64 " bytes at %s:\n", gc_triage_get_str(doc, "space"), n,
-                gc_triage_get_str(doc, "address"));
+        fprintf(out, "%s memory, %" PRIu64 " bytes at %s:\n", gc_json_get_str(doc, "space"), n,
+                gc_json_get_str(doc, "address"));
     for (uint64_t i = 0; hex && i < n; i += 16) {
         char ascii[17];
         uint64_t k;

@@ -153,7 +153,7 @@ static int report_exit_code(const json_t *doc)
         json_array_size(json_object_get(doc, "exceptions")) ||
         json_is_object(json_object_get(doc, "capture_exception")))
         return ANALYZE_EXIT_FAULT;
-    if (gc_triage_get_u64(doc, "waves") == 0)
+    if (gc_json_get_u64(doc, "waves") == 0)
         return ANALYZE_EXIT_NO_GPU_STATE;
     return ANALYZE_EXIT_NO_FAULT;
 }

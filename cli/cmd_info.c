@@ -30,36 +30,6 @@
 #define INFO_SCHEMA "gpucore.info/1"
 
 /* ---------------------------------------------------------------------------------------- */
-/* Small JSON helpers                                                                        */
-/* ---------------------------------------------------------------------------------------- */
-
-static json_t *jstrn(const char *p, size_t n)
-{
-    /* Strings from notes were validated as UTF-8 by the decoder; still never trust blindly. */
-    json_t *s = json_stringn(p, n);
-
-    return s ? s : json_string("<invalid UTF-8>");
-}
-
-static uint64_t jget_u64(const json_t *obj, const char *key)
-{
-    const json_t *v = json_object_get(obj, key);
-
-    if (json_is_integer(v))
-        return (uint64_t)json_integer_value(v);
-    if (json_is_string(v))
-        return strtoull(json_string_value(v), NULL, 0);
-    return 0;
-}
-
-static const char *jget_str(const json_t *obj, const char *key)
-{
-    const json_t *v = json_object_get(obj, key);
-
-    return json_is_string(v) ? json_string_value(v) : NULL;
-}
-
-/* ---------------------------------------------------------------------------------------- */
 /* Field tables: how each KFD structure field is presented                                   */
 /* ---------------------------------------------------------------------------------------- */
 
@@ -139,7 +109,7 @@ static json_t *fields_to_json(const void *base, const struct field_view *fields,
             v = v32;
         }
         json_object_set_new(obj, fields[i].name,
-                            fields[i].fmt == FMT_HEX ? cli_json_hex(v) : cli_json_uint(v));
+                            fields[i].fmt == FMT_HEX ? gc_json_hex(v) : gc_json_uint(v));
     }
     return obj;
 }
@@ -269,7 +239,7 @@ static json_t *diag_to_json(const gpucore_diag_t *d)
     json_object_set_new(o, "status", json_string(gpucore_status_name(d->status)));
     json_object_set_new(o, "message", json_string(d->message));
     json_object_set_new(o, "offset",
-                        (d->flags & GPUCORE_DIAG_HAS_OFFSET) ? cli_json_uint(d->offset)
+                        (d->flags & GPUCORE_DIAG_HAS_OFFSET) ? gc_json_uint(d->offset)
                                                              : json_null());
     return o;
 }
@@ -283,18 +253,18 @@ static json_t *build_file(struct info_ctx *ctx, const struct gpucore_core_info *
     json_object_set_new(o, "path", json_string(ctx->path));
     json_object_set_new(o, "kind",
                         json_string(fi->kind == GPUCORE_CORE_SPLIT ? "split" : "unified"));
-    json_object_set_new(o, "e_machine", cli_json_uint(fi->e_machine));
+    json_object_set_new(o, "e_machine", gc_json_uint(fi->e_machine));
     json_object_set_new(o, "machine", mname ? json_string(mname) : json_null());
-    json_object_set_new(o, "osabi", cli_json_uint(fi->osabi));
-    json_object_set_new(o, "abiversion", cli_json_uint(fi->abiversion));
-    json_object_set_new(o, "e_flags", cli_json_hex(fi->e_flags));
+    json_object_set_new(o, "osabi", gc_json_uint(fi->osabi));
+    json_object_set_new(o, "abiversion", gc_json_uint(fi->abiversion));
+    json_object_set_new(o, "e_flags", gc_json_hex(fi->e_flags));
     json_object_set_new(o, "compressed", json_boolean(fi->flags & GPUCORE_INFO_COMPRESSED));
-    json_object_set_new(o, "frames", cli_json_uint(fi->frame_count));
+    json_object_set_new(o, "frames", gc_json_uint(fi->frame_count));
     json_object_set_new(o, "file_truncated",
                         json_boolean(fi->flags & GPUCORE_INFO_FILE_TRUNCATED));
-    json_object_set_new(o, "file_size", cli_json_uint(fi->file_size));
-    json_object_set_new(o, "logical_size", cli_json_uint(fi->logical_size));
-    json_object_set_new(o, "program_headers", cli_json_uint(fi->phnum));
+    json_object_set_new(o, "file_size", gc_json_uint(fi->file_size));
+    json_object_set_new(o, "logical_size", gc_json_uint(fi->logical_size));
+    json_object_set_new(o, "program_headers", gc_json_uint(fi->phnum));
     for (uint32_t i = 0; i < gpucore_core_quirk_count(ctx->core); i++) {
         const char *q = gpucore_core_quirk(ctx->core, i);
 
@@ -325,10 +295,10 @@ static json_t *build_notes(struct info_ctx *ctx)
         name = note_name(note.owner, note.type);
         o = json_object();
         json_object_set_new(o, "owner", json_string(note.owner));
-        json_object_set_new(o, "type", cli_json_uint(note.type));
+        json_object_set_new(o, "type", gc_json_uint(note.type));
         json_object_set_new(o, "name", name ? json_string(name) : json_null());
-        json_object_set_new(o, "size", cli_json_uint(note.desc_size));
-        json_object_set_new(o, "offset", cli_json_uint(note.offset));
+        json_object_set_new(o, "size", gc_json_uint(note.desc_size));
+        json_object_set_new(o, "offset", gc_json_uint(note.offset));
         json_array_append_new(arr, o);
     }
     return arr;
@@ -350,7 +320,7 @@ static json_t *build_agent(const gpucore_kfd_device_entry_t *a)
     json_object_set_new(o, "debug_prop_flags",
                         flags_to_json(a->debug_prop, gpucore_debug_prop_flag));
     json_object_set_new(o, "watchpoints",
-                        cli_json_uint((a->capability & GPUCORE_HSA_CAP_WATCH_POINTS_SUPPORTED)
+                        gc_json_uint((a->capability & GPUCORE_HSA_CAP_WATCH_POINTS_SUPPORTED)
                                      ? 1u << watch_bits
                                      : 0));
     json_object_set_new(o, "debuggable",
@@ -359,7 +329,7 @@ static json_t *build_agent(const gpucore_kfd_device_entry_t *a)
                                       GPUCORE_HSA_CAP_TRAP_DEBUG_FIRMWARE_SUPPORTED)));
     json_object_set_new(o, "shader_engines",
                         a->simd_arrays_per_engine
-                                ? cli_json_uint((uint64_t)a->array_count * a->num_xcc /
+                                ? gc_json_uint((uint64_t)a->array_count * a->num_xcc /
                                        a->simd_arrays_per_engine)
                                 : json_null());
     return o;
@@ -371,11 +341,11 @@ static json_t *build_queue(const gpucore_kfd_queue_entry_t *q)
     const char *tname = gpucore_queue_type_name(q->queue_type);
 
     /* KFD flags bits 31/30 of the id (invalid / error); readers mask them off. */
-    json_object_set_new(o, "os_queue_id", cli_json_uint(q->queue_id & 0x3fffffffu));
+    json_object_set_new(o, "os_queue_id", gc_json_uint(q->queue_id & 0x3fffffffu));
     json_object_set_new(o, "queue_error", json_boolean(q->queue_id & 0x40000000u));
     json_object_set_new(o, "queue_invalid", json_boolean(q->queue_id & 0x80000000u));
     json_object_set_new(o, "type_name", tname ? json_string(tname) : json_null());
-    json_object_set_new(o, "ring_packets", cli_json_uint(q->ring_size / 64));
+    json_object_set_new(o, "ring_packets", gc_json_uint(q->ring_size / 64));
     return o;
 }
 
@@ -407,8 +377,8 @@ static json_t *build_amdgpu(struct info_ctx *ctx)
     if (charge_note(ctx, &note, "the AMDGPU note, decoded") != 0)
         return json_null();
     o = json_object();
-    json_object_set_new(o, "note_offset", cli_json_uint(note.offset));
-    json_object_set_new(o, "size", cli_json_uint(note.desc_size));
+    json_object_set_new(o, "note_offset", gc_json_uint(note.offset));
+    json_object_set_new(o, "size", gc_json_uint(note.desc_size));
     st = gpucore_amdgpu_note_decode(note.desc, (size_t)note.desc_size, &n, &d);
     if (st != GPUCORE_OK) {
         json_object_set_new(o, "error", diag_to_json(&d));
@@ -426,24 +396,24 @@ static json_t *build_amdgpu(struct info_ctx *ctx)
         json_decref(o);
         return json_null();
     }
-    json_object_set_new(o, "note_version", cli_json_uint(n->note_version));
-    json_object_set_new(o, "kfd_major", cli_json_uint(n->kfd_major));
-    json_object_set_new(o, "kfd_minor", cli_json_uint(n->kfd_minor));
-    json_object_set_new(o, "runtime_info_size", cli_json_uint(n->runtime_info_size));
-    json_object_set_new(o, "agent_entry_size", cli_json_uint(n->agent_entry_size));
-    json_object_set_new(o, "queue_entry_size", cli_json_uint(n->queue_entry_size));
+    json_object_set_new(o, "note_version", gc_json_uint(n->note_version));
+    json_object_set_new(o, "kfd_major", gc_json_uint(n->kfd_major));
+    json_object_set_new(o, "kfd_minor", gc_json_uint(n->kfd_minor));
+    json_object_set_new(o, "runtime_info_size", gc_json_uint(n->runtime_info_size));
+    json_object_set_new(o, "agent_entry_size", gc_json_uint(n->agent_entry_size));
+    json_object_set_new(o, "queue_entry_size", gc_json_uint(n->queue_entry_size));
     json_object_set_new(o, "newer_than_reader", json_boolean(n->flags & GPUCORE_AMDGPU_NOTE_NEWER));
     if (n->flags & GPUCORE_AMDGPU_NOTE_NEWER)
         problem(ctx, "the AMDGPU note has fields newer than this reader knows; they are ignored");
 
     rt = json_object();
-    json_object_set_new(rt, "r_debug", cli_json_hex(n->runtime.r_debug));
-    json_object_set_new(rt, "runtime_state", cli_json_uint(n->runtime.runtime_state));
+    json_object_set_new(rt, "r_debug", gc_json_hex(n->runtime.r_debug));
+    json_object_set_new(rt, "runtime_state", gc_json_uint(n->runtime.runtime_state));
     json_object_set_new(rt, "runtime_state_name",
                         gpucore_runtime_state_name(n->runtime.runtime_state)
                                 ? json_string(gpucore_runtime_state_name(n->runtime.runtime_state))
                                 : json_null());
-    json_object_set_new(rt, "ttmp_setup", cli_json_uint(n->runtime.ttmp_setup));
+    json_object_set_new(rt, "ttmp_setup", gc_json_uint(n->runtime.ttmp_setup));
     json_object_set_new(o, "runtime", rt);
 
     agents = json_array();
@@ -506,7 +476,7 @@ static json_t *cmdline_to_json(const gpucore_str_t *s)
     for (size_t i = 0; i <= s->len; i++) {
         if (i == s->len || s->ptr[i] == '\0') {
             if (i > start || (i < s->len))
-                json_array_append_new(arr, jstrn(s->ptr + start, i - start));
+                json_array_append_new(arr, gc_json_strn(s->ptr + start, i - start));
             start = i + 1;
         }
     }
@@ -540,26 +510,26 @@ static json_t *build_capture(struct info_ctx *ctx)
         note_error(ctx, o, "capture metadata", &d);
         return o;
     }
-    json_object_set_new(o, "producer", jstrn(m->producer.ptr, m->producer.len));
+    json_object_set_new(o, "producer", gc_json_strn(m->producer.ptr, m->producer.len));
     json_object_set_new(o, "producer_version",
-                        jstrn(m->producer_version.ptr, m->producer_version.len));
-    json_object_set_new(o, "hostname", jstrn(m->hostname.ptr, m->hostname.len));
-    json_object_set_new(o, "kernel", jstrn(m->kernel.ptr, m->kernel.len));
-    json_object_set_new(o, "pid", cli_json_uint(m->pid));
-    json_object_set_new(o, "exe", jstrn(m->exe.ptr, m->exe.len));
+                        gc_json_strn(m->producer_version.ptr, m->producer_version.len));
+    json_object_set_new(o, "hostname", gc_json_strn(m->hostname.ptr, m->hostname.len));
+    json_object_set_new(o, "kernel", gc_json_strn(m->kernel.ptr, m->kernel.len));
+    json_object_set_new(o, "pid", gc_json_uint(m->pid));
+    json_object_set_new(o, "exe", gc_json_strn(m->exe.ptr, m->exe.len));
     json_object_set_new(o, "cmdline", cmdline_to_json(&m->cmdline));
     json_object_set_new(o, "time", format_time_ns(m->time_ns));
-    json_object_set_new(o, "time_ns", cli_json_uint(m->time_ns));
-    json_object_set_new(o, "duration_ns", cli_json_uint(m->duration_ns));
+    json_object_set_new(o, "time_ns", gc_json_uint(m->time_ns));
+    json_object_set_new(o, "duration_ns", gc_json_uint(m->duration_ns));
     json_object_set_new(o, "trigger", gpucore_trigger_name(m->trigger)
                                               ? json_string(gpucore_trigger_name(m->trigger))
-                                              : cli_json_uint(m->trigger));
+                                              : gc_json_uint(m->trigger));
     json_object_set_new(o, "tier", gpucore_tier_name(m->tier)
                                            ? json_string(gpucore_tier_name(m->tier))
-                                           : cli_json_uint(m->tier));
-    json_object_set_new(o, "max_size", m->max_size ? cli_json_uint(m->max_size) : json_null());
+                                           : gc_json_uint(m->tier));
+    json_object_set_new(o, "max_size", m->max_size ? gc_json_uint(m->max_size) : json_null());
     json_object_set_new(o, "deadline_ms",
-                        m->deadline_ms ? cli_json_uint(m->deadline_ms) : json_null());
+                        m->deadline_ms ? gc_json_uint(m->deadline_ms) : json_null());
     json_object_set_new(o, "host_stopped", json_boolean(m->flags & GPUCORE_META_HOST_STOPPED));
     json_object_set_new(o, "queues_suspended",
                         json_boolean(m->flags & GPUCORE_META_QUEUES_SUSPENDED));
@@ -567,33 +537,33 @@ static json_t *build_capture(struct info_ctx *ctx)
     json_object_set_new(o, "kfd_version",
                         m->kfd_major ? json_sprintf("%u.%u", m->kfd_major, m->kfd_minor)
                                      : json_null());
-    json_object_set_new(o, "kfd_device_entry_size", cli_json_uint(m->kfd_device_entry_size));
-    json_object_set_new(o, "kfd_queue_entry_size", cli_json_uint(m->kfd_queue_entry_size));
-    json_object_set_new(o, "signal", m->signal ? cli_json_uint(m->signal) : json_null());
+    json_object_set_new(o, "kfd_device_entry_size", gc_json_uint(m->kfd_device_entry_size));
+    json_object_set_new(o, "kfd_queue_entry_size", gc_json_uint(m->kfd_queue_entry_size));
+    json_object_set_new(o, "signal", m->signal ? gc_json_uint(m->signal) : json_null());
     json_object_set_new(o, "compress_level", json_integer(m->compress_level));
-    json_object_set_new(o, "options", jstrn(m->options.ptr, m->options.len));
+    json_object_set_new(o, "options", gc_json_strn(m->options.ptr, m->options.len));
     if (m->exception_code) {
         json_t *e = json_object();
         const char *name = gc_triage_exception_name(m->exception_code);
 
-        json_object_set_new(e, "code", cli_json_uint(m->exception_code));
+        json_object_set_new(e, "code", gc_json_uint(m->exception_code));
         json_object_set_new(e, "name", name ? json_string(name) : json_null());
-        json_object_set_new(e, "gpu_id", cli_json_uint(m->exception_gpu_id));
+        json_object_set_new(e, "gpu_id", gc_json_uint(m->exception_gpu_id));
         json_object_set_new(e, "queue_id", m->exception_queue_id == 0xffffffffu
                                                    ? json_null()
-                                                   : cli_json_uint(m->exception_queue_id));
+                                                   : gc_json_uint(m->exception_queue_id));
         json_object_set_new(o, "exception", e);
     } else {
         json_object_set_new(o, "exception", json_null());
     }
     json_object_set_new(o, "fault_address",
-                        m->fault_address ? cli_json_hex(m->fault_address) : json_null());
+                        m->fault_address ? gc_json_hex(m->fault_address) : json_null());
     /* GPUCORE_FAULT_* bits (format 1.2): why the memory violation faulted; null unknown. */
     json_object_set_new(o, "fault_reasons",
-                        m->fault_reasons ? cli_json_hex(m->fault_reasons) : json_null());
+                        m->fault_reasons ? gc_json_hex(m->fault_reasons) : json_null());
     /* Format 1.3: the host thread on which the runtime reported the GPU error; null unknown. */
     json_object_set_new(o, "error_thread",
-                        m->error_thread ? cli_json_uint(m->error_thread) : json_null());
+                        m->error_thread ? gc_json_uint(m->error_thread) : json_null());
     json_object_set_new(o, "newer_than_reader",
                         json_boolean(m->decoded_flags & GPUCORE_NOTE_DECODED_NEWER));
     gpucore_capture_meta_free(m);
@@ -602,7 +572,7 @@ static json_t *build_capture(struct info_ctx *ctx)
 
 static json_t *name_or_number(const char *name, uint32_t v)
 {
-    return name ? json_string(name) : cli_json_uint(v);
+    return name ? json_string(name) : gc_json_uint(v);
 }
 
 static json_t *build_manifest(struct info_ctx *ctx)
@@ -635,16 +605,16 @@ static json_t *build_manifest(struct info_ctx *ctx)
             bytes[e->status] += e->size;
             ranges[e->status]++;
         }
-        json_object_set_new(je, "address", cli_json_hex(e->address));
-        json_object_set_new(je, "size", cli_json_uint(e->size));
+        json_object_set_new(je, "address", gc_json_hex(e->address));
+        json_object_set_new(je, "size", gc_json_uint(e->size));
         json_object_set_new(je, "tier", name_or_number(gpucore_tier_name(e->tier), e->tier));
         json_object_set_new(je, "status",
                             name_or_number(gpucore_range_status_name(e->status), e->status));
         json_object_set_new(je, "reason",
                             e->reason ? name_or_number(gpucore_reason_name(e->reason), e->reason)
                                       : json_null());
-        json_object_set_new(je, "errno", e->err ? cli_json_uint(e->err) : json_null());
-        json_object_set_new(je, "label", jstrn(e->label.ptr, e->label.len));
+        json_object_set_new(je, "errno", e->err ? gc_json_uint(e->err) : json_null());
+        json_object_set_new(je, "label", gc_json_strn(e->label.ptr, e->label.len));
         json_array_append_new(entries, je);
     }
     json_object_set_new(o, "truncated", json_boolean(m->flags & GPUCORE_MANIFEST_TRUNCATED));
@@ -653,12 +623,12 @@ static json_t *build_manifest(struct info_ctx *ctx)
                                 ? name_or_number(gpucore_reason_name(m->truncation_reason),
                                                  m->truncation_reason)
                                 : json_null());
-    json_object_set_new(o, "captured_ranges", cli_json_uint(ranges[GPUCORE_RANGE_CAPTURED]));
-    json_object_set_new(o, "captured_bytes", cli_json_uint(bytes[GPUCORE_RANGE_CAPTURED]));
-    json_object_set_new(o, "skipped_ranges", cli_json_uint(ranges[GPUCORE_RANGE_SKIPPED]));
-    json_object_set_new(o, "skipped_bytes", cli_json_uint(bytes[GPUCORE_RANGE_SKIPPED]));
-    json_object_set_new(o, "unreadable_ranges", cli_json_uint(ranges[GPUCORE_RANGE_UNREADABLE]));
-    json_object_set_new(o, "unreadable_bytes", cli_json_uint(bytes[GPUCORE_RANGE_UNREADABLE]));
+    json_object_set_new(o, "captured_ranges", gc_json_uint(ranges[GPUCORE_RANGE_CAPTURED]));
+    json_object_set_new(o, "captured_bytes", gc_json_uint(bytes[GPUCORE_RANGE_CAPTURED]));
+    json_object_set_new(o, "skipped_ranges", gc_json_uint(ranges[GPUCORE_RANGE_SKIPPED]));
+    json_object_set_new(o, "skipped_bytes", gc_json_uint(bytes[GPUCORE_RANGE_SKIPPED]));
+    json_object_set_new(o, "unreadable_ranges", gc_json_uint(ranges[GPUCORE_RANGE_UNREADABLE]));
+    json_object_set_new(o, "unreadable_bytes", gc_json_uint(bytes[GPUCORE_RANGE_UNREADABLE]));
     json_object_set_new(o, "entries", entries);
     if (m->flags & GPUCORE_MANIFEST_TRUNCATED)
         problem(ctx, "the capture was cut short (%s): %" PRIu64 " bytes in %" PRIu64
@@ -698,10 +668,10 @@ static json_t *build_code_objects(struct info_ctx *ctx)
         const gpucore_code_object_t *co = &c->objects[i];
         json_t *o = json_object();
 
-        json_object_set_new(o, "uri", jstrn(co->uri.ptr, co->uri.len));
-        json_object_set_new(o, "load_address", cli_json_hex(co->load_address));
-        json_object_set_new(o, "size", cli_json_uint(co->size));
-        json_object_set_new(o, "embedded_bytes", cli_json_uint(co->bytes ? co->bytes_size : 0));
+        json_object_set_new(o, "uri", gc_json_strn(co->uri.ptr, co->uri.len));
+        json_object_set_new(o, "load_address", gc_json_hex(co->load_address));
+        json_object_set_new(o, "size", gc_json_uint(co->size));
+        json_object_set_new(o, "embedded_bytes", gc_json_uint(co->bytes ? co->bytes_size : 0));
         json_object_set_new(o, "embedded",
                             json_string((co->flags & GPUCORE_CODE_OBJECT_EMBEDDED)    ? "whole"
                                         : (co->flags & GPUCORE_CODE_OBJECT_TRUNCATED) ? "prefix"
@@ -738,11 +708,11 @@ static json_t *build_allocations(struct info_ctx *ctx)
         const gpucore_alloc_t *a = &m->allocs[i];
         json_t *o = json_object();
 
-        json_object_set_new(o, "base", cli_json_hex(a->base));
-        json_object_set_new(o, "size", cli_json_uint(a->size));
+        json_object_set_new(o, "base", gc_json_hex(a->base));
+        json_object_set_new(o, "size", gc_json_uint(a->size));
         json_object_set_new(o, "kind", name_or_number(gpucore_alloc_kind_name(a->kind), a->kind));
-        json_object_set_new(o, "gpu_id", a->gpu_id ? cli_json_uint(a->gpu_id) : json_null());
-        json_object_set_new(o, "label", jstrn(a->label.ptr, a->label.len));
+        json_object_set_new(o, "gpu_id", a->gpu_id ? gc_json_uint(a->gpu_id) : json_null());
+        json_object_set_new(o, "label", gc_json_strn(a->label.ptr, a->label.len));
         json_array_append_new(arr, o);
     }
     gpucore_alloc_map_free(m);
@@ -777,20 +747,20 @@ static json_t *build_segments(struct info_ctx *ctx, const struct gpucore_core_in
         if (s.filesz == 0)
             unavailable++;
         js = json_object();
-        json_object_set_new(js, "vaddr", cli_json_hex(s.vaddr));
-        json_object_set_new(js, "memsz", cli_json_uint(s.memsz));
-        json_object_set_new(js, "filesz", cli_json_uint(s.filesz));
-        json_object_set_new(js, "offset", cli_json_uint(s.offset));
+        json_object_set_new(js, "vaddr", gc_json_hex(s.vaddr));
+        json_object_set_new(js, "memsz", gc_json_uint(s.memsz));
+        json_object_set_new(js, "filesz", gc_json_uint(s.filesz));
+        json_object_set_new(js, "offset", gc_json_uint(s.offset));
         json_object_set_new(js, "flags", flags_string(s.flags));
-        json_object_set_new(js, "align", cli_json_uint(s.align));
+        json_object_set_new(js, "align", gc_json_uint(s.align));
         json_array_append_new(list, js);
     }
-    json_object_set_new(o, "count", cli_json_uint(n));
-    json_object_set_new(o, "file_bytes", cli_json_uint(fi->load_bytes));
-    json_object_set_new(o, "memory_bytes", cli_json_uint(fi->load_memsz));
-    json_object_set_new(o, "not_dumped", cli_json_uint(unavailable));
-    json_object_set_new(o, "lowest", n ? cli_json_hex(lo) : json_null());
-    json_object_set_new(o, "highest", n ? cli_json_hex(hi) : json_null());
+    json_object_set_new(o, "count", gc_json_uint(n));
+    json_object_set_new(o, "file_bytes", gc_json_uint(fi->load_bytes));
+    json_object_set_new(o, "memory_bytes", gc_json_uint(fi->load_memsz));
+    json_object_set_new(o, "not_dumped", gc_json_uint(unavailable));
+    json_object_set_new(o, "lowest", n ? gc_json_hex(lo) : json_null());
+    json_object_set_new(o, "highest", n ? gc_json_hex(hi) : json_null());
     json_object_set_new(o, "list", list);
     return o;
 }
@@ -832,18 +802,18 @@ static void print_flag_list(FILE *out, const json_t *arr)
 static void render_file(FILE *out, const json_t *f)
 {
     char a[32], b[32];
-    const char *machine = jget_str(f, "machine");
+    const char *machine = gc_json_get_str(f, "machine");
 
-    fprintf(out, "Core:        %s\n", jget_str(f, "path"));
-    fprintf(out, "File:        %s ELF core, %s (e_machine %" PRIu64 "), %s", jget_str(f, "kind"),
-            machine ? machine : "unknown machine", jget_u64(f, "e_machine"),
+    fprintf(out, "Core:        %s\n", gc_json_get_str(f, "path"));
+    fprintf(out, "File:        %s ELF core, %s (e_machine %" PRIu64 "), %s", gc_json_get_str(f, "kind"),
+            machine ? machine : "unknown machine", gc_json_get_u64(f, "e_machine"),
             json_is_true(json_object_get(f, "compressed")) ? "zstd seekable" : "plain");
     if (json_is_true(json_object_get(f, "compressed")))
-        fprintf(out, " (%" PRIu64 " frames), %s, %s uncompressed\n", jget_u64(f, "frames"),
-                gc_format_size(jget_u64(f, "file_size"), a, sizeof(a)),
-                gc_format_size(jget_u64(f, "logical_size"), b, sizeof(b)));
+        fprintf(out, " (%" PRIu64 " frames), %s, %s uncompressed\n", gc_json_get_u64(f, "frames"),
+                gc_format_size(gc_json_get_u64(f, "file_size"), a, sizeof(a)),
+                gc_format_size(gc_json_get_u64(f, "logical_size"), b, sizeof(b)));
     else
-        fprintf(out, ", %s\n", gc_format_size(jget_u64(f, "file_size"), a, sizeof(a)));
+        fprintf(out, ", %s\n", gc_format_size(gc_json_get_u64(f, "file_size"), a, sizeof(a)));
 }
 
 static void render_capture(FILE *out, const json_t *c)
@@ -854,9 +824,9 @@ static void render_capture(FILE *out, const json_t *c)
 
     if (!json_is_object(c) || json_object_get(c, "error"))
         return;
-    fprintf(out, "Producer:    %s %s on %s (kernel %s)\n", jget_str(c, "producer"),
-            jget_str(c, "producer_version"), jget_str(c, "hostname"), jget_str(c, "kernel"));
-    fprintf(out, "Process:     pid %" PRIu64 ", %s\n", jget_u64(c, "pid"), jget_str(c, "exe"));
+    fprintf(out, "Producer:    %s %s on %s (kernel %s)\n", gc_json_get_str(c, "producer"),
+            gc_json_get_str(c, "producer_version"), gc_json_get_str(c, "hostname"), gc_json_get_str(c, "kernel"));
+    fprintf(out, "Process:     pid %" PRIu64 ", %s\n", gc_json_get_u64(c, "pid"), gc_json_get_str(c, "exe"));
     cmd = json_object_get(c, "cmdline");
     if (json_array_size(cmd)) {
         fprintf(out, "Command:    ");
@@ -864,23 +834,23 @@ static void render_capture(FILE *out, const json_t *c)
         fputc('\n', out);
     }
     fprintf(out, "Captured:    %s in %.3f s, trigger %s, tier %s\n",
-            jget_str(c, "time") ? jget_str(c, "time") : "?",
-            (double)jget_u64(c, "duration_ns") / 1e9,
-            jget_str(c, "trigger") ? jget_str(c, "trigger") : "?",
-            jget_str(c, "tier") ? jget_str(c, "tier") : "?");
+            gc_json_get_str(c, "time") ? gc_json_get_str(c, "time") : "?",
+            (double)gc_json_get_u64(c, "duration_ns") / 1e9,
+            gc_json_get_str(c, "trigger") ? gc_json_get_str(c, "trigger") : "?",
+            gc_json_get_str(c, "tier") ? gc_json_get_str(c, "tier") : "?");
     const json_t *e = json_object_get(c, "exception");
     if (json_is_object(e)) {
-        const char *name = jget_str(e, "name");
-        fprintf(out, "Exception:   %s on gpu_id %" PRIu64, name ? name : "?", jget_u64(e, "gpu_id"));
+        const char *name = gc_json_get_str(e, "name");
+        fprintf(out, "Exception:   %s on gpu_id %" PRIu64, name ? name : "?", gc_json_get_u64(e, "gpu_id"));
         if (json_is_integer(json_object_get(e, "queue_id")))
-            fprintf(out, ", queue %" PRIu64, jget_u64(e, "queue_id"));
-        if (jget_str(c, "fault_address"))
-            fprintf(out, ", fault address %s", jget_str(c, "fault_address"));
+            fprintf(out, ", queue %" PRIu64, gc_json_get_u64(e, "queue_id"));
+        if (gc_json_get_str(c, "fault_address"))
+            fprintf(out, ", fault address %s", gc_json_get_str(c, "fault_address"));
         fputc('\n', out);
     }
     if (json_is_integer(json_object_get(c, "error_thread")))
         fprintf(out, "Error thread: %" PRIu64 " (the host thread the runtime reported the GPU "
-                "error on)\n", jget_u64(c, "error_thread"));
+                "error on)\n", gc_json_get_u64(c, "error_thread"));
 }
 
 static void render_manifest_summary(FILE *out, const json_t *m, const json_t *file)
@@ -890,18 +860,18 @@ static void render_manifest_summary(FILE *out, const json_t *m, const json_t *fi
     /* The file itself cut short (a copy interrupted...), whatever the capture recorded. */
     if (json_is_true(json_object_get(file, "file_truncated")))
         fprintf(out, "File truncated: yes, cut short at %s; memory past the cut is missing\n",
-                gc_format_size(jget_u64(file, "file_size"), a, 32));
+                gc_format_size(gc_json_get_u64(file, "file_size"), a, 32));
     if (!json_is_object(m) || json_object_get(m, "error"))
         return;
     fprintf(out, "Memory:      %" PRIu64 " ranges captured (%s), %" PRIu64
                  " skipped (%s), %" PRIu64 " unreadable (%s)\n",
-            jget_u64(m, "captured_ranges"), gc_format_size(jget_u64(m, "captured_bytes"), a, 32),
-            jget_u64(m, "skipped_ranges"), gc_format_size(jget_u64(m, "skipped_bytes"), b, 32),
-            jget_u64(m, "unreadable_ranges"),
-            gc_format_size(jget_u64(m, "unreadable_bytes"), c, 32));
+            gc_json_get_u64(m, "captured_ranges"), gc_format_size(gc_json_get_u64(m, "captured_bytes"), a, 32),
+            gc_json_get_u64(m, "skipped_ranges"), gc_format_size(gc_json_get_u64(m, "skipped_bytes"), b, 32),
+            gc_json_get_u64(m, "unreadable_ranges"),
+            gc_format_size(gc_json_get_u64(m, "unreadable_bytes"), c, 32));
     fprintf(out, "Truncated:   %s\n",
             json_is_true(json_object_get(m, "truncated"))
-                    ? (jget_str(m, "truncation_reason") ? jget_str(m, "truncation_reason") : "yes")
+                    ? (gc_json_get_str(m, "truncation_reason") ? gc_json_get_str(m, "truncation_reason") : "yes")
                     : "no");
 }
 
@@ -917,66 +887,66 @@ static void render_amdgpu(FILE *out, const json_t *g)
         return;
     }
     fprintf(out, "AMDGPU state (NT_AMDGPU_KFD_CORE_STATE, %" PRIu64 " bytes)\n",
-            jget_u64(g, "size"));
+            gc_json_get_u64(g, "size"));
     if (json_object_get(g, "error")) {
         fprintf(out, "  cannot decode: %s\n",
-                jget_str(json_object_get(g, "error"), "message"));
+                gc_json_get_str(json_object_get(g, "error"), "message"));
         return;
     }
     rt = json_object_get(g, "runtime");
     fprintf(out, "  KFD %" PRIu64 ".%" PRIu64 ", runtime %s, r_debug %s, ttmp setup %s\n",
-            jget_u64(g, "kfd_major"), jget_u64(g, "kfd_minor"),
-            jget_str(rt, "runtime_state_name") ? jget_str(rt, "runtime_state_name") : "?",
-            jget_str(rt, "r_debug"), jget_u64(rt, "ttmp_setup") ? "yes" : "no");
+            gc_json_get_u64(g, "kfd_major"), gc_json_get_u64(g, "kfd_minor"),
+            gc_json_get_str(rt, "runtime_state_name") ? gc_json_get_str(rt, "runtime_state_name") : "?",
+            gc_json_get_str(rt, "r_debug"), gc_json_get_u64(rt, "ttmp_setup") ? "yes" : "no");
     check = json_object_get(g, "amd_reader_check");
     if (json_is_true(json_object_get(check, "ok")))
         fprintf(out, "  AMD reader rules: satisfied\n");
     else
         fprintf(out, "  AMD reader rules: VIOLATED: %s\n",
-                jget_str(json_object_get(check, "error"), "message"));
+                gc_json_get_str(json_object_get(check, "error"), "message"));
 
     arr = json_object_get(g, "agents");
     json_array_foreach(arr, i, a)
     {
-        const char *target = jget_str(a, "target");
+        const char *target = gc_json_get_str(a, "target");
 
         fprintf(out,
                 "  agent %zu: %s, gpu_id %" PRIu64 ", PCI %04" PRIx64 ":%04" PRIx64
                 " rev %" PRIx64 ", location %s, fw %" PRIu64 "\n",
-                i, target ? target : "unknown target", jget_u64(a, "gpu_id"),
-                jget_u64(a, "vendor_id"), jget_u64(a, "device_id"), jget_u64(a, "revision_id"),
-                jget_str(a, "location_id"), jget_u64(a, "fw_version"));
+                i, target ? target : "unknown target", gc_json_get_u64(a, "gpu_id"),
+                gc_json_get_u64(a, "vendor_id"), gc_json_get_u64(a, "device_id"), gc_json_get_u64(a, "revision_id"),
+                gc_json_get_str(a, "location_id"), gc_json_get_u64(a, "fw_version"));
         fprintf(out,
                 "    %" PRIu64 " SIMDs x %" PRIu64 " waves, %" PRIu64 " arrays (%" PRIu64
                 " per engine), %" PRIu64 " XCC, %" PRIu64 " watchpoints, debuggable %s\n",
-                jget_u64(a, "simd_count"), jget_u64(a, "max_waves_per_simd"),
-                jget_u64(a, "array_count"), jget_u64(a, "simd_arrays_per_engine"),
-                jget_u64(a, "num_xcc"), jget_u64(a, "watchpoints"),
+                gc_json_get_u64(a, "simd_count"), gc_json_get_u64(a, "max_waves_per_simd"),
+                gc_json_get_u64(a, "array_count"), gc_json_get_u64(a, "simd_arrays_per_engine"),
+                gc_json_get_u64(a, "num_xcc"), gc_json_get_u64(a, "watchpoints"),
                 json_is_true(json_object_get(a, "debuggable")) ? "yes" : "no");
-        fprintf(out, "    capability %s ", jget_str(a, "capability"));
+        fprintf(out, "    capability %s ", gc_json_get_str(a, "capability"));
         print_flag_list(out, json_object_get(a, "capability_flags"));
-        fprintf(out, ", debug_prop %s ", jget_str(a, "debug_prop"));
+        fprintf(out, ", debug_prop %s ", gc_json_get_str(a, "debug_prop"));
         print_flag_list(out, json_object_get(a, "debug_prop_flags"));
         fputc('\n', out);
-        fprintf(out, "    apertures: LDS %s-%s, scratch %s-%s\n", jget_str(a, "lds_base"),
-                jget_str(a, "lds_limit"), jget_str(a, "scratch_base"),
-                jget_str(a, "scratch_limit"));
+        fprintf(out, "    apertures: LDS %s-%s, scratch %s-%s\n", gc_json_get_str(a, "lds_base"),
+                gc_json_get_str(a, "lds_limit"), gc_json_get_str(a, "scratch_base"),
+                gc_json_get_str(a, "scratch_limit"));
     }
     arr = json_object_get(g, "queues");
     json_array_foreach(arr, i, a)
     {
-        const char *tn = jget_str(a, "type_name");
+        const char *tn = gc_json_get_str(a, "type_name");
 
         fprintf(out,
                 "  queue %zu: id %" PRIu64 " on gpu_id %" PRIu64 ", %s, ring %s (%" PRIu64
                 " bytes), exceptions %s\n",
-                i, jget_u64(a, "os_queue_id"), jget_u64(a, "gpu_id"), tn ? tn : "unknown type",
-                jget_str(a, "ring_base_address"), jget_u64(a, "ring_size"),
-                jget_str(a, "exception_status"));
+                i, gc_json_get_u64(a, "os_queue_id"), gc_json_get_u64(a, "gpu_id"), tn ? tn : "unknown type",
+                gc_json_get_str(a, "ring_base_address"), gc_json_get_u64(a, "ring_size"),
+                gc_json_get_str(a, "exception_status"));
         fprintf(out, "    read ptr %s, write ptr %s, save area %s (%" PRIu64 " bytes per XCC)\n",
-                jget_str(a, "read_pointer_address"), jget_str(a, "write_pointer_address"),
-                jget_str(a, "ctx_save_restore_address"),
-                jget_u64(a, "ctx_save_restore_area_size"));
+                gc_json_get_str(a, "read_pointer_address"), gc_json_get_str(a, "write_pointer_address"),
+                gc_json_get_str(a, "ctx_save_restore_address"),
+                gc_json_get_u64(a, "ctx_save_restore_area_size"));
     }
 }
 
@@ -988,10 +958,10 @@ static void render_notes(FILE *out, const json_t *notes)
     fprintf(out, "\nNotes (%zu):\n", json_array_size(notes));
     json_array_foreach(notes, i, n)
     {
-        const char *name = jget_str(n, "name");
+        const char *name = gc_json_get_str(n, "name");
 
-        fprintf(out, "  %-8s %#10" PRIx64 "  %-26s %10" PRIu64 " bytes\n", jget_str(n, "owner"),
-                jget_u64(n, "type"), name ? name : "(unknown type)", jget_u64(n, "size"));
+        fprintf(out, "  %-8s %#10" PRIx64 "  %-26s %10" PRIu64 " bytes\n", gc_json_get_str(n, "owner"),
+                gc_json_get_u64(n, "type"), name ? name : "(unknown type)", gc_json_get_u64(n, "size"));
     }
 }
 
@@ -1005,9 +975,9 @@ static void render_code_objects(FILE *out, const json_t *c)
         return;
     fprintf(out, "\nCode objects (%zu):\n", json_array_size(c));
     json_array_foreach(c, i, o) fprintf(out, "  %s  %s, embedded: %s\n  %s\n",
-                                        jget_str(o, "load_address"),
-                                        gc_format_size(jget_u64(o, "size"), a, sizeof(a)),
-                                        jget_str(o, "embedded"), jget_str(o, "uri"));
+                                        gc_json_get_str(o, "load_address"),
+                                        gc_format_size(gc_json_get_u64(o, "size"), a, sizeof(a)),
+                                        gc_json_get_str(o, "embedded"), gc_json_get_str(o, "uri"));
 }
 
 static void render_allocations(FILE *out, const json_t *c)
@@ -1023,9 +993,9 @@ static void render_allocations(FILE *out, const json_t *c)
     {
         const json_t *kind = json_object_get(o, "kind");
 
-        fprintf(out, "  %18s  %10s  %-8s %s\n", jget_str(o, "base"),
-                gc_format_size(jget_u64(o, "size"), a, sizeof(a)),
-                json_is_string(kind) ? json_string_value(kind) : "?", jget_str(o, "label"));
+        fprintf(out, "  %18s  %10s  %-8s %s\n", gc_json_get_str(o, "base"),
+                gc_format_size(gc_json_get_u64(o, "size"), a, sizeof(a)),
+                json_is_string(kind) ? json_string_value(kind) : "?", gc_json_get_str(o, "label"));
     }
 }
 
@@ -1035,22 +1005,22 @@ static void render_segments(FILE *out, const json_t *s, int list_all)
     size_t i;
     json_t *seg;
 
-    fprintf(out, "\nSegments: %" PRIu64 " PT_LOAD, %s in file, %s of memory", jget_u64(s, "count"),
-            gc_format_size(jget_u64(s, "file_bytes"), a, sizeof(a)),
-            gc_format_size(jget_u64(s, "memory_bytes"), b, sizeof(b)));
-    if (jget_u64(s, "count"))
-        fprintf(out, ", %s-%s", jget_str(s, "lowest"), jget_str(s, "highest"));
+    fprintf(out, "\nSegments: %" PRIu64 " PT_LOAD, %s in file, %s of memory", gc_json_get_u64(s, "count"),
+            gc_format_size(gc_json_get_u64(s, "file_bytes"), a, sizeof(a)),
+            gc_format_size(gc_json_get_u64(s, "memory_bytes"), b, sizeof(b)));
+    if (gc_json_get_u64(s, "count"))
+        fprintf(out, ", %s-%s", gc_json_get_str(s, "lowest"), gc_json_get_str(s, "highest"));
     fputc('\n', out);
-    if (jget_u64(s, "not_dumped"))
+    if (gc_json_get_u64(s, "not_dumped"))
         fprintf(out, "  %" PRIu64 " segments have no data in the file (not dumped)\n",
-                jget_u64(s, "not_dumped"));
+                gc_json_get_u64(s, "not_dumped"));
     if (!list_all)
         return;
     fprintf(out, "  %-18s %12s %12s %5s %12s\n", "vaddr", "memsz", "filesz", "flags", "offset");
     json_array_foreach(json_object_get(s, "list"), i, seg)
         fprintf(out, "  %-18s %12" PRIu64 " %12" PRIu64 " %5s %12" PRIu64 "\n",
-                jget_str(seg, "vaddr"), jget_u64(seg, "memsz"), jget_u64(seg, "filesz"),
-                jget_str(seg, "flags"), jget_u64(seg, "offset"));
+                gc_json_get_str(seg, "vaddr"), gc_json_get_u64(seg, "memsz"), gc_json_get_u64(seg, "filesz"),
+                gc_json_get_str(seg, "flags"), gc_json_get_u64(seg, "offset"));
 }
 
 static void render_problems(FILE *out, const json_t *file, const json_t *problems)
