@@ -184,6 +184,15 @@ json_t *gc_triage_disasm(const struct gc_triage *t, const struct gc_triage_reque
                          struct gc_triage_error *reterr);
 
 /*
+ * The document of a view that could not be built because of the core (a failed
+ * gc_triage_open(), or a builder's failure with blame CORE), for a caller that promised a
+ * document (--json): {"schema", "command" (@p command: "report", "waves", ...), "core"
+ * [, "host_core"], "file_truncated", "error" (@p message, one sentence)}. @p t needs its paths
+ * and cores, not an image. A new document, or NULL if out of memory.
+ */
+json_t *gc_triage_error_doc(const struct gc_triage *t, const char *command, const char *message);
+
+/*
  * req->size bytes at req->address of address space req->space, as wave req->wave sees it (the
  * spaces of a wave default to the first faulting wave), as hex. Besides the failures above:
  *   GPUCORE_E_INVAL  USAGE  req->space names no address space                         64
@@ -191,9 +200,11 @@ json_t *gc_triage_disasm(const struct gc_triage *t, const struct gc_triage_reque
  *   any status of gc_image_read() (image.h)   CORE   the read failed: the exit code of the
  *                                status (GPUCORE_E_UNAVAILABLE, _LIMIT, _CORRUPT 65; _INVAL,
  *                                _NOMEM 70; _IO 74)
- * A partial read (GPUCORE_E_UNAVAILABLE or GPUCORE_E_LIMIT after some bytes) returns the
- * document of the bytes read *and* fills *reterr: the program prints both and exits with the
- * error's code.
+ * A failed read returns the document of the bytes read *and* fills *reterr: "bytes_read" is
+ * what could be read (0 when nothing could; after some bytes only for GPUCORE_E_UNAVAILABLE
+ * and GPUCORE_E_LIMIT, the core's missing bytes), "data" their hex, "error" the diag's
+ * message (null after a whole read). The program prints both and exits with the error's
+ * code.
  */
 json_t *gc_triage_mem(const struct gc_triage *t, const struct gc_triage_request *req,
                       struct gc_triage_error *reterr);

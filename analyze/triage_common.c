@@ -159,6 +159,15 @@ gpucore_status_t gc_tr_check_wave(const struct gc_triage *t, const struct gc_tri
 /* Building and reading JSON                                                                  */
 /* ---------------------------------------------------------------------------------------- */
 
+json_t *gc_triage_error_doc(const struct gc_triage *t, const char *command, const char *message)
+{
+    json_t *doc = gc_tr_doc_new(t, command);
+
+    if (doc)
+        json_object_set_new(doc, "error", json_string(message));
+    return doc;
+}
+
 json_t *gc_tr_doc_new(const struct gc_triage *t, const char *command)
 {
     json_t *doc = json_object();

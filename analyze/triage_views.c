@@ -304,7 +304,6 @@ json_t *gc_triage_mem(const struct gc_triage *t, const struct gc_triage_request 
     gpucore_diag_t d = { 0 };
     gpucore_status_t st;
     json_t *doc;
-    char *hex;
 
     if (gc_tr_check_wave(t, req, reterr) != GPUCORE_OK)
         return NULL;
@@ -329,30 +328,21 @@ json_t *gc_triage_mem(const struct gc_triage *t, const struct gc_triage_request 
                               "--space %s needs --wave N (no wave faulted)", req->space);
     }
     buf = malloc((size_t)req->size);
-    hex = malloc((size_t)req->size * 2 + 1);
-    if (!buf || !hex) {
-        free(buf);
-        free(hex);
+    if (!buf)
         return gc_tr_out_of_memory(reterr);
-    }
     st = gc_image_read(t->img, wave, space_names[si].space, (uint32_t)req->lane, req->address, buf,
                        req->size, &done, &d);
     if (st == GPUCORE_OK)
         done = req->size;
     else if (done > req->size)
         done = 0;
-    if (st != GPUCORE_OK && (done == 0 || (st != GPUCORE_E_UNAVAILABLE && st != GPUCORE_E_LIMIT))) {
-        free(buf);
-        free(hex);
-        return gc_tr_fail_diag(reterr, &d);
-    }
-    for (uint64_t i = 0; i < done; i++)
-        snprintf(hex + 2 * i, 3, "%02x", buf[i]);
-    hex[2 * done] = '\0';
-    free(buf);
+    /* Nothing read, or a failure that is not the core's missing bytes, is the error alone;
+       --json still gets its document (bytes_read 0, "error" the sentence). */
+    if (st != GPUCORE_OK && (st != GPUCORE_E_UNAVAILABLE && st != GPUCORE_E_LIMIT))
+        done = 0;
     doc = gc_tr_doc_new(t, "mem");
     if (!doc) {
-        free(hex);
+        free(buf);
         return gc_tr_out_of_memory(reterr);
     }
     json_object_set_new(doc, "space", json_string(space_names[si].name));
@@ -364,10 +354,10 @@ json_t *gc_triage_mem(const struct gc_triage *t, const struct gc_triage_request 
     json_object_set_new(doc, "address", gc_json_hex(req->address));
     json_object_set_new(doc, "size", gc_json_uint(req->size));
     json_object_set_new(doc, "bytes_read", gc_json_uint(done));
-    json_object_set_new(doc, "data", json_string(hex));
+    json_object_set_new(doc, "data", gc_json_hex_bytes(buf, (size_t)done));
     json_object_set_new(doc, "error", st == GPUCORE_OK ? json_null() : json_string(d.message));
-    free(hex);
+    free(buf);
     if (st != GPUCORE_OK)
-        gc_tr_fail_diag(reterr, &d); /* a partial read: the bytes read, and why no more */
+        gc_tr_fail_diag(reterr, &d); /* the bytes read (maybe none), and why no more */
     return doc;
 }

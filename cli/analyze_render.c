@@ -492,6 +492,8 @@ void analyze_render_mem(FILE *out, const json_t *doc)
     const char *hex = gc_json_get_str(doc, "data");
     uint64_t n = gc_json_get_u64(doc, "bytes_read"), addr = gc_json_get_u64(doc, "address");
 
+    if (n == 0 && json_is_string(json_object_get(doc, "error")))
+        return; /* nothing read: the error, on stderr, is all there is to say */
     if (json_is_integer(json_object_get(doc, "wave")))
         fprintf(out, "%s memory of wave %" PRIu64 ", %" PRIu64 " bytes at %s:\n",
                 gc_json_get_str(doc, "space"), gc_json_get_u64(doc, "wave"), n,

@@ -7,3 +7,12 @@ gpucore_unit_test(test_info_model SOURCES unit/test_info_model.c unit/test_core_
 add_dependencies(test_info_model gpucore-mkexample)
 set_property(TEST test_info_model APPEND PROPERTY ENVIRONMENT
   "GPUCORE_MKEXAMPLE=$<TARGET_FILE:gpucore-mkexample>")
+
+foreach(kase analyze-json-errors info-host-core report-dispatch-members)
+  add_test(NAME model-json-${kase}
+           COMMAND ${PROJECT_SOURCE_DIR}/tests/analyze/model_json_e2e.sh
+                   ${CMAKE_CURRENT_BINARY_DIR}/model-json/${kase} $<TARGET_FILE:gpucore-cli>
+                   $<TARGET_FILE:gpucore-mkexample> ${PROJECT_SOURCE_DIR}/tests/tools/mk_host_core.py
+                   ${kase})
+  set_tests_properties(model-json-${kase} PROPERTIES LABELS "analyze;cli")
+endforeach()
