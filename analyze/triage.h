@@ -45,6 +45,7 @@
 #include <gpucore/status.h>
 
 #include "gc_json.h"
+#include "triage_keys.h" /* the members read back: GC_TK_* */
 
 #define GC_TRIAGE_SCHEMA "gpucore.analyze/1"
 

@@ -165,14 +165,14 @@ static json_t *agent_json(const struct gc_image_agent *a)
     else if (gpucore_gfx_target_name(a->entry->gfx_target_version, target, sizeof(target)) !=
              GPUCORE_OK)
         target[0] = '\0';
-    json_object_set_new(o, "index", gc_json_uint(a->index));
-    json_object_set_new(o, "target", gc_json_str_or_null(target));
+    json_object_set_new(o, GC_TK_INDEX, gc_json_uint(a->index));
+    json_object_set_new(o, GC_TK_TARGET, gc_json_str_or_null(target));
     /* The image names an agent by its target when it knows no marketing name. */
-    json_object_set_new(o, "name",
+    json_object_set_new(o, GC_TK_NAME,
                         strcmp(a->name, target) ? gc_json_str_or_null(a->name) : json_null());
-    json_object_set_new(o, "gpu_id", gc_json_uint(a->entry->gpu_id));
-    json_object_set_new(o, "debuggable", json_boolean(a->supports_debugging));
-    json_object_set_new(o, "exceptions", gc_tr_exceptions_json(a->entry->exception_status));
+    json_object_set_new(o, GC_TK_GPU_ID, gc_json_uint(a->entry->gpu_id));
+    json_object_set_new(o, GC_TK_DEBUGGABLE, json_boolean(a->supports_debugging));
+    json_object_set_new(o, GC_TK_EXCEPTIONS, gc_tr_exceptions_json(a->entry->exception_status));
     return o;
 }
 
@@ -194,19 +194,19 @@ static json_t *dispatch_json(const struct gc_triage *t, const struct gc_image_di
         if (w && w->dispatch == dp->index)
             nwaves++;
     }
-    json_object_set_new(o, "index", gc_json_uint(dp->index));
-    json_object_set_new(o, "queue", gc_json_uint(dp->queue));
-    json_object_set_new(o, "packet_id", gc_json_uint(dp->packet_id));
-    json_object_set_new(o, "kernel", gc_json_str_or_null(dp->kernel_name));
-    json_object_set_new(o, "grid", grid);
-    json_object_set_new(o, "workgroup", wg);
+    json_object_set_new(o, GC_TK_INDEX, gc_json_uint(dp->index));
+    json_object_set_new(o, GC_TK_QUEUE, gc_json_uint(dp->queue));
+    json_object_set_new(o, GC_TK_PACKET_ID, gc_json_uint(dp->packet_id));
+    json_object_set_new(o, GC_TK_KERNEL, gc_json_str_or_null(dp->kernel_name));
+    json_object_set_new(o, GC_TK_GRID, grid);
+    json_object_set_new(o, GC_TK_WORKGROUP, wg);
     json_object_set_new(o, "private_segment_size", gc_json_uint(dp->private_segment_size));
     json_object_set_new(o, "group_segment_size", gc_json_uint(dp->group_segment_size));
     json_object_set_new(o, "kernel_object", gc_json_hex(dp->kernel_object));
     json_object_set_new(o, "kernarg_address", gc_json_hex(dp->kernarg_address));
     json_object_set_new(o, "kernel_entry",
                         dp->kernel_entry ? gc_json_hex(dp->kernel_entry) : json_null());
-    json_object_set_new(o, "waves", gc_json_uint(nwaves));
+    json_object_set_new(o, GC_TK_WAVES, gc_json_uint(nwaves));
     gc_tr_args_json(args, dp, o);
     return o;
 }
@@ -326,27 +326,27 @@ static json_t *group_json(const struct gc_triage *t, const struct group *g, int 
 
     for (uint32_t i = 0; i < g->count; i++)
         json_array_append_new(waves, gc_json_uint(g->waves[i]));
-    json_object_set_new(o, "agent", q ? gc_json_uint(q->agent) : json_null());
-    json_object_set_new(o, "queue", gc_json_uint(g->queue));
-    json_object_set_new(o, "dispatch", gc_json_index(g->dispatch));
-    json_object_set_new(o, "kernel", gc_json_str_or_null(gc_tr_kernel_of(t, g->dispatch)));
-    json_object_set_new(o, "count", gc_json_uint(g->count));
-    json_object_set_new(o, "faulting", json_boolean(gc_tr_is_fault(g->reasons)));
-    json_object_set_new(o, "stopped", json_boolean(g->stopped));
-    json_object_set_new(o, "stop_reasons", gc_tr_stop_reasons_json(g->reasons));
-    json_object_set_new(o, "pc", gc_json_hex(g->pc));
-    json_object_set_new(o, "symbol", has_sym ? json_string(sym) : json_null());
+    json_object_set_new(o, GC_TK_AGENT, q ? gc_json_uint(q->agent) : json_null());
+    json_object_set_new(o, GC_TK_QUEUE, gc_json_uint(g->queue));
+    json_object_set_new(o, GC_TK_DISPATCH, gc_json_index(g->dispatch));
+    json_object_set_new(o, GC_TK_KERNEL, gc_json_str_or_null(gc_tr_kernel_of(t, g->dispatch)));
+    json_object_set_new(o, GC_TK_COUNT, gc_json_uint(g->count));
+    json_object_set_new(o, GC_TK_FAULTING, json_boolean(gc_tr_is_fault(g->reasons)));
+    json_object_set_new(o, GC_TK_STOPPED, json_boolean(g->stopped));
+    json_object_set_new(o, GC_TK_STOP_REASONS, gc_tr_stop_reasons_json(g->reasons));
+    json_object_set_new(o, GC_TK_PC, gc_json_hex(g->pc));
+    json_object_set_new(o, GC_TK_SYMBOL, has_sym ? json_string(sym) : json_null());
     json_object_set_new(o, "offset", has_sym ? gc_json_hex(off) : json_null());
-    json_object_set_new(o, "instruction", rc == 0 ? json_string(text) : json_null());
-    json_object_set_new(o, "instruction_error", rc == 0 ? json_null() : json_string(text));
+    json_object_set_new(o, GC_TK_INSTRUCTION, rc == 0 ? json_string(text) : json_null());
+    json_object_set_new(o, GC_TK_INSTRUCTION_ERROR, rc == 0 ? json_null() : json_string(text));
     gc_tr_source_json(t, g->pc, o);
-    json_object_set_new(o, "waves", waves);
+    json_object_set_new(o, GC_TK_WAVES, waves);
     /* A memory violation's PC may be past the instruction that faulted (precise memory off). */
-    json_object_set_new(o, "memory_candidates",
-                        (g->reasons & GC_STOP_MEMORY_VIOLATION) && !precise_memory
-                                ? gc_tr_memory_candidates_json(t, gc_tr_queue_arch(t, g->queue),
-                                                               g->pc)
-                                : json_null());
+    json_object_set_new(
+            o, GC_TK_MEMORY_CANDIDATES,
+            (g->reasons & GC_STOP_MEMORY_VIOLATION) && !precise_memory
+                    ? gc_tr_memory_candidates_json(t, gc_tr_queue_arch(t, g->queue), g->pc)
+                    : json_null());
     return o;
 }
 
@@ -425,10 +425,10 @@ static json_t *capture_json(const struct gc_triage *t)
         return json_null();
     o = json_object();
     json_object_set_new(o, "producer", gc_json_str_or_null(m->producer.ptr));
-    json_object_set_new(o, "pid", gc_json_uint(m->pid));
-    json_object_set_new(o, "exe", gc_json_str_or_null(m->exe.ptr));
-    json_object_set_new(o, "trigger", gc_json_str_or_null(gpucore_trigger_name(m->trigger)));
-    json_object_set_new(o, "tier", gc_json_str_or_null(gpucore_tier_name(m->tier)));
+    json_object_set_new(o, GC_TK_PID, gc_json_uint(m->pid));
+    json_object_set_new(o, GC_TK_EXE, gc_json_str_or_null(m->exe.ptr));
+    json_object_set_new(o, GC_TK_TRIGGER, gc_json_str_or_null(gpucore_trigger_name(m->trigger)));
+    json_object_set_new(o, GC_TK_TIER, gc_json_str_or_null(gpucore_tier_name(m->tier)));
     gpucore_capture_meta_free(m);
     return o;
 }
@@ -437,30 +437,30 @@ static json_t *capture_json(const struct gc_triage *t)
 static void headline(const struct gc_triage *t, const json_t *g, json_t *summary)
 {
     const struct gc_image_queue *q =
-            gc_image_queue(t->img, (uint32_t)gc_json_get_u64(g, "queue"));
+            gc_image_queue(t->img, (uint32_t)gc_json_get_u64(g, GC_TK_QUEUE));
     const struct gc_arch *arch = q ? gc_tr_queue_arch(t, q->index) : NULL;
-    uint64_t count = gc_json_get_u64(g, "count");
-    const char *kernel = gc_json_get_str(g, "kernel");
-    const char *sym = gc_json_get_str(g, "symbol");
-    const char *insn = gc_json_get_str(g, "instruction");
+    uint64_t count = gc_json_get_u64(g, GC_TK_COUNT);
+    const char *kernel = gc_json_get_str(g, GC_TK_KERNEL);
+    const char *sym = gc_json_get_str(g, GC_TK_SYMBOL);
+    const char *insn = gc_json_get_str(g, GC_TK_INSTRUCTION);
     char reasons[256], where[64], at[GC_IMAGE_NAME_MAX + 48];
-    uint32_t mask = gc_tr_stop_mask(json_object_get(g, "stop_reasons"));
+    uint32_t mask = gc_tr_stop_mask(json_object_get(g, GC_TK_STOP_REASONS));
 
     gc_tr_stop_phrase(mask, reasons, sizeof(reasons));
-    if (json_is_integer(json_object_get(g, "dispatch")))
+    if (json_is_integer(json_object_get(g, GC_TK_DISPATCH)))
         snprintf(where, sizeof(where), "dispatch %" PRIu64 ", queue %" PRIu64 ", %s",
-                 gc_json_get_u64(g, "dispatch"), gc_json_get_u64(g, "queue"),
+                 gc_json_get_u64(g, GC_TK_DISPATCH), gc_json_get_u64(g, GC_TK_QUEUE),
                  arch ? arch->name : "unknown GPU");
     else
         snprintf(where, sizeof(where), "no dispatch, queue %" PRIu64 ", %s",
-                 gc_json_get_u64(g, "queue"), arch ? arch->name : "unknown GPU");
+                 gc_json_get_u64(g, GC_TK_QUEUE), arch ? arch->name : "unknown GPU");
     if (sym)
         snprintf(at, sizeof(at), "%s", sym);
     else
-        snprintf(at, sizeof(at), "%s", gc_json_get_str_or(g, "pc", "?"));
+        snprintf(at, sizeof(at), "%s", gc_json_get_str_or(g, GC_TK_PC, "?"));
     gc_json_appendf(summary, "%" PRIu64 " wave%s of %s (%s) stopped by %s at %s: %s", count,
-                  count == 1 ? "" : "s", kernel ? kernel : "an unknown kernel", where, reasons, at,
-                  insn ? insn : gc_json_get_str_or(g, "instruction_error", "?"));
+                    count == 1 ? "" : "s", kernel ? kernel : "an unknown kernel", where, reasons,
+                    at, insn ? insn : gc_json_get_str_or(g, GC_TK_INSTRUCTION_ERROR, "?"));
 }
 
 /* The queues of each agent, in queue order: order[first[a] .. first[a + 1]) (a counting sort,
@@ -511,19 +511,19 @@ static const json_t *faulting_dispatch(const struct gc_triage *t, const json_t *
     uint64_t queue, dispatch;
     size_t i, j;
 
-    if (!g || !json_is_integer(json_object_get(g, "dispatch")))
+    if (!g || !json_is_integer(json_object_get(g, GC_TK_DISPATCH)))
         return NULL;
-    queue = gc_json_get_u64(g, "queue");
-    dispatch = gc_json_get_u64(g, "dispatch");
+    queue = gc_json_get_u64(g, GC_TK_QUEUE);
+    dispatch = gc_json_get_u64(g, GC_TK_DISPATCH);
     iq = gc_image_queue(t->img, (uint32_t)queue);
     if (!iq || dispatch < iq->first_dispatch)
         return NULL;
     json_array_foreach(agents, i, a)
     {
-        json_array_foreach(json_object_get(a, "queues"), j, q)
+        json_array_foreach(json_object_get(a, GC_TK_QUEUES), j, q)
         {
-            if (gc_json_get_u64(q, "index") == queue)
-                return json_array_get(json_object_get(q, "dispatches"),
+            if (gc_json_get_u64(q, GC_TK_INDEX) == queue)
+                return json_array_get(json_object_get(q, GC_TK_DISPATCHES),
                                       (size_t)(dispatch - iq->first_dispatch));
         }
     }
@@ -551,7 +551,7 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
 
     if (!doc || !args || by_agent_index(t->img, &by_agent) != 0)
         goto nomem;
-    json_object_set_new(doc, "capture", capture_json(t));
+    json_object_set_new(doc, GC_TK_CAPTURE, capture_json(t));
 
     for (uint32_t a = 0; a < gc_image_agent_count(t->img); a++) {
         const struct gc_image_agent *ag = gc_image_agent(t->img, a);
@@ -572,13 +572,13 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
                 continue;
             tn = gpucore_queue_type_name(q->entry->queue_type);
             jq = json_object();
-            json_object_set_new(jq, "index", gc_json_uint(q->index));
-            json_object_set_new(jq, "queue_id", gc_json_uint(q->entry->queue_id & 0x3fffffffu));
-            json_object_set_new(jq, "type", gc_json_str_or_null(tn));
-            json_object_set_new(jq, "exceptions",
+            json_object_set_new(jq, GC_TK_INDEX, gc_json_uint(q->index));
+            json_object_set_new(jq, GC_TK_QUEUE_ID, gc_json_uint(q->entry->queue_id & 0x3fffffffu));
+            json_object_set_new(jq, GC_TK_TYPE, gc_json_str_or_null(tn));
+            json_object_set_new(jq, GC_TK_EXCEPTIONS,
                                 gc_tr_exceptions_json(q->entry->exception_status));
-            json_object_set_new(jq, "problem", gc_json_str_or_null(q->problem));
-            json_object_set_new(jq, "waves", gc_json_uint(q->nwaves));
+            json_object_set_new(jq, GC_TK_PROBLEM, gc_json_str_or_null(q->problem));
+            json_object_set_new(jq, GC_TK_WAVES, gc_json_uint(q->nwaves));
             /* Waves the control stacks list, and why those not saved are not in the core. */
             json_object_set_new(jq, "waves_running",
                                 q->running_known ? gc_json_uint(q->running_waves) : json_null());
@@ -593,8 +593,8 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
                                             : json_null());
                 waves_not_saved(q->running_waves, q->running_known, q->nwaves, q->lost_reason, 0,
                                 lost_text, sizeof(lost_text));
-                json_object_set_new(m, "text", json_string(lost_text));
-                json_object_set_new(jq, "save_area_missing", m);
+                json_object_set_new(m, GC_TK_TEXT, json_string(lost_text));
+                json_object_set_new(jq, GC_TK_SAVE_AREA_MISSING, m);
                 if (lost.queues && lost.reason != q->lost_reason)
                     lost.several = 1;
                 lost.reason = q->lost_reason;
@@ -603,14 +603,14 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
                 lost.saved += q->nwaves;
                 lost.known &= q->running_known;
             } else {
-                json_object_set_new(jq, "save_area_missing", json_null());
+                json_object_set_new(jq, GC_TK_SAVE_AREA_MISSING, json_null());
             }
             if (q->entry->exception_status) {
                 json_t *e = json_object();
 
-                json_object_set_new(e, "agent", gc_json_uint(a));
-                json_object_set_new(e, "queue", gc_json_uint(q->index));
-                json_object_set_new(e, "exceptions",
+                json_object_set_new(e, GC_TK_AGENT, gc_json_uint(a));
+                json_object_set_new(e, GC_TK_QUEUE, gc_json_uint(q->index));
+                json_object_set_new(e, GC_TK_EXCEPTIONS,
                                     gc_tr_exceptions_json(q->entry->exception_status));
                 json_array_append_new(exc, e);
             }
@@ -622,7 +622,7 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
                 if (dp)
                     json_array_append_new(disp, dispatch_json(t, dp, args));
             }
-            json_object_set_new(jq, "dispatches", disp);
+            json_object_set_new(jq, GC_TK_DISPATCHES, disp);
             groups = json_array();
             if (group_queue(t, q, &g, &ng) != 0) {
                 json_decref(jq);
@@ -642,10 +642,10 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
                 json_array_append_new(groups, jg);
             }
             groups_free(g, ng);
-            json_object_set_new(jq, "groups", groups);
+            json_object_set_new(jq, GC_TK_GROUPS, groups);
             json_array_append_new(queues, jq);
         }
-        json_object_set_new(ja, "queues", queues);
+        json_object_set_new(ja, GC_TK_QUEUES, queues);
         json_array_append_new(agents, ja);
     }
 
@@ -663,8 +663,8 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
         /* stable insertion sort by count, descending (few groups) */
         for (size_t a = 1; a < json_array_size(faults); a++)
             for (size_t b = a;
-                 b > 0 && gc_json_get_u64(json_array_get(faults, b - 1), "count") <
-                                  gc_json_get_u64(json_array_get(faults, b), "count");
+                 b > 0 && gc_json_get_u64(json_array_get(faults, b - 1), GC_TK_COUNT) <
+                                  gc_json_get_u64(json_array_get(faults, b), GC_TK_COUNT);
                  b--) {
                 json_t *x = json_incref(json_array_get(faults, b - 1));
 
@@ -714,9 +714,9 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
             size_t k;
             json_t *q;
 
-            json_array_foreach(json_object_get(v, "queues"), k, q)
+            json_array_foreach(json_object_get(v, GC_TK_QUEUES), k, q)
             {
-                const json_t *g = json_array_get(json_object_get(q, "groups"), 0);
+                const json_t *g = json_array_get(json_object_get(q, GC_TK_GROUPS), 0);
 
                 if (!g)
                     continue;
@@ -724,12 +724,12 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
                         summary,
                         "Queue %" PRIu64 ": %" PRIu64 " of its %" PRIu64
                         " waves (%s) are at %s: %s",
-                        gc_json_get_u64(q, "index"), gc_json_get_u64(g, "count"),
-                        gc_json_get_u64(q, "waves"),
-                        gc_json_get_str_or(g, "kernel", "unknown kernel"),
-                        gc_json_get_str_or(g, "symbol", gc_json_get_str_or(g, "pc", "?")),
-                        gc_json_get_str_or(g, "instruction",
-                                             gc_json_get_str_or(g, "instruction_error", "?")));
+                        gc_json_get_u64(q, GC_TK_INDEX), gc_json_get_u64(g, GC_TK_COUNT),
+                        gc_json_get_u64(q, GC_TK_WAVES),
+                        gc_json_get_str_or(g, GC_TK_KERNEL, "unknown kernel"),
+                        gc_json_get_str_or(g, GC_TK_SYMBOL, gc_json_get_str_or(g, GC_TK_PC, "?")),
+                        gc_json_get_str_or(g, GC_TK_INSTRUCTION,
+                                           gc_json_get_str_or(g, GC_TK_INSTRUCTION_ERROR, "?")));
             }
         }
     }
@@ -743,12 +743,12 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
         size_t len = 0, k;
         json_t *e;
 
-        json_array_foreach(json_object_get(v, "exceptions"), k, e)
+        json_array_foreach(json_object_get(v, GC_TK_EXCEPTIONS), k, e)
         {
             gc_str_appendf(names, sizeof(names), &len, "%s%s", k ? ", " : "", json_string_value(e));
         }
         gc_json_appendf(summary, "Queue %" PRIu64 " (agent %" PRIu64 ") raised %s",
-                      gc_json_get_u64(v, "queue"), gc_json_get_u64(v, "agent"), names);
+                        gc_json_get_u64(v, GC_TK_QUEUE), gc_json_get_u64(v, GC_TK_AGENT), names);
     }
     /* The faulting address the driver reported (QUERY_EXCEPTION_INFO), kept by the capture in
        the GPUCORE capture metadata (format 1.1); cores of other writers do not have it. */
@@ -763,17 +763,17 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
 
         json_object_set_new(ce, "exception",
                             name ? json_string(name) : json_sprintf("EC_%u", cerr.code));
-        json_object_set_new(ce, "gpu_id", cerr.gpu_id ? gc_json_hex(cerr.gpu_id) : json_null());
-        json_object_set_new(ce, "queue_id", cerr.queue_id != UINT32_MAX && cerr.gpu_id
-                                                    ? gc_json_uint(cerr.queue_id)
-                                                    : json_null());
-        json_object_set_new(doc, "capture_exception", ce);
+        json_object_set_new(ce, GC_TK_GPU_ID, cerr.gpu_id ? gc_json_hex(cerr.gpu_id) : json_null());
+        json_object_set_new(ce, GC_TK_QUEUE_ID,
+                            cerr.queue_id != UINT32_MAX && cerr.gpu_id ? gc_json_uint(cerr.queue_id)
+                                                                       : json_null());
+        json_object_set_new(doc, GC_TK_CAPTURE_EXCEPTION, ce);
         gc_json_appendf(summary,
                       "The capture was triggered by %s%s, reported before debugging was enabled "
                       "(the driver's exception state in this core does not hold it)",
                       name ? name : "an exception", cerr.gpu_id ? "" : " (device not known)");
     } else {
-        json_object_set_new(doc, "capture_exception", json_null());
+        json_object_set_new(doc, GC_TK_CAPTURE_EXCEPTION, json_null());
     }
     json_object_set_new(doc, "fault_address", fault ? gc_json_hex(fault) : json_null());
     json_t *reasons = cerr.fault_reasons ? json_array() : json_null();
@@ -797,10 +797,10 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
     json_object_set_new(doc, "fault_relation", relation);
     if (fault)
         gc_json_appendf(summary, "Fault address: 0x%" PRIx64 "%s: %s", fault, why,
-                      json_string_value(json_object_get(relation, "text")));
+                        json_string_value(json_object_get(relation, GC_TK_TEXT)));
     else if (nfaulting || json_array_size(exc))
         gc_json_appendf(summary, "Fault address: not recorded in this core");
-    const json_t *cands = json_object_get(json_array_get(faults, 0), "memory_candidates");
+    const json_t *cands = json_object_get(json_array_get(faults, 0), GC_TK_MEMORY_CANDIDATES);
 
     if (json_array_size(cands)) {
         char list[640] = "";
@@ -809,9 +809,10 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
 
         json_array_foreach(cands, ci, c)
         {
-            gc_str_appendf(list, sizeof(list), &clen, "%s%s (%s)", ci ? ", " : "",
-                           gc_json_get_str_or(c, "symbol", gc_json_get_str_or(c, "pc", "?")),
-                           gc_json_get_str_or(c, "instruction", "?"));
+            gc_str_appendf(
+                    list, sizeof(list), &clen, "%s%s (%s)", ci ? ", " : "",
+                    gc_json_get_str_or(c, GC_TK_SYMBOL, gc_json_get_str_or(c, GC_TK_PC, "?")),
+                    gc_json_get_str_or(c, GC_TK_INSTRUCTION, "?"));
         }
         gc_json_appendf(summary,
                       "Precise memory is off: the PC may be past the faulting instruction; "
@@ -827,10 +828,10 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
         if (!co)
             continue;
         o = json_object();
-        json_object_set_new(o, "uri", gc_json_str_or_null(co->uri));
-        json_object_set_new(o, "load_address", gc_json_hex(co->load_address));
-        json_object_set_new(o, "size", gc_json_uint(co->size));
-        json_object_set_new(o, "source", gc_json_str_or_null(co->source));
+        json_object_set_new(o, GC_TK_URI, gc_json_str_or_null(co->uri));
+        json_object_set_new(o, GC_TK_LOAD_ADDRESS, gc_json_hex(co->load_address));
+        json_object_set_new(o, GC_TK_SIZE, gc_json_uint(co->size));
+        json_object_set_new(o, GC_TK_SOURCE, gc_json_str_or_null(co->source));
         /* Whether its DWARF gives PCs lines (null: no bytes to tell), said once per object. */
         lines = gc_tr_co_lines(t, c);
         json_object_set_new(o, "line_info", lines < 0 ? json_null() : json_boolean(lines));
@@ -839,9 +840,9 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
 
             snprintf(note, sizeof(note), "no line information in code object %u (%s)", c,
                      co->uri);
-            json_object_set_new(o, "line_info_text", json_string(note));
+            json_object_set_new(o, GC_TK_LINE_INFO_TEXT, json_string(note));
         } else {
-            json_object_set_new(o, "line_info_text", json_null());
+            json_object_set_new(o, GC_TK_LINE_INFO_TEXT, json_null());
         }
         json_array_append_new(cos, o);
         if (co->source && strcmp(co->source, "missing") == 0)
@@ -860,19 +861,19 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
 
     if (json_is_object(sig))
         gc_json_appendf(summary, "Signature: %s (%s)",
-                      json_string_value(json_object_get(sig, "hash")),
-                      json_string_value(json_object_get(sig, "text")));
+                        json_string_value(json_object_get(sig, GC_TK_HASH)),
+                        json_string_value(json_object_get(sig, GC_TK_TEXT)));
     json_object_set_new(doc, "signature", sig);
-    json_object_set_new(doc, "summary", summary);
-    json_object_set_new(doc, "waves", gc_json_uint(nwaves));
-    json_object_set_new(doc, "stopped_waves", gc_json_uint(nstopped));
-    json_object_set_new(doc, "faulting_waves", gc_json_uint(nfaulting));
-    json_object_set_new(doc, "faults", faults);
-    json_object_set_new(doc, "exceptions", exc);
-    json_object_set_new(doc, "agents", agents);
-    json_object_set_new(doc, "code_objects", cos);
-    json_object_set_new(doc, "not_captured", missing);
-    json_object_set_new(doc, "problems", problems);
+    json_object_set_new(doc, GC_TK_SUMMARY, summary);
+    json_object_set_new(doc, GC_TK_WAVES, gc_json_uint(nwaves));
+    json_object_set_new(doc, GC_TK_STOPPED_WAVES, gc_json_uint(nstopped));
+    json_object_set_new(doc, GC_TK_FAULTING_WAVES, gc_json_uint(nfaulting));
+    json_object_set_new(doc, GC_TK_FAULTS, faults);
+    json_object_set_new(doc, GC_TK_EXCEPTIONS, exc);
+    json_object_set_new(doc, GC_TK_AGENTS, agents);
+    json_object_set_new(doc, GC_TK_CODE_OBJECTS, cos);
+    json_object_set_new(doc, GC_TK_NOT_CAPTURED, missing);
+    json_object_set_new(doc, GC_TK_PROBLEMS, problems);
     v = gc_host_stacks_json(t->host ? t->host : t->core, t->sysroot, cerr.error_thread);
     by_agent_free(&by_agent);
     gc_tr_args_free(args);
@@ -880,7 +881,7 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
         json_decref(doc);
         return gc_tr_out_of_memory(reterr);
     }
-    json_object_set_new(doc, "host", v);
+    json_object_set_new(doc, GC_TK_HOST, v);
     return doc;
 nomem:
     by_agent_free(&by_agent);

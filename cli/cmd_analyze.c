@@ -149,11 +149,11 @@ static int report_failure(const char *core_path, const struct gc_triage_error *e
 
 static int report_exit_code(const json_t *doc)
 {
-    if (json_array_size(json_object_get(doc, "faults")) ||
-        json_array_size(json_object_get(doc, "exceptions")) ||
-        json_is_object(json_object_get(doc, "capture_exception")))
+    if (json_array_size(json_object_get(doc, GC_TK_FAULTS)) ||
+        json_array_size(json_object_get(doc, GC_TK_EXCEPTIONS)) ||
+        json_is_object(json_object_get(doc, GC_TK_CAPTURE_EXCEPTION)))
         return ANALYZE_EXIT_FAULT;
-    if (gc_json_get_u64(doc, "waves") == 0)
+    if (gc_json_get_u64(doc, GC_TK_WAVES) == 0)
         return ANALYZE_EXIT_NO_GPU_STATE;
     return ANALYZE_EXIT_NO_FAULT;
 }

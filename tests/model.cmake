@@ -16,3 +16,9 @@ foreach(kase analyze-json-errors info-host-core report-dispatch-members)
                    ${kase})
   set_tests_properties(model-json-${kase} PROPERTIES LABELS "analyze;cli")
 endforeach()
+
+# The members read back are named once, in analyze/triage_keys.h (tests/abi/check_triage_keys.py).
+add_test(NAME abi-triage-keys
+         COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/abi/check_triage_keys.py
+                 ${PROJECT_SOURCE_DIR})
+set_tests_properties(abi-triage-keys PROPERTIES LABELS abi)
