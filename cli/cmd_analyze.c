@@ -269,6 +269,25 @@ static int parse_view(int argc, char **argv, size_t *ret_vi)
     return 0;
 }
 
+/* The options @p used (O_*) fit the view, and the request is complete: 0, or the exit code
+   after the usage error. */
+static int check_request(const struct analyze_args *a, uint32_t used)
+{
+    const struct gc_triage_request *req = &a->req;
+    enum view view = views[a->vi].view;
+
+    if (used & ~views[a->vi].allowed)
+        return cli_usage_error("analyze", "an option given is not one of `analyze %s`'s",
+                               views[a->vi].name);
+    if (view == V_REGS && req->wave < 0)
+        return cli_usage_error("analyze", "regs needs --wave N");
+    if (view == V_MEM && !req->has_address && strcmp(req->space, "global") == 0)
+        return cli_usage_error("analyze", "mem --space global needs --address A");
+    if (view == V_DISASM && req->wave >= 0 && req->has_address)
+        return cli_usage_error("analyze", "disasm takes --wave N or --address A, not both");
+    return CLI_EXIT_OK;
+}
+
 /* The options, checked against the view. 0, or the exit code after the usage error (or 0 with
    *ret_help set after printing --help). */
 static int parse_args(int argc, char **argv, struct analyze_args *a, int *ret_help)
@@ -287,7 +306,7 @@ static int parse_args(int argc, char **argv, struct analyze_args *a, int *ret_he
     };
     struct gc_triage_request *req = &a->req;
     uint32_t used = 0;
-    int c;
+    int c, rc;
 
     *ret_help = 0;
     optind = 1;
@@ -378,15 +397,9 @@ static int parse_args(int argc, char **argv, struct analyze_args *a, int *ret_he
             return cli_usage_error("analyze", "unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (used & ~views[a->vi].allowed)
-        return cli_usage_error("analyze", "an option given is not one of `analyze %s`'s",
-                               views[a->vi].name);
-    if (views[a->vi].view == V_REGS && req->wave < 0)
-        return cli_usage_error("analyze", "regs needs --wave N");
-    if (views[a->vi].view == V_MEM && !req->has_address && strcmp(req->space, "global") == 0)
-        return cli_usage_error("analyze", "mem --space global needs --address A");
-    if (views[a->vi].view == V_DISASM && req->wave >= 0 && req->has_address)
-        return cli_usage_error("analyze", "disasm takes --wave N or --address A, not both");
+    rc = check_request(a, used);
+    if (rc)
+        return rc;
     if (argc - optind != 1)
         return cli_usage_error("analyze", argc - optind < 1 ? "missing CORE argument"
                                                             : "expected exactly one CORE argument");
