@@ -293,10 +293,12 @@ static void render_text(FILE *out, const json_t *doc, int list_segments)
 static void info_help(FILE *out)
 {
     fprintf(out, "Usage: gpucore info [--json] [--segments] CORE\n\n"
-                 "Describe a core (plain or compressed): file kind, the AMDGPU core-state note\n"
-                 "(KFD version, runtime, agents, queues) and whether AMD's debugger library\n"
-                 "would accept it, gpucore capture metadata, manifest, code objects,\n"
-                 "allocations, notes and segments.\n\n"
+                 "Describe a core (plain or compressed): file kind (host: a process's core\n"
+                 "without GPU state; unified: host and GPU state; split: the GPU part only, as\n"
+                 "the ROCm runtime writes it), the AMDGPU core-state note (KFD version,\n"
+                 "runtime, agents, queues) and whether AMD's debugger library would accept it,\n"
+                 "gpucore capture metadata, manifest, code objects, allocations, notes and\n"
+                 "segments.\n\n"
                  "  --json       print the stable JSON document (schema \"" GC_INFO_SCHEMA "\")\n"
                  "  --segments   list every PT_LOAD segment in the text output\n"
                  "  -h, --help   this text\n\n"
