@@ -221,8 +221,8 @@ static json_t *diag_to_json(const gpucore_diag_t *d)
     json_t *o = json_object();
 
     json_object_set_new(o, "status", json_string(gpucore_status_name(d->status)));
-    json_object_set_new(o, "message", json_string(d->message));
-    json_object_set_new(o, "offset",
+    json_object_set_new(o, GC_IK_MESSAGE, json_string(d->message));
+    json_object_set_new(o, GC_IK_OFFSET,
                         (d->flags & GPUCORE_DIAG_HAS_OFFSET) ? gc_json_uint(d->offset)
                                                              : json_null());
     return o;
@@ -249,19 +249,19 @@ static json_t *build_file(struct info_ctx *ctx, const struct gpucore_core_info *
     json_t *quirks = json_array();
     const char *mname = machine_name(fi->e_machine);
 
-    json_object_set_new(o, "path", json_string(ctx->path));
-    json_object_set_new(o, "kind", json_string(core_kind(ctx, fi)));
-    json_object_set_new(o, "e_machine", gc_json_uint(fi->e_machine));
-    json_object_set_new(o, "machine", mname ? json_string(mname) : json_null());
+    json_object_set_new(o, GC_IK_PATH, json_string(ctx->path));
+    json_object_set_new(o, GC_IK_KIND, json_string(core_kind(ctx, fi)));
+    json_object_set_new(o, GC_IK_E_MACHINE, gc_json_uint(fi->e_machine));
+    json_object_set_new(o, GC_IK_MACHINE, mname ? json_string(mname) : json_null());
     json_object_set_new(o, "osabi", gc_json_uint(fi->osabi));
     json_object_set_new(o, "abiversion", gc_json_uint(fi->abiversion));
     json_object_set_new(o, "e_flags", gc_json_hex(fi->e_flags));
-    json_object_set_new(o, "compressed", json_boolean(fi->flags & GPUCORE_INFO_COMPRESSED));
-    json_object_set_new(o, "frames", gc_json_uint(fi->frame_count));
-    json_object_set_new(o, "file_truncated",
+    json_object_set_new(o, GC_IK_COMPRESSED, json_boolean(fi->flags & GPUCORE_INFO_COMPRESSED));
+    json_object_set_new(o, GC_IK_FRAMES, gc_json_uint(fi->frame_count));
+    json_object_set_new(o, GC_IK_FILE_TRUNCATED,
                         json_boolean(fi->flags & GPUCORE_INFO_FILE_TRUNCATED));
-    json_object_set_new(o, "file_size", gc_json_uint(fi->file_size));
-    json_object_set_new(o, "logical_size", gc_json_uint(fi->logical_size));
+    json_object_set_new(o, GC_IK_FILE_SIZE, gc_json_uint(fi->file_size));
+    json_object_set_new(o, GC_IK_LOGICAL_SIZE, gc_json_uint(fi->logical_size));
     json_object_set_new(o, "program_headers", gc_json_uint(fi->phnum));
     for (uint32_t i = 0; i < gpucore_core_quirk_count(ctx->core); i++) {
         const char *q = gpucore_core_quirk(ctx->core, i);
@@ -269,7 +269,7 @@ static json_t *build_file(struct info_ctx *ctx, const struct gpucore_core_info *
         if (q)
             json_array_append_new(quirks, json_string(q));
     }
-    json_object_set_new(o, "quirks", quirks);
+    json_object_set_new(o, GC_IK_QUIRKS, quirks);
     if (fi->flags & GPUCORE_INFO_FILE_TRUNCATED)
         problem(ctx, "the file ends before its segments do: it was cut short (disk full, "
                      "size limit); clipped memory reads as not captured");
@@ -292,11 +292,11 @@ static json_t *build_notes(struct info_ctx *ctx)
             continue;
         name = note_name(note.owner, note.type);
         o = json_object();
-        json_object_set_new(o, "owner", json_string(note.owner));
-        json_object_set_new(o, "type", gc_json_uint(note.type));
-        json_object_set_new(o, "name", name ? json_string(name) : json_null());
-        json_object_set_new(o, "size", gc_json_uint(note.desc_size));
-        json_object_set_new(o, "offset", gc_json_uint(note.offset));
+        json_object_set_new(o, GC_IK_OWNER, json_string(note.owner));
+        json_object_set_new(o, GC_IK_TYPE, gc_json_uint(note.type));
+        json_object_set_new(o, GC_IK_NAME, name ? json_string(name) : json_null());
+        json_object_set_new(o, GC_IK_SIZE, gc_json_uint(note.desc_size));
+        json_object_set_new(o, GC_IK_OFFSET, gc_json_uint(note.offset));
         json_array_append_new(arr, o);
     }
     return arr;
@@ -310,21 +310,21 @@ static json_t *build_agent(const gpucore_kfd_device_entry_t *a)
                           GPUCORE_HSA_CAP_WATCH_POINTS_TOTALBITS_SHIFT;
 
     if (gpucore_gfx_target_name(a->gfx_target_version, target, sizeof(target)) == GPUCORE_OK)
-        json_object_set_new(o, "target", json_string(target));
+        json_object_set_new(o, GC_IK_TARGET, json_string(target));
     else
-        json_object_set_new(o, "target", json_null());
-    json_object_set_new(o, "capability_flags",
+        json_object_set_new(o, GC_IK_TARGET, json_null());
+    json_object_set_new(o, GC_IK_CAPABILITY_FLAGS,
                         flags_to_json(a->capability, gpucore_capability_flag));
-    json_object_set_new(o, "debug_prop_flags",
+    json_object_set_new(o, GC_IK_DEBUG_PROP_FLAGS,
                         flags_to_json(a->debug_prop, gpucore_debug_prop_flag));
-    json_object_set_new(o, "watchpoints",
+    json_object_set_new(o, GC_IK_WATCHPOINTS,
                         gc_json_uint((a->capability & GPUCORE_HSA_CAP_WATCH_POINTS_SUPPORTED)
-                                     ? 1u << watch_bits
-                                     : 0));
-    json_object_set_new(o, "debuggable",
-                        json_boolean((a->capability & GPUCORE_HSA_CAP_TRAP_DEBUG_SUPPORT) &&
-                                     (a->capability &
-                                      GPUCORE_HSA_CAP_TRAP_DEBUG_FIRMWARE_SUPPORTED)));
+                                             ? 1u << watch_bits
+                                             : 0));
+    json_object_set_new(
+            o, GC_IK_DEBUGGABLE,
+            json_boolean((a->capability & GPUCORE_HSA_CAP_TRAP_DEBUG_SUPPORT) &&
+                         (a->capability & GPUCORE_HSA_CAP_TRAP_DEBUG_FIRMWARE_SUPPORTED)));
     json_object_set_new(o, "shader_engines",
                         a->simd_arrays_per_engine
                                 ? gc_json_uint((uint64_t)a->array_count * a->num_xcc /
@@ -339,10 +339,10 @@ static json_t *build_queue(const gpucore_kfd_queue_entry_t *q)
     const char *tname = gpucore_queue_type_name(q->queue_type);
 
     /* KFD flags bits 31/30 of the id (invalid / error); readers mask them off. */
-    json_object_set_new(o, "os_queue_id", gc_json_uint(q->queue_id & 0x3fffffffu));
+    json_object_set_new(o, GC_IK_OS_QUEUE_ID, gc_json_uint(q->queue_id & 0x3fffffffu));
     json_object_set_new(o, "queue_error", json_boolean(q->queue_id & 0x40000000u));
     json_object_set_new(o, "queue_invalid", json_boolean(q->queue_id & 0x80000000u));
-    json_object_set_new(o, "type_name", tname ? json_string(tname) : json_null());
+    json_object_set_new(o, GC_IK_TYPE_NAME, tname ? json_string(tname) : json_null());
     json_object_set_new(o, "ring_packets", gc_json_uint(q->ring_size / 64));
     return o;
 }
@@ -376,10 +376,10 @@ static json_t *build_amdgpu(struct info_ctx *ctx)
         return json_null();
     o = json_object();
     json_object_set_new(o, "note_offset", gc_json_uint(note.offset));
-    json_object_set_new(o, "size", gc_json_uint(note.desc_size));
+    json_object_set_new(o, GC_IK_SIZE, gc_json_uint(note.desc_size));
     st = gpucore_amdgpu_note_decode(note.desc, (size_t)note.desc_size, &n, &d);
     if (st != GPUCORE_OK) {
-        json_object_set_new(o, "error", diag_to_json(&d));
+        json_object_set_new(o, GC_IK_ERROR, diag_to_json(&d));
         problem(ctx, "the AMDGPU note cannot be decoded: %s (descriptor offset %" PRIu64 ")",
                 d.message, d.offset);
         snprintf(ctx->unusable, ctx->unusable_size,
@@ -395,8 +395,8 @@ static json_t *build_amdgpu(struct info_ctx *ctx)
         return json_null();
     }
     json_object_set_new(o, "note_version", gc_json_uint(n->note_version));
-    json_object_set_new(o, "kfd_major", gc_json_uint(n->kfd_major));
-    json_object_set_new(o, "kfd_minor", gc_json_uint(n->kfd_minor));
+    json_object_set_new(o, GC_IK_KFD_MAJOR, gc_json_uint(n->kfd_major));
+    json_object_set_new(o, GC_IK_KFD_MINOR, gc_json_uint(n->kfd_minor));
     json_object_set_new(o, "runtime_info_size", gc_json_uint(n->runtime_info_size));
     json_object_set_new(o, "agent_entry_size", gc_json_uint(n->agent_entry_size));
     json_object_set_new(o, "queue_entry_size", gc_json_uint(n->queue_entry_size));
@@ -405,14 +405,14 @@ static json_t *build_amdgpu(struct info_ctx *ctx)
         problem(ctx, "the AMDGPU note has fields newer than this reader knows; they are ignored");
 
     rt = json_object();
-    json_object_set_new(rt, "r_debug", gc_json_hex(n->runtime.r_debug));
+    json_object_set_new(rt, GC_IK_R_DEBUG, gc_json_hex(n->runtime.r_debug));
     json_object_set_new(rt, "runtime_state", gc_json_uint(n->runtime.runtime_state));
-    json_object_set_new(rt, "runtime_state_name",
+    json_object_set_new(rt, GC_IK_RUNTIME_STATE_NAME,
                         gpucore_runtime_state_name(n->runtime.runtime_state)
                                 ? json_string(gpucore_runtime_state_name(n->runtime.runtime_state))
                                 : json_null());
-    json_object_set_new(rt, "ttmp_setup", gc_json_uint(n->runtime.ttmp_setup));
-    json_object_set_new(o, "runtime", rt);
+    json_object_set_new(rt, GC_IK_TTMP_SETUP, gc_json_uint(n->runtime.ttmp_setup));
+    json_object_set_new(o, GC_IK_RUNTIME, rt);
 
     agents = json_array();
     for (uint32_t i = 0; i < n->agent_count; i++) {
@@ -426,25 +426,25 @@ static json_t *build_amdgpu(struct info_ctx *ctx)
                          "TRAP_DEBUG_FIRMWARE_SUPPORTED: AMD's debugger library ignores its "
                          "queues", i, n->agents[i].gpu_id, n->agents[i].capability);
     }
-    json_object_set_new(o, "agents", agents);
+    json_object_set_new(o, GC_IK_AGENTS, agents);
     queues = json_array();
     for (uint32_t i = 0; i < n->queue_count; i++)
         json_array_append_new(queues, build_queue(&n->queues[i]));
-    json_object_set_new(o, "queues", queues);
+    json_object_set_new(o, GC_IK_QUEUES, queues);
 
     /* Would AMD's debugger library accept it? Worth saying before anyone opens ROCgdb. */
     check = json_object();
     st = gpucore_amdgpu_note_check(n, &d);
-    json_object_set_new(check, "ok", json_boolean(st == GPUCORE_OK));
+    json_object_set_new(check, GC_IK_OK, json_boolean(st == GPUCORE_OK));
     if (st != GPUCORE_OK) {
-        json_object_set_new(check, "error", diag_to_json(&d));
+        json_object_set_new(check, GC_IK_ERROR, diag_to_json(&d));
         problem(ctx, "AMD's debugger library would not use this GPU state: %s", d.message);
         snprintf(ctx->unusable, ctx->unusable_size,
                  "offset 0x%" PRIx64 ": AMD's debugger library would not use the AMDGPU state: "
                  "%s",
                  note.offset, d.message);
     }
-    json_object_set_new(o, "amd_reader_check", check);
+    json_object_set_new(o, GC_IK_AMD_READER_CHECK, check);
     gpucore_amdgpu_note_free(n);
     return o;
 }
@@ -462,7 +462,7 @@ static int find_gpucore_note(struct info_ctx *ctx, uint32_t type, struct gpucore
 
 static void note_error(struct info_ctx *ctx, json_t *o, const char *what, const gpucore_diag_t *d)
 {
-    json_object_set_new(o, "error", diag_to_json(d));
+    json_object_set_new(o, GC_IK_ERROR, diag_to_json(d));
     problem(ctx, "the %s note cannot be decoded: %s", what, d->message);
 }
 
@@ -508,23 +508,24 @@ static json_t *build_capture(struct info_ctx *ctx)
         note_error(ctx, o, "capture metadata", &d);
         return o;
     }
-    json_object_set_new(o, "producer", gc_json_strn(m->producer.ptr, m->producer.len));
-    json_object_set_new(o, "producer_version",
+    json_object_set_new(o, GC_IK_PRODUCER, gc_json_strn(m->producer.ptr, m->producer.len));
+    json_object_set_new(o, GC_IK_PRODUCER_VERSION,
                         gc_json_strn(m->producer_version.ptr, m->producer_version.len));
-    json_object_set_new(o, "hostname", gc_json_strn(m->hostname.ptr, m->hostname.len));
-    json_object_set_new(o, "kernel", gc_json_strn(m->kernel.ptr, m->kernel.len));
-    json_object_set_new(o, "pid", gc_json_uint(m->pid));
-    json_object_set_new(o, "exe", gc_json_strn(m->exe.ptr, m->exe.len));
-    json_object_set_new(o, "cmdline", cmdline_to_json(&m->cmdline));
-    json_object_set_new(o, "time", format_time_ns(m->time_ns));
+    json_object_set_new(o, GC_IK_HOSTNAME, gc_json_strn(m->hostname.ptr, m->hostname.len));
+    json_object_set_new(o, GC_IK_KERNEL, gc_json_strn(m->kernel.ptr, m->kernel.len));
+    json_object_set_new(o, GC_IK_PID, gc_json_uint(m->pid));
+    json_object_set_new(o, GC_IK_EXE, gc_json_strn(m->exe.ptr, m->exe.len));
+    json_object_set_new(o, GC_IK_CMDLINE, cmdline_to_json(&m->cmdline));
+    json_object_set_new(o, GC_IK_TIME, format_time_ns(m->time_ns));
     json_object_set_new(o, "time_ns", gc_json_uint(m->time_ns));
-    json_object_set_new(o, "duration_ns", gc_json_uint(m->duration_ns));
-    json_object_set_new(o, "trigger", gpucore_trigger_name(m->trigger)
-                                              ? json_string(gpucore_trigger_name(m->trigger))
-                                              : gc_json_uint(m->trigger));
-    json_object_set_new(o, "tier", gpucore_tier_name(m->tier)
-                                           ? json_string(gpucore_tier_name(m->tier))
-                                           : gc_json_uint(m->tier));
+    json_object_set_new(o, GC_IK_DURATION_NS, gc_json_uint(m->duration_ns));
+    json_object_set_new(o, GC_IK_TRIGGER,
+                        gpucore_trigger_name(m->trigger)
+                                ? json_string(gpucore_trigger_name(m->trigger))
+                                : gc_json_uint(m->trigger));
+    json_object_set_new(o, GC_IK_TIER,
+                        gpucore_tier_name(m->tier) ? json_string(gpucore_tier_name(m->tier))
+                                                   : gc_json_uint(m->tier));
     json_object_set_new(o, "max_size", m->max_size ? gc_json_uint(m->max_size) : json_null());
     json_object_set_new(o, "deadline_ms",
                         m->deadline_ms ? gc_json_uint(m->deadline_ms) : json_null());
@@ -545,22 +546,23 @@ static json_t *build_capture(struct info_ctx *ctx)
         const char *name = gc_triage_exception_name(m->exception_code);
 
         json_object_set_new(e, "code", gc_json_uint(m->exception_code));
-        json_object_set_new(e, "name", name ? json_string(name) : json_null());
-        json_object_set_new(e, "gpu_id", gc_json_uint(m->exception_gpu_id));
-        json_object_set_new(e, "queue_id", m->exception_queue_id == 0xffffffffu
-                                                   ? json_null()
-                                                   : gc_json_uint(m->exception_queue_id));
-        json_object_set_new(o, "exception", e);
+        json_object_set_new(e, GC_IK_NAME, name ? json_string(name) : json_null());
+        json_object_set_new(e, GC_IK_GPU_ID, gc_json_uint(m->exception_gpu_id));
+        json_object_set_new(e, GC_IK_QUEUE_ID,
+                            m->exception_queue_id == 0xffffffffu
+                                    ? json_null()
+                                    : gc_json_uint(m->exception_queue_id));
+        json_object_set_new(o, GC_IK_EXCEPTION, e);
     } else {
-        json_object_set_new(o, "exception", json_null());
+        json_object_set_new(o, GC_IK_EXCEPTION, json_null());
     }
-    json_object_set_new(o, "fault_address",
+    json_object_set_new(o, GC_IK_FAULT_ADDRESS,
                         m->fault_address ? gc_json_hex(m->fault_address) : json_null());
     /* GPUCORE_FAULT_* bits (format 1.2): why the memory violation faulted; null unknown. */
     json_object_set_new(o, "fault_reasons",
                         m->fault_reasons ? gc_json_hex(m->fault_reasons) : json_null());
     /* Format 1.3: the host thread on which the runtime reported the GPU error; null unknown. */
-    json_object_set_new(o, "error_thread",
+    json_object_set_new(o, GC_IK_ERROR_THREAD,
                         m->error_thread ? gc_json_uint(m->error_thread) : json_null());
     json_object_set_new(o, "newer_than_reader",
                         json_boolean(m->decoded_flags & GPUCORE_NOTE_DECODED_NEWER));
@@ -604,29 +606,29 @@ static json_t *build_manifest(struct info_ctx *ctx)
             ranges[e->status]++;
         }
         json_object_set_new(je, "address", gc_json_hex(e->address));
-        json_object_set_new(je, "size", gc_json_uint(e->size));
-        json_object_set_new(je, "tier", name_or_number(gpucore_tier_name(e->tier), e->tier));
+        json_object_set_new(je, GC_IK_SIZE, gc_json_uint(e->size));
+        json_object_set_new(je, GC_IK_TIER, name_or_number(gpucore_tier_name(e->tier), e->tier));
         json_object_set_new(je, "status",
                             name_or_number(gpucore_range_status_name(e->status), e->status));
         json_object_set_new(je, "reason",
                             e->reason ? name_or_number(gpucore_reason_name(e->reason), e->reason)
                                       : json_null());
         json_object_set_new(je, "errno", e->err ? gc_json_uint(e->err) : json_null());
-        json_object_set_new(je, "label", gc_json_strn(e->label.ptr, e->label.len));
+        json_object_set_new(je, GC_IK_LABEL, gc_json_strn(e->label.ptr, e->label.len));
         json_array_append_new(entries, je);
     }
-    json_object_set_new(o, "truncated", json_boolean(m->flags & GPUCORE_MANIFEST_TRUNCATED));
-    json_object_set_new(o, "truncation_reason",
+    json_object_set_new(o, GC_IK_TRUNCATED, json_boolean(m->flags & GPUCORE_MANIFEST_TRUNCATED));
+    json_object_set_new(o, GC_IK_TRUNCATION_REASON,
                         m->truncation_reason
                                 ? name_or_number(gpucore_reason_name(m->truncation_reason),
                                                  m->truncation_reason)
                                 : json_null());
-    json_object_set_new(o, "captured_ranges", gc_json_uint(ranges[GPUCORE_RANGE_CAPTURED]));
-    json_object_set_new(o, "captured_bytes", gc_json_uint(bytes[GPUCORE_RANGE_CAPTURED]));
-    json_object_set_new(o, "skipped_ranges", gc_json_uint(ranges[GPUCORE_RANGE_SKIPPED]));
-    json_object_set_new(o, "skipped_bytes", gc_json_uint(bytes[GPUCORE_RANGE_SKIPPED]));
-    json_object_set_new(o, "unreadable_ranges", gc_json_uint(ranges[GPUCORE_RANGE_UNREADABLE]));
-    json_object_set_new(o, "unreadable_bytes", gc_json_uint(bytes[GPUCORE_RANGE_UNREADABLE]));
+    json_object_set_new(o, GC_IK_CAPTURED_RANGES, gc_json_uint(ranges[GPUCORE_RANGE_CAPTURED]));
+    json_object_set_new(o, GC_IK_CAPTURED_BYTES, gc_json_uint(bytes[GPUCORE_RANGE_CAPTURED]));
+    json_object_set_new(o, GC_IK_SKIPPED_RANGES, gc_json_uint(ranges[GPUCORE_RANGE_SKIPPED]));
+    json_object_set_new(o, GC_IK_SKIPPED_BYTES, gc_json_uint(bytes[GPUCORE_RANGE_SKIPPED]));
+    json_object_set_new(o, GC_IK_UNREADABLE_RANGES, gc_json_uint(ranges[GPUCORE_RANGE_UNREADABLE]));
+    json_object_set_new(o, GC_IK_UNREADABLE_BYTES, gc_json_uint(bytes[GPUCORE_RANGE_UNREADABLE]));
     json_object_set_new(o, "entries", entries);
     if (m->flags & GPUCORE_MANIFEST_TRUNCATED)
         problem(ctx, "the capture was cut short (%s): %" PRIu64 " bytes in %" PRIu64
@@ -666,11 +668,11 @@ static json_t *build_code_objects(struct info_ctx *ctx)
         const gpucore_code_object_t *co = &c->objects[i];
         json_t *o = json_object();
 
-        json_object_set_new(o, "uri", gc_json_strn(co->uri.ptr, co->uri.len));
-        json_object_set_new(o, "load_address", gc_json_hex(co->load_address));
-        json_object_set_new(o, "size", gc_json_uint(co->size));
+        json_object_set_new(o, GC_IK_URI, gc_json_strn(co->uri.ptr, co->uri.len));
+        json_object_set_new(o, GC_IK_LOAD_ADDRESS, gc_json_hex(co->load_address));
+        json_object_set_new(o, GC_IK_SIZE, gc_json_uint(co->size));
         json_object_set_new(o, "embedded_bytes", gc_json_uint(co->bytes ? co->bytes_size : 0));
-        json_object_set_new(o, "embedded",
+        json_object_set_new(o, GC_IK_EMBEDDED,
                             json_string((co->flags & GPUCORE_CODE_OBJECT_EMBEDDED)    ? "whole"
                                         : (co->flags & GPUCORE_CODE_OBJECT_TRUNCATED) ? "prefix"
                                                                                       : "no"));
@@ -706,11 +708,12 @@ static json_t *build_allocations(struct info_ctx *ctx)
         const gpucore_alloc_t *a = &m->allocs[i];
         json_t *o = json_object();
 
-        json_object_set_new(o, "base", gc_json_hex(a->base));
-        json_object_set_new(o, "size", gc_json_uint(a->size));
-        json_object_set_new(o, "kind", name_or_number(gpucore_alloc_kind_name(a->kind), a->kind));
-        json_object_set_new(o, "gpu_id", a->gpu_id ? gc_json_uint(a->gpu_id) : json_null());
-        json_object_set_new(o, "label", gc_json_strn(a->label.ptr, a->label.len));
+        json_object_set_new(o, GC_IK_BASE, gc_json_hex(a->base));
+        json_object_set_new(o, GC_IK_SIZE, gc_json_uint(a->size));
+        json_object_set_new(o, GC_IK_KIND,
+                            name_or_number(gpucore_alloc_kind_name(a->kind), a->kind));
+        json_object_set_new(o, GC_IK_GPU_ID, a->gpu_id ? gc_json_uint(a->gpu_id) : json_null());
+        json_object_set_new(o, GC_IK_LABEL, gc_json_strn(a->label.ptr, a->label.len));
         json_array_append_new(arr, o);
     }
     gpucore_alloc_map_free(m);
@@ -745,21 +748,21 @@ static json_t *build_segments(struct info_ctx *ctx, const struct gpucore_core_in
         if (s.filesz == 0)
             unavailable++;
         js = json_object();
-        json_object_set_new(js, "vaddr", gc_json_hex(s.vaddr));
-        json_object_set_new(js, "memsz", gc_json_uint(s.memsz));
-        json_object_set_new(js, "filesz", gc_json_uint(s.filesz));
-        json_object_set_new(js, "offset", gc_json_uint(s.offset));
-        json_object_set_new(js, "flags", flags_string(s.flags));
+        json_object_set_new(js, GC_IK_VADDR, gc_json_hex(s.vaddr));
+        json_object_set_new(js, GC_IK_MEMSZ, gc_json_uint(s.memsz));
+        json_object_set_new(js, GC_IK_FILESZ, gc_json_uint(s.filesz));
+        json_object_set_new(js, GC_IK_OFFSET, gc_json_uint(s.offset));
+        json_object_set_new(js, GC_IK_FLAGS, flags_string(s.flags));
         json_object_set_new(js, "align", gc_json_uint(s.align));
         json_array_append_new(list, js);
     }
-    json_object_set_new(o, "count", gc_json_uint(n));
-    json_object_set_new(o, "file_bytes", gc_json_uint(fi->load_bytes));
-    json_object_set_new(o, "memory_bytes", gc_json_uint(fi->load_memsz));
-    json_object_set_new(o, "not_dumped", gc_json_uint(unavailable));
-    json_object_set_new(o, "lowest", n ? gc_json_hex(lo) : json_null());
-    json_object_set_new(o, "highest", n ? gc_json_hex(hi) : json_null());
-    json_object_set_new(o, "list", list);
+    json_object_set_new(o, GC_IK_COUNT, gc_json_uint(n));
+    json_object_set_new(o, GC_IK_FILE_BYTES, gc_json_uint(fi->load_bytes));
+    json_object_set_new(o, GC_IK_MEMORY_BYTES, gc_json_uint(fi->load_memsz));
+    json_object_set_new(o, GC_IK_NOT_DUMPED, gc_json_uint(unavailable));
+    json_object_set_new(o, GC_IK_LOWEST, n ? gc_json_hex(lo) : json_null());
+    json_object_set_new(o, GC_IK_HIGHEST, n ? gc_json_hex(hi) : json_null());
+    json_object_set_new(o, GC_IK_LIST, list);
     return o;
 }
 
@@ -771,15 +774,15 @@ static json_t *build_model(struct info_ctx *ctx)
     gpucore_core_get_info(ctx->core, &fi);
     ctx->problems = json_array();
     json_object_set_new(doc, "schema", json_string(GC_INFO_SCHEMA));
-    json_object_set_new(doc, "file", build_file(ctx, &fi));
-    json_object_set_new(doc, "notes", build_notes(ctx));
-    json_object_set_new(doc, "amdgpu", build_amdgpu(ctx));
-    json_object_set_new(doc, "capture", build_capture(ctx));
-    json_object_set_new(doc, "manifest", build_manifest(ctx));
-    json_object_set_new(doc, "code_objects", build_code_objects(ctx));
-    json_object_set_new(doc, "allocations", build_allocations(ctx));
-    json_object_set_new(doc, "segments", build_segments(ctx, &fi));
-    json_object_set_new(doc, "problems", ctx->problems);
+    json_object_set_new(doc, GC_IK_FILE, build_file(ctx, &fi));
+    json_object_set_new(doc, GC_IK_NOTES, build_notes(ctx));
+    json_object_set_new(doc, GC_IK_AMDGPU, build_amdgpu(ctx));
+    json_object_set_new(doc, GC_IK_CAPTURE, build_capture(ctx));
+    json_object_set_new(doc, GC_IK_MANIFEST, build_manifest(ctx));
+    json_object_set_new(doc, GC_IK_CODE_OBJECTS, build_code_objects(ctx));
+    json_object_set_new(doc, GC_IK_ALLOCATIONS, build_allocations(ctx));
+    json_object_set_new(doc, GC_IK_SEGMENTS, build_segments(ctx, &fi));
+    json_object_set_new(doc, GC_IK_PROBLEMS, ctx->problems);
     return doc;
 }
 

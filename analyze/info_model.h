@@ -29,6 +29,8 @@
 #include <gpucore/core.h>
 #include <gpucore/status.h>
 
+#include "info_keys.h" /* the members read back: GC_IK_* */
+
 #define GC_INFO_SCHEMA "gpucore.info/1"
 
 /* file.kind: what the core is, from its ELF header and whether it holds GPU state. */

@@ -38,18 +38,20 @@ static void print_flag_list(FILE *out, const json_t *arr)
 static void render_file(FILE *out, const json_t *f)
 {
     char a[32], b[32];
-    const char *machine = gc_json_get_str(f, "machine");
+    const char *machine = gc_json_get_str(f, GC_IK_MACHINE);
 
-    fprintf(out, "Core:        %s\n", gc_json_get_str(f, "path"));
-    fprintf(out, "File:        %s ELF core, %s (e_machine %" PRIu64 "), %s", gc_json_get_str(f, "kind"),
-            machine ? machine : "unknown machine", gc_json_get_u64(f, "e_machine"),
-            json_is_true(json_object_get(f, "compressed")) ? "zstd seekable" : "plain");
-    if (json_is_true(json_object_get(f, "compressed")))
-        fprintf(out, " (%" PRIu64 " frames), %s, %s uncompressed\n", gc_json_get_u64(f, "frames"),
-                gc_format_size(gc_json_get_u64(f, "file_size"), a, sizeof(a)),
-                gc_format_size(gc_json_get_u64(f, "logical_size"), b, sizeof(b)));
+    fprintf(out, "Core:        %s\n", gc_json_get_str(f, GC_IK_PATH));
+    fprintf(out, "File:        %s ELF core, %s (e_machine %" PRIu64 "), %s",
+            gc_json_get_str(f, GC_IK_KIND), machine ? machine : "unknown machine",
+            gc_json_get_u64(f, GC_IK_E_MACHINE),
+            json_is_true(json_object_get(f, GC_IK_COMPRESSED)) ? "zstd seekable" : "plain");
+    if (json_is_true(json_object_get(f, GC_IK_COMPRESSED)))
+        fprintf(out, " (%" PRIu64 " frames), %s, %s uncompressed\n",
+                gc_json_get_u64(f, GC_IK_FRAMES),
+                gc_format_size(gc_json_get_u64(f, GC_IK_FILE_SIZE), a, sizeof(a)),
+                gc_format_size(gc_json_get_u64(f, GC_IK_LOGICAL_SIZE), b, sizeof(b)));
     else
-        fprintf(out, ", %s\n", gc_format_size(gc_json_get_u64(f, "file_size"), a, sizeof(a)));
+        fprintf(out, ", %s\n", gc_format_size(gc_json_get_u64(f, GC_IK_FILE_SIZE), a, sizeof(a)));
 }
 
 static void render_capture(FILE *out, const json_t *c)
@@ -58,35 +60,40 @@ static void render_capture(FILE *out, const json_t *c)
     json_t *v;
     const json_t *cmd;
 
-    if (!json_is_object(c) || json_object_get(c, "error"))
+    if (!json_is_object(c) || json_object_get(c, GC_IK_ERROR))
         return;
-    fprintf(out, "Producer:    %s %s on %s (kernel %s)\n", gc_json_get_str(c, "producer"),
-            gc_json_get_str(c, "producer_version"), gc_json_get_str(c, "hostname"), gc_json_get_str(c, "kernel"));
-    fprintf(out, "Process:     pid %" PRIu64 ", %s\n", gc_json_get_u64(c, "pid"), gc_json_get_str(c, "exe"));
-    cmd = json_object_get(c, "cmdline");
+    fprintf(out, "Producer:    %s %s on %s (kernel %s)\n", gc_json_get_str(c, GC_IK_PRODUCER),
+            gc_json_get_str(c, GC_IK_PRODUCER_VERSION), gc_json_get_str(c, GC_IK_HOSTNAME),
+            gc_json_get_str(c, GC_IK_KERNEL));
+    fprintf(out, "Process:     pid %" PRIu64 ", %s\n", gc_json_get_u64(c, GC_IK_PID),
+            gc_json_get_str(c, GC_IK_EXE));
+    cmd = json_object_get(c, GC_IK_CMDLINE);
     if (json_array_size(cmd)) {
         fprintf(out, "Command:    ");
         json_array_foreach(cmd, i, v) fprintf(out, " %s", json_string_value(v));
         fputc('\n', out);
     }
     fprintf(out, "Captured:    %s in %.3f s, trigger %s, tier %s\n",
-            gc_json_get_str(c, "time") ? gc_json_get_str(c, "time") : "?",
-            (double)gc_json_get_u64(c, "duration_ns") / 1e9,
-            gc_json_get_str(c, "trigger") ? gc_json_get_str(c, "trigger") : "?",
-            gc_json_get_str(c, "tier") ? gc_json_get_str(c, "tier") : "?");
-    const json_t *e = json_object_get(c, "exception");
+            gc_json_get_str(c, GC_IK_TIME) ? gc_json_get_str(c, GC_IK_TIME) : "?",
+            (double)gc_json_get_u64(c, GC_IK_DURATION_NS) / 1e9,
+            gc_json_get_str(c, GC_IK_TRIGGER) ? gc_json_get_str(c, GC_IK_TRIGGER) : "?",
+            gc_json_get_str(c, GC_IK_TIER) ? gc_json_get_str(c, GC_IK_TIER) : "?");
+    const json_t *e = json_object_get(c, GC_IK_EXCEPTION);
     if (json_is_object(e)) {
-        const char *name = gc_json_get_str(e, "name");
-        fprintf(out, "Exception:   %s on gpu_id %" PRIu64, name ? name : "?", gc_json_get_u64(e, "gpu_id"));
-        if (json_is_integer(json_object_get(e, "queue_id")))
-            fprintf(out, ", queue %" PRIu64, gc_json_get_u64(e, "queue_id"));
-        if (gc_json_get_str(c, "fault_address"))
-            fprintf(out, ", fault address %s", gc_json_get_str(c, "fault_address"));
+        const char *name = gc_json_get_str(e, GC_IK_NAME);
+        fprintf(out, "Exception:   %s on gpu_id %" PRIu64, name ? name : "?",
+                gc_json_get_u64(e, GC_IK_GPU_ID));
+        if (json_is_integer(json_object_get(e, GC_IK_QUEUE_ID)))
+            fprintf(out, ", queue %" PRIu64, gc_json_get_u64(e, GC_IK_QUEUE_ID));
+        if (gc_json_get_str(c, GC_IK_FAULT_ADDRESS))
+            fprintf(out, ", fault address %s", gc_json_get_str(c, GC_IK_FAULT_ADDRESS));
         fputc('\n', out);
     }
-    if (json_is_integer(json_object_get(c, "error_thread")))
-        fprintf(out, "Error thread: %" PRIu64 " (the host thread the runtime reported the GPU "
-                "error on)\n", gc_json_get_u64(c, "error_thread"));
+    if (json_is_integer(json_object_get(c, GC_IK_ERROR_THREAD)))
+        fprintf(out,
+                "Error thread: %" PRIu64 " (the host thread the runtime reported the GPU "
+                "error on)\n",
+                gc_json_get_u64(c, GC_IK_ERROR_THREAD));
 }
 
 static void render_manifest_summary(FILE *out, const json_t *m, const json_t *file)
@@ -94,20 +101,25 @@ static void render_manifest_summary(FILE *out, const json_t *m, const json_t *fi
     char a[32], b[32], c[32];
 
     /* The file itself cut short (a copy interrupted...), whatever the capture recorded. */
-    if (json_is_true(json_object_get(file, "file_truncated")))
+    if (json_is_true(json_object_get(file, GC_IK_FILE_TRUNCATED)))
         fprintf(out, "File truncated: yes, cut short at %s; memory past the cut is missing\n",
-                gc_format_size(gc_json_get_u64(file, "file_size"), a, 32));
-    if (!json_is_object(m) || json_object_get(m, "error"))
+                gc_format_size(gc_json_get_u64(file, GC_IK_FILE_SIZE), a, 32));
+    if (!json_is_object(m) || json_object_get(m, GC_IK_ERROR))
         return;
-    fprintf(out, "Memory:      %" PRIu64 " ranges captured (%s), %" PRIu64
-                 " skipped (%s), %" PRIu64 " unreadable (%s)\n",
-            gc_json_get_u64(m, "captured_ranges"), gc_format_size(gc_json_get_u64(m, "captured_bytes"), a, 32),
-            gc_json_get_u64(m, "skipped_ranges"), gc_format_size(gc_json_get_u64(m, "skipped_bytes"), b, 32),
-            gc_json_get_u64(m, "unreadable_ranges"),
-            gc_format_size(gc_json_get_u64(m, "unreadable_bytes"), c, 32));
+    fprintf(out,
+            "Memory:      %" PRIu64 " ranges captured (%s), %" PRIu64 " skipped (%s), %" PRIu64
+            " unreadable (%s)\n",
+            gc_json_get_u64(m, GC_IK_CAPTURED_RANGES),
+            gc_format_size(gc_json_get_u64(m, GC_IK_CAPTURED_BYTES), a, 32),
+            gc_json_get_u64(m, GC_IK_SKIPPED_RANGES),
+            gc_format_size(gc_json_get_u64(m, GC_IK_SKIPPED_BYTES), b, 32),
+            gc_json_get_u64(m, GC_IK_UNREADABLE_RANGES),
+            gc_format_size(gc_json_get_u64(m, GC_IK_UNREADABLE_BYTES), c, 32));
     fprintf(out, "Truncated:   %s\n",
-            json_is_true(json_object_get(m, "truncated"))
-                    ? (gc_json_get_str(m, "truncation_reason") ? gc_json_get_str(m, "truncation_reason") : "yes")
+            json_is_true(json_object_get(m, GC_IK_TRUNCATED))
+                    ? (gc_json_get_str(m, GC_IK_TRUNCATION_REASON)
+                               ? gc_json_get_str(m, GC_IK_TRUNCATION_REASON)
+                               : "yes")
                     : "no");
 }
 
@@ -123,66 +135,72 @@ static void render_amdgpu(FILE *out, const json_t *g)
         return;
     }
     fprintf(out, "AMDGPU state (NT_AMDGPU_KFD_CORE_STATE, %" PRIu64 " bytes)\n",
-            gc_json_get_u64(g, "size"));
-    if (json_object_get(g, "error")) {
+            gc_json_get_u64(g, GC_IK_SIZE));
+    if (json_object_get(g, GC_IK_ERROR)) {
         fprintf(out, "  cannot decode: %s\n",
-                gc_json_get_str(json_object_get(g, "error"), "message"));
+                gc_json_get_str(json_object_get(g, GC_IK_ERROR), GC_IK_MESSAGE));
         return;
     }
-    rt = json_object_get(g, "runtime");
+    rt = json_object_get(g, GC_IK_RUNTIME);
     fprintf(out, "  KFD %" PRIu64 ".%" PRIu64 ", runtime %s, r_debug %s, ttmp setup %s\n",
-            gc_json_get_u64(g, "kfd_major"), gc_json_get_u64(g, "kfd_minor"),
-            gc_json_get_str(rt, "runtime_state_name") ? gc_json_get_str(rt, "runtime_state_name") : "?",
-            gc_json_get_str(rt, "r_debug"), gc_json_get_u64(rt, "ttmp_setup") ? "yes" : "no");
-    check = json_object_get(g, "amd_reader_check");
-    if (json_is_true(json_object_get(check, "ok")))
+            gc_json_get_u64(g, GC_IK_KFD_MAJOR), gc_json_get_u64(g, GC_IK_KFD_MINOR),
+            gc_json_get_str(rt, GC_IK_RUNTIME_STATE_NAME)
+                    ? gc_json_get_str(rt, GC_IK_RUNTIME_STATE_NAME)
+                    : "?",
+            gc_json_get_str(rt, GC_IK_R_DEBUG),
+            gc_json_get_u64(rt, GC_IK_TTMP_SETUP) ? "yes" : "no");
+    check = json_object_get(g, GC_IK_AMD_READER_CHECK);
+    if (json_is_true(json_object_get(check, GC_IK_OK)))
         fprintf(out, "  AMD reader rules: satisfied\n");
     else
         fprintf(out, "  AMD reader rules: VIOLATED: %s\n",
-                gc_json_get_str(json_object_get(check, "error"), "message"));
+                gc_json_get_str(json_object_get(check, GC_IK_ERROR), GC_IK_MESSAGE));
 
-    arr = json_object_get(g, "agents");
+    arr = json_object_get(g, GC_IK_AGENTS);
     json_array_foreach(arr, i, a)
     {
-        const char *target = gc_json_get_str(a, "target");
+        const char *target = gc_json_get_str(a, GC_IK_TARGET);
 
         fprintf(out,
-                "  agent %zu: %s, gpu_id %" PRIu64 ", PCI %04" PRIx64 ":%04" PRIx64
-                " rev %" PRIx64 ", location %s, fw %" PRIu64 "\n",
-                i, target ? target : "unknown target", gc_json_get_u64(a, "gpu_id"),
-                gc_json_get_u64(a, "vendor_id"), gc_json_get_u64(a, "device_id"), gc_json_get_u64(a, "revision_id"),
-                gc_json_get_str(a, "location_id"), gc_json_get_u64(a, "fw_version"));
+                "  agent %zu: %s, gpu_id %" PRIu64 ", PCI %04" PRIx64 ":%04" PRIx64 " rev %" PRIx64
+                ", location %s, fw %" PRIu64 "\n",
+                i, target ? target : "unknown target", gc_json_get_u64(a, GC_IK_GPU_ID),
+                gc_json_get_u64(a, GC_IK_VENDOR_ID), gc_json_get_u64(a, GC_IK_DEVICE_ID),
+                gc_json_get_u64(a, GC_IK_REVISION_ID), gc_json_get_str(a, GC_IK_LOCATION_ID),
+                gc_json_get_u64(a, GC_IK_FW_VERSION));
         fprintf(out,
                 "    %" PRIu64 " SIMDs x %" PRIu64 " waves, %" PRIu64 " arrays (%" PRIu64
                 " per engine), %" PRIu64 " XCC, %" PRIu64 " watchpoints, debuggable %s\n",
-                gc_json_get_u64(a, "simd_count"), gc_json_get_u64(a, "max_waves_per_simd"),
-                gc_json_get_u64(a, "array_count"), gc_json_get_u64(a, "simd_arrays_per_engine"),
-                gc_json_get_u64(a, "num_xcc"), gc_json_get_u64(a, "watchpoints"),
-                json_is_true(json_object_get(a, "debuggable")) ? "yes" : "no");
-        fprintf(out, "    capability %s ", gc_json_get_str(a, "capability"));
-        print_flag_list(out, json_object_get(a, "capability_flags"));
-        fprintf(out, ", debug_prop %s ", gc_json_get_str(a, "debug_prop"));
-        print_flag_list(out, json_object_get(a, "debug_prop_flags"));
+                gc_json_get_u64(a, GC_IK_SIMD_COUNT), gc_json_get_u64(a, GC_IK_MAX_WAVES_PER_SIMD),
+                gc_json_get_u64(a, GC_IK_ARRAY_COUNT),
+                gc_json_get_u64(a, GC_IK_SIMD_ARRAYS_PER_ENGINE), gc_json_get_u64(a, GC_IK_NUM_XCC),
+                gc_json_get_u64(a, GC_IK_WATCHPOINTS),
+                json_is_true(json_object_get(a, GC_IK_DEBUGGABLE)) ? "yes" : "no");
+        fprintf(out, "    capability %s ", gc_json_get_str(a, GC_IK_CAPABILITY));
+        print_flag_list(out, json_object_get(a, GC_IK_CAPABILITY_FLAGS));
+        fprintf(out, ", debug_prop %s ", gc_json_get_str(a, GC_IK_DEBUG_PROP));
+        print_flag_list(out, json_object_get(a, GC_IK_DEBUG_PROP_FLAGS));
         fputc('\n', out);
-        fprintf(out, "    apertures: LDS %s-%s, scratch %s-%s\n", gc_json_get_str(a, "lds_base"),
-                gc_json_get_str(a, "lds_limit"), gc_json_get_str(a, "scratch_base"),
-                gc_json_get_str(a, "scratch_limit"));
+        fprintf(out, "    apertures: LDS %s-%s, scratch %s-%s\n",
+                gc_json_get_str(a, GC_IK_LDS_BASE), gc_json_get_str(a, GC_IK_LDS_LIMIT),
+                gc_json_get_str(a, GC_IK_SCRATCH_BASE), gc_json_get_str(a, GC_IK_SCRATCH_LIMIT));
     }
-    arr = json_object_get(g, "queues");
+    arr = json_object_get(g, GC_IK_QUEUES);
     json_array_foreach(arr, i, a)
     {
-        const char *tn = gc_json_get_str(a, "type_name");
+        const char *tn = gc_json_get_str(a, GC_IK_TYPE_NAME);
 
         fprintf(out,
                 "  queue %zu: id %" PRIu64 " on gpu_id %" PRIu64 ", %s, ring %s (%" PRIu64
                 " bytes), exceptions %s\n",
-                i, gc_json_get_u64(a, "os_queue_id"), gc_json_get_u64(a, "gpu_id"), tn ? tn : "unknown type",
-                gc_json_get_str(a, "ring_base_address"), gc_json_get_u64(a, "ring_size"),
-                gc_json_get_str(a, "exception_status"));
+                i, gc_json_get_u64(a, GC_IK_OS_QUEUE_ID), gc_json_get_u64(a, GC_IK_GPU_ID),
+                tn ? tn : "unknown type", gc_json_get_str(a, GC_IK_RING_BASE_ADDRESS),
+                gc_json_get_u64(a, GC_IK_RING_SIZE), gc_json_get_str(a, GC_IK_EXCEPTION_STATUS));
         fprintf(out, "    read ptr %s, write ptr %s, save area %s (%" PRIu64 " bytes per XCC)\n",
-                gc_json_get_str(a, "read_pointer_address"), gc_json_get_str(a, "write_pointer_address"),
-                gc_json_get_str(a, "ctx_save_restore_address"),
-                gc_json_get_u64(a, "ctx_save_restore_area_size"));
+                gc_json_get_str(a, GC_IK_READ_POINTER_ADDRESS),
+                gc_json_get_str(a, GC_IK_WRITE_POINTER_ADDRESS),
+                gc_json_get_str(a, GC_IK_CTX_SAVE_RESTORE_ADDRESS),
+                gc_json_get_u64(a, GC_IK_CTX_SAVE_RESTORE_AREA_SIZE));
     }
 }
 
@@ -194,10 +212,11 @@ static void render_notes(FILE *out, const json_t *notes)
     fprintf(out, "\nNotes (%zu):\n", json_array_size(notes));
     json_array_foreach(notes, i, n)
     {
-        const char *name = gc_json_get_str(n, "name");
+        const char *name = gc_json_get_str(n, GC_IK_NAME);
 
-        fprintf(out, "  %-8s %#10" PRIx64 "  %-26s %10" PRIu64 " bytes\n", gc_json_get_str(n, "owner"),
-                gc_json_get_u64(n, "type"), name ? name : "(unknown type)", gc_json_get_u64(n, "size"));
+        fprintf(out, "  %-8s %#10" PRIx64 "  %-26s %10" PRIu64 " bytes\n",
+                gc_json_get_str(n, GC_IK_OWNER), gc_json_get_u64(n, GC_IK_TYPE),
+                name ? name : "(unknown type)", gc_json_get_u64(n, GC_IK_SIZE));
     }
 }
 
@@ -210,10 +229,10 @@ static void render_code_objects(FILE *out, const json_t *c)
     if (!json_is_array(c))
         return;
     fprintf(out, "\nCode objects (%zu):\n", json_array_size(c));
-    json_array_foreach(c, i, o) fprintf(out, "  %s  %s, embedded: %s\n  %s\n",
-                                        gc_json_get_str(o, "load_address"),
-                                        gc_format_size(gc_json_get_u64(o, "size"), a, sizeof(a)),
-                                        gc_json_get_str(o, "embedded"), gc_json_get_str(o, "uri"));
+    json_array_foreach(c, i, o)
+            fprintf(out, "  %s  %s, embedded: %s\n  %s\n", gc_json_get_str(o, GC_IK_LOAD_ADDRESS),
+                    gc_format_size(gc_json_get_u64(o, GC_IK_SIZE), a, sizeof(a)),
+                    gc_json_get_str(o, GC_IK_EMBEDDED), gc_json_get_str(o, GC_IK_URI));
 }
 
 static void render_allocations(FILE *out, const json_t *c)
@@ -227,11 +246,12 @@ static void render_allocations(FILE *out, const json_t *c)
     fprintf(out, "\nAllocations (%zu):\n", json_array_size(c));
     json_array_foreach(c, i, o)
     {
-        const json_t *kind = json_object_get(o, "kind");
+        const json_t *kind = json_object_get(o, GC_IK_KIND);
 
-        fprintf(out, "  %18s  %10s  %-8s %s\n", gc_json_get_str(o, "base"),
-                gc_format_size(gc_json_get_u64(o, "size"), a, sizeof(a)),
-                json_is_string(kind) ? json_string_value(kind) : "?", gc_json_get_str(o, "label"));
+        fprintf(out, "  %18s  %10s  %-8s %s\n", gc_json_get_str(o, GC_IK_BASE),
+                gc_format_size(gc_json_get_u64(o, GC_IK_SIZE), a, sizeof(a)),
+                json_is_string(kind) ? json_string_value(kind) : "?",
+                gc_json_get_str(o, GC_IK_LABEL));
     }
 }
 
@@ -241,29 +261,32 @@ static void render_segments(FILE *out, const json_t *s, int list_all)
     size_t i;
     json_t *seg;
 
-    fprintf(out, "\nSegments: %" PRIu64 " PT_LOAD, %s in file, %s of memory", gc_json_get_u64(s, "count"),
-            gc_format_size(gc_json_get_u64(s, "file_bytes"), a, sizeof(a)),
-            gc_format_size(gc_json_get_u64(s, "memory_bytes"), b, sizeof(b)));
-    if (gc_json_get_u64(s, "count"))
-        fprintf(out, ", %s-%s", gc_json_get_str(s, "lowest"), gc_json_get_str(s, "highest"));
+    fprintf(out, "\nSegments: %" PRIu64 " PT_LOAD, %s in file, %s of memory",
+            gc_json_get_u64(s, GC_IK_COUNT),
+            gc_format_size(gc_json_get_u64(s, GC_IK_FILE_BYTES), a, sizeof(a)),
+            gc_format_size(gc_json_get_u64(s, GC_IK_MEMORY_BYTES), b, sizeof(b)));
+    if (gc_json_get_u64(s, GC_IK_COUNT))
+        fprintf(out, ", %s-%s", gc_json_get_str(s, GC_IK_LOWEST),
+                gc_json_get_str(s, GC_IK_HIGHEST));
     fputc('\n', out);
-    if (gc_json_get_u64(s, "not_dumped"))
+    if (gc_json_get_u64(s, GC_IK_NOT_DUMPED))
         fprintf(out, "  %" PRIu64 " segments have no data in the file (not dumped)\n",
-                gc_json_get_u64(s, "not_dumped"));
+                gc_json_get_u64(s, GC_IK_NOT_DUMPED));
     if (!list_all)
         return;
     fprintf(out, "  %-18s %12s %12s %5s %12s\n", "vaddr", "memsz", "filesz", "flags", "offset");
-    json_array_foreach(json_object_get(s, "list"), i, seg)
-        fprintf(out, "  %-18s %12" PRIu64 " %12" PRIu64 " %5s %12" PRIu64 "\n",
-                gc_json_get_str(seg, "vaddr"), gc_json_get_u64(seg, "memsz"), gc_json_get_u64(seg, "filesz"),
-                gc_json_get_str(seg, "flags"), gc_json_get_u64(seg, "offset"));
+    json_array_foreach(json_object_get(s, GC_IK_LIST), i, seg)
+            fprintf(out, "  %-18s %12" PRIu64 " %12" PRIu64 " %5s %12" PRIu64 "\n",
+                    gc_json_get_str(seg, GC_IK_VADDR), gc_json_get_u64(seg, GC_IK_MEMSZ),
+                    gc_json_get_u64(seg, GC_IK_FILESZ), gc_json_get_str(seg, GC_IK_FLAGS),
+                    gc_json_get_u64(seg, GC_IK_OFFSET));
 }
 
 static void render_problems(FILE *out, const json_t *file, const json_t *problems)
 {
     size_t i;
     json_t *p;
-    const json_t *quirks = json_object_get(file, "quirks");
+    const json_t *quirks = json_object_get(file, GC_IK_QUIRKS);
 
     if (json_array_size(quirks)) {
         fprintf(out, "\nTolerated deviations (%zu):\n", json_array_size(quirks));
@@ -277,15 +300,16 @@ static void render_problems(FILE *out, const json_t *file, const json_t *problem
 
 static void render_text(FILE *out, const json_t *doc, int list_segments)
 {
-    render_file(out, json_object_get(doc, "file"));
-    render_capture(out, json_object_get(doc, "capture"));
-    render_manifest_summary(out, json_object_get(doc, "manifest"), json_object_get(doc, "file"));
-    render_amdgpu(out, json_object_get(doc, "amdgpu"));
-    render_code_objects(out, json_object_get(doc, "code_objects"));
-    render_allocations(out, json_object_get(doc, "allocations"));
-    render_notes(out, json_object_get(doc, "notes"));
-    render_segments(out, json_object_get(doc, "segments"), list_segments);
-    render_problems(out, json_object_get(doc, "file"), json_object_get(doc, "problems"));
+    render_file(out, json_object_get(doc, GC_IK_FILE));
+    render_capture(out, json_object_get(doc, GC_IK_CAPTURE));
+    render_manifest_summary(out, json_object_get(doc, GC_IK_MANIFEST),
+                            json_object_get(doc, GC_IK_FILE));
+    render_amdgpu(out, json_object_get(doc, GC_IK_AMDGPU));
+    render_code_objects(out, json_object_get(doc, GC_IK_CODE_OBJECTS));
+    render_allocations(out, json_object_get(doc, GC_IK_ALLOCATIONS));
+    render_notes(out, json_object_get(doc, GC_IK_NOTES));
+    render_segments(out, json_object_get(doc, GC_IK_SEGMENTS), list_segments);
+    render_problems(out, json_object_get(doc, GC_IK_FILE), json_object_get(doc, GC_IK_PROBLEMS));
 }
 
 /* ---------------------------------------------------------------------------------------- */

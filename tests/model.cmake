@@ -17,8 +17,9 @@ foreach(kase analyze-json-errors info-host-core report-dispatch-members)
   set_tests_properties(model-json-${kase} PROPERTIES LABELS "analyze;cli")
 endforeach()
 
-# The members read back are named once, in analyze/triage_keys.h (tests/abi/check_triage_keys.py).
-add_test(NAME abi-triage-keys
-         COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/abi/check_triage_keys.py
+# The members read back are named once, in analyze/triage_keys.h and analyze/info_keys.h
+# (tests/abi/check_document_keys.py).
+add_test(NAME abi-document-keys
+         COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/abi/check_document_keys.py
                  ${PROJECT_SOURCE_DIR})
-set_tests_properties(abi-triage-keys PROPERTIES LABELS abi)
+set_tests_properties(abi-document-keys PROPERTIES LABELS abi)

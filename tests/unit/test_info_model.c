@@ -92,7 +92,40 @@ static void test_unified_example(void **state)
     assert_int_equal(json_array_size(queues), 1);
     assert_string_equal(gc_json_get_str(json_array_get(agents, 0), "target"), "gfx90a");
     assert_true(gc_json_get_bool(json_array_get(agents, 0), "debuggable"));
-    assert_true(gc_json_get_bool(member(g, "amd_reader_check"), "ok"));
+    assert_true(gc_json_get_bool(member(g, GC_IK_AMD_READER_CHECK), GC_IK_OK));
+    /* The members the text reads that the KFD field tables write (their names are the
+       structures' members, not GC_IK_ constants): each is in the document. */
+    {
+        static const char *const agent_keys[] = {
+            GC_IK_VENDOR_ID,
+            GC_IK_DEVICE_ID,
+            GC_IK_REVISION_ID,
+            GC_IK_LOCATION_ID,
+            GC_IK_FW_VERSION,
+            GC_IK_SIMD_COUNT,
+            GC_IK_MAX_WAVES_PER_SIMD,
+            GC_IK_ARRAY_COUNT,
+            GC_IK_SIMD_ARRAYS_PER_ENGINE,
+            GC_IK_NUM_XCC,
+            GC_IK_CAPABILITY,
+            GC_IK_DEBUG_PROP,
+            GC_IK_LDS_BASE,
+            GC_IK_LDS_LIMIT,
+            GC_IK_SCRATCH_BASE,
+            GC_IK_SCRATCH_LIMIT,
+        };
+        static const char *const queue_keys[] = {
+            GC_IK_RING_BASE_ADDRESS,          GC_IK_RING_SIZE,
+            GC_IK_EXCEPTION_STATUS,           GC_IK_READ_POINTER_ADDRESS,
+            GC_IK_WRITE_POINTER_ADDRESS,      GC_IK_CTX_SAVE_RESTORE_ADDRESS,
+            GC_IK_CTX_SAVE_RESTORE_AREA_SIZE,
+        };
+
+        for (size_t k = 0; k < sizeof(agent_keys) / sizeof(agent_keys[0]); k++)
+            member(json_array_get(agents, 0), agent_keys[k]);
+        for (size_t k = 0; k < sizeof(queue_keys) / sizeof(queue_keys[0]); k++)
+            member(json_array_get(queues, 0), queue_keys[k]);
+    }
 
     /* The gpucore notes: `vadd` (pid 4242), a manifest, a code object. */
     cap = member(info.doc, "capture");
