@@ -18,11 +18,12 @@
 #include <gelf.h>
 #include <libelf.h>
 
+#include "gc_json.h"
 #include "gc_le.h"
 #include "gc_util.h"
 #include "host_stack.h"
 #include "open_below.h"
-#include "triage_internal.h" /* gc_tr_hex */
+#include "triage_keys.h"
 
 /* x86-64 struct elf_prstatus (<sys/procfs.h>): 336 bytes, pr_cursig at 12, pr_pid at 32,
    pr_reg (27 registers of struct user_regs_struct) at 112. */
@@ -272,10 +273,10 @@ static void note_no_symbols(struct hs_ctx *c, const char *name, const char *path
 
     if (!o)
         return;
-    json_object_set_new(o, "name", printable_json(name));
+    json_object_set_new(o, GC_TK_NAME, printable_json(name));
     json_object_set_new(o, "path", printable_json(path));
     json_object_set_new(o, "build_id", build_id_json(e->build_id, e->build_id_len));
-    json_object_set_new(o, "why", json_string(why));
+    json_object_set_new(o, GC_TK_WHY, json_string(why));
     json_array_append_new(c->no_symbols, o);
 }
 
@@ -635,17 +636,17 @@ static json_t *frame_json(Dwfl *dwfl, Dwarf_Addr pc, bool activation)
     if (file) {
         json_decref(src);
         src = json_object();
-        json_object_set_new(src, "file", printable_json(file));
-        json_object_set_new(src, "line", json_integer(lineno));
-        json_object_set_new(src, "column", json_integer(col));
+        json_object_set_new(src, GC_TK_FILE, printable_json(file));
+        json_object_set_new(src, GC_TK_LINE, json_integer(lineno));
+        json_object_set_new(src, GC_TK_COLUMN, json_integer(col));
     }
-    json_object_set_new(o, "pc", gc_tr_hex(pc));
-    json_object_set_new(o, "module", mname ? printable_json(mname) : json_null());
-    json_object_set_new(o, "module_offset", mname ? gc_tr_hex(pc - start) : json_null());
-    json_object_set_new(o, "symbol", printable_json(sname));
-    json_object_set_new(o, "symbol_offset",
+    json_object_set_new(o, GC_TK_PC, gc_json_hex(pc));
+    json_object_set_new(o, GC_TK_MODULE, mname ? printable_json(mname) : json_null());
+    json_object_set_new(o, GC_TK_MODULE_OFFSET, mname ? gc_json_hex(pc - start) : json_null());
+    json_object_set_new(o, GC_TK_SYMBOL, printable_json(sname));
+    json_object_set_new(o, GC_TK_SYMBOL_OFFSET,
                         sname ? json_integer((json_int_t)(off + (pc - at))) : json_null());
-    json_object_set_new(o, "source", src);
+    json_object_set_new(o, GC_TK_SOURCE, src);
     return o;
 }
 
@@ -672,10 +673,10 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 static json_t *unwind_end_json(const json_t *frames)
 {
     const json_t *last = json_array_get(frames, json_array_size(frames) - 1);
-    const char *mod = json_string_value(json_object_get(last, "module"));
+    const char *mod = json_string_value(json_object_get(last, GC_TK_MODULE));
     char b[512];
 
-    if (last && json_is_null(json_object_get(last, "symbol")))
+    if (last && json_is_null(json_object_get(last, GC_TK_SYMBOL)))
         snprintf(b, sizeof(b), "no unwind tables for %s: its file is not at hand (libdwfl: %s)",
                  mod ? mod : "a frame outside every mapped file", dwfl_errmsg(-1));
     else
@@ -725,24 +726,24 @@ static json_t *thread_json(Dwfl *dwfl, const struct hs_thread *th, int first, in
         json_decref(f.arr);
         return NULL;
     }
-    json_object_set_new(o, "tid", json_integer(th->tid));
-    json_object_set_new(o, "first", json_boolean(first));
-    json_object_set_new(o, "met_error",
+    json_object_set_new(o, GC_TK_TID, json_integer(th->tid));
+    json_object_set_new(o, GC_TK_FIRST, json_boolean(first));
+    json_object_set_new(o, GC_TK_MET_ERROR,
                         json_boolean(error_thread && (uint32_t)th->tid == error_thread));
     /* A first thread with pr_cursig 0 was not signalled (a gcore, or an on-demand capture):
        its NT_SIGINFO only says how it was stopped. */
-    json_object_set_new(o, "signal",
+    json_object_set_new(o, GC_TK_SIGNAL,
                         signal_json(first && th->cursig ? (sig ? sig : th->cursig) : 0));
-    json_object_set_new(o, "syscall", syscall_json(th));
+    json_object_set_new(o, GC_TK_SYSCALL, syscall_json(th));
     if (attached) {
         rc = dwfl_getthread_frames(dwfl, th->tid, frame_cb, &f);
-        json_object_set_new(o, "unwind_end", rc < 0 ? unwind_end_json(f.arr) : json_null());
+        json_object_set_new(o, GC_TK_UNWIND_END, rc < 0 ? unwind_end_json(f.arr) : json_null());
     } else {
         json_array_append_new(f.arr, frame_json(dwfl, th->regs[UR_RIP], true));
-        json_object_set_new(o, "unwind_end", json_string("libdwfl could not attach"));
+        json_object_set_new(o, GC_TK_UNWIND_END, json_string("libdwfl could not attach"));
     }
-    json_object_set_new(o, "frames", f.arr);
-    json_object_set_new(o, "more_frames", json_boolean(f.more));
+    json_object_set_new(o, GC_TK_FRAMES, f.arr);
+    json_object_set_new(o, GC_TK_MORE_FRAMES, json_boolean(f.more));
     return o;
 }
 
@@ -756,16 +757,17 @@ static void mark_modules_in_frames(json_t *modules, const json_t *threads)
     json_array_foreach(modules, i, m)
     {
         int in = 0;
-        const char *name = json_string_value(json_object_get(m, "name"));
+        const char *name = json_string_value(json_object_get(m, GC_TK_NAME));
 
-        json_array_foreach(threads, j, th) json_array_foreach(json_object_get(th, "frames"), k, f)
+        json_array_foreach(threads, j, th)
+                json_array_foreach(json_object_get(th, GC_TK_FRAMES), k, f)
         {
-            const char *fm = json_string_value(json_object_get(f, "module"));
+            const char *fm = json_string_value(json_object_get(f, GC_TK_MODULE));
 
             if (name && fm && strcmp(name, fm) == 0)
                 in = 1;
         }
-        json_object_set_new(m, "in_frames", json_boolean(in));
+        json_object_set_new(m, GC_TK_IN_FRAMES, json_boolean(in));
     }
 }
 
@@ -837,18 +839,18 @@ json_t *gc_host_stacks_json(gpucore_core_t *core, const char *sysroot, uint32_t 
         }
     }
     pid = core_pid(core);
-    json_object_set_new(doc, "pid", pid >= 0 ? json_integer(pid) : json_null());
-    json_object_set_new(doc, "threads", threads);
+    json_object_set_new(doc, GC_TK_PID, pid >= 0 ? json_integer(pid) : json_null());
+    json_object_set_new(doc, GC_TK_THREADS, threads);
     threads = NULL;
-    json_object_set_new(doc, "more_threads",
+    json_object_set_new(doc, GC_TK_MORE_THREADS,
                         json_integer(c.nthreads > GC_HS_MAX_THREADS
-                                         ? (json_int_t)(c.nthreads - GC_HS_MAX_THREADS)
-                                         : 0));
+                                             ? (json_int_t)(c.nthreads - GC_HS_MAX_THREADS)
+                                             : 0));
     json_object_set_new(doc, "sysroot", sysroot ? printable_json(sysroot) : json_null());
-    mark_modules_in_frames(c.no_symbols, json_object_get(doc, "threads"));
-    json_object_set_new(doc, "modules_without_symbols", c.no_symbols);
+    mark_modules_in_frames(c.no_symbols, json_object_get(doc, GC_TK_THREADS));
+    json_object_set_new(doc, GC_TK_MODULES_WITHOUT_SYMBOLS, c.no_symbols);
     c.no_symbols = NULL;
-    json_object_set_new(doc, "problem", why[0] ? json_string(why) : json_null());
+    json_object_set_new(doc, GC_TK_PROBLEM, why[0] ? json_string(why) : json_null());
     dwfl_end(dwfl);
     if (c.ebl_elf)
         elf_end(c.ebl_elf);

@@ -45,6 +45,9 @@
 #include <gpucore/core.h>
 #include <gpucore/status.h>
 
+#include "gc_json.h"
+#include "triage_keys.h" /* the members read back: GC_TK_* */
+
 #define GC_TRIAGE_SCHEMA "gpucore.analyze/1"
 
 /* Bounds on what one request may ask for (the command line checks them). */
@@ -200,6 +203,15 @@ json_t *gc_triage_disasm(const struct gc_triage *t, const struct gc_triage_reque
                          struct gc_triage_error *reterr);
 
 /*
+ * The document of a view that could not be built because of the core (a failed
+ * gc_triage_open(), or a builder's failure with blame CORE), for a caller that promised a
+ * document (--json): {"schema", "command" (@p command: "report", "waves", ...), "core"
+ * [, "host_core"], "file_truncated", "error" (@p message, one sentence)}. @p t needs its paths
+ * and cores, not an image. A new document, or NULL if out of memory.
+ */
+json_t *gc_triage_error_doc(const struct gc_triage *t, const char *command, const char *message);
+
+/*
  * req->size bytes at req->address of address space req->space, as wave req->wave sees it (the
  * spaces of a wave default to the first faulting wave), as hex. Besides the failures above:
  *   GPUCORE_E_INVAL  USAGE  req->space names no address space                         64
@@ -207,23 +219,17 @@ json_t *gc_triage_disasm(const struct gc_triage *t, const struct gc_triage_reque
  *   any status of gc_image_read() (image.h)   CORE   the read failed: the exit code of the
  *                                status (GPUCORE_E_UNAVAILABLE, _LIMIT, _CORRUPT 65; _INVAL,
  *                                _NOMEM 70; _IO 74)
- * A partial read (GPUCORE_E_UNAVAILABLE or GPUCORE_E_LIMIT after some bytes) returns the
- * document of the bytes read *and* fills *reterr: the program prints both and exits with the
- * error's code.
+ * A failed read returns the document of the bytes read *and* fills *reterr: "bytes_read" is
+ * what could be read (0 when nothing could; after some bytes only for GPUCORE_E_UNAVAILABLE
+ * and GPUCORE_E_LIMIT, the core's missing bytes), "data" their hex, "error" the diag's
+ * message (null after a whole read). The program prints both and exits with the error's
+ * code.
  */
 json_t *gc_triage_mem(const struct gc_triage *t, const struct gc_triage_request *req,
                       struct gc_triage_error *reterr);
 
-/*
- * Reading a document, as the conventions above write it (the report's own summary lines and
- * the text renderers). A member that is missing or of another type reads as the default.
- * Strings are borrowed from the document.
- */
-uint64_t gc_triage_get_u64(const json_t *obj, const char *key);    /* integer or "0x..."; 0 */
-const char *gc_triage_get_str(const json_t *obj, const char *key); /* NULL */
-const char *gc_triage_get_str_or(const json_t *obj, const char *key, const char *dflt);
-int gc_triage_get_bool(const json_t *obj, const char *key); /* 1 for true, else 0 */
-int64_t gc_triage_index_value(const json_t *v);             /* an index: -1 for null */
+/* Reading a document (the report's own summary lines and the text renderers): gc_json.h's
+   gc_json_get_u64(), gc_json_get_str(), ... */
 
 /* Name of a KFD exception code ("QUEUE_WAVE_MEMORY_VIOLATION"), NULL if unknown. Static. */
 const char *gc_triage_exception_name(uint32_t code);

@@ -150,10 +150,10 @@ static json_t *alloc_ref_json(const gpucore_alloc_t *al, const char *key, uint64
 
     json_object_set_new(o, "label",
                         al->label.len ? json_stringn(al->label.ptr, al->label.len) : json_null());
-    json_object_set_new(o, "kind", gc_tr_str_or_null(gpucore_alloc_kind_name(al->kind)));
-    json_object_set_new(o, "base", gc_tr_hex(al->base));
-    json_object_set_new(o, "size", gc_tr_int(al->size));
-    json_object_set_new(o, key, gc_tr_int(value));
+    json_object_set_new(o, "kind", gc_json_str_or_null(gpucore_alloc_kind_name(al->kind)));
+    json_object_set_new(o, "base", gc_json_hex(al->base));
+    json_object_set_new(o, GC_TK_SIZE, gc_json_uint(al->size));
+    json_object_set_new(o, key, gc_json_uint(value));
     return o;
 }
 
@@ -164,13 +164,13 @@ static void relate(const struct gc_tr_args *a, uint64_t v, json_t *o)
     char text[512], sz[32];
 
     if (v == 0) {
-        json_object_set_new(o, "allocation", json_null());
-        json_object_set_new(o, "relation", json_string("null pointer"));
+        json_object_set_new(o, GC_TK_ALLOCATION, json_null());
+        json_object_set_new(o, GC_TK_RELATION, json_string("null pointer"));
         return;
     }
     if (!a->allocs) {
-        json_object_set_new(o, "allocation", json_null());
-        json_object_set_new(o, "relation", json_string(a->allocs_error));
+        json_object_set_new(o, GC_TK_ALLOCATION, json_null());
+        json_object_set_new(o, GC_TK_RELATION, json_string(a->allocs_error));
         return;
     }
     for (uint32_t i = 0; i < a->allocs->count && !hit; i++) {
@@ -180,8 +180,8 @@ static void relate(const struct gc_tr_args *a, uint64_t v, json_t *o)
             hit = al;
     }
     if (!hit) {
-        json_object_set_new(o, "allocation", json_null());
-        json_object_set_new(o, "relation",
+        json_object_set_new(o, GC_TK_ALLOCATION, json_null());
+        json_object_set_new(o, GC_TK_RELATION,
                             json_string("in no allocation of the core's allocation map"));
         return;
     }
@@ -192,8 +192,8 @@ static void relate(const struct gc_tr_args *a, uint64_t v, json_t *o)
     if (v != hit->base)
         gc_str_appendf(text, sizeof(text), &len, "offset 0x%" PRIx64 " in ", v - hit->base);
     gc_str_appendf(text, sizeof(text), &len, "%.*s, %s %s", LABEL_ARGS(hit), sz, kind_words(hit));
-    json_object_set_new(o, "allocation", alloc_ref_json(hit, "offset", v - hit->base));
-    json_object_set_new(o, "relation", json_string(text));
+    json_object_set_new(o, GC_TK_ALLOCATION, alloc_ref_json(hit, "offset", v - hit->base));
+    json_object_set_new(o, GC_TK_RELATION, json_string(text));
 }
 
 /* Address spaces whose pointers are related to the allocation map. */
@@ -221,36 +221,36 @@ static json_t *arg_json(const struct gc_tr_args *a, const struct gc_ka_arg *ka, 
                        : gc_ka_is_hidden(ka)   ? ka->value_kind
                                                : NULL;
 
-    json_object_set_new(o, "name", gc_tr_str_or_null(name));
-    json_object_set_new(o, "hidden", json_boolean(gc_ka_is_hidden(ka)));
-    json_object_set_new(o, "type", gc_tr_str_or_null(ka->type_name));
-    json_object_set_new(o, "offset", gc_tr_int(ka->offset));
-    json_object_set_new(o, "size", gc_tr_int(ka->size));
-    json_object_set_new(o, "value_kind", gc_tr_str_or_null(ka->value_kind));
-    json_object_set_new(o, "address_space", gc_tr_str_or_null(ka->address_space));
+    json_object_set_new(o, GC_TK_NAME, gc_json_str_or_null(name));
+    json_object_set_new(o, GC_TK_HIDDEN, json_boolean(gc_ka_is_hidden(ka)));
+    json_object_set_new(o, GC_TK_TYPE, gc_json_str_or_null(ka->type_name));
+    json_object_set_new(o, "offset", gc_json_uint(ka->offset));
+    json_object_set_new(o, GC_TK_SIZE, gc_json_uint(ka->size));
+    json_object_set_new(o, GC_TK_VALUE_KIND, gc_json_str_or_null(ka->value_kind));
+    json_object_set_new(o, GC_TK_ADDRESS_SPACE, gc_json_str_or_null(ka->address_space));
     if ((uint64_t)ka->offset + ka->size > declared) {
-        gc_tr_appendf(problems,
+        gc_json_appendf(problems,
                       "argument %" PRIu32 " (%s) at bytes %" PRIu32 "..%" PRIu64
                       " lies past the %" PRIu32 "-byte kernarg segment the metadata declares",
                       index, name ? name : "no name", ka->offset,
                       (uint64_t)ka->offset + ka->size - (ka->size ? 1 : 0), declared);
     }
     if (st != GPUCORE_OK) {
-        json_object_set_new(o, "value", json_null());
-        json_object_set_new(o, "value_error", json_string(value));
-        json_object_set_new(o, "allocation", json_null());
-        json_object_set_new(o, "relation", json_null());
+        json_object_set_new(o, GC_TK_VALUE, json_null());
+        json_object_set_new(o, GC_TK_VALUE_ERROR, json_string(value));
+        json_object_set_new(o, GC_TK_ALLOCATION, json_null());
+        json_object_set_new(o, GC_TK_RELATION, json_null());
         return o;
     }
-    json_object_set_new(o, "value", json_string(value));
-    json_object_set_new(o, "value_error", json_null());
+    json_object_set_new(o, GC_TK_VALUE, json_string(value));
+    json_object_set_new(o, GC_TK_VALUE_ERROR, json_null());
     /* hidden pointers (queue_ptr, printf/hostcall buffers, heap...) point at the runtime's
        allocations: related like explicit ones, and a null one says "null pointer" */
     if (gc_ka_is_pointer(ka) && (relatable(ka) || gc_ka_is_hidden(ka))) {
         relate(a, v, o);
     } else {
-        json_object_set_new(o, "allocation", json_null());
-        json_object_set_new(o, "relation", json_null());
+        json_object_set_new(o, GC_TK_ALLOCATION, json_null());
+        json_object_set_new(o, GC_TK_RELATION, json_null());
     }
     return o;
 }
@@ -314,12 +314,12 @@ void gc_tr_args_json(struct gc_tr_args *a, const struct gc_image_dispatch *dp, j
                                   seg, k->kernarg_segment_size, &avail, &d);
 
             if (st != GPUCORE_OK)
-                gc_tr_appendf(problems,
+                gc_json_appendf(problems,
                               "%" PRIu64 " of the %" PRIu32 " bytes of kernel arguments at "
                               "0x%" PRIx64 " are in the core (%s)",
                               avail, k->kernarg_segment_size, dp->kernarg_address, d.message);
         } else {
-            gc_tr_appendf(problems, "out of memory for the kernel arguments");
+            gc_json_appendf(problems, "out of memory for the kernel arguments");
         }
     }
     /* The descriptor's kernarg_size is what the runtime allocated and the capture kept. */
@@ -330,7 +330,7 @@ void gc_tr_args_json(struct gc_tr_args *a, const struct gc_image_dispatch *dp, j
                            (uint32_t)kd[3] << 24;
 
         if (kd_size != k->kernarg_segment_size)
-            gc_tr_appendf(problems,
+            gc_json_appendf(problems,
                           "the metadata says kernel '%s' takes %" PRIu32
                           " bytes of arguments, its kernel descriptor at 0x%" PRIx64
                           " says %" PRIu32,
@@ -341,13 +341,13 @@ void gc_tr_args_json(struct gc_tr_args *a, const struct gc_image_dispatch *dp, j
         json_array_append_new(args, arg_json(a, &k->args[i], i, seg ? seg : kd, seg ? avail : 0,
                                              k->kernarg_segment_size, problems));
     gc_free(seg);
-    json_object_set_new(o, "arguments", args);
-    json_object_set_new(o, "arguments_error", joined(problems));
+    json_object_set_new(o, GC_TK_ARGUMENTS, args);
+    json_object_set_new(o, GC_TK_ARGUMENTS_ERROR, joined(problems));
     json_decref(problems);
     return;
 fail:
-    json_object_set_new(o, "arguments", json_null());
-    json_object_set_new(o, "arguments_error",
+    json_object_set_new(o, GC_TK_ARGUMENTS, json_null());
+    json_object_set_new(o, GC_TK_ARGUMENTS_ERROR,
                         json_string(err && err[0] ? err : "no argument metadata"));
 }
 
@@ -379,15 +379,15 @@ static const json_t *deriving_argument(const json_t *dispatch_json, uint64_t v, 
     uint64_t best_value = 0;
     size_t i;
 
-    json_array_foreach(json_object_get(dispatch_json, "arguments"), i, arg)
+    json_array_foreach(json_object_get(dispatch_json, GC_TK_ARGUMENTS), i, arg)
     {
-        const char *val = gc_triage_get_str(arg, "value");
+        const char *val = gc_json_get_str(arg, GC_TK_VALUE);
         uint64_t x;
 
-        if (!json_is_object(json_object_get(arg, "allocation")) &&
-            !json_is_string(json_object_get(arg, "relation")))
+        if (!json_is_object(json_object_get(arg, GC_TK_ALLOCATION)) &&
+            !json_is_string(json_object_get(arg, GC_TK_RELATION)))
             continue; /* not a pointer argument */
-        if (gc_triage_get_bool(arg, "hidden"))
+        if (gc_json_get_bool(arg, GC_TK_HIDDEN))
             continue; /* the runtime's own memory (queue, printf buffer): not what the kernel's
                          code indexes from its arguments */
         if (!val || sscanf(val, "0x%" SCNx64, &x) != 1 || x == 0 || x > v ||
@@ -463,8 +463,8 @@ json_t *gc_tr_fault_relation_json(const struct gc_tr_args *a, const struct gc_tr
     arg = v >= FAULT_NULL_PAGE ? deriving_argument(dispatch_json, v, &argval) : NULL;
     if (arg)
         gc_str_appendf(text, sizeof(text), &len, "; argument %s = 0x%" PRIx64 " + 0x%" PRIx64,
-                       gc_triage_get_str_or(arg, "name", "?"), argval, v - argval);
-    json_object_set_new(o, "text", json_string(text));
+                       gc_json_get_str_or(arg, GC_TK_NAME, "?"), argval, v - argval);
+    json_object_set_new(o, GC_TK_TEXT, json_string(text));
     json_object_set_new(o, "null_page", json_boolean(v < FAULT_NULL_PAGE));
     json_object_set_new(o, "inside", in ? alloc_ref_json(in, "offset", v - in->base) : json_null());
     json_object_set_new(o, "past_end_of",
@@ -473,7 +473,7 @@ json_t *gc_tr_fault_relation_json(const struct gc_tr_args *a, const struct gc_tr
     json_object_set_new(o, "before", above ? alloc_ref_json(above, "distance", above->base - v)
                                            : json_null());
     json_object_set_new(o, "argument",
-                        arg ? gc_tr_str_or_null(gc_triage_get_str(arg, "name")) : json_null());
-    json_object_set_new(o, "argument_offset", arg ? gc_tr_int(v - argval) : json_null());
+                        arg ? gc_json_str_or_null(gc_json_get_str(arg, GC_TK_NAME)) : json_null());
+    json_object_set_new(o, "argument_offset", arg ? gc_json_uint(v - argval) : json_null());
     return o;
 }

@@ -168,9 +168,9 @@ json_t *gc_tr_memory_candidates_json(const struct gc_triage *t, const struct gc_
         json_t *o = json_object();
 
         gc_tr_symbolize(t, w->c[i].insn.pc, name, sizeof(name), NULL);
-        json_object_set_new(o, "pc", gc_tr_hex(w->c[i].insn.pc));
-        json_object_set_new(o, "symbol", gc_tr_str_or_null(name));
-        json_object_set_new(o, "instruction", json_string(w->c[i].insn.text));
+        json_object_set_new(o, GC_TK_PC, gc_json_hex(w->c[i].insn.pc));
+        json_object_set_new(o, GC_TK_SYMBOL, gc_json_str_or_null(name));
+        json_object_set_new(o, GC_TK_INSTRUCTION, json_string(w->c[i].insn.text));
         json_array_append_new(arr, o);
     }
     free(w);

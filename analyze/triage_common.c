@@ -159,6 +159,15 @@ gpucore_status_t gc_tr_check_wave(const struct gc_triage *t, const struct gc_tri
 /* Building and reading JSON                                                                  */
 /* ---------------------------------------------------------------------------------------- */
 
+json_t *gc_triage_error_doc(const struct gc_triage *t, const char *command, const char *message)
+{
+    json_t *doc = gc_tr_doc_new(t, command);
+
+    if (doc)
+        json_object_set_new(doc, GC_TK_ERROR, json_string(message));
+    return doc;
+}
+
 json_t *gc_tr_doc_new(const struct gc_triage *t, const char *command)
 {
     json_t *doc = json_object();
@@ -167,9 +176,9 @@ json_t *gc_tr_doc_new(const struct gc_triage *t, const char *command)
         return NULL;
     json_object_set_new(doc, "schema", json_string(GC_TRIAGE_SCHEMA));
     json_object_set_new(doc, "command", json_string(command));
-    json_object_set_new(doc, "core", json_string(t->path));
+    json_object_set_new(doc, GC_TK_CORE, json_string(t->path));
     if (t->host_path)
-        json_object_set_new(doc, "host_core", json_string(t->host_path));
+        json_object_set_new(doc, GC_TK_HOST_CORE, json_string(t->host_path));
     /* A file cut short (an interrupted copy, a full disk) opens with what is there: say so. */
     {
         struct gpucore_core_info fi, hi;
@@ -179,83 +188,9 @@ json_t *gc_tr_doc_new(const struct gc_triage *t, const char *command)
         if (t->host && gpucore_core_get_info(t->host, &hi) == GPUCORE_OK &&
             (hi.flags & GPUCORE_INFO_FILE_TRUNCATED))
             cut = 1;
-        json_object_set_new(doc, "file_truncated", json_boolean(cut));
+        json_object_set_new(doc, GC_TK_FILE_TRUNCATED, json_boolean(cut));
     }
     return doc;
-}
-
-json_t *gc_tr_hex(uint64_t v)
-{
-    char buf[24];
-
-    snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
-    return json_string(buf);
-}
-
-json_t *gc_tr_int(uint64_t v)
-{
-    return json_integer(v > (uint64_t)INT64_MAX ? INT64_MAX : (json_int_t)v);
-}
-
-json_t *gc_tr_index(uint32_t v)
-{
-    return v == UINT32_MAX ? json_null() : gc_tr_int(v);
-}
-
-json_t *gc_tr_str_or_null(const char *s)
-{
-    json_t *j;
-
-    if (!s || !*s)
-        return json_null();
-    j = json_string(s);
-    return j ? j : json_string("<invalid UTF-8>");
-}
-
-void gc_tr_appendf(json_t *arr, const char *fmt, ...)
-{
-    char buf[768];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof(buf), fmt, ap);
-    va_end(ap);
-    json_array_append_new(arr, json_string(buf));
-}
-
-uint64_t gc_triage_get_u64(const json_t *obj, const char *key)
-{
-    const json_t *v = json_object_get(obj, key);
-
-    if (json_is_integer(v))
-        return (uint64_t)json_integer_value(v);
-    if (json_is_string(v))
-        return strtoull(json_string_value(v), NULL, 0);
-    return 0;
-}
-
-const char *gc_triage_get_str(const json_t *obj, const char *key)
-{
-    const json_t *v = json_object_get(obj, key);
-
-    return json_is_string(v) ? json_string_value(v) : NULL;
-}
-
-const char *gc_triage_get_str_or(const json_t *obj, const char *key, const char *dflt)
-{
-    const char *s = gc_triage_get_str(obj, key);
-
-    return s ? s : dflt;
-}
-
-int gc_triage_get_bool(const json_t *obj, const char *key)
-{
-    return json_is_true(json_object_get(obj, key));
-}
-
-int64_t gc_triage_index_value(const json_t *v)
-{
-    return json_is_integer(v) ? (int64_t)json_integer_value(v) : -1;
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -445,7 +380,7 @@ json_t *gc_tr_exceptions_json(uint64_t status)
         if (name)
             json_array_append_new(arr, json_string(name));
         else
-            gc_tr_appendf(arr, "EC_%u", code);
+            gc_json_appendf(arr, "EC_%u", code);
     }
     return arr;
 }
@@ -461,7 +396,7 @@ json_t *gc_tr_stop_reasons_json(uint32_t mask)
             json_array_append_new(arr, json_string(stop_reasons[i].name));
     }
     if (mask & ~known)
-        gc_tr_appendf(arr, "0x%x", mask & ~known);
+        gc_json_appendf(arr, "0x%x", mask & ~known);
     return arr;
 }
 
@@ -528,9 +463,9 @@ int gc_tr_co_lines(const struct gc_triage *t, uint32_t c)
 
 static json_t *frame_location_json(const struct gc_srcline_frame *f, json_t *o)
 {
-    json_object_set_new(o, "file", gc_tr_str_or_null(f->file));
-    json_object_set_new(o, "line", f->line ? gc_tr_int(f->line) : json_null());
-    json_object_set_new(o, "column", f->column ? gc_tr_int(f->column) : json_null());
+    json_object_set_new(o, GC_TK_FILE, gc_json_str_or_null(f->file));
+    json_object_set_new(o, GC_TK_LINE, f->line ? gc_json_uint(f->line) : json_null());
+    json_object_set_new(o, GC_TK_COLUMN, f->column ? gc_json_uint(f->column) : json_null());
     return o;
 }
 
@@ -556,12 +491,12 @@ void gc_tr_source_json(const struct gc_triage *t, uint64_t pc, json_t *o)
         for (uint32_t k = 0; k < r.nframes; k++) {
             json_t *f = json_object();
 
-            json_object_set_new(f, "function", gc_tr_str_or_null(r.frames[k].function));
+            json_object_set_new(f, GC_TK_FUNCTION, gc_json_str_or_null(r.frames[k].function));
             json_array_append_new(inl, frame_location_json(&r.frames[k], f));
         }
     }
-    json_object_set_new(o, "source", src ? src : json_null());
-    json_object_set_new(o, "inlined", inl ? inl : json_null());
+    json_object_set_new(o, GC_TK_SOURCE, src ? src : json_null());
+    json_object_set_new(o, GC_TK_INLINED, inl ? inl : json_null());
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -576,34 +511,34 @@ json_t *gc_tr_wave_json(const struct gc_triage *t, const struct gc_image_wave *w
     const char *kernel = gc_tr_kernel_of(t, w->dispatch);
 
     for (int i = 0; i < 3; i++)
-        json_array_append_new(wg, gc_tr_index(w->workgroup[i]));
+        json_array_append_new(wg, gc_json_index(w->workgroup[i]));
     gc_tr_symbolize(t, w->pc, sym, sizeof(sym), NULL);
-    json_object_set_new(o, "index", gc_tr_int(w->index));
-    json_object_set_new(o, "agent", q ? gc_tr_int(q->agent) : json_null());
-    json_object_set_new(o, "queue", gc_tr_int(w->queue));
-    json_object_set_new(o, "xcc", gc_tr_int(w->xcc));
-    json_object_set_new(o, "dispatch", gc_tr_index(w->dispatch));
-    json_object_set_new(o, "kernel", gc_tr_str_or_null(kernel));
-    json_object_set_new(o, "workgroup", wg);
-    json_object_set_new(o, "wave_in_group", gc_tr_index(w->wave_in_group));
-    json_object_set_new(o, "lanes", gc_tr_int(w->lanes));
-    json_object_set_new(o, "pc", gc_tr_hex(w->pc));
-    json_object_set_new(o, "symbol", gc_tr_str_or_null(sym));
-    json_object_set_new(o, "exec", gc_tr_hex(w->exec));
-    json_object_set_new(o, "stopped", json_boolean(w->stopped));
-    json_object_set_new(o, "stop_reasons", gc_tr_stop_reasons_json(w->stop_reasons));
-    json_object_set_new(o, "faulting", json_boolean(gc_tr_is_fault(w->stop_reasons)));
+    json_object_set_new(o, GC_TK_INDEX, gc_json_uint(w->index));
+    json_object_set_new(o, GC_TK_AGENT, q ? gc_json_uint(q->agent) : json_null());
+    json_object_set_new(o, GC_TK_QUEUE, gc_json_uint(w->queue));
+    json_object_set_new(o, GC_TK_XCC, gc_json_uint(w->xcc));
+    json_object_set_new(o, GC_TK_DISPATCH, gc_json_index(w->dispatch));
+    json_object_set_new(o, GC_TK_KERNEL, gc_json_str_or_null(kernel));
+    json_object_set_new(o, GC_TK_WORKGROUP, wg);
+    json_object_set_new(o, GC_TK_WAVE_IN_GROUP, gc_json_index(w->wave_in_group));
+    json_object_set_new(o, GC_TK_LANES, gc_json_uint(w->lanes));
+    json_object_set_new(o, GC_TK_PC, gc_json_hex(w->pc));
+    json_object_set_new(o, GC_TK_SYMBOL, gc_json_str_or_null(sym));
+    json_object_set_new(o, GC_TK_EXEC, gc_json_hex(w->exec));
+    json_object_set_new(o, GC_TK_STOPPED, json_boolean(w->stopped));
+    json_object_set_new(o, GC_TK_STOP_REASONS, gc_tr_stop_reasons_json(w->stop_reasons));
+    json_object_set_new(o, GC_TK_FAULTING, json_boolean(gc_tr_is_fault(w->stop_reasons)));
     gc_tr_source_json(t, w->pc, o);
     if (with_insn) {
         char text[GC_DISASM_TEXT_MAX + 128];
         int rc = gc_tr_insn_at(t, gc_tr_wave_arch(t, w), w->pc, text, sizeof(text));
 
-        json_object_set_new(o, "instruction", rc == 0 ? json_string(text) : json_null());
-        json_object_set_new(o, "instruction_error", rc == 0 ? json_null() : json_string(text));
+        json_object_set_new(o, GC_TK_INSTRUCTION, rc == 0 ? json_string(text) : json_null());
+        json_object_set_new(o, GC_TK_INSTRUCTION_ERROR, rc == 0 ? json_null() : json_string(text));
     } else {
         /* Not disassembled (running waves of `waves`): the keys are there, null. */
-        json_object_set_new(o, "instruction", json_null());
-        json_object_set_new(o, "instruction_error", json_null());
+        json_object_set_new(o, GC_TK_INSTRUCTION, json_null());
+        json_object_set_new(o, GC_TK_INSTRUCTION_ERROR, json_null());
     }
     return o;
 }

@@ -16,6 +16,7 @@
 #include <gpucore/status.h>
 
 #include "arch.h"
+#include "gc_json.h"
 #include "gc_util.h"
 #include "image.h"
 #include "srcline.h"
@@ -66,12 +67,7 @@ void gc_tr_source_json(const struct gc_triage *t, uint64_t pc, json_t *o);
 
 /* A view's document: {"schema", "command", "core"[, "host_core"]}; NULL if out of memory. */
 json_t *gc_tr_doc_new(const struct gc_triage *t, const char *command);
-json_t *gc_tr_hex(uint64_t v);            /* "0x..." */
-json_t *gc_tr_int(uint64_t v);            /* integer (clamped to INT64_MAX) */
-json_t *gc_tr_index(uint32_t v);          /* integer, or null for UINT32_MAX (unknown) */
-json_t *gc_tr_str_or_null(const char *s); /* string, or null for NULL/"" */
-/* Append a formatted string (at most 767 bytes) to the array. */
-void gc_tr_appendf(json_t *arr, const char *fmt, ...) GC_PRINTF(2, 3);
+/* The values themselves: gc_json.h (gc_json_hex, gc_json_uint, gc_json_index, ...). */
 
 /* ---- The image ----------------------------------------------------------------------------- */
 

@@ -165,14 +165,14 @@ static json_t *agent_json(const struct gc_image_agent *a)
     else if (gpucore_gfx_target_name(a->entry->gfx_target_version, target, sizeof(target)) !=
              GPUCORE_OK)
         target[0] = '\0';
-    json_object_set_new(o, "index", gc_tr_int(a->index));
-    json_object_set_new(o, "target", gc_tr_str_or_null(target));
+    json_object_set_new(o, GC_TK_INDEX, gc_json_uint(a->index));
+    json_object_set_new(o, GC_TK_TARGET, gc_json_str_or_null(target));
     /* The image names an agent by its target when it knows no marketing name. */
-    json_object_set_new(o, "name",
-                        strcmp(a->name, target) ? gc_tr_str_or_null(a->name) : json_null());
-    json_object_set_new(o, "gpu_id", gc_tr_int(a->entry->gpu_id));
-    json_object_set_new(o, "debuggable", json_boolean(a->supports_debugging));
-    json_object_set_new(o, "exceptions", gc_tr_exceptions_json(a->entry->exception_status));
+    json_object_set_new(o, GC_TK_NAME,
+                        strcmp(a->name, target) ? gc_json_str_or_null(a->name) : json_null());
+    json_object_set_new(o, GC_TK_GPU_ID, gc_json_uint(a->entry->gpu_id));
+    json_object_set_new(o, GC_TK_DEBUGGABLE, json_boolean(a->supports_debugging));
+    json_object_set_new(o, GC_TK_EXCEPTIONS, gc_tr_exceptions_json(a->entry->exception_status));
     return o;
 }
 
@@ -185,8 +185,8 @@ static json_t *dispatch_json(const struct gc_triage *t, const struct gc_image_di
     const struct gc_image_queue *q = gc_image_queue(t->img, dp->queue);
 
     for (int i = 0; i < 3; i++) {
-        json_array_append_new(grid, gc_tr_int(dp->grid_size[i]));
-        json_array_append_new(wg, gc_tr_int(dp->workgroup_size[i]));
+        json_array_append_new(grid, gc_json_uint(dp->grid_size[i]));
+        json_array_append_new(wg, gc_json_uint(dp->workgroup_size[i]));
     }
     for (uint32_t i = 0; q && i < q->nwaves; i++) {
         const struct gc_image_wave *w = gc_image_wave(t->img, q->first_wave + i);
@@ -194,19 +194,19 @@ static json_t *dispatch_json(const struct gc_triage *t, const struct gc_image_di
         if (w && w->dispatch == dp->index)
             nwaves++;
     }
-    json_object_set_new(o, "index", gc_tr_int(dp->index));
-    json_object_set_new(o, "queue", gc_tr_int(dp->queue));
-    json_object_set_new(o, "packet_id", gc_tr_int(dp->packet_id));
-    json_object_set_new(o, "kernel", gc_tr_str_or_null(dp->kernel_name));
-    json_object_set_new(o, "grid", grid);
-    json_object_set_new(o, "workgroup", wg);
-    json_object_set_new(o, "private_segment_size", gc_tr_int(dp->private_segment_size));
-    json_object_set_new(o, "group_segment_size", gc_tr_int(dp->group_segment_size));
-    json_object_set_new(o, "kernel_object", gc_tr_hex(dp->kernel_object));
-    json_object_set_new(o, "kernarg_address", gc_tr_hex(dp->kernarg_address));
+    json_object_set_new(o, GC_TK_INDEX, gc_json_uint(dp->index));
+    json_object_set_new(o, GC_TK_QUEUE, gc_json_uint(dp->queue));
+    json_object_set_new(o, GC_TK_PACKET_ID, gc_json_uint(dp->packet_id));
+    json_object_set_new(o, GC_TK_KERNEL, gc_json_str_or_null(dp->kernel_name));
+    json_object_set_new(o, GC_TK_GRID, grid);
+    json_object_set_new(o, GC_TK_WORKGROUP, wg);
+    json_object_set_new(o, "private_segment_size", gc_json_uint(dp->private_segment_size));
+    json_object_set_new(o, "group_segment_size", gc_json_uint(dp->group_segment_size));
+    json_object_set_new(o, "kernel_object", gc_json_hex(dp->kernel_object));
+    json_object_set_new(o, "kernarg_address", gc_json_hex(dp->kernarg_address));
     json_object_set_new(o, "kernel_entry",
-                        dp->kernel_entry ? gc_tr_hex(dp->kernel_entry) : json_null());
-    json_object_set_new(o, "waves", gc_tr_int(nwaves));
+                        dp->kernel_entry ? gc_json_hex(dp->kernel_entry) : json_null());
+    json_object_set_new(o, GC_TK_WAVES, gc_json_uint(nwaves));
     gc_tr_args_json(args, dp, o);
     return o;
 }
@@ -325,28 +325,28 @@ static json_t *group_json(const struct gc_triage *t, const struct group *g, int 
     int rc = gc_tr_insn_at(t, gc_tr_queue_arch(t, g->queue), g->pc, text, sizeof(text));
 
     for (uint32_t i = 0; i < g->count; i++)
-        json_array_append_new(waves, gc_tr_int(g->waves[i]));
-    json_object_set_new(o, "agent", q ? gc_tr_int(q->agent) : json_null());
-    json_object_set_new(o, "queue", gc_tr_int(g->queue));
-    json_object_set_new(o, "dispatch", gc_tr_index(g->dispatch));
-    json_object_set_new(o, "kernel", gc_tr_str_or_null(gc_tr_kernel_of(t, g->dispatch)));
-    json_object_set_new(o, "count", gc_tr_int(g->count));
-    json_object_set_new(o, "faulting", json_boolean(gc_tr_is_fault(g->reasons)));
-    json_object_set_new(o, "stopped", json_boolean(g->stopped));
-    json_object_set_new(o, "stop_reasons", gc_tr_stop_reasons_json(g->reasons));
-    json_object_set_new(o, "pc", gc_tr_hex(g->pc));
-    json_object_set_new(o, "symbol", has_sym ? json_string(sym) : json_null());
-    json_object_set_new(o, "offset", has_sym ? gc_tr_hex(off) : json_null());
-    json_object_set_new(o, "instruction", rc == 0 ? json_string(text) : json_null());
-    json_object_set_new(o, "instruction_error", rc == 0 ? json_null() : json_string(text));
+        json_array_append_new(waves, gc_json_uint(g->waves[i]));
+    json_object_set_new(o, GC_TK_AGENT, q ? gc_json_uint(q->agent) : json_null());
+    json_object_set_new(o, GC_TK_QUEUE, gc_json_uint(g->queue));
+    json_object_set_new(o, GC_TK_DISPATCH, gc_json_index(g->dispatch));
+    json_object_set_new(o, GC_TK_KERNEL, gc_json_str_or_null(gc_tr_kernel_of(t, g->dispatch)));
+    json_object_set_new(o, GC_TK_COUNT, gc_json_uint(g->count));
+    json_object_set_new(o, GC_TK_FAULTING, json_boolean(gc_tr_is_fault(g->reasons)));
+    json_object_set_new(o, GC_TK_STOPPED, json_boolean(g->stopped));
+    json_object_set_new(o, GC_TK_STOP_REASONS, gc_tr_stop_reasons_json(g->reasons));
+    json_object_set_new(o, GC_TK_PC, gc_json_hex(g->pc));
+    json_object_set_new(o, GC_TK_SYMBOL, has_sym ? json_string(sym) : json_null());
+    json_object_set_new(o, "offset", has_sym ? gc_json_hex(off) : json_null());
+    json_object_set_new(o, GC_TK_INSTRUCTION, rc == 0 ? json_string(text) : json_null());
+    json_object_set_new(o, GC_TK_INSTRUCTION_ERROR, rc == 0 ? json_null() : json_string(text));
     gc_tr_source_json(t, g->pc, o);
-    json_object_set_new(o, "waves", waves);
+    json_object_set_new(o, GC_TK_WAVES, waves);
     /* A memory violation's PC may be past the instruction that faulted (precise memory off). */
-    json_object_set_new(o, "memory_candidates",
-                        (g->reasons & GC_STOP_MEMORY_VIOLATION) && !precise_memory
-                                ? gc_tr_memory_candidates_json(t, gc_tr_queue_arch(t, g->queue),
-                                                               g->pc)
-                                : json_null());
+    json_object_set_new(
+            o, GC_TK_MEMORY_CANDIDATES,
+            (g->reasons & GC_STOP_MEMORY_VIOLATION) && !precise_memory
+                    ? gc_tr_memory_candidates_json(t, gc_tr_queue_arch(t, g->queue), g->pc)
+                    : json_null());
     return o;
 }
 
@@ -366,11 +366,11 @@ static void not_captured(const struct gc_triage *t, json_t *out)
 
     if (gpucore_core_find_note(t->core, GPUCORE_NOTE_OWNER, GPUCORE_NT_MANIFEST, &idx, &note) !=
         GPUCORE_OK) {
-        gc_tr_appendf(out, "the core has no gpucore manifest: what was left out is unknown");
+        gc_json_appendf(out, "the core has no gpucore manifest: what was left out is unknown");
         return;
     }
     if (gpucore_manifest_decode(note.desc, (size_t)note.desc_size, &m, &d) != GPUCORE_OK) {
-        gc_tr_appendf(out, "the manifest cannot be decoded (%s): what was left out is unknown",
+        gc_json_appendf(out, "the manifest cannot be decoded (%s): what was left out is unknown",
                       d.message);
         return;
     }
@@ -397,14 +397,14 @@ static void not_captured(const struct gc_triage *t, json_t *out)
     if (m->flags & GPUCORE_MANIFEST_TRUNCATED) {
         const char *r = reason_phrase(m->truncation_reason);
 
-        gc_tr_appendf(out, "the capture was cut short (%s): later memory is missing",
+        gc_json_appendf(out, "the capture was cut short (%s): later memory is missing",
                       r ? r : "unknown reason");
     }
     for (size_t k = 0; k < nsums; k++) {
         const char *st = gpucore_range_status_name(sums[k].status);
         const char *r = reason_phrase(sums[k].reason);
 
-        gc_tr_appendf(out, "%s of GPU memory in %" PRIu64 " ranges %s (%s)",
+        gc_json_appendf(out, "%s of GPU memory in %" PRIu64 " ranges %s (%s)",
                       gc_format_size(sums[k].bytes, a, sizeof(a)), sums[k].ranges,
                       st ? st : "not captured", r ? r : "no reason given");
     }
@@ -424,11 +424,11 @@ static json_t *capture_json(const struct gc_triage *t)
         gpucore_capture_meta_decode(note.desc, (size_t)note.desc_size, &m, &d) != GPUCORE_OK)
         return json_null();
     o = json_object();
-    json_object_set_new(o, "producer", gc_tr_str_or_null(m->producer.ptr));
-    json_object_set_new(o, "pid", gc_tr_int(m->pid));
-    json_object_set_new(o, "exe", gc_tr_str_or_null(m->exe.ptr));
-    json_object_set_new(o, "trigger", gc_tr_str_or_null(gpucore_trigger_name(m->trigger)));
-    json_object_set_new(o, "tier", gc_tr_str_or_null(gpucore_tier_name(m->tier)));
+    json_object_set_new(o, "producer", gc_json_str_or_null(m->producer.ptr));
+    json_object_set_new(o, GC_TK_PID, gc_json_uint(m->pid));
+    json_object_set_new(o, GC_TK_EXE, gc_json_str_or_null(m->exe.ptr));
+    json_object_set_new(o, GC_TK_TRIGGER, gc_json_str_or_null(gpucore_trigger_name(m->trigger)));
+    json_object_set_new(o, GC_TK_TIER, gc_json_str_or_null(gpucore_tier_name(m->tier)));
     gpucore_capture_meta_free(m);
     return o;
 }
@@ -437,30 +437,30 @@ static json_t *capture_json(const struct gc_triage *t)
 static void headline(const struct gc_triage *t, const json_t *g, json_t *summary)
 {
     const struct gc_image_queue *q =
-            gc_image_queue(t->img, (uint32_t)gc_triage_get_u64(g, "queue"));
+            gc_image_queue(t->img, (uint32_t)gc_json_get_u64(g, GC_TK_QUEUE));
     const struct gc_arch *arch = q ? gc_tr_queue_arch(t, q->index) : NULL;
-    uint64_t count = gc_triage_get_u64(g, "count");
-    const char *kernel = gc_triage_get_str(g, "kernel");
-    const char *sym = gc_triage_get_str(g, "symbol");
-    const char *insn = gc_triage_get_str(g, "instruction");
+    uint64_t count = gc_json_get_u64(g, GC_TK_COUNT);
+    const char *kernel = gc_json_get_str(g, GC_TK_KERNEL);
+    const char *sym = gc_json_get_str(g, GC_TK_SYMBOL);
+    const char *insn = gc_json_get_str(g, GC_TK_INSTRUCTION);
     char reasons[256], where[64], at[GC_IMAGE_NAME_MAX + 48];
-    uint32_t mask = gc_tr_stop_mask(json_object_get(g, "stop_reasons"));
+    uint32_t mask = gc_tr_stop_mask(json_object_get(g, GC_TK_STOP_REASONS));
 
     gc_tr_stop_phrase(mask, reasons, sizeof(reasons));
-    if (json_is_integer(json_object_get(g, "dispatch")))
+    if (json_is_integer(json_object_get(g, GC_TK_DISPATCH)))
         snprintf(where, sizeof(where), "dispatch %" PRIu64 ", queue %" PRIu64 ", %s",
-                 gc_triage_get_u64(g, "dispatch"), gc_triage_get_u64(g, "queue"),
+                 gc_json_get_u64(g, GC_TK_DISPATCH), gc_json_get_u64(g, GC_TK_QUEUE),
                  arch ? arch->name : "unknown GPU");
     else
         snprintf(where, sizeof(where), "no dispatch, queue %" PRIu64 ", %s",
-                 gc_triage_get_u64(g, "queue"), arch ? arch->name : "unknown GPU");
+                 gc_json_get_u64(g, GC_TK_QUEUE), arch ? arch->name : "unknown GPU");
     if (sym)
         snprintf(at, sizeof(at), "%s", sym);
     else
-        snprintf(at, sizeof(at), "%s", gc_triage_get_str_or(g, "pc", "?"));
-    gc_tr_appendf(summary, "%" PRIu64 " wave%s of %s (%s) stopped by %s at %s: %s", count,
-                  count == 1 ? "" : "s", kernel ? kernel : "an unknown kernel", where, reasons, at,
-                  insn ? insn : gc_triage_get_str_or(g, "instruction_error", "?"));
+        snprintf(at, sizeof(at), "%s", gc_json_get_str_or(g, GC_TK_PC, "?"));
+    gc_json_appendf(summary, "%" PRIu64 " wave%s of %s (%s) stopped by %s at %s: %s", count,
+                    count == 1 ? "" : "s", kernel ? kernel : "an unknown kernel", where, reasons,
+                    at, insn ? insn : gc_json_get_str_or(g, GC_TK_INSTRUCTION_ERROR, "?"));
 }
 
 /* The queues of each agent, in queue order: order[first[a] .. first[a + 1]) (a counting sort,
@@ -511,47 +511,130 @@ static const json_t *faulting_dispatch(const struct gc_triage *t, const json_t *
     uint64_t queue, dispatch;
     size_t i, j;
 
-    if (!g || !json_is_integer(json_object_get(g, "dispatch")))
+    if (!g || !json_is_integer(json_object_get(g, GC_TK_DISPATCH)))
         return NULL;
-    queue = gc_triage_get_u64(g, "queue");
-    dispatch = gc_triage_get_u64(g, "dispatch");
+    queue = gc_json_get_u64(g, GC_TK_QUEUE);
+    dispatch = gc_json_get_u64(g, GC_TK_DISPATCH);
     iq = gc_image_queue(t->img, (uint32_t)queue);
     if (!iq || dispatch < iq->first_dispatch)
         return NULL;
     json_array_foreach(agents, i, a)
     {
-        json_array_foreach(json_object_get(a, "queues"), j, q)
+        json_array_foreach(json_object_get(a, GC_TK_QUEUES), j, q)
         {
-            if (gc_triage_get_u64(q, "index") == queue)
-                return json_array_get(json_object_get(q, "dispatches"),
+            if (gc_json_get_u64(q, GC_TK_INDEX) == queue)
+                return json_array_get(json_object_get(q, GC_TK_DISPATCHES),
                                       (size_t)(dispatch - iq->first_dispatch));
         }
     }
     return NULL;
 }
 
-json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *reterr)
-{
-    struct queues_by_agent by_agent = { 0 };
-    struct gc_tr_args *args = gc_tr_args_new(t);
-    json_t *doc = gc_tr_doc_new(t, "report"), *summary = json_array(), *agents = json_array();
-    json_t *faults = json_array(), *missing = json_array(), *problems = json_array();
-    json_t *cos = json_array(), *exc = json_array();
-    uint32_t nwaves = gc_image_wave_count(t->img), nstopped = 0, nfaulting = 0;
-    /* What the capture recorded of the error and of its own mode (GPUCORE capture metadata). */
-    struct capture_error cerr = capture_error_of(t->core);
+/* The report being built: what its parts share. */
+struct report {
+    const struct gc_triage *t;
+    struct gc_tr_args *args;
+    struct capture_error cerr; /* what the capture recorded of the error and of its mode */
+    json_t *doc, *summary, *agents, *faults, *missing, *problems, *cos, *exc;
+    uint32_t nwaves, nstopped, nfaulting;
+    /* Waves the core lacks because their save areas were cut. */
     struct {
         uint32_t queues, reason;
         int known, several;
         uint64_t running, saved;
-    } lost = { .known = 1 };
-    char lost_text[256];
-    size_t i;
-    json_t *v;
+    } lost;
+    char lost_text[256]; /* the lost waves in words, once lost.queues */
+};
 
-    if (!doc || !args || by_agent_index(t->img, &by_agent) != 0)
-        goto nomem;
-    json_object_set_new(doc, "capture", capture_json(t));
+/* A queue's save_area_missing member (null when its save area is in the core), counting the
+   waves it lost into r->lost. */
+static json_t *save_area_missing_json(struct report *r, const struct gc_image_queue *q)
+{
+    json_t *m;
+
+    if (!q->save_area_lost)
+        return json_null();
+    m = json_object();
+    json_object_set_new(m, "status", gc_json_str_or_null(gpucore_range_status_name(q->lost_status)));
+    json_object_set_new(m, "reason",
+                        q->lost_reason ? gc_json_str_or_null(gpucore_reason_name(q->lost_reason))
+                                       : json_null());
+    waves_not_saved(q->running_waves, q->running_known, q->nwaves, q->lost_reason, 0,
+                    r->lost_text, sizeof(r->lost_text));
+    json_object_set_new(m, GC_TK_TEXT, json_string(r->lost_text));
+    if (r->lost.queues && r->lost.reason != q->lost_reason)
+        r->lost.several = 1;
+    r->lost.reason = q->lost_reason;
+    r->lost.queues++;
+    r->lost.running += q->running_waves;
+    r->lost.saved += q->nwaves;
+    r->lost.known &= q->running_known;
+    return m;
+}
+
+/* agents[a].queues[] entry of queue @p q: its dispatches and wave groups (faulting groups also
+   into r->faults, its exceptions into r->exc). NULL if out of memory. */
+static json_t *queue_json(struct report *r, uint32_t a, const struct gc_image_queue *q)
+{
+    const struct gc_triage *t = r->t;
+    const char *tn = gpucore_queue_type_name(q->entry->queue_type);
+    json_t *jq = json_object(), *disp, *groups;
+    struct group *g = NULL;
+    size_t ng = 0;
+
+    json_object_set_new(jq, GC_TK_INDEX, gc_json_uint(q->index));
+    json_object_set_new(jq, GC_TK_QUEUE_ID, gc_json_uint(q->entry->queue_id & 0x3fffffffu));
+    json_object_set_new(jq, GC_TK_TYPE, gc_json_str_or_null(tn));
+    json_object_set_new(jq, GC_TK_EXCEPTIONS, gc_tr_exceptions_json(q->entry->exception_status));
+    json_object_set_new(jq, GC_TK_PROBLEM, gc_json_str_or_null(q->problem));
+    json_object_set_new(jq, GC_TK_WAVES, gc_json_uint(q->nwaves));
+    /* Waves the control stacks list, and why those not saved are not in the core. */
+    json_object_set_new(jq, "waves_running",
+                        q->running_known ? gc_json_uint(q->running_waves) : json_null());
+    json_object_set_new(jq, GC_TK_SAVE_AREA_MISSING, save_area_missing_json(r, q));
+    if (q->entry->exception_status) {
+        json_t *e = json_object();
+
+        json_object_set_new(e, GC_TK_AGENT, gc_json_uint(a));
+        json_object_set_new(e, GC_TK_QUEUE, gc_json_uint(q->index));
+        json_object_set_new(e, GC_TK_EXCEPTIONS,
+                            gc_tr_exceptions_json(q->entry->exception_status));
+        json_array_append_new(r->exc, e);
+    }
+    disp = json_array();
+    for (uint32_t di = 0; di < q->ndispatches; di++) {
+        const struct gc_image_dispatch *dp = gc_image_dispatch(t->img, q->first_dispatch + di);
+
+        if (dp)
+            json_array_append_new(disp, dispatch_json(t, dp, r->args));
+    }
+    json_object_set_new(jq, GC_TK_DISPATCHES, disp);
+    groups = json_array();
+    if (group_queue(t, q, &g, &ng) != 0) {
+        json_decref(groups);
+        json_decref(jq);
+        return NULL;
+    }
+    for (size_t k = 0; k < ng; k++) {
+        json_t *jg = group_json(t, &g[k], r->cerr.precise_memory);
+
+        if (g[k].stopped)
+            r->nstopped += g[k].count;
+        if (gc_tr_is_fault(g[k].reasons)) {
+            r->nfaulting += g[k].count;
+            json_array_append(r->faults, jg);
+        }
+        json_array_append_new(groups, jg);
+    }
+    groups_free(g, ng);
+    json_object_set_new(jq, GC_TK_GROUPS, groups);
+    return jq;
+}
+
+/* r->agents: per agent its queues, in the image's agent order. 0, or -1 if out of memory. */
+static int agents_json(struct report *r, const struct queues_by_agent *by_agent)
+{
+    const struct gc_triage *t = r->t;
 
     for (uint32_t a = 0; a < gc_image_agent_count(t->img); a++) {
         const struct gc_image_agent *ag = gc_image_agent(t->img, a);
@@ -560,248 +643,202 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
         if (!ag)
             continue;
         ja = agent_json(ag);
-        for (uint32_t qk = by_agent.first[a]; qk < by_agent.first[a + 1]; qk++) {
-            const uint32_t qi = by_agent.order[qk];
-            const struct gc_image_queue *q = gc_image_queue(t->img, qi);
-            const char *tn;
-            json_t *jq, *disp, *groups;
-            struct group *g = NULL;
-            size_t ng = 0;
+        for (uint32_t qk = by_agent->first[a]; qk < by_agent->first[a + 1]; qk++) {
+            const struct gc_image_queue *q = gc_image_queue(t->img, by_agent->order[qk]);
+            json_t *jq;
 
             if (!q || q->agent != a)
                 continue;
-            tn = gpucore_queue_type_name(q->entry->queue_type);
-            jq = json_object();
-            json_object_set_new(jq, "index", gc_tr_int(q->index));
-            json_object_set_new(jq, "queue_id", gc_tr_int(q->entry->queue_id & 0x3fffffffu));
-            json_object_set_new(jq, "type", gc_tr_str_or_null(tn));
-            json_object_set_new(jq, "exceptions",
-                                gc_tr_exceptions_json(q->entry->exception_status));
-            json_object_set_new(jq, "problem", gc_tr_str_or_null(q->problem));
-            json_object_set_new(jq, "waves", gc_tr_int(q->nwaves));
-            /* Waves the control stacks list, and why those not saved are not in the core. */
-            json_object_set_new(jq, "waves_running",
-                                q->running_known ? gc_tr_int(q->running_waves) : json_null());
-            if (q->save_area_lost) {
-                json_t *m = json_object();
-
-                json_object_set_new(m, "status",
-                                    gc_tr_str_or_null(gpucore_range_status_name(q->lost_status)));
-                json_object_set_new(m, "reason",
-                                    q->lost_reason
-                                            ? gc_tr_str_or_null(gpucore_reason_name(q->lost_reason))
-                                            : json_null());
-                waves_not_saved(q->running_waves, q->running_known, q->nwaves, q->lost_reason, 0,
-                                lost_text, sizeof(lost_text));
-                json_object_set_new(m, "text", json_string(lost_text));
-                json_object_set_new(jq, "save_area_missing", m);
-                if (lost.queues && lost.reason != q->lost_reason)
-                    lost.several = 1;
-                lost.reason = q->lost_reason;
-                lost.queues++;
-                lost.running += q->running_waves;
-                lost.saved += q->nwaves;
-                lost.known &= q->running_known;
-            } else {
-                json_object_set_new(jq, "save_area_missing", json_null());
-            }
-            if (q->entry->exception_status) {
-                json_t *e = json_object();
-
-                json_object_set_new(e, "agent", gc_tr_int(a));
-                json_object_set_new(e, "queue", gc_tr_int(q->index));
-                json_object_set_new(e, "exceptions",
-                                    gc_tr_exceptions_json(q->entry->exception_status));
-                json_array_append_new(exc, e);
-            }
-            disp = json_array();
-            for (uint32_t di = 0; di < q->ndispatches; di++) {
-                const struct gc_image_dispatch *dp =
-                        gc_image_dispatch(t->img, q->first_dispatch + di);
-
-                if (dp)
-                    json_array_append_new(disp, dispatch_json(t, dp, args));
-            }
-            json_object_set_new(jq, "dispatches", disp);
-            groups = json_array();
-            if (group_queue(t, q, &g, &ng) != 0) {
-                json_decref(jq);
+            jq = queue_json(r, a, q);
+            if (!jq) {
                 json_decref(ja);
                 json_decref(queues);
-                goto nomem;
+                return -1;
             }
-            for (size_t k = 0; k < ng; k++) {
-                json_t *jg = group_json(t, &g[k], cerr.precise_memory);
-
-                if (g[k].stopped)
-                    nstopped += g[k].count;
-                if (gc_tr_is_fault(g[k].reasons)) {
-                    nfaulting += g[k].count;
-                    json_array_append(faults, jg);
-                }
-                json_array_append_new(groups, jg);
-            }
-            groups_free(g, ng);
-            json_object_set_new(jq, "groups", groups);
             json_array_append_new(queues, jq);
         }
-        json_object_set_new(ja, "queues", queues);
-        json_array_append_new(agents, ja);
+        json_object_set_new(ja, GC_TK_QUEUES, queues);
+        json_array_append_new(r->agents, ja);
     }
+    return 0;
+}
 
-    /* Waves the core lacks because their save areas were cut: said in the summary. */
-    json_object_set_new(doc, "waves_running",
-                        !lost.queues ? gc_tr_int(nwaves)
-                        : lost.known ? gc_tr_int(lost.running + nwaves - lost.saved)
-                                     : json_null());
-    if (lost.queues)
-        waves_not_saved(lost.running, lost.known, lost.saved, lost.reason, lost.several,
-                        lost_text, sizeof(lost_text));
+/* Faulting groups of every queue, most waves first: a stable insertion sort by count,
+   descending (few groups). */
+static void sort_faults(json_t *faults)
+{
+    for (size_t a = 1; a < json_array_size(faults); a++)
+        for (size_t b = a; b > 0 && gc_json_get_u64(json_array_get(faults, b - 1), GC_TK_COUNT) <
+                                            gc_json_get_u64(json_array_get(faults, b), GC_TK_COUNT);
+             b--) {
+            json_t *x = json_incref(json_array_get(faults, b - 1));
 
-    /* Faulting groups of every queue, most waves first. */
-    if (json_array_size(faults) > 1) {
-        /* stable insertion sort by count, descending (few groups) */
-        for (size_t a = 1; a < json_array_size(faults); a++)
-            for (size_t b = a;
-                 b > 0 && gc_triage_get_u64(json_array_get(faults, b - 1), "count") <
-                                  gc_triage_get_u64(json_array_get(faults, b), "count");
-                 b--) {
-                json_t *x = json_incref(json_array_get(faults, b - 1));
+            json_array_remove(faults, b - 1);
+            json_array_insert_new(faults, b, x);
+        }
+}
 
-                json_array_remove(faults, b - 1);
-                json_array_insert_new(faults, b, x);
-            }
+static void lost_line(struct report *r)
+{
+    gc_json_appendf(r->summary, "Not all waves saved: %s (the save area%s of %u queue%s)",
+                    r->lost_text, r->lost.queues == 1 ? "" : "s", r->lost.queues,
+                    r->lost.queues == 1 ? "" : "s");
+}
+
+/* No wave faulted: say what the waves were doing, and where (each queue's largest group).
+   Returns whether it said that not all waves were saved. */
+static int no_fault_lines(struct report *r)
+{
+    const uint32_t ndisp = gc_image_dispatch_count(r->t->img), nwaves = r->nwaves;
+    int lost_said = 0;
+    size_t i;
+    json_t *v;
+
+    if (nwaves == 0 && r->lost.queues)
+        gc_json_appendf(r->summary, "No GPU waves in the core: %s (the save area%s of %u queue%s)",
+                        r->lost_text, r->lost.queues == 1 ? "" : "s", r->lost.queues,
+                        r->lost.queues == 1 ? "" : "s");
+    else if (nwaves == 0)
+        gc_json_appendf(r->summary,
+                        "No GPU waves in the core: %u dispatch%s in flight, none of "
+                        "them executing when it was captured",
+                        ndisp, ndisp == 1 ? "" : "es");
+    else
+        gc_json_appendf(r->summary,
+                        "No %swave stopped on an error: %u %swaves of %u dispatch%s were %s "
+                        "when the core was captured (a hang, or a capture on demand)",
+                        r->lost.queues ? "saved " : "", nwaves, r->lost.queues ? "saved " : "",
+                        ndisp, ndisp == 1 ? "" : "es",
+                        r->nstopped ? "stopped or running" : "running");
+    /* Waves the core lacks qualify that at once: one of them may have faulted. */
+    if (nwaves && r->lost.queues) {
+        lost_line(r);
+        lost_said = 1;
     }
+    /* Where they are: each queue's largest group. */
+    json_array_foreach(r->agents, i, v)
+    {
+        size_t k;
+        json_t *q;
 
-    json_array_foreach(faults, i, v)
+        json_array_foreach(json_object_get(v, GC_TK_QUEUES), k, q)
+        {
+            const json_t *g = json_array_get(json_object_get(q, GC_TK_GROUPS), 0);
+
+            if (!g)
+                continue;
+            gc_json_appendf(
+                    r->summary,
+                    "Queue %" PRIu64 ": %" PRIu64 " of its %" PRIu64 " waves (%s) are at %s: %s",
+                    gc_json_get_u64(q, GC_TK_INDEX), gc_json_get_u64(g, GC_TK_COUNT),
+                    gc_json_get_u64(q, GC_TK_WAVES),
+                    gc_json_get_str_or(g, GC_TK_KERNEL, "unknown kernel"),
+                    gc_json_get_str_or(g, GC_TK_SYMBOL, gc_json_get_str_or(g, GC_TK_PC, "?")),
+                    gc_json_get_str_or(g, GC_TK_INSTRUCTION,
+                                       gc_json_get_str_or(g, GC_TK_INSTRUCTION_ERROR, "?")));
+        }
+    }
+    return lost_said;
+}
+
+/* The summary's lines about the waves: the faulting groups (or what the waves were doing),
+   the waves not saved, the queues' exceptions. */
+static void wave_lines(struct report *r)
+{
+    int lost_said = 0;
+    size_t i;
+    json_t *v;
+
+    json_array_foreach(r->faults, i, v)
     {
         if (i == HEADLINES_MAX) {
-            gc_tr_appendf(summary, "... and %zu more groups of faulting waves (below)",
-                          json_array_size(faults) - i);
+            gc_json_appendf(r->summary, "... and %zu more groups of faulting waves (below)",
+                            json_array_size(r->faults) - i);
             break;
         }
-        headline(t, v, summary);
+        headline(r->t, v, r->summary);
     }
-    int lost_said = 0;
-    if (json_array_size(faults) == 0) {
-        uint32_t ndisp = gc_image_dispatch_count(t->img);
-
-        if (nwaves == 0 && lost.queues)
-            gc_tr_appendf(summary, "No GPU waves in the core: %s (the save area%s of %u queue%s)",
-                          lost_text, lost.queues == 1 ? "" : "s", lost.queues,
-                          lost.queues == 1 ? "" : "s");
-        else if (nwaves == 0)
-            gc_tr_appendf(summary,
-                          "No GPU waves in the core: %u dispatch%s in flight, none of "
-                          "them executing when it was captured",
-                          ndisp, ndisp == 1 ? "" : "es");
-        else
-            gc_tr_appendf(summary,
-                          "No %swave stopped on an error: %u %swaves of %u dispatch%s were %s "
-                          "when the core was captured (a hang, or a capture on demand)",
-                          lost.queues ? "saved " : "", nwaves, lost.queues ? "saved " : "", ndisp,
-                          ndisp == 1 ? "" : "es", nstopped ? "stopped or running" : "running");
-        /* Waves the core lacks qualify that at once: one of them may have faulted. */
-        if (nwaves && lost.queues) {
-            gc_tr_appendf(summary, "Not all waves saved: %s (the save area%s of %u queue%s)",
-                          lost_text, lost.queues == 1 ? "" : "s", lost.queues,
-                          lost.queues == 1 ? "" : "s");
-            lost_said = 1;
-        }
-        /* Where they are: each queue's largest group. */
-        json_array_foreach(agents, i, v)
-        {
-            size_t k;
-            json_t *q;
-
-            json_array_foreach(json_object_get(v, "queues"), k, q)
-            {
-                const json_t *g = json_array_get(json_object_get(q, "groups"), 0);
-
-                if (!g)
-                    continue;
-                gc_tr_appendf(
-                        summary,
-                        "Queue %" PRIu64 ": %" PRIu64 " of its %" PRIu64
-                        " waves (%s) are at %s: %s",
-                        gc_triage_get_u64(q, "index"), gc_triage_get_u64(g, "count"),
-                        gc_triage_get_u64(q, "waves"),
-                        gc_triage_get_str_or(g, "kernel", "unknown kernel"),
-                        gc_triage_get_str_or(g, "symbol", gc_triage_get_str_or(g, "pc", "?")),
-                        gc_triage_get_str_or(g, "instruction",
-                                             gc_triage_get_str_or(g, "instruction_error", "?")));
-            }
-        }
-    }
-    if (lost.queues && !lost_said && (nwaves || json_array_size(faults)))
-        gc_tr_appendf(summary, "Not all waves saved: %s (the save area%s of %u queue%s)",
-                      lost_text, lost.queues == 1 ? "" : "s", lost.queues,
-                      lost.queues == 1 ? "" : "s");
-    json_array_foreach(exc, i, v)
+    if (json_array_size(r->faults) == 0)
+        lost_said = no_fault_lines(r);
+    if (r->lost.queues && !lost_said && (r->nwaves || json_array_size(r->faults)))
+        lost_line(r);
+    json_array_foreach(r->exc, i, v)
     {
         char names[512] = "";
         size_t len = 0, k;
         json_t *e;
 
-        json_array_foreach(json_object_get(v, "exceptions"), k, e)
+        json_array_foreach(json_object_get(v, GC_TK_EXCEPTIONS), k, e)
         {
             gc_str_appendf(names, sizeof(names), &len, "%s%s", k ? ", " : "", json_string_value(e));
         }
-        gc_tr_appendf(summary, "Queue %" PRIu64 " (agent %" PRIu64 ") raised %s",
-                      gc_triage_get_u64(v, "queue"), gc_triage_get_u64(v, "agent"), names);
+        gc_json_appendf(r->summary, "Queue %" PRIu64 " (agent %" PRIu64 ") raised %s",
+                        gc_json_get_u64(v, GC_TK_QUEUE), gc_json_get_u64(v, GC_TK_AGENT), names);
     }
-    /* The faulting address the driver reported (QUERY_EXCEPTION_INFO), kept by the capture in
-       the GPUCORE capture metadata (format 1.1); cores of other writers do not have it. */
-    uint64_t fault = cerr.fault_va;
+}
 
-    /* A capture that began after the runtime had the error (the HSA_TOOLS_LIB hook): the
-       driver records exceptions only for a process being debugged when they happen, so the
-       AMDGPU state has none; the capture metadata still names the error. */
-    if (cerr.code && !json_array_size(exc) && !driver_has_exception(t->img, cerr.code)) {
-        const char *name = gc_triage_exception_name(cerr.code);
-        json_t *ce = json_object();
+/* capture_exception: a capture that began after the runtime had the error (the HSA_TOOLS_LIB
+   hook): the driver records exceptions only for a process being debugged when they happen,
+   so the AMDGPU state has none; the capture metadata still names the error. */
+static void capture_exception(struct report *r)
+{
+    const struct capture_error *cerr = &r->cerr;
+    const char *name;
+    json_t *ce;
 
-        json_object_set_new(ce, "exception",
-                            name ? json_string(name) : json_sprintf("EC_%u", cerr.code));
-        json_object_set_new(ce, "gpu_id", cerr.gpu_id ? gc_tr_hex(cerr.gpu_id) : json_null());
-        json_object_set_new(ce, "queue_id", cerr.queue_id != UINT32_MAX && cerr.gpu_id
-                                                    ? gc_tr_int(cerr.queue_id)
-                                                    : json_null());
-        json_object_set_new(doc, "capture_exception", ce);
-        gc_tr_appendf(summary,
-                      "The capture was triggered by %s%s, reported before debugging was enabled "
-                      "(the driver's exception state in this core does not hold it)",
-                      name ? name : "an exception", cerr.gpu_id ? "" : " (device not known)");
-    } else {
-        json_object_set_new(doc, "capture_exception", json_null());
+    if (!cerr->code || json_array_size(r->exc) || driver_has_exception(r->t->img, cerr->code)) {
+        json_object_set_new(r->doc, GC_TK_CAPTURE_EXCEPTION, json_null());
+        return;
     }
-    json_object_set_new(doc, "fault_address", fault ? gc_tr_hex(fault) : json_null());
-    json_t *reasons = cerr.fault_reasons ? json_array() : json_null();
+    name = gc_triage_exception_name(cerr->code);
+    ce = json_object();
+    json_object_set_new(ce, "exception",
+                        name ? json_string(name) : json_sprintf("EC_%u", cerr->code));
+    json_object_set_new(ce, GC_TK_GPU_ID, cerr->gpu_id ? gc_json_hex(cerr->gpu_id) : json_null());
+    json_object_set_new(ce, GC_TK_QUEUE_ID,
+                        cerr->queue_id != UINT32_MAX && cerr->gpu_id ? gc_json_uint(cerr->queue_id)
+                                                                     : json_null());
+    json_object_set_new(r->doc, GC_TK_CAPTURE_EXCEPTION, ce);
+    gc_json_appendf(r->summary,
+                    "The capture was triggered by %s%s, reported before debugging was enabled "
+                    "(the driver's exception state in this core does not hold it)",
+                    name ? name : "an exception", cerr->gpu_id ? "" : " (device not known)");
+}
+
+/* fault_address, fault_reasons and fault_relation, and their summary lines: the faulting
+   address the driver reported (QUERY_EXCEPTION_INFO), kept by the capture in the GPUCORE
+   capture metadata (format 1.1); cores of other writers do not have it. Then the memory
+   instructions the leading faulting group's PC may be past. */
+static void fault_lines(struct report *r)
+{
+    const uint64_t fault = r->cerr.fault_va;
+    const uint32_t fault_reasons = r->cerr.fault_reasons;
+    json_t *reasons = fault_reasons ? json_array() : json_null(), *relation;
+    const json_t *cands;
     char why[256] = "";
     size_t wlen = 0;
 
-    for (size_t r = 0; r < GC_ARRAY_SIZE(fault_reason_names) && cerr.fault_reasons; r++) {
-        if (!(cerr.fault_reasons & fault_reason_names[r].bit))
+    json_object_set_new(r->doc, "fault_address", fault ? gc_json_hex(fault) : json_null());
+    for (size_t k = 0; k < GC_ARRAY_SIZE(fault_reason_names) && fault_reasons; k++) {
+        if (!(fault_reasons & fault_reason_names[k].bit))
             continue;
-        json_array_append_new(reasons, json_string(fault_reason_names[r].name));
+        json_array_append_new(reasons, json_string(fault_reason_names[k].name));
         gc_str_appendf(why, sizeof(why), &wlen, "%s%s", wlen ? ", " : " (",
-                       fault_reason_names[r].phrase);
+                       fault_reason_names[k].phrase);
     }
     if (wlen)
         gc_str_appendf(why, sizeof(why), &wlen, ")");
-    json_object_set_new(doc, "fault_reasons", reasons);
-    json_t *relation = fault ? gc_tr_fault_relation_json(args, t, fault,
-                                                         faulting_dispatch(t, agents, faults))
-                             : json_null();
-
-    json_object_set_new(doc, "fault_relation", relation);
+    json_object_set_new(r->doc, "fault_reasons", reasons);
+    relation = fault ? gc_tr_fault_relation_json(r->args, r->t, fault,
+                                                 faulting_dispatch(r->t, r->agents, r->faults))
+                     : json_null();
+    json_object_set_new(r->doc, "fault_relation", relation);
     if (fault)
-        gc_tr_appendf(summary, "Fault address: 0x%" PRIx64 "%s: %s", fault, why,
-                      json_string_value(json_object_get(relation, "text")));
-    else if (nfaulting || json_array_size(exc))
-        gc_tr_appendf(summary, "Fault address: not recorded in this core");
-    const json_t *cands = json_object_get(json_array_get(faults, 0), "memory_candidates");
-
+        gc_json_appendf(r->summary, "Fault address: 0x%" PRIx64 "%s: %s", fault, why,
+                        json_string_value(json_object_get(relation, GC_TK_TEXT)));
+    else if (r->nfaulting || json_array_size(r->exc))
+        gc_json_appendf(r->summary, "Fault address: not recorded in this core");
+    cands = json_object_get(json_array_get(r->faults, 0), GC_TK_MEMORY_CANDIDATES);
     if (json_array_size(cands)) {
         char list[640] = "";
         size_t clen = 0, ci;
@@ -809,16 +846,25 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
 
         json_array_foreach(cands, ci, c)
         {
-            gc_str_appendf(list, sizeof(list), &clen, "%s%s (%s)", ci ? ", " : "",
-                           gc_triage_get_str_or(c, "symbol", gc_triage_get_str_or(c, "pc", "?")),
-                           gc_triage_get_str_or(c, "instruction", "?"));
+            gc_str_appendf(
+                    list, sizeof(list), &clen, "%s%s (%s)", ci ? ", " : "",
+                    gc_json_get_str_or(c, GC_TK_SYMBOL, gc_json_get_str_or(c, GC_TK_PC, "?")),
+                    gc_json_get_str_or(c, GC_TK_INSTRUCTION, "?"));
         }
-        gc_tr_appendf(summary,
-                      "Precise memory is off: the PC may be past the faulting instruction; "
-                      "memory instructions since the last wait: %s",
-                      list);
+        gc_json_appendf(r->summary,
+                        "Precise memory is off: the PC may be past the faulting instruction; "
+                        "memory instructions since the last wait: %s",
+                        list);
     }
-    not_captured(t, missing);
+}
+
+/* r->cos (the code objects), r->missing (what the core lacks) and r->problems, and the
+   summary's "Not captured" line. */
+static void code_object_lines(struct report *r)
+{
+    const struct gc_triage *t = r->t;
+
+    not_captured(t, r->missing);
     for (uint32_t c = 0; c < gc_image_code_object_count(t->img); c++) {
         const struct gc_image_code_object *co = gc_image_code_object(t->img, c);
         json_t *o;
@@ -827,10 +873,10 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
         if (!co)
             continue;
         o = json_object();
-        json_object_set_new(o, "uri", gc_tr_str_or_null(co->uri));
-        json_object_set_new(o, "load_address", gc_tr_hex(co->load_address));
-        json_object_set_new(o, "size", gc_tr_int(co->size));
-        json_object_set_new(o, "source", gc_tr_str_or_null(co->source));
+        json_object_set_new(o, GC_TK_URI, gc_json_str_or_null(co->uri));
+        json_object_set_new(o, GC_TK_LOAD_ADDRESS, gc_json_hex(co->load_address));
+        json_object_set_new(o, GC_TK_SIZE, gc_json_uint(co->size));
+        json_object_set_new(o, GC_TK_SOURCE, gc_json_str_or_null(co->source));
         /* Whether its DWARF gives PCs lines (null: no bytes to tell), said once per object. */
         lines = gc_tr_co_lines(t, c);
         json_object_set_new(o, "line_info", lines < 0 ? json_null() : json_boolean(lines));
@@ -839,59 +885,103 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
 
             snprintf(note, sizeof(note), "no line information in code object %u (%s)", c,
                      co->uri);
-            json_object_set_new(o, "line_info_text", json_string(note));
+            json_object_set_new(o, GC_TK_LINE_INFO_TEXT, json_string(note));
         } else {
-            json_object_set_new(o, "line_info_text", json_null());
+            json_object_set_new(o, GC_TK_LINE_INFO_TEXT, json_null());
         }
-        json_array_append_new(cos, o);
+        json_array_append_new(r->cos, o);
         if (co->source && strcmp(co->source, "missing") == 0)
-            gc_tr_appendf(missing,
-                          "code object %s: its bytes are not in the core (no symbols or "
-                          "disassembly for it)",
-                          co->uri);
+            gc_json_appendf(r->missing,
+                            "code object %s: its bytes are not in the core (no symbols or "
+                            "disassembly for it)",
+                            co->uri);
     }
     for (uint32_t p = 0; p < gc_image_problem_count(t->img); p++)
-        gc_tr_appendf(problems, "%s", gc_image_problem(t->img, p));
-    if (json_array_size(missing))
-        gc_tr_appendf(summary, "Not captured: %s%s", json_string_value(json_array_get(missing, 0)),
-                      json_array_size(missing) > 1 ? " (and more below)" : "");
+        gc_json_appendf(r->problems, "%s", gc_image_problem(t->img, p));
+    if (json_array_size(r->missing))
+        gc_json_appendf(r->summary, "Not captured: %s%s",
+                        json_string_value(json_array_get(r->missing, 0)),
+                        json_array_size(r->missing) > 1 ? " (and more below)" : "");
+}
 
-    json_t *sig = gc_tr_signature_json(t, faults, agents);
+static void report_free(struct report *r)
+{
+    gc_tr_args_free(r->args);
+    json_decref(r->doc);
+    json_decref(r->summary);
+    json_decref(r->agents);
+    json_decref(r->faults);
+    json_decref(r->missing);
+    json_decref(r->problems);
+    json_decref(r->cos);
+    json_decref(r->exc);
+}
 
-    if (json_is_object(sig))
-        gc_tr_appendf(summary, "Signature: %s (%s)",
-                      json_string_value(json_object_get(sig, "hash")),
-                      json_string_value(json_object_get(sig, "text")));
-    json_object_set_new(doc, "signature", sig);
-    json_object_set_new(doc, "summary", summary);
-    json_object_set_new(doc, "waves", gc_tr_int(nwaves));
-    json_object_set_new(doc, "stopped_waves", gc_tr_int(nstopped));
-    json_object_set_new(doc, "faulting_waves", gc_tr_int(nfaulting));
-    json_object_set_new(doc, "faults", faults);
-    json_object_set_new(doc, "exceptions", exc);
-    json_object_set_new(doc, "agents", agents);
-    json_object_set_new(doc, "code_objects", cos);
-    json_object_set_new(doc, "not_captured", missing);
-    json_object_set_new(doc, "problems", problems);
-    v = gc_host_stacks_json(t->host ? t->host : t->core, t->sysroot, cerr.error_thread);
+json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *reterr)
+{
+    struct queues_by_agent by_agent = { 0 };
+    struct report r = { .t = t,
+                        .args = gc_tr_args_new(t),
+                        .cerr = capture_error_of(t->core),
+                        .doc = gc_tr_doc_new(t, "report"),
+                        .summary = json_array(),
+                        .agents = json_array(),
+                        .faults = json_array(),
+                        .missing = json_array(),
+                        .problems = json_array(),
+                        .cos = json_array(),
+                        .exc = json_array(),
+                        .nwaves = gc_image_wave_count(t->img),
+                        .lost = { .known = 1 } };
+    json_t *doc = r.doc, *sig, *host;
+
+    if (!doc || !r.args || by_agent_index(t->img, &by_agent) != 0)
+        goto nomem;
+    json_object_set_new(doc, GC_TK_CAPTURE, capture_json(t));
+    if (agents_json(&r, &by_agent) != 0)
+        goto nomem;
     by_agent_free(&by_agent);
-    gc_tr_args_free(args);
-    if (!v) {
+
+    /* Waves the core lacks because their save areas were cut: said in the summary. */
+    json_object_set_new(doc, "waves_running",
+                        !r.lost.queues ? gc_json_uint(r.nwaves)
+                        : r.lost.known ? gc_json_uint(r.lost.running + r.nwaves - r.lost.saved)
+                                       : json_null());
+    if (r.lost.queues)
+        waves_not_saved(r.lost.running, r.lost.known, r.lost.saved, r.lost.reason,
+                        r.lost.several, r.lost_text, sizeof(r.lost_text));
+    sort_faults(r.faults);
+    wave_lines(&r);
+    capture_exception(&r);
+    fault_lines(&r);
+    code_object_lines(&r);
+
+    sig = gc_tr_signature_json(t, r.faults, r.agents);
+    if (json_is_object(sig))
+        gc_json_appendf(r.summary, "Signature: %s (%s)",
+                        json_string_value(json_object_get(sig, GC_TK_HASH)),
+                        json_string_value(json_object_get(sig, GC_TK_TEXT)));
+    json_object_set_new(doc, "signature", sig);
+    json_object_set_new(doc, GC_TK_SUMMARY, r.summary);
+    json_object_set_new(doc, GC_TK_WAVES, gc_json_uint(r.nwaves));
+    json_object_set_new(doc, GC_TK_STOPPED_WAVES, gc_json_uint(r.nstopped));
+    json_object_set_new(doc, GC_TK_FAULTING_WAVES, gc_json_uint(r.nfaulting));
+    json_object_set_new(doc, GC_TK_FAULTS, r.faults);
+    json_object_set_new(doc, GC_TK_EXCEPTIONS, r.exc);
+    json_object_set_new(doc, GC_TK_AGENTS, r.agents);
+    json_object_set_new(doc, GC_TK_CODE_OBJECTS, r.cos);
+    json_object_set_new(doc, GC_TK_NOT_CAPTURED, r.missing);
+    json_object_set_new(doc, GC_TK_PROBLEMS, r.problems);
+    host = gc_host_stacks_json(t->host ? t->host : t->core, t->sysroot, r.cerr.error_thread);
+    gc_tr_args_free(r.args);
+    if (!host) {
         json_decref(doc);
         return gc_tr_out_of_memory(reterr);
     }
-    json_object_set_new(doc, "host", v);
+    json_object_set_new(doc, GC_TK_HOST, host);
     return doc;
 nomem:
     by_agent_free(&by_agent);
-    gc_tr_args_free(args);
-    json_decref(doc);
-    json_decref(summary);
-    json_decref(agents);
-    json_decref(faults);
-    json_decref(missing);
-    json_decref(problems);
-    json_decref(cos);
-    json_decref(exc);
+    report_free(&r);
     return gc_tr_out_of_memory(reterr);
 }

@@ -49,11 +49,11 @@ static const json_t *largest_group(const json_t *agents)
 
     json_array_foreach(agents, i, a)
     {
-        json_array_foreach(json_object_get(a, "queues"), j, q)
+        json_array_foreach(json_object_get(a, GC_TK_QUEUES), j, q)
         {
-            json_array_foreach(json_object_get(q, "groups"), k, g)
+            json_array_foreach(json_object_get(q, GC_TK_GROUPS), k, g)
             {
-                if (!best || gc_triage_get_u64(g, "count") > gc_triage_get_u64(best, "count"))
+                if (!best || gc_json_get_u64(g, GC_TK_COUNT) > gc_json_get_u64(best, GC_TK_COUNT))
                     best = g;
             }
         }
@@ -79,18 +79,18 @@ json_t *gc_tr_signature_json(const struct gc_triage *t, const json_t *faults,
     }
     if (!g)
         return json_null();
-    (void)sscanf(gc_triage_get_str_or(g, "pc", "0x0"), "%" SCNx64, &pc);
+    (void)sscanf(gc_json_get_str_or(g, GC_TK_PC, "0x0"), "%" SCNx64, &pc);
     co = gc_image_code_object(t->img, gc_image_code_object_at(t->img, pc));
     if (co && !co->bytes)
         co = NULL;
-    sym = gc_triage_get_str(g, "symbol");
+    sym = gc_json_get_str(g, GC_TK_SYMBOL);
     if (sym)
         snprintf(where, sizeof(where), "%s", sym);
     else if (co)
         snprintf(where, sizeof(where), "co+0x%" PRIx64, pc - co->load_address);
     else
-        snprintf(where, sizeof(where), "%s+?", gc_triage_get_str_or(g, "kernel", "unknown"));
-    json_array_foreach(json_object_get(g, "stop_reasons"), i, r)
+        snprintf(where, sizeof(where), "%s+?", gc_json_get_str_or(g, GC_TK_KERNEL, "unknown"));
+    json_array_foreach(json_object_get(g, GC_TK_STOP_REASONS), i, r)
     {
         gc_str_appendf(why, sizeof(why), &len, "%s%s", i ? "+" : "", json_string_value(r));
     }
@@ -104,8 +104,8 @@ json_t *gc_tr_signature_json(const struct gc_triage *t, const json_t *faults,
     snprintf(text, sizeof(text), "%s:%s:%s:%s", kind, where, why, cohash);
     snprintf(hash, sizeof(hash), "%016" PRIx64, fnv1a64(FNV64_OFFSET, text, strlen(text)));
     o = json_object();
-    json_object_set_new(o, "text", json_string(text));
-    json_object_set_new(o, "hash", json_string(hash));
+    json_object_set_new(o, GC_TK_TEXT, json_string(text));
+    json_object_set_new(o, GC_TK_HASH, json_string(hash));
     json_object_set_new(o, "kind", json_string(kind));
     return o;
 }

@@ -52,8 +52,8 @@ json_t *gc_triage_waves(const struct gc_triage *t, const struct gc_triage_reques
         /* Disassembling every wave of a hang is slow and says nothing new: only the stopped. */
         json_array_append_new(arr, gc_tr_wave_json(t, w, w->stopped || req->wave >= 0));
     }
-    json_object_set_new(doc, "count", gc_tr_int(json_array_size(arr)));
-    json_object_set_new(doc, "waves", arr);
+    json_object_set_new(doc, GC_TK_COUNT, gc_json_uint(json_array_size(arr)));
+    json_object_set_new(doc, GC_TK_WAVES, arr);
     return doc;
 }
 
@@ -67,23 +67,23 @@ static json_t *reg_json(const struct gc_arch *arch, const struct gc_image_wave *
     json_t *o = json_object(), *classes = json_array();
     uint8_t buf[8];
 
-    json_object_set_new(o, "name", json_string(r->name));
-    json_object_set_new(o, "size", gc_tr_int(r->size));
+    json_object_set_new(o, GC_TK_NAME, json_string(r->name));
+    json_object_set_new(o, GC_TK_SIZE, gc_json_uint(r->size));
     for (uint32_t c = 0; c < GC_REGCLASS_COUNT; c++)
         if (r->classes & (1u << c) && gc_reg_class_name(1u << c))
             json_array_append_new(classes, json_string(gc_reg_class_name(1u << c)));
     json_object_set_new(o, "classes", classes);
-    json_object_set_new(o, "dwarf", r->dwarf >= 0 ? gc_tr_int((uint64_t)r->dwarf) : json_null());
+    json_object_set_new(o, "dwarf", r->dwarf >= 0 ? gc_json_uint((uint64_t)r->dwarf) : json_null());
     if (r->size <= 8) {
         uint64_t v = 0;
 
         if (gc_reg_read(arch, &w->wave, r_version, r, 0, buf, r->size) != GPUCORE_OK) {
-            json_object_set_new(o, "value", json_null());
+            json_object_set_new(o, GC_TK_VALUE, json_null());
             return o;
         }
         for (uint32_t b = r->size; b-- > 0;)
             v = v << 8 | buf[b];
-        json_object_set_new(o, "value", gc_tr_hex(v));
+        json_object_set_new(o, GC_TK_VALUE, gc_json_hex(v));
     } else {
         /* Vector registers (and anything wider): 32-bit elements, lane i at 4 * i. */
         json_t *lanes = json_array();
@@ -94,10 +94,10 @@ static json_t *reg_json(const struct gc_arch *arch, const struct gc_image_wave *
                 continue;
             }
             json_array_append_new(lanes,
-                                  gc_tr_hex((uint32_t)buf[0] | (uint32_t)buf[1] << 8 |
+                                  gc_json_hex((uint32_t)buf[0] | (uint32_t)buf[1] << 8 |
                                             (uint32_t)buf[2] << 16 | (uint32_t)buf[3] << 24));
         }
-        json_object_set_new(o, "lanes", lanes);
+        json_object_set_new(o, GC_TK_LANES, lanes);
     }
     return o;
 }
@@ -135,8 +135,8 @@ json_t *gc_triage_regs(const struct gc_triage *t, const struct gc_triage_request
         gc_reglist_done(&list);
         return gc_tr_out_of_memory(reterr);
     }
-    json_object_set_new(doc, "target", json_string(arch->name));
-    json_object_set_new(doc, "wave", gc_tr_wave_json(t, w, 1));
+    json_object_set_new(doc, GC_TK_TARGET, json_string(arch->name));
+    json_object_set_new(doc, GC_TK_WAVE, gc_tr_wave_json(t, w, 1));
     arr = json_array();
     for (size_t i = 0; i < list.count; i++) {
         int want = req->nregs == 0;
@@ -147,7 +147,7 @@ json_t *gc_triage_regs(const struct gc_triage *t, const struct gc_triage_request
             json_array_append_new(arr,
                                   reg_json(arch, w, gc_image_r_version(t->img), &list.regs[i]));
     }
-    json_object_set_new(doc, "registers", arr);
+    json_object_set_new(doc, GC_TK_REGISTERS, arr);
     gc_reglist_done(&list);
     return doc;
 }
@@ -261,10 +261,10 @@ json_t *gc_triage_disasm(const struct gc_triage *t, const struct gc_triage_reque
         free(insns);
         return gc_tr_out_of_memory(reterr);
     }
-    json_object_set_new(doc, "target", json_string(arch->name));
-    json_object_set_new(doc, "wave", w ? gc_tr_wave_json(t, w, 0) : json_null());
-    json_object_set_new(doc, "pc", gc_tr_hex(pc));
-    json_object_set_new(doc, "symbol", name[0] ? json_string(name) : json_null());
+    json_object_set_new(doc, GC_TK_TARGET, json_string(arch->name));
+    json_object_set_new(doc, GC_TK_WAVE, w ? gc_tr_wave_json(t, w, 0) : json_null());
+    json_object_set_new(doc, GC_TK_PC, gc_json_hex(pc));
+    json_object_set_new(doc, GC_TK_SYMBOL, name[0] ? json_string(name) : json_null());
     arr = json_array();
     for (size_t i = 0; i < ninsns; i++) {
         json_t *ji;
@@ -274,16 +274,16 @@ json_t *gc_triage_disasm(const struct gc_triage *t, const struct gc_triage_reque
             continue;
         ji = json_object();
         gc_tr_symbolize(t, insns[i].pc, s, sizeof(s), NULL);
-        json_object_set_new(ji, "address", gc_tr_hex(insns[i].pc));
-        json_object_set_new(ji, "symbol", gc_tr_str_or_null(s));
-        json_object_set_new(ji, "size", gc_tr_int(insns[i].size));
-        json_object_set_new(ji, "text", json_string(insns[i].text));
-        json_object_set_new(ji, "current", json_boolean(i == cur));
+        json_object_set_new(ji, GC_TK_ADDRESS, gc_json_hex(insns[i].pc));
+        json_object_set_new(ji, GC_TK_SYMBOL, gc_json_str_or_null(s));
+        json_object_set_new(ji, GC_TK_SIZE, gc_json_uint(insns[i].size));
+        json_object_set_new(ji, GC_TK_TEXT, json_string(insns[i].text));
+        json_object_set_new(ji, GC_TK_CURRENT, json_boolean(i == cur));
         gc_tr_source_json(t, insns[i].pc, ji);
         json_array_append_new(arr, ji);
     }
-    json_object_set_new(doc, "instructions", arr);
-    json_object_set_new(doc, "note",
+    json_object_set_new(doc, GC_TK_INSTRUCTIONS, arr);
+    json_object_set_new(doc, GC_TK_NOTE,
                         cur == SIZE_MAX ? json_string("no instruction of the disassembly from "
                                                       "the symbol start holds the PC")
                         : insns[cur].pc != pc
@@ -309,7 +309,6 @@ json_t *gc_triage_mem(const struct gc_triage *t, const struct gc_triage_request 
     gpucore_diag_t d = { 0 };
     gpucore_status_t st;
     json_t *doc;
-    char *hex;
 
     if (gc_tr_check_wave(t, req, reterr) != GPUCORE_OK)
         return NULL;
@@ -334,45 +333,36 @@ json_t *gc_triage_mem(const struct gc_triage *t, const struct gc_triage_request 
                               "--space %s needs --wave N (no wave faulted)", req->space);
     }
     buf = malloc((size_t)req->size);
-    hex = malloc((size_t)req->size * 2 + 1);
-    if (!buf || !hex) {
-        free(buf);
-        free(hex);
+    if (!buf)
         return gc_tr_out_of_memory(reterr);
-    }
     st = gc_image_read(t->img, wave, space_names[si].space, (uint32_t)req->lane, req->address, buf,
                        req->size, &done, &d);
     if (st == GPUCORE_OK)
         done = req->size;
     else if (done > req->size)
         done = 0;
-    if (st != GPUCORE_OK && (done == 0 || (st != GPUCORE_E_UNAVAILABLE && st != GPUCORE_E_LIMIT))) {
-        free(buf);
-        free(hex);
-        return gc_tr_fail_diag(reterr, &d);
-    }
-    for (uint64_t i = 0; i < done; i++)
-        snprintf(hex + 2 * i, 3, "%02x", buf[i]);
-    hex[2 * done] = '\0';
-    free(buf);
+    /* Nothing read, or a failure that is not the core's missing bytes, is the error alone;
+       --json still gets its document (bytes_read 0, "error" the sentence). */
+    if (st != GPUCORE_OK && (st != GPUCORE_E_UNAVAILABLE && st != GPUCORE_E_LIMIT))
+        done = 0;
     doc = gc_tr_doc_new(t, "mem");
     if (!doc) {
-        free(hex);
+        free(buf);
         return gc_tr_out_of_memory(reterr);
     }
-    json_object_set_new(doc, "space", json_string(space_names[si].name));
-    json_object_set_new(doc, "wave", gc_tr_index(wave));
+    json_object_set_new(doc, GC_TK_SPACE, json_string(space_names[si].name));
+    json_object_set_new(doc, GC_TK_WAVE, gc_json_index(wave));
     json_object_set_new(doc, "lane",
                         space_names[si].space == GC_ASPACE_PRIVATE_LANE
-                                ? gc_tr_int((uint64_t)req->lane)
+                                ? gc_json_uint((uint64_t)req->lane)
                                 : json_null());
-    json_object_set_new(doc, "address", gc_tr_hex(req->address));
-    json_object_set_new(doc, "size", gc_tr_int(req->size));
-    json_object_set_new(doc, "bytes_read", gc_tr_int(done));
-    json_object_set_new(doc, "data", json_string(hex));
-    json_object_set_new(doc, "error", st == GPUCORE_OK ? json_null() : json_string(d.message));
-    free(hex);
+    json_object_set_new(doc, GC_TK_ADDRESS, gc_json_hex(req->address));
+    json_object_set_new(doc, GC_TK_SIZE, gc_json_uint(req->size));
+    json_object_set_new(doc, GC_TK_BYTES_READ, gc_json_uint(done));
+    json_object_set_new(doc, GC_TK_DATA, gc_json_hex_bytes(buf, (size_t)done));
+    json_object_set_new(doc, GC_TK_ERROR, st == GPUCORE_OK ? json_null() : json_string(d.message));
+    free(buf);
     if (st != GPUCORE_OK)
-        gc_tr_fail_diag(reterr, &d); /* a partial read: the bytes read, and why no more */
+        gc_tr_fail_diag(reterr, &d); /* the bytes read (maybe none), and why no more */
     return doc;
 }

@@ -63,25 +63,25 @@ static void render_list(FILE *out, const char *title, const json_t *arr)
 /* "file:line:column" of a frame or source object ("file:line", "file", "?"). */
 static void location_text(const json_t *o, char *buf, size_t size)
 {
-    const char *file = gc_triage_get_str(o, "file");
+    const char *file = gc_json_get_str(o, GC_TK_FILE);
     size_t len = 0;
 
     buf[0] = '\0';
     gc_str_appendf(buf, size, &len, "%s", file ? file : "?");
     /* A column without a line (DWARF line 0: code of no source line, which LLVM 19 emits with
        a column) is left out: "file:15" would read as line 15. */
-    if (!json_is_integer(json_object_get(o, "line")))
+    if (!json_is_integer(json_object_get(o, GC_TK_LINE)))
         return;
-    gc_str_appendf(buf, size, &len, ":%" PRIu64, gc_triage_get_u64(o, "line"));
-    if (json_is_integer(json_object_get(o, "column")))
-        gc_str_appendf(buf, size, &len, ":%" PRIu64, gc_triage_get_u64(o, "column"));
+    gc_str_appendf(buf, size, &len, ":%" PRIu64, gc_json_get_u64(o, GC_TK_LINE));
+    if (json_is_integer(json_object_get(o, GC_TK_COLUMN)))
+        gc_str_appendf(buf, size, &len, ":%" PRIu64, gc_json_get_u64(o, GC_TK_COLUMN));
 }
 
 /* The inline chain of a group or wave, innermost first: "at F (file:line:col)", then one
    "inlined into G (file:line:col)" per enclosing function. Nothing when unknown. */
 static void render_source(FILE *out, const char *indent, const json_t *o)
 {
-    const json_t *chain = json_object_get(o, "inlined");
+    const json_t *chain = json_object_get(o, GC_TK_INLINED);
     char loc[600];
     size_t i;
     json_t *f;
@@ -90,31 +90,31 @@ static void render_source(FILE *out, const char *indent, const json_t *o)
     {
         location_text(f, loc, sizeof(loc));
         fprintf(out, "%s%s %s (%s)\n", indent, i ? "inlined into" : "at",
-                gc_triage_get_str_or(f, "function", "?"), loc);
+                gc_json_get_str_or(f, GC_TK_FUNCTION, "?"), loc);
     }
 }
 
 static void render_group(FILE *out, const json_t *g)
 {
     char waves[256], reasons[256] = "";
-    const char *sym = gc_triage_get_str(g, "symbol");
-    const char *insn = gc_triage_get_str(g, "instruction");
+    const char *sym = gc_json_get_str(g, GC_TK_SYMBOL);
+    const char *insn = gc_json_get_str(g, GC_TK_INSTRUCTION);
     size_t i, len = 0;
     json_t *v;
 
-    json_array_foreach(json_object_get(g, "stop_reasons"), i, v)
+    json_array_foreach(json_object_get(g, GC_TK_STOP_REASONS), i, v)
     {
         gc_str_appendf(reasons, sizeof(reasons), &len, "%s%s", i ? "+" : "", json_string_value(v));
     }
     if (!reasons[0])
         snprintf(reasons, sizeof(reasons), "%s",
-                 gc_triage_get_bool(g, "stopped") ? "stopped" : "running");
-    wave_list_text(json_object_get(g, "waves"), waves, sizeof(waves), GROUP_WAVES_SHOWN);
-    fprintf(out, "      %6" PRIu64 " x %-20s %-18s %s\n", gc_triage_get_u64(g, "count"),
-            sym ? sym : gc_triage_get_str_or(g, "pc", "?"), reasons,
-            insn ? insn : gc_triage_get_str_or(g, "instruction_error", "?"));
-    fprintf(out, "               %s%s%s\n", gc_triage_get_bool(g, "faulting") ? "FAULTING " : "",
-            waves, json_is_integer(json_object_get(g, "dispatch")) ? "" : " (no dispatch)");
+                 gc_json_get_bool(g, GC_TK_STOPPED) ? "stopped" : "running");
+    wave_list_text(json_object_get(g, GC_TK_WAVES), waves, sizeof(waves), GROUP_WAVES_SHOWN);
+    fprintf(out, "      %6" PRIu64 " x %-20s %-18s %s\n", gc_json_get_u64(g, GC_TK_COUNT),
+            sym ? sym : gc_json_get_str_or(g, GC_TK_PC, "?"), reasons,
+            insn ? insn : gc_json_get_str_or(g, GC_TK_INSTRUCTION_ERROR, "?"));
+    fprintf(out, "               %s%s%s\n", gc_json_get_bool(g, GC_TK_FAULTING) ? "FAULTING " : "",
+            waves, json_is_integer(json_object_get(g, GC_TK_DISPATCH)) ? "" : " (no dispatch)");
     render_source(out, "               ", g);
 }
 
@@ -124,10 +124,11 @@ static int dispatch_faulted(const json_t *q, uint64_t index)
     size_t i;
     json_t *g;
 
-    json_array_foreach(json_object_get(q, "groups"), i, g)
+    json_array_foreach(json_object_get(q, GC_TK_GROUPS), i, g)
     {
-        if (gc_triage_get_bool(g, "faulting") && json_is_integer(json_object_get(g, "dispatch")) &&
-            gc_triage_get_u64(g, "dispatch") == index)
+        if (gc_json_get_bool(g, GC_TK_FAULTING) &&
+            json_is_integer(json_object_get(g, GC_TK_DISPATCH)) &&
+            gc_json_get_u64(g, GC_TK_DISPATCH) == index)
             return 1;
     }
     return 0;
@@ -139,8 +140,8 @@ static int dispatch_faulted(const json_t *q, uint64_t index)
    "hidden_queue_ptr (hidden, pointer) = 0x... → ..."). */
 static void render_arguments(FILE *out, const json_t *x)
 {
-    const json_t *args = json_object_get(x, "arguments");
-    const char *err = gc_triage_get_str(x, "arguments_error");
+    const json_t *args = json_object_get(x, GC_TK_ARGUMENTS);
+    const char *err = gc_json_get_str(x, GC_TK_ARGUMENTS_ERROR);
     size_t i;
     json_t *a;
 
@@ -148,32 +149,33 @@ static void render_arguments(FILE *out, const json_t *x)
         fprintf(out, "      arguments:\n");
     json_array_foreach(args, i, a)
     {
-        const char *name = gc_triage_get_str(a, "name");
-        const char *space = gc_triage_get_str(a, "address_space");
-        const char *type = gc_triage_get_str(a, "type");
-        const char *rel = gc_triage_get_str(a, "relation");
+        const char *name = gc_json_get_str(a, GC_TK_NAME);
+        const char *space = gc_json_get_str(a, GC_TK_ADDRESS_SPACE);
+        const char *type = gc_json_get_str(a, GC_TK_TYPE);
+        const char *rel = gc_json_get_str(a, GC_TK_RELATION);
 
         if (name)
             fprintf(out, "        %s", name);
         else
             fprintf(out, "        argument %zu", i);
-        if (gc_triage_get_bool(a, "hidden") && !type) {
-            json_int_t size = json_integer_value(json_object_get(a, "size"));
+        if (gc_json_get_bool(a, GC_TK_HIDDEN) && !type) {
+            json_int_t size = json_integer_value(json_object_get(a, GC_TK_SIZE));
 
-            if (json_object_get(a, "allocation") && !json_is_null(json_object_get(a, "relation")))
+            if (json_object_get(a, GC_TK_ALLOCATION) &&
+                !json_is_null(json_object_get(a, GC_TK_RELATION)))
                 fprintf(out, " (hidden, pointer)");
             else if (size == 1 || size == 2 || size == 4 || size == 8)
                 fprintf(out, " (hidden, uint%d)", (int)size * 8);
             else
                 fprintf(out, " (hidden, %d bytes)", (int)size);
         } else {
-            fprintf(out, " (%s%s%s%s)", gc_triage_get_bool(a, "hidden") ? "hidden, " : "",
+            fprintf(out, " (%s%s%s%s)", gc_json_get_bool(a, GC_TK_HIDDEN) ? "hidden, " : "",
                     space ? space : "", space ? " " : "",
-                    type ? type : gc_triage_get_str_or(a, "value_kind", "?"));
+                    type ? type : gc_json_get_str_or(a, GC_TK_VALUE_KIND, "?"));
         }
-        fprintf(out, " = %s", gc_triage_get_str_or(a, "value", "?"));
-        if (gc_triage_get_str(a, "value_error"))
-            fprintf(out, " (%s)", gc_triage_get_str(a, "value_error"));
+        fprintf(out, " = %s", gc_json_get_str_or(a, GC_TK_VALUE, "?"));
+        if (gc_json_get_str(a, GC_TK_VALUE_ERROR))
+            fprintf(out, " (%s)", gc_json_get_str(a, GC_TK_VALUE_ERROR));
         if (rel)
             fprintf(out, " \u2192 %s", rel);
         fputc('\n', out);
@@ -185,113 +187,117 @@ static void render_arguments(FILE *out, const json_t *x)
 
 void analyze_render_report(FILE *out, const json_t *doc)
 {
-    const json_t *cap = json_object_get(doc, "capture");
+    const json_t *cap = json_object_get(doc, GC_TK_CAPTURE);
     size_t i, k, d;
     json_t *v, *q, *x;
 
-    fprintf(out, "Core: %s", gc_triage_get_str(doc, "core"));
-    if (gc_triage_get_str(doc, "host_core"))
-        fprintf(out, " + host core %s", gc_triage_get_str(doc, "host_core"));
+    fprintf(out, "Core: %s", gc_json_get_str(doc, GC_TK_CORE));
+    if (gc_json_get_str(doc, GC_TK_HOST_CORE))
+        fprintf(out, " + host core %s", gc_json_get_str(doc, GC_TK_HOST_CORE));
     if (json_is_object(cap))
-        fprintf(out, " (pid %" PRIu64 ", %s, trigger %s, tier %s)", gc_triage_get_u64(cap, "pid"),
-                gc_triage_get_str_or(cap, "exe", "?"), gc_triage_get_str_or(cap, "trigger", "?"),
-                gc_triage_get_str_or(cap, "tier", "?"));
+        fprintf(out, " (pid %" PRIu64 ", %s, trigger %s, tier %s)", gc_json_get_u64(cap, GC_TK_PID),
+                gc_json_get_str_or(cap, GC_TK_EXE, "?"),
+                gc_json_get_str_or(cap, GC_TK_TRIGGER, "?"),
+                gc_json_get_str_or(cap, GC_TK_TIER, "?"));
     fputc('\n', out);
-    if (gc_triage_get_bool(doc, "file_truncated"))
+    if (gc_json_get_bool(doc, GC_TK_FILE_TRUNCATED))
         fprintf(out, "File truncated: the core was cut short (an interrupted copy, a full disk); "
                      "what follows is what the part before the cut holds\n");
-    json_array_foreach(json_object_get(doc, "summary"), i, v)
+    json_array_foreach(json_object_get(doc, GC_TK_SUMMARY), i, v)
             fprintf(out, "%s\n", json_string_value(v));
 
     fprintf(out, "\n%" PRIu64 " waves, %" PRIu64 " stopped, %" PRIu64 " faulting\n",
-            gc_triage_get_u64(doc, "waves"), gc_triage_get_u64(doc, "stopped_waves"),
-            gc_triage_get_u64(doc, "faulting_waves"));
-    json_array_foreach(json_object_get(doc, "agents"), i, v)
+            gc_json_get_u64(doc, GC_TK_WAVES), gc_json_get_u64(doc, GC_TK_STOPPED_WAVES),
+            gc_json_get_u64(doc, GC_TK_FAULTING_WAVES));
+    json_array_foreach(json_object_get(doc, GC_TK_AGENTS), i, v)
     {
-        const char *name = gc_triage_get_str(v, "name");
+        const char *name = gc_json_get_str(v, GC_TK_NAME);
 
         fprintf(out, "\nAgent %" PRIu64 ": %s%s%s%s, gpu_id %" PRIu64 "%s\n",
-                gc_triage_get_u64(v, "index"), gc_triage_get_str_or(v, "target", "unknown target"),
-                name ? " (" : "", name ? name : "", name ? ")" : "", gc_triage_get_u64(v, "gpu_id"),
-                gc_triage_get_bool(v, "debuggable") ? ""
-                                                    : ", not debuggable (AMD's tools ignore it)");
-        json_array_foreach(json_object_get(v, "queues"), k, q)
+                gc_json_get_u64(v, GC_TK_INDEX),
+                gc_json_get_str_or(v, GC_TK_TARGET, "unknown target"), name ? " (" : "",
+                name ? name : "", name ? ")" : "", gc_json_get_u64(v, GC_TK_GPU_ID),
+                gc_json_get_bool(v, GC_TK_DEBUGGABLE) ? ""
+                                                      : ", not debuggable (AMD's tools ignore it)");
+        json_array_foreach(json_object_get(v, GC_TK_QUEUES), k, q)
         {
-            const json_t *exc = json_object_get(q, "exceptions");
+            const json_t *exc = json_object_get(q, GC_TK_EXCEPTIONS);
 
             fprintf(out, "  Queue %" PRIu64 " (id %" PRIu64 ", %s): %" PRIu64 " waves",
-                    gc_triage_get_u64(q, "index"), gc_triage_get_u64(q, "queue_id"),
-                    gc_triage_get_str_or(q, "type", "unknown type"), gc_triage_get_u64(q, "waves"));
+                    gc_json_get_u64(q, GC_TK_INDEX), gc_json_get_u64(q, GC_TK_QUEUE_ID),
+                    gc_json_get_str_or(q, GC_TK_TYPE, "unknown type"),
+                    gc_json_get_u64(q, GC_TK_WAVES));
             if (json_array_size(exc)) {
                 fprintf(out, ", exceptions");
                 json_array_foreach(exc, d, x)
                         fprintf(out, "%s %s", d ? "," : "", json_string_value(x));
             }
             fputc('\n', out);
-            if (gc_triage_get_str(q, "problem"))
-                fprintf(out, "    problem: %s\n", gc_triage_get_str(q, "problem"));
-            if (gc_triage_get_str(json_object_get(q, "save_area_missing"), "text"))
+            if (gc_json_get_str(q, GC_TK_PROBLEM))
+                fprintf(out, "    problem: %s\n", gc_json_get_str(q, GC_TK_PROBLEM));
+            if (gc_json_get_str(json_object_get(q, GC_TK_SAVE_AREA_MISSING), GC_TK_TEXT))
                 fprintf(out, "    waves not saved: %s\n",
-                        gc_triage_get_str(json_object_get(q, "save_area_missing"), "text"));
-            json_array_foreach(json_object_get(q, "dispatches"), d, x)
+                        gc_json_get_str(json_object_get(q, GC_TK_SAVE_AREA_MISSING), GC_TK_TEXT));
+            json_array_foreach(json_object_get(q, GC_TK_DISPATCHES), d, x)
             {
-                const json_t *gr = json_object_get(x, "grid"),
-                             *wg = json_object_get(x, "workgroup");
+                const json_t *gr = json_object_get(x, GC_TK_GRID),
+                             *wg = json_object_get(x, GC_TK_WORKGROUP);
 
                 fprintf(out,
                         "    dispatch %" PRIu64 ": %s, packet %" PRIu64 ", grid %" PRIu64
                         "x%" PRIu64 "x%" PRIu64 ", workgroup %" PRIu64 "x%" PRIu64 "x%" PRIu64
                         ", %" PRIu64 " waves\n",
-                        gc_triage_get_u64(x, "index"),
-                        gc_triage_get_str_or(x, "kernel", "unknown kernel"),
-                        gc_triage_get_u64(x, "packet_id"),
+                        gc_json_get_u64(x, GC_TK_INDEX),
+                        gc_json_get_str_or(x, GC_TK_KERNEL, "unknown kernel"),
+                        gc_json_get_u64(x, GC_TK_PACKET_ID),
                         (uint64_t)json_integer_value(json_array_get(gr, 0)),
                         (uint64_t)json_integer_value(json_array_get(gr, 1)),
                         (uint64_t)json_integer_value(json_array_get(gr, 2)),
                         (uint64_t)json_integer_value(json_array_get(wg, 0)),
                         (uint64_t)json_integer_value(json_array_get(wg, 1)),
                         (uint64_t)json_integer_value(json_array_get(wg, 2)),
-                        gc_triage_get_u64(x, "waves"));
-                if (dispatch_faulted(q, gc_triage_get_u64(x, "index")))
+                        gc_json_get_u64(x, GC_TK_WAVES));
+                if (dispatch_faulted(q, gc_json_get_u64(x, GC_TK_INDEX)))
                     render_arguments(out, x);
             }
-            if (json_array_size(json_object_get(q, "groups"))) {
+            if (json_array_size(json_object_get(q, GC_TK_GROUPS))) {
                 fprintf(out, "    waves by PC and stop reason:\n");
-                json_array_foreach(json_object_get(q, "groups"), d, x) render_group(out, x);
+                json_array_foreach(json_object_get(q, GC_TK_GROUPS), d, x) render_group(out, x);
             }
         }
     }
-    json_array_foreach(json_object_get(doc, "code_objects"), i, v)
+    json_array_foreach(json_object_get(doc, GC_TK_CODE_OBJECTS), i, v)
     {
         if (i == 0)
             fprintf(out, "\nCode objects:\n");
-        fprintf(out, "  %s  %s (%s)\n", gc_triage_get_str_or(v, "load_address", "?"),
-                gc_triage_get_str_or(v, "uri", "?"), gc_triage_get_str_or(v, "source", "?"));
-        if (gc_triage_get_str(v, "line_info_text"))
-            fprintf(out, "    %s\n", gc_triage_get_str(v, "line_info_text"));
+        fprintf(out, "  %s  %s (%s)\n", gc_json_get_str_or(v, GC_TK_LOAD_ADDRESS, "?"),
+                gc_json_get_str_or(v, GC_TK_URI, "?"), gc_json_get_str_or(v, GC_TK_SOURCE, "?"));
+        if (gc_json_get_str(v, GC_TK_LINE_INFO_TEXT))
+            fprintf(out, "    %s\n", gc_json_get_str(v, GC_TK_LINE_INFO_TEXT));
     }
-    render_host(out, json_object_get(doc, "host"));
-    render_list(out, "Not captured", json_object_get(doc, "not_captured"));
-    render_list(out, "Problems", json_object_get(doc, "problems"));
+    render_host(out, json_object_get(doc, GC_TK_HOST));
+    render_list(out, "Not captured", json_object_get(doc, GC_TK_NOT_CAPTURED));
+    render_list(out, "Problems", json_object_get(doc, GC_TK_PROBLEMS));
 }
 
 /* One host frame: "#N  0xPC in SYMBOL+OFF (MODULE) at FILE:LINE:COL", or what is missing. */
 static void render_host_frame(FILE *out, size_t n, const json_t *f)
 {
-    const char *mod = gc_triage_get_str(f, "module"), *sym = gc_triage_get_str(f, "symbol");
-    const json_t *src = json_object_get(f, "source");
+    const char *mod = gc_json_get_str(f, GC_TK_MODULE), *sym = gc_json_get_str(f, GC_TK_SYMBOL);
+    const json_t *src = json_object_get(f, GC_TK_SOURCE);
 
-    fprintf(out, "    #%-2zu %s", n, gc_triage_get_str_or(f, "pc", "?"));
+    fprintf(out, "    #%-2zu %s", n, gc_json_get_str_or(f, GC_TK_PC, "?"));
     if (sym)
-        fprintf(out, " in %s+0x%" PRIx64 " (%s)", sym, gc_triage_get_u64(f, "symbol_offset"),
+        fprintf(out, " in %s+0x%" PRIx64 " (%s)", sym, gc_json_get_u64(f, GC_TK_SYMBOL_OFFSET),
                 mod ? mod : "?");
     else if (mod)
-        fprintf(out, " in %s+%s (no symbols)", mod, gc_triage_get_str_or(f, "module_offset", "?"));
+        fprintf(out, " in %s+%s (no symbols)", mod,
+                gc_json_get_str_or(f, GC_TK_MODULE_OFFSET, "?"));
     else
         fprintf(out, " (in no mapped file: no symbols)");
     if (json_is_object(src))
-        fprintf(out, " at %s:%" PRIu64 ":%" PRIu64, gc_triage_get_str_or(src, "file", "?"),
-                gc_triage_get_u64(src, "line"), gc_triage_get_u64(src, "column"));
+        fprintf(out, " at %s:%" PRIu64 ":%" PRIu64, gc_json_get_str_or(src, GC_TK_FILE, "?"),
+                gc_json_get_u64(src, GC_TK_LINE), gc_json_get_u64(src, GC_TK_COLUMN));
     fputc('\n', out);
 }
 
@@ -299,54 +305,54 @@ static void render_host_frame(FILE *out, size_t n, const json_t *f)
    symbols, those with the same reason on one line. */
 static void render_host(FILE *out, const json_t *host)
 {
-    const json_t *threads = json_object_get(host, "threads"), *th, *f, *m;
-    const json_t *nosym = json_object_get(host, "modules_without_symbols");
+    const json_t *threads = json_object_get(host, GC_TK_THREADS), *th, *f, *m;
+    const json_t *nosym = json_object_get(host, GC_TK_MODULES_WITHOUT_SYMBOLS);
     size_t i, k;
 
     if (!json_is_object(host))
         return;
-    fprintf(out, "\nHost threads of process %" PRIu64 " (%zu):\n", gc_triage_get_u64(host, "pid"),
+    fprintf(out, "\nHost threads of process %" PRIu64 " (%zu):\n", gc_json_get_u64(host, GC_TK_PID),
             json_array_size(threads));
-    if (gc_triage_get_str(host, "problem"))
-        fprintf(out, "  no backtraces: %s\n", gc_triage_get_str(host, "problem"));
+    if (gc_json_get_str(host, GC_TK_PROBLEM))
+        fprintf(out, "  no backtraces: %s\n", gc_json_get_str(host, GC_TK_PROBLEM));
     json_array_foreach(threads, i, th)
     {
-        const char *sig = gc_triage_get_str(th, "signal"), *sc = gc_triage_get_str(th, "syscall");
-        int first = gc_triage_get_bool(th, "first"), met = gc_triage_get_bool(th, "met_error");
+        const char *sig = gc_json_get_str(th, GC_TK_SIGNAL),
+                   *sc = gc_json_get_str(th, GC_TK_SYSCALL);
+        int first = gc_json_get_bool(th, GC_TK_FIRST), met = gc_json_get_bool(th, GC_TK_MET_ERROR);
 
         /* "(the core's first, signal SIGSEGV; the GPU error was reported on it)" */
-        fprintf(out, "  thread %" PRIu64 "%s%s%s%s%s%s%s:\n", gc_triage_get_u64(th, "tid"),
+        fprintf(out, "  thread %" PRIu64 "%s%s%s%s%s%s%s:\n", gc_json_get_u64(th, GC_TK_TID),
                 first || met ? " (" : "", first ? "the core's first" : "",
-                first && sig ? ", signal " : "", first && sig ? sig : "",
-                first && met ? "; " : "", met ? "the GPU error was reported on it" : "",
-                first || met ? ")" : "");
+                first && sig ? ", signal " : "", first && sig ? sig : "", first && met ? "; " : "",
+                met ? "the GPU error was reported on it" : "", first || met ? ")" : "");
         if (sc)
             fprintf(out, "    in system call %s\n", sc);
-        json_array_foreach(json_object_get(th, "frames"), k, f) render_host_frame(out, k, f);
-        if (gc_triage_get_bool(th, "more_frames"))
+        json_array_foreach(json_object_get(th, GC_TK_FRAMES), k, f) render_host_frame(out, k, f);
+        if (gc_json_get_bool(th, GC_TK_MORE_FRAMES))
             fprintf(out, "    (more frames not shown)\n");
-        if (gc_triage_get_str(th, "unwind_end"))
-            fprintf(out, "    (unwinding stopped: %s)\n", gc_triage_get_str(th, "unwind_end"));
+        if (gc_json_get_str(th, GC_TK_UNWIND_END))
+            fprintf(out, "    (unwinding stopped: %s)\n", gc_json_get_str(th, GC_TK_UNWIND_END));
     }
-    if (gc_triage_get_u64(host, "more_threads"))
+    if (gc_json_get_u64(host, GC_TK_MORE_THREADS))
         fprintf(out, "  (%" PRIu64 " more threads not unwound)\n",
-                gc_triage_get_u64(host, "more_threads"));
+                gc_json_get_u64(host, GC_TK_MORE_THREADS));
     json_array_foreach(nosym, i, m)
     {
-        const char *why = gc_triage_get_str_or(m, "why", "?");
+        const char *why = gc_json_get_str_or(m, GC_TK_WHY, "?");
         const json_t *o;
         size_t j;
         int seen = 0;
 
-        json_array_foreach(nosym, j, o) if (j < i && gc_triage_get_bool(o, "in_frames") &&
-                                            strcmp(gc_triage_get_str_or(o, "why", "?"), why) == 0)
+        json_array_foreach(nosym, j, o) if (j < i && gc_json_get_bool(o, GC_TK_IN_FRAMES) &&
+                                            strcmp(gc_json_get_str_or(o, GC_TK_WHY, "?"), why) == 0)
                 seen = 1;
-        if (seen || !gc_triage_get_bool(m, "in_frames"))
+        if (seen || !gc_json_get_bool(m, GC_TK_IN_FRAMES))
             continue;
-        fprintf(out, "  no symbols for %s", gc_triage_get_str_or(m, "name", "?"));
-        json_array_foreach(nosym, j, o) if (j > i && gc_triage_get_bool(o, "in_frames") &&
-                                            strcmp(gc_triage_get_str_or(o, "why", "?"), why) == 0)
-                fprintf(out, ", %s", gc_triage_get_str_or(o, "name", "?"));
+        fprintf(out, "  no symbols for %s", gc_json_get_str_or(m, GC_TK_NAME, "?"));
+        json_array_foreach(nosym, j, o) if (j > i && gc_json_get_bool(o, GC_TK_IN_FRAMES) &&
+                                            strcmp(gc_json_get_str_or(o, GC_TK_WHY, "?"), why) == 0)
+                fprintf(out, ", %s", gc_json_get_str_or(o, GC_TK_NAME, "?"));
         fprintf(out, ": %s\n", why);
     }
 }
@@ -358,27 +364,26 @@ static void render_host(FILE *out, const json_t *host)
 /* The line (and the instruction) that heads regs and disasm. */
 static void render_wave_head(FILE *out, const json_t *w)
 {
-    const json_t *wg = json_object_get(w, "workgroup");
+    const json_t *wg = json_object_get(w, GC_TK_WORKGROUP);
 
     char disp[24] = "unknown";
 
-    if (json_is_integer(json_object_get(w, "dispatch")))
-        snprintf(disp, sizeof(disp), "%" PRIu64, gc_triage_get_u64(w, "dispatch"));
+    if (json_is_integer(json_object_get(w, GC_TK_DISPATCH)))
+        snprintf(disp, sizeof(disp), "%" PRIu64, gc_json_get_u64(w, GC_TK_DISPATCH));
     fprintf(out,
             "Wave %" PRIu64 ": %s at %s (pc %s), dispatch %s, queue %" PRIu64
             ", workgroup (%" PRId64 ",%" PRId64 ",%" PRId64 ") wave %" PRId64 ", %" PRIu64
             " lanes, exec %s\n",
-            gc_triage_get_u64(w, "index"), gc_triage_get_str_or(w, "kernel", "unknown kernel"),
-            gc_triage_get_str_or(w, "symbol", "?"), gc_triage_get_str_or(w, "pc", "?"), disp,
-            gc_triage_get_u64(w, "queue"), gc_triage_index_value(json_array_get(wg, 0)),
-            gc_triage_index_value(json_array_get(wg, 1)),
-            gc_triage_index_value(json_array_get(wg, 2)),
-            gc_triage_index_value(json_object_get(w, "wave_in_group")),
-            gc_triage_get_u64(w, "lanes"), gc_triage_get_str_or(w, "exec", "?"));
-    if (gc_triage_get_str(w, "instruction"))
-        fprintf(out, "  %s\n", gc_triage_get_str(w, "instruction"));
-    else if (gc_triage_get_str(w, "instruction_error"))
-        fprintf(out, "  (%s)\n", gc_triage_get_str(w, "instruction_error"));
+            gc_json_get_u64(w, GC_TK_INDEX), gc_json_get_str_or(w, GC_TK_KERNEL, "unknown kernel"),
+            gc_json_get_str_or(w, GC_TK_SYMBOL, "?"), gc_json_get_str_or(w, GC_TK_PC, "?"), disp,
+            gc_json_get_u64(w, GC_TK_QUEUE), gc_json_index_value(json_array_get(wg, 0)),
+            gc_json_index_value(json_array_get(wg, 1)), gc_json_index_value(json_array_get(wg, 2)),
+            gc_json_index_value(json_object_get(w, GC_TK_WAVE_IN_GROUP)),
+            gc_json_get_u64(w, GC_TK_LANES), gc_json_get_str_or(w, GC_TK_EXEC, "?"));
+    if (gc_json_get_str(w, GC_TK_INSTRUCTION))
+        fprintf(out, "  %s\n", gc_json_get_str(w, GC_TK_INSTRUCTION));
+    else if (gc_json_get_str(w, GC_TK_INSTRUCTION_ERROR))
+        fprintf(out, "  (%s)\n", gc_json_get_str(w, GC_TK_INSTRUCTION_ERROR));
     render_source(out, "  ", w);
 }
 
@@ -387,43 +392,43 @@ void analyze_render_waves(FILE *out, const json_t *doc)
     size_t i;
     json_t *w;
 
-    fprintf(out, "%" PRIu64 " waves\n", gc_triage_get_u64(doc, "count"));
+    fprintf(out, "%" PRIu64 " waves\n", gc_json_get_u64(doc, GC_TK_COUNT));
     fprintf(out, "%6s %5s %5s %4s %-14s %-16s %-18s %-18s %s\n", "wave", "queue", "disp", "xcc",
             "workgroup", "symbol", "exec", "stop", "instruction");
-    json_array_foreach(json_object_get(doc, "waves"), i, w)
+    json_array_foreach(json_object_get(doc, GC_TK_WAVES), i, w)
     {
-        const json_t *wg = json_object_get(w, "workgroup");
+        const json_t *wg = json_object_get(w, GC_TK_WORKGROUP);
         char grp[48], disp[16], reasons[128] = "";
         size_t k, len = 0;
         json_t *r;
 
         snprintf(grp, sizeof(grp), "(%" PRId64 ",%" PRId64 ",%" PRId64 ")/%" PRId64,
-                 gc_triage_index_value(json_array_get(wg, 0)),
-                 gc_triage_index_value(json_array_get(wg, 1)),
-                 gc_triage_index_value(json_array_get(wg, 2)),
-                 gc_triage_index_value(json_object_get(w, "wave_in_group")));
-        if (json_is_integer(json_object_get(w, "dispatch")))
-            snprintf(disp, sizeof(disp), "%" PRIu64, gc_triage_get_u64(w, "dispatch"));
+                 gc_json_index_value(json_array_get(wg, 0)),
+                 gc_json_index_value(json_array_get(wg, 1)),
+                 gc_json_index_value(json_array_get(wg, 2)),
+                 gc_json_index_value(json_object_get(w, GC_TK_WAVE_IN_GROUP)));
+        if (json_is_integer(json_object_get(w, GC_TK_DISPATCH)))
+            snprintf(disp, sizeof(disp), "%" PRIu64, gc_json_get_u64(w, GC_TK_DISPATCH));
         else
             snprintf(disp, sizeof(disp), "-");
-        json_array_foreach(json_object_get(w, "stop_reasons"), k, r)
+        json_array_foreach(json_object_get(w, GC_TK_STOP_REASONS), k, r)
         {
             gc_str_appendf(reasons, sizeof(reasons), &len, "%s%s", k ? "+" : "",
                            json_string_value(r));
         }
         if (!reasons[0])
             snprintf(reasons, sizeof(reasons), "%s",
-                     gc_triage_get_bool(w, "stopped") ? "stopped" : "running");
+                     gc_json_get_bool(w, GC_TK_STOPPED) ? "stopped" : "running");
         fprintf(out, "%6" PRIu64 " %5" PRIu64 " %5s %4" PRIu64 " %-14s %-16s %-18s %-18s %s\n",
-                gc_triage_get_u64(w, "index"), gc_triage_get_u64(w, "queue"), disp,
-                gc_triage_get_u64(w, "xcc"), grp,
-                gc_triage_get_str_or(w, "symbol", gc_triage_get_str_or(w, "pc", "?")),
-                gc_triage_get_str_or(w, "exec", "?"), reasons,
-                gc_triage_get_str_or(w, "instruction",
-                                     gc_triage_get_str(w, "instruction_error")
-                                             ? "(PC inside an instruction or "
-                                               "not disassembled)"
-                                             : ""));
+                gc_json_get_u64(w, GC_TK_INDEX), gc_json_get_u64(w, GC_TK_QUEUE), disp,
+                gc_json_get_u64(w, GC_TK_XCC), grp,
+                gc_json_get_str_or(w, GC_TK_SYMBOL, gc_json_get_str_or(w, GC_TK_PC, "?")),
+                gc_json_get_str_or(w, GC_TK_EXEC, "?"), reasons,
+                gc_json_get_str_or(w, GC_TK_INSTRUCTION,
+                                   gc_json_get_str(w, GC_TK_INSTRUCTION_ERROR)
+                                           ? "(PC inside an instruction or "
+                                             "not disassembled)"
+                                           : ""));
         /* Every wave's source and inline chain, running or stopped, as --json has them. */
         render_source(out, "         ", w);
     }
@@ -434,17 +439,17 @@ void analyze_render_regs(FILE *out, const json_t *doc)
     size_t i, k;
     json_t *r, *l;
 
-    render_wave_head(out, json_object_get(doc, "wave"));
-    json_array_foreach(json_object_get(doc, "registers"), i, r)
+    render_wave_head(out, json_object_get(doc, GC_TK_WAVE));
+    json_array_foreach(json_object_get(doc, GC_TK_REGISTERS), i, r)
     {
-        const json_t *lanes = json_object_get(r, "lanes");
+        const json_t *lanes = json_object_get(r, GC_TK_LANES);
 
         if (!lanes) {
-            fprintf(out, "  %-14s %s\n", gc_triage_get_str(r, "name"),
-                    gc_triage_get_str_or(r, "value", "unreadable"));
+            fprintf(out, "  %-14s %s\n", gc_json_get_str(r, GC_TK_NAME),
+                    gc_json_get_str_or(r, GC_TK_VALUE, "unreadable"));
             continue;
         }
-        fprintf(out, "  %-14s", gc_triage_get_str(r, "name"));
+        fprintf(out, "  %-14s", gc_json_get_str(r, GC_TK_NAME));
         json_array_foreach(lanes, k, l)
         {
             if (k && k % 8 == 0)
@@ -466,39 +471,42 @@ void analyze_render_disasm(FILE *out, const json_t *doc)
     json_t *x;
     const json_t *prev = NULL;
 
-    if (json_is_object(json_object_get(doc, "wave")))
-        render_wave_head(out, json_object_get(doc, "wave"));
+    if (json_is_object(json_object_get(doc, GC_TK_WAVE)))
+        render_wave_head(out, json_object_get(doc, GC_TK_WAVE));
     else
-        fprintf(out, "Code at %s (%s), %s:\n", gc_triage_get_str(doc, "pc"),
-                gc_triage_get_str_or(doc, "symbol", "no symbol"), gc_triage_get_str(doc, "target"));
-    json_array_foreach(json_object_get(doc, "instructions"), i, x)
+        fprintf(out, "Code at %s (%s), %s:\n", gc_json_get_str(doc, GC_TK_PC),
+                gc_json_get_str_or(doc, GC_TK_SYMBOL, "no symbol"),
+                gc_json_get_str(doc, GC_TK_TARGET));
+    json_array_foreach(json_object_get(doc, GC_TK_INSTRUCTIONS), i, x)
     {
         /* Source lines interleaved as objdump -S -l does: the chain, when it changes. */
-        const json_t *chain = json_object_get(x, "inlined");
+        const json_t *chain = json_object_get(x, GC_TK_INLINED);
 
         if (json_is_array(chain) && (!json_is_array(prev) || !json_equal(chain, prev)))
             render_source(out, "                         ; ", x);
         prev = chain;
-        fprintf(out, "%s %18s  %-16s %s\n", gc_triage_get_bool(x, "current") ? "=>" : "  ",
-                gc_triage_get_str(x, "address"), gc_triage_get_str_or(x, "symbol", ""),
-                gc_triage_get_str(x, "text"));
+        fprintf(out, "%s %18s  %-16s %s\n", gc_json_get_bool(x, GC_TK_CURRENT) ? "=>" : "  ",
+                gc_json_get_str(x, GC_TK_ADDRESS), gc_json_get_str_or(x, GC_TK_SYMBOL, ""),
+                gc_json_get_str(x, GC_TK_TEXT));
     }
-    if (gc_triage_get_str(doc, "note"))
-        fprintf(out, "note: %s\n", gc_triage_get_str(doc, "note"));
+    if (gc_json_get_str(doc, GC_TK_NOTE))
+        fprintf(out, "note: %s\n", gc_json_get_str(doc, GC_TK_NOTE));
 }
 
 void analyze_render_mem(FILE *out, const json_t *doc)
 {
-    const char *hex = gc_triage_get_str(doc, "data");
-    uint64_t n = gc_triage_get_u64(doc, "bytes_read"), addr = gc_triage_get_u64(doc, "address");
+    const char *hex = gc_json_get_str(doc, GC_TK_DATA);
+    uint64_t n = gc_json_get_u64(doc, GC_TK_BYTES_READ), addr = gc_json_get_u64(doc, GC_TK_ADDRESS);
 
-    if (json_is_integer(json_object_get(doc, "wave")))
+    if (n == 0 && json_is_string(json_object_get(doc, GC_TK_ERROR)))
+        return; /* nothing read: the error, on stderr, is all there is to say */
+    if (json_is_integer(json_object_get(doc, GC_TK_WAVE)))
         fprintf(out, "%s memory of wave %" PRIu64 ", %" PRIu64 " bytes at %s:\n",
-                gc_triage_get_str(doc, "space"), gc_triage_get_u64(doc, "wave"), n,
-                gc_triage_get_str(doc, "address"));
+                gc_json_get_str(doc, GC_TK_SPACE), gc_json_get_u64(doc, GC_TK_WAVE), n,
+                gc_json_get_str(doc, GC_TK_ADDRESS));
     else
-        fprintf(out, "%s memory, %" PRIu64 " bytes at %s:\n", gc_triage_get_str(doc, "space"), n,
-                gc_triage_get_str(doc, "address"));
+        fprintf(out, "%s memory, %" PRIu64 " bytes at %s:\n", gc_json_get_str(doc, GC_TK_SPACE), n,
+                gc_json_get_str(doc, GC_TK_ADDRESS));
     for (uint64_t i = 0; hex && i < n; i += 16) {
         char ascii[17];
         uint64_t k;

@@ -15,6 +15,7 @@
 #include <gpucore/status.h>
 
 #include "capture.h" /* enum gc_kfd_backend */
+#include "gc_json.h"   /* the documents' JSON values: gc_json_hex(), gc_json_uint(), ... */
 
 /* Exit codes from sysexits.h, spelled out so the contract is visible in one place. */
 enum cli_exit {
@@ -86,10 +87,6 @@ int cli_check_input(const char *path);
  */
 int cli_open_core(const char *path, uint32_t flags, gpucore_core_t **ret);
 
-/* JSON values of the program's documents: "0x..." for addresses and masks (they may not fit a
-   signed 64-bit JSON integer), integers for counts and sizes (clamped to INT64_MAX). */
-json_t *cli_json_hex(uint64_t v);
-json_t *cli_json_uint(uint64_t v);
 
 /* Parse a size with optional K/M/G/T suffix (binary units). Returns 0 on success. */
 int cli_parse_size(const char *text, uint64_t *ret);

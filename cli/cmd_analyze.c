@@ -79,7 +79,9 @@ static void analyze_help(FILE *out)
             "Explain a GPU core: which waves stopped, where, why, and what they were running.\n"
             "The report lists per agent and queue the dispatches with their kernels and the\n"
             "waves grouped by PC and stop reason, faulting groups first, each PC disassembled.\n\n"
-            "  --json          the stable JSON document (schema \"" GC_TRIAGE_SCHEMA "\")\n"
+            "  --json          the stable JSON document (schema \"" GC_TRIAGE_SCHEMA "\"); also\n"
+            "                  when the core cannot give the view: then with \"error\", the\n"
+            "                  reason (stderr says it too; the exit status is the same)\n"
             "  --exit-code     (report) the exit status says what the core holds, for\n"
             "                  scripts: 0 no GPU fault (a hang, a capture on demand), 1 a GPU\n"
             "                  fault, 2 no GPU state to judge (no AMDGPU note, or no saved\n"
@@ -151,16 +153,62 @@ static int report_failure(const char *core_path, const struct gc_triage_error *e
 
 static int report_exit_code(const json_t *doc)
 {
-    if (json_array_size(json_object_get(doc, "faults")) ||
-        json_array_size(json_object_get(doc, "exceptions")) ||
-        json_is_object(json_object_get(doc, "capture_exception")))
+    if (json_array_size(json_object_get(doc, GC_TK_FAULTS)) ||
+        json_array_size(json_object_get(doc, GC_TK_EXCEPTIONS)) ||
+        json_is_object(json_object_get(doc, GC_TK_CAPTURE_EXCEPTION)))
         return ANALYZE_EXIT_FAULT;
-    if (gc_triage_get_u64(doc, "waves") == 0)
+    if (gc_json_get_u64(doc, GC_TK_WAVES) == 0)
         return ANALYZE_EXIT_NO_GPU_STATE;
     return ANALYZE_EXIT_NO_FAULT;
 }
 
-static int run_view(const struct gc_triage *t, enum view view, const struct gc_triage_request *req,
+/* Print @p doc as the --json document (pretty, in member order, one newline after it);
+   CLI_EXIT_OK, or CLI_EXIT_IOERR when it cannot be written. */
+static int print_json(const json_t *doc)
+{
+    int rc = CLI_EXIT_OK;
+
+    if (json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0)
+        rc = CLI_EXIT_IOERR;
+    fputc('\n', stdout);
+    return rc;
+}
+
+/* With --json a failure the core is to blame for still prints a document, with "error": the
+   same sentence as stderr's (gc_triage_error_doc()). @p rc is the failure's exit code, kept
+   unless the document cannot be written. */
+static int print_error_doc(const struct gc_triage *t, const char *command, const char *message,
+                           int rc)
+{
+    json_t *doc = gc_triage_error_doc(t, command, message);
+
+    if (!doc)
+        return rc;
+    if (print_json(doc) != CLI_EXIT_OK)
+        rc = CLI_EXIT_IOERR;
+    json_decref(doc);
+    return rc;
+}
+
+static json_t *build_view(const struct gc_triage *t, enum view view,
+                          const struct gc_triage_request *req, struct gc_triage_error *err)
+{
+    switch (view) {
+    case V_REPORT:
+        return gc_triage_report(t, err);
+    case V_WAVES:
+        return gc_triage_waves(t, req, err);
+    case V_REGS:
+        return gc_triage_regs(t, req, err);
+    case V_DISASM:
+        return gc_triage_disasm(t, req, err);
+    case V_MEM:
+        return gc_triage_mem(t, req, err);
+    }
+    return NULL;
+}
+
+static int run_view(const struct gc_triage *t, size_t vi, const struct gc_triage_request *req,
                     int json, int exit_code)
 {
     static void (*const renderers[])(FILE *, const json_t *) = {
@@ -168,36 +216,21 @@ static int run_view(const struct gc_triage *t, enum view view, const struct gc_t
         [V_REGS] = analyze_render_regs,     [V_DISASM] = analyze_render_disasm,
         [V_MEM] = analyze_render_mem,
     };
+    enum view view = views[vi].view;
     struct gc_triage_error err = { .diag.status = GPUCORE_OK };
-    json_t *doc = NULL;
+    json_t *doc = build_view(t, view, req, &err);
     int rc = CLI_EXIT_OK;
 
-    switch (view) {
-    case V_REPORT:
-        doc = gc_triage_report(t, &err);
-        break;
-    case V_WAVES:
-        doc = gc_triage_waves(t, req, &err);
-        break;
-    case V_REGS:
-        doc = gc_triage_regs(t, req, &err);
-        break;
-    case V_DISASM:
-        doc = gc_triage_disasm(t, req, &err);
-        break;
-    case V_MEM:
-        doc = gc_triage_mem(t, req, &err);
-        break;
-    }
-    /* The error first, also when there is a document: mem's partial read. */
+    /* The error first, also when there is a document: mem's failed read. */
     if (err.diag.status != GPUCORE_OK)
         rc = report_failure(t->path, &err);
     if (!doc)
-        return rc;
+        return json && err.diag.status != GPUCORE_OK && err.blame == GC_TRIAGE_BLAME_CORE
+                       ? print_error_doc(t, views[vi].name, err.diag.message, rc)
+                       : rc;
     if (json) {
-        if (json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0)
+        if (print_json(doc) != CLI_EXIT_OK)
             rc = CLI_EXIT_IOERR;
-        fputc('\n', stdout);
     } else {
         FILE *f = cli_text_open(stdout);
 
@@ -217,7 +250,51 @@ static int run_view(const struct gc_triage *t, enum view view, const struct gc_t
     return rc;
 }
 
-int cmd_analyze(int argc, char **argv)
+/* The command line, parsed. */
+struct analyze_args {
+    size_t vi; /* views[vi] */
+    struct gc_triage_request req;
+    struct gc_triage t; /* path, host_path, code_object_dir, sysroot */
+    int json, exit_code;
+};
+
+/* `gpucore analyze VIEW ...`: the view is the first argument when it names one (a core file
+   named like a view is given as ./waves). Returns how many arguments the view took (0, 1). */
+static int parse_view(int argc, char **argv, size_t *ret_vi)
+{
+    *ret_vi = 0;
+    if (argc < 2)
+        return 0;
+    for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++)
+        if (strcmp(argv[1], views[i].name) == 0) {
+            *ret_vi = i;
+            return 1;
+        }
+    return 0;
+}
+
+/* The options @p used (O_*) fit the view, and the request is complete: 0, or the exit code
+   after the usage error. */
+static int check_request(const struct analyze_args *a, uint32_t used)
+{
+    const struct gc_triage_request *req = &a->req;
+    enum view view = views[a->vi].view;
+
+    if (used & ~views[a->vi].allowed)
+        return cli_usage_error("analyze", "an option given is not one of `analyze %s`'s",
+                               views[a->vi].name);
+    if (view == V_REGS && req->wave < 0)
+        return cli_usage_error("analyze", "regs needs --wave N");
+    if (view == V_MEM && !req->has_address && strcmp(req->space, "global") == 0)
+        return cli_usage_error("analyze", "mem --space global needs --address A");
+    if (view == V_DISASM && req->wave >= 0 && req->has_address)
+        return cli_usage_error("analyze", "disasm takes --wave N or --address A, not both");
+    return CLI_EXIT_OK;
+}
+
+/* The options, checked against the view. 0, or the exit code after the usage error (or 0 with
+   *ret_help set after printing --help). */
+static int parse_args(int argc, char **argv, struct analyze_args *a, int *ret_help)
 {
     static const struct option longopts[] = {
         { "json", no_argument, NULL, 'j' },          { "wave", required_argument, NULL, 'w' },
@@ -231,34 +308,11 @@ int cmd_analyze(int argc, char **argv)
         { "sysroot", required_argument, NULL, 'R' },
         { NULL, 0, NULL, 0 },
     };
-    struct gc_triage_request req = { .wave = -1,
-                                     .size = GC_TRIAGE_MEM_DEFAULT_SIZE,
-                                     .space = "global",
-                                     .lane = 0,
-                                     .before = GC_TRIAGE_DISASM_DEFAULT_CONTEXT,
-                                     .after = GC_TRIAGE_DISASM_DEFAULT_CONTEXT };
+    struct gc_triage_request *req = &a->req;
     uint32_t used = 0;
-    size_t vi = 0;
-    struct gc_triage t = { 0 };
-    gpucore_diag_t d;
-    gpucore_status_t st;
-    int json = 0, exit_code = 0, c, rc;
+    int c, rc;
 
-    /* `gpucore analyze VIEW ...`: the view is the first argument when it names one. */
-    /* (A core file named like a view is given as ./waves.) */
-    if (argc > 1) {
-        int named = 0;
-
-        for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++)
-            if (strcmp(argv[1], views[i].name) == 0) {
-                vi = i;
-                named = 1;
-            }
-        if (named) {
-            argc--;
-            argv++;
-        }
-    }
+    *ret_help = 0;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "+jw:fr:a:s:S:l:B:A:H:C:Eh", longopts, NULL)) != -1) {
@@ -266,53 +320,53 @@ int cmd_analyze(int argc, char **argv)
 
         switch (c) {
         case 'j':
-            json = 1;
+            a->json = 1;
             used |= O_JSON;
             break;
         case 'E':
-            exit_code = 1;
+            a->exit_code = 1;
             used |= O_EXITCODE;
             break;
         case 'w':
             if (cli_parse_int(optarg, 0, INT32_MAX, &v) != 0)
                 return cli_usage_error("analyze", "--wave expects a wave index, not '%s'", optarg);
-            req.wave = v;
+            req->wave = v;
             used |= O_WAVE;
             break;
         case 'f':
-            req.faulting = 1;
+            req->faulting = 1;
             used |= O_FAULTING;
             break;
         case 'r':
-            if (req.nregs == GC_TRIAGE_REG_FILTER_MAX)
+            if (req->nregs == GC_TRIAGE_REG_FILTER_MAX)
                 return cli_usage_error("analyze", "at most %d --reg options",
                                        GC_TRIAGE_REG_FILTER_MAX);
-            req.regs[req.nregs++] = optarg;
+            req->regs[req->nregs++] = optarg;
             used |= O_REG;
             break;
         case 'a':
-            if (parse_u64(optarg, &req.address) != 0)
+            if (parse_u64(optarg, &req->address) != 0)
                 return cli_usage_error("analyze",
                                        "--address expects a number (0x... or "
                                        "decimal), not '%s'",
                                        optarg);
-            req.has_address = 1;
+            req->has_address = 1;
             used |= O_ADDRESS;
             break;
         case 's':
-            if (cli_parse_size(optarg, &req.size) != 0 || req.size == 0 ||
-                req.size > GC_TRIAGE_MEM_MAX_SIZE)
+            if (cli_parse_size(optarg, &req->size) != 0 || req->size == 0 ||
+                req->size > GC_TRIAGE_MEM_MAX_SIZE)
                 return cli_usage_error("analyze", "--size expects 1 .. 1M bytes, not '%s'", optarg);
             used |= O_SIZE;
             break;
         case 'S':
-            req.space = optarg;
+            req->space = optarg;
             used |= O_SPACE;
             break;
         case 'l':
             if (cli_parse_int(optarg, 0, 63, &v) != 0)
                 return cli_usage_error("analyze", "--lane expects 0..63, not '%s'", optarg);
-            req.lane = v;
+            req->lane = v;
             used |= O_LANE;
             break;
         case 'B':
@@ -322,44 +376,46 @@ int cmd_analyze(int argc, char **argv)
                                        c == 'B' ? "before" : "after", GC_TRIAGE_DISASM_MAX_CONTEXT,
                                        optarg);
             if (c == 'B')
-                req.before = v;
+                req->before = v;
             else
-                req.after = v;
+                req->after = v;
             used |= O_CONTEXT;
             break;
         case 'H':
-            t.host_path = optarg;
+            a->t.host_path = optarg;
             used |= O_HOST;
             break;
         case 'C':
-            t.code_object_dir = optarg;
+            a->t.code_object_dir = optarg;
             used |= O_COPATH;
             break;
         case 'R':
-            t.sysroot = optarg;
+            a->t.sysroot = optarg;
             used |= O_SYSROOT;
             break;
         case 'h':
             analyze_help(stdout);
+            *ret_help = 1;
             return CLI_EXIT_OK;
         default:
             return cli_usage_error("analyze", "unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (used & ~views[vi].allowed)
-        return cli_usage_error("analyze", "an option given is not one of `analyze %s`'s",
-                               views[vi].name);
-    if (views[vi].view == V_REGS && req.wave < 0)
-        return cli_usage_error("analyze", "regs needs --wave N");
-    if (views[vi].view == V_MEM && !req.has_address && strcmp(req.space, "global") == 0)
-        return cli_usage_error("analyze", "mem --space global needs --address A");
-    if (views[vi].view == V_DISASM && req.wave >= 0 && req.has_address)
-        return cli_usage_error("analyze", "disasm takes --wave N or --address A, not both");
+    rc = check_request(a, used);
+    if (rc)
+        return rc;
     if (argc - optind != 1)
         return cli_usage_error("analyze", argc - optind < 1 ? "missing CORE argument"
                                                             : "expected exactly one CORE argument");
+    a->t.path = argv[optind];
+    return CLI_EXIT_OK;
+}
+
+/* --code-object-path and --sysroot name directories that can be opened: 0, or 66. */
+static int check_dirs(const struct gc_triage *t)
+{
     for (size_t k = 0; k < 2; k++) {
-        const char *dir = k ? t.sysroot : t.code_object_dir;
+        const char *dir = k ? t->sysroot : t->code_object_dir;
         int dfd = dir ? open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC) : 0;
 
         if (dfd < 0)
@@ -368,33 +424,69 @@ int cmd_analyze(int argc, char **argv)
         if (dir)
             close(dfd);
     }
-    t.path = argv[optind];
-    if (views[vi].view != V_MEM) /* every other view shows instructions: no open after the core */
-        gc_triage_preload_disassembler();
-    rc = cli_open_core(t.path, GPUCORE_OPEN_ALLOW_TRUNCATED, &t.core);
+    return CLI_EXIT_OK;
+}
+
+/* Open the image of the open cores and run the view on it; the exit code. */
+static int open_and_run(struct analyze_args *a)
+{
+    struct gc_triage *t = &a->t;
+    const char *view = views[a->vi].name;
+    gpucore_diag_t d;
+    gpucore_status_t st;
+    char msg[GPUCORE_DIAG_MESSAGE_SIZE + 256];
+    int rc;
+
+    st = gc_triage_open(t, &d);
+    if (st == GPUCORE_OK) {
+        rc = run_view(t, a->vi, &a->req, a->json, a->exit_code);
+        gc_triage_close(t);
+        return rc;
+    }
+    if (st == GPUCORE_E_NOTFOUND) {
+        snprintf(msg, sizeof(msg),
+                 "no AMDGPU core-state note: the core holds no GPU state to analyze (the host "
+                 "core of a split dump? give the GPU file, with --host %s)",
+                 t->path);
+        rc = cli_fail(a->exit_code ? ANALYZE_EXIT_NO_GPU_STATE : CLI_EXIT_DATAERR, t->path, "%s",
+                      msg);
+    } else {
+        snprintf(msg, sizeof(msg), "%s", d.message);
+        rc = cli_report(t->path, &d, CLI_SIDE_INPUT);
+    }
+    return a->json ? print_error_doc(t, view, msg, rc) : rc;
+}
+
+int cmd_analyze(int argc, char **argv)
+{
+    struct analyze_args a = { .req = { .wave = -1,
+                                       .size = GC_TRIAGE_MEM_DEFAULT_SIZE,
+                                       .space = "global",
+                                       .lane = 0,
+                                       .before = GC_TRIAGE_DISASM_DEFAULT_CONTEXT,
+                                       .after = GC_TRIAGE_DISASM_DEFAULT_CONTEXT } };
+    int skip = parse_view(argc, argv, &a.vi), help, rc;
+
+    rc = parse_args(argc - skip, argv + skip, &a, &help);
+    if (rc || help)
+        return rc;
+    rc = check_dirs(&a.t);
     if (rc)
         return rc;
-    if (t.host_path) {
-        rc = cli_open_core(t.host_path, GPUCORE_OPEN_ALLOW_TRUNCATED, &t.host);
+    if (views[a.vi].view != V_MEM) /* every other view shows instructions: no open after the core */
+        gc_triage_preload_disassembler();
+    rc = cli_open_core(a.t.path, GPUCORE_OPEN_ALLOW_TRUNCATED, &a.t.core);
+    if (rc)
+        return rc;
+    if (a.t.host_path) {
+        rc = cli_open_core(a.t.host_path, GPUCORE_OPEN_ALLOW_TRUNCATED, &a.t.host);
         if (rc) {
-            gpucore_core_close(t.core);
+            gpucore_core_close(a.t.core);
             return rc;
         }
     }
-    st = gc_triage_open(&t, &d);
-    if (st != GPUCORE_OK) {
-        if (st == GPUCORE_E_NOTFOUND)
-            rc = cli_fail(exit_code ? ANALYZE_EXIT_NO_GPU_STATE : CLI_EXIT_DATAERR, t.path,
-                          "no AMDGPU core-state note: the core holds no GPU state to analyze "
-                          "(the host core of a split dump? give the GPU file, with --host %s)",
-                          t.path);
-        else
-            rc = cli_report(t.path, &d, CLI_SIDE_INPUT);
-    } else {
-        rc = run_view(&t, views[vi].view, &req, json, exit_code);
-        gc_triage_close(&t);
-    }
-    gpucore_core_close(t.host);
-    gpucore_core_close(t.core);
+    rc = open_and_run(&a);
+    gpucore_core_close(a.t.host);
+    gpucore_core_close(a.t.core);
     return rc;
 }

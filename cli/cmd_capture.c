@@ -483,20 +483,20 @@ static json_t *report_json(const struct core_report *m)
 
     json_object_set_new(o, "schema", json_string(CAPTURE_JSON_SCHEMA));
     json_object_set_new(o, "path", json_string(m->path));
-    json_object_set_new(o, "size_on_disk", cli_json_uint(m->disk_bytes));
-    json_object_set_new(o, "apparent_size", cli_json_uint(m->apparent_bytes));
+    json_object_set_new(o, "size_on_disk", gc_json_uint(m->disk_bytes));
+    json_object_set_new(o, "apparent_size", gc_json_uint(m->apparent_bytes));
     json_object_set_new(o, "pid", json_integer(m->pid));
     json_object_set_new(o, "executable", json_name(m->exe));
     json_object_set_new(o, "trigger", json_name(m->trigger));
-    json_object_set_new(o, "waves", cli_json_uint(m->waves));
-    json_object_set_new(o, "faulting_waves", cli_json_uint(m->faulting_waves));
+    json_object_set_new(o, "waves", gc_json_uint(m->waves));
+    json_object_set_new(o, "faulting_waves", gc_json_uint(m->faulting_waves));
     json_object_set_new(o, "all_waves_saved", json_boolean(m->all_waves_saved));
     for (uint32_t t = 0; t < m->ntiers; t++)
         json_array_append_new(tiers, json_string(gpucore_tier_name(t)));
     json_object_set_new(o, "tiers", tiers);
     for (size_t i = 0; i < NSUMMARY_REASONS; i++)
         json_object_set_new(skipped, gpucore_reason_name(m->skipped[i].reason),
-                            cli_json_uint(m->skipped[i].bytes));
+                            gc_json_uint(m->skipped[i].bytes));
     json_object_set_new(o, "skipped_bytes", skipped);
     json_object_set_new(o, "truncated", json_boolean(m->truncated));
     json_object_set_new(o, "truncation_reason",

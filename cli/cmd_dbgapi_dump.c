@@ -304,27 +304,8 @@ static json_t *jflags(const struct name *t, uint64_t v)
         }
     }
     if (v)
-        json_array_append_new(a, cli_json_hex(v));
+        json_array_append_new(a, gc_json_hex(v));
     return a;
-}
-
-static json_t *jbytes(const void *p, size_t n)
-{
-    static const char hex[] = "0123456789abcdef";
-    const uint8_t *b = p;
-    char *s = malloc(2 * n + 1);
-    json_t *j;
-
-    if (!s)
-        return json_null();
-    for (size_t i = 0; i < n; i++) {
-        s[2 * i] = hex[b[i] >> 4];
-        s[2 * i + 1] = hex[b[i] & 15];
-    }
-    s[2 * n] = '\0';
-    j = json_string(s);
-    free(s);
-    return j;
 }
 
 /* ---- the client's callbacks ----------------------------------------------------------------- */
@@ -623,7 +604,7 @@ static json_t *record(const char *kind, uint64_t id)
     json_t *r = json_pack("{s:s}", "kind", kind);
 
     if (r && id)
-        json_object_set_new(r, "id", cli_json_uint(id));
+        json_object_set_new(r, "id", gc_json_uint(id));
     return r;
 }
 
@@ -833,16 +814,16 @@ static json_t *query_value(struct dd *d, getter get, uint64_t id, const struct q
     case V_HANDLE:
     case V_SIZE:
         *ret_u64 = v.u64;
-        return cli_json_uint(v.u64);
+        return gc_json_uint(v.u64);
     case V_ADDR:
         *ret_u64 = v.u64;
-        return cli_json_hex(v.u64);
+        return gc_json_hex(v.u64);
     case V_U16:
         *ret_u64 = v.u16;
-        return cli_json_uint(v.u16);
+        return gc_json_uint(v.u16);
     case V_U32:
         *ret_u64 = v.u32;
-        return cli_json_uint(v.u32);
+        return gc_json_uint(v.u32);
     case V_ENUM:
         *ret_u64 = v.u32;
         return jenum(q->names, v.u32);
@@ -859,13 +840,13 @@ static json_t *query_value(struct dd *d, getter get, uint64_t id, const struct q
         return json_pack("[III]", (json_int_t)v.u32x3[0], (json_int_t)v.u32x3[1],
                          (json_int_t)v.u32x3[2]);
     case V_BYTES:
-        j = v.ptr ? jbytes(v.ptr, bytes_size) : json_null();
+        j = v.ptr ? gc_json_hex_bytes(v.ptr, bytes_size) : json_null();
         free(v.ptr);
         return j;
     case V_WATCH:
         j = json_array();
         for (size_t i = 0; i < v.watch.count && v.watch.watchpoint_ids; i++)
-            json_array_append_new(j, cli_json_uint(v.watch.watchpoint_ids[i].handle));
+            json_array_append_new(j, gc_json_uint(v.watch.watchpoint_ids[i].handle));
         free(v.watch.watchpoint_ids);
         return j;
     case V_NOTIFIER:
@@ -979,7 +960,7 @@ static void dump_events(struct dd *d)
         query_all(d, r, get_event, ev.handle, QUERIES(event_queries));
         if (kind == AMD_DBGAPI_EVENT_KIND_WAVE_STOP ||
             kind == AMD_DBGAPI_EVENT_KIND_WAVE_COMMAND_TERMINATED)
-            json_object_set_new(r, "wave", cli_json_uint(query_u64(d, get_event, ev.handle,
+            json_object_set_new(r, "wave", gc_json_uint(query_u64(d, get_event, ev.handle,
                                                           AMD_DBGAPI_EVENT_INFO_WAVE, 8)));
         else if (kind == AMD_DBGAPI_EVENT_KIND_RUNTIME)
             json_object_set_new(r, "runtime_state",
@@ -987,7 +968,7 @@ static void dump_events(struct dd *d)
                                       query_u64(d, get_event, ev.handle,
                                                 AMD_DBGAPI_EVENT_INFO_RUNTIME_STATE, 4)));
         else if (kind == AMD_DBGAPI_EVENT_KIND_QUEUE_ERROR)
-            json_object_set_new(r, "queue", cli_json_uint(query_u64(d, get_event, ev.handle,
+            json_object_set_new(r, "queue", gc_json_uint(query_u64(d, get_event, ev.handle,
                                                            AMD_DBGAPI_EVENT_INFO_QUEUE, 8)));
         st = d->api.amd_dbgapi_event_processed(ev);
         if (st != AMD_DBGAPI_STATUS_SUCCESS)
@@ -1023,7 +1004,7 @@ static void dump_architecture(struct dd *d, uint64_t arch)
 
     query_all(d, r, get_architecture, arch, QUERIES(architecture_queries));
     st = d->api.amd_dbgapi_architecture_register_list(a, &n, &regs);
-    json_object_set_new(r, "registers", st ? jerror(d, st) : cli_json_uint(n));
+    json_object_set_new(r, "registers", st ? jerror(d, st) : gc_json_uint(n));
     free(regs);
     st = d->api.amd_dbgapi_architecture_register_class_list(a, &n, &classes);
     json_object_set_new(r, "register_classes",
@@ -1090,9 +1071,9 @@ static void dump_queues(struct dd *d, const struct handles *queues)
         query_all(d, r, get_queue, q.handle, QUERIES(queue_queries));
         st = d->api.amd_dbgapi_queue_packet_list(q, &rd, &wr, &size, &bytes);
         if (st == AMD_DBGAPI_STATUS_SUCCESS) {
-            json_object_set_new(r, "read_packet_id", cli_json_uint(rd));
-            json_object_set_new(r, "write_packet_id", cli_json_uint(wr));
-            json_object_set_new(r, "packets", jbytes(bytes, size));
+            json_object_set_new(r, "read_packet_id", gc_json_uint(rd));
+            json_object_set_new(r, "write_packet_id", gc_json_uint(wr));
+            json_object_set_new(r, "packets", gc_json_hex_bytes(bytes, size));
         } else {
             json_object_set_new(r, "packets", jerror(d, st));
         }
@@ -1156,7 +1137,7 @@ static json_t *jle(const uint8_t *p, uint64_t n)
 
     for (uint64_t i = n; i-- > 0;)
         v = v << 8 | p[i];
-    return cli_json_hex(v);
+    return gc_json_hex(v);
 }
 
 static json_t *wave_registers(struct dd *d, amd_dbgapi_wave_id_t w)
@@ -1229,7 +1210,7 @@ static void wave_instruction(struct dd *d, json_t *r, amd_dbgapi_wave_id_t w, ui
         return;
     }
     json_object_set_new(r, "instruction", jstr(text));
-    json_object_set_new(r, "instruction_bytes", jbytes(bytes, size));
+    json_object_set_new(r, "instruction_bytes", gc_json_hex_bytes(bytes, size));
     free(text);
 }
 
@@ -1285,7 +1266,7 @@ static void dump_workgroups(struct dd *d, const struct handles *groups, const st
 
             if (st == AMD_DBGAPI_STATUS_SUCCESS)
                 st = d->api.amd_dbgapi_read_memory(d->process, w, 0, local, 0, &size, lds);
-            json_object_set_new(r, "lds", st ? jerror(d, st) : jbytes(lds, size));
+            json_object_set_new(r, "lds", st ? jerror(d, st) : gc_json_hex_bytes(lds, size));
         }
         emit(d, r);
     }
@@ -1297,13 +1278,13 @@ static void dump_summary(struct dd *d, const struct handles *h)
 {
     json_t *r = record("summary", 0);
 
-    json_object_set_new(r, "code_objects", cli_json_uint(h[0].n));
-    json_object_set_new(r, "agents", cli_json_uint(h[1].n));
-    json_object_set_new(r, "queues", cli_json_uint(h[2].n));
-    json_object_set_new(r, "dispatches", cli_json_uint(h[3].n));
-    json_object_set_new(r, "workgroups", cli_json_uint(h[4].n));
-    json_object_set_new(r, "waves", cli_json_uint(h[5].n));
-    json_object_set_new(r, "fatal_statuses", cli_json_uint(d->fatal));
+    json_object_set_new(r, "code_objects", gc_json_uint(h[0].n));
+    json_object_set_new(r, "agents", gc_json_uint(h[1].n));
+    json_object_set_new(r, "queues", gc_json_uint(h[2].n));
+    json_object_set_new(r, "dispatches", gc_json_uint(h[3].n));
+    json_object_set_new(r, "workgroups", gc_json_uint(h[4].n));
+    json_object_set_new(r, "waves", gc_json_uint(h[5].n));
+    json_object_set_new(r, "fatal_statuses", gc_json_uint(d->fatal));
     emit(d, r);
 }
 

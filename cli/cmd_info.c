@@ -2,818 +2,24 @@
 /*
  * gpucore info: describe a core.
  *
- * The command first builds one JSON document (the model) from the core, then renders it
- * either as JSON (`--json`, a stable schema named "gpucore.info/1") or as text for people. The
- * text is a view of the model, so the two outputs can never disagree.
- *
- * JSON conventions: addresses, masks and exception words are strings "0x..." (they may not fit
- * a signed 64-bit JSON integer); sizes and counts are integers; absent data is null.
+ * analyze/ builds one JSON document (the model, info_model.h) from the core; this file prints
+ * it either as JSON (`--json`, a stable schema named "gpucore.info/1") or as text for people.
+ * The text is a view of the model, so the two outputs can never disagree. This file: the
+ * command line, the text rendering, the exit codes.
  */
 #include <getopt.h>
-#include <stdarg.h>
 #include <inttypes.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <jansson.h>
 
 #include <gpucore/core.h>
-#include <gpucore/schema.h>
 
 #include "cli.h"
 #include "gc_util.h"
-#include "triage.h"
-
-#define INFO_SCHEMA "gpucore.info/1"
-
-/* ---------------------------------------------------------------------------------------- */
-/* Small JSON helpers                                                                        */
-/* ---------------------------------------------------------------------------------------- */
-
-static json_t *jstrn(const char *p, size_t n)
-{
-    /* Strings from notes were validated as UTF-8 by the decoder; still never trust blindly. */
-    json_t *s = json_stringn(p, n);
-
-    return s ? s : json_string("<invalid UTF-8>");
-}
-
-static uint64_t jget_u64(const json_t *obj, const char *key)
-{
-    const json_t *v = json_object_get(obj, key);
-
-    if (json_is_integer(v))
-        return (uint64_t)json_integer_value(v);
-    if (json_is_string(v))
-        return strtoull(json_string_value(v), NULL, 0);
-    return 0;
-}
-
-static const char *jget_str(const json_t *obj, const char *key)
-{
-    const json_t *v = json_object_get(obj, key);
-
-    return json_is_string(v) ? json_string_value(v) : NULL;
-}
-
-/* ---------------------------------------------------------------------------------------- */
-/* Field tables: how each KFD structure field is presented                                   */
-/* ---------------------------------------------------------------------------------------- */
-
-enum field_fmt {
-    FMT_DEC, /* JSON integer */
-    FMT_HEX, /* JSON "0x..." string */
-};
-
-struct field_view {
-    const char *name;
-    size_t offset;
-    unsigned width;
-    enum field_fmt fmt;
-};
-
-#define DEV_FIELD(name, fmt)                                                                       \
-    { #name, offsetof(gpucore_kfd_device_entry_t, name),                                          \
-      sizeof(((gpucore_kfd_device_entry_t *)0)->name), fmt }
-static const struct field_view device_fields[] = {
-    DEV_FIELD(gpu_id, FMT_DEC),
-    DEV_FIELD(gfx_target_version, FMT_DEC),
-    DEV_FIELD(vendor_id, FMT_HEX),
-    DEV_FIELD(device_id, FMT_HEX),
-    DEV_FIELD(revision_id, FMT_HEX),
-    DEV_FIELD(subsystem_vendor_id, FMT_HEX),
-    DEV_FIELD(subsystem_device_id, FMT_HEX),
-    DEV_FIELD(location_id, FMT_HEX),
-    DEV_FIELD(fw_version, FMT_DEC),
-    DEV_FIELD(simd_count, FMT_DEC),
-    DEV_FIELD(max_waves_per_simd, FMT_DEC),
-    DEV_FIELD(array_count, FMT_DEC),
-    DEV_FIELD(simd_arrays_per_engine, FMT_DEC),
-    DEV_FIELD(num_xcc, FMT_DEC),
-    DEV_FIELD(capability, FMT_HEX),
-    DEV_FIELD(capability2, FMT_HEX),
-    DEV_FIELD(debug_prop, FMT_HEX),
-    DEV_FIELD(exception_status, FMT_HEX),
-    DEV_FIELD(lds_base, FMT_HEX),
-    DEV_FIELD(lds_limit, FMT_HEX),
-    DEV_FIELD(scratch_base, FMT_HEX),
-    DEV_FIELD(scratch_limit, FMT_HEX),
-    DEV_FIELD(gpuvm_base, FMT_HEX),
-    DEV_FIELD(gpuvm_limit, FMT_HEX),
-};
-
-#define QUEUE_FIELD(name, fmt)                                                                     \
-    { #name, offsetof(gpucore_kfd_queue_entry_t, name),                                           \
-      sizeof(((gpucore_kfd_queue_entry_t *)0)->name), fmt }
-static const struct field_view queue_fields[] = {
-    QUEUE_FIELD(queue_id, FMT_DEC),
-    QUEUE_FIELD(gpu_id, FMT_DEC),
-    QUEUE_FIELD(queue_type, FMT_DEC),
-    QUEUE_FIELD(ring_base_address, FMT_HEX),
-    QUEUE_FIELD(ring_size, FMT_DEC),
-    QUEUE_FIELD(read_pointer_address, FMT_HEX),
-    QUEUE_FIELD(write_pointer_address, FMT_HEX),
-    QUEUE_FIELD(ctx_save_restore_address, FMT_HEX),
-    QUEUE_FIELD(ctx_save_restore_area_size, FMT_DEC),
-    QUEUE_FIELD(exception_status, FMT_HEX),
-    QUEUE_FIELD(reserved, FMT_DEC),
-};
-
-static json_t *fields_to_json(const void *base, const struct field_view *fields, size_t n)
-{
-    json_t *obj = json_object();
-
-    for (size_t i = 0; i < n; i++) {
-        const unsigned char *p = (const unsigned char *)base + fields[i].offset;
-        uint64_t v = 0;
-
-        if (fields[i].width == 8)
-            memcpy(&v, p, 8); /* host struct member, not wire data */
-        else {
-            uint32_t v32;
-
-            memcpy(&v32, p, 4);
-            v = v32;
-        }
-        json_object_set_new(obj, fields[i].name,
-                            fields[i].fmt == FMT_HEX ? cli_json_hex(v) : cli_json_uint(v));
-    }
-    return obj;
-}
-
-/*
- * Names of the single-bit flags set in a word, from the schema's tables (multi-bit fields such
- * as the watchpoint count are reported as their own values instead).
- */
-static json_t *flags_to_json(uint32_t word, const char *(*flag)(uint32_t, uint32_t *))
-{
-    json_t *arr = json_array();
-    uint32_t mask;
-    const char *name;
-
-    for (uint32_t i = 0; (name = flag(i, &mask)) != NULL; i++)
-        if ((mask & (mask - 1)) == 0 && (word & mask))
-            json_array_append_new(arr, json_string(name));
-    return arr;
-}
-
-/* Names of notes other tools write, so `info` can label every note of a unified core. */
-static const struct {
-    const char *owner;
-    uint32_t type;
-    const char *name;
-} known_notes[] = {
-    { "CORE", 1, "NT_PRSTATUS" },
-    { "CORE", 2, "NT_FPREGSET" },
-    { "CORE", 3, "NT_PRPSINFO" },
-    { "CORE", 4, "NT_TASKSTRUCT" },
-    { "CORE", 6, "NT_AUXV" },
-    { "CORE", 0x53494749, "NT_SIGINFO" },
-    { "CORE", 0x46494c45, "NT_FILE" },
-    { "LINUX", 0x200, "NT_386_TLS" },
-    { "LINUX", 0x202, "NT_X86_XSTATE" },
-    { "LINUX", 0x204, "NT_X86_SHSTK" },
-    { "AMDGPU", 32, "NT_AMDGPU_METADATA" },
-    { "AMDGPU", GPUCORE_NT_AMDGPU_KFD_CORE_STATE, "NT_AMDGPU_KFD_CORE_STATE" },
-};
-
-static const char *note_name(const char *owner, uint32_t type)
-{
-    if (strcmp(owner, GPUCORE_NOTE_OWNER) == 0)
-        return gpucore_note_type_name(type);
-    for (size_t i = 0; i < sizeof(known_notes) / sizeof(known_notes[0]); i++)
-        if (known_notes[i].type == type && strcmp(known_notes[i].owner, owner) == 0)
-            return known_notes[i].name;
-    return NULL;
-}
-
-static const struct {
-    uint32_t machine;
-    const char *name;
-} machines[] = {
-    { 3, "i386" }, { 62, "x86-64" }, { 183, "AArch64" }, { 243, "RISC-V" }, { 224, "AMDGPU" },
-};
-
-static const char *machine_name(uint32_t m)
-{
-    for (size_t i = 0; i < sizeof(machines) / sizeof(machines[0]); i++)
-        if (machines[i].machine == m)
-            return machines[i].name;
-    return NULL;
-}
-
-/* ---------------------------------------------------------------------------------------- */
-/* Building the model                                                                         */
-/* ---------------------------------------------------------------------------------------- */
-
-struct info_ctx {
-    gpucore_core_t *core;
-    const char *path;
-    json_t *problems; /* array of strings: things a user should know */
-    char unusable[GPUCORE_DIAG_MESSAGE_SIZE + 128]; /* why the AMDGPU state cannot be used ("" if it can, or if absent) */
-    gpucore_diag_t over_budget; /* status != OK: the model did not fit the reader's budget */
-};
-
-static void problem(struct info_ctx *ctx, const char *fmt, ...)
-        __attribute__((format(printf, 2, 3)));
-
-static void problem(struct info_ctx *ctx, const char *fmt, ...)
-{
-    char buf[512];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof(buf), fmt, ap);
-    va_end(ap);
-    json_array_append_new(ctx->problems, json_string(buf));
-}
-
-/*
- * What the model costs per record a core lists (a manifest range, a code object, an
- * allocation, a segment): a JSON object of about eight members with jansson's hash table and
- * strings is 0.6-1 KiB. It is charged to the core's memory budget, with the decoded note
- * (GPUCORE_NOTE_DECODED_MAX), before the model is built, so a small core that lists millions
- * of records is refused with the budget's message rather than taking gigabytes.
- */
-#define INFO_JSON_RECORD_COST 1024u
-
-/* Charge @p bytes for @p what to the core's budget; 0, or -1 after recording the first failure
- * (every later charge fails too, and cmd_info reports it). */
-static int charge(struct info_ctx *ctx, uint64_t bytes, const char *what)
-{
-    gpucore_diag_t d;
-
-    if (ctx->over_budget.status != GPUCORE_OK)
-        return -1;
-    if (gpucore_core_mem_reserve(ctx->core, bytes, what, &d) != GPUCORE_OK) {
-        ctx->over_budget = d;
-        return -1;
-    }
-    return 0;
-}
-
-/* Charge a note about to be decoded into @p count-ish records (count known after decoding is
-   charged by the caller). */
-static int charge_note(struct info_ctx *ctx, const struct gpucore_note *note, const char *what)
-{
-    return charge(ctx, GPUCORE_NOTE_DECODED_MAX(note->desc_size), what);
-}
-
-static json_t *diag_to_json(const gpucore_diag_t *d)
-{
-    json_t *o = json_object();
-
-    json_object_set_new(o, "status", json_string(gpucore_status_name(d->status)));
-    json_object_set_new(o, "message", json_string(d->message));
-    json_object_set_new(o, "offset",
-                        (d->flags & GPUCORE_DIAG_HAS_OFFSET) ? cli_json_uint(d->offset)
-                                                             : json_null());
-    return o;
-}
-
-static json_t *build_file(struct info_ctx *ctx, const struct gpucore_core_info *fi)
-{
-    json_t *o = json_object();
-    json_t *quirks = json_array();
-    const char *mname = machine_name(fi->e_machine);
-
-    json_object_set_new(o, "path", json_string(ctx->path));
-    json_object_set_new(o, "kind",
-                        json_string(fi->kind == GPUCORE_CORE_SPLIT ? "split" : "unified"));
-    json_object_set_new(o, "e_machine", cli_json_uint(fi->e_machine));
-    json_object_set_new(o, "machine", mname ? json_string(mname) : json_null());
-    json_object_set_new(o, "osabi", cli_json_uint(fi->osabi));
-    json_object_set_new(o, "abiversion", cli_json_uint(fi->abiversion));
-    json_object_set_new(o, "e_flags", cli_json_hex(fi->e_flags));
-    json_object_set_new(o, "compressed", json_boolean(fi->flags & GPUCORE_INFO_COMPRESSED));
-    json_object_set_new(o, "frames", cli_json_uint(fi->frame_count));
-    json_object_set_new(o, "file_truncated",
-                        json_boolean(fi->flags & GPUCORE_INFO_FILE_TRUNCATED));
-    json_object_set_new(o, "file_size", cli_json_uint(fi->file_size));
-    json_object_set_new(o, "logical_size", cli_json_uint(fi->logical_size));
-    json_object_set_new(o, "program_headers", cli_json_uint(fi->phnum));
-    for (uint32_t i = 0; i < gpucore_core_quirk_count(ctx->core); i++) {
-        const char *q = gpucore_core_quirk(ctx->core, i);
-
-        if (q)
-            json_array_append_new(quirks, json_string(q));
-    }
-    json_object_set_new(o, "quirks", quirks);
-    if (fi->flags & GPUCORE_INFO_FILE_TRUNCATED)
-        problem(ctx, "the file ends before its segments do: it was cut short (disk full, "
-                     "size limit); clipped memory reads as not captured");
-    return o;
-}
-
-static json_t *build_notes(struct info_ctx *ctx)
-{
-    json_t *arr = json_array();
-    uint32_t n = gpucore_core_note_count(ctx->core);
-
-    if (charge(ctx, (uint64_t)n * INFO_JSON_RECORD_COST, "the list of notes") != 0)
-        return arr;
-    for (uint32_t i = 0; i < n; i++) {
-        struct gpucore_note note;
-        json_t *o;
-        const char *name;
-
-        if (gpucore_core_note(ctx->core, i, &note) != GPUCORE_OK)
-            continue;
-        name = note_name(note.owner, note.type);
-        o = json_object();
-        json_object_set_new(o, "owner", json_string(note.owner));
-        json_object_set_new(o, "type", cli_json_uint(note.type));
-        json_object_set_new(o, "name", name ? json_string(name) : json_null());
-        json_object_set_new(o, "size", cli_json_uint(note.desc_size));
-        json_object_set_new(o, "offset", cli_json_uint(note.offset));
-        json_array_append_new(arr, o);
-    }
-    return arr;
-}
-
-static json_t *build_agent(const gpucore_kfd_device_entry_t *a)
-{
-    json_t *o = fields_to_json(a, device_fields, sizeof(device_fields) / sizeof(device_fields[0]));
-    char target[16];
-    uint32_t watch_bits = (a->capability & GPUCORE_HSA_CAP_WATCH_POINTS_TOTALBITS_MASK) >>
-                          GPUCORE_HSA_CAP_WATCH_POINTS_TOTALBITS_SHIFT;
-
-    if (gpucore_gfx_target_name(a->gfx_target_version, target, sizeof(target)) == GPUCORE_OK)
-        json_object_set_new(o, "target", json_string(target));
-    else
-        json_object_set_new(o, "target", json_null());
-    json_object_set_new(o, "capability_flags",
-                        flags_to_json(a->capability, gpucore_capability_flag));
-    json_object_set_new(o, "debug_prop_flags",
-                        flags_to_json(a->debug_prop, gpucore_debug_prop_flag));
-    json_object_set_new(o, "watchpoints",
-                        cli_json_uint((a->capability & GPUCORE_HSA_CAP_WATCH_POINTS_SUPPORTED)
-                                     ? 1u << watch_bits
-                                     : 0));
-    json_object_set_new(o, "debuggable",
-                        json_boolean((a->capability & GPUCORE_HSA_CAP_TRAP_DEBUG_SUPPORT) &&
-                                     (a->capability &
-                                      GPUCORE_HSA_CAP_TRAP_DEBUG_FIRMWARE_SUPPORTED)));
-    json_object_set_new(o, "shader_engines",
-                        a->simd_arrays_per_engine
-                                ? cli_json_uint((uint64_t)a->array_count * a->num_xcc /
-                                       a->simd_arrays_per_engine)
-                                : json_null());
-    return o;
-}
-
-static json_t *build_queue(const gpucore_kfd_queue_entry_t *q)
-{
-    json_t *o = fields_to_json(q, queue_fields, sizeof(queue_fields) / sizeof(queue_fields[0]));
-    const char *tname = gpucore_queue_type_name(q->queue_type);
-
-    /* KFD flags bits 31/30 of the id (invalid / error); readers mask them off. */
-    json_object_set_new(o, "os_queue_id", cli_json_uint(q->queue_id & 0x3fffffffu));
-    json_object_set_new(o, "queue_error", json_boolean(q->queue_id & 0x40000000u));
-    json_object_set_new(o, "queue_invalid", json_boolean(q->queue_id & 0x80000000u));
-    json_object_set_new(o, "type_name", tname ? json_string(tname) : json_null());
-    json_object_set_new(o, "ring_packets", cli_json_uint(q->ring_size / 64));
-    return o;
-}
-
-static json_t *build_amdgpu(struct info_ctx *ctx)
-{
-    struct gpucore_note note;
-    uint32_t idx = 0, count = 0;
-    gpucore_amdgpu_note_t *n = NULL;
-    gpucore_diag_t d;
-    json_t *o, *agents, *queues, *rt, *check;
-    gpucore_status_t st;
-
-    while (gpucore_core_find_note(ctx->core, GPUCORE_AMDGPU_NOTE_OWNER,
-                                  GPUCORE_NT_AMDGPU_KFD_CORE_STATE, &idx, &note) == GPUCORE_OK) {
-        count++;
-        idx++;
-    }
-    if (count == 0) {
-        problem(ctx, "no AMDGPU core-state note: this core holds no GPU state for AMD's tools");
-        return json_null();
-    }
-    if (count > 1)
-        problem(ctx, "%u AMDGPU core-state notes; AMD's tools expect exactly one (the first "
-                     "is shown)", count);
-    idx = 0;
-    gpucore_core_find_note(ctx->core, GPUCORE_AMDGPU_NOTE_OWNER,
-                           GPUCORE_NT_AMDGPU_KFD_CORE_STATE, &idx, &note);
-
-    if (charge_note(ctx, &note, "the AMDGPU note, decoded") != 0)
-        return json_null();
-    o = json_object();
-    json_object_set_new(o, "note_offset", cli_json_uint(note.offset));
-    json_object_set_new(o, "size", cli_json_uint(note.desc_size));
-    st = gpucore_amdgpu_note_decode(note.desc, (size_t)note.desc_size, &n, &d);
-    if (st != GPUCORE_OK) {
-        json_object_set_new(o, "error", diag_to_json(&d));
-        problem(ctx, "the AMDGPU note cannot be decoded: %s (descriptor offset %" PRIu64 ")",
-                d.message, d.offset);
-        snprintf(ctx->unusable, sizeof(ctx->unusable),
-                 "offset 0x%" PRIx64 ": the AMDGPU note cannot be decoded: %s", note.offset,
-                 d.message);
-        return o;
-    }
-    /* An agent is about 30 members, a queue about 10. */
-    if (charge(ctx, ((uint64_t)n->agent_count * 4 + n->queue_count) * INFO_JSON_RECORD_COST,
-               "the AMDGPU agents and queues") != 0) {
-        gpucore_amdgpu_note_free(n);
-        json_decref(o);
-        return json_null();
-    }
-    json_object_set_new(o, "note_version", cli_json_uint(n->note_version));
-    json_object_set_new(o, "kfd_major", cli_json_uint(n->kfd_major));
-    json_object_set_new(o, "kfd_minor", cli_json_uint(n->kfd_minor));
-    json_object_set_new(o, "runtime_info_size", cli_json_uint(n->runtime_info_size));
-    json_object_set_new(o, "agent_entry_size", cli_json_uint(n->agent_entry_size));
-    json_object_set_new(o, "queue_entry_size", cli_json_uint(n->queue_entry_size));
-    json_object_set_new(o, "newer_than_reader", json_boolean(n->flags & GPUCORE_AMDGPU_NOTE_NEWER));
-    if (n->flags & GPUCORE_AMDGPU_NOTE_NEWER)
-        problem(ctx, "the AMDGPU note has fields newer than this reader knows; they are ignored");
-
-    rt = json_object();
-    json_object_set_new(rt, "r_debug", cli_json_hex(n->runtime.r_debug));
-    json_object_set_new(rt, "runtime_state", cli_json_uint(n->runtime.runtime_state));
-    json_object_set_new(rt, "runtime_state_name",
-                        gpucore_runtime_state_name(n->runtime.runtime_state)
-                                ? json_string(gpucore_runtime_state_name(n->runtime.runtime_state))
-                                : json_null());
-    json_object_set_new(rt, "ttmp_setup", cli_json_uint(n->runtime.ttmp_setup));
-    json_object_set_new(o, "runtime", rt);
-
-    agents = json_array();
-    for (uint32_t i = 0; i < n->agent_count; i++) {
-        const uint32_t need = GPUCORE_HSA_CAP_TRAP_DEBUG_SUPPORT |
-                              GPUCORE_HSA_CAP_TRAP_DEBUG_FIRMWARE_SUPPORTED;
-        json_array_append_new(agents, build_agent(&n->agents[i]));
-        /* ROCdbgapi's agent_t::supports_debugging: without both bits its queues are ignored,
-           so AMD's tools would show no waves for this agent (docs/core-format.md §5). */
-        if ((n->agents[i].capability & need) != need)
-            problem(ctx, "agent %u (gpu_id %u): capability 0x%x lacks TRAP_DEBUG_SUPPORT and "
-                         "TRAP_DEBUG_FIRMWARE_SUPPORTED: AMD's debugger library ignores its "
-                         "queues", i, n->agents[i].gpu_id, n->agents[i].capability);
-    }
-    json_object_set_new(o, "agents", agents);
-    queues = json_array();
-    for (uint32_t i = 0; i < n->queue_count; i++)
-        json_array_append_new(queues, build_queue(&n->queues[i]));
-    json_object_set_new(o, "queues", queues);
-
-    /* Would AMD's debugger library accept it? Worth saying before anyone opens ROCgdb. */
-    check = json_object();
-    st = gpucore_amdgpu_note_check(n, &d);
-    json_object_set_new(check, "ok", json_boolean(st == GPUCORE_OK));
-    if (st != GPUCORE_OK) {
-        json_object_set_new(check, "error", diag_to_json(&d));
-        problem(ctx, "AMD's debugger library would not use this GPU state: %s", d.message);
-        snprintf(ctx->unusable, sizeof(ctx->unusable),
-                 "offset 0x%" PRIx64 ": AMD's debugger library would not use the AMDGPU state: "
-                 "%s",
-                 note.offset, d.message);
-    }
-    json_object_set_new(o, "amd_reader_check", check);
-    gpucore_amdgpu_note_free(n);
-    return o;
-}
-
-/* Find the first GPUCORE note of a type; returns 0 and fills note if found. */
-static int find_gpucore_note(struct info_ctx *ctx, uint32_t type, struct gpucore_note *note)
-{
-    uint32_t idx = 0;
-
-    return gpucore_core_find_note(ctx->core, GPUCORE_NOTE_OWNER, type, &idx, note) ==
-                           GPUCORE_OK
-                   ? 0
-                   : -1;
-}
-
-static void note_error(struct info_ctx *ctx, json_t *o, const char *what, const gpucore_diag_t *d)
-{
-    json_object_set_new(o, "error", diag_to_json(d));
-    problem(ctx, "the %s note cannot be decoded: %s", what, d->message);
-}
-
-static json_t *cmdline_to_json(const gpucore_str_t *s)
-{
-    json_t *arr = json_array();
-    size_t start = 0;
-
-    for (size_t i = 0; i <= s->len; i++) {
-        if (i == s->len || s->ptr[i] == '\0') {
-            if (i > start || (i < s->len))
-                json_array_append_new(arr, jstrn(s->ptr + start, i - start));
-            start = i + 1;
-        }
-    }
-    return arr;
-}
-
-static json_t *format_time_ns(uint64_t ns)
-{
-    time_t secs = (time_t)(ns / 1000000000u);
-    struct tm tm;
-    char buf[64];
-
-    if (!gmtime_r(&secs, &tm))
-        return json_null();
-    strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return json_string(buf);
-}
-
-static json_t *build_capture(struct info_ctx *ctx)
-{
-    struct gpucore_note note;
-    gpucore_capture_meta_t *m;
-    gpucore_diag_t d;
-    json_t *o;
-
-    if (find_gpucore_note(ctx, GPUCORE_NT_CAPTURE_META, &note) != 0 ||
-        charge_note(ctx, &note, "the capture-metadata note, decoded") != 0)
-        return json_null();
-    o = json_object();
-    if (gpucore_capture_meta_decode(note.desc, (size_t)note.desc_size, &m, &d) != GPUCORE_OK) {
-        note_error(ctx, o, "capture metadata", &d);
-        return o;
-    }
-    json_object_set_new(o, "producer", jstrn(m->producer.ptr, m->producer.len));
-    json_object_set_new(o, "producer_version",
-                        jstrn(m->producer_version.ptr, m->producer_version.len));
-    json_object_set_new(o, "hostname", jstrn(m->hostname.ptr, m->hostname.len));
-    json_object_set_new(o, "kernel", jstrn(m->kernel.ptr, m->kernel.len));
-    json_object_set_new(o, "pid", cli_json_uint(m->pid));
-    json_object_set_new(o, "exe", jstrn(m->exe.ptr, m->exe.len));
-    json_object_set_new(o, "cmdline", cmdline_to_json(&m->cmdline));
-    json_object_set_new(o, "time", format_time_ns(m->time_ns));
-    json_object_set_new(o, "time_ns", cli_json_uint(m->time_ns));
-    json_object_set_new(o, "duration_ns", cli_json_uint(m->duration_ns));
-    json_object_set_new(o, "trigger", gpucore_trigger_name(m->trigger)
-                                              ? json_string(gpucore_trigger_name(m->trigger))
-                                              : cli_json_uint(m->trigger));
-    json_object_set_new(o, "tier", gpucore_tier_name(m->tier)
-                                           ? json_string(gpucore_tier_name(m->tier))
-                                           : cli_json_uint(m->tier));
-    json_object_set_new(o, "max_size", m->max_size ? cli_json_uint(m->max_size) : json_null());
-    json_object_set_new(o, "deadline_ms",
-                        m->deadline_ms ? cli_json_uint(m->deadline_ms) : json_null());
-    json_object_set_new(o, "host_stopped", json_boolean(m->flags & GPUCORE_META_HOST_STOPPED));
-    json_object_set_new(o, "queues_suspended",
-                        json_boolean(m->flags & GPUCORE_META_QUEUES_SUSPENDED));
-    json_object_set_new(o, "precise_memory", json_boolean(m->flags & GPUCORE_META_PRECISE_MEMORY));
-    json_object_set_new(o, "kfd_version",
-                        m->kfd_major ? json_sprintf("%u.%u", m->kfd_major, m->kfd_minor)
-                                     : json_null());
-    json_object_set_new(o, "kfd_device_entry_size", cli_json_uint(m->kfd_device_entry_size));
-    json_object_set_new(o, "kfd_queue_entry_size", cli_json_uint(m->kfd_queue_entry_size));
-    json_object_set_new(o, "signal", m->signal ? cli_json_uint(m->signal) : json_null());
-    json_object_set_new(o, "compress_level", json_integer(m->compress_level));
-    json_object_set_new(o, "options", jstrn(m->options.ptr, m->options.len));
-    if (m->exception_code) {
-        json_t *e = json_object();
-        const char *name = gc_triage_exception_name(m->exception_code);
-
-        json_object_set_new(e, "code", cli_json_uint(m->exception_code));
-        json_object_set_new(e, "name", name ? json_string(name) : json_null());
-        json_object_set_new(e, "gpu_id", cli_json_uint(m->exception_gpu_id));
-        json_object_set_new(e, "queue_id", m->exception_queue_id == 0xffffffffu
-                                                   ? json_null()
-                                                   : cli_json_uint(m->exception_queue_id));
-        json_object_set_new(o, "exception", e);
-    } else {
-        json_object_set_new(o, "exception", json_null());
-    }
-    json_object_set_new(o, "fault_address",
-                        m->fault_address ? cli_json_hex(m->fault_address) : json_null());
-    /* GPUCORE_FAULT_* bits (format 1.2): why the memory violation faulted; null unknown. */
-    json_object_set_new(o, "fault_reasons",
-                        m->fault_reasons ? cli_json_hex(m->fault_reasons) : json_null());
-    /* Format 1.3: the host thread on which the runtime reported the GPU error; null unknown. */
-    json_object_set_new(o, "error_thread",
-                        m->error_thread ? cli_json_uint(m->error_thread) : json_null());
-    json_object_set_new(o, "newer_than_reader",
-                        json_boolean(m->decoded_flags & GPUCORE_NOTE_DECODED_NEWER));
-    gpucore_capture_meta_free(m);
-    return o;
-}
-
-static json_t *name_or_number(const char *name, uint32_t v)
-{
-    return name ? json_string(name) : cli_json_uint(v);
-}
-
-static json_t *build_manifest(struct info_ctx *ctx)
-{
-    struct gpucore_note note;
-    gpucore_manifest_t *m;
-    gpucore_diag_t d;
-    json_t *o, *entries;
-    uint64_t bytes[4] = { 0 }, ranges[4] = { 0 };
-
-    if (find_gpucore_note(ctx, GPUCORE_NT_MANIFEST, &note) != 0 ||
-        charge_note(ctx, &note, "the manifest note, decoded") != 0)
-        return json_null();
-    o = json_object();
-    if (gpucore_manifest_decode(note.desc, (size_t)note.desc_size, &m, &d) != GPUCORE_OK) {
-        note_error(ctx, o, "manifest", &d);
-        return o;
-    }
-    if (charge(ctx, (uint64_t)m->count * INFO_JSON_RECORD_COST, "the manifest's entries") != 0) {
-        gpucore_manifest_free(m);
-        json_decref(o);
-        return json_null();
-    }
-    entries = json_array();
-    for (uint32_t i = 0; i < m->count; i++) {
-        const gpucore_manifest_entry_t *e = &m->entries[i];
-        json_t *je = json_object();
-
-        if (e->status < 4) {
-            bytes[e->status] += e->size;
-            ranges[e->status]++;
-        }
-        json_object_set_new(je, "address", cli_json_hex(e->address));
-        json_object_set_new(je, "size", cli_json_uint(e->size));
-        json_object_set_new(je, "tier", name_or_number(gpucore_tier_name(e->tier), e->tier));
-        json_object_set_new(je, "status",
-                            name_or_number(gpucore_range_status_name(e->status), e->status));
-        json_object_set_new(je, "reason",
-                            e->reason ? name_or_number(gpucore_reason_name(e->reason), e->reason)
-                                      : json_null());
-        json_object_set_new(je, "errno", e->err ? cli_json_uint(e->err) : json_null());
-        json_object_set_new(je, "label", jstrn(e->label.ptr, e->label.len));
-        json_array_append_new(entries, je);
-    }
-    json_object_set_new(o, "truncated", json_boolean(m->flags & GPUCORE_MANIFEST_TRUNCATED));
-    json_object_set_new(o, "truncation_reason",
-                        m->truncation_reason
-                                ? name_or_number(gpucore_reason_name(m->truncation_reason),
-                                                 m->truncation_reason)
-                                : json_null());
-    json_object_set_new(o, "captured_ranges", cli_json_uint(ranges[GPUCORE_RANGE_CAPTURED]));
-    json_object_set_new(o, "captured_bytes", cli_json_uint(bytes[GPUCORE_RANGE_CAPTURED]));
-    json_object_set_new(o, "skipped_ranges", cli_json_uint(ranges[GPUCORE_RANGE_SKIPPED]));
-    json_object_set_new(o, "skipped_bytes", cli_json_uint(bytes[GPUCORE_RANGE_SKIPPED]));
-    json_object_set_new(o, "unreadable_ranges", cli_json_uint(ranges[GPUCORE_RANGE_UNREADABLE]));
-    json_object_set_new(o, "unreadable_bytes", cli_json_uint(bytes[GPUCORE_RANGE_UNREADABLE]));
-    json_object_set_new(o, "entries", entries);
-    if (m->flags & GPUCORE_MANIFEST_TRUNCATED)
-        problem(ctx, "the capture was cut short (%s): %" PRIu64 " bytes in %" PRIu64
-                     " ranges were not written",
-                gpucore_reason_name(m->truncation_reason) ? gpucore_reason_name(m->truncation_reason)
-                                                          : "unknown reason",
-                bytes[GPUCORE_RANGE_SKIPPED], ranges[GPUCORE_RANGE_SKIPPED]);
-    if (m->decoded_flags & GPUCORE_NOTE_DECODED_NEWER)
-        problem(ctx, "the manifest has fields newer than this reader knows; they are ignored");
-    gpucore_manifest_free(m);
-    return o;
-}
-
-static json_t *build_code_objects(struct info_ctx *ctx)
-{
-    struct gpucore_note note;
-    gpucore_code_objects_t *c;
-    gpucore_diag_t d;
-    json_t *arr;
-
-    if (find_gpucore_note(ctx, GPUCORE_NT_CODE_OBJECTS, &note) != 0 ||
-        charge_note(ctx, &note, "the code-objects note, decoded") != 0)
-        return json_null();
-    if (gpucore_code_objects_decode(note.desc, (size_t)note.desc_size, &c, &d) != GPUCORE_OK) {
-        json_t *o = json_object();
-
-        note_error(ctx, o, "code objects", &d);
-        return o;
-    }
-    if (charge(ctx, (uint64_t)c->count * INFO_JSON_RECORD_COST, "the code objects' entries") !=
-        0) {
-        gpucore_code_objects_free(c);
-        return json_null();
-    }
-    arr = json_array();
-    for (uint32_t i = 0; i < c->count; i++) {
-        const gpucore_code_object_t *co = &c->objects[i];
-        json_t *o = json_object();
-
-        json_object_set_new(o, "uri", jstrn(co->uri.ptr, co->uri.len));
-        json_object_set_new(o, "load_address", cli_json_hex(co->load_address));
-        json_object_set_new(o, "size", cli_json_uint(co->size));
-        json_object_set_new(o, "embedded_bytes", cli_json_uint(co->bytes ? co->bytes_size : 0));
-        json_object_set_new(o, "embedded",
-                            json_string((co->flags & GPUCORE_CODE_OBJECT_EMBEDDED)    ? "whole"
-                                        : (co->flags & GPUCORE_CODE_OBJECT_TRUNCATED) ? "prefix"
-                                                                                      : "no"));
-        json_array_append_new(arr, o);
-    }
-    gpucore_code_objects_free(c);
-    return arr;
-}
-
-static json_t *build_allocations(struct info_ctx *ctx)
-{
-    struct gpucore_note note;
-    gpucore_alloc_map_t *m;
-    gpucore_diag_t d;
-    json_t *arr;
-
-    if (find_gpucore_note(ctx, GPUCORE_NT_ALLOC_MAP, &note) != 0 ||
-        charge_note(ctx, &note, "the allocation-map note, decoded") != 0)
-        return json_null();
-    if (gpucore_alloc_map_decode(note.desc, (size_t)note.desc_size, &m, &d) != GPUCORE_OK) {
-        json_t *o = json_object();
-
-        note_error(ctx, o, "allocation map", &d);
-        return o;
-    }
-    if (charge(ctx, (uint64_t)m->count * INFO_JSON_RECORD_COST, "the allocations' entries") !=
-        0) {
-        gpucore_alloc_map_free(m);
-        return json_null();
-    }
-    arr = json_array();
-    for (uint32_t i = 0; i < m->count; i++) {
-        const gpucore_alloc_t *a = &m->allocs[i];
-        json_t *o = json_object();
-
-        json_object_set_new(o, "base", cli_json_hex(a->base));
-        json_object_set_new(o, "size", cli_json_uint(a->size));
-        json_object_set_new(o, "kind", name_or_number(gpucore_alloc_kind_name(a->kind), a->kind));
-        json_object_set_new(o, "gpu_id", a->gpu_id ? cli_json_uint(a->gpu_id) : json_null());
-        json_object_set_new(o, "label", jstrn(a->label.ptr, a->label.len));
-        json_array_append_new(arr, o);
-    }
-    gpucore_alloc_map_free(m);
-    return arr;
-}
-
-static json_t *flags_string(uint32_t p_flags)
-{
-    char f[4] = { (p_flags & 4) ? 'r' : '-', (p_flags & 2) ? 'w' : '-', (p_flags & 1) ? 'x' : '-',
-                  '\0' };
-
-    return json_string(f);
-}
-
-static json_t *build_segments(struct info_ctx *ctx, const struct gpucore_core_info *fi)
-{
-    json_t *o = json_object(), *list = json_array();
-    uint32_t n = gpucore_core_segment_count(ctx->core);
-    uint64_t lo = 0, hi = 0, unavailable = 0;
-
-    if (charge(ctx, (uint64_t)n * INFO_JSON_RECORD_COST, "the list of segments") != 0)
-        n = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        struct gpucore_segment s;
-        json_t *js;
-
-        if (gpucore_core_segment(ctx->core, i, &s) != GPUCORE_OK)
-            continue;
-        if (i == 0)
-            lo = s.vaddr;
-        hi = s.vaddr + s.memsz;
-        if (s.filesz == 0)
-            unavailable++;
-        js = json_object();
-        json_object_set_new(js, "vaddr", cli_json_hex(s.vaddr));
-        json_object_set_new(js, "memsz", cli_json_uint(s.memsz));
-        json_object_set_new(js, "filesz", cli_json_uint(s.filesz));
-        json_object_set_new(js, "offset", cli_json_uint(s.offset));
-        json_object_set_new(js, "flags", flags_string(s.flags));
-        json_object_set_new(js, "align", cli_json_uint(s.align));
-        json_array_append_new(list, js);
-    }
-    json_object_set_new(o, "count", cli_json_uint(n));
-    json_object_set_new(o, "file_bytes", cli_json_uint(fi->load_bytes));
-    json_object_set_new(o, "memory_bytes", cli_json_uint(fi->load_memsz));
-    json_object_set_new(o, "not_dumped", cli_json_uint(unavailable));
-    json_object_set_new(o, "lowest", n ? cli_json_hex(lo) : json_null());
-    json_object_set_new(o, "highest", n ? cli_json_hex(hi) : json_null());
-    json_object_set_new(o, "list", list);
-    return o;
-}
-
-static json_t *build_model(struct info_ctx *ctx)
-{
-    struct gpucore_core_info fi;
-    json_t *doc = json_object();
-
-    gpucore_core_get_info(ctx->core, &fi);
-    ctx->problems = json_array();
-    json_object_set_new(doc, "schema", json_string(INFO_SCHEMA));
-    json_object_set_new(doc, "file", build_file(ctx, &fi));
-    json_object_set_new(doc, "notes", build_notes(ctx));
-    json_object_set_new(doc, "amdgpu", build_amdgpu(ctx));
-    json_object_set_new(doc, "capture", build_capture(ctx));
-    json_object_set_new(doc, "manifest", build_manifest(ctx));
-    json_object_set_new(doc, "code_objects", build_code_objects(ctx));
-    json_object_set_new(doc, "allocations", build_allocations(ctx));
-    json_object_set_new(doc, "segments", build_segments(ctx, &fi));
-    json_object_set_new(doc, "problems", ctx->problems);
-    return doc;
-}
+#include "info_model.h"
 
 /* ---------------------------------------------------------------------------------------- */
 /* Text rendering                                                                            */
@@ -832,18 +38,20 @@ static void print_flag_list(FILE *out, const json_t *arr)
 static void render_file(FILE *out, const json_t *f)
 {
     char a[32], b[32];
-    const char *machine = jget_str(f, "machine");
+    const char *machine = gc_json_get_str(f, GC_IK_MACHINE);
 
-    fprintf(out, "Core:        %s\n", jget_str(f, "path"));
-    fprintf(out, "File:        %s ELF core, %s (e_machine %" PRIu64 "), %s", jget_str(f, "kind"),
-            machine ? machine : "unknown machine", jget_u64(f, "e_machine"),
-            json_is_true(json_object_get(f, "compressed")) ? "zstd seekable" : "plain");
-    if (json_is_true(json_object_get(f, "compressed")))
-        fprintf(out, " (%" PRIu64 " frames), %s, %s uncompressed\n", jget_u64(f, "frames"),
-                gc_format_size(jget_u64(f, "file_size"), a, sizeof(a)),
-                gc_format_size(jget_u64(f, "logical_size"), b, sizeof(b)));
+    fprintf(out, "Core:        %s\n", gc_json_get_str(f, GC_IK_PATH));
+    fprintf(out, "File:        %s ELF core, %s (e_machine %" PRIu64 "), %s",
+            gc_json_get_str(f, GC_IK_KIND), machine ? machine : "unknown machine",
+            gc_json_get_u64(f, GC_IK_E_MACHINE),
+            json_is_true(json_object_get(f, GC_IK_COMPRESSED)) ? "zstd seekable" : "plain");
+    if (json_is_true(json_object_get(f, GC_IK_COMPRESSED)))
+        fprintf(out, " (%" PRIu64 " frames), %s, %s uncompressed\n",
+                gc_json_get_u64(f, GC_IK_FRAMES),
+                gc_format_size(gc_json_get_u64(f, GC_IK_FILE_SIZE), a, sizeof(a)),
+                gc_format_size(gc_json_get_u64(f, GC_IK_LOGICAL_SIZE), b, sizeof(b)));
     else
-        fprintf(out, ", %s\n", gc_format_size(jget_u64(f, "file_size"), a, sizeof(a)));
+        fprintf(out, ", %s\n", gc_format_size(gc_json_get_u64(f, GC_IK_FILE_SIZE), a, sizeof(a)));
 }
 
 static void render_capture(FILE *out, const json_t *c)
@@ -852,35 +60,40 @@ static void render_capture(FILE *out, const json_t *c)
     json_t *v;
     const json_t *cmd;
 
-    if (!json_is_object(c) || json_object_get(c, "error"))
+    if (!json_is_object(c) || json_object_get(c, GC_IK_ERROR))
         return;
-    fprintf(out, "Producer:    %s %s on %s (kernel %s)\n", jget_str(c, "producer"),
-            jget_str(c, "producer_version"), jget_str(c, "hostname"), jget_str(c, "kernel"));
-    fprintf(out, "Process:     pid %" PRIu64 ", %s\n", jget_u64(c, "pid"), jget_str(c, "exe"));
-    cmd = json_object_get(c, "cmdline");
+    fprintf(out, "Producer:    %s %s on %s (kernel %s)\n", gc_json_get_str(c, GC_IK_PRODUCER),
+            gc_json_get_str(c, GC_IK_PRODUCER_VERSION), gc_json_get_str(c, GC_IK_HOSTNAME),
+            gc_json_get_str(c, GC_IK_KERNEL));
+    fprintf(out, "Process:     pid %" PRIu64 ", %s\n", gc_json_get_u64(c, GC_IK_PID),
+            gc_json_get_str(c, GC_IK_EXE));
+    cmd = json_object_get(c, GC_IK_CMDLINE);
     if (json_array_size(cmd)) {
         fprintf(out, "Command:    ");
         json_array_foreach(cmd, i, v) fprintf(out, " %s", json_string_value(v));
         fputc('\n', out);
     }
     fprintf(out, "Captured:    %s in %.3f s, trigger %s, tier %s\n",
-            jget_str(c, "time") ? jget_str(c, "time") : "?",
-            (double)jget_u64(c, "duration_ns") / 1e9,
-            jget_str(c, "trigger") ? jget_str(c, "trigger") : "?",
-            jget_str(c, "tier") ? jget_str(c, "tier") : "?");
-    const json_t *e = json_object_get(c, "exception");
+            gc_json_get_str(c, GC_IK_TIME) ? gc_json_get_str(c, GC_IK_TIME) : "?",
+            (double)gc_json_get_u64(c, GC_IK_DURATION_NS) / 1e9,
+            gc_json_get_str(c, GC_IK_TRIGGER) ? gc_json_get_str(c, GC_IK_TRIGGER) : "?",
+            gc_json_get_str(c, GC_IK_TIER) ? gc_json_get_str(c, GC_IK_TIER) : "?");
+    const json_t *e = json_object_get(c, GC_IK_EXCEPTION);
     if (json_is_object(e)) {
-        const char *name = jget_str(e, "name");
-        fprintf(out, "Exception:   %s on gpu_id %" PRIu64, name ? name : "?", jget_u64(e, "gpu_id"));
-        if (json_is_integer(json_object_get(e, "queue_id")))
-            fprintf(out, ", queue %" PRIu64, jget_u64(e, "queue_id"));
-        if (jget_str(c, "fault_address"))
-            fprintf(out, ", fault address %s", jget_str(c, "fault_address"));
+        const char *name = gc_json_get_str(e, GC_IK_NAME);
+        fprintf(out, "Exception:   %s on gpu_id %" PRIu64, name ? name : "?",
+                gc_json_get_u64(e, GC_IK_GPU_ID));
+        if (json_is_integer(json_object_get(e, GC_IK_QUEUE_ID)))
+            fprintf(out, ", queue %" PRIu64, gc_json_get_u64(e, GC_IK_QUEUE_ID));
+        if (gc_json_get_str(c, GC_IK_FAULT_ADDRESS))
+            fprintf(out, ", fault address %s", gc_json_get_str(c, GC_IK_FAULT_ADDRESS));
         fputc('\n', out);
     }
-    if (json_is_integer(json_object_get(c, "error_thread")))
-        fprintf(out, "Error thread: %" PRIu64 " (the host thread the runtime reported the GPU "
-                "error on)\n", jget_u64(c, "error_thread"));
+    if (json_is_integer(json_object_get(c, GC_IK_ERROR_THREAD)))
+        fprintf(out,
+                "Error thread: %" PRIu64 " (the host thread the runtime reported the GPU "
+                "error on)\n",
+                gc_json_get_u64(c, GC_IK_ERROR_THREAD));
 }
 
 static void render_manifest_summary(FILE *out, const json_t *m, const json_t *file)
@@ -888,20 +101,25 @@ static void render_manifest_summary(FILE *out, const json_t *m, const json_t *fi
     char a[32], b[32], c[32];
 
     /* The file itself cut short (a copy interrupted...), whatever the capture recorded. */
-    if (json_is_true(json_object_get(file, "file_truncated")))
+    if (json_is_true(json_object_get(file, GC_IK_FILE_TRUNCATED)))
         fprintf(out, "File truncated: yes, cut short at %s; memory past the cut is missing\n",
-                gc_format_size(jget_u64(file, "file_size"), a, 32));
-    if (!json_is_object(m) || json_object_get(m, "error"))
+                gc_format_size(gc_json_get_u64(file, GC_IK_FILE_SIZE), a, 32));
+    if (!json_is_object(m) || json_object_get(m, GC_IK_ERROR))
         return;
-    fprintf(out, "Memory:      %" PRIu64 " ranges captured (%s), %" PRIu64
-                 " skipped (%s), %" PRIu64 " unreadable (%s)\n",
-            jget_u64(m, "captured_ranges"), gc_format_size(jget_u64(m, "captured_bytes"), a, 32),
-            jget_u64(m, "skipped_ranges"), gc_format_size(jget_u64(m, "skipped_bytes"), b, 32),
-            jget_u64(m, "unreadable_ranges"),
-            gc_format_size(jget_u64(m, "unreadable_bytes"), c, 32));
+    fprintf(out,
+            "Memory:      %" PRIu64 " ranges captured (%s), %" PRIu64 " skipped (%s), %" PRIu64
+            " unreadable (%s)\n",
+            gc_json_get_u64(m, GC_IK_CAPTURED_RANGES),
+            gc_format_size(gc_json_get_u64(m, GC_IK_CAPTURED_BYTES), a, 32),
+            gc_json_get_u64(m, GC_IK_SKIPPED_RANGES),
+            gc_format_size(gc_json_get_u64(m, GC_IK_SKIPPED_BYTES), b, 32),
+            gc_json_get_u64(m, GC_IK_UNREADABLE_RANGES),
+            gc_format_size(gc_json_get_u64(m, GC_IK_UNREADABLE_BYTES), c, 32));
     fprintf(out, "Truncated:   %s\n",
-            json_is_true(json_object_get(m, "truncated"))
-                    ? (jget_str(m, "truncation_reason") ? jget_str(m, "truncation_reason") : "yes")
+            json_is_true(json_object_get(m, GC_IK_TRUNCATED))
+                    ? (gc_json_get_str(m, GC_IK_TRUNCATION_REASON)
+                               ? gc_json_get_str(m, GC_IK_TRUNCATION_REASON)
+                               : "yes")
                     : "no");
 }
 
@@ -917,66 +135,72 @@ static void render_amdgpu(FILE *out, const json_t *g)
         return;
     }
     fprintf(out, "AMDGPU state (NT_AMDGPU_KFD_CORE_STATE, %" PRIu64 " bytes)\n",
-            jget_u64(g, "size"));
-    if (json_object_get(g, "error")) {
+            gc_json_get_u64(g, GC_IK_SIZE));
+    if (json_object_get(g, GC_IK_ERROR)) {
         fprintf(out, "  cannot decode: %s\n",
-                jget_str(json_object_get(g, "error"), "message"));
+                gc_json_get_str(json_object_get(g, GC_IK_ERROR), GC_IK_MESSAGE));
         return;
     }
-    rt = json_object_get(g, "runtime");
+    rt = json_object_get(g, GC_IK_RUNTIME);
     fprintf(out, "  KFD %" PRIu64 ".%" PRIu64 ", runtime %s, r_debug %s, ttmp setup %s\n",
-            jget_u64(g, "kfd_major"), jget_u64(g, "kfd_minor"),
-            jget_str(rt, "runtime_state_name") ? jget_str(rt, "runtime_state_name") : "?",
-            jget_str(rt, "r_debug"), jget_u64(rt, "ttmp_setup") ? "yes" : "no");
-    check = json_object_get(g, "amd_reader_check");
-    if (json_is_true(json_object_get(check, "ok")))
+            gc_json_get_u64(g, GC_IK_KFD_MAJOR), gc_json_get_u64(g, GC_IK_KFD_MINOR),
+            gc_json_get_str(rt, GC_IK_RUNTIME_STATE_NAME)
+                    ? gc_json_get_str(rt, GC_IK_RUNTIME_STATE_NAME)
+                    : "?",
+            gc_json_get_str(rt, GC_IK_R_DEBUG),
+            gc_json_get_u64(rt, GC_IK_TTMP_SETUP) ? "yes" : "no");
+    check = json_object_get(g, GC_IK_AMD_READER_CHECK);
+    if (json_is_true(json_object_get(check, GC_IK_OK)))
         fprintf(out, "  AMD reader rules: satisfied\n");
     else
         fprintf(out, "  AMD reader rules: VIOLATED: %s\n",
-                jget_str(json_object_get(check, "error"), "message"));
+                gc_json_get_str(json_object_get(check, GC_IK_ERROR), GC_IK_MESSAGE));
 
-    arr = json_object_get(g, "agents");
+    arr = json_object_get(g, GC_IK_AGENTS);
     json_array_foreach(arr, i, a)
     {
-        const char *target = jget_str(a, "target");
+        const char *target = gc_json_get_str(a, GC_IK_TARGET);
 
         fprintf(out,
-                "  agent %zu: %s, gpu_id %" PRIu64 ", PCI %04" PRIx64 ":%04" PRIx64
-                " rev %" PRIx64 ", location %s, fw %" PRIu64 "\n",
-                i, target ? target : "unknown target", jget_u64(a, "gpu_id"),
-                jget_u64(a, "vendor_id"), jget_u64(a, "device_id"), jget_u64(a, "revision_id"),
-                jget_str(a, "location_id"), jget_u64(a, "fw_version"));
+                "  agent %zu: %s, gpu_id %" PRIu64 ", PCI %04" PRIx64 ":%04" PRIx64 " rev %" PRIx64
+                ", location %s, fw %" PRIu64 "\n",
+                i, target ? target : "unknown target", gc_json_get_u64(a, GC_IK_GPU_ID),
+                gc_json_get_u64(a, GC_IK_VENDOR_ID), gc_json_get_u64(a, GC_IK_DEVICE_ID),
+                gc_json_get_u64(a, GC_IK_REVISION_ID), gc_json_get_str(a, GC_IK_LOCATION_ID),
+                gc_json_get_u64(a, GC_IK_FW_VERSION));
         fprintf(out,
                 "    %" PRIu64 " SIMDs x %" PRIu64 " waves, %" PRIu64 " arrays (%" PRIu64
                 " per engine), %" PRIu64 " XCC, %" PRIu64 " watchpoints, debuggable %s\n",
-                jget_u64(a, "simd_count"), jget_u64(a, "max_waves_per_simd"),
-                jget_u64(a, "array_count"), jget_u64(a, "simd_arrays_per_engine"),
-                jget_u64(a, "num_xcc"), jget_u64(a, "watchpoints"),
-                json_is_true(json_object_get(a, "debuggable")) ? "yes" : "no");
-        fprintf(out, "    capability %s ", jget_str(a, "capability"));
-        print_flag_list(out, json_object_get(a, "capability_flags"));
-        fprintf(out, ", debug_prop %s ", jget_str(a, "debug_prop"));
-        print_flag_list(out, json_object_get(a, "debug_prop_flags"));
+                gc_json_get_u64(a, GC_IK_SIMD_COUNT), gc_json_get_u64(a, GC_IK_MAX_WAVES_PER_SIMD),
+                gc_json_get_u64(a, GC_IK_ARRAY_COUNT),
+                gc_json_get_u64(a, GC_IK_SIMD_ARRAYS_PER_ENGINE), gc_json_get_u64(a, GC_IK_NUM_XCC),
+                gc_json_get_u64(a, GC_IK_WATCHPOINTS),
+                json_is_true(json_object_get(a, GC_IK_DEBUGGABLE)) ? "yes" : "no");
+        fprintf(out, "    capability %s ", gc_json_get_str(a, GC_IK_CAPABILITY));
+        print_flag_list(out, json_object_get(a, GC_IK_CAPABILITY_FLAGS));
+        fprintf(out, ", debug_prop %s ", gc_json_get_str(a, GC_IK_DEBUG_PROP));
+        print_flag_list(out, json_object_get(a, GC_IK_DEBUG_PROP_FLAGS));
         fputc('\n', out);
-        fprintf(out, "    apertures: LDS %s-%s, scratch %s-%s\n", jget_str(a, "lds_base"),
-                jget_str(a, "lds_limit"), jget_str(a, "scratch_base"),
-                jget_str(a, "scratch_limit"));
+        fprintf(out, "    apertures: LDS %s-%s, scratch %s-%s\n",
+                gc_json_get_str(a, GC_IK_LDS_BASE), gc_json_get_str(a, GC_IK_LDS_LIMIT),
+                gc_json_get_str(a, GC_IK_SCRATCH_BASE), gc_json_get_str(a, GC_IK_SCRATCH_LIMIT));
     }
-    arr = json_object_get(g, "queues");
+    arr = json_object_get(g, GC_IK_QUEUES);
     json_array_foreach(arr, i, a)
     {
-        const char *tn = jget_str(a, "type_name");
+        const char *tn = gc_json_get_str(a, GC_IK_TYPE_NAME);
 
         fprintf(out,
                 "  queue %zu: id %" PRIu64 " on gpu_id %" PRIu64 ", %s, ring %s (%" PRIu64
                 " bytes), exceptions %s\n",
-                i, jget_u64(a, "os_queue_id"), jget_u64(a, "gpu_id"), tn ? tn : "unknown type",
-                jget_str(a, "ring_base_address"), jget_u64(a, "ring_size"),
-                jget_str(a, "exception_status"));
+                i, gc_json_get_u64(a, GC_IK_OS_QUEUE_ID), gc_json_get_u64(a, GC_IK_GPU_ID),
+                tn ? tn : "unknown type", gc_json_get_str(a, GC_IK_RING_BASE_ADDRESS),
+                gc_json_get_u64(a, GC_IK_RING_SIZE), gc_json_get_str(a, GC_IK_EXCEPTION_STATUS));
         fprintf(out, "    read ptr %s, write ptr %s, save area %s (%" PRIu64 " bytes per XCC)\n",
-                jget_str(a, "read_pointer_address"), jget_str(a, "write_pointer_address"),
-                jget_str(a, "ctx_save_restore_address"),
-                jget_u64(a, "ctx_save_restore_area_size"));
+                gc_json_get_str(a, GC_IK_READ_POINTER_ADDRESS),
+                gc_json_get_str(a, GC_IK_WRITE_POINTER_ADDRESS),
+                gc_json_get_str(a, GC_IK_CTX_SAVE_RESTORE_ADDRESS),
+                gc_json_get_u64(a, GC_IK_CTX_SAVE_RESTORE_AREA_SIZE));
     }
 }
 
@@ -988,10 +212,11 @@ static void render_notes(FILE *out, const json_t *notes)
     fprintf(out, "\nNotes (%zu):\n", json_array_size(notes));
     json_array_foreach(notes, i, n)
     {
-        const char *name = jget_str(n, "name");
+        const char *name = gc_json_get_str(n, GC_IK_NAME);
 
-        fprintf(out, "  %-8s %#10" PRIx64 "  %-26s %10" PRIu64 " bytes\n", jget_str(n, "owner"),
-                jget_u64(n, "type"), name ? name : "(unknown type)", jget_u64(n, "size"));
+        fprintf(out, "  %-8s %#10" PRIx64 "  %-26s %10" PRIu64 " bytes\n",
+                gc_json_get_str(n, GC_IK_OWNER), gc_json_get_u64(n, GC_IK_TYPE),
+                name ? name : "(unknown type)", gc_json_get_u64(n, GC_IK_SIZE));
     }
 }
 
@@ -1004,10 +229,10 @@ static void render_code_objects(FILE *out, const json_t *c)
     if (!json_is_array(c))
         return;
     fprintf(out, "\nCode objects (%zu):\n", json_array_size(c));
-    json_array_foreach(c, i, o) fprintf(out, "  %s  %s, embedded: %s\n  %s\n",
-                                        jget_str(o, "load_address"),
-                                        gc_format_size(jget_u64(o, "size"), a, sizeof(a)),
-                                        jget_str(o, "embedded"), jget_str(o, "uri"));
+    json_array_foreach(c, i, o)
+            fprintf(out, "  %s  %s, embedded: %s\n  %s\n", gc_json_get_str(o, GC_IK_LOAD_ADDRESS),
+                    gc_format_size(gc_json_get_u64(o, GC_IK_SIZE), a, sizeof(a)),
+                    gc_json_get_str(o, GC_IK_EMBEDDED), gc_json_get_str(o, GC_IK_URI));
 }
 
 static void render_allocations(FILE *out, const json_t *c)
@@ -1021,11 +246,12 @@ static void render_allocations(FILE *out, const json_t *c)
     fprintf(out, "\nAllocations (%zu):\n", json_array_size(c));
     json_array_foreach(c, i, o)
     {
-        const json_t *kind = json_object_get(o, "kind");
+        const json_t *kind = json_object_get(o, GC_IK_KIND);
 
-        fprintf(out, "  %18s  %10s  %-8s %s\n", jget_str(o, "base"),
-                gc_format_size(jget_u64(o, "size"), a, sizeof(a)),
-                json_is_string(kind) ? json_string_value(kind) : "?", jget_str(o, "label"));
+        fprintf(out, "  %18s  %10s  %-8s %s\n", gc_json_get_str(o, GC_IK_BASE),
+                gc_format_size(gc_json_get_u64(o, GC_IK_SIZE), a, sizeof(a)),
+                json_is_string(kind) ? json_string_value(kind) : "?",
+                gc_json_get_str(o, GC_IK_LABEL));
     }
 }
 
@@ -1035,29 +261,32 @@ static void render_segments(FILE *out, const json_t *s, int list_all)
     size_t i;
     json_t *seg;
 
-    fprintf(out, "\nSegments: %" PRIu64 " PT_LOAD, %s in file, %s of memory", jget_u64(s, "count"),
-            gc_format_size(jget_u64(s, "file_bytes"), a, sizeof(a)),
-            gc_format_size(jget_u64(s, "memory_bytes"), b, sizeof(b)));
-    if (jget_u64(s, "count"))
-        fprintf(out, ", %s-%s", jget_str(s, "lowest"), jget_str(s, "highest"));
+    fprintf(out, "\nSegments: %" PRIu64 " PT_LOAD, %s in file, %s of memory",
+            gc_json_get_u64(s, GC_IK_COUNT),
+            gc_format_size(gc_json_get_u64(s, GC_IK_FILE_BYTES), a, sizeof(a)),
+            gc_format_size(gc_json_get_u64(s, GC_IK_MEMORY_BYTES), b, sizeof(b)));
+    if (gc_json_get_u64(s, GC_IK_COUNT))
+        fprintf(out, ", %s-%s", gc_json_get_str(s, GC_IK_LOWEST),
+                gc_json_get_str(s, GC_IK_HIGHEST));
     fputc('\n', out);
-    if (jget_u64(s, "not_dumped"))
+    if (gc_json_get_u64(s, GC_IK_NOT_DUMPED))
         fprintf(out, "  %" PRIu64 " segments have no data in the file (not dumped)\n",
-                jget_u64(s, "not_dumped"));
+                gc_json_get_u64(s, GC_IK_NOT_DUMPED));
     if (!list_all)
         return;
     fprintf(out, "  %-18s %12s %12s %5s %12s\n", "vaddr", "memsz", "filesz", "flags", "offset");
-    json_array_foreach(json_object_get(s, "list"), i, seg)
-        fprintf(out, "  %-18s %12" PRIu64 " %12" PRIu64 " %5s %12" PRIu64 "\n",
-                jget_str(seg, "vaddr"), jget_u64(seg, "memsz"), jget_u64(seg, "filesz"),
-                jget_str(seg, "flags"), jget_u64(seg, "offset"));
+    json_array_foreach(json_object_get(s, GC_IK_LIST), i, seg)
+            fprintf(out, "  %-18s %12" PRIu64 " %12" PRIu64 " %5s %12" PRIu64 "\n",
+                    gc_json_get_str(seg, GC_IK_VADDR), gc_json_get_u64(seg, GC_IK_MEMSZ),
+                    gc_json_get_u64(seg, GC_IK_FILESZ), gc_json_get_str(seg, GC_IK_FLAGS),
+                    gc_json_get_u64(seg, GC_IK_OFFSET));
 }
 
 static void render_problems(FILE *out, const json_t *file, const json_t *problems)
 {
     size_t i;
     json_t *p;
-    const json_t *quirks = json_object_get(file, "quirks");
+    const json_t *quirks = json_object_get(file, GC_IK_QUIRKS);
 
     if (json_array_size(quirks)) {
         fprintf(out, "\nTolerated deviations (%zu):\n", json_array_size(quirks));
@@ -1071,15 +300,16 @@ static void render_problems(FILE *out, const json_t *file, const json_t *problem
 
 static void render_text(FILE *out, const json_t *doc, int list_segments)
 {
-    render_file(out, json_object_get(doc, "file"));
-    render_capture(out, json_object_get(doc, "capture"));
-    render_manifest_summary(out, json_object_get(doc, "manifest"), json_object_get(doc, "file"));
-    render_amdgpu(out, json_object_get(doc, "amdgpu"));
-    render_code_objects(out, json_object_get(doc, "code_objects"));
-    render_allocations(out, json_object_get(doc, "allocations"));
-    render_notes(out, json_object_get(doc, "notes"));
-    render_segments(out, json_object_get(doc, "segments"), list_segments);
-    render_problems(out, json_object_get(doc, "file"), json_object_get(doc, "problems"));
+    render_file(out, json_object_get(doc, GC_IK_FILE));
+    render_capture(out, json_object_get(doc, GC_IK_CAPTURE));
+    render_manifest_summary(out, json_object_get(doc, GC_IK_MANIFEST),
+                            json_object_get(doc, GC_IK_FILE));
+    render_amdgpu(out, json_object_get(doc, GC_IK_AMDGPU));
+    render_code_objects(out, json_object_get(doc, GC_IK_CODE_OBJECTS));
+    render_allocations(out, json_object_get(doc, GC_IK_ALLOCATIONS));
+    render_notes(out, json_object_get(doc, GC_IK_NOTES));
+    render_segments(out, json_object_get(doc, GC_IK_SEGMENTS), list_segments);
+    render_problems(out, json_object_get(doc, GC_IK_FILE), json_object_get(doc, GC_IK_PROBLEMS));
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -1087,11 +317,13 @@ static void render_text(FILE *out, const json_t *doc, int list_segments)
 static void info_help(FILE *out)
 {
     fprintf(out, "Usage: gpucore info [--json] [--segments] CORE\n\n"
-                 "Describe a core (plain or compressed): file kind, the AMDGPU core-state note\n"
-                 "(KFD version, runtime, agents, queues) and whether AMD's debugger library\n"
-                 "would accept it, gpucore capture metadata, manifest, code objects,\n"
-                 "allocations, notes and segments.\n\n"
-                 "  --json       print the stable JSON document (schema \"" INFO_SCHEMA "\")\n"
+                 "Describe a core (plain or compressed): file kind (host: a process's core\n"
+                 "without GPU state; unified: host and GPU state; split: the GPU part only, as\n"
+                 "the ROCm runtime writes it), the AMDGPU core-state note (KFD version,\n"
+                 "runtime, agents, queues) and whether AMD's debugger library would accept it,\n"
+                 "gpucore capture metadata, manifest, code objects, allocations, notes and\n"
+                 "segments.\n\n"
+                 "  --json       print the stable JSON document (schema \"" GC_INFO_SCHEMA "\")\n"
                  "  --segments   list every PT_LOAD segment in the text output\n"
                  "  -h, --help   this text\n\n"
                  "Exit status: 0 described (a host core without GPU state included); 65 the\n"
@@ -1109,7 +341,10 @@ int cmd_info(int argc, char **argv)
         { NULL, 0, NULL, 0 },
     };
     int json = 0, segments = 0, c, rc;
-    struct info_ctx ctx = { 0 };
+    const char *path;
+    gpucore_core_t *core;
+    struct gc_info info;
+    gpucore_diag_t d;
     json_t *doc;
 
     optind = 1;
@@ -1132,17 +367,17 @@ int cmd_info(int argc, char **argv)
     if (argc - optind != 1)
         return cli_usage_error("info", argc - optind < 1 ? "missing CORE argument"
                                                          : "expected exactly one CORE argument");
-    ctx.path = argv[optind];
-    rc = cli_open_core(ctx.path, GPUCORE_OPEN_ALLOW_TRUNCATED, &ctx.core);
+    path = argv[optind];
+    rc = cli_open_core(path, GPUCORE_OPEN_ALLOW_TRUNCATED, &core);
     if (rc)
         return rc;
 
-    doc = build_model(&ctx);
-    if (ctx.over_budget.status != GPUCORE_OK) {
-        json_decref(doc);
-        gpucore_core_close(ctx.core);
-        return cli_report_input(ctx.path, &ctx.over_budget);
+    if (gc_info_build(core, path, &info, &d) != GPUCORE_OK) {
+        gpucore_core_close(core);
+        return d.status == GPUCORE_E_NOMEM ? cli_fail(CLI_EXIT_SOFTWARE, NULL, "out of memory")
+                                           : cli_report_input(path, &d);
     }
+    doc = info.doc;
     if (json) {
         if (json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0)
             rc = CLI_EXIT_IOERR;
@@ -1160,9 +395,9 @@ int cmd_info(int argc, char **argv)
     }
     if (fflush(stdout) != 0)
         rc = cli_fail(CLI_EXIT_IOERR, NULL, "cannot write output");
-    else if (ctx.unusable[0])
-        rc = cli_fail(CLI_EXIT_DATAERR, ctx.path, "%s", ctx.unusable);
-    json_decref(doc);
-    gpucore_core_close(ctx.core);
+    else if (info.unusable[0])
+        rc = cli_fail(CLI_EXIT_DATAERR, path, "%s", info.unusable);
+    gc_info_free(&info);
+    gpucore_core_close(core);
     return rc;
 }

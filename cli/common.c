@@ -250,19 +250,6 @@ int cli_parse_int(const char *text, long min, long max, long *ret)
     return 0;
 }
 
-json_t *cli_json_hex(uint64_t v)
-{
-    char buf[24];
-
-    snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
-    return json_string(buf);
-}
-
-json_t *cli_json_uint(uint64_t v)
-{
-    return json_integer(v > (uint64_t)INT64_MAX ? INT64_MAX : (json_int_t)v);
-}
-
 size_t cli_text_neutralise(char *buf, size_t len, int *pending)
 {
     size_t n = 0;

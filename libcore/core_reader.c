@@ -269,8 +269,10 @@ static gpucore_status_t check_load(gpucore_core_t *c, uint32_t idx, uint64_t at,
         note_quirk(c, QUIRK_ALIGN_NOT_POW2, idx, ph);
     else if (ph->align > 1 && ph->offset % ph->align != ph->vaddr % ph->align)
         note_quirk(c, QUIRK_OFFSET_NOT_CONGRUENT, idx, ph);
-    /* Flags 0 is legitimate (a PROT_NONE mapping); anything else without PF_R is not. */
-    if (ph->flags && !(ph->flags & PF_R))
+    /* A split core's flags without PF_R are the ROCm runtime's SHF_* values. A host core's are
+       the mapping's own: the kernel writes an execute-only mapping (the [vsyscall] page, an
+       mmap with PROT_EXEC alone) as PF_X, and flags 0 for PROT_NONE; nothing to tolerate. */
+    if (c->info.kind == GPUCORE_CORE_SPLIT && ph->flags && !(ph->flags & PF_R))
         note_quirk(c, QUIRK_FLAGS_NO_READ, idx, ph);
     return GPUCORE_OK;
 }

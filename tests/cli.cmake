@@ -17,7 +17,8 @@ endforeach()
 # The filter between a core's strings and the terminal (cli_text_open).
 gpucore_unit_test(test_cli_text SOURCES unit/test_cli_text.c ${PROJECT_SOURCE_DIR}/cli/common.c
   LIBS gc_capture gc_kfd gc_libcore gc_arch gc_schema PkgConfig::JANSSON)
-target_include_directories(test_cli_text PRIVATE ${PROJECT_SOURCE_DIR}/cli)
+target_include_directories(test_cli_text PRIVATE ${PROJECT_SOURCE_DIR}/cli
+                           ${PROJECT_SOURCE_DIR}/analyze) # gc_json.h, which cli.h includes
 
 # Every option a subcommand's --help lists is accepted; every option the README gives a
 # subcommand is in its --help (tests/cli/help_options.py).

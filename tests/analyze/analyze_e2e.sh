@@ -45,8 +45,13 @@ if [ "$case" = bad-input ]; then
   expect_error 66 missing "does-not-exist.core: cannot open"
   gc nonote analyze nonote.core
   expect_error 65 nonote "nonote.core: no AMDGPU core-state note"
+  # --json: the same error, and a document that names it (stdout is never left empty).
   gc nonote-waves analyze waves --json nonote.core
-  expect_error 65 nonote-waves "nonote.core: no AMDGPU core-state note"
+  expect_rc 65 nonote-waves
+  grep -Eq "^gpucore: nonote.core: no AMDGPU core-state note" nonote-waves.err ||
+    fail "gpucore nonote-waves: unexpected error: $(cat nonote-waves.err)"
+  python3 -c 'import json; d=json.load(open("nonote-waves.out")); assert d["command"]=="waves" and d["error"].startswith("no AMDGPU core-state note"), d' ||
+    fail "analyze waves --json on a core without GPU state printed no document with its error"
   gc wave-range analyze regs --wave 99999 example.core
   expect_error 64 wave-range "example.core: wave 99999 does not exist: the core has [0-9]+ waves"
   gc no-wave analyze regs example.core

@@ -258,6 +258,34 @@ static void test_quirks(void **state)
     tc_std_free(&s);
 }
 
+/* A host core's flags are its mappings': the kernel writes the [vsyscall] page (`--xp`) as PF_X
+   alone, with no data. Not a deviation, and nothing of the ROCm runtime's. */
+static void test_host_exec_only_not_quirk(void **state)
+{
+    struct tc_std s;
+    gpucore_core_t *core;
+    struct gpucore_core_info info;
+
+    (void)state;
+    tc_std_build(&s);
+    tc_std_phdr(&s, 2,
+                &(struct tc_phdr){ .type = PT_LOAD,
+                                   .flags = PF_X,
+                                   .offset = s.load1_off,
+                                   .vaddr = 0xffffffffff600000ull,
+                                   .filesz = 0,
+                                   .memsz = 0x1000,
+                                   .align = 1 }); /* no alignment constraint */
+    core = expect(s.im.buf, s.im.len, NULL, GPUCORE_OK, 0, NULL);
+    gpucore_core_get_info(core, &info);
+    assert_int_equal(info.kind, GPUCORE_CORE_UNIFIED);
+    assert_false(info.flags & GPUCORE_INFO_QUIRKS);
+    assert_int_equal(gpucore_core_quirk_count(core), 0);
+    assert_null(gpucore_core_quirk(core, 0));
+    gpucore_core_close(core);
+    tc_std_free(&s);
+}
+
 static void test_open_args(void **state)
 {
     struct tc_std s;
@@ -744,6 +772,7 @@ int main(void)
         cmocka_unit_test(test_filesz_zero),
         cmocka_unit_test(test_notes_align8),
         cmocka_unit_test(test_quirks),
+        cmocka_unit_test(test_host_exec_only_not_quirk),
         cmocka_unit_test(test_open_args),
         cmocka_unit_test(test_empty),
         cmocka_unit_test(test_short_header),

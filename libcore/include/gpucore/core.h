@@ -469,7 +469,9 @@ struct gpucore_segment {
  *    unavailable, not as zeros); a PT_NOTE cut short keeps its complete notes;
  *  - deviations that other writers are known for are accepted and listed once per kind by
  *    gpucore_core_quirk(): `p_align` not a power of two, `p_offset` not congruent to `p_vaddr`
- *    modulo `p_align`, PT_LOAD flags without PF_R, a split core with EI_ABIVERSION other than 3;
+ *    modulo `p_align`, a split core's PT_LOAD flags without PF_R (a host core's flags are its
+ *    mappings': the kernel writes an execute-only one as PF_X), a split core with EI_ABIVERSION
+ *    other than 3;
  *  - compressed files: a sequence of zstd frames and skippable frames, every zstd frame with
  *    its content size; the logical image is the concatenation of the zstd frames' contents in
  *    file order. When the file does not end with a seek table (a core cut short loses it, as
