@@ -1031,7 +1031,7 @@ static gpucore_status_t open_writer(struct cap *c, const struct gpu_state *g,
                                     const struct gc_procmaps *pm)
 {
     struct gc_capture_vars v;
-    char storage[512];
+    char storage[GC_CAPTURE_VARS_STORAGE];
     gpucore_status_t st;
 
     uint32_t threads = c->o->threads;
@@ -1392,7 +1392,7 @@ static gpucore_status_t precheck_output(struct cap *c)
 {
     const char *pattern = c->o->output_pattern ? c->o->output_pattern : "gpucore.%p";
     struct gc_capture_vars v;
-    char storage[512], path[PATH_MAX], dir[PATH_MAX];
+    char storage[GC_CAPTURE_VARS_STORAGE], path[PATH_MAX], dir[PATH_MAX];
     char *slash;
     struct stat sb;
 

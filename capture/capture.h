@@ -273,32 +273,65 @@ int gc_capture_reap_command(pid_t pid, int *ret_status);
 gpucore_status_t gc_capture_parse_trigger(const char *text, struct gc_capture_trigger *ret,
                                           gpucore_diag_t *reterr_diag);
 
-/* Variables of an output pattern. */
+/*
+ * Output patterns (-o of run, watch and capture; the hook passes its $GPUCORE_OUTPUT on as -o).
+ * The tokens:
+ *   %p  the target's pid
+ *   %h  this machine's host name (gethostname)
+ *   %t  the time of the capture, seconds since the epoch
+ *   %e  the target's executable name: its comm (/proc/PID/comm, the base name of the file it
+ *       executed as the kernel keeps it), completed past the kernel's 15-byte cut: a comm of 15
+ *       bytes is replaced by the first name that starts with it among the base name of
+ *       /proc/PID/exe's target (the link is read, not followed; a " (deleted)" suffix is
+ *       dropped) and the base names of the first 3 words of /proc/PID/cmdline (argv[0], or
+ *       the script an interpreter runs after "#!"); if none starts with it, the comm itself
+ *   %j  the job id: the first non-empty of SLURM_JOB_ID, PBS_JOBID, LSB_JOBID, FLUX_JOB_ID in
+ *       the target's environment (/proc/PID/environ, first 1 MiB), else in gpucore's
+ *   %r  the rank: the first non-empty of OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK,
+ *       MV2_COMM_WORLD_RANK, PALS_RANKID, FLUX_TASK_RANK, SLURM_PROCID in the target's
+ *       environment, else in gpucore's (launchers first, the scheduler's SLURM_PROCID last:
+ *       an mpirun inside a Slurm job leaves the job step's SLURM_PROCID in each rank)
+ *   %%  a '%'
+ * A value that is unknown or unset becomes a word, so that "core.%j.%r" is never "core..":
+ * %j "nojob", %r "norank", %e and %h "unknown". Values come from the target and are hostile:
+ * at most GC_CAPTURE_VALUE_MAX bytes of each are used (the rest is dropped), every '/' and
+ * every control character (below 0x20, and 0x7f) becomes '!', and a value of exactly "." or
+ * ".." becomes "!" or "!." (as the kernel escapes core_pattern values), so that no value can
+ * move the file to another directory. Any other % sequence is an error.
+ */
+#define GC_CAPTURE_VALUE_MAX 255 /* bytes of one value (NAME_MAX: a whole file name) */
+#define GC_CAPTURE_UNSET_JOB "nojob"
+#define GC_CAPTURE_UNSET_RANK "norank"
+#define GC_CAPTURE_UNSET_EXE "unknown"
+#define GC_CAPTURE_UNSET_HOST "unknown"
+/* Storage gc_capture_vars_fill() needs for every value at its longest. */
+#define GC_CAPTURE_VARS_STORAGE (4 * (GC_CAPTURE_VALUE_MAX + 1))
+
+/* Variables of an output pattern; a NULL or "" string is unset. */
 struct gc_capture_vars {
     pid_t pid;
-    const char *hostname;   /* %h */
-    int64_t time_s;         /* %t: seconds since the epoch */
-    const char *exe;        /* %e: executable name (comm) */
-    const char *job_id;     /* %j: SLURM_JOB_ID, "" or NULL if unset (expands to "!") */
-    const char *rank;       /* %r: SLURM_PROCID, OMPI_COMM_WORLD_RANK or PMI_RANK; "" or NULL
-                               if none (expands to "!") */
+    const char *hostname; /* %h */
+    int64_t time_s;       /* %t: seconds since the epoch */
+    const char *exe;      /* %e: executable name */
+    const char *job_id;   /* %j */
+    const char *rank;     /* %r */
 };
 
 /*
- * Expand an output pattern: %p %h %t %e %j %r %% (as core(5), plus %j and %r). Substituted
- * values are escaped as the kernel escapes core_pattern values, so a hostile value (a job id
- * of "..", an empty rank, a host name with '/') cannot move the file out of the directory the
- * pattern names: every "/" becomes "!", a value of exactly "." or ".." starts with "!" instead
- * ("!" or "!."), and an empty or unset value becomes "!". Unknown % sequences are an error.
- * @retval GPUCORE_OK, GPUCORE_E_INVAL (unknown sequence; the diag names its offset),
- *         GPUCORE_E_LIMIT (result longer than @p cap - 1).
+ * Expand an output pattern (the tokens above) into @p out of @p cap bytes.
+ * @retval GPUCORE_OK
+ * @retval GPUCORE_E_INVAL  missing argument, empty pattern, or an unknown % sequence (the diag
+ *                          names it and its offset)
+ * @retval GPUCORE_E_LIMIT  the result is longer than @p cap - 1
  */
 gpucore_status_t gc_capture_expand_path(const char *pattern, const struct gc_capture_vars *v,
                                         char *out, size_t cap, gpucore_diag_t *reterr_diag);
 
-/* Fill @p v from the process @p pid: %e its comm; %j and %r from its environment
- * (/proc/PID/environ), or from gpucore's where the target's has no such variable. Strings are
- * static or point into @p storage (size @p cap). */
+/*
+ * Fill @p v from the process @p pid as the tokens above say; %t is now. Strings are static
+ * ("" when unknown) or point into @p storage (@p cap bytes; GC_CAPTURE_VARS_STORAGE holds
+ * every value at its longest; a value that does not fit is unset). Never fails.
+ */
 void gc_capture_vars_fill(struct gc_capture_vars *v, pid_t pid, char *storage, size_t cap);
 
 /* What gc_capture_check_driver() found. */
