@@ -94,7 +94,15 @@ struct gc_capture_progress {
                                "referenced", "all"; NULL before and after */
     uint64_t bytes_written; /* target memory bytes read into the core so far (before any
                                compression; unreadable and skipped bytes not counted) */
-    int new_phase;          /* 1 at a phase change, 0 for a byte-count update */
+    uint64_t bytes_planned; /* target memory the capture means to write: the GPU tiers asked
+                               for and the host memory selected, known once memory writing
+                               begins (0 before, and for a capture that writes none). A
+                               budget, the deadline or unreadable pages leave bytes_written
+                               below it */
+    int has_deadline;       /* a deadline is running (set, and the capture proper began) */
+    uint64_t deadline_left_ns; /* with has_deadline: time left, 0 once it passed (the core is
+                               being cut) */
+    int new_phase;          /* 1 at a phase change, 0 for an update (bytes or time) */
 };
 
 /*
@@ -146,6 +154,8 @@ struct gc_capture_tree_event {
     const struct gc_capture_result *result; /* CORE, FAILED (may be NULL) */
 };
 
+#define GC_CAPTURE_TICK_MS 50u /* the waits' time slice: the progress callback's idle period */
+
 struct gc_capture_opts {
     enum gc_capture_mode mode;
     pid_t pid;                 /* NOW, WATCH */
@@ -168,10 +178,13 @@ struct gc_capture_opts {
     volatile sig_atomic_t *interrupted; /* set non-zero by the caller's signal handler: the
                                  capture is abandoned (RUN: the command is detached and left
                                  running, res->running, for the caller to pass the signal on) */
-    /* Progress: called at each new phase (new_phase 1), and while memory is written after
-     * every piece the writer pulls through its read callback (new_phase 0; many times a
-     * second, so the callee throttles what it shows). NULL = none: then nothing is counted
-     * or formatted. */
+    /* Progress: called at each new phase (new_phase 1); while memory is written after every
+     * piece (at most 1 MiB) the writer pulls through its read callback; and from the waits
+     * that take time slices (waiting for the GPU exception, for the simulated driver's
+     * socket, for a refused attach to be allowed): new_phase 0, at least every
+     * GC_CAPTURE_TICK_MS while the capture waits there, and up to many times a second (the
+     * callee throttles what it shows). Not during one blocking driver call (a suspend) or
+     * thread stop. NULL = none: then nothing is counted or formatted. */
     void (*progress)(void *user, const struct gc_capture_progress *p);
     void *progress_user;
     /* RUN: told of every core written and of every process let go of, as it happens (valid

@@ -8,8 +8,10 @@
  *   run -- CMD [ARGS]    start CMD and follow its process tree; each process that enables the
  *                        GPU runtime is watched as watch does; exit with CMD's status
  *
- * Output: progress on stderr while stderr is a terminal (the phase; while memory is written,
- * the tier, the bytes written so far and the rate); one final line (unless --quiet); with
+ * Output: progress on stderr while stderr is a terminal (the elapsed time and the phase; while
+ * memory is written, the tier, the bytes written of the planned total, the rate, the deadline
+ * and the budget; redrawn while the capture waits, see show_progress); one final line (unless
+ * --quiet); with
  * --json, one JSON object per core written (CAPTURE_JSON_SCHEMA, below) on stdout or appended
  * to a file; errors as one "gpucore: ..." line with a sysexits code. SIGINT/SIGTERM/SIGHUP/
  * SIGQUIT stop the capture: no core is written, the target is resumed and detached, and the exit
@@ -24,6 +26,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdarg.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -84,15 +88,20 @@ static const char *signal_name(int sig)
    to declare the helper its ptracer. */
 #define HOOK_SEIZE_RETRY_MS 2000u
 
-/* The progress line is redrawn at most this often while bytes are written (each new phase is
-   shown at once). */
+/* The progress line is redrawn at most this often (each new phase is shown at once); the
+   capture's waits call back every GC_CAPTURE_TICK_MS, so a wait redraws about this often. */
 #define PROGRESS_INTERVAL_NS 100000000ull
+/* The progress line is cut to the terminal's width less one column (so it never wraps, which
+   would leave the '\r' redraw on a second row); this many bytes at most. */
+#define PROGRESS_LINE_MAX 512
 
 struct capture_cli {
     const char *cmd;
     int quiet;
     int tty;
     int progress_shown;
+    uint64_t start_ns;       /* when the capture began: the origin of the elapsed time */
+    uint64_t max_size;       /* --max-size, shown on the progress line; 0 = none */
     uint64_t write_start_ns; /* when memory writing began: the origin of the rate */
     uint64_t last_draw_ns;
     const char *json_path;   /* --json=FILE; NULL with json_fd 1 for stdout */
@@ -243,32 +252,96 @@ static uint64_t mono_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Only installed when stderr is a terminal: otherwise the capture counts nothing. */
+/* Elapsed time for the progress line: "  3.2s" below 1000 s, then "17m05s", "2h03m07s". */
+static void format_elapsed(uint64_t ns, char *buf, size_t size)
+{
+    uint64_t s = ns / 1000000000ull;
+
+    if (s < 1000)
+        snprintf(buf, size, "%5.1fs", (double)ns / 1e9);
+    else if (s < 3600)
+        snprintf(buf, size, "%um%02us", (unsigned)(s / 60), (unsigned)(s % 60));
+    else
+        snprintf(buf, size, "%uh%02um%02us", (unsigned)(s / 3600), (unsigned)(s / 60 % 60),
+                 (unsigned)(s % 60));
+}
+
+/* Append to the line (cut at its end: the line is cut to the terminal anyway). */
+static void line_add(char *line, size_t *len, const char *fmt, ...) GC_PRINTF(3, 4);
+static void line_add(char *line, size_t *len, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    if (*len >= PROGRESS_LINE_MAX - 1)
+        return;
+    va_start(ap, fmt);
+    n = vsnprintf(line + *len, PROGRESS_LINE_MAX - *len, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        *len = *len + (size_t)n < PROGRESS_LINE_MAX ? *len + (size_t)n : PROGRESS_LINE_MAX - 1;
+}
+
+/*
+ * The progress line, on a terminal only (otherwise the capture counts nothing):
+ *   gpucore: [ELAPSED] PHASE...
+ *   gpucore: [ELAPSED] PHASE: WRITTEN of PLANNED (P%), RATE MB/s[, deadline in T][, budget B]...
+ *   gpucore: [ELAPSED] PHASE (WRITTEN written, RATE MB/s)...   (after the memory)
+ * ELAPSED counts from the start of the command; the second form is shown while memory is
+ * written ("of PLANNED (P%)" once the plan is known), with "deadline in T" ("deadline passed")
+ * while a --deadline runs and "budget B" with --max-size. Redrawn at each phase and at most
+ * every PROGRESS_INTERVAL_NS on updates, which come while bytes move and from the capture's
+ * waits, so the time moves even when the bytes do not.
+ */
 static void show_progress(void *user, const struct gc_capture_progress *p)
 {
     struct capture_cli *cli = user;
     uint64_t now = mono_ns();
-    char size[32];
+    char line[PROGRESS_LINE_MAX], elapsed[32], size[32], planned[32];
+    size_t len = 0;
+    struct winsize ws;
 
     if (p->tier && !cli->write_start_ns)
         cli->write_start_ns = now;
     if (!p->new_phase && now - cli->last_draw_ns < PROGRESS_INTERVAL_NS)
         return;
     cli->last_draw_ns = now;
+    format_elapsed(now - cli->start_ns, elapsed, sizeof(elapsed));
+    line_add(line, &len, "gpucore: [%s] %s", elapsed, p->phase);
     if (cli->write_start_ns) {
         double secs = (double)(now - cli->write_start_ns) / 1e9;
         double rate = secs > 0 ? (double)p->bytes_written / 1e6 / secs : 0.0;
 
         gc_format_size(p->bytes_written, size, sizeof(size));
-        if (p->tier)
-            fprintf(stderr, "\rgpucore: %s: %s written, %.1f MB/s...\033[K", p->phase, size,
-                    rate);
-        else
-            fprintf(stderr, "\rgpucore: %s (%s written, %.1f MB/s)...\033[K", p->phase, size,
-                    rate);
-    } else {
-        fprintf(stderr, "\rgpucore: %s...\033[K", p->phase);
+        if (!p->tier) {
+            line_add(line, &len, " (%s written, %.1f MB/s)", size, rate);
+        } else {
+            line_add(line, &len, ": %s", size);
+            if (p->bytes_planned) {
+                uint64_t done = p->bytes_written < p->bytes_planned ? p->bytes_written
+                                                                     : p->bytes_planned;
+
+                gc_format_size(p->bytes_planned, planned, sizeof(planned));
+                line_add(line, &len, " of %s (%u%%)", planned,
+                         (unsigned)((double)done * 100.0 / (double)p->bytes_planned));
+            } else {
+                line_add(line, &len, " written");
+            }
+            line_add(line, &len, ", %.1f MB/s", rate);
+            if (p->has_deadline && p->deadline_left_ns)
+                line_add(line, &len, ", deadline in %.1fs", (double)p->deadline_left_ns / 1e9);
+            else if (p->has_deadline)
+                line_add(line, &len, ", deadline passed");
+            if (cli->max_size) {
+                gc_format_size(cli->max_size, size, sizeof(size));
+                line_add(line, &len, ", budget %s", size);
+            }
+        }
     }
+    line_add(line, &len, "...");
+    if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1 && ws.ws_col - 1u < len)
+        line[ws.ws_col - 1u] = '\0';
+    fprintf(stderr, "\r%s\033[K", line);
     fflush(stderr);
     cli->progress_shown = 1;
 }
@@ -799,6 +872,8 @@ static int run_capture_opened(struct capture_cli *clip, struct gc_capture_opts *
     int rc;
 
     cli.tty = isatty(STDERR_FILENO);
+    cli.start_ns = mono_ns();
+    cli.max_size = o.max_size;
     if (cli.tty && !cli.quiet) {
         o.progress = show_progress;
         o.progress_user = &cli;
