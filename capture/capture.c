@@ -1283,99 +1283,73 @@ static void apply_trigger(struct cap *c)
 }
 
 /* From "threads seized, driver open" to a published core. */
-static gpucore_status_t capture_proper(struct cap *c)
+/*
+ * Stop every thread of the target and make sure debugging is enabled (WATCH and RUN enabled
+ * it before waiting). *ret_gpu is 0 when the runtime has not enabled debugging: the core is
+ * host-only.
+ */
+static gpucore_status_t stop_target(struct cap *c, struct gpu_state *g, int *ret_gpu)
 {
-    struct gpu_state g;
-    struct gc_procmaps pm;
-    struct gpucore_writer_stats ws;
-    uint64_t skipped_before_finish;
-    gpucore_diag_t d = { 0 };
-    int gpu = 1;
     gpucore_status_t st;
 
-    memset(&g, 0, sizeof(g));
-    memset(&pm, 0, sizeof(pm));
-    c->start_mono_ns = clock_ns(CLOCK_MONOTONIC);
-    c->start_real_ns = clock_ns(CLOCK_REALTIME);
-    if (c->o->deadline_ms)
-        c->deadline_ns = c->start_mono_ns + c->o->deadline_ms * 1000000ull;
-    gc_kfd_version(c->k, &g.kmaj, &g.kmin);
-
+    *ret_gpu = 1;
     progress_tier(c, NULL, "stopping threads");
-    st = gc_tracee_stop_all(c->t, c->service, c->nservice, CAP_STOP_TIMEOUT_MS, c->diag);
-    if (st != GPUCORE_OK)
-        goto out;
+    GC_TRY(gc_tracee_stop_all(c->t, c->service, c->nservice, CAP_STOP_TIMEOUT_MS, c->diag));
     /* What the target mapped while it ran decides which of its pages are never touched. */
     gc_kfd_forget_mappings(c->k);
     c->flags |= GPUCORE_META_HOST_STOPPED;
-    if (interrupted(c)) {
-        st = interrupted_fail(c);
-        goto out;
-    }
+    if (interrupted(c))
+        return interrupted_fail(c);
     if (!c->enabled) {
         /* With the error exceptions in the mask, a queue error raised during the capture is
          * held for the debugger (and handed to the runtime at DISABLE) instead of reaching
          * the runtime while the target is being read. */
         progress_tier(c, NULL, "enabling debugging");
-        st = gc_kfd_enable(c->k, CAP_WATCH_MASK, &g.rinfo, c->diag);
+        st = gc_kfd_enable(c->k, CAP_WATCH_MASK, &g->rinfo, c->diag);
         if (st != GPUCORE_OK)
-            goto out;
+            return st;
         c->enabled = 1;
         collect_events(c);
         apply_trigger(c);
     } else {
         /* WATCH/RUN enabled before waiting; ENABLE reported the runtime then. */
-        g.rinfo = c->rinfo_at_enable;
+        g->rinfo = c->rinfo_at_enable;
     }
-    if (g.rinfo.runtime_state != GPUCORE_KFD_RUNTIME_ENABLED) {
-        const char *name = gpucore_runtime_state_name(g.rinfo.runtime_state);
+    if (g->rinfo.runtime_state != GPUCORE_KFD_RUNTIME_ENABLED) {
+        const char *name = gpucore_runtime_state_name(g->rinfo.runtime_state);
 
         warn(c, "GPU state not captured: the ROCm runtime has not enabled debugging "
                 "(runtime_state %s); host-only core",
              name ? name : "unknown");
-        gpu = 0;
+        *ret_gpu = 0;
     }
-    if (gpu) {
-        st = gpu_prepare(c, &g);
-        if (st != GPUCORE_OK)
-            goto out;
-    } else {
-        /* Keep GPU memory out of the host part all the same. */
-        (void)gc_kfd_gpu_mappings(c->k, &g.maps, &g.nmaps, &d);
-    }
-    st = gc_procmaps_read(c->pid, NULL, &pm, c->diag);
-    if (st != GPUCORE_OK)
-        goto out;
-    /* The stopped threads' stack pointers order the host memory (write_host); the service
-     * threads, still running, are fetched again below with everyone else. */
-    st = gc_tracee_fetch_regs(c->t, c->diag);
-    if (st != GPUCORE_OK)
-        goto out;
-    st = open_writer(c, &g, &pm);
-    if (st != GPUCORE_OK)
-        goto out;
-    st = write_memory(c, &g, &pm);
-    if (st != GPUCORE_OK)
-        goto out;
+    return GPUCORE_OK;
+}
 
-    /* Memory is read: let the GPU go (through the driver's threads, running again), then stop
-     * them for good. Their registers are those taken when the host memory was read
-     * (stop_service); only threads that have none yet are read now. */
+/*
+ * Memory is read: let the GPU go (through the driver's threads, running again), then stop
+ * them for good. Their registers are those taken when the host memory was read
+ * (stop_service); only threads that have none yet are read now.
+ */
+static gpucore_status_t release_after_memory(struct cap *c)
+{
+    gpucore_diag_t d = { 0 };
+
     progress_tier(c, NULL, "resuming queues");
     resume_service(c);
     cap_release_gpu(c);
     for (uint32_t i = 0; i < c->nservice; i++)
         (void)gc_tracee_stop_thread(c->t, c->service[i], CAP_STOP_TIMEOUT_MS, &d);
-    st = gc_tracee_fetch_missing_regs(c->t, c->diag);
-    if (st != GPUCORE_OK)
-        goto out;
-    st = add_notes(c, &g, &pm);
-    if (st != GPUCORE_OK)
-        goto out;
-    if (interrupted(c)) {
-        st = interrupted_fail(c);
-        goto out;
-    }
+    return gc_tracee_fetch_missing_regs(c->t, c->diag);
+}
+
+/* Finish and publish the core; the result says what it holds. */
+static gpucore_status_t finish_core(struct cap *c)
+{
+    struct gpucore_writer_stats ws;
+    uint64_t skipped_before_finish;
+    gpucore_status_t st;
+
     progress_tier(c, NULL, "finishing the core");
     note_writer_state(c, writer_skipped(c), 0);
     skipped_before_finish = writer_skipped(c);
@@ -1385,7 +1359,7 @@ static gpucore_status_t capture_proper(struct cap *c)
         c->res->over_budget = 1; /* the headers and notes alone exceed --max-size */
     if (st != GPUCORE_OK) {
         gc_diag_prefix(c->diag, "%s", c->res->path);
-        goto out;
+        return st;
     }
     c->res->written = 1;
     c->res->file_bytes = ws.file_bytes;
@@ -1404,6 +1378,54 @@ static gpucore_status_t capture_proper(struct cap *c)
                             c->res->skipped_by_reason[GPUCORE_REASON_DEADLINE] +
                             c->res->skipped_by_reason[GPUCORE_REASON_IO_ERROR];
     c->res->duration_ns = clock_ns(CLOCK_MONOTONIC) - c->start_mono_ns;
+    return GPUCORE_OK;
+}
+
+static gpucore_status_t capture_proper(struct cap *c)
+{
+    struct gpu_state g;
+    struct gc_procmaps pm;
+    gpucore_diag_t d = { 0 };
+    int gpu = 1;
+    gpucore_status_t st;
+
+    memset(&g, 0, sizeof(g));
+    memset(&pm, 0, sizeof(pm));
+    c->start_mono_ns = clock_ns(CLOCK_MONOTONIC);
+    c->start_real_ns = clock_ns(CLOCK_REALTIME);
+    if (c->o->deadline_ms)
+        c->deadline_ns = c->start_mono_ns + c->o->deadline_ms * 1000000ull;
+    gc_kfd_version(c->k, &g.kmaj, &g.kmin);
+
+    st = stop_target(c, &g, &gpu);
+    if (st != GPUCORE_OK)
+        goto out;
+    if (gpu) {
+        st = gpu_prepare(c, &g);
+        if (st != GPUCORE_OK)
+            goto out;
+    } else {
+        /* Keep GPU memory out of the host part all the same. */
+        (void)gc_kfd_gpu_mappings(c->k, &g.maps, &g.nmaps, &d);
+    }
+    st = gc_procmaps_read(c->pid, NULL, &pm, c->diag);
+    if (st != GPUCORE_OK)
+        goto out;
+    /* The stopped threads' stack pointers order the host memory (write_host); the service
+     * threads, still running, are fetched again below with everyone else. */
+    st = gc_tracee_fetch_regs(c->t, c->diag);
+    if (st == GPUCORE_OK)
+        st = open_writer(c, &g, &pm);
+    if (st == GPUCORE_OK)
+        st = write_memory(c, &g, &pm);
+    if (st == GPUCORE_OK)
+        st = release_after_memory(c);
+    if (st == GPUCORE_OK)
+        st = add_notes(c, &g, &pm);
+    if (st == GPUCORE_OK && interrupted(c))
+        st = interrupted_fail(c);
+    if (st == GPUCORE_OK)
+        st = finish_core(c);
 out:
     gc_procmaps_free(&pm);
     gpu_state_free(&g);
