@@ -232,6 +232,105 @@ out:
     return st;
 }
 
+/* The driver's queues (@p queues) and their XCCs' save areas (@p xccs, GC_LAYOUT_MAX_XCC per
+   queue) from the layout. */
+static void describe_queues(const struct gc_scenario *s, const struct gc_layout *l,
+                            struct gc_sim_queue *queues, struct gc_sim_xcc *xccs)
+{
+    for (uint32_t i = 0; i < s->nqueues; i++) {
+        const struct gc_layout_queue *q = &l->queues[i];
+        struct gc_sim_queue *sq = &queues[i];
+        struct gc_sim_xcc *x = &xccs[(size_t)i * GC_LAYOUT_MAX_XCC];
+
+        sq->entry.ring_base_address = q->ring;
+        sq->entry.write_pointer_address = q->amd_queue + GC_AMDQ_WRITE_DISPATCH_ID;
+        sq->entry.read_pointer_address = q->amd_queue + GC_AMDQ_READ_DISPATCH_ID;
+        sq->entry.ctx_save_restore_address = q->cwsr;
+        sq->entry.queue_id = q->queue_id;
+        sq->entry.gpu_id = q->gpu_id;
+        sq->entry.ring_size = (uint32_t)q->ring_size;
+        sq->entry.queue_type = KFD_IOC_QUEUE_TYPE_COMPUTE_AQL;
+        sq->entry.ctx_save_restore_area_size = q->sizes.cwsr_size;
+        sq->num_xcc = q->num_xcc;
+        for (uint32_t k = 0; k < q->num_xcc; k++) {
+            x[k].base = q->cwsr + (uint64_t)k * q->sizes.cwsr_size;
+            x[k].header = q->header[k];
+            /* The layout keeps what a preemption saves; SUSPEND writes it in. */
+            if (q->saved[k] && q->saved_len[k] > q->header[k].control_stack_offset) {
+                x[k].saved = q->saved[k] + q->header[k].control_stack_offset;
+                x[k].saved_len = q->saved_len[k] - q->header[k].control_stack_offset;
+            }
+        }
+        sq->xcc = x;
+    }
+}
+
+/* The driver's exceptions: the scenario's, at the fault addresses @p fault_va. */
+static void describe_exceptions(const struct gc_scenario *s, const struct gc_layout *l,
+                                const uint64_t *fault_va, struct gc_sim_exception *ex)
+{
+    for (uint32_t i = 0; i < s->nexceptions; i++) {
+        const struct gc_scen_exception *e = &s->exceptions[i];
+
+        ex[i].code = exception_code(e->what);
+        ex[i].delay_ms = e->at_ms;
+        ex[i].fault_va = fault_va[i];
+        ex[i].fault_flags = e->fault_flags;
+        if (e->queue != UINT32_MAX) {
+            ex[i].gpu_id = l->queues[e->queue].gpu_id;
+            ex[i].queue_id = l->queues[e->queue].queue_id;
+        } else {
+            ex[i].gpu_id = s->agents[0].gpu_id;
+            ex[i].queue_id = KFD_INVALID_QUEUEID;
+        }
+    }
+}
+
+/*
+ * The scenario's fault injection: driver operations that fail, exit or wait go to @p fa
+ * (*ret_nfa of them); a read delay to p->read_delay_us_per_mib (the slowest wins); unreadable
+ * buffer ranges are made so now.
+ */
+static gpucore_status_t describe_faults(const struct gc_scenario *s, const struct gc_layout *l,
+                                        struct gc_sim_fault *fa, uint32_t *ret_nfa,
+                                        struct gc_sim_process *p, gpucore_diag_t *diag)
+{
+    uint32_t nfa = 0;
+
+    for (uint32_t i = 0; i < s->nfaults; i++) {
+        const struct gc_scen_fault *f = &s->faults[i];
+
+        switch (f->action) {
+        case GC_SCEN_FAULT_READ_DELAY:
+            if (f->delay_us_per_mib > p->read_delay_us_per_mib)
+                p->read_delay_us_per_mib = f->delay_us_per_mib;
+            continue;
+        case GC_SCEN_FAULT_READ_EIO:
+            if (make_unreadable(l, f) != 0)
+                return gc_diag_set(diag, GPUCORE_E_IO, GC_NO_OFFSET, "fault_injection[%u]: "
+                                   "cannot make buffer range 0x%" PRIx64 "+0x%" PRIx64
+                                   " unreadable: %s",
+                                   i, f->offset, f->size, strerror(errno));
+            continue;
+        case GC_SCEN_FAULT_ERRNO:
+            fa[nfa].err = f->err;
+            fa[nfa].nth = f->nth;
+            break;
+        case GC_SCEN_FAULT_EXIT:
+            fa[nfa].exit_during = 1;
+            fa[nfa].exit_status = f->exit_status;
+            fa[nfa].nth = f->nth;
+            break;
+        case GC_SCEN_FAULT_DELAY:
+            fa[nfa].delay_ms = f->delay_ms;
+            break;
+        }
+        fa[nfa++].op = f->driver_op;
+    }
+    *ret_nfa = nfa;
+    return GPUCORE_OK;
+}
+
 /* Convert the layout into the driver's description and start it. */
 static gpucore_status_t start_driver(const struct gc_scenario *s, const struct gc_layout *l,
                                      const uint64_t *fault_va, const char *socket,
@@ -259,80 +358,11 @@ static gpucore_status_t start_driver(const struct gc_scenario *s, const struct g
             goto out;
         }
     }
-    st = GPUCORE_E_NOMEM;
-    for (uint32_t i = 0; i < s->nqueues; i++) {
-        const struct gc_layout_queue *q = &l->queues[i];
-        struct gc_sim_queue *sq = &queues[i];
-        struct gc_sim_xcc *x = &xccs[(size_t)i * GC_LAYOUT_MAX_XCC];
-
-        sq->entry.ring_base_address = q->ring;
-        sq->entry.write_pointer_address = q->amd_queue + GC_AMDQ_WRITE_DISPATCH_ID;
-        sq->entry.read_pointer_address = q->amd_queue + GC_AMDQ_READ_DISPATCH_ID;
-        sq->entry.ctx_save_restore_address = q->cwsr;
-        sq->entry.queue_id = q->queue_id;
-        sq->entry.gpu_id = q->gpu_id;
-        sq->entry.ring_size = (uint32_t)q->ring_size;
-        sq->entry.queue_type = KFD_IOC_QUEUE_TYPE_COMPUTE_AQL;
-        sq->entry.ctx_save_restore_area_size = q->sizes.cwsr_size;
-        sq->num_xcc = q->num_xcc;
-        for (uint32_t k = 0; k < q->num_xcc; k++) {
-            x[k].base = q->cwsr + (uint64_t)k * q->sizes.cwsr_size;
-            x[k].header = q->header[k];
-            /* The layout keeps what a preemption saves; SUSPEND writes it in. */
-            if (q->saved[k] && q->saved_len[k] > q->header[k].control_stack_offset) {
-                x[k].saved = q->saved[k] + q->header[k].control_stack_offset;
-                x[k].saved_len = q->saved_len[k] - q->header[k].control_stack_offset;
-            }
-        }
-        sq->xcc = x;
-    }
-    for (uint32_t i = 0; i < s->nexceptions; i++) {
-        const struct gc_scen_exception *e = &s->exceptions[i];
-
-        ex[i].code = exception_code(e->what);
-        ex[i].delay_ms = e->at_ms;
-        ex[i].fault_va = fault_va[i];
-        ex[i].fault_flags = e->fault_flags;
-        if (e->queue != UINT32_MAX) {
-            ex[i].gpu_id = l->queues[e->queue].gpu_id;
-            ex[i].queue_id = l->queues[e->queue].queue_id;
-        } else {
-            ex[i].gpu_id = s->agents[0].gpu_id;
-            ex[i].queue_id = KFD_INVALID_QUEUEID;
-        }
-    }
-    for (uint32_t i = 0; i < s->nfaults; i++) {
-        const struct gc_scen_fault *f = &s->faults[i];
-
-        switch (f->action) {
-        case GC_SCEN_FAULT_READ_DELAY:
-            /* Several entries: the slowest wins. */
-            if (f->delay_us_per_mib > p.read_delay_us_per_mib)
-                p.read_delay_us_per_mib = f->delay_us_per_mib;
-            continue;
-        case GC_SCEN_FAULT_READ_EIO:
-            if (make_unreadable(l, f) != 0) {
-                st = gc_diag_set(diag, GPUCORE_E_IO, GC_NO_OFFSET, "fault_injection[%u]: cannot "
-                                 "make buffer range 0x%" PRIx64 "+0x%" PRIx64 " unreadable: %s",
-                                 i, f->offset, f->size, strerror(errno));
-                goto out;
-            }
-            continue;
-        case GC_SCEN_FAULT_ERRNO:
-            fa[nfa].err = f->err;
-            fa[nfa].nth = f->nth;
-            break;
-        case GC_SCEN_FAULT_EXIT:
-            fa[nfa].exit_during = 1;
-            fa[nfa].exit_status = f->exit_status;
-            fa[nfa].nth = f->nth;
-            break;
-        case GC_SCEN_FAULT_DELAY:
-            fa[nfa].delay_ms = f->delay_ms;
-            break;
-        }
-        fa[nfa++].op = f->driver_op;
-    }
+    describe_queues(s, l, queues, xccs);
+    describe_exceptions(s, l, fault_va, ex);
+    st = describe_faults(s, l, fa, &nfa, &p, diag);
+    if (st != GPUCORE_OK)
+        goto out;
     for (uint32_t i = 0; i < l->nallocs; i++) {
         al[i].base = l->allocs[i].base;
         al[i].size = l->allocs[i].size;
