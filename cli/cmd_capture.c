@@ -303,6 +303,8 @@ static void show_progress(void *user, const struct gc_capture_progress *p)
 
     if (p->tier && !cli->write_start_ns)
         cli->write_start_ns = now;
+    else if (!p->tier && !p->bytes_planned)
+        cli->write_start_ns = 0; /* before the memory of a capture (run: of the next one) */
     if (!p->new_phase && now - cli->last_draw_ns < PROGRESS_INTERVAL_NS)
         return;
     cli->last_draw_ns = now;
