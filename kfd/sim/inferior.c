@@ -423,55 +423,54 @@ static void runtime_enable_handshake(void)
 
 /* ---- main ----------------------------------------------------------------------------------- */
 
-int main(int argc, char **argv)
-{
-    const char *scen = NULL, *objects = getenv("GPUCORE_SCENARIO_OBJECTS"), *describe = NULL;
-    const char *socket = NULL;
-    struct gc_scenario *s = NULL;
-    struct gc_layout *l = NULL;
-    gpucore_diag_t diag = { 0 };
-    pthread_t threads[GC_SCEN_MAX_HOST_THREADS];
-    sigset_t set;
-    int sig = 0, rc = 0;
-    uint32_t nthreads = 0;
-#ifdef GC_INFERIOR_HAVE_DRIVER
-    struct gc_sim_driver *drv = NULL;
-    static struct runtime rt; /* the driver's thread reads it until exit */
-#endif
-    const char *env_faults = getenv("GPUCORE_SIM_FAULTS");
-    uint64_t *fault_va = NULL; /* each exception's fault address, resolved in the layout */
+/* The command line. */
+struct inferior_args {
+    const char *scen, *objects, *describe, *socket;
+};
 
-    for (int i = 1; i < argc; i++) {
+/* Parse the command line into @p a: 0, or EX_USAGE after the usage line. */
+static int parse_args(int argc, char **argv, struct inferior_args *a)
+{
+    int bad = 0;
+
+    a->objects = getenv("GPUCORE_SCENARIO_OBJECTS");
+    for (int i = 1; i < argc && !bad; i++) {
         if (strcmp(argv[i], "--objects") == 0 && i + 1 < argc)
-            objects = argv[++i];
+            a->objects = argv[++i];
         else if (strcmp(argv[i], "--describe") == 0 && i + 1 < argc)
-            describe = argv[++i];
+            a->describe = argv[++i];
         else if (strcmp(argv[i], "--socket") == 0 && i + 1 < argc)
-            socket = argv[++i];
-        else if (argv[i][0] != '-' && !scen)
-            scen = argv[i];
-        else {
-            fprintf(stderr, "usage: %s SCENARIO.json [--objects DIR] [--describe FILE] "
-                    "[--socket NAME]\n", prog);
-            return EX_USAGE;
-        }
+            a->socket = argv[++i];
+        else if (argv[i][0] != '-' && !a->scen)
+            a->scen = argv[i];
+        else
+            bad = 1;
     }
-    if (!scen) {
+    if (bad || !a->scen) {
         fprintf(stderr, "usage: %s SCENARIO.json [--objects DIR] [--describe FILE] "
                 "[--socket NAME]\n", prog);
         return EX_USAGE;
     }
-    if (!objects)
-        objects = ".";
-    /* Block the signals before any thread exists, so every thread inherits the mask and only
-       sigwait below takes them: a clean exit on SIGTERM whatever thread it was sent to. */
-    sigemptyset(&set);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGHUP);
-    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    if (!a->objects)
+        a->objects = ".";
+    return 0;
+}
 
-    if (gc_scenario_load(scen, &s, &diag) < 0) {
+/*
+ * Load the scenario (with $GPUCORE_SIM_FAULTS), lay it out, and resolve each exception's fault
+ * address (@p host_stack: an address on main's frame, for { "host": "stack" }). 0, or the exit
+ * code after the message; on failure nothing is left allocated.
+ */
+static int prepare(const struct inferior_args *a, uint64_t host_stack, struct gc_scenario **ret_s,
+                   struct gc_layout **ret_l, uint64_t **ret_fault_va)
+{
+    const char *env_faults = getenv("GPUCORE_SIM_FAULTS");
+    struct gc_scenario *s = NULL;
+    struct gc_layout *l = NULL;
+    gpucore_diag_t diag = { 0 };
+    uint64_t *fault_va;
+
+    if (gc_scenario_load(a->scen, &s, &diag) < 0) {
         fprintf(stderr, "%s: %s\n", prog, diag.message);
         return EX_DATAERR;
     }
@@ -480,7 +479,7 @@ int main(int argc, char **argv)
         gc_scenario_free(s);
         return EX_DATAERR;
     }
-    if (gc_layout_build(s, objects, &l, &diag) < 0) {
+    if (gc_layout_build(s, a->objects, &l, &diag) < 0) {
         fprintf(stderr, "%s: %s\n", prog, diag.message);
         gc_scenario_free(s);
         return diag.status == GPUCORE_E_INVAL ? EX_DATAERR : EX_SOFTWARE;
@@ -492,10 +491,8 @@ int main(int argc, char **argv)
         gc_scenario_free(s);
         return EX_SOFTWARE;
     }
-    /* { "host": "stack" }: main's frame, on the main thread's stack for the process's life. */
     for (uint32_t i = 0; i < s->nexceptions; i++) {
-        if (gc_layout_exception_address(l, i, (uint64_t)(uintptr_t)__builtin_frame_address(0),
-                                        &fault_va[i], &diag) < 0) {
+        if (gc_layout_exception_address(l, i, host_stack, &fault_va[i], &diag) < 0) {
             fprintf(stderr, "%s: %s\n", prog, diag.message);
             gc_free(fault_va);
             gc_layout_free(l);
@@ -503,6 +500,43 @@ int main(int argc, char **argv)
             return EX_DATAERR;
         }
     }
+    *ret_s = s;
+    *ret_l = l;
+    *ret_fault_va = fault_va;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    struct inferior_args args = { 0 };
+    struct gc_scenario *s = NULL;
+    struct gc_layout *l = NULL;
+    pthread_t threads[GC_SCEN_MAX_HOST_THREADS];
+    sigset_t set;
+    int sig = 0, rc;
+    uint32_t nthreads = 0;
+#ifdef GC_INFERIOR_HAVE_DRIVER
+    gpucore_diag_t diag = { 0 };
+    struct gc_sim_driver *drv = NULL;
+    static struct runtime rt; /* the driver's thread reads it until exit */
+#endif
+    uint64_t *fault_va = NULL; /* each exception's fault address, resolved in the layout */
+
+    rc = parse_args(argc, argv, &args);
+    if (rc)
+        return rc;
+    /* Block the signals before any thread exists, so every thread inherits the mask and only
+       sigwait below takes them: a clean exit on SIGTERM whatever thread it was sent to. */
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+
+    /* { "host": "stack" }: main's frame, on the main thread's stack for the process's life. */
+    rc = prepare(&args, (uint64_t)(uintptr_t)__builtin_frame_address(0), &s, &l, &fault_va);
+    if (rc)
+        return rc;
 #ifdef GC_INFERIOR_HAVE_DRIVER
     rt.action = s->on_queue_error;
     rt.exit_status = (int)s->exit_status;
@@ -513,15 +547,13 @@ int main(int argc, char **argv)
         gc_scenario_free(s);
         return EX_SOFTWARE;
     }
-    if (start_driver(s, l, fault_va, socket, &rt, &drv, &diag) < 0) {
+    if (start_driver(s, l, fault_va, args.socket, &rt, &drv, &diag) < 0) {
         fprintf(stderr, "%s: simulated driver: %s\n", prog, diag.message);
         gc_free(fault_va);
         gc_layout_free(l);
         gc_scenario_free(s);
         return EX_SOFTWARE;
     }
-#else
-    (void)socket;
 #endif
     for (; nthreads < s->host_threads; nthreads++) {
         if (pthread_create(&threads[nthreads], NULL,
@@ -532,8 +564,8 @@ int main(int argc, char **argv)
             break;
         }
     }
-    if (!rc && describe && write_describe(describe, s, l, fault_va)) {
-        fprintf(stderr, "%s: %s: %s\n", prog, describe, strerror(errno));
+    if (!rc && args.describe && write_describe(args.describe, s, l, fault_va)) {
+        fprintf(stderr, "%s: %s: %s\n", prog, args.describe, strerror(errno));
         rc = EX_SOFTWARE;
     }
     if (!rc) {
