@@ -709,6 +709,125 @@ struct enc_wave {
     struct blocks b;
 };
 
+/*
+ * Encode each wave's state and wave words and its record's blocks into @p ew, checking the
+ * workgroups are whole (one first_wave ... last_wave run, one allocation); *ret_groups and
+ * *ret_wave_sum are the workgroups and the bytes of the records.
+ */
+static gpucore_status_t encode_waves(const struct gc_arch *arch, const struct gc_wave_spec *waves,
+                                     uint32_t count, struct enc_wave *ew, uint64_t *ret_groups,
+                                     uint64_t *ret_wave_sum, gpucore_diag_t *reterr_diag)
+{
+    const struct gc_cwsr_layout *l = arch->cwsr;
+    uint64_t groups = 0, wave_sum = 0;
+    uint32_t leader = 0;
+    int group_open = 0;
+
+    for (uint32_t i = 0; i < count; i++) {
+        const struct gc_wave_spec *s = &waves[i];
+
+        GC_TRY(encode_state(arch, s, i, &ew[i].state, &ew[i].g, reterr_diag));
+        GC_TRY(encode_wave_word(l, s, i, &ew[i].word, reterr_diag));
+
+        /* Workgroups must be well formed: the hardware saves each one whole. */
+        if (s->first_wave) {
+            GC_FAIL_IF(group_open, reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
+                       "wave %u starts a workgroup, but wave %u's workgroup has no last_wave",
+                       i, leader);
+            leader = i;
+            group_open = 1;
+            groups++;
+        } else {
+            GC_FAIL_IF(!group_open, reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
+                       "wave %u is not a first_wave, but no workgroup is open", i);
+            /* One state word describes the whole workgroup (§5). */
+            GC_FAIL_IF(ew[i].state != ew[leader].state, reterr_diag, GPUCORE_E_INVAL,
+                       GC_NO_OFFSET,
+                       "wave %u: its allocation (wave size, VGPRs, SGPRs, LDS) differs from its "
+                       "workgroup leader, wave %u",
+                       i, leader);
+        }
+        if (s->last_wave)
+            group_open = 0;
+
+        record_blocks(l, &ew[i].g, (int)s->first_wave, &ew[i].b);
+        wave_sum += l->record_gap + ew[i].b.size;
+    }
+    GC_FAIL_IF(group_open, reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
+               "the workgroup of wave %u has no last_wave", leader);
+    *ret_groups = groups;
+    *ret_wave_sum = wave_sum;
+    return GPUCORE_OK;
+}
+
+/*
+ * The control stack from @p off: the two PM4 dwords are written as zero: readers skip them
+ * without looking (ROCdbgapi starts at index 2), and their real content is not documented.
+ * The COMPUTE_RELAUNCH2 word of gfx10+ is zero too: no reader decodes a field from it.
+ */
+static void put_control_stack(const struct gc_cwsr_layout *l, const struct gc_wave_spec *waves,
+                              const struct enc_wave *ew, uint32_t count, uint8_t *img,
+                              uint64_t off)
+{
+    off += 4 * CTL_PM4_WORDS;
+    for (uint32_t i = 0; i < count; i++) {
+        if (waves[i].first_wave) {
+            gc_le32_put(img + off, ew[i].state);
+            off += 4;
+            for (uint32_t k = 1; k < l->state_words; k++) {
+                gc_le32_put(img + off, 0);
+                off += 4;
+            }
+        }
+        gc_le32_put(img + off, ew[i].word);
+        off += 4;
+    }
+}
+
+/* The records, downward from @p top (the end of the wave area) in control-stack order. */
+static void put_records(const struct gc_cwsr_layout *l, const struct gc_wave_spec *waves,
+                        const struct enc_wave *ew, uint32_t count, uint8_t *img, uint64_t top)
+{
+    for (uint32_t i = 0; i < count; i++) {
+        const struct gc_wave_spec *s = &waves[i];
+        const struct geom *g = &ew[i].g;
+        const struct blocks *b = &ew[i].b;
+        uint8_t *r;
+
+        top -= l->record_gap + b->size;
+        r = img + top;
+        put_words(r + b->vgpr, s->vgpr, (uint64_t)g->vgprs * g->lanes);
+        put_words(r + b->shared_vgpr, s->shared_vgpr,
+                  (uint64_t)g->shared_vgprs * l->shared_vgpr_lanes);
+        put_words(r + b->accvgpr, s->accvgpr, (uint64_t)g->accvgprs * LANES_ACC);
+        put_words(r + b->sgpr, s->sgpr, g->sgprs);
+        put_words(r + b->hwreg, s->hwreg, l->hwreg_slots < 16 ? l->hwreg_slots : 16);
+        put_words(r + b->ttmp, s->ttmp, l->ttmps < 16 ? l->ttmps : 16);
+        if (s->first_wave && s->lds && g->lds_size)
+            memcpy(r + b->lds, s->lds, g->lds_size);
+    }
+}
+
+/* The header: the fields the kernel does not derive from the template, the two used parts
+   placed as KFD's get_wave_state writes them (both meet at ctl_stack_size). */
+static void make_header(const struct gc_cwsr_header *template_header, uint32_t ctl_stack_size,
+                        uint64_t ctl_used, uint64_t total, uint64_t wave_sum,
+                        struct gc_cwsr_header *h)
+{
+    memset(h, 0, sizeof(*h));
+    if (template_header) {
+        h->debug_offset = template_header->debug_offset;
+        h->debug_size = template_header->debug_size;
+        h->err_payload_addr = template_header->err_payload_addr;
+        h->err_event_id = template_header->err_event_id;
+        h->reserved1 = template_header->reserved1;
+    }
+    h->control_stack_offset = (uint32_t)(ctl_stack_size - ctl_used);
+    h->control_stack_size = (uint32_t)ctl_used;
+    h->wave_state_offset = (uint32_t)total;
+    h->wave_state_size = (uint32_t)wave_sum;
+}
+
 gpucore_status_t gc_cwsr_encode(const struct gc_arch *arch, const struct gc_wave_spec *waves,
                                 uint32_t count, uint32_t ctl_stack_size,
                                 const struct gc_cwsr_header *template_header, uint8_t **ret_image,
@@ -718,9 +837,7 @@ gpucore_status_t gc_cwsr_encode(const struct gc_arch *arch, const struct gc_wave
     const struct gc_cwsr_layout *l;
     struct enc_wave *ew = NULL;
     struct gc_cwsr_header h;
-    uint64_t groups = 0, ctl_used, wave_sum = 0, total, top, ctl_off;
-    uint32_t leader = 0;
-    int group_open = 0;
+    uint64_t groups = 0, ctl_used, wave_sum = 0, total;
     gpucore_status_t st;
     uint8_t *img;
 
@@ -737,50 +854,9 @@ gpucore_status_t gc_cwsr_encode(const struct gc_arch *arch, const struct gc_wave
         GC_FAIL_IF(!ew, reterr_diag, GPUCORE_E_NOMEM, GC_NO_OFFSET,
                    "CWSR encode: cannot allocate %u waves", count);
     }
-    for (uint32_t i = 0; i < count; i++) {
-        const struct gc_wave_spec *s = &waves[i];
-
-        st = encode_state(arch, s, i, &ew[i].state, &ew[i].g, reterr_diag);
-        if (st == GPUCORE_OK)
-            st = encode_wave_word(l, s, i, &ew[i].word, reterr_diag);
-        if (st != GPUCORE_OK)
-            goto out_free;
-
-        /* Workgroups must be well formed: the hardware saves each one whole. */
-        if (s->first_wave) {
-            if (group_open) {
-                st = gc_diag_set(reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
-                                 "wave %u starts a workgroup, but wave %u's workgroup has no "
-                                 "last_wave",
-                                 i, leader);
-                goto out_free;
-            }
-            leader = i;
-            group_open = 1;
-            groups++;
-        } else if (!group_open) {
-            st = gc_diag_set(reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
-                             "wave %u is not a first_wave, but no workgroup is open", i);
-            goto out_free;
-        } else if (ew[i].state != ew[leader].state) {
-            /* One state word describes the whole workgroup (§5). */
-            st = gc_diag_set(reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
-                             "wave %u: its allocation (wave size, VGPRs, SGPRs, LDS) differs "
-                             "from its workgroup leader, wave %u",
-                             i, leader);
-            goto out_free;
-        }
-        if (s->last_wave)
-            group_open = 0;
-
-        record_blocks(l, &ew[i].g, (int)s->first_wave, &ew[i].b);
-        wave_sum += l->record_gap + ew[i].b.size;
-    }
-    if (group_open) {
-        st = gc_diag_set(reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
-                         "the workgroup of wave %u has no last_wave", leader);
+    st = encode_waves(arch, waves, count, ew, &groups, &wave_sum, reterr_diag);
+    if (st != GPUCORE_OK)
         goto out_free;
-    }
 
     ctl_used = 4 * (CTL_PM4_WORDS + groups * l->state_words + count);
     if (GC_CWSR_HEADER_SIZE + ctl_used > ctl_stack_size) {
@@ -805,61 +881,10 @@ gpucore_status_t gc_cwsr_encode(const struct gc_arch *arch, const struct gc_wave
                          "CWSR encode: cannot allocate 0x%" PRIx64 " bytes", total);
         goto out_free;
     }
-
-    memset(&h, 0, sizeof(h));
-    if (template_header) {
-        h.debug_offset = template_header->debug_offset;
-        h.debug_size = template_header->debug_size;
-        h.err_payload_addr = template_header->err_payload_addr;
-        h.err_event_id = template_header->err_event_id;
-        h.reserved1 = template_header->reserved1;
-    }
-    /* As KFD's get_wave_state writes them: both used parts meet at ctl_stack_size. */
-    h.control_stack_offset = (uint32_t)(ctl_stack_size - ctl_used);
-    h.control_stack_size = (uint32_t)ctl_used;
-    h.wave_state_offset = (uint32_t)total;
-    h.wave_state_size = (uint32_t)wave_sum;
+    make_header(template_header, ctl_stack_size, ctl_used, total, wave_sum, &h);
     gc_cwsr_header_encode(&h, img);
-
-    /*
-     * Control stack. The two PM4 dwords are written as zero: readers skip them without looking
-     * (ROCdbgapi starts at index 2), and their real content is not documented. The
-     * COMPUTE_RELAUNCH2 word of gfx10+ is zero too: no reader decodes a field from it.
-     */
-    ctl_off = h.control_stack_offset + 4 * CTL_PM4_WORDS;
-    for (uint32_t i = 0; i < count; i++) {
-        if (waves[i].first_wave) {
-            gc_le32_put(img + ctl_off, ew[i].state);
-            ctl_off += 4;
-            for (uint32_t k = 1; k < l->state_words; k++) {
-                gc_le32_put(img + ctl_off, 0);
-                ctl_off += 4;
-            }
-        }
-        gc_le32_put(img + ctl_off, ew[i].word);
-        ctl_off += 4;
-    }
-
-    /* Records, downward from the end of the wave area in control-stack order. */
-    top = total;
-    for (uint32_t i = 0; i < count; i++) {
-        const struct gc_wave_spec *s = &waves[i];
-        const struct geom *g = &ew[i].g;
-        const struct blocks *b = &ew[i].b;
-        uint8_t *r;
-
-        top -= l->record_gap + b->size;
-        r = img + top;
-        put_words(r + b->vgpr, s->vgpr, (uint64_t)g->vgprs * g->lanes);
-        put_words(r + b->shared_vgpr, s->shared_vgpr,
-                  (uint64_t)g->shared_vgprs * l->shared_vgpr_lanes);
-        put_words(r + b->accvgpr, s->accvgpr, (uint64_t)g->accvgprs * LANES_ACC);
-        put_words(r + b->sgpr, s->sgpr, g->sgprs);
-        put_words(r + b->hwreg, s->hwreg, l->hwreg_slots < 16 ? l->hwreg_slots : 16);
-        put_words(r + b->ttmp, s->ttmp, l->ttmps < 16 ? l->ttmps : 16);
-        if (s->first_wave && s->lds && g->lds_size)
-            memcpy(r + b->lds, s->lds, g->lds_size);
-    }
+    put_control_stack(l, waves, ew, count, img, h.control_stack_offset);
+    put_records(l, waves, ew, count, img, total);
 
     gc_free(ew);
     *ret_image = img;

@@ -36,7 +36,7 @@
 #define CAP_MAX_SERVICE 16u
 #define CAP_STOP_TIMEOUT_MS 10000
 #define CAP_OPEN_RETRY_MS 30000     /* RUN: how long the simulated driver may take to appear */
-#define CAP_WAIT_SLICE_MS 50        /* WATCH: poll granularity between the driver and ptrace */
+#define CAP_WAIT_SLICE_MS GC_CAPTURE_TICK_MS /* poll granularity between the driver and ptrace */
 #define CAP_CHUNK (64ull << 20)     /* segment pieces without a deadline */
 #define CAP_CHUNK_DEADLINE (4ull << 20) /* with one: the clock is checked between pieces */
 #define CAP_PAGE 4096ull
@@ -88,10 +88,11 @@ struct cap {
     uint32_t nexc;
     uint64_t unreadable_bytes; /* stepped over by the writer's read callback */
     uint64_t file_ms;          /* spent reading file:// code objects */
-    /* Progress (only with o->progress): the phase shown, the tier being written, the bytes. */
+    /* Progress (only with o->progress): the phase shown, the tier being written, the bytes
+       written and planned. */
     char phase[160];
     const char *tier;
-    uint64_t bytes_written;
+    uint64_t bytes_written, bytes_planned;
     uint32_t flags; /* GPUCORE_META_* */
 };
 
@@ -121,10 +122,23 @@ static void report_progress(const struct cap *c, int new_phase)
 {
     struct gc_capture_progress p = {
         .phase = c->phase, .tier = c->tier, .bytes_written = c->bytes_written,
+        .bytes_planned = c->bytes_planned, .has_deadline = c->deadline_ns != 0,
         .new_phase = new_phase
     };
 
+    if (c->deadline_ns) {
+        uint64_t now = clock_ns(CLOCK_MONOTONIC);
+
+        p.deadline_left_ns = now < c->deadline_ns ? c->deadline_ns - now : 0;
+    }
     c->o->progress(c->o->progress_user, &p);
+}
+
+/* Time passes in a wait: the progress line can say so. */
+static void progress_tick(const struct cap *c)
+{
+    if (c->o->progress)
+        report_progress(c, 0);
 }
 
 /* A new phase; @p tier is what memory it writes (NULL: none). */
@@ -501,56 +515,77 @@ static gpucore_status_t write_host_span(struct cap *c, const struct gc_host_rang
     return GPUCORE_OK;
 }
 
-/*
- * Host memory by the kernel's rules, minus GPU mappings and minus what the GPU tiers write, in
- * the order of gc_host_prioritize (each thread's stack at SP, what registers point at, the
- * rest of the stacks, then the rest), so a budget cuts what a backtrace needs least.
- */
-static gpucore_status_t write_host(struct cap *c, const struct gc_procmaps *pm,
-                                   const struct gc_kfd_mapping *maps, uint32_t nmaps,
-                                   const struct gc_rangeset *gpu_written)
+/* The host memory a capture writes, selected before any is written. */
+struct host_sel {
+    struct gc_host_ranges hr; /* the mappings by the kernel's rules, minus GPU mappings */
+    struct gc_rangeset sel;   /* hr's ranges minus what the GPU tiers write */
+};
+
+static void host_sel_free(struct host_sel *hs)
 {
-    struct gc_rangeset exclude = GC_RANGESET_INIT, sel = GC_RANGESET_INIT;
-    struct gc_rangeset early = GC_RANGESET_INIT, prio[GC_HOST_PRIORITIES];
-    struct gc_host_ranges hr = { 0 };
+    gc_host_ranges_free(&hs->hr);
+    gc_rangeset_free(&hs->sel);
+}
+
+/*
+ * Select the host memory: the kernel's rules (coredump_filter), minus GPU mappings and minus
+ * @p gpu_written (NULL: none). Its size is the host part of the planned bytes.
+ */
+static gpucore_status_t select_host(struct cap *c, const struct gc_procmaps *pm,
+                                    const struct gc_kfd_mapping *maps, uint32_t nmaps,
+                                    const struct gc_rangeset *gpu_written, struct host_sel *hs)
+{
+    struct gc_rangeset exclude = GC_RANGESET_INIT;
     gpucore_status_t st = GPUCORE_OK;
 
-    for (uint32_t p = 0; p < GC_HOST_PRIORITIES; p++)
-        prio[p] = (struct gc_rangeset)GC_RANGESET_INIT;
     for (uint32_t i = 0; i < nmaps && st == GPUCORE_OK; i++)
         st = gc_rangeset_add(&exclude, maps[i].base, maps[i].size);
     if (st == GPUCORE_OK)
-        st = gc_host_select(pm, gc_host_coredump_filter(c->pid), &exclude, header_read, c, &hr,
-                            c->diag);
-    for (uint32_t i = 0; st == GPUCORE_OK && i < hr.count; i++)
-        st = gc_rangeset_add(&sel, hr.r[i].start, hr.r[i].size);
+        st = gc_host_select(pm, gc_host_coredump_filter(c->pid), &exclude, header_read, c,
+                            &hs->hr, c->diag);
+    for (uint32_t i = 0; st == GPUCORE_OK && i < hs->hr.count; i++)
+        st = gc_rangeset_add(&hs->sel, hs->hr.r[i].start, hs->hr.r[i].size);
     if (st == GPUCORE_OK && gpu_written)
-        st = gc_rangeset_subtract(&sel, gpu_written);
+        st = gc_rangeset_subtract(&hs->sel, gpu_written);
+    if (st == GPUCORE_E_NOMEM)
+        gc_diag_set(c->diag, st, GC_NO_OFFSET, "out of memory selecting host memory");
+    gc_rangeset_free(&exclude);
+    return st;
+}
+
+/*
+ * Write the selected host memory in the order of gc_host_prioritize (each thread's stack at
+ * SP, what registers point at, the rest of the stacks, then the rest), so a budget cuts what
+ * a backtrace needs least; then record what the rules left out.
+ */
+static gpucore_status_t write_host(struct cap *c, const struct gc_procmaps *pm,
+                                   struct host_sel *hs)
+{
+    struct gc_rangeset early = GC_RANGESET_INIT, prio[GC_HOST_PRIORITIES];
+    gpucore_status_t st;
+
+    for (uint32_t p = 0; p < GC_HOST_PRIORITIES; p++)
+        prio[p] = (struct gc_rangeset)GC_RANGESET_INIT;
+    st = gc_host_link_map(c->pid, "/proc", host_read, c, &early, c->diag);
     if (st == GPUCORE_OK)
-        st = gc_host_link_map(c->pid, "/proc", host_read, c, &early, c->diag);
-    if (st == GPUCORE_OK)
-        st = gc_host_prioritize(&sel, pm, c->t, &early, prio, c->diag);
+        st = gc_host_prioritize(&hs->sel, pm, c->t, &early, prio, c->diag);
     for (uint32_t p = 0; p < GC_HOST_PRIORITIES && st == GPUCORE_OK; p++)
         for (uint32_t j = 0; st == GPUCORE_OK && j < prio[p].count; j++)
-            st = write_host_span(c, &hr, prio[p].r[j].start, prio[p].r[j].end);
-    for (uint32_t i = 0; st == GPUCORE_OK && i < hr.nskipped; i++) {
-        const struct gc_host_range *r = &hr.skipped[i];
+            st = write_host_span(c, &hs->hr, prio[p].r[j].start, prio[p].r[j].end);
+    for (uint32_t i = 0; st == GPUCORE_OK && i < hs->hr.nskipped; i++) {
+        const struct gc_host_range *r = &hs->hr.skipped[i];
+        uint32_t reason = r->reason ? r->reason : GPUCORE_REASON_POLICY;
         struct gpucore_range_info info = {
             .sz = sizeof(info), .tier = GPUCORE_TIER_HOST, .p_flags = r->p_flags,
             .label = r->label
         };
 
-        if (r->size && gpucore_writer_record_skip(c->w, r->start, r->size, &info,
-                                                  r->reason ? r->reason
-                                                            : GPUCORE_REASON_POLICY) ==
-                               GPUCORE_OK)
-            count_skipped(c, r->reason ? r->reason : GPUCORE_REASON_POLICY, r->size);
+        if (r->size &&
+            gpucore_writer_record_skip(c->w, r->start, r->size, &info, reason) == GPUCORE_OK)
+            count_skipped(c, reason, r->size);
     }
     if (st == GPUCORE_E_NOMEM)
         gc_diag_set(c->diag, st, GC_NO_OFFSET, "out of memory selecting host memory");
-    gc_host_ranges_free(&hr);
-    gc_rangeset_free(&exclude);
-    gc_rangeset_free(&sel);
     gc_rangeset_free(&early);
     for (uint32_t p = 0; p < GC_HOST_PRIORITIES; p++)
         gc_rangeset_free(&prio[p]);
@@ -708,6 +743,7 @@ static gpucore_status_t settle(struct cap *c, uint64_t until)
 
         if (interrupted(c))
             return interrupted_fail(c);
+        progress_tick(c);
         st = poll_target(c, CAP_WAIT_SLICE_MS, &ev);
         if (st == GPUCORE_E_INTR)
             continue;
@@ -837,6 +873,7 @@ static gpucore_status_t wait_for_exception(struct cap *c)
 
         if (interrupted(c))
             return interrupted_fail(c);
+        progress_tick(c);
         rc = efd >= 0 ? poll(&pfd, 1, CAP_WAIT_SLICE_MS) : 0;
         if (rc > 0 && (pfd.revents & (POLLIN | POLLERR | POLLHUP))) {
             (void)gc_kfd_wait_event(c->k, 0, &d); /* drains the fd */
@@ -1031,7 +1068,7 @@ static gpucore_status_t open_writer(struct cap *c, const struct gpu_state *g,
                                     const struct gc_procmaps *pm)
 {
     struct gc_capture_vars v;
-    char storage[512];
+    char storage[GC_CAPTURE_VARS_STORAGE];
     gpucore_status_t st;
 
     uint32_t threads = c->o->threads;
@@ -1096,10 +1133,23 @@ static void resume_service(struct cap *c)
     }
 }
 
+/* The GPU bytes write_memory writes: the state tier's ranks and the tiers up to @p top. */
+static uint64_t gpu_planned(const struct gc_plan *p, uint32_t top)
+{
+    uint64_t n = 0;
+
+    for (uint32_t r = 0; r < GC_PLAN_STATE_RANKS; r++)
+        n += gc_rangeset_bytes(&p->state_rank[r]);
+    for (uint32_t t = GPUCORE_TIER_SCRATCH; t <= top && t < GC_PLAN_TIERS; t++)
+        n += gc_rangeset_bytes(&p->tier[t]);
+    return n;
+}
+
 static gpucore_status_t write_memory(struct cap *c, struct gpu_state *g,
                                      const struct gc_procmaps *pm)
 {
     struct gc_rangeset written = GC_RANGESET_INIT;
+    struct host_sel hs = { .sel = GC_RANGESET_INIT };
     uint32_t top = c->o->tier > GPUCORE_TIER_ALL ? GPUCORE_TIER_ALL : c->o->tier;
     gpucore_status_t st = GPUCORE_OK;
     struct gc_plan *p = g->plan;
@@ -1111,7 +1161,9 @@ static gpucore_status_t write_memory(struct cap *c, struct gpu_state *g,
         gc_rangeset_free(&written);
         return gc_diag_set(c->diag, st, GC_NO_OFFSET, "out of memory");
     }
-    if (p) {
+    st = select_host(c, pm, g->maps, g->nmaps, p ? &written : NULL, &hs);
+    c->bytes_planned = gc_rangeset_bytes(&hs.sel) + (p ? gpu_planned(p, top) : 0);
+    if (st == GPUCORE_OK && p) {
         /* Most needed first (plan.h: GC_PLAN_STATE_RANKS), so a budget cuts the least needed. */
         progress_tier(c, gpucore_tier_name(GPUCORE_TIER_STATE), "state tier");
         for (uint32_t r = 0; r < GC_PLAN_STATE_RANKS && st == GPUCORE_OK; r++)
@@ -1122,8 +1174,9 @@ static gpucore_status_t write_memory(struct cap *c, struct gpu_state *g,
     if (st == GPUCORE_OK) {
         progress_tier(c, "host", "host memory");
         stop_service(c);
-        st = write_host(c, pm, g->maps, g->nmaps, p ? &written : NULL);
+        st = write_host(c, pm, &hs);
     }
+    host_sel_free(&hs);
     for (uint32_t t = GPUCORE_TIER_SCRATCH; p && t < GC_PLAN_TIERS && st == GPUCORE_OK; t++) {
         if (t <= top) {
             progress_tier(c, gpucore_tier_name(t), "%s tier", gpucore_tier_name(t));
@@ -1230,99 +1283,73 @@ static void apply_trigger(struct cap *c)
 }
 
 /* From "threads seized, driver open" to a published core. */
-static gpucore_status_t capture_proper(struct cap *c)
+/*
+ * Stop every thread of the target and make sure debugging is enabled (WATCH and RUN enabled
+ * it before waiting). *ret_gpu is 0 when the runtime has not enabled debugging: the core is
+ * host-only.
+ */
+static gpucore_status_t stop_target(struct cap *c, struct gpu_state *g, int *ret_gpu)
 {
-    struct gpu_state g;
-    struct gc_procmaps pm;
-    struct gpucore_writer_stats ws;
-    uint64_t skipped_before_finish;
-    gpucore_diag_t d = { 0 };
-    int gpu = 1;
     gpucore_status_t st;
 
-    memset(&g, 0, sizeof(g));
-    memset(&pm, 0, sizeof(pm));
-    c->start_mono_ns = clock_ns(CLOCK_MONOTONIC);
-    c->start_real_ns = clock_ns(CLOCK_REALTIME);
-    if (c->o->deadline_ms)
-        c->deadline_ns = c->start_mono_ns + c->o->deadline_ms * 1000000ull;
-    gc_kfd_version(c->k, &g.kmaj, &g.kmin);
-
+    *ret_gpu = 1;
     progress_tier(c, NULL, "stopping threads");
-    st = gc_tracee_stop_all(c->t, c->service, c->nservice, CAP_STOP_TIMEOUT_MS, c->diag);
-    if (st != GPUCORE_OK)
-        goto out;
+    GC_TRY(gc_tracee_stop_all(c->t, c->service, c->nservice, CAP_STOP_TIMEOUT_MS, c->diag));
     /* What the target mapped while it ran decides which of its pages are never touched. */
     gc_kfd_forget_mappings(c->k);
     c->flags |= GPUCORE_META_HOST_STOPPED;
-    if (interrupted(c)) {
-        st = interrupted_fail(c);
-        goto out;
-    }
+    if (interrupted(c))
+        return interrupted_fail(c);
     if (!c->enabled) {
         /* With the error exceptions in the mask, a queue error raised during the capture is
          * held for the debugger (and handed to the runtime at DISABLE) instead of reaching
          * the runtime while the target is being read. */
         progress_tier(c, NULL, "enabling debugging");
-        st = gc_kfd_enable(c->k, CAP_WATCH_MASK, &g.rinfo, c->diag);
+        st = gc_kfd_enable(c->k, CAP_WATCH_MASK, &g->rinfo, c->diag);
         if (st != GPUCORE_OK)
-            goto out;
+            return st;
         c->enabled = 1;
         collect_events(c);
         apply_trigger(c);
     } else {
         /* WATCH/RUN enabled before waiting; ENABLE reported the runtime then. */
-        g.rinfo = c->rinfo_at_enable;
+        g->rinfo = c->rinfo_at_enable;
     }
-    if (g.rinfo.runtime_state != GPUCORE_KFD_RUNTIME_ENABLED) {
-        const char *name = gpucore_runtime_state_name(g.rinfo.runtime_state);
+    if (g->rinfo.runtime_state != GPUCORE_KFD_RUNTIME_ENABLED) {
+        const char *name = gpucore_runtime_state_name(g->rinfo.runtime_state);
 
         warn(c, "GPU state not captured: the ROCm runtime has not enabled debugging "
                 "(runtime_state %s); host-only core",
              name ? name : "unknown");
-        gpu = 0;
+        *ret_gpu = 0;
     }
-    if (gpu) {
-        st = gpu_prepare(c, &g);
-        if (st != GPUCORE_OK)
-            goto out;
-    } else {
-        /* Keep GPU memory out of the host part all the same. */
-        (void)gc_kfd_gpu_mappings(c->k, &g.maps, &g.nmaps, &d);
-    }
-    st = gc_procmaps_read(c->pid, NULL, &pm, c->diag);
-    if (st != GPUCORE_OK)
-        goto out;
-    /* The stopped threads' stack pointers order the host memory (write_host); the service
-     * threads, still running, are fetched again below with everyone else. */
-    st = gc_tracee_fetch_regs(c->t, c->diag);
-    if (st != GPUCORE_OK)
-        goto out;
-    st = open_writer(c, &g, &pm);
-    if (st != GPUCORE_OK)
-        goto out;
-    st = write_memory(c, &g, &pm);
-    if (st != GPUCORE_OK)
-        goto out;
+    return GPUCORE_OK;
+}
 
-    /* Memory is read: let the GPU go (through the driver's threads, running again), then stop
-     * them for good. Their registers are those taken when the host memory was read
-     * (stop_service); only threads that have none yet are read now. */
+/*
+ * Memory is read: let the GPU go (through the driver's threads, running again), then stop
+ * them for good. Their registers are those taken when the host memory was read
+ * (stop_service); only threads that have none yet are read now.
+ */
+static gpucore_status_t release_after_memory(struct cap *c)
+{
+    gpucore_diag_t d = { 0 };
+
     progress_tier(c, NULL, "resuming queues");
     resume_service(c);
     cap_release_gpu(c);
     for (uint32_t i = 0; i < c->nservice; i++)
         (void)gc_tracee_stop_thread(c->t, c->service[i], CAP_STOP_TIMEOUT_MS, &d);
-    st = gc_tracee_fetch_missing_regs(c->t, c->diag);
-    if (st != GPUCORE_OK)
-        goto out;
-    st = add_notes(c, &g, &pm);
-    if (st != GPUCORE_OK)
-        goto out;
-    if (interrupted(c)) {
-        st = interrupted_fail(c);
-        goto out;
-    }
+    return gc_tracee_fetch_missing_regs(c->t, c->diag);
+}
+
+/* Finish and publish the core; the result says what it holds. */
+static gpucore_status_t finish_core(struct cap *c)
+{
+    struct gpucore_writer_stats ws;
+    uint64_t skipped_before_finish;
+    gpucore_status_t st;
+
     progress_tier(c, NULL, "finishing the core");
     note_writer_state(c, writer_skipped(c), 0);
     skipped_before_finish = writer_skipped(c);
@@ -1332,7 +1359,7 @@ static gpucore_status_t capture_proper(struct cap *c)
         c->res->over_budget = 1; /* the headers and notes alone exceed --max-size */
     if (st != GPUCORE_OK) {
         gc_diag_prefix(c->diag, "%s", c->res->path);
-        goto out;
+        return st;
     }
     c->res->written = 1;
     c->res->file_bytes = ws.file_bytes;
@@ -1351,6 +1378,54 @@ static gpucore_status_t capture_proper(struct cap *c)
                             c->res->skipped_by_reason[GPUCORE_REASON_DEADLINE] +
                             c->res->skipped_by_reason[GPUCORE_REASON_IO_ERROR];
     c->res->duration_ns = clock_ns(CLOCK_MONOTONIC) - c->start_mono_ns;
+    return GPUCORE_OK;
+}
+
+static gpucore_status_t capture_proper(struct cap *c)
+{
+    struct gpu_state g;
+    struct gc_procmaps pm;
+    gpucore_diag_t d = { 0 };
+    int gpu = 1;
+    gpucore_status_t st;
+
+    memset(&g, 0, sizeof(g));
+    memset(&pm, 0, sizeof(pm));
+    c->start_mono_ns = clock_ns(CLOCK_MONOTONIC);
+    c->start_real_ns = clock_ns(CLOCK_REALTIME);
+    if (c->o->deadline_ms)
+        c->deadline_ns = c->start_mono_ns + c->o->deadline_ms * 1000000ull;
+    gc_kfd_version(c->k, &g.kmaj, &g.kmin);
+
+    st = stop_target(c, &g, &gpu);
+    if (st != GPUCORE_OK)
+        goto out;
+    if (gpu) {
+        st = gpu_prepare(c, &g);
+        if (st != GPUCORE_OK)
+            goto out;
+    } else {
+        /* Keep GPU memory out of the host part all the same. */
+        (void)gc_kfd_gpu_mappings(c->k, &g.maps, &g.nmaps, &d);
+    }
+    st = gc_procmaps_read(c->pid, NULL, &pm, c->diag);
+    if (st != GPUCORE_OK)
+        goto out;
+    /* The stopped threads' stack pointers order the host memory (write_host); the service
+     * threads, still running, are fetched again below with everyone else. */
+    st = gc_tracee_fetch_regs(c->t, c->diag);
+    if (st == GPUCORE_OK)
+        st = open_writer(c, &g, &pm);
+    if (st == GPUCORE_OK)
+        st = write_memory(c, &g, &pm);
+    if (st == GPUCORE_OK)
+        st = release_after_memory(c);
+    if (st == GPUCORE_OK)
+        st = add_notes(c, &g, &pm);
+    if (st == GPUCORE_OK && interrupted(c))
+        st = interrupted_fail(c);
+    if (st == GPUCORE_OK)
+        st = finish_core(c);
 out:
     gc_procmaps_free(&pm);
     gpu_state_free(&g);
@@ -1392,7 +1467,7 @@ static gpucore_status_t precheck_output(struct cap *c)
 {
     const char *pattern = c->o->output_pattern ? c->o->output_pattern : "gpucore.%p";
     struct gc_capture_vars v;
-    char storage[512], path[PATH_MAX], dir[PATH_MAX];
+    char storage[GC_CAPTURE_VARS_STORAGE], path[PATH_MAX], dir[PATH_MAX];
     char *slash;
     struct stat sb;
 
@@ -1437,6 +1512,7 @@ static gpucore_status_t seize_retrying(struct cap *c)
 
         if (st != GPUCORE_E_PERM || clock_ns(CLOCK_MONOTONIC) >= until || interrupted(c))
             return st;
+        progress_tick(c);
         nanosleep(&ts, NULL);
     }
 }

@@ -94,7 +94,15 @@ struct gc_capture_progress {
                                "referenced", "all"; NULL before and after */
     uint64_t bytes_written; /* target memory bytes read into the core so far (before any
                                compression; unreadable and skipped bytes not counted) */
-    int new_phase;          /* 1 at a phase change, 0 for a byte-count update */
+    uint64_t bytes_planned; /* target memory the capture means to write: the GPU tiers asked
+                               for and the host memory selected, known once memory writing
+                               begins (0 before, and for a capture that writes none). A
+                               budget, the deadline or unreadable pages leave bytes_written
+                               below it */
+    int has_deadline;       /* a deadline is running (set, and the capture proper began) */
+    uint64_t deadline_left_ns; /* with has_deadline: time left, 0 once it passed (the core is
+                               being cut) */
+    int new_phase;          /* 1 at a phase change, 0 for an update (bytes or time) */
 };
 
 /*
@@ -146,6 +154,8 @@ struct gc_capture_tree_event {
     const struct gc_capture_result *result; /* CORE, FAILED (may be NULL) */
 };
 
+#define GC_CAPTURE_TICK_MS 50u /* the waits' time slice: the progress callback's idle period */
+
 struct gc_capture_opts {
     enum gc_capture_mode mode;
     pid_t pid;                 /* NOW, WATCH */
@@ -168,10 +178,13 @@ struct gc_capture_opts {
     volatile sig_atomic_t *interrupted; /* set non-zero by the caller's signal handler: the
                                  capture is abandoned (RUN: the command is detached and left
                                  running, res->running, for the caller to pass the signal on) */
-    /* Progress: called at each new phase (new_phase 1), and while memory is written after
-     * every piece the writer pulls through its read callback (new_phase 0; many times a
-     * second, so the callee throttles what it shows). NULL = none: then nothing is counted
-     * or formatted. */
+    /* Progress: called at each new phase (new_phase 1); while memory is written after every
+     * piece (at most 1 MiB) the writer pulls through its read callback; and from the waits
+     * that take time slices (waiting for the GPU exception, for the simulated driver's
+     * socket, for a refused attach to be allowed): new_phase 0, at least every
+     * GC_CAPTURE_TICK_MS while the capture waits there, and up to many times a second (the
+     * callee throttles what it shows). Not during one blocking driver call (a suspend) or
+     * thread stop. NULL = none: then nothing is counted or formatted. */
     void (*progress)(void *user, const struct gc_capture_progress *p);
     void *progress_user;
     /* RUN: told of every core written and of every process let go of, as it happens (valid
@@ -273,32 +286,65 @@ int gc_capture_reap_command(pid_t pid, int *ret_status);
 gpucore_status_t gc_capture_parse_trigger(const char *text, struct gc_capture_trigger *ret,
                                           gpucore_diag_t *reterr_diag);
 
-/* Variables of an output pattern. */
+/*
+ * Output patterns (-o of run, watch and capture; the hook passes its $GPUCORE_OUTPUT on as -o).
+ * The tokens:
+ *   %p  the target's pid
+ *   %h  this machine's host name (gethostname)
+ *   %t  the time of the capture, seconds since the epoch
+ *   %e  the target's executable name: its comm (/proc/PID/comm, the base name of the file it
+ *       executed as the kernel keeps it), completed past the kernel's 15-byte cut: a comm of 15
+ *       bytes is replaced by the first name that starts with it among the base name of
+ *       /proc/PID/exe's target (the link is read, not followed; a " (deleted)" suffix is
+ *       dropped) and the base names of the first 3 words of /proc/PID/cmdline (argv[0], or
+ *       the script an interpreter runs after "#!"); if none starts with it, the comm itself
+ *   %j  the job id: the first non-empty of SLURM_JOB_ID, PBS_JOBID, LSB_JOBID, FLUX_JOB_ID in
+ *       the target's environment (/proc/PID/environ, first 1 MiB), else in gpucore's
+ *   %r  the rank: the first non-empty of OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK,
+ *       MV2_COMM_WORLD_RANK, PALS_RANKID, FLUX_TASK_RANK, SLURM_PROCID in the target's
+ *       environment, else in gpucore's (launchers first, the scheduler's SLURM_PROCID last:
+ *       an mpirun inside a Slurm job leaves the job step's SLURM_PROCID in each rank)
+ *   %%  a '%'
+ * A value that is unknown or unset becomes a word, so that "core.%j.%r" is never "core..":
+ * %j "nojob", %r "norank", %e and %h "unknown". Values come from the target and are hostile:
+ * at most GC_CAPTURE_VALUE_MAX bytes of each are used (the rest is dropped), every '/' and
+ * every control character (below 0x20, and 0x7f) becomes '!', and a value of exactly "." or
+ * ".." becomes "!" or "!." (as the kernel escapes core_pattern values), so that no value can
+ * move the file to another directory. Any other % sequence is an error.
+ */
+#define GC_CAPTURE_VALUE_MAX 255 /* bytes of one value (NAME_MAX: a whole file name) */
+#define GC_CAPTURE_UNSET_JOB "nojob"
+#define GC_CAPTURE_UNSET_RANK "norank"
+#define GC_CAPTURE_UNSET_EXE "unknown"
+#define GC_CAPTURE_UNSET_HOST "unknown"
+/* Storage gc_capture_vars_fill() needs for every value at its longest. */
+#define GC_CAPTURE_VARS_STORAGE (4 * (GC_CAPTURE_VALUE_MAX + 1))
+
+/* Variables of an output pattern; a NULL or "" string is unset. */
 struct gc_capture_vars {
     pid_t pid;
-    const char *hostname;   /* %h */
-    int64_t time_s;         /* %t: seconds since the epoch */
-    const char *exe;        /* %e: executable name (comm) */
-    const char *job_id;     /* %j: SLURM_JOB_ID, "" or NULL if unset (expands to "!") */
-    const char *rank;       /* %r: SLURM_PROCID, OMPI_COMM_WORLD_RANK or PMI_RANK; "" or NULL
-                               if none (expands to "!") */
+    const char *hostname; /* %h */
+    int64_t time_s;       /* %t: seconds since the epoch */
+    const char *exe;      /* %e: executable name */
+    const char *job_id;   /* %j */
+    const char *rank;     /* %r */
 };
 
 /*
- * Expand an output pattern: %p %h %t %e %j %r %% (as core(5), plus %j and %r). Substituted
- * values are escaped as the kernel escapes core_pattern values, so a hostile value (a job id
- * of "..", an empty rank, a host name with '/') cannot move the file out of the directory the
- * pattern names: every "/" becomes "!", a value of exactly "." or ".." starts with "!" instead
- * ("!" or "!."), and an empty or unset value becomes "!". Unknown % sequences are an error.
- * @retval GPUCORE_OK, GPUCORE_E_INVAL (unknown sequence; the diag names its offset),
- *         GPUCORE_E_LIMIT (result longer than @p cap - 1).
+ * Expand an output pattern (the tokens above) into @p out of @p cap bytes.
+ * @retval GPUCORE_OK
+ * @retval GPUCORE_E_INVAL  missing argument, empty pattern, or an unknown % sequence (the diag
+ *                          names it and its offset)
+ * @retval GPUCORE_E_LIMIT  the result is longer than @p cap - 1
  */
 gpucore_status_t gc_capture_expand_path(const char *pattern, const struct gc_capture_vars *v,
                                         char *out, size_t cap, gpucore_diag_t *reterr_diag);
 
-/* Fill @p v from the process @p pid: %e its comm; %j and %r from its environment
- * (/proc/PID/environ), or from gpucore's where the target's has no such variable. Strings are
- * static or point into @p storage (size @p cap). */
+/*
+ * Fill @p v from the process @p pid as the tokens above say; %t is now. Strings are static
+ * ("" when unknown) or point into @p storage (@p cap bytes; GC_CAPTURE_VARS_STORAGE holds
+ * every value at its longest; a value that does not fit is unset). Never fails.
+ */
 void gc_capture_vars_fill(struct gc_capture_vars *v, pid_t pid, char *storage, size_t cap);
 
 /* What gc_capture_check_driver() found. */

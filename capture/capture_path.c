@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Output patterns (-o): core(5)'s %p %h %t %e %% plus %j (SLURM job) and %r (MPI rank), and the
- * variables they take from the target process and the environment.
+ * Output patterns (-o): core(5)'s %p %h %t %e %% plus %j (batch job) and %r (MPI rank), and the
+ * variables they take from the target process and its environment. capture.h says exactly what
+ * each token becomes, unset and hostile values included.
  */
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,34 +18,73 @@
 #include "gc_util.h"
 
 /*
- * Append the value of one pattern token to out, escaped as the kernel's cn_esc_printf()
- * escapes core_pattern values, so that no value can move the file to another directory:
- * every '/' becomes '!', a value of exactly "." or ".." has its first '.' made '!', and an
- * empty (or unset) value becomes "!". Literal text (%% included) is copied unchanged.
- * 0, or -1 when it does not fit in cap (NUL included).
+ * The tokens: what each expands to and the word an unset value becomes. An unset token says so
+ * instead of vanishing, so that "core.%j.%r" is never "core..": a job and a rank are absent
+ * outside a batch job or an MPI launch (a state, hence "nojob", "norank"); an executable or
+ * host name that could not be read is "unknown".
+ */
+enum token_kind { TOKEN_PID, TOKEN_TIME, TOKEN_STRING, TOKEN_PERCENT };
+
+static const struct token {
+    char name;
+    enum token_kind kind;
+    size_t field;      /* TOKEN_STRING: offset of the const char * in struct gc_capture_vars */
+    const char *unset; /* TOKEN_STRING: the value when the field is NULL or "" */
+} tokens[] = {
+    { 'p', TOKEN_PID, 0, NULL },
+    { 't', TOKEN_TIME, 0, NULL },
+    { 'h', TOKEN_STRING, offsetof(struct gc_capture_vars, hostname), GC_CAPTURE_UNSET_HOST },
+    { 'e', TOKEN_STRING, offsetof(struct gc_capture_vars, exe), GC_CAPTURE_UNSET_EXE },
+    { 'j', TOKEN_STRING, offsetof(struct gc_capture_vars, job_id), GC_CAPTURE_UNSET_JOB },
+    { 'r', TOKEN_STRING, offsetof(struct gc_capture_vars, rank), GC_CAPTURE_UNSET_RANK },
+    { '%', TOKEN_PERCENT, 0, NULL },
+};
+
+/*
+ * Append the value of one token to out, escaped as the kernel's cn_esc_printf() escapes
+ * core_pattern values, so that no value can move the file to another directory, plus control
+ * characters: every '/' and every byte below 0x20 or 0x7f becomes '!', and a value of exactly
+ * "." or ".." has its first '.' made '!'. At most GC_CAPTURE_VALUE_MAX bytes of the value are
+ * taken. Literal text (%% included) is copied unchanged. 0, or -1 when it does not fit in cap
+ * (NUL included).
  */
 static int put_value(char *out, size_t cap, size_t *len, const char *s, int escape)
 {
     size_t start = *len;
 
-    if (!s)
-        s = "";
-    for (; *s; s++) {
+    for (size_t i = 0; s[i] && (!escape || i < GC_CAPTURE_VALUE_MAX); i++) {
+        unsigned char ch = (unsigned char)s[i];
+
         if (*len + 1 >= cap)
             return -1;
-        out[(*len)++] = (escape && *s == '/') ? '!' : *s;
+        out[(*len)++] = (escape && (ch == '/' || ch < 0x20 || ch == 0x7f)) ? '!' : (char)ch;
     }
-    if (!escape)
-        return 0;
-    if (*len == start) {
-        if (*len + 1 >= cap)
-            return -1;
-        out[(*len)++] = '!';
-    } else if ((*len - start == 1 || *len - start == 2) && out[start] == '.' &&
-               out[*len - 1] == '.') {
+    if (escape && (*len - start == 1 || *len - start == 2) && out[start] == '.' &&
+        out[*len - 1] == '.')
         out[start] = '!';
-    }
     return 0;
+}
+
+/* The text of token @p t for @p v: a number in num, a string of v, or the unset word. */
+static const char *token_value(const struct token *t, const struct gc_capture_vars *v, char *num,
+                               size_t numcap)
+{
+    const char *s;
+
+    switch (t->kind) {
+    case TOKEN_PID:
+        snprintf(num, numcap, "%ld", (long)v->pid);
+        return num;
+    case TOKEN_TIME:
+        snprintf(num, numcap, "%" PRId64, v->time_s);
+        return num;
+    case TOKEN_PERCENT:
+        return "%";
+    case TOKEN_STRING:
+        break;
+    }
+    memcpy(&s, (const char *)v + t->field, sizeof(s));
+    return s && *s ? s : t->unset;
 }
 
 gpucore_status_t gc_capture_expand_path(const char *pattern, const struct gc_capture_vars *v,
@@ -56,8 +98,7 @@ gpucore_status_t gc_capture_expand_path(const char *pattern, const struct gc_cap
     GC_FAIL_IF(!*pattern, reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
                "output pattern is empty: expected a file name such as gpucore.%%p");
     for (size_t i = 0; pattern[i]; i++) {
-        const char *val = NULL;
-        int is_literal = 0;
+        const struct token *t = NULL;
 
         if (pattern[i] != '%') {
             GC_FAIL_IF(len + 1 >= cap, reterr_diag, GPUCORE_E_LIMIT, i,
@@ -66,40 +107,18 @@ gpucore_status_t gc_capture_expand_path(const char *pattern, const struct gc_cap
             continue;
         }
         i++;
-        switch (pattern[i]) {
-        case 'p':
-            snprintf(num, sizeof(num), "%ld", (long)v->pid);
-            val = num;
-            break;
-        case 't':
-            snprintf(num, sizeof(num), "%" PRId64, v->time_s);
-            val = num;
-            break;
-        case 'h':
-            val = v->hostname;
-            break;
-        case 'e':
-            val = v->exe;
-            break;
-        case 'j':
-            val = v->job_id;
-            break;
-        case 'r':
-            val = v->rank;
-            break;
-        case '%':
-            val = "%";
-            is_literal = 1;
-            break;
-        default:
+        for (size_t k = 0; pattern[i] && k < GC_ARRAY_SIZE(tokens); k++)
+            if (tokens[k].name == pattern[i])
+                t = &tokens[k];
+        if (!t)
             return gc_diag_set(reterr_diag, GPUCORE_E_INVAL, i - 1,
                                "output pattern \"%s\": unknown sequence \"%%%.1s\" at offset "
                                "%zu (expected %%p %%h %%t %%e %%j %%r or %%%%)",
                                pattern, pattern[i] ? &pattern[i] : "", i - 1);
-        }
-        GC_FAIL_IF(put_value(out, cap, &len, val, !is_literal) != 0, reterr_diag,
-                   GPUCORE_E_LIMIT, i, "output pattern \"%s\" expands to more than %zu bytes",
-                   pattern, cap - 1);
+        GC_FAIL_IF(put_value(out, cap, &len, token_value(t, v, num, sizeof(num)),
+                             t->kind != TOKEN_PERCENT) != 0,
+                   reterr_diag, GPUCORE_E_LIMIT, i,
+                   "output pattern \"%s\" expands to more than %zu bytes", pattern, cap - 1);
     }
     out[len] = '\0';
     return GPUCORE_OK;
@@ -113,7 +132,7 @@ static ssize_t read_proc(pid_t pid, const char *what, char *buf, size_t cap)
     int fd;
 
     snprintf(path, sizeof(path), "/proc/%ld/%s", (long)pid, what);
-    fd = open(path, O_RDONLY | O_CLOEXEC);
+    fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0)
         return -1;
     n = read(fd, buf, cap - 1);
@@ -125,8 +144,9 @@ static ssize_t read_proc(pid_t pid, const char *what, char *buf, size_t cap)
 }
 
 /*
- * The target's environment (/proc/PID/environ: NUL-separated NAME=VALUE, as it was at exec),
- * read once; at most ENVIRON_MAX bytes are looked at. NULL when it cannot be read.
+ * The target's environment (/proc/PID/environ: NUL-separated NAME=VALUE, as it was at exec or
+ * as the target has since overwritten it), read once; at most ENVIRON_MAX bytes are looked at.
+ * NULL when it cannot be read.
  */
 #define ENVIRON_MAX (1u << 20)
 
@@ -138,7 +158,7 @@ static char *read_environ(pid_t pid, size_t *ret_len)
     int fd;
 
     snprintf(path, sizeof(path), "/proc/%ld/environ", (long)pid);
-    fd = open(path, O_RDONLY | O_CLOEXEC);
+    fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0)
         return NULL;
     for (;;) {
@@ -178,11 +198,14 @@ static const char *environ_get(const char *env, size_t len, const char *name)
     return NULL;
 }
 
-/* Take @p s (with @p n bytes) into storage; returns the copy or "" when storage is full. */
+/* Take @p s (at most GC_CAPTURE_VALUE_MAX of its @p n bytes) into storage; returns the copy,
+   or "" (unset) when storage is full. */
 static const char *store(char *storage, size_t cap, size_t *used, const char *s, size_t n)
 {
     char *p;
 
+    if (n > GC_CAPTURE_VALUE_MAX)
+        n = GC_CAPTURE_VALUE_MAX;
     if (*used + n + 1 > cap)
         return "";
     p = storage + *used;
@@ -192,12 +215,129 @@ static const char *store(char *storage, size_t cap, size_t *used, const char *s,
     return p;
 }
 
+/*
+ * %j and %r: the variables of each, in order. Job: one scheduler runs a job, the order only
+ * matters when a job of one runs inside another. Rank: the innermost launcher first, since an
+ * MPI launcher started inside a Slurm allocation (mpirun in an sbatch script) leaves the Slurm
+ * step's SLURM_PROCID (its own index, shared by the ranks it starts) in every rank's
+ * environment, while the MPI variables name the rank itself.
+ */
+static const char *const job_vars[] = {
+    "SLURM_JOB_ID", /* Slurm */
+    "PBS_JOBID",    /* PBS Pro, OpenPBS, Torque */
+    "LSB_JOBID",    /* IBM Spectrum LSF */
+    "FLUX_JOB_ID",  /* Flux */
+};
+static const char *const rank_vars[] = {
+    "OMPI_COMM_WORLD_RANK", /* Open MPI's mpirun/prterun */
+    "PMIX_RANK",            /* any PMIx launcher (prterun, srun --mpi=pmix, Flux) */
+    "PMI_RANK",             /* MPICH's Hydra, Intel MPI, srun --mpi=pmi2 */
+    "MV2_COMM_WORLD_RANK",  /* MVAPICH2's mpirun_rsh */
+    "PALS_RANKID",          /* HPE Cray PALS (aprun/mpiexec) */
+    "FLUX_TASK_RANK",       /* Flux */
+    "SLURM_PROCID",         /* srun */
+};
+
+/* The first of @p names with a non-empty value in the target's environment (@p env), else in
+   gpucore's; NULL if none. */
+static const char *lookup(const char *env, size_t elen, const char *const *names, size_t count)
+{
+    for (int own = 0; own < 2; own++)
+        for (size_t i = 0; i < count; i++) {
+            const char *val = own ? getenv(names[i]) : environ_get(env, elen, names[i]);
+
+            if (val && *val)
+                return val;
+        }
+    return NULL;
+}
+
+/* Last component of the @p n bytes at @p s (which need not be NUL-terminated). */
+static const char *base_name(const char *s, size_t *n)
+{
+    const char *b = s;
+
+    for (size_t i = 0; i < *n; i++)
+        if (s[i] == '/')
+            b = s + i + 1;
+    *n -= (size_t)(b - s);
+    return b;
+}
+
+/*
+ * %e. The kernel names a process (comm) by the base name of the file it executed, cut to
+ * TASK_COMM_LEN - 1 = 15 bytes. A comm shorter than that is the whole name. A comm of 15 bytes
+ * may have been cut: the name is completed from the first candidate that starts with those
+ * 15 bytes: the base name of /proc/PID/exe's target (its link is read, never followed; a
+ * " (deleted)" the kernel appends to a removed file is dropped), then of the first
+ * EXE_ARGV_WORDS words of /proc/PID/cmdline (argv[0], or the script of an interpreter started
+ * by "#!" as argv[1] or argv[2]). If none does (the process renamed itself), it is the comm.
+ * Every read is bounded; the name at most GC_CAPTURE_VALUE_MAX bytes.
+ */
+#define COMM_MAX 15
+#define EXE_ARGV_WORDS 3
+#define CMDLINE_MAX 8192
+
+static const char *exe_name(pid_t pid, char *storage, size_t cap, size_t *used)
+{
+    static const char deleted[] = " (deleted)";
+    char comm[64], link[PATH_MAX];
+    char *cmdline;
+    const char *b;
+    size_t n;
+    ssize_t k;
+
+    k = read_proc(pid, "comm", comm, sizeof(comm));
+    while (k > 0 && comm[k - 1] == '\n')
+        k--;
+    if (k <= 0)
+        return "";
+    comm[k] = '\0';
+    if (k < COMM_MAX)
+        return store(storage, cap, used, comm, (size_t)k);
+    snprintf(link, sizeof(link), "/proc/%ld/exe", (long)pid);
+    {
+        char target[PATH_MAX];
+        ssize_t t = readlink(link, target, sizeof(target));
+
+        if (t > 0 && (size_t)t < sizeof(target)) {
+            n = (size_t)t;
+            if (n > sizeof(deleted) - 1 &&
+                memcmp(target + n - (sizeof(deleted) - 1), deleted, sizeof(deleted) - 1) == 0)
+                n -= sizeof(deleted) - 1;
+            b = base_name(target, &n);
+            if (n >= COMM_MAX && memcmp(b, comm, COMM_MAX) == 0)
+                return store(storage, cap, used, b, n);
+        }
+    }
+    cmdline = malloc(CMDLINE_MAX);
+    if (cmdline) {
+        ssize_t len = read_proc(pid, "cmdline", cmdline, CMDLINE_MAX);
+        size_t i = 0;
+
+        for (int w = 0; len > 0 && w < EXE_ARGV_WORDS && i < (size_t)len; w++) {
+            size_t wl = strlen(cmdline + i);
+
+            n = wl;
+            b = base_name(cmdline + i, &n);
+            if (n >= COMM_MAX && memcmp(b, comm, COMM_MAX) == 0) {
+                b = store(storage, cap, used, b, n);
+                free(cmdline);
+                return b;
+            }
+            i += wl + 1;
+        }
+        free(cmdline);
+    }
+    return store(storage, cap, used, comm, (size_t)k);
+}
+
 void gc_capture_vars_fill(struct gc_capture_vars *v, pid_t pid, char *storage, size_t cap)
 {
-    char buf[256];
-    size_t used = 0;
-    const char *env;
-    ssize_t n;
+    char host[256];
+    size_t used = 0, elen = 0;
+    char *environ_block;
+    const char *val;
 
     memset(v, 0, sizeof(*v));
     v->pid = pid;
@@ -208,38 +348,19 @@ void gc_capture_vars_fill(struct gc_capture_vars *v, pid_t pid, char *storage, s
     v->rank = "";
     if (!storage || cap == 0)
         return;
-    if (gethostname(buf, sizeof(buf)) == 0) {
-        buf[sizeof(buf) - 1] = '\0';
-        v->hostname = store(storage, cap, &used, buf, strlen(buf));
+    if (gethostname(host, sizeof(host)) == 0) {
+        host[sizeof(host) - 1] = '\0';
+        v->hostname = store(storage, cap, &used, host, strlen(host));
     }
-    n = read_proc(pid, "comm", buf, sizeof(buf));
-    if (n > 0) {
-        while (n > 0 && buf[n - 1] == '\n')
-            n--;
-        v->exe = store(storage, cap, &used, buf, (size_t)n);
-    }
-    /* %j and %r are the target's job and rank: its own environment first (a capture or
-       watch of a process of another job step), else gpucore's. */
-    {
-        static const char *const rank_vars[] = { "SLURM_PROCID", "OMPI_COMM_WORLD_RANK",
-                                                 "PMI_RANK" };
-        size_t elen = 0;
-        char *environ_block = read_environ(pid, &elen);
-
-        env = environ_get(environ_block, elen, "SLURM_JOB_ID");
-        if (!env)
-            env = getenv("SLURM_JOB_ID");
-        if (env)
-            v->job_id = store(storage, cap, &used, env, strnlen(env, 64));
-        for (int own = 0; own < 2 && !*v->rank; own++) {
-            for (size_t i = 0; i < GC_ARRAY_SIZE(rank_vars); i++) {
-                env = own ? getenv(rank_vars[i]) : environ_get(environ_block, elen, rank_vars[i]);
-                if (env && *env) {
-                    v->rank = store(storage, cap, &used, env, strnlen(env, 64));
-                    break;
-                }
-            }
-        }
-        free(environ_block);
-    }
+    v->exe = exe_name(pid, storage, cap, &used);
+    /* The target's job and rank: its own environment first (a capture or watch of a process
+       of another job step), else gpucore's. */
+    environ_block = read_environ(pid, &elen);
+    val = lookup(environ_block, elen, job_vars, GC_ARRAY_SIZE(job_vars));
+    if (val)
+        v->job_id = store(storage, cap, &used, val, strnlen(val, GC_CAPTURE_VALUE_MAX));
+    val = lookup(environ_block, elen, rank_vars, GC_ARRAY_SIZE(rank_vars));
+    if (val)
+        v->rank = store(storage, cap, &used, val, strnlen(val, GC_CAPTURE_VALUE_MAX));
+    free(environ_block);
 }

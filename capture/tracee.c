@@ -554,21 +554,43 @@ void gc_tracee_release(struct gc_tracee *t)
 
 /* ---- spawn -------------------------------------------------------------------------------- */
 
-gpucore_status_t gc_tracee_spawn(char *const argv[], char *const envp[], struct gc_tracee **ret,
-                                 gpucore_diag_t *reterr_diag)
+/*
+ * The child of spawn: wait until the parent has seized it (it closes its end of @p go), then
+ * execute argv; a failed exec sends its errno through @p err and exits 127.
+ */
+_Noreturn static void spawned_child(const int go[2], const int err[2], char *const argv[],
+                                    char *const envp[])
 {
-    int go[2], err_pipe[2];
-    struct gc_tracee *t;
-    pid_t child;
-    int child_errno = 0, status;
-    ssize_t n;
+    char c;
+    int e;
 
-    GC_FAIL_IF(!ret || !argv || !argv[0] || !argv[0][0], reterr_diag, GPUCORE_E_INVAL,
-               GC_NO_OFFSET, "no program to start");
+    close(go[1]);
+    close(err[0]);
+    while (read(go[0], &c, 1) < 0 && errno == EINTR)
+        ;
+    close(go[0]);
+    if (envp)
+        execvpe(argv[0], argv, envp);
+    else
+        execvp(argv[0], argv);
+    e = errno;
+    while (write(err[1], &e, sizeof(e)) < 0 && errno == EINTR)
+        ;
+    _exit(127);
+}
+
+/* Fork a child that waits to be seized (spawned_child). The parent keeps *ret_go (its close
+ * lets the child go) and *ret_err (the child's exec errno, or EOF once it has executed). */
+static gpucore_status_t fork_waiting(char *const argv[], char *const envp[], pid_t *ret_child,
+                                     int *ret_go, int *ret_err, gpucore_diag_t *reterr_diag)
+{
+    int go[2], err[2];
+    pid_t child;
+
     if (pipe2(go, O_CLOEXEC) < 0)
         return gc_diag_set(reterr_diag, GPUCORE_E_IO, GC_NO_OFFSET, "pipe: %s",
                            strerror(errno));
-    if (pipe2(err_pipe, O_CLOEXEC) < 0) {
+    if (pipe2(err, O_CLOEXEC) < 0) {
         int e = errno;
 
         close(go[0]);
@@ -581,40 +603,36 @@ gpucore_status_t gc_tracee_spawn(char *const argv[], char *const envp[], struct 
 
         close(go[0]);
         close(go[1]);
-        close(err_pipe[0]);
-        close(err_pipe[1]);
+        close(err[0]);
+        close(err[1]);
         return gc_diag_set(reterr_diag, GPUCORE_E_IO, GC_NO_OFFSET, "cannot fork: %s",
                            strerror(e));
     }
-    if (child == 0) {
-        char c;
-        int e;
-
-        /* Wait until the parent has seized us (it closes its end of the pipe). */
-        close(go[1]);
-        close(err_pipe[0]);
-        while (read(go[0], &c, 1) < 0 && errno == EINTR)
-            ;
-        close(go[0]);
-        if (envp)
-            execvpe(argv[0], argv, envp);
-        else
-            execvp(argv[0], argv);
-        e = errno;
-        while (write(err_pipe[1], &e, sizeof(e)) < 0 && errno == EINTR)
-            ;
-        _exit(127);
-    }
+    if (child == 0)
+        spawned_child(go, err, argv, envp);
     close(go[0]);
-    close(err_pipe[1]);
-    t = tracee_new(child);
+    close(err[1]);
+    *ret_child = child;
+    *ret_go = go[1];
+    *ret_err = err[0];
+    return GPUCORE_OK;
+}
+
+/* Seize the waiting @p child (named @p name); on failure it is killed and reaped, and @p go
+ * and @p err are closed. */
+static gpucore_status_t seize_child(pid_t child, const char *name, int go, int err,
+                                    struct gc_tracee **ret, gpucore_diag_t *reterr_diag)
+{
+    struct gc_tracee *t = tracee_new(child);
+    int status;
+
     if (!t || ptrace(PTRACE_SEIZE, child, NULL,
                      (void *)(long)(PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC)) < 0) {
         int e = t ? errno : ENOMEM;
 
         kill(child, SIGKILL);
-        close(go[1]);
-        close(err_pipe[0]);
+        close(go);
+        close(err);
         while (waitpid(child, &status, __WALL) < 0 && errno == EINTR)
             ;
         tracee_free(t);
@@ -623,22 +641,34 @@ gpucore_status_t gc_tracee_spawn(char *const argv[], char *const envp[], struct 
         if (e == EPERM)
             return explain_eperm(child, reterr_diag);
         return gc_diag_set(reterr_diag, GPUCORE_E_IO, GC_NO_OFFSET, "cannot trace %s: %s",
-                           argv[0], strerror(e));
+                           name, strerror(e));
     }
     if (!add_thread(t, child)) {
-        close(go[1]);
-        close(err_pipe[0]);
+        close(go);
+        close(err);
         kill(child, SIGKILL);
         gc_tracee_detach(t);
         while (waitpid(child, &status, __WALL) < 0 && errno == EINTR)
             ;
         return gc_diag_set(reterr_diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
     }
-    close(go[1]); /* go */
+    *ret = t;
+    return GPUCORE_OK;
+}
+
+/* Let the seized @p child of @p t go (close @p go) and wait until it has executed (its exec
+ * event stop, anything before re-injected). On failure @p t is freed. @p err is closed. */
+static gpucore_status_t await_exec(struct gc_tracee *t, pid_t child, const char *name, int go,
+                                   int err, gpucore_diag_t *reterr_diag)
+{
+    int child_errno = 0, status;
+    ssize_t n;
+
+    close(go); /* go */
     do
-        n = read(err_pipe[0], &child_errno, sizeof(child_errno));
+        n = read(err, &child_errno, sizeof(child_errno));
     while (n < 0 && errno == EINTR);
-    close(err_pipe[0]);
+    close(err);
     if (n == (ssize_t)sizeof(child_errno)) {
         /* exec failed: the child exits 127; collect it. */
         for (;;) {
@@ -652,9 +682,8 @@ gpucore_status_t gc_tracee_spawn(char *const argv[], char *const envp[], struct 
         }
         tracee_free(t);
         return gc_diag_set(reterr_diag, GPUCORE_E_NOTFOUND, GC_NO_OFFSET,
-                           "cannot execute %s: %s", argv[0], strerror(child_errno));
+                           "cannot execute %s: %s", name, strerror(child_errno));
     }
-    /* exec happened: wait for its event stop, re-injecting anything that came before. */
     for (;;) {
         pid_t w = waitpid(child, &status, __WALL);
 
@@ -665,23 +694,37 @@ gpucore_status_t gc_tracee_spawn(char *const argv[], char *const envp[], struct 
 
             tracee_free(t);
             return gc_diag_set(reterr_diag, GPUCORE_E_IO, GC_NO_OFFSET,
-                               "waiting for %s to start: %s", argv[0], strerror(e));
+                               "waiting for %s to start: %s", name, strerror(e));
         }
         if (WIFEXITED(status) || WIFSIGNALED(status)) {
             tracee_free(t);
             return gc_diag_set(reterr_diag, GPUCORE_E_NOTFOUND, GC_NO_OFFSET,
-                               "%s ended before it started", argv[0]);
+                               "%s ended before it started", name);
         }
         if (WIFSTOPPED(status) && (status >> 16) == PTRACE_EVENT_EXEC) {
             ptrace(PTRACE_CONT, child, NULL, NULL);
-            break;
+            return GPUCORE_OK;
         }
         if (handle_status(t, child, status, 0) == 1) {
             tracee_free(t);
             return gc_diag_set(reterr_diag, GPUCORE_E_NOTFOUND, GC_NO_OFFSET,
-                               "%s ended before it started", argv[0]);
+                               "%s ended before it started", name);
         }
     }
+}
+
+gpucore_status_t gc_tracee_spawn(char *const argv[], char *const envp[], struct gc_tracee **ret,
+                                 gpucore_diag_t *reterr_diag)
+{
+    struct gc_tracee *t = NULL;
+    pid_t child = -1;
+    int go = -1, err = -1;
+
+    GC_FAIL_IF(!ret || !argv || !argv[0] || !argv[0][0], reterr_diag, GPUCORE_E_INVAL,
+               GC_NO_OFFSET, "no program to start");
+    GC_TRY(fork_waiting(argv, envp, &child, &go, &err, reterr_diag));
+    GC_TRY(seize_child(child, argv[0], go, err, &t, reterr_diag));
+    GC_TRY(await_exec(t, child, argv[0], go, err, reterr_diag));
     *ret = t;
     return GPUCORE_OK;
 }

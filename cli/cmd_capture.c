@@ -8,8 +8,10 @@
  *   run -- CMD [ARGS]    start CMD and follow its process tree; each process that enables the
  *                        GPU runtime is watched as watch does; exit with CMD's status
  *
- * Output: progress on stderr while stderr is a terminal (the phase; while memory is written,
- * the tier, the bytes written so far and the rate); one final line (unless --quiet); with
+ * Output: progress on stderr while stderr is a terminal (the elapsed time and the phase; while
+ * memory is written, the tier, the bytes written of the planned total, the rate, the deadline
+ * and the budget; redrawn while the capture waits, see show_progress); one final line (unless
+ * --quiet); with
  * --json, one JSON object per core written (CAPTURE_JSON_SCHEMA, below) on stdout or appended
  * to a file; errors as one "gpucore: ..." line with a sysexits code. SIGINT/SIGTERM/SIGHUP/
  * SIGQUIT stop the capture: no core is written, the target is resumed and detached, and the exit
@@ -24,6 +26,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdarg.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -84,15 +88,20 @@ static const char *signal_name(int sig)
    to declare the helper its ptracer. */
 #define HOOK_SEIZE_RETRY_MS 2000u
 
-/* The progress line is redrawn at most this often while bytes are written (each new phase is
-   shown at once). */
+/* The progress line is redrawn at most this often (each new phase is shown at once); the
+   capture's waits call back every GC_CAPTURE_TICK_MS, so a wait redraws about this often. */
 #define PROGRESS_INTERVAL_NS 100000000ull
+/* The progress line is cut to the terminal's width less one column (so it never wraps, which
+   would leave the '\r' redraw on a second row); this many bytes at most. */
+#define PROGRESS_LINE_MAX 512
 
 struct capture_cli {
     const char *cmd;
     int quiet;
     int tty;
     int progress_shown;
+    uint64_t start_ns;       /* when the capture began: the origin of the elapsed time */
+    uint64_t max_size;       /* --max-size, shown on the progress line; 0 = none */
     uint64_t write_start_ns; /* when memory writing began: the origin of the rate */
     uint64_t last_draw_ns;
     const char *json_path;   /* --json=FILE; NULL with json_fd 1 for stdout */
@@ -140,9 +149,12 @@ static void capture_help(const char *cmd, FILE *out)
     fprintf(out,
             "Options:\n"
             "  -o PATTERN         output file (default gpucore.%%p): %%p pid, %%h host name,\n"
-            "                     %%t time (s), %%e executable (comm, 15 bytes), %%j SLURM job id,\n"
-            "                     %%r MPI rank, %%%% %%. In values '/' becomes '!', and '.', '..'\n"
-            "                     and an empty or unset value become '!', '!.' and '!'\n"
+            "                     %%t time (s), %%e executable name, %%j job id (SLURM_JOB_ID,\n"
+            "                     PBS_JOBID, LSB_JOBID, FLUX_JOB_ID), %%r rank (OMPI_COMM_WORLD_RANK,\n"
+            "                     PMIX_RANK, PMI_RANK, MV2_COMM_WORLD_RANK, PALS_RANKID,\n"
+            "                     FLUX_TASK_RANK, SLURM_PROCID), %%%% %%. Unset: nojob, norank,\n"
+            "                     unknown. In values '/' and control characters become '!',\n"
+            "                     '.' and '..' become '!' and '!.'\n"
             "  --tier TIER        state|scratch|referenced|all (default referenced): how much GPU\n"
             "                     memory beyond the wave state, queues and code objects\n"
             "  --max-size N[K|M|G] size budget of the file, never exceeded: its apparent size\n"
@@ -240,32 +252,98 @@ static uint64_t mono_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Only installed when stderr is a terminal: otherwise the capture counts nothing. */
+/* Elapsed time for the progress line: "  3.2s" below 1000 s, then "17m05s", "2h03m07s". */
+static void format_elapsed(uint64_t ns, char *buf, size_t size)
+{
+    uint64_t s = ns / 1000000000ull;
+
+    if (s < 1000)
+        snprintf(buf, size, "%5.1fs", (double)ns / 1e9);
+    else if (s < 3600)
+        snprintf(buf, size, "%um%02us", (unsigned)(s / 60), (unsigned)(s % 60));
+    else
+        snprintf(buf, size, "%uh%02um%02us", (unsigned)(s / 3600), (unsigned)(s / 60 % 60),
+                 (unsigned)(s % 60));
+}
+
+/* Append to the line (cut at its end: the line is cut to the terminal anyway). */
+static void line_add(char *line, size_t *len, const char *fmt, ...) GC_PRINTF(3, 4);
+static void line_add(char *line, size_t *len, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    if (*len >= PROGRESS_LINE_MAX - 1)
+        return;
+    va_start(ap, fmt);
+    n = vsnprintf(line + *len, PROGRESS_LINE_MAX - *len, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        *len = *len + (size_t)n < PROGRESS_LINE_MAX ? *len + (size_t)n : PROGRESS_LINE_MAX - 1;
+}
+
+/*
+ * The progress line, on a terminal only (otherwise the capture counts nothing):
+ *   gpucore: [ELAPSED] PHASE...
+ *   gpucore: [ELAPSED] PHASE: WRITTEN of PLANNED (P%), RATE MB/s[, deadline in T][, budget B]...
+ *   gpucore: [ELAPSED] PHASE (WRITTEN written, RATE MB/s)...   (after the memory)
+ * ELAPSED counts from the start of the command; the second form is shown while memory is
+ * written ("of PLANNED (P%)" once the plan is known), with "deadline in T" ("deadline passed")
+ * while a --deadline runs and "budget B" with --max-size. Redrawn at each phase and at most
+ * every PROGRESS_INTERVAL_NS on updates, which come while bytes move and from the capture's
+ * waits, so the time moves even when the bytes do not.
+ */
 static void show_progress(void *user, const struct gc_capture_progress *p)
 {
     struct capture_cli *cli = user;
     uint64_t now = mono_ns();
-    char size[32];
+    char line[PROGRESS_LINE_MAX], elapsed[32], size[32], planned[32];
+    size_t len = 0;
+    struct winsize ws;
 
     if (p->tier && !cli->write_start_ns)
         cli->write_start_ns = now;
+    else if (!p->tier && !p->bytes_planned)
+        cli->write_start_ns = 0; /* before the memory of a capture (run: of the next one) */
     if (!p->new_phase && now - cli->last_draw_ns < PROGRESS_INTERVAL_NS)
         return;
     cli->last_draw_ns = now;
+    format_elapsed(now - cli->start_ns, elapsed, sizeof(elapsed));
+    line_add(line, &len, "gpucore: [%s] %s", elapsed, p->phase);
     if (cli->write_start_ns) {
         double secs = (double)(now - cli->write_start_ns) / 1e9;
         double rate = secs > 0 ? (double)p->bytes_written / 1e6 / secs : 0.0;
 
         gc_format_size(p->bytes_written, size, sizeof(size));
-        if (p->tier)
-            fprintf(stderr, "\rgpucore: %s: %s written, %.1f MB/s...\033[K", p->phase, size,
-                    rate);
-        else
-            fprintf(stderr, "\rgpucore: %s (%s written, %.1f MB/s)...\033[K", p->phase, size,
-                    rate);
-    } else {
-        fprintf(stderr, "\rgpucore: %s...\033[K", p->phase);
+        if (!p->tier) {
+            line_add(line, &len, " (%s written, %.1f MB/s)", size, rate);
+        } else {
+            line_add(line, &len, ": %s", size);
+            if (p->bytes_planned) {
+                uint64_t done = p->bytes_written < p->bytes_planned ? p->bytes_written
+                                                                     : p->bytes_planned;
+
+                gc_format_size(p->bytes_planned, planned, sizeof(planned));
+                line_add(line, &len, " of %s (%u%%)", planned,
+                         (unsigned)((double)done * 100.0 / (double)p->bytes_planned));
+            } else {
+                line_add(line, &len, " written");
+            }
+            line_add(line, &len, ", %.1f MB/s", rate);
+            if (p->has_deadline && p->deadline_left_ns)
+                line_add(line, &len, ", deadline in %.1fs", (double)p->deadline_left_ns / 1e9);
+            else if (p->has_deadline)
+                line_add(line, &len, ", deadline passed");
+            if (cli->max_size) {
+                gc_format_size(cli->max_size, size, sizeof(size));
+                line_add(line, &len, ", budget %s", size);
+            }
+        }
     }
+    line_add(line, &len, "...");
+    if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1 && ws.ws_col - 1u < len)
+        line[ws.ws_col - 1u] = '\0';
+    fprintf(stderr, "\r%s\033[K", line);
     fflush(stderr);
     cli->progress_shown = 1;
 }
@@ -561,168 +639,205 @@ static int capture_finish(const struct capture_cli *cli, const struct gc_capture
                           const struct gc_capture_result *r, gpucore_status_t st,
                           const gpucore_diag_t *d);
 
-static int run_capture_cmd(int argc, char **argv, enum gc_capture_mode mode)
-{
-    static const struct option longopts[] = {
-        { "tier", required_argument, NULL, 't' },
-        { "max-size", required_argument, NULL, 'm' },
-        { "deadline", required_argument, NULL, 'D' },
-        { "compress", optional_argument, NULL, 'z' },
-        { "kfd", required_argument, NULL, 'k' },
-        { "quiet", no_argument, NULL, 'q' },
-        { "json", optional_argument, NULL, 'j' },
-        { "trigger", required_argument, NULL, 'T' },
-        { "hook-timeout", required_argument, NULL, 'H' },
-        { "error-thread", required_argument, NULL, 'E' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
-    const char *cmd = argv[0];
-    struct capture_cli cli = { .cmd = cmd, .json_fd = -1 };
+/* What the command line of capture, run or watch gives. */
+struct capture_args {
+    struct capture_cli cli;
     struct gc_capture_opts o;
-    struct gc_capture_trigger trigger;
-    gpucore_diag_t tdiag = { 0 };
-    const char *env = getenv("GPUCORE_KFD");
-    char opts_buf[1024];
-    long pid = 0, level, hook_timeout = 0, error_thread = 0;
-    int c, rc;
+    struct gc_capture_trigger trigger; /* --trigger; o.trigger points here */
+    long hook_timeout, error_thread;   /* --hook-timeout, --error-thread; 0 = none */
+    char opts_buf[1024];               /* o.options_text */
+};
 
-    memset(&o, 0, sizeof(o));
-    o.mode = mode;
-    o.tier = GPUCORE_TIER_REFERENCED;
-    o.kfd.backend = GC_KFD_BACKEND_LINUX;
-    if (env && *env && cli_parse_backend(env, &o.kfd.backend) != 0)
-        return cli_usage_error(cmd, "GPUCORE_KFD must be linux or sim, got '%s'", env);
-    optind = 1;
-    opterr = 0;
-    /* run: options end at the command; capture and watch take them on either side of PID. */
-    while ((c = getopt_long(argc, argv, mode == GC_CAPTURE_RUN ? "+o:h" : "o:h", longopts,
-                            NULL)) != -1) {
-        switch (c) {
-        case 'o':
-            if (!*optarg)
-                return cli_usage_error(cmd, "-o takes a file name pattern");
-            o.output_pattern = optarg;
-            break;
-        case 't':
-            if (parse_tier(optarg, &o.tier) != 0)
-                return cli_usage_error(cmd, "--tier takes state, scratch, referenced or all, "
-                                            "got '%s'", optarg);
-            break;
-        case 'm':
-            if (cli_parse_size(optarg, &o.max_size) != 0 || o.max_size == 0)
-                return cli_usage_error(cmd, "--max-size takes a size such as 512M, got '%s'",
-                                       optarg);
-            if (o.max_size < GPUCORE_WRITER_MIN_BUDGET)
-                return cli_usage_error(cmd, "--max-size %s is below the smallest core, %u bytes "
-                                            "(4K)", optarg, GPUCORE_WRITER_MIN_BUDGET);
-            break;
-        case 'D':
-            if (parse_duration(optarg, &o.deadline_ms) != 0)
-                return cli_usage_error(cmd, "--deadline takes a duration such as 500ms, 10s "
-                                            "or 2m, got '%s'", optarg);
-            break;
-        case 'z':
-            o.compress = 1;
-            if (optarg) {
-                if (cli_parse_int(optarg, CLI_ZSTD_LEVEL_MIN, CLI_ZSTD_LEVEL_MAX, &level) != 0 ||
-                    level == 0)
-                    return cli_usage_error(cmd, "--compress takes a level " CLI_ZSTD_LEVEL_TEXT
-                                                ", got '%s'", optarg);
-                o.compress_level = (int32_t)level;
-            }
-            break;
-        case 'k':
-            if (cli_parse_backend(optarg, &o.kfd.backend) != 0)
-                return cli_usage_error(cmd, "--kfd takes linux or sim, got '%s'", optarg);
-            break;
-        case 'q':
-            cli.quiet = 1;
-            break;
-        case 'j':
-            if (optarg && !*optarg)
-                return cli_usage_error(cmd, "--json takes no value (standard output) or "
-                                            "=FILE, got an empty file name");
-            cli.json_path = optarg;
-            cli.json_fd = STDOUT_FILENO;
-            break;
-        case 'T':
-            /* capture only: the runtime hook names the error it saw (capture.h). */
-            if (mode != GC_CAPTURE_NOW)
-                return cli_usage_error(cmd, "--trigger is an option of gpucore capture");
-            if (gc_capture_parse_trigger(optarg, &trigger, &tdiag) != GPUCORE_OK)
-                return cli_usage_error(cmd, "%s", tdiag.message);
-            o.trigger = &trigger;
-            o.seize_retry_ms = HOOK_SEIZE_RETRY_MS;
-            break;
-        case 'H':
-            /* capture only: libgpucore-hook.so's deadline, which the hook cannot enforce
-               while the capture has its threads stopped. */
-            if (mode != GC_CAPTURE_NOW)
-                return cli_usage_error(cmd, "--hook-timeout is an option of gpucore capture");
-            if (cli_parse_int(optarg, 1, 86400, &hook_timeout) != 0)
-                return cli_usage_error(cmd, "--hook-timeout takes whole seconds 1..86400, got "
-                                            "'%s'", optarg);
-            break;
-        case 'E':
-            /* capture only: the hook's thread, on which the runtime reported the error. */
-            if (mode != GC_CAPTURE_NOW)
-                return cli_usage_error(cmd, "--error-thread is an option of gpucore capture");
-            if (cli_parse_int(optarg, 1, 0x3fffffff, &error_thread) != 0)
-                return cli_usage_error(cmd, "--error-thread takes a thread id, got '%s'",
-                                       optarg);
-            break;
-        case 'h':
-            capture_help(cmd, stdout);
-            return CLI_EXIT_OK;
-        case '?':
-        default:
-            return cli_usage_error(cmd, "unknown option or missing value in '%s'",
-                                   argv[optind - 1]);
-        }
+static const struct option capture_longopts[] = {
+    { "tier", required_argument, NULL, 't' },
+    { "max-size", required_argument, NULL, 'm' },
+    { "deadline", required_argument, NULL, 'D' },
+    { "compress", optional_argument, NULL, 'z' },
+    { "kfd", required_argument, NULL, 'k' },
+    { "quiet", no_argument, NULL, 'q' },
+    { "json", optional_argument, NULL, 'j' },
+    { "trigger", required_argument, NULL, 'T' },
+    { "hook-timeout", required_argument, NULL, 'H' },
+    { "error-thread", required_argument, NULL, 'E' },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+};
+
+/* The options --trigger, --hook-timeout and --error-thread are the runtime hook's. */
+static int hook_option(struct capture_args *a, int c, const char *arg)
+{
+    const char *cmd = a->cli.cmd;
+    gpucore_diag_t tdiag = { 0 };
+
+    if (a->o.mode != GC_CAPTURE_NOW)
+        return cli_usage_error(cmd, "--%s is an option of gpucore capture",
+                               c == 'T' ? "trigger" : c == 'H' ? "hook-timeout" : "error-thread");
+    switch (c) {
+    case 'T':
+        /* the runtime hook names the error it saw (capture.h) */
+        if (gc_capture_parse_trigger(arg, &a->trigger, &tdiag) != GPUCORE_OK)
+            return cli_usage_error(cmd, "%s", tdiag.message);
+        a->o.trigger = &a->trigger;
+        a->o.seize_retry_ms = HOOK_SEIZE_RETRY_MS;
+        return -1;
+    case 'H':
+        /* libgpucore-hook.so's deadline, which the hook cannot enforce while the capture has
+           its threads stopped */
+        if (cli_parse_int(arg, 1, 86400, &a->hook_timeout) != 0)
+            return cli_usage_error(cmd, "--hook-timeout takes whole seconds 1..86400, got "
+                                        "'%s'", arg);
+        return -1;
+    default:
+        /* the hook's thread, on which the runtime reported the error */
+        if (cli_parse_int(arg, 1, 0x3fffffff, &a->error_thread) != 0)
+            return cli_usage_error(cmd, "--error-thread takes a thread id, got '%s'", arg);
+        return -1;
     }
-    if (error_thread) {
-        if (!o.trigger)
+}
+
+/* One option (getopt's @p c, its value @p arg): -1 when taken, else the exit code. */
+static int capture_option(struct capture_args *a, int c, const char *arg)
+{
+    const char *cmd = a->cli.cmd;
+    struct gc_capture_opts *o = &a->o;
+    long level;
+
+    switch (c) {
+    case 'o':
+        if (!*arg)
+            return cli_usage_error(cmd, "-o takes a file name pattern");
+        o->output_pattern = arg;
+        return -1;
+    case 't':
+        if (parse_tier(arg, &o->tier) != 0)
+            return cli_usage_error(cmd, "--tier takes state, scratch, referenced or all, "
+                                        "got '%s'", arg);
+        return -1;
+    case 'm':
+        if (cli_parse_size(arg, &o->max_size) != 0 || o->max_size == 0)
+            return cli_usage_error(cmd, "--max-size takes a size such as 512M, got '%s'", arg);
+        if (o->max_size < GPUCORE_WRITER_MIN_BUDGET)
+            return cli_usage_error(cmd, "--max-size %s is below the smallest core, %u bytes "
+                                        "(4K)", arg, GPUCORE_WRITER_MIN_BUDGET);
+        return -1;
+    case 'D':
+        if (parse_duration(arg, &o->deadline_ms) != 0)
+            return cli_usage_error(cmd, "--deadline takes a duration such as 500ms, 10s "
+                                        "or 2m, got '%s'", arg);
+        return -1;
+    case 'z':
+        o->compress = 1;
+        if (arg) {
+            if (cli_parse_int(arg, CLI_ZSTD_LEVEL_MIN, CLI_ZSTD_LEVEL_MAX, &level) != 0 ||
+                level == 0)
+                return cli_usage_error(cmd, "--compress takes a level " CLI_ZSTD_LEVEL_TEXT
+                                            ", got '%s'", arg);
+            o->compress_level = (int32_t)level;
+        }
+        return -1;
+    case 'k':
+        if (cli_parse_backend(arg, &o->kfd.backend) != 0)
+            return cli_usage_error(cmd, "--kfd takes linux or sim, got '%s'", arg);
+        return -1;
+    case 'q':
+        a->cli.quiet = 1;
+        return -1;
+    case 'j':
+        if (arg && !*arg)
+            return cli_usage_error(cmd, "--json takes no value (standard output) or "
+                                        "=FILE, got an empty file name");
+        a->cli.json_path = arg;
+        a->cli.json_fd = STDOUT_FILENO;
+        return -1;
+    case 'T':
+    case 'H':
+    case 'E':
+        return hook_option(a, c, arg);
+    case 'h':
+        capture_help(cmd, stdout);
+        return CLI_EXIT_OK;
+    default:
+        return cli_usage_error(cmd, "unknown option or missing value in '%s'", arg);
+    }
+}
+
+/* What follows the options: run's -- COMMAND, or the PID; -1 when valid, else the exit code. */
+static int capture_operands(struct capture_args *a, int argc, char **argv)
+{
+    const char *cmd = a->cli.cmd;
+    long pid = 0;
+
+    if (a->error_thread) {
+        if (!a->o.trigger)
             return cli_usage_error(cmd, "--error-thread goes with --trigger (the GPU error it "
                                         "names the thread of)");
-        trigger.error_thread = (pid_t)error_thread;
+        a->trigger.error_thread = (pid_t)a->error_thread;
     }
-    options_text(argc, argv, optind, opts_buf, sizeof(opts_buf));
-    o.options_text = opts_buf;
-    if (mode == GC_CAPTURE_RUN) {
+    options_text(argc, argv, optind, a->opts_buf, sizeof(a->opts_buf));
+    a->o.options_text = a->opts_buf;
+    if (a->o.mode == GC_CAPTURE_RUN) {
         if (optind >= argc)
             return cli_usage_error(cmd, "expected -- COMMAND [ARGS...]");
         if (strcmp(argv[optind - 1], "--") != 0)
             return cli_usage_error(cmd, "put -- before the command, as in "
                                         "`gpucore run -- %s`", argv[optind]);
-        o.argv = argv + optind;
-    } else {
-        if (optind >= argc)
-            return cli_usage_error(cmd, "expected a process id");
-        if (optind + 1 < argc)
-            return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
-        if (cli_parse_int(argv[optind], 1, 0x3fffffff, &pid) != 0)
-            return cli_usage_error(cmd, "expected a process id, got '%s'", argv[optind]);
-        o.pid = (pid_t)pid;
+        a->o.argv = argv + optind;
+        return -1;
     }
-    if (cli.json_path) {
+    if (optind >= argc)
+        return cli_usage_error(cmd, "expected a process id");
+    if (optind + 1 < argc)
+        return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
+    if (cli_parse_int(argv[optind], 1, 0x3fffffff, &pid) != 0)
+        return cli_usage_error(cmd, "expected a process id, got '%s'", argv[optind]);
+    a->o.pid = (pid_t)pid;
+    return -1;
+}
+
+static int run_capture_cmd(int argc, char **argv, enum gc_capture_mode mode)
+{
+    struct capture_args a;
+    const char *env = getenv("GPUCORE_KFD");
+    int c, rc;
+
+    memset(&a, 0, sizeof(a));
+    a.cli.cmd = argv[0];
+    a.cli.json_fd = -1;
+    a.o.mode = mode;
+    a.o.tier = GPUCORE_TIER_REFERENCED;
+    a.o.kfd.backend = GC_KFD_BACKEND_LINUX;
+    if (env && *env && cli_parse_backend(env, &a.o.kfd.backend) != 0)
+        return cli_usage_error(a.cli.cmd, "GPUCORE_KFD must be linux or sim, got '%s'", env);
+    optind = 1;
+    opterr = 0;
+    /* run: options end at the command; capture and watch take them on either side of PID. */
+    while ((c = getopt_long(argc, argv, mode == GC_CAPTURE_RUN ? "+o:h" : "o:h",
+                            capture_longopts, NULL)) != -1) {
+        rc = capture_option(&a, c, c == '?' ? argv[optind - 1] : optarg);
+        if (rc >= 0)
+            return rc;
+    }
+    rc = capture_operands(&a, argc, argv);
+    if (rc >= 0)
+        return rc;
+    if (a.cli.json_path) {
         /* Opened now: a file that cannot be written is known before anything is started. */
-        cli.json_fd = open(cli.json_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY,
-                           0644);
-        if (cli.json_fd < 0)
-            return cli_fail(CLI_EXIT_CANTCREAT, cli.json_path, "cannot open for --json: %s",
+        a.cli.json_fd = open(a.cli.json_path,
+                             O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0644);
+        if (a.cli.json_fd < 0)
+            return cli_fail(CLI_EXIT_CANTCREAT, a.cli.json_path, "cannot open for --json: %s",
                             strerror(errno));
     }
-    if (hook_timeout) {
+    if (a.hook_timeout) {
         /* Ended by the kernel past the deadline, wherever it is blocked: SIGALRM's default
            action. The target's threads are let go when their tracer dies, and the driver
            disables debugging when the session's file is closed. */
         signal(SIGALRM, SIG_DFL);
-        alarm((unsigned)hook_timeout);
+        alarm((unsigned)a.hook_timeout);
     }
-    rc = run_capture_opened(&cli, &o, mode);
-    if (cli.json_path)
-        close(cli.json_fd);
+    rc = run_capture_opened(&a.cli, &a.o, mode);
+    if (a.cli.json_path)
+        close(a.cli.json_fd);
     return rc;
 }
 
@@ -798,6 +913,8 @@ static int run_capture_opened(struct capture_cli *clip, struct gc_capture_opts *
     int rc;
 
     cli.tty = isatty(STDERR_FILENO);
+    cli.start_ns = mono_ns();
+    cli.max_size = o.max_size;
     if (cli.tty && !cli.quiet) {
         o.progress = show_progress;
         o.progress_user = &cli;

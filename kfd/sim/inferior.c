@@ -232,6 +232,105 @@ out:
     return st;
 }
 
+/* The driver's queues (@p queues) and their XCCs' save areas (@p xccs, GC_LAYOUT_MAX_XCC per
+   queue) from the layout. */
+static void describe_queues(const struct gc_scenario *s, const struct gc_layout *l,
+                            struct gc_sim_queue *queues, struct gc_sim_xcc *xccs)
+{
+    for (uint32_t i = 0; i < s->nqueues; i++) {
+        const struct gc_layout_queue *q = &l->queues[i];
+        struct gc_sim_queue *sq = &queues[i];
+        struct gc_sim_xcc *x = &xccs[(size_t)i * GC_LAYOUT_MAX_XCC];
+
+        sq->entry.ring_base_address = q->ring;
+        sq->entry.write_pointer_address = q->amd_queue + GC_AMDQ_WRITE_DISPATCH_ID;
+        sq->entry.read_pointer_address = q->amd_queue + GC_AMDQ_READ_DISPATCH_ID;
+        sq->entry.ctx_save_restore_address = q->cwsr;
+        sq->entry.queue_id = q->queue_id;
+        sq->entry.gpu_id = q->gpu_id;
+        sq->entry.ring_size = (uint32_t)q->ring_size;
+        sq->entry.queue_type = KFD_IOC_QUEUE_TYPE_COMPUTE_AQL;
+        sq->entry.ctx_save_restore_area_size = q->sizes.cwsr_size;
+        sq->num_xcc = q->num_xcc;
+        for (uint32_t k = 0; k < q->num_xcc; k++) {
+            x[k].base = q->cwsr + (uint64_t)k * q->sizes.cwsr_size;
+            x[k].header = q->header[k];
+            /* The layout keeps what a preemption saves; SUSPEND writes it in. */
+            if (q->saved[k] && q->saved_len[k] > q->header[k].control_stack_offset) {
+                x[k].saved = q->saved[k] + q->header[k].control_stack_offset;
+                x[k].saved_len = q->saved_len[k] - q->header[k].control_stack_offset;
+            }
+        }
+        sq->xcc = x;
+    }
+}
+
+/* The driver's exceptions: the scenario's, at the fault addresses @p fault_va. */
+static void describe_exceptions(const struct gc_scenario *s, const struct gc_layout *l,
+                                const uint64_t *fault_va, struct gc_sim_exception *ex)
+{
+    for (uint32_t i = 0; i < s->nexceptions; i++) {
+        const struct gc_scen_exception *e = &s->exceptions[i];
+
+        ex[i].code = exception_code(e->what);
+        ex[i].delay_ms = e->at_ms;
+        ex[i].fault_va = fault_va[i];
+        ex[i].fault_flags = e->fault_flags;
+        if (e->queue != UINT32_MAX) {
+            ex[i].gpu_id = l->queues[e->queue].gpu_id;
+            ex[i].queue_id = l->queues[e->queue].queue_id;
+        } else {
+            ex[i].gpu_id = s->agents[0].gpu_id;
+            ex[i].queue_id = KFD_INVALID_QUEUEID;
+        }
+    }
+}
+
+/*
+ * The scenario's fault injection: driver operations that fail, exit or wait go to @p fa
+ * (*ret_nfa of them); a read delay to p->read_delay_us_per_mib (the slowest wins); unreadable
+ * buffer ranges are made so now.
+ */
+static gpucore_status_t describe_faults(const struct gc_scenario *s, const struct gc_layout *l,
+                                        struct gc_sim_fault *fa, uint32_t *ret_nfa,
+                                        struct gc_sim_process *p, gpucore_diag_t *diag)
+{
+    uint32_t nfa = 0;
+
+    for (uint32_t i = 0; i < s->nfaults; i++) {
+        const struct gc_scen_fault *f = &s->faults[i];
+
+        switch (f->action) {
+        case GC_SCEN_FAULT_READ_DELAY:
+            if (f->delay_us_per_mib > p->read_delay_us_per_mib)
+                p->read_delay_us_per_mib = f->delay_us_per_mib;
+            continue;
+        case GC_SCEN_FAULT_READ_EIO:
+            if (make_unreadable(l, f) != 0)
+                return gc_diag_set(diag, GPUCORE_E_IO, GC_NO_OFFSET, "fault_injection[%u]: "
+                                   "cannot make buffer range 0x%" PRIx64 "+0x%" PRIx64
+                                   " unreadable: %s",
+                                   i, f->offset, f->size, strerror(errno));
+            continue;
+        case GC_SCEN_FAULT_ERRNO:
+            fa[nfa].err = f->err;
+            fa[nfa].nth = f->nth;
+            break;
+        case GC_SCEN_FAULT_EXIT:
+            fa[nfa].exit_during = 1;
+            fa[nfa].exit_status = f->exit_status;
+            fa[nfa].nth = f->nth;
+            break;
+        case GC_SCEN_FAULT_DELAY:
+            fa[nfa].delay_ms = f->delay_ms;
+            break;
+        }
+        fa[nfa++].op = f->driver_op;
+    }
+    *ret_nfa = nfa;
+    return GPUCORE_OK;
+}
+
 /* Convert the layout into the driver's description and start it. */
 static gpucore_status_t start_driver(const struct gc_scenario *s, const struct gc_layout *l,
                                      const uint64_t *fault_va, const char *socket,
@@ -259,80 +358,11 @@ static gpucore_status_t start_driver(const struct gc_scenario *s, const struct g
             goto out;
         }
     }
-    st = GPUCORE_E_NOMEM;
-    for (uint32_t i = 0; i < s->nqueues; i++) {
-        const struct gc_layout_queue *q = &l->queues[i];
-        struct gc_sim_queue *sq = &queues[i];
-        struct gc_sim_xcc *x = &xccs[(size_t)i * GC_LAYOUT_MAX_XCC];
-
-        sq->entry.ring_base_address = q->ring;
-        sq->entry.write_pointer_address = q->amd_queue + GC_AMDQ_WRITE_DISPATCH_ID;
-        sq->entry.read_pointer_address = q->amd_queue + GC_AMDQ_READ_DISPATCH_ID;
-        sq->entry.ctx_save_restore_address = q->cwsr;
-        sq->entry.queue_id = q->queue_id;
-        sq->entry.gpu_id = q->gpu_id;
-        sq->entry.ring_size = (uint32_t)q->ring_size;
-        sq->entry.queue_type = KFD_IOC_QUEUE_TYPE_COMPUTE_AQL;
-        sq->entry.ctx_save_restore_area_size = q->sizes.cwsr_size;
-        sq->num_xcc = q->num_xcc;
-        for (uint32_t k = 0; k < q->num_xcc; k++) {
-            x[k].base = q->cwsr + (uint64_t)k * q->sizes.cwsr_size;
-            x[k].header = q->header[k];
-            /* The layout keeps what a preemption saves; SUSPEND writes it in. */
-            if (q->saved[k] && q->saved_len[k] > q->header[k].control_stack_offset) {
-                x[k].saved = q->saved[k] + q->header[k].control_stack_offset;
-                x[k].saved_len = q->saved_len[k] - q->header[k].control_stack_offset;
-            }
-        }
-        sq->xcc = x;
-    }
-    for (uint32_t i = 0; i < s->nexceptions; i++) {
-        const struct gc_scen_exception *e = &s->exceptions[i];
-
-        ex[i].code = exception_code(e->what);
-        ex[i].delay_ms = e->at_ms;
-        ex[i].fault_va = fault_va[i];
-        ex[i].fault_flags = e->fault_flags;
-        if (e->queue != UINT32_MAX) {
-            ex[i].gpu_id = l->queues[e->queue].gpu_id;
-            ex[i].queue_id = l->queues[e->queue].queue_id;
-        } else {
-            ex[i].gpu_id = s->agents[0].gpu_id;
-            ex[i].queue_id = KFD_INVALID_QUEUEID;
-        }
-    }
-    for (uint32_t i = 0; i < s->nfaults; i++) {
-        const struct gc_scen_fault *f = &s->faults[i];
-
-        switch (f->action) {
-        case GC_SCEN_FAULT_READ_DELAY:
-            /* Several entries: the slowest wins. */
-            if (f->delay_us_per_mib > p.read_delay_us_per_mib)
-                p.read_delay_us_per_mib = f->delay_us_per_mib;
-            continue;
-        case GC_SCEN_FAULT_READ_EIO:
-            if (make_unreadable(l, f) != 0) {
-                st = gc_diag_set(diag, GPUCORE_E_IO, GC_NO_OFFSET, "fault_injection[%u]: cannot "
-                                 "make buffer range 0x%" PRIx64 "+0x%" PRIx64 " unreadable: %s",
-                                 i, f->offset, f->size, strerror(errno));
-                goto out;
-            }
-            continue;
-        case GC_SCEN_FAULT_ERRNO:
-            fa[nfa].err = f->err;
-            fa[nfa].nth = f->nth;
-            break;
-        case GC_SCEN_FAULT_EXIT:
-            fa[nfa].exit_during = 1;
-            fa[nfa].exit_status = f->exit_status;
-            fa[nfa].nth = f->nth;
-            break;
-        case GC_SCEN_FAULT_DELAY:
-            fa[nfa].delay_ms = f->delay_ms;
-            break;
-        }
-        fa[nfa++].op = f->driver_op;
-    }
+    describe_queues(s, l, queues, xccs);
+    describe_exceptions(s, l, fault_va, ex);
+    st = describe_faults(s, l, fa, &nfa, &p, diag);
+    if (st != GPUCORE_OK)
+        goto out;
     for (uint32_t i = 0; i < l->nallocs; i++) {
         al[i].base = l->allocs[i].base;
         al[i].size = l->allocs[i].size;
@@ -393,55 +423,54 @@ static void runtime_enable_handshake(void)
 
 /* ---- main ----------------------------------------------------------------------------------- */
 
-int main(int argc, char **argv)
-{
-    const char *scen = NULL, *objects = getenv("GPUCORE_SCENARIO_OBJECTS"), *describe = NULL;
-    const char *socket = NULL;
-    struct gc_scenario *s = NULL;
-    struct gc_layout *l = NULL;
-    gpucore_diag_t diag = { 0 };
-    pthread_t threads[GC_SCEN_MAX_HOST_THREADS];
-    sigset_t set;
-    int sig = 0, rc = 0;
-    uint32_t nthreads = 0;
-#ifdef GC_INFERIOR_HAVE_DRIVER
-    struct gc_sim_driver *drv = NULL;
-    static struct runtime rt; /* the driver's thread reads it until exit */
-#endif
-    const char *env_faults = getenv("GPUCORE_SIM_FAULTS");
-    uint64_t *fault_va = NULL; /* each exception's fault address, resolved in the layout */
+/* The command line. */
+struct inferior_args {
+    const char *scen, *objects, *describe, *socket;
+};
 
-    for (int i = 1; i < argc; i++) {
+/* Parse the command line into @p a: 0, or EX_USAGE after the usage line. */
+static int parse_args(int argc, char **argv, struct inferior_args *a)
+{
+    int bad = 0;
+
+    a->objects = getenv("GPUCORE_SCENARIO_OBJECTS");
+    for (int i = 1; i < argc && !bad; i++) {
         if (strcmp(argv[i], "--objects") == 0 && i + 1 < argc)
-            objects = argv[++i];
+            a->objects = argv[++i];
         else if (strcmp(argv[i], "--describe") == 0 && i + 1 < argc)
-            describe = argv[++i];
+            a->describe = argv[++i];
         else if (strcmp(argv[i], "--socket") == 0 && i + 1 < argc)
-            socket = argv[++i];
-        else if (argv[i][0] != '-' && !scen)
-            scen = argv[i];
-        else {
-            fprintf(stderr, "usage: %s SCENARIO.json [--objects DIR] [--describe FILE] "
-                    "[--socket NAME]\n", prog);
-            return EX_USAGE;
-        }
+            a->socket = argv[++i];
+        else if (argv[i][0] != '-' && !a->scen)
+            a->scen = argv[i];
+        else
+            bad = 1;
     }
-    if (!scen) {
+    if (bad || !a->scen) {
         fprintf(stderr, "usage: %s SCENARIO.json [--objects DIR] [--describe FILE] "
                 "[--socket NAME]\n", prog);
         return EX_USAGE;
     }
-    if (!objects)
-        objects = ".";
-    /* Block the signals before any thread exists, so every thread inherits the mask and only
-       sigwait below takes them: a clean exit on SIGTERM whatever thread it was sent to. */
-    sigemptyset(&set);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGHUP);
-    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    if (!a->objects)
+        a->objects = ".";
+    return 0;
+}
 
-    if (gc_scenario_load(scen, &s, &diag) < 0) {
+/*
+ * Load the scenario (with $GPUCORE_SIM_FAULTS), lay it out, and resolve each exception's fault
+ * address (@p host_stack: an address on main's frame, for { "host": "stack" }). 0, or the exit
+ * code after the message; on failure nothing is left allocated.
+ */
+static int prepare(const struct inferior_args *a, uint64_t host_stack, struct gc_scenario **ret_s,
+                   struct gc_layout **ret_l, uint64_t **ret_fault_va)
+{
+    const char *env_faults = getenv("GPUCORE_SIM_FAULTS");
+    struct gc_scenario *s = NULL;
+    struct gc_layout *l = NULL;
+    gpucore_diag_t diag = { 0 };
+    uint64_t *fault_va;
+
+    if (gc_scenario_load(a->scen, &s, &diag) < 0) {
         fprintf(stderr, "%s: %s\n", prog, diag.message);
         return EX_DATAERR;
     }
@@ -450,7 +479,7 @@ int main(int argc, char **argv)
         gc_scenario_free(s);
         return EX_DATAERR;
     }
-    if (gc_layout_build(s, objects, &l, &diag) < 0) {
+    if (gc_layout_build(s, a->objects, &l, &diag) < 0) {
         fprintf(stderr, "%s: %s\n", prog, diag.message);
         gc_scenario_free(s);
         return diag.status == GPUCORE_E_INVAL ? EX_DATAERR : EX_SOFTWARE;
@@ -462,10 +491,8 @@ int main(int argc, char **argv)
         gc_scenario_free(s);
         return EX_SOFTWARE;
     }
-    /* { "host": "stack" }: main's frame, on the main thread's stack for the process's life. */
     for (uint32_t i = 0; i < s->nexceptions; i++) {
-        if (gc_layout_exception_address(l, i, (uint64_t)(uintptr_t)__builtin_frame_address(0),
-                                        &fault_va[i], &diag) < 0) {
+        if (gc_layout_exception_address(l, i, host_stack, &fault_va[i], &diag) < 0) {
             fprintf(stderr, "%s: %s\n", prog, diag.message);
             gc_free(fault_va);
             gc_layout_free(l);
@@ -473,6 +500,43 @@ int main(int argc, char **argv)
             return EX_DATAERR;
         }
     }
+    *ret_s = s;
+    *ret_l = l;
+    *ret_fault_va = fault_va;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    struct inferior_args args = { 0 };
+    struct gc_scenario *s = NULL;
+    struct gc_layout *l = NULL;
+    pthread_t threads[GC_SCEN_MAX_HOST_THREADS];
+    sigset_t set;
+    int sig = 0, rc;
+    uint32_t nthreads = 0;
+#ifdef GC_INFERIOR_HAVE_DRIVER
+    gpucore_diag_t diag = { 0 };
+    struct gc_sim_driver *drv = NULL;
+    static struct runtime rt; /* the driver's thread reads it until exit */
+#endif
+    uint64_t *fault_va = NULL; /* each exception's fault address, resolved in the layout */
+
+    rc = parse_args(argc, argv, &args);
+    if (rc)
+        return rc;
+    /* Block the signals before any thread exists, so every thread inherits the mask and only
+       sigwait below takes them: a clean exit on SIGTERM whatever thread it was sent to. */
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+
+    /* { "host": "stack" }: main's frame, on the main thread's stack for the process's life. */
+    rc = prepare(&args, (uint64_t)(uintptr_t)__builtin_frame_address(0), &s, &l, &fault_va);
+    if (rc)
+        return rc;
 #ifdef GC_INFERIOR_HAVE_DRIVER
     rt.action = s->on_queue_error;
     rt.exit_status = (int)s->exit_status;
@@ -483,15 +547,13 @@ int main(int argc, char **argv)
         gc_scenario_free(s);
         return EX_SOFTWARE;
     }
-    if (start_driver(s, l, fault_va, socket, &rt, &drv, &diag) < 0) {
+    if (start_driver(s, l, fault_va, args.socket, &rt, &drv, &diag) < 0) {
         fprintf(stderr, "%s: simulated driver: %s\n", prog, diag.message);
         gc_free(fault_va);
         gc_layout_free(l);
         gc_scenario_free(s);
         return EX_SOFTWARE;
     }
-#else
-    (void)socket;
 #endif
     for (; nthreads < s->host_threads; nthreads++) {
         if (pthread_create(&threads[nthreads], NULL,
@@ -502,8 +564,8 @@ int main(int argc, char **argv)
             break;
         }
     }
-    if (!rc && describe && write_describe(describe, s, l, fault_va)) {
-        fprintf(stderr, "%s: %s: %s\n", prog, describe, strerror(errno));
+    if (!rc && args.describe && write_describe(args.describe, s, l, fault_va)) {
+        fprintf(stderr, "%s: %s: %s\n", prog, args.describe, strerror(errno));
         rc = EX_SOFTWARE;
     }
     if (!rc) {

@@ -989,35 +989,21 @@ static gpucore_status_t build_dispatches(struct lctx *c, Elf **elfs)
     return GPUCORE_OK;
 }
 
-static gpucore_status_t build_queue(struct lctx *c, uint32_t qi)
+/* The AQL ring of queue @p qi: every slot INVALID (as ROCr initialises it) but the packets of
+   its dispatches; the read and write ids span them. */
+static gpucore_status_t build_ring(struct lctx *c, uint32_t qi)
 {
     const struct gc_scenario *s = c->s;
     const struct gc_scen_queue *q = &s->queues[qi];
-    const struct gc_scen_agent *a = &s->agents[q->agent];
-    const struct gc_arch *arch = gc_arch_by_name(a->target);
     struct gc_layout_queue *lq = &c->l->queues[qi];
     uint64_t minid = UINT64_MAX, maxid = 0;
-    uint8_t *ring, *aq, *scratch, *cwsr;
-    uint32_t tmpring = 0;
-    gpucore_diag_t d2;
     char label[GC_LAYOUT_LABEL_MAX];
+    uint8_t *ring;
 
-    lq->gpu_id = a->gpu_id;
-    lq->queue_id = q->queue_id;
-    lq->num_xcc = a->num_xcc;
-    if (gc_cwsr_compute_sizes(arch, a->simd_count, a->array_count, a->simd_arrays_per_engine,
-                              a->num_xcc, &lq->sizes) < 0)
-        return lfail(c, GPUCORE_E_INVAL, "agents[%u]: KFD would reject the CWSR sizes of %s "
-                     "with simd_count %u, num_xcc %u", q->agent, arch->name, a->simd_count,
-                     a->num_xcc);
-    if ((uint64_t)q->ring_packets > gc_arch_max_queue_packets(arch))
-        return lfail(c, GPUCORE_E_INVAL, "queues[%u].ring_packets: %s addresses at most %" PRIu64
-                     " packets", qi, arch->name, gc_arch_max_queue_packets(arch));
-
-    /* Ring: every slot starts INVALID, as ROCr initialises it. */
     lq->ring_size = 64ull * q->ring_packets;
     snprintf(label, sizeof(label), "AQL ring q%u", q->queue_id);
-    GC_TRY(map_dev(c, 0, lq->ring_size, GC_KFD_MEM_RING, a->gpu_id, label, NULL, &ring));
+    GC_TRY(map_dev(c, 0, lq->ring_size, GC_KFD_MEM_RING, s->agents[q->agent].gpu_id, label, NULL,
+                   &ring));
     lq->ring = addr_of(ring);
     for (uint64_t o = 0; o < lq->ring_size; o += 64)
         put(ring + o, AQL_INVALID_HEADER, 2);
@@ -1055,8 +1041,21 @@ static gpucore_status_t build_queue(struct lctx *c, uint32_t qi)
                      "the ring's %u packets", qi, q->ring_packets);
     lq->read_id = minid;
     lq->write_id = maxid;
+    return GPUCORE_OK;
+}
 
-    /* Scratch: one slot per wave per XCC, XCC stride scratch_backing_memory_byte_size. */
+/* Scratch (one slot per wave per XCC, XCC stride scratch_backing_memory_byte_size) and the
+   runtime's amd_queue_t of queue @p qi. */
+static gpucore_status_t build_amd_queue(struct lctx *c, uint32_t qi, const struct gc_arch *arch)
+{
+    const struct gc_scenario *s = c->s;
+    const struct gc_scen_queue *q = &s->queues[qi];
+    const struct gc_scen_agent *a = &s->agents[q->agent];
+    struct gc_layout_queue *lq = &c->l->queues[qi];
+    char label[GC_LAYOUT_LABEL_MAX];
+    uint8_t *aq, *scratch;
+    uint32_t tmpring = 0;
+
     lq->scratch_size = (uint64_t)q->scratch_per_wave * q->scratch_waves * a->num_xcc;
     if (lq->scratch_size) {
         snprintf(label, sizeof(label), "scratch q%u", q->queue_id);
@@ -1089,59 +1088,98 @@ static gpucore_status_t build_queue(struct lctx *c, uint32_t qi)
         put(aq + GC_AMDQ_SCRATCH_BYTE_SIZE, lq->scratch_size / a->num_xcc, 8);
     put(aq + 176, q->scratch_per_wave / 64, 4); /* scratch_workitem_byte_size (wave64 lanes) */
     put(aq + 180, 0x1u | 0x2u, 4);              /* queue_properties: trap handler, 64-bit */
+    return GPUCORE_OK;
+}
+
+/*
+ * The CWSR area of XCC @p x of queue @p qi (at @p cwsr, the queue's areas): its creation-time
+ * header, and the waves as a suspend will save them, encoded now and kept aside.
+ */
+static gpucore_status_t build_cwsr_area(struct lctx *c, uint32_t qi, uint32_t x,
+                                        const struct gc_arch *arch, uint8_t *cwsr)
+{
+    const struct gc_scen_agent *a = &c->s->agents[c->s->queues[qi].agent];
+    struct gc_layout_queue *lq = &c->l->queues[qi];
+    struct area_waves aw;
+    struct gc_cwsr_header tmpl = {
+        /* libhsakmt's values: the debug area seen from this XCC's base. */
+        .debug_offset = (a->num_xcc - x) * lq->sizes.cwsr_size,
+        .debug_size = lq->sizes.debug_memory_size * a->num_xcc,
+    };
+    uint8_t *img = NULL;
+    size_t len = 0;
+    gpucore_diag_t d2;
+    gpucore_status_t st = build_specs(c, qi, x, arch, &aw);
+
+    if (st < 0) {
+        area_waves_done(&aw);
+        return st; /* already described */
+    }
+    memset(&d2, 0, sizeof(d2));
+    st = gc_cwsr_encode(arch, aw.specs, aw.n, lq->sizes.ctl_stack_size, &tmpl, &img, &len,
+                        &lq->header[x], &d2);
+    if (st < 0) {
+        area_waves_done(&aw);
+        return lfail(c, st, "queues[%u] xcc %u: the waves cannot be saved: %s", qi, x,
+                     d2.message);
+    }
+    if (len > lq->sizes.cwsr_size) {
+        gc_free(img);
+        area_waves_done(&aw);
+        return lfail(c, GPUCORE_E_LIMIT, "queues[%u] xcc %u: %u waves do not fit the save "
+                     "area of %u bytes", qi, x, aw.n, lq->sizes.cwsr_size);
+    }
+    /* Before any save only libhsakmt's creation-time fields are there; the waves, the
+       control stack and the wave_state fields appear when the queue is suspended. Until
+       then they are the hardware's, not the process's: kept in a mapping no core dump
+       includes (MADV_DONTDUMP), outside the device's allocation list. */
+    gc_cwsr_header_encode(&tmpl, cwsr + (uint64_t)x * lq->sizes.cwsr_size);
+    st = map(c, 0, len, "saved waves", &lq->saved[x]);
+    if (st == GPUCORE_OK &&
+        madvise(lq->saved[x], (size_t)align_up(len ? len : 1, PAGE), MADV_DONTDUMP) != 0)
+        st = lfail(c, GPUCORE_E_IO, "queues[%u] xcc %u: madvise(MADV_DONTDUMP): %s", qi, x,
+                   strerror(errno));
+    if (st == GPUCORE_OK)
+        memcpy(lq->saved[x], img, len);
+    gc_free(img);
+    area_waves_done(&aw);
+    if (st < 0)
+        return st;
+    lq->saved_len[x] = (uint32_t)len;
+    lq->waves[x] = aw.n;
+    return GPUCORE_OK;
+}
+
+static gpucore_status_t build_queue(struct lctx *c, uint32_t qi)
+{
+    const struct gc_scenario *s = c->s;
+    const struct gc_scen_queue *q = &s->queues[qi];
+    const struct gc_scen_agent *a = &s->agents[q->agent];
+    const struct gc_arch *arch = gc_arch_by_name(a->target);
+    struct gc_layout_queue *lq = &c->l->queues[qi];
+    char label[GC_LAYOUT_LABEL_MAX];
+    uint8_t *cwsr;
+
+    lq->gpu_id = a->gpu_id;
+    lq->queue_id = q->queue_id;
+    lq->num_xcc = a->num_xcc;
+    if (gc_cwsr_compute_sizes(arch, a->simd_count, a->array_count, a->simd_arrays_per_engine,
+                              a->num_xcc, &lq->sizes) < 0)
+        return lfail(c, GPUCORE_E_INVAL, "agents[%u]: KFD would reject the CWSR sizes of %s "
+                     "with simd_count %u, num_xcc %u", q->agent, arch->name, a->simd_count,
+                     a->num_xcc);
+    if ((uint64_t)q->ring_packets > gc_arch_max_queue_packets(arch))
+        return lfail(c, GPUCORE_E_INVAL, "queues[%u].ring_packets: %s addresses at most %" PRIu64
+                     " packets", qi, arch->name, gc_arch_max_queue_packets(arch));
+    GC_TRY(build_ring(c, qi));
+    GC_TRY(build_amd_queue(c, qi, arch));
 
     /* CWSR: one area per XCC, then the debugger area (docs/cwsr-layout.md §2). */
     snprintf(label, sizeof(label), "CWSR q%u", q->queue_id);
     GC_TRY(map_dev(c, 0, lq->sizes.total_size, GC_KFD_MEM_CWSR, a->gpu_id, label, NULL, &cwsr));
     lq->cwsr = addr_of(cwsr);
-    for (uint32_t x = 0; x < a->num_xcc; x++) {
-        struct area_waves aw;
-        struct gc_cwsr_header tmpl = {
-            /* libhsakmt's values: the debug area seen from this XCC's base. */
-            .debug_offset = (a->num_xcc - x) * lq->sizes.cwsr_size,
-            .debug_size = lq->sizes.debug_memory_size * a->num_xcc,
-        };
-        uint8_t *img = NULL;
-        size_t len = 0;
-        gpucore_status_t st = build_specs(c, qi, x, arch, &aw);
-
-        if (st < 0) {
-            area_waves_done(&aw);
-            return st; /* already described */
-        }
-        memset(&d2, 0, sizeof(d2));
-        st = gc_cwsr_encode(arch, aw.specs, aw.n, lq->sizes.ctl_stack_size, &tmpl, &img, &len,
-                            &lq->header[x], &d2);
-        if (st < 0) {
-            area_waves_done(&aw);
-            return lfail(c, st, "queues[%u] xcc %u: the waves cannot be saved: %s", qi, x,
-                         d2.message);
-        }
-        if (len > lq->sizes.cwsr_size) {
-            gc_free(img);
-            area_waves_done(&aw);
-            return lfail(c, GPUCORE_E_LIMIT, "queues[%u] xcc %u: %u waves do not fit the save "
-                         "area of %u bytes", qi, x, aw.n, lq->sizes.cwsr_size);
-        }
-        /* Before any save only libhsakmt's creation-time fields are there; the waves, the
-           control stack and the wave_state fields appear when the queue is suspended. Until
-           then they are the hardware's, not the process's: kept in a mapping no core dump
-           includes (MADV_DONTDUMP), outside the device's allocation list. */
-        gc_cwsr_header_encode(&tmpl, cwsr + (uint64_t)x * lq->sizes.cwsr_size);
-        st = map(c, 0, len, "saved waves", &lq->saved[x]);
-        if (st == GPUCORE_OK &&
-            madvise(lq->saved[x], (size_t)align_up(len ? len : 1, PAGE), MADV_DONTDUMP) != 0)
-            st = lfail(c, GPUCORE_E_IO, "queues[%u] xcc %u: madvise(MADV_DONTDUMP): %s", qi, x,
-                       strerror(errno));
-        if (st == GPUCORE_OK)
-            memcpy(lq->saved[x], img, len);
-        gc_free(img);
-        area_waves_done(&aw);
-        if (st < 0)
-            return st;
-        lq->saved_len[x] = (uint32_t)len;
-        lq->waves[x] = aw.n;
-    }
+    for (uint32_t x = 0; x < a->num_xcc; x++)
+        GC_TRY(build_cwsr_area(c, qi, x, arch, cwsr));
     return GPUCORE_OK;
 }
 

@@ -217,7 +217,8 @@ pattern)
   gc cap capture --kfd sim --quiet "$ipid" -o "out/core.%p.%e.%%"
   expect_rc 0 cap
   [ ! -s cap.err ] || fail "--quiet printed: $(cat cap.err)"
-  [ -f "out/core.$ipid.gpucore-inferio.%" ] || fail "pattern not expanded: $(ls out)"
+  # %e is the whole name, not the kernel's comm cut to 15 bytes ("gpucore-inferio").
+  [ -f "out/core.$ipid.gpucore-inferior.%" ] || fail "pattern not expanded: $(ls out)"
   gc bad capture --kfd sim "$ipid" -o "out/core.%q"
   expect_rc 64 bad
   one_line bad
@@ -225,12 +226,14 @@ pattern)
   driver_clean
   stop_inferior
   # A hostile job id of ".." in the target's environment must not move the core one
-  # directory up: it expands to "!." (an unset rank to "!"), as the kernel escapes %e/%h.
+  # directory up: it expands to "!." (as the kernel escapes %e/%h); an unset rank says so.
+  unset OMPI_COMM_WORLD_RANK PMIX_RANK PMI_RANK MV2_COMM_WORLD_RANK PALS_RANKID FLUX_TASK_RANK \
+    SLURM_PROCID
   SLURM_JOB_ID=.. start_inferior vadd-fault continue
-  mkdir -p 'out/jobs/!./!'
+  mkdir -p 'out/jobs/!./norank'
   gc trav capture --kfd sim --quiet "$ipid" -o "out/jobs/%j/%r/core.%p"
   expect_rc 0 trav
-  [ -f "out/jobs/!./!/core.$ipid" ] || fail "escaped pattern not used: $(find out -type f)"
+  [ -f "out/jobs/!./norank/core.$ipid" ] || fail "escaped pattern not used: $(find out -type f)"
   [ ! -e "out/core.$ipid" ] && [ ! -e "out/jobs/core.$ipid" ] ||
     fail "a job id of '..' moved the core: $(find out -type f)"
   driver_clean

@@ -178,8 +178,8 @@ usage)
   [ ! -e x.core ] || fail "a core was written"
   ;;
 progress)
-  # On a terminal the progress line names the tier being written, the bytes written so far and
-  # the rate. script(1) gives gpucore a terminal.
+  # On a terminal the progress line names the elapsed time, the tier being written, the bytes
+  # written so far of the planned total and the rate. script(1) gives gpucore a terminal.
   command -v script >/dev/null || skip "script(1) is not installed"
   start_continue big-memory
   rc=0
@@ -191,15 +191,16 @@ import re, sys
 lines = open("tty.out", encoding="utf-8", errors="replace").read().replace("\n", "\r").split("\r")
 tiers = set()
 for l in lines:
-    m = re.match(r"gpucore: (state tier|host memory|scratch tier|referenced tier|all tier): "
-                 r"(\d+ B|\d+\.\d (KiB|MiB|GiB)) written, \d+\.\d MB/s\.\.\.\x1b\[K$", l)
+    m = re.match(r"gpucore: \[ *[0-9hms.]+\] (state tier|host memory|scratch tier|referenced tier|"
+                 r"all tier): (\d+ B|\d+\.\d (KiB|MiB|GiB)) of \d+\.\d (KiB|MiB|GiB) \(\d+%\), "
+                 r"\d+\.\d MB/s\.\.\.\x1b\[K$", l)
     if m:
         tiers.add(m.group(1))
 want = {"state tier", "host memory", "scratch tier", "referenced tier", "all tier"}
 if tiers != want:
     print("tiers shown with bytes and rate: %s, expected %s" % (sorted(tiers), sorted(want)))
     sys.exit(1)
-if not any(re.match(r"gpucore: finishing the core \(\d+\.\d (KiB|MiB|GiB) written, \d+\.\d MB/s\)", l) for l in lines):
+if not any(re.match(r"gpucore: \[ *[0-9hms.]+\] finishing the core \(\d+\.\d (KiB|MiB|GiB) written, \d+\.\d MB/s\)", l) for l in lines):
     print("no total after the memory"); sys.exit(1)
 PY
   # Not a terminal: no progress at all.
