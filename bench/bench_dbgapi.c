@@ -11,7 +11,8 @@
  *   floor: open the core       the process, its libraries (LLVM's disassembler is most of the
  *                              RSS) and gpucore_core_open: what every other row includes
  *   image (analyze/, no API)   gc_image_open, then every register of every wave read with
- *                              gc_reg_read: the work under the library, without it
+ *                              gc_image_wave_regs (the record, from the core) and gc_reg_read:
+ *                              the work under the library, without it
  *   dbgapi attach + events     amd_dbgapi_initialize, attach (the core handshake), drain the
  *                              RUNTIME and WAVE_STOP events, detach, finalize
  *   dbgapi + lists and info    as above, then every list and the PC, EXEC, stop reason,
@@ -288,15 +289,18 @@ static void row_image(struct counts *k)
     for (uint32_t i = 0; i < k->waves; i++) {
         const struct gc_image_wave *w = gc_image_wave(img, i);
         const struct gc_arch *arch = gc_image_agent(img, gc_image_queue(img, w->queue)->agent)->arch;
+        const struct gc_wave *saved = NULL;
         struct gc_reglist l = { 0 };
 
-        if (gc_wave_register_list(arch, &w->wave, &l) != GPUCORE_OK) {
+        if (gc_wave_register_list(arch, &w->wave, &l) != GPUCORE_OK ||
+            gc_image_wave_regs(img, i, &saved, NULL) != GPUCORE_OK) {
+            gc_reglist_done(&l);
             k->failed = 1;
             continue;
         }
         for (size_t r = 0; r < l.count; r++) {
             if (l.regs[r].size > sizeof(buf) ||
-                gc_reg_read(arch, &w->wave, gc_image_r_version(img), &l.regs[r], 0, buf,
+                gc_reg_read(arch, saved, gc_image_r_version(img), &l.regs[r], 0, buf,
                             l.regs[r].size) != GPUCORE_OK) {
                 k->failed = 1;
                 continue;
