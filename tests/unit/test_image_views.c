@@ -11,7 +11,8 @@
  * about a sixth here, the library's a fifth; a copy of the save areas would be all of them). The frames a
  * compressed core keeps decoded are libcore's and are taken off by the figure libcore reports
  * (gpucore_core_mem_get). Counts, not time. Skipped (77) without ptrace rights, and where
- * mallinfo2 does not count what malloc hands out (a sanitizer's allocator).
+ * mallinfo2 does not count what malloc hands out (a sanitizer's allocator). And a core cut
+ * after it was opened: the registers it no longer holds are unavailable, never wrong.
  */
 #include <inttypes.h>
 #include <malloc.h>
@@ -239,6 +240,86 @@ static void test_dbgapi_compressed(void **state)
     dbgapi_case(zst);
 }
 
+/*
+ * A core cut short after it was opened (the records are read when asked, from the file): the
+ * image says the registers are unavailable and the library that it has none, without a crash
+ * or a wrong value. A copy of the plain core is opened, then cut to its first eighth.
+ */
+static void test_cut_after_open(void **state)
+{
+    char cut[4400], cmd[9000];
+    gpucore_core_t *core = NULL;
+    struct gc_image *img = NULL;
+    gpucore_diag_t d = { 0 };
+    const struct gc_wave *rw = NULL;
+    struct tdc c;
+    amd_dbgapi_process_id_t p;
+    struct tdc_list waves;
+    amd_dbgapi_register_id_t *regs = NULL;
+    size_t n = 0, bad = 0;
+    uint8_t buf[1024];
+    long size;
+    FILE *f;
+
+    (void)state;
+    snprintf(cut, sizeof(cut), "%s.cut", hang.core);
+    snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", hang.core, cut);
+    assert_int_equal(system(cmd), 0);
+    f = fopen(cut, "rb");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, 0, SEEK_END), 0);
+    size = ftell(f);
+    fclose(f);
+
+    assert_int_equal(gpucore_core_open(cut, NULL, &core, &d), GPUCORE_OK);
+    assert_int_equal(gc_image_open(core, &img, &d), GPUCORE_OK);
+    tdc_open(&c, cut);
+    assert_int_equal(amd_dbgapi_initialize(&tdc_callbacks), AMD_DBGAPI_STATUS_SUCCESS);
+    p = tdc_attach(&c);
+    {
+        uint32_t runtime, runtime_state, stops;
+
+        tdc_drain(p, &runtime, &runtime_state, &stops);
+    }
+    assert_int_equal(truncate(cut, size / 8), 0);
+
+    /* the image: every wave whose record lay in the cut half */
+    for (uint32_t i = 0; i < gc_image_wave_count(img); i++) {
+        gpucore_status_t st = gc_image_wave_regs(img, i, &rw, &d);
+
+        assert_true(st == GPUCORE_OK || st == GPUCORE_E_UNAVAILABLE);
+        bad += st != GPUCORE_OK;
+    }
+    fprintf(stderr, "cut to %ld bytes: %zu of %u waves' registers unavailable (%s)\n", size / 8,
+            bad, gc_image_wave_count(img), d.message);
+    assert_true(bad > 0);
+    gc_image_close(img);
+    gpucore_core_close(core);
+
+    /* the library: read_register of such a wave is REGISTER_NOT_AVAILABLE */
+    waves = tdc_waves(p);
+    bad = 0;
+    for (size_t i = 0; i < waves.n; i++) {
+        amd_dbgapi_wave_id_t w = { waves.ids[i] };
+        amd_dbgapi_status_t st;
+
+        assert_int_equal(amd_dbgapi_wave_register_list(w, &n, &regs), AMD_DBGAPI_STATUS_SUCCESS);
+        assert_true(n > 0);
+        st = amd_dbgapi_read_register(w, regs[0], 0, 4, buf);
+        assert_true(st == AMD_DBGAPI_STATUS_SUCCESS ||
+                    st == AMD_DBGAPI_STATUS_ERROR_REGISTER_NOT_AVAILABLE);
+        bad += st != AMD_DBGAPI_STATUS_SUCCESS;
+        tdc_free(regs);
+    }
+    tdc_free(waves.ids);
+    assert_true(bad > 0);
+    assert_int_equal(tdc_fatal_logs, 0);
+    assert_int_equal(amd_dbgapi_process_detach(p), AMD_DBGAPI_STATUS_SUCCESS);
+    assert_int_equal(amd_dbgapi_finalize(), AMD_DBGAPI_STATUS_SUCCESS);
+    tdc_close(&c);
+    unlink(cut);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -246,6 +327,7 @@ int main(void)
         cmocka_unit_test(test_image_compressed),
         cmocka_unit_test(test_dbgapi_plain),
         cmocka_unit_test(test_dbgapi_compressed),
+        cmocka_unit_test(test_cut_after_open),
     };
 
     return cmocka_run_group_tests(tests, setup, teardown);
