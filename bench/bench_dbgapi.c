@@ -40,7 +40,6 @@
  *
  * Exit: 0 done; 1 a core could not be read or the rows disagree; 2 usage.
  */
-#define _GNU_SOURCE 1 /* dladdr */
 #include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
