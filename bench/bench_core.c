@@ -566,7 +566,8 @@ static void read_core(const struct image *im, const char *path, int cold, int ve
  */
 #define FRAME_READS 400u
 
-static const uint32_t frame_sizes[] = { 64u << 10, 256u << 10, 1u << 20, 4u << 20, 16u << 20 };
+static const uint32_t frame_sizes[] = { 64u << 10,  256u << 10, 512u << 10,
+                                        1u << 20,   4u << 20,   16u << 20 };
 static const uint32_t read_sizes[] = { 4u << 10, 64u << 10 };
 
 static int cmp_double(const void *a, const void *b)
@@ -620,6 +621,40 @@ static void random_reads(const struct image *im, const char *path, uint32_t rsiz
     ret->cache_peak = m.peak;
 }
 
+static int64_t pull_zeros(void *user, uint64_t addr, void *buf, uint64_t size, int *ret_errno,
+                          uint64_t *ret_bad_size)
+{
+    (void)user, (void)addr, (void)ret_errno, (void)ret_bad_size;
+    memset(buf, 0, (size_t)size);
+    return (int64_t)size;
+}
+
+/* Bytes on disk of a compressed core holding one 1 GiB segment of zeros (never-written memory
+   with --tier all): what each all-zero frame and its seek-table entry cost. */
+static uint64_t zero_gib_cost(const char *path, uint32_t frame_size)
+{
+    struct gpucore_writer_opts o = { .sz = sizeof(o), .flags = GPUCORE_WRITE_OVERWRITE,
+                                     .compress = 1, .compress_level = 3,
+                                     .frame_size = frame_size };
+    struct gpucore_range_info info = { .sz = sizeof(info), .tier = GPUCORE_TIER_ALL };
+    gpucore_diag_t diag = { 0 };
+    gpucore_writer_t *w = NULL;
+    struct row r = { 0 };
+
+    if (gpucore_writer_open(path, &o, &w, &diag) != GPUCORE_OK)
+        die(path, diag.message);
+    if (gpucore_writer_add_segment_fn(w, BASE_VADDR, 1ull << 30, &info, pull_zeros, NULL) !=
+        GPUCORE_OK) {
+        gpucore_writer_abort(w);
+        die(path, "cannot write the zero segment");
+    }
+    if (gpucore_writer_finish(w, NULL, &diag) != GPUCORE_OK)
+        die(path, diag.message);
+    stat_file(path, &r);
+    unlink(path);
+    return r.apparent;
+}
+
 static void frames_mode(const struct image *im, uint64_t size, const char *dir, int repeat,
                         uint8_t *buf)
 {
@@ -627,6 +662,7 @@ static void frames_mode(const struct image *im, uint64_t size, const char *dir, 
            NR = sizeof(read_sizes) / sizeof(read_sizes[0]) };
     static struct row w[NF];
     static struct lat lat[NF][NR][MAX_REPEAT];
+    uint64_t zeros[NF];
     uint8_t *want = malloc(64u << 10);
     const char *path = track(dir, "frames.core");
 
@@ -642,15 +678,18 @@ static void frames_mode(const struct image *im, uint64_t size, const char *dir, 
             unlink(path);
         }
     }
+    for (size_t f = 0; f < NF; f++)
+        zeros[f] = zero_gib_cost(path, frame_sizes[f]);
     remove_all();
     printf("zstd -3, %u random reads per read size on a freshly opened core (frame cache: 8 "
            "frames, 64 MiB);\nlatency in microseconds per read (median of the rounds' "
            "medians, p99s, means); write = compression\ntime of the whole image; cache = peak of "
-           "libcore's memory budget while reading\n\n",
+           "libcore's memory budget while reading (MB); zeros = bytes on\ndisk of 1 GiB of zeros; "
+           "reach = the largest image 2^20 frames (the format's limit) hold\n\n",
            FRAME_READS);
-    printf("%-6s %8s %9s %7s | %-9s %8s %8s %8s %8s | %-9s %8s %8s %8s %8s\n", "frame",
-           "write s", "disk MB", "ratio", "4 KiB", "median", "p99", "mean", "cache MB", "64 KiB",
-           "median", "p99", "mean", "cache MB");
+    printf("%-6s %8s %9s %7s %8s %7s | %-6s %7s %7s %7s %6s | %-6s %7s %7s %7s %6s\n", "frame",
+           "write s", "disk MB", "ratio", "zeros KB", "reach", "4 KiB", "median", "p99", "mean",
+           "cache", "64 KiB", "median", "p99", "mean", "cache");
     for (size_t f = 0; f < NF; f++) {
         char name[16];
 
@@ -658,8 +697,9 @@ static void frames_mode(const struct image *im, uint64_t size, const char *dir, 
             snprintf(name, sizeof(name), "%uM", frame_sizes[f] >> 20);
         else
             snprintf(name, sizeof(name), "%uK", frame_sizes[f] >> 10);
-        printf("%-6s %8.2f %9.1f %7.2f", name, median(w[f].t, repeat), mb(w[f].disk),
-               (double)size / (double)w[f].disk);
+        printf("%-6s %8.2f %9.1f %7.2f %8.1f %4" PRIu64 "GiB", name, median(w[f].t, repeat),
+               mb(w[f].disk), (double)size / (double)w[f].disk, (double)zeros[f] / 1e3,
+               ((uint64_t)frame_sizes[f] << 20) >> 30);
         for (size_t r = 0; r < NR; r++) {
             double med[MAX_REPEAT], p99[MAX_REPEAT], mean[MAX_REPEAT];
             uint64_t peak = 0;
@@ -671,7 +711,7 @@ static void frames_mode(const struct image *im, uint64_t size, const char *dir, 
                 if (lat[f][r][k].cache_peak > peak)
                     peak = lat[f][r][k].cache_peak;
             }
-            printf(" | %-9s %8.0f %8.0f %8.0f %8.1f", "", median(med, repeat),
+            printf(" | %-6s %7.0f %7.0f %7.0f %6.1f", "", median(med, repeat),
                    median(p99, repeat), median(mean, repeat), mb(peak));
         }
         printf("\n");
