@@ -593,9 +593,11 @@ static uint32_t find_dispatch(const struct gc_image *img, const struct gc_image_
 }
 
 /*
- * Add the decoded waves of @p area to the image. @p keep (NULL: every wave) says which waves
- * to keep, by area index; a kept wave's group leader must be kept too (its record holds the
- * workgroup's LDS), which partial_keep() guarantees.
+ * Add the decoded waves of @p area (at process address @p area_base) to the image, with their
+ * status bytes from @p status (GC_CWSR_STATUS_BYTES per wave, by area index; scan_wave_area()).
+ * @p keep (NULL: every wave) says which waves to keep, by area index; a kept wave's group
+ * leader must be kept too (its record holds the workgroup's LDS), which add_partial()
+ * guarantees.
  */
 static gpucore_status_t add_waves(struct gc_image *img, struct gc_image_queue *q, uint32_t xcc,
                                   uint64_t area_base, struct gc_image_area *area,
