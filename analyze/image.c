@@ -593,12 +593,15 @@ static uint32_t find_dispatch(const struct gc_image *img, const struct gc_image_
 }
 
 /*
- * Add the decoded waves of @p area to the image. @p keep (NULL: every wave) says which waves
- * to keep, by area index; a kept wave's group leader must be kept too (its record holds the
- * workgroup's LDS), which partial_keep() guarantees.
+ * Add the decoded waves of @p area (at process address @p area_base) to the image, with their
+ * status bytes from @p status (GC_CWSR_STATUS_BYTES per wave, by area index; scan_wave_area()).
+ * @p keep (NULL: every wave) says which waves to keep, by area index; a kept wave's group
+ * leader must be kept too (its record holds the workgroup's LDS), which add_partial()
+ * guarantees.
  */
 static gpucore_status_t add_waves(struct gc_image *img, struct gc_image_queue *q, uint32_t xcc,
-                                  struct gc_image_area *area, const uint8_t *keep)
+                                  uint64_t area_base, struct gc_image_area *area,
+                                  const uint8_t *status, const uint8_t *keep)
 {
     const struct gc_image_agent *ag = &img->agents[q->agent];
     const struct gc_arch *arch = ag->arch;
@@ -620,7 +623,8 @@ static gpucore_status_t add_waves(struct gc_image *img, struct gc_image_queue *q
             image_index[i] = keep[i] ? base + kept++ : UINT32_MAX;
     }
     for (uint32_t i = 0; i < area->dec.wave_count; i++) {
-        const struct gc_wave *w = &area->dec.waves[i];
+        struct gc_wave bound = area->dec.waves[i];
+        const struct gc_wave *w = &bound;
         struct gc_image_wave *iw;
         struct gc_wave_stop stop;
         uint32_t idx, num;
@@ -636,7 +640,14 @@ static gpucore_status_t add_waves(struct gc_image *img, struct gc_image_queue *q
         iw->index = img->nwaves - 1;
         iw->queue = q->index;
         iw->xcc = xcc;
+        /* hwreg and ttmp point at iw->status once the image is built (bind_status()): the
+           array moves while it grows */
+        memcpy(iw->status, status + (size_t)i * GC_CWSR_STATUS_BYTES, GC_CWSR_STATUS_BYTES);
+        bound.hwreg = status + (size_t)i * GC_CWSR_STATUS_BYTES;
+        bound.ttmp = bound.hwreg + GC_CWSR_STATUS_BYTES / 2;
         iw->wave = *w;
+        iw->wave.hwreg = iw->wave.ttmp = NULL;
+        iw->record_address = area_base + w->record_offset;
         iw->lanes = w->lanes;
         iw->group_leader = image_index ? image_index[w->group_leader] : base + w->group_leader;
         /* The state AMD's library answers from once it has taken the wave over (it clears
@@ -774,9 +785,10 @@ static void drop_area(struct gc_image *img)
 {
     struct gc_image_area *a = &img->areas[img->nareas - 1];
 
-    img->cwsr_bytes -= a->ctl_size + a->wav_size;
+    img->cwsr_bytes -= a->ctl_size;
+    if (a->decoded)
+        gc_cwsr_decoded_done(&a->dec);
     gc_free(a->ctl);
-    gc_free(a->wav);
     img->nareas--;
 }
 
@@ -799,13 +811,72 @@ static int read_held(struct gc_image *img, uint64_t addr, uint8_t *buf, uint64_t
 }
 
 /*
+ * Read the wave area [lo, lo + size) through once, GC_IMAGE_WAVE_WINDOW bytes at a time (only
+ * the bytes the source holds when @p partial: the rest reads as zeros), and copy the status
+ * bytes of each wave of @p dec (NULL: read only) into @p status (GC_CWSR_STATUS_BYTES per wave,
+ * by area index). Records lie downward from the top of the area in control-stack order, so by
+ * rising address the waves come last index first. 1 read, 0 some bytes did not read, -1 with
+ * *fatal.
+ */
+static int scan_wave_area(struct gc_image *img, const struct gc_arch *arch, uint64_t lo,
+                          uint64_t size, int partial, const struct gc_cwsr_decoded *dec,
+                          uint8_t *status, gpucore_status_t *fatal)
+{
+    uint64_t win = size < GC_IMAGE_WAVE_WINDOW ? size : GC_IMAGE_WAVE_WINDOW;
+    uint64_t wave_begin = dec ? (uint64_t)dec->header.wave_state_offset -
+                                        dec->header.wave_state_size
+                              : 0;
+    uint32_t left = dec ? dec->wave_count : 0; /* waves not yet complete: 0 .. left-1 */
+    uint8_t *buf = gc_malloc(win ? win : 1);
+    int r = 1;
+
+    if (!buf) {
+        *fatal = GPUCORE_E_NOMEM;
+        return -1;
+    }
+    for (uint64_t c0 = 0; c0 < size && r > 0; c0 += win) {
+        uint64_t n = size - c0 < win ? size - c0 : win, c1 = c0 + n;
+
+        if (partial) {
+            memset(buf, 0, (size_t)n);
+            r = read_held(img, lo + c0, buf, n, fatal);
+        } else {
+            r = read_exact(img, lo + c0, buf, n, fatal);
+        }
+        while (r > 0 && left) {
+            const struct gc_wave *w = &dec->waves[left - 1];
+            uint64_t off, s0, s1, from, to;
+
+            if (gc_cwsr_wave_status_offset(arch, w, &off) != GPUCORE_OK) {
+                left--; /* not a layout the decoder makes: its status stays zero */
+                continue;
+            }
+            s0 = w->record_offset - wave_begin + off;
+            s1 = s0 + GC_CWSR_STATUS_BYTES;
+            if (s0 >= c1)
+                break;
+            from = s0 > c0 ? s0 : c0;
+            to = s1 < c1 ? s1 : c1;
+            if (to > from)
+                memcpy(status + (size_t)(left - 1) * GC_CWSR_STATUS_BYTES + (from - s0),
+                       buf + (from - c0), (size_t)(to - from));
+            if (s1 > c1)
+                break; /* the rest is in the next window */
+            left--;
+        }
+    }
+    gc_free(buf);
+    return r;
+}
+
+/*
  * The waves of an area whose wave area the file holds in part: those whose record, and whose
  * group leader's record (it holds the workgroup's LDS), the file holds whole. The queue's
  * problem says how many of the listed waves that is, and why the rest are missing.
  */
 static gpucore_status_t add_partial(struct gc_image *img, struct gc_image_queue *q, uint32_t xcc,
                                     struct gc_image_area *a, uint64_t base, uint64_t wave_lo,
-                                    uint64_t wss)
+                                    uint64_t wss, const uint8_t *status)
 {
     uint32_t n = a->dec.wave_count, kept = 0;
     uint8_t *whole = gc_calloc_array(n ? n : 1, 2);
@@ -830,7 +901,7 @@ static gpucore_status_t add_partial(struct gc_image *img, struct gc_image_queue 
                        " bytes not captured; %u of the %u saved waves have their records whole",
                        xcc, wave_lo, wss - held_bytes(img, wave_lo, wss), wss, kept, n);
     if (st == GPUCORE_OK)
-        st = add_waves(img, q, xcc, a, whole + n);
+        st = add_waves(img, q, xcc, base, a, status, whole + n);
     gc_free(whole);
     return st;
 }
@@ -935,10 +1006,10 @@ static gpucore_status_t decode_area(struct gc_image *img, struct gc_image_queue 
     *ret_counted = 1;
     /*
      * A wave area the file holds only in part (a size budget cut it) still gives the waves
-     * whose records it holds whole: the missing bytes read as zeros for the decoder, and
-     * add_partial() leaves out every wave whose record (or its group leader's) is not all
-     * held. It takes wss / GC_IMAGE_PARTIAL_AREA_FACTOR of the save-area budget (at least the
-     * bytes held), so the memory for partial areas stays within that factor of the file.
+     * whose records it holds whole: the missing bytes read as zeros, and add_partial() leaves
+     * out every wave whose record (or its group leader's) is not all held. It takes wss /
+     * GC_IMAGE_PARTIAL_AREA_FACTOR of the save-area budget (at least the bytes held), so the
+     * work for partial areas stays within that factor of the file.
      */
     uint64_t wave_lo = base + wso - wss, wave_have = wss ? held_bytes(img, wave_lo, wss) : 0;
     int partial = img->have_runs && wss && wave_have > 0 && wave_have < wss;
@@ -957,17 +1028,31 @@ static gpucore_status_t decode_area(struct gc_image *img, struct gc_image_queue 
             return st;
         }
     }
-    a->wav = partial ? gc_calloc_array((size_t)wss, 1) : gc_malloc(wss ? wss : 1);
-    if (!a->wav) {
+    /*
+     * The layout of the records follows from the control stack; the wave area is read through
+     * once, in windows, for the status bytes of each wave (image.h), and not kept. Problems
+     * come in the order they did when the area was read whole before it was decoded: a wave
+     * area that does not read is "not captured" whether or not it would decode.
+     */
+    uint8_t *status = NULL;
+    st = gc_cwsr_decode_layout(arch, &h, a->ctl, css, &a->dec, &d);
+    if (st == GPUCORE_E_NOMEM) {
         drop_area(img);
-        return GPUCORE_E_NOMEM;
+        return st;
     }
-    a->wav_size = wss;
-    img->cwsr_bytes += wss;
+    a->decoded = st == GPUCORE_OK;
+    if (a->decoded && a->dec.wave_count) {
+        status = gc_calloc_array(a->dec.wave_count, GC_CWSR_STATUS_BYTES);
+        if (!status) {
+            drop_area(img);
+            return GPUCORE_E_NOMEM;
+        }
+    }
     if (wss) {
-        r = partial ? read_held(img, wave_lo, a->wav, wss, &fatal)
-                    : read_exact(img, wave_lo, a->wav, wss, &fatal);
+        r = scan_wave_area(img, arch, wave_lo, wss, partial, a->decoded ? &a->dec : NULL, status,
+                           &fatal);
         if (r <= 0) {
+            gc_free(status);
             drop_area(img);
             if (r < 0)
                 return fatal;
@@ -976,19 +1061,18 @@ static gpucore_status_t decode_area(struct gc_image *img, struct gc_image_queue 
                                  xcc, base + wso - wss);
         }
     }
-    st = gc_cwsr_decode(arch, &h, a->ctl, css, a->wav, wss, &a->dec, &d);
-    if (st != GPUCORE_OK) {
-        /* its bytes are given back: only decoded areas stay in memory */
+    if (!a->decoded) {
         drop_area(img);
-        if (st == GPUCORE_E_NOMEM)
-            return st;
         return queue_problem(img, q, "saved waves of XCC %u at 0x%" PRIx64 " do not decode: %s",
                              xcc, base, d.message);
     }
-    a->decoded = 1;
-    if (!partial)
-        return add_waves(img, q, xcc, a, NULL);
-    return add_partial(img, q, xcc, a, base, wave_lo, wss);
+    st = partial ? add_partial(img, q, xcc, a, base, wave_lo, wss, status)
+                 : add_waves(img, q, xcc, base, a, status, NULL);
+    gc_free(status);
+    /* the waves are in the image: the layout is not needed any more */
+    gc_cwsr_decoded_done(&a->dec);
+    a->decoded = 0;
+    return st;
 }
 
 /* ---- queues ---------------------------------------------------------------------------------- */
@@ -1147,6 +1231,26 @@ static gpucore_status_t read_gpucore_notes(struct gc_image *img)
 
 /* ---- open / close ---------------------------------------------------------------------------- */
 
+/* Point every wave's hwreg and ttmp at its status copy, now that the wave array stays put. */
+static void bind_status(struct gc_image *img)
+{
+    /* the array grew by doubling; it stays as it is from now on */
+    if (img->nwaves && img->nwaves < img->cap_waves) {
+        struct gc_image_wave *w = gc_realloc_array(img->waves, img->nwaves, sizeof(*w));
+
+        if (w) {
+            img->waves = w;
+            img->cap_waves = img->nwaves;
+        }
+    }
+    for (uint32_t i = 0; i < img->nwaves; i++) {
+        img->waves[i].wave.hwreg = img->waves[i].status;
+        img->waves[i].wave.ttmp = img->waves[i].status + GC_CWSR_STATUS_BYTES / 2;
+    }
+    for (uint32_t i = 0; i < GC_IMAGE_RECORD_CACHE; i++)
+        img->recs[i].wave = UINT32_MAX;
+}
+
 /* Everything after the GPUCORE notes: the note (at @p note_offset of the file, or GC_NO_OFFSET),
    r_debug, agents, code objects, queues. */
 static gpucore_status_t build(struct gc_image *img, const void *desc, size_t desc_size,
@@ -1175,6 +1279,7 @@ static gpucore_status_t build(struct gc_image *img, const void *desc, size_t des
     GC_TRY(index_agents(img));
     GC_TRY(gc_image_load_code_objects(img));
     GC_TRY(build_queues(img));
+    bind_status(img);
     return GPUCORE_OK;
 }
 
@@ -1192,6 +1297,8 @@ static struct gc_image *image_new(const struct gc_image_memory *mem, uint32_t fl
     img->flags = flags;
     img->code_budget = UINT64_MAX; /* an image from a note: GC_IMAGE_MAX_CODE_BYTES only */
     img->cwsr_budget = GC_IMAGE_MAX_CWSR_TOTAL; /* until the source says what it holds */
+    for (uint32_t i = 0; i < GC_IMAGE_RECORD_CACHE; i++)
+        img->recs[i].wave = UINT32_MAX;
     return img;
 }
 
@@ -1386,9 +1493,10 @@ void gc_image_close(struct gc_image *img)
         if (img->areas[i].decoded)
             gc_cwsr_decoded_done(&img->areas[i].dec);
         gc_free(img->areas[i].ctl);
-        gc_free(img->areas[i].wav);
     }
     gc_free(img->areas);
+    for (uint32_t i = 0; i < GC_IMAGE_RECORD_CACHE; i++)
+        gc_image_record_done(&img->recs[i]);
     gc_image_free_code_objects(img);
     for (uint32_t i = 0; i < img->nproblems; i++)
         gc_free(img->problems[i]);
@@ -1445,4 +1553,86 @@ uint32_t gc_image_problem_count(const struct gc_image *img)
 const char *gc_image_problem(const struct gc_image *img, uint32_t i)
 {
     return img && i < img->nproblems ? img->problems[i] : NULL;
+}
+
+/* ---- saved registers, read when asked (image.h) ------------------------------------------- */
+
+gpucore_status_t gc_image_record_read(struct gc_image *img, uint32_t i,
+                                      struct gc_image_record *rec, gpucore_diag_t *reterr_diag)
+{
+    const struct gc_image_wave *iw;
+    const struct gc_arch *arch;
+    struct gc_wave w;
+    gpucore_status_t fatal = GPUCORE_OK;
+    uint64_t size;
+    int r;
+
+    GC_FAIL_IF(!img || !rec || i >= img->nwaves, reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
+               "gc_image_record_read: no wave %u", i);
+    iw = &img->waves[i];
+    arch = img->agents[img->queues[iw->queue].agent].arch;
+    size = iw->wave.record_size;
+    GC_FAIL_IF(!arch || !arch->cwsr, reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
+               "wave %u: its GPU target is unknown", i);
+    rec->wave = UINT32_MAX;
+    if (rec->cap < size) {
+        /* record sizes were bounded at open (GC_IMAGE_MAX_CWSR_READ) */
+        uint8_t *b = gc_malloc((size_t)size);
+
+        GC_FAIL_IF(!b, reterr_diag, GPUCORE_E_NOMEM, GC_NO_OFFSET,
+                   "out of memory reading wave %u's registers", i);
+        gc_free(rec->bytes);
+        rec->bytes = b;
+        rec->cap = size;
+    }
+    r = size ? read_exact(img, iw->record_address, rec->bytes, size, &fatal) : 1;
+    if (r < 0)
+        return gc_diag_set(reterr_diag, fatal, GC_NO_OFFSET,
+                           "out of memory reading wave %u's registers", i);
+    if (r == 0) {
+        const char *why = gc_image_mem_errmsg(img);
+
+        return gc_diag_set(reterr_diag, GPUCORE_E_UNAVAILABLE, GC_NO_OFFSET,
+                           "wave %u: its saved registers (%" PRIu64 " bytes at 0x%" PRIx64
+                           ") no longer read%s%s",
+                           i, size, iw->record_address, *why ? ": " : "", why);
+    }
+    w = iw->wave;
+    GC_FAIL_IF(gc_cwsr_wave_bind(arch, &w, rec->bytes, (size_t)size) != GPUCORE_OK, reterr_diag,
+               GPUCORE_E_INVAL, GC_NO_OFFSET, "wave %u: its record does not bind", i);
+    /* the state the image reported at open, whatever the source gives now */
+    w.hwreg = iw->status;
+    w.ttmp = iw->status + GC_CWSR_STATUS_BYTES / 2;
+    rec->w = w;
+    rec->wave = i;
+    return GPUCORE_OK;
+}
+
+void gc_image_record_done(struct gc_image_record *rec)
+{
+    if (!rec)
+        return;
+    gc_free(rec->bytes);
+    rec->bytes = NULL;
+    rec->cap = 0;
+    rec->wave = UINT32_MAX;
+}
+
+gpucore_status_t gc_image_wave_regs(struct gc_image *img, uint32_t i, const struct gc_wave **ret,
+                                    gpucore_diag_t *reterr_diag)
+{
+    struct gc_image_record *rec;
+
+    GC_FAIL_IF(!img || !ret || i >= img->nwaves, reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
+               "gc_image_wave_regs: no wave %u", i);
+    for (uint32_t k = 0; k < GC_IMAGE_RECORD_CACHE; k++)
+        if (img->recs[k].wave == i) {
+            *ret = &img->recs[k].w;
+            return GPUCORE_OK;
+        }
+    rec = &img->recs[img->rec_next];
+    img->rec_next = (img->rec_next + 1) % GC_IMAGE_RECORD_CACHE;
+    GC_TRY(gc_image_record_read(img, i, rec, reterr_diag));
+    *ret = &rec->w;
+    return GPUCORE_OK;
 }

@@ -116,7 +116,14 @@ struct gc_image_wave {
     int stopped;              /* trap handler stopped it */
     uint32_t stop_reasons;    /* GC_STOP_* (arch/wave.h) */
     uint32_t watchpoints;     /* bit k: address watch k triggered (with GC_STOP_WATCHPOINT) */
-    struct gc_wave wave;      /* decoded record (register pointers into image-owned bytes) */
+    /* The decoded record: counts, state words, workgroup place, record_offset/record_size. Of
+       its register pointers only hwreg and ttmp are set, to status[] below (what every
+       question about the wave's state reads: arch/wave.h); vgpr, shared_vgpr, accvgpr, sgpr
+       and lds are NULL. The saved registers stay in the core: gc_image_wave_regs() or
+       gc_image_record_read() read the record when asked. */
+    struct gc_wave wave;
+    uint64_t record_address;  /* process address of the record's lowest byte */
+    uint8_t status[GC_CWSR_STATUS_BYTES]; /* its 16 hwreg slots and 16 TTMPs, read at open */
 };
 
 struct gc_image_code_object {
@@ -230,6 +237,54 @@ uint32_t gc_image_wave_count(const struct gc_image *img);
 const struct gc_image_wave *gc_image_wave(const struct gc_image *img, uint32_t i);
 uint32_t gc_image_code_object_count(const struct gc_image *img);
 const struct gc_image_code_object *gc_image_code_object(const struct gc_image *img, uint32_t i);
+
+/*
+ * The saved registers of a wave (VGPRs, SGPRs, the LDS of a group leader) are not copied when
+ * the image is built: each XCC's wave area is read through once, in windows of
+ * GC_IMAGE_WAVE_WINDOW bytes, for the 128 status bytes of every wave (gc_image_wave::status),
+ * and a wave's whole record is read again from the memory source (the core file through
+ * libcore's reader, the client's memory for the amd-dbgapi library) when it is asked for.
+ * The layout of every record (where each register block is) was fixed and checked from the
+ * control stack at open, and a record is read into a buffer of exactly its size, so bytes that
+ * differ on a later read (a file rewritten under us) change values, never bounds; hwreg and
+ * ttmp always point at the copies of open, so the stop state, PC and EXEC the image reports
+ * and the registers it serves agree. A compressed core decodes the frames a record lies in
+ * (libcore's frame cache keeps the last few): no copy of the save areas either way.
+ */
+#define GC_IMAGE_WAVE_WINDOW (1u << 20)
+
+/* A wave's record read from the source: @p w with every register pointer bound (into bytes,
+   hwreg and ttmp into the image's status copy). Zero-initialize; reusable for any wave. */
+struct gc_image_record {
+    uint32_t wave;            /* image wave index it holds; UINT32_MAX when none (set by read) */
+    uint8_t *bytes;           /* owned: the record's bytes */
+    uint64_t cap;             /* bytes allocated */
+    struct gc_wave w;
+};
+
+/*
+ * Read wave @p i's record into @p rec (its buffer grown as needed). rec->w is valid until the
+ * next read into @p rec, gc_image_record_done() or gc_image_close().
+ * @retval GPUCORE_OK
+ * @retval GPUCORE_E_UNAVAILABLE the source no longer gives the record's bytes (a file cut or
+ *                               damaged after open, a client that fails the read); the diag
+ *                               says which wave and why
+ * @retval GPUCORE_E_INVAL       NULL image or record, @p i out of range, a wave of an unknown
+ *                               family
+ * @retval GPUCORE_E_NOMEM
+ */
+gpucore_status_t gc_image_record_read(struct gc_image *img, uint32_t i,
+                                      struct gc_image_record *rec, gpucore_diag_t *reterr_diag);
+void gc_image_record_done(struct gc_image_record *rec); /* frees the buffer; accepts NULL */
+
+/*
+ * Wave @p i with its saved registers, through a cache of GC_IMAGE_RECORD_CACHE records the
+ * image keeps: *ret is valid until GC_IMAGE_RECORD_CACHE calls for other waves, or
+ * gc_image_close(). Statuses as gc_image_record_read().
+ */
+#define GC_IMAGE_RECORD_CACHE 4u
+gpucore_status_t gc_image_wave_regs(struct gc_image *img, uint32_t i, const struct gc_wave **ret,
+                                    gpucore_diag_t *reterr_diag);
 
 /* Problems found while building (one sentence each), for reports. */
 uint32_t gc_image_problem_count(const struct gc_image *img);

@@ -79,10 +79,11 @@ struct gc_image_co_priv {
     uint32_t nsyms, cap_syms;
 };
 
-/* One decoded XCC area: the buffers the wave pointers point into. */
+/* One XCC area while it is decoded: its control stack (kept) and the waves' layout (freed
+   once the waves are in the image; their registers stay in the core, image.h). */
 struct gc_image_area {
-    uint8_t *ctl, *wav;
-    uint64_t ctl_size, wav_size; /* bytes of ctl and wav (counted in gc_image::cwsr_bytes) */
+    uint8_t *ctl;
+    uint64_t ctl_size; /* bytes of ctl (counted in gc_image::cwsr_bytes) */
     struct gc_cwsr_decoded dec;
     int decoded;
 };
@@ -137,7 +138,8 @@ struct gc_image {
     int have_runs;
     uint64_t runs_held;        /* bytes in all runs */
     uint64_t cwsr_budget;      /* save-area bytes the image may still allocate */
-    uint64_t cwsr_bytes;       /* save-area bytes held by decoded areas (and the one being read) */
+    uint64_t cwsr_bytes;       /* save-area bytes held: control stacks (the wave areas are
+                                  read in windows and not kept, image.h) */
     int cwsr_budget_said;      /* the problem "budget exhausted" was reported */
     uint64_t ring_slots;       /* AQL packets read so far (all queues) */
     int ring_limit_said;
@@ -147,12 +149,15 @@ struct gc_image {
     const gpucore_manifest_entry_t **gaps;
     uint32_t *gap_widest;
     uint32_t ngaps;
+    /* Records read last (gc_image_wave_regs), round robin from rec_next. */
+    struct gc_image_record recs[GC_IMAGE_RECORD_CACHE];
+    uint32_t rec_next;
 };
 
 /* Work counters for tests: what building the image read. */
 struct gc_image_stats {
     uint64_t ring_slots;  /* AQL packets read */
-    uint64_t cwsr_bytes;  /* save-area bytes kept (areas that decoded) */
+    uint64_t cwsr_bytes;  /* save-area bytes kept (control stacks of areas that decoded) */
 };
 void gc_image_get_stats(const struct gc_image *img, struct gc_image_stats *ret);
 

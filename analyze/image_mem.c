@@ -124,20 +124,29 @@ static gpucore_status_t read_local(struct gc_image *img, const struct gc_image_w
 {
     const struct gc_image_wave *leader =
             w->group_leader < img->nwaves ? &img->waves[w->group_leader] : w;
-    uint64_t lds = leader->wave.lds ? leader->wave.lds_size : 0;
+    /* the LDS image is in the leader's record when it is the first wave of its group */
+    uint64_t lds = leader->wave.first_wave ? leader->wave.lds_size : 0;
+    const struct gc_wave *rw = NULL;
 
+    if (addr < lds) {
+        *ret_done = 0;
+        GC_TRY(gc_image_wave_regs(img, leader->index, &rw, diag));
+        if (!rw->lds)
+            lds = 0;
+    }
     if (addr >= lds || size > lds - addr) {
         uint64_t n = addr < lds ? lds - addr : 0;
 
         if (n)
-            memcpy(buf, leader->wave.lds + addr, n);
+            memcpy(buf, rw->lds + addr, n);
         *ret_done = n;
         return gc_diag_set(diag, GPUCORE_E_LIMIT, GC_NO_OFFSET,
                            "local address 0x%" PRIx64 " is past the %" PRIu64
                            " bytes of LDS of wave %u's workgroup",
                            addr + n, lds, w->index);
     }
-    memcpy(buf, leader->wave.lds + addr, size);
+    if (size)
+        memcpy(buf, rw->lds + addr, size);
     *ret_done = size;
     return GPUCORE_OK;
 }
@@ -163,19 +172,20 @@ static gpucore_status_t xcc_scratch_base(const struct gc_image *img, const struc
  * private memory otherwise; when they cannot (a runtime of r_version 11 or later no longer
  * records the per-XCC stride, XCC > 0), the register is the slot's address.
  */
-static gpucore_status_t flat_scratch_slot(const struct gc_image *img,
-                                          const struct gc_image_wave *w, uint64_t off,
-                                          uint64_t size, uint64_t *ret_base, uint64_t *ret_size,
-                                          gpucore_diag_t *diag)
+static gpucore_status_t flat_scratch_slot(struct gc_image *img, const struct gc_image_wave *w,
+                                          uint64_t off, uint64_t size, uint64_t *ret_base,
+                                          uint64_t *ret_size, gpucore_diag_t *diag)
 {
     const struct gc_image_queue_priv *qp = &img->qpriv[w->queue];
     const struct gc_arch *arch = img->agents[img->queues[w->queue].agent].arch;
+    const struct gc_wave *rw = NULL;
     struct gc_reg reg;
     uint64_t flat = 0, base;
 
     GC_FAIL_IF(gc_wave_register_find(arch, &w->wave, "flat_scratch", &reg) != GPUCORE_OK ||
-                       gc_reg_read(arch, &w->wave, img->r_version, &reg, 0, &flat,
-                                   sizeof(flat)) != GPUCORE_OK,
+                       gc_image_wave_regs(img, w->index, &rw, NULL) != GPUCORE_OK ||
+                       gc_reg_read(arch, rw, img->r_version, &reg, 0, &flat, sizeof(flat)) !=
+                               GPUCORE_OK,
                diag, GPUCORE_E_UNAVAILABLE, GC_NO_OFFSET,
                "wave %u: its flat_scratch register, which holds its scratch address on %s, "
                "cannot be read", w->index, arch->name);

@@ -61,8 +61,8 @@ json_t *gc_triage_waves(const struct gc_triage *t, const struct gc_triage_reques
 /* regs                                                                                       */
 /* ---------------------------------------------------------------------------------------- */
 
-static json_t *reg_json(const struct gc_arch *arch, const struct gc_image_wave *w,
-                        uint32_t r_version, const struct gc_reg *r)
+static json_t *reg_json(const struct gc_arch *arch, const struct gc_wave *w, uint32_t r_version,
+                        const struct gc_reg *r)
 {
     json_t *o = json_object(), *classes = json_array();
     uint8_t buf[8];
@@ -77,7 +77,7 @@ static json_t *reg_json(const struct gc_arch *arch, const struct gc_image_wave *
     if (r->size <= 8) {
         uint64_t v = 0;
 
-        if (gc_reg_read(arch, &w->wave, r_version, r, 0, buf, r->size) != GPUCORE_OK) {
+        if (gc_reg_read(arch, w, r_version, r, 0, buf, r->size) != GPUCORE_OK) {
             json_object_set_new(o, GC_TK_VALUE, json_null());
             return o;
         }
@@ -89,7 +89,7 @@ static json_t *reg_json(const struct gc_arch *arch, const struct gc_image_wave *
         json_t *lanes = json_array();
 
         for (uint32_t off = 0; off + 4 <= r->size; off += 4) {
-            if (gc_reg_read(arch, &w->wave, r_version, r, off, buf, 4) != GPUCORE_OK) {
+            if (gc_reg_read(arch, w, r_version, r, off, buf, 4) != GPUCORE_OK) {
                 json_array_append_new(lanes, json_null());
                 continue;
             }
@@ -106,8 +106,10 @@ json_t *gc_triage_regs(const struct gc_triage *t, const struct gc_triage_request
                        struct gc_triage_error *reterr)
 {
     const struct gc_image_wave *w;
+    const struct gc_wave *saved = NULL;
     const struct gc_arch *arch;
     struct gc_reglist list = { 0 };
+    gpucore_diag_t d = { 0 };
     gpucore_status_t st;
     json_t *doc, *arr;
 
@@ -123,6 +125,12 @@ json_t *gc_triage_regs(const struct gc_triage *t, const struct gc_triage_request
         return gc_tr_fail(reterr, GC_TRIAGE_BLAME_CORE, st,
                           "wave %ld: cannot list its registers (%s)", req->wave,
                           gpucore_strerror(st));
+    /* the saved registers are read from the core when asked (analyze/image.h) */
+    st = gc_image_wave_regs(t->img, w->index, &saved, &d);
+    if (st != GPUCORE_OK) {
+        gc_reglist_done(&list);
+        return gc_tr_fail(reterr, GC_TRIAGE_BLAME_CORE, st, "%s", d.message);
+    }
     for (int i = 0; i < req->nregs; i++)
         if (!gc_reglist_find(&list, req->regs[i])) {
             gc_reglist_done(&list);
@@ -145,7 +153,8 @@ json_t *gc_triage_regs(const struct gc_triage *t, const struct gc_triage_request
             want = strcmp(list.regs[i].name, req->regs[k]) == 0;
         if (want)
             json_array_append_new(arr,
-                                  reg_json(arch, w, gc_image_r_version(t->img), &list.regs[i]));
+                                  reg_json(arch, saved, gc_image_r_version(t->img),
+                                           &list.regs[i]));
     }
     json_object_set_new(doc, GC_TK_REGISTERS, arr);
     gc_reglist_done(&list);

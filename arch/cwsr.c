@@ -262,18 +262,15 @@ struct walk {
     uint64_t wave_base; /* area offset of the wave area's first byte */
 };
 
-static void fill_wave(const struct walk *wk, struct gc_wave *out, const struct geom *g,
-                      const struct blocks *b, uint64_t bottom)
+/* The register pointers of a record whose lowest byte is @p r (NULL: a layout only). */
+static void bind_blocks(struct gc_wave *out, const struct geom *g, const struct blocks *b,
+                        const uint8_t *r)
 {
-    const uint8_t *r = wk->wave + bottom;
-
-    out->lanes = g->lanes;
-    out->vgprs = g->vgprs;
-    out->accvgprs = g->accvgprs;
-    out->shared_vgprs = g->shared_vgprs;
-    out->sgprs = g->sgprs;
-    out->record_offset = wk->wave_base + bottom;
-    out->record_size = b->size;
+    if (!r) {
+        out->vgpr = out->shared_vgpr = out->accvgpr = out->sgpr = NULL;
+        out->hwreg = out->ttmp = out->lds = NULL;
+        return;
+    }
     out->vgpr = r + b->vgpr;
     out->shared_vgpr = g->shared_vgprs ? r + b->shared_vgpr : NULL;
     out->accvgpr = g->accvgprs ? r + b->accvgpr : NULL;
@@ -281,6 +278,19 @@ static void fill_wave(const struct walk *wk, struct gc_wave *out, const struct g
     out->hwreg = r + b->hwreg;
     out->ttmp = r + b->ttmp;
     out->lds = out->first_wave && g->lds_size ? r + b->lds : NULL;
+}
+
+static void fill_wave(const struct walk *wk, struct gc_wave *out, const struct geom *g,
+                      const struct blocks *b, uint64_t bottom)
+{
+    out->lanes = g->lanes;
+    out->vgprs = g->vgprs;
+    out->accvgprs = g->accvgprs;
+    out->shared_vgprs = g->shared_vgprs;
+    out->sgprs = g->sgprs;
+    out->record_offset = wk->wave_base + bottom;
+    out->record_size = b->size;
+    bind_blocks(out, g, b, wk->wave ? wk->wave + bottom : NULL);
 }
 
 /*
@@ -420,19 +430,17 @@ static gpucore_status_t walk_control_stack(const struct walk *wk, struct gc_wave
     return GPUCORE_OK;
 }
 
-gpucore_status_t gc_cwsr_decode(const struct gc_arch *arch, const struct gc_cwsr_header *header,
-                                const void *ctl, size_t ctl_len, const void *wave_area,
-                                size_t wave_len, struct gc_cwsr_decoded *ret,
-                                gpucore_diag_t *reterr_diag)
+/* gc_cwsr_decode(); @p wave_area NULL: gc_cwsr_decode_layout() (wave_len is the header's). */
+static gpucore_status_t decode(const struct gc_arch *arch, const struct gc_cwsr_header *header,
+                               const void *ctl, size_t ctl_len, const void *wave_area,
+                               size_t wave_len, struct gc_cwsr_decoded *ret,
+                               gpucore_diag_t *reterr_diag)
 {
     const struct gc_cwsr_header *h = header;
     uint64_t ctl_end, wave_begin;
     uint32_t waves = 0, groups = 0;
     struct gc_wave *out = NULL;
     struct walk wk;
-
-    GC_FAIL_IF(!arch || !arch->cwsr || !h || !ret || (!ctl && ctl_len) || (!wave_area && wave_len),
-               reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET, "gc_cwsr_decode: invalid argument");
 
     GC_FAIL_IF(h->control_stack_size % 4, reterr_diag, GPUCORE_E_CORRUPT, 4,
                "CWSR header at 0x4: control_stack_size 0x%x is not a multiple of 4",
@@ -490,6 +498,71 @@ gpucore_status_t gc_cwsr_decode(const struct gc_arch *arch, const struct gc_cwsr
     ret->wave_count = waves;
     ret->group_count = groups;
     ret->waves = out;
+    return GPUCORE_OK;
+}
+
+gpucore_status_t gc_cwsr_decode(const struct gc_arch *arch, const struct gc_cwsr_header *header,
+                                const void *ctl, size_t ctl_len, const void *wave_area,
+                                size_t wave_len, struct gc_cwsr_decoded *ret,
+                                gpucore_diag_t *reterr_diag)
+{
+    GC_FAIL_IF(!arch || !arch->cwsr || !header || !ret || (!ctl && ctl_len) ||
+                       (!wave_area && wave_len),
+               reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET, "gc_cwsr_decode: invalid argument");
+    if (!wave_area) {
+        /* a zero-length wave area: decode() reads NULL as "layout only", which is the same
+           for a wave area that holds no bytes (every record would fail the size check) */
+        static const uint8_t none[1];
+
+        wave_area = none;
+    }
+    return decode(arch, header, ctl, ctl_len, wave_area, wave_len, ret, reterr_diag);
+}
+
+gpucore_status_t gc_cwsr_decode_layout(const struct gc_arch *arch,
+                                       const struct gc_cwsr_header *header, const void *ctl,
+                                       size_t ctl_len, struct gc_cwsr_decoded *ret,
+                                       gpucore_diag_t *reterr_diag)
+{
+    GC_FAIL_IF(!arch || !arch->cwsr || !header || !ret || (!ctl && ctl_len), reterr_diag,
+               GPUCORE_E_INVAL, GC_NO_OFFSET, "gc_cwsr_decode_layout: invalid argument");
+    return decode(arch, header, ctl, ctl_len, NULL, header->wave_state_size, ret, reterr_diag);
+}
+
+gpucore_status_t gc_cwsr_wave_bind(const struct gc_arch *arch, struct gc_wave *w,
+                                   const void *record, size_t len)
+{
+    struct geom g;
+    struct blocks b;
+
+    if (!arch || !arch->cwsr || !w || !record || len < w->record_size)
+        return GPUCORE_E_INVAL;
+    if (state_geometry(arch->cwsr, w->state[0], &g) != 0)
+        return GPUCORE_E_CORRUPT;
+    record_blocks(arch->cwsr, &g, (int)w->first_wave, &b);
+    if (b.size != w->record_size || g.lanes != w->lanes || g.vgprs != w->vgprs ||
+        g.accvgprs != w->accvgprs || g.shared_vgprs != w->shared_vgprs || g.sgprs != w->sgprs)
+        return GPUCORE_E_CORRUPT;
+    bind_blocks(w, &g, &b, record);
+    return GPUCORE_OK;
+}
+
+gpucore_status_t gc_cwsr_wave_status_offset(const struct gc_arch *arch, const struct gc_wave *w,
+                                            uint64_t *ret_offset)
+{
+    struct geom g;
+    struct blocks b;
+
+    if (!arch || !arch->cwsr || !w || !ret_offset)
+        return GPUCORE_E_INVAL;
+    if (arch->cwsr->hwreg_slots != 16 || arch->cwsr->ttmps != 16)
+        return GPUCORE_E_NOTSUP;
+    if (state_geometry(arch->cwsr, w->state[0], &g) != 0)
+        return GPUCORE_E_CORRUPT;
+    record_blocks(arch->cwsr, &g, (int)w->first_wave, &b);
+    if (b.size != w->record_size || b.ttmp != b.hwreg + 64)
+        return GPUCORE_E_CORRUPT;
+    *ret_offset = b.hwreg;
     return GPUCORE_OK;
 }
 

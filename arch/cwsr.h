@@ -176,6 +176,41 @@ gpucore_status_t gc_cwsr_decode(const struct gc_arch *arch, const struct gc_cwsr
                                 size_t wave_len, struct gc_cwsr_decoded *ret,
                                 gpucore_diag_t *reterr_diag);
 
+/*
+ * gc_cwsr_decode() without the wave area: the same checks of the header and the control stack,
+ * the same waves (counts, state words, workgroups, record_offset and record_size), but every
+ * register pointer NULL, since the layout of the records follows from the control stack alone.
+ * For a reader that keeps the records where they are and reads one when it is asked for (the
+ * process image), binding it with gc_cwsr_wave_bind(). The header's wave_state_size is taken as
+ * the wave area's length. Statuses as gc_cwsr_decode().
+ */
+gpucore_status_t gc_cwsr_decode_layout(const struct gc_arch *arch,
+                                       const struct gc_cwsr_header *header, const void *ctl,
+                                       size_t ctl_len, struct gc_cwsr_decoded *ret,
+                                       gpucore_diag_t *reterr_diag);
+
+/*
+ * Point the register pointers of @p w (a wave of gc_cwsr_decode_layout() or gc_cwsr_decode()
+ * of the same family) at @p record, a copy of its record (@p len bytes: at least
+ * w->record_size), exactly where gc_cwsr_decode() would have placed them in the wave area.
+ * @retval GPUCORE_OK; GPUCORE_E_INVAL (NULL, a record shorter than w->record_size, a family
+ *         without a layout); GPUCORE_E_CORRUPT when w's state word does not give its own counts
+ *         and record size (not a wave the decoder produced). *w is untouched on failure.
+ */
+gpucore_status_t gc_cwsr_wave_bind(const struct gc_arch *arch, struct gc_wave *w,
+                                   const void *record, size_t len);
+
+/*
+ * The bytes of a record every question about a wave's state reads (arch/wave.h: stop reasons,
+ * PC, EXEC, dispatch and workgroup ids): its 16 hardware-register slots followed by its 16
+ * TTMPs, GC_CWSR_STATUS_BYTES in all, at *ret_offset from the record's lowest byte.
+ * @retval GPUCORE_OK; GPUCORE_E_INVAL (NULL); GPUCORE_E_CORRUPT as gc_cwsr_wave_bind();
+ *         GPUCORE_E_NOTSUP for a layout whose blocks are not 16 + 16 words.
+ */
+#define GC_CWSR_STATUS_BYTES 128u
+gpucore_status_t gc_cwsr_wave_status_offset(const struct gc_arch *arch, const struct gc_wave *w,
+                                            uint64_t *ret_offset);
+
 /* Free the waves of a decode result (not the buffers). Accepts NULL. */
 void gc_cwsr_decoded_done(struct gc_cwsr_decoded *d);
 

@@ -3,13 +3,16 @@
  * gpucore-bench-core: how fast does libcore write and read a large core, and how big is it?
  *
  *     gpucore-bench-core [--size BYTES] [--dir DIR] [--cold]
+ *     gpucore-bench-core --frames [--size BYTES] [--dir DIR] [--repeat N]
  *
  * Builds a synthetic process image (default 1 GiB) as a few hundred segments whose pages are a
  * realistic mix -- about 40 % all-zero, 30 % patterned, 30 % random -- and, in one run, writes
  * it as: a plain write()+fsync of the same bytes (the baseline any dumper pays), a plain
  * gpucore core (sparse), and zstd-compressed cores at levels 1, 3 and 9 plus level 3 with two
  * worker threads. Then it reads the plain and the level-3 core back, sequentially and with
- * 10 000 random 4 KiB reads, and checks a sample of what it read. See bench/README.md.
+ * 10 000 random 4 KiB reads, and checks a sample of what it read. With --frames it measures
+ * instead, for zstd frames of 64 KiB to 16 MiB, the compression time and ratio and the latency
+ * of random 4 KiB and 64 KiB reads (frames_mode()). See bench/README.md.
  *
  * Everything is deterministic except the clock: the image comes from a fixed-seed PRNG, so
  * sizes and ratios repeat exactly from run to run. Nothing is asserted about time.
@@ -386,7 +389,7 @@ static int64_t pull_segment(void *user, uint64_t addr, void *buf, uint64_t size,
 }
 
 static void write_core(const struct image *im, const char *path, int level, uint32_t threads,
-                       struct row *r)
+                       uint32_t frame_size, struct row *r)
 {
     struct gpucore_writer_opts o = {
         .sz = sizeof(o),
@@ -394,6 +397,7 @@ static void write_core(const struct image *im, const char *path, int level, uint
         .compress = level != 0,
         .compress_level = level,
         .threads = threads,
+        .frame_size = frame_size,
     };
     struct gpucore_range_info info = { .sz = sizeof(info), .tier = GPUCORE_TIER_ALL };
     gpucore_diag_t diag = { 0 };
@@ -547,6 +551,176 @@ static void read_core(const struct image *im, const char *path, int cold, int ve
 }
 
 /* ============================================================================================ */
+/* Frame sizes (--frames)                                                                       */
+/* ============================================================================================ */
+
+/*
+ * Random reads of a compressed core against its frame size. For each frame size the image is
+ * written at zstd level 3 (timed: the compression cost), then the core is opened afresh for
+ * each read size and FRAME_READS reads at uniformly random offsets of the image are timed one
+ * by one (a read never crosses a segment end). A read decodes every frame it touches that the
+ * reader's frame cache (gpucore_open_opts defaults: 8 frames, at most 64 MiB) does not hold, so
+ * the latency follows the frame size; the peak of libcore's memory budget
+ * (gpucore_core_mem_get) shows what the cache held. Untimed, every read is compared with the
+ * generator.
+ */
+#define FRAME_READS 400u
+
+static const uint32_t frame_sizes[] = { 64u << 10,  256u << 10, 512u << 10,
+                                        1u << 20,   4u << 20,   16u << 20 };
+static const uint32_t read_sizes[] = { 4u << 10, 64u << 10 };
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+static double peak_rss_mib(void);
+
+struct lat {
+    double median, p99, mean; /* microseconds per read */
+    uint64_t cache_peak;      /* libcore's memory budget peak, bytes */
+};
+
+static void random_reads(const struct image *im, const char *path, uint32_t rsize, uint8_t *buf,
+                         uint8_t *want, struct lat *ret)
+{
+    static double t[FRAME_READS];
+    gpucore_diag_t diag = { 0 };
+    gpucore_core_t *core = NULL;
+    struct gpucore_core_mem m;
+    uint64_t rng = SEED ^ rsize;
+    double sum = 0;
+
+    if (gpucore_core_open(path, NULL, &core, &diag) != GPUCORE_OK)
+        die(path, diag.message);
+    for (uint32_t i = 0; i < FRAME_READS; i++) {
+        uint32_t seg;
+        uint64_t off, n;
+        double t0;
+
+        pick_page(im, &rng, &seg, &off);
+        n = im->segs[seg].size - off < rsize ? im->segs[seg].size - off : rsize;
+        t0 = now();
+        if (gpucore_core_read(core, im->segs[seg].vaddr + off, buf, n, NULL) != GPUCORE_OK)
+            die(path, gpucore_core_errmsg(core));
+        t[i] = (now() - t0) * 1e6;
+        sum += t[i];
+        fill(im, im->segs[seg].image_off + off, want, n);
+        if (memcmp(buf, want, (size_t)n) != 0)
+            die(path, "data read back differs from what was written");
+    }
+    gpucore_core_mem_get(core, &m);
+    gpucore_core_close(core);
+    qsort(t, FRAME_READS, sizeof(t[0]), cmp_double);
+    ret->median = t[FRAME_READS / 2];
+    ret->p99 = t[FRAME_READS * 99 / 100];
+    ret->mean = sum / FRAME_READS;
+    ret->cache_peak = m.peak;
+}
+
+static int64_t pull_zeros(void *user, uint64_t addr, void *buf, uint64_t size, int *ret_errno,
+                          uint64_t *ret_bad_size)
+{
+    (void)user, (void)addr, (void)ret_errno, (void)ret_bad_size;
+    memset(buf, 0, (size_t)size);
+    return (int64_t)size;
+}
+
+/* Bytes on disk of a compressed core holding one 1 GiB segment of zeros (never-written memory
+   with --tier all): what each all-zero frame and its seek-table entry cost. */
+static uint64_t zero_gib_cost(const char *path, uint32_t frame_size)
+{
+    struct gpucore_writer_opts o = { .sz = sizeof(o), .flags = GPUCORE_WRITE_OVERWRITE,
+                                     .compress = 1, .compress_level = 3,
+                                     .frame_size = frame_size };
+    struct gpucore_range_info info = { .sz = sizeof(info), .tier = GPUCORE_TIER_ALL };
+    gpucore_diag_t diag = { 0 };
+    gpucore_writer_t *w = NULL;
+    struct row r = { 0 };
+
+    if (gpucore_writer_open(path, &o, &w, &diag) != GPUCORE_OK)
+        die(path, diag.message);
+    if (gpucore_writer_add_segment_fn(w, BASE_VADDR, 1ull << 30, &info, pull_zeros, NULL) !=
+        GPUCORE_OK) {
+        gpucore_writer_abort(w);
+        die(path, "cannot write the zero segment");
+    }
+    if (gpucore_writer_finish(w, NULL, &diag) != GPUCORE_OK)
+        die(path, diag.message);
+    stat_file(path, &r);
+    unlink(path);
+    return r.apparent;
+}
+
+static void frames_mode(const struct image *im, uint64_t size, const char *dir, int repeat,
+                        uint8_t *buf)
+{
+    enum { NF = sizeof(frame_sizes) / sizeof(frame_sizes[0]),
+           NR = sizeof(read_sizes) / sizeof(read_sizes[0]) };
+    static struct row w[NF];
+    static struct lat lat[NF][NR][MAX_REPEAT];
+    uint64_t zeros[NF];
+    uint8_t *want = malloc(64u << 10);
+    const char *path = track(dir, "frames.core");
+
+    if (!want)
+        die("setup", "out of memory");
+    /* rounds over all frame sizes, as the main table does */
+    for (int rep = 0; rep < repeat; rep++) {
+        for (size_t f = 0; f < NF; f++) {
+            write_core(im, path, 3, 0, frame_sizes[f], &w[f]);
+            w[f].t[rep] = w[f].seconds;
+            for (size_t r = 0; r < NR; r++)
+                random_reads(im, path, read_sizes[r], buf, want, &lat[f][r][rep]);
+            unlink(path);
+        }
+    }
+    for (size_t f = 0; f < NF; f++)
+        zeros[f] = zero_gib_cost(path, frame_sizes[f]);
+    remove_all();
+    printf("zstd -3, %u random reads per read size on a freshly opened core (frame cache: 8 "
+           "frames, 64 MiB);\nlatency in microseconds per read (median of the rounds' "
+           "medians, p99s, means); write = compression\ntime of the whole image; cache = peak of "
+           "libcore's memory budget while reading (MB); zeros = bytes on\ndisk of 1 GiB of zeros; "
+           "reach = the largest image 2^20 frames (the format's limit) hold\n\n",
+           FRAME_READS);
+    printf("%-6s %8s %9s %7s %8s %7s | %-6s %7s %7s %7s %6s | %-6s %7s %7s %7s %6s\n", "frame",
+           "write s", "disk MB", "ratio", "zeros KB", "reach", "4 KiB", "median", "p99", "mean",
+           "cache", "64 KiB", "median", "p99", "mean", "cache");
+    for (size_t f = 0; f < NF; f++) {
+        char name[16];
+
+        if (frame_sizes[f] >= (1u << 20))
+            snprintf(name, sizeof(name), "%uM", frame_sizes[f] >> 20);
+        else
+            snprintf(name, sizeof(name), "%uK", frame_sizes[f] >> 10);
+        printf("%-6s %8.2f %9.1f %7.2f %8.1f %4" PRIu64 "GiB", name, median(w[f].t, repeat),
+               mb(w[f].disk), (double)size / (double)w[f].disk, (double)zeros[f] / 1e3,
+               ((uint64_t)frame_sizes[f] << 20) >> 30);
+        for (size_t r = 0; r < NR; r++) {
+            double med[MAX_REPEAT], p99[MAX_REPEAT], mean[MAX_REPEAT];
+            uint64_t peak = 0;
+
+            for (int k = 0; k < repeat; k++) {
+                med[k] = lat[f][r][k].median;
+                p99[k] = lat[f][r][k].p99;
+                mean[k] = lat[f][r][k].mean;
+                if (lat[f][r][k].cache_peak > peak)
+                    peak = lat[f][r][k].cache_peak;
+            }
+            printf(" | %-6s %7.0f %7.0f %7.0f %6.1f", "", median(med, repeat),
+                   median(p99, repeat), median(mean, repeat), mb(peak));
+        }
+        printf("\n");
+    }
+    printf("\nverified every read against the generator; peak RSS %.1f MiB\n", peak_rss_mib());
+    free(want);
+}
+
+/* ============================================================================================ */
 /* Main                                                                                         */
 /* ============================================================================================ */
 
@@ -578,11 +752,13 @@ static uint64_t parse_size(const char *s)
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: %s [--size BYTES] [--dir DIR] [--repeat N] [--cold]\n"
+            "usage: %s [--size BYTES] [--dir DIR] [--repeat N] [--cold | --frames]\n"
             "  --size BYTES  image size, suffix K/M/G (binary); default 1G, minimum 16M\n"
             "  --repeat N    rounds of every measurement, the median is shown; default 3\n"
             "  --dir DIR     where to write the files; default $TMPDIR or /tmp\n"
-            "  --cold        drop each core from the page cache before reading it back\n",
+            "  --cold        drop each core from the page cache before reading it back\n"
+            "  --frames      instead: random-read latency, ratio and compression time of\n"
+            "                zstd -3 cores against the frame size (64K .. 16M)\n",
             prog);
 }
 
@@ -610,7 +786,7 @@ int main(int argc, char **argv)
 {
     uint64_t size = 1ull << 30;
     const char *dir = getenv("TMPDIR");
-    int cold = 0, repeat = 3;
+    int cold = 0, repeat = 3, frames = 0;
     struct image im;
     uint8_t *buf, *want;
 
@@ -635,6 +811,8 @@ int main(int argc, char **argv)
             dir = argv[++i];
         } else if (strcmp(argv[i], "--cold") == 0) {
             cold = 1;
+        } else if (strcmp(argv[i], "--frames") == 0) {
+            frames = 1;
         } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(stdout);
             return 0;
@@ -663,6 +841,14 @@ int main(int argc, char **argv)
            100.0 * (double)im.class_pages[PAGE_PATTERN] / (double)im.pages,
            100.0 * (double)im.class_pages[PAGE_RANDOM] / (double)im.pages, dir, repeat);
     fflush(stdout);
+
+    if (frames) {
+        frames_mode(&im, size, dir, repeat, buf);
+        free_image(&im);
+        free(buf);
+        free(want);
+        return 0;
+    }
 
     struct row rows[] = {
         { .name = "generate only (no I/O)" },
@@ -697,7 +883,7 @@ int main(int argc, char **argv)
             else if (!r->core)
                 write_baseline(&im, r->path, buf, r);
             else
-                write_core(&im, r->path, r->level, r->threads, r);
+                write_core(&im, r->path, r->level, r->threads, 0, r);
             r->t[rep] = r->seconds;
             /* The read-back needs the plain and the level-3 core of the last round only. */
             if (r->file && (!r->read_name || rep + 1 < repeat))

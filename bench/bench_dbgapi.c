@@ -3,7 +3,7 @@
  * gpucore-bench-dbgapi: how fast a debugger opens a core through libgpucore-dbgapi, and how
  * much memory it takes -- open, enumerate, read every register of every wave.
  *
- *   gpucore-bench-dbgapi [--repeat N] CORE...
+ *   gpucore-bench-dbgapi [--repeat N] [--baseline DIR] CORE...
  *
  * Rows, per core (each measured in a child process of its own, --repeat times, median wall
  * time and the child's peak RSS):
@@ -11,13 +11,21 @@
  *   floor: open the core       the process, its libraries (LLVM's disassembler is most of the
  *                              RSS) and gpucore_core_open: what every other row includes
  *   image (analyze/, no API)   gc_image_open, then every register of every wave read with
- *                              gc_reg_read: the work under the library, without it
+ *                              gc_image_wave_regs (the record, from the core) and gc_reg_read:
+ *                              the work under the library, without it
  *   dbgapi attach + events     amd_dbgapi_initialize, attach (the core handshake), drain the
  *                              RUNTIME and WAVE_STOP events, detach, finalize
  *   dbgapi + lists and info    as above, then every list and the PC, EXEC, stop reason,
  *                              dispatch and workgroup of every wave
  *   dbgapi + every register    as above, then wave_register_list and read_register of every
  *                              register (its size asked once per register handle) of every wave
+ *
+ * With --baseline DIR, the three dbgapi rows are measured twice, each in one table: "copies:"
+ * with the librocm-dbgapi.so.0 of DIR (a libgpucore-dbgapi built from an earlier revision;
+ * the row's child runs this program with LD_LIBRARY_PATH=DIR, which the build tree's RUNPATH
+ * yields to), and "views:" with the library this program was built with. The client
+ * is this program in both: the same calls, the same core. Under the table, the library each
+ * group of rows loaded.
  *
  * Memory: the child's peak RSS (getrusage), and, just before the row detaches or closes what
  * it opened, its RssAnon (heap, decoded frames: memory of its own) and RssFile (pages of
@@ -32,6 +40,7 @@
  *
  * Exit: 0 done; 1 a core could not be read or the rows disagree; 2 usage.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -57,6 +66,7 @@ struct counts {
     long anon_kb; /* RssAnon before the row lets go: the heap, without mapped files */
     long file_kb; /* RssFile then: mapped files (the core, the libraries) */
     int failed;
+    char library[512]; /* the file amd_dbgapi_initialize came from */
 };
 
 /* RssAnon and RssFile of this process (kB; -1 if /proc does not say). */
@@ -288,15 +298,18 @@ static void row_image(struct counts *k)
     for (uint32_t i = 0; i < k->waves; i++) {
         const struct gc_image_wave *w = gc_image_wave(img, i);
         const struct gc_arch *arch = gc_image_agent(img, gc_image_queue(img, w->queue)->agent)->arch;
+        const struct gc_wave *saved = NULL;
         struct gc_reglist l = { 0 };
 
-        if (gc_wave_register_list(arch, &w->wave, &l) != GPUCORE_OK) {
+        if (gc_wave_register_list(arch, &w->wave, &l) != GPUCORE_OK ||
+            gc_image_wave_regs(img, i, &saved, NULL) != GPUCORE_OK) {
+            gc_reglist_done(&l);
             k->failed = 1;
             continue;
         }
         for (size_t r = 0; r < l.count; r++) {
             if (l.regs[r].size > sizeof(buf) ||
-                gc_reg_read(arch, &w->wave, gc_image_r_version(img), &l.regs[r], 0, buf,
+                gc_reg_read(arch, saved, gc_image_r_version(img), &l.regs[r], 0, buf,
                             l.regs[r].size) != GPUCORE_OK) {
                 k->failed = 1;
                 continue;
@@ -314,13 +327,20 @@ static const struct row {
     const char *label;
     int image;
     enum depth depth;
+    int baseline; /* measured with the --baseline library (only with --baseline) */
 } rows[] = {
-    { "floor: open the core", 0, OPEN },
-    { "image (analyze/, no API)", 1, REGISTERS },
-    { "dbgapi attach + events", 0, ATTACH },
-    { "dbgapi + lists and info", 0, LISTS },
-    { "dbgapi + every register", 0, REGISTERS },
+    { "floor: open the core", 0, OPEN, 0 },
+    { "image (analyze/, no API)", 1, REGISTERS, 0 },
+    { "copies: dbgapi attach + events", 0, ATTACH, 1 },
+    { "copies: dbgapi + lists and info", 0, LISTS, 1 },
+    { "copies: dbgapi + every register", 0, REGISTERS, 1 },
+    { "dbgapi attach + events", 0, ATTACH, 0 },
+    { "dbgapi + lists and info", 0, LISTS, 0 },
+    { "dbgapi + every register", 0, REGISTERS, 0 },
 };
+
+/* --baseline DIR, or NULL */
+static const char *baseline_dir;
 
 /* ---- measuring ------------------------------------------------------------------------------- */
 
@@ -332,7 +352,37 @@ static double now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Run row @p r on @p path in a child: its wall time, peak RSS and counts. */
+/* Row @p r on @p path, in this process (a child): the counts to @p fd; exits. */
+_Noreturn static void run_row(const char *path, const struct row *r, int fd)
+{
+    struct counts k = { 0 };
+    gpucore_diag_t d = { 0 };
+    uint32_t at = 0;
+    Dl_info info;
+
+    if (dladdr((void *)amd_dbgapi_initialize, &info) && info.dli_fname)
+        snprintf(k.library, sizeof(k.library), "%s", info.dli_fname);
+    if (gpucore_core_open(path, NULL, &core, &d) != GPUCORE_OK) {
+        fprintf(stderr, "%s: %s: %s\n", prog, path, d.message);
+        _exit(1);
+    }
+    if (gpucore_core_find_note(core, GPUCORE_AMDGPU_NOTE_OWNER, GPUCORE_NT_AMDGPU_KFD_CORE_STATE,
+                               &at, &note) != GPUCORE_OK) {
+        fprintf(stderr, "%s: %s: no AMDGPU note\n", prog, path);
+        _exit(1);
+    }
+    if (r->image)
+        row_image(&k);
+    else if (r->depth > OPEN)
+        row_dbgapi(r->depth, &k);
+    else
+        rss_now(&k.anon_kb, &k.file_kb);
+    gpucore_core_close(core);
+    _exit(write(fd, &k, sizeof(k)) == (ssize_t)sizeof(k) && !k.failed ? 0 : 1);
+}
+
+/* Run row @p r on @p path in a child (this program, executed again with --child): its wall
+   time, peak RSS and counts. */
 static int measure(const char *path, const struct row *r, double *ret_secs, long *ret_rss_kb,
                    struct counts *ret)
 {
@@ -349,28 +399,19 @@ static int measure(const char *path, const struct row *r, double *ret_secs, long
     if (pid < 0)
         return -1;
     if (pid == 0) {
-        struct counts k = { 0, 0, 0, 0, 0, 0 };
-        gpucore_diag_t d = { 0 };
-        uint32_t at = 0;
+        /* This program again, so that every row pays the start of a process and the loading
+           of its libraries (a forked child would share the parent's pages and count none of
+           them), and a baseline row loads the library of baseline_dir. */
+        char row[16], out[16];
+        char *args[] = { (char *)prog, (char *)"--child", row, out, (char *)path, NULL };
 
         close(fd[0]);
-        if (gpucore_core_open(path, NULL, &core, &d) != GPUCORE_OK) {
-            fprintf(stderr, "%s: %s: %s\n", prog, path, d.message);
-            _exit(1);
-        }
-        if (gpucore_core_find_note(core, GPUCORE_AMDGPU_NOTE_OWNER,
-                                   GPUCORE_NT_AMDGPU_KFD_CORE_STATE, &at, &note) != GPUCORE_OK) {
-            fprintf(stderr, "%s: %s: no AMDGPU note\n", prog, path);
-            _exit(1);
-        }
-        if (r->image)
-            row_image(&k);
-        else if (r->depth > OPEN)
-            row_dbgapi(r->depth, &k);
-        else
-            rss_now(&k.anon_kb, &k.file_kb);
-        gpucore_core_close(core);
-        _exit(write(fd[1], &k, sizeof(k)) == (ssize_t)sizeof(k) && !k.failed ? 0 : 1);
+        snprintf(row, sizeof(row), "%d", (int)(r - rows));
+        snprintf(out, sizeof(out), "%d", fd[1]);
+        if (!r->baseline || setenv("LD_LIBRARY_PATH", baseline_dir, 1) == 0)
+            execv("/proc/self/exe", args);
+        fprintf(stderr, "%s: cannot run row '%s': %s\n", prog, r->label, strerror(errno));
+        _exit(1);
     }
     close(fd[1]);
     if (read(fd[0], ret, sizeof(*ret)) != (ssize_t)sizeof(*ret))
@@ -392,16 +433,25 @@ static int cmp_double(const void *a, const void *b)
 
 static int bench_core(const char *path, unsigned repeat)
 {
-    struct counts ref = { 0, 0, 0, 0, 0, 0 };
+    struct counts ref = { 0 };
+    char lib_copies[512] = "", lib_views[512] = "";
     int rc = 0;
 
     printf("\n%s: median of %u run(s), each in a process of its own\n", path, repeat);
-    printf("%-28s %8s %6s %10s %8s %8s %9s %9s\n", "row", "seconds", "waves", "registers",
+    printf("%-33s %8s %6s %10s %8s %8s %9s %9s\n", "row", "seconds", "waves", "registers",
            "MB read", "RSS MiB", "anon MiB", "file MiB");
     for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
         double secs[99];
         long rss = 0;
-        struct counts k = { 0, 0, 0, 0, 0, 0 };
+        struct counts k = { 0 };
+        const char *label = rows[i].label;
+
+        if (rows[i].baseline && !baseline_dir)
+            continue;
+        if (baseline_dir && !rows[i].baseline && !rows[i].image && rows[i].depth > OPEN)
+            label = rows[i].depth == ATTACH ? "views: dbgapi attach + events"
+                    : rows[i].depth == LISTS ? "views: dbgapi + lists and info"
+                                             : "views: dbgapi + every register";
 
         for (unsigned n = 0; n < repeat; n++) {
             long kb = 0;
@@ -414,7 +464,10 @@ static int bench_core(const char *path, unsigned repeat)
                 rss = kb;
         }
         qsort(secs, repeat, sizeof(secs[0]), cmp_double);
-        printf("%-28s %8.3f %6" PRIu64 " %10" PRIu64 " %8.2f %8.1f %9.1f %9.1f\n", rows[i].label,
+        if (!rows[i].image && rows[i].depth > OPEN)
+            snprintf(rows[i].baseline ? lib_copies : lib_views, sizeof(lib_views), "%s",
+                     k.library);
+        printf("%-33s %8.3f %6" PRIu64 " %10" PRIu64 " %8.2f %8.1f %9.1f %9.1f\n", label,
                repeat % 2 ? secs[repeat / 2] : (secs[repeat / 2 - 1] + secs[repeat / 2]) / 2,
                k.waves, k.registers, (double)k.bytes / 1e6, (double)rss / 1024.0,
                (double)k.anon_kb / 1024.0, (double)k.file_kb / 1024.0);
@@ -428,6 +481,14 @@ static int bench_core(const char *path, unsigned repeat)
             rc = 1;
         }
     }
+    if (baseline_dir) {
+        printf("copies: %s\n", lib_copies);
+        printf("views:  %s\n", lib_views);
+        if (!strcmp(lib_copies, lib_views)) {
+            fprintf(stderr, "%s: the baseline rows loaded the same library\n", prog);
+            rc = 1;
+        }
+    }
     return rc;
 }
 
@@ -436,12 +497,25 @@ int main(int argc, char **argv)
     unsigned repeat = 3;
     int first = 1, rc = 0;
 
+    /* a baseline row, re-executed by measure(): --child ROW FD CORE */
+    if (argc == 5 && !strcmp(argv[1], "--child")) {
+        int r = atoi(argv[2]);
+
+        if (r < 0 || (size_t)r >= sizeof(rows) / sizeof(rows[0]))
+            return 2;
+        run_row(argv[4], &rows[r], atoi(argv[3]));
+    }
     while (first < argc && argv[first][0] == '-') {
         char *end;
         unsigned long v;
 
+        if (!strcmp(argv[first], "--baseline") && first + 1 < argc) {
+            baseline_dir = argv[first + 1];
+            first += 2;
+            continue;
+        }
         if (strcmp(argv[first], "--repeat") != 0 || first + 1 >= argc) {
-            fprintf(stderr, "usage: %s [--repeat N] CORE...\n", prog);
+            fprintf(stderr, "usage: %s [--repeat N] [--baseline DIR] CORE...\n", prog);
             return 2;
         }
         errno = 0;
@@ -454,7 +528,7 @@ int main(int argc, char **argv)
         first += 2;
     }
     if (first >= argc) {
-        fprintf(stderr, "usage: %s [--repeat N] CORE...\n", prog);
+        fprintf(stderr, "usage: %s [--repeat N] [--baseline DIR] CORE...\n", prog);
         return 2;
     }
     for (int i = first; i < argc; i++)

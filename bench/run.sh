@@ -4,6 +4,7 @@
 # Build gpucore-bench-core in Release mode and run it; arguments go to the benchmark.
 #
 #   bench/run.sh [--size BYTES] [--dir DIR] [--cold]
+#   bench/run.sh --frames [--size BYTES] [--dir DIR] [--repeat N]   frame size table
 #   GPUCORE_BENCH_BUILD=DIR bench/run.sh     build directory (default: build-bench/)
 #
 # Takes about a minute on 2 cores with the default 1 GiB image; needs about 2 GB free in DIR

@@ -76,8 +76,20 @@ gpucore_status_t gc_core_mem_alloc(struct gc_core_mem *m, uint64_t n, uint64_t o
                                    const char *what, void *ret, gpucore_diag_t *diag);
 void gc_core_mem_free(struct gc_core_mem *m, void *p, uint64_t n);
 
-/* Writer: logical bytes per zstd frame (default and bounds) and the read-callback chunk. */
-#define GC_CORE_DEFAULT_FRAME_SIZE (1u << 20)
+/*
+ * Writer: logical bytes per zstd frame (default and bounds) and the read-callback chunk.
+ *
+ * The default is 512 KiB, from `gpucore-bench-core --frames` (bench/README.md, "Frame size"):
+ * a random read decodes one frame on a cache miss, so its latency follows the frame size (a
+ * 4 KiB read: about 80, 170, 370 us at 256 KiB, 512 KiB, 1 MiB), as does the reader's frame
+ * cache (8 frames), while the ratio and the compression time do not change between 64 KiB and
+ * 16 MiB on that image. What a smaller frame costs is reach: a core has at most 2^20 frames
+ * (GC_CORE_MAX_FRAMES), so F caps the logical size of a compressed core at F * 2^20 (a writer
+ * that reaches it ends the data as BUDGET). 512 KiB keeps 512 GiB, more than one GPU of today
+ * holds (288 GB of HBM on an MI355X) with its host memory, with half the latency of 1 MiB;
+ * 256 KiB would cut such a core at 256 GiB.
+ */
+#define GC_CORE_DEFAULT_FRAME_SIZE (512u << 10)
 #define GC_CORE_MIN_FRAME_SIZE     (64u << 10)
 #define GC_CORE_MAX_FRAME_SIZE     (64u << 20)
 #define GC_CORE_CHUNK_SIZE         (1u << 20)

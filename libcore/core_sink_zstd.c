@@ -26,7 +26,8 @@
  * caller's thread. Every frame is compressed with the same parameters whichever thread does
  * it, so the file is byte-identical to a single-threaded one. (zstd's own workers,
  * ZSTD_c_nbWorkers, split one frame into jobs of at least 512 KiB; with 1 MiB frames that
- * measured slower than one thread, and larger frames would make random reads dearer.)
+ * measured slower than one thread, and larger frames would make random reads dearer: the
+ * default frame is 512 KiB, GC_CORE_DEFAULT_FRAME_SIZE says why.)
  * The frames in flight live in a ring of 2 x threads slots of about 2 x F bytes each.
  */
 #define ZSTD_STATIC_LINKING_ONLY /* ZSTD_writeSkippableFrame */

@@ -716,12 +716,18 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_read_register(amd_dbgapi_wave_id_t wav
     if (st == AMD_DBGAPI_STATUS_SUCCESS &&
         (offset > wr.reg->size || value_size > wr.reg->size - offset))
         st = AMD_DBGAPI_STATUS_ERROR_INVALID_ARGUMENT_COMPATIBILITY;
-    if (st == AMD_DBGAPI_STATUS_SUCCESS &&
-        (!gc_dbg_wave_served(wr.p, wr.slot) ||
-         gc_reg_read(gc_dbg_wave_agent(wr.p, wr.slot)->arch, gc_dbg_wave_served(wr.p, wr.slot),
-                     gc_image_r_version(wr.p->img), wr.reg, offset, value, (size_t)value_size) !=
-                 GPUCORE_OK))
-        st = AMD_DBGAPI_STATUS_FATAL; /* the list said the wave has it: a library bug */
+    if (st == AMD_DBGAPI_STATUS_SUCCESS) {
+        const struct gc_wave *w = gc_dbg_wave_served(wr.p, wr.slot);
+
+        if (!w)
+            st = AMD_DBGAPI_STATUS_ERROR_REGISTER_NOT_AVAILABLE; /* the client's memory no
+                                                                    longer gives the saved
+                                                                    registers (logged) */
+        else if (gc_reg_read(gc_dbg_wave_agent(wr.p, wr.slot)->arch, w,
+                             gc_image_r_version(wr.p->img), wr.reg, offset, value,
+                             (size_t)value_size) != GPUCORE_OK)
+            st = AMD_DBGAPI_STATUS_FATAL; /* the list said the wave has it: a library bug */
+    }
     DBG_RETURN(amd_dbgapi_read_register, st);
 }
 

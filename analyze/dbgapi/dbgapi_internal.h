@@ -116,16 +116,21 @@ struct gc_dbg_wave {
 };
 
 /*
- * Register lists of the waves read last. A list is ~50 KiB (800 registers on gfx90a) and a
- * core can hold 10,000 waves, so lists are rebuilt on demand (microseconds) rather than kept
- * per wave; a debugger reads one wave's registers at a time, which these few entries serve.
+ * Register lists and saved registers of the waves read last. A list is ~50 KiB (800 registers
+ * on gfx90a) and a core can hold 10,000 waves, so lists are rebuilt on demand (microseconds)
+ * rather than kept per wave; the same goes for a wave's record (its VGPRs, SGPRs and LDS),
+ * which the image does not copy (analyze/image.h) and is read from the client's memory when a
+ * register is first read. A debugger reads one wave's registers at a time, which these few
+ * entries serve.
  */
 #define GC_DBG_REGCACHE 8
 struct gc_dbg_regcache {
     uint32_t slot;          /* wave slot, UINT32_MAX: empty */
     struct gc_reglist regs;
     uint8_t ttmp[16 * 4];   /* the TTMPs as AMD's library holds them after attach */
-    struct gc_wave wave;    /* the image's wave, its ttmp pointing at the array above */
+    int have_record;        /* rec holds the wave's record and wave is bound to it */
+    struct gc_image_record rec;
+    struct gc_wave wave;    /* the record's wave, its ttmp pointing at the array above */
 };
 
 struct gc_dbg_workgroup {

@@ -61,8 +61,10 @@ void gc_dbg_process_free(struct gc_dbg_process *p)
 {
     if (!p)
         return;
-    for (uint32_t i = 0; i < GC_DBG_REGCACHE; i++)
+    for (uint32_t i = 0; i < GC_DBG_REGCACHE; i++) {
         gc_reglist_done(&p->regcache[i].regs);
+        gc_image_record_done(&p->regcache[i].rec);
+    }
     gc_free(p->waves);
     gc_free(p->workgroups);
     gc_free(p->dispatches);
@@ -796,6 +798,7 @@ static struct gc_dbg_regcache *wave_cache(struct gc_dbg_process *p, uint32_t slo
     p->regcache_next = (p->regcache_next + 1) % GC_DBG_REGCACHE;
     gc_reglist_done(&c->regs);
     c->slot = UINT32_MAX;
+    c->have_record = 0; /* the record's buffer is kept for the next wave */
     if (gc_wave_register_list(gc_dbg_wave_agent(p, slot)->arch, &gc_dbg_image_wave(p, slot)->wave,
                               &c->regs) != GPUCORE_OK)
         return NULL;
@@ -818,8 +821,22 @@ const struct gc_reglist *gc_dbg_wave_regs(struct gc_dbg_process *p, uint32_t slo
 const struct gc_wave *gc_dbg_wave_served(struct gc_dbg_process *p, uint32_t slot)
 {
     struct gc_dbg_regcache *c = wave_cache(p, slot);
+    gpucore_diag_t d = { 0 };
 
-    return c ? &c->wave : NULL;
+    if (!c)
+        return NULL;
+    if (!c->have_record) {
+        /* the saved registers are read from the client's memory when first asked for
+           (analyze/image.h): the library keeps no copy of the save areas */
+        if (gc_image_record_read(p->img, p->waves[slot].img, &c->rec, &d) != GPUCORE_OK) {
+            gc_dbg_log(AMD_DBGAPI_LOG_LEVEL_WARNING, "%s", d.message);
+            return NULL;
+        }
+        c->wave = c->rec.w;
+        c->wave.ttmp = c->ttmp;
+        c->have_record = 1;
+    }
+    return &c->wave;
 }
 
 /* An architecture handle for @p arch (or NOT_AVAILABLE when it is unknown). */

@@ -743,8 +743,10 @@ static void check_registers(uint64_t wave, const struct arch_regs *ar,
         /* trap temporaries, hardware registers, aliases and pseudo registers: the image's */
         {
             uint8_t want[sizeof(buf)];
+            const struct gc_wave *rec = NULL; /* the record, read from the core */
 
-            assert_int_equal(gc_reg_read(ar->garch, &iw->wave, gc_image_r_version(img), ir, 0, want,
+            assert_int_equal(gc_image_wave_regs(img, iw->index, &rec, NULL), GPUCORE_OK);
+            assert_int_equal(gc_reg_read(ar->garch, rec, gc_image_r_version(img), ir, 0, want,
                                          size),
                              GPUCORE_OK);
             if (strncmp(ir->name, "ttmp", 4) == 0) {

@@ -171,19 +171,21 @@ static void check_waves(struct gc_image *img, const struct gc_scenario *s, const
                         assert_int_equal(iw->group_leader, iw->index);
                     else
                         assert_int_equal(iw->group_leader, iw->index - n);
+                    /* the saved registers, read from the core when asked */
+                    const struct gc_wave *rw = NULL;
+                    assert_int_equal(gc_image_wave_regs(img, iw->index, &rw, NULL), GPUCORE_OK);
+                    assert_null(iw->wave.vgpr); /* not copied into the image */
                     for (uint32_t r = 0; r < sg; r += full ? 1 : 17)
-                        assert_int_equal(gc_wave_sgpr(&iw->wave, r),
+                        assert_int_equal(gc_wave_sgpr(rw, r),
                                          gc_layout_saved_sgpr(arch, ag, &s->queues[qi],
-                                                              a->scratch[qi], x, &iw->wave, w,
-                                                              uid, r));
+                                                              a->scratch[qi], x, rw, w, uid, r));
                     for (uint32_t r = 0; r < v; r += full ? 1 : 7)
                         for (uint32_t l = 0; l < iw->lanes; l += full ? 1 : 13)
-                            if (gc_wave_vgpr(&iw->wave, r, l) != gc_layout_vgpr(w, uid, r, l))
+                            if (gc_wave_vgpr(rw, r, l) != gc_layout_vgpr(w, uid, r, l))
                                 fail_msg("wave %u v%u lane %u: 0x%x, expected 0x%x", uid, r, l,
-                                         gc_wave_vgpr(&iw->wave, r, l),
-                                         gc_layout_vgpr(w, uid, r, l));
+                                         gc_wave_vgpr(rw, r, l), gc_layout_vgpr(w, uid, r, l));
                     for (uint32_t r = 0; full && r < iw->wave.accvgprs; r++)
-                        assert_int_equal(gc_wave_accvgpr(&iw->wave, r, 5),
+                        assert_int_equal(gc_wave_accvgpr(rw, r, 5),
                                          gc_layout_accvgpr(w, uid, r, 5));
                     if (n == 0 && dp->group_segment_size && (full || g < 2))
                         check_lds(img, iw, w, uid);

@@ -43,7 +43,7 @@
  *  - the file is a sequence of zstd frames and skippable frames, the seek table last;
  *  - every zstd frame declares its content size (Frame_Content_Size) and has an XXH64 checksum;
  *  - the logical image is the concatenation of the zstd frames' contents in file order;
- *  - no frame holds more than 64 MiB (the frame size, 1 MiB by default);
+ *  - no frame holds more than 64 MiB (the frame size, 512 KiB by default);
  *  - the first frames hold the head (ELF header, program headers, notes, padding) and nothing
  *    else; each data frame k holds logical bytes [H + k F, H + (k+1) F) for head size H and
  *    frame size F, the last one possibly fewer.
@@ -133,7 +133,7 @@ struct gpucore_writer_opts {
     int32_t compress_level;  /**< 0 = plain file; 1..22 = zstd level; < 0 = zstd fast levels
                                   (down to ZSTD_minCLevel()) */
     uint32_t threads;        /**< compression worker threads, at most 256; 0 or 1 = inline */
-    uint32_t frame_size;     /**< logical bytes per zstd frame; 0 = 1 MiB; 64 KiB .. 64 MiB */
+    uint32_t frame_size;     /**< logical bytes per zstd frame; 0 = 512 KiB; 64 KiB .. 64 MiB */
     uint32_t compress;       /**< non-zero: compress (with compress_level, 0 = level 3) */
     uint64_t head_reserve;   /**< bytes of program headers and notes still to come when the
                                   first segment is added (0 = a default slack; see "File layout
