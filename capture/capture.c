@@ -1064,6 +1064,30 @@ static uint64_t head_estimate(const struct cap *c, const struct gpu_state *g,
     return est;
 }
 
+static uint64_t gpu_planned(const struct gc_plan *p, uint32_t top);
+
+/*
+ * About how many bytes the core will hold, for the writer's choice of zstd frame size (an
+ * estimate is enough; gpucore_writer_opts::expected_bytes): the GPU memory planned up to the
+ * requested tier and the host memory the target has resident or swapped (every readable
+ * mapping's whole size when the maps have no such counts), GPU mappings counted twice.
+ */
+static uint64_t expected_bytes(const struct cap *c, const struct gpu_state *g,
+                               const struct gc_procmaps *pm)
+{
+    uint32_t top = c->o->tier > GPUCORE_TIER_ALL ? GPUCORE_TIER_ALL : c->o->tier;
+    uint64_t n = head_estimate(c, g, pm) + (g->plan ? gpu_planned(g->plan, top) : 0);
+
+    for (uint32_t i = 0; i < pm->count; i++) {
+        const struct gc_procmap *m = &pm->maps[i];
+        uint64_t kb = m->rss_kb + m->swap_kb;
+
+        if (m->perms & GC_PROCMAP_READ)
+            n += kb ? kb * 1024 : m->end - m->start;
+    }
+    return n;
+}
+
 static gpucore_status_t open_writer(struct cap *c, const struct gpu_state *g,
                                     const struct gc_procmaps *pm)
 {
@@ -1088,7 +1112,10 @@ static gpucore_status_t open_writer(struct cap *c, const struct gpu_state *g,
                                           .compress = c->o->compress ? 1u : 0u,
                                           .compress_level = c->o->compress_level,
                                           .threads = threads,
-                                          .head_reserve = head_estimate(c, g, pm)),
+                                          .head_reserve = head_estimate(c, g, pm),
+                                          .expected_bytes = c->o->compress
+                                                                ? expected_bytes(c, g, pm)
+                                                                : 0),
                              &c->w, c->diag);
     if (st != GPUCORE_OK)
         gc_diag_prefix(c->diag, "%s", c->res->path);

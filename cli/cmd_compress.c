@@ -32,7 +32,8 @@ static void compress_help(FILE *out)
             "the plain file.\n\n"
             "  -l, --level N          zstd level, " CLI_ZSTD_LEVEL_TEXT " (default 3)\n"
             "  -T, --threads N        compression threads (default 1)\n"
-            "      --frame-size SIZE  input bytes per frame, 64K..64M (default 512K)\n"
+            "      --frame-size SIZE  input bytes per frame, 64K..64M (default 512K,\n"
+            "                         larger for inputs over 256 GiB)\n"
             "  -f, --force            replace OUTPUT if it exists\n"
             "  -h, --help             this text\n");
 }

@@ -87,9 +87,20 @@ void gc_core_mem_free(struct gc_core_mem *m, void *p, uint64_t n);
  * (GC_CORE_MAX_FRAMES), so F caps the logical size of a compressed core at F * 2^20 (a writer
  * that reaches it ends the data as BUDGET). 512 KiB keeps 512 GiB, more than one GPU of today
  * holds (288 GB of HBM on an MI355X) with its host memory, with half the latency of 1 MiB;
- * 256 KiB would cut such a core at 256 GiB.
+ * 256 KiB would cut such a core at 256 GiB. A larger core gets larger frames: the capture
+ * tells the writer what it plans (gpucore_writer_opts::expected_bytes) and transcode knows
+ * the image's size, and gc_core_frame_size_for picks the frame from that.
  */
 #define GC_CORE_DEFAULT_FRAME_SIZE (512u << 10)
+
+/*
+ * The frame size for a core of about @p logical bytes when the caller chose none: the default,
+ * or the smallest power of two above it whose GC_CORE_MAX_FRAMES frames reach at least twice
+ * @p logical (the margin holds the head frames and an estimate that was low), at most
+ * GC_CORE_MAX_FRAME_SIZE (64 TiB of reach). So a large core keeps its data; a small one keeps
+ * the default's latency.
+ */
+uint32_t gc_core_frame_size_for(uint64_t logical);
 #define GC_CORE_MIN_FRAME_SIZE     (64u << 10)
 #define GC_CORE_MAX_FRAME_SIZE     (64u << 20)
 #define GC_CORE_CHUNK_SIZE         (1u << 20)
@@ -125,6 +136,7 @@ struct gc_core_wopts {
     uint32_t threads;
     uint32_t frame_size; /* never 0 */
     uint64_t head_reserve;
+    uint64_t expected_bytes; /* 0: not known */
 };
 
 struct gpucore_writer_opts;

@@ -63,6 +63,9 @@ GPUCORE_API gpucore_status_t gpucore_core_transcode(gpucore_core_t *core, const 
     /* An open core has at least its ELF header: the reader refuses anything shorter. */
     GC_FAIL_IF(size < GC_CORE_DATA_START, d, GPUCORE_E_INVAL, GC_NO_OFFSET,
                "the image is shorter than an ELF header");
+    /* The size is known: frames large enough that their count never cuts the image. */
+    if (!GC_OPTS_GET(opts, gpucore_writer_opts, frame_size, 0u))
+        o.frame_size = gc_core_frame_size_for(size > o.expected_bytes ? size : o.expected_bytes);
 
     GC_TRY(gc_core_publish_open(&pub, path, o.mode, gc_core_publish_flags(&o), d));
     st = gc_core_sink_new(pub.fd, &o, &sink, d);
@@ -87,6 +90,11 @@ GPUCORE_API gpucore_status_t gpucore_core_transcode(gpucore_core_t *core, const 
         st = gc_core_image_read(core, off, chunk, n, d);
         if (st == GPUCORE_OK)
             st = sink->ops->append(sink, chunk, (size_t)n, &cut, d);
+        /* No budget here: only the frame count can cut, and a copy must not lose data. */
+        if (st == GPUCORE_OK && cut != GC_CORE_NONE)
+            st = gc_diag_set(d, GPUCORE_E_LIMIT, cut,
+                             "the image does not fit in %u frames of %u bytes", GC_CORE_MAX_FRAMES,
+                             o.frame_size);
         off += n;
     }
     if (st == GPUCORE_OK)

@@ -544,7 +544,7 @@ gpucore_status_t gc_core_wopts_parse(const struct gpucore_writer_opts *opts,
 {
     uint32_t compress;
 
-    GC_TRY(gc_core_opts_check(opts, GC_OPTS_END(gpucore_writer_opts, head_reserve),
+    GC_TRY(gc_core_opts_check(opts, GC_OPTS_END(gpucore_writer_opts, expected_bytes),
                               "writer options", d));
     o->kind = GC_OPTS_GET(opts, gpucore_writer_opts, kind, GPUCORE_CORE_UNIFIED);
     o->e_machine = GC_OPTS_GET(opts, gpucore_writer_opts, e_machine, 0u);
@@ -556,6 +556,7 @@ gpucore_status_t gc_core_wopts_parse(const struct gpucore_writer_opts *opts,
     o->frame_size = GC_OPTS_GET(opts, gpucore_writer_opts, frame_size, 0u);
     compress = GC_OPTS_GET(opts, gpucore_writer_opts, compress, 0u);
     o->head_reserve = GC_OPTS_GET(opts, gpucore_writer_opts, head_reserve, (uint64_t)0);
+    o->expected_bytes = GC_OPTS_GET(opts, gpucore_writer_opts, expected_bytes, (uint64_t)0);
 
     GC_FAIL_IF(o->kind > GPUCORE_CORE_SPLIT, d, GPUCORE_E_INVAL, GC_NO_OFFSET, "unknown kind %u",
                o->kind);
@@ -583,8 +584,17 @@ gpucore_status_t gc_core_wopts_parse(const struct gpucore_writer_opts *opts,
     if (!o->mode)
         o->mode = 0600;
     if (!o->frame_size)
-        o->frame_size = GC_CORE_DEFAULT_FRAME_SIZE;
+        o->frame_size = gc_core_frame_size_for(o->expected_bytes);
     return GPUCORE_OK;
+}
+
+uint32_t gc_core_frame_size_for(uint64_t logical)
+{
+    uint64_t f = GC_CORE_DEFAULT_FRAME_SIZE;
+
+    while (f < GC_CORE_MAX_FRAME_SIZE && logical / f >= GC_CORE_MAX_FRAMES / 2)
+        f *= 2;
+    return (uint32_t)f;
 }
 
 GPUCORE_API gpucore_status_t gpucore_writer_open(const char *path,

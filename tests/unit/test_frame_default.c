@@ -26,13 +26,13 @@ static uint8_t *data;
 
 /* Frames of a compressed core of DATA_SIZE bytes written with @p frame_size (0: the default);
    checks the bytes read back. */
-static uint32_t frames_with(uint32_t frame_size)
+static uint32_t frames_expecting(uint32_t frame_size, uint64_t expected)
 {
     const char *tmp = getenv("GPUCORE_TEST_TMPDIR");
     char path[4096];
     struct gpucore_writer_opts o = { .sz = sizeof(o), .flags = GPUCORE_WRITE_OVERWRITE,
                                      .compress = 1, .compress_level = 1,
-                                     .frame_size = frame_size };
+                                     .frame_size = frame_size, .expected_bytes = expected };
     struct gpucore_range_info info = { .sz = sizeof(info), .tier = GPUCORE_TIER_ALL };
     struct gpucore_core_info ci = { 0 };
     gpucore_diag_t d = { 0 };
@@ -56,6 +56,11 @@ static uint32_t frames_with(uint32_t frame_size)
     return ci.frame_count;
 }
 
+static uint32_t frames_with(uint32_t frame_size)
+{
+    return frames_expecting(frame_size, 0);
+}
+
 static void test_default_is_512k(void **state)
 {
     uint32_t by_default, k512, m1;
@@ -70,9 +75,24 @@ static void test_default_is_512k(void **state)
     assert_int_equal(k512 - m1, 3);
 }
 
+/* A core expected to be large gets frames whose 2^20 reach twice its size: 512 KiB frames reach
+   512 GiB, so 300 GiB expected takes 1 MiB frames, and an explicit frame size wins. */
+static void test_large_core_larger_frames(void **state)
+{
+    uint32_t m1 = frames_with(1u << 20), k512 = frames_with(512u << 10);
+
+    (void)state;
+    assert_int_equal(frames_expecting(0, 200ull << 30), k512);
+    assert_int_equal(frames_expecting(0, 300ull << 30), m1);
+    assert_int_equal(frames_expecting(512u << 10, 300ull << 30), k512);
+    /* 2 MiB frames: the 3 MiB of data in 2 frames, one fewer than with 1 MiB */
+    assert_int_equal(frames_expecting(0, 600ull << 30), m1 - 1);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = { cmocka_unit_test(test_default_is_512k) };
+    const struct CMUnitTest tests[] = { cmocka_unit_test(test_default_is_512k),
+                                        cmocka_unit_test(test_large_core_larger_frames) };
     uint64_t x = 0x9e3779b97f4a7c15ull;
     int rc;
 

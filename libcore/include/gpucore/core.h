@@ -133,11 +133,17 @@ struct gpucore_writer_opts {
     int32_t compress_level;  /**< 0 = plain file; 1..22 = zstd level; < 0 = zstd fast levels
                                   (down to ZSTD_minCLevel()) */
     uint32_t threads;        /**< compression worker threads, at most 256; 0 or 1 = inline */
-    uint32_t frame_size;     /**< logical bytes per zstd frame; 0 = 512 KiB; 64 KiB .. 64 MiB */
+    uint32_t frame_size;     /**< logical bytes per zstd frame; 0 = 512 KiB, or larger for a
+                                  large expected_bytes; 64 KiB .. 64 MiB */
     uint32_t compress;       /**< non-zero: compress (with compress_level, 0 = level 3) */
     uint64_t head_reserve;   /**< bytes of program headers and notes still to come when the
                                   first segment is added (0 = a default slack; see "File layout
                                   written"); at most 1 GiB is taken */
+    uint64_t expected_bytes; /**< about how many bytes the core will hold (0 = not known). With
+                                  compress and frame_size 0 the writer takes larger frames than
+                                  512 KiB when the default's reach (2^20 frames, 512 GiB) is
+                                  less than twice this, so the frame count does not cut the
+                                  core; an estimate is enough */
     size_t : 0;
 };
 
