@@ -564,6 +564,13 @@ static json_t *build_capture(struct info_ctx *ctx)
     /* Format 1.3: the host thread on which the runtime reported the GPU error; null unknown. */
     json_object_set_new(o, GC_IK_ERROR_THREAD,
                         m->error_thread ? gc_json_uint(m->error_thread) : json_null());
+    /* Format 1.4: who and which job; null unknown. */
+    json_object_set_new(o, GC_IK_UID,
+                        m->flags & GPUCORE_META_UID_KNOWN ? gc_json_uint(m->uid) : json_null());
+    json_object_set_new(o, GC_IK_JOB, m->job.len ? gc_json_strn(m->job.ptr, m->job.len)
+                                                 : json_null());
+    json_object_set_new(o, GC_IK_RANK, m->rank.len ? gc_json_strn(m->rank.ptr, m->rank.len)
+                                                   : json_null());
     json_object_set_new(o, "newer_than_reader",
                         json_boolean(m->decoded_flags & GPUCORE_NOTE_DECODED_NEWER));
     gpucore_capture_meta_free(m);

@@ -633,12 +633,34 @@ static char *slurp_proc(pid_t pid, const char *what, size_t *ret_len)
     return buf;
 }
 
+/* The real uid of @p pid (the first number of /proc/PID/status's "Uid:" line), -1 if unknown. */
+static int64_t target_uid(pid_t pid)
+{
+    size_t n = 0;
+    char *status = slurp_proc(pid, "status", &n), *line, *end;
+    unsigned long long uid;
+    int64_t r = -1;
+
+    line = status ? strstr(status, "\nUid:\t") : NULL;
+    if (line) {
+        errno = 0;
+        uid = strtoull(line + 6, &end, 10);
+        if (errno == 0 && end != line + 6 && (*end == '\t' || *end == '\n') && uid <= UINT32_MAX)
+            r = (int64_t)uid;
+    }
+    gc_free(status);
+    return r;
+}
+
 static gpucore_status_t add_meta(struct cap *c, const struct gc_plan *p, uint32_t dev_esize,
                                  uint32_t q_esize, uint32_t kmaj, uint32_t kmin)
 {
     gpucore_capture_meta_t m;
     struct utsname u;
     char host[256] = "", exe[4096] = "";
+    char vars_storage[GC_CAPTURE_VARS_STORAGE];
+    struct gc_capture_vars vars;
+    int64_t uid;
     char *cmdline;
     size_t cmdlen = 0;
     ssize_t n;
@@ -688,6 +710,18 @@ static gpucore_status_t add_meta(struct cap *c, const struct gc_plan *p, uint32_
         m.cmdline = (gpucore_str_t){ cmdline, (uint32_t)cmdlen };
     if (c->o->options_text && *c->o->options_text)
         m.options = (gpucore_str_t){ c->o->options_text, (uint32_t)strlen(c->o->options_text) };
+    /* Who and which job: what the output pattern's %j and %r read, unsanitized (a reader
+       treats every string of a core as hostile), each at most GC_CAPTURE_VALUE_MAX bytes. */
+    uid = target_uid(c->pid);
+    if (uid >= 0) {
+        m.uid = (uint32_t)uid;
+        m.flags |= GPUCORE_META_UID_KNOWN;
+    }
+    gc_capture_vars_fill(&vars, c->pid, vars_storage, sizeof(vars_storage));
+    if (vars.job_id && *vars.job_id)
+        m.job = (gpucore_str_t){ vars.job_id, (uint32_t)strlen(vars.job_id) };
+    if (vars.rank && *vars.rank)
+        m.rank = (gpucore_str_t){ vars.rank, (uint32_t)strlen(vars.rank) };
     /* The exception that triggered the capture (the first raised), and the faulting address
      * of a memory violation, whichever exception record carried it. */
     if (c->nexc) {

@@ -65,8 +65,15 @@ static void render_capture(FILE *out, const json_t *c)
     fprintf(out, "Producer:    %s %s on %s (kernel %s)\n", gc_json_get_str(c, GC_IK_PRODUCER),
             gc_json_get_str(c, GC_IK_PRODUCER_VERSION), gc_json_get_str(c, GC_IK_HOSTNAME),
             gc_json_get_str(c, GC_IK_KERNEL));
-    fprintf(out, "Process:     pid %" PRIu64 ", %s\n", gc_json_get_u64(c, GC_IK_PID),
+    fprintf(out, "Process:     pid %" PRIu64 ", %s", gc_json_get_u64(c, GC_IK_PID),
             gc_json_get_str(c, GC_IK_EXE));
+    if (json_is_integer(json_object_get(c, GC_IK_UID)))
+        fprintf(out, ", uid %" PRIu64, gc_json_get_u64(c, GC_IK_UID));
+    fputc('\n', out);
+    if (gc_json_get_str(c, GC_IK_JOB) || gc_json_get_str(c, GC_IK_RANK))
+        fprintf(out, "Job:         %s, rank %s\n",
+                gc_json_get_str(c, GC_IK_JOB) ? gc_json_get_str(c, GC_IK_JOB) : "none",
+                gc_json_get_str(c, GC_IK_RANK) ? gc_json_get_str(c, GC_IK_RANK) : "none");
     cmd = json_object_get(c, GC_IK_CMDLINE);
     if (json_array_size(cmd)) {
         fprintf(out, "Command:    ");

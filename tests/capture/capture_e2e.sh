@@ -236,6 +236,25 @@ pattern)
   [ -f "out/jobs/!./norank/core.$ipid" ] || fail "escaped pattern not used: $(find out -type f)"
   [ ! -e "out/core.$ipid" ] && [ ! -e "out/jobs/core.$ipid" ] ||
     fail "a job id of '..' moved the core: $(find out -type f)"
+  # The core records what the target's environment said, raw (CAPTURE_META 1.4): the job, no
+  # rank, and the target's uid.
+  gc meta info --json "out/jobs/!./norank/core.$ipid"
+  expect_rc 0 meta
+  python3 - "$(id -u)" meta.out <<'PY' || fail "job, rank or uid not recorded: $(cat meta.out)"
+import json, sys
+c = json.load(open(sys.argv[2]))["capture"]
+assert c["job"] == "..", c["job"]
+assert c["rank"] is None, c["rank"]
+assert c["uid"] == int(sys.argv[1]), c["uid"]
+PY
+  driver_clean
+  stop_inferior
+  SLURM_JOB_ID=4711 OMPI_COMM_WORLD_RANK=3 SLURM_PROCID=0 start_inferior vadd-fault continue
+  gc rk capture --kfd sim --quiet "$ipid" -o "out/rk.%j.%r"
+  expect_rc 0 rk
+  gc rkinfo info "out/rk.4711.3"
+  expect_rc 0 rkinfo
+  grep -q "^Job: *4711, rank 3$" rkinfo.out || fail "info does not show the job: $(cat rkinfo.out)"
   driver_clean
   stop_inferior
   ;;

@@ -51,7 +51,7 @@ static void gold_alloc_map(struct gold *g)
 {
     g->n = 0;
     /* 0x00 header: major, minor, header_size, incompat, compat, record_size, record_count */
-    G(g, LE32(1), LE32(3), LE32(28), LE32(0), LE32(0), LE32(32), LE32(1));
+    G(g, LE32(1), LE32(4), LE32(28), LE32(0), LE32(0), LE32(32), LE32(1));
     /* 0x1c record 0: base, size, kind RING, gpu_id, flags, label -> heap 0 */
     G(g, LE64(0x7f3a40000000), LE64(0x100000), LE32(6), LE32(0x4a2b), LE32(0), LE32(0));
     /* 0x3c heap: u32 length 17, the bytes, zero padding to 4 */
@@ -64,7 +64,7 @@ static void gold_alloc_map(struct gold *g)
 static void gold_manifest(struct gold *g)
 {
     g->n = 0;
-    G(g, LE32(1), LE32(3), LE32(36), LE32(0), LE32(0), LE32(40), LE32(2));
+    G(g, LE32(1), LE32(4), LE32(36), LE32(0), LE32(0), LE32(40), LE32(2));
     /* 0x1c header tail: flags TRUNCATED, truncation_reason BUDGET */
     G(g, LE32(1), LE32(2));
     /* 0x24 record 0: captured ring, tier STATE, label -> heap 0 */
@@ -83,7 +83,7 @@ static void gold_manifest(struct gold *g)
 static void gold_code_objects(struct gold *g)
 {
     g->n = 0;
-    G(g, LE32(1), LE32(3), LE32(28), LE32(0), LE32(0), LE32(40), LE32(2));
+    G(g, LE32(1), LE32(4), LE32(28), LE32(0), LE32(0), LE32(40), LE32(2));
     /* 0x1c record 0: load_address, size, blob_offset 0, blob_size 8, uri -> 8, EMBEDDED */
     G(g, LE64(0x7f3a5d000000), LE64(8), LE64(0), LE64(8), LE32(8), LE32(1));
     /* 0x44 record 1: no blob, uri -> 24, flags 0 */
@@ -97,18 +97,18 @@ static void gold_code_objects(struct gold *g)
     G(g, 0, 0, 0);
 }
 
-/* CAPTURE_META with ASCII, non-ASCII, NUL-separated and absent strings (192 bytes). */
+/* CAPTURE_META with ASCII, non-ASCII, NUL-separated and absent strings (248 bytes). */
 static void gold_capture_meta(struct gold *g)
 {
     g->n = 0;
-    G(g, LE32(1), LE32(3), LE32(28), LE32(0), LE32(0), LE32(128), LE32(1));
+    G(g, LE32(1), LE32(4), LE32(28), LE32(0), LE32(0), LE32(144), LE32(1));
     /* 0x1c the record */
     G(g, LE64(1700000000123456789ull), /* time_ns */
       LE64(250000000),                 /* duration_ns */
       LE32(4242),                      /* pid */
       LE32(2),                         /* trigger QUEUE_ERROR */
       LE32(1),                         /* tier SCRATCH */
-      LE32(3),                         /* flags HOST_STOPPED | QUEUES_SUSPENDED */
+      LE32(11),                        /* flags HOST_STOPPED | QUEUES_SUSPENDED | UID_KNOWN */
       LE64(1ull << 30),                /* max_size */
       LE64(30000),                     /* deadline_ms */
       LE32(1), LE32(16),               /* kfd_major, kfd_minor */
@@ -123,8 +123,11 @@ static void gold_capture_meta(struct gold *g)
       LE32(5),                         /* 1.1: exception_code EC_QUEUE_WAVE_MEMORY_VIOLATION */
       LE32(0x4a2b), LE32(3),           /* 1.1: exception_gpu_id, exception_queue_id */
       LE32(0x21),                      /* 1.2: fault_reasons NOT_PRESENT | IMPRECISE */
-      LE64(0x7f39f5000040ull));        /* 1.1: fault_address */
-    /* 0x9c heap */
+      LE64(0x7f39f5000040ull),         /* 1.1: fault_address */
+      LE32(1000),                      /* 1.4: uid */
+      LE32(60), LE32(68),              /* 1.4: job, rank */
+      LE32(0));                        /* reserved */
+    /* 0xac heap */
     G(g, LE32(7));
     g_raw(g, "gpucore", 7);
     G(g, 0);
@@ -139,6 +142,12 @@ static void gold_capture_meta(struct gold *g)
     G(g, LE32(6));
     g_raw(g, "app\0-n", 6);
     G(g, 0, 0);
+    G(g, LE32(3));
+    g_raw(g, "j42", 3);
+    G(g, 0);
+    G(g, LE32(1));
+    g_raw(g, "7", 1);
+    G(g, 0, 0, 0);
 }
 
 #define STR(s) ((gpucore_str_t){ (s), (uint32_t)(sizeof(s) - 1) })
@@ -242,7 +251,7 @@ static void test_golden_manifest(void **state)
 
     assert_int_equal(gpucore_note_header_decode(g.b, g.n, &h, NULL), GPUCORE_OK);
     assert_int_equal(h.major, 1);
-    assert_int_equal(h.minor, 3);
+    assert_int_equal(h.minor, 4);
     assert_int_equal(h.header_size, 36);
     assert_int_equal(h.incompat, 0);
     assert_int_equal(h.compat, 0);
@@ -330,6 +339,10 @@ static void fill_golden_meta(gpucore_capture_meta_t *m)
     m->fault_address = 0x7f39f5000040ull;
     m->fault_reasons = GPUCORE_FAULT_PAGE_NOT_PRESENT | GPUCORE_FAULT_IMPRECISE;
     m->error_thread = 4243;
+    m->flags |= GPUCORE_META_UID_KNOWN;
+    m->uid = 1000;
+    m->job = STR("j42");
+    m->rank = STR("7");
 }
 
 static void test_golden_capture_meta(void **state)
@@ -342,7 +355,7 @@ static void test_golden_capture_meta(void **state)
 
     (void)state;
     gold_capture_meta(&g);
-    assert_int_equal(g.n, 216);
+    assert_int_equal(g.n, 248);
     fill_golden_meta(&m);
     assert_int_equal(gpucore_capture_meta_encode(&m, &desc, &size, NULL), GPUCORE_OK);
     assert_int_equal(size, g.n);
@@ -355,7 +368,7 @@ static void test_golden_capture_meta(void **state)
     assert_int_equal(got->pid, 4242);
     assert_int_equal(got->trigger, GPUCORE_TRIGGER_QUEUE_ERROR);
     assert_int_equal(got->tier, GPUCORE_TIER_SCRATCH);
-    assert_int_equal(got->flags, 3);
+    assert_int_equal(got->flags, 11);
     assert_int_equal(got->max_size, 1ull << 30);
     assert_int_equal(got->deadline_ms, 30000);
     assert_int_equal(got->kfd_major, 1);
@@ -373,6 +386,9 @@ static void test_golden_capture_meta(void **state)
     assert_str(got->options, "", 0);
     assert_int_equal(got->fault_reasons, 0x21);
     assert_int_equal(got->error_thread, 4243);
+    assert_int_equal(got->uid, 1000);
+    assert_str(got->job, "j42", 3);
+    assert_str(got->rank, "7", 1);
     assert_int_equal(got->decoded_flags, 0);
     gpucore_capture_meta_free(got);
 }
@@ -597,7 +613,7 @@ static void test_empty_string_canonical(void **state)
 static void gold_alloc_map_grown(struct gold *g, uint32_t header_extra, uint32_t record_extra)
 {
     g->n = 0;
-    G(g, LE32(1), LE32(4), LE32(40), LE32(0), LE32(0), LE32(40), LE32(2));
+    G(g, LE32(1), LE32(5), LE32(40), LE32(0), LE32(0), LE32(40), LE32(2));
     G(g, LE32(header_extra), LE32(0), LE32(0));
     G(g, LE64(0x1000), LE64(0x10), LE32(1), LE32(7), LE32(0), LE32(0), LE64(0));
     G(g, LE64(0x2000), LE64(0x20), LE32(2), LE32(8), LE32(0), LE32(NONE), LE64(record_extra));
@@ -610,7 +626,7 @@ static void test_larger_header_and_records(void **state)
     struct gold g;
 
     (void)state;
-    /* Zero tails: nothing this reader misses, but minor 4 still says "newer". */
+    /* Zero tails: nothing this reader misses, but minor 5 still says "newer". */
     gold_alloc_map_grown(&g, 0, 0);
     assert_int_equal(gpucore_alloc_map_decode(g.b, g.n, &got, NULL), GPUCORE_OK);
     assert_int_equal(got->count, 2);
@@ -676,7 +692,7 @@ static void test_newer_markers(void **state)
         uint32_t off;
         uint32_t value;
     } cases[] = {
-        { "minor 4", 4, 4 },
+        { "minor 5", 4, 5 },
         { "compat bit", 16, 0x80000000u },
         { "unknown manifest flag", 28, 0x2 },
         { "reserved field of record 1", 76 + 36, 1 },
@@ -702,10 +718,10 @@ static void test_newer_markers(void **state)
         struct gold g;
 
         gold_capture_meta(&g);
-        put32(g.b + 28 + 28, 0x100 | 3); /* unknown meta flag */
+        put32(g.b + 28 + 28, 0x100 | 11); /* unknown meta flag */
         assert_int_equal(gpucore_capture_meta_decode(g.b, g.n, &meta, NULL), GPUCORE_OK);
         assert_int_equal(meta->decoded_flags, GPUCORE_NOTE_DECODED_NEWER);
-        assert_int_equal(meta->flags, 0x103); /* kept as stored */
+        assert_int_equal(meta->flags, 0x10b); /* kept as stored */
         gpucore_capture_meta_free(meta);
 
         gold_code_objects(&g);
@@ -852,7 +868,7 @@ static const struct bad_case bad_cases[] = {
       NULL },
     { "meta string ref out of heap",
       META,
-      { { 28 + 92, 4, 60 } },
+      { { 28 + 92, 4, 76 } },
       0,
       GPUCORE_E_CORRUPT,
       28 + 92,
@@ -909,10 +925,10 @@ static const struct bad_case bad_cases[] = {
       NULL },
     { "UTF-8 error in the meta hostname",
       META,
-      { { 156 + 24 + 4 + 2, 1, 0x41 } },
+      { { 172 + 24 + 4 + 2, 1, 0x41 } },
       0,
       GPUCORE_E_CORRUPT,
-      156 + 24 + 4 + 2,
+      172 + 24 + 4 + 2,
       "hostname" },
     { "embedded blob out of heap",
       CODE,
@@ -1045,11 +1061,11 @@ static void test_meta_error_thread_versions(void **state)
     assert_int_equal(got->decoded_flags, 0);
     gpucore_capture_meta_free(got);
 
-    /* Encode writes minor 3 and the tid at offset 100, little-endian. */
+    /* Encode writes the current minor (4) and the tid at offset 100, little-endian. */
     fill_golden_meta(&m);
     m.error_thread = 0x01020304u;
     assert_int_equal(gpucore_capture_meta_encode(&m, &desc, &size, NULL), GPUCORE_OK);
-    assert_int_equal(((const uint8_t *)desc)[4], 3);
+    assert_int_equal(((const uint8_t *)desc)[4], 4);
     assert_memory_equal((const uint8_t *)desc + 28 + 100, "\x04\x03\x02\x01", 4);
     assert_int_equal(gpucore_capture_meta_decode(desc, size, &got, NULL), GPUCORE_OK);
     assert_int_equal(got->error_thread, 0x01020304u);

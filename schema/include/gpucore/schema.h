@@ -330,6 +330,7 @@ typedef struct gpucore_str {
 #define GPUCORE_META_HOST_STOPPED 0x1u     /**< every host thread was stopped */
 #define GPUCORE_META_QUEUES_SUSPENDED 0x2u /**< every queue was suspended when read */
 #define GPUCORE_META_PRECISE_MEMORY 0x4u   /**< precise memory mode was on: PCs are exact */
+#define GPUCORE_META_UID_KNOWN 0x8u        /**< 1.4: uid holds the target's real user id */
 
 /** Capture metadata: one record. */
 typedef struct gpucore_capture_meta {
@@ -366,6 +367,10 @@ typedef struct gpucore_capture_meta {
     uint32_t error_thread;       /**< host thread id (tid) on which the runtime reported the GPU
                                       error (the runtime hook's thread); 0 = unknown. The core's
                                       host notes list that thread first. */
+    /* Format 1.4 (0 / empty when decoding an older record): */
+    uint32_t uid;        /**< the target's real user id, when flags has GPUCORE_META_UID_KNOWN */
+    gpucore_str_t job;   /**< job id from the target's environment (as %j); empty = none */
+    gpucore_str_t rank;  /**< rank from the target's environment (as %r); empty = none */
 } gpucore_capture_meta_t;
 
 /** gpucore_capture_meta_t::fault_reasons: why a memory violation faulted. The bits are those
