@@ -113,6 +113,7 @@ FILE *cli_text_open(FILE *out);
 size_t cli_text_neutralise(char *buf, size_t len, int *pending);
 
 int cmd_info(int argc, char **argv);
+int cmd_job(int argc, char **argv);
 int cmd_compress(int argc, char **argv);
 int cmd_decompress(int argc, char **argv);
 int cmd_kfd_check(int argc, char **argv);

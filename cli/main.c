@@ -39,6 +39,8 @@ static const struct command commands[] = {
       "analyze [waves|regs|disasm|mem] [--json] [--wave N] [--address A] [--space S] "
       "[--host HOSTCORE] [--code-object-path DIR] CORE",
       "explain a core: faulting waves first, grouped by PC and stop reason, disassembled" },
+    { "job", cmd_job, "job [--json] DIR|CORE...",
+      "the cores of one job side by side: the rank that faulted first, the victims, signatures" },
     { "dbgapi-dump", cmd_dbgapi_dump,
       "dbgapi-dump [--json] [--library PATH] [--host HOSTCORE] [--no-registers] [--lds] "
       "[--log-level LEVEL] CORE",

@@ -23,6 +23,7 @@ DOCUMENTS = [
       "analyze/triage_report.c", "analyze/triage_views.c", "analyze/triage_signature.c",
       "analyze/triage_candidates.c", "analyze/triage_args.c", "analyze/host_stack.c"]),
     ("analyze/info_keys.h", "GC_IK_", ["cli/cmd_info.c", "analyze/info_model.c"]),
+    ("analyze/job_keys.h", "GC_JK_", ["cli/cmd_job.c", "analyze/job.c"]),
 ]
 
 

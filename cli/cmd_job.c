@@ -1,0 +1,284 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpucore job [--json] DIR|CORE...: the cores of one job side by side (analyze/job.h): which
+ * rank faulted first, which ranks are victims, the signatures with their ranks, and a summary
+ * line per job.
+ *
+ * A DIR argument stands for the regular files directly in it (not below), in name order;
+ * links in it are not followed and other files are skipped. A file that is not a core, or a
+ * core that cannot be analyzed, is listed as unreadable with the reason; the others are still
+ * reported.
+ *
+ * Exit status: 0 reported (unreadable files included); 64 usage; 65 not one core could be
+ * analyzed; 66 an argument cannot be opened; 70 out of memory or more than GC_JOB_MAX_CORES
+ * cores; 74 output error.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "job.h"
+#include "job_keys.h"
+
+static void job_help(FILE *out)
+{
+    fprintf(out,
+            "Usage: gpucore job [--json] DIR|CORE...\n"
+            "\n"
+            "The cores of one job side by side: which rank faulted first, which ranks\n"
+            "are victims (hung: no fault of their own; or another fault), the crash\n"
+            "signatures with the ranks that share them, and one summary line per job.\n"
+            "Cores are grouped by the job id their capture recorded (SLURM_JOB_ID,\n"
+            "PBS_JOBID, ... in the target's environment; \"none\" without one) and\n"
+            "ordered by capture time; a rank is what OMPI_COMM_WORLD_RANK, PMIX_RANK,\n"
+            "... said, else \"pid N\". A DIR stands for the regular files directly in it\n"
+            "(links not followed).\n"
+            "\n"
+            "  --json      the stable JSON document (schema \"" GC_JOB_SCHEMA "\")\n"
+            "  -h, --help  this text\n"
+            "\n"
+            "Exit status: 0 reported (files that are no core are listed as unreadable);\n"
+            "64 usage; 65 not one core could be analyzed; 66 an argument cannot be\n"
+            "opened; 70 out of memory or more than %u cores; 74 output error.\n",
+            GC_JOB_MAX_CORES);
+}
+
+/* Open @p name (relative to @p dirfd) as a core, or say why not in @p why. @p follow: links
+   are followed (an argument the user named), or not (a directory's entry). */
+static gpucore_core_t *open_core(int dirfd, const char *name, int follow, char *why,
+                                 size_t why_size, int *not_regular)
+{
+    gpucore_core_t *core = NULL;
+    gpucore_diag_t d;
+    struct stat st;
+    int fd;
+
+    *not_regular = 0;
+    fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (follow ? 0 : O_NOFOLLOW));
+    if (fd < 0 && !follow && errno == ELOOP) { /* a link in a directory: not followed */
+        *not_regular = 1;
+        snprintf(why, why_size, "a symbolic link");
+        return NULL;
+    }
+    if (fd < 0) {
+        snprintf(why, why_size, "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        *not_regular = 1;
+        snprintf(why, why_size, "not a regular file");
+        close(fd);
+        return NULL;
+    }
+    if (gpucore_core_open_fd(fd,
+                             GPUCORE_OPTS(gpucore_open_opts, .flags = GPUCORE_OPEN_ALLOW_TRUNCATED),
+                             &core, &d) != GPUCORE_OK) {
+        snprintf(why, why_size, "%s", d.message); /* names the offset */
+        core = NULL;
+    }
+    close(fd);
+    return core;
+}
+
+/* Add one file; returns an exit code for a failure of the report itself (not of the file). */
+static int add_file(struct gc_job *j, int dirfd, const char *name, const char *shown, int follow,
+                    int skip_irregular)
+{
+    char why[GPUCORE_DIAG_MESSAGE_SIZE + 64];
+    int not_regular;
+    gpucore_core_t *core = open_core(dirfd, name, follow, why, sizeof(why), &not_regular);
+    gpucore_diag_t d;
+    gpucore_status_t st;
+
+    if (!core && not_regular && skip_irregular)
+        return CLI_EXIT_OK;
+    st = core ? gc_job_add_core(j, shown, core, &d) : gc_job_add_unreadable(j, shown, why, &d);
+    gpucore_core_close(core);
+    if (st != GPUCORE_OK)
+        return cli_fail(CLI_EXIT_SOFTWARE, NULL, "%s", d.message);
+    return CLI_EXIT_OK;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every regular file directly in @p dir, in name order. */
+static int add_dir(struct gc_job *j, const char *dir, int dfd)
+{
+    DIR *d = fdopendir(dfd);
+    struct dirent *e;
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    int rc = CLI_EXIT_OK;
+
+    if (!d) {
+        close(dfd);
+        return cli_fail(CLI_EXIT_NOINPUT, dir, "cannot read the directory: %s", strerror(errno));
+    }
+    while ((e = readdir(d)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        if (n == cap) {
+            char **p = cap >= GC_JOB_MAX_CORES ? NULL
+                                               : realloc(names, (cap ? 2 * cap : 64) * sizeof(*p));
+
+            if (!p) {
+                rc = cli_fail(CLI_EXIT_SOFTWARE, dir, "more than %u files, or out of memory",
+                              GC_JOB_MAX_CORES);
+                break;
+            }
+            names = p;
+            cap = cap ? 2 * cap : 64;
+        }
+        if (!(names[n] = strdup(e->d_name))) {
+            rc = cli_fail(CLI_EXIT_SOFTWARE, NULL, "out of memory");
+            break;
+        }
+        n++;
+    }
+    if (rc == CLI_EXIT_OK)
+        qsort(names, n, sizeof(*names), by_name);
+    for (size_t i = 0; i < n; i++) {
+        if (rc == CLI_EXIT_OK) {
+            char shown[4096];
+
+            snprintf(shown, sizeof(shown), "%s/%s", dir, names[i]);
+            rc = add_file(j, dirfd(d), names[i], shown, 0, 1);
+        }
+        free(names[i]);
+    }
+    free(names);
+    closedir(d);
+    return rc;
+}
+
+static void render_text(FILE *f, const json_t *doc)
+{
+    const json_t *jobs = json_object_get(doc, GC_JK_JOBS), *job, *c, *g, *u;
+    size_t i, k;
+
+    json_array_foreach(jobs, i, job)
+    {
+        fprintf(f, "%s%s\n\n", i ? "\n" : "", gc_json_get_str(job, GC_JK_SUMMARY));
+        fprintf(f, "  %-24s  %-8s  %-7s  %-6s  %6s  %8s  %-16s  %s\n", "TIME", "RANK", "PID",
+                "ROLE", "WAVES", "FAULTING", "SIGNATURE", "WHAT");
+        json_array_foreach(json_object_get(job, GC_JK_CORES), k, c)
+        {
+            const json_t *sig = json_object_get(c, GC_JK_SIGNATURE);
+            const char *hash = json_is_object(sig) ? gc_json_get_str(sig, GC_JK_HASH) : NULL;
+            const char *time = gc_json_get_str(c, GC_JK_TIME),
+                       *what = gc_json_get_str(c, GC_JK_WHAT);
+
+            fprintf(f,
+                    "  %-24s  %-8s  %-7" PRIu64 "  %-6s  %6" PRIu64 "  %8" PRIu64 "  %-16s  %s\n",
+                    time ? time : "?", gc_json_get_str(c, GC_JK_RANK),
+                    gc_json_get_u64(c, GC_JK_PID), gc_json_get_str(c, GC_JK_ROLE),
+                    gc_json_get_u64(c, GC_JK_WAVES), gc_json_get_u64(c, GC_JK_FAULTING_WAVES),
+                    hash ? hash : "-", what ? what : "");
+        }
+        if (json_array_size(json_object_get(job, GC_JK_SIGNATURES)))
+            fprintf(f, "\n  Signatures:\n");
+        json_array_foreach(json_object_get(job, GC_JK_SIGNATURES), k, g)
+        {
+            const json_t *r;
+            size_t x;
+
+            fprintf(f, "    %s  %s  rank%s", gc_json_get_str(g, GC_JK_HASH),
+                    gc_json_get_str(g, GC_JK_SIGNATURE),
+                    json_array_size(json_object_get(g, GC_JK_RANKS)) > 1 ? "s " : " ");
+            json_array_foreach(json_object_get(g, GC_JK_RANKS), x, r)
+                    fprintf(f, "%s%s", x ? "," : "", json_string_value(r));
+            fprintf(f, " (seen %" PRIu64 " time%s since %s)\n", gc_json_get_u64(g, GC_JK_COUNT),
+                    gc_json_get_u64(g, GC_JK_COUNT) == 1 ? "" : "s",
+                    gc_json_get_str(g, GC_JK_FIRST_SEEN) ? gc_json_get_str(g, GC_JK_FIRST_SEEN)
+                                                         : "?");
+        }
+    }
+    if (json_array_size(json_object_get(doc, GC_JK_UNREADABLE)))
+        fprintf(f, "%sUnreadable:\n", json_array_size(jobs) ? "\n" : "");
+    json_array_foreach(json_object_get(doc, GC_JK_UNREADABLE), i, u) fprintf(
+            f, "  %s: %s\n", gc_json_get_str(u, GC_JK_CORE), gc_json_get_str(u, GC_JK_ERROR));
+}
+
+int cmd_job(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "json", no_argument, NULL, 'j' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    int json = 0, c, rc = CLI_EXIT_OK;
+    struct gc_job *j;
+    json_t *doc;
+
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'j':
+            json = 1;
+            break;
+        case 'h':
+            job_help(stdout);
+            return CLI_EXIT_OK;
+        default:
+            return cli_usage_error("job", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind >= argc)
+        return cli_usage_error("job", "missing DIR or CORE argument");
+    if (!(j = gc_job_new()))
+        return cli_fail(CLI_EXIT_SOFTWARE, NULL, "out of memory");
+    for (int i = optind; i < argc && rc == CLI_EXIT_OK; i++) {
+        int fd = open(argv[i], O_RDONLY | O_CLOEXEC | O_DIRECTORY);
+
+        if (fd >= 0)
+            rc = add_dir(j, argv[i], fd);
+        else if (errno == ENOTDIR)
+            rc = add_file(j, AT_FDCWD, argv[i], argv[i], 1, 0);
+        else
+            rc = cli_fail(CLI_EXIT_NOINPUT, argv[i], "cannot open: %s", strerror(errno));
+    }
+    doc = rc == CLI_EXIT_OK ? gc_job_report(j) : NULL;
+    gc_job_free(j);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    if (!doc)
+        return cli_fail(CLI_EXIT_SOFTWARE, NULL, "out of memory");
+    if (json) {
+        if (json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0)
+            rc = CLI_EXIT_IOERR;
+        fputc('\n', stdout);
+    } else {
+        FILE *f = cli_text_open(stdout);
+
+        if (!f) {
+            json_decref(doc);
+            return cli_fail(CLI_EXIT_SOFTWARE, NULL, "out of memory");
+        }
+        render_text(f, doc);
+        if (fclose(f) != 0)
+            rc = CLI_EXIT_IOERR;
+    }
+    if (rc == CLI_EXIT_OK && !json_array_size(json_object_get(doc, GC_JK_JOBS))) {
+        const json_t *u = json_array_get(json_object_get(doc, GC_JK_UNREADABLE), 0);
+
+        rc = cli_fail(CLI_EXIT_DATAERR, u ? gc_json_get_str(u, GC_JK_CORE) : NULL,
+                      "not one core could be analyzed%s%s", u ? ": " : "",
+                      u ? gc_json_get_str(u, GC_JK_ERROR) : "");
+    }
+    if (fflush(stdout) != 0 && rc == CLI_EXIT_OK)
+        rc = CLI_EXIT_IOERR;
+    json_decref(doc);
+    return rc;
+}
