@@ -107,6 +107,16 @@ int cli_parse_backend(const char *text, enum gc_kfd_backend *ret);
  * flush (0, or EOF on a write error of @p out).
  */
 FILE *cli_text_open(FILE *out);
+
+/*
+ * A document on stdout: cli_print_json() writes it as --json does everywhere (indented, members
+ * in order, one newline after it); cli_print_text() lets @p render write it as text through
+ * cli_text_open(stdout). They return CLI_EXIT_OK, CLI_EXIT_IOERR (a write failed) or
+ * (cli_print_text) CLI_EXIT_SOFTWARE after printing "out of memory".
+ */
+int cli_print_json(const json_t *doc);
+int cli_print_text(const json_t *doc, void (*render)(FILE *out, const json_t *doc, void *user),
+                   void *user);
 /* The same filter on a buffer, in place, for a caller that has a whole text (and for tests);
    @p pending carries a 0xC2 lead byte that ended the previous buffer (0 at the start).
    Returns the bytes replaced. */

@@ -162,18 +162,6 @@ static int report_exit_code(const json_t *doc)
     return ANALYZE_EXIT_NO_FAULT;
 }
 
-/* Print @p doc as the --json document (pretty, in member order, one newline after it);
-   CLI_EXIT_OK, or CLI_EXIT_IOERR when it cannot be written. */
-static int print_json(const json_t *doc)
-{
-    int rc = CLI_EXIT_OK;
-
-    if (json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0)
-        rc = CLI_EXIT_IOERR;
-    fputc('\n', stdout);
-    return rc;
-}
-
 /* With --json a failure the core is to blame for still prints a document, with "error": the
    same sentence as stderr's (gc_triage_error_doc()). @p rc is the failure's exit code, kept
    unless the document cannot be written. */
@@ -184,7 +172,7 @@ static int print_error_doc(const struct gc_triage *t, const char *command, const
 
     if (!doc)
         return rc;
-    if (print_json(doc) != CLI_EXIT_OK)
+    if (cli_print_json(doc) != CLI_EXIT_OK)
         rc = CLI_EXIT_IOERR;
     json_decref(doc);
     return rc;
@@ -229,7 +217,7 @@ static int run_view(const struct gc_triage *t, size_t vi, const struct gc_triage
                        ? print_error_doc(t, views[vi].name, err.diag.message, rc)
                        : rc;
     if (json) {
-        if (print_json(doc) != CLI_EXIT_OK)
+        if (cli_print_json(doc) != CLI_EXIT_OK)
             rc = CLI_EXIT_IOERR;
     } else {
         FILE *f = cli_text_open(stdout);

@@ -305,6 +305,14 @@ static void render_problems(FILE *out, const json_t *file, const json_t *problem
     }
 }
 
+static void render_text(FILE *out, const json_t *doc, int list_segments);
+
+/* cli_print_text()'s renderer; @p user points at the --segments flag. */
+static void render_info(FILE *out, const json_t *doc, void *user)
+{
+    render_text(out, doc, *(const int *)user);
+}
+
 static void render_text(FILE *out, const json_t *doc, int list_segments)
 {
     render_file(out, json_object_get(doc, GC_IK_FILE));
@@ -385,21 +393,7 @@ int cmd_info(int argc, char **argv)
                                            : cli_report_input(path, &d);
     }
     doc = info.doc;
-    if (json) {
-        if (json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0)
-            rc = CLI_EXIT_IOERR;
-        fputc('\n', stdout);
-    } else {
-        FILE *f = cli_text_open(stdout);
-
-        if (f) {
-            render_text(f, doc, segments);
-            if (fclose(f) != 0)
-                rc = CLI_EXIT_IOERR;
-        } else {
-            rc = cli_fail(CLI_EXIT_SOFTWARE, NULL, "out of memory");
-        }
-    }
+    rc = json ? cli_print_json(doc) : cli_print_text(doc, render_info, &segments);
     if (fflush(stdout) != 0)
         rc = cli_fail(CLI_EXIT_IOERR, NULL, "cannot write output");
     else if (info.unusable[0])

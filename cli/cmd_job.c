@@ -162,11 +162,12 @@ static int add_dir(struct gc_job *j, const char *dir, int dfd)
     return rc;
 }
 
-static void render_text(FILE *f, const json_t *doc)
+static void render_text(FILE *f, const json_t *doc, void *user)
 {
     const json_t *jobs = json_object_get(doc, GC_JK_JOBS), *job, *c, *g, *u;
     size_t i, k;
 
+    (void)user;
     json_array_foreach(jobs, i, job)
     {
         fprintf(f, "%s%s\n\n", i ? "\n" : "", gc_json_get_str(job, GC_JK_SUMMARY));
@@ -255,21 +256,7 @@ int cmd_job(int argc, char **argv)
         return rc;
     if (!doc)
         return cli_fail(CLI_EXIT_SOFTWARE, NULL, "out of memory");
-    if (json) {
-        if (json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0)
-            rc = CLI_EXIT_IOERR;
-        fputc('\n', stdout);
-    } else {
-        FILE *f = cli_text_open(stdout);
-
-        if (!f) {
-            json_decref(doc);
-            return cli_fail(CLI_EXIT_SOFTWARE, NULL, "out of memory");
-        }
-        render_text(f, doc);
-        if (fclose(f) != 0)
-            rc = CLI_EXIT_IOERR;
-    }
+    rc = json ? cli_print_json(doc) : cli_print_text(doc, render_text, NULL);
     if (rc == CLI_EXIT_OK && !json_array_size(json_object_get(doc, GC_JK_JOBS))) {
         const json_t *u = json_array_get(json_object_get(doc, GC_JK_UNREADABLE), 0);
 

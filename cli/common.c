@@ -329,3 +329,24 @@ FILE *cli_text_open(FILE *out)
         free(tc);
     return f;
 }
+
+int cli_print_json(const json_t *doc)
+{
+    int rc = CLI_EXIT_OK;
+
+    if (json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0)
+        rc = CLI_EXIT_IOERR;
+    fputc('\n', stdout);
+    return rc;
+}
+
+int cli_print_text(const json_t *doc, void (*render)(FILE *out, const json_t *doc, void *user),
+                   void *user)
+{
+    FILE *f = cli_text_open(stdout);
+
+    if (!f)
+        return cli_fail(CLI_EXIT_SOFTWARE, NULL, "out of memory");
+    render(f, doc, user);
+    return fclose(f) != 0 ? CLI_EXIT_IOERR : CLI_EXIT_OK;
+}
