@@ -253,7 +253,8 @@ static void join_ranks(FILE *f, const json_t *ranks)
     size_t i;
     json_t *v;
 
-    json_array_foreach(ranks, i, v) fprintf(f, "%s%s", i ? "," : "", json_string_value(v));
+    json_array_foreach(ranks, i, v)
+            fprintf(f, "%s%s", i ? "," : "", json_is_string(v) ? json_string_value(v) : "?");
 }
 
 /* The signature groups of @p cores (n, capture order): faulted cores only, first seen first. */
@@ -325,10 +326,10 @@ static json_t *job_json(const char *name, struct job_core **cores, uint32_t n)
         if (first) {
             json_t *fr = rank_name(first);
 
-            fprintf(s, "; rank %s faulted first", json_string_value(fr));
+            fprintf(s, "; rank %s faulted first", json_is_string(fr) ? json_string_value(fr) : "?");
             json_decref(fr);
             if (first->signature)
-                fprintf(s, " (%s)", gc_json_get_str(first->signature, GC_TK_TEXT));
+                fprintf(s, " (%s)", gc_json_get_str_or(first->signature, GC_TK_TEXT, "?"));
             if (json_array_size(same)) {
                 fprintf(s, "; same fault on rank%s ", json_array_size(same) > 1 ? "s" : "");
                 join_ranks(s, same);

@@ -107,4 +107,14 @@ void gc_str_appendf(char *buf, size_t size, size_t *len, const char *fmt, ...) G
  */
 const char *gc_format_size(uint64_t bytes, char *buf, size_t size);
 
+/*
+ * UTF-8 (Unicode 15.0, table 3-7: no overlong forms, surrogates or code points above U+10FFFF).
+ * gc_utf8_valid: 1 if the @p n bytes at @p s are well-formed, else 0 with *ret_bad the offset
+ * of the first byte that is not. gc_utf8_scrub: make the @p n bytes at @p s well-formed in
+ * place, each byte where a sequence breaks becoming '?' (the length is kept); returns how many
+ * were replaced. NUL bytes are valid UTF-8 and kept.
+ */
+int gc_utf8_valid(const uint8_t *s, size_t n, size_t *ret_bad);
+size_t gc_utf8_scrub(char *s, size_t n);
+
 #endif /* GC_UTIL_H */

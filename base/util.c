@@ -274,3 +274,91 @@ const char *gc_format_size(uint64_t bytes, char *buf, size_t size)
     snprintf(buf, size, "%.1f %s", v, units[u]);
     return buf;
 }
+
+/* ------------------------------------------------------------------------------------------ */
+/* UTF-8                                                                                       */
+/* ------------------------------------------------------------------------------------------ */
+
+/*
+ * Well-formed multi-byte sequences (Unicode 15.0, table 3-7). The restricted second-byte
+ * ranges are what exclude overlong forms (E0, F0), surrogates (ED) and code points above
+ * U+10FFFF (F4); C0, C1 and F5..FF never start a sequence. Later bytes are always 80..BF.
+ */
+static const struct gc_utf8_lead {
+    uint8_t lead_lo, lead_hi;
+    uint8_t len;
+    uint8_t second_lo, second_hi;
+} gc_utf8_leads[] = {
+    { 0xC2, 0xDF, 2, 0x80, 0xBF }, { 0xE0, 0xE0, 3, 0xA0, 0xBF }, { 0xE1, 0xEC, 3, 0x80, 0xBF },
+    { 0xED, 0xED, 3, 0x80, 0x9F }, { 0xEE, 0xEF, 3, 0x80, 0xBF }, { 0xF0, 0xF0, 4, 0x90, 0xBF },
+    { 0xF1, 0xF3, 4, 0x80, 0xBF }, { 0xF4, 0xF4, 4, 0x80, 0x8F },
+};
+
+int gc_utf8_valid(const uint8_t *s, size_t n, size_t *ret_bad)
+{
+    size_t i = 0;
+
+    while (i < n) {
+        const struct gc_utf8_lead *row = NULL;
+
+        if (s[i] < 0x80) {
+            i++;
+            continue;
+        }
+        for (size_t k = 0; k < GC_ARRAY_SIZE(gc_utf8_leads); k++)
+            if (s[i] >= gc_utf8_leads[k].lead_lo && s[i] <= gc_utf8_leads[k].lead_hi)
+                row = &gc_utf8_leads[k];
+        if (!row || n - i < row->len) {
+            *ret_bad = i;
+            return 0;
+        }
+        if (s[i + 1] < row->second_lo || s[i + 1] > row->second_hi) {
+            *ret_bad = i + 1;
+            return 0;
+        }
+        for (size_t k = 2; k < row->len; k++) {
+            if (s[i + k] < 0x80 || s[i + k] > 0xBF) {
+                *ret_bad = i + k;
+                return 0;
+            }
+        }
+        i += row->len;
+    }
+    return 1;
+}
+
+/* The length of the well-formed sequence at @p s (@p n bytes left), or 0 if there is none. */
+static size_t utf8_seq(const uint8_t *s, size_t n)
+{
+    const struct gc_utf8_lead *row = NULL;
+
+    if (s[0] < 0x80)
+        return 1;
+    for (size_t k = 0; k < GC_ARRAY_SIZE(gc_utf8_leads); k++)
+        if (s[0] >= gc_utf8_leads[k].lead_lo && s[0] <= gc_utf8_leads[k].lead_hi)
+            row = &gc_utf8_leads[k];
+    if (!row || n < row->len || s[1] < row->second_lo || s[1] > row->second_hi)
+        return 0;
+    for (size_t k = 2; k < row->len; k++)
+        if (s[k] < 0x80 || s[k] > 0xBF)
+            return 0;
+    return row->len;
+}
+
+size_t gc_utf8_scrub(char *s, size_t n)
+{
+    uint8_t *u = (uint8_t *)s;
+    size_t i = 0, fixed = 0;
+
+    while (i < n) {
+        size_t len = utf8_seq(u + i, n - i);
+
+        if (len) {
+            i += len;
+        } else { /* a byte that starts no sequence: the rest is judged after it */
+            u[i++] = '?';
+            fixed++;
+        }
+    }
+    return fixed;
+}

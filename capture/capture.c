@@ -652,6 +652,17 @@ static int64_t target_uid(pid_t pid)
     return r;
 }
 
+/*
+ * A string for the metadata note, which holds UTF-8 only: @p s (@p n bytes, which may be
+ * changed) with every byte where a UTF-8 sequence breaks made '?'. The target chooses its
+ * executable's name, command line and environment: a name in Latin-1 must not cost the core.
+ */
+static gpucore_str_t meta_str(char *s, size_t n)
+{
+    gc_utf8_scrub(s, n);
+    return (gpucore_str_t){ s, (uint32_t)n };
+}
+
 static gpucore_status_t add_meta(struct cap *c, const struct gc_plan *p, uint32_t dev_esize,
                                  uint32_t q_esize, uint32_t kmaj, uint32_t kmin)
 {
@@ -659,9 +670,10 @@ static gpucore_status_t add_meta(struct cap *c, const struct gc_plan *p, uint32_
     struct utsname u;
     char host[256] = "", exe[4096] = "";
     char vars_storage[GC_CAPTURE_VARS_STORAGE];
+    char job[GC_CAPTURE_VALUE_MAX + 1], rank[GC_CAPTURE_VALUE_MAX + 1];
     struct gc_capture_vars vars;
     int64_t uid;
-    char *cmdline;
+    char *cmdline, *options = NULL;
     size_t cmdlen = 0;
     ssize_t n;
     void *desc = NULL;
@@ -691,37 +703,41 @@ static gpucore_status_t add_meta(struct cap *c, const struct gc_plan *p, uint32_
                                           (uint32_t)strlen(GPUCORE_VERSION_STRING) };
     if (gethostname(host, sizeof(host)) == 0) {
         host[sizeof(host) - 1] = '\0';
-        m.hostname = (gpucore_str_t){ host, (uint32_t)strlen(host) };
+        m.hostname = meta_str(host, strlen(host));
     }
     if (uname(&u) == 0)
-        m.kernel = (gpucore_str_t){ u.release, (uint32_t)strlen(u.release) };
+        m.kernel = meta_str(u.release, strlen(u.release));
     snprintf(linkpath, sizeof(linkpath), "/proc/%ld/exe", (long)c->pid);
     n = readlink(linkpath, exe, sizeof(exe) - 1);
     if (n > 0) {
         exe[n] = '\0';
-        m.exe = (gpucore_str_t){ exe, (uint32_t)n };
         snprintf(c->res->exe, sizeof(c->res->exe), "%s", exe);
+        m.exe = meta_str(exe, (size_t)n);
     }
     cmdline = slurp_proc(c->pid, "cmdline", &cmdlen);
     /* The command line keeps its NUL separators but not the trailing one. */
     if (cmdline && cmdlen && cmdline[cmdlen - 1] == '\0')
         cmdlen--;
     if (cmdline && cmdlen)
-        m.cmdline = (gpucore_str_t){ cmdline, (uint32_t)cmdlen };
-    if (c->o->options_text && *c->o->options_text)
-        m.options = (gpucore_str_t){ c->o->options_text, (uint32_t)strlen(c->o->options_text) };
-    /* Who and which job: what the output pattern's %j and %r read, unsanitized (a reader
-       treats every string of a core as hostile), each at most GC_CAPTURE_VALUE_MAX bytes. */
+        m.cmdline = meta_str(cmdline, cmdlen);
+    if (c->o->options_text && *c->o->options_text && (options = strdup(c->o->options_text)))
+        m.options = meta_str(options, strlen(options));
+    /* Who and which job: what the output pattern's %j and %r read, raw but for broken UTF-8
+       (a reader treats every string of a core as hostile), at most GC_CAPTURE_VALUE_MAX bytes. */
     uid = target_uid(c->pid);
     if (uid >= 0) {
         m.uid = (uint32_t)uid;
         m.flags |= GPUCORE_META_UID_KNOWN;
     }
     gc_capture_vars_fill(&vars, c->pid, vars_storage, sizeof(vars_storage));
-    if (vars.job_id && *vars.job_id)
-        m.job = (gpucore_str_t){ vars.job_id, (uint32_t)strlen(vars.job_id) };
-    if (vars.rank && *vars.rank)
-        m.rank = (gpucore_str_t){ vars.rank, (uint32_t)strlen(vars.rank) };
+    if (vars.job_id && *vars.job_id) {
+        snprintf(job, sizeof(job), "%s", vars.job_id);
+        m.job = meta_str(job, strlen(job));
+    }
+    if (vars.rank && *vars.rank) {
+        snprintf(rank, sizeof(rank), "%s", vars.rank);
+        m.rank = meta_str(rank, strlen(rank));
+    }
     /* The exception that triggered the capture (the first raised), and the faulting address
      * of a memory violation, whichever exception record carried it. */
     if (c->nexc) {
@@ -734,12 +750,8 @@ static gpucore_status_t add_meta(struct cap *c, const struct gc_plan *p, uint32_
         m.fault_reasons = c->exc[i].fault_reasons;
     }
     st = gpucore_capture_meta_encode(&m, &desc, &size, c->diag);
-    if (st == GPUCORE_E_INVAL && m.cmdline.ptr) {
-        /* A command line that is not UTF-8: recorded without it rather than not at all. */
-        m.cmdline = (gpucore_str_t){ NULL, 0 };
-        st = gpucore_capture_meta_encode(&m, &desc, &size, c->diag);
-    }
     gc_free(cmdline);
+    free(options);
     return add_encoded(c, GPUCORE_NT_CAPTURE_META, st, desc, size, "capture metadata");
 }
 

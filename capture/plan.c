@@ -34,7 +34,7 @@ void gc_plan_warn(struct gc_plan_ctx *c, const char *fmt, ...)
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
     /* target bytes (URIs) and truncation must not make it invalid UTF-8 for the encoders */
-    gc_plan_utf8_sanitize(msg, strlen(msg));
+    gc_utf8_scrub(msg, strlen(msg));
     if (c->p->nwarnings == c->warn_cap) {
         uint32_t n = c->warn_cap ? c->warn_cap * 2 : 16;
         char **w = gc_realloc_array(c->p->warnings, n, sizeof(*w));
@@ -183,7 +183,7 @@ gpucore_status_t gc_plan_want(struct gc_plan_ctx *c, uint32_t tier, uint64_t add
     va_start(ap, fmt);
     vsnprintf(it->label, sizeof(it->label), fmt, ap);
     va_end(ap);
-    gc_plan_utf8_sanitize(it->label, strlen(it->label));
+    gc_utf8_scrub(it->label, strlen(it->label));
     return GPUCORE_OK;
 }
 
@@ -842,7 +842,7 @@ static gpucore_status_t build_alloc_map(struct gc_plan_ctx *c)
                 return GPUCORE_E_NOMEM;
             memcpy(s, m->label, len);
             s[len] = '\0';
-            gc_plan_utf8_sanitize(s, len);
+            gc_utf8_scrub(s, len);
             a->label.ptr = s;
             a->label.len = (uint32_t)len;
         }

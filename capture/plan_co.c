@@ -22,58 +22,6 @@
 #define IMAGE_CHUNK   (1ull << 20)
 #define EM_AMDGPU_    224u
 
-/* ---- UTF-8 ---------------------------------------------------------------------------------- */
-
-/* Length of the valid UTF-8 sequence at s (RFC 3629: no overlongs, no surrogates, at most
- * U+10FFFF), or 0. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-    unsigned char c = s[0];
-    size_t len;
-    uint32_t cp, min;
-
-    if (c < 0x80)
-        return 1;
-    if ((c & 0xe0) == 0xc0) {
-        len = 2, cp = c & 0x1f, min = 0x80;
-    } else if ((c & 0xf0) == 0xe0) {
-        len = 3, cp = c & 0x0f, min = 0x800;
-    } else if ((c & 0xf8) == 0xf0) {
-        len = 4, cp = c & 0x07, min = 0x10000;
-    } else {
-        return 0;
-    }
-    if (len > n)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = cp << 6 | (s[i] & 0x3f);
-    }
-    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return len;
-}
-
-uint32_t gc_plan_utf8_sanitize(char *s, size_t len)
-{
-    unsigned char *u = (unsigned char *)s;
-    uint32_t bad = 0;
-    size_t i = 0;
-
-    while (i < len) {
-        size_t n = utf8_seq(u + i, len - i);
-
-        if (n == 0) {
-            u[i++] = '?';
-            bad++;
-        } else {
-            i += n;
-        }
-    }
-    return bad;
-}
-
 /* ---- URIs ----------------------------------------------------------------------------------- */
 
 /* Read the NUL-terminated URI at addr in chunks (never past GC_ROCR_URI_MAX). 1 ok, 0 skipped
@@ -329,7 +277,7 @@ static gpucore_status_t code_object(struct gc_plan_ctx *c, uint32_t n, uint64_t 
 
     memset(&co, 0, sizeof(co));
     co.load_address = l_addr;
-    if (gc_plan_utf8_sanitize(uri, len))
+    if (gc_utf8_scrub(uri, len))
         gc_plan_warn(c, "code object %u: URI is not valid UTF-8; bytes replaced with '?'", n);
     co.uri.ptr = uri;
     co.uri.len = (uint32_t)len;

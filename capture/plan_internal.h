@@ -76,10 +76,6 @@ int gc_plan_read(struct gc_plan_ctx *c, uint64_t addr, void *buf, uint64_t size,
 gpucore_status_t gc_plan_want(struct gc_plan_ctx *c, uint32_t tier, uint64_t addr, uint64_t size,
                               uint32_t kind, uint32_t gpu_id, const char *fmt, ...) GC_PRINTF(7, 8);
 
-/* Replace every byte that is not part of valid UTF-8 in s[0..len) with '?'.
- * @return the number of bytes replaced. */
-uint32_t gc_plan_utf8_sanitize(char *s, size_t len);
-
 /* The r_debug chain, link-map nodes, URIs and code objects (state tier + CODE_OBJECTS).
  * Sets c->r_version. @retval GPUCORE_OK, GPUCORE_E_NOMEM, a fatal read status. */
 gpucore_status_t gc_plan_runtime(struct gc_plan_ctx *c);

@@ -170,20 +170,20 @@ static void render_text(FILE *f, const json_t *doc, void *user)
     (void)user;
     json_array_foreach(jobs, i, job)
     {
-        fprintf(f, "%s%s\n\n", i ? "\n" : "", gc_json_get_str(job, GC_JK_SUMMARY));
+        fprintf(f, "%s%s\n\n", i ? "\n" : "", gc_json_get_str_or(job, GC_JK_SUMMARY, "?"));
         fprintf(f, "  %-24s  %-8s  %-7s  %-6s  %6s  %8s  %-16s  %s\n", "TIME", "RANK", "PID",
                 "ROLE", "WAVES", "FAULTING", "SIGNATURE", "WHAT");
         json_array_foreach(json_object_get(job, GC_JK_CORES), k, c)
         {
             const json_t *sig = json_object_get(c, GC_JK_SIGNATURE);
             const char *hash = json_is_object(sig) ? gc_json_get_str(sig, GC_JK_HASH) : NULL;
-            const char *time = gc_json_get_str(c, GC_JK_TIME),
-                       *what = gc_json_get_str(c, GC_JK_WHAT);
+            const char *time = gc_json_get_str_or(c, GC_JK_TIME, "?"),
+                       *what = gc_json_get_str_or(c, GC_JK_WHAT, "?");
 
             fprintf(f,
                     "  %-24s  %-8s  %-7" PRIu64 "  %-6s  %6" PRIu64 "  %8" PRIu64 "  %-16s  %s\n",
-                    time ? time : "?", gc_json_get_str(c, GC_JK_RANK),
-                    gc_json_get_u64(c, GC_JK_PID), gc_json_get_str(c, GC_JK_ROLE),
+                    time ? time : "?", gc_json_get_str_or(c, GC_JK_RANK, "?"),
+                    gc_json_get_u64(c, GC_JK_PID), gc_json_get_str_or(c, GC_JK_ROLE, "?"),
                     gc_json_get_u64(c, GC_JK_WAVES), gc_json_get_u64(c, GC_JK_FAULTING_WAVES),
                     hash ? hash : "-", what ? what : "");
         }
@@ -194,21 +194,23 @@ static void render_text(FILE *f, const json_t *doc, void *user)
             const json_t *r;
             size_t x;
 
-            fprintf(f, "    %s  %s  rank%s", gc_json_get_str(g, GC_JK_HASH),
-                    gc_json_get_str(g, GC_JK_SIGNATURE),
+            fprintf(f, "    %s  %s  rank%s", gc_json_get_str_or(g, GC_JK_HASH, "?"),
+                    gc_json_get_str_or(g, GC_JK_SIGNATURE, "?"),
                     json_array_size(json_object_get(g, GC_JK_RANKS)) > 1 ? "s " : " ");
-            json_array_foreach(json_object_get(g, GC_JK_RANKS), x, r)
-                    fprintf(f, "%s%s", x ? "," : "", json_string_value(r));
+            json_array_foreach(json_object_get(g, GC_JK_RANKS), x, r) fprintf(
+                    f, "%s%s", x ? "," : "", json_is_string(r) ? json_string_value(r) : "?");
             fprintf(f, " (seen %" PRIu64 " time%s since %s)\n", gc_json_get_u64(g, GC_JK_COUNT),
                     gc_json_get_u64(g, GC_JK_COUNT) == 1 ? "" : "s",
-                    gc_json_get_str(g, GC_JK_FIRST_SEEN) ? gc_json_get_str(g, GC_JK_FIRST_SEEN)
-                                                         : "?");
+                    gc_json_get_str_or(g, GC_JK_FIRST_SEEN, "?")
+                            ? gc_json_get_str_or(g, GC_JK_FIRST_SEEN, "?")
+                            : "?");
         }
     }
     if (json_array_size(json_object_get(doc, GC_JK_UNREADABLE)))
         fprintf(f, "%sUnreadable:\n", json_array_size(jobs) ? "\n" : "");
-    json_array_foreach(json_object_get(doc, GC_JK_UNREADABLE), i, u) fprintf(
-            f, "  %s: %s\n", gc_json_get_str(u, GC_JK_CORE), gc_json_get_str(u, GC_JK_ERROR));
+    json_array_foreach(json_object_get(doc, GC_JK_UNREADABLE), i, u)
+            fprintf(f, "  %s: %s\n", gc_json_get_str_or(u, GC_JK_CORE, "?"),
+                    gc_json_get_str_or(u, GC_JK_ERROR, "?"));
 }
 
 int cmd_job(int argc, char **argv)
@@ -260,9 +262,9 @@ int cmd_job(int argc, char **argv)
     if (rc == CLI_EXIT_OK && !json_array_size(json_object_get(doc, GC_JK_JOBS))) {
         const json_t *u = json_array_get(json_object_get(doc, GC_JK_UNREADABLE), 0);
 
-        rc = cli_fail(CLI_EXIT_DATAERR, u ? gc_json_get_str(u, GC_JK_CORE) : NULL,
+        rc = cli_fail(CLI_EXIT_DATAERR, u ? gc_json_get_str_or(u, GC_JK_CORE, "?") : NULL,
                       "not one core could be analyzed%s%s", u ? ": " : "",
-                      u ? gc_json_get_str(u, GC_JK_ERROR) : "");
+                      u ? gc_json_get_str_or(u, GC_JK_ERROR, "?") : "");
     }
     if (fflush(stdout) != 0 && rc == CLI_EXIT_OK)
         rc = CLI_EXIT_IOERR;

@@ -177,6 +177,8 @@ static gpucore_status_t intern_label(gpucore_writer_t *w, const char *label, con
                GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
     copy = gc_strdup(label);
     GC_FAIL_IF(!copy, d, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
+    /* The manifest holds UTF-8; a label is often a path the target chose. */
+    gc_utf8_scrub(copy, strlen(copy));
     w->labels[w->nlabels++] = copy;
     *ret = copy;
     return GPUCORE_OK;

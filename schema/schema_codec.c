@@ -42,58 +42,6 @@ GPUCORE_API void gpucore_free(void *p)
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* UTF-8                                                                                       */
-/* ------------------------------------------------------------------------------------------ */
-
-/*
- * Well-formed multi-byte sequences (Unicode 15.0, table 3-7). The restricted second-byte
- * ranges are what exclude overlong forms (E0, F0), surrogates (ED) and code points above
- * U+10FFFF (F4); C0, C1 and F5..FF never start a sequence. Later bytes are always 80..BF.
- */
-static const struct gc_utf8_lead {
-    uint8_t lead_lo, lead_hi;
-    uint8_t len;
-    uint8_t second_lo, second_hi;
-} gc_utf8_leads[] = {
-    { 0xC2, 0xDF, 2, 0x80, 0xBF }, { 0xE0, 0xE0, 3, 0xA0, 0xBF }, { 0xE1, 0xEC, 3, 0x80, 0xBF },
-    { 0xED, 0xED, 3, 0x80, 0x9F }, { 0xEE, 0xEF, 3, 0x80, 0xBF }, { 0xF0, 0xF0, 4, 0x90, 0xBF },
-    { 0xF1, 0xF3, 4, 0x80, 0xBF }, { 0xF4, 0xF4, 4, 0x80, 0x8F },
-};
-
-int gc_utf8_valid(const uint8_t *s, size_t n, size_t *ret_bad)
-{
-    size_t i = 0;
-
-    while (i < n) {
-        const struct gc_utf8_lead *row = NULL;
-
-        if (s[i] < 0x80) {
-            i++;
-            continue;
-        }
-        for (size_t k = 0; k < GC_ARRAY_SIZE(gc_utf8_leads); k++)
-            if (s[i] >= gc_utf8_leads[k].lead_lo && s[i] <= gc_utf8_leads[k].lead_hi)
-                row = &gc_utf8_leads[k];
-        if (!row || n - i < row->len) {
-            *ret_bad = i;
-            return 0;
-        }
-        if (s[i + 1] < row->second_lo || s[i + 1] > row->second_hi) {
-            *ret_bad = i + 1;
-            return 0;
-        }
-        for (size_t k = 2; k < row->len; k++) {
-            if (s[i + k] < 0x80 || s[i + k] > 0xBF) {
-                *ret_bad = i + k;
-                return 0;
-            }
-        }
-        i += row->len;
-    }
-    return 1;
-}
-
-/* ------------------------------------------------------------------------------------------ */
 /* Host member access. Alignment holds: host_offset is offsetof a member of exactly this type, */
 /* which schema_tables.c proves at compile time.                                              */
 /* ------------------------------------------------------------------------------------------ */

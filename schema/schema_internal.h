@@ -214,7 +214,6 @@ gpucore_status_t gc_layout_encode(struct gc_writer *w, const struct gc_layout *L
  * U+10FFFF, no truncated sequences). NUL is a valid character. Returns 1 if valid; otherwise 0
  * with the index of the first bad byte in *ret_bad.
  */
-int gc_utf8_valid(const uint8_t *s, size_t n, size_t *ret_bad);
 
 /*
  * Record a failure about `what` (a structure: "device entry", "MANIFEST record") and return

@@ -19,7 +19,7 @@ foreach(f IN LISTS _gc_e2e_scenarios)
   string(REGEX REPLACE "\\.json$" "" s ${f})
   list(APPEND _gc_e2e_cases "scenario:${s}")
 endforeach()
-list(APPEND _gc_e2e_cases capture-abort waves pattern compress run run-exit watch watch-exit
+list(APPEND _gc_e2e_cases capture-abort waves pattern not-utf8 compress run run-exit watch watch-exit
      big-default max-size deadline
      memory-eio exit-mid:suspend exit-mid:resume enospc no-driver exists usage)
 foreach(sig INT TERM HUP QUIT)

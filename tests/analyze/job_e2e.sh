@@ -116,5 +116,19 @@ gc none job cores/notes.txt
 expect_rc 65 none
 gc usage job
 expect_rc 64 usage
+# A hostile job id (a terminal escape, bytes that are not UTF-8) is kept exact in the JSON
+# (escaped) and never reaches a terminal raw.
+mkdir hostile
+SLURM_JOB_ID=$'\e[31mred\xff' OMPI_COMM_WORLD_RANK=$'1\e]0;x\a' e2e_start_inferior hang.json
+gc hcap capture --kfd sim --quiet "$ipid" -o hostile/core
+expect_rc 0 hcap
+e2e_stop_inferior
+gc htext job hostile
+expect_rc 0 htext
+! grep -q $'\e' htext.out || fail "an escape reached the text: $(od -c htext.out | head)"
+grep -q "^job ?\[31mred" htext.out || fail "the job id is not shown filtered: $(cat htext.out)"
+gc hjson job --json hostile
+expect_rc 0 hjson
+python3 -c 'import json,sys; json.load(open(sys.argv[1]))' hjson.out || fail "not JSON: $(cat hjson.out)"
 gc missing job cores/absent
 expect_rc 66 missing

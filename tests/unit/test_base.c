@@ -182,12 +182,43 @@ static void test_text(void **state)
     assert_string_equal(gc_format_size(UINT64_MAX, size, sizeof(size)), "16384.0 PiB");
 }
 
+/* UTF-8 scrubbing: a broken sequence's bytes each become '?', the ASCII after them stays, and
+   well-formed text (NUL included) is left alone. */
+static void test_utf8_scrub(void **state)
+{
+    static const struct {
+        const char *in, *out;
+        size_t n, fixed;
+    } cases[] = {
+        { "plain", "plain", 5, 0 },
+        { "h\xc3\xb6st", "h\xc3\xb6st", 5, 0 },
+        { "a\0b", "a\0b", 3, 0 },
+        { "inf\xe9", "inf?", 4, 1 },
+        { "\xe2\x82" "A", "??A", 3, 2 },    /* a sequence cut short, then ASCII */
+        { "\xc0\xaf", "??", 2, 2 },          /* overlong '/' */
+        { "\xed\xa0\x80", "???", 3, 3 },    /* a surrogate */
+        { "\xf4\x90\x80\x80", "????", 4, 4 }, /* above U+10FFFF */
+        { "\xf0\x9f\x98\x80!", "\xf0\x9f\x98\x80!", 5, 0 },
+    };
+    size_t bad;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char buf[16];
+
+        memcpy(buf, cases[i].in, cases[i].n);
+        assert_int_equal(gc_utf8_scrub(buf, cases[i].n), cases[i].fixed);
+        assert_memory_equal(buf, cases[i].out, cases[i].n);
+        assert_true(gc_utf8_valid((const uint8_t *)buf, cases[i].n, &bad));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_array_grow),  cmocka_unit_test(test_status_names),
         cmocka_unit_test(test_diag),        cmocka_unit_test(test_alloc_overflow),
-        cmocka_unit_test(test_buf),         cmocka_unit_test(test_text),
+        cmocka_unit_test(test_buf),         cmocka_unit_test(test_text), cmocka_unit_test(test_utf8_scrub),
     };
 
     return cmocka_run_group_tests_name("base: the helpers every module uses", tests, NULL, NULL);

@@ -200,7 +200,8 @@ struct gpucore_range_info {
     size_t sz;          /**< sizeof(struct gpucore_range_info) */
     uint32_t tier;      /**< GPUCORE_TIER_* */
     uint32_t p_flags;   /**< PF_R/PF_W/PF_X bits (4/2/1) for the segment; 0 = PF_R|PF_W */
-    const char *label;  /**< what it is, for the manifest; may be NULL */
+    const char *label;  /**< what it is, for the manifest; may be NULL. Copied; a byte where
+                             UTF-8 breaks (a file name in another encoding) becomes '?' */
     size_t : 0;
 };
 
