@@ -290,18 +290,21 @@ static void test_cut_after_open(void **state)
 
         tdc_drain(p, &runtime, &runtime_state, &stops);
     }
-    assert_int_equal(truncate(cut, size / 8), 0);
+    /* The image: every wave whose record lay past the cut. Where the save areas lie in the file
+       depends on how much host memory the capture took first, so the cut starts at an eighth
+       of the file and halves until it falls inside them. */
+    for (long at = size / 8; bad == 0; at /= 2) {
+        assert_true(at > 4096);
+        assert_int_equal(truncate(cut, at), 0);
+        for (uint32_t i = 0; i < gc_image_wave_count(img); i++) {
+            gpucore_status_t st = gc_image_wave_regs(img, i, &rw, &d);
 
-    /* the image: every wave whose record lay in the cut half */
-    for (uint32_t i = 0; i < gc_image_wave_count(img); i++) {
-        gpucore_status_t st = gc_image_wave_regs(img, i, &rw, &d);
-
-        assert_true(st == GPUCORE_OK || st == GPUCORE_E_UNAVAILABLE);
-        bad += st != GPUCORE_OK;
+            assert_true(st == GPUCORE_OK || st == GPUCORE_E_UNAVAILABLE);
+            bad += st != GPUCORE_OK;
+        }
+        fprintf(stderr, "cut to %ld bytes: %zu of %u waves' registers unavailable (%s)\n", at,
+                bad, gc_image_wave_count(img), bad ? d.message : "");
     }
-    fprintf(stderr, "cut to %ld bytes: %zu of %u waves' registers unavailable (%s)\n", size / 8,
-            bad, gc_image_wave_count(img), d.message);
-    assert_true(bad > 0);
     gc_image_close(img);
     gpucore_core_close(core);
 
