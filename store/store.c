@@ -396,7 +396,12 @@ static int open_dir(const char *dir, int create, gpucore_diag_t *d)
     }
     fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) {
+        struct stat lst;
+
         e = errno;
+        /* O_DIRECTORY | O_NOFOLLOW on a symlink: ELOOP, or ENOTDIR when it points to one */
+        if ((e == ENOTDIR || e == ELOOP) && lstat(dir, &lst) == 0 && S_ISLNK(lst.st_mode))
+            e = ELOOP;
         gc_diag_set(d,
                     e == ELOOP || e == ENOTDIR || e == EACCES ? GPUCORE_E_PERM
                     : e == ENOENT                             ? GPUCORE_E_NOTFOUND
