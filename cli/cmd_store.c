@@ -118,7 +118,10 @@ static int parse_since(const char *text, int64_t now_ns, int64_t *ret_ns)
         end++;
     if (*end)
         return -1;
-    *ret_ns = (int64_t)timegm(&tm) * 1000000000;
+    time_t secs = timegm(&tm);
+
+    /* a time past what a capture time can be (2262) selects nothing: the largest one */
+    *ret_ns = secs > INT64_MAX / 1000000000 ? INT64_MAX : (int64_t)secs * 1000000000;
     return 0;
 }
 
