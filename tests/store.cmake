@@ -16,3 +16,7 @@ foreach(kase run gc hand perm)
   set_tests_properties(store-e2e-${kase} PROPERTIES LABELS "store;e2e" SKIP_RETURN_CODE 77
                        TIMEOUT 300)
 endforeach()
+
+# store.conf, the store's one parser of outside bytes (G-FUZZ-1)
+gpucore_fuzz_target(fuzz_store_conf SOURCE fuzz/targets/fuzz_store_conf.c
+  LIBS gc_store gc_triage gc_analyze gc_libcore gc_schema gc_arch)
