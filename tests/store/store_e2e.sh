@@ -140,6 +140,19 @@ PY
   gc s9 show 9
   expect_rc 66 s9
   grep -q "no core 9 in the store's index" s9.err || fail "show 9: $(cat s9.err)"
+
+  # capture --store (on demand, a hang: no faulting waves) into the same store
+  e2e_continue_copy "$scenarios/multi-gpu-hang.json" hang.json
+  e2e_start_inferior hang.json
+  gc cap capture --kfd sim --store "$ipid"
+  expect_rc 0 cap
+  e2e_stop_inferior
+  grep -q "stored as core 2$" cap.err || fail "capture --store: $(cat cap.err)"
+  gc lj2 list --json --store "$store"
+  [ "$(py "[c['trigger'] for c in d['cores'] if c['id']==2][0]" lj2.out)" = on-demand ] ||
+    fail "capture --store row: $(cat lj2.out)"
+  [ "$(py "[c['signature']['text'].split(':')[0] for c in d['cores'] if c['id']==2][0]" lj2.out)" = hang ] ||
+    fail "capture --store signature: $(cat lj2.out)"
   ;;
 
 gc)
