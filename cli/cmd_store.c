@@ -172,8 +172,9 @@ static json_t *row_json(const struct gc_store *s, const struct gc_store_row *r)
     json_object_set_new(o, "faulting_waves", i64_or_null(r->faulting_waves));
     json_object_set_new(o, "size_on_disk", i64_or_null(r->size));
     json_object_set_new(o, "truncated", json_boolean(r->truncated));
-    json_object_set_new(o, "file", json_string(r->file));
-    json_object_set_new(o, "path", json_string(path));
+    /* a name put there by hand need not be UTF-8: "<invalid UTF-8>" then */
+    json_object_set_new(o, "file", gc_json_str_or_null(r->file));
+    json_object_set_new(o, "path", gc_json_str_or_null(path));
     json_object_set_new(o, "state", json_string(gc_store_state_name(r->state)));
     json_object_set_new(o, "error", gc_json_str_or_null(r->error));
     json_object_set_new(o, "indexed_at", time_or_null(r->indexed_at));
@@ -348,7 +349,7 @@ int cmd_list(int argc, char **argv)
         json_t *doc = json_object(), *cores = json_array();
 
         json_object_set_new(doc, "schema", json_string(LIST_SCHEMA));
-        json_object_set_new(doc, "store", json_string(gc_store_path(s)));
+        json_object_set_new(doc, "store", gc_json_str_or_null(gc_store_path(s)));
         for (size_t i = 0; i < n; i++)
             json_array_append_new(cores, row_json(s, &rows[i]));
         json_object_set_new(doc, "cores", cores);
@@ -466,6 +467,22 @@ static void show_text(FILE *out, const struct gc_store *s, const struct gc_store
             fprintf(out, "%s\n", json_string_value(v));
 }
 
+/* @p path's directory is the store's (the same directory, whatever the spelling). */
+static int in_store(const struct gc_store *s, const char *path)
+{
+    char parent[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    struct stat a, b;
+    size_t n = (size_t)(slash - path);
+
+    if (n >= sizeof(parent))
+        return 0;
+    memcpy(parent, path, n);
+    parent[n] = '\0';
+    return stat(n ? parent : "/", &a) == 0 && fstat(gc_store_dirfd(s), &b) == 0 &&
+           a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 /* The row @p arg names: an id, or a file of the store (a path whose last part is its name). */
 static int find_row(struct gc_store *s, const char *arg, struct gc_store_row **ret, size_t *ret_n)
 {
@@ -473,10 +490,14 @@ static int find_row(struct gc_store *s, const char *arg, struct gc_store_row **r
     gpucore_diag_t d = { 0 };
     long id;
 
-    if (cli_parse_int(arg, 1, LONG_MAX, &id) == 0)
+    if (cli_parse_int(arg, 1, LONG_MAX, &id) == 0) {
         f.id = id;
-    else
+    } else {
         f.file = base_name(arg);
+        if (strchr(arg, '/') && !in_store(s, arg))
+            return cli_fail(CLI_EXIT_NOINPUT, arg, "not a file of the store %s (`gpucore "
+                            "analyze` reads any core)", gc_store_path(s));
+    }
     if (geteuid() != 0) {
         f.own_uid_only = 1;
         f.uid = (int64_t)geteuid();

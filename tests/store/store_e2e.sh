@@ -137,6 +137,10 @@ PY
   [ "$(py "d['schema']" sj.out)" = gpucore.show/1 ] || fail "show --json schema"
   [ "$(py "d['core']['id']" sj.out)" = 1 ] || fail "show --json core"
   py "d['summary'][0]" sj.out | grep -q "^4 waves of vadd" || fail "show --json summary"
+  cp "$store/$file" "$work/$file"
+  gc so show "$work/$file"
+  expect_rc 66 so
+  grep -q "not a file of the store" so.err || fail "show of a file elsewhere: $(cat so.err)"
   gc s9 show 9
   expect_rc 66 s9
   grep -q "no core 9 in the store's index" s9.err || fail "show 9: $(cat s9.err)"
