@@ -563,6 +563,67 @@ static void test_gc_order(void **state)
     gc_store_close(s);
 }
 
+/* A user who is not root sees the rows of their uid and those of unknown uid only. */
+static void test_own_uid_filter(void **state)
+{
+    struct gc_store_filter f = { .own_uid_only = 1, .uid = 1000 };
+    struct gc_store_row *rows = NULL;
+    struct gc_store *s;
+    gpucore_diag_t d = { 0 };
+    size_t n;
+
+    (void)state;
+    s = open_store();
+    for (int i = 0; i < 3; i++) {
+        struct gc_store_row r = { 0 };
+        static const char *const files[] = { "mine", "theirs", "unknown" };
+        static const int64_t uids[] = { 1000, 1001, -1 };
+
+        r.time_ns = r.pid = r.rank = r.waves = r.faulting_waves = -1;
+        r.uid = uids[i];
+        r.file = (char *)files[i];
+        r.state = GC_STORE_PRESENT;
+        assert_int_equal(gc_store_put(s, &r, &d), GPUCORE_OK);
+    }
+    n = query(s, &f, &rows);
+    assert_int_equal(n, 2);
+    assert_string_equal(rows[0].file, "mine");
+    assert_int_equal(rows[0].uid, 1000);
+    assert_string_equal(rows[1].file, "unknown");
+    assert_int_equal(rows[1].uid, -1);
+    gc_store_rows_free(rows, n);
+    assert_int_equal(query(s, NULL, &rows), 3);
+    gc_store_rows_free(rows, 3);
+    gc_store_close(s);
+}
+
+/* KeepFree: more free space than any disk has -- every core goes, oldest first; a
+   KeepFree the disk already has -- none. */
+static void test_gc_keep_free(void **state)
+{
+    struct gc_store_policy p = { .keep_per_signature = -1, .keep_free = 1ull << 62 };
+    struct removed rm = { 0 };
+    struct gc_store *s;
+    gpucore_diag_t d = { 0 };
+    uint64_t freed = 0;
+
+    (void)state;
+    s = open_store();
+    put(s, "new", 300, "a", "x", 4096);
+    put(s, "old", 100, "b", "x", 4096);
+    p.keep_free = 1;
+    assert_int_equal(gc_store_gc(s, &p, 0, 1000 * NS, on_removed, &rm, &freed, &d), GPUCORE_OK);
+    assert_int_equal(rm.n, 0);
+    p.keep_free = 1ull << 62;
+    assert_int_equal(gc_store_gc(s, &p, 0, 1000 * NS, on_removed, &rm, &freed, &d), GPUCORE_OK);
+    assert_int_equal(rm.n, 2);
+    assert_string_equal(rm.files[0], "old");
+    assert_string_equal(rm.files[1], "new");
+    assert_string_equal(rm.why[0], "KeepFree not met");
+    assert_int_equal(freed, 2 * 4096);
+    gc_store_close(s);
+}
+
 /* Where the store is: --store, GPUCORE_STORE, then the defaults. */
 static void test_locate(void **state)
 {
@@ -595,6 +656,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_rescan_hostile, setup, teardown),
         cmocka_unit_test_setup_teardown(test_conf, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gc_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_gc_keep_free, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_own_uid_filter, setup, teardown),
         cmocka_unit_test(test_locate),
     };
 
