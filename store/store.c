@@ -271,6 +271,14 @@ static gpucore_status_t apply_migration(struct gc_store *s, const struct migrati
     return gc_store_exec(s, pragma, "cannot set the schema version", d);
 }
 
+static gpucore_status_t newer_index(const struct gc_store *s, int version, gpucore_diag_t *d)
+{
+    return gc_diag_set(d, GPUCORE_E_VERSION, 0,
+                       "%s/%s: the index has schema version %d, newer than this gpucore's %d: "
+                       "use a newer gpucore",
+                       s->path, GC_STORE_INDEX_NAME, version, GC_STORE_SCHEMA_VERSION);
+}
+
 /* Bring the schema to GC_STORE_SCHEMA_VERSION, under the write lock. */
 static gpucore_status_t migrate(struct gc_store *s, gpucore_diag_t *d)
 {
@@ -282,10 +290,7 @@ static gpucore_status_t migrate(struct gc_store *s, gpucore_diag_t *d)
         return st;
     st = user_version(s, &version, d);
     if (st == GPUCORE_OK && version > GC_STORE_SCHEMA_VERSION)
-        st = gc_diag_set(d, GPUCORE_E_VERSION, 0,
-                         "%s/%s: the index has schema version %d, newer than this gpucore's %d: "
-                         "use a newer gpucore",
-                         s->path, GC_STORE_INDEX_NAME, version, GC_STORE_SCHEMA_VERSION);
+        st = newer_index(s, version, d);
     else if (st == GPUCORE_OK && version < 0)
         st = gc_diag_set(d, GPUCORE_E_CORRUPT, 0, "%s/%s: schema version %d is not one",
                          s->path, GC_STORE_INDEX_NAME, version);
@@ -363,6 +368,14 @@ static gpucore_status_t open_index(struct gc_store *s, uint32_t flags, gpucore_d
                            "replaced while being opened: refused", s->path);
     sqlite3_busy_timeout(s->db, GC_STORE_BUSY_TIMEOUT_MS);
     sqlite3_extended_result_codes(s->db, 1);
+    /* A newer index is refused before anything of it is changed (its journal mode too). */
+    int version = 0;
+
+    rc = user_version(s, &version, d);
+    if (rc == GPUCORE_OK && version > GC_STORE_SCHEMA_VERSION)
+        rc = newer_index(s, version, d);
+    if (rc != GPUCORE_OK)
+        return rc;
     /* WAL: readers never wait for a writer, and a writer waits (busy_timeout) for another. */
     rc = gc_store_exec(s, "PRAGMA journal_mode=WAL", "cannot use WAL", d);
     if (rc == GPUCORE_OK)
