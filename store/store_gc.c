@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,40 +89,43 @@ int gc_store_parse_duration(const char *text, int64_t *ret_ns)
 
 enum conf_kind { CONF_SIZE, CONF_DURATION, CONF_COUNT };
 
+/* The keys: each sets one member of the policy (at @p field), parsed as its kind. */
 static const struct conf_key {
     const char *name;
     enum conf_kind kind;
+    size_t field;
     const char *expected;
 } conf_keys[] = {
-    { "MaxUse", CONF_SIZE, "a size such as 10G" },
-    { "KeepFree", CONF_SIZE, "a size such as 1G" },
-    { "MaxAge", CONF_DURATION, "a duration such as 30d" },
-    { "KeepPerSignature", CONF_COUNT, "a count such as 3" },
+    { "MaxUse", CONF_SIZE, offsetof(struct gc_store_policy, max_use), "a size such as 10G" },
+    { "KeepFree", CONF_SIZE, offsetof(struct gc_store_policy, keep_free), "a size such as 1G" },
+    { "MaxAge", CONF_DURATION, offsetof(struct gc_store_policy, max_age_ns),
+      "a duration such as 30d" },
+    { "KeepPerSignature", CONF_COUNT, offsetof(struct gc_store_policy, keep_per_signature),
+      "a count such as 3" },
 };
 
 static int conf_set(const struct conf_key *k, const char *value, struct gc_store_policy *p)
 {
+    char *field = (char *)p + k->field;
     uint64_t u;
-    int64_t ns;
+    int64_t v;
 
     switch (k->kind) {
     case CONF_SIZE:
         if (gc_store_parse_size(value, &u) != 0)
             return -1;
-        if (strcmp(k->name, "MaxUse") == 0)
-            p->max_use = u;
-        else
-            p->keep_free = u;
+        memcpy(field, &u, sizeof(u));
         return 0;
     case CONF_DURATION:
-        if (gc_store_parse_duration(value, &ns) != 0)
+        if (gc_store_parse_duration(value, &v) != 0)
             return -1;
-        p->max_age_ns = ns;
+        memcpy(field, &v, sizeof(v));
         return 0;
     case CONF_COUNT:
         if (parse_scaled(value, NULL, 0, 1000000, &u) != 0)
             return -1;
-        p->keep_per_signature = (int64_t)u;
+        v = (int64_t)u;
+        memcpy(field, &v, sizeof(v));
         return 0;
     }
     return -1;
