@@ -229,7 +229,8 @@ static void list_help(FILE *out)
             "  --job J          batch job id\n"
             "  --json           one document, schema \"" LIST_SCHEMA "\"\n"
             "  --store DIR      the store (default: $GPUCORE_STORE, else /var/lib/gpucore/cores\n"
-            "                   for root, $XDG_STATE_HOME/gpucore/cores otherwise)\n");
+            "                   for root, $XDG_STATE_HOME/gpucore/cores otherwise)\n"
+            "  -h, --help       this text\n");
 }
 
 /* A number of a row, "-" when unknown. */
@@ -382,7 +383,9 @@ static void show_help(FILE *out)
     fprintf(out, "Usage: gpucore show [--json] [--store DIR] ID|PATH\n\n"
                  "One core of the store: its index row and the first lines `gpucore analyze`\n"
                  "prints (the summary). PATH is a file of the store (its name is enough).\n"
-                 "  --json   one document, schema \"" SHOW_SCHEMA "\"\n");
+                 "  --json       one document, schema \"" SHOW_SCHEMA "\"\n"
+                 "  --store DIR  the store (as `gpucore list --help` says)\n"
+                 "  -h, --help   this text\n");
 }
 
 /* The triage report of the row's file, or NULL with *why set (a missing or unreadable file). */
@@ -601,7 +604,9 @@ static void gc_help(FILE *out)
             "  --max-age AGE            e.g. 30d (s, m, h, d, w)\n"
             "  --keep-per-signature N   keep the first N cores of each signature\n"
             "  --dry-run                say what would go; remove nothing\n"
-            "  --config FILE            read FILE instead of the default configuration file\n");
+            "  --config FILE            read FILE instead of the default configuration file\n"
+            "  --store DIR              the store (as `gpucore list --help` says)\n"
+            "  -h, --help               this text\n");
 }
 
 /* The configuration file's path: --config, else the default for the caller. */
@@ -779,7 +784,10 @@ static void store_help(FILE *out)
     fprintf(out, "Usage: gpucore store --rescan [--store DIR]\n\n"
                  "Rebuild the store's index from its files: files not in the index (or changed)\n"
                  "are read and added, rows whose file is gone are marked missing. A file that is\n"
-                 "not a readable core is listed as unreadable. Symlinks are never followed.\n");
+                 "not a readable core is listed as unreadable. Symlinks are never followed.\n\n"
+                 "  --rescan     rebuild the index\n"
+                 "  --store DIR  the store (as `gpucore list --help` says)\n"
+                 "  -h, --help   this text\n");
 }
 
 int cmd_store(int argc, char **argv)

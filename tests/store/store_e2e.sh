@@ -293,7 +293,7 @@ perm)
   # another user's store, seen by a user who is not root
   if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
     # in a directory of its own that nobody may enter (the build tree's parents may not be)
-    theirs=$(mktemp -d /tmp/gpucore-store-e2e.XXXXXX)
+    theirs=$(mktemp -d -t gpucore-store-e2e.XXXXXX)
     chmod 0755 "$theirs"
     rc=0
     setpriv --reuid=65534 --regid=65534 --clear-groups "$gpucore" list --store "$theirs" \
