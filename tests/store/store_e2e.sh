@@ -249,6 +249,25 @@ hand)
   expect_rc 0 rs2
   grep -q "; 1 missing;" rs2.out || fail "rescan after rm: $(cat rs2.out)"
   [ "$(state_of "$name")" = missing ] || fail "deleted by hand: not missing"
+  # hostile cores (the corpora of the reader's and the image's fuzz targets) put into the
+  # store: each a row, present or unreadable; none stops the rescan
+  corpus=$scenarios/../fuzz/corpus
+  for f in "$corpus"/fuzz_core_open/* "$corpus"/fuzz_image/*; do
+    cp "$f" "$store/hostile.$(basename "$(dirname "$f")").$(basename "$f")"
+  done
+  nh=$(ls "$store" | grep -c '^hostile\.')
+  gc rh store --rescan
+  expect_rc 0 rh
+  grep -q ": $((nh + 3)) files: $nh added" rh.out || fail "hostile rescan: $(cat rh.out)"
+  gc lh list --json
+  expect_rc 0 lh
+  [ "$(py "sum(1 for c in d['cores'] if c['file'].startswith('hostile.') and c['state'] in ('present', 'unreadable'))" lh.out)" = "$nh" ] ||
+    fail "hostile rows: $(cat lh.out)"
+  gc lt list
+  expect_rc 0 lt
+  rm -f "$store"/hostile.*
+  gc rh2 store --rescan
+  expect_rc 0 rh2
   # the index itself removed: rebuilt from the files
   rm -f "$store"/index.sqlite*
   gc rs3 store --rescan
