@@ -216,8 +216,8 @@ static int close_text(FILE *out)
 static void list_help(FILE *out)
 {
     fprintf(out,
-            "Usage: gpucore list [--since T] [--signature S] [--exe E] [--job J] [--json]\n"
-            "                    [--store DIR]\n\n"
+            "Usage: gpucore list [--since T] [--signature S] [--exe E] [--job J] [--dedupe]\n"
+            "                    [--json] [--store DIR]\n\n"
             "List the cores of the store, oldest first (newest last). SEEN counts the cores\n"
             "of the same crash signature in the store; a line per signature follows: \"seen N\n"
             "times since TIME\". Files deleted or moved by hand show as missing.\n"
@@ -227,7 +227,10 @@ static void list_help(FILE *out)
             "  --signature S    a signature's hash (or its first 4+ digits) or its text\n"
             "  --exe E          executable path, or its base name\n"
             "  --job J          batch job id\n"
-            "  --json           one document, schema \"" LIST_SCHEMA "\"\n"
+            "  --dedupe         one line per signature instead: SEEN, the first and the last\n"
+            "                   capture, the last one's id, executable and the signature's text\n"
+            "  --json           one document, schema \"" LIST_SCHEMA "\": \"cores\" (or with\n"
+            "                   --dedupe \"signatures\")\n"
             "  --store DIR      the store (default: $GPUCORE_STORE, else /var/lib/gpucore/cores\n"
             "                   for root, $XDG_STATE_HOME/gpucore/cores otherwise)\n"
             "  -h, --help       this text\n");
@@ -299,8 +302,74 @@ static const struct option list_longopts[] = {
     { "since", required_argument, NULL, 'S' },  { "signature", required_argument, NULL, 's' },
     { "exe", required_argument, NULL, 'e' },    { "job", required_argument, NULL, 'j' },
     { "json", no_argument, NULL, 'J' },         { "store", required_argument, NULL, 'd' },
-    { "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
+    { "dedupe", no_argument, NULL, 'D' },       { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
 };
+
+/*
+ * --dedupe: one entry per signature among @p rows (oldest first), in the order the signatures
+ * first appear; cores without a signature are left out. Each: the signature, how many cores
+ * the index has of it ("seen", deleted ones included), the first and the last capture among
+ * @p rows and the last one's id, file and executable.
+ */
+static json_t *dedupe_json(const struct gc_store_row *rows, size_t n)
+{
+    json_t *list = json_array();
+
+    for (size_t i = 0; i < n; i++) {
+        const struct gc_store_row *last = &rows[i];
+        size_t count = 0;
+        json_t *o, *sig;
+        int first = 1;
+
+        if (!rows[i].sig_hash)
+            continue;
+        for (size_t j = 0; j < i && first; j++)
+            if (rows[j].sig_hash && strcmp(rows[j].sig_hash, rows[i].sig_hash) == 0)
+                first = 0;
+        if (!first)
+            continue;
+        for (size_t j = i; j < n; j++)
+            if (rows[j].sig_hash && strcmp(rows[j].sig_hash, rows[i].sig_hash) == 0) {
+                last = &rows[j];
+                count++;
+            }
+        o = json_object();
+        sig = json_object();
+        json_object_set_new(sig, "hash", json_string(rows[i].sig_hash));
+        json_object_set_new(sig, "text", gc_json_str_or_null(rows[i].sig_text));
+        json_object_set_new(o, "signature", sig);
+        json_object_set_new(o, "seen", json_integer(rows[i].seen));
+        json_object_set_new(o, "listed", json_integer((json_int_t)count));
+        json_object_set_new(o, "first_seen", time_or_null(rows[i].first_seen_ns));
+        json_object_set_new(o, "last", time_or_null(last->time_ns));
+        json_object_set_new(o, "last_id", json_integer(last->id));
+        json_object_set_new(o, "last_file", gc_json_str_or_null(last->file));
+        json_object_set_new(o, "executable", gc_json_str_or_null(last->exe));
+        json_array_append_new(list, o);
+    }
+    return list;
+}
+
+static void print_dedupe(FILE *out, const json_t *list)
+{
+    const json_t *e;
+    size_t i;
+
+    fprintf(out, "%-16s %5s %-20s %-20s %7s %-16s %s\n", "SIGNATURE", "SEEN", "FIRST", "LAST",
+            "LAST ID", "EXE", "TEXT");
+    json_array_foreach(list, i, e)
+    {
+        const json_t *sig = json_object_get(e, "signature");
+
+        fprintf(out, "%-16s %5" PRIu64 " %-20s %-20s %7" PRIu64 " %-16.16s %s\n",
+                gc_json_get_str_or(sig, "hash", "-"), gc_json_get_u64(e, "seen"),
+                gc_json_get_str_or(e, "first_seen", "-"), gc_json_get_str_or(e, "last", "-"),
+                gc_json_get_u64(e, "last_id"),
+                base_name(gc_json_get_str_or(e, "executable", "-")),
+                gc_json_get_str_or(sig, "text", ""));
+    }
+}
 
 int cmd_list(int argc, char **argv)
 {
@@ -310,7 +379,7 @@ int cmd_list(int argc, char **argv)
     const char *store = NULL;
     gpucore_diag_t d = { 0 };
     size_t n = 0;
-    int c, json = 0, rc;
+    int c, json = 0, dedupe = 0, rc;
 
     optind = 1;
     opterr = 0;
@@ -325,6 +394,7 @@ int cmd_list(int argc, char **argv)
         case 'e': f.exe = optarg; break;
         case 'j': f.job = optarg; break;
         case 'J': json = 1; break;
+        case 'D': dedupe = 1; break;
         case 'd': store = optarg; break;
         case 'h': list_help(stdout); return CLI_EXIT_OK;
         default:
@@ -346,7 +416,26 @@ int cmd_list(int argc, char **argv)
         rc = cli_store_fail(&d);
         goto out;
     }
-    if (json) {
+    if (dedupe) {
+        json_t *list = dedupe_json(rows, n);
+
+        if (json) {
+            json_t *doc = json_object();
+
+            json_object_set_new(doc, "schema", json_string(LIST_SCHEMA));
+            json_object_set_new(doc, "store", gc_json_str_or_null(gc_store_path(s)));
+            json_object_set_new(doc, "signatures", list);
+            rc = print_json(doc);
+        } else {
+            FILE *out = cli_text_open(stdout);
+
+            if (!out)
+                out = stdout;
+            print_dedupe(out, list);
+            json_decref(list);
+            rc = close_text(out);
+        }
+    } else if (json) {
         json_t *doc = json_object(), *cores = json_array();
 
         json_object_set_new(doc, "schema", json_string(LIST_SCHEMA));

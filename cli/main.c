@@ -52,7 +52,7 @@ static const struct command commands[] = {
     { "decompress", cmd_decompress, "decompress [--force] INPUT OUTPUT",
       "write the plain core of a compressed one (zero pages become holes)" },
     { "list", cmd_list,
-      "list [--since T] [--signature S] [--exe E] [--job J] [--json] [--store DIR]",
+      "list [--since T] [--signature S] [--exe E] [--job J] [--dedupe] [--json] [--store DIR]",
       "list the cores of the store, newest last, with how often each signature was seen" },
     { "show", cmd_show, "show [--json] [--store DIR] ID|PATH",
       "one core of the store: its index row and the summary `gpucore analyze` starts with" },

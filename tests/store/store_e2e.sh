@@ -177,6 +177,16 @@ gc)
   expect_rc 0 l
   grep -q "fault:vadd+0xb4:memory_violation:co-[0-9a-f]*: seen 3 times since " l.out ||
     fail "seen 3 times: $(cat l.out)"
+  # --dedupe: one line per signature, vadd's first
+  gc dd list --dedupe
+  expect_rc 0 dd
+  [ "$(wc -l <dd.out)" = 3 ] || fail "list --dedupe: $(cat dd.out)"
+  sed -n 2p dd.out | grep -q "^[0-9a-f]\{16\}  *3 .* gpucore-inferior  *fault:vadd+0xb4:" ||
+    fail "list --dedupe line: $(cat dd.out)"
+  gc ddj list --dedupe --json
+  expect_rc 0 ddj
+  [ "$(py "[(s['seen'], s['listed']) for s in d['signatures']]" ddj.out)" = "[(3, 3), (1, 1)]" ] ||
+    fail "list --dedupe --json: $(cat ddj.out)"
   gc lj list --json
   first=$(py "d['cores'][0]['file']" lj.out)
   other=$(py "[c['file'] for c in d['cores'] if 'check' in c['signature']['text']][0]" lj.out)
