@@ -40,10 +40,10 @@ static const struct {
     gpucore_status_t status;
     int code;
 } store_exit[] = {
-    { GPUCORE_E_PERM, CLI_EXIT_NOPERM },       { GPUCORE_E_VERSION, CLI_EXIT_DATAERR },
-    { GPUCORE_E_CORRUPT, CLI_EXIT_DATAERR },   { GPUCORE_E_NOTFOUND, CLI_EXIT_NOINPUT },
-    { GPUCORE_E_IO, CLI_EXIT_IOERR },          { GPUCORE_E_NOMEM, CLI_EXIT_SOFTWARE },
-    { GPUCORE_E_LIMIT, CLI_EXIT_USAGE },       { GPUCORE_E_INVAL, CLI_EXIT_USAGE },
+    { GPUCORE_E_PERM, CLI_EXIT_NOPERM },     { GPUCORE_E_VERSION, CLI_EXIT_DATAERR },
+    { GPUCORE_E_CORRUPT, CLI_EXIT_DATAERR }, { GPUCORE_E_NOTFOUND, CLI_EXIT_NOINPUT },
+    { GPUCORE_E_IO, CLI_EXIT_IOERR },        { GPUCORE_E_NOMEM, CLI_EXIT_SOFTWARE },
+    { GPUCORE_E_LIMIT, CLI_EXIT_USAGE },     { GPUCORE_E_INVAL, CLI_EXIT_USAGE },
 };
 
 int cli_store_fail(const gpucore_diag_t *d)
@@ -222,7 +222,8 @@ static void list_help(FILE *out)
             "of the same crash signature in the store; a line per signature follows: \"seen N\n"
             "times since TIME\". Files deleted or moved by hand show as missing.\n"
             "Only your own cores unless you are root.\n\n"
-            "  --since T        captured at or after T: 2h, 3d, 1w ago, or 2026-11-26[T03:40[:12]]\n"
+            "  --since T        captured at or after T: 2h, 3d, 1w ago, or "
+            "2026-11-26[T03:40[:12]]\n"
             "                   (UTC)\n"
             "  --signature S    a signature's hash (or its first 4+ digits) or its text\n"
             "  --exe E          executable path, or its base name\n"
@@ -263,10 +264,10 @@ static void print_list(FILE *out, const struct gc_store_row *rows, size_t n)
         number(r->uid, uid, sizeof(uid));
         snprintf(jr, sizeof(jr), "%.24s/", r->job ? r->job : "-");
         number(r->rank, jr + strlen(jr), sizeof(jr) - strlen(jr));
-        fprintf(out, "%-20s %5" PRId64 " %7s %5s %-16.16s %-12.12s %-12.12s %-11s %9s %-10s %4" PRId64
-                     "\n",
-                t, r->id, pid, uid, base_name(r->exe), jr,
-                r->sig_hash ? r->sig_hash : "-", waves,
+        fprintf(out,
+                "%-20s %5" PRId64 " %7s %5s %-16.16s %-12.12s %-12.12s %-11s %9s %-10s %4" PRId64
+                "\n",
+                t, r->id, pid, uid, base_name(r->exe), jr, r->sig_hash ? r->sig_hash : "-", waves,
                 gc_format_size((uint64_t)(r->size > 0 ? r->size : 0), size, sizeof(size)),
                 gc_store_state_name(r->state), r->seen);
     }
@@ -299,10 +300,14 @@ static void print_seen(FILE *out, const struct gc_store_row *rows, size_t n)
 }
 
 static const struct option list_longopts[] = {
-    { "since", required_argument, NULL, 'S' },  { "signature", required_argument, NULL, 's' },
-    { "exe", required_argument, NULL, 'e' },    { "job", required_argument, NULL, 'j' },
-    { "json", no_argument, NULL, 'J' },         { "store", required_argument, NULL, 'd' },
-    { "dedupe", no_argument, NULL, 'D' },       { "help", no_argument, NULL, 'h' },
+    { "since", required_argument, NULL, 'S' },
+    { "signature", required_argument, NULL, 's' },
+    { "exe", required_argument, NULL, 'e' },
+    { "job", required_argument, NULL, 'j' },
+    { "json", no_argument, NULL, 'J' },
+    { "store", required_argument, NULL, 'd' },
+    { "dedupe", no_argument, NULL, 'D' },
+    { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
 };
 
@@ -365,8 +370,7 @@ static void print_dedupe(FILE *out, const json_t *list)
         fprintf(out, "%-16s %5" PRIu64 " %-20s %-20s %7" PRIu64 " %-16.16s %s\n",
                 gc_json_get_str_or(sig, "hash", "-"), gc_json_get_u64(e, "seen"),
                 gc_json_get_str_or(e, "first_seen", "-"), gc_json_get_str_or(e, "last", "-"),
-                gc_json_get_u64(e, "last_id"),
-                base_name(gc_json_get_str_or(e, "executable", "-")),
+                gc_json_get_u64(e, "last_id"), base_name(gc_json_get_str_or(e, "executable", "-")),
                 gc_json_get_str_or(sig, "text", ""));
     }
 }
@@ -387,16 +391,32 @@ int cmd_list(int argc, char **argv)
         switch (c) {
         case 'S':
             if (parse_since(optarg, now_ns(), &f.since_ns) != 0)
-                return cli_usage_error("list", "--since takes 2h, 3d, 1w or "
-                                               "2026-11-26[T03:40[:12]], got '%s'", optarg);
+                return cli_usage_error("list",
+                                       "--since takes 2h, 3d, 1w or "
+                                       "2026-11-26[T03:40[:12]], got '%s'",
+                                       optarg);
             break;
-        case 's': f.signature = optarg; break;
-        case 'e': f.exe = optarg; break;
-        case 'j': f.job = optarg; break;
-        case 'J': json = 1; break;
-        case 'D': dedupe = 1; break;
-        case 'd': store = optarg; break;
-        case 'h': list_help(stdout); return CLI_EXIT_OK;
+        case 's':
+            f.signature = optarg;
+            break;
+        case 'e':
+            f.exe = optarg;
+            break;
+        case 'j':
+            f.job = optarg;
+            break;
+        case 'J':
+            json = 1;
+            break;
+        case 'D':
+            dedupe = 1;
+            break;
+        case 'd':
+            store = optarg;
+            break;
+        case 'h':
+            list_help(stdout);
+            return CLI_EXIT_OK;
         default:
             return cli_usage_error("list", "unknown option or missing value in '%s'",
                                    argv[optind - 1]);
@@ -488,12 +508,12 @@ static json_t *show_report(const struct gc_store *s, const struct gc_store_row *
                     O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 
     if (fd < 0) {
-        snprintf(why, why_size, "%s", errno == ELOOP ? "the file is a symlink: not followed"
-                                                     : strerror(errno));
+        snprintf(why, why_size, "%s",
+                 errno == ELOOP ? "the file is a symlink: not followed" : strerror(errno));
         return NULL;
     }
-    if (gpucore_core_open_fd(fd, GPUCORE_OPTS(gpucore_open_opts,
-                                              .flags = GPUCORE_OPEN_ALLOW_TRUNCATED),
+    if (gpucore_core_open_fd(fd,
+                             GPUCORE_OPTS(gpucore_open_opts, .flags = GPUCORE_OPEN_ALLOW_TRUNCATED),
                              &t.core, &d) != GPUCORE_OK) {
         close(fd);
         snprintf(why, why_size, "%s", d.message);
@@ -587,8 +607,10 @@ static int find_row(struct gc_store *s, const char *arg, struct gc_store_row **r
     } else {
         f.file = base_name(arg);
         if (strchr(arg, '/') && !in_store(s, arg))
-            return cli_fail(CLI_EXIT_NOINPUT, arg, "not a file of the store %s (`gpucore "
-                            "analyze` reads any core)", gc_store_path(s));
+            return cli_fail(CLI_EXIT_NOINPUT, arg,
+                            "not a file of the store %s (`gpucore "
+                            "analyze` reads any core)",
+                            gc_store_path(s));
     }
     if (geteuid() != 0) {
         f.own_uid_only = 1;
@@ -598,8 +620,10 @@ static int find_row(struct gc_store *s, const char *arg, struct gc_store_row **r
         gc_store_refresh(s, *ret, *ret_n, &d) != GPUCORE_OK)
         return cli_store_fail(&d);
     if (*ret_n == 0)
-        return cli_fail(CLI_EXIT_NOINPUT, gc_store_path(s), "no core %s in the store's index "
-                        "(`gpucore list` lists them; `gpucore store --rescan` adds files)", arg);
+        return cli_fail(CLI_EXIT_NOINPUT, gc_store_path(s),
+                        "no core %s in the store's index "
+                        "(`gpucore list` lists them; `gpucore store --rescan` adds files)",
+                        arg);
     return 0;
 }
 
@@ -624,9 +648,15 @@ int cmd_show(int argc, char **argv)
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", show_longopts, NULL)) != -1) {
         switch (c) {
-        case 'J': json = 1; break;
-        case 'd': store = optarg; break;
-        case 'h': show_help(stdout); return CLI_EXIT_OK;
+        case 'J':
+            json = 1;
+            break;
+        case 'd':
+            store = optarg;
+            break;
+        case 'h':
+            show_help(stdout);
+            return CLI_EXIT_OK;
         default:
             return cli_usage_error("show", "unknown option or missing value in '%s'",
                                    argv[optind - 1]);
@@ -681,7 +711,8 @@ static void gc_help(FILE *out)
 {
     fprintf(out,
             "Usage: gpucore gc [--max-use SIZE] [--keep-free SIZE] [--max-age AGE]\n"
-            "                  [--keep-per-signature N] [--dry-run] [--config FILE] [--store DIR]\n\n"
+            "                  [--keep-per-signature N] [--dry-run] [--config FILE] [--store "
+            "DIR]\n\n"
             "Remove cores from the store: first the cores of a signature after its first N,\n"
             "then those older than AGE, then the oldest while the store uses more than\n"
             "--max-use or the file system has less free than --keep-free. Their rows stay,\n"
@@ -767,8 +798,8 @@ static void on_removed(void *user, const struct gc_store_row *r, const char *why
 
     g->count++;
     fprintf(g->out, "%s %s (id %" PRId64 ", %s): %s\n", g->dry_run ? "would remove" : "removed",
-            r->file, r->id, gc_format_size((uint64_t)(r->size > 0 ? r->size : 0), size,
-                                          sizeof(size)), why);
+            r->file, r->id,
+            gc_format_size((uint64_t)(r->size > 0 ? r->size : 0), size, sizeof(size)), why);
 }
 
 static const struct option gc_longopts[] = {
@@ -797,15 +828,16 @@ static int apply_options(const struct gc_args *a, struct gc_store_policy *p)
     if (a->max_use && gc_store_parse_size(a->max_use, &p->max_use) != 0)
         return cli_usage_error("gc", "--max-use takes a size such as 10G, got '%s'", a->max_use);
     if (a->keep_free && gc_store_parse_size(a->keep_free, &p->keep_free) != 0)
-        return cli_usage_error("gc", "--keep-free takes a size such as 2G, got '%s'",
-                               a->keep_free);
+        return cli_usage_error("gc", "--keep-free takes a size such as 2G, got '%s'", a->keep_free);
     if (a->max_age && gc_store_parse_duration(a->max_age, &p->max_age_ns) != 0)
         return cli_usage_error("gc", "--max-age takes a duration such as 30d, got '%s'",
                                a->max_age);
     if (a->keep_per_signature) {
         if (cli_parse_int(a->keep_per_signature, 0, 1000000, &k) != 0)
-            return cli_usage_error("gc", "--keep-per-signature takes a count 0..1000000, got "
-                                         "'%s'", a->keep_per_signature);
+            return cli_usage_error("gc",
+                                   "--keep-per-signature takes a count 0..1000000, got "
+                                   "'%s'",
+                                   a->keep_per_signature);
         p->keep_per_signature = k;
     }
     return 0;
@@ -826,14 +858,30 @@ int cmd_gc(int argc, char **argv)
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", gc_longopts, NULL)) != -1) {
         switch (c) {
-        case 'u': a.max_use = optarg; break;
-        case 'f': a.keep_free = optarg; break;
-        case 'a': a.max_age = optarg; break;
-        case 'k': a.keep_per_signature = optarg; break;
-        case 'n': a.dry_run = 1; break;
-        case 'c': a.config = optarg; break;
-        case 'd': a.store = optarg; break;
-        case 'h': gc_help(stdout); return CLI_EXIT_OK;
+        case 'u':
+            a.max_use = optarg;
+            break;
+        case 'f':
+            a.keep_free = optarg;
+            break;
+        case 'a':
+            a.max_age = optarg;
+            break;
+        case 'k':
+            a.keep_per_signature = optarg;
+            break;
+        case 'n':
+            a.dry_run = 1;
+            break;
+        case 'c':
+            a.config = optarg;
+            break;
+        case 'd':
+            a.store = optarg;
+            break;
+        case 'h':
+            gc_help(stdout);
+            return CLI_EXIT_OK;
         default:
             return cli_usage_error("gc", "unknown option or missing value in '%s'",
                                    argv[optind - 1]);
@@ -897,9 +945,15 @@ int cmd_store(int argc, char **argv)
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'r': rescan = 1; break;
-        case 'd': store = optarg; break;
-        case 'h': store_help(stdout); return CLI_EXIT_OK;
+        case 'r':
+            rescan = 1;
+            break;
+        case 'd':
+            store = optarg;
+            break;
+        case 'h':
+            store_help(stdout);
+            return CLI_EXIT_OK;
         default:
             return cli_usage_error("store", "unknown option or missing value in '%s'",
                                    argv[optind - 1]);

@@ -137,12 +137,12 @@ static gpucore_status_t check_dir(const char *dir, const struct stat *st, gpucor
         return gc_diag_set(d, GPUCORE_E_PERM, 0, "%s: the store is not a directory", dir);
     if (me != 0 && st->st_uid != me)
         return gc_diag_set(d, GPUCORE_E_PERM, 0,
-                           "%s: the store belongs to uid %ld, not to you (uid %ld): refused",
-                           dir, (long)st->st_uid, (long)me);
+                           "%s: the store belongs to uid %ld, not to you (uid %ld): refused", dir,
+                           (long)st->st_uid, (long)me);
     if (st->st_mode & (S_IWGRP | S_IWOTH))
         return gc_diag_set(d, GPUCORE_E_PERM, 0,
-                           "%s: the store is writable by %s (mode %04o): refused (chmod 700)",
-                           dir, (st->st_mode & S_IWOTH) ? "others" : "its group",
+                           "%s: the store is writable by %s (mode %04o): refused (chmod 700)", dir,
+                           (st->st_mode & S_IWOTH) ? "others" : "its group",
                            (unsigned)(st->st_mode & 07777));
     return GPUCORE_OK;
 }
@@ -292,8 +292,8 @@ static gpucore_status_t migrate(struct gc_store *s, gpucore_diag_t *d)
     if (st == GPUCORE_OK && version > GC_STORE_SCHEMA_VERSION)
         st = newer_index(s, version, d);
     else if (st == GPUCORE_OK && version < 0)
-        st = gc_diag_set(d, GPUCORE_E_CORRUPT, 0, "%s/%s: schema version %d is not one",
-                         s->path, GC_STORE_INDEX_NAME, version);
+        st = gc_diag_set(d, GPUCORE_E_CORRUPT, 0, "%s/%s: schema version %d is not one", s->path,
+                         GC_STORE_INDEX_NAME, version);
     for (size_t i = 0; st == GPUCORE_OK && i < NMIGRATIONS; i++)
         if (migrations[i].version > version)
             st = apply_migration(s, &migrations[i], d);
@@ -327,8 +327,7 @@ static int check_index(const struct gc_store *s, uint32_t flags, gpucore_diag_t 
         return -1;
     }
     if (errno != ENOENT)
-        gc_diag_set(d, GPUCORE_E_IO, 0, "%s/%s: %s", s->path, GC_STORE_INDEX_NAME,
-                    strerror(errno));
+        gc_diag_set(d, GPUCORE_E_IO, 0, "%s/%s: %s", s->path, GC_STORE_INDEX_NAME, strerror(errno));
     else if (!(flags & GC_STORE_CREATE))
         gc_diag_set(d, GPUCORE_E_NOTFOUND, 0, "%s: no index (%s) in the store", s->path,
                     GC_STORE_INDEX_NAME);
@@ -354,8 +353,10 @@ static gpucore_status_t open_index(struct gc_store *s, uint32_t flags, gpucore_d
     if (snprintf(path, sizeof(path), "%s/%s", s->path, GC_STORE_INDEX_NAME) >= (int)sizeof(path))
         return gc_diag_set(d, GPUCORE_E_LIMIT, 0, "the store's path is too long");
     if (!same_dir(s))
-        return gc_diag_set(d, GPUCORE_E_PERM, 0, "%s: the store's directory was replaced while "
-                           "being opened: refused", s->path);
+        return gc_diag_set(d, GPUCORE_E_PERM, 0,
+                           "%s: the store's directory was replaced while "
+                           "being opened: refused",
+                           s->path);
     if (flags & GC_STORE_CREATE)
         oflags |= SQLITE_OPEN_CREATE;
     if (sqlite3_open_v2(path, &s->db, oflags, NULL) != SQLITE_OK) {
@@ -364,8 +365,10 @@ static gpucore_status_t open_index(struct gc_store *s, uint32_t flags, gpucore_d
         return db_fail(s, d, "cannot open the index");
     }
     if (!same_dir(s) || check_index(s, 0, d) != 0)
-        return gc_diag_set(d, GPUCORE_E_PERM, 0, "%s: the store's directory or index was "
-                           "replaced while being opened: refused", s->path);
+        return gc_diag_set(d, GPUCORE_E_PERM, 0,
+                           "%s: the store's directory or index was "
+                           "replaced while being opened: refused",
+                           s->path);
     sqlite3_busy_timeout(s->db, GC_STORE_BUSY_TIMEOUT_MS);
     sqlite3_extended_result_codes(s->db, 1);
     /* A newer index is refused before anything of it is changed (its journal mode too). */
@@ -615,11 +618,11 @@ static int64_t col_i64(sqlite3_stmt *q, int i)
 }
 
 /* The columns every query selects, in the order read_row() reads them. */
-#define ROW_COLUMNS                                                                               \
-    "c.id, c.time_ns, c.host, c.pid, c.uid, c.exe, c.job, c.rank, c.targets, c.trigger, "         \
-    "c.sig_text, c.sig_hash, c.waves, c.faulting_waves, c.size, c.truncated, c.file, c.state, "   \
-    "c.indexed_at, c.error, c.file_mtime_ns, c.file_bytes, "                                      \
-    "(SELECT count(*) FROM cores d WHERE d.sig_hash = c.sig_hash), "                              \
+#define ROW_COLUMNS                                                                             \
+    "c.id, c.time_ns, c.host, c.pid, c.uid, c.exe, c.job, c.rank, c.targets, c.trigger, "       \
+    "c.sig_text, c.sig_hash, c.waves, c.faulting_waves, c.size, c.truncated, c.file, c.state, " \
+    "c.indexed_at, c.error, c.file_mtime_ns, c.file_bytes, "                                    \
+    "(SELECT count(*) FROM cores d WHERE d.sig_hash = c.sig_hash), "                            \
     "(SELECT min(d.time_ns) FROM cores d WHERE d.sig_hash = c.sig_hash)"
 
 static int read_row(sqlite3_stmt *q, struct gc_store_row *r)

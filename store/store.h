@@ -55,27 +55,27 @@ int gc_store_state_parse(const char *name);
  * Numbers that may be unknown use -1.
  */
 struct gc_store_row {
-    int64_t id;           /* the index's id; 0 before the row is stored */
-    int64_t time_ns;      /* capture time (CAPTURE_META), ns since the epoch; -1 unknown */
+    int64_t id;      /* the index's id; 0 before the row is stored */
+    int64_t time_ns; /* capture time (CAPTURE_META), ns since the epoch; -1 unknown */
     char *host;
-    int64_t pid;          /* -1 unknown */
-    int64_t uid;          /* -1 unknown (CAPTURE_META has none yet) */
+    int64_t pid; /* -1 unknown */
+    int64_t uid; /* -1 unknown (CAPTURE_META has none yet) */
     char *exe;
-    char *job;            /* NULL unknown (CAPTURE_META has none yet) */
-    int64_t rank;         /* -1 unknown (CAPTURE_META has none yet) */
-    char *targets;        /* the agents' GPU targets, comma-separated, in agent order */
+    char *job;     /* NULL unknown (CAPTURE_META has none yet) */
+    int64_t rank;  /* -1 unknown (CAPTURE_META has none yet) */
+    char *targets; /* the agents' GPU targets, comma-separated, in agent order */
     char *trigger;
-    char *sig_text;       /* the triage signature (triage.h), NULL without one */
+    char *sig_text; /* the triage signature (triage.h), NULL without one */
     char *sig_hash;
     int64_t waves, faulting_waves; /* -1 unknown */
-    int64_t size;         /* bytes on disk (st_blocks * 512) */
-    int truncated;        /* the core says it was cut short */
-    char *file;           /* the file's name in the store (no '/') */
-    int state;            /* enum gc_store_state */
-    int64_t indexed_at;   /* ns since the epoch */
-    char *error;          /* GC_STORE_UNREADABLE: why; else NULL */
-    int64_t file_mtime_ns; /* the file's modification time when indexed (rescan compares) */
-    int64_t file_bytes;    /* the file's st_size when indexed (rescan compares) */
+    int64_t size;                  /* bytes on disk (st_blocks * 512) */
+    int truncated;                 /* the core says it was cut short */
+    char *file;                    /* the file's name in the store (no '/') */
+    int state;                     /* enum gc_store_state */
+    int64_t indexed_at;            /* ns since the epoch */
+    char *error;                   /* GC_STORE_UNREADABLE: why; else NULL */
+    int64_t file_mtime_ns;         /* the file's modification time when indexed (rescan compares) */
+    int64_t file_bytes;            /* the file's st_size when indexed (rescan compares) */
     /* Filled by gc_store_query(): rows of the same signature in the whole index, and the
        earliest capture time among them (-1 unknown). */
     int64_t seen;
@@ -168,13 +168,13 @@ gpucore_status_t gc_store_set_state(struct gc_store *s, int64_t id, int state,
 
 /* What gc_store_query() selects; zero/NULL members do not filter. Strings are borrowed. */
 struct gc_store_filter {
-    int64_t id;          /* > 0: that row only */
-    const char *file;    /* that file name only */
-    int64_t since_ns;    /* capture time >= this (rows of unknown time are kept) */
+    int64_t id;            /* > 0: that row only */
+    const char *file;      /* that file name only */
+    int64_t since_ns;      /* capture time >= this (rows of unknown time are kept) */
     const char *signature; /* the signature's hash, or a prefix of it, or its text */
-    const char *exe;     /* executable (exact, or its base name) */
+    const char *exe;       /* executable (exact, or its base name) */
     const char *job;
-    int own_uid_only;    /* only rows of uid @p uid or of unknown uid */
+    int own_uid_only; /* only rows of uid @p uid or of unknown uid */
     int64_t uid;
 };
 
@@ -251,7 +251,7 @@ gpucore_status_t gc_store_conf_parse(const char *text, size_t len, const char *n
                                      struct gc_store_policy *p, gpucore_diag_t *reterr_diag);
 
 /* Parse helpers shared with the command line: 0, or -1 when @p text does not parse. */
-int gc_store_parse_size(const char *text, uint64_t *ret);     /* 512M, 2G, 100 */
+int gc_store_parse_size(const char *text, uint64_t *ret);       /* 512M, 2G, 100 */
 int gc_store_parse_duration(const char *text, int64_t *ret_ns); /* 30s, 2h, 3d, 1w */
 
 #endif /* GC_STORE_H */

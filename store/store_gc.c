@@ -26,7 +26,10 @@ struct unit {
 };
 
 static const struct unit size_units[] = {
-    { 'K', 1ull << 10 }, { 'M', 1ull << 20 }, { 'G', 1ull << 30 }, { 'T', 1ull << 40 },
+    { 'K', 1ull << 10 },
+    { 'M', 1ull << 20 },
+    { 'G', 1ull << 30 },
+    { 'T', 1ull << 40 },
 };
 
 static const struct unit duration_units[] = {
@@ -34,8 +37,8 @@ static const struct unit duration_units[] = {
 };
 
 /* A decimal number with an optional suffix of @p units (or none: factor 1). */
-static int parse_scaled(const char *text, const struct unit *units, size_t nunits,
-                        uint64_t max, uint64_t *ret)
+static int parse_scaled(const char *text, const struct unit *units, size_t nunits, uint64_t max,
+                        uint64_t *ret)
 {
     uint64_t v = 0, factor = 1;
     const char *p = text;
@@ -65,8 +68,8 @@ static int parse_scaled(const char *text, const struct unit *units, size_t nunit
 
 int gc_store_parse_size(const char *text, uint64_t *ret)
 {
-    return parse_scaled(text, size_units, sizeof(size_units) / sizeof(size_units[0]),
-                        UINT64_MAX, ret);
+    return parse_scaled(text, size_units, sizeof(size_units) / sizeof(size_units[0]), UINT64_MAX,
+                        ret);
 }
 
 int gc_store_parse_duration(const char *text, int64_t *ret_ns)
@@ -191,8 +194,8 @@ gpucore_status_t gc_store_conf_parse(const char *text, size_t len, const char *n
                                "KeepPerSignature)",
                                name, lineno);
         if (conf_set(&conf_keys[i], value, &out) != 0)
-            return gc_diag_set(reterr_diag, GPUCORE_E_CORRUPT, 0, "%s:%u: %s= expects %s",
-                               name, lineno, conf_keys[i].name, conf_keys[i].expected);
+            return gc_diag_set(reterr_diag, GPUCORE_E_CORRUPT, 0, "%s:%u: %s= expects %s", name,
+                               lineno, conf_keys[i].name, conf_keys[i].expected);
     }
     *p = out;
     return GPUCORE_OK;

@@ -136,14 +136,13 @@ gpucore_status_t gc_store_row_from_file(const struct gc_store *s, const char *na
     struct stat st;
     int fd;
 
-    if (!name || !*name || strchr(name, '/') || strcmp(name, ".") == 0 ||
-        strcmp(name, "..") == 0)
+    if (!name || !*name || strchr(name, '/') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
         return gc_diag_set(reterr_diag, GPUCORE_E_INVAL, 0, "'%s' is not a file name of the store",
                            name ? name : "");
     fd = openat(s->dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0)
         return gc_diag_set(reterr_diag,
-                           errno == ENOENT                    ? GPUCORE_E_NOTFOUND
+                           errno == ENOENT                     ? GPUCORE_E_NOTFOUND
                            : errno == ELOOP || errno == EACCES ? GPUCORE_E_PERM
                                                                : GPUCORE_E_IO,
                            0, "%s/%s: %s", s->path, name,
@@ -153,8 +152,7 @@ gpucore_status_t gc_store_row_from_file(const struct gc_store *s, const char *na
 
         close(fd);
         return gc_diag_set(reterr_diag, GPUCORE_E_PERM, 0, "%s/%s: %s", s->path, name,
-                           e && !S_ISREG(st.st_mode) ? "not a regular file: refused"
-                                                     : strerror(e));
+                           e && !S_ISREG(st.st_mode) ? "not a regular file: refused" : strerror(e));
     }
     memset(&r, 0, sizeof(r));
     r.time_ns = r.pid = r.uid = r.rank = r.waves = r.faulting_waves = -1;
@@ -283,8 +281,8 @@ gpucore_status_t gc_store_rescan(struct gc_store *s, struct gc_store_rescan_stat
         if (fd >= 0)
             close(fd);
         gc_store_rows_free(rows, n);
-        return gc_diag_set(reterr_diag, GPUCORE_E_IO, 0, "%s: cannot list the store: %s",
-                           s->path, strerror(errno));
+        return gc_diag_set(reterr_diag, GPUCORE_E_IO, 0, "%s: cannot list the store: %s", s->path,
+                           strerror(errno));
     }
     while (st == GPUCORE_OK && (e = readdir(dir)) != NULL) {
         struct gc_store_row *old = NULL;
@@ -292,8 +290,7 @@ gpucore_status_t gc_store_rescan(struct gc_store *s, struct gc_store_rescan_stat
 
         if (e->d_name[0] == '.' || is_index_file(e->d_name))
             continue; /* also the writer's hidden temporary files */
-        if (fstatat(s->dirfd, e->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0 ||
-            !S_ISREG(sb.st_mode)) {
+        if (fstatat(s->dirfd, e->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(sb.st_mode)) {
             stats.skipped++;
             continue;
         }
@@ -328,8 +325,8 @@ gpucore_status_t gc_store_rescan(struct gc_store *s, struct gc_store_rescan_stat
     }
     closedir(dir);
     for (size_t i = 0; st == GPUCORE_OK && i < n; i++) {
-        if (rows[i].state == GC_STORE_DELETED || file_state_now(s, rows[i].file) ==
-                                                         GC_STORE_PRESENT)
+        if (rows[i].state == GC_STORE_DELETED ||
+            file_state_now(s, rows[i].file) == GC_STORE_PRESENT)
             continue;
         stats.missing++;
         if (rows[i].state != GC_STORE_MISSING)

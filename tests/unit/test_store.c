@@ -108,8 +108,7 @@ static int64_t put(struct gc_store *s, const char *file, int64_t time_s, const c
     return id;
 }
 
-static size_t query(struct gc_store *s, const struct gc_store_filter *f,
-                    struct gc_store_row **rows)
+static size_t query(struct gc_store *s, const struct gc_store_filter *f, struct gc_store_row **rows)
 {
     gpucore_diag_t d = { 0 };
     size_t n = 0;
@@ -451,9 +450,9 @@ static void test_conf(void **state)
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         struct gc_store_policy q = p;
 
-        assert_int_equal(gc_store_conf_parse(bad[i].text, strlen(bad[i].text), "store.conf", &q,
-                                             &d),
-                         GPUCORE_E_CORRUPT);
+        assert_int_equal(
+                gc_store_conf_parse(bad[i].text, strlen(bad[i].text), "store.conf", &q, &d),
+                GPUCORE_E_CORRUPT);
         if (strncmp(d.message, bad[i].message, strlen(bad[i].message)) != 0)
             fail_msg("case %zu: '%s', expected '%s...'", i, d.message, bad[i].message);
         assert_memory_equal(&q, &p, sizeof(p)); /* nothing applied from a bad file */
