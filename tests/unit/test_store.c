@@ -642,6 +642,44 @@ static void test_locate(void **state)
     assert_int_equal(gc_store_locate("/a/long/path", buf, 5, &d), GPUCORE_E_LIMIT);
 }
 
+/* A user who is not root: the XDG state directory, else ~/.local/state (a child as nobody). */
+static void test_locate_user(void **state)
+{
+    pid_t pid;
+    int status = 0;
+
+    (void)state;
+    if (geteuid() != 0)
+        skip(); /* becomes another user to be sure not to be root */
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        char buf[PATH_MAX];
+        gpucore_diag_t d = { 0 };
+
+        if (setgid(65534) != 0 || setuid(65534) != 0)
+            _exit(10);
+        unsetenv("GPUCORE_STORE");
+        setenv("XDG_STATE_HOME", "/x/state", 1);
+        setenv("HOME", "/h", 1);
+        if (gc_store_locate(NULL, buf, sizeof(buf), &d) != GPUCORE_OK ||
+            strcmp(buf, "/x/state/gpucore/cores") != 0)
+            _exit(11);
+        setenv("XDG_STATE_HOME", "relative", 1); /* not absolute: ignored, as XDG says */
+        if (gc_store_locate(NULL, buf, sizeof(buf), &d) != GPUCORE_OK ||
+            strcmp(buf, "/h/.local/state/gpucore/cores") != 0)
+            _exit(12);
+        unsetenv("XDG_STATE_HOME");
+        unsetenv("HOME");
+        if (gc_store_locate(NULL, buf, sizeof(buf), &d) != GPUCORE_E_NOTFOUND)
+            _exit(13);
+        _exit(0);
+    }
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -658,6 +696,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_gc_keep_free, setup, teardown),
         cmocka_unit_test_setup_teardown(test_own_uid_filter, setup, teardown),
         cmocka_unit_test(test_locate),
+        cmocka_unit_test(test_locate_user),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
