@@ -20,3 +20,14 @@ endforeach()
 # store.conf, the store's one parser of outside bytes (G-FUZZ-1)
 gpucore_fuzz_target(fuzz_store_conf SOURCE fuzz/targets/fuzz_store_conf.c
   LIBS gc_store gc_triage gc_analyze gc_libcore gc_schema gc_arch)
+
+# No test touches the machine's own core store (/var/lib/gpucore/cores for root): `gpucore
+# list`, `gc` and `store` without --store use GPUCORE_STORE, which every test defined so far
+# gets pointing into the build tree (cli-help-options runs `gpucore gc --max-use=1`, which
+# would empty the default store). The tests of the files included after this one run no such
+# command. A test that sets its own GPUCORE_STORE (store_e2e.sh) overrides it.
+get_property(_gc_store_tests DIRECTORY PROPERTY TESTS)
+foreach(t IN LISTS _gc_store_tests)
+  set_property(TEST ${t} APPEND PROPERTY ENVIRONMENT
+               "GPUCORE_STORE=${CMAKE_CURRENT_BINARY_DIR}/tests-default-store")
+endforeach()
