@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +39,8 @@
 
 #include "capture.h"
 #include "cli.h"
+#include "cli_store.h"
+#include "store.h"
 #include "gc_util.h"
 #include "triage.h"
 
@@ -106,6 +109,7 @@ struct capture_cli {
     uint64_t last_draw_ns;
     const char *json_path;   /* --json=FILE; NULL with json_fd 1 for stdout */
     int json_fd;             /* -1: no --json */
+    const char *store_dir;   /* --store: the store the core goes to and is indexed in; NULL */
 };
 
 static void capture_help(const char *cmd, FILE *out)
@@ -173,6 +177,11 @@ static void capture_help(const char *cmd, FILE *out)
             "                     all_waves_saved tiers skipped_bytes{tier,budget,deadline,\n"
             "                     io-error} truncated truncation_reason elapsed_s compressed\n"
             "                     signature{text,hash,kind} (as analyze)\n"
+            "  --store[=DIR]      write the core into the core store (docs/store.md; default\n"
+            "                     $GPUCORE_STORE, else /var/lib/gpucore/cores for root,\n"
+            "                     $XDG_STATE_HOME/gpucore/cores) as core.%%t.%%h.%%p.%%e[.zst]\n"
+            "                     and index it; instead of -o. An index that cannot be updated\n"
+            "                     is a warning: the core is kept (gpucore store --rescan)\n"
             "  --quiet            no final summary line\n"
             "%s"
             "  -h, --help         this text\n\n"
@@ -646,6 +655,10 @@ struct capture_args {
     struct gc_capture_trigger trigger; /* --trigger; o.trigger points here */
     long hook_timeout, error_thread;   /* --hook-timeout, --error-thread; 0 = none */
     char opts_buf[1024];               /* o.options_text */
+    int store;                         /* --store given */
+    const char *store_opt;             /* --store=DIR, or NULL: the default store */
+    char store_dir[PATH_MAX];          /* the store's directory, resolved */
+    char store_pattern[PATH_MAX + 64]; /* o.output_pattern: a file in the store */
 };
 
 static const struct option capture_longopts[] = {
@@ -656,6 +669,7 @@ static const struct option capture_longopts[] = {
     { "kfd", required_argument, NULL, 'k' },
     { "quiet", no_argument, NULL, 'q' },
     { "json", optional_argument, NULL, 'j' },
+    { "store", optional_argument, NULL, 'S' },
     { "trigger", required_argument, NULL, 'T' },
     { "hook-timeout", required_argument, NULL, 'H' },
     { "error-thread", required_argument, NULL, 'E' },
@@ -749,6 +763,13 @@ static int capture_option(struct capture_args *a, int c, const char *arg)
         a->cli.json_path = arg;
         a->cli.json_fd = STDOUT_FILENO;
         return -1;
+    case 'S':
+        if (arg && !*arg)
+            return cli_usage_error(cmd, "--store takes no value (the default store) or =DIR, "
+                                        "got an empty directory name");
+        a->store = 1;
+        a->store_opt = arg;
+        return -1;
     case 'T':
     case 'H':
     case 'E':
@@ -794,6 +815,39 @@ static int capture_operands(struct capture_args *a, int argc, char **argv)
     return -1;
 }
 
+/*
+ * --store: the core is a file of the store (GC_STORE_CORE_PATTERN, ".zst" when compressed),
+ * whose directory is created and checked now, before anything is started. -1 when ready, else
+ * the exit code.
+ */
+static int store_output(struct capture_args *a)
+{
+    gpucore_diag_t d = { 0 };
+    size_t len = 0;
+    int n;
+
+    if (a->o.output_pattern)
+        return cli_usage_error(a->cli.cmd, "-o and --store both name the output: give one");
+    if (gc_store_locate(a->store_opt, a->store_dir, sizeof(a->store_dir), &d) != GPUCORE_OK ||
+        gc_store_prepare_dir(a->store_dir, &d) != GPUCORE_OK)
+        return cli_store_fail(&d);
+    /* The directory is literal text of the pattern: its '%' are "%%". */
+    for (const char *p = a->store_dir; *p; p++) {
+        if (len + 2 >= sizeof(a->store_pattern))
+            return cli_usage_error(a->cli.cmd, "the store's path is too long");
+        if (*p == '%')
+            a->store_pattern[len++] = '%';
+        a->store_pattern[len++] = *p;
+    }
+    n = snprintf(a->store_pattern + len, sizeof(a->store_pattern) - len, "/%s%s",
+                 GC_STORE_CORE_PATTERN, a->o.compress ? ".zst" : "");
+    if (n < 0 || (size_t)n >= sizeof(a->store_pattern) - len)
+        return cli_usage_error(a->cli.cmd, "the store's path is too long");
+    a->o.output_pattern = a->store_pattern;
+    a->cli.store_dir = a->store_dir;
+    return -1;
+}
+
 static int run_capture_cmd(int argc, char **argv, enum gc_capture_mode mode)
 {
     struct capture_args a;
@@ -820,6 +874,11 @@ static int run_capture_cmd(int argc, char **argv, enum gc_capture_mode mode)
     rc = capture_operands(&a, argc, argv);
     if (rc >= 0)
         return rc;
+    if (a.store) {
+        rc = store_output(&a);
+        if (rc >= 0)
+            return rc;
+    }
     if (a.cli.json_path) {
         /* Opened now: a file that cannot be written is known before anything is started. */
         a.cli.json_fd = open(a.cli.json_path,
@@ -948,6 +1007,29 @@ static int run_capture_opened(struct capture_cli *clip, struct gc_capture_opts *
     return rc;
 }
 
+/*
+ * --store: add the core just written to the store's index. A failure is a warning only: the
+ * core is kept, and `gpucore store --rescan` indexes it later.
+ */
+static void index_core(const struct capture_cli *cli, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *name = slash ? slash + 1 : path;
+    struct gc_store *s = NULL;
+    gpucore_diag_t d = { 0 };
+    int64_t id = 0;
+
+    if (gc_store_open(cli->store_dir, GC_STORE_CREATE, &s, &d) != GPUCORE_OK ||
+        gc_store_index_file(s, name, &id, &d) != GPUCORE_OK) {
+        fprintf(stderr, "gpucore: warning: %s: the core is kept but not indexed: %s (`gpucore "
+                        "store --rescan` indexes it)\n",
+                path, d.message);
+    } else if (!cli->quiet) {
+        fprintf(stderr, "gpucore: %s: stored as core %" PRId64 "\n", path, id);
+    }
+    gc_store_close(s);
+}
+
 /* The end of a written core: the warning and summary lines, the --json record. 0, or the
    exit code of a --json record that could not be written. */
 static int report_core(const struct capture_cli *cli, const struct gc_capture_opts *o,
@@ -963,6 +1045,8 @@ static int report_core(const struct capture_cli *cli, const struct gc_capture_op
                     r->nwarnings > 1 ? " (and more: see `gpucore info`)" : "");
         print_summary(&report);
     }
+    if (cli->store_dir)
+        index_core(cli, r->path);
     rc = cli->json_fd >= 0 ? write_json_line(cli, &report) : 0;
     json_decref(report.signature);
     return rc;

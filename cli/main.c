@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_store.h"
 
 struct command {
     const char *name;
@@ -52,6 +53,17 @@ static const struct command commands[] = {
       "compress a core into zstd seekable frames (readable in place, `zstd -d` compatible)" },
     { "decompress", cmd_decompress, "decompress [--force] INPUT OUTPUT",
       "write the plain core of a compressed one (zero pages become holes)" },
+    { "list", cmd_list,
+      "list [--since T] [--signature S] [--exe E] [--job J] [--dedupe] [--json] [--store DIR]",
+      "list the cores of the store, newest last, with how often each signature was seen" },
+    { "show", cmd_show, "show [--json] [--store DIR] ID|PATH",
+      "one core of the store: its index row and the summary `gpucore analyze` starts with" },
+    { "gc", cmd_gc,
+      "gc [--max-use SIZE] [--keep-free SIZE] [--max-age AGE] [--keep-per-signature N] "
+      "[--dry-run] [--config FILE] [--store DIR]",
+      "remove cores from the store by the limits of store.conf and the options" },
+    { "store", cmd_store, "store --rescan [--store DIR]",
+      "rebuild the store's index from the files in the store" },
     { "kfd-check", cmd_kfd_check, "kfd-check [--kfd linux|sim] [--device PATH] [--pid PID] [--state]",
       "check that the AMD GPU debug interface (KFD 1.13+, Linux 6.5) is available" },
 };

@@ -20,6 +20,7 @@ PACKAGES=(
   libelf-dev libdw-dev elfutils
   libzstd-dev zstd
   libcmocka-dev libjansson-dev libmsgpack-dev
+  libsqlite3-dev  # the core store's index (store/)
   "llvm-$llvm-dev" "llvm-$llvm" "clang-$llvm" "lld-$llvm"
   "libclang-rt-$llvm-dev"  # libFuzzer and the sanitizer runtimes of that clang
   gdb python3

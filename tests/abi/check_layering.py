@@ -50,6 +50,7 @@ MODULES = {
     "capture/hook": "capture/hook",
     "analyze": "analyze",
     "analyze/dbgapi": "analyze",
+    "store": "store",
     "cli": "cli",
     "tests": "tests",
     "bench": "bench",
@@ -73,9 +74,11 @@ ALLOWED = {
     # only), not even base.
     "capture/hook": {"capture/hook"},
     "analyze": {"analyze", "libcore", "schema", "arch", "base"},
+    # the core store: its index is built from what libcore, schema and analyze's triage say
+    "store": {"store", "analyze", "libcore", "schema", "base"},
     # The program is thin: capture and analyze (and the container and format they return).
     # What `gpucore analyze` shows is built in analyze/ (triage.h); cli/ only renders it.
-    "cli": {"cli", "capture", "analyze", "libcore", "schema", "base"},
+    "cli": {"cli", "capture", "analyze", "store", "libcore", "schema", "base"},
     "tests": EVERYTHING,
     "bench": EVERYTHING,
 }

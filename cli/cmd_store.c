@@ -1,0 +1,985 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The core store's commands (docs/store.md):
+ *
+ *   gpucore list [--since T] [--signature S] [--exe E] [--job J] [--json] [--store DIR]
+ *   gpucore show [--json] [--store DIR] ID|PATH
+ *   gpucore gc [--max-use SIZE] [--keep-free SIZE] [--max-age AGE] [--keep-per-signature N]
+ *              [--dry-run] [--config FILE] [--store DIR]
+ *   gpucore store --rescan [--store DIR]
+ *
+ * The store itself (directory, index, gc's policy) is store/ (store.h); this file parses the
+ * command lines, prints, and maps statuses to exit codes.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include <gpucore/core.h>
+
+#include "cli.h"
+#include "cli_store.h"
+#include "store.h"
+#include "triage.h"
+
+#define LIST_SCHEMA "gpucore.list/1"
+#define SHOW_SCHEMA "gpucore.show/1"
+
+/* A store's status -> the program's exit code: the store's files are the command's input. */
+static const struct {
+    gpucore_status_t status;
+    int code;
+} store_exit[] = {
+    { GPUCORE_E_PERM, CLI_EXIT_NOPERM },     { GPUCORE_E_VERSION, CLI_EXIT_DATAERR },
+    { GPUCORE_E_CORRUPT, CLI_EXIT_DATAERR }, { GPUCORE_E_NOTFOUND, CLI_EXIT_NOINPUT },
+    { GPUCORE_E_IO, CLI_EXIT_IOERR },        { GPUCORE_E_NOMEM, CLI_EXIT_SOFTWARE },
+    { GPUCORE_E_LIMIT, CLI_EXIT_USAGE },     { GPUCORE_E_INVAL, CLI_EXIT_USAGE },
+};
+
+int cli_store_fail(const gpucore_diag_t *d)
+{
+    fprintf(stderr, "gpucore: %s\n", d->message[0] ? d->message : gpucore_strerror(d->status));
+    for (size_t i = 0; i < sizeof(store_exit) / sizeof(store_exit[0]); i++)
+        if (store_exit[i].status == d->status)
+            return store_exit[i].code;
+    return CLI_EXIT_SOFTWARE;
+}
+
+int cli_store_open(const char *option, struct gc_store **ret)
+{
+    char dir[PATH_MAX];
+    gpucore_diag_t d = { 0 };
+
+    if (gc_store_locate(option, dir, sizeof(dir), &d) != GPUCORE_OK ||
+        gc_store_open(dir, GC_STORE_CREATE, ret, &d) != GPUCORE_OK)
+        return cli_store_fail(&d);
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Times                                                                                       */
+/* ---------------------------------------------------------------------------------------- */
+
+static void format_time(int64_t ns, char *buf, size_t size)
+{
+    time_t secs = (time_t)(ns / 1000000000);
+    struct tm tm;
+
+    if (ns < 0 || !gmtime_r(&secs, &tm)) {
+        snprintf(buf, size, "-");
+        return;
+    }
+    strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static int64_t now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* --since: "2h", "3d" (ago), or an ISO date/time in UTC: 2026-11-26, 2026-11-26T03:40[:12][Z]. */
+static int parse_since(const char *text, int64_t now_ns, int64_t *ret_ns)
+{
+    struct tm tm;
+    const char *end;
+    int64_t ago;
+
+    if (gc_store_parse_duration(text, &ago) == 0) {
+        *ret_ns = now_ns - ago;
+        return 0;
+    }
+    memset(&tm, 0, sizeof(tm));
+    end = strptime(text, "%Y-%m-%d", &tm);
+    if (!end)
+        return -1;
+    if (*end == 'T' || *end == ' ') {
+        const char *t = strptime(end + 1, "%H:%M", &tm);
+
+        if (!t)
+            return -1;
+        end = t;
+        if (*end == ':' && !(end = strptime(end + 1, "%S", &tm)))
+            return -1;
+    }
+    if (*end == 'Z')
+        end++;
+    if (*end)
+        return -1;
+    time_t secs = timegm(&tm);
+
+    /* a time past what a capture time can be (2262) selects nothing: the largest one */
+    *ret_ns = secs > INT64_MAX / 1000000000 ? INT64_MAX : (int64_t)secs * 1000000000;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* A row as JSON and as text                                                                   */
+/* ---------------------------------------------------------------------------------------- */
+
+static json_t *i64_or_null(int64_t v)
+{
+    return v < 0 ? json_null() : json_integer(v);
+}
+
+static json_t *time_or_null(int64_t ns)
+{
+    char buf[32];
+
+    if (ns < 0)
+        return json_null();
+    format_time(ns, buf, sizeof(buf));
+    return json_string(buf);
+}
+
+/* One core of `list --json` and `show --json` (docs/store.md lists the members). */
+static json_t *row_json(const struct gc_store *s, const struct gc_store_row *r)
+{
+    json_t *o = json_object(), *sig = json_null();
+    char path[PATH_MAX];
+
+    snprintf(path, sizeof(path), "%s/%s", gc_store_path(s), r->file);
+    if (r->sig_hash) {
+        sig = json_object();
+        json_object_set_new(sig, "hash", json_string(r->sig_hash));
+        json_object_set_new(sig, "text", gc_json_str_or_null(r->sig_text));
+    }
+    json_object_set_new(o, "id", json_integer(r->id));
+    json_object_set_new(o, "time", time_or_null(r->time_ns));
+    json_object_set_new(o, "time_ns", i64_or_null(r->time_ns));
+    json_object_set_new(o, "host", gc_json_str_or_null(r->host));
+    json_object_set_new(o, "pid", i64_or_null(r->pid));
+    json_object_set_new(o, "uid", i64_or_null(r->uid));
+    json_object_set_new(o, "executable", gc_json_str_or_null(r->exe));
+    json_object_set_new(o, "job", gc_json_str_or_null(r->job));
+    json_object_set_new(o, "rank", i64_or_null(r->rank));
+    json_object_set_new(o, "targets", gc_json_str_or_null(r->targets));
+    json_object_set_new(o, "trigger", gc_json_str_or_null(r->trigger));
+    json_object_set_new(o, "signature", sig);
+    json_object_set_new(o, "waves", i64_or_null(r->waves));
+    json_object_set_new(o, "faulting_waves", i64_or_null(r->faulting_waves));
+    json_object_set_new(o, "size_on_disk", i64_or_null(r->size));
+    json_object_set_new(o, "truncated", json_boolean(r->truncated));
+    /* a name put there by hand need not be UTF-8: "<invalid UTF-8>" then */
+    json_object_set_new(o, "file", gc_json_str_or_null(r->file));
+    json_object_set_new(o, "path", gc_json_str_or_null(path));
+    json_object_set_new(o, "state", json_string(gc_store_state_name(r->state)));
+    json_object_set_new(o, "error", gc_json_str_or_null(r->error));
+    json_object_set_new(o, "indexed_at", time_or_null(r->indexed_at));
+    json_object_set_new(o, "seen", json_integer(r->seen));
+    json_object_set_new(o, "first_seen", time_or_null(r->first_seen_ns));
+    return o;
+}
+
+/* Print a document; 0, or 74 when standard output cannot take it. */
+static int print_json(json_t *doc)
+{
+    int rc = doc ? json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : -1;
+
+    json_decref(doc);
+    if (rc != 0 || fputc('\n', stdout) == EOF || fflush(stdout) != 0)
+        return cli_fail(CLI_EXIT_IOERR, "standard output", "cannot write: %s", strerror(errno));
+    return 0;
+}
+
+static const char *base_name(const char *p)
+{
+    const char *slash = p ? strrchr(p, '/') : NULL;
+
+    return slash ? slash + 1 : p ? p : "-";
+}
+
+/* Close the escaping stream and standard output: 0, or 74. */
+static int close_text(FILE *out)
+{
+    if ((out != stdout && fclose(out) != 0) || fflush(stdout) != 0)
+        return cli_fail(CLI_EXIT_IOERR, "standard output", "cannot write: %s", strerror(errno));
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* list                                                                                        */
+/* ---------------------------------------------------------------------------------------- */
+
+static void list_help(FILE *out)
+{
+    fprintf(out,
+            "Usage: gpucore list [--since T] [--signature S] [--exe E] [--job J] [--dedupe]\n"
+            "                    [--json] [--store DIR]\n\n"
+            "List the cores of the store, oldest first (newest last). SEEN counts the cores\n"
+            "of the same crash signature in the store; a line per signature follows: \"seen N\n"
+            "times since TIME\". Files deleted or moved by hand show as missing.\n"
+            "Only your own cores unless you are root.\n\n"
+            "  --since T        captured at or after T: 2h, 3d, 1w ago, or "
+            "2026-11-26[T03:40[:12]]\n"
+            "                   (UTC)\n"
+            "  --signature S    a signature's hash (or its first 4+ digits) or its text\n"
+            "  --exe E          executable path, or its base name\n"
+            "  --job J          batch job id\n"
+            "  --dedupe         one line per signature instead: SEEN, the first and the last\n"
+            "                   capture, the last one's id, executable and the signature's text\n"
+            "  --json           one document, schema \"" LIST_SCHEMA "\": \"cores\" (or with\n"
+            "                   --dedupe \"signatures\")\n"
+            "  --store DIR      the store (default: $GPUCORE_STORE, else /var/lib/gpucore/cores\n"
+            "                   for root, $XDG_STATE_HOME/gpucore/cores otherwise)\n"
+            "  -h, --help       this text\n");
+}
+
+/* A number of a row, "-" when unknown. */
+static void number(int64_t v, char *buf, size_t size)
+{
+    if (v < 0)
+        snprintf(buf, size, "-");
+    else
+        snprintf(buf, size, "%" PRId64, v);
+}
+
+static void print_list(FILE *out, const struct gc_store_row *rows, size_t n)
+{
+    char t[32], size[32], waves[48], jr[64], pid[24], uid[24];
+
+    fprintf(out, "%-20s %5s %7s %5s %-16s %-12s %-12s %-11s %9s %-10s %4s\n", "TIME", "ID", "PID",
+            "UID", "EXE", "JOB/RANK", "SIGNATURE", "WAVES", "SIZE", "STATE", "SEEN");
+    for (size_t i = 0; i < n; i++) {
+        const struct gc_store_row *r = &rows[i];
+
+        format_time(r->time_ns, t, sizeof(t));
+        if (r->waves >= 0)
+            snprintf(waves, sizeof(waves), "%" PRId64 "/%" PRId64, r->faulting_waves, r->waves);
+        else
+            snprintf(waves, sizeof(waves), "-");
+        number(r->pid, pid, sizeof(pid));
+        number(r->uid, uid, sizeof(uid));
+        snprintf(jr, sizeof(jr), "%.24s/", r->job ? r->job : "-");
+        number(r->rank, jr + strlen(jr), sizeof(jr) - strlen(jr));
+        fprintf(out,
+                "%-20s %5" PRId64 " %7s %5s %-16.16s %-12.12s %-12.12s %-11s %9s %-10s %4" PRId64
+                "\n",
+                t, r->id, pid, uid, base_name(r->exe), jr, r->sig_hash ? r->sig_hash : "-", waves,
+                gc_format_size((uint64_t)(r->size > 0 ? r->size : 0), size, sizeof(size)),
+                gc_store_state_name(r->state), r->seen);
+    }
+}
+
+/* "seen N times since T" once per signature, in the order the signatures first appear. */
+static void print_seen(FILE *out, const struct gc_store_row *rows, size_t n)
+{
+    char t[32];
+    int any = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        int first = 1;
+
+        if (!rows[i].sig_hash)
+            continue;
+        for (size_t j = 0; j < i && first; j++)
+            if (rows[j].sig_hash && strcmp(rows[j].sig_hash, rows[i].sig_hash) == 0)
+                first = 0;
+        if (!first)
+            continue;
+        if (!any)
+            fputc('\n', out);
+        any = 1;
+        format_time(rows[i].first_seen_ns, t, sizeof(t));
+        fprintf(out, "%s %s: seen %" PRId64 " time%s since %s\n", rows[i].sig_hash,
+                rows[i].sig_text ? rows[i].sig_text : "", rows[i].seen,
+                rows[i].seen == 1 ? "" : "s", t);
+    }
+}
+
+static const struct option list_longopts[] = {
+    { "since", required_argument, NULL, 'S' },
+    { "signature", required_argument, NULL, 's' },
+    { "exe", required_argument, NULL, 'e' },
+    { "job", required_argument, NULL, 'j' },
+    { "json", no_argument, NULL, 'J' },
+    { "store", required_argument, NULL, 'd' },
+    { "dedupe", no_argument, NULL, 'D' },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+};
+
+/*
+ * --dedupe: one entry per signature among @p rows (oldest first), in the order the signatures
+ * first appear; cores without a signature are left out. Each: the signature, how many cores
+ * the index has of it ("seen", deleted ones included), the first and the last capture among
+ * @p rows and the last one's id, file and executable.
+ */
+static json_t *dedupe_json(const struct gc_store_row *rows, size_t n)
+{
+    json_t *list = json_array();
+
+    for (size_t i = 0; i < n; i++) {
+        const struct gc_store_row *last = &rows[i];
+        size_t count = 0;
+        json_t *o, *sig;
+        int first = 1;
+
+        if (!rows[i].sig_hash)
+            continue;
+        for (size_t j = 0; j < i && first; j++)
+            if (rows[j].sig_hash && strcmp(rows[j].sig_hash, rows[i].sig_hash) == 0)
+                first = 0;
+        if (!first)
+            continue;
+        for (size_t j = i; j < n; j++)
+            if (rows[j].sig_hash && strcmp(rows[j].sig_hash, rows[i].sig_hash) == 0) {
+                last = &rows[j];
+                count++;
+            }
+        o = json_object();
+        sig = json_object();
+        json_object_set_new(sig, "hash", json_string(rows[i].sig_hash));
+        json_object_set_new(sig, "text", gc_json_str_or_null(rows[i].sig_text));
+        json_object_set_new(o, "signature", sig);
+        json_object_set_new(o, "seen", json_integer(rows[i].seen));
+        json_object_set_new(o, "listed", json_integer((json_int_t)count));
+        json_object_set_new(o, "first_seen", time_or_null(rows[i].first_seen_ns));
+        json_object_set_new(o, "last", time_or_null(last->time_ns));
+        json_object_set_new(o, "last_id", json_integer(last->id));
+        json_object_set_new(o, "last_file", gc_json_str_or_null(last->file));
+        json_object_set_new(o, "executable", gc_json_str_or_null(last->exe));
+        json_array_append_new(list, o);
+    }
+    return list;
+}
+
+static void print_dedupe(FILE *out, const json_t *list)
+{
+    const json_t *e;
+    size_t i;
+
+    fprintf(out, "%-16s %5s %-20s %-20s %7s %-16s %s\n", "SIGNATURE", "SEEN", "FIRST", "LAST",
+            "LAST ID", "EXE", "TEXT");
+    json_array_foreach(list, i, e)
+    {
+        const json_t *sig = json_object_get(e, "signature");
+
+        fprintf(out, "%-16s %5" PRIu64 " %-20s %-20s %7" PRIu64 " %-16.16s %s\n",
+                gc_json_get_str_or(sig, "hash", "-"), gc_json_get_u64(e, "seen"),
+                gc_json_get_str_or(e, "first_seen", "-"), gc_json_get_str_or(e, "last", "-"),
+                gc_json_get_u64(e, "last_id"), base_name(gc_json_get_str_or(e, "executable", "-")),
+                gc_json_get_str_or(sig, "text", ""));
+    }
+}
+
+int cmd_list(int argc, char **argv)
+{
+    struct gc_store_filter f = { 0 };
+    struct gc_store_row *rows = NULL;
+    struct gc_store *s = NULL;
+    const char *store = NULL;
+    gpucore_diag_t d = { 0 };
+    size_t n = 0;
+    int c, json = 0, dedupe = 0, rc;
+
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", list_longopts, NULL)) != -1) {
+        switch (c) {
+        case 'S':
+            if (parse_since(optarg, now_ns(), &f.since_ns) != 0)
+                return cli_usage_error("list",
+                                       "--since takes 2h, 3d, 1w or "
+                                       "2026-11-26[T03:40[:12]], got '%s'",
+                                       optarg);
+            break;
+        case 's':
+            f.signature = optarg;
+            break;
+        case 'e':
+            f.exe = optarg;
+            break;
+        case 'j':
+            f.job = optarg;
+            break;
+        case 'J':
+            json = 1;
+            break;
+        case 'D':
+            dedupe = 1;
+            break;
+        case 'd':
+            store = optarg;
+            break;
+        case 'h':
+            list_help(stdout);
+            return CLI_EXIT_OK;
+        default:
+            return cli_usage_error("list", "unknown option or missing value in '%s'",
+                                   argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return cli_usage_error("list", "unexpected argument '%s'", argv[optind]);
+    rc = cli_store_open(store, &s);
+    if (rc)
+        return rc;
+    if (geteuid() != 0) {
+        f.own_uid_only = 1;
+        f.uid = (int64_t)geteuid();
+    }
+    if (gc_store_query(s, &f, &rows, &n, &d) != GPUCORE_OK ||
+        gc_store_refresh(s, rows, n, &d) != GPUCORE_OK) {
+        rc = cli_store_fail(&d);
+        goto out;
+    }
+    if (dedupe) {
+        json_t *list = dedupe_json(rows, n);
+
+        if (json) {
+            json_t *doc = json_object();
+
+            json_object_set_new(doc, "schema", json_string(LIST_SCHEMA));
+            json_object_set_new(doc, "store", gc_json_str_or_null(gc_store_path(s)));
+            json_object_set_new(doc, "signatures", list);
+            rc = print_json(doc);
+        } else {
+            FILE *out = cli_text_open(stdout);
+
+            if (!out)
+                out = stdout;
+            print_dedupe(out, list);
+            json_decref(list);
+            rc = close_text(out);
+        }
+    } else if (json) {
+        json_t *doc = json_object(), *cores = json_array();
+
+        json_object_set_new(doc, "schema", json_string(LIST_SCHEMA));
+        json_object_set_new(doc, "store", gc_json_str_or_null(gc_store_path(s)));
+        for (size_t i = 0; i < n; i++)
+            json_array_append_new(cores, row_json(s, &rows[i]));
+        json_object_set_new(doc, "cores", cores);
+        rc = print_json(doc);
+    } else {
+        FILE *out = cli_text_open(stdout);
+
+        if (!out)
+            out = stdout;
+        if (n == 0)
+            fprintf(out, "No cores in %s.\n", gc_store_path(s));
+        else {
+            print_list(out, rows, n);
+            print_seen(out, rows, n);
+        }
+        rc = close_text(out);
+    }
+out:
+    gc_store_rows_free(rows, n);
+    gc_store_close(s);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* show                                                                                        */
+/* ---------------------------------------------------------------------------------------- */
+
+static void show_help(FILE *out)
+{
+    fprintf(out, "Usage: gpucore show [--json] [--store DIR] ID|PATH\n\n"
+                 "One core of the store: its index row and the first lines `gpucore analyze`\n"
+                 "prints (the summary). PATH is a file of the store (its name is enough).\n"
+                 "  --json       one document, schema \"" SHOW_SCHEMA "\"\n"
+                 "  --store DIR  the store (as `gpucore list --help` says)\n"
+                 "  -h, --help   this text\n");
+}
+
+/* The triage report of the row's file, or NULL with *why set (a missing or unreadable file). */
+static json_t *show_report(const struct gc_store *s, const struct gc_store_row *r, char *why,
+                           size_t why_size)
+{
+    struct gc_triage t = { .path = r->file };
+    gpucore_diag_t d = { 0 };
+    json_t *doc = NULL;
+    int fd = openat(gc_store_dirfd(s), r->file,
+                    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+
+    if (fd < 0) {
+        snprintf(why, why_size, "%s",
+                 errno == ELOOP ? "the file is a symlink: not followed" : strerror(errno));
+        return NULL;
+    }
+    if (gpucore_core_open_fd(fd,
+                             GPUCORE_OPTS(gpucore_open_opts, .flags = GPUCORE_OPEN_ALLOW_TRUNCATED),
+                             &t.core, &d) != GPUCORE_OK) {
+        close(fd);
+        snprintf(why, why_size, "%s", d.message);
+        return NULL;
+    }
+    close(fd);
+    if (gc_triage_open(&t, &d) == GPUCORE_OK) {
+        struct gc_triage_error e = { 0 };
+
+        doc = gc_triage_report(&t, &e);
+        if (!doc)
+            snprintf(why, why_size, "%s", e.diag.message);
+        gc_triage_close(&t);
+    } else {
+        snprintf(why, why_size, "%s", d.message);
+    }
+    gpucore_core_close(t.core);
+    return doc;
+}
+
+static void show_text(FILE *out, const struct gc_store *s, const struct gc_store_row *r,
+                      const json_t *report, const char *why)
+{
+    char t[32], first[32], size[32];
+    const json_t *v;
+    size_t i;
+
+    format_time(r->time_ns, t, sizeof(t));
+    format_time(r->first_seen_ns, first, sizeof(first));
+    fprintf(out, "           ID: %" PRId64 "\n", r->id);
+    fprintf(out, "         File: %s/%s (%s)\n", gc_store_path(s), r->file,
+            gc_store_state_name(r->state));
+    fprintf(out, "         Time: %s\n", t);
+    fprintf(out, "         Host: %s\n", r->host ? r->host : "-");
+    fprintf(out, "          PID: %" PRId64 "\n", r->pid);
+    fprintf(out, "   Executable: %s\n", r->exe ? r->exe : "-");
+    fprintf(out, "     Job/rank: %s/", r->job ? r->job : "-");
+    if (r->rank >= 0)
+        fprintf(out, "%" PRId64 "\n", r->rank);
+    else
+        fputs("-\n", out);
+    fprintf(out, "      Targets: %s\n", r->targets ? r->targets : "-");
+    fprintf(out, "      Trigger: %s\n", r->trigger ? r->trigger : "-");
+    if (r->sig_hash)
+        fprintf(out, "    Signature: %s (%s), seen %" PRId64 " time%s since %s\n", r->sig_hash,
+                r->sig_text ? r->sig_text : "", r->seen, r->seen == 1 ? "" : "s", first);
+    else
+        fprintf(out, "    Signature: -\n");
+    if (r->waves >= 0)
+        fprintf(out, "        Waves: %" PRId64 " (%" PRId64 " faulting)\n", r->waves,
+                r->faulting_waves);
+    fprintf(out, " Size on disk: %s%s\n",
+            gc_format_size((uint64_t)(r->size > 0 ? r->size : 0), size, sizeof(size)),
+            r->truncated ? ", truncated" : "");
+    if (r->error)
+        fprintf(out, "        Error: %s\n", r->error);
+    fputc('\n', out);
+    if (!report) {
+        fprintf(out, "No report: %s\n", why);
+        return;
+    }
+    json_array_foreach(json_object_get(report, GC_TK_SUMMARY), i, v)
+            fprintf(out, "%s\n", json_string_value(v));
+}
+
+/* @p path's directory is the store's (the same directory, whatever the spelling). */
+static int in_store(const struct gc_store *s, const char *path)
+{
+    char parent[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    struct stat a, b;
+    size_t n = (size_t)(slash - path);
+
+    if (n >= sizeof(parent))
+        return 0;
+    memcpy(parent, path, n);
+    parent[n] = '\0';
+    return stat(n ? parent : "/", &a) == 0 && fstat(gc_store_dirfd(s), &b) == 0 &&
+           a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* The row @p arg names: an id, or a file of the store (a path whose last part is its name). */
+static int find_row(struct gc_store *s, const char *arg, struct gc_store_row **ret, size_t *ret_n)
+{
+    struct gc_store_filter f = { 0 };
+    gpucore_diag_t d = { 0 };
+    long id;
+
+    if (cli_parse_int(arg, 1, LONG_MAX, &id) == 0) {
+        f.id = id;
+    } else {
+        f.file = base_name(arg);
+        if (strchr(arg, '/') && !in_store(s, arg))
+            return cli_fail(CLI_EXIT_NOINPUT, arg,
+                            "not a file of the store %s (`gpucore "
+                            "analyze` reads any core)",
+                            gc_store_path(s));
+    }
+    if (geteuid() != 0) {
+        f.own_uid_only = 1;
+        f.uid = (int64_t)geteuid();
+    }
+    if (gc_store_query(s, &f, ret, ret_n, &d) != GPUCORE_OK ||
+        gc_store_refresh(s, *ret, *ret_n, &d) != GPUCORE_OK)
+        return cli_store_fail(&d);
+    if (*ret_n == 0)
+        return cli_fail(CLI_EXIT_NOINPUT, gc_store_path(s),
+                        "no core %s in the store's index "
+                        "(`gpucore list` lists them; `gpucore store --rescan` adds files)",
+                        arg);
+    return 0;
+}
+
+static const struct option show_longopts[] = {
+    { "json", no_argument, NULL, 'J' },
+    { "store", required_argument, NULL, 'd' },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+};
+
+int cmd_show(int argc, char **argv)
+{
+    struct gc_store *s = NULL;
+    struct gc_store_row *rows = NULL;
+    const char *store = NULL;
+    json_t *report = NULL;
+    char why[GPUCORE_DIAG_MESSAGE_SIZE] = "";
+    size_t n = 0;
+    int c, json = 0, rc;
+
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", show_longopts, NULL)) != -1) {
+        switch (c) {
+        case 'J':
+            json = 1;
+            break;
+        case 'd':
+            store = optarg;
+            break;
+        case 'h':
+            show_help(stdout);
+            return CLI_EXIT_OK;
+        default:
+            return cli_usage_error("show", "unknown option or missing value in '%s'",
+                                   argv[optind - 1]);
+        }
+    }
+    if (optind + 1 != argc)
+        return cli_usage_error("show", optind < argc ? "one core only" : "expected ID or PATH");
+    rc = cli_store_open(store, &s);
+    if (rc)
+        return rc;
+    rc = find_row(s, argv[optind], &rows, &n);
+    if (rc)
+        goto out;
+    if (rows[0].state == GC_STORE_PRESENT) {
+        gc_triage_preload_disassembler();
+        report = show_report(s, &rows[0], why, sizeof(why));
+    } else {
+        snprintf(why, sizeof(why), "the file is %s", gc_store_state_name(rows[0].state));
+    }
+    if (json) {
+        json_t *doc = json_object();
+
+        json_object_set_new(doc, "schema", json_string(SHOW_SCHEMA));
+        json_object_set_new(doc, "core", row_json(s, &rows[0]));
+        json_object_set_new(doc, "summary",
+                            report ? json_incref(json_object_get(report, GC_TK_SUMMARY))
+                                   : json_null());
+        json_object_set_new(doc, "report_error", report ? json_null() : json_string(why));
+        rc = print_json(doc);
+    } else {
+        FILE *out = cli_text_open(stdout);
+
+        if (!out)
+            out = stdout;
+        show_text(out, s, &rows[0], report, why);
+        rc = close_text(out);
+    }
+out:
+    json_decref(report);
+    gc_store_rows_free(rows, n);
+    gc_store_close(s);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* gc                                                                                          */
+/* ---------------------------------------------------------------------------------------- */
+
+#define CONF_SYSTEM "/etc/gpucore/store.conf"
+
+static void gc_help(FILE *out)
+{
+    fprintf(out,
+            "Usage: gpucore gc [--max-use SIZE] [--keep-free SIZE] [--max-age AGE]\n"
+            "                  [--keep-per-signature N] [--dry-run] [--config FILE] [--store "
+            "DIR]\n\n"
+            "Remove cores from the store: first the cores of a signature after its first N,\n"
+            "then those older than AGE, then the oldest while the store uses more than\n"
+            "--max-use or the file system has less free than --keep-free. Their rows stay,\n"
+            "marked deleted. Defaults come from the configuration file: " CONF_SYSTEM "\n"
+            "for root, $XDG_CONFIG_HOME/gpucore/store.conf (~/.config/...) otherwise; options\n"
+            "win. Without any limit nothing is removed.\n\n"
+            "  --max-use SIZE           e.g. 10G (K, M, G, T)\n"
+            "  --keep-free SIZE         e.g. 2G\n"
+            "  --max-age AGE            e.g. 30d (s, m, h, d, w)\n"
+            "  --keep-per-signature N   keep the first N cores of each signature\n"
+            "  --dry-run                say what would go; remove nothing\n"
+            "  --config FILE            read FILE instead of the default configuration file\n"
+            "  --store DIR              the store (as `gpucore list --help` says)\n"
+            "  -h, --help               this text\n");
+}
+
+/* The configuration file's path: --config, else the default for the caller. */
+static int conf_path(const char *option, char *buf, size_t size, int *explicit)
+{
+    const char *v;
+
+    *explicit = option != NULL;
+    if (option)
+        return snprintf(buf, size, "%s", option) < (int)size ? 0 : -1;
+    if (geteuid() == 0)
+        return snprintf(buf, size, "%s", CONF_SYSTEM) < (int)size ? 0 : -1;
+    if ((v = getenv("XDG_CONFIG_HOME")) && v[0] == '/')
+        return snprintf(buf, size, "%s/gpucore/store.conf", v) < (int)size ? 0 : -1;
+    if ((v = getenv("HOME")) && v[0] == '/')
+        return snprintf(buf, size, "%s/.config/gpucore/store.conf", v) < (int)size ? 0 : -1;
+    buf[0] = '\0';
+    return 0;
+}
+
+/* Read the configuration file into @p p: 0 (also when the default one does not exist), or an
+   exit code after printing. */
+static int read_conf(const char *option, struct gc_store_policy *p)
+{
+    static char text[64 * 1024 + 1]; /* one file per process: the limit's bytes and one more */
+    char path[PATH_MAX];
+    gpucore_diag_t d = { 0 };
+    int explicit, fd;
+    ssize_t n;
+    size_t len = 0;
+
+    if (conf_path(option, path, sizeof(path), &explicit) != 0)
+        return cli_usage_error("gc", "the configuration file's path is too long");
+    if (!path[0])
+        return 0;
+    fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT && !explicit)
+            return 0;
+        return cli_fail(errno == EACCES || errno == ELOOP ? CLI_EXIT_NOPERM : CLI_EXIT_NOINPUT,
+                        path, "cannot open the configuration file: %s",
+                        errno == ELOOP ? "a symlink (refused)" : strerror(errno));
+    }
+    while (len < sizeof(text) && (n = read(fd, text + len, sizeof(text) - len)) != 0) {
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            close(fd);
+            return cli_fail(CLI_EXIT_IOERR, path, "cannot read: %s", strerror(errno));
+        }
+        len += (size_t)n;
+    }
+    close(fd);
+    if (gc_store_conf_parse(text, len, path, p, &d) != GPUCORE_OK)
+        return cli_fail(CLI_EXIT_DATAERR, NULL, "%s", d.message);
+    return 0;
+}
+
+struct gc_cli {
+    FILE *out;
+    int dry_run;
+    size_t count;
+};
+
+static void on_removed(void *user, const struct gc_store_row *r, const char *why)
+{
+    struct gc_cli *g = user;
+    char size[32];
+
+    g->count++;
+    fprintf(g->out, "%s %s (id %" PRId64 ", %s): %s\n", g->dry_run ? "would remove" : "removed",
+            r->file, r->id,
+            gc_format_size((uint64_t)(r->size > 0 ? r->size : 0), size, sizeof(size)), why);
+}
+
+static const struct option gc_longopts[] = {
+    { "max-use", required_argument, NULL, 'u' },
+    { "keep-free", required_argument, NULL, 'f' },
+    { "max-age", required_argument, NULL, 'a' },
+    { "keep-per-signature", required_argument, NULL, 'k' },
+    { "dry-run", no_argument, NULL, 'n' },
+    { "config", required_argument, NULL, 'c' },
+    { "store", required_argument, NULL, 'd' },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+};
+
+/* An option's value, parsed into the policy later (after the file): kept by its letter. */
+struct gc_args {
+    const char *max_use, *keep_free, *max_age, *keep_per_signature, *config, *store;
+    int dry_run;
+};
+
+/* The options over the file's values: 0 or the usage error's exit code. */
+static int apply_options(const struct gc_args *a, struct gc_store_policy *p)
+{
+    long k;
+
+    if (a->max_use && gc_store_parse_size(a->max_use, &p->max_use) != 0)
+        return cli_usage_error("gc", "--max-use takes a size such as 10G, got '%s'", a->max_use);
+    if (a->keep_free && gc_store_parse_size(a->keep_free, &p->keep_free) != 0)
+        return cli_usage_error("gc", "--keep-free takes a size such as 2G, got '%s'", a->keep_free);
+    if (a->max_age && gc_store_parse_duration(a->max_age, &p->max_age_ns) != 0)
+        return cli_usage_error("gc", "--max-age takes a duration such as 30d, got '%s'",
+                               a->max_age);
+    if (a->keep_per_signature) {
+        if (cli_parse_int(a->keep_per_signature, 0, 1000000, &k) != 0)
+            return cli_usage_error("gc",
+                                   "--keep-per-signature takes a count 0..1000000, got "
+                                   "'%s'",
+                                   a->keep_per_signature);
+        p->keep_per_signature = k;
+    }
+    return 0;
+}
+
+int cmd_gc(int argc, char **argv)
+{
+    struct gc_store_policy p = { .keep_per_signature = -1 };
+    struct gc_args a = { 0 };
+    struct gc_store *s = NULL;
+    struct gc_cli g = { 0 };
+    gpucore_diag_t d = { 0 };
+    uint64_t freed = 0;
+    char size[32];
+    int c, rc;
+
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", gc_longopts, NULL)) != -1) {
+        switch (c) {
+        case 'u':
+            a.max_use = optarg;
+            break;
+        case 'f':
+            a.keep_free = optarg;
+            break;
+        case 'a':
+            a.max_age = optarg;
+            break;
+        case 'k':
+            a.keep_per_signature = optarg;
+            break;
+        case 'n':
+            a.dry_run = 1;
+            break;
+        case 'c':
+            a.config = optarg;
+            break;
+        case 'd':
+            a.store = optarg;
+            break;
+        case 'h':
+            gc_help(stdout);
+            return CLI_EXIT_OK;
+        default:
+            return cli_usage_error("gc", "unknown option or missing value in '%s'",
+                                   argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return cli_usage_error("gc", "unexpected argument '%s'", argv[optind]);
+    rc = read_conf(a.config, &p);
+    if (rc == 0)
+        rc = apply_options(&a, &p);
+    if (rc == 0)
+        rc = cli_store_open(a.store, &s);
+    if (rc)
+        return rc;
+    g.out = cli_text_open(stdout);
+    if (!g.out)
+        g.out = stdout;
+    g.dry_run = a.dry_run;
+    if (gc_store_gc(s, &p, a.dry_run, now_ns(), on_removed, &g, &freed, &d) != GPUCORE_OK) {
+        close_text(g.out);
+        rc = cli_store_fail(&d);
+    } else {
+        fprintf(g.out, "%s %zu core%s, %s.\n", a.dry_run ? "Would remove" : "Removed", g.count,
+                g.count == 1 ? "" : "s", gc_format_size(freed, size, sizeof(size)));
+        rc = close_text(g.out);
+    }
+    gc_store_close(s);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* store                                                                                       */
+/* ---------------------------------------------------------------------------------------- */
+
+static void store_help(FILE *out)
+{
+    fprintf(out, "Usage: gpucore store --rescan [--store DIR]\n\n"
+                 "Rebuild the store's index from its files: files not in the index (or changed)\n"
+                 "are read and added, rows whose file is gone are marked missing. A file that is\n"
+                 "not a readable core is listed as unreadable. Symlinks are never followed.\n\n"
+                 "  --rescan     rebuild the index\n"
+                 "  --store DIR  the store (as `gpucore list --help` says)\n"
+                 "  -h, --help   this text\n");
+}
+
+int cmd_store(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "rescan", no_argument, NULL, 'r' },
+        { "store", required_argument, NULL, 'd' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    struct gc_store_rescan_stats st = { 0 };
+    struct gc_store *s = NULL;
+    const char *store = NULL;
+    gpucore_diag_t d = { 0 };
+    int c, rc, rescan = 0;
+
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'r':
+            rescan = 1;
+            break;
+        case 'd':
+            store = optarg;
+            break;
+        case 'h':
+            store_help(stdout);
+            return CLI_EXIT_OK;
+        default:
+            return cli_usage_error("store", "unknown option or missing value in '%s'",
+                                   argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return cli_usage_error("store", "unexpected argument '%s'", argv[optind]);
+    if (!rescan)
+        return cli_usage_error("store", "expected --rescan");
+    rc = cli_store_open(store, &s);
+    if (rc)
+        return rc;
+    if (gc_store_rescan(s, &st, &d) != GPUCORE_OK) {
+        rc = cli_store_fail(&d);
+    } else {
+        FILE *out = cli_text_open(stdout);
+
+        if (!out)
+            out = stdout;
+        fprintf(out,
+                "%s: %zu files: %zu added, %zu read again, %zu unreadable; %zu missing; %zu "
+                "skipped (not regular files)\n",
+                gc_store_path(s), st.files, st.added, st.updated, st.unreadable, st.missing,
+                st.skipped);
+        rc = close_text(out);
+    }
+    gc_store_close(s);
+    return rc;
+}

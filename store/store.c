@@ -1,0 +1,725 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The store's directory and its SQLite index (store.h): where the store is, opening it safely,
+ * the schema and its migrations, putting and querying rows, and file states.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "gc_util.h"
+#include "store.h"
+#include "store_internal.h"
+
+static const char *const state_names[_GC_STORE_STATE_MAX] = {
+    [GC_STORE_PRESENT] = "present",
+    [GC_STORE_MISSING] = "missing",
+    [GC_STORE_DELETED] = "deleted",
+    [GC_STORE_UNREADABLE] = "unreadable",
+};
+
+const char *gc_store_state_name(int state)
+{
+    return state >= 0 && state < _GC_STORE_STATE_MAX ? state_names[state] : NULL;
+}
+
+int gc_store_state_parse(const char *name)
+{
+    for (int i = 0; name && i < _GC_STORE_STATE_MAX; i++)
+        if (strcmp(state_names[i], name) == 0)
+            return i;
+    return -1;
+}
+
+void gc_store_row_done(struct gc_store_row *row)
+{
+    if (!row)
+        return;
+    free(row->host);
+    free(row->exe);
+    free(row->job);
+    free(row->targets);
+    free(row->trigger);
+    free(row->sig_text);
+    free(row->sig_hash);
+    free(row->file);
+    free(row->error);
+    memset(row, 0, sizeof(*row));
+}
+
+void gc_store_rows_free(struct gc_store_row *rows, size_t n)
+{
+    for (size_t i = 0; rows && i < n; i++)
+        gc_store_row_done(&rows[i]);
+    free(rows);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Location                                                                                    */
+/* ---------------------------------------------------------------------------------------- */
+
+static int env_set(const char *name, const char **ret)
+{
+    const char *v = getenv(name);
+
+    if (!v || !*v)
+        return 0;
+    *ret = v;
+    return 1;
+}
+
+gpucore_status_t gc_store_locate(const char *option, char *buf, size_t size,
+                                 gpucore_diag_t *reterr_diag)
+{
+    const char *v;
+    int n;
+
+    if (option)
+        n = snprintf(buf, size, "%s", option);
+    else if (env_set("GPUCORE_STORE", &v))
+        n = snprintf(buf, size, "%s", v);
+    else if (geteuid() == 0)
+        n = snprintf(buf, size, "%s", GC_STORE_ROOT_DIR);
+    else if (env_set("XDG_STATE_HOME", &v) && v[0] == '/')
+        n = snprintf(buf, size, "%s/gpucore/cores", v);
+    else if (env_set("HOME", &v) && v[0] == '/')
+        n = snprintf(buf, size, "%s/.local/state/gpucore/cores", v);
+    else
+        return gc_diag_set(reterr_diag, GPUCORE_E_NOTFOUND, 0,
+                           "no store: neither XDG_STATE_HOME nor HOME is an absolute path (give "
+                           "--store DIR or GPUCORE_STORE)");
+    if (n < 0 || (size_t)n >= size)
+        return gc_diag_set(reterr_diag, GPUCORE_E_LIMIT, 0, "the store's path is too long");
+    return GPUCORE_OK;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* The directory                                                                               */
+/* ---------------------------------------------------------------------------------------- */
+
+/* mkdir -p with mode 0700 for what is created; existing parents are left as they are. */
+static int make_dirs(const char *path)
+{
+    char tmp[PATH_MAX];
+    size_t len = strlen(path);
+
+    if (len >= sizeof(tmp))
+        return (errno = ENAMETOOLONG), -1;
+    memcpy(tmp, path, len + 1);
+    for (size_t i = 1; i <= len; i++) {
+        if (tmp[i] != '/' && tmp[i] != '\0')
+            continue;
+        char c = tmp[i];
+
+        tmp[i] = '\0';
+        if (mkdir(tmp, 0700) != 0 && errno != EEXIST)
+            return -1;
+        tmp[i] = c;
+    }
+    return 0;
+}
+
+/* The ownership and mode rules of the store directory, on its fstat(). */
+static gpucore_status_t check_dir(const char *dir, const struct stat *st, gpucore_diag_t *d)
+{
+    uid_t me = geteuid();
+
+    if (!S_ISDIR(st->st_mode))
+        return gc_diag_set(d, GPUCORE_E_PERM, 0, "%s: the store is not a directory", dir);
+    if (me != 0 && st->st_uid != me)
+        return gc_diag_set(d, GPUCORE_E_PERM, 0,
+                           "%s: the store belongs to uid %ld, not to you (uid %ld): refused", dir,
+                           (long)st->st_uid, (long)me);
+    if (st->st_mode & (S_IWGRP | S_IWOTH))
+        return gc_diag_set(d, GPUCORE_E_PERM, 0,
+                           "%s: the store is writable by %s (mode %04o): refused (chmod 700)", dir,
+                           (st->st_mode & S_IWOTH) ? "others" : "its group",
+                           (unsigned)(st->st_mode & 07777));
+    return GPUCORE_OK;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* The index                                                                                   */
+/* ---------------------------------------------------------------------------------------- */
+
+/*
+ * The migrations: step N takes the schema from version N - 1 to N. Append only; a released
+ * step is never changed. Each runs in one transaction with its row in `migrations` and the new
+ * PRAGMA user_version.
+ */
+static const struct migration {
+    int version;
+    const char *description;
+    const char *sql;
+} migrations[] = {
+    { 1, "cores and migrations",
+      "CREATE TABLE migrations("
+      "  version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL, description TEXT NOT NULL);"
+      "CREATE TABLE cores("
+      "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+      "  time_ns INTEGER, host TEXT, pid INTEGER, uid INTEGER, exe TEXT, job TEXT,"
+      "  rank INTEGER, targets TEXT, trigger TEXT, sig_text TEXT, sig_hash TEXT,"
+      "  waves INTEGER, faulting_waves INTEGER, size INTEGER NOT NULL,"
+      "  truncated INTEGER NOT NULL, file TEXT NOT NULL UNIQUE,"
+      "  state TEXT NOT NULL"
+      "    CHECK (state IN ('present', 'missing', 'deleted', 'unreadable')),"
+      "  indexed_at INTEGER NOT NULL, error TEXT, file_mtime_ns INTEGER, file_bytes INTEGER);"
+      "CREATE INDEX cores_by_signature ON cores(sig_hash);"
+      "CREATE INDEX cores_by_time ON cores(time_ns);" },
+};
+#define NMIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))
+_Static_assert(sizeof(migrations) / sizeof(migrations[0]) == GC_STORE_SCHEMA_VERSION,
+               "one migration per schema version");
+
+static gpucore_status_t db_fail(struct gc_store *s, gpucore_diag_t *d, const char *what)
+{
+    int code = sqlite3_extended_errcode(s->db);
+    gpucore_status_t st = (code & 0xff) == SQLITE_NOMEM     ? GPUCORE_E_NOMEM
+                          : (code & 0xff) == SQLITE_CORRUPT ? GPUCORE_E_CORRUPT
+                          : (code & 0xff) == SQLITE_NOTADB  ? GPUCORE_E_CORRUPT
+                                                            : GPUCORE_E_IO;
+
+    return gc_diag_set(d, st, 0, "%s/%s: %s: %s", s->path, GC_STORE_INDEX_NAME, what,
+                       sqlite3_errmsg(s->db));
+}
+
+gpucore_status_t gc_store_exec(struct gc_store *s, const char *sql, const char *what,
+                               gpucore_diag_t *d)
+{
+    if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+        return db_fail(s, d, what);
+    return GPUCORE_OK;
+}
+
+gpucore_status_t gc_store_prepare(struct gc_store *s, const char *sql, sqlite3_stmt **ret,
+                                  gpucore_diag_t *d)
+{
+    if (sqlite3_prepare_v2(s->db, sql, -1, ret, NULL) != SQLITE_OK)
+        return db_fail(s, d, "cannot prepare a statement");
+    return GPUCORE_OK;
+}
+
+gpucore_status_t gc_store_step_done(struct gc_store *s, sqlite3_stmt *stmt, const char *what,
+                                    gpucore_diag_t *d)
+{
+    int rc = sqlite3_step(stmt);
+
+    sqlite3_finalize(stmt);
+    if (rc != SQLITE_DONE)
+        return db_fail(s, d, what);
+    return GPUCORE_OK;
+}
+
+int64_t gc_store_now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static gpucore_status_t user_version(struct gc_store *s, int *ret, gpucore_diag_t *d)
+{
+    sqlite3_stmt *q;
+    gpucore_status_t st = gc_store_prepare(s, "PRAGMA user_version", &q, d);
+
+    if (st != GPUCORE_OK)
+        return st;
+    if (sqlite3_step(q) != SQLITE_ROW) {
+        st = db_fail(s, d, "cannot read the schema version");
+        sqlite3_finalize(q);
+        return st;
+    }
+    *ret = sqlite3_column_int(q, 0);
+    sqlite3_finalize(q);
+    return GPUCORE_OK;
+}
+
+static gpucore_status_t apply_migration(struct gc_store *s, const struct migration *m,
+                                        gpucore_diag_t *d)
+{
+    char pragma[64];
+    sqlite3_stmt *ins;
+    gpucore_status_t st;
+
+    st = gc_store_exec(s, m->sql, "a schema migration failed", d);
+    if (st != GPUCORE_OK)
+        return st;
+    st = gc_store_prepare(s,
+                          "INSERT INTO migrations(version, applied_at, description) "
+                          "VALUES (?1, ?2, ?3)",
+                          &ins, d);
+    if (st != GPUCORE_OK)
+        return st;
+    sqlite3_bind_int(ins, 1, m->version);
+    sqlite3_bind_int64(ins, 2, gc_store_now_ns());
+    sqlite3_bind_text(ins, 3, m->description, -1, SQLITE_STATIC);
+    st = gc_store_step_done(s, ins, "cannot record a migration", d);
+    if (st != GPUCORE_OK)
+        return st;
+    /* A pragma takes no parameter; the number is the program's own table's. */
+    snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", m->version);
+    return gc_store_exec(s, pragma, "cannot set the schema version", d);
+}
+
+static gpucore_status_t newer_index(const struct gc_store *s, int version, gpucore_diag_t *d)
+{
+    return gc_diag_set(d, GPUCORE_E_VERSION, 0,
+                       "%s/%s: the index has schema version %d, newer than this gpucore's %d: "
+                       "use a newer gpucore",
+                       s->path, GC_STORE_INDEX_NAME, version, GC_STORE_SCHEMA_VERSION);
+}
+
+/* Bring the schema to GC_STORE_SCHEMA_VERSION, under the write lock. */
+static gpucore_status_t migrate(struct gc_store *s, gpucore_diag_t *d)
+{
+    gpucore_status_t st;
+    int version = 0;
+
+    st = gc_store_exec(s, "BEGIN IMMEDIATE", "cannot lock the index", d);
+    if (st != GPUCORE_OK)
+        return st;
+    st = user_version(s, &version, d);
+    if (st == GPUCORE_OK && version > GC_STORE_SCHEMA_VERSION)
+        st = newer_index(s, version, d);
+    else if (st == GPUCORE_OK && version < 0)
+        st = gc_diag_set(d, GPUCORE_E_CORRUPT, 0, "%s/%s: schema version %d is not one", s->path,
+                         GC_STORE_INDEX_NAME, version);
+    for (size_t i = 0; st == GPUCORE_OK && i < NMIGRATIONS; i++)
+        if (migrations[i].version > version)
+            st = apply_migration(s, &migrations[i], d);
+    if (st != GPUCORE_OK) {
+        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+        return st;
+    }
+    return gc_store_exec(s, "COMMIT", "cannot commit the schema", d);
+}
+
+/* The directory at s->path is still the one s->dirfd holds (same device and inode). */
+static int same_dir(const struct gc_store *s)
+{
+    struct stat a, b;
+
+    return stat(s->path, &a) == 0 && fstat(s->dirfd, &b) == 0 && a.st_dev == b.st_dev &&
+           a.st_ino == b.st_ino;
+}
+
+/* The index is absent (ENOENT), or a regular file, not a symlink: 0, or -1 with *d filled. */
+static int check_index(const struct gc_store *s, uint32_t flags, gpucore_diag_t *d)
+{
+    struct stat st;
+
+    if (fstatat(s->dirfd, GC_STORE_INDEX_NAME, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+        if (S_ISREG(st.st_mode))
+            return 0;
+        gc_diag_set(d, GPUCORE_E_PERM, 0,
+                    "%s/%s: the index is not a regular file (a symlink?): refused", s->path,
+                    GC_STORE_INDEX_NAME);
+        return -1;
+    }
+    if (errno != ENOENT)
+        gc_diag_set(d, GPUCORE_E_IO, 0, "%s/%s: %s", s->path, GC_STORE_INDEX_NAME, strerror(errno));
+    else if (!(flags & GC_STORE_CREATE))
+        gc_diag_set(d, GPUCORE_E_NOTFOUND, 0, "%s: no index (%s) in the store", s->path,
+                    GC_STORE_INDEX_NAME);
+    else
+        return 0;
+    return -1;
+}
+
+static gpucore_status_t open_index(struct gc_store *s, uint32_t flags, gpucore_diag_t *d)
+{
+    char path[PATH_MAX];
+    int oflags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
+    gpucore_status_t rc;
+
+    /*
+     * SQLite opens by name. The name is the directory checked (s->dirfd) and the index in it,
+     * which is no symlink (nobody else may write in the store's directory, so nobody can put
+     * one there after the check); the directory's name is checked to still be that directory
+     * before and after the open.
+     */
+    if (check_index(s, flags, d) != 0)
+        return d->status;
+    if (snprintf(path, sizeof(path), "%s/%s", s->path, GC_STORE_INDEX_NAME) >= (int)sizeof(path))
+        return gc_diag_set(d, GPUCORE_E_LIMIT, 0, "the store's path is too long");
+    if (!same_dir(s))
+        return gc_diag_set(d, GPUCORE_E_PERM, 0,
+                           "%s: the store's directory was replaced while "
+                           "being opened: refused",
+                           s->path);
+    if (flags & GC_STORE_CREATE)
+        oflags |= SQLITE_OPEN_CREATE;
+    if (sqlite3_open_v2(path, &s->db, oflags, NULL) != SQLITE_OK) {
+        if (!s->db)
+            return gc_diag_set(d, GPUCORE_E_NOMEM, 0, "out of memory");
+        return db_fail(s, d, "cannot open the index");
+    }
+    if (!same_dir(s) || check_index(s, 0, d) != 0)
+        return gc_diag_set(d, GPUCORE_E_PERM, 0,
+                           "%s: the store's directory or index was "
+                           "replaced while being opened: refused",
+                           s->path);
+    sqlite3_busy_timeout(s->db, GC_STORE_BUSY_TIMEOUT_MS);
+    sqlite3_extended_result_codes(s->db, 1);
+    /* A newer index is refused before anything of it is changed (its journal mode too). */
+    int version = 0;
+
+    rc = user_version(s, &version, d);
+    if (rc == GPUCORE_OK && version > GC_STORE_SCHEMA_VERSION)
+        rc = newer_index(s, version, d);
+    if (rc != GPUCORE_OK)
+        return rc;
+    /* WAL: readers never wait for a writer, and a writer waits (busy_timeout) for another. */
+    rc = gc_store_exec(s, "PRAGMA journal_mode=WAL", "cannot use WAL", d);
+    if (rc == GPUCORE_OK)
+        rc = gc_store_exec(s, "PRAGMA synchronous=NORMAL", "cannot set the index's options", d);
+    return rc == GPUCORE_OK ? migrate(s, d) : rc;
+}
+
+/* Open @p dir (created first with @p create) as the store's directory and check it: its
+   descriptor, or -1 with *d filled. */
+static int open_dir(const char *dir, int create, gpucore_diag_t *d)
+{
+    struct stat st;
+    gpucore_status_t rc;
+    mode_t old;
+    int fd, e;
+
+    if (!dir || !*dir) {
+        gc_diag_set(d, GPUCORE_E_INVAL, 0, "no store directory");
+        return -1;
+    }
+    if (create) {
+        old = umask(077);
+        int made = make_dirs(dir);
+
+        umask(old);
+        if (made != 0) {
+            gc_diag_set(d, errno == EACCES ? GPUCORE_E_PERM : GPUCORE_E_IO, 0,
+                        "%s: cannot create the store: %s", dir, strerror(errno));
+            return -1;
+        }
+    }
+    fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        struct stat lst;
+
+        e = errno;
+        /* O_DIRECTORY | O_NOFOLLOW on a symlink: ELOOP, or ENOTDIR when it points to one */
+        if ((e == ENOTDIR || e == ELOOP) && lstat(dir, &lst) == 0 && S_ISLNK(lst.st_mode))
+            e = ELOOP;
+        gc_diag_set(d,
+                    e == ELOOP || e == ENOTDIR || e == EACCES ? GPUCORE_E_PERM
+                    : e == ENOENT                             ? GPUCORE_E_NOTFOUND
+                                                              : GPUCORE_E_IO,
+                    0, "%s: cannot open the store: %s", dir,
+                    e == ELOOP ? "it is a symlink (refused)" : strerror(e));
+        return -1;
+    }
+    if (fstat(fd, &st) != 0)
+        rc = gc_diag_set(d, GPUCORE_E_IO, 0, "%s: %s", dir, strerror(errno));
+    else
+        rc = check_dir(dir, &st, d);
+    if (rc != GPUCORE_OK) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+gpucore_status_t gc_store_prepare_dir(const char *dir, gpucore_diag_t *reterr_diag)
+{
+    int fd = open_dir(dir, 1, reterr_diag);
+
+    if (fd < 0)
+        return reterr_diag ? reterr_diag->status : GPUCORE_E_IO;
+    close(fd);
+    return GPUCORE_OK;
+}
+
+gpucore_status_t gc_store_open(const char *dir, uint32_t flags, struct gc_store **ret,
+                               gpucore_diag_t *reterr_diag)
+{
+    gpucore_diag_t local = { 0 };
+    gpucore_diag_t *d = reterr_diag ? reterr_diag : &local;
+    struct gc_store *s;
+    gpucore_status_t rc;
+
+    if (!ret)
+        return gc_diag_set(d, GPUCORE_E_INVAL, 0, "no store to return");
+    s = calloc(1, sizeof(*s));
+    if (!s || !(s->path = strdup(dir ? dir : ""))) {
+        free(s);
+        return gc_diag_set(d, GPUCORE_E_NOMEM, 0, "out of memory");
+    }
+    s->dirfd = open_dir(dir, (flags & GC_STORE_CREATE) != 0, d);
+    if (s->dirfd < 0) {
+        rc = d->status;
+        gc_store_close(s);
+        return rc;
+    }
+    /* The index and SQLite's journals beside it (which take the index's mode) are 0600. */
+    mode_t old = umask(077);
+
+    rc = open_index(s, flags, d);
+    umask(old);
+    if (rc != GPUCORE_OK) {
+        gc_store_close(s);
+        return rc;
+    }
+    *ret = s;
+    return GPUCORE_OK;
+}
+
+void gc_store_close(struct gc_store *s)
+{
+    if (!s)
+        return;
+    if (s->db)
+        sqlite3_close(s->db);
+    if (s->dirfd >= 0)
+        close(s->dirfd);
+    free(s->path);
+    free(s);
+}
+
+int gc_store_dirfd(const struct gc_store *s)
+{
+    return s->dirfd;
+}
+
+const char *gc_store_path(const struct gc_store *s)
+{
+    return s->path;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Rows                                                                                        */
+/* ---------------------------------------------------------------------------------------- */
+
+static void bind_text(sqlite3_stmt *q, int i, const char *v)
+{
+    if (v)
+        sqlite3_bind_text(q, i, v, -1, SQLITE_TRANSIENT);
+    else
+        sqlite3_bind_null(q, i);
+}
+
+static void bind_i64(sqlite3_stmt *q, int i, int64_t v)
+{
+    if (v < 0)
+        sqlite3_bind_null(q, i);
+    else
+        sqlite3_bind_int64(q, i, v);
+}
+
+gpucore_status_t gc_store_put(struct gc_store *s, struct gc_store_row *row,
+                              gpucore_diag_t *reterr_diag)
+{
+    sqlite3_stmt *q;
+    gpucore_status_t st;
+    const char *state = gc_store_state_name(row->state);
+
+    if (!row->file || !state)
+        return gc_diag_set(reterr_diag, GPUCORE_E_INVAL, 0, "a row without a file or state");
+    if (!row->indexed_at)
+        row->indexed_at = gc_store_now_ns();
+    st = gc_store_prepare(
+            s,
+            "INSERT INTO cores(time_ns, host, pid, uid, exe, job, rank, targets, trigger, "
+            "  sig_text, sig_hash, waves, faulting_waves, size, truncated, file, state, "
+            "  indexed_at, error, file_mtime_ns, file_bytes) "
+            "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
+            "  ?18, ?19, ?20, ?21) "
+            "ON CONFLICT(file) DO UPDATE SET time_ns = excluded.time_ns, host = excluded.host, "
+            "  pid = excluded.pid, uid = excluded.uid, exe = excluded.exe, job = excluded.job, "
+            "  rank = excluded.rank, targets = excluded.targets, trigger = excluded.trigger, "
+            "  sig_text = excluded.sig_text, sig_hash = excluded.sig_hash, "
+            "  waves = excluded.waves, faulting_waves = excluded.faulting_waves, "
+            "  size = excluded.size, truncated = excluded.truncated, state = excluded.state, "
+            "  indexed_at = excluded.indexed_at, error = excluded.error, "
+            "  file_mtime_ns = excluded.file_mtime_ns, file_bytes = excluded.file_bytes "
+            "RETURNING id",
+            &q, reterr_diag);
+    if (st != GPUCORE_OK)
+        return st;
+    bind_i64(q, 1, row->time_ns);
+    bind_text(q, 2, row->host);
+    bind_i64(q, 3, row->pid);
+    bind_i64(q, 4, row->uid);
+    bind_text(q, 5, row->exe);
+    bind_text(q, 6, row->job);
+    bind_i64(q, 7, row->rank);
+    bind_text(q, 8, row->targets);
+    bind_text(q, 9, row->trigger);
+    bind_text(q, 10, row->sig_text);
+    bind_text(q, 11, row->sig_hash);
+    bind_i64(q, 12, row->waves);
+    bind_i64(q, 13, row->faulting_waves);
+    sqlite3_bind_int64(q, 14, row->size < 0 ? 0 : row->size);
+    sqlite3_bind_int(q, 15, row->truncated ? 1 : 0);
+    bind_text(q, 16, row->file);
+    sqlite3_bind_text(q, 17, state, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(q, 18, row->indexed_at);
+    bind_text(q, 19, row->error);
+    bind_i64(q, 20, row->file_mtime_ns);
+    bind_i64(q, 21, row->file_bytes);
+    if (sqlite3_step(q) != SQLITE_ROW) {
+        st = db_fail(s, reterr_diag, "cannot add the core to the index");
+        sqlite3_finalize(q);
+        return st;
+    }
+    row->id = sqlite3_column_int64(q, 0);
+    sqlite3_finalize(q);
+    return GPUCORE_OK;
+}
+
+gpucore_status_t gc_store_set_state(struct gc_store *s, int64_t id, int state,
+                                    gpucore_diag_t *reterr_diag)
+{
+    sqlite3_stmt *q;
+    gpucore_status_t st;
+    const char *name = gc_store_state_name(state);
+
+    if (!name)
+        return gc_diag_set(reterr_diag, GPUCORE_E_INVAL, 0, "no state %d", state);
+    st = gc_store_prepare(s, "UPDATE cores SET state = ?1 WHERE id = ?2", &q, reterr_diag);
+    if (st != GPUCORE_OK)
+        return st;
+    sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(q, 2, id);
+    st = gc_store_step_done(s, q, "cannot update a core's state", reterr_diag);
+    if (st == GPUCORE_OK && sqlite3_changes(s->db) == 0)
+        return gc_diag_set(reterr_diag, GPUCORE_E_NOTFOUND, 0, "no core %" PRId64 " in the index",
+                           id);
+    return st;
+}
+
+static char *col_text(sqlite3_stmt *q, int i)
+{
+    const unsigned char *t = sqlite3_column_text(q, i);
+
+    return t ? strdup((const char *)t) : NULL;
+}
+
+static int64_t col_i64(sqlite3_stmt *q, int i)
+{
+    return sqlite3_column_type(q, i) == SQLITE_NULL ? -1 : sqlite3_column_int64(q, i);
+}
+
+/* The columns every query selects, in the order read_row() reads them. */
+#define ROW_COLUMNS                                                                             \
+    "c.id, c.time_ns, c.host, c.pid, c.uid, c.exe, c.job, c.rank, c.targets, c.trigger, "       \
+    "c.sig_text, c.sig_hash, c.waves, c.faulting_waves, c.size, c.truncated, c.file, c.state, " \
+    "c.indexed_at, c.error, c.file_mtime_ns, c.file_bytes, "                                    \
+    "(SELECT count(*) FROM cores d WHERE d.sig_hash = c.sig_hash), "                            \
+    "(SELECT min(d.time_ns) FROM cores d WHERE d.sig_hash = c.sig_hash)"
+
+static int read_row(sqlite3_stmt *q, struct gc_store_row *r)
+{
+    memset(r, 0, sizeof(*r));
+    r->id = sqlite3_column_int64(q, 0);
+    r->time_ns = col_i64(q, 1);
+    r->host = col_text(q, 2);
+    r->pid = col_i64(q, 3);
+    r->uid = col_i64(q, 4);
+    r->exe = col_text(q, 5);
+    r->job = col_text(q, 6);
+    r->rank = col_i64(q, 7);
+    r->targets = col_text(q, 8);
+    r->trigger = col_text(q, 9);
+    r->sig_text = col_text(q, 10);
+    r->sig_hash = col_text(q, 11);
+    r->waves = col_i64(q, 12);
+    r->faulting_waves = col_i64(q, 13);
+    r->size = col_i64(q, 14);
+    r->truncated = sqlite3_column_int(q, 15) != 0;
+    r->file = col_text(q, 16);
+    r->state = gc_store_state_parse((const char *)sqlite3_column_text(q, 17));
+    r->indexed_at = col_i64(q, 18);
+    r->error = col_text(q, 19);
+    r->file_mtime_ns = col_i64(q, 20);
+    r->file_bytes = col_i64(q, 21);
+    r->seen = r->sig_hash ? col_i64(q, 22) : 1;
+    r->first_seen_ns = r->sig_hash ? col_i64(q, 23) : r->time_ns;
+    if (!r->file || r->state < 0) {
+        gc_store_row_done(r);
+        return -1;
+    }
+    return 0;
+}
+
+gpucore_status_t gc_store_query(struct gc_store *s, const struct gc_store_filter *f,
+                                struct gc_store_row **ret_rows, size_t *ret_n,
+                                gpucore_diag_t *reterr_diag)
+{
+    static const struct gc_store_filter none = { 0 };
+    sqlite3_stmt *q;
+    struct gc_store_row *rows = NULL, *grown;
+    size_t n = 0, cap = 0;
+    gpucore_status_t st;
+    int rc;
+
+    if (!f)
+        f = &none;
+    /* One statement for every filter: an unset filter's parameter is NULL and passes. */
+    st = gc_store_prepare(
+            s,
+            "SELECT " ROW_COLUMNS " FROM cores c WHERE "
+            "(?1 IS NULL OR c.id = ?1) AND (?2 IS NULL OR c.file = ?2) AND "
+            "(?3 IS NULL OR c.time_ns IS NULL OR c.time_ns >= ?3) AND "
+            "(?4 IS NULL OR c.sig_hash = ?4 OR c.sig_text = ?4 OR "
+            "  (length(?4) >= 4 AND substr(c.sig_hash, 1, length(?4)) = ?4)) AND "
+            "(?5 IS NULL OR c.exe = ?5 OR c.exe LIKE '%/' || replace(replace(replace(?5, "
+            "  '\\', '\\\\'), '%', '\\%'), '_', '\\_') ESCAPE '\\') AND "
+            "(?6 IS NULL OR c.job = ?6) AND "
+            "(?7 IS NULL OR c.uid IS NULL OR c.uid = ?7) "
+            "ORDER BY c.time_ns IS NOT NULL, c.time_ns, c.id",
+            &q, reterr_diag);
+    if (st != GPUCORE_OK)
+        return st;
+    if (f->id > 0)
+        sqlite3_bind_int64(q, 1, f->id);
+    bind_text(q, 2, f->file);
+    if (f->since_ns > 0)
+        sqlite3_bind_int64(q, 3, f->since_ns);
+    bind_text(q, 4, f->signature);
+    bind_text(q, 5, f->exe);
+    bind_text(q, 6, f->job);
+    if (f->own_uid_only)
+        sqlite3_bind_int64(q, 7, f->uid);
+    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+        if (n == cap) {
+            cap = cap ? cap * 2 : 16;
+            grown = realloc(rows, cap * sizeof(*rows));
+            if (!grown) {
+                sqlite3_finalize(q);
+                gc_store_rows_free(rows, n);
+                return gc_diag_set(reterr_diag, GPUCORE_E_NOMEM, 0, "out of memory");
+            }
+            rows = grown;
+        }
+        if (read_row(q, &rows[n]) == 0)
+            n++;
+    }
+    if (rc != SQLITE_DONE) {
+        st = db_fail(s, reterr_diag, "cannot read the index");
+        sqlite3_finalize(q);
+        gc_store_rows_free(rows, n);
+        return st;
+    }
+    sqlite3_finalize(q);
+    *ret_rows = rows;
+    *ret_n = n;
+    return GPUCORE_OK;
+}

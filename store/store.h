@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The core store: a private directory of cores and an SQLite index of them (docs/store.md).
+ *
+ * A store is a directory created 0700 holding cores (0600) and "index.sqlite", one row per
+ * core. Everything in it is opened relative to a descriptor of the directory (openat, with
+ * O_NOFOLLOW), and a directory owned by another user (unless the caller is root) or writable
+ * by group or others is refused. The index is a cache of what the cores say: every value of a
+ * row is read from the core itself (its CAPTURE_META note, the triage report's signature), and
+ * gc_store_rescan() rebuilds it from the files.
+ *
+ * The index: PRAGMA user_version is the schema version, the migrations (store_index.c) are
+ * applied in order in one transaction each; an index whose version is newer than this program
+ * knows is refused (GPUCORE_E_VERSION). WAL journal and a busy timeout, so two processes may
+ * write at once. Every statement is prepared with bound parameters.
+ *
+ * Internal to the `gpucore` program; not installed. Nothing here prints or exits (G-ERR-6).
+ * A struct gc_store is not for concurrent use by threads. Strings are UTF-8 or bytes as the
+ * core gave them (the program escapes them when printing).
+ */
+#ifndef GC_STORE_H
+#define GC_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gpucore/status.h>
+
+/* The index's schema version this program writes (PRAGMA user_version). */
+#define GC_STORE_SCHEMA_VERSION 1
+#define GC_STORE_INDEX_NAME     "index.sqlite"
+/* Name pattern of a core put in the store (capture's pattern tokens, capture.h). */
+#define GC_STORE_CORE_PATTERN "core.%t.%h.%p.%e"
+/* Where the store is without --store and GPUCORE_STORE. */
+#define GC_STORE_ROOT_DIR "/var/lib/gpucore/cores"
+/* How long a writer waits for another one's lock, milliseconds. */
+#define GC_STORE_BUSY_TIMEOUT_MS 10000
+
+/* The file state of a row: values stored in the index as these words. */
+enum gc_store_state {
+    GC_STORE_PRESENT = 0,    /* "present": the file is in the store */
+    GC_STORE_MISSING = 1,    /* "missing": gone, not by gc (deleted or moved by hand) */
+    GC_STORE_DELETED = 2,    /* "deleted": removed by `gpucore gc` */
+    GC_STORE_UNREADABLE = 3, /* "unreadable": a file that is not a core gpucore can read */
+    _GC_STORE_STATE_MAX,
+};
+
+/* "present", "missing", "deleted", "unreadable"; NULL for anything else. */
+const char *gc_store_state_name(int state);
+/* The state named @p name, or -1. */
+int gc_store_state_parse(const char *name);
+
+/*
+ * One row. Strings are owned by the row (gc_store_row_done() frees them); NULL means unknown.
+ * Numbers that may be unknown use -1.
+ */
+struct gc_store_row {
+    int64_t id;      /* the index's id; 0 before the row is stored */
+    int64_t time_ns; /* capture time (CAPTURE_META), ns since the epoch; -1 unknown */
+    char *host;
+    int64_t pid; /* -1 unknown */
+    int64_t uid; /* -1 unknown (CAPTURE_META has none yet) */
+    char *exe;
+    char *job;     /* NULL unknown (CAPTURE_META has none yet) */
+    int64_t rank;  /* -1 unknown (CAPTURE_META has none yet) */
+    char *targets; /* the agents' GPU targets, comma-separated, in agent order */
+    char *trigger;
+    char *sig_text; /* the triage signature (triage.h), NULL without one */
+    char *sig_hash;
+    int64_t waves, faulting_waves; /* -1 unknown */
+    int64_t size;                  /* bytes on disk (st_blocks * 512) */
+    int truncated;                 /* the core says it was cut short */
+    char *file;                    /* the file's name in the store (no '/') */
+    int state;                     /* enum gc_store_state */
+    int64_t indexed_at;            /* ns since the epoch */
+    char *error;                   /* GC_STORE_UNREADABLE: why; else NULL */
+    int64_t file_mtime_ns;         /* the file's modification time when indexed (rescan compares) */
+    int64_t file_bytes;            /* the file's st_size when indexed (rescan compares) */
+    /* Filled by gc_store_query(): rows of the same signature in the whole index, and the
+       earliest capture time among them (-1 unknown). */
+    int64_t seen;
+    int64_t first_seen_ns;
+};
+
+/* Free what a row holds and zero it; accepts NULL. */
+void gc_store_row_done(struct gc_store_row *row);
+/* Free an array from gc_store_query(); accepts NULL. */
+void gc_store_rows_free(struct gc_store_row *rows, size_t n);
+
+/*
+ * The values of a row from the CAPTURE_META fields: the one place where uid, job and rank will
+ * be set once the note carries them. Today it leaves them unknown.
+ */
+struct gpucore_capture_meta;
+void gc_store_row_from_meta(struct gc_store_row *row, const struct gpucore_capture_meta *m);
+
+/*
+ * Which directory is the store: @p option (--store DIR) if not NULL, else $GPUCORE_STORE if set
+ * and not empty, else GC_STORE_ROOT_DIR for root, else $XDG_STATE_HOME/gpucore/cores, else
+ * $HOME/.local/state/gpucore/cores. Writes the path to @p buf.
+ * @retval GPUCORE_OK
+ * @retval GPUCORE_E_NOTFOUND  not root, and neither XDG_STATE_HOME nor HOME is set (absolute)
+ * @retval GPUCORE_E_LIMIT     the path does not fit @p size
+ */
+gpucore_status_t gc_store_locate(const char *option, char *buf, size_t size,
+                                 gpucore_diag_t *reterr_diag);
+
+/*
+ * Create the store directory @p dir if needed (0700, parents too) and check it as
+ * gc_store_open() does, without opening the index: for a capture, which must know before it
+ * starts that its core has a place, and then writes it even when the index cannot be used.
+ * Statuses as gc_store_open()'s for the directory.
+ */
+gpucore_status_t gc_store_prepare_dir(const char *dir, gpucore_diag_t *reterr_diag);
+
+struct gc_store;
+
+/* gc_store_open()'s flags. */
+#define GC_STORE_CREATE 0x1u /* create the directory (0700, parents too) and the index */
+
+/*
+ * Open the store at @p dir and its index (created, or migrated to GC_STORE_SCHEMA_VERSION).
+ * @retval GPUCORE_OK        *ret is a new store; gc_store_close() it
+ * @retval GPUCORE_E_IO      the directory or index cannot be opened or created (errno said)
+ * @retval GPUCORE_E_PERM    the directory is a symlink, owned by another user (and the caller
+ *                           is not root), or writable by group or others; or the index is a
+ *                           symlink or not a regular file
+ * @retval GPUCORE_E_VERSION the index's schema is newer than this program's
+ * @retval GPUCORE_E_CORRUPT the index is not an SQLite database or a migration failed
+ * @retval GPUCORE_E_NOMEM
+ */
+gpucore_status_t gc_store_open(const char *dir, uint32_t flags, struct gc_store **ret,
+                               gpucore_diag_t *reterr_diag);
+void gc_store_close(struct gc_store *s); /* accepts NULL */
+/* The store's directory descriptor (borrowed) and path. */
+int gc_store_dirfd(const struct gc_store *s);
+const char *gc_store_path(const struct gc_store *s);
+
+/*
+ * Read the core @p name (a file directly in the store) into @p ret: its metadata and the
+ * triage signature. The core is opened with O_NOFOLLOW, read with the library's default memory
+ * budget (so work per file is bounded), and a file that is not a readable core gives a row with
+ * state GC_STORE_UNREADABLE and error set, not a failure.
+ * @retval GPUCORE_OK         *ret filled (owned by the caller)
+ * @retval GPUCORE_E_NOTFOUND no such file
+ * @retval GPUCORE_E_PERM     a symlink or not a regular file
+ * @retval GPUCORE_E_NOMEM
+ */
+gpucore_status_t gc_store_row_from_file(const struct gc_store *s, const char *name,
+                                        struct gc_store_row *ret, gpucore_diag_t *reterr_diag);
+
+/*
+ * Add @p row to the index, or replace the row of the same file name (a re-index). On success
+ * row->id is the row's id.
+ * @retval GPUCORE_OK
+ * @retval GPUCORE_E_IO  the database refused (busy past the timeout, disk full): the message
+ */
+gpucore_status_t gc_store_put(struct gc_store *s, struct gc_store_row *row,
+                              gpucore_diag_t *reterr_diag);
+
+/* gc_store_row_from_file() then gc_store_put(); *ret_id may be NULL. Statuses of both. */
+gpucore_status_t gc_store_index_file(struct gc_store *s, const char *name, int64_t *ret_id,
+                                     gpucore_diag_t *reterr_diag);
+
+/* Set the state of row @p id. GPUCORE_OK, GPUCORE_E_NOTFOUND or GPUCORE_E_IO. */
+gpucore_status_t gc_store_set_state(struct gc_store *s, int64_t id, int state,
+                                    gpucore_diag_t *reterr_diag);
+
+/* What gc_store_query() selects; zero/NULL members do not filter. Strings are borrowed. */
+struct gc_store_filter {
+    int64_t id;            /* > 0: that row only */
+    const char *file;      /* that file name only */
+    int64_t since_ns;      /* capture time >= this (rows of unknown time are kept) */
+    const char *signature; /* the signature's hash, or a prefix of it, or its text */
+    const char *exe;       /* executable (exact, or its base name) */
+    const char *job;
+    int own_uid_only; /* only rows of uid @p uid or of unknown uid */
+    int64_t uid;
+};
+
+/*
+ * The rows that pass @p f, oldest capture first (unknown times first, then by id), with
+ * seen/first_seen_ns filled. *ret_rows is a new array (gc_store_rows_free()), possibly NULL when
+ * *ret_n is 0. GPUCORE_OK, GPUCORE_E_IO or GPUCORE_E_NOMEM.
+ */
+gpucore_status_t gc_store_query(struct gc_store *s, const struct gc_store_filter *f,
+                                struct gc_store_row **ret_rows, size_t *ret_n,
+                                gpucore_diag_t *reterr_diag);
+
+/*
+ * Compare the file of each row that is present with the directory: a file that is gone is
+ * marked missing; a missing one that is back is present again. Rows of @p rows are updated in
+ * place too (NULL, 0: all rows of the index). GPUCORE_OK or GPUCORE_E_IO.
+ */
+gpucore_status_t gc_store_refresh(struct gc_store *s, struct gc_store_row *rows, size_t n,
+                                  gpucore_diag_t *reterr_diag);
+
+/* What gc_store_rescan() did. */
+struct gc_store_rescan_stats {
+    size_t files;      /* regular files looked at (the index and its journals excepted) */
+    size_t added;      /* new rows */
+    size_t updated;    /* rows read again (their file changed) */
+    size_t unreadable; /* files that are not readable cores */
+    size_t missing;    /* rows whose file is gone */
+    size_t skipped;    /* entries not regular files (symlinks, directories, FIFOs): ignored */
+};
+
+/*
+ * Rebuild the index from the files: each regular file of the store (not the index) whose size
+ * or modification time differs from its row, or has none, is read (gc_store_row_from_file())
+ * and put; rows whose file is gone become missing. Symlinks and other non-regular entries are
+ * skipped, never followed. GPUCORE_OK, GPUCORE_E_IO or GPUCORE_E_NOMEM.
+ */
+gpucore_status_t gc_store_rescan(struct gc_store *s, struct gc_store_rescan_stats *ret,
+                                 gpucore_diag_t *reterr_diag);
+
+/* gc policy: 0 / -1 members are "no limit". */
+struct gc_store_policy {
+    uint64_t max_use;           /* the present cores together at most this many bytes; 0 none */
+    uint64_t keep_free;         /* keep this many bytes free on the file system; 0 none */
+    int64_t max_age_ns;         /* cores captured longer ago than this go; 0 none */
+    int64_t keep_per_signature; /* -1 none: keep the newest N of each signature */
+};
+
+/* One core gc removes (or would remove, dry run): reported to the caller. */
+typedef void (*gc_store_gc_cb)(void *user, const struct gc_store_row *row, const char *why);
+
+/*
+ * Remove cores until @p p holds: first the cores of a signature beyond its newest
+ * keep_per_signature, then those older than max_age, then the oldest until max_use and
+ * keep_free hold. Each removed file's row is kept with state "deleted". @p dry_run: report,
+ * change nothing. @p now_ns is the time ages are measured from. *ret_freed: bytes freed.
+ * GPUCORE_OK, GPUCORE_E_IO (unlink or database; the message says which), GPUCORE_E_NOMEM.
+ */
+gpucore_status_t gc_store_gc(struct gc_store *s, const struct gc_store_policy *p, int dry_run,
+                             int64_t now_ns, gc_store_gc_cb cb, void *user, uint64_t *ret_freed,
+                             gpucore_diag_t *reterr_diag);
+
+/*
+ * The store's configuration file (systemd coredump.conf style): "Key=Value" lines, '#' and ';'
+ * comments, blank lines, an optional "[Store]" section header. Keys MaxUse=, KeepFree= (sizes,
+ * K/M/G/T binary suffixes), MaxAge= (a duration: s, m, h, d, w suffixes; a plain number is
+ * seconds), KeepPerSignature= (a count). Any other key, a value that does not parse, a line
+ * over 1023 bytes or a file over 64 KiB is an error naming the line.
+ * @p text / @p len is the file's contents; @p name names it in messages. Values parsed are set
+ * in @p p, others are left as they are.
+ * @retval GPUCORE_OK
+ * @retval GPUCORE_E_CORRUPT  "NAME:LINE: what was expected"
+ */
+gpucore_status_t gc_store_conf_parse(const char *text, size_t len, const char *name,
+                                     struct gc_store_policy *p, gpucore_diag_t *reterr_diag);
+
+/* Parse helpers shared with the command line: 0, or -1 when @p text does not parse. */
+int gc_store_parse_size(const char *text, uint64_t *ret);       /* 512M, 2G, 100 */
+int gc_store_parse_duration(const char *text, int64_t *ret_ns); /* 30s, 2h, 3d, 1w */
+
+#endif /* GC_STORE_H */

@@ -1,0 +1,319 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `gpucore gc`'s policy (store.h): which cores go, in which order, and the configuration file
+ * that sets its defaults.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "gc_util.h"
+#include "store.h"
+#include "store_internal.h"
+
+/* ---------------------------------------------------------------------------------------- */
+/* Sizes and durations                                                                         */
+/* ---------------------------------------------------------------------------------------- */
+
+struct unit {
+    char suffix;
+    uint64_t factor;
+};
+
+static const struct unit size_units[] = {
+    { 'K', 1ull << 10 },
+    { 'M', 1ull << 20 },
+    { 'G', 1ull << 30 },
+    { 'T', 1ull << 40 },
+};
+
+static const struct unit duration_units[] = {
+    { 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 }, { 'w', 7 * 86400 },
+};
+
+/* A decimal number with an optional suffix of @p units (or none: factor 1). */
+static int parse_scaled(const char *text, const struct unit *units, size_t nunits, uint64_t max,
+                        uint64_t *ret)
+{
+    uint64_t v = 0, factor = 1;
+    const char *p = text;
+
+    if (!text || *p < '0' || *p > '9')
+        return -1;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        if (v > (UINT64_MAX - 9) / 10)
+            return -1;
+        v = v * 10 + (uint64_t)(*p - '0');
+    }
+    if (*p) {
+        size_t i;
+
+        for (i = 0; i < nunits; i++)
+            if (*p == units[i].suffix)
+                break;
+        if (i == nunits || p[1])
+            return -1;
+        factor = units[i].factor;
+    }
+    if (v > max / factor)
+        return -1;
+    *ret = v * factor;
+    return 0;
+}
+
+int gc_store_parse_size(const char *text, uint64_t *ret)
+{
+    return parse_scaled(text, size_units, sizeof(size_units) / sizeof(size_units[0]), UINT64_MAX,
+                        ret);
+}
+
+int gc_store_parse_duration(const char *text, int64_t *ret_ns)
+{
+    uint64_t s;
+
+    if (parse_scaled(text, duration_units, sizeof(duration_units) / sizeof(duration_units[0]),
+                     (uint64_t)INT64_MAX / 1000000000u, &s) != 0)
+        return -1;
+    *ret_ns = (int64_t)s * 1000000000;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* The configuration file                                                                      */
+/* ---------------------------------------------------------------------------------------- */
+
+#define CONF_MAX_SIZE (64u * 1024u)
+#define CONF_LINE_MAX 1023u
+
+enum conf_kind { CONF_SIZE, CONF_DURATION, CONF_COUNT };
+
+/* The keys: each sets one member of the policy (at @p field), parsed as its kind. */
+static const struct conf_key {
+    const char *name;
+    enum conf_kind kind;
+    size_t field;
+    const char *expected;
+} conf_keys[] = {
+    { "MaxUse", CONF_SIZE, offsetof(struct gc_store_policy, max_use), "a size such as 10G" },
+    { "KeepFree", CONF_SIZE, offsetof(struct gc_store_policy, keep_free), "a size such as 1G" },
+    { "MaxAge", CONF_DURATION, offsetof(struct gc_store_policy, max_age_ns),
+      "a duration such as 30d" },
+    { "KeepPerSignature", CONF_COUNT, offsetof(struct gc_store_policy, keep_per_signature),
+      "a count such as 3" },
+};
+
+static int conf_set(const struct conf_key *k, const char *value, struct gc_store_policy *p)
+{
+    char *field = (char *)p + k->field;
+    uint64_t u;
+    int64_t v;
+
+    switch (k->kind) {
+    case CONF_SIZE:
+        if (gc_store_parse_size(value, &u) != 0)
+            return -1;
+        memcpy(field, &u, sizeof(u));
+        return 0;
+    case CONF_DURATION:
+        if (gc_store_parse_duration(value, &v) != 0)
+            return -1;
+        memcpy(field, &v, sizeof(v));
+        return 0;
+    case CONF_COUNT:
+        if (parse_scaled(value, NULL, 0, 1000000, &u) != 0)
+            return -1;
+        v = (int64_t)u;
+        memcpy(field, &v, sizeof(v));
+        return 0;
+    }
+    return -1;
+}
+
+static char *trim(char *s)
+{
+    char *end;
+
+    while (*s == ' ' || *s == '\t')
+        s++;
+    end = s + strlen(s);
+    while (end > s && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+        *--end = '\0';
+    return s;
+}
+
+gpucore_status_t gc_store_conf_parse(const char *text, size_t len, const char *name,
+                                     struct gc_store_policy *p, gpucore_diag_t *reterr_diag)
+{
+    struct gc_store_policy out = *p;
+    char line[CONF_LINE_MAX + 1];
+    size_t pos = 0;
+    unsigned lineno = 0;
+
+    if (len > CONF_MAX_SIZE)
+        return gc_diag_set(reterr_diag, GPUCORE_E_CORRUPT, 0,
+                           "%s: %zu bytes: a configuration file is at most %u", name, len,
+                           CONF_MAX_SIZE);
+    while (pos < len) {
+        const char *nl = memchr(text + pos, '\n', len - pos);
+        size_t n = nl ? (size_t)(nl - (text + pos)) : len - pos;
+        char *l, *eq, *key, *value;
+        size_t i;
+
+        lineno++;
+        if (n > CONF_LINE_MAX)
+            return gc_diag_set(reterr_diag, GPUCORE_E_CORRUPT, 0,
+                               "%s:%u: line longer than %u bytes", name, lineno, CONF_LINE_MAX);
+        if (memchr(text + pos, '\0', n))
+            return gc_diag_set(reterr_diag, GPUCORE_E_CORRUPT, 0, "%s:%u: a NUL byte", name,
+                               lineno);
+        memcpy(line, text + pos, n);
+        line[n] = '\0';
+        pos += n + (nl ? 1 : 0);
+        l = trim(line);
+        if (!*l || *l == '#' || *l == ';' || strcmp(l, "[Store]") == 0)
+            continue;
+        eq = strchr(l, '=');
+        if (!eq)
+            return gc_diag_set(reterr_diag, GPUCORE_E_CORRUPT, 0,
+                               "%s:%u: expected Key=Value or [Store], got something else", name,
+                               lineno);
+        *eq = '\0';
+        key = trim(l);
+        value = trim(eq + 1);
+        for (i = 0; i < sizeof(conf_keys) / sizeof(conf_keys[0]); i++)
+            if (strcmp(conf_keys[i].name, key) == 0)
+                break;
+        if (i == sizeof(conf_keys) / sizeof(conf_keys[0]))
+            return gc_diag_set(reterr_diag, GPUCORE_E_CORRUPT, 0,
+                               "%s:%u: unknown key (expected MaxUse, KeepFree, MaxAge or "
+                               "KeepPerSignature)",
+                               name, lineno);
+        if (conf_set(&conf_keys[i], value, &out) != 0)
+            return gc_diag_set(reterr_diag, GPUCORE_E_CORRUPT, 0, "%s:%u: %s= expects %s", name,
+                               lineno, conf_keys[i].name, conf_keys[i].expected);
+    }
+    *p = out;
+    return GPUCORE_OK;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* gc                                                                                          */
+/* ---------------------------------------------------------------------------------------- */
+
+/* Why a core goes; the order of the phases. */
+static const char *const why_text[] = {
+    NULL,
+    "duplicate of its signature beyond the first kept",
+    "older than MaxAge",
+    "MaxUse exceeded",
+    "KeepFree not met",
+};
+enum { KEEP, WHY_DUP, WHY_AGE, WHY_USE, WHY_FREE };
+
+static int has_file(const struct gc_store_row *r)
+{
+    return r->state == GC_STORE_PRESENT || r->state == GC_STORE_UNREADABLE;
+}
+
+gpucore_status_t gc_store_gc(struct gc_store *s, const struct gc_store_policy *p, int dry_run,
+                             int64_t now_ns, gc_store_gc_cb cb, void *user, uint64_t *ret_freed,
+                             gpucore_diag_t *reterr_diag)
+{
+    struct gc_store_row *rows = NULL;
+    size_t n = 0, *order = NULL, norder = 0;
+    int *why = NULL;
+    uint64_t used = 0, freed = 0, avail = 0;
+    struct statvfs vfs;
+    gpucore_status_t st;
+
+    st = gc_store_refresh(s, NULL, 0, reterr_diag);
+    if (st == GPUCORE_OK)
+        st = gc_store_query(s, NULL, &rows, &n, reterr_diag); /* oldest first */
+    if (st != GPUCORE_OK)
+        return st;
+    why = calloc(n ? n : 1, sizeof(*why));
+    order = calloc(n ? n : 1, sizeof(*order));
+    if (!why || !order) {
+        st = gc_diag_set(reterr_diag, GPUCORE_E_NOMEM, 0, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (has_file(&rows[i]))
+            used += (uint64_t)(rows[i].size > 0 ? rows[i].size : 0);
+    /* 1: the cores of a signature after its first N (by capture time), oldest first. */
+    if (p->keep_per_signature >= 0) {
+        for (size_t i = 0; i < n; i++) {
+            int64_t earlier = 0;
+
+            if (!has_file(&rows[i]) || !rows[i].sig_hash)
+                continue;
+            for (size_t j = 0; j < i; j++)
+                if (has_file(&rows[j]) && rows[j].sig_hash &&
+                    strcmp(rows[j].sig_hash, rows[i].sig_hash) == 0)
+                    earlier++;
+            if (earlier >= p->keep_per_signature) {
+                why[i] = WHY_DUP;
+                order[norder++] = i;
+            }
+        }
+    }
+    /* 2: older than MaxAge (unknown capture times are never too old). */
+    for (size_t i = 0; p->max_age_ns > 0 && i < n; i++)
+        if (has_file(&rows[i]) && !why[i] && rows[i].time_ns >= 0 &&
+            rows[i].time_ns < now_ns - p->max_age_ns) {
+            why[i] = WHY_AGE;
+            order[norder++] = i;
+        }
+    for (size_t k = 0; k < norder; k++)
+        freed += (uint64_t)(rows[order[k]].size > 0 ? rows[order[k]].size : 0);
+    /* 3, 4: then the oldest, while the store uses more than MaxUse or the disk has less free
+       than KeepFree. */
+    if (p->keep_free && fstatvfs(gc_store_dirfd(s), &vfs) == 0)
+        avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+    for (size_t i = 0; i < n; i++) {
+        int reason = KEEP;
+
+        if (!has_file(&rows[i]) || why[i])
+            continue;
+        if (p->max_use && used - freed > p->max_use)
+            reason = WHY_USE;
+        else if (p->keep_free && avail + freed < p->keep_free)
+            reason = WHY_FREE;
+        if (reason == KEEP)
+            break;
+        why[i] = reason;
+        order[norder++] = i;
+        freed += (uint64_t)(rows[i].size > 0 ? rows[i].size : 0);
+    }
+    freed = 0;
+    for (size_t k = 0; k < norder && st == GPUCORE_OK; k++) {
+        struct gc_store_row *r = &rows[order[k]];
+
+        if (!dry_run) {
+            if (unlinkat(gc_store_dirfd(s), r->file, 0) != 0 && errno != ENOENT) {
+                st = gc_diag_set(reterr_diag, GPUCORE_E_IO, 0, "%s/%s: cannot remove: %s",
+                                 gc_store_path(s), r->file, strerror(errno));
+                break;
+            }
+            st = gc_store_set_state(s, r->id, GC_STORE_DELETED, reterr_diag);
+            if (st != GPUCORE_OK)
+                break;
+            r->state = GC_STORE_DELETED;
+        }
+        freed += (uint64_t)(r->size > 0 ? r->size : 0);
+        if (cb)
+            cb(user, r, why_text[why[order[k]]]);
+    }
+out:
+    free(why);
+    free(order);
+    gc_store_rows_free(rows, n);
+    if (st == GPUCORE_OK && ret_freed)
+        *ret_freed = freed;
+    return st;
+}

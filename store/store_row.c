@@ -1,0 +1,339 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A row of the index from its core (store.h): the CAPTURE_META note through schema's decoder,
+ * the manifest's truncation flag, and the triage report's signature, wave counts and GPU
+ * targets, exactly as `gpucore analyze --json` reports them. And the file-side work that
+ * follows from it: indexing one file, refreshing file states, rescanning the directory.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include <gpucore/core.h>
+#include <gpucore/schema.h>
+
+#include "gc_util.h"
+#include "store.h"
+#include "store_internal.h"
+#include "triage.h"
+
+static char *str_dup(const gpucore_str_t *s)
+{
+    return s->ptr && s->len ? strndup(s->ptr, s->len) : NULL;
+}
+
+void gc_store_row_from_meta(struct gc_store_row *row, const struct gpucore_capture_meta *m)
+{
+    const char *trigger = gpucore_trigger_name(m->trigger);
+
+    row->time_ns = m->time_ns && m->time_ns <= INT64_MAX ? (int64_t)m->time_ns : -1;
+    row->host = str_dup(&m->hostname);
+    row->pid = m->pid ? (int64_t)m->pid : -1;
+    row->exe = str_dup(&m->exe);
+    row->trigger = trigger ? strdup(trigger) : NULL;
+    /*
+     * uid, job and rank: the CAPTURE_META note does not carry them yet. When it does, they are
+     * set here and nowhere else (unknown: -1, NULL, -1).
+     */
+    row->uid = -1;
+    row->job = NULL;
+    row->rank = -1;
+}
+
+static void read_meta(gpucore_core_t *core, struct gc_store_row *row)
+{
+    struct gpucore_note note;
+    gpucore_capture_meta_t *m;
+    gpucore_manifest_t *man;
+    gpucore_diag_t d;
+    uint32_t idx = 0;
+
+    if (gpucore_core_find_note(core, GPUCORE_NOTE_OWNER, GPUCORE_NT_CAPTURE_META, &idx, &note) ==
+                GPUCORE_OK &&
+        gpucore_capture_meta_decode(note.desc, (size_t)note.desc_size, &m, &d) == GPUCORE_OK) {
+        gc_store_row_from_meta(row, m);
+        gpucore_capture_meta_free(m);
+    }
+    idx = 0;
+    if (gpucore_core_find_note(core, GPUCORE_NOTE_OWNER, GPUCORE_NT_MANIFEST, &idx, &note) ==
+                GPUCORE_OK &&
+        gpucore_manifest_decode(note.desc, (size_t)note.desc_size, &man, &d) == GPUCORE_OK) {
+        if (man->flags & GPUCORE_MANIFEST_TRUNCATED)
+            row->truncated = 1;
+        gpucore_manifest_free(man);
+    }
+}
+
+/* The agents' targets from the report, comma-separated (at most 255 bytes); NULL when none
+   is known. */
+static char *targets_text(const json_t *agents)
+{
+    char buf[256] = "";
+    size_t len = 0;
+    const json_t *a;
+    size_t i;
+
+    json_array_foreach(agents, i, a)
+    {
+        const char *t = gc_json_get_str(a, GC_TK_TARGET);
+        int n;
+
+        if (!t)
+            continue;
+        n = snprintf(buf + len, sizeof(buf) - len, "%s%s", len ? "," : "", t);
+        if (n < 0 || (size_t)n >= sizeof(buf) - len) {
+            buf[len] = '\0'; /* the targets that fit, whole */
+            break;
+        }
+        len += (size_t)n;
+    }
+    return len ? strdup(buf) : NULL;
+}
+
+static void read_triage(gpucore_core_t *core, const char *name, struct gc_store_row *row)
+{
+    struct gc_triage t = { .path = name, .core = core };
+    gpucore_diag_t d = { 0 };
+    json_t *doc, *sig;
+
+    /* Indexing needs no instruction text: never load libLLVM for it. */
+    gc_triage_no_disassembly("the store's index does not load the disassembler");
+    if (gc_triage_open(&t, &d) != GPUCORE_OK)
+        return;
+    doc = gc_triage_report(&t, NULL);
+    if (doc) {
+        sig = json_object_get(doc, "signature");
+        if (json_is_object(sig)) {
+            const char *text = gc_json_get_str(sig, GC_TK_TEXT);
+            const char *hash = gc_json_get_str(sig, GC_TK_HASH);
+
+            row->sig_text = text ? strdup(text) : NULL;
+            row->sig_hash = hash ? strdup(hash) : NULL;
+        }
+        row->waves = (int64_t)gc_json_get_u64(doc, GC_TK_WAVES);
+        row->faulting_waves = (int64_t)gc_json_get_u64(doc, GC_TK_FAULTING_WAVES);
+        row->targets = targets_text(json_object_get(doc, GC_TK_AGENTS));
+        json_decref(doc);
+    }
+    gc_triage_close(&t);
+}
+
+gpucore_status_t gc_store_row_from_file(const struct gc_store *s, const char *name,
+                                        struct gc_store_row *ret, gpucore_diag_t *reterr_diag)
+{
+    struct gc_store_row r;
+    struct gpucore_core_info info;
+    gpucore_core_t *core = NULL;
+    gpucore_diag_t cd = { 0 };
+    struct stat st;
+    int fd;
+
+    if (!name || !*name || strchr(name, '/') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+        return gc_diag_set(reterr_diag, GPUCORE_E_INVAL, 0, "'%s' is not a file name of the store",
+                           name ? name : "");
+    fd = openat(s->dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return gc_diag_set(reterr_diag,
+                           errno == ENOENT                     ? GPUCORE_E_NOTFOUND
+                           : errno == ELOOP || errno == EACCES ? GPUCORE_E_PERM
+                                                               : GPUCORE_E_IO,
+                           0, "%s/%s: %s", s->path, name,
+                           errno == ELOOP ? "a symlink: refused" : strerror(errno));
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        int e = errno;
+
+        close(fd);
+        return gc_diag_set(reterr_diag, GPUCORE_E_PERM, 0, "%s/%s: %s", s->path, name,
+                           e && !S_ISREG(st.st_mode) ? "not a regular file: refused" : strerror(e));
+    }
+    memset(&r, 0, sizeof(r));
+    r.time_ns = r.pid = r.uid = r.rank = r.waves = r.faulting_waves = -1;
+    r.size = (int64_t)st.st_blocks * 512;
+    r.file_bytes = (int64_t)st.st_size;
+    r.file_mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+    r.state = GC_STORE_PRESENT;
+    r.file = strdup(name);
+    if (!r.file) {
+        close(fd);
+        return gc_diag_set(reterr_diag, GPUCORE_E_NOMEM, 0, "out of memory");
+    }
+    /* The library's default memory budget bounds the work on one file, hostile or not. */
+    if (gpucore_core_open_fd(fd,
+                             GPUCORE_OPTS(gpucore_open_opts, .flags = GPUCORE_OPEN_ALLOW_TRUNCATED),
+                             &core, &cd) != GPUCORE_OK) {
+        close(fd);
+        r.state = GC_STORE_UNREADABLE;
+        r.error = strdup(cd.message[0] ? cd.message : "not a core");
+        *ret = r;
+        return GPUCORE_OK;
+    }
+    close(fd);
+    if (gpucore_core_get_info(core, &info) == GPUCORE_OK &&
+        (info.flags & GPUCORE_INFO_FILE_TRUNCATED))
+        r.truncated = 1;
+    read_meta(core, &r);
+    read_triage(core, name, &r);
+    gpucore_core_close(core);
+    *ret = r;
+    return GPUCORE_OK;
+}
+
+gpucore_status_t gc_store_index_file(struct gc_store *s, const char *name, int64_t *ret_id,
+                                     gpucore_diag_t *reterr_diag)
+{
+    struct gc_store_row r;
+    gpucore_status_t st = gc_store_row_from_file(s, name, &r, reterr_diag);
+
+    if (st != GPUCORE_OK)
+        return st;
+    st = gc_store_put(s, &r, reterr_diag);
+    if (st == GPUCORE_OK && ret_id)
+        *ret_id = r.id;
+    gc_store_row_done(&r);
+    return st;
+}
+
+/* The state a row's file has now: present (a regular file), or missing. */
+static int file_state_now(const struct gc_store *s, const char *name)
+{
+    struct stat st;
+
+    if (fstatat(s->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+        return GC_STORE_PRESENT;
+    return GC_STORE_MISSING;
+}
+
+gpucore_status_t gc_store_refresh(struct gc_store *s, struct gc_store_row *rows, size_t n,
+                                  gpucore_diag_t *reterr_diag)
+{
+    struct gc_store_row *all = NULL;
+    size_t nall = 0;
+    gpucore_status_t st = GPUCORE_OK;
+
+    if (!rows) {
+        st = gc_store_query(s, NULL, &all, &nall, reterr_diag);
+        if (st != GPUCORE_OK)
+            return st;
+        rows = all;
+        n = nall;
+    }
+    for (size_t i = 0; i < n && st == GPUCORE_OK; i++) {
+        struct gc_store_row *r = &rows[i];
+        int now;
+
+        /* deleted by gc stays so; an unreadable file stays unreadable while it is there */
+        if (r->state == GC_STORE_DELETED)
+            continue;
+        now = file_state_now(s, r->file);
+        if (r->state == GC_STORE_UNREADABLE && now == GC_STORE_PRESENT)
+            continue;
+        if (now != r->state) {
+            st = gc_store_set_state(s, r->id, now, reterr_diag);
+            r->state = now;
+        }
+    }
+    gc_store_rows_free(all, nall);
+    return st;
+}
+
+/* The store's own files: the index and SQLite's journals next to it. */
+static int is_index_file(const char *name)
+{
+    size_t n = strlen(GC_STORE_INDEX_NAME);
+
+    return strncmp(name, GC_STORE_INDEX_NAME, n) == 0 &&
+           (!name[n] || strcmp(name + n, "-wal") == 0 || strcmp(name + n, "-shm") == 0 ||
+            strcmp(name + n, "-journal") == 0);
+}
+
+/* A row's file as indexed is the file there now (same size and modification time). */
+static int unchanged(const struct gc_store_row *r, const struct stat *st)
+{
+    return r->file_bytes == (int64_t)st->st_size &&
+           r->file_mtime_ns == (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+}
+
+gpucore_status_t gc_store_rescan(struct gc_store *s, struct gc_store_rescan_stats *ret,
+                                 gpucore_diag_t *reterr_diag)
+{
+    struct gc_store_rescan_stats stats = { 0 };
+    struct gc_store_row *rows = NULL, r;
+    struct dirent *e;
+    size_t n = 0;
+    gpucore_status_t st;
+    DIR *dir;
+    int fd;
+
+    st = gc_store_query(s, NULL, &rows, &n, reterr_diag);
+    if (st != GPUCORE_OK)
+        return st;
+    fd = openat(s->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    dir = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!dir) {
+        if (fd >= 0)
+            close(fd);
+        gc_store_rows_free(rows, n);
+        return gc_diag_set(reterr_diag, GPUCORE_E_IO, 0, "%s: cannot list the store: %s", s->path,
+                           strerror(errno));
+    }
+    while (st == GPUCORE_OK && (e = readdir(dir)) != NULL) {
+        struct gc_store_row *old = NULL;
+        struct stat sb;
+
+        if (e->d_name[0] == '.' || is_index_file(e->d_name))
+            continue; /* also the writer's hidden temporary files */
+        if (fstatat(s->dirfd, e->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(sb.st_mode)) {
+            stats.skipped++;
+            continue;
+        }
+        stats.files++;
+        for (size_t i = 0; i < n && !old; i++)
+            if (strcmp(rows[i].file, e->d_name) == 0)
+                old = &rows[i];
+        if (old && old->state != GC_STORE_DELETED && unchanged(old, &sb)) {
+            if (old->state == GC_STORE_MISSING)
+                st = gc_store_set_state(s, old->id, GC_STORE_PRESENT, reterr_diag);
+            old->state = old->state == GC_STORE_UNREADABLE ? old->state : GC_STORE_PRESENT;
+            continue;
+        }
+        st = gc_store_row_from_file(s, e->d_name, &r, reterr_diag);
+        if (st == GPUCORE_E_NOTFOUND || st == GPUCORE_E_PERM) {
+            st = GPUCORE_OK; /* gone or replaced since readdir */
+            stats.skipped++;
+            continue;
+        }
+        if (st != GPUCORE_OK)
+            break;
+        if (r.state == GC_STORE_UNREADABLE)
+            stats.unreadable++;
+        st = gc_store_put(s, &r, reterr_diag);
+        gc_store_row_done(&r);
+        if (old) {
+            stats.updated++;
+            old->state = GC_STORE_PRESENT;
+        } else {
+            stats.added++;
+        }
+    }
+    closedir(dir);
+    for (size_t i = 0; st == GPUCORE_OK && i < n; i++) {
+        if (rows[i].state == GC_STORE_DELETED ||
+            file_state_now(s, rows[i].file) == GC_STORE_PRESENT)
+            continue;
+        stats.missing++;
+        if (rows[i].state != GC_STORE_MISSING)
+            st = gc_store_set_state(s, rows[i].id, GC_STORE_MISSING, reterr_diag);
+    }
+    gc_store_rows_free(rows, n);
+    if (st == GPUCORE_OK && ret)
+        *ret = stats;
+    return st;
+}

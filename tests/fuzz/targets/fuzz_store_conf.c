@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Fuzz target for the store's configuration file (store.h, gc_store_conf_parse()): the input
+ * is the file's bytes. On success every limit is what a value of its kind can be; on failure
+ * the status is GPUCORE_E_CORRUPT, the message names the file and a line ("conf:N: ..."), and
+ * the policy is untouched. The same bytes are also tried as a size and a duration (the
+ * options' parsers) as one NUL-terminated string.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    struct gc_store_policy before = { .keep_per_signature = -1 }, p = before;
+    gpucore_diag_t d = { 0 };
+    gpucore_status_t st = gc_store_conf_parse((const char *)data, size, "conf", &p, &d);
+    char *text;
+    uint64_t u;
+    int64_t ns;
+
+    if (st == GPUCORE_OK) {
+        if (p.max_age_ns < 0 || p.keep_per_signature < -1 || p.keep_per_signature > 1000000)
+            abort();
+    } else {
+        if (st != GPUCORE_E_CORRUPT || strncmp(d.message, "conf:", 5) != 0 ||
+            memcmp(&p, &before, sizeof(p)) != 0)
+            abort();
+    }
+    text = malloc(size + 1);
+    if (!text)
+        return 0;
+    memcpy(text, data, size);
+    text[size] = '\0';
+    if (gc_store_parse_duration(text, &ns) == 0 && ns < 0)
+        abort();
+    (void)gc_store_parse_size(text, &u);
+    free(text);
+    return 0;
+}

@@ -1,0 +1,33 @@
+# SPDX-License-Identifier: MIT
+# The core store (store/store.h, docs/store.md): the index, its migrations and writers, the
+# directory's rules and gc's order as unit tests; the commands end to end on cores of the
+# simulated GPU (tests/store/store_e2e.sh).
+gpucore_unit_test(test_store SOURCES unit/test_store.c
+  LIBS gc_store gc_triage gc_analyze gc_libcore gc_schema gc_arch)
+
+# run --store, list, show, gc, store --rescan on cores of the simulated GPU; cases need ptrace
+# rights and are skipped (77) without them.
+foreach(kase run gc hand perm)
+  add_test(NAME store-e2e-${kase}
+           COMMAND ${PROJECT_SOURCE_DIR}/tests/store/store_e2e.sh
+                   ${CMAKE_CURRENT_BINARY_DIR}/store-e2e/${kase} $<TARGET_FILE:gpucore-cli>
+                   $<TARGET_FILE:gpucore-inferior> ${CMAKE_CURRENT_BINARY_DIR}/scenario-objects
+                   ${PROJECT_SOURCE_DIR}/tests/scenarios ${kase})
+  set_tests_properties(store-e2e-${kase} PROPERTIES LABELS "store;e2e" SKIP_RETURN_CODE 77
+                       TIMEOUT 300)
+endforeach()
+
+# store.conf, the store's one parser of outside bytes (G-FUZZ-1)
+gpucore_fuzz_target(fuzz_store_conf SOURCE fuzz/targets/fuzz_store_conf.c
+  LIBS gc_store gc_triage gc_analyze gc_libcore gc_schema gc_arch)
+
+# No test touches the machine's own core store (/var/lib/gpucore/cores for root): `gpucore
+# list`, `gc` and `store` without --store use GPUCORE_STORE, which every test defined so far
+# gets pointing into the build tree (cli-help-options runs `gpucore gc --max-use=1`, which
+# would empty the default store). The tests of the files included after this one run no such
+# command. A test that sets its own GPUCORE_STORE (store_e2e.sh) overrides it.
+get_property(_gc_store_tests DIRECTORY PROPERTY TESTS)
+foreach(t IN LISTS _gc_store_tests)
+  set_property(TEST ${t} APPEND PROPERTY ENVIRONMENT
+               "GPUCORE_STORE=${CMAKE_CURRENT_BINARY_DIR}/tests-default-store")
+endforeach()

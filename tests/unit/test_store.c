@@ -1,0 +1,703 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The core store's index and policy (store/store.h): the schema and its migrations, an index
+ * newer than the program refused, two writers in parallel processes, hostile strings only ever
+ * bound as parameters, the directory's ownership and mode rules, symlinks never followed, a
+ * rescan of files that are not cores, the configuration file's errors, and gc's order.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "store.h"
+
+#define NS 1000000000LL
+
+static char dir[PATH_MAX];
+
+/* A fresh store directory per test: GPUCORE_TEST_TMPDIR/test_store.PID.N. */
+static int setup(void **state)
+{
+    static int n;
+    const char *tmp = getenv("GPUCORE_TEST_TMPDIR");
+    char cmd[PATH_MAX + 16];
+
+    (void)state;
+    snprintf(dir, sizeof(dir), "%s/test_store.%ld.%d", tmp ? tmp : "/tmp", (long)getpid(), n++);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    char cmd[PATH_MAX + 16];
+
+    (void)state;
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static struct gc_store *open_store(void)
+{
+    struct gc_store *s = NULL;
+    gpucore_diag_t d = { 0 };
+    gpucore_status_t st = gc_store_open(dir, GC_STORE_CREATE, &s, &d);
+
+    if (st != GPUCORE_OK)
+        fail_msg("gc_store_open: %s", d.message);
+    return s;
+}
+
+static char *path_in(const char *name)
+{
+    static char p[PATH_MAX + 64];
+
+    snprintf(p, sizeof(p), "%s/%s", dir, name);
+    return p;
+}
+
+static void write_file(const char *name, const void *data, size_t n)
+{
+    int fd = open(path_in(name), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, data, n), (ssize_t)n);
+    close(fd);
+}
+
+/* A row of a file that exists (written with @p bytes bytes). */
+static int64_t put(struct gc_store *s, const char *file, int64_t time_s, const char *sig,
+                   const char *exe, size_t bytes)
+{
+    struct gc_store_row r = { 0 };
+    gpucore_diag_t d = { 0 };
+    char *data = calloc(1, bytes ? bytes : 1);
+
+    assert_non_null(data);
+    write_file(file, data, bytes);
+    free(data);
+    r.time_ns = time_s * NS;
+    r.pid = 100;
+    r.uid = r.rank = r.waves = r.faulting_waves = -1;
+    r.host = strdup("h");
+    r.exe = exe ? strdup(exe) : NULL;
+    r.sig_hash = sig ? strdup(sig) : NULL;
+    r.sig_text = sig ? strdup(sig) : NULL;
+    r.size = (int64_t)bytes;
+    r.file = strdup(file);
+    r.state = GC_STORE_PRESENT;
+    if (gc_store_put(s, &r, &d) != GPUCORE_OK)
+        fail_msg("gc_store_put: %s", d.message);
+    int64_t id = r.id;
+
+    gc_store_row_done(&r);
+    return id;
+}
+
+static size_t query(struct gc_store *s, const struct gc_store_filter *f, struct gc_store_row **rows)
+{
+    gpucore_diag_t d = { 0 };
+    size_t n = 0;
+
+    if (gc_store_query(s, f, rows, &n, &d) != GPUCORE_OK)
+        fail_msg("gc_store_query: %s", d.message);
+    return n;
+}
+
+static int sql_int(const char *sql)
+{
+    sqlite3 *db;
+    sqlite3_stmt *q;
+    int v = -1;
+
+    assert_int_equal(sqlite3_open(path_in(GC_STORE_INDEX_NAME), &db), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &q, NULL), SQLITE_OK);
+    if (sqlite3_step(q) == SQLITE_ROW)
+        v = sqlite3_column_int(q, 0);
+    sqlite3_finalize(q);
+    sqlite3_close(db);
+    return v;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+
+/* A new store: 0700, the index 0600 at the program's schema version, one migration row each. */
+static void test_create_and_migrate(void **state)
+{
+    struct gc_store *s;
+    struct stat st;
+
+    (void)state;
+    s = open_store();
+    assert_int_equal(stat(dir, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0700);
+    assert_int_equal(stat(path_in(GC_STORE_INDEX_NAME), &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0600);
+    gc_store_close(s);
+    assert_int_equal(sql_int("PRAGMA user_version"), GC_STORE_SCHEMA_VERSION);
+    assert_int_equal(sql_int("SELECT count(*) FROM migrations"), GC_STORE_SCHEMA_VERSION);
+    assert_int_equal(sql_int("SELECT max(version) FROM migrations"), GC_STORE_SCHEMA_VERSION);
+    /* opened again: nothing applied twice */
+    s = open_store();
+    gc_store_close(s);
+    assert_int_equal(sql_int("SELECT count(*) FROM migrations"), GC_STORE_SCHEMA_VERSION);
+    assert_string_equal(gc_store_state_name(GC_STORE_DELETED), "deleted");
+    assert_int_equal(gc_store_state_parse("missing"), GC_STORE_MISSING);
+    assert_int_equal(gc_store_state_parse("gone"), -1);
+}
+
+/* An index of a newer schema is refused, untouched. */
+static void test_newer_version_refused(void **state)
+{
+    struct gc_store *s;
+    gpucore_diag_t d = { 0 };
+    sqlite3 *db;
+
+    (void)state;
+    s = open_store();
+    gc_store_close(s);
+    assert_int_equal(sqlite3_open(path_in(GC_STORE_INDEX_NAME), &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 99", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    s = NULL;
+    assert_int_equal(gc_store_open(dir, GC_STORE_CREATE, &s, &d), GPUCORE_E_VERSION);
+    assert_null(s);
+    assert_non_null(strstr(d.message, "schema version 99, newer than this gpucore's"));
+    assert_int_equal(sql_int("PRAGMA user_version"), 99);
+}
+
+/* A file that is no SQLite database as the index: refused as corrupt, not overwritten. */
+static void test_not_a_database(void **state)
+{
+    struct gc_store *s = NULL;
+    gpucore_diag_t d = { 0 };
+    static const char junk[8192] = "this is not an SQLite database";
+
+    (void)state;
+    assert_int_equal(mkdir(dir, 0700), 0);
+    write_file(GC_STORE_INDEX_NAME, junk, sizeof(junk));
+    assert_int_equal(gc_store_open(dir, GC_STORE_CREATE, &s, &d), GPUCORE_E_CORRUPT);
+    assert_null(s);
+}
+
+/* Strings that would break string-built SQL are stored and found as they are. */
+static void test_hostile_strings(void **state)
+{
+    static const char *const evil[] = {
+        "'; DROP TABLE cores; --",
+        "\"); DELETE FROM cores; --",
+        "x' OR '1'='1",
+        "%_\\",
+    };
+    struct gc_store_filter f = { 0 };
+    struct gc_store_row *rows = NULL;
+    struct gc_store *s;
+    size_t n;
+
+    (void)state;
+    s = open_store();
+    for (size_t i = 0; i < sizeof(evil) / sizeof(evil[0]); i++) {
+        char file[64];
+
+        snprintf(file, sizeof(file), "core.%zu'; DROP TABLE cores;--", i);
+        put(s, file, 1000 + (int64_t)i, evil[i], evil[i], 10);
+    }
+    for (size_t i = 0; i < sizeof(evil) / sizeof(evil[0]); i++) {
+        f.exe = evil[i];
+        n = query(s, &f, &rows);
+        assert_int_equal(n, 1);
+        assert_string_equal(rows[0].exe, evil[i]);
+        gc_store_rows_free(rows, n);
+        memset(&f, 0, sizeof(f));
+        f.signature = evil[i];
+        n = query(s, &f, &rows);
+        assert_int_equal(n, 1);
+        assert_string_equal(rows[0].sig_hash, evil[i]);
+        gc_store_rows_free(rows, n);
+        memset(&f, 0, sizeof(f));
+    }
+    /* a LIKE wildcard in --exe matches only itself */
+    f.exe = "%";
+    assert_int_equal(query(s, &f, &rows), 0);
+    gc_store_close(s);
+    assert_int_equal(sql_int("SELECT count(*) FROM cores"), 4);
+}
+
+/* Two processes writing at once: every row of both arrives (WAL and the busy timeout). */
+#define WRITER_ROWS 150
+static void test_two_writers(void **state)
+{
+    pid_t pids[2];
+    struct gc_store *s;
+
+    (void)state;
+    s = open_store(); /* created before: both writers open an existing index */
+    gc_store_close(s);
+    for (int w = 0; w < 2; w++) {
+        pids[w] = fork();
+        assert_true(pids[w] >= 0);
+        if (pids[w] == 0) {
+            struct gc_store *ws = NULL;
+            gpucore_diag_t d = { 0 };
+
+            if (gc_store_open(dir, GC_STORE_CREATE, &ws, &d) != GPUCORE_OK)
+                _exit(2);
+            for (int i = 0; i < WRITER_ROWS; i++) {
+                struct gc_store_row r = { 0 };
+                char file[32];
+
+                snprintf(file, sizeof(file), "core.w%d.%d", w, i);
+                r.time_ns = r.pid = r.uid = r.rank = r.waves = r.faulting_waves = -1;
+                r.file = file;
+                r.state = GC_STORE_PRESENT;
+                if (gc_store_put(ws, &r, &d) != GPUCORE_OK)
+                    _exit(3);
+            }
+            gc_store_close(ws);
+            _exit(0);
+        }
+    }
+    for (int w = 0; w < 2; w++) {
+        int status = 0;
+
+        assert_int_equal(waitpid(pids[w], &status, 0), pids[w]);
+        assert_true(WIFEXITED(status));
+        assert_int_equal(WEXITSTATUS(status), 0);
+    }
+    assert_int_equal(sql_int("SELECT count(*) FROM cores"), 2 * WRITER_ROWS);
+    assert_int_equal(sql_int("SELECT count(DISTINCT id) FROM cores"), 2 * WRITER_ROWS);
+}
+
+/* A directory writable by others, a symlink in place of the directory or of the index. */
+static void test_directory_rules(void **state)
+{
+    struct gc_store *s = NULL;
+    gpucore_diag_t d = { 0 };
+    char link[PATH_MAX + 8], real[PATH_MAX + 8];
+
+    (void)state;
+    assert_int_equal(mkdir(dir, 0700), 0);
+    assert_int_equal(chmod(dir, 0777), 0);
+    assert_int_equal(gc_store_open(dir, GC_STORE_CREATE, &s, &d), GPUCORE_E_PERM);
+    assert_non_null(strstr(d.message, "writable by others"));
+    assert_int_equal(chmod(dir, 0770), 0);
+    assert_int_equal(gc_store_open(dir, GC_STORE_CREATE, &s, &d), GPUCORE_E_PERM);
+    assert_non_null(strstr(d.message, "writable by its group"));
+    assert_int_equal(chmod(dir, 0700), 0);
+
+    /* the store's name a symlink to a good directory */
+    snprintf(real, sizeof(real), "%s.real", dir);
+    snprintf(link, sizeof(link), "%s", dir);
+    assert_int_equal(rename(dir, real), 0);
+    assert_int_equal(symlink(real, link), 0);
+    assert_int_equal(gc_store_open(dir, GC_STORE_CREATE, &s, &d), GPUCORE_E_PERM);
+    assert_non_null(strstr(d.message, "symlink"));
+    assert_int_equal(unlink(link), 0);
+    assert_int_equal(rename(real, dir), 0);
+
+    /* the index a symlink (to a database elsewhere) */
+    snprintf(real, sizeof(real), "%s.db", dir);
+    close(open(real, O_CREAT | O_WRONLY, 0600));
+    assert_int_equal(symlink(real, path_in(GC_STORE_INDEX_NAME)), 0);
+    assert_int_equal(gc_store_open(dir, GC_STORE_CREATE, &s, &d), GPUCORE_E_PERM);
+    assert_non_null(strstr(d.message, "not a regular file"));
+    unlink(real);
+    assert_null(s);
+}
+
+/* A store owned by another user is refused to a user who is not root. */
+static void test_other_owner(void **state)
+{
+    pid_t pid;
+    int status = 0;
+
+    (void)state;
+    if (geteuid() != 0)
+        skip(); /* needs root to give the directory away and to become another user */
+    assert_int_equal(mkdir(dir, 0755), 0);
+    assert_int_equal(chown(dir, 65533, 65533), 0);
+    {
+        struct gc_store *s = NULL;
+        gpucore_diag_t d = { 0 };
+
+        /* root may open a store of another user's (as it reads every user's cores) */
+        assert_int_equal(gc_store_open(dir, GC_STORE_CREATE, &s, &d), GPUCORE_OK);
+        gc_store_close(s);
+    }
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        struct gc_store *s = NULL;
+        gpucore_diag_t d = { 0 };
+
+        if (setgid(65534) != 0 || setuid(65534) != 0)
+            _exit(10);
+        if (gc_store_open(dir, 0, &s, &d) != GPUCORE_E_PERM)
+            _exit(11);
+        _exit(strstr(d.message, "belongs to uid 65533") ? 0 : 12);
+    }
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/* Rescan: files that are not cores are unreadable rows, symlinks and directories are skipped,
+   gone files become missing, and a file back is present again. */
+static void test_rescan_hostile(void **state)
+{
+    static const char elf_head[64] = "\177ELF\2\1\1";
+    struct gc_store_rescan_stats st = { 0 };
+    struct gc_store_row *rows = NULL;
+    struct gc_store_filter f = { 0 };
+    struct gc_store *s;
+    gpucore_diag_t d = { 0 };
+    size_t n;
+
+    (void)state;
+    s = open_store();
+    write_file("core.text", "hello\n", 6);
+    write_file("core.elf", elf_head, sizeof(elf_head));
+    write_file("core.empty", "", 0);
+    assert_int_equal(symlink("/etc/passwd", path_in("core.link")), 0);
+    assert_int_equal(mkdir(path_in("subdir"), 0700), 0);
+    assert_int_equal(gc_store_rescan(s, &st, &d), GPUCORE_OK);
+    assert_int_equal(st.files, 3);
+    assert_int_equal(st.added, 3);
+    assert_int_equal(st.unreadable, 3);
+    assert_int_equal(st.skipped, 2);
+    n = query(s, NULL, &rows);
+    assert_int_equal(n, 3);
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(rows[i].state, GC_STORE_UNREADABLE);
+        assert_non_null(rows[i].error);
+        assert_null(rows[i].sig_hash);
+    }
+    gc_store_rows_free(rows, n);
+
+    /* again: nothing changed, nothing read again */
+    assert_int_equal(gc_store_rescan(s, &st, &d), GPUCORE_OK);
+    assert_int_equal(st.added + st.updated, 0);
+
+    /* deleted by hand: missing; back: present again (refresh) */
+    unlink(path_in("core.text"));
+    assert_int_equal(gc_store_rescan(s, &st, &d), GPUCORE_OK);
+    assert_int_equal(st.missing, 1);
+    f.file = "core.text";
+    n = query(s, &f, &rows);
+    assert_int_equal(n, 1);
+    assert_int_equal(rows[0].state, GC_STORE_MISSING);
+    gc_store_rows_free(rows, n);
+    put(s, "core.x", 5, "sig", NULL, 10);
+    unlink(path_in("core.x"));
+    assert_int_equal(gc_store_refresh(s, NULL, 0, &d), GPUCORE_OK);
+    f.file = "core.x";
+    n = query(s, &f, &rows);
+    assert_int_equal(rows[0].state, GC_STORE_MISSING);
+    gc_store_rows_free(rows, n);
+    write_file("core.x", "", 0);
+    assert_int_equal(gc_store_refresh(s, NULL, 0, &d), GPUCORE_OK);
+    n = query(s, &f, &rows);
+    assert_int_equal(rows[0].state, GC_STORE_PRESENT);
+    gc_store_rows_free(rows, n);
+
+    /* a symlink named as a core is refused, never read */
+    assert_int_equal(gc_store_index_file(s, "core.link", NULL, &d), GPUCORE_E_PERM);
+    assert_int_equal(gc_store_index_file(s, "../x", NULL, &d), GPUCORE_E_INVAL);
+    gc_store_close(s);
+}
+
+/* The configuration file: every key, comments, and each error with its line. */
+static void test_conf(void **state)
+{
+    struct gc_store_policy p = { .keep_per_signature = -1 };
+    gpucore_diag_t d = { 0 };
+    static const char good[] = "# gpucore store\n[Store]\n; comment\n\nMaxUse=10G\n"
+                               "  KeepFree = 512M  \nMaxAge=30d\nKeepPerSignature=3\n";
+    static const struct {
+        const char *text;
+        const char *message;
+    } bad[] = {
+        { "MaxUse=10G\nMaxSize=1G\n", "store.conf:2: unknown key" },
+        { "MaxUse=ten\n", "store.conf:1: MaxUse= expects a size" },
+        { "\n\nMaxAge=3y\n", "store.conf:3: MaxAge= expects a duration" },
+        { "KeepPerSignature=-1\n", "store.conf:1: KeepPerSignature= expects a count" },
+        { "MaxUse 10G\n", "store.conf:1: expected Key=Value" },
+        { "MaxUse=99999999999999999999\n", "store.conf:1: MaxUse= expects a size" },
+        { "MaxUse=16777216T\n", "store.conf:1: MaxUse= expects a size" },
+    };
+    char *longline;
+
+    (void)state;
+    assert_int_equal(gc_store_conf_parse(good, strlen(good), "store.conf", &p, &d), GPUCORE_OK);
+    assert_int_equal(p.max_use, 10ull << 30);
+    assert_int_equal(p.keep_free, 512ull << 20);
+    assert_int_equal(p.max_age_ns, 30LL * 86400 * NS);
+    assert_int_equal(p.keep_per_signature, 3);
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        struct gc_store_policy q = p;
+
+        assert_int_equal(
+                gc_store_conf_parse(bad[i].text, strlen(bad[i].text), "store.conf", &q, &d),
+                GPUCORE_E_CORRUPT);
+        if (strncmp(d.message, bad[i].message, strlen(bad[i].message)) != 0)
+            fail_msg("case %zu: '%s', expected '%s...'", i, d.message, bad[i].message);
+        assert_memory_equal(&q, &p, sizeof(p)); /* nothing applied from a bad file */
+    }
+    longline = malloc(2000);
+    assert_non_null(longline);
+    memset(longline, 'a', 1999);
+    longline[1999] = '\n';
+    assert_int_equal(gc_store_conf_parse(longline, 2000, "store.conf", &p, &d), GPUCORE_E_CORRUPT);
+    assert_non_null(strstr(d.message, ":1: line longer than"));
+    free(longline);
+    assert_int_equal(gc_store_conf_parse("MaxUse=1\0", 9, "c", &p, &d), GPUCORE_E_CORRUPT);
+}
+
+/* gc's order: duplicates of a signature beyond the first N first, then max age, then the
+   oldest while over MaxUse; rows stay, marked deleted; a dry run changes nothing. */
+struct removed {
+    char files[16][32];
+    char why[16][64];
+    size_t n;
+};
+
+static void on_removed(void *user, const struct gc_store_row *r, const char *why)
+{
+    struct removed *rm = user;
+
+    if (rm->n < 16) {
+        snprintf(rm->files[rm->n], sizeof(rm->files[0]), "%s", r->file);
+        snprintf(rm->why[rm->n], sizeof(rm->why[0]), "%s", why);
+        rm->n++;
+    }
+}
+
+static void test_gc_order(void **state)
+{
+    struct gc_store_policy p = { .keep_per_signature = -1 };
+    struct gc_store_row *rows = NULL;
+    struct removed rm = { 0 };
+    struct gc_store *s;
+    gpucore_diag_t d = { 0 };
+    uint64_t freed = 0;
+    struct stat st;
+    size_t n;
+
+    (void)state;
+    s = open_store();
+    /* times in seconds; A: signature a, B: b; sizes 4 KiB each */
+    put(s, "a1", 100, "a", "x", 4096);
+    put(s, "b1", 150, "b", "x", 4096);
+    put(s, "a2", 200, "a", "x", 4096);
+    put(s, "a3", 300, "a", "x", 4096);
+    put(s, "b2", 400, "b", "x", 4096);
+    put(s, "c1", 500, "c", "x", 4096);
+
+    /* dry run with KeepPerSignature=1: a2, a3, b2 -- nothing changes */
+    p.keep_per_signature = 1;
+    assert_int_equal(gc_store_gc(s, &p, 1, 1000 * NS, on_removed, &rm, &freed, &d), GPUCORE_OK);
+    assert_int_equal(rm.n, 3);
+    assert_string_equal(rm.files[0], "a2");
+    assert_string_equal(rm.files[1], "a3");
+    assert_string_equal(rm.files[2], "b2");
+    assert_int_equal(freed, 3 * 4096);
+    assert_int_equal(stat(path_in("a2"), &st), 0);
+
+    /* KeepPerSignature=1 and MaxUse of two cores: the duplicates, then the oldest (a1) */
+    memset(&rm, 0, sizeof(rm));
+    p.max_use = 2 * 4096;
+    assert_int_equal(gc_store_gc(s, &p, 0, 1000 * NS, on_removed, &rm, &freed, &d), GPUCORE_OK);
+    assert_int_equal(rm.n, 4);
+    assert_string_equal(rm.files[0], "a2");
+    assert_string_equal(rm.files[1], "a3");
+    assert_string_equal(rm.files[2], "b2");
+    assert_string_equal(rm.files[3], "a1");
+    assert_string_equal(rm.why[0], "duplicate of its signature beyond the first kept");
+    assert_string_equal(rm.why[3], "MaxUse exceeded");
+    assert_int_equal(stat(path_in("a2"), &st), -1);
+    assert_int_equal(stat(path_in("b1"), &st), 0);
+    assert_int_equal(stat(path_in("c1"), &st), 0);
+    n = query(s, NULL, &rows);
+    assert_int_equal(n, 6); /* rows stay */
+    for (size_t i = 0; i < n; i++) {
+        int gone = strcmp(rows[i].file, "b1") != 0 && strcmp(rows[i].file, "c1") != 0;
+
+        assert_int_equal(rows[i].state, gone ? GC_STORE_DELETED : GC_STORE_PRESENT);
+    }
+    /* the signature's count keeps the deleted ones: seen 3 times */
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(rows[i].file, "a1") == 0) {
+            assert_int_equal(rows[i].seen, 3);
+            assert_int_equal(rows[i].first_seen_ns, 100 * NS);
+        }
+    gc_store_rows_free(rows, n);
+
+    /* MaxAge: b1 (captured at 150 s) is older than 600 s at 800 s; c1 is not */
+    memset(&rm, 0, sizeof(rm));
+    p = (struct gc_store_policy){ .keep_per_signature = -1, .max_age_ns = 600 * NS };
+    assert_int_equal(gc_store_gc(s, &p, 0, 800 * NS, on_removed, &rm, &freed, &d), GPUCORE_OK);
+    assert_int_equal(rm.n, 1);
+    assert_string_equal(rm.files[0], "b1");
+    assert_string_equal(rm.why[0], "older than MaxAge");
+
+    /* no limit: nothing */
+    memset(&rm, 0, sizeof(rm));
+    p = (struct gc_store_policy){ .keep_per_signature = -1 };
+    assert_int_equal(gc_store_gc(s, &p, 0, 800 * NS, on_removed, &rm, &freed, &d), GPUCORE_OK);
+    assert_int_equal(rm.n, 0);
+    gc_store_close(s);
+}
+
+/* A user who is not root sees the rows of their uid and those of unknown uid only. */
+static void test_own_uid_filter(void **state)
+{
+    struct gc_store_filter f = { .own_uid_only = 1, .uid = 1000 };
+    struct gc_store_row *rows = NULL;
+    struct gc_store *s;
+    gpucore_diag_t d = { 0 };
+    size_t n;
+
+    (void)state;
+    s = open_store();
+    for (int i = 0; i < 3; i++) {
+        struct gc_store_row r = { 0 };
+        static const char *const files[] = { "mine", "theirs", "unknown" };
+        static const int64_t uids[] = { 1000, 1001, -1 };
+
+        r.time_ns = r.pid = r.rank = r.waves = r.faulting_waves = -1;
+        r.uid = uids[i];
+        r.file = (char *)files[i];
+        r.state = GC_STORE_PRESENT;
+        assert_int_equal(gc_store_put(s, &r, &d), GPUCORE_OK);
+    }
+    n = query(s, &f, &rows);
+    assert_int_equal(n, 2);
+    assert_string_equal(rows[0].file, "mine");
+    assert_int_equal(rows[0].uid, 1000);
+    assert_string_equal(rows[1].file, "unknown");
+    assert_int_equal(rows[1].uid, -1);
+    gc_store_rows_free(rows, n);
+    assert_int_equal(query(s, NULL, &rows), 3);
+    gc_store_rows_free(rows, 3);
+    gc_store_close(s);
+}
+
+/* KeepFree: more free space than any disk has -- every core goes, oldest first; a
+   KeepFree the disk already has -- none. */
+static void test_gc_keep_free(void **state)
+{
+    struct gc_store_policy p = { .keep_per_signature = -1, .keep_free = 1ull << 62 };
+    struct removed rm = { 0 };
+    struct gc_store *s;
+    gpucore_diag_t d = { 0 };
+    uint64_t freed = 0;
+
+    (void)state;
+    s = open_store();
+    put(s, "new", 300, "a", "x", 4096);
+    put(s, "old", 100, "b", "x", 4096);
+    p.keep_free = 1;
+    assert_int_equal(gc_store_gc(s, &p, 0, 1000 * NS, on_removed, &rm, &freed, &d), GPUCORE_OK);
+    assert_int_equal(rm.n, 0);
+    p.keep_free = 1ull << 62;
+    assert_int_equal(gc_store_gc(s, &p, 0, 1000 * NS, on_removed, &rm, &freed, &d), GPUCORE_OK);
+    assert_int_equal(rm.n, 2);
+    assert_string_equal(rm.files[0], "old");
+    assert_string_equal(rm.files[1], "new");
+    assert_string_equal(rm.why[0], "KeepFree not met");
+    assert_int_equal(freed, 2 * 4096);
+    gc_store_close(s);
+}
+
+/* Where the store is: --store, GPUCORE_STORE, then the defaults. */
+static void test_locate(void **state)
+{
+    char buf[PATH_MAX];
+    gpucore_diag_t d = { 0 };
+
+    (void)state;
+    assert_int_equal(gc_store_locate("/x/opt", buf, sizeof(buf), &d), GPUCORE_OK);
+    assert_string_equal(buf, "/x/opt");
+    setenv("GPUCORE_STORE", "/x/env", 1);
+    assert_int_equal(gc_store_locate(NULL, buf, sizeof(buf), &d), GPUCORE_OK);
+    assert_string_equal(buf, "/x/env");
+    unsetenv("GPUCORE_STORE");
+    assert_int_equal(gc_store_locate(NULL, buf, sizeof(buf), &d), GPUCORE_OK);
+    if (geteuid() == 0)
+        assert_string_equal(buf, GC_STORE_ROOT_DIR);
+    assert_int_equal(gc_store_locate("/a/long/path", buf, 5, &d), GPUCORE_E_LIMIT);
+}
+
+/* A user who is not root: the XDG state directory, else ~/.local/state (a child as nobody). */
+static void test_locate_user(void **state)
+{
+    pid_t pid;
+    int status = 0;
+
+    (void)state;
+    if (geteuid() != 0)
+        skip(); /* becomes another user to be sure not to be root */
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        char buf[PATH_MAX];
+        gpucore_diag_t d = { 0 };
+
+        if (setgid(65534) != 0 || setuid(65534) != 0)
+            _exit(10);
+        unsetenv("GPUCORE_STORE");
+        setenv("XDG_STATE_HOME", "/x/state", 1);
+        setenv("HOME", "/h", 1);
+        if (gc_store_locate(NULL, buf, sizeof(buf), &d) != GPUCORE_OK ||
+            strcmp(buf, "/x/state/gpucore/cores") != 0)
+            _exit(11);
+        setenv("XDG_STATE_HOME", "relative", 1); /* not absolute: ignored, as XDG says */
+        if (gc_store_locate(NULL, buf, sizeof(buf), &d) != GPUCORE_OK ||
+            strcmp(buf, "/h/.local/state/gpucore/cores") != 0)
+            _exit(12);
+        unsetenv("XDG_STATE_HOME");
+        unsetenv("HOME");
+        if (gc_store_locate(NULL, buf, sizeof(buf), &d) != GPUCORE_E_NOTFOUND)
+            _exit(13);
+        _exit(0);
+    }
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_create_and_migrate, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_newer_version_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_not_a_database, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hostile_strings, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_two_writers, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_directory_rules, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_other_owner, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rescan_hostile, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_conf, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_gc_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_gc_keep_free, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_own_uid_filter, setup, teardown),
+        cmocka_unit_test(test_locate),
+        cmocka_unit_test(test_locate_user),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
