@@ -59,10 +59,10 @@ struct gc_store_row {
     int64_t time_ns; /* capture time (CAPTURE_META), ns since the epoch; -1 unknown */
     char *host;
     int64_t pid; /* -1 unknown */
-    int64_t uid; /* -1 unknown (CAPTURE_META has none yet) */
+    int64_t uid; /* the target's real uid (CAPTURE_META 1.4); -1 unknown */
     char *exe;
-    char *job;     /* NULL unknown (CAPTURE_META has none yet) */
-    int64_t rank;  /* -1 unknown (CAPTURE_META has none yet) */
+    char *job;     /* the job id the target's environment named; NULL unknown */
+    int64_t rank;  /* its rank when a decimal number, else -1 */
     char *targets; /* the agents' GPU targets, comma-separated, in agent order */
     char *trigger;
     char *sig_text; /* the triage signature (triage.h), NULL without one */
@@ -88,8 +88,8 @@ void gc_store_row_done(struct gc_store_row *row);
 void gc_store_rows_free(struct gc_store_row *rows, size_t n);
 
 /*
- * The values of a row from the CAPTURE_META fields: the one place where uid, job and rank will
- * be set once the note carries them. Today it leaves them unknown.
+ * The values of a row from the CAPTURE_META fields (uid, job and rank from format 1.4; an older
+ * note leaves them unknown).
  */
 struct gpucore_capture_meta;
 void gc_store_row_from_meta(struct gc_store_row *row, const struct gpucore_capture_meta *m);

@@ -30,6 +30,20 @@ static char *str_dup(const gpucore_str_t *s)
     return s->ptr && s->len ? strndup(s->ptr, s->len) : NULL;
 }
 
+static int64_t rank_number(const gpucore_str_t *s)
+{
+    int64_t v = 0;
+
+    if (!s->len || s->len > 15)
+        return -1;
+    for (uint32_t i = 0; i < s->len; i++) {
+        if (s->ptr[i] < '0' || s->ptr[i] > '9')
+            return -1;
+        v = v * 10 + (s->ptr[i] - '0');
+    }
+    return v;
+}
+
 void gc_store_row_from_meta(struct gc_store_row *row, const struct gpucore_capture_meta *m)
 {
     const char *trigger = gpucore_trigger_name(m->trigger);
@@ -39,13 +53,11 @@ void gc_store_row_from_meta(struct gc_store_row *row, const struct gpucore_captu
     row->pid = m->pid ? (int64_t)m->pid : -1;
     row->exe = str_dup(&m->exe);
     row->trigger = trigger ? strdup(trigger) : NULL;
-    /*
-     * uid, job and rank: the CAPTURE_META note does not carry them yet. When it does, they are
-     * set here and nowhere else (unknown: -1, NULL, -1).
-     */
-    row->uid = -1;
-    row->job = NULL;
-    row->rank = -1;
+    /* Format 1.4 (older notes: unknown, -1, NULL, -1). The rank is the environment's text; a
+       row keeps it as a number when it is one (0 to 10^15), else unknown. */
+    row->uid = m->flags & GPUCORE_META_UID_KNOWN ? (int64_t)m->uid : -1;
+    row->job = str_dup(&m->job);
+    row->rank = rank_number(&m->rank);
 }
 
 static void read_meta(gpucore_core_t *core, struct gc_store_row *row)

@@ -54,7 +54,7 @@ state_of() {
 case $case in
 run)
   # run --store: the core in the store (0700 / 0600), named core.TIME.HOST.PID.EXE, indexed.
-  store_run run vadd-fault --store
+  SLURM_JOB_ID=4711 OMPI_COMM_WORLD_RANK=3 store_run run vadd-fault --store
   [ "$(dirname "$core")" = "$store" ] || fail "core $core is not in $store"
   case $(basename "$core") in core.[0-9]*.*.[0-9]*.gpucore-inferior) ;;
     *) fail "core name $(basename "$core")" ;; esac
@@ -70,7 +70,7 @@ run)
   expect_rc 0 list
   head -1 list.out | grep -q "^TIME  *ID  *PID  *UID  *EXE  *JOB/RANK  *SIGNATURE  *WAVES  *SIZE  *STATE  *SEEN$" ||
     fail "list header: $(head -1 list.out)"
-  grep -q " 1 .* gpucore-inferior -/- .* 4/256 .* present  *1$" list.out || fail "list row: $(cat list.out)"
+  grep -q " 1 .* gpucore-inferior 4711/3 .* 4/256 .* present  *1$" list.out || fail "list row: $(cat list.out)"
   grep -q "fault:vadd+0xb4:memory_violation:co-[0-9a-f]*: seen 1 time since " list.out ||
     fail "no seen line: $(cat list.out)"
 
@@ -82,8 +82,8 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["schema"] == "gpucore.list/1" and d["store"] == sys.argv[2], d
 (c,) = d["cores"]
-types = {"id": int, "time": str, "time_ns": int, "host": str, "pid": int, "uid": type(None),
-         "executable": str, "job": type(None), "rank": type(None), "targets": str,
+types = {"id": int, "time": str, "time_ns": int, "host": str, "pid": int, "uid": int,
+         "executable": str, "job": str, "rank": int, "targets": str,
          "trigger": str, "signature": dict, "waves": int, "faulting_waves": int,
          "size_on_disk": int, "truncated": bool, "file": str, "path": str, "state": str,
          "error": type(None), "indexed_at": str, "seen": int, "first_seen": str}
@@ -91,6 +91,8 @@ assert set(c) == set(types), sorted(set(c) ^ set(types))
 for k, t in types.items():
     assert isinstance(c[k], t), (k, c[k])
 assert c["waves"] == 256 and c["faulting_waves"] == 4 and c["trigger"] == "memory-violation"
+# CAPTURE_META 1.4: the target's uid, the job and rank of its environment
+assert c["uid"] == __import__("os").getuid() and c["job"] == "4711" and c["rank"] == 3, c
 assert c["state"] == "present" and c["seen"] == 1 and c["targets"] == "gfx90a"
 assert set(c["signature"]) == {"hash", "text"} and len(c["signature"]["hash"]) == 16
 assert c["signature"]["text"].startswith("fault:vadd+0xb4:memory_violation:")
@@ -104,7 +106,7 @@ PY
   [ "$(py "d['signature']['hash']" an.json)" = "$hash" ] || fail "signature differs from analyze's"
 
   # filters
-  for f in "--exe gpucore-inferior" "--exe $inferior" "--signature $hash" \
+  for f in "--exe gpucore-inferior" "--exe $inferior" "--signature $hash" "--job 4711" \
            "--signature ${hash:0:6}" "--since 1h" "--since 2000-01-01" "--since 2000-01-01T00:00:00Z"; do
     # shellcheck disable=SC2086
     gc f list --json $f
