@@ -4,10 +4,11 @@
  * rank faulted first, which ranks are victims, the signatures with their ranks, and a summary
  * line per job.
  *
- * A DIR argument stands for the regular files directly in it (not below), in name order;
- * links in it are not followed and other files are skipped. A file that is not a core, or a
- * core that cannot be analyzed, is listed as unreadable with the reason; the others are still
- * reported.
+ * A DIR argument stands for the core files directly in it (not below), in name order: links
+ * are not followed, and files that are not regular or do not start as a core does (ELF, or a
+ * zstd frame) are passed over, so a store's index is no noise. A core that cannot be analyzed,
+ * and a file named as an argument that is not one, are listed as unreadable with the reason;
+ * the others are still reported.
  *
  * Exit status: 0 reported (unreadable files included); 64 usage; 65 not one core could be
  * analyzed; 66 an argument cannot be opened; 70 out of memory or more than GC_JOB_MAX_CORES
@@ -39,8 +40,8 @@ static void job_help(FILE *out)
             "Cores are grouped by the job id their capture recorded (SLURM_JOB_ID,\n"
             "PBS_JOBID, ... in the target's environment; \"none\" without one) and\n"
             "ordered by capture time; a rank is what OMPI_COMM_WORLD_RANK, PMIX_RANK,\n"
-            "... said, else \"pid N\". A DIR stands for the regular files directly in it\n"
-            "(links not followed).\n"
+            "... said, else \"pid N\". A DIR stands for the core files directly in it\n"
+            "(links not followed; files that do not start as a core are passed over).\n"
             "\n"
             "  --json      the stable JSON document (schema \"" GC_JOB_SCHEMA "\")\n"
             "  -h, --help  this text\n"
@@ -77,6 +78,20 @@ static gpucore_core_t *open_core(int dirfd, const char *name, int follow, char *
         snprintf(why, why_size, "not a regular file");
         close(fd);
         return NULL;
+    }
+    /* In a directory (a store holds its index beside the cores) a file that does not even
+       start like a core, plain (ELF) or compressed (a zstd frame), is passed over. */
+    if (!follow) {
+        static const uint8_t elf[4] = { 0x7f, 'E', 'L', 'F' }, zstd[4] = { 0x28, 0xb5, 0x2f, 0xfd };
+        uint8_t magic[4];
+
+        if (pread(fd, magic, sizeof(magic), 0) != (ssize_t)sizeof(magic) ||
+            (memcmp(magic, elf, 4) != 0 && memcmp(magic, zstd, 4) != 0)) {
+            *not_regular = 1;
+            snprintf(why, why_size, "not a core file");
+            close(fd);
+            return NULL;
+        }
     }
     if (gpucore_core_open_fd(fd,
                              GPUCORE_OPTS(gpucore_open_opts, .flags = GPUCORE_OPEN_ALLOW_TRUNCATED),

@@ -10,7 +10,7 @@
 # same bug (vadd-fault), rank 7 with another (rdna2-illegal), ranks 0, 1, 3, 4 and 6 hang (a
 # small copy of multi-gpu-hang); rank 0 is captured before the first fault, the others after.
 # The report must name rank 2 first, 5 the same fault, 7 another, the five hung ones victims,
-# group the signatures with their ranks, and list a file that is no core as unreadable. One
+# group the signatures with their ranks, and list a broken core as unreadable. One
 # core of another job is kept apart.
 #
 # Exit codes: 0 pass, 1 fail, 77 skip (no ptrace rights).
@@ -57,8 +57,9 @@ capture 7 illegal.json
 capture 5 vadd.json
 for r in 1 3 4 6; do capture "$r" hang.json; done
 capture 0 vadd.json 99 # another job
-echo "not a core" >cores/notes.txt
-ln -s /etc/passwd cores/link # not followed, not listed
+echo "not a core" >cores/notes.txt     # passed over: it does not start as a core
+printf '\177ELFjunk' >cores/broken.core # listed as unreadable, with the reason
+ln -s /etc/passwd cores/link             # not followed, not listed
 
 gc job job --json cores
 expect_rc 0 job
@@ -95,7 +96,8 @@ assert "; same fault on rank 5; another fault on rank 7; 5 hung (victims): 0,1,3
 o = jobs["99"]
 assert o["ranks"] == 1 and o["first"]["rank"] == "0", o
 bad = {u["core"].rsplit("/", 1)[1]: u["error"] for u in d["unreadable"]}
-assert list(bad) == ["notes.txt"], bad
+assert list(bad) == ["broken.core"], bad
+assert "ELF header" in bad["broken.core"], bad
 PY
 
 # The text: the summary line first, one row per rank, the signatures with their ranks.
@@ -105,7 +107,8 @@ head -1 text.out | grep -q "^job 4711: 8 ranks; rank 2 faulted first" ||
   fail "the text does not start with the summary: $(head -3 text.out)"
 grep -Eq "^    [0-9a-f]{16}  fault:vadd\+[^ ]+  ranks 2,5 \(seen 2 times since " text.out ||
   fail "no signature line with its ranks: $(cat text.out)"
-grep -q "notes.txt: " text.out || fail "the unreadable file is not listed: $(cat text.out)"
+grep -q "broken.core: " text.out || fail "the unreadable file is not listed: $(cat text.out)"
+! grep -q "notes.txt" text.out || fail "a file that is no core is listed: $(cat text.out)"
 
 # Single cores given by name work the same; nothing analyzable is 65; usage 64; a missing
 # argument 66.
