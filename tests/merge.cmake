@@ -1,0 +1,18 @@
+# SPDX-License-Identifier: MIT
+# gpucore merge (capture/split_merge.c) and gpucore ingest: the ROCm runtime's split dump.
+
+# ---- gpucore merge, end to end (tests/merge/merge_e2e.sh) -------------------------------------
+# Each case captures vadd-fault from gpucore-inferior and splits it as the runtime and the
+# kernel would (tests/analyze/make_rocr_split.py). gdb is optional: without it, "pair" checks
+# everything else.
+find_program(GPUCORE_MERGE_GDB gdb)
+foreach(kase pair hostile)
+  add_test(NAME merge-e2e-${kase}
+           COMMAND ${PROJECT_SOURCE_DIR}/tests/merge/merge_e2e.sh
+                   ${CMAKE_CURRENT_BINARY_DIR}/merge-e2e/${kase}
+                   $<TARGET_FILE:gpucore-cli> $<TARGET_FILE:gpucore-inferior>
+                   ${CMAKE_CURRENT_BINARY_DIR}/scenario-objects
+                   ${PROJECT_SOURCE_DIR}/tests/scenarios "${GPUCORE_MERGE_GDB}" ${kase})
+  set_tests_properties(merge-e2e-${kase} PROPERTIES LABELS "merge;e2e"
+                       SKIP_RETURN_CODE 77 TIMEOUT 300)
+endforeach()
