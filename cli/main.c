@@ -47,6 +47,10 @@ static const struct command commands[] = {
       "open a core in ROCgdb or GDB (decompressed to a temporary file if needed)" },
     { "merge", cmd_merge, "merge [--compress[=L]] [--force] GPU-FILE HOST-CORE -o OUT",
       "one unified core from the ROCm runtime's split dump (gpucore.PID + core.PID)" },
+    { "ingest", cmd_ingest,
+      "ingest (-o PATTERN | --dir DIR) [--pid PID] [--host] [--tier state|all] "
+      "[--compress[=L] | --no-compress] < CORE",
+      "pipe handler: store a core streamed by the ROCm runtime or the kernel, pair the halves" },
     { "compress", cmd_compress,
       "compress [--level N] [--threads N] [--frame-size SIZE] [--force] INPUT OUTPUT",
       "compress a core into zstd seekable frames (readable in place, `zstd -d` compatible)" },
