@@ -555,7 +555,8 @@ gpucore_status_t gc_ingest_stream(int fd, const char *out, const struct gc_inges
             GPUCORE_OPTS(gpucore_writer_opts, .kind = o.expect_gpu ? GPUCORE_CORE_SPLIT
                                                                    : GPUCORE_CORE_UNIFIED,
                          .e_machine = o.expect_gpu ? 0u : gc_le16_get(eh + 18), .mode = o.mode,
-                         .compress = o.compress, .compress_level = o.compress_level,
+                         .compress = o.compress,
+                         .compress_level = o.compress ? o.compress_level : 0,
                          .head_reserve = (uint64_t)(g.nsegs + 16) * (56u + 128u),
                          .expected_bytes = expected),
             &g.w, reterr_diag);

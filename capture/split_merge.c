@@ -529,7 +529,8 @@ gpucore_status_t gc_merge_split(gpucore_core_t *gpu, gpucore_core_t *host, const
             GPUCORE_OPTS(gpucore_writer_opts, .kind = GPUCORE_CORE_UNIFIED,
                          .e_machine = hi.e_machine, .mode = o->mode,
                          .flags = o->overwrite ? GPUCORE_WRITE_OVERWRITE : 0u,
-                         .compress = o->compress, .compress_level = o->compress_level,
+                         .compress = o->compress,
+                         .compress_level = o->compress ? o->compress_level : 0,
                          /* notes come first; what follows the first segment is the
                             program headers and the manifest (an entry and a label per range) */
                          .head_reserve = (uint64_t)(gi.phnum + hi.phnum + 16) * (56u + 128u),

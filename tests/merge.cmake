@@ -16,3 +16,17 @@ foreach(kase pair hostile)
   set_tests_properties(merge-e2e-${kase} PROPERTIES LABELS "merge;e2e"
                        SKIP_RETURN_CODE 77 TIMEOUT 300)
 endforeach()
+
+# ---- gpucore ingest, end to end (tests/merge/ingest_e2e.sh, stream_writer.py) ----------------
+# The split pair through a pipe: both halves and their pairing, a slow writer, a writer killed
+# mid-stream, a 32 GiB stream under prlimit --as=512M (about 13 s), failures that drain stdin.
+foreach(kase pipe slow killed huge sigpipe)
+  add_test(NAME ingest-e2e-${kase}
+           COMMAND ${PROJECT_SOURCE_DIR}/tests/merge/ingest_e2e.sh
+                   ${CMAKE_CURRENT_BINARY_DIR}/ingest-e2e/${kase}
+                   $<TARGET_FILE:gpucore-cli> $<TARGET_FILE:gpucore-inferior>
+                   ${CMAKE_CURRENT_BINARY_DIR}/scenario-objects
+                   ${PROJECT_SOURCE_DIR}/tests/scenarios ${kase})
+  set_tests_properties(ingest-e2e-${kase} PROPERTIES LABELS "merge;e2e"
+                       SKIP_RETURN_CODE 77 TIMEOUT 300)
+endforeach()
