@@ -423,8 +423,9 @@ static gpucore_status_t read_notes(struct ingest *g, const struct seg *sg, uint6
             break;
         }
         memcpy(owner, buf + pos + 12, namesz);
-        if (strcmp(owner, "GPUCORE") == 0 && type == GPUCORE_NT_MANIFEST) {
-            /* the writer writes its own */
+        if (strcmp(owner, "GPUCORE") == 0 &&
+            (type == GPUCORE_NT_MANIFEST || (type == GPUCORE_NT_CAPTURE_META && g->o->meta))) {
+            /* the writer writes its own manifest; the caller gave its CAPTURE_META */
         } else if (gpucore_writer_add_note(g->w, owner, type, buf + pos + 12 + name_pad,
                                            descsz) != GPUCORE_OK) {
             st = gc_diag_set(diag, GPUCORE_E_LIMIT, at, "note: %s", gpucore_writer_errmsg(g->w));
@@ -562,13 +563,21 @@ gpucore_status_t gc_ingest_stream(int fd, const char *out, const struct gc_inges
             &g.w, reterr_diag);
     if (st)
         goto out;
-    for (i = 0; i < g.nsegs && !g.res.stream_cut; i++) {
+    if (o.meta && gpucore_writer_add_note(g.w, "GPUCORE", GPUCORE_NT_CAPTURE_META, o.meta,
+                                          o.meta_size) != GPUCORE_OK) {
+        st = gc_diag_set(reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET, "capture metadata: %s",
+                         gpucore_writer_errmsg(g.w));
+        goto out;
+    }
+    /* i ends at the first segment that did not come whole (the cut one), or at nsegs */
+    for (i = 0; i < g.nsegs; i++) {
         const struct seg *sg = &g.segs[i];
 
         if (g.s.pos < sg->offset)
             s_skip(&g.s, sg->offset - g.s.pos); /* padding */
         if (g.s.pos < sg->offset) {
             g.res.stream_cut = 1;
+            i--; /* this one never began (wraps to UINT32_MAX for the first: i++ below) */
             break;
         }
         if (sg->type == PT_NOTE_) {
@@ -587,6 +596,8 @@ gpucore_status_t gc_ingest_stream(int fd, const char *out, const struct gc_inges
         st = do_load(&g, sg);
         if (st)
             goto out;
+        if (g.res.stream_cut)
+            break;
     }
     if (g.s.err) {
         st = gc_diag_set(reterr_diag, GPUCORE_E_IO, GC_NO_OFFSET,
@@ -601,6 +612,7 @@ gpucore_status_t gc_ingest_stream(int fd, const char *out, const struct gc_inges
             goto out;
         }
         gpucore_writer_stop(g.w, GPUCORE_REASON_IO_ERROR);
+        /* the cut segment's rest is the writer's UNREADABLE entry; the ones after it: */
         for (i++; i < g.nsegs; i++)
             if (g.segs[i].type == PT_LOAD_)
                 gpucore_writer_record_skip(

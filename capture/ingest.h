@@ -57,6 +57,10 @@ struct gc_ingest_opts {
     uint32_t mode;           /* output file mode; 0 = 0600 */
     uint64_t max_head;       /* program headers + notes held in memory at most;
                                 0 = GC_INGEST_MAX_HEAD */
+    const void *meta;        /* an encoded CAPTURE_META descriptor to add (borrowed; NULL =
+                                none); a GPUCORE CAPTURE_META note of the stream is then
+                                dropped */
+    size_t meta_size;
 };
 
 #define GC_INGEST_SMALL_MAX (1ull << 20)

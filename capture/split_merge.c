@@ -244,11 +244,43 @@ static uint32_t shf_to_pf(uint32_t shf)
 }
 
 /*
+ * Record [lo, hi) of a device mapping that neither file holds as SKIPPED/"special", but the
+ * parts the GPU file's own manifest already explains (@p known, sorted: an ingested half's
+ * tier, a stream cut short), which carry_manifest() records with their own reason.
+ */
+static gpucore_status_t record_missing(gpucore_writer_t *w, uint64_t lo, uint64_t hi,
+                                       const struct pieces *known, struct gc_merge_result *res)
+{
+    for (uint32_t i = 0; i < known->n && lo < hi; i++) {
+        uint64_t klo = known->v[i].vaddr, khi = klo + known->v[i].size;
+
+        if (khi <= lo)
+            continue;
+        if (klo >= hi)
+            break;
+        if (klo > lo) {
+            gpucore_status_t st = record_missing(w, lo, klo, &(struct pieces){ 0 }, res);
+
+            if (st)
+                return st;
+        }
+        lo = khi < hi ? khi : hi;
+    }
+    if (lo >= hi)
+        return GPUCORE_OK;
+    res->missing_bytes += hi - lo;
+    return gpucore_writer_record_skip(w, lo, hi - lo,
+                                      GPUCORE_OPTS(gpucore_range_info, .tier = GPUCORE_TIER_ALL,
+                                                   .label = "device mapping in neither file"),
+                                      GPUCORE_REASON_SPECIAL);
+}
+
+/*
  * The output's PT_LOADs, by address, and the manifest's skipped ranges: every GPU segment
  * with data whole; host segments with data minus what GPU segments cover.
  */
 static gpucore_status_t plan_pieces(gpucore_core_t *gpu, gpucore_core_t *host,
-                                    gpucore_writer_t *w, const struct gc_merge_opts *o,
+                                    gpucore_writer_t *w, const struct pieces *known,
                                     struct pieces *out, struct gc_merge_result *res)
 {
     uint32_t ng = gpucore_core_segment_count(gpu), nh = gpucore_core_segment_count(host);
@@ -305,12 +337,7 @@ static gpucore_status_t plan_pieces(gpucore_core_t *gpu, gpucore_core_t *host,
                     st = push(out, at, glo - at, GC_MERGE_HOST, s.flags);
                     res->host_bytes += glo - at;
                 } else {
-                    st = gpucore_writer_record_skip(
-                            w, at, glo - at,
-                            GPUCORE_OPTS(gpucore_range_info, .tier = GPUCORE_TIER_ALL,
-                                         .label = "device mapping in neither file"),
-                            GPUCORE_REASON_SPECIAL);
-                    res->missing_bytes += glo - at;
+                    st = record_missing(w, at, glo, known, res);
                 }
                 if (st)
                     return st;
@@ -334,12 +361,7 @@ static gpucore_status_t plan_pieces(gpucore_core_t *gpu, gpucore_core_t *host,
                 st = push(out, at, end - at, GC_MERGE_HOST, s.flags);
                 res->host_bytes += end - at;
             } else {
-                st = gpucore_writer_record_skip(
-                        w, at, end - at,
-                        GPUCORE_OPTS(gpucore_range_info, .tier = GPUCORE_TIER_ALL,
-                                     .label = "device mapping in neither file"),
-                        GPUCORE_REASON_SPECIAL);
-                res->missing_bytes += end - at;
+                st = record_missing(w, at, end, known, res);
             }
             if (st)
                 return st;
@@ -349,7 +371,6 @@ static gpucore_status_t plan_pieces(gpucore_core_t *gpu, gpucore_core_t *host,
         if (out->v[i].from == GC_MERGE_HOST)
             res->host_segments++;
     qsort(out->v, out->n, sizeof(out->v[0]), cmp_piece);
-    (void)o;
     return GPUCORE_OK;
 }
 
@@ -456,6 +477,110 @@ static gpucore_status_t add_capture_meta(gpucore_writer_t *w, gpucore_core_t *ho
     return st;
 }
 
+/*
+ * What the GPU file's own manifest says was not captured (an ingested GPU half: the ranges its
+ * tier left out, what a cut stream lost) stays said, and a GPU file marked truncated makes
+ * the merged core truncated, for the same reason. Called after the last segment. A manifest
+ * that does not decode is left out (analyze reports it in the GPU file).
+ */
+static gpucore_status_t carry_manifest(gpucore_writer_t *w, const gpucore_manifest_t *m)
+{
+    gpucore_status_t st = GPUCORE_OK;
+
+    if (!m)
+        return GPUCORE_OK;
+    for (uint32_t i = 0; i < m->count && !st; i++) {
+        const gpucore_manifest_entry_t *e = &m->entries[i];
+        char label[256];
+
+        if (e->status == GPUCORE_RANGE_CAPTURED || !e->size || e->address > UINT64_MAX - e->size)
+            continue;
+        snprintf(label, sizeof(label), "%.*s", (int)(e->label.len < 255 ? e->label.len : 255),
+                 e->label.ptr);
+        field_string((const uint8_t *)label, strlen(label), label);
+        st = gpucore_writer_record_skip(
+                w, e->address, e->size,
+                GPUCORE_OPTS(gpucore_range_info,
+                             .tier = e->tier <= GPUCORE_TIER_HOST ? e->tier : GPUCORE_TIER_ALL,
+                             .label = label),
+                e->reason > GPUCORE_REASON_NONE && e->reason <= GPUCORE_REASON_SPECIAL
+                        ? e->reason
+                        : GPUCORE_REASON_IO_ERROR);
+    }
+    if (!st && (m->flags & GPUCORE_MANIFEST_TRUNCATED))
+        st = gpucore_writer_stop(w, m->truncation_reason > GPUCORE_REASON_NONE &&
+                                                    m->truncation_reason <= GPUCORE_REASON_SPECIAL
+                                            ? m->truncation_reason
+                                            : GPUCORE_REASON_IO_ERROR);
+    return st;
+}
+
+/* The GPU file's manifest (NULL when it has none or it does not decode: analyze of the GPU
+ * file says why), and its ranges not captured, sorted, in @p known. */
+static gpucore_status_t gpu_manifest(gpucore_core_t *gpu, gpucore_manifest_t **ret,
+                                     struct pieces *known)
+{
+    struct gpucore_note n;
+    gpucore_manifest_t *m = NULL;
+    uint32_t i = 0;
+    gpucore_status_t st = GPUCORE_OK;
+
+    *ret = NULL;
+    if (gpucore_core_find_note(gpu, "GPUCORE", GPUCORE_NT_MANIFEST, &i, &n) != GPUCORE_OK ||
+        gpucore_manifest_decode(n.desc, n.desc_size, &m, NULL) != GPUCORE_OK)
+        return GPUCORE_OK;
+    for (i = 0; i < m->count && !st; i++) {
+        const gpucore_manifest_entry_t *e = &m->entries[i];
+
+        if (e->status != GPUCORE_RANGE_CAPTURED && e->size && e->address <= UINT64_MAX - e->size)
+            st = push(known, e->address, e->size, GC_MERGE_GPU, 0);
+    }
+    if (st) {
+        gpucore_manifest_free(m);
+        return st;
+    }
+    qsort(known->v, known->n, sizeof(known->v[0]), cmp_piece);
+    *ret = m;
+    return GPUCORE_OK;
+}
+
+/*
+ * The GPU file's own CAPTURE_META (an ingested GPU half has one: pid, time, executable,
+ * tier), its options extended with "; merged with HOST-NAME" so the core says it was merged
+ * and from what. GPUCORE_E_CORRUPT when it does not decode (the caller copies it as it is).
+ */
+static gpucore_status_t add_merged_meta(gpucore_writer_t *w, gpucore_core_t *host,
+                                        const struct gpucore_note *n,
+                                        const struct gc_merge_opts *o, gpucore_diag_t *diag)
+{
+    gpucore_capture_meta_t *m = NULL;
+    char options[1024], execfn[4096];
+    void *desc = NULL;
+    size_t size = 0;
+    gpucore_status_t st;
+
+    if (gpucore_capture_meta_decode(n->desc, n->desc_size, &m, NULL) != GPUCORE_OK)
+        return GPUCORE_E_CORRUPT;
+    snprintf(options, sizeof(options), "%.*s%smerged with %s",
+             (int)(m->options.len < 512 ? m->options.len : 512), m->options.ptr,
+             m->options.len ? "; " : "", o->host_name ? o->host_name : "HOST-CORE");
+    field_string((const uint8_t *)options, strlen(options), options);
+    m->options = (gpucore_str_t){ options, (uint32_t)strlen(options) };
+    if (!m->exe.len) { /* the process was gone when the GPU half was stored */
+        host_execfn(host, execfn, sizeof(execfn));
+        if (execfn[0])
+            m->exe = (gpucore_str_t){ execfn, (uint32_t)strlen(execfn) };
+    }
+    m->compress_level = o->compress ? (o->compress_level ? o->compress_level : 3) : 0;
+    st = gpucore_capture_meta_encode(m, &desc, &size, diag);
+    gpucore_capture_meta_free(m);
+    if (st)
+        return st == GPUCORE_E_INVAL ? GPUCORE_E_CORRUPT : st;
+    st = gpucore_writer_add_note(w, "GPUCORE", GPUCORE_NT_CAPTURE_META, desc, size);
+    gpucore_free(desc);
+    return st;
+}
+
 /* Notes: the host's (not GPU state), the AMDGPU note, the GPU file's GPUCORE notes. */
 static gpucore_status_t add_notes(gpucore_writer_t *w, gpucore_core_t *gpu, gpucore_core_t *host,
                                   const struct gpucore_note *amdgpu, int64_t pid,
@@ -482,8 +607,15 @@ static gpucore_status_t add_notes(gpucore_writer_t *w, gpucore_core_t *gpu, gpuc
         gpucore_core_note(gpu, i, &n);
         if (strcmp(n.owner, "GPUCORE") != 0 || n.type == GPUCORE_NT_MANIFEST)
             continue;
-        if (n.type == GPUCORE_NT_CAPTURE_META)
+        if (n.type == GPUCORE_NT_CAPTURE_META && !has_meta) {
             has_meta = 1;
+            st = add_merged_meta(w, host, &n, o, diag);
+            if (st == GPUCORE_OK)
+                continue;
+            if (st != GPUCORE_E_CORRUPT)
+                return st;
+            /* one that does not decode is copied as it is: analyze says what is wrong */
+        }
         st = gpucore_writer_add_note(w, n.owner, n.type, n.desc, n.desc_size);
         if (st)
             return gc_diag_set(diag, st, GC_NO_OFFSET, "%s", gpucore_writer_errmsg(w));
@@ -505,7 +637,8 @@ gpucore_status_t gc_merge_split(gpucore_core_t *gpu, gpucore_core_t *host, const
     struct gpucore_core_info gi, hi;
     struct gpucore_writer_stats stats;
     struct gpucore_note amdgpu = { 0 };
-    struct pieces pieces = { 0 };
+    struct pieces pieces = { 0 }, known = { 0 };
+    gpucore_manifest_t *manifest = NULL;
     enum gc_merge_file which = GC_MERGE_OUT;
     gpucore_writer_t *w = NULL;
     char glabel[160], hlabel[160];
@@ -541,7 +674,9 @@ gpucore_status_t gc_merge_split(gpucore_core_t *gpu, gpucore_core_t *host, const
     st = add_notes(w, gpu, host, &amdgpu, res.pid, o, reterr_diag);
     if (st)
         goto out;
-    st = plan_pieces(gpu, host, w, o, &pieces, &res);
+    st = gpu_manifest(gpu, &manifest, &known);
+    if (st == GPUCORE_OK)
+        st = plan_pieces(gpu, host, w, &known, &pieces, &res);
     if (st) {
         gc_diag_set(reterr_diag, st, GC_NO_OFFSET, "%s",
                     st == GPUCORE_E_NOMEM ? "out of memory" : gpucore_writer_errmsg(w));
@@ -577,6 +712,11 @@ gpucore_status_t gc_merge_split(gpucore_core_t *gpu, gpucore_core_t *host, const
             goto out;
         }
     }
+    st = carry_manifest(w, manifest);
+    if (st) {
+        gc_diag_set(reterr_diag, st, GC_NO_OFFSET, "%s", gpucore_writer_errmsg(w));
+        goto out;
+    }
     st = gpucore_writer_finish(w, &stats, reterr_diag);
     w = NULL;
     if (st)
@@ -586,7 +726,9 @@ gpucore_status_t gc_merge_split(gpucore_core_t *gpu, gpucore_core_t *host, const
         *ret = res;
 out:
     gpucore_writer_abort(w);
+    gpucore_manifest_free(manifest);
     gc_free(pieces.v);
+    gc_free(known.v);
     if (st && reterr_which)
         *reterr_which = which;
     return st;

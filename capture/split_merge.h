@@ -13,11 +13,16 @@
  * The output, in this order:
  *  - the host core's ELF header (e_machine) and every host note, in the host core's order;
  *  - the GPU file's AMDGPU note (exactly one), then its GPUCORE notes but its manifest (a GPU
- *    file gpucore wrote itself has them); a CAPTURE_META when the GPU file has none: pid from
- *    the host core's NT_PRPSINFO (else NT_PRSTATUS), executable from the string at NT_AUXV's
- *    AT_EXECFN in host memory (else NT_PRPSINFO's pr_fname), arguments from pr_psargs
- *    (the kernel keeps 80 bytes, spaces for NULs), time from gc_merge_opts::time_ns, trigger
- *    "unknown", tier "all", producer "gpucore", options "merge GPU-NAME HOST-NAME";
+ *    file gpucore wrote itself has them; so do `gpucore ingest`'s GPU halves): the ranges
+ *    that manifest says were not captured are recorded again in the new one, and a GPU file
+ *    marked truncated makes the merged core truncated, for the same reason; its
+ *    CAPTURE_META is kept with "; merged with HOST-NAME" added to its options (and the
+ *    executable from the host core when it names none);
+ *  - a CAPTURE_META when the GPU file has none: pid from the host core's NT_PRPSINFO (else
+ *    NT_PRSTATUS), executable from the string at NT_AUXV's AT_EXECFN in host memory (else
+ *    NT_PRPSINFO's pr_fname), arguments from pr_psargs (the kernel keeps 80 bytes, spaces for
+ *    NULs), time from gc_merge_opts::time_ns, trigger "unknown", tier "all", producer
+ *    "gpucore", options "merge GPU-NAME HOST-NAME";
  *  - the PT_LOADs of both, by address. Rules:
  *      * every GPU PT_LOAD with data is kept whole;
  *      * a host PT_LOAD with data is kept, minus the parts a GPU PT_LOAD covers: where both

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -179,6 +180,54 @@ static int parse_args(int argc, char **argv, struct ingest_args *a)
     return 0;
 }
 
+/*
+ * The GPU half's CAPTURE_META: the stream carries no metadata of its own (the runtime's file
+ * has the AMDGPU note alone), and the store needs the process, the time and the host. The
+ * process is alive while it writes into the pipe: its executable is /proc/PID/exe. Trigger
+ * "unknown" (the runtime dumps on a queue error or a memory violation and does not say
+ * which), the tier kept, options "ingest --tier T". *ret_desc freed with gpucore_free().
+ */
+static gpucore_status_t ingest_meta(const struct ingest_args *a, void **ret_desc,
+                                    size_t *ret_size)
+{
+    gpucore_capture_meta_t m;
+    struct timespec now;
+    struct utsname u;
+    char host[256] = "", exe[4096], link[64];
+    const char *options = a->keep_all ? "ingest --tier all" : "ingest --tier state";
+    ssize_t n;
+
+    memset(&m, 0, sizeof(m));
+    clock_gettime(CLOCK_REALTIME, &now);
+    m.time_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+    m.pid = (uint32_t)a->pid;
+    m.trigger = GPUCORE_TRIGGER_UNKNOWN;
+    m.tier = a->keep_all ? GPUCORE_TIER_ALL : GPUCORE_TIER_STATE;
+    m.exception_queue_id = 0xffffffffu;
+    m.compress_level = a->compress ? (int32_t)a->level : 0;
+    m.producer = (gpucore_str_t){ "gpucore", 7 };
+    m.producer_version = (gpucore_str_t){ GPUCORE_VERSION_STRING,
+                                          (uint32_t)strlen(GPUCORE_VERSION_STRING) };
+    if (gethostname(host, sizeof(host)) == 0) {
+        host[sizeof(host) - 1] = '\0';
+        m.hostname = (gpucore_str_t){ host, (uint32_t)strlen(host) };
+    }
+    if (uname(&u) == 0)
+        m.kernel = (gpucore_str_t){ u.release, (uint32_t)strlen(u.release) };
+    snprintf(link, sizeof(link), "/proc/%ld/exe", a->pid);
+    n = readlink(link, exe, sizeof(exe) - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        m.exe = (gpucore_str_t){ exe, (uint32_t)n };
+    }
+    m.options = (gpucore_str_t){ options, (uint32_t)strlen(options) };
+    if (gpucore_capture_meta_encode(&m, ret_desc, ret_size, NULL) == GPUCORE_OK)
+        return GPUCORE_OK;
+    /* an executable path that is not UTF-8: leave it out rather than the metadata */
+    m.exe = (gpucore_str_t){ NULL, 0 };
+    return gpucore_capture_meta_encode(&m, ret_desc, ret_size, NULL);
+}
+
 /* Merge the two halves of @p pid into the merged name, then remove them. */
 static int merge_halves(const struct ingest_args *a, const char *gpu_path, const char *host_path)
 {
@@ -268,6 +317,8 @@ int cmd_ingest(int argc, char **argv)
     struct ingest_args a = { .compress = 1, .level = 3 };
     struct gc_ingest_result res = { 0 };
     char out[4096];
+    void *meta = NULL;
+    size_t meta_size = 0;
     gpucore_diag_t d;
     gpucore_status_t st;
     int rc;
@@ -284,13 +335,17 @@ int cmd_ingest(int argc, char **argv)
         gc_ingest_drain(0);
         return rc;
     }
-    st = gc_ingest_stream(0,
-                          out,
+    if (!a.host && ingest_meta(&a, &meta, &meta_size) != GPUCORE_OK)
+        meta = NULL;
+    st = gc_ingest_stream(0, out,
                           &(struct gc_ingest_opts){ .expect_gpu = !a.host,
                                                     .keep_all = a.host || a.keep_all,
                                                     .compress = (uint32_t)a.compress,
-                                                    .compress_level = (int32_t)a.level },
+                                                    .compress_level = (int32_t)a.level,
+                                                    .meta = meta,
+                                                    .meta_size = meta_size },
                           &res, &d);
+    gpucore_free(meta);
     if (st != GPUCORE_OK) {
         if (st == GPUCORE_E_CORRUPT || st == GPUCORE_E_TRUNCATED || st == GPUCORE_E_LIMIT)
             rc = cli_report("stdin", &d, CLI_SIDE_INPUT);

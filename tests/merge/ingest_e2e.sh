@@ -63,7 +63,7 @@ feed() {
 }
 
 # analyze_same A B: the reports of two cores agree but for the file's name and the capture
-# metadata's time and options.
+# metadata's time, options and tier (an ingested half says the tier it kept).
 analyze_same() {
   gc ra analyze --json "$1"; expect_rc 0 ra
   gc rb analyze --json "$2"; expect_rc 0 rb
@@ -72,7 +72,7 @@ import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:3])
 for d in (a, b):
     d.pop("core")
-    for k in ("time", "time_ns", "options", "compress_level"):
+    for k in ("time", "time_ns", "options", "compress_level", "tier"):
         d["capture"].pop(k, None)
 if a != b:
     for k in sorted(set(a) | set(b)):
@@ -113,7 +113,22 @@ pipe)
 slow)
   feed fast copy "$g" -- -o fast.gpu.zst --pid "$pid"; expect_rc 0 fast
   feed slow copy "$g" --chunk 65536 --sleep 0.01 -- -o slow.gpu.zst --pid "$pid"; expect_rc 0 slow
-  cmp fast.gpu.zst slow.gpu.zst || fail "a slow writer gave another core than a fast one"
+  # The same core but for the time in its metadata.
+  gc fast-info info --json --segments fast.gpu.zst; expect_rc 0 fast-info
+  gc slow-info info --json --segments slow.gpu.zst; expect_rc 0 slow-info
+  python3 - fast-info.out slow-info.out <<'PY' || fail "a slow writer gave another core than a fast one"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+for d in (a, b):
+    d.pop("file")
+    for k in ("time", "time_ns"):
+        d["capture"].pop(k)
+    for n in d["notes"]:
+        if n["owner"] == "GPUCORE":
+            n.pop("offset", None)
+assert a["segments"] and a["manifest"]["captured_ranges"] == 13, a["manifest"]
+sys.exit(0 if a == b else 1)
+PY
   ;;
 killed)
   # Cut in the data of the segments: the core keeps what came.
@@ -133,6 +148,17 @@ assert m["captured_ranges"] >= 1, m
 PY
   gc cut-merge merge -q cut.gpu.zst "$h" -o cut-merged.core; expect_rc 0 cut-merge
   gc cut-analyze analyze cut-merged.core; expect_rc 0 cut-analyze
+  # The merged core says so too: truncated, and what the stream lost.
+  gc cut-merged-info info --json cut-merged.core; expect_rc 0 cut-merged-info
+  python3 - cut-info.out cut-merged-info.out <<'PY' || fail "the merged core forgot what the stream lost (see above)"
+import json, sys
+half, merged = (json.load(open(f)) for f in sys.argv[1:3])
+m = merged["manifest"]
+assert m["truncated"] and m["truncation_reason"] == "io-error", m
+lost = lambda d: sorted((e["address"], e["size"]) for e in d["manifest"]["entries"] if e["status"] != "captured")
+assert lost(half) == lost(merged), (lost(half), lost(merged))
+assert merged["capture"]["options"].endswith("; merged with core.%d" % merged["capture"]["pid"]), merged["capture"]
+PY
   # Cut inside the program headers: nothing to keep.
   feed head copy "$g" --kill-at 100 -- -o head.gpu.zst --pid "$pid"
   [ "$wrc" -eq 137 ] || fail "the writer was not killed (status $wrc)"
