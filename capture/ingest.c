@@ -252,6 +252,7 @@ static int64_t read_stream(void *user, uint64_t addr, void *buf, uint64_t size, 
     if (want != g->s.pos)
         return GPUCORE_E_INVAL; /* the writer reads forward only; a bug if not */
     got = s_read(&g->s, buf, (size_t)size);
+    g->res.bytes_kept += got;
     if (got < size) {
         *ret_errno = g->s.err ? g->s.err : EPIPE;
         *ret_bad_size = (g->cur->vaddr + g->cur->filesz) - (addr + got);
@@ -516,7 +517,6 @@ static gpucore_status_t do_load(struct ingest *g, const struct seg *sg)
             if (st)
                 return gc_diag_set(g->diag, st, GC_NO_OFFSET, "PT_LOAD at 0x%" PRIx64 ": %s",
                                    sg->vaddr, gpucore_writer_errmsg(g->w));
-            g->res.bytes_kept += khi - at;
             at = khi;
             if (g->res.stream_cut)
                 break;
@@ -604,13 +604,18 @@ gpucore_status_t gc_ingest_stream(int fd, const char *out, const struct gc_inges
                          "reading the stream at 0x%" PRIx64 ": %s", g.s.pos, strerror(g.s.err));
         goto out;
     }
-    if (g.res.stream_cut) {
-        /* A writer killed mid-stream: what arrived is kept, the rest is said to be missing. */
-        if (!g.have_note && o.expect_gpu) {
+    if (o.expect_gpu && !g.have_note) {
+        /* a GPU half without its note holds nothing a reader can use */
+        if (g.res.stream_cut)
             st = gc_diag_set(reterr_diag, GPUCORE_E_TRUNCATED, g.s.pos,
                              "the stream ends before the AMDGPU note");
-            goto out;
-        }
+        else
+            st = gc_diag_set(reterr_diag, GPUCORE_E_CORRUPT, GC_NO_OFFSET,
+                             "no AMDGPU core-state note: not a GPU core of the ROCm runtime");
+        goto out;
+    }
+    if (g.res.stream_cut) {
+        /* A writer killed mid-stream: what arrived is kept, the rest is said to be missing. */
         gpucore_writer_stop(g.w, GPUCORE_REASON_IO_ERROR);
         /* the cut segment's rest is the writer's UNREADABLE entry; the ones after it: */
         for (i++; i < g.nsegs; i++)

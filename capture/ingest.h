@@ -15,8 +15,9 @@
  * between them is read and dropped. It refuses (GPUCORE_E_CORRUPT, the stream offset in the
  * diag) anything else: data before the table, segments whose data overlap, PT_LOADs whose
  * addresses overlap, `PN_XNUM` (more than 65534 program headers: the count would come after
- * the data), and, with a GPU tier below "all", a PT_LOAD before the AMDGPU note (the note
- * decides what is kept; it must have streamed past first).
+ * the data), with a GPU tier below "all", a PT_LOAD before the AMDGPU note (the note
+ * decides what is kept; it must have streamed past first), and a GPU stream without an
+ * AMDGPU note.
  *
  * What is kept of a GPU stream (gc_ingest_opts::keep_all 0, the tier "state"): every note,
  * and of the PT_LOADs:

@@ -370,7 +370,8 @@ static gpucore_status_t plan_pieces(gpucore_core_t *gpu, gpucore_core_t *host,
     for (uint32_t i = 0; i < out->n; i++)
         if (out->v[i].from == GC_MERGE_HOST)
             res->host_segments++;
-    qsort(out->v, out->n, sizeof(out->v[0]), cmp_piece);
+    if (out->n)
+        qsort(out->v, out->n, sizeof(out->v[0]), cmp_piece);
     return GPUCORE_OK;
 }
 
@@ -539,7 +540,8 @@ static gpucore_status_t gpu_manifest(gpucore_core_t *gpu, gpucore_manifest_t **r
         gpucore_manifest_free(m);
         return st;
     }
-    qsort(known->v, known->n, sizeof(known->v[0]), cmp_piece);
+    if (known->n)
+        qsort(known->v, known->n, sizeof(known->v[0]), cmp_piece);
     *ret = m;
     return GPUCORE_OK;
 }

@@ -30,3 +30,8 @@ foreach(kase pipe slow killed huge sigpipe)
   set_tests_properties(ingest-e2e-${kase} PROPERTIES LABELS "merge;e2e"
                        SKIP_RETURN_CODE 77 TIMEOUT 300)
 endforeach()
+
+# The stream reader behind ingest, fuzzed; seeds in tests/fuzz/corpus/fuzz_ingest/ (made by
+# tests/merge/make_ingest_seeds.py from the runtime-style split file of vadd-fault).
+gpucore_fuzz_target(fuzz_ingest SOURCE fuzz/targets/fuzz_ingest.c
+  LIBS gc_capture gc_kfd gc_libcore gc_schema gc_arch)
