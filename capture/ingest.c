@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -39,6 +40,14 @@ struct stream {
     uint8_t *scratch; /* CHUNK bytes for reads that are dropped */
 };
 
+/* A non-blocking descriptor with nothing to read yet: wait for data, not in a busy loop. */
+static void s_wait(const struct stream *s)
+{
+    struct pollfd p = { .fd = s->fd, .events = POLLIN };
+
+    (void)poll(&p, 1, -1);
+}
+
 /* Read up to @p n bytes (all of them unless the stream ends or fails). */
 static size_t s_read(struct stream *s, void *buf, size_t n)
 {
@@ -52,7 +61,9 @@ static size_t s_read(struct stream *s, void *buf, size_t n)
             s->pos += (uint64_t)r;
         } else if (r == 0) {
             s->eof = 1;
-        } else if (errno != EINTR && errno != EAGAIN) {
+        } else if (errno == EAGAIN) {
+            s_wait(s);
+        } else if (errno != EINTR) {
             s->err = errno;
         }
     }
@@ -85,7 +96,11 @@ static uint64_t s_skip(struct stream *s, uint64_t n)
                 s->eof = 1;
                 break;
             }
-            if (errno == EINTR || errno == EAGAIN)
+            if (errno == EAGAIN) {
+                s_wait(s);
+                continue;
+            }
+            if (errno == EINTR)
                 continue;
             s->no_splice = 1; /* not a pipe: read and drop */
         }

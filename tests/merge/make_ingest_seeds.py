@@ -6,7 +6,8 @@
 
 GPU_FILE and HOST_CORE as tests/analyze/make_rocr_split.py writes them (merge_e2e.sh leaves
 them in its work directory). Every segment is cut to at most 4 KiB (the host core's to 512
-bytes, its notes kept) so the seeds stay small; the AMDGPU note is kept whole. Seeds (the
+bytes of zeros, its notes kept but NT_FILE and NT_PRPSINFO's names: no path of the machine
+that made them) so the seeds stay small; the AMDGPU note is kept whole. Seeds (the
 first byte is fuzz_ingest's mode):
   gpu-state     the GPU half, tier state        gpu-all      the same, keep everything
   gpu-cut       gpu-state cut in a segment      gpu-no-note  the GPU half without its note
@@ -21,7 +22,23 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import make_rocr_split as m  # noqa: E402
 
 
-def rebuild(data, limit, drop_amdgpu=False, loads_first=False):
+NT_PRPSINFO, NT_FILE = 3, 0x46494C45
+
+
+def scrub(items):
+    """Host notes without what names this machine's paths: no NT_FILE, NT_PRPSINFO's
+    pr_fname and pr_psargs zeroed (a seed is committed to the repository)."""
+    out = []
+    for name, ntype, desc in items:
+        if name == b"CORE" and ntype == NT_FILE:
+            continue
+        if name == b"CORE" and ntype == NT_PRPSINFO and len(desc) == 136:
+            desc = desc[:40] + bytes(96)
+        out.append((name, ntype, desc))
+    return out
+
+
+def rebuild(data, limit, drop_amdgpu=False, loads_first=False, host=False):
     ph = m.phdrs(data)
     segs = []
     for p_type, flags, off, vaddr, paddr, filesz, memsz, align in ph:
@@ -30,11 +47,15 @@ def rebuild(data, limit, drop_amdgpu=False, loads_first=False):
             items = m.notes(data, [(p_type, flags, off, vaddr, paddr, filesz, memsz, align)])
             if drop_amdgpu:
                 items = [n for n in items if n[0] != b"AMDGPU"]
+            if host:
+                items = scrub(items)
             body = m.note_bytes(items)
         elif p_type == m.PT_LOAD:
             body = body[:limit]
             if not body:
                 continue
+            if host:  # host memory names paths too (environment, auxv strings)
+                body = bytes(len(body))
         else:
             continue
         segs.append((p_type, flags, vaddr, body, len(body), 4, 16, 0))
@@ -62,7 +83,7 @@ def main(argv):
         "gpu-cut": b"\x01" + g[:len(g) * 2 // 3],
         "gpu-no-note": b"\x03" + rebuild(gpu, 4096, drop_amdgpu=True),
         "load-first": b"\x01" + rebuild(gpu, 4096, loads_first=True),
-        "host": b"\x00" + rebuild(host, 512),
+        "host": b"\x00" + rebuild(host, 512, host=True),
     }
     for name, blob in seeds.items():
         with open(os.path.join(outdir, name), "wb") as f:

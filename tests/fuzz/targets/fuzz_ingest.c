@@ -40,10 +40,12 @@ static char out_path[256];
 
 static void setup(void)
 {
-    char dir[] = "/tmp/fuzz_ingest.XXXXXX";
+    const char *tmp = getenv("TMPDIR");
+    char dir[200];
 
     if (out_path[0])
         return;
+    snprintf(dir, sizeof(dir), "%s/fuzz_ingest.XXXXXX", tmp && *tmp ? tmp : P_tmpdir);
     CHECK(mkdtemp(dir) != NULL);
     snprintf(out_path, sizeof(out_path), "%s/out", dir);
 }
