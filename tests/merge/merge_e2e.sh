@@ -13,7 +13,9 @@
 #            with --host (analyze --json, the JSON minus the members that name files or come
 #            from gpucore's own notes), lists the same waves through libgpucore-dbgapi
 #            (dbgapi-dump), opens in gdb with the host threads, and merges compressed too.
-#   hostile  refusals, each one line with the file and exit 65 (64 usage, 73 output exists):
+#   hostile  a host core holding bytes of a GPU segment too (the GPU file's are kept, the
+#            manifest says so), and refusals, each one line with the file and exit 65 (64
+#            usage, 66 cannot open, 73 output cannot be created):
 #            swapped arguments, a GPU file of another pid, a GPU file without its note, a GPU
 #            file cut inside its headers, a unified core given as host core, not a core at
 #            all; a GPU file cut inside its data merges with a warning and what it holds.
@@ -161,6 +163,43 @@ gc cut-data merge cut-data.gpu "$h" -o cut.core
 expect_rc 0 cut-data
 grep -q "^gpucore: warning: cut-data.gpu was cut short" cut-data.err || fail "no warning for a cut GPU file: $(cat cut-data.err)"
 gc cut-analyze analyze cut.core; expect_rc 0 cut-analyze
+# A host core that holds bytes of a GPU segment too (0xaa where the runtime read other bytes):
+# the GPU file's are kept, and the manifest says the host copy was left out.
+python3 - "$g" "$h" overlap.host <<'PY' || fail "could not make overlap.host"
+import struct, sys
+gpu, host = open(sys.argv[1], "rb").read(), bytearray(open(sys.argv[2], "rb").read())
+def phdrs(d):
+    off, = struct.unpack_from("<Q", d, 32)
+    n, = struct.unpack_from("<H", d, 56)
+    return [(off + 56 * i, struct.unpack_from("<IIQQQQQQ", d, off + 56 * i)) for i in range(n)]
+first = next(p for _, p in phdrs(gpu) if p[0] == 1)
+at, p = next((at, p) for at, p in phdrs(host) if p[0] == 1 and p[3] == first[3])
+assert p[5] == 0, "the host core holds the GPU segment already"
+size = first[6]
+struct.pack_into("<Q", host, at + 8, len(host))    # p_offset: appended
+struct.pack_into("<Q", host, at + 32, size)         # p_filesz
+host += b"\xaa" * size
+open(sys.argv[3], "wb").write(host)
+print("0x%x %d" % (first[3], size))
+PY
+read -r ovaddr osize < <(python3 -c 'import struct,sys; d=open(sys.argv[1],"rb").read(); o,=struct.unpack_from("<Q",d,32); n,=struct.unpack_from("<H",d,56); p=[struct.unpack_from("<IIQQQQQQ",d,o+56*i) for i in range(n)]; f=next(x for x in p if x[0]==1); print("0x%x %d" % (f[3], f[6]))' "$g")
+gc overlap merge -q "$g" overlap.host -o overlap.core; expect_rc 0 overlap
+gc mem-merged analyze mem --json --address "$ovaddr" --size 16 overlap.core; expect_rc 0 mem-merged
+gc mem-gpu analyze mem --json --address "$ovaddr" --size 16 "$g"; expect_rc 0 mem-gpu
+python3 - mem-merged.out mem-gpu.out <<'PY' || fail "where both files hold an address, the merged core does not keep the GPU file's bytes"
+import json, sys
+a, b = (json.load(open(f))["data"] for f in sys.argv[1:3])
+assert a == b and a != "aa" * 16, (a, b)
+PY
+gc overlap-info info --json overlap.core; expect_rc 0 overlap-info
+python3 - overlap-info.out "$ovaddr" "$osize" <<'PY' || fail "the manifest does not say the host copy was left out"
+import json, sys
+d = json.load(open(sys.argv[1]))
+e = [e for e in d["manifest"]["entries"] if e["status"] == "skipped"]
+assert len(e) == 1, e
+assert int(e[0]["address"], 16) == int(sys.argv[2], 16) and e[0]["size"] == int(sys.argv[3]), e
+assert e[0]["reason"] == "policy" and e[0]["label"] == "host copy; the GPU file's bytes are kept", e
+PY
 # The unified core is not a host core to merge into; a text file is no core.
 gc unified merge "$g" out/core -o out.core
 expect_error 65 unified "out/core: offset 0x[0-9a-f]+: the host core already holds an AMDGPU note"
