@@ -2,6 +2,8 @@
 /*
  * gc_ingest_stream(): a core from a pipe, written while it is read. The rules are in ingest.h.
  */
+#include "ingest.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -17,24 +19,23 @@
 #include "cwsr.h"
 #include "gc_le.h"
 #include "gc_util.h"
-#include "ingest.h"
 
-#define EHDR_SIZE 64u
-#define PHDR_SIZE 56u
-#define PT_LOAD_ 1u
-#define PT_NOTE_ 4u
-#define ET_CORE_ 4u
-#define EM_AMDGPU_ 224u
+#define EHDR_SIZE             64u
+#define PHDR_SIZE             56u
+#define PT_LOAD_              1u
+#define PT_NOTE_              4u
+#define ET_CORE_              4u
+#define EM_AMDGPU_            224u
 #define NT_AMDGPU_CORE_STATE_ 33u
-#define CHUNK (1u << 20)
+#define CHUNK                 (1u << 20)
 
 /* ---- the stream ---------------------------------------------------------------------------- */
 
 struct stream {
     int fd;
-    int null_fd;      /* /dev/null for splice, -1 when not opened (yet) */
-    int no_splice;    /* splice failed once: read and drop instead */
-    uint64_t pos;     /* bytes consumed */
+    int null_fd;   /* /dev/null for splice, -1 when not opened (yet) */
+    int no_splice; /* splice failed once: read and drop instead */
+    uint64_t pos;  /* bytes consumed */
     int eof;
     int err;          /* errno of a failed read */
     uint8_t *scratch; /* CHUNK bytes for reads that are dropped */
@@ -250,7 +251,7 @@ struct ingest {
     struct seg *segs;
     uint32_t nsegs;
     struct ranges keep;
-    int have_note;       /* the AMDGPU note streamed past */
+    int have_note;         /* the AMDGPU note streamed past */
     const struct seg *cur; /* the segment the read callback serves */
     struct gc_ingest_result res;
     gpucore_diag_t *diag;
@@ -310,13 +311,14 @@ static gpucore_status_t read_head(struct ingest *g, uint8_t *eh)
                "e_phnum 0xffff (PN_XNUM): the program header count comes after the data, which "
                "a stream cannot wait for");
     GC_FAIL_IF(phnum == 0, diag, GPUCORE_E_CORRUPT, 0x38, "no program headers");
-    GC_FAIL_IF(phentsize != PHDR_SIZE, diag, GPUCORE_E_CORRUPT, 0x36,
-               "e_phentsize %u is not 56", phentsize);
+    GC_FAIL_IF(phentsize != PHDR_SIZE, diag, GPUCORE_E_CORRUPT, 0x36, "e_phentsize %u is not 56",
+               phentsize);
     GC_FAIL_IF(phoff < EHDR_SIZE, diag, GPUCORE_E_CORRUPT, 0x20,
                "e_phoff 0x%" PRIx64 " is inside the ELF header", phoff);
     table = (uint64_t)phnum * PHDR_SIZE;
     GC_FAIL_IF(phoff > g->o->max_head || table > g->o->max_head - phoff, diag, GPUCORE_E_LIMIT,
-               0x20, "program header table at 0x%" PRIx64 " (%u entries) is beyond the %" PRIu64
+               0x20,
+               "program header table at 0x%" PRIx64 " (%u entries) is beyond the %" PRIu64
                " bytes of head this reads",
                phoff, phnum, g->o->max_head);
     s_skip(&g->s, phoff - g->s.pos);
@@ -339,14 +341,13 @@ static gpucore_status_t read_head(struct ingest *g, uint8_t *eh)
     }
     for (uint32_t i = 0; i < phnum; i++) {
         const uint8_t *p = ph + (size_t)i * PHDR_SIZE;
-        struct seg s = { gc_le32_get(p), gc_le32_get(p + 4), gc_le64_get(p + 8),
+        struct seg s = { gc_le32_get(p),      gc_le32_get(p + 4),  gc_le64_get(p + 8),
                          gc_le64_get(p + 16), gc_le64_get(p + 32), gc_le64_get(p + 40) };
         uint64_t at = phoff + (uint64_t)i * PHDR_SIZE;
 
         if ((s.type != PT_LOAD_ && s.type != PT_NOTE_) || s.filesz == 0)
             continue;
-        if (s.type == PT_LOAD_ &&
-            (s.memsz < s.filesz || s.vaddr > UINT64_MAX - s.memsz)) {
+        if (s.type == PT_LOAD_ && (s.memsz < s.filesz || s.vaddr > UINT64_MAX - s.memsz)) {
             gc_free(ph);
             return gc_diag_set(diag, GPUCORE_E_CORRUPT, at,
                                "PT_LOAD at 0x%" PRIx64 ": p_memsz 0x%" PRIx64
@@ -365,8 +366,7 @@ static gpucore_status_t read_head(struct ingest *g, uint8_t *eh)
     for (uint32_t i = 0, prev = UINT32_MAX; i < g->nsegs; i++) {
         if (g->segs[i].type != PT_LOAD_)
             continue;
-        if (prev != UINT32_MAX &&
-            g->segs[i].vaddr < g->segs[prev].vaddr + g->segs[prev].memsz)
+        if (prev != UINT32_MAX && g->segs[i].vaddr < g->segs[prev].vaddr + g->segs[prev].memsz)
             return gc_diag_set(diag, GPUCORE_E_CORRUPT, phoff,
                                "PT_LOADs at 0x%" PRIx64 " and 0x%" PRIx64 " overlap",
                                g->segs[prev].vaddr, g->segs[i].vaddr);
@@ -442,8 +442,8 @@ static gpucore_status_t read_notes(struct ingest *g, const struct seg *sg, uint6
         if (strcmp(owner, "GPUCORE") == 0 &&
             (type == GPUCORE_NT_MANIFEST || (type == GPUCORE_NT_CAPTURE_META && g->o->meta))) {
             /* the writer writes its own manifest; the caller gave its CAPTURE_META */
-        } else if (gpucore_writer_add_note(g->w, owner, type, buf + pos + 12 + name_pad,
-                                           descsz) != GPUCORE_OK) {
+        } else if (gpucore_writer_add_note(g->w, owner, type, buf + pos + 12 + name_pad, descsz) !=
+                   GPUCORE_OK) {
             st = gc_diag_set(diag, GPUCORE_E_LIMIT, at, "note: %s", gpucore_writer_errmsg(g->w));
             break;
         }
@@ -475,8 +475,8 @@ static gpucore_status_t read_notes(struct ingest *g, const struct seg *sg, uint6
     return st;
 }
 
-static gpucore_status_t skip_range(struct ingest *g, uint64_t vaddr, uint64_t size,
-                                   uint32_t reason, const char *label)
+static gpucore_status_t skip_range(struct ingest *g, uint64_t vaddr, uint64_t size, uint32_t reason,
+                                   const char *label)
 {
     uint64_t dropped = s_skip(&g->s, size);
 
@@ -516,8 +516,7 @@ static gpucore_status_t do_load(struct ingest *g, const struct seg *sg)
                             "GPU memory not in tier state (gpucore ingest)");
             at = klo;
             if (st)
-                return gc_diag_set(g->diag, st, GC_NO_OFFSET, "%s",
-                                   gpucore_writer_errmsg(g->w));
+                return gc_diag_set(g->diag, st, GC_NO_OFFSET, "%s", gpucore_writer_errmsg(g->w));
             if (g->res.stream_cut)
                 break;
         }
@@ -568,8 +567,8 @@ gpucore_status_t gc_ingest_stream(int fd, const char *out, const struct gc_inges
     head = g.s.pos;
     st = gpucore_writer_open(
             out,
-            GPUCORE_OPTS(gpucore_writer_opts, .kind = o.expect_gpu ? GPUCORE_CORE_SPLIT
-                                                                   : GPUCORE_CORE_UNIFIED,
+            GPUCORE_OPTS(gpucore_writer_opts,
+                         .kind = o.expect_gpu ? GPUCORE_CORE_SPLIT : GPUCORE_CORE_UNIFIED,
                          .e_machine = o.expect_gpu ? 0u : gc_le16_get(eh + 18), .mode = o.mode,
                          .compress = o.compress,
                          .compress_level = o.compress ? o.compress_level : 0,
@@ -635,11 +634,11 @@ gpucore_status_t gc_ingest_stream(int fd, const char *out, const struct gc_inges
         /* the cut segment's rest is the writer's UNREADABLE entry; the ones after it: */
         for (i++; i < g.nsegs; i++)
             if (g.segs[i].type == PT_LOAD_)
-                gpucore_writer_record_skip(
-                        g.w, g.segs[i].vaddr, g.segs[i].filesz,
-                        GPUCORE_OPTS(gpucore_range_info, .tier = GPUCORE_TIER_ALL,
-                                     .label = "the stream ended before it"),
-                        GPUCORE_REASON_IO_ERROR);
+                gpucore_writer_record_skip(g.w, g.segs[i].vaddr, g.segs[i].filesz,
+                                           GPUCORE_OPTS(gpucore_range_info,
+                                                        .tier = GPUCORE_TIER_ALL,
+                                                        .label = "the stream ended before it"),
+                                           GPUCORE_REASON_IO_ERROR);
     }
     {
         struct gpucore_writer_stats stats;

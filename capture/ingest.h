@@ -48,33 +48,33 @@
 #include <gpucore/status.h>
 
 struct gc_ingest_opts {
-    uint32_t expect_gpu;     /* 1: the GPU half (EM_AMDGPU required); 0: a host core
-                                (EM_AMDGPU refused) */
-    uint32_t keep_all;       /* keep every PT_LOAD (tier "all"); 0 = tier "state" (above) */
-    uint64_t small_max;      /* tier state: PT_LOADs up to this size are kept whole;
-                                0 = GC_INGEST_SMALL_MAX */
-    uint32_t compress;       /* zstd seekable frames */
-    int32_t compress_level;  /* 0 = 3 */
-    uint32_t mode;           /* output file mode; 0 = 0600 */
-    uint64_t max_head;       /* program headers + notes held in memory at most;
-                                0 = GC_INGEST_MAX_HEAD */
-    const void *meta;        /* an encoded CAPTURE_META descriptor to add (borrowed; NULL =
-                                none); a GPUCORE CAPTURE_META note of the stream is then
-                                dropped */
+    uint32_t expect_gpu;    /* 1: the GPU half (EM_AMDGPU required); 0: a host core
+                               (EM_AMDGPU refused) */
+    uint32_t keep_all;      /* keep every PT_LOAD (tier "all"); 0 = tier "state" (above) */
+    uint64_t small_max;     /* tier state: PT_LOADs up to this size are kept whole;
+                               0 = GC_INGEST_SMALL_MAX */
+    uint32_t compress;      /* zstd seekable frames */
+    int32_t compress_level; /* 0 = 3 */
+    uint32_t mode;          /* output file mode; 0 = 0600 */
+    uint64_t max_head;      /* program headers + notes held in memory at most;
+                               0 = GC_INGEST_MAX_HEAD */
+    const void *meta;       /* an encoded CAPTURE_META descriptor to add (borrowed; NULL =
+                               none); a GPUCORE CAPTURE_META note of the stream is then
+                               dropped */
     size_t meta_size;
 };
 
 #define GC_INGEST_SMALL_MAX (1ull << 20)
-#define GC_INGEST_MAX_HEAD (256ull << 20)
+#define GC_INGEST_MAX_HEAD  (256ull << 20)
 
 struct gc_ingest_result {
-    uint64_t bytes_read;     /* of the stream, until its end or the failure */
+    uint64_t bytes_read; /* of the stream, until its end or the failure */
     uint32_t segments_kept;
     uint32_t segments_skipped; /* wholly or partly dropped */
     uint64_t bytes_kept;
     uint64_t bytes_skipped;
-    uint32_t stream_cut;     /* the stream ended inside or before segment data */
-    uint64_t file_bytes;     /* the output's size on disk */
+    uint32_t stream_cut; /* the stream ended inside or before segment data */
+    uint64_t file_bytes; /* the output's size on disk */
 };
 
 /*

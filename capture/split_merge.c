@@ -3,6 +3,8 @@
  * gc_merge_split(): a split dump (the ROCm runtime's GPU file, the kernel's host core) into one
  * unified core. The rules are in split_merge.h.
  */
+#include "split_merge.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -14,16 +16,16 @@
 
 #include "gc_le.h"
 #include "gc_util.h"
-#include "split_merge.h"
 
-#define EM_AMDGPU_ 224u
+#define EM_AMDGPU_   224u
 #define NT_PRSTATUS_ 1u
 #define NT_PRPSINFO_ 3u
-#define PRPSINFO_SIZE_ 136u /* x86-64 struct elf_prpsinfo: pr_pid at 24, fname at 40, psargs at 56 */
+#define PRPSINFO_SIZE_ \
+    136u /* x86-64 struct elf_prpsinfo: pr_pid at 24, fname at 40, psargs at 56 */
 #define NT_AMDGPU_CORE_STATE_ 33u
-#define PF_X_ 1u
-#define PF_W_ 2u
-#define PF_R_ 4u
+#define PF_X_                 1u
+#define PF_W_                 2u
+#define PF_R_                 4u
 
 /* One PT_LOAD of the output: [vaddr, vaddr + size) read from one input. */
 struct piece {
@@ -279,9 +281,9 @@ static gpucore_status_t record_missing(gpucore_writer_t *w, uint64_t lo, uint64_
  * The output's PT_LOADs, by address, and the manifest's skipped ranges: every GPU segment
  * with data whole; host segments with data minus what GPU segments cover.
  */
-static gpucore_status_t plan_pieces(gpucore_core_t *gpu, gpucore_core_t *host,
-                                    gpucore_writer_t *w, const struct pieces *known,
-                                    struct pieces *out, struct gc_merge_result *res)
+static gpucore_status_t plan_pieces(gpucore_core_t *gpu, gpucore_core_t *host, gpucore_writer_t *w,
+                                    const struct pieces *known, struct pieces *out,
+                                    struct gc_merge_result *res)
 {
     uint32_t ng = gpucore_core_segment_count(gpu), nh = gpucore_core_segment_count(host);
     struct gpucore_segment s, g;
@@ -449,8 +451,8 @@ static gpucore_status_t add_capture_meta(gpucore_writer_t *w, gpucore_core_t *ho
     m.exception_queue_id = 0xffffffffu;
     m.compress_level = o->compress ? (o->compress_level ? o->compress_level : 3) : 0;
     m.producer = (gpucore_str_t){ "gpucore", 7 };
-    m.producer_version = (gpucore_str_t){ GPUCORE_VERSION_STRING,
-                                          (uint32_t)strlen(GPUCORE_VERSION_STRING) };
+    m.producer_version =
+            (gpucore_str_t){ GPUCORE_VERSION_STRING, (uint32_t)strlen(GPUCORE_VERSION_STRING) };
     if (gpucore_core_find_note(host, "CORE", NT_PRPSINFO_, &i, &n) == GPUCORE_OK &&
         n.desc_size == PRPSINFO_SIZE_) {
         field_string(n.desc + 40, 16, fname);
@@ -552,8 +554,8 @@ static gpucore_status_t gpu_manifest(gpucore_core_t *gpu, gpucore_manifest_t **r
  * and from what. GPUCORE_E_CORRUPT when it does not decode (the caller copies it as it is).
  */
 static gpucore_status_t add_merged_meta(gpucore_writer_t *w, gpucore_core_t *host,
-                                        const struct gpucore_note *n,
-                                        const struct gc_merge_opts *o, gpucore_diag_t *diag)
+                                        const struct gpucore_note *n, const struct gc_merge_opts *o,
+                                        gpucore_diag_t *diag)
 {
     gpucore_capture_meta_t *m = NULL;
     char options[1024], execfn[4096];
@@ -661,15 +663,14 @@ gpucore_status_t gc_merge_split(gpucore_core_t *gpu, gpucore_core_t *host, const
     res.host_truncated = !!(hi.flags & GPUCORE_INFO_FILE_TRUNCATED);
     st = gpucore_writer_open(
             out,
-            GPUCORE_OPTS(gpucore_writer_opts, .kind = GPUCORE_CORE_UNIFIED,
-                         .e_machine = hi.e_machine, .mode = o->mode,
-                         .flags = o->overwrite ? GPUCORE_WRITE_OVERWRITE : 0u,
-                         .compress = o->compress,
-                         .compress_level = o->compress ? o->compress_level : 0,
-                         /* notes come first; what follows the first segment is the
-                            program headers and the manifest (an entry and a label per range) */
-                         .head_reserve = (uint64_t)(gi.phnum + hi.phnum + 16) * (56u + 128u),
-                         .expected_bytes = gi.load_bytes + hi.load_bytes),
+            GPUCORE_OPTS(
+                    gpucore_writer_opts, .kind = GPUCORE_CORE_UNIFIED, .e_machine = hi.e_machine,
+                    .mode = o->mode, .flags = o->overwrite ? GPUCORE_WRITE_OVERWRITE : 0u,
+                    .compress = o->compress, .compress_level = o->compress ? o->compress_level : 0,
+                    /* notes come first; what follows the first segment is the
+                       program headers and the manifest (an entry and a label per range) */
+                    .head_reserve = (uint64_t)(gi.phnum + hi.phnum + 16) * (56u + 128u),
+                    .expected_bytes = gi.load_bytes + hi.load_bytes),
             &w, reterr_diag);
     if (st)
         goto out;

@@ -66,27 +66,27 @@ enum gc_merge_file {
 };
 
 struct gc_merge_opts {
-    const char *gpu_name;  /* the GPU file's name for the manifest and CAPTURE_META; may be NULL */
-    const char *host_name; /* the host core's; may be NULL */
-    int64_t gpu_pid;       /* the pid the GPU file's name says, -1 = none */
-    uint64_t time_ns;      /* CAPTURE_META time when the GPU file has none (0 = unknown) */
-    uint32_t compress;     /* non-zero: zstd seekable frames */
+    const char *gpu_name;   /* the GPU file's name for the manifest and CAPTURE_META; may be NULL */
+    const char *host_name;  /* the host core's; may be NULL */
+    int64_t gpu_pid;        /* the pid the GPU file's name says, -1 = none */
+    uint64_t time_ns;       /* CAPTURE_META time when the GPU file has none (0 = unknown) */
+    uint32_t compress;      /* non-zero: zstd seekable frames */
     int32_t compress_level; /* 0 = the writer's default */
-    uint32_t overwrite;    /* replace an existing output */
-    uint32_t mode;         /* output file mode; 0 = 0600 */
+    uint32_t overwrite;     /* replace an existing output */
+    uint32_t mode;          /* output file mode; 0 = 0600 */
 };
 
 struct gc_merge_result {
-    int64_t pid;                /* the process, -1 when neither file says */
-    uint32_t gpu_segments;      /* PT_LOADs taken from each file */
+    int64_t pid;           /* the process, -1 when neither file says */
+    uint32_t gpu_segments; /* PT_LOADs taken from each file */
     uint32_t host_segments;
-    uint64_t gpu_bytes;         /* bytes of memory taken from each file */
+    uint64_t gpu_bytes; /* bytes of memory taken from each file */
     uint64_t host_bytes;
-    uint64_t superseded_bytes;  /* host bytes left out for the GPU file's */
-    uint64_t missing_bytes;     /* device mappings in neither file */
-    uint32_t gpu_truncated;     /* the input was cut short (opened with ALLOW_TRUNCATED) */
+    uint64_t superseded_bytes; /* host bytes left out for the GPU file's */
+    uint64_t missing_bytes;    /* device mappings in neither file */
+    uint32_t gpu_truncated;    /* the input was cut short (opened with ALLOW_TRUNCATED) */
     uint32_t host_truncated;
-    uint64_t file_bytes;        /* the output's size on disk */
+    uint64_t file_bytes; /* the output's size on disk */
 };
 
 /*

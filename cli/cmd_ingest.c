@@ -42,7 +42,7 @@ struct ingest_args {
     int keep_all;        /* --tier all */
     int compress;
     long level;
-    int foreground;      /* --foreground-merge */
+    int foreground; /* --foreground-merge */
 };
 
 static void ingest_help(FILE *out)
@@ -53,7 +53,8 @@ static void ingest_help(FILE *out)
             "asked for. For the ROCm runtime:\n"
             "  HSA_COREDUMP_PATTERN='|/usr/bin/gpucore ingest --dir /var/lib/gpucore --pid %%p'\n"
             "and for the kernel's host core (the other half of the crash):\n"
-            "  kernel.core_pattern=|/usr/bin/gpucore ingest --host --pid %%P --dir /var/lib/gpucore\n"
+            "  kernel.core_pattern=|/usr/bin/gpucore ingest --host --pid %%P --dir "
+            "/var/lib/gpucore\n"
             "With --dir, when both halves of one pid are there they are merged into one unified\n"
             "core, gpucore.PID[.zst], and the halves removed.\n\n"
             "  -o PATTERN          output file (%%p pid, %%t time, %%h host, %%e executable,\n"
@@ -105,16 +106,11 @@ static int ingest_output_path(const struct ingest_args *a, enum ingest_file whic
 static int parse_args(int argc, char **argv, struct ingest_args *a)
 {
     static const struct option longopts[] = {
-        { "output", required_argument, NULL, 'o' },
-        { "dir", required_argument, NULL, 'd' },
-        { "pid", required_argument, NULL, 'p' },
-        { "host", no_argument, NULL, 'H' },
-        { "tier", required_argument, NULL, 't' },
-        { "compress", optional_argument, NULL, 'z' },
-        { "no-compress", no_argument, NULL, 'Z' },
-        { "foreground-merge", no_argument, NULL, 'F' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
+        { "output", required_argument, NULL, 'o' }, { "dir", required_argument, NULL, 'd' },
+        { "pid", required_argument, NULL, 'p' },    { "host", no_argument, NULL, 'H' },
+        { "tier", required_argument, NULL, 't' },   { "compress", optional_argument, NULL, 'z' },
+        { "no-compress", no_argument, NULL, 'Z' },  { "foreground-merge", no_argument, NULL, 'F' },
+        { "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
     };
     int c;
 
@@ -141,18 +137,16 @@ static int parse_args(int argc, char **argv, struct ingest_args *a)
             else if (strcmp(optarg, "all") == 0)
                 a->keep_all = 1;
             else
-                return cli_usage_error("ingest",
-                                       "--tier takes state or all on a stream, got '%s'",
+                return cli_usage_error("ingest", "--tier takes state or all on a stream, got '%s'",
                                        optarg);
             break;
         case 'z':
             a->compress = 1;
-            if (optarg && (cli_parse_int(optarg, CLI_ZSTD_LEVEL_MIN, CLI_ZSTD_LEVEL_MAX,
-                                         &a->level) != 0 ||
-                           a->level == 0))
-                return cli_usage_error("ingest", "--compress takes " CLI_ZSTD_LEVEL_TEXT
-                                                 ", got '%s'",
-                                       optarg);
+            if (optarg &&
+                (cli_parse_int(optarg, CLI_ZSTD_LEVEL_MIN, CLI_ZSTD_LEVEL_MAX, &a->level) != 0 ||
+                 a->level == 0))
+                return cli_usage_error(
+                        "ingest", "--compress takes " CLI_ZSTD_LEVEL_TEXT ", got '%s'", optarg);
             break;
         case 'Z':
             a->compress = 0;
@@ -187,8 +181,7 @@ static int parse_args(int argc, char **argv, struct ingest_args *a)
  * "unknown" (the runtime dumps on a queue error or a memory violation and does not say
  * which), the tier kept, options "ingest --tier T". *ret_desc freed with gpucore_free().
  */
-static gpucore_status_t ingest_meta(const struct ingest_args *a, void **ret_desc,
-                                    size_t *ret_size)
+static gpucore_status_t ingest_meta(const struct ingest_args *a, void **ret_desc, size_t *ret_size)
 {
     gpucore_capture_meta_t m;
     struct timespec now;
@@ -206,8 +199,8 @@ static gpucore_status_t ingest_meta(const struct ingest_args *a, void **ret_desc
     m.exception_queue_id = 0xffffffffu;
     m.compress_level = a->compress ? (int32_t)a->level : 0;
     m.producer = (gpucore_str_t){ "gpucore", 7 };
-    m.producer_version = (gpucore_str_t){ GPUCORE_VERSION_STRING,
-                                          (uint32_t)strlen(GPUCORE_VERSION_STRING) };
+    m.producer_version =
+            (gpucore_str_t){ GPUCORE_VERSION_STRING, (uint32_t)strlen(GPUCORE_VERSION_STRING) };
     if (gethostname(host, sizeof(host)) == 0) {
         host[sizeof(host) - 1] = '\0';
         m.hostname = (gpucore_str_t){ host, (uint32_t)strlen(host) };
@@ -232,7 +225,8 @@ static gpucore_status_t ingest_meta(const struct ingest_args *a, void **ret_desc
 static int merge_halves(const struct ingest_args *a, const char *gpu_path, const char *host_path)
 {
     char out[4096];
-    struct gc_merge_opts o = { .gpu_pid = a->pid, .compress = 1,
+    struct gc_merge_opts o = { .gpu_pid = a->pid,
+                               .compress = 1,
                                .compress_level = (int32_t)a->level };
     enum gc_merge_file which = GC_MERGE_OUT;
     gpucore_core_t *gpu = NULL, *host = NULL;

@@ -23,8 +23,7 @@ static void merge_help(FILE *out)
             "ROCgdb and the amd-dbgapi library like a core gpucore captured. Where both files\n"
             "hold bytes of one address, the GPU file's are kept (the manifest says so).\n\n"
             "  -o, --output OUT   the unified core to write (required)\n"
-            "      --compress[=L] zstd seekable frames, level " CLI_ZSTD_LEVEL_TEXT
-            " (default 3)\n"
+            "      --compress[=L] zstd seekable frames, level " CLI_ZSTD_LEVEL_TEXT " (default 3)\n"
             "  -f, --force        replace OUT if it exists\n"
             "  -q, --quiet        print nothing on success\n"
             "  -h, --help         this text\n\n"
@@ -64,9 +63,8 @@ int cmd_merge(int argc, char **argv)
             if (optarg) {
                 if (cli_parse_int(optarg, CLI_ZSTD_LEVEL_MIN, CLI_ZSTD_LEVEL_MAX, &level) != 0 ||
                     level == 0)
-                    return cli_usage_error("merge", "--compress takes " CLI_ZSTD_LEVEL_TEXT
-                                                    ", got '%s'",
-                                           optarg);
+                    return cli_usage_error(
+                            "merge", "--compress takes " CLI_ZSTD_LEVEL_TEXT ", got '%s'", optarg);
                 o.compress_level = (int32_t)level;
             }
             break;

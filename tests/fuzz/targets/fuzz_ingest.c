@@ -27,13 +27,13 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define CHECK(c)                                                                                  \
-    do {                                                                                          \
-        if (!(c)) {                                                                               \
-            fprintf(stderr, "fuzz_ingest: invariant failed: %s (%s:%d)\n", #c, __FILE__,        \
-                    __LINE__);                                                                    \
-            abort();                                                                              \
-        }                                                                                         \
+#define CHECK(c)                                                                         \
+    do {                                                                                 \
+        if (!(c)) {                                                                      \
+            fprintf(stderr, "fuzz_ingest: invariant failed: %s (%s:%d)\n", #c, __FILE__, \
+                    __LINE__);                                                           \
+            abort();                                                                     \
+        }                                                                                \
     } while (0)
 
 static char out_path[256];
