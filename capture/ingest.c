@@ -250,6 +250,8 @@ struct ingest {
     gpucore_writer_t *w;
     struct seg *segs;
     uint32_t nsegs;
+    struct seg *empty; /* PT_LOADs with p_filesz 0 */
+    uint32_t nempty;
     struct ranges keep;
     int have_note;         /* the AMDGPU note streamed past */
     const struct seg *cur; /* the segment the read callback serves */
@@ -324,7 +326,8 @@ static gpucore_status_t read_head(struct ingest *g, uint8_t *eh)
     s_skip(&g->s, phoff - g->s.pos);
     ph = gc_malloc((size_t)table);
     g->segs = gc_calloc_array(phnum, sizeof(*g->segs));
-    if (!ph || !g->segs) {
+    g->empty = gc_calloc_array(phnum, sizeof(*g->empty));
+    if (!ph || !g->segs || !g->empty) {
         gc_free(ph);
         return gc_diag_set(diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
     }
@@ -345,6 +348,12 @@ static gpucore_status_t read_head(struct ingest *g, uint8_t *eh)
                          gc_le64_get(p + 16), gc_le64_get(p + 32), gc_le64_get(p + 40) };
         uint64_t at = phoff + (uint64_t)i * PHDR_SIZE;
 
+        if (s.type == PT_LOAD_ && s.filesz == 0 && s.memsz && s.vaddr <= UINT64_MAX - s.memsz) {
+            /* listed without data (the kernel's device mappings): said in the manifest */
+            if (g->nempty < phnum)
+                g->empty[g->nempty++] = s;
+            continue;
+        }
         if ((s.type != PT_LOAD_ && s.type != PT_NOTE_) || s.filesz == 0)
             continue;
         if (s.type == PT_LOAD_ && (s.memsz < s.filesz || s.vaddr > UINT64_MAX - s.memsz)) {
@@ -583,6 +592,16 @@ gpucore_status_t gc_ingest_stream(int fd, const char *out, const struct gc_inges
                          gpucore_writer_errmsg(g.w));
         goto out;
     }
+    for (i = 0; i < g.nempty && !st; i++)
+        st = gpucore_writer_record_skip(
+                g.w, g.empty[i].vaddr, g.empty[i].memsz,
+                GPUCORE_OPTS(gpucore_range_info, .tier = GPUCORE_TIER_ALL,
+                             .label = "listed without data by the writer of the stream"),
+                GPUCORE_REASON_SPECIAL);
+    if (st) {
+        gc_diag_set(reterr_diag, st, GC_NO_OFFSET, "%s", gpucore_writer_errmsg(g.w));
+        goto out;
+    }
     /* i ends at the first segment that did not come whole (the cut one), or at nsegs */
     for (i = 0; i < g.nsegs; i++) {
         const struct seg *sg = &g.segs[i];
@@ -662,6 +681,7 @@ out:
         close(g.s.null_fd);
     gc_free(g.s.scratch);
     gc_free(g.segs);
+    gc_free(g.empty);
     gc_free(g.keep.v);
     return st;
 }

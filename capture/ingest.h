@@ -31,7 +31,9 @@
  *    descriptors and kernel arguments are small allocations that the stream cannot name
  *    before they pass (the link map naming them is host memory, in the other half);
  *  - nothing else: each range dropped is recorded in the manifest as SKIPPED, reason "tier".
- * With keep_all everything is kept (the host half is always ingested so).
+ * With keep_all everything is kept (the host half is always ingested so). PT_LOADs listed
+ * without data (p_filesz 0: the device mappings in a kernel's core) are recorded in the
+ * manifest as SKIPPED, reason "special".
  *
  * A stream that ends early (the writer was killed): when the head and the notes arrived, the
  * core is published with the data that did, marked truncated (manifest flag, reason

@@ -105,6 +105,21 @@ pipe)
   done
   [ "$(ls store2)" = "gpucore.$pid.zst" ] || fail "the detached merge did not finish: $(ls store2 | tr '\n' ' ')"
   analyze_same merged.core "store2/gpucore.$pid.zst"
+  # The host half alone: the device mappings the kernel listed without data are in its manifest.
+  feed hostonly copy "$h" -- --host --pid "$pid" -o host.%p.zst; expect_rc 0 hostonly
+  gc hostonly-info info --json "host.$pid.zst"; expect_rc 0 hostonly-info
+  python3 - hostonly-info.out "$h" <<'PY' || fail "the host half does not list the mappings without data (see above)"
+import json, struct, sys
+d = json.load(open(sys.argv[1]))
+data = open(sys.argv[2], "rb").read()
+off, = struct.unpack_from("<Q", data, 32)
+n, = struct.unpack_from("<H", data, 56)
+ph = [struct.unpack_from("<IIQQQQQQ", data, off + 56 * i) for i in range(n)]
+empty = sorted((p[3], p[6]) for p in ph if p[0] == 1 and p[5] == 0)
+got = sorted((int(e["address"], 16), e["size"]) for e in d["manifest"]["entries"]
+             if e["status"] == "skipped" and e["reason"] == "special")
+assert empty and got == empty, (got, empty)
+PY
   # -o PATTERN: the name expanded, no pairing; uncompressed on request.
   feed pat copy "$g" -- -o "single.%p.gpu" --pid "$pid" --no-compress --tier all; expect_rc 0 pat
   gc pat-info info "single.$pid.gpu"; expect_rc 0 pat-info
