@@ -133,5 +133,7 @@ int cmd_watch(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
 int cmd_dbgapi_dump(int argc, char **argv);
 int cmd_debug(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
+int cmd_ingest(int argc, char **argv);
 
 #endif /* GPUCORE_CLI_H */

@@ -48,6 +48,12 @@ static const struct command commands[] = {
       "print everything a debugger sees of a core through the amd-dbgapi library" },
     { "debug", cmd_debug, "debug [--debugger PATH] [--exe PATH] [--sysroot DIR] CORE [-- ARGS]",
       "open a core in ROCgdb or GDB (decompressed to a temporary file if needed)" },
+    { "merge", cmd_merge, "merge [--compress[=L]] [--force] GPU-FILE HOST-CORE -o OUT",
+      "one unified core from the ROCm runtime's split dump (gpucore.PID + core.PID)" },
+    { "ingest", cmd_ingest,
+      "ingest (-o PATTERN | --dir DIR) [--pid PID] [--host] [--tier state|all] "
+      "[--compress[=L] | --no-compress] < CORE",
+      "pipe handler: store a core streamed by the ROCm runtime or the kernel, pair the halves" },
     { "compress", cmd_compress,
       "compress [--level N] [--threads N] [--frame-size SIZE] [--force] INPUT OUTPUT",
       "compress a core into zstd seekable frames (readable in place, `zstd -d` compatible)" },

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Ingest: a core read from a stream (a pipe), written as it is read by libcore's writer
+ * (`gpucore ingest`, the ROCm runtime's `HSA_COREDUMP_PATTERN="|..."` and the kernel's
+ * `core_pattern` pipe). Never the whole stream in memory, never a temporary copy of it: the
+ * head (ELF header, program headers, notes) is held, segment data passes through one 1 MiB
+ * buffer into the writer, and data that is not kept is read and dropped (spliced into
+ * /dev/null when the input is a pipe, so skipping costs no copy).
+ *
+ * Stream order. Both writers emit their file front to back: the ELF header, the program
+ * header table at e_phoff, then the segments' data at increasing p_offset (the ROCm runtime:
+ * the PT_NOTE first, then the PT_LOADs in the order of its table; the kernel: the PT_NOTE,
+ * then the PT_LOADs by address). The reader takes any file in which the program header table
+ * precedes every segment's data and no two segments' data overlap in the file; padding
+ * between them is read and dropped. It refuses (GPUCORE_E_CORRUPT, the stream offset in the
+ * diag) anything else: data before the table, segments whose data overlap, PT_LOADs whose
+ * addresses overlap, `PN_XNUM` (more than 65534 program headers: the count would come after
+ * the data), with a GPU tier below "all", a PT_LOAD before the AMDGPU note (the note
+ * decides what is kept; it must have streamed past first), and a GPU stream without an
+ * AMDGPU note.
+ *
+ * What is kept of a GPU stream (gc_ingest_opts::keep_all 0, the tier "state"): every note,
+ * and of the PT_LOADs:
+ *  - the bytes of every range the AMDGPU note names, for every queue: the AQL ring
+ *    (ring_base_address, ring_size), the amd_queue_t (256 bytes ending 128 bytes after
+ *    read_pointer_address, rounded out to 64-byte lines), the context-save area of every XCC
+ *    plus the debugger area after them (their sizes from arch/'s table for the device's
+ *    gfx_target_version; for an unknown target, from ctx_save_restore_address to the end of
+ *    the segment holding it), and r_debug (40 bytes) when the GPU file holds it;
+ *  - every PT_LOAD of at most gc_ingest_opts::small_max bytes, whole: code objects, kernel
+ *    descriptors and kernel arguments are small allocations that the stream cannot name
+ *    before they pass (the link map naming them is host memory, in the other half);
+ *  - nothing else: each range dropped is recorded in the manifest as SKIPPED, reason "tier".
+ * With keep_all everything is kept (the host half is always ingested so). PT_LOADs listed
+ * without data (p_filesz 0: the device mappings in a kernel's core) are recorded in the
+ * manifest as SKIPPED, reason "special".
+ *
+ * A stream that ends early (the writer was killed): when the head and the notes arrived, the
+ * core is published with the data that did, marked truncated (manifest flag, reason
+ * "io-error"), the rest of the cut segment recorded UNREADABLE (errno EPIPE) and the
+ * segments that never came SKIPPED/"io-error"; gc_ingest_result::stream_cut is set. A
+ * stream that ends inside the head is refused (GPUCORE_E_TRUNCATED) and nothing published.
+ */
+#ifndef GPUCORE_INGEST_H
+#define GPUCORE_INGEST_H
+
+#include <stdint.h>
+
+#include <gpucore/core.h>
+#include <gpucore/status.h>
+
+struct gc_ingest_opts {
+    uint32_t expect_gpu;    /* 1: the GPU half (EM_AMDGPU required); 0: a host core
+                               (EM_AMDGPU refused) */
+    uint32_t keep_all;      /* keep every PT_LOAD (tier "all"); 0 = tier "state" (above) */
+    uint64_t small_max;     /* tier state: PT_LOADs up to this size are kept whole;
+                               0 = GC_INGEST_SMALL_MAX */
+    uint32_t compress;      /* zstd seekable frames */
+    int32_t compress_level; /* 0 = 3 */
+    uint32_t mode;          /* output file mode; 0 = 0600 */
+    uint64_t max_head;      /* program headers + notes held in memory at most;
+                               0 = GC_INGEST_MAX_HEAD */
+    const void *meta;       /* an encoded CAPTURE_META descriptor to add (borrowed; NULL =
+                               none); a GPUCORE CAPTURE_META note of the stream is then
+                               dropped */
+    size_t meta_size;
+};
+
+#define GC_INGEST_SMALL_MAX (1ull << 20)
+#define GC_INGEST_MAX_HEAD  (256ull << 20)
+
+struct gc_ingest_result {
+    uint64_t bytes_read; /* of the stream, until its end or the failure */
+    uint32_t segments_kept;
+    uint32_t segments_skipped; /* wholly or partly dropped */
+    uint64_t bytes_kept;
+    uint64_t bytes_skipped;
+    uint32_t stream_cut; /* the stream ended inside or before segment data */
+    uint64_t file_bytes; /* the output's size on disk */
+};
+
+/*
+ * Read a core from @p fd (borrowed; read from its current position to the end of the
+ * segments it announces, and nothing after) and publish it at @p out (atomically; an
+ * existing file is not replaced). @p ret optional; filled on success, and its bytes_read
+ * also on failure.
+ * @retval GPUCORE_OK         published (possibly truncated: ret->stream_cut).
+ * @retval GPUCORE_E_CORRUPT  the stream is not a core this reads (see above), diag offset =
+ *                            stream offset.
+ * @retval GPUCORE_E_TRUNCATED the stream ended inside the head.
+ * @retval GPUCORE_E_LIMIT    the head is larger than max_head.
+ * @retval GPUCORE_E_EXIST, GPUCORE_E_CANTCREAT, GPUCORE_E_IO  the output (GPUCORE_E_IO also
+ *                            for a read error of @p fd; the diag says which).
+ * @retval GPUCORE_E_INVAL, GPUCORE_E_NOMEM
+ * Nothing is published on failure. The caller drains @p fd (gc_ingest_drain()).
+ */
+gpucore_status_t gc_ingest_stream(int fd, const char *out, const struct gc_ingest_opts *opts,
+                                  struct gc_ingest_result *ret, gpucore_diag_t *reterr_diag);
+
+/*
+ * Read @p fd to its end, dropping the bytes (spliced into /dev/null when it is a pipe), so
+ * that the process writing into it never sees EPIPE or SIGPIPE. Returns the bytes dropped.
+ * Gives up only on a read error other than EINTR/EAGAIN.
+ */
+uint64_t gc_ingest_drain(int fd);
+
+#endif /* GPUCORE_INGEST_H */

@@ -1,0 +1,359 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpucore ingest: the pipe handler for the ROCm runtime's HSA_COREDUMP_PATTERN="|..." (the GPU
+ * half of a crash on stdin) and, with --host, for the kernel's core_pattern pipe (the host
+ * half). Reads the stream once, front to back, and writes it compressed as it reads
+ * (capture/ingest.h); keeps the tier asked for; on any failure prints one line and reads
+ * stdin to its end before exiting, so the writer never gets EPIPE or SIGPIPE. With --dir, the
+ * two halves of one pid are merged (capture/split_merge.h) when the second arrives, and the
+ * halves removed. docs/ingest.md has the setup.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capture.h"
+#include "cli.h"
+#include "gc_util.h"
+#include "ingest.h"
+#include "split_merge.h"
+
+enum ingest_file {
+    INGEST_GPU_HALF,  /* what the runtime streamed */
+    INGEST_HOST_HALF, /* what the kernel streamed */
+    INGEST_MERGED,    /* both, merged */
+};
+
+struct ingest_args {
+    const char *pattern; /* -o */
+    const char *dir;     /* --dir */
+    int host;            /* --host */
+    long pid;            /* --pid, or the parent's */
+    int keep_all;        /* --tier all */
+    int compress;
+    long level;
+    int foreground; /* --foreground-merge */
+};
+
+static void ingest_help(FILE *out)
+{
+    fprintf(out,
+            "Usage: gpucore ingest [OPTIONS] (-o PATTERN | --dir DIR) < CORE\n\n"
+            "Read a core from stdin as it is written and store it compressed, keeping the tier\n"
+            "asked for. For the ROCm runtime:\n"
+            "  HSA_COREDUMP_PATTERN='|/usr/bin/gpucore ingest --dir /var/lib/gpucore --pid %%p'\n"
+            "and for the kernel's host core (the other half of the crash):\n"
+            "  kernel.core_pattern=|/usr/bin/gpucore ingest --host --pid %%P --dir "
+            "/var/lib/gpucore\n"
+            "With --dir, when both halves of one pid are there they are merged into one unified\n"
+            "core, gpucore.PID[.zst], and the halves removed.\n\n"
+            "  -o PATTERN          output file (%%p pid, %%t time, %%h host, %%e executable,\n"
+            "                      %%j job, %%r rank, %%%%); no pairing\n"
+            "      --dir DIR       output directory: gpucore.PID.gpu[.zst] (GPU half),\n"
+            "                      core.PID[.zst] (--host), gpucore.PID[.zst] (merged)\n"
+            "      --pid PID       the crashed process (default: the parent process)\n"
+            "      --host          stdin is the kernel's host core, not the GPU half\n"
+            "      --tier T        state (default) or all: what of the GPU memory is kept\n"
+            "      --compress[=L]  zstd level " CLI_ZSTD_LEVEL_TEXT " (default: on, level 3)\n"
+            "      --no-compress   store the plain core\n"
+            "      --foreground-merge  merge in this process before exiting (default: in a\n"
+            "                      detached child, so the writer's pclose() returns at once)\n"
+            "  -h, --help          this text\n\n"
+            "On failure: one line on stderr, stdin read to its end, exit 65 (bad stream), 73\n"
+            "(output exists or cannot be created), 74 (I/O error) or 64 (usage).\n");
+}
+
+/*
+ * The one place output names are made (the store will take over here): the file for @p which
+ * of process @p pid. Returns 0, or an exit code after printing why.
+ */
+static int ingest_output_path(const struct ingest_args *a, enum ingest_file which, long pid,
+                              char *buf, size_t size)
+{
+    static const char *const names[] = { "gpucore.", "core.", "gpucore." };
+    static const char *const suffixes[] = { ".gpu", "", "" };
+    const char *ext = a->compress ? ".zst" : "";
+    char name[64];
+    int n;
+
+    if (a->pattern) {
+        char storage[GC_CAPTURE_VARS_STORAGE];
+        struct gc_capture_vars v;
+        gpucore_diag_t d;
+
+        gc_capture_vars_fill(&v, (pid_t)pid, storage, sizeof(storage));
+        if (gc_capture_expand_path(a->pattern, &v, buf, size, &d) != GPUCORE_OK)
+            return cli_fail(CLI_EXIT_USAGE, NULL, "-o %s: %s", a->pattern, d.message);
+        return 0;
+    }
+    snprintf(name, sizeof(name), "%s%ld%s%s", names[which], pid, suffixes[which], ext);
+    n = snprintf(buf, size, "%s/%s", a->dir, name);
+    if (n < 0 || (size_t)n >= size)
+        return cli_fail(CLI_EXIT_USAGE, NULL, "--dir %s: the path is too long", a->dir);
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, struct ingest_args *a)
+{
+    static const struct option longopts[] = {
+        { "output", required_argument, NULL, 'o' }, { "dir", required_argument, NULL, 'd' },
+        { "pid", required_argument, NULL, 'p' },    { "host", no_argument, NULL, 'H' },
+        { "tier", required_argument, NULL, 't' },   { "compress", optional_argument, NULL, 'z' },
+        { "no-compress", no_argument, NULL, 'Z' },  { "foreground-merge", no_argument, NULL, 'F' },
+        { "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
+    };
+    int c;
+
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            a->pattern = optarg;
+            break;
+        case 'd':
+            a->dir = optarg;
+            break;
+        case 'p':
+            if (cli_parse_int(optarg, 1, INT32_MAX, &a->pid) != 0)
+                return cli_usage_error("ingest", "--pid takes a process id, got '%s'", optarg);
+            break;
+        case 'H':
+            a->host = 1;
+            break;
+        case 't':
+            if (strcmp(optarg, "state") == 0)
+                a->keep_all = 0;
+            else if (strcmp(optarg, "all") == 0)
+                a->keep_all = 1;
+            else
+                return cli_usage_error("ingest", "--tier takes state or all on a stream, got '%s'",
+                                       optarg);
+            break;
+        case 'z':
+            a->compress = 1;
+            if (optarg &&
+                (cli_parse_int(optarg, CLI_ZSTD_LEVEL_MIN, CLI_ZSTD_LEVEL_MAX, &a->level) != 0 ||
+                 a->level == 0))
+                return cli_usage_error(
+                        "ingest", "--compress takes " CLI_ZSTD_LEVEL_TEXT ", got '%s'", optarg);
+            break;
+        case 'Z':
+            a->compress = 0;
+            break;
+        case 'F':
+            a->foreground = 1;
+            break;
+        case 'h':
+            ingest_help(stdout);
+            return -1;
+        default:
+            return cli_usage_error("ingest", "unknown option or missing value in '%s'",
+                                   argv[optind - 1]);
+        }
+    }
+    if (optind != argc)
+        return cli_usage_error("ingest", "unexpected argument '%s': the core comes on stdin",
+                               argv[optind]);
+    if (!a->pattern == !a->dir)
+        return cli_usage_error("ingest", "give exactly one of -o PATTERN and --dir DIR");
+    if (a->host && !a->pid)
+        return cli_usage_error("ingest", "--host needs --pid (the kernel's %%P)");
+    if (!a->pid)
+        a->pid = (long)getppid();
+    return 0;
+}
+
+/*
+ * The GPU half's CAPTURE_META: the stream carries no metadata of its own (the runtime's file
+ * has the AMDGPU note alone), and the store needs the process, the time and the host. The
+ * process is alive while it writes into the pipe: its executable is /proc/PID/exe. Trigger
+ * "unknown" (the runtime dumps on a queue error or a memory violation and does not say
+ * which), the tier kept, options "ingest --tier T". *ret_desc freed with gpucore_free().
+ */
+static gpucore_status_t ingest_meta(const struct ingest_args *a, void **ret_desc, size_t *ret_size)
+{
+    gpucore_capture_meta_t m;
+    struct timespec now;
+    struct utsname u;
+    char host[256] = "", exe[4096], link[64];
+    const char *options = a->keep_all ? "ingest --tier all" : "ingest --tier state";
+    ssize_t n;
+
+    memset(&m, 0, sizeof(m));
+    clock_gettime(CLOCK_REALTIME, &now);
+    m.time_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+    m.pid = (uint32_t)a->pid;
+    m.trigger = GPUCORE_TRIGGER_UNKNOWN;
+    m.tier = a->keep_all ? GPUCORE_TIER_ALL : GPUCORE_TIER_STATE;
+    m.exception_queue_id = 0xffffffffu;
+    m.compress_level = a->compress ? (int32_t)a->level : 0;
+    m.producer = (gpucore_str_t){ "gpucore", 7 };
+    m.producer_version =
+            (gpucore_str_t){ GPUCORE_VERSION_STRING, (uint32_t)strlen(GPUCORE_VERSION_STRING) };
+    if (gethostname(host, sizeof(host)) == 0) {
+        host[sizeof(host) - 1] = '\0';
+        m.hostname = (gpucore_str_t){ host, (uint32_t)strlen(host) };
+    }
+    if (uname(&u) == 0)
+        m.kernel = (gpucore_str_t){ u.release, (uint32_t)strlen(u.release) };
+    snprintf(link, sizeof(link), "/proc/%ld/exe", a->pid);
+    n = readlink(link, exe, sizeof(exe) - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        m.exe = (gpucore_str_t){ exe, (uint32_t)n };
+    }
+    m.options = (gpucore_str_t){ options, (uint32_t)strlen(options) };
+    if (gpucore_capture_meta_encode(&m, ret_desc, ret_size, NULL) == GPUCORE_OK)
+        return GPUCORE_OK;
+    /* an executable path that is not UTF-8: leave it out rather than the metadata */
+    m.exe = (gpucore_str_t){ NULL, 0 };
+    return gpucore_capture_meta_encode(&m, ret_desc, ret_size, NULL);
+}
+
+/* Merge the two halves of @p pid into the merged name, then remove them. */
+static int merge_halves(const struct ingest_args *a, const char *gpu_path, const char *host_path)
+{
+    char out[4096];
+    struct gc_merge_opts o = { .gpu_pid = a->pid,
+                               .compress = 1,
+                               .compress_level = (int32_t)a->level };
+    enum gc_merge_file which = GC_MERGE_OUT;
+    gpucore_core_t *gpu = NULL, *host = NULL;
+    gpucore_diag_t d;
+    gpucore_status_t st;
+    struct stat sb;
+    int rc;
+
+    o.compress = (uint32_t)a->compress;
+    rc = ingest_output_path(a, INGEST_MERGED, a->pid, out, sizeof(out));
+    if (rc)
+        return rc;
+    rc = cli_open_core(gpu_path, GPUCORE_OPEN_ALLOW_TRUNCATED, &gpu);
+    if (rc)
+        return rc;
+    rc = cli_open_core(host_path, GPUCORE_OPEN_ALLOW_TRUNCATED, &host);
+    if (rc) {
+        gpucore_core_close(gpu);
+        return rc;
+    }
+    o.gpu_name = strrchr(gpu_path, '/') + 1;
+    o.host_name = strrchr(host_path, '/') + 1;
+    if (stat(gpu_path, &sb) == 0)
+        o.time_ns = (uint64_t)sb.st_mtim.tv_sec * 1000000000u + (uint64_t)sb.st_mtim.tv_nsec;
+    st = gc_merge_split(gpu, host, out, &o, NULL, &which, &d);
+    gpucore_core_close(gpu);
+    gpucore_core_close(host);
+    if (st == GPUCORE_E_EXIST && which == GC_MERGE_OUT)
+        return CLI_EXIT_OK; /* the other half's ingest merged them first */
+    if (st != GPUCORE_OK) {
+        if (which == GC_MERGE_OUT)
+            return cli_report(out, &d, CLI_SIDE_OUTPUT);
+        return cli_report(which == GC_MERGE_GPU ? gpu_path : host_path, &d, CLI_SIDE_INPUT);
+    }
+    unlink(gpu_path);
+    unlink(host_path);
+    return CLI_EXIT_OK;
+}
+
+/*
+ * Both halves there? Merge them: in a detached child (the writer waits for this process in
+ * pclose(); it must not wait for the merge), or here with --foreground-merge.
+ */
+static int pair(const struct ingest_args *a, const char *written)
+{
+    char other[4096];
+    const char *gpu_path, *host_path;
+    pid_t child;
+    int rc;
+
+    if (!a->dir)
+        return CLI_EXIT_OK;
+    rc = ingest_output_path(a, a->host ? INGEST_GPU_HALF : INGEST_HOST_HALF, a->pid, other,
+                            sizeof(other));
+    if (rc || access(other, F_OK) != 0)
+        return rc;
+    gpu_path = a->host ? other : written;
+    host_path = a->host ? written : other;
+    if (a->foreground)
+        return merge_halves(a, gpu_path, host_path);
+    child = fork();
+    if (child < 0)
+        return cli_fail(CLI_EXIT_IOERR, NULL, "cannot start the merge: %s", strerror(errno));
+    if (child > 0)
+        return CLI_EXIT_OK;
+    /* The child: out of the writer's session, stdin and stdout to /dev/null. */
+    setsid();
+    {
+        int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+        if (null >= 0) {
+            dup2(null, 0);
+            dup2(null, 1);
+            close(null);
+        }
+    }
+    _exit(merge_halves(a, gpu_path, host_path));
+}
+
+int cmd_ingest(int argc, char **argv)
+{
+    struct ingest_args a = { .compress = 1, .level = 3 };
+    struct gc_ingest_result res = { 0 };
+    char out[4096];
+    void *meta = NULL;
+    size_t meta_size = 0;
+    gpucore_diag_t d;
+    gpucore_status_t st;
+    int rc;
+
+    /* Nothing this writes is a pipe the writer reads, but a closed stderr must not kill it. */
+    signal(SIGPIPE, SIG_IGN);
+    rc = parse_args(argc, argv, &a);
+    if (rc == 0)
+        rc = ingest_output_path(&a, a.host ? INGEST_HOST_HALF : INGEST_GPU_HALF, a.pid, out,
+                                sizeof(out));
+    if (rc < 0)
+        return CLI_EXIT_OK; /* --help: stdin may be a terminal, not a stream */
+    if (rc) {
+        gc_ingest_drain(0);
+        return rc;
+    }
+    if (!a.host && ingest_meta(&a, &meta, &meta_size) != GPUCORE_OK)
+        meta = NULL;
+    st = gc_ingest_stream(0, out,
+                          &(struct gc_ingest_opts){ .expect_gpu = !a.host,
+                                                    .keep_all = a.host || a.keep_all,
+                                                    .compress = (uint32_t)a.compress,
+                                                    .compress_level = (int32_t)a.level,
+                                                    .meta = meta,
+                                                    .meta_size = meta_size },
+                          &res, &d);
+    gpucore_free(meta);
+    if (st != GPUCORE_OK) {
+        if (st == GPUCORE_E_CORRUPT || st == GPUCORE_E_TRUNCATED || st == GPUCORE_E_LIMIT)
+            rc = cli_report("stdin", &d, CLI_SIDE_INPUT);
+        else
+            rc = cli_report(out, &d, CLI_SIDE_OUTPUT);
+        gc_ingest_drain(0);
+        return rc;
+    }
+    /* Bytes after the last segment (section headers): read, so the writer sees no EPIPE. */
+    gc_ingest_drain(0);
+    if (res.stream_cut)
+        fprintf(stderr,
+                "gpucore: warning: %s: the stream ended after %" PRIu64 " bytes, before the "
+                "core did; what arrived is kept, marked truncated\n",
+                out, res.bytes_read);
+    return pair(&a, out);
+}

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Fuzz target for the stream reader of `gpucore ingest` (capture/ingest.c): the whole stream is
+ * hostile (ELF header, program header table, notes, the AMDGPU note that decides what is kept,
+ * segment data, where it ends).
+ *
+ * Input: u8 mode (bit 0: the GPU half, else a host core; bit 1: keep everything, else tier
+ * state), then the stream, read from a memory file. Segments up to 256 bytes count as small
+ * (kept whole in tier state), so seeds of a few KiB reach the partial keeping of larger ones.
+ *
+ * Invariants (abort() on violation): the call succeeds or fails with a documented status and
+ * a message; it never reads more than the stream holds; on success the file published opens
+ * with gpucore_core_open() (not merely with ALLOW_TRUNCATED) as a split core for a GPU half
+ * and a unified one otherwise, holds every byte it says it kept, and a GPU half holds the
+ * AMDGPU note; on failure nothing is published.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <gpucore/core.h>
+
+#include "ingest.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define CHECK(c)                                                                         \
+    do {                                                                                 \
+        if (!(c)) {                                                                      \
+            fprintf(stderr, "fuzz_ingest: invariant failed: %s (%s:%d)\n", #c, __FILE__, \
+                    __LINE__);                                                           \
+            abort();                                                                     \
+        }                                                                                \
+    } while (0)
+
+static char out_path[256];
+
+static void setup(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    char dir[200];
+
+    if (out_path[0])
+        return;
+    snprintf(dir, sizeof(dir), "%s/fuzz_ingest.XXXXXX", tmp && *tmp ? tmp : P_tmpdir);
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(out_path, sizeof(out_path), "%s/out", dir);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    struct gc_ingest_result res = { 0 };
+    struct gpucore_core_info info;
+    gpucore_core_t *core = NULL;
+    gpucore_diag_t d;
+    gpucore_status_t st;
+    uint8_t mode;
+    int fd;
+
+    if (size < 1)
+        return 0;
+    setup();
+    mode = data[0];
+    fd = memfd_create("fuzz_ingest", MFD_CLOEXEC);
+    CHECK(fd >= 0);
+    CHECK(write(fd, data + 1, size - 1) == (ssize_t)(size - 1));
+    CHECK(lseek(fd, 0, SEEK_SET) == 0);
+    unlink(out_path);
+    st = gc_ingest_stream(fd, out_path,
+                          &(struct gc_ingest_opts){ .expect_gpu = mode & 1u,
+                                                    .keep_all = (mode >> 1) & 1u,
+                                                    .small_max = 256,
+                                                    .max_head = 1u << 20 },
+                          &res, &d);
+    close(fd);
+    CHECK(res.bytes_read <= size - 1);
+    if (st != GPUCORE_OK) {
+        CHECK(st == GPUCORE_E_CORRUPT || st == GPUCORE_E_TRUNCATED || st == GPUCORE_E_LIMIT ||
+              st == GPUCORE_E_NOMEM || st == GPUCORE_E_INVAL || st == GPUCORE_E_IO);
+        CHECK(d.message[0] != '\0');
+        CHECK(access(out_path, F_OK) != 0);
+        return 0;
+    }
+    st = gpucore_core_open(out_path, NULL, &core, &d);
+    if (st != GPUCORE_OK) {
+        fprintf(stderr, "fuzz_ingest: the core published does not open: %s\n", d.message);
+        abort();
+    }
+    CHECK(gpucore_core_get_info(core, &info) == GPUCORE_OK);
+    CHECK(info.kind == ((mode & 1u) ? GPUCORE_CORE_SPLIT : GPUCORE_CORE_UNIFIED));
+    CHECK(info.load_bytes == res.bytes_kept);
+    if (mode & 1u) {
+        struct gpucore_note n;
+        uint32_t i = 0;
+
+        CHECK(gpucore_core_find_note(core, "AMDGPU", 33, &i, &n) == GPUCORE_OK);
+    }
+    gpucore_core_close(core);
+    unlink(out_path);
+    return 0;
+}

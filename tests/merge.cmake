@@ -1,0 +1,37 @@
+# SPDX-License-Identifier: MIT
+# gpucore merge (capture/split_merge.c) and gpucore ingest: the ROCm runtime's split dump.
+
+# ---- gpucore merge, end to end (tests/merge/merge_e2e.sh) -------------------------------------
+# Each case captures vadd-fault from gpucore-inferior and splits it as the runtime and the
+# kernel would (tests/analyze/make_rocr_split.py). gdb is optional: without it, "pair" checks
+# everything else.
+find_program(GPUCORE_MERGE_GDB gdb)
+foreach(kase pair hostile)
+  add_test(NAME merge-e2e-${kase}
+           COMMAND ${PROJECT_SOURCE_DIR}/tests/merge/merge_e2e.sh
+                   ${CMAKE_CURRENT_BINARY_DIR}/merge-e2e/${kase}
+                   $<TARGET_FILE:gpucore-cli> $<TARGET_FILE:gpucore-inferior>
+                   ${CMAKE_CURRENT_BINARY_DIR}/scenario-objects
+                   ${PROJECT_SOURCE_DIR}/tests/scenarios "${GPUCORE_MERGE_GDB}" ${kase})
+  set_tests_properties(merge-e2e-${kase} PROPERTIES LABELS "merge;e2e"
+                       SKIP_RETURN_CODE 77 TIMEOUT 300)
+endforeach()
+
+# ---- gpucore ingest, end to end (tests/merge/ingest_e2e.sh, stream_writer.py) ----------------
+# The split pair through a pipe: both halves and their pairing, a slow writer, a writer killed
+# mid-stream, a 32 GiB stream under prlimit --as=512M (about 13 s), failures that drain stdin.
+foreach(kase pipe slow killed huge sigpipe)
+  add_test(NAME ingest-e2e-${kase}
+           COMMAND ${PROJECT_SOURCE_DIR}/tests/merge/ingest_e2e.sh
+                   ${CMAKE_CURRENT_BINARY_DIR}/ingest-e2e/${kase}
+                   $<TARGET_FILE:gpucore-cli> $<TARGET_FILE:gpucore-inferior>
+                   ${CMAKE_CURRENT_BINARY_DIR}/scenario-objects
+                   ${PROJECT_SOURCE_DIR}/tests/scenarios ${kase})
+  set_tests_properties(ingest-e2e-${kase} PROPERTIES LABELS "merge;e2e"
+                       SKIP_RETURN_CODE 77 TIMEOUT 300)
+endforeach()
+
+# The stream reader behind ingest, fuzzed; seeds in tests/fuzz/corpus/fuzz_ingest/ (made by
+# tests/merge/make_ingest_seeds.py from the runtime-style split file of vadd-fault).
+gpucore_fuzz_target(fuzz_ingest SOURCE fuzz/targets/fuzz_ingest.c
+  LIBS gc_capture gc_kfd gc_libcore gc_schema gc_arch)

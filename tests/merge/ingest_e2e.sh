@@ -1,0 +1,237 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# End-to-end tests of `gpucore ingest` (tests/merge.cmake): the split pair of vadd-fault (as
+# merge_e2e.sh makes it) streamed into ingest through a pipe by stream_writer.py, as the
+# ROCm runtime (HSA_COREDUMP_PATTERN="|...") and the kernel (core_pattern "|...") would.
+#
+#   ingest_e2e.sh WORKDIR GPUCORE INFERIOR OBJECTS SCENARIOS CASE
+#
+# CASE:
+#   pipe     the GPU half, then the host half (--host): the halves are merged into
+#            gpucore.PID.zst and removed; it explains itself as `gpucore merge` of the two
+#            files does. Both orders, and -o PATTERN (no pairing).
+#   slow     a writer that sleeps between 64 KiB chunks: the same core as a fast one.
+#   killed   a writer killed (SIGKILL) inside segment data: a valid core marked truncated,
+#            exit 0 and a warning; killed inside the program headers: exit 65, no file. Both
+#            without hanging (the pipe's end is the writer's death).
+#   huge     a 32 GiB stream (more than this machine's memory: one PT_LOAD of zeros made on
+#            the fly) through --tier state under prlimit --as=512M: the zeros are skipped,
+#            the core is small and says what was skipped. About 13 s at 2.6 GB/s here.
+#   sigpipe  failures (output exists, a host core where the GPU half is expected, bad usage)
+#            print one line, exit 73/65/64, and read stdin to its end: the writer gets no
+#            EPIPE.
+#
+# Exit codes: 0 pass, 1 fail (one "FAIL [case]: why" line), 77 skip (no ptrace rights).
+
+set -euo pipefail
+
+[ $# -eq 6 ] || { echo "usage: $0 WORKDIR GPUCORE INFERIOR OBJECTS SCENARIOS CASE" >&2; exit 2; }
+work=$1 gpucore=$2 inferior=$3 objects=$4 scenarios=$5 case=$6
+here=$(cd "$(dirname "$0")" && pwd)
+test_name=ingest-$case
+writer="$here/stream_writer.py"
+
+. "$here/../lib/e2e.sh"
+e2e_enter "$work"
+e2e_need_ptrace
+
+ln -sfn "$objects" objs
+objects=objs
+e2e_capture_scenario "$scenarios/vadd-fault.json" out/core
+gc info-json info --json out/core; expect_rc 0 info-json
+pid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["capture"]["pid"])' info-json.out)
+python3 "$here/../analyze/make_rocr_split.py" out/core info-json.out "gpucore.$pid" "core.$pid" \
+  >split.log || fail "make_rocr_split.py: $(cat split.log)"
+g=gpucore.$pid h=core.$pid
+
+# feed NAME WRITER-ARGS -- INGEST-ARGS: stream_writer.py WRITER-ARGS | gpucore ingest
+# INGEST-ARGS; the writer's status in $wrc (3: it saw EPIPE), ingest's in $rc, ingest's output
+# in NAME.out/.err, the writer's stderr in NAME.werr.
+feed() {
+  local name=$1 wargs=() sep=0
+  shift
+  while [ $# -gt 0 ]; do
+    if [ "$1" = -- ]; then shift; break; fi
+    wargs+=("$1"); shift
+  done
+  set +e
+  python3 "$writer" "${wargs[@]}" 2>"$name.werr" | "$gpucore" ingest "$@" >"$name.out" 2>"$name.err"
+  local st=("${PIPESTATUS[@]}")
+  set -e
+  wrc=${st[0]} rc=${st[1]}
+}
+
+# analyze_same A B: the reports of two cores agree but for the file's name and the capture
+# metadata's time, options and tier (an ingested half says the tier it kept).
+analyze_same() {
+  gc ra analyze --json "$1"; expect_rc 0 ra
+  gc rb analyze --json "$2"; expect_rc 0 rb
+  python3 - ra.out rb.out <<'PY' || fail "$1 and $2 explain themselves differently"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+for d in (a, b):
+    d.pop("core")
+    for k in ("time", "time_ns", "options", "compress_level", "tier"):
+        d["capture"].pop(k, None)
+if a != b:
+    for k in sorted(set(a) | set(b)):
+        if a.get(k) != b.get(k):
+            print("%s: %.300s | %.300s" % (k, a.get(k), b.get(k)))
+    sys.exit(1)
+PY
+}
+
+case $case in
+pipe)
+  gc merge merge -q "$g" "$h" -o merged.core; expect_rc 0 merge
+  mkdir store
+  feed gpu copy "$g" -- --dir store --pid "$pid"
+  expect_rc 0 gpu; [ "$wrc" -eq 0 ] || fail "the writer exited $wrc: $(cat gpu.werr)"
+  [ -f "store/gpucore.$pid.gpu.zst" ] || fail "no GPU half in the store: $(ls store)"
+  gc half info "store/gpucore.$pid.gpu.zst"; expect_rc 0 half
+  grep -q "split ELF core, AMDGPU (e_machine 224), zstd seekable" half.out || fail "the GPU half is not a compressed split core: $(sed -n 2p half.out)"
+  feed host copy "$h" -- --host --pid "$pid" --dir store --foreground-merge
+  expect_rc 0 host; [ "$wrc" -eq 0 ] || fail "the writer exited $wrc: $(cat host.werr)"
+  [ "$(ls store)" = "gpucore.$pid.zst" ] || fail "the store holds $(ls store | tr '\n' ' ') instead of the merged core alone"
+  analyze_same merged.core "store/gpucore.$pid.zst"
+  # The other order, the merge in a detached child (as the runtime's pclose() must not wait).
+  mkdir store2
+  feed host2 copy "$h" -- --host --pid "$pid" --dir store2; expect_rc 0 host2
+  feed gpu2 copy "$g" -- --dir store2 --pid "$pid"; expect_rc 0 gpu2
+  for _ in $(seq 1 600); do
+    [ "$(ls store2)" = "gpucore.$pid.zst" ] && break
+    sleep 0.05
+  done
+  [ "$(ls store2)" = "gpucore.$pid.zst" ] || fail "the detached merge did not finish: $(ls store2 | tr '\n' ' ')"
+  analyze_same merged.core "store2/gpucore.$pid.zst"
+  # The host half alone: the device mappings the kernel listed without data are in its manifest.
+  feed hostonly copy "$h" -- --host --pid "$pid" -o host.%p.zst; expect_rc 0 hostonly
+  gc hostonly-info info --json "host.$pid.zst"; expect_rc 0 hostonly-info
+  python3 - hostonly-info.out "$h" <<'PY' || fail "the host half does not list the mappings without data (see above)"
+import json, struct, sys
+d = json.load(open(sys.argv[1]))
+data = open(sys.argv[2], "rb").read()
+off, = struct.unpack_from("<Q", data, 32)
+n, = struct.unpack_from("<H", data, 56)
+ph = [struct.unpack_from("<IIQQQQQQ", data, off + 56 * i) for i in range(n)]
+empty = sorted((p[3], p[6]) for p in ph if p[0] == 1 and p[5] == 0)
+got = sorted((int(e["address"], 16), e["size"]) for e in d["manifest"]["entries"]
+             if e["status"] == "skipped" and e["reason"] == "special")
+assert empty and got == empty, (got, empty)
+PY
+  # -o PATTERN: the name expanded, no pairing; uncompressed on request.
+  feed pat copy "$g" -- -o "single.%p.gpu" --pid "$pid" --no-compress --tier all; expect_rc 0 pat
+  gc pat-info info "single.$pid.gpu"; expect_rc 0 pat-info
+  grep -q "split ELF core, AMDGPU (e_machine 224), plain" pat-info.out || fail "-o --no-compress: $(sed -n 2p pat-info.out)"
+  ;;
+slow)
+  feed fast copy "$g" -- -o fast.gpu.zst --pid "$pid"; expect_rc 0 fast
+  feed slow copy "$g" --chunk 65536 --sleep 0.01 -- -o slow.gpu.zst --pid "$pid"; expect_rc 0 slow
+  # The same core but for the time in its metadata.
+  gc fast-info info --json --segments fast.gpu.zst; expect_rc 0 fast-info
+  gc slow-info info --json --segments slow.gpu.zst; expect_rc 0 slow-info
+  python3 - fast-info.out slow-info.out <<'PY' || fail "a slow writer gave another core than a fast one"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+for d in (a, b):
+    d.pop("file")
+    for k in ("time", "time_ns"):
+        d["capture"].pop(k)
+    for n in d["notes"]:
+        if n["owner"] == "GPUCORE":
+            n.pop("offset", None)
+assert a["segments"] and a["manifest"]["captured_ranges"] == 13, a["manifest"]
+sys.exit(0 if a == b else 1)
+PY
+  ;;
+killed)
+  # Cut in the data of the segments: the core keeps what came.
+  size=$(stat -c %s "$g")
+  feed cut copy "$g" --chunk 4096 --kill-at $((size / 2)) -- -o cut.gpu.zst --pid "$pid"
+  [ "$wrc" -eq 137 ] || fail "the writer was not killed (status $wrc)"
+  expect_rc 0 cut
+  grep -q "^gpucore: warning: cut.gpu.zst: the stream ended after $((size / 2)) bytes" cut.err ||
+    fail "no warning for a cut stream: $(cat cut.err)"
+  gc cut-info info --json cut.gpu.zst; expect_rc 0 cut-info
+  python3 - cut-info.out <<'PY' || fail "the cut core does not say what it lacks (see above)"
+import json, sys
+m = json.load(open(sys.argv[1]))["manifest"]
+assert m["truncated"] and m["truncation_reason"] == "io-error", m
+assert m["unreadable_ranges"] + m["skipped_ranges"] >= 1, m
+assert m["captured_ranges"] >= 1, m
+PY
+  gc cut-merge merge -q cut.gpu.zst "$h" -o cut-merged.core; expect_rc 0 cut-merge
+  gc cut-analyze analyze cut-merged.core; expect_rc 0 cut-analyze
+  # The merged core says so too: truncated, and what the stream lost.
+  gc cut-merged-info info --json cut-merged.core; expect_rc 0 cut-merged-info
+  python3 - cut-info.out cut-merged-info.out <<'PY' || fail "the merged core forgot what the stream lost (see above)"
+import json, sys
+half, merged = (json.load(open(f)) for f in sys.argv[1:3])
+m = merged["manifest"]
+assert m["truncated"] and m["truncation_reason"] == "io-error", m
+lost = lambda d: sorted((e["address"], e["size"]) for e in d["manifest"]["entries"] if e["status"] != "captured")
+assert lost(half) == lost(merged), (lost(half), lost(merged))
+assert merged["capture"]["options"].endswith("; merged with core.%d" % merged["capture"]["pid"]), merged["capture"]
+PY
+  # Cut inside the program headers: nothing to keep.
+  feed head copy "$g" --kill-at 100 -- -o head.gpu.zst --pid "$pid"
+  [ "$wrc" -eq 137 ] || fail "the writer was not killed (status $wrc)"
+  expect_rc 65 head
+  grep -q "^gpucore: stdin: offset 0x[0-9a-f]*: the stream ends inside the program header table" head.err ||
+    fail "unexpected error: $(cat head.err)"
+  [ ! -e head.gpu.zst ] || fail "a refused stream left head.gpu.zst"
+  ;;
+huge)
+  # Under an address-space limit of 512 MiB: memory is bounded whatever the stream's size
+  # (a sanitized build maps terabytes of shadow: there the peak RSS alone is checked).
+  limits=()
+  ldd "$gpucore" 2>/dev/null | grep -q 'lib[at]san' || limits=(--as=$((512 << 20)))
+  set +e
+  python3 "$writer" huge "$g" 32 2>huge.werr |
+    /usr/bin/time -f %M -o huge.time prlimit "${limits[@]}" "$gpucore" ingest \
+      -o huge-limited.gpu.zst --pid "$pid" --tier state >huge-l.out 2>huge-l.err
+  st=("${PIPESTATUS[@]}")
+  set -e
+  [ "${st[0]}" -eq 0 ] || fail "the writer exited ${st[0]}: $(cat huge.werr)"
+  [ "${st[1]}" -eq 0 ] || fail "ingest under prlimit ${limits[*]} exited ${st[1]}: $(cat huge-l.err)"
+  peak=$(tail -1 huge.time)
+  [ "$peak" -lt $((256 << 10)) ] || fail "ingest of 32 GiB peaked at $peak kB of RSS"
+  echo "ingest of a 32 GiB stream: peak RSS $peak kB"
+  [ "$(stat -c %s huge-limited.gpu.zst)" -lt $((4 << 20)) ] || fail "the 32 GiB stream became $(stat -c %s huge-limited.gpu.zst) bytes"
+  gc huge-info info --json huge-limited.gpu.zst; expect_rc 0 huge-info
+  python3 - huge-info.out <<'PY' || fail "the core does not say the 32 GiB were skipped (see above)"
+import json, sys
+m = json.load(open(sys.argv[1]))["manifest"]
+assert m["skipped_bytes"] == 32 << 30, m["skipped_bytes"]
+assert not m["truncated"], m
+e = [e for e in m["entries"] if e["status"] == "skipped"]
+assert len(e) == 1 and e[0]["reason"] == "tier" and e[0]["size"] == 32 << 30, e
+PY
+  gc huge-merge merge -q huge-limited.gpu.zst "$h" -o huge-merged.core; expect_rc 0 huge-merge
+  gc small-merge merge -q "$g" "$h" -o merged.core; expect_rc 0 small-merge
+  gc rh analyze waves --json huge-merged.core; expect_rc 0 rh
+  gc rs analyze waves --json merged.core; expect_rc 0 rs
+  python3 -c 'import json,sys; a,b=(json.load(open(f)) for f in sys.argv[1:3]); a.pop("core"); b.pop("core"); sys.exit(a!=b)' rh.out rs.out ||
+    fail "the waves of the skipped-through core differ"
+  ;;
+sigpipe)
+  : >exists.gpu.zst
+  feed exists copy "$g" --chunk 4096 -- -o exists.gpu.zst --pid "$pid"
+  expect_rc 73 exists
+  [ "$wrc" -eq 0 ] || fail "the writer saw the pipe close (status $wrc): $(cat exists.werr)"
+  [ "$(wc -l <exists.err)" -eq 1 ] && grep -q "^gpucore: exists.gpu.zst: " exists.err || fail "unexpected error: $(cat exists.err)"
+  feed wrong copy "$h" -- -o wrong.zst --pid "$pid"
+  expect_rc 65 wrong
+  [ "$wrc" -eq 0 ] || fail "the writer saw the pipe close (status $wrc): $(cat wrong.werr)"
+  grep -q "^gpucore: stdin: offset 0x12: e_machine 62 is not EM_AMDGPU (224)" wrong.err || fail "unexpected error: $(cat wrong.err)"
+  feed usage copy "$g" -- --tier scratch -o x.zst
+  expect_rc 64 usage
+  [ "$wrc" -eq 0 ] || fail "the writer saw the pipe close on a usage error (status $wrc)"
+  feed nodir copy "$g" -- --dir does/not/exist --pid "$pid"
+  expect_rc 73 nodir
+  [ "$wrc" -eq 0 ] || fail "the writer saw the pipe close (status $wrc)"
+  ;;
+*) fail "unknown case $case" ;;
+esac
+exit 0
