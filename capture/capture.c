@@ -553,6 +553,115 @@ static gpucore_status_t select_host(struct cap *c, const struct gc_procmaps *pm,
     return st;
 }
 
+/* Record every range of @p s as skipped for @p reason (tier HOST, labelled by its mapping). */
+static void skip_host(struct cap *c, const struct host_sel *hs, const struct gc_rangeset *s,
+                      uint32_t reason)
+{
+    for (uint32_t i = 0; i < s->count; i++) {
+        uint64_t start = s->r[i].start, end = s->r[i].end;
+
+        for (uint32_t j = 0; j < hs->hr.count && start < end; j++) {
+            const struct gc_host_range *r = &hs->hr.r[j];
+            uint64_t a = r->start > start ? r->start : start;
+            uint64_t b = r->start + r->size < end ? r->start + r->size : end;
+            struct gpucore_range_info info = {
+                .sz = sizeof(info), .tier = GPUCORE_TIER_HOST, .p_flags = r->p_flags,
+                .label = r->label
+            };
+
+            if (b > a && gpucore_writer_record_skip(c->w, a, b - a, &info, reason) == GPUCORE_OK)
+                count_skipped(c, reason, b - a);
+        }
+    }
+}
+
+/*
+ * --no-host-memory and --redact (docs/privacy.md): take out of the selected host memory what
+ * they withhold, and record it. Both keep the threads' stacks; --redact also keeps what holds
+ * no user data: mappings that are not writable and are backed by a file or are the [vdso]
+ * (their bytes are the file's or the kernel's), and the dynamic linker's chain (@p early: the
+ * loader's own structures, which a debugger needs to find the libraries), and withholds the
+ * argument and environment strings at the top of the main stack. --no-host-memory withholds
+ * the rest for POLICY, --redact for REDACTED (both: POLICY, what the stricter option says).
+ */
+static gpucore_status_t withhold_host(struct cap *c, const struct gc_procmaps *pm,
+                                      struct host_sel *hs, struct gc_rangeset *early)
+{
+    struct gc_rangeset keep = GC_RANGESET_INIT, out = GC_RANGESET_INIT;
+    gpucore_status_t st = gc_host_stacks(pm, c->t, &keep);
+    uint64_t arg_lo, arg_hi;
+
+    if (c->o->redact && !c->o->no_host_memory) {
+        for (uint32_t i = 0; st == GPUCORE_OK && i < hs->hr.count; i++) {
+            const struct gc_host_range *r = &hs->hr.r[i];
+
+            if (!(r->p_flags & 2u) && r->label &&
+                (r->label[0] == '/' || strcmp(r->label, "[vdso]") == 0))
+                st = gc_rangeset_add(&keep, r->start, r->size);
+        }
+        if (st == GPUCORE_OK) {
+            /* the chain's own bytes, not the heap pages around them; what is ordered early
+               is what is kept */
+            gc_rangeset_clear(early);
+            st = gc_host_link_map_exact(c->pid, "/proc", host_read, c, early, c->diag);
+        }
+        if (st == GPUCORE_OK)
+            st = gc_rangeset_union(&keep, early);
+    }
+    if (st == GPUCORE_OK && c->o->redact &&
+        gc_host_arg_env(c->pid, "/proc", &arg_lo, &arg_hi) == GPUCORE_OK)
+        st = gc_rangeset_remove(&keep, arg_lo, arg_hi - arg_lo);
+    /* out = sel − keep; sel −= out */
+    if (st == GPUCORE_OK)
+        st = gc_rangeset_union(&out, &hs->sel);
+    if (st == GPUCORE_OK)
+        st = gc_rangeset_subtract(&out, &keep);
+    if (st == GPUCORE_OK)
+        st = gc_rangeset_subtract(&hs->sel, &out);
+    if (st == GPUCORE_OK) {
+        skip_host(c, hs, &out, c->o->no_host_memory ? GPUCORE_REASON_POLICY
+                                                    : GPUCORE_REASON_REDACTED);
+        if (c->o->no_host_memory)
+            gc_rangeset_clear(early); /* not written, so not ordered either */
+    }
+    gc_rangeset_free(&keep);
+    gc_rangeset_free(&out);
+    if (st != GPUCORE_OK)
+        return gc_diag_set(c->diag, st, GC_NO_OFFSET, "out of memory selecting host memory");
+    return GPUCORE_OK;
+}
+
+/*
+ * One rank of the state tier. With --redact the kernel-argument values that are not pointers
+ * (plan.h: kernarg_values) are recorded as REDACTED instead of written.
+ */
+static gpucore_status_t write_state_rank(struct cap *c, const struct gc_plan *p, uint32_t r,
+                                         const struct gc_kfd_mapping *maps, uint32_t nmaps)
+{
+    struct gc_rangeset w = GC_RANGESET_INIT, red = GC_RANGESET_INIT;
+    gpucore_status_t st;
+
+    if (!c->o->redact || !p->kernarg_values.count)
+        return write_set(c, &p->state_rank[r], GPUCORE_TIER_STATE, p, maps, nmaps);
+    /* red = rank ∩ values = rank − (rank − values); w = rank − values */
+    st = gc_rangeset_union(&w, &p->state_rank[r]);
+    if (st == GPUCORE_OK)
+        st = gc_rangeset_subtract(&w, &p->kernarg_values);
+    if (st == GPUCORE_OK)
+        st = gc_rangeset_union(&red, &p->state_rank[r]);
+    if (st == GPUCORE_OK)
+        st = gc_rangeset_subtract(&red, &w);
+    if (st != GPUCORE_OK) {
+        st = gc_diag_set(c->diag, st, GC_NO_OFFSET, "out of memory");
+    } else {
+        skip_set(c, &red, GPUCORE_TIER_STATE, GPUCORE_REASON_REDACTED, p, maps, nmaps);
+        st = write_set(c, &w, GPUCORE_TIER_STATE, p, maps, nmaps);
+    }
+    gc_rangeset_free(&w);
+    gc_rangeset_free(&red);
+    return st;
+}
+
 /*
  * Write the selected host memory in the order of gc_host_prioritize (each thread's stack at
  * SP, what registers point at, the rest of the stacks, then the rest), so a budget cuts what
@@ -567,6 +676,8 @@ static gpucore_status_t write_host(struct cap *c, const struct gc_procmaps *pm,
     for (uint32_t p = 0; p < GC_HOST_PRIORITIES; p++)
         prio[p] = (struct gc_rangeset)GC_RANGESET_INIT;
     st = gc_host_link_map(c->pid, "/proc", host_read, c, &early, c->diag);
+    if (st == GPUCORE_OK && (c->o->redact || c->o->no_host_memory))
+        st = withhold_host(c, pm, hs, &early);
     if (st == GPUCORE_OK)
         st = gc_host_prioritize(&hs->sel, pm, c->t, &early, prio, c->diag);
     for (uint32_t p = 0; p < GC_HOST_PRIORITIES && st == GPUCORE_OK; p++)
@@ -684,6 +795,8 @@ static gpucore_status_t add_meta(struct cap *c, const struct gc_plan *p, uint32_
     /* The command line keeps its NUL separators but not the trailing one. */
     if (cmdline && cmdlen && cmdline[cmdlen - 1] == '\0')
         cmdlen--;
+    if (cmdline && c->o->redact) /* the arguments are user data; argv[0] names the program */
+        cmdlen = strnlen(cmdline, cmdlen);
     if (cmdline && cmdlen)
         m.cmdline = (gpucore_str_t){ cmdline, (uint32_t)cmdlen };
     if (c->o->options_text && *c->o->options_text)
@@ -1115,7 +1228,12 @@ static gpucore_status_t open_writer(struct cap *c, const struct gpu_state *g,
                                           .head_reserve = head_estimate(c, g, pm),
                                           .expected_bytes = c->o->compress
                                                                 ? expected_bytes(c, g, pm)
-                                                                : 0),
+                                                                : 0,
+                                          .manifest_flags =
+                                                  (c->o->redact ? GPUCORE_MANIFEST_REDACTED : 0u) |
+                                                  (c->o->no_host_memory
+                                                           ? GPUCORE_MANIFEST_NO_HOST_MEMORY
+                                                           : 0u)),
                              &c->w, c->diag);
     if (st != GPUCORE_OK)
         gc_diag_prefix(c->diag, "%s", c->res->path);
@@ -1194,7 +1312,7 @@ static gpucore_status_t write_memory(struct cap *c, struct gpu_state *g,
         /* Most needed first (plan.h: GC_PLAN_STATE_RANKS), so a budget cuts the least needed. */
         progress_tier(c, gpucore_tier_name(GPUCORE_TIER_STATE), "state tier");
         for (uint32_t r = 0; r < GC_PLAN_STATE_RANKS && st == GPUCORE_OK; r++)
-            st = write_set(c, &p->state_rank[r], GPUCORE_TIER_STATE, p, g->maps, g->nmaps);
+            st = write_state_rank(c, p, r, g->maps, g->nmaps);
         if (st == GPUCORE_OK && !c->res->truncated)
             c->res->tiers_written = 1;
     }
@@ -1205,7 +1323,12 @@ static gpucore_status_t write_memory(struct cap *c, struct gpu_state *g,
     }
     host_sel_free(&hs);
     for (uint32_t t = GPUCORE_TIER_SCRATCH; p && t < GC_PLAN_TIERS && st == GPUCORE_OK; t++) {
-        if (t <= top) {
+        if (t <= top && c->o->redact && t >= GPUCORE_TIER_REFERENCED) {
+            /* GPU buffer contents: user data; the ranges stay in the manifest */
+            skip_set(c, &p->tier[t], t, GPUCORE_REASON_REDACTED, p, g->maps, g->nmaps);
+            if (!c->res->truncated && c->res->tiers_written == t)
+                c->res->tiers_written = t + 1;
+        } else if (t <= top) {
             progress_tier(c, gpucore_tier_name(t), "%s tier", gpucore_tier_name(t));
             st = write_set(c, &p->tier[t], t, p, g->maps, g->nmaps);
             if (st == GPUCORE_OK && !c->res->truncated && c->res->tiers_written == t)
@@ -1244,6 +1367,7 @@ static gpucore_status_t add_notes(struct cap *c, struct gpu_state *g, const stru
     hin.proc_root = "/proc";
     hin.default_signal = 0; /* no signal but the target's own: not signalled, as gcore says */
     hin.first_thread = c->res->error_thread;
+    hin.psargs_first_only = c->o->redact;
     st = gc_host_add_notes(c->w, &hin, c->diag);
     if (st != GPUCORE_OK) {
         if (st == GPUCORE_E_NOTFOUND)

@@ -165,6 +165,13 @@ static void capture_help(const char *cmd, FILE *out)
             "                     core is cut and marked truncated\n"
             "  --compress[=LEVEL] zstd seekable compression (level " CLI_ZSTD_LEVEL_TEXT ",\n"
             "                     default 3, as gpucore compress --level)\n"
+            "  --redact           withhold user data (docs/privacy.md): GPU buffer contents of\n"
+            "                     the referenced and all tiers, kernel-argument values that\n"
+            "                     are not pointers, host heap and other writable memory (thread\n"
+            "                     stacks are kept, without the argument and environment\n"
+            "                     strings), the arguments of the command line; the manifest\n"
+            "                     lists each range withheld as redacted\n"
+            "  --no-host-memory   host memory: thread stacks only (host notes are written)\n"
             "  --kfd linux|sim    driver backend (default: $GPUCORE_KFD, else linux)\n"
             "  --json[=FILE]      one JSON object (schema " CAPTURE_JSON_SCHEMA ") per core\n"
             "                     written, one line on stdout or appended to FILE; nothing\n"
@@ -403,6 +410,7 @@ static const char *reason_text(uint32_t reason)
         { GPUCORE_REASON_IO_ERROR, "unreadable" },
         { GPUCORE_REASON_POLICY, "coredump_filter" },
         { GPUCORE_REASON_SPECIAL, "doorbells and MMIO" },
+        { GPUCORE_REASON_REDACTED, "redacted" },
     };
 
     for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)
@@ -659,6 +667,8 @@ static const struct option capture_longopts[] = {
     { "trigger", required_argument, NULL, 'T' },
     { "hook-timeout", required_argument, NULL, 'H' },
     { "error-thread", required_argument, NULL, 'E' },
+    { "redact", no_argument, NULL, 'R' },
+    { "no-host-memory", no_argument, NULL, 'N' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
 };
@@ -741,6 +751,12 @@ static int capture_option(struct capture_args *a, int c, const char *arg)
         return -1;
     case 'q':
         a->cli.quiet = 1;
+        return -1;
+    case 'R':
+        o->redact = 1;
+        return -1;
+    case 'N':
+        o->no_host_memory = 1;
         return -1;
     case 'j':
         if (arg && !*arg)
