@@ -403,8 +403,8 @@ static void not_captured(const struct gc_triage *t, json_t *out)
     }
     if (m->flags & GPUCORE_MANIFEST_REDACTED)
         gc_json_appendf(out, "the core is redacted (--redact): GPU buffer contents, kernel-argument "
-                             "values that are not pointers and host memory but stacks are not in "
-                             "it");
+                             "values that are not pointers and host memory other than thread "
+                             "stacks are not in it");
     if (m->flags & GPUCORE_MANIFEST_NO_HOST_MEMORY)
         gc_json_appendf(out, "host memory other than thread stacks was left out "
                              "(--no-host-memory)");

@@ -663,6 +663,43 @@ static gpucore_status_t write_state_rank(struct cap *c, const struct gc_plan *p,
 }
 
 /*
+ * The referenced and all tiers under --redact: what lies in the runtime's own structures (CWSR
+ * areas, AQL rings, loaded code objects: mappings the driver names so) is written; the rest,
+ * buffers of the program (and memory of unknown use, all the linux backend can tell), scratch
+ * and kernarg segments, is recorded as REDACTED.
+ */
+static gpucore_status_t write_redacted_tier(struct cap *c, const struct gc_plan *p, uint32_t t,
+                                            const struct gc_kfd_mapping *maps, uint32_t nmaps)
+{
+    struct gc_rangeset keep = GC_RANGESET_INIT, w = GC_RANGESET_INIT, red = GC_RANGESET_INIT;
+    gpucore_status_t st = GPUCORE_OK;
+
+    for (uint32_t i = 0; st == GPUCORE_OK && i < nmaps; i++)
+        if (maps[i].kind == GC_KFD_MEM_CWSR || maps[i].kind == GC_KFD_MEM_RING ||
+            maps[i].kind == GC_KFD_MEM_CODE)
+            st = gc_rangeset_add(&keep, maps[i].base, maps[i].size);
+    /* red = tier − keep; w = tier − red */
+    if (st == GPUCORE_OK)
+        st = gc_rangeset_union(&red, &p->tier[t]);
+    if (st == GPUCORE_OK)
+        st = gc_rangeset_subtract(&red, &keep);
+    if (st == GPUCORE_OK)
+        st = gc_rangeset_union(&w, &p->tier[t]);
+    if (st == GPUCORE_OK)
+        st = gc_rangeset_subtract(&w, &red);
+    if (st != GPUCORE_OK) {
+        st = gc_diag_set(c->diag, st, GC_NO_OFFSET, "out of memory");
+    } else {
+        skip_set(c, &red, t, GPUCORE_REASON_REDACTED, p, maps, nmaps);
+        st = write_set(c, &w, t, p, maps, nmaps);
+    }
+    gc_rangeset_free(&keep);
+    gc_rangeset_free(&w);
+    gc_rangeset_free(&red);
+    return st;
+}
+
+/*
  * Write the selected host memory in the order of gc_host_prioritize (each thread's stack at
  * SP, what registers point at, the rest of the stacks, then the rest), so a budget cuts what
  * a backtrace needs least; then record what the rules left out.
@@ -1323,14 +1360,12 @@ static gpucore_status_t write_memory(struct cap *c, struct gpu_state *g,
     }
     host_sel_free(&hs);
     for (uint32_t t = GPUCORE_TIER_SCRATCH; p && t < GC_PLAN_TIERS && st == GPUCORE_OK; t++) {
-        if (t <= top && c->o->redact && t >= GPUCORE_TIER_REFERENCED) {
-            /* GPU buffer contents: user data; the ranges stay in the manifest */
-            skip_set(c, &p->tier[t], t, GPUCORE_REASON_REDACTED, p, g->maps, g->nmaps);
-            if (!c->res->truncated && c->res->tiers_written == t)
-                c->res->tiers_written = t + 1;
-        } else if (t <= top) {
+        if (t <= top) {
             progress_tier(c, gpucore_tier_name(t), "%s tier", gpucore_tier_name(t));
-            st = write_set(c, &p->tier[t], t, p, g->maps, g->nmaps);
+            if (c->o->redact && t >= GPUCORE_TIER_REFERENCED)
+                st = write_redacted_tier(c, p, t, g->maps, g->nmaps);
+            else
+                st = write_set(c, &p->tier[t], t, p, g->maps, g->nmaps);
             if (st == GPUCORE_OK && !c->res->truncated && c->res->tiers_written == t)
                 c->res->tiers_written = t + 1;
         } else {
