@@ -577,12 +577,14 @@ static void skip_host(struct cap *c, const struct host_sel *hs, const struct gc_
 
 /*
  * --no-host-memory and --redact (docs/privacy.md): take out of the selected host memory what
- * they withhold, and record it. Both keep the threads' stacks; --redact also keeps what holds
- * no user data: mappings that are not writable and are backed by a file or are the [vdso]
- * (their bytes are the file's or the kernel's), and the dynamic linker's chain (@p early: the
- * loader's own structures, which a debugger needs to find the libraries), and withholds the
- * argument and environment strings at the top of the main stack. --no-host-memory withholds
- * the rest for POLICY, --redact for REDACTED (both: POLICY, what the stricter option says).
+ * they withhold, and record it. Both keep the threads' stacks and what makes them readable
+ * without holding data of the program: mappings that are not writable and are backed by a file
+ * or are the [vdso] (their bytes are the file's or the kernel's: under the kernel's default
+ * rules, the ELF header pages a debugger identifies the modules by) and the dynamic linker's
+ * chain (@p early, replaced by the chain's own bytes: the pages around a node dlopen
+ * malloc'ed are the program's heap). Without these neither gdb nor analyze names a frame.
+ * --redact also withholds the argument and environment strings at the top of the main stack.
+ * What is withheld is recorded for POLICY (--no-host-memory) or REDACTED (--redact alone).
  */
 static gpucore_status_t withhold_host(struct cap *c, const struct gc_procmaps *pm,
                                       struct host_sel *hs, struct gc_rangeset *early)
@@ -591,23 +593,19 @@ static gpucore_status_t withhold_host(struct cap *c, const struct gc_procmaps *p
     gpucore_status_t st = gc_host_stacks(pm, c->t, &keep);
     uint64_t arg_lo, arg_hi;
 
-    if (c->o->redact && !c->o->no_host_memory) {
-        for (uint32_t i = 0; st == GPUCORE_OK && i < hs->hr.count; i++) {
-            const struct gc_host_range *r = &hs->hr.r[i];
+    for (uint32_t i = 0; st == GPUCORE_OK && i < hs->hr.count; i++) {
+        const struct gc_host_range *r = &hs->hr.r[i];
 
-            if (!(r->p_flags & 2u) && r->label &&
-                (r->label[0] == '/' || strcmp(r->label, "[vdso]") == 0))
-                st = gc_rangeset_add(&keep, r->start, r->size);
-        }
-        if (st == GPUCORE_OK) {
-            /* the chain's own bytes, not the heap pages around them; what is ordered early
-               is what is kept */
-            gc_rangeset_clear(early);
-            st = gc_host_link_map_exact(c->pid, "/proc", host_read, c, early, c->diag);
-        }
-        if (st == GPUCORE_OK)
-            st = gc_rangeset_union(&keep, early);
+        if (!(r->p_flags & 2u) && r->label &&
+            (r->label[0] == '/' || strcmp(r->label, "[vdso]") == 0))
+            st = gc_rangeset_add(&keep, r->start, r->size);
     }
+    if (st == GPUCORE_OK) {
+        gc_rangeset_clear(early); /* what is ordered early is what is kept */
+        st = gc_host_link_map_exact(c->pid, "/proc", host_read, c, early, c->diag);
+    }
+    if (st == GPUCORE_OK)
+        st = gc_rangeset_union(&keep, early);
     if (st == GPUCORE_OK && c->o->redact &&
         gc_host_arg_env(c->pid, "/proc", &arg_lo, &arg_hi) == GPUCORE_OK)
         st = gc_rangeset_remove(&keep, arg_lo, arg_hi - arg_lo);
@@ -621,8 +619,6 @@ static gpucore_status_t withhold_host(struct cap *c, const struct gc_procmaps *p
     if (st == GPUCORE_OK) {
         skip_host(c, hs, &out, c->o->no_host_memory ? GPUCORE_REASON_POLICY
                                                     : GPUCORE_REASON_REDACTED);
-        if (c->o->no_host_memory)
-            gc_rangeset_clear(early); /* not written, so not ordered either */
     }
     gc_rangeset_free(&keep);
     gc_rangeset_free(&out);

@@ -194,7 +194,6 @@ gpucore_status_t gc_host_arg_env(pid_t pid, const char *proc_root, uint64_t *ret
     char path[96], *text;
     size_t len;
     const char *p;
-    int64_t v;
     uint64_t f[4];
     int rc;
 
@@ -209,13 +208,22 @@ gpucore_status_t gc_host_arg_env(pid_t pid, const char *proc_root, uint64_t *ret
         return GPUCORE_E_IO;
     }
     p += 4;
+    /* Fields as unsigned: some (rsslim: RLIM_INFINITY) do not fit a signed 64-bit number. */
     for (uint32_t field = 4; field <= 51; field++) {
-        if (stat_num(&p, &v) < 0) {
+        char *end;
+        unsigned long long v;
+
+        if (*p == '-') /* priority and nice may be negative */
+            p++;
+        errno = 0;
+        v = *p >= '0' && *p <= '9' ? strtoull(p, &end, 10) : 0;
+        if (!(*p >= '0' && *p <= '9') || errno || (*end != ' ' && *end != '\n')) {
             gc_free(text);
             return GPUCORE_E_IO; /* a kernel before 3.5 lists fewer fields */
         }
         if (field >= 48)
             f[field - 48] = (uint64_t)v;
+        p = *end == ' ' ? end + 1 : end;
     }
     gc_free(text);
     /* argv then environ strings, contiguous at the top of the main stack */
