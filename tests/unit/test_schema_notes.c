@@ -678,7 +678,7 @@ static void test_newer_markers(void **state)
     } cases[] = {
         { "minor 4", 4, 4 },
         { "compat bit", 16, 0x80000000u },
-        { "unknown manifest flag", 28, 0x2 },
+        { "unknown manifest flag", 28, 0x8 },
         { "reserved field of record 1", 76 + 36, 1 },
     };
 
@@ -1201,7 +1201,8 @@ static void test_names(void **state)
     assert_null(gpucore_range_status_name(4));
     assert_string_equal(gpucore_reason_name(GPUCORE_REASON_NONE), "none");
     assert_string_equal(gpucore_reason_name(GPUCORE_REASON_SPECIAL), "special");
-    assert_null(gpucore_reason_name(7));
+    assert_string_equal(gpucore_reason_name(GPUCORE_REASON_REDACTED), "redacted");
+    assert_null(gpucore_reason_name(8));
     assert_string_equal(gpucore_alloc_kind_name(GPUCORE_ALLOC_VRAM), "vram");
     assert_string_equal(gpucore_alloc_kind_name(GPUCORE_ALLOC_MMIO), "mmio");
     assert_null(gpucore_alloc_kind_name(11));

@@ -400,7 +400,7 @@ typedef struct gpucore_capture_meta {
 /** gpucore_manifest_t::flags */
 #define GPUCORE_MANIFEST_TRUNCATED 0x1u /**< a budget stopped the capture early */
 #define GPUCORE_MANIFEST_REDACTED 0x2u  /**< 1.5: user data withheld (ranges with reason REDACTED) */
-#define GPUCORE_MANIFEST_NO_HOST_MEMORY 0x4u /**< 1.5: host memory but thread stacks left out */
+#define GPUCORE_MANIFEST_NO_HOST_MEMORY 0x4u /**< 1.5: host memory left out but stacks (--no-host-memory) */
 
 typedef struct gpucore_manifest_entry {
     uint64_t address;
