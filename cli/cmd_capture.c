@@ -444,6 +444,8 @@ struct core_report {
     } skipped[NSUMMARY_REASONS];
     int truncated;
     uint32_t truncation_reason; /* GPUCORE_REASON_* */
+    int redacted;            /* --redact: redacted_bytes were withheld (GPU and host) */
+    uint64_t redacted_bytes;
     double elapsed_s;
     int compressed;
     json_t *signature;       /* the core's crash signature as `gpucore analyze` gives it
@@ -521,6 +523,8 @@ static void build_report(const struct gc_capture_opts *o, const struct gc_captur
     }
     m->truncated = r->truncated;
     m->truncation_reason = r->truncation_reason;
+    m->redacted = o->redact;
+    m->redacted_bytes = r->skipped_by_reason[GPUCORE_REASON_REDACTED];
     m->elapsed_s = (double)r->duration_ns / 1e9;
     m->compressed = o->compress;
     m->signature = core_signature(r->path);
@@ -548,6 +552,9 @@ static void print_summary(const struct core_report *m)
                 gc_format_size(m->skipped[i].bytes, skipped, sizeof(skipped)), m->skipped[i].why);
         first = 0;
     }
+    if (m->redacted)
+        fprintf(stderr, ", redacted %s", gc_format_size(m->redacted_bytes, skipped,
+                                                        sizeof(skipped)));
     if (m->truncated)
         fprintf(stderr, ", TRUNCATED (%s)", reason_text(m->truncation_reason));
     fprintf(stderr, ", %.2f s", m->elapsed_s);

@@ -121,6 +121,8 @@ redact)
   # With it, none of it, and the same post-mortem.
   capture_fresh red/core --tier all --redact
   no_secret red/core
+  grep -q "^gpucore: red/core: .*, redacted [0-9.]* [KM]iB, " cap.err ||
+    fail "the summary does not say what was withheld: $(cat cap.err)"
   analysis plain/core plain.analysis
   analysis red/core red.analysis
   diff -u plain.analysis red.analysis >analysis.diff ||
