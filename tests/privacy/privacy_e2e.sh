@@ -233,9 +233,11 @@ no-host-memory)
   ;;
 usage)
   # The options belong to capture, run and watch alike and take no value.
-  gc h capture --help
-  grep -q -- "--redact" h.out || fail "capture --help does not list --redact"
-  grep -q -- "--no-host-memory" h.out || fail "capture --help does not list --no-host-memory"
+  for cmd in capture run watch; do
+    gc h $cmd --help
+    grep -q -- "--redact" h.out || fail "$cmd --help does not list --redact"
+    grep -q -- "--no-host-memory" h.out || fail "$cmd --help does not list --no-host-memory"
+  done
   gc bad capture --redact=yes 1
   expect_rc 64 bad
   ;;
