@@ -402,9 +402,10 @@ static void not_captured(const struct gc_triage *t, json_t *out)
                       r ? r : "unknown reason");
     }
     if (m->flags & GPUCORE_MANIFEST_REDACTED)
-        gc_json_appendf(out, "the core is redacted (--redact): GPU buffer contents, kernel-argument "
-                             "values that are not pointers and host memory other than thread "
-                             "stacks are not in it");
+        gc_json_appendf(out,
+                        "the core is redacted (--redact): GPU buffer contents, kernel-argument "
+                        "values that are not pointers and host memory other than thread "
+                        "stacks are not in it");
     if (m->flags & GPUCORE_MANIFEST_NO_HOST_MEMORY)
         gc_json_appendf(out, "host memory other than thread stacks was left out "
                              "(--no-host-memory)");

@@ -564,10 +564,10 @@ static void skip_host(struct cap *c, const struct host_sel *hs, const struct gc_
             const struct gc_host_range *r = &hs->hr.r[j];
             uint64_t a = r->start > start ? r->start : start;
             uint64_t b = r->start + r->size < end ? r->start + r->size : end;
-            struct gpucore_range_info info = {
-                .sz = sizeof(info), .tier = GPUCORE_TIER_HOST, .p_flags = r->p_flags,
-                .label = r->label
-            };
+            struct gpucore_range_info info = { .sz = sizeof(info),
+                                               .tier = GPUCORE_TIER_HOST,
+                                               .p_flags = r->p_flags,
+                                               .label = r->label };
 
             if (b > a && gpucore_writer_record_skip(c->w, a, b - a, &info, reason) == GPUCORE_OK)
                 count_skipped(c, reason, b - a);
@@ -617,8 +617,8 @@ static gpucore_status_t withhold_host(struct cap *c, const struct gc_procmaps *p
     if (st == GPUCORE_OK)
         st = gc_rangeset_subtract(&hs->sel, &out);
     if (st == GPUCORE_OK) {
-        skip_host(c, hs, &out, c->o->no_host_memory ? GPUCORE_REASON_POLICY
-                                                    : GPUCORE_REASON_REDACTED);
+        skip_host(c, hs, &out,
+                  c->o->no_host_memory ? GPUCORE_REASON_POLICY : GPUCORE_REASON_REDACTED);
     }
     gc_rangeset_free(&keep);
     gc_rangeset_free(&out);
@@ -1252,22 +1252,17 @@ static gpucore_status_t open_writer(struct cap *c, const struct gpu_state *g,
     v.time_s = (int64_t)(c->start_real_ns / 1000000000ull);
     GC_TRY(gc_capture_expand_path(c->o->output_pattern ? c->o->output_pattern : "gpucore.%p", &v,
                                   c->res->path, sizeof(c->res->path), c->diag));
-    st = gpucore_writer_open(c->res->path,
-                             GPUCORE_OPTS(gpucore_writer_opts, .kind = GPUCORE_CORE_UNIFIED,
-                                          .max_bytes = c->o->max_size,
-                                          .compress = c->o->compress ? 1u : 0u,
-                                          .compress_level = c->o->compress_level,
-                                          .threads = threads,
-                                          .head_reserve = head_estimate(c, g, pm),
-                                          .expected_bytes = c->o->compress
-                                                                ? expected_bytes(c, g, pm)
-                                                                : 0,
-                                          .manifest_flags =
-                                                  (c->o->redact ? GPUCORE_MANIFEST_REDACTED : 0u) |
-                                                  (c->o->no_host_memory
-                                                           ? GPUCORE_MANIFEST_NO_HOST_MEMORY
-                                                           : 0u)),
-                             &c->w, c->diag);
+    st = gpucore_writer_open(
+            c->res->path,
+            GPUCORE_OPTS(gpucore_writer_opts, .kind = GPUCORE_CORE_UNIFIED,
+                         .max_bytes = c->o->max_size, .compress = c->o->compress ? 1u : 0u,
+                         .compress_level = c->o->compress_level, .threads = threads,
+                         .head_reserve = head_estimate(c, g, pm),
+                         .expected_bytes = c->o->compress ? expected_bytes(c, g, pm) : 0,
+                         .manifest_flags =
+                                 (c->o->redact ? GPUCORE_MANIFEST_REDACTED : 0u) |
+                                 (c->o->no_host_memory ? GPUCORE_MANIFEST_NO_HOST_MEMORY : 0u)),
+            &c->w, c->diag);
     if (st != GPUCORE_OK)
         gc_diag_prefix(c->diag, "%s", c->res->path);
     return st;

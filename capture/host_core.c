@@ -597,8 +597,7 @@ static gpucore_status_t keep(struct gc_rangeset *ret, uint64_t addr, uint64_t si
 
 /* A link_map node's name: with @p exact the string and its NUL as far as it can be read. */
 static gpucore_status_t keep_name(struct gc_rangeset *ret, uint64_t addr, int exact,
-                                  int (*read)(void *user, uint64_t addr, void *buf,
-                                              uint64_t size),
+                                  int (*read)(void *user, uint64_t addr, void *buf, uint64_t size),
                                   void *user)
 {
     char name[NAME_WINDOW];
@@ -616,11 +615,10 @@ static gpucore_status_t keep_name(struct gc_rangeset *ret, uint64_t addr, int ex
     return GPUCORE_OK;
 }
 
-static gpucore_status_t link_map_walk(pid_t pid, const char *proc_root,
-                                      int (*read)(void *user, uint64_t addr, void *buf,
-                                                  uint64_t size),
-                                      void *user, struct gc_rangeset *ret, int exact,
-                                      gpucore_diag_t *reterr_diag)
+static gpucore_status_t
+link_map_walk(pid_t pid, const char *proc_root,
+              int (*read)(void *user, uint64_t addr, void *buf, uint64_t size), void *user,
+              struct gc_rangeset *ret, int exact, gpucore_diag_t *reterr_diag)
 {
     char path[96], *auxv = NULL;
     size_t len = 0;
@@ -703,19 +701,16 @@ static gpucore_status_t link_map_walk(pid_t pid, const char *proc_root,
 }
 
 gpucore_status_t gc_host_link_map(pid_t pid, const char *proc_root,
-                                  int (*read)(void *user, uint64_t addr, void *buf,
-                                              uint64_t size),
-                                  void *user, struct gc_rangeset *ret,
-                                  gpucore_diag_t *reterr_diag)
+                                  int (*read)(void *user, uint64_t addr, void *buf, uint64_t size),
+                                  void *user, struct gc_rangeset *ret, gpucore_diag_t *reterr_diag)
 {
     return link_map_walk(pid, proc_root, read, user, ret, 0, reterr_diag);
 }
 
-gpucore_status_t gc_host_link_map_exact(pid_t pid, const char *proc_root,
-                                        int (*read)(void *user, uint64_t addr, void *buf,
-                                                    uint64_t size),
-                                        void *user, struct gc_rangeset *ret,
-                                        gpucore_diag_t *reterr_diag)
+gpucore_status_t
+gc_host_link_map_exact(pid_t pid, const char *proc_root,
+                       int (*read)(void *user, uint64_t addr, void *buf, uint64_t size), void *user,
+                       struct gc_rangeset *ret, gpucore_diag_t *reterr_diag)
 {
     return link_map_walk(pid, proc_root, read, user, ret, 1, reterr_diag);
 }

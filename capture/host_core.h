@@ -177,11 +177,10 @@ gpucore_status_t gc_host_arg_env(pid_t pid, const char *proc_root, uint64_t *ret
  * its NUL (at most 256 bytes) and the first 16 bytes of its dynamic section. What --redact
  * keeps: the pages around a node malloc'ed by dlopen are the program's heap.
  */
-gpucore_status_t gc_host_link_map_exact(pid_t pid, const char *proc_root,
-                                        int (*read)(void *user, uint64_t addr, void *buf,
-                                                    uint64_t size),
-                                        void *user, struct gc_rangeset *ret,
-                                        gpucore_diag_t *reterr_diag);
+gpucore_status_t
+gc_host_link_map_exact(pid_t pid, const char *proc_root,
+                       int (*read)(void *user, uint64_t addr, void *buf, uint64_t size), void *user,
+                       struct gc_rangeset *ret, gpucore_diag_t *reterr_diag);
 
 /* /proc/PID/coredump_filter as a number; GC_COREDUMP_FILTER_DEFAULT if it cannot be read. */
 uint32_t gc_host_coredump_filter(pid_t pid);

@@ -915,8 +915,7 @@ static gpucore_status_t plan_kernarg_values(struct gc_plan_ctx *c)
     for (uint32_t i = 0; st == GPUCORE_OK && i < c->kernarg_lines.count; i++) {
         const struct gc_range *r = &c->kernarg_lines.r[i];
         uint64_t lo = r->start & ~63ull;
-        uint64_t hi = r->end > UINT64_MAX - 63 || r->end == 0 ? UINT64_MAX
-                                                               : (r->end + 63) & ~63ull;
+        uint64_t hi = r->end > UINT64_MAX - 63 || r->end == 0 ? UINT64_MAX : (r->end + 63) & ~63ull;
 
         st = gc_rangeset_add(v, lo, hi - lo);
     }

@@ -568,8 +568,9 @@ gpucore_status_t gc_core_wopts_parse(const struct gpucore_writer_opts *opts,
     GC_FAIL_IF(o->flags & ~(GPUCORE_WRITE_OVERWRITE | GPUCORE_WRITE_NO_MANIFEST), d,
                GPUCORE_E_INVAL, GC_NO_OFFSET, "unknown writer flags 0x%x", o->flags);
     GC_FAIL_IF(o->manifest_flags & ~(GPUCORE_MANIFEST_REDACTED | GPUCORE_MANIFEST_NO_HOST_MEMORY),
-               d, GPUCORE_E_INVAL, GC_NO_OFFSET, "manifest flags 0x%x: only redacted and "
-               "no-host-memory are the caller's", o->manifest_flags);
+               d, GPUCORE_E_INVAL, GC_NO_OFFSET,
+               "manifest flags 0x%x: only redacted and no-host-memory are the caller's",
+               o->manifest_flags);
     GC_FAIL_IF(o->mode & ~07777u, d, GPUCORE_E_INVAL, GC_NO_OFFSET, "mode 0%o is not a file mode",
                o->mode);
     GC_FAIL_IF(o->frame_size && (o->frame_size < GC_CORE_MIN_FRAME_SIZE ||

@@ -962,11 +962,12 @@ static gpucore_status_t build_dispatches(struct lctx *c, Elf **elfs)
         for (uint32_t k = 0; k < d->nkernargs; k++)
             if (d->kernargs[k].type == GC_SCEN_KA_SECRET)
                 explicit_max += 16; /* 16 bytes and up to 8 of alignment */
-        GC_TRY(map_dev(c, 0, d->nraw       ? d->nraw
+        GC_TRY(map_dev(c, 0,
+                       d->nraw                  ? d->nraw
                        : kd_size > explicit_max ? kd_size
                                                 : explicit_max,
-                       GC_KFD_MEM_KERNARG, s->agents[s->queues[d->queue].agent].gpu_id, label,
-                       NULL, &ka));
+                       GC_KFD_MEM_KERNARG, s->agents[s->queues[d->queue].agent].gpu_id, label, NULL,
+                       &ka));
         ld->kernarg = addr_of(ka);
         if (d->nraw) {
             memcpy(ka, d->raw_kernargs, d->nraw);

@@ -301,8 +301,7 @@ static gpucore_status_t get_dim3(struct pctx *c, json_t *obj, const char *key, u
 
 static const char *const pattern_names[] = { "zero", "sequence", "random", NULL };
 /* Buffers may also hold the secret marker. */
-static const char *const buffer_pattern_names[] = { "zero", "sequence", "random", "secret",
-                                                    NULL };
+static const char *const buffer_pattern_names[] = { "zero", "sequence", "random", "secret", NULL };
 
 /* ------------------------------------------------------------------------------------------ */
 /* Sections                                                                                    */

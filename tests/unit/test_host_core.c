@@ -9,12 +9,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <inttypes.h>
-#include <libelf.h>
+#include <link.h>
 #include <pthread.h>
 #include <setjmp.h>
-#include <link.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -31,6 +29,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <gelf.h>
+#include <libelf.h>
 
 #include <gpucore/core.h>
 #include <gpucore/schema.h>
@@ -1066,14 +1066,10 @@ int main(void)
     waitpid(probe, NULL, 0);
 
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_select_default),
-        cmocka_unit_test(test_select_filters),
-        cmocka_unit_test(test_live_core),
-        cmocka_unit_test(test_live_first_thread),
-        cmocka_unit_test(test_live_signalled),
-        cmocka_unit_test(test_live_prioritize),
-        cmocka_unit_test(test_live_link_map),
-        cmocka_unit_test(test_arg_env),
+        cmocka_unit_test(test_select_default), cmocka_unit_test(test_select_filters),
+        cmocka_unit_test(test_live_core),      cmocka_unit_test(test_live_first_thread),
+        cmocka_unit_test(test_live_signalled), cmocka_unit_test(test_live_prioritize),
+        cmocka_unit_test(test_live_link_map),  cmocka_unit_test(test_arg_env),
     };
     if (!can) {
         printf("skipped: ptrace not permitted here\n");
