@@ -305,6 +305,13 @@ gpucore_status_t gc_image_symbolize(const struct gc_image *img, uint64_t pc, cha
                                     size_t name_size, uint64_t *ret_offset);
 
 /*
+ * Why the capture left @p addr out, by its manifest: the GPUCORE_REASON_* of the skipped or
+ * unreadable range holding it (GPUCORE_REASON_REDACTED: withheld by --redact), or
+ * GPUCORE_REASON_NONE when no manifest range says it is missing (or no manifest, or NULL).
+ */
+uint32_t gc_image_missing_reason(const struct gc_image *img, uint64_t addr);
+
+/*
  * Read memory as a wave sees it. @p space: GC_ASPACE_GLOBAL (core segments), GENERIC (lowered
  * by aperture, then as the space it lowers to), LOCAL (the wave's workgroup LDS), PRIVATE_LANE
  * (@p lane's swizzled scratch), PRIVATE_WAVE (unswizzled). @p wave may be UINT32_MAX for GLOBAL

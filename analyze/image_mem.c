@@ -72,6 +72,13 @@ const gpucore_manifest_entry_t *gc_image_manifest_gap(const struct gc_image *img
     return gap_end(e) > addr ? e : NULL;
 }
 
+uint32_t gc_image_missing_reason(const struct gc_image *img, uint64_t addr)
+{
+    const gpucore_manifest_entry_t *e = img ? gc_image_manifest_gap(img, addr) : NULL;
+
+    return e ? e->reason : GPUCORE_REASON_NONE;
+}
+
 /* Why @p addr is missing, from the capture manifest ("" if it does not say). */
 static void missing_reason(const struct gc_image *img, uint64_t addr, char *buf, size_t size)
 {

@@ -588,7 +588,7 @@ static json_t *build_manifest(struct info_ctx *ctx)
     gpucore_manifest_t *m;
     gpucore_diag_t d;
     json_t *o, *entries;
-    uint64_t bytes[4] = { 0 }, ranges[4] = { 0 };
+    uint64_t bytes[4] = { 0 }, ranges[4] = { 0 }, redacted_bytes = 0, redacted_ranges = 0;
 
     if (find_gpucore_note(ctx, GPUCORE_NT_MANIFEST, &note) != 0 ||
         charge_note(ctx, &note, "the manifest note, decoded") != 0)
@@ -612,6 +612,10 @@ static json_t *build_manifest(struct info_ctx *ctx)
             bytes[e->status] += e->size;
             ranges[e->status]++;
         }
+        if (e->status == GPUCORE_RANGE_SKIPPED && e->reason == GPUCORE_REASON_REDACTED) {
+            redacted_bytes += e->size;
+            redacted_ranges++;
+        }
         json_object_set_new(je, "address", gc_json_hex(e->address));
         json_object_set_new(je, GC_IK_SIZE, gc_json_uint(e->size));
         json_object_set_new(je, GC_IK_TIER, name_or_number(gpucore_tier_name(e->tier), e->tier));
@@ -625,6 +629,11 @@ static json_t *build_manifest(struct info_ctx *ctx)
         json_array_append_new(entries, je);
     }
     json_object_set_new(o, GC_IK_TRUNCATED, json_boolean(m->flags & GPUCORE_MANIFEST_TRUNCATED));
+    json_object_set_new(o, GC_IK_REDACTED, json_boolean(m->flags & GPUCORE_MANIFEST_REDACTED));
+    json_object_set_new(o, GC_IK_REDACTED_RANGES, gc_json_uint(redacted_ranges));
+    json_object_set_new(o, GC_IK_REDACTED_BYTES, gc_json_uint(redacted_bytes));
+    json_object_set_new(o, GC_IK_NO_HOST_MEMORY,
+                        json_boolean(m->flags & GPUCORE_MANIFEST_NO_HOST_MEMORY));
     json_object_set_new(o, GC_IK_TRUNCATION_REASON,
                         m->truncation_reason
                                 ? name_or_number(gpucore_reason_name(m->truncation_reason),

@@ -210,12 +210,18 @@ static int relatable(const struct gc_ka_arg *ka)
 }
 
 static json_t *arg_json(const struct gc_tr_args *a, const struct gc_ka_arg *ka, uint32_t index,
-                        const uint8_t *seg, uint64_t avail, uint32_t declared, json_t *problems)
+                        const uint8_t *seg, uint64_t avail, uint32_t declared, int redacted,
+                        json_t *problems)
 {
     json_t *o = json_object();
     char value[256];
     uint64_t v = 0;
-    gpucore_status_t st = gc_ka_format_value(ka, seg, avail, value, sizeof(value), &v);
+    gpucore_status_t st = GPUCORE_E_UNAVAILABLE;
+
+    if (redacted)
+        snprintf(value, sizeof(value), "%s", GC_TR_REDACTED);
+    else
+        st = gc_ka_format_value(ka, seg, avail, value, sizeof(value), &v);
     /* OpenCL names arguments only with -cl-kernel-arg-info; hidden ones go by their kind */
     const char *name = ka->name && ka->name[0] ? ka->name
                        : gc_ka_is_hidden(ka)   ? ka->value_kind
@@ -255,6 +261,28 @@ static json_t *arg_json(const struct gc_tr_args *a, const struct gc_ka_arg *ka, 
     return o;
 }
 
+/*
+ * Whether the argument's bytes at @p addr (@p size bytes) are missing because the capture
+ * withheld them (--redact: a manifest gap with reason REDACTED); otherwise, when they are in the
+ * core, they are read into @p out and *ret_read set.
+ */
+static int arg_redacted(struct gc_image *img, uint64_t addr, uint32_t size, uint8_t *out,
+                        int *ret_read)
+{
+    uint64_t done = 0;
+    gpucore_diag_t d;
+
+    *ret_read = 0;
+    if (size == 0 || addr > UINT64_MAX - size)
+        return 0;
+    if (gc_image_read(img, UINT32_MAX, GC_ASPACE_GLOBAL, 0, addr, out, size, &done, &d) ==
+        GPUCORE_OK) {
+        *ret_read = 1;
+        return 0;
+    }
+    return gc_image_missing_reason(img, addr + done) == GPUCORE_REASON_REDACTED;
+}
+
 /* The sentences of @p problems joined by "; " into one, or NULL if none. */
 static json_t *joined(const json_t *problems)
 {
@@ -282,6 +310,7 @@ void gc_tr_args_json(struct gc_tr_args *a, const struct gc_image_dispatch *dp, j
     gpucore_diag_t d;
     json_t *args, *problems;
     char msg[GPUCORE_DIAG_MESSAGE_SIZE + 256];
+    int redacted_seg = 0;
 
     if (!md)
         goto fail;
@@ -312,8 +341,11 @@ void gc_tr_args_json(struct gc_tr_args *a, const struct gc_image_dispatch *dp, j
             gpucore_status_t st =
                     gc_image_read(a->t->img, UINT32_MAX, GC_ASPACE_GLOBAL, 0, dp->kernarg_address,
                                   seg, k->kernarg_segment_size, &avail, &d);
-
-            if (st != GPUCORE_OK)
+            if (st != GPUCORE_OK &&
+                gc_image_missing_reason(a->t->img, dp->kernarg_address + avail) ==
+                        GPUCORE_REASON_REDACTED)
+                redacted_seg = 1; /* said per argument */
+            else if (st != GPUCORE_OK)
                 gc_json_appendf(problems,
                               "%" PRIu64 " of the %" PRIu32 " bytes of kernel arguments at "
                               "0x%" PRIx64 " are in the core (%s)",
@@ -337,9 +369,23 @@ void gc_tr_args_json(struct gc_tr_args *a, const struct gc_image_dispatch *dp, j
                           k->name, k->kernarg_segment_size, dp->kernel_object, kd_size);
     }
     args = json_array();
-    for (uint32_t i = 0; i < k->nargs; i++)
-        json_array_append_new(args, arg_json(a, &k->args[i], i, seg ? seg : kd, seg ? avail : 0,
-                                             k->kernarg_segment_size, problems));
+    for (uint32_t i = 0; i < k->nargs; i++) {
+        const struct gc_ka_arg *ka = &k->args[i];
+        uint64_t arg_avail = seg ? avail : 0;
+        int redacted = 0, got = 0;
+
+        /* A redacted segment has holes: each argument past the first hole is read alone
+           (pointers are kept, other values withheld). */
+        if (redacted_seg && (uint64_t)ka->offset + ka->size > avail &&
+            (uint64_t)ka->offset + ka->size <= k->kernarg_segment_size) {
+            redacted = arg_redacted(a->t->img, dp->kernarg_address + ka->offset, ka->size,
+                                    seg + ka->offset, &got);
+            if (got)
+                arg_avail = k->kernarg_segment_size;
+        }
+        json_array_append_new(args, arg_json(a, ka, i, seg ? seg : kd, arg_avail,
+                                             k->kernarg_segment_size, redacted, problems));
+    }
     gc_free(seg);
     json_object_set_new(o, GC_TK_ARGUMENTS, args);
     json_object_set_new(o, GC_TK_ARGUMENTS_ERROR, joined(problems));

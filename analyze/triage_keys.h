@@ -113,4 +113,8 @@
 #define GC_TK_WORKGROUP "workgroup"
 #define GC_TK_XCC "xcc"
 
+/* The value_error of a kernel argument whose value the capture withheld (--redact; the
+   argument's value is null). A value, not a member name, read back by the text renderer. */
+#define GC_TR_REDACTED "redacted"
+
 #endif /* GC_ANALYZE_TRIAGE_KEYS_H */

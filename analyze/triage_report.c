@@ -99,6 +99,7 @@ static const struct {
     { GPUCORE_REASON_IO_ERROR, "the read failed" },
     { GPUCORE_REASON_POLICY, "excluded by an option" },
     { GPUCORE_REASON_SPECIAL, "a mapping that must not be read" },
+    { GPUCORE_REASON_REDACTED, "user data withheld by --redact" },
 };
 
 static const char *reason_phrase(uint32_t reason)
@@ -400,6 +401,14 @@ static void not_captured(const struct gc_triage *t, json_t *out)
         gc_json_appendf(out, "the capture was cut short (%s): later memory is missing",
                       r ? r : "unknown reason");
     }
+    if (m->flags & GPUCORE_MANIFEST_REDACTED)
+        gc_json_appendf(out,
+                        "the core is redacted (--redact): GPU buffer contents, kernel-argument "
+                        "values that are not pointers and host memory other than thread "
+                        "stacks are not in it");
+    if (m->flags & GPUCORE_MANIFEST_NO_HOST_MEMORY)
+        gc_json_appendf(out, "host memory other than thread stacks was left out "
+                             "(--no-host-memory)");
     for (size_t k = 0; k < nsums; k++) {
         const char *st = gpucore_range_status_name(sums[k].status);
         const char *r = reason_phrase(sums[k].reason);

@@ -553,6 +553,148 @@ static gpucore_status_t select_host(struct cap *c, const struct gc_procmaps *pm,
     return st;
 }
 
+/* Record every range of @p s as skipped for @p reason (tier HOST, labelled by its mapping). */
+static void skip_host(struct cap *c, const struct host_sel *hs, const struct gc_rangeset *s,
+                      uint32_t reason)
+{
+    for (uint32_t i = 0; i < s->count; i++) {
+        uint64_t start = s->r[i].start, end = s->r[i].end;
+
+        for (uint32_t j = 0; j < hs->hr.count && start < end; j++) {
+            const struct gc_host_range *r = &hs->hr.r[j];
+            uint64_t a = r->start > start ? r->start : start;
+            uint64_t b = r->start + r->size < end ? r->start + r->size : end;
+            struct gpucore_range_info info = { .sz = sizeof(info),
+                                               .tier = GPUCORE_TIER_HOST,
+                                               .p_flags = r->p_flags,
+                                               .label = r->label };
+
+            if (b > a && gpucore_writer_record_skip(c->w, a, b - a, &info, reason) == GPUCORE_OK)
+                count_skipped(c, reason, b - a);
+        }
+    }
+}
+
+/*
+ * --no-host-memory and --redact (docs/privacy.md): take out of the selected host memory what
+ * they withhold, and record it. Both keep the threads' stacks and what makes them readable
+ * without holding data of the program: mappings that are not writable and are backed by a file
+ * or are the [vdso] (their bytes are the file's or the kernel's: under the kernel's default
+ * rules, the ELF header pages a debugger identifies the modules by) and the dynamic linker's
+ * chain (@p early, replaced by the chain's own bytes: the pages around a node dlopen
+ * malloc'ed are the program's heap). Without these neither gdb nor analyze names a frame.
+ * --redact also withholds the argument and environment strings at the top of the main stack.
+ * What is withheld is recorded for POLICY (--no-host-memory) or REDACTED (--redact alone).
+ */
+static gpucore_status_t withhold_host(struct cap *c, const struct gc_procmaps *pm,
+                                      struct host_sel *hs, struct gc_rangeset *early)
+{
+    struct gc_rangeset keep = GC_RANGESET_INIT, out = GC_RANGESET_INIT;
+    gpucore_status_t st = gc_host_stacks(pm, c->t, &keep);
+    uint64_t arg_lo, arg_hi;
+
+    for (uint32_t i = 0; st == GPUCORE_OK && i < hs->hr.count; i++) {
+        const struct gc_host_range *r = &hs->hr.r[i];
+
+        if (!(r->p_flags & 2u) && r->label &&
+            (r->label[0] == '/' || strcmp(r->label, "[vdso]") == 0))
+            st = gc_rangeset_add(&keep, r->start, r->size);
+    }
+    if (st == GPUCORE_OK) {
+        gc_rangeset_clear(early); /* what is ordered early is what is kept */
+        st = gc_host_link_map_exact(c->pid, "/proc", host_read, c, early, c->diag);
+    }
+    if (st == GPUCORE_OK)
+        st = gc_rangeset_union(&keep, early);
+    if (st == GPUCORE_OK && c->o->redact &&
+        gc_host_arg_env(c->pid, "/proc", &arg_lo, &arg_hi) == GPUCORE_OK)
+        st = gc_rangeset_remove(&keep, arg_lo, arg_hi - arg_lo);
+    /* out = sel − keep; sel −= out */
+    if (st == GPUCORE_OK)
+        st = gc_rangeset_union(&out, &hs->sel);
+    if (st == GPUCORE_OK)
+        st = gc_rangeset_subtract(&out, &keep);
+    if (st == GPUCORE_OK)
+        st = gc_rangeset_subtract(&hs->sel, &out);
+    if (st == GPUCORE_OK) {
+        skip_host(c, hs, &out,
+                  c->o->no_host_memory ? GPUCORE_REASON_POLICY : GPUCORE_REASON_REDACTED);
+    }
+    gc_rangeset_free(&keep);
+    gc_rangeset_free(&out);
+    if (st != GPUCORE_OK)
+        return gc_diag_set(c->diag, st, GC_NO_OFFSET, "out of memory selecting host memory");
+    return GPUCORE_OK;
+}
+
+/*
+ * One rank of the state tier. With --redact the kernel-argument values that are not pointers
+ * (plan.h: kernarg_values) are recorded as REDACTED instead of written.
+ */
+static gpucore_status_t write_state_rank(struct cap *c, const struct gc_plan *p, uint32_t r,
+                                         const struct gc_kfd_mapping *maps, uint32_t nmaps)
+{
+    struct gc_rangeset w = GC_RANGESET_INIT, red = GC_RANGESET_INIT;
+    gpucore_status_t st;
+
+    if (!c->o->redact || !p->kernarg_values.count)
+        return write_set(c, &p->state_rank[r], GPUCORE_TIER_STATE, p, maps, nmaps);
+    /* red = rank ∩ values = rank − (rank − values); w = rank − values */
+    st = gc_rangeset_union(&w, &p->state_rank[r]);
+    if (st == GPUCORE_OK)
+        st = gc_rangeset_subtract(&w, &p->kernarg_values);
+    if (st == GPUCORE_OK)
+        st = gc_rangeset_union(&red, &p->state_rank[r]);
+    if (st == GPUCORE_OK)
+        st = gc_rangeset_subtract(&red, &w);
+    if (st != GPUCORE_OK) {
+        st = gc_diag_set(c->diag, st, GC_NO_OFFSET, "out of memory");
+    } else {
+        skip_set(c, &red, GPUCORE_TIER_STATE, GPUCORE_REASON_REDACTED, p, maps, nmaps);
+        st = write_set(c, &w, GPUCORE_TIER_STATE, p, maps, nmaps);
+    }
+    gc_rangeset_free(&w);
+    gc_rangeset_free(&red);
+    return st;
+}
+
+/*
+ * The referenced and all tiers under --redact: what lies in the runtime's own structures (CWSR
+ * areas, AQL rings, loaded code objects: mappings the driver names so) is written; the rest,
+ * buffers of the program (and memory of unknown use, all the linux backend can tell), scratch
+ * and kernarg segments, is recorded as REDACTED.
+ */
+static gpucore_status_t write_redacted_tier(struct cap *c, const struct gc_plan *p, uint32_t t,
+                                            const struct gc_kfd_mapping *maps, uint32_t nmaps)
+{
+    struct gc_rangeset keep = GC_RANGESET_INIT, w = GC_RANGESET_INIT, red = GC_RANGESET_INIT;
+    gpucore_status_t st = GPUCORE_OK;
+
+    for (uint32_t i = 0; st == GPUCORE_OK && i < nmaps; i++)
+        if (maps[i].kind == GC_KFD_MEM_CWSR || maps[i].kind == GC_KFD_MEM_RING ||
+            maps[i].kind == GC_KFD_MEM_CODE)
+            st = gc_rangeset_add(&keep, maps[i].base, maps[i].size);
+    /* red = tier − keep; w = tier − red */
+    if (st == GPUCORE_OK)
+        st = gc_rangeset_union(&red, &p->tier[t]);
+    if (st == GPUCORE_OK)
+        st = gc_rangeset_subtract(&red, &keep);
+    if (st == GPUCORE_OK)
+        st = gc_rangeset_union(&w, &p->tier[t]);
+    if (st == GPUCORE_OK)
+        st = gc_rangeset_subtract(&w, &red);
+    if (st != GPUCORE_OK) {
+        st = gc_diag_set(c->diag, st, GC_NO_OFFSET, "out of memory");
+    } else {
+        skip_set(c, &red, t, GPUCORE_REASON_REDACTED, p, maps, nmaps);
+        st = write_set(c, &w, t, p, maps, nmaps);
+    }
+    gc_rangeset_free(&keep);
+    gc_rangeset_free(&w);
+    gc_rangeset_free(&red);
+    return st;
+}
+
 /*
  * Write the selected host memory in the order of gc_host_prioritize (each thread's stack at
  * SP, what registers point at, the rest of the stacks, then the rest), so a budget cuts what
@@ -567,6 +709,8 @@ static gpucore_status_t write_host(struct cap *c, const struct gc_procmaps *pm,
     for (uint32_t p = 0; p < GC_HOST_PRIORITIES; p++)
         prio[p] = (struct gc_rangeset)GC_RANGESET_INIT;
     st = gc_host_link_map(c->pid, "/proc", host_read, c, &early, c->diag);
+    if (st == GPUCORE_OK && (c->o->redact || c->o->no_host_memory))
+        st = withhold_host(c, pm, hs, &early);
     if (st == GPUCORE_OK)
         st = gc_host_prioritize(&hs->sel, pm, c->t, &early, prio, c->diag);
     for (uint32_t p = 0; p < GC_HOST_PRIORITIES && st == GPUCORE_OK; p++)
@@ -718,6 +862,8 @@ static gpucore_status_t add_meta(struct cap *c, const struct gc_plan *p, uint32_
     /* The command line keeps its NUL separators but not the trailing one. */
     if (cmdline && cmdlen && cmdline[cmdlen - 1] == '\0')
         cmdlen--;
+    if (cmdline && c->o->redact) /* the arguments are user data; argv[0] names the program */
+        cmdlen = strnlen(cmdline, cmdlen);
     if (cmdline && cmdlen)
         m.cmdline = meta_str(cmdline, cmdlen);
     if (c->o->options_text && *c->o->options_text && (options = strdup(c->o->options_text)))
@@ -1152,17 +1298,17 @@ static gpucore_status_t open_writer(struct cap *c, const struct gpu_state *g,
     v.time_s = (int64_t)(c->start_real_ns / 1000000000ull);
     GC_TRY(gc_capture_expand_path(c->o->output_pattern ? c->o->output_pattern : "gpucore.%p", &v,
                                   c->res->path, sizeof(c->res->path), c->diag));
-    st = gpucore_writer_open(c->res->path,
-                             GPUCORE_OPTS(gpucore_writer_opts, .kind = GPUCORE_CORE_UNIFIED,
-                                          .max_bytes = c->o->max_size,
-                                          .compress = c->o->compress ? 1u : 0u,
-                                          .compress_level = c->o->compress_level,
-                                          .threads = threads,
-                                          .head_reserve = head_estimate(c, g, pm),
-                                          .expected_bytes = c->o->compress
-                                                                ? expected_bytes(c, g, pm)
-                                                                : 0),
-                             &c->w, c->diag);
+    st = gpucore_writer_open(
+            c->res->path,
+            GPUCORE_OPTS(gpucore_writer_opts, .kind = GPUCORE_CORE_UNIFIED,
+                         .max_bytes = c->o->max_size, .compress = c->o->compress ? 1u : 0u,
+                         .compress_level = c->o->compress_level, .threads = threads,
+                         .head_reserve = head_estimate(c, g, pm),
+                         .expected_bytes = c->o->compress ? expected_bytes(c, g, pm) : 0,
+                         .manifest_flags =
+                                 (c->o->redact ? GPUCORE_MANIFEST_REDACTED : 0u) |
+                                 (c->o->no_host_memory ? GPUCORE_MANIFEST_NO_HOST_MEMORY : 0u)),
+            &c->w, c->diag);
     if (st != GPUCORE_OK)
         gc_diag_prefix(c->diag, "%s", c->res->path);
     return st;
@@ -1240,7 +1386,7 @@ static gpucore_status_t write_memory(struct cap *c, struct gpu_state *g,
         /* Most needed first (plan.h: GC_PLAN_STATE_RANKS), so a budget cuts the least needed. */
         progress_tier(c, gpucore_tier_name(GPUCORE_TIER_STATE), "state tier");
         for (uint32_t r = 0; r < GC_PLAN_STATE_RANKS && st == GPUCORE_OK; r++)
-            st = write_set(c, &p->state_rank[r], GPUCORE_TIER_STATE, p, g->maps, g->nmaps);
+            st = write_state_rank(c, p, r, g->maps, g->nmaps);
         if (st == GPUCORE_OK && !c->res->truncated)
             c->res->tiers_written = 1;
     }
@@ -1253,7 +1399,10 @@ static gpucore_status_t write_memory(struct cap *c, struct gpu_state *g,
     for (uint32_t t = GPUCORE_TIER_SCRATCH; p && t < GC_PLAN_TIERS && st == GPUCORE_OK; t++) {
         if (t <= top) {
             progress_tier(c, gpucore_tier_name(t), "%s tier", gpucore_tier_name(t));
-            st = write_set(c, &p->tier[t], t, p, g->maps, g->nmaps);
+            if (c->o->redact && t >= GPUCORE_TIER_REFERENCED)
+                st = write_redacted_tier(c, p, t, g->maps, g->nmaps);
+            else
+                st = write_set(c, &p->tier[t], t, p, g->maps, g->nmaps);
             if (st == GPUCORE_OK && !c->res->truncated && c->res->tiers_written == t)
                 c->res->tiers_written = t + 1;
         } else {
@@ -1290,6 +1439,7 @@ static gpucore_status_t add_notes(struct cap *c, struct gpu_state *g, const stru
     hin.proc_root = "/proc";
     hin.default_signal = 0; /* no signal but the target's own: not signalled, as gcore says */
     hin.first_thread = c->res->error_thread;
+    hin.psargs_first_only = c->o->redact;
     st = gc_host_add_notes(c->w, &hin, c->diag);
     if (st != GPUCORE_OK) {
         if (st == GPUCORE_E_NOTFOUND)

@@ -170,6 +170,16 @@ struct gc_capture_opts {
     int compress;              /* 0 plain; 1 zstd at compress_level (0 = 3) */
     int32_t compress_level;
     uint32_t threads;          /* compression threads, 0 = number of online CPUs (max 8) */
+    int redact;                /* withhold user data (docs/privacy.md): the referenced and all
+                                  tiers, kernel-argument values that are not pointers, host
+                                  memory but thread stacks (without the argument and
+                                  environment strings), read-only file mappings and the
+                                  dynamic linker's chain; the command line but argv[0] in the
+                                  metadata and psinfo. Ranges withheld are in the manifest as
+                                  SKIPPED with reason REDACTED; the manifest has
+                                  GPUCORE_MANIFEST_REDACTED */
+    int no_host_memory;        /* host memory: thread stacks only (the rest SKIPPED, reason
+                                  POLICY; GPUCORE_MANIFEST_NO_HOST_MEMORY) */
     const char *options_text;  /* the command line options, recorded in the metadata */
     const struct gc_capture_trigger *trigger; /* NOW: see above; NULL = on demand */
     uint32_t seize_retry_ms;   /* NOW, WATCH: retry an attach refused with EPERM this long (the

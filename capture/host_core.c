@@ -188,6 +188,52 @@ static gpucore_status_t read_stat(const char *path, struct proc_stat *ret, gpuco
     return GPUCORE_OK;
 }
 
+gpucore_status_t gc_host_arg_env(pid_t pid, const char *proc_root, uint64_t *ret_start,
+                                 uint64_t *ret_end)
+{
+    char path[96], *text;
+    size_t len;
+    const char *p;
+    uint64_t f[4];
+    int rc;
+
+    snprintf(path, sizeof(path), "%s/%d/stat", proc_root, (int)pid);
+    rc = read_small(path, MAX_SMALL_FILE, &text, &len);
+    if (rc < 0)
+        return GPUCORE_E_IO;
+    /* After "pid (comm) " come fields 3 (state) on: arg_start .. env_end are fields 48 .. 51. */
+    p = strrchr(text, ')');
+    if (!p || p[1] != ' ' || !p[2] || p[3] != ' ') {
+        gc_free(text);
+        return GPUCORE_E_IO;
+    }
+    p += 4;
+    /* Fields as unsigned: some (rsslim: RLIM_INFINITY) do not fit a signed 64-bit number. */
+    for (uint32_t field = 4; field <= 51; field++) {
+        char *end;
+        unsigned long long v;
+
+        if (*p == '-') /* priority and nice may be negative */
+            p++;
+        errno = 0;
+        v = *p >= '0' && *p <= '9' ? strtoull(p, &end, 10) : 0;
+        if (!(*p >= '0' && *p <= '9') || errno || (*end != ' ' && *end != '\n')) {
+            gc_free(text);
+            return GPUCORE_E_IO; /* a kernel before 3.5 lists fewer fields */
+        }
+        if (field >= 48)
+            f[field - 48] = (uint64_t)v;
+        p = *end == ' ' ? end + 1 : end;
+    }
+    gc_free(text);
+    /* argv then environ strings, contiguous at the top of the main stack */
+    if (f[0] == 0 || f[3] <= f[0])
+        return GPUCORE_E_IO;
+    *ret_start = f[0];
+    *ret_end = f[3];
+    return GPUCORE_OK;
+}
+
 /* What the notes need from /proc/.../status. */
 struct proc_status {
     uint32_t uid, gid;
@@ -457,6 +503,32 @@ static gpucore_status_t want_thread(struct gc_rangeset ret[GC_HOST_PRIORITIES],
     return GPUCORE_OK;
 }
 
+gpucore_status_t gc_host_stacks(const struct gc_procmaps *maps, const struct gc_tracee *t,
+                                struct gc_rangeset *ret)
+{
+    uint32_t n = t ? gc_tracee_thread_count(t) : 0;
+
+    if (!ret)
+        return GPUCORE_E_INVAL;
+    for (uint32_t i = 0; i < n; i++) {
+        const struct gc_tracee_thread *th = gc_tracee_thread(t, i);
+        const struct gc_procmap *m;
+        uint64_t sp, lo, top = UINT64_MAX;
+
+        if (!th->regs_valid)
+            continue;
+        sp = gc_le64_get(th->gregs + GREG_RSP);
+        lo = (sp > 128 ? sp - 128 : 0) & ~(uint64_t)(PAGE - 1);
+        m = maps ? gc_procmaps_find(maps, sp) : NULL;
+        if (m)
+            top = m->end;
+        top = sp <= top - GC_HOST_STACK_FAR ? sp + GC_HOST_STACK_FAR : top;
+        if (top > lo)
+            GC_TRY(gc_rangeset_add(ret, lo, top - lo));
+    }
+    return GPUCORE_OK;
+}
+
 gpucore_status_t gc_host_prioritize(const struct gc_rangeset *selected,
                                     const struct gc_procmaps *maps, const struct gc_tracee *t,
                                     const struct gc_rangeset *early,
@@ -513,11 +585,40 @@ static gpucore_status_t keep_pages(struct gc_rangeset *ret, uint64_t addr, uint6
 #define LINK_MAP_SIZE 40u /* l_addr, l_name, l_ld, l_next, l_prev */
 #define NAME_WINDOW 256u
 
-gpucore_status_t gc_host_link_map(pid_t pid, const char *proc_root,
-                                  int (*read)(void *user, uint64_t addr, void *buf,
-                                              uint64_t size),
-                                  void *user, struct gc_rangeset *ret,
-                                  gpucore_diag_t *reterr_diag)
+/* The bytes [addr, addr + size) exactly, or their pages (keep_pages) when not @p exact. */
+static gpucore_status_t keep(struct gc_rangeset *ret, uint64_t addr, uint64_t size, int exact)
+{
+    if (!exact)
+        return keep_pages(ret, addr, size);
+    if (addr == 0 || size == 0 || size > UINT64_MAX - addr)
+        return GPUCORE_OK;
+    return gc_rangeset_add(ret, addr, size);
+}
+
+/* A link_map node's name: with @p exact the string and its NUL as far as it can be read. */
+static gpucore_status_t keep_name(struct gc_rangeset *ret, uint64_t addr, int exact,
+                                  int (*read)(void *user, uint64_t addr, void *buf, uint64_t size),
+                                  void *user)
+{
+    char name[NAME_WINDOW];
+    size_t len;
+
+    if (!exact)
+        return keep_pages(ret, addr, NAME_WINDOW);
+    /* a name ending near the end of its mapping: shorter reads */
+    for (uint64_t n = NAME_WINDOW; n >= 16; n /= 2) {
+        if (addr && read(user, addr, name, n) == 0) {
+            len = strnlen(name, n);
+            return keep(ret, addr, len < n ? len + 1 : n, 1);
+        }
+    }
+    return GPUCORE_OK;
+}
+
+static gpucore_status_t
+link_map_walk(pid_t pid, const char *proc_root,
+              int (*read)(void *user, uint64_t addr, void *buf, uint64_t size), void *user,
+              struct gc_rangeset *ret, int exact, gpucore_diag_t *reterr_diag)
 {
     char path[96], *auxv = NULL;
     size_t len = 0;
@@ -569,7 +670,7 @@ gpucore_status_t gc_host_link_map(pid_t pid, const char *proc_root,
         return GPUCORE_OK;
     if (dyn_size / 16 > GC_HOST_MAX_DYNAMIC)
         dyn_size = (uint64_t)GC_HOST_MAX_DYNAMIC * 16;
-    st = keep_pages(ret, dyn, dyn_size);
+    st = keep(ret, dyn, dyn_size, exact);
     for (uint64_t i = 0; i < dyn_size / 16 && st == GPUCORE_OK; i++) {
         if (read(user, dyn + 16 * i, e, sizeof(e)) != 0 || gc_le64_get(e) == 0)
             break; /* unreadable, or DT_NULL */
@@ -579,24 +680,39 @@ gpucore_status_t gc_host_link_map(pid_t pid, const char *proc_root,
     if (st != GPUCORE_OK || !r_debug)
         return st;
     /* struct r_debug: int r_version; struct link_map *r_map (offset 8); ... (40 bytes). */
-    st = keep_pages(ret, r_debug, 40);
+    st = keep(ret, r_debug, 40, exact);
     if (st != GPUCORE_OK || read(user, r_debug + 8, e, 8) != 0)
         return st;
     node = gc_le64_get(e);
     for (uint32_t n = 0; node && n < GC_HOST_MAX_LINK_MAP && st == GPUCORE_OK; n++) {
         if (read(user, node, lm, sizeof(lm)) != 0)
             break;
-        st = keep_pages(ret, node, sizeof(lm));
+        st = keep(ret, node, sizeof(lm), exact);
         if (st == GPUCORE_OK)
-            st = keep_pages(ret, gc_le64_get(lm + 8), NAME_WINDOW);
+            st = keep_name(ret, gc_le64_get(lm + 8), exact, read, user);
         if (st == GPUCORE_OK)
-            st = keep_pages(ret, gc_le64_get(lm + 16), 16);
+            st = keep(ret, gc_le64_get(lm + 16), 16, exact);
         node = gc_le64_get(lm + 24);
     }
     if (st != GPUCORE_OK)
         return gc_diag_set(reterr_diag, st, GC_NO_OFFSET, "%s",
                            st == GPUCORE_E_NOMEM ? "out of memory" : "too many ranges");
     return GPUCORE_OK;
+}
+
+gpucore_status_t gc_host_link_map(pid_t pid, const char *proc_root,
+                                  int (*read)(void *user, uint64_t addr, void *buf, uint64_t size),
+                                  void *user, struct gc_rangeset *ret, gpucore_diag_t *reterr_diag)
+{
+    return link_map_walk(pid, proc_root, read, user, ret, 0, reterr_diag);
+}
+
+gpucore_status_t
+gc_host_link_map_exact(pid_t pid, const char *proc_root,
+                       int (*read)(void *user, uint64_t addr, void *buf, uint64_t size), void *user,
+                       struct gc_rangeset *ret, gpucore_diag_t *reterr_diag)
+{
+    return link_map_walk(pid, proc_root, read, user, ret, 1, reterr_diag);
 }
 
 /* ---- notes ------------------------------------------------------------------------------- */
@@ -767,6 +883,9 @@ static gpucore_status_t add_prpsinfo(gpucore_writer_t *w, const struct gc_host_n
     rc = read_small(path, 1u << 20, &cmd, &len);
     if (rc == 0) {
         size_t n = len < PSI_PSARGS_SIZE - 1 ? len : PSI_PSARGS_SIZE - 1;
+
+        if (in->psargs_first_only) /* --redact: the arguments are user data, argv[0] is not */
+            n = strnlen(cmd, n);
 
         for (size_t i = 0; i < n; i++)
             d[PSI_PSARGS + i] = cmd[i] ? (uint8_t)cmd[i] : (uint8_t)' ';

@@ -151,6 +151,37 @@ gpucore_status_t gc_host_link_map(pid_t pid, const char *proc_root,
                                   void *user, struct gc_rangeset *ret,
                                   gpucore_diag_t *reterr_diag);
 
+/*
+ * The threads' stacks as gc_host_prioritize counts them (priorities 0 and 2 without the
+ * selection): per thread with registers, from the page holding SP - 128 up to
+ * GC_HOST_STACK_FAR bytes above SP, within SP's mapping (whole when @p maps is NULL), added to
+ * @p ret. What --no-host-memory and --redact keep of host memory.
+ * @retval GPUCORE_OK, GPUCORE_E_INVAL (NULL ret), GPUCORE_E_NOMEM, GPUCORE_E_LIMIT.
+ */
+gpucore_status_t gc_host_stacks(const struct gc_procmaps *maps, const struct gc_tracee *t,
+                                struct gc_rangeset *ret);
+
+/*
+ * Where the kernel put the process's argument and environment strings (arg_start and env_end
+ * of @p proc_root/PID/stat, fields 48 and 51: contiguous at the top of the main thread's
+ * stack), for --redact to withhold them.
+ * @retval GPUCORE_OK with [*ret_start, *ret_end), GPUCORE_E_IO (unreadable, too few fields,
+ *         an empty or inverted range).
+ */
+gpucore_status_t gc_host_arg_env(pid_t pid, const char *proc_root, uint64_t *ret_start,
+                                 uint64_t *ret_end);
+
+/*
+ * gc_host_link_map's walk keeping only the structures themselves, not their pages: r_debug
+ * (40 bytes), the executable's dynamic section, each link_map node (40 bytes), its name up to
+ * its NUL (at most 256 bytes) and the first 16 bytes of its dynamic section. What --redact
+ * keeps: the pages around a node malloc'ed by dlopen are the program's heap.
+ */
+gpucore_status_t
+gc_host_link_map_exact(pid_t pid, const char *proc_root,
+                       int (*read)(void *user, uint64_t addr, void *buf, uint64_t size), void *user,
+                       struct gc_rangeset *ret, gpucore_diag_t *reterr_diag);
+
 /* /proc/PID/coredump_filter as a number; GC_COREDUMP_FILTER_DEFAULT if it cannot be read. */
 uint32_t gc_host_coredump_filter(pid_t pid);
 
@@ -171,6 +202,8 @@ struct gc_host_note_input {
      * not one of the tracee's threads = the kernel's rule (the signalled thread, else the
      * leader). The signal reported (pr_cursig, NT_SIGINFO) stays the signalled thread's. */
     pid_t first_thread;
+    /* Non-zero (--redact): NT_PRPSINFO pr_psargs holds argv[0] only, not the arguments. */
+    int psargs_first_only;
 };
 
 /*

@@ -424,8 +424,14 @@ static gpucore_status_t plan_kernarg(struct gc_plan_ctx *c, struct queue_ctx *qc
     }
     gpucore_status_t st = GPUCORE_OK;
     uint64_t first = (8 - (ka_addr & 7)) & 7;
-    for (uint64_t o = first; st == GPUCORE_OK && o + 8 <= done; o += 8)
-        st = reference(c, gc_le64_get(buf + o), "kernel argument");
+    st = gc_rangeset_add(&c->kernarg_lines, ka_addr, ka_size);
+    for (uint64_t o = first; st == GPUCORE_OK && o + 8 <= done; o += 8) {
+        uint64_t v = gc_le64_get(buf + o);
+
+        st = reference(c, v, "kernel argument");
+        if (st == GPUCORE_OK && mapping_at(c->in, v))
+            st = gc_rangeset_add(&c->kernarg_ptrs, ka_addr + o, 8);
+    }
     gc_free(buf);
     return st;
 }
@@ -894,6 +900,44 @@ static gpucore_status_t finish_tiers(struct gc_plan_ctx *c)
     return st;
 }
 
+/*
+ * p->kernarg_values: the kernarg segments' 64-byte lines in the state tier, minus the lines of
+ * other state items (a kernel descriptor sharing a line is kept for its own sake), minus the
+ * pointer values. Capture has no argument metadata (that needs the code object's MessagePack
+ * note, which analyze decodes), so a value counts as a pointer by what it holds: an address
+ * inside one of the process's GPU mappings.
+ */
+static gpucore_status_t plan_kernarg_values(struct gc_plan_ctx *c)
+{
+    struct gc_rangeset *v = &c->p->kernarg_values, outside = GC_RANGESET_INIT;
+    gpucore_status_t st = GPUCORE_OK;
+
+    for (uint32_t i = 0; st == GPUCORE_OK && i < c->kernarg_lines.count; i++) {
+        const struct gc_range *r = &c->kernarg_lines.r[i];
+        uint64_t lo = r->start & ~63ull;
+        uint64_t hi = r->end > UINT64_MAX - 63 || r->end == 0 ? UINT64_MAX : (r->end + 63) & ~63ull;
+
+        st = gc_rangeset_add(v, lo, hi - lo);
+    }
+    /* v ∩ tier[STATE] = v − (v − tier) */
+    if (st == GPUCORE_OK)
+        st = gc_rangeset_union(&outside, v);
+    if (st == GPUCORE_OK)
+        st = gc_rangeset_subtract(&outside, &c->p->tier[GPUCORE_TIER_STATE]);
+    if (st == GPUCORE_OK)
+        st = gc_rangeset_subtract(v, &outside);
+    for (uint32_t i = 0; st == GPUCORE_OK && i < c->p->nitems; i++) {
+        const struct gc_plan_item *it = &c->p->items[i];
+
+        if (it->tier == GPUCORE_TIER_STATE && it->kind != GPUCORE_ALLOC_KERNARG)
+            st = gc_rangeset_remove(v, it->addr, it->size);
+    }
+    if (st == GPUCORE_OK)
+        st = gc_rangeset_subtract(v, &c->kernarg_ptrs);
+    gc_rangeset_free(&outside);
+    return st;
+}
+
 static int item_cmp(const void *a, const void *b)
 {
     const struct gc_plan_item *x = a, *y = b;
@@ -962,6 +1006,8 @@ gpucore_status_t gc_plan_build(const struct gc_plan_input *in, struct gc_plan **
     c.p->agents = in->ndevices;
     c.p->queues = in->nqueues;
     c.noread = (struct gc_rangeset)GC_RANGESET_INIT;
+    c.kernarg_lines = (struct gc_rangeset)GC_RANGESET_INIT;
+    c.kernarg_ptrs = (struct gc_rangeset)GC_RANGESET_INIT;
 
     st = GPUCORE_OK;
     for (uint32_t i = 0; st == GPUCORE_OK && i < in->nmaps; i++)
@@ -988,11 +1034,15 @@ gpucore_status_t gc_plan_build(const struct gc_plan_input *in, struct gc_plan **
     }
     if (st == GPUCORE_OK)
         st = finish_tiers(&c);
+    if (st == GPUCORE_OK)
+        st = plan_kernarg_values(&c);
     for (uint32_t t = 0; t < GC_PLAN_TIERS; t++)
         gc_rangeset_free(&c.want[t]);
     for (uint32_t r = 0; r < GC_PLAN_STATE_RANKS; r++)
         gc_rangeset_free(&c.want_rank[r]);
     gc_rangeset_free(&c.noread);
+    gc_rangeset_free(&c.kernarg_lines);
+    gc_rangeset_free(&c.kernarg_ptrs);
     if (st != GPUCORE_OK) {
         if (!c.diag_set)
             gc_diag_set(reterr_diag, st, GC_NO_OFFSET, "plan: out of memory");
@@ -1014,6 +1064,7 @@ void gc_plan_free(struct gc_plan *p)
         gc_rangeset_free(&p->tier[t]);
     for (uint32_t r = 0; r < GC_PLAN_STATE_RANKS; r++)
         gc_rangeset_free(&p->state_rank[r]);
+    gc_rangeset_free(&p->kernarg_values);
     gc_free(p->items);
     for (uint32_t i = 0; i < p->code_objects.count; i++) {
         gc_free((void *)(uintptr_t)p->code_objects.objects[i].uri.ptr);

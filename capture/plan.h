@@ -130,6 +130,13 @@ struct gc_plan {
     struct gc_rangeset state_rank[GC_PLAN_STATE_RANKS]; /* tier[STATE], partitioned by rank */
     struct gc_plan_item *items;             /* sorted by addr */
     uint32_t nitems;
+    /* The state tier's kernel-argument bytes whose values are not pointers: the 64-byte lines
+     * of every kernarg segment planned, minus the lines other state items share, minus each
+     * 8-byte-aligned 8-byte value that is an address inside a GPU mapping (a pointer: the
+     * allocation map already says as much). What --redact withholds of the state tier: the
+     * argument values a user passed, never the layout (docs/privacy.md). A subset of
+     * tier[STATE]. */
+    struct gc_rangeset kernarg_values;
     gpucore_code_objects_t code_objects;    /* bytes owned by the plan */
     gpucore_alloc_map_t alloc_map;          /* labels owned by the plan */
     /* Figures for the summary line and the metadata. dispatches: KERNEL_DISPATCH packets

@@ -44,6 +44,8 @@ struct gc_plan_ctx {
     struct gc_rangeset want[GC_PLAN_TIERS]; /* what each tier wants, before subtraction */
     struct gc_rangeset want_rank[GC_PLAN_STATE_RANKS]; /* the state tier's wants by rank */
     struct gc_rangeset noread;              /* GC_KFD_MAP_NO_READ mappings: never read */
+    struct gc_rangeset kernarg_lines;       /* every kernarg segment planned */
+    struct gc_rangeset kernarg_ptrs;        /* its 8-byte values that point into GPU memory */
     uint64_t planned_bytes[GC_PLAN_TIERS];  /* sum of wanted sizes (overlaps counted) */
     uint64_t window;
     uint64_t embed_left;

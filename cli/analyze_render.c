@@ -173,8 +173,13 @@ static void render_arguments(FILE *out, const json_t *x)
                     space ? space : "", space ? " " : "",
                     type ? type : gc_json_get_str_or(a, GC_TK_VALUE_KIND, "?"));
         }
-        fprintf(out, " = %s", gc_json_get_str_or(a, GC_TK_VALUE, "?"));
-        if (gc_json_get_str(a, GC_TK_VALUE_ERROR))
+        if (gc_json_get_str(a, GC_TK_VALUE_ERROR) &&
+            strcmp(gc_json_get_str(a, GC_TK_VALUE_ERROR), GC_TR_REDACTED) == 0)
+            fprintf(out, " = redacted (withheld by --redact)");
+        else
+            fprintf(out, " = %s", gc_json_get_str_or(a, GC_TK_VALUE, "?"));
+        if (gc_json_get_str(a, GC_TK_VALUE_ERROR) &&
+            strcmp(gc_json_get_str(a, GC_TK_VALUE_ERROR), GC_TR_REDACTED) != 0)
             fprintf(out, " (%s)", gc_json_get_str(a, GC_TK_VALUE_ERROR));
         if (rel)
             fprintf(out, " \u2192 %s", rel);

@@ -169,6 +169,13 @@ static void capture_help(const char *cmd, FILE *out)
             "                     core is cut and marked truncated\n"
             "  --compress[=LEVEL] zstd seekable compression (level " CLI_ZSTD_LEVEL_TEXT ",\n"
             "                     default 3, as gpucore compress --level)\n"
+            "  --redact           withhold user data (docs/privacy.md): GPU buffer contents of\n"
+            "                     the referenced and all tiers, kernel-argument values that\n"
+            "                     are not pointers, host heap and other writable memory (thread\n"
+            "                     stacks are kept, without the argument and environment\n"
+            "                     strings), the arguments of the command line; the manifest\n"
+            "                     lists each range withheld as redacted\n"
+            "  --no-host-memory   host memory: thread stacks only (host notes are written)\n"
             "  --kfd linux|sim    driver backend (default: $GPUCORE_KFD, else linux)\n"
             "  --json[=FILE]      one JSON object (schema " CAPTURE_JSON_SCHEMA ") per core\n"
             "                     written, one line on stdout or appended to FILE; nothing\n"
@@ -412,6 +419,7 @@ static const char *reason_text(uint32_t reason)
         { GPUCORE_REASON_IO_ERROR, "unreadable" },
         { GPUCORE_REASON_POLICY, "coredump_filter" },
         { GPUCORE_REASON_SPECIAL, "doorbells and MMIO" },
+        { GPUCORE_REASON_REDACTED, "redacted" },
     };
 
     for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)
@@ -445,6 +453,8 @@ struct core_report {
     } skipped[NSUMMARY_REASONS];
     int truncated;
     uint32_t truncation_reason; /* GPUCORE_REASON_* */
+    int redacted;            /* --redact: redacted_bytes were withheld (GPU and host) */
+    uint64_t redacted_bytes;
     double elapsed_s;
     int compressed;
     json_t *signature;       /* the core's crash signature as `gpucore analyze` gives it
@@ -522,6 +532,8 @@ static void build_report(const struct gc_capture_opts *o, const struct gc_captur
     }
     m->truncated = r->truncated;
     m->truncation_reason = r->truncation_reason;
+    m->redacted = o->redact;
+    m->redacted_bytes = r->skipped_by_reason[GPUCORE_REASON_REDACTED];
     m->elapsed_s = (double)r->duration_ns / 1e9;
     m->compressed = o->compress;
     m->signature = core_signature(r->path);
@@ -549,6 +561,9 @@ static void print_summary(const struct core_report *m)
                 gc_format_size(m->skipped[i].bytes, skipped, sizeof(skipped)), m->skipped[i].why);
         first = 0;
     }
+    if (m->redacted)
+        fprintf(stderr, ", redacted %s", gc_format_size(m->redacted_bytes, skipped,
+                                                        sizeof(skipped)));
     if (m->truncated)
         fprintf(stderr, ", TRUNCATED (%s)", reason_text(m->truncation_reason));
     fprintf(stderr, ", %.2f s", m->elapsed_s);
@@ -673,6 +688,8 @@ static const struct option capture_longopts[] = {
     { "trigger", required_argument, NULL, 'T' },
     { "hook-timeout", required_argument, NULL, 'H' },
     { "error-thread", required_argument, NULL, 'E' },
+    { "redact", no_argument, NULL, 'R' },
+    { "no-host-memory", no_argument, NULL, 'N' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
 };
@@ -755,6 +772,12 @@ static int capture_option(struct capture_args *a, int c, const char *arg)
         return -1;
     case 'q':
         a->cli.quiet = 1;
+        return -1;
+    case 'R':
+        o->redact = 1;
+        return -1;
+    case 'N':
+        o->no_host_memory = 1;
         return -1;
     case 'j':
         if (arg && !*arg)

@@ -128,6 +128,14 @@ static void render_manifest_summary(FILE *out, const json_t *m, const json_t *fi
                                ? gc_json_get_str(m, GC_IK_TRUNCATION_REASON)
                                : "yes")
                     : "no");
+    if (json_is_true(json_object_get(m, GC_IK_REDACTED)))
+        fprintf(out,
+                "Redacted:    yes, %" PRIu64 " ranges (%s) of user data withheld by --redact; "
+                "their bytes are not in the core\n",
+                gc_json_get_u64(m, GC_IK_REDACTED_RANGES),
+                gc_format_size(gc_json_get_u64(m, GC_IK_REDACTED_BYTES), a, 32));
+    if (json_is_true(json_object_get(m, GC_IK_NO_HOST_MEMORY)))
+        fprintf(out, "Host memory: thread stacks only (--no-host-memory)\n");
 }
 
 static void render_amdgpu(FILE *out, const json_t *g)

@@ -137,6 +137,7 @@ struct gc_core_wopts {
     uint32_t frame_size; /* never 0 */
     uint64_t head_reserve;
     uint64_t expected_bytes; /* 0: not known */
+    uint32_t manifest_flags; /* REDACTED, NO_HOST_MEMORY */
 };
 
 struct gpucore_writer_opts;

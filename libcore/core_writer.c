@@ -106,6 +106,7 @@ struct gpucore_writer {
 
     uint32_t truncated;
     uint32_t trunc_reason;
+    uint32_t manifest_flags; /* the caller's GPUCORE_MANIFEST_* bits */
     uint64_t data_bytes;
     uint64_t skipped_bytes;
     uint64_t head_reserve; /* gpucore_writer_opts::head_reserve */
@@ -546,7 +547,7 @@ gpucore_status_t gc_core_wopts_parse(const struct gpucore_writer_opts *opts,
 {
     uint32_t compress;
 
-    GC_TRY(gc_core_opts_check(opts, GC_OPTS_END(gpucore_writer_opts, expected_bytes),
+    GC_TRY(gc_core_opts_check(opts, GC_OPTS_END(gpucore_writer_opts, manifest_flags),
                               "writer options", d));
     o->kind = GC_OPTS_GET(opts, gpucore_writer_opts, kind, GPUCORE_CORE_UNIFIED);
     o->e_machine = GC_OPTS_GET(opts, gpucore_writer_opts, e_machine, 0u);
@@ -559,6 +560,7 @@ gpucore_status_t gc_core_wopts_parse(const struct gpucore_writer_opts *opts,
     compress = GC_OPTS_GET(opts, gpucore_writer_opts, compress, 0u);
     o->head_reserve = GC_OPTS_GET(opts, gpucore_writer_opts, head_reserve, (uint64_t)0);
     o->expected_bytes = GC_OPTS_GET(opts, gpucore_writer_opts, expected_bytes, (uint64_t)0);
+    o->manifest_flags = GC_OPTS_GET(opts, gpucore_writer_opts, manifest_flags, 0u);
 
     GC_FAIL_IF(o->kind > GPUCORE_CORE_SPLIT, d, GPUCORE_E_INVAL, GC_NO_OFFSET, "unknown kind %u",
                o->kind);
@@ -567,6 +569,10 @@ gpucore_status_t gc_core_wopts_parse(const struct gpucore_writer_opts *opts,
                o->e_machine);
     GC_FAIL_IF(o->flags & ~(GPUCORE_WRITE_OVERWRITE | GPUCORE_WRITE_NO_MANIFEST), d,
                GPUCORE_E_INVAL, GC_NO_OFFSET, "unknown writer flags 0x%x", o->flags);
+    GC_FAIL_IF(o->manifest_flags & ~(GPUCORE_MANIFEST_REDACTED | GPUCORE_MANIFEST_NO_HOST_MEMORY),
+               d, GPUCORE_E_INVAL, GC_NO_OFFSET,
+               "manifest flags 0x%x: only redacted and no-host-memory are the caller's",
+               o->manifest_flags);
     GC_FAIL_IF(o->mode & ~07777u, d, GPUCORE_E_INVAL, GC_NO_OFFSET, "mode 0%o is not a file mode",
                o->mode);
     GC_FAIL_IF(o->frame_size && (o->frame_size < GC_CORE_MIN_FRAME_SIZE ||
@@ -617,6 +623,7 @@ GPUCORE_API gpucore_status_t gpucore_writer_open(const char *path,
     GC_FAIL_IF(!w, d, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
     gc_buf_init(&w->notes);
     w->flags = o.flags;
+    w->manifest_flags = o.manifest_flags;
     w->budget = o.max_bytes;
     w->head_reserve = o.head_reserve < HEAD_RESERVE_MAX ? o.head_reserve : HEAD_RESERVE_MAX;
     if (o.kind == GPUCORE_CORE_SPLIT) {
@@ -706,7 +713,7 @@ GPUCORE_API gpucore_status_t gpucore_writer_add_segment(gpucore_writer_t *w, uin
 
 static int reason_known(uint32_t reason)
 {
-    return reason >= GPUCORE_REASON_TIER && reason <= GPUCORE_REASON_SPECIAL;
+    return reason >= GPUCORE_REASON_TIER && reason <= GPUCORE_REASON_REDACTED;
 }
 
 GPUCORE_API gpucore_status_t gpucore_writer_record_skip(gpucore_writer_t *w, uint64_t vaddr,
@@ -879,7 +886,7 @@ static gpucore_status_t append_manifest(gpucore_writer_t *w, const struct wseg *
         e->label = str_of(ents[i].label);
     }
     qsort(m.entries, m.count, sizeof(*m.entries), mentry_cmp);
-    m.flags = w->truncated ? GPUCORE_MANIFEST_TRUNCATED : 0;
+    m.flags = (w->truncated ? GPUCORE_MANIFEST_TRUNCATED : 0) | w->manifest_flags;
     m.truncation_reason = w->truncated ? w->trunc_reason : GPUCORE_REASON_NONE;
     st = gpucore_manifest_encode(&m, &desc, &size, d);
     if (st < 0) {

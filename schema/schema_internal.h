@@ -31,7 +31,7 @@
 #define GC_KFD_MAX_COUNT 65536u
 
 /* GPUCORE notes. */
-#define GC_NOTE_MINOR          4u /* minor written by this library */
+#define GC_NOTE_MINOR          5u /* minor written by this library */
 #define GC_NOTE_MAX_RECORDS    (16u << 20)
 #define GC_NOTE_MAX_STRING     (16u << 20)
 #define GC_NOTE_MAX_DESC       0xFFFFFFFFu /* n_descsz is a u32 */

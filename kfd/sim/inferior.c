@@ -506,6 +506,26 @@ static int prepare(const struct inferior_args *a, uint64_t host_stack, struct gc
     return 0;
 }
 
+/* The scenario's "secret" heap buffer (README "secret"): live for the process's life, in the
+   program's own heap (malloc of at most 16 MiB from the main thread: the brk heap for the
+   sizes the tests use), what a capture must withhold with --redact. */
+static uint8_t *volatile secret_heap;
+
+static int fill_secret_heap(const struct gc_scenario *s)
+{
+    uint8_t *p;
+
+    if (!s->has_secret || !s->secret_heap)
+        return 0;
+    p = malloc(s->secret_heap);
+    if (!p)
+        return -1;
+    for (uint32_t o = 0; o < s->secret_heap; o += 16)
+        memcpy(p + o, s->secret, s->secret_heap - o < 16 ? s->secret_heap - o : 16);
+    secret_heap = p;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     struct inferior_args args = { 0 };
@@ -537,6 +557,13 @@ int main(int argc, char **argv)
     rc = prepare(&args, (uint64_t)(uintptr_t)__builtin_frame_address(0), &s, &l, &fault_va);
     if (rc)
         return rc;
+    if (fill_secret_heap(s) < 0) {
+        fprintf(stderr, "%s: out of memory for the secret heap buffer\n", prog);
+        gc_free(fault_va);
+        gc_layout_free(l);
+        gc_scenario_free(s);
+        return EX_SOFTWARE;
+    }
 #ifdef GC_INFERIOR_HAVE_DRIVER
     rt.action = s->on_queue_error;
     rt.exit_status = (int)s->exit_status;
@@ -585,6 +612,7 @@ int main(int argc, char **argv)
     gc_layout_free(l);
     gc_scenario_free(s);
     gc_free(fault_va);
+    free(secret_heap);
     fflush(stdout);
     _exit(rc);
 }

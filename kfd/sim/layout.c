@@ -818,10 +818,15 @@ static void area_waves_done(struct area_waves *aw)
 /* ------------------------------------------------------------------------------------------ */
 
 static void fill_pattern(uint8_t *base, uint64_t off, uint64_t size, enum gc_scen_pattern p,
-                         uint32_t seed, uint32_t kind)
+                         uint32_t seed, uint32_t kind, const struct gc_scenario *s)
 {
     if (p == GC_SCEN_PAT_ZERO)
         return;
+    if (p == GC_SCEN_PAT_SECRET) { /* straight from the scenario: no copy on the stack */
+        for (uint64_t o = off; o < off + size; o += 16)
+            memcpy(base + o, s->secret, off + size - o < 16 ? off + size - o : 16);
+        return;
+    }
     for (uint64_t o = off; o + 4 <= off + size; o += 4)
         put(base + o, gc_layout_mem(p, seed, kind, o / 4), 4);
 }
@@ -845,10 +850,10 @@ static gpucore_status_t build_buffers(struct lctx *c, int fixed)
                        c->s->agents[b->agent].gpu_id, label, what, &p));
         c->l->buffers[i] = (struct gc_layout_buffer){ addr_of(p), b->size };
         if (!b->nranges)
-            fill_pattern(p, 0, b->size, b->pattern, b->seed, GC_SCEN_KIND_MEM);
+            fill_pattern(p, 0, b->size, b->pattern, b->seed, GC_SCEN_KIND_MEM, c->s);
         for (uint32_t r = 0; r < b->nranges; r++)
             fill_pattern(p, b->ranges[r].offset, b->ranges[r].size, b->pattern, b->seed,
-                         GC_SCEN_KIND_MEM);
+                         GC_SCEN_KIND_MEM, c->s);
     }
     return GPUCORE_OK;
 }
@@ -921,6 +926,7 @@ static gpucore_status_t build_dispatches(struct lctx *c, Elf **elfs)
         int64_t entry_off = 0;
         uint8_t *ka;
         uint32_t off = 0, kd_size;
+        uint64_t explicit_max;
         GElf_Ehdr eh;
         char label[GC_LAYOUT_LABEL_MAX];
 
@@ -952,11 +958,16 @@ static gpucore_status_t build_dispatches(struct lctx *c, Elf **elfs)
         /* ROCr gives each dispatch its kernarg segment in device-visible memory, as large as
            the kernel descriptor's kernarg_size says (the runtime allocates that much). */
         snprintf(label, sizeof(label), "kernarg d%u", i);
-        GC_TRY(map_dev(c, 0, d->nraw       ? d->nraw
-                       : kd_size > 8ull * d->nkernargs + 256 ? kd_size
-                                                               : 8ull * d->nkernargs + 256,
-                       GC_KFD_MEM_KERNARG, s->agents[s->queues[d->queue].agent].gpu_id, label,
-                       NULL, &ka));
+        explicit_max = 8ull * d->nkernargs + 256;
+        for (uint32_t k = 0; k < d->nkernargs; k++)
+            if (d->kernargs[k].type == GC_SCEN_KA_SECRET)
+                explicit_max += 16; /* 16 bytes and up to 8 of alignment */
+        GC_TRY(map_dev(c, 0,
+                       d->nraw                  ? d->nraw
+                       : kd_size > explicit_max ? kd_size
+                                                : explicit_max,
+                       GC_KFD_MEM_KERNARG, s->agents[s->queues[d->queue].agent].gpu_id, label, NULL,
+                       &ka));
         ld->kernarg = addr_of(ka);
         if (d->nraw) {
             memcpy(ka, d->raw_kernargs, d->nraw);
@@ -965,6 +976,13 @@ static gpucore_status_t build_dispatches(struct lctx *c, Elf **elfs)
         for (uint32_t k = 0; k < d->nkernargs; k++) {
             const struct gc_scen_kernarg *a = &d->kernargs[k];
             uint32_t n = a->type == GC_SCEN_KA_U32 || a->type == GC_SCEN_KA_F32 ? 4 : 8;
+
+            if (a->type == GC_SCEN_KA_SECRET) {
+                off = (uint32_t)align_up(off, 8);
+                memcpy(ka + off, s->secret, 16);
+                off += 16;
+                continue;
+            }
             uint64_t v = a->type == GC_SCEN_KA_BUFFER ?
                                  c->l->buffers[a->value].address + a->value2 : a->value;
 
@@ -1063,7 +1081,7 @@ static gpucore_status_t build_amd_queue(struct lctx *c, uint32_t qi, const struc
                        &scratch));
         lq->scratch = addr_of(scratch);
         fill_pattern(scratch, 0, lq->scratch_size, q->scratch_pattern, q->scratch_seed,
-                     GC_SCEN_KIND_SCRATCH);
+                     GC_SCEN_KIND_SCRATCH, c->s);
         tmpring = gc_layout_tmpring(arch, q);
     }
     lq->compute_tmpring_size = tmpring;

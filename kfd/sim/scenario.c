@@ -300,6 +300,8 @@ static gpucore_status_t get_dim3(struct pctx *c, json_t *obj, const char *key, u
 }
 
 static const char *const pattern_names[] = { "zero", "sequence", "random", NULL };
+/* Buffers may also hold the secret marker. */
+static const char *const buffer_pattern_names[] = { "zero", "sequence", "random", "secret", NULL };
 
 /* ------------------------------------------------------------------------------------------ */
 /* Sections                                                                                    */
@@ -396,7 +398,7 @@ static gpucore_status_t parse_kernarg(struct pctx *c, json_t *o, struct gc_scen_
                                       const struct gc_scenario *s)
 {
     static const char *const keys[] = { "type", "value", "offset", NULL };
-    static const char *const types[] = { "u32", "u64", "f32", "buffer", NULL };
+    static const char *const types[] = { "u32", "u64", "f32", "buffer", "secret", NULL };
     int t;
 
     GC_TRY(check_keys(c, o, keys));
@@ -413,6 +415,11 @@ static gpucore_status_t parse_kernarg(struct pctx *c, json_t *o, struct gc_scen_
             return fail(c, GPUCORE_E_INVAL, "value: no buffer named '%s'", name);
         k->value = (uint64_t)i;
         GC_TRY(get_u64(c, o, "offset", 0, 0, 0, s->buffers[i].size, &k->value2));
+    } else if (k->type == GC_SCEN_KA_SECRET) {
+        if (!s->has_secret)
+            return fail(c, GPUCORE_E_INVAL, "type: 'secret' needs a top-level \"secret\"");
+        if (json_object_get(o, "value") || json_object_get(o, "offset"))
+            return fail(c, GPUCORE_E_INVAL, "a secret argument takes no value or offset");
     } else if (k->type == GC_SCEN_KA_F32) {
         json_t *v = json_object_get(o, "value");
         float f;
@@ -928,8 +935,10 @@ static gpucore_status_t parse_buffer(struct pctx *c, json_t *o, struct gc_scen_b
         return fail(c, GPUCORE_E_INVAL, "address: not page aligned");
     GC_TRY(get_u64(c, o, "size", 1, 0, 1, GC_SCEN_MAX_BUFFER_SIZE, &b->size));
     GC_TRY(get_bool(c, o, "sparse", 0, &b->sparse));
-    GC_TRY(get_enum(c, o, "pattern", 0, 0, pattern_names, &pat));
+    GC_TRY(get_enum(c, o, "pattern", 0, 0, buffer_pattern_names, &pat));
     b->pattern = (enum gc_scen_pattern)pat;
+    if (b->pattern == GC_SCEN_PAT_SECRET && !s->has_secret)
+        return fail(c, GPUCORE_E_INVAL, "pattern: 'secret' needs a top-level \"secret\"");
     GC_TRY(get_u32(c, o, "seed", 0, 0, 0, UINT32_MAX, &b->seed));
     GC_TRY(get_array(c, o, "ranges", GC_SCEN_MAX_RANGES, &r));
     for (size_t i = 0; r && i < json_array_size(r); i++) {
@@ -1253,11 +1262,45 @@ static gpucore_status_t parse_fault(struct pctx *c, json_t *o, struct gc_scen_fa
         }                                                                                          \
     } while (0)
 
+/* "secret": { "marker": 32 hex digits, "heap": bytes }. The digits go straight into
+   s->secret, so the marker's bytes exist nowhere else the parser wrote. */
+static gpucore_status_t parse_secret(struct pctx *c, json_t *root, struct gc_scenario *s)
+{
+    static const char *const keys[] = { "marker", "heap", NULL };
+    json_t *o = json_object_get(root, "secret"), *m;
+    const char *hex;
+    size_t o1;
+
+    if (!o)
+        return GPUCORE_OK;
+    o1 = push(c, "secret", 0);
+    GC_TRY(check_keys(c, o, keys));
+    m = json_object_get(o, "marker");
+    hex = json_is_string(m) ? json_string_value(m) : NULL;
+    if (!hex || strlen(hex) != 32)
+        return fail(c, GPUCORE_E_INVAL, "marker: expected 32 hex digits (16 bytes)");
+    for (size_t i = 0; i < 32; i++) {
+        int v = hex[i] >= '0' && hex[i] <= '9'   ? hex[i] - '0'
+                : hex[i] >= 'a' && hex[i] <= 'f' ? hex[i] - 'a' + 10
+                : hex[i] >= 'A' && hex[i] <= 'F' ? hex[i] - 'A' + 10
+                                                 : -1;
+
+        if (v < 0)
+            return fail(c, GPUCORE_E_INVAL, "marker: bad hex digit at %zu", i);
+        s->secret[i / 2] = (uint8_t)(s->secret[i / 2] << 4 | (uint8_t)v);
+    }
+    GC_TRY(get_u32(c, o, "heap", 0, 0, 0, GC_SCEN_MAX_SECRET_HEAP, &s->secret_heap));
+    s->has_secret = 1;
+    pop(c, o1);
+    return GPUCORE_OK;
+}
+
 static gpucore_status_t parse_root(struct pctx *c, json_t *root, struct gc_scenario *s)
 {
     static const char *const keys[] = { "name", "r_version", "ttmp_setup", "agents", "queues",
         "code_objects", "buffers", "dispatches", "waves", "exceptions", "fault_injection",
-        "host_threads", "description", "on_queue_error", "exit_status", "kfd", "exception_clock", NULL };
+        "host_threads", "description", "on_queue_error", "exit_status", "kfd", "exception_clock",
+        "secret", NULL };
     static const char *const on_error[] = { "continue", "abort", "exit", NULL };
     json_t *kfd;
     int onerr;
@@ -1277,6 +1320,7 @@ static gpucore_status_t parse_root(struct pctx *c, json_t *root, struct gc_scena
     GC_TRY(get_u32(c, root, "r_version", 0, 10, 8, 12, &s->r_version));
     GC_TRY(get_bool(c, root, "ttmp_setup", 1, &ttmp));
     s->ttmp_setup = (uint32_t)ttmp;
+    GC_TRY(parse_secret(c, root, s));
 
     if (!json_object_get(root, "agents"))
         return fail(c, GPUCORE_E_INVAL, "missing 'agents'");

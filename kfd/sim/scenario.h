@@ -36,6 +36,7 @@
 #define GC_SCEN_MAX_DENSE_SIZE   (256ull << 20) /* bytes a scenario may make resident */
 #define GC_SCEN_MAX_SCRATCH      (1ull << 30)
 #define GC_SCEN_NAME_MAX         64u
+#define GC_SCEN_MAX_SECRET_HEAP  (16u << 20) /* bytes of the secret's host heap buffer */
 /* How far a buffer-relative exception address may lie from its buffer's base ("offset" past
    it, "before" it): far enough for any overrun a test wants, small enough never to wrap. */
 #define GC_SCEN_MAX_ADDRESS_DISTANCE (1ull << 40)
@@ -45,6 +46,8 @@ enum gc_scen_pattern {
     GC_SCEN_PAT_ZERO = 0,     /* nothing written */
     GC_SCEN_PAT_SEQUENCE = 1, /* little-endian u32 k at byte 4k of the range's buffer */
     GC_SCEN_PAT_RANDOM = 2,   /* gc_scen_fill(seed, GC_SCEN_KIND_MEM, k, 0) at byte 4k */
+    GC_SCEN_PAT_SECRET = 3,   /* the scenario's 16-byte secret marker at every 16th byte of
+                                 the range (buffers only; gc_layout_mem gives 0) */
 };
 
 /* The kinds of value the fill function distinguishes (its `kind` argument). */
@@ -152,7 +155,8 @@ struct gc_scen_queue {
 };
 
 struct gc_scen_kernarg {
-    enum { GC_SCEN_KA_U32, GC_SCEN_KA_U64, GC_SCEN_KA_F32, GC_SCEN_KA_BUFFER } type;
+    enum { GC_SCEN_KA_U32, GC_SCEN_KA_U64, GC_SCEN_KA_F32, GC_SCEN_KA_BUFFER,
+           GC_SCEN_KA_SECRET /* the 16-byte secret marker, 8-aligned */ } type;
     uint64_t value; /* bits (f32: IEEE bits); BUFFER: buffer index (+ offset in value2) */
     uint64_t value2;
 };
@@ -321,6 +325,12 @@ struct gc_scenario {
        debugger), 1 "runtime" (at_ms counts from the inferior's start, debugger or not: the
        runtime learns of the error first, a debugger can only come later) */
     int runtime_clock;
+    /* "secret": a recognizable marker for the privacy tests (README "secret"): buffers with
+       pattern "secret" and kernargs of type "secret" hold it, and the inferior fills a heap
+       buffer of secret_heap bytes with it. Only ever copied from here to where it goes. */
+    int has_secret;
+    uint8_t secret[16];
+    uint32_t secret_heap;
 };
 
 /*

@@ -302,6 +302,49 @@ static void test_stop(void **state)
                      8192);
 }
 
+/* The caller's manifest flags (--redact, --no-host-memory) and a redacted range: recorded, the
+ * withheld bytes unreadable from the core, TRUNCATED still the writer's own. */
+static void test_manifest_flags(void **state)
+{
+    struct tc_fixture *f = *state;
+    uint8_t data[2][4096], flat[2 * 4096];
+    gpucore_writer_t *w = NULL;
+    const uint32_t both = GPUCORE_MANIFEST_REDACTED | GPUCORE_MANIFEST_NO_HOST_MEMORY;
+
+    for (int i = 0; i < 2; i++)
+        tc_fill(data[i], sizeof(data[i]), (uint64_t)i + 20);
+    memcpy(flat, data, sizeof(flat));
+    assert_int_equal(gpucore_writer_open(f->path,
+                                         GPUCORE_OPTS(gpucore_writer_opts,
+                                                      .manifest_flags = GPUCORE_MANIFEST_TRUNCATED),
+                                         &w, NULL),
+                     GPUCORE_E_INVAL);
+    assert_int_equal(gpucore_writer_open(f->path,
+                                         GPUCORE_OPTS(gpucore_writer_opts, .manifest_flags = 0x8),
+                                         &w, NULL),
+                     GPUCORE_E_INVAL);
+    assert_int_equal(gpucore_writer_open(f->path,
+                                         GPUCORE_OPTS(gpucore_writer_opts, .manifest_flags = both),
+                                         &w, NULL),
+                     GPUCORE_OK);
+    assert_int_equal(gpucore_writer_add_segment(w, 0x1000, data[0], 4096, NULL), GPUCORE_OK);
+    assert_int_equal(gpucore_writer_record_skip(w, 0x2000, 4096, NULL, GPUCORE_REASON_REDACTED),
+                     GPUCORE_OK);
+    assert_int_equal(gpucore_writer_finish(w, NULL, NULL), GPUCORE_OK);
+    assert_int_equal(check_accounting(f->path, 0x1000, flat, sizeof(flat), both, 0), 4096);
+    {
+        gpucore_core_t *core = NULL;
+        gpucore_manifest_t *m;
+
+        assert_int_equal(gpucore_core_open(f->path, NULL, &core, NULL), GPUCORE_OK);
+        m = tc_manifest(core);
+        assert_non_null(m);
+        assert_int_equal(manifest_bytes(m, GPUCORE_RANGE_SKIPPED, GPUCORE_REASON_REDACTED), 4096);
+        gpucore_manifest_free(m);
+        gpucore_core_close(core);
+    }
+}
+
 /* ============================================================================================ */
 /* The read callback                                                                            */
 /* ============================================================================================ */
@@ -540,10 +583,12 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_budget_plain, setup, tc_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_budget_plain_late_note, setup, tc_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_budget_compressed, setup, tc_fixture_teardown),
-        cmocka_unit_test_setup_teardown(test_budget_compressed_late_note, setup, tc_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_budget_compressed_late_note, setup,
+                                        tc_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_budget_compressed_threads, setup, tc_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_budget_tiny, setup, tc_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_stop, setup, tc_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_manifest_flags, setup, tc_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_unreadable, setup, tc_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_unreadable_all, setup, tc_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_callback_failure, setup, tc_fixture_teardown),

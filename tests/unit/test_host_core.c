@@ -9,12 +9,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <inttypes.h>
-#include <libelf.h>
+#include <link.h>
 #include <pthread.h>
 #include <setjmp.h>
-#include <link.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -30,6 +29,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <gelf.h>
+#include <libelf.h>
 
 #include <gpucore/core.h>
 #include <gpucore/schema.h>
@@ -965,6 +966,25 @@ static void test_live_link_map(void **state)
     /* Pages, a few per node: nothing like the whole process. */
     assert_true(gc_rangeset_bytes(&r) <= (uint64_t)(3 * nodes + 8) * 4096);
 
+    /* Exactly (--redact): the structures' own bytes, not their pages. */
+    {
+        struct gc_rangeset x = GC_RANGESET_INIT;
+        uint64_t want = sizeof(*rd);
+
+        assert_int_equal(gc_host_link_map_exact(c.pid, "/proc", read_child, &c.pid, &x, &d),
+                         GPUCORE_OK);
+        assert_true(gc_rangeset_contains(&x, (uintptr_t)rd, sizeof(*rd)));
+        for (const struct link_map *lm = rd->r_map; lm; lm = lm->l_next) {
+            assert_true(gc_rangeset_contains(&x, (uintptr_t)lm, 40));
+            assert_true(gc_rangeset_contains(&x, (uintptr_t)lm->l_name, strlen(lm->l_name) + 1));
+            want += 40 + strlen(lm->l_name) + 1 + 16;
+        }
+        /* the structures, the executable's dynamic section (at most 4096 entries) */
+        assert_true(gc_rangeset_bytes(&x) <= want + 4096 * 16);
+        assert_true(gc_rangeset_bytes(&x) < gc_rangeset_bytes(&r));
+        gc_rangeset_free(&x);
+    }
+
     /* Not a process: nothing, and no failure (it only orders memory). */
     gc_rangeset_clear(&r);
     assert_int_equal(gc_host_link_map(c.pid, "/nonexistent", read_child, &c.pid, &r, &d),
@@ -976,6 +996,60 @@ static void test_live_link_map(void **state)
     close(c.cmd);
     assert_int_equal(waitpid(c.pid, &status, 0), c.pid);
     gc_rangeset_free(&r);
+}
+
+extern char **environ;
+
+/* Where the argument and environment strings are: from a /proc/PID/stat whose fields may be
+ * negative (tpgid -1, a real-time priority) or beyond int64 (rsslim RLIM_INFINITY). */
+static void test_arg_env(void **state)
+{
+    const char *base = getenv("GPUCORE_TEST_TMPDIR");
+    char dir[4096], path[4200];
+    uint64_t lo = 0, hi = 0;
+    FILE *f;
+
+    (void)state;
+    if (!base || !*base)
+        base = P_tmpdir;
+    mkdir(base, 0755);
+    snprintf(dir, sizeof(dir), "%s/argenv.XXXXXX", base);
+    /* this process: the environment strings lie in the range */
+    assert_int_equal(gc_host_arg_env(getpid(), "/proc", &lo, &hi), GPUCORE_OK);
+    assert_true(lo < hi);
+    assert_non_null(environ[0]);
+    assert_true((uintptr_t)environ[0] >= lo && (uintptr_t)environ[0] < hi);
+
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/42", dir);
+    assert_int_equal(mkdir(path, 0700), 0);
+    snprintf(path, sizeof(path), "%s/42/stat", dir);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "42 (a) b) S 1 42 42 0 -1 4194560 1 0 0 0 0 0 0 0 -2 0 1 0 5 6 7 "
+               "18446744073709551615 1 2 3 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0 4 5 6 "
+               "1000 1010 1010 1100 0\n");
+    fclose(f);
+    assert_int_equal(gc_host_arg_env(42, dir, &lo, &hi), GPUCORE_OK);
+    assert_int_equal(lo, 1000);
+    assert_int_equal(hi, 1100);
+    /* too few fields (a kernel before 3.5), and no range: not known */
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "42 (a) S 1 42 42 0 -1 4194560\n");
+    fclose(f);
+    assert_int_equal(gc_host_arg_env(42, dir, &lo, &hi), GPUCORE_E_IO);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "42 (a) S 1 42 42 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 5 6 7 8 1 2 3 0 0 0 0 0 "
+               "0 0 0 0 17 1 0 0 0 0 0 4 5 6 0 0 0 0 0\n");
+    fclose(f);
+    assert_int_equal(gc_host_arg_env(42, dir, &lo, &hi), GPUCORE_E_IO);
+    assert_int_equal(gc_host_arg_env(43, dir, &lo, &hi), GPUCORE_E_IO);
+    unlink(path);
+    snprintf(path, sizeof(path), "%s/42", dir);
+    rmdir(path);
+    rmdir(dir);
 }
 
 int main(void)
@@ -992,13 +1066,10 @@ int main(void)
     waitpid(probe, NULL, 0);
 
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_select_default),
-        cmocka_unit_test(test_select_filters),
-        cmocka_unit_test(test_live_core),
-        cmocka_unit_test(test_live_first_thread),
-        cmocka_unit_test(test_live_signalled),
-        cmocka_unit_test(test_live_prioritize),
-        cmocka_unit_test(test_live_link_map),
+        cmocka_unit_test(test_select_default), cmocka_unit_test(test_select_filters),
+        cmocka_unit_test(test_live_core),      cmocka_unit_test(test_live_first_thread),
+        cmocka_unit_test(test_live_signalled), cmocka_unit_test(test_live_prioritize),
+        cmocka_unit_test(test_live_link_map),  cmocka_unit_test(test_arg_env),
     };
     if (!can) {
         printf("skipped: ptrace not permitted here\n");

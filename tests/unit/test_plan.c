@@ -582,6 +582,36 @@ static void test_vadd_referenced(void **state)
     teardown_scenario(f);
 }
 
+/* What --redact withholds of the state tier: the kernel-argument bytes that are not pointers
+ * (c, n and the rest of the segment's 64-byte line), never a and b, which point into buffers. */
+static void test_kernarg_values(void **state)
+{
+    struct fixture *f = setup_scenario("privacy-secret.json");
+    uint64_t ka = f->l->dispatches[0].kernarg;
+    struct gc_rangeset outside = GC_RANGESET_INIT;
+    struct gc_plan *p;
+
+    (void)state;
+    assert_int_equal(ka % 64, 0);
+    p = plan_ok(f);
+    assert_true(gc_rangeset_contains(&p->tier[GPUCORE_TIER_STATE], ka, 64));
+    assert_false(gc_rangeset_overlaps(&p->kernarg_values, ka, 16));
+    assert_true(gc_rangeset_contains(&p->kernarg_values, ka + 16, 48));
+    /* a subset of the state tier, and nothing but kernarg segments */
+    assert_int_equal(gc_rangeset_union(&outside, &p->kernarg_values), GPUCORE_OK);
+    assert_int_equal(gc_rangeset_subtract(&outside, &p->tier[GPUCORE_TIER_STATE]), GPUCORE_OK);
+    assert_int_equal(outside.count, 0);
+    for (uint32_t i = 0; i < p->kernarg_values.count; i++) {
+        const struct gc_plan_item *it = gc_plan_item_at(p, p->kernarg_values.r[i].start);
+
+        assert_non_null(it);
+        assert_int_equal(it->kind, GPUCORE_ALLOC_KERNARG);
+    }
+    gc_plan_free(p);
+    gc_rangeset_free(&outside);
+    teardown_scenario(f);
+}
+
 static void test_big_memory_budget(void **state)
 {
     struct fixture *f = setup_scenario("big-memory.json");
@@ -1083,6 +1113,7 @@ int main(void)
         cmocka_unit_test(test_multi_gpu_hang),
         cmocka_unit_test(test_big_memory),
         cmocka_unit_test(test_vadd_referenced),
+        cmocka_unit_test(test_kernarg_values),
         cmocka_unit_test(test_big_memory_budget),
         cmocka_unit_test(test_unreadable_cwsr_header),
         cmocka_unit_test(test_bad_r_debug),

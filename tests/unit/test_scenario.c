@@ -292,6 +292,26 @@ static const struct {
     { "{\"name\":\"t\"," AGENT ",\"code_objects\":[{\"name\":\"v\",\"source\":\"vadd.cl\","
       "\"target\":\"gfx90a\",\"uri\":\"file\",\"uri_path\":\"rel/x\"}]}",
       "uri_path: an absolute path" },
+    /* the privacy tests' secret: 16 bytes as 32 hex digits, needed by its pattern and kernarg */
+#define SECRET ",\"secret\":{\"marker\":\"00112233445566778899aabbccddeeff\"}"
+    { "{" BASE ",\"secret\":{\"marker\":\"0011\"}}",
+      "secret: marker: expected 32 hex digits (16 bytes)" },
+    { "{" BASE ",\"secret\":{\"marker\":\"0011223344556677889900aabbccddeg\"}}",
+      "secret: marker: bad hex digit at 31" },
+    { "{" BASE ",\"secret\":{\"marker\":\"00112233445566778899aabbccddeeff\","
+      "\"heap\":16777217}}", "secret.heap: 16777217 (0x1000001) out of range" },
+    { "{" BASE ",\"secret\":{\"marker\":\"00112233445566778899aabbccddeeff\",\"x\":1}}",
+      "secret.x: unknown key" },
+    { "{" BASE ",\"buffers\":[{\"name\":\"a\",\"size\":64,\"pattern\":\"secret\"}]}",
+      "buffers[0]: pattern: 'secret' needs a top-level \"secret\"" },
+    { "{\"name\":\"t\"," AGENT "," QUEUE "," CO ",\"dispatches\":[{\"queue\":0,"
+      "\"code_object\":\"v\",\"kernel\":\"vadd\",\"grid\":[1024],\"workgroup\":[256],"
+      "\"packet_id\":0,\"kernargs\":[{\"type\":\"secret\"}]}]}",
+      "kernargs[0]: type: 'secret' needs a top-level \"secret\"" },
+    { "{\"name\":\"t\"," AGENT "," QUEUE "," CO SECRET ",\"dispatches\":[{\"queue\":0,"
+      "\"code_object\":\"v\",\"kernel\":\"vadd\",\"grid\":[1024],\"workgroup\":[256],"
+      "\"packet_id\":0,\"kernargs\":[{\"type\":\"secret\",\"value\":1}]}]}",
+      "kernargs[0]: a secret argument takes no value or offset" },
 };
 
 static void test_broken(void **state)

@@ -51,7 +51,7 @@ static void gold_alloc_map(struct gold *g)
 {
     g->n = 0;
     /* 0x00 header: major, minor, header_size, incompat, compat, record_size, record_count */
-    G(g, LE32(1), LE32(4), LE32(28), LE32(0), LE32(0), LE32(32), LE32(1));
+    G(g, LE32(1), LE32(5), LE32(28), LE32(0), LE32(0), LE32(32), LE32(1));
     /* 0x1c record 0: base, size, kind RING, gpu_id, flags, label -> heap 0 */
     G(g, LE64(0x7f3a40000000), LE64(0x100000), LE32(6), LE32(0x4a2b), LE32(0), LE32(0));
     /* 0x3c heap: u32 length 17, the bytes, zero padding to 4 */
@@ -64,7 +64,7 @@ static void gold_alloc_map(struct gold *g)
 static void gold_manifest(struct gold *g)
 {
     g->n = 0;
-    G(g, LE32(1), LE32(4), LE32(36), LE32(0), LE32(0), LE32(40), LE32(2));
+    G(g, LE32(1), LE32(5), LE32(36), LE32(0), LE32(0), LE32(40), LE32(2));
     /* 0x1c header tail: flags TRUNCATED, truncation_reason BUDGET */
     G(g, LE32(1), LE32(2));
     /* 0x24 record 0: captured ring, tier STATE, label -> heap 0 */
@@ -83,7 +83,7 @@ static void gold_manifest(struct gold *g)
 static void gold_code_objects(struct gold *g)
 {
     g->n = 0;
-    G(g, LE32(1), LE32(4), LE32(28), LE32(0), LE32(0), LE32(40), LE32(2));
+    G(g, LE32(1), LE32(5), LE32(28), LE32(0), LE32(0), LE32(40), LE32(2));
     /* 0x1c record 0: load_address, size, blob_offset 0, blob_size 8, uri -> 8, EMBEDDED */
     G(g, LE64(0x7f3a5d000000), LE64(8), LE64(0), LE64(8), LE32(8), LE32(1));
     /* 0x44 record 1: no blob, uri -> 24, flags 0 */
@@ -101,7 +101,7 @@ static void gold_code_objects(struct gold *g)
 static void gold_capture_meta(struct gold *g)
 {
     g->n = 0;
-    G(g, LE32(1), LE32(4), LE32(28), LE32(0), LE32(0), LE32(144), LE32(1));
+    G(g, LE32(1), LE32(5), LE32(28), LE32(0), LE32(0), LE32(144), LE32(1));
     /* 0x1c the record */
     G(g, LE64(1700000000123456789ull), /* time_ns */
       LE64(250000000),                 /* duration_ns */
@@ -251,7 +251,7 @@ static void test_golden_manifest(void **state)
 
     assert_int_equal(gpucore_note_header_decode(g.b, g.n, &h, NULL), GPUCORE_OK);
     assert_int_equal(h.major, 1);
-    assert_int_equal(h.minor, 4);
+    assert_int_equal(h.minor, 5);
     assert_int_equal(h.header_size, 36);
     assert_int_equal(h.incompat, 0);
     assert_int_equal(h.compat, 0);
@@ -613,7 +613,7 @@ static void test_empty_string_canonical(void **state)
 static void gold_alloc_map_grown(struct gold *g, uint32_t header_extra, uint32_t record_extra)
 {
     g->n = 0;
-    G(g, LE32(1), LE32(5), LE32(40), LE32(0), LE32(0), LE32(40), LE32(2));
+    G(g, LE32(1), LE32(6), LE32(40), LE32(0), LE32(0), LE32(40), LE32(2));
     G(g, LE32(header_extra), LE32(0), LE32(0));
     G(g, LE64(0x1000), LE64(0x10), LE32(1), LE32(7), LE32(0), LE32(0), LE64(0));
     G(g, LE64(0x2000), LE64(0x20), LE32(2), LE32(8), LE32(0), LE32(NONE), LE64(record_extra));
@@ -626,7 +626,7 @@ static void test_larger_header_and_records(void **state)
     struct gold g;
 
     (void)state;
-    /* Zero tails: nothing this reader misses, but minor 5 still says "newer". */
+    /* Zero tails: nothing this reader misses, but minor 6 still says "newer". */
     gold_alloc_map_grown(&g, 0, 0);
     assert_int_equal(gpucore_alloc_map_decode(g.b, g.n, &got, NULL), GPUCORE_OK);
     assert_int_equal(got->count, 2);
@@ -692,9 +692,9 @@ static void test_newer_markers(void **state)
         uint32_t off;
         uint32_t value;
     } cases[] = {
-        { "minor 5", 4, 5 },
+        { "minor 6", 4, 6 },
         { "compat bit", 16, 0x80000000u },
-        { "unknown manifest flag", 28, 0x2 },
+        { "unknown manifest flag", 28, 0x8 },
         { "reserved field of record 1", 76 + 36, 1 },
     };
 
@@ -1061,11 +1061,11 @@ static void test_meta_error_thread_versions(void **state)
     assert_int_equal(got->decoded_flags, 0);
     gpucore_capture_meta_free(got);
 
-    /* Encode writes the current minor (4) and the tid at offset 100, little-endian. */
+    /* Encode writes the current minor (5) and the tid at offset 100, little-endian. */
     fill_golden_meta(&m);
     m.error_thread = 0x01020304u;
     assert_int_equal(gpucore_capture_meta_encode(&m, &desc, &size, NULL), GPUCORE_OK);
-    assert_int_equal(((const uint8_t *)desc)[4], 4);
+    assert_int_equal(((const uint8_t *)desc)[4], 5);
     assert_memory_equal((const uint8_t *)desc + 28 + 100, "\x04\x03\x02\x01", 4);
     assert_int_equal(gpucore_capture_meta_decode(desc, size, &got, NULL), GPUCORE_OK);
     assert_int_equal(got->error_thread, 0x01020304u);
@@ -1217,7 +1217,8 @@ static void test_names(void **state)
     assert_null(gpucore_range_status_name(4));
     assert_string_equal(gpucore_reason_name(GPUCORE_REASON_NONE), "none");
     assert_string_equal(gpucore_reason_name(GPUCORE_REASON_SPECIAL), "special");
-    assert_null(gpucore_reason_name(7));
+    assert_string_equal(gpucore_reason_name(GPUCORE_REASON_REDACTED), "redacted");
+    assert_null(gpucore_reason_name(8));
     assert_string_equal(gpucore_alloc_kind_name(GPUCORE_ALLOC_VRAM), "vram");
     assert_string_equal(gpucore_alloc_kind_name(GPUCORE_ALLOC_MMIO), "mmio");
     assert_null(gpucore_alloc_kind_name(11));

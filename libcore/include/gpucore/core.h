@@ -144,6 +144,9 @@ struct gpucore_writer_opts {
                                   512 KiB when the default's reach (2^20 frames, 512 GiB) is
                                   less than twice this, so the frame count does not cut the
                                   core; an estimate is enough */
+    uint32_t manifest_flags; /**< GPUCORE_MANIFEST_REDACTED and GPUCORE_MANIFEST_NO_HOST_MEMORY
+                                  bits the manifest carries (what the caller withheld); the
+                                  writer adds GPUCORE_MANIFEST_TRUNCATED itself */
     size_t : 0;
 };
 
@@ -255,7 +258,8 @@ GPUCORE_API gpucore_status_t gpucore_writer_add_segment(gpucore_writer_t *w, uin
  * Record a range that was deliberately not captured (its tier was not requested, a policy
  * excluded it, it is a doorbell mapping...). Only the manifest changes.
  *
- * @param reason GPUCORE_REASON_* other than NONE. The entry's status is SKIPPED. The range may
+ * @param reason GPUCORE_REASON_* other than NONE (REDACTED: the range holds user data the
+ *               caller withheld). The entry's status is SKIPPED. The range may
  *               overlap segments (it is not checked against them).
  * @retval GPUCORE_OK, GPUCORE_E_INVAL (NULL writer, size 0, wrapping range, unknown reason, bad
  *         info), GPUCORE_E_NOMEM.

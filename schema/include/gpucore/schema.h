@@ -400,9 +400,12 @@ typedef struct gpucore_capture_meta {
 #define GPUCORE_REASON_IO_ERROR 4u /**< the read failed (EIO, EFAULT, ...) */
 #define GPUCORE_REASON_POLICY 5u   /**< excluded by an option (privacy, filter) */
 #define GPUCORE_REASON_SPECIAL 6u  /**< a mapping that must not be read (doorbells, MMIO) */
+#define GPUCORE_REASON_REDACTED 7u /**< 1.5: user data withheld by --redact (status SKIPPED) */
 
 /** gpucore_manifest_t::flags */
 #define GPUCORE_MANIFEST_TRUNCATED 0x1u /**< a budget stopped the capture early */
+#define GPUCORE_MANIFEST_REDACTED 0x2u  /**< 1.5: user data withheld (ranges with reason REDACTED) */
+#define GPUCORE_MANIFEST_NO_HOST_MEMORY 0x4u /**< 1.5: host memory left out but stacks (--no-host-memory) */
 
 typedef struct gpucore_manifest_entry {
     uint64_t address;
