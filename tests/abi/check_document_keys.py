@@ -58,7 +58,7 @@ def check(root, header, prefix, files):
     """The number of findings, each printed."""
     bad = 0
     keys = open(os.path.join(root, header), encoding="utf-8").read()
-    defs = re.findall(r'^#define ' + prefix + r'([A-Z0-9_]+) "([a-z0-9_]+)"$', keys, re.M)
+    defs = re.findall(r'^#define ' + prefix + r'([A-Z0-9_]+) +"([a-z0-9_]+)"$', keys, re.M)
     for name, value in defs:
         if name.lower() != value:
             print(f"{header}: {prefix}{name} is \"{value}\"")
