@@ -24,9 +24,11 @@
 
 #include "capture.h"
 #include "cli.h"
+#include "cli_store.h"
 #include "gc_util.h"
 #include "ingest.h"
 #include "split_merge.h"
+#include "store.h"
 
 enum ingest_file {
     INGEST_GPU_HALF,  /* what the runtime streamed */
@@ -43,6 +45,9 @@ struct ingest_args {
     int compress;
     long level;
     int foreground; /* --foreground-merge */
+    int store;            /* --store: --dir is the store's directory; what is written is indexed */
+    const char *store_opt; /* --store=DIR, or NULL: the default store */
+    char store_dir[PATH_MAX];
 };
 
 static void ingest_help(FILE *out)
@@ -61,6 +66,9 @@ static void ingest_help(FILE *out)
             "                      %%j job, %%r rank, %%%%); no pairing\n"
             "      --dir DIR       output directory: gpucore.PID.gpu[.zst] (GPU half),\n"
             "                      core.PID[.zst] (--host), gpucore.PID[.zst] (merged)\n"
+            "      --store[=DIR]   as --dir, into the core store (docs/store.md; default store\n"
+            "                      without DIR), and index what is written; a merge marks the\n"
+            "                      halves' rows deleted\n"
             "      --pid PID       the crashed process (default: the parent process)\n"
             "      --host          stdin is the kernel's host core, not the GPU half\n"
             "      --tier T        state (default) or all: what of the GPU memory is kept\n"
@@ -110,7 +118,8 @@ static int parse_args(int argc, char **argv, struct ingest_args *a)
         { "pid", required_argument, NULL, 'p' },    { "host", no_argument, NULL, 'H' },
         { "tier", required_argument, NULL, 't' },   { "compress", optional_argument, NULL, 'z' },
         { "no-compress", no_argument, NULL, 'Z' },  { "foreground-merge", no_argument, NULL, 'F' },
-        { "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
+        { "store", optional_argument, NULL, 'S' },  { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
     };
     int c;
 
@@ -154,6 +163,10 @@ static int parse_args(int argc, char **argv, struct ingest_args *a)
         case 'F':
             a->foreground = 1;
             break;
+        case 'S':
+            a->store = 1;
+            a->store_opt = optarg;
+            break;
         case 'h':
             ingest_help(stdout);
             return -1;
@@ -165,8 +178,16 @@ static int parse_args(int argc, char **argv, struct ingest_args *a)
     if (optind != argc)
         return cli_usage_error("ingest", "unexpected argument '%s': the core comes on stdin",
                                argv[optind]);
-    if (!a->pattern == !a->dir)
-        return cli_usage_error("ingest", "give exactly one of -o PATTERN and --dir DIR");
+    if (!!a->pattern + !!a->dir + a->store != 1)
+        return cli_usage_error("ingest", "give exactly one of -o PATTERN, --dir DIR and --store");
+    if (a->store) {
+        gpucore_diag_t d;
+
+        if (gc_store_locate(a->store_opt, a->store_dir, sizeof(a->store_dir), &d) != GPUCORE_OK ||
+            gc_store_prepare_dir(a->store_dir, &d) != GPUCORE_OK)
+            return cli_store_fail(&d);
+        a->dir = a->store_dir;
+    }
     if (a->host && !a->pid)
         return cli_usage_error("ingest", "--host needs --pid (the kernel's %%P)");
     if (!a->pid)
@@ -188,6 +209,10 @@ static gpucore_status_t ingest_meta(const struct ingest_args *a, void **ret_desc
     struct utsname u;
     char host[256] = "", exe[4096], link[64];
     const char *options = a->keep_all ? "ingest --tier all" : "ingest --tier state";
+    char storage[GC_CAPTURE_VARS_STORAGE], job[GC_CAPTURE_VALUE_MAX + 1],
+            rank[GC_CAPTURE_VALUE_MAX + 1];
+    struct gc_capture_vars vars;
+    struct stat sb;
     ssize_t n;
 
     memset(&m, 0, sizeof(m));
@@ -203,22 +228,76 @@ static gpucore_status_t ingest_meta(const struct ingest_args *a, void **ret_desc
             (gpucore_str_t){ GPUCORE_VERSION_STRING, (uint32_t)strlen(GPUCORE_VERSION_STRING) };
     if (gethostname(host, sizeof(host)) == 0) {
         host[sizeof(host) - 1] = '\0';
+        gc_utf8_scrub(host, strlen(host));
         m.hostname = (gpucore_str_t){ host, (uint32_t)strlen(host) };
     }
-    if (uname(&u) == 0)
+    if (uname(&u) == 0) {
+        gc_utf8_scrub(u.release, strlen(u.release));
         m.kernel = (gpucore_str_t){ u.release, (uint32_t)strlen(u.release) };
+    }
     snprintf(link, sizeof(link), "/proc/%ld/exe", a->pid);
     n = readlink(link, exe, sizeof(exe) - 1);
     if (n > 0) {
         exe[n] = '\0';
+        gc_utf8_scrub(exe, (size_t)n); /* the note holds UTF-8; the process chose the name */
         m.exe = (gpucore_str_t){ exe, (uint32_t)n };
     }
     m.options = (gpucore_str_t){ options, (uint32_t)strlen(options) };
-    if (gpucore_capture_meta_encode(&m, ret_desc, ret_size, NULL) == GPUCORE_OK)
-        return GPUCORE_OK;
-    /* an executable path that is not UTF-8: leave it out rather than the metadata */
-    m.exe = (gpucore_str_t){ NULL, 0 };
+    /* Whose and which job (format 1.4), as a capture records them: the owner of /proc/PID
+       (the process's effective uid) and the %j/%r variables of its environment. */
+    snprintf(link, sizeof(link), "/proc/%ld", a->pid);
+    if (stat(link, &sb) == 0) {
+        m.uid = (uint32_t)sb.st_uid;
+        m.flags |= GPUCORE_META_UID_KNOWN;
+    }
+    gc_capture_vars_fill(&vars, (pid_t)a->pid, storage, sizeof(storage));
+    if (vars.job_id && *vars.job_id) {
+        snprintf(job, sizeof(job), "%s", vars.job_id);
+        gc_utf8_scrub(job, strlen(job));
+        m.job = (gpucore_str_t){ job, (uint32_t)strlen(job) };
+    }
+    if (vars.rank && *vars.rank) {
+        snprintf(rank, sizeof(rank), "%s", vars.rank);
+        gc_utf8_scrub(rank, strlen(rank));
+        m.rank = (gpucore_str_t){ rank, (uint32_t)strlen(rank) };
+    }
     return gpucore_capture_meta_encode(&m, ret_desc, ret_size, NULL);
+}
+
+/*
+ * --store: index @p path (a file directly in the store); *ret_id its row, 0 when not indexed.
+ * Never a failure of the ingest: the core is written, a warning says why it is not in the
+ * index, and `gpucore store --rescan` adds it later.
+ */
+static void store_index(const struct ingest_args *a, const char *path, int64_t *ret_id)
+{
+    struct gc_store *s = NULL;
+    gpucore_diag_t d;
+
+    *ret_id = 0;
+    if (!a->store)
+        return;
+    if (gc_store_open(a->dir, GC_STORE_CREATE, &s, &d) != GPUCORE_OK ||
+        gc_store_index_file(s, strrchr(path, '/') + 1, ret_id, &d) != GPUCORE_OK) {
+        fprintf(stderr,
+                "gpucore: warning: %s: not indexed: %s (gpucore store --rescan adds it)\n", path,
+                d.message);
+        *ret_id = 0;
+    }
+    gc_store_close(s);
+}
+
+/* --store: the row @p id of a half that was merged and removed says so ("deleted"). */
+static void store_retire(const struct ingest_args *a, int64_t id)
+{
+    struct gc_store *s = NULL;
+    gpucore_diag_t d;
+
+    if (!a->store || !id)
+        return;
+    if (gc_store_open(a->dir, GC_STORE_CREATE, &s, &d) == GPUCORE_OK)
+        gc_store_set_state(s, id, GC_STORE_DELETED, &d);
+    gc_store_close(s);
 }
 
 /* Merge the two halves of @p pid into the merged name, then remove them. */
@@ -261,8 +340,17 @@ static int merge_halves(const struct ingest_args *a, const char *gpu_path, const
             return cli_report(out, &d, CLI_SIDE_OUTPUT);
         return cli_report(which == GC_MERGE_GPU ? gpu_path : host_path, &d, CLI_SIDE_INPUT);
     }
-    unlink(gpu_path);
-    unlink(host_path);
+    {
+        int64_t merged_id, gpu_id, host_id;
+
+        store_index(a, out, &merged_id);
+        store_index(a, gpu_path, &gpu_id); /* the rows of the halves, as they were */
+        store_index(a, host_path, &host_id);
+        unlink(gpu_path);
+        unlink(host_path);
+        store_retire(a, gpu_id);
+        store_retire(a, host_id);
+    }
     return CLI_EXIT_OK;
 }
 
@@ -355,5 +443,10 @@ int cmd_ingest(int argc, char **argv)
                 "gpucore: warning: %s: the stream ended after %" PRIu64 " bytes, before the "
                 "core did; what arrived is kept, marked truncated\n",
                 out, res.bytes_read);
+    {
+        int64_t id;
+
+        store_index(&a, out, &id);
+    }
     return pair(&a, out);
 }

@@ -125,6 +125,36 @@ PY
   gc pat-info info "single.$pid.gpu"; expect_rc 0 pat-info
   grep -q "split ELF core, AMDGPU (e_machine 224), plain" pat-info.out || fail "-o --no-compress: $(sed -n 2p pat-info.out)"
   ;;
+store)
+  # --store: the halves go into the core store and are indexed as they arrive; the merge is
+  # indexed and the halves' rows say deleted. list finds the ingested core by its pid.
+  export GPUCORE_STORE="$work/cores"
+  feed gpu copy "$g" -- --store --pid "$pid"
+  expect_rc 0 gpu; [ "$wrc" -eq 0 ] || fail "the writer exited $wrc: $(cat gpu.werr)"
+  gc l1 list --json; expect_rc 0 l1
+  python3 - l1.out "$pid" <<'PY' || fail "the GPU half is not indexed: $(cat l1.out)"
+import json, sys
+(c,) = json.load(open(sys.argv[1]))["cores"]
+assert c["file"] == "gpucore.%s.gpu.zst" % sys.argv[2] and c["state"] == "present", c
+assert c["pid"] == int(sys.argv[2]) and c["targets"] == "gfx90a", c
+PY
+  feed host copy "$h" -- --host --pid "$pid" --store --foreground-merge
+  expect_rc 0 host; [ "$wrc" -eq 0 ] || fail "the writer exited $wrc: $(cat host.werr)"
+  [ -f "cores/gpucore.$pid.zst" ] || fail "no merged core: $(ls cores)"
+  gc l2 list --json; expect_rc 0 l2
+  python3 - l2.out "$pid" <<'PY' || fail "the store's rows after the merge: $(cat l2.out)"
+import json, sys
+rows = {c["file"]: c for c in json.load(open(sys.argv[1]))["cores"]}
+pid = sys.argv[2]
+assert rows["gpucore.%s.zst" % pid]["state"] == "present", rows
+assert rows["gpucore.%s.zst" % pid]["faulting_waves"] == 4, rows
+assert rows["gpucore.%s.gpu.zst" % pid]["state"] == "deleted", rows
+assert rows["core.%s.zst" % pid]["state"] == "deleted", rows
+PY
+  # -o, --dir and --store name the output: one of them
+  feed both copy "$g" -- --store --dir cores --pid "$pid"
+  expect_rc 64 both; [ "$wrc" -eq 0 ] || fail "the writer saw an error: $(cat both.werr)"
+  ;;
 slow)
   feed fast copy "$g" -- -o fast.gpu.zst --pid "$pid"; expect_rc 0 fast
   feed slow copy "$g" --chunk 65536 --sleep 0.01 -- -o slow.gpu.zst --pid "$pid"; expect_rc 0 slow
