@@ -53,14 +53,13 @@ struct ingest_args {
 static void ingest_help(FILE *out)
 {
     fprintf(out,
-            "Usage: gpucore ingest [OPTIONS] (-o PATTERN | --dir DIR) < CORE\n\n"
+            "Usage: gpucore ingest [OPTIONS] (-o PATTERN | --dir DIR | --store[=DIR]) < CORE\n\n"
             "Read a core from stdin as it is written and store it compressed, keeping the tier\n"
             "asked for. For the ROCm runtime:\n"
-            "  HSA_COREDUMP_PATTERN='|/usr/bin/gpucore ingest --dir /var/lib/gpucore --pid %%p'\n"
+            "  HSA_COREDUMP_PATTERN='|/usr/bin/gpucore ingest --store --pid %%p'\n"
             "and for the kernel's host core (the other half of the crash):\n"
-            "  kernel.core_pattern=|/usr/bin/gpucore ingest --host --pid %%P --dir "
-            "/var/lib/gpucore\n"
-            "With --dir, when both halves of one pid are there they are merged into one unified\n"
+            "  kernel.core_pattern=|/usr/bin/gpucore ingest --host --pid %%P --store\n"
+            "With --dir or --store, when both halves of one pid are there they are merged into one unified\n"
             "core, gpucore.PID[.zst], and the halves removed.\n\n"
             "  -o PATTERN          output file (%%p pid, %%t time, %%h host, %%e executable,\n"
             "                      %%j job, %%r rank, %%%%); no pairing\n"
