@@ -353,6 +353,48 @@ static int merge_halves(const struct ingest_args *a, const char *gpu_path, const
     return CLI_EXIT_OK;
 }
 
+/* In a child the writer must not wait for: out of its session, stdin and stdout /dev/null. */
+static void detach(void)
+{
+    int null;
+
+    setsid();
+    null = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (null >= 0) {
+        dup2(null, 0);
+        dup2(null, 1);
+        close(null);
+    }
+}
+
+static int pair(const struct ingest_args *a, const char *written);
+
+/*
+ * What follows the stream: --store's indexing and the pairing. The writer waits for this
+ * process in pclose(), so unless --foreground-merge asks otherwise this runs in a detached
+ * child: the runtime is held for the time the stream takes to read, not a moment longer.
+ */
+static int after_stream(struct ingest_args *a, const char *out)
+{
+    int64_t id;
+    pid_t child;
+
+    if (!a->store || a->foreground) {
+        store_index(a, out, &id);
+        return pair(a, out);
+    }
+    child = fork();
+    if (child > 0)
+        return CLI_EXIT_OK;
+    if (child == 0)
+        detach();
+    store_index(a, out, &id); /* here, if no child could be made */
+    a->foreground = 1;        /* this process is the detached one already */
+    if (child == 0)
+        _exit(pair(a, out));
+    return pair(a, out);
+}
+
 /*
  * Both halves there? Merge them: in a detached child (the writer waits for this process in
  * pclose(); it must not wait for the merge), or here with --foreground-merge.
@@ -379,17 +421,7 @@ static int pair(const struct ingest_args *a, const char *written)
         return cli_fail(CLI_EXIT_IOERR, NULL, "cannot start the merge: %s", strerror(errno));
     if (child > 0)
         return CLI_EXIT_OK;
-    /* The child: out of the writer's session, stdin and stdout to /dev/null. */
-    setsid();
-    {
-        int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-
-        if (null >= 0) {
-            dup2(null, 0);
-            dup2(null, 1);
-            close(null);
-        }
-    }
+    detach();
     _exit(merge_halves(a, gpu_path, host_path));
 }
 
@@ -442,10 +474,5 @@ int cmd_ingest(int argc, char **argv)
                 "gpucore: warning: %s: the stream ended after %" PRIu64 " bytes, before the "
                 "core did; what arrived is kept, marked truncated\n",
                 out, res.bytes_read);
-    {
-        int64_t id;
-
-        store_index(&a, out, &id);
-    }
-    return pair(&a, out);
+    return after_stream(&a, out);
 }

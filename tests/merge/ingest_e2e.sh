@@ -131,7 +131,12 @@ store)
   export GPUCORE_STORE="$work/cores"
   feed gpu copy "$g" -- --store --pid "$pid"
   expect_rc 0 gpu; [ "$wrc" -eq 0 ] || fail "the writer exited $wrc: $(cat gpu.werr)"
-  gc l1 list --json; expect_rc 0 l1
+  # indexed by a detached child (the writer does not wait for it): wait for the row
+  for _ in $(seq 1 600); do
+    gc l1 list --json; expect_rc 0 l1
+    grep -q '"state": "present"' l1.out && break
+    sleep 0.05
+  done
   python3 - l1.out "$pid" <<'PY' || fail "the GPU half is not indexed: $(cat l1.out)"
 import json, sys
 (c,) = json.load(open(sys.argv[1]))["cores"]
