@@ -221,14 +221,16 @@ huge)
   # Under an address-space limit of 512 MiB: memory is bounded whatever the stream's size
   # (a sanitized build maps terabytes of shadow: there the peak RSS alone is checked).
   limits=()
-  ldd "$gpucore" 2>/dev/null | grep -q 'lib[at]san' || limits=(--as=$((512 << 20)))
+  # (gcc links the sanitizer runtime dynamically, clang statically: look for its symbols)
+  grep -aqE '__(asan|tsan)_init' "$gpucore" || limits=(--as=$((512 << 20)))
   set +e
   python3 "$writer" huge "$g" 32 2>huge.werr |
     /usr/bin/time -f %M -o huge.time prlimit "${limits[@]}" "$gpucore" ingest \
       -o huge-limited.gpu.zst --pid "$pid" --tier state >huge-l.out 2>huge-l.err
   st=("${PIPESTATUS[@]}")
   set -e
-  [ "${st[0]}" -eq 0 ] || fail "the writer exited ${st[0]}: $(cat huge.werr)"
+  [ "${st[0]}" -eq 0 ] ||
+    fail "the writer exited ${st[0]}: $(cat huge.werr); ingest exited ${st[1]}: $(cat huge-l.err)"
   [ "${st[1]}" -eq 0 ] || fail "ingest under prlimit ${limits[*]} exited ${st[1]}: $(cat huge-l.err)"
   peak=$(tail -1 huge.time)
   [ "$peak" -lt $((256 << 10)) ] || fail "ingest of 32 GiB peaked at $peak kB of RSS"
