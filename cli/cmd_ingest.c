@@ -4,14 +4,16 @@
  * half of a crash on stdin) and, with --host, for the kernel's core_pattern pipe (the host
  * half). Reads the stream once, front to back, and writes it compressed as it reads
  * (capture/ingest.h); keeps the tier asked for; on any failure prints one line and reads
- * stdin to its end before exiting, so the writer never gets EPIPE or SIGPIPE. With --dir, the
- * two halves of one pid are merged (capture/split_merge.h) when the second arrives, and the
- * halves removed. docs/ingest.md has the setup.
+ * stdin to its end before exiting, so the writer never gets EPIPE or SIGPIPE. With --dir (or
+ * --store, which also indexes what is written), the two halves of one pid are merged
+ * (capture/split_merge.h) when the second arrives, and the halves removed. docs/ingest.md has the
+ * setup.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,8 +46,8 @@ struct ingest_args {
     int keep_all;        /* --tier all */
     int compress;
     long level;
-    int foreground; /* --foreground-merge */
-    int store;            /* --store: --dir is the store's directory; what is written is indexed */
+    int foreground;        /* --foreground-merge */
+    int store;             /* --store: --dir is the store's directory; what is written is indexed */
     const char *store_opt; /* --store=DIR, or NULL: the default store */
     char store_dir[PATH_MAX];
 };
@@ -54,20 +56,20 @@ static void ingest_help(FILE *out)
 {
     fprintf(out,
             "Usage: gpucore ingest [OPTIONS] (-o PATTERN | --dir DIR | --store[=DIR]) < CORE\n\n"
-            "Read a core from stdin as it is written and store it compressed, keeping the tier\n"
-            "asked for. For the ROCm runtime:\n"
+            "Read a core from stdin as it is written and store it compressed, keeping the\n"
+            "tier asked for. For the ROCm runtime:\n"
             "  HSA_COREDUMP_PATTERN='|/usr/bin/gpucore ingest --store --pid %%p'\n"
             "and for the kernel's host core (the other half of the crash):\n"
             "  kernel.core_pattern=|/usr/bin/gpucore ingest --host --pid %%P --store\n"
-            "With --dir or --store, when both halves of one pid are there they are merged into one unified\n"
-            "core, gpucore.PID[.zst], and the halves removed.\n\n"
+            "With --dir or --store, when both halves of one pid are there they are merged\n"
+            "into one unified core, gpucore.PID[.zst], and the halves removed.\n\n"
             "  -o PATTERN          output file (%%p pid, %%t time, %%h host, %%e executable,\n"
             "                      %%j job, %%r rank, %%%%); no pairing\n"
             "      --dir DIR       output directory: gpucore.PID.gpu[.zst] (GPU half),\n"
             "                      core.PID[.zst] (--host), gpucore.PID[.zst] (merged)\n"
-            "      --store[=DIR]   as --dir, into the core store (docs/store.md; default store\n"
-            "                      without DIR), and index what is written; a merge marks the\n"
-            "                      halves' rows deleted\n"
+            "      --store[=DIR]   as --dir, into the core store (docs/store.md; the default\n"
+            "                      store without DIR), and index what is written; a merge\n"
+            "                      marks the halves' rows deleted\n"
             "      --pid PID       the crashed process (default: the parent process)\n"
             "      --host          stdin is the kernel's host core, not the GPU half\n"
             "      --tier T        state (default) or all: what of the GPU memory is kept\n"
@@ -81,8 +83,8 @@ static void ingest_help(FILE *out)
 }
 
 /*
- * The one place output names are made (the store will take over here): the file for @p which
- * of process @p pid. Returns 0, or an exit code after printing why.
+ * The one place output names are made (with --store, --dir is the store's directory): the file
+ * for @p which of process @p pid. Returns 0, or an exit code after printing why.
  */
 static int ingest_output_path(const struct ingest_args *a, enum ingest_file which, long pid,
                               char *buf, size_t size)
@@ -113,11 +115,16 @@ static int ingest_output_path(const struct ingest_args *a, enum ingest_file whic
 static int parse_args(int argc, char **argv, struct ingest_args *a)
 {
     static const struct option longopts[] = {
-        { "output", required_argument, NULL, 'o' }, { "dir", required_argument, NULL, 'd' },
-        { "pid", required_argument, NULL, 'p' },    { "host", no_argument, NULL, 'H' },
-        { "tier", required_argument, NULL, 't' },   { "compress", optional_argument, NULL, 'z' },
-        { "no-compress", no_argument, NULL, 'Z' },  { "foreground-merge", no_argument, NULL, 'F' },
-        { "store", optional_argument, NULL, 'S' },  { "help", no_argument, NULL, 'h' },
+        { "output", required_argument, NULL, 'o' },
+        { "dir", required_argument, NULL, 'd' },
+        { "pid", required_argument, NULL, 'p' },
+        { "host", no_argument, NULL, 'H' },
+        { "tier", required_argument, NULL, 't' },
+        { "compress", optional_argument, NULL, 'z' },
+        { "no-compress", no_argument, NULL, 'Z' },
+        { "foreground-merge", no_argument, NULL, 'F' },
+        { "store", optional_argument, NULL, 'S' },
+        { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     int c;
@@ -278,9 +285,8 @@ static void store_index(const struct ingest_args *a, const char *path, int64_t *
         return;
     if (gc_store_open(a->dir, GC_STORE_CREATE, &s, &d) != GPUCORE_OK ||
         gc_store_index_file(s, strrchr(path, '/') + 1, ret_id, &d) != GPUCORE_OK) {
-        fprintf(stderr,
-                "gpucore: warning: %s: not indexed: %s (gpucore store --rescan adds it)\n", path,
-                d.message);
+        fprintf(stderr, "gpucore: warning: %s: not indexed: %s (gpucore store --rescan adds it)\n",
+                path, d.message);
         *ret_id = 0;
     }
     gc_store_close(s);
