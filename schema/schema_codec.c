@@ -231,9 +231,14 @@ gpucore_status_t gc_layout_decode(struct gc_reader *r, const struct gc_layout *L
         const struct gc_field *f = &L->fields[i];
         uint64_t v;
 
-        /* ROCdbgapi's rule, which GPUCORE notes share: decode min(stored, known) bytes. */
-        if (f->offset + f->width > stored)
+        /* ROCdbgapi's rule, which GPUCORE notes share: decode min(stored, known) bytes. A
+           string an older record lacks reads as absent does: "", never NULL. */
+        if (f->offset + f->width > stored) {
+            if (f->kind == GC_KIND_STRING)
+                *(gpucore_str_t *)(void *)((char *)host + f->host_offset) =
+                        (gpucore_str_t){ "", 0 };
             continue;
+        }
         v = gc_le_get(r->desc + base + f->offset, f->width);
         switch (f->kind) {
         case GC_KIND_UNSIGNED:

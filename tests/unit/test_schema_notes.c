@@ -1061,6 +1061,22 @@ static void test_meta_error_thread_versions(void **state)
     assert_int_equal(got->decoded_flags, 0);
     gpucore_capture_meta_free(got);
 
+    /* A 1.3 record of 128 bytes: the 1.4 fields read as unknown, the strings as "" (never
+       NULL, as an absent string reads). */
+    gold_capture_meta(&g);
+    put32(g.b + 4, 3);
+    put32(g.b + 20, 128);
+    put32(g.b + 28 + 28, 3);
+    memmove(g.b + 28 + 128, g.b + 28 + 144, g.n - 28 - 144);
+    g.n -= 16;
+    assert_int_equal(gpucore_capture_meta_decode(g.b, g.n, &got, NULL), GPUCORE_OK);
+    assert_int_equal(got->uid, 0);
+    assert_int_equal(got->flags & GPUCORE_META_UID_KNOWN, 0);
+    assert_str(got->job, "", 0);
+    assert_str(got->rank, "", 0);
+    assert_str(got->exe, "/bin/app", 8);
+    gpucore_capture_meta_free(got);
+
     /* Encode writes the current minor (5) and the tid at offset 100, little-endian. */
     fill_golden_meta(&m);
     m.error_thread = 0x01020304u;

@@ -95,12 +95,13 @@ static void check_header(const void *desc, size_t size)
 static int meta_unknown_bits(const gpucore_capture_meta_t *a)
 {
     return (a->flags & ~(GPUCORE_META_HOST_STOPPED | GPUCORE_META_QUEUES_SUSPENDED |
-                         GPUCORE_META_PRECISE_MEMORY)) != 0;
+                         GPUCORE_META_PRECISE_MEMORY | GPUCORE_META_UID_KNOWN)) != 0;
 }
 
 static int manifest_unknown_bits(const gpucore_manifest_t *a)
 {
-    return (a->flags & ~GPUCORE_MANIFEST_TRUNCATED) != 0;
+    return (a->flags & ~(GPUCORE_MANIFEST_TRUNCATED | GPUCORE_MANIFEST_REDACTED |
+                         GPUCORE_MANIFEST_NO_HOST_MEMORY)) != 0;
 }
 
 static int code_objects_unknown_bits(const gpucore_code_objects_t *a)
@@ -135,6 +136,12 @@ static void compare_meta(const gpucore_capture_meta_t *a, const gpucore_capture_
     check_str(a->exe, b->exe);
     check_str(a->cmdline, b->cmdline);
     check_str(a->options, b->options);
+    CHECK(a->exception_code == b->exception_code && a->exception_gpu_id == b->exception_gpu_id);
+    CHECK(a->exception_queue_id == b->exception_queue_id && a->fault_address == b->fault_address);
+    CHECK(a->fault_reasons == b->fault_reasons && a->error_thread == b->error_thread);
+    CHECK(a->uid == b->uid);
+    check_str(a->job, b->job);
+    check_str(a->rank, b->rank);
 }
 
 static void compare_manifest(const gpucore_manifest_t *a, const gpucore_manifest_t *b)
