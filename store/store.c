@@ -622,8 +622,15 @@ static int64_t col_i64(sqlite3_stmt *q, int i)
     "c.id, c.time_ns, c.host, c.pid, c.uid, c.exe, c.job, c.rank, c.targets, c.trigger, "       \
     "c.sig_text, c.sig_hash, c.waves, c.faulting_waves, c.size, c.truncated, c.file, c.state, " \
     "c.indexed_at, c.error, c.file_mtime_ns, c.file_bytes, "                                    \
-    "(SELECT count(*) FROM cores d WHERE d.sig_hash = c.sig_hash), "                            \
-    "(SELECT min(d.time_ns) FROM cores d WHERE d.sig_hash = c.sig_hash)"
+    "g.seen, g.first_seen"
+
+/*
+ * The rows with their signature's count and first time: one pass over the signatures, joined
+ * (a correlated subquery per row cost rows x rows-per-signature: 20 s for 50,000 rows).
+ */
+#define ROW_SOURCE                                                                  \
+    "cores c LEFT JOIN (SELECT sig_hash, count(*) AS seen, min(time_ns) AS first_seen " \
+    "FROM cores WHERE sig_hash IS NOT NULL GROUP BY sig_hash) g ON g.sig_hash = c.sig_hash"
 
 static int read_row(sqlite3_stmt *q, struct gc_store_row *r)
 {
@@ -675,7 +682,7 @@ gpucore_status_t gc_store_query(struct gc_store *s, const struct gc_store_filter
     /* One statement for every filter: an unset filter's parameter is NULL and passes. */
     st = gc_store_prepare(
             s,
-            "SELECT " ROW_COLUMNS " FROM cores c WHERE "
+            "SELECT " ROW_COLUMNS " FROM " ROW_SOURCE " WHERE "
             "(?1 IS NULL OR c.id = ?1) AND (?2 IS NULL OR c.file = ?2) AND "
             "(?3 IS NULL OR c.time_ns IS NULL OR c.time_ns >= ?3) AND "
             "(?4 IS NULL OR c.sig_hash = ?4 OR c.sig_text = ?4 OR "
