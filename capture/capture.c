@@ -60,6 +60,10 @@
 #define CAP_MAX_EXCEPTIONS 64u
 
 struct cap {
+    /* The output pattern's variables of the target (open_writer); the metadata records its
+       job and rank from them too (add_meta): the environment is read once. */
+    struct gc_capture_vars vars;
+    char vars_storage[GC_CAPTURE_VARS_STORAGE];
     const struct gc_capture_opts *o;
     struct gc_capture_result *res;
     gpucore_diag_t *diag;
@@ -813,9 +817,8 @@ static gpucore_status_t add_meta(struct cap *c, const struct gc_plan *p, uint32_
     gpucore_capture_meta_t m;
     struct utsname u;
     char host[256] = "", exe[4096] = "";
-    char vars_storage[GC_CAPTURE_VARS_STORAGE];
     char job[GC_CAPTURE_VALUE_MAX + 1], rank[GC_CAPTURE_VALUE_MAX + 1];
-    struct gc_capture_vars vars;
+    const struct gc_capture_vars *vars = &c->vars;
     int64_t uid;
     char *cmdline, *options = NULL;
     size_t cmdlen = 0;
@@ -875,13 +878,12 @@ static gpucore_status_t add_meta(struct cap *c, const struct gc_plan *p, uint32_
         m.uid = (uint32_t)uid;
         m.flags |= GPUCORE_META_UID_KNOWN;
     }
-    gc_capture_vars_fill(&vars, c->pid, vars_storage, sizeof(vars_storage));
-    if (vars.job_id && *vars.job_id) {
-        snprintf(job, sizeof(job), "%s", vars.job_id);
+    if (vars->job_id && *vars->job_id) {
+        snprintf(job, sizeof(job), "%s", vars->job_id);
         m.job = meta_str(job, strlen(job));
     }
-    if (vars.rank && *vars.rank) {
-        snprintf(rank, sizeof(rank), "%s", vars.rank);
+    if (vars->rank && *vars->rank) {
+        snprintf(rank, sizeof(rank), "%s", vars->rank);
         m.rank = meta_str(rank, strlen(rank));
     }
     /* The exception that triggered the capture (the first raised), and the faulting address
@@ -1283,8 +1285,7 @@ static uint64_t expected_bytes(const struct cap *c, const struct gpu_state *g,
 static gpucore_status_t open_writer(struct cap *c, const struct gpu_state *g,
                                     const struct gc_procmaps *pm)
 {
-    struct gc_capture_vars v;
-    char storage[GC_CAPTURE_VARS_STORAGE];
+    struct gc_capture_vars *v = &c->vars;
     gpucore_status_t st;
 
     uint32_t threads = c->o->threads;
@@ -1294,9 +1295,9 @@ static gpucore_status_t open_writer(struct cap *c, const struct gpu_state *g,
 
         threads = n < 1 ? 1u : n > 8 ? 8u : (uint32_t)n;
     }
-    gc_capture_vars_fill(&v, c->pid, storage, sizeof(storage));
-    v.time_s = (int64_t)(c->start_real_ns / 1000000000ull);
-    GC_TRY(gc_capture_expand_path(c->o->output_pattern ? c->o->output_pattern : "gpucore.%p", &v,
+    gc_capture_vars_fill(v, c->pid, c->vars_storage, sizeof(c->vars_storage));
+    v->time_s = (int64_t)(c->start_real_ns / 1000000000ull);
+    GC_TRY(gc_capture_expand_path(c->o->output_pattern ? c->o->output_pattern : "gpucore.%p", v,
                                   c->res->path, sizeof(c->res->path), c->diag));
     st = gpucore_writer_open(
             c->res->path,
