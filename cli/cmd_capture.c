@@ -23,6 +23,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -211,6 +212,9 @@ static void capture_help(const char *cmd, FILE *out)
                   "                     warning and not recorded\n"
                   "  --hook-timeout S   end (SIGALRM) after S seconds whatever the state, as\n"
                   "                     libgpucore-hook.so asks (GPUCORE_HOOK_TIMEOUT)\n"
+                  "  --hook-ready-fd FD wait (at most 2 s) for a byte or the end of file on\n"
+                  "                     descriptor FD before stopping PID: libgpucore-hook.so\n"
+                  "                     writes it once its thread is back in its own code\n"
                 : "",
             strcmp(cmd, "run") == 0
                 ? "Exit codes before COMMAND is started: 64 usage,\n66 COMMAND cannot be "
@@ -669,6 +673,7 @@ struct capture_args {
     struct gc_capture_opts o;
     struct gc_capture_trigger trigger; /* --trigger; o.trigger points here */
     long hook_timeout, error_thread;   /* --hook-timeout, --error-thread; 0 = none */
+    long hook_ready_fd;                /* --hook-ready-fd; -1 = none */
     char opts_buf[1024];               /* o.options_text */
     int store;                         /* --store given */
     const char *store_opt;             /* --store=DIR, or NULL: the default store */
@@ -688,13 +693,15 @@ static const struct option capture_longopts[] = {
     { "trigger", required_argument, NULL, 'T' },
     { "hook-timeout", required_argument, NULL, 'H' },
     { "error-thread", required_argument, NULL, 'E' },
+    { "hook-ready-fd", required_argument, NULL, 'F' },
     { "redact", no_argument, NULL, 'R' },
     { "no-host-memory", no_argument, NULL, 'N' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
 };
 
-/* The options --trigger, --hook-timeout and --error-thread are the runtime hook's. */
+/* The options --trigger, --hook-timeout, --error-thread and --hook-ready-fd are the runtime
+   hook's. */
 static int hook_option(struct capture_args *a, int c, const char *arg)
 {
     const char *cmd = a->cli.cmd;
@@ -702,7 +709,10 @@ static int hook_option(struct capture_args *a, int c, const char *arg)
 
     if (a->o.mode != GC_CAPTURE_NOW)
         return cli_usage_error(cmd, "--%s is an option of gpucore capture",
-                               c == 'T' ? "trigger" : c == 'H' ? "hook-timeout" : "error-thread");
+                               c == 'T'   ? "trigger"
+                               : c == 'H' ? "hook-timeout"
+                               : c == 'F' ? "hook-ready-fd"
+                                          : "error-thread");
     switch (c) {
     case 'T':
         /* the runtime hook names the error it saw (capture.h) */
@@ -717,6 +727,12 @@ static int hook_option(struct capture_args *a, int c, const char *arg)
         if (cli_parse_int(arg, 1, 86400, &a->hook_timeout) != 0)
             return cli_usage_error(cmd, "--hook-timeout takes whole seconds 1..86400, got "
                                         "'%s'", arg);
+        return -1;
+    case 'F':
+        /* the hook's "ready" pipe (hook_args.h); 0..2 are the standard streams */
+        if (cli_parse_int(arg, 3, INT_MAX, &a->hook_ready_fd) != 0)
+            return cli_usage_error(cmd, "--hook-ready-fd takes a descriptor number of 3 or "
+                                        "more, got '%s'", arg);
         return -1;
     default:
         /* the hook's thread, on which the runtime reported the error */
@@ -796,6 +812,7 @@ static int capture_option(struct capture_args *a, int c, const char *arg)
     case 'T':
     case 'H':
     case 'E':
+    case 'F':
         return hook_option(a, c, arg);
     case 'h':
         capture_help(cmd, stdout);
@@ -811,6 +828,9 @@ static int capture_operands(struct capture_args *a, int argc, char **argv)
     const char *cmd = a->cli.cmd;
     long pid = 0;
 
+    if (a->hook_ready_fd >= 0 && !a->o.trigger)
+        return cli_usage_error(cmd, "--hook-ready-fd goes with --trigger (the hook that "
+                                    "started this capture)");
     if (a->error_thread) {
         if (!a->o.trigger)
             return cli_usage_error(cmd, "--error-thread goes with --trigger (the GPU error it "
@@ -871,6 +891,38 @@ static int store_output(struct capture_args *a)
     return -1;
 }
 
+/*
+ * --hook-ready-fd: libgpucore-hook.so writes a byte into this pipe once its thread has left
+ * posix_spawn (hook.c). Stopping the process earlier could catch that thread on its way out
+ * of clone3, where no unwind information covers the instruction, and the error thread's
+ * backtrace in the core would end there. A hook that dies closes the pipe (end of file); one
+ * that never writes costs HOOK_READY_WAIT_MS, then the capture goes on regardless.
+ */
+#define HOOK_READY_WAIT_MS 2000
+
+static void wait_hook_ready(const char *cmd, int fd)
+{
+    struct pollfd p = { .fd = fd, .events = POLLIN };
+    struct stat st;
+    char byte;
+    int n;
+
+    if (fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode)) {
+        fprintf(stderr, "gpucore: warning: %s --hook-ready-fd %d: not an open pipe; going on\n",
+                cmd, fd);
+        return;
+    }
+    do
+        n = poll(&p, 1, HOOK_READY_WAIT_MS);
+    while (n < 0 && errno == EINTR);
+    if (n == 0)
+        fprintf(stderr, "gpucore: warning: %s --hook-ready-fd %d: the hook did not say it was "
+                        "ready within %d ms; going on\n", cmd, fd, HOOK_READY_WAIT_MS);
+    else if (n > 0 && (p.revents & POLLIN))
+        (void)!read(fd, &byte, 1);
+    close(fd);
+}
+
 static int run_capture_cmd(int argc, char **argv, enum gc_capture_mode mode)
 {
     struct capture_args a;
@@ -883,6 +935,7 @@ static int run_capture_cmd(int argc, char **argv, enum gc_capture_mode mode)
     a.o.mode = mode;
     a.o.tier = GPUCORE_TIER_REFERENCED;
     a.o.kfd.backend = GC_KFD_BACKEND_LINUX;
+    a.hook_ready_fd = -1;
     if (env && *env && cli_parse_backend(env, &a.o.kfd.backend) != 0)
         return cli_usage_error(a.cli.cmd, "GPUCORE_KFD must be linux or sim, got '%s'", env);
     optind = 1;
@@ -917,6 +970,8 @@ static int run_capture_cmd(int argc, char **argv, enum gc_capture_mode mode)
         signal(SIGALRM, SIG_DFL);
         alarm((unsigned)a.hook_timeout);
     }
+    if (a.hook_ready_fd >= 0)
+        wait_hook_ready(a.cli.cmd, (int)a.hook_ready_fd);
     rc = run_capture_opened(&a.cli, &a.o, mode);
     if (a.cli.json_path)
         close(a.cli.json_fd);

@@ -140,6 +140,14 @@ static int wait_helper(pid_t pid, int pidfd, uint64_t deadline_ms, int *ret_stat
     }
 }
 
+static void close_pipe(int fds[2])
+{
+    for (int i = 0; i < 2; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    fds[0] = fds[1] = -1;
+}
+
 /* Run the capture helper on this process for @p trigger, @p what describing the error. */
 static void capture(const char *trigger, const char *what)
 {
@@ -150,7 +158,7 @@ static void capture(const char *trigger, const char *what)
     sigset_t none, all;
     long timeout_s = gc_hook_parse_timeout(getenv("GPUCORE_HOOK_TIMEOUT"));
     pid_t pid, self = getpid();
-    int rc, pidfd, status;
+    int rc, pidfd, status, ready[2] = { -1, -1 };
 
     if (timeout_s < 0) {
         say("GPUCORE_HOOK_TIMEOUT='%s' is not a number of seconds in 1..%u; using %u",
@@ -162,9 +170,18 @@ static void capture(const char *trigger, const char *what)
             (long)self);
         return;
     }
+    /* The "ready" pipe: the helper waits for a byte on it before it stops this process, so
+       that this thread is stopped back in the hook's own code, never on its way out of the
+       clone3 system call posix_spawn made (no unwind information covers that instruction, so
+       a debugger could not walk the error thread's stack from there). Without the pipe the
+       helper goes on at once. */
+    if (pipe2(ready, O_CLOEXEC) != 0)
+        ready[0] = ready[1] = -1;
     rc = gc_hook_build_cmd(&cmd, bin, getenv("GPUCORE_OPTIONS"), getenv("GPUCORE_OUTPUT"),
-                           trigger, (pid_t)syscall(SYS_gettid), timeout_s, self);
+                           trigger, (pid_t)syscall(SYS_gettid), timeout_s,
+                           ready[0] >= 0 ? GC_HOOK_READY_FD : -1, self);
     if (rc != GC_HOOK_ARGS_OK) {
+        close_pipe(ready);
         say("%s in process %ld: no core: GPUCORE_OPTIONS or GPUCORE_OUTPUT too long (at most "
             "%u words, %u bytes)", what, (long)self, GC_HOOK_MAX_OPTION_WORDS,
             GC_HOOK_MAX_OPTIONS_LEN);
@@ -174,25 +191,39 @@ static void capture(const char *trigger, const char *what)
        thread has (an ignored SIGCHLD would break its own waits); stdin from /dev/null. */
     sigemptyset(&none);
     sigfillset(&all);
-    if (posix_spawnattr_init(&attr) != 0)
+    if (posix_spawnattr_init(&attr) != 0) {
+        close_pipe(ready);
         return;
+    }
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
     posix_spawnattr_setsigmask(&attr, &none);
     posix_spawnattr_setsigdefault(&attr, &all);
     posix_spawn_file_actions_init(&fa);
+    /* The pipe first: with stdin closed it may be descriptor 0. dup2 clears close-on-exec,
+       even onto the same number. */
+    if (ready[0] >= 0)
+        posix_spawn_file_actions_adddup2(&fa, ready[0], GC_HOOK_READY_FD);
     posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
     rc = posix_spawn(&pid, cmd.argv[0], &fa, &attr, cmd.argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&attr);
     if (rc != 0) {
+        close_pipe(ready);
         say("%s in process %ld: no core: cannot run %s: %s", what, (long)self, cmd.argv[0],
             strerror(rc));
         return;
     }
     /* Let the helper trace this process (Yama ptrace_scope 1 lets only a declared tracer
-       trace a process that is not its descendant). The helper may try before this: it
-       retries a refused attach for a while (--trigger). */
+       trace a process that is not its descendant), then tell it to go on. Without the pipe
+       it may try before this: it retries a refused attach for a while (--trigger). */
     (void)prctl(PR_SET_PTRACER, (unsigned long)pid, 0, 0, 0);
+    if (ready[1] >= 0) {
+        static const char go = 'g';
+
+        while (write(ready[1], &go, 1) < 0 && errno == EINTR)
+            ;
+    }
+    close_pipe(ready);
     pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
     if (!wait_helper(pid, pidfd, mono_ms() + (uint64_t)timeout_s * 1000u, &status) ||
         (status != -1 && WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)) {

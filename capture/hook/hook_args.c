@@ -28,11 +28,11 @@ static char *put(struct gc_hook_cmd *cmd, size_t *used, const char *s, size_t le
 
 int gc_hook_build_cmd(struct gc_hook_cmd *cmd, const char *bin, const char *options,
                       const char *output, const char *trigger, pid_t error_tid, long timeout_s,
-                      pid_t pid)
+                      int ready_fd, pid_t pid)
 {
     size_t used = 0;
     unsigned words = 0;
-    char pidtext[24], timetext[24], tidtext[24];
+    char pidtext[24], timetext[24], tidtext[24], fdtext[24];
     const char *p;
 
     cmd->argc = 0;
@@ -72,6 +72,11 @@ int gc_hook_build_cmd(struct gc_hook_cmd *cmd, const char *bin, const char *opti
     snprintf(timetext, sizeof(timetext), "%ld", timeout_s);
     cmd->argv[cmd->argc++] = put(cmd, &used, "--hook-timeout", 14);
     cmd->argv[cmd->argc++] = put(cmd, &used, timetext, strlen(timetext));
+    if (ready_fd >= 0) {
+        snprintf(fdtext, sizeof(fdtext), "%d", ready_fd);
+        cmd->argv[cmd->argc++] = put(cmd, &used, "--hook-ready-fd", 15);
+        cmd->argv[cmd->argc++] = put(cmd, &used, fdtext, strlen(fdtext));
+    }
     snprintf(pidtext, sizeof(pidtext), "%ld", (long)pid);
     if (!(cmd->argv[cmd->argc++] = put(cmd, &used, pidtext, strlen(pidtext))))
         return GC_HOOK_ARGS_TOO_LONG;

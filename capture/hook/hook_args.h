@@ -8,7 +8,7 @@
  * The helper's command line:
  *
  *     BIN capture [GPUCORE_OPTIONS words...] [-o GPUCORE_OUTPUT] --trigger TRIGGER
- *         [--error-thread TID] --hook-timeout SECONDS PID
+ *         [--error-thread TID] --hook-timeout SECONDS [--hook-ready-fd FD] PID
  *
  * GPUCORE_OPTIONS is split on blanks (space, tab, newline), without any shell quoting:
  * a word cannot contain a blank. GPUCORE_OUTPUT is one argument, passed verbatim (spaces
@@ -28,8 +28,10 @@
 #define GC_HOOK_MAX_OPTION_WORDS 32u
 #define GC_HOOK_MAX_OPTIONS_LEN  2048u
 /* Room the argv vector needs: BIN capture words... -o OUT --trigger T --error-thread TID
-   --hook-timeout S PID NULL. */
-#define GC_HOOK_ARGV_MAX (GC_HOOK_MAX_OPTION_WORDS + 12u)
+   --hook-timeout S --hook-ready-fd FD PID NULL. */
+#define GC_HOOK_ARGV_MAX (GC_HOOK_MAX_OPTION_WORDS + 14u)
+/* The descriptor number the helper finds the hook's "ready" pipe on (see hook.c). */
+#define GC_HOOK_READY_FD 3
 /* Longest --trigger value. */
 #define GC_HOOK_TRIGGER_MAX 96u
 
@@ -55,12 +57,14 @@ enum gc_hook_args_status {
  * (GPUCORE_OPTIONS, NULL = none), @p output (GPUCORE_OUTPUT, NULL or "" = none), @p trigger
  * (gc_hook_format_*), @p error_tid (the thread the runtime reported the error on, the
  * hook's caller: --error-thread; 0 or less = not passed), @p timeout_s (GPUCORE_HOOK_TIMEOUT:
- * the helper ends itself past it, since this process, stopped by the capture, cannot) and
- * @p pid. Returns a gc_hook_args_status; on failure @p cmd is unspecified.
+ * the helper ends itself past it, since this process, stopped by the capture, cannot),
+ * @p ready_fd (the helper's descriptor of the pipe the hook writes to once its thread is out
+ * of posix_spawn: --hook-ready-fd; negative = not passed) and @p pid. Returns a
+ * gc_hook_args_status; on failure @p cmd is unspecified.
  */
 int gc_hook_build_cmd(struct gc_hook_cmd *cmd, const char *bin, const char *options,
                       const char *output, const char *trigger, pid_t error_tid, long timeout_s,
-                      pid_t pid);
+                      int ready_fd, pid_t pid);
 
 /* The --trigger value of a GPU memory fault: "memory-violation@0xVA/0xREASONS" (REASONS: the
    runtime's fault_reason_mask). */

@@ -6,11 +6,13 @@
 #
 #   error_thread_e2e.sh WORKDIR GPUCORE INFERIOR OBJECTS SCENARIOS
 #
-# Usage errors (64): not a thread id, 0, without --trigger, given to `gpucore run`. On a running
+# Usage errors (64): not a thread id, 0, without --trigger, given to `gpucore run`; the same for
+# --hook-ready-fd (the hook's "ready" pipe). On a running
 # gpucore-inferior (simulated driver): a thread that is not the leader is recorded (info
 # error_thread), written first in the host notes and marked met_error by the report; a tid that
 # is not a thread of the target is one warning line, the core is written, nothing recorded and
-# the leader is first as without the option.
+# the leader is first as without the option. --hook-ready-fd: nothing stops the target before
+# the byte arrives; a closed pipe goes on at once; no pipe or no byte within 2 s is one warning.
 #
 # Exit codes: 0 pass, 1 fail (one "FAIL [case]: why" line), 77 skip (no ptrace rights).
 
@@ -39,9 +41,14 @@ usage zero "--error-thread takes a thread id, got '0'" \
   capture --trigger memory-violation --error-thread 0 1
 usage notrigger "--error-thread goes with --trigger" capture --error-thread 5 1
 usage run "--error-thread is an option of gpucore capture" run --error-thread 5 -- true
+usage readyfd "--hook-ready-fd takes a descriptor number of 3 or more, got '2'" \
+  capture --trigger memory-violation --hook-ready-fd 2 1
+usage readynotrigger "--hook-ready-fd goes with --trigger" capture --hook-ready-fd 3 1
+usage readyrun "--hook-ready-fd is an option of gpucore capture" run --hook-ready-fd 3 -- true
 gc help capture --help
 expect_rc 0 help
 grep -q -- "--error-thread TID" help.out || fail "capture --help does not document --error-thread"
+grep -q -- "--hook-ready-fd FD" help.out || fail "capture --help does not document --hook-ready-fd"
 
 e2e_need_ptrace
 e2e_continue_copy "$scenarios/vadd-fault.json" scenario.json
@@ -87,6 +94,44 @@ expect_rc 0 other
 grep -qxF "gpucore: warning: --error-thread $$ is not a thread of process $ipid: not recorded" \
   other.err || fail "no warning for a tid that is not the target's: $(cat other.err)"
 check other.core 0 "$ipid"
+
+# --hook-ready-fd: the capture leaves the target alone until the hook's byte (or the end of the
+# pipe) arrives. The byte is held back here until the target is seen untraced with the capture
+# already started and waiting on the pipe.
+tracer() { awk '/^TracerPid:/ { print $2 }' "/proc/$ipid/status"; }
+rm -f ready.fifo
+mkfifo ready.fifo
+rc=0
+"$gpucore" capture --trigger memory-violation --hook-ready-fd 3 -o ready.core "$ipid" \
+  3<ready.fifo >ready.out 2>ready.err &
+cpid=$!
+exec 4>ready.fifo
+for _ in $(seq 1 40); do
+  [ "$(tracer)" = 0 ] || fail "the capture stopped the target before the hook said it was ready"
+  sleep 0.025
+done
+[ -e ready.core ] && fail "a core was written before the hook said it was ready"
+printf g >&4
+exec 4>&-
+wait "$cpid" || rc=$?
+expect_rc 0 ready
+grep -q "warning" ready.err && fail "a warning for a ready hook: $(cat ready.err)"
+[ -s ready.core ] || fail "no core after the hook said it was ready"
+
+# A hook that closed the pipe without a byte (it died): no wait, no warning.
+gc eof capture --trigger memory-violation --hook-ready-fd 3 -o eof.core "$ipid" 3< <(true)
+expect_rc 0 eof
+grep -q "warning" eof.err && fail "a warning for a closed pipe: $(cat eof.err)"
+# A descriptor that is no pipe, and a hook that never writes: one warning each, then the core.
+gc notpipe capture --trigger memory-violation --hook-ready-fd 3 -o notpipe.core "$ipid" 3</dev/null
+expect_rc 0 notpipe
+grep -qxF "gpucore: warning: capture --hook-ready-fd 3: not an open pipe; going on" notpipe.err ||
+  fail "no warning for a descriptor that is no pipe: $(cat notpipe.err)"
+gc silent capture --trigger memory-violation --hook-ready-fd 3 -o silent.core "$ipid" 3< <(sleep 8)
+expect_rc 0 silent
+grep -qxF "gpucore: warning: capture --hook-ready-fd 3: the hook did not say it was ready within 2000 ms; going on" \
+  silent.err || fail "no warning for a hook that never said it was ready: $(cat silent.err)"
+[ -s silent.core ] || fail "no core after the hook stayed silent"
 
 e2e_stop_inferior
 exit 0

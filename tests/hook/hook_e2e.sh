@@ -279,6 +279,11 @@ capture_case() {
   [ -s hook.core ] || fail "the hook wrote no core: $(cat hooked.err)"
   same_as_baseline hooked
   grep -q "^gpucore: $work/hook.core: " hooked.err || fail "no summary line: $(cat hooked.err)"
+  # The hook said when its thread was back in its own code, so the capture never stops that
+  # thread on its way out of posix_spawn's clone3 (whose return has no unwind information).
+  if grep -q -- "--hook-ready-fd" hooked.err; then
+    fail "the capture did not hear from the hook: $(grep -- --hook-ready-fd hooked.err)"
+  fi
   compare run.core hook.core "$2" "$3"
   no_leftover
 }

@@ -37,7 +37,7 @@ static const char *joined(void)
 static void builds(const char *options, const char *output, const char *want)
 {
     assert_int_equal(gc_hook_build_cmd(&cmd, "/opt/gpucore", options, output,
-                                       "queue-error:0x2a", 0, 7, 4242), GC_HOOK_ARGS_OK);
+                                       "queue-error:0x2a", 0, 7, -1, 4242), GC_HOOK_ARGS_OK);
     assert_string_equal(joined(), want);
 }
 
@@ -75,20 +75,20 @@ static void test_bounds(void **state)
     (void)state;
     for (unsigned i = 0; i < GC_HOOK_MAX_OPTION_WORDS; i++)
         n += (size_t)snprintf(opts + n, sizeof(opts) - n, "w ");
-    assert_int_equal(gc_hook_build_cmd(&cmd, "g", opts, NULL, "t", 0, 9, 1), GC_HOOK_ARGS_OK);
+    assert_int_equal(gc_hook_build_cmd(&cmd, "g", opts, NULL, "t", 0, 9, -1, 1), GC_HOOK_ARGS_OK);
     assert_int_equal(cmd.argc, GC_HOOK_MAX_OPTION_WORDS + 7u);
     snprintf(opts + n, sizeof(opts) - n, "w");
-    assert_int_equal(gc_hook_build_cmd(&cmd, "g", opts, NULL, "t", 0, 9, 1),
+    assert_int_equal(gc_hook_build_cmd(&cmd, "g", opts, NULL, "t", 0, 9, -1, 1),
                      GC_HOOK_ARGS_TOO_MANY_WORDS);
     memset(opts, 'x', sizeof(opts) - 1);
     opts[sizeof(opts) - 1] = '\0';
-    assert_int_equal(gc_hook_build_cmd(&cmd, "g", opts, NULL, "t", 0, 9, 1), GC_HOOK_ARGS_TOO_LONG);
+    assert_int_equal(gc_hook_build_cmd(&cmd, "g", opts, NULL, "t", 0, 9, -1, 1), GC_HOOK_ARGS_TOO_LONG);
     /* A long output pattern that does not fit the storage left. */
     {
         static char out[sizeof(cmd.buf)];
 
         memset(out, 'o', sizeof(out) - 1);
-        assert_int_equal(gc_hook_build_cmd(&cmd, "g", NULL, out, "t", 0, 9, 1),
+        assert_int_equal(gc_hook_build_cmd(&cmd, "g", NULL, out, "t", 0, 9, -1, 1),
                          GC_HOOK_ARGS_TOO_LONG);
     }
 }
@@ -102,20 +102,41 @@ static void test_error_thread(void **state)
 
     (void)state;
     assert_int_equal(gc_hook_build_cmd(&cmd, "/opt/gpucore", "--tier all", "core.%p",
-                                       "memory-violation@0x1000/0x1", 31337, 7, 4242),
+                                       "memory-violation@0x1000/0x1", 31337, 7, -1, 4242),
                      GC_HOOK_ARGS_OK);
     assert_string_equal(joined(), "/opt/gpucore|capture|--tier|all|-o|core.%p|--trigger|"
                                   "memory-violation@0x1000/0x1|--error-thread|31337|"
                                   "--hook-timeout|7|4242");
-    assert_int_equal(gc_hook_build_cmd(&cmd, "g", NULL, NULL, "t", -1, 9, 1), GC_HOOK_ARGS_OK);
+    assert_int_equal(gc_hook_build_cmd(&cmd, "g", NULL, NULL, "t", -1, 9, -1, 1), GC_HOOK_ARGS_OK);
     assert_string_equal(joined(), "g|capture|--trigger|t|--hook-timeout|9|1");
     for (unsigned i = 0; i < GC_HOOK_MAX_OPTION_WORDS; i++)
         n += (size_t)snprintf(opts + n, sizeof(opts) - n, "w ");
-    assert_int_equal(gc_hook_build_cmd(&cmd, "g", opts, "out", "t", 2147483647, 9, 1),
+    assert_int_equal(gc_hook_build_cmd(&cmd, "g", opts, "out", "t", 2147483647, 9, -1, 1),
                      GC_HOOK_ARGS_OK);
     assert_int_equal(cmd.argc, GC_HOOK_MAX_OPTION_WORDS + 11u);
     assert_true(cmd.argc < GC_HOOK_ARGV_MAX);
     assert_string_equal(cmd.argv[cmd.argc - 4], "2147483647");
+}
+
+/* The hook's "ready" pipe as --hook-ready-fd, just before the PID; none when negative. The
+   largest command line, with every optional argument, still fits the vector. */
+static void test_ready_fd(void **state)
+{
+    char opts[GC_HOOK_MAX_OPTION_WORDS * 2 + 1];
+    size_t n = 0;
+
+    (void)state;
+    assert_int_equal(gc_hook_build_cmd(&cmd, "g", NULL, NULL, "t", 0, 9, GC_HOOK_READY_FD, 1),
+                     GC_HOOK_ARGS_OK);
+    assert_string_equal(joined(), "g|capture|--trigger|t|--hook-timeout|9|--hook-ready-fd|3|1");
+    for (unsigned i = 0; i < GC_HOOK_MAX_OPTION_WORDS; i++)
+        n += (size_t)snprintf(opts + n, sizeof(opts) - n, "w ");
+    assert_int_equal(gc_hook_build_cmd(&cmd, "g", opts, "out", "t", 2147483647, 9, 2147483647, 1),
+                     GC_HOOK_ARGS_OK);
+    assert_int_equal(cmd.argc, GC_HOOK_MAX_OPTION_WORDS + 13u);
+    assert_true(cmd.argc < GC_HOOK_ARGV_MAX);
+    assert_string_equal(cmd.argv[cmd.argc - 2], "2147483647");
+    assert_string_equal(cmd.argv[cmd.argc - 3], "--hook-ready-fd");
 }
 
 static void test_trigger(void **state)
@@ -188,6 +209,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_split),   cmocka_unit_test(test_output),
         cmocka_unit_test(test_bounds),  cmocka_unit_test(test_error_thread),
+        cmocka_unit_test(test_ready_fd),
         cmocka_unit_test(test_trigger),
         cmocka_unit_test(test_find),    cmocka_unit_test(test_timeout),
     };
