@@ -73,6 +73,7 @@ static void analyze_help(FILE *out)
             " [--json] CORE\n"
             "       gpucore analyze mem [--address A] [--size N] [--space S] [--wave N]"
             " [--lane L] [--json] CORE\n"
+            "       gpucore analyze --job [--json] DIR|CORE...   (the same as gpucore job)\n"
             "Every view also takes --host HOSTCORE and --code-object-path DIR.\n"
             "mem: --address is required for --space global (the default); the other spaces\n"
             "default to address 0.\n\n"
@@ -445,6 +446,27 @@ static int open_and_run(struct analyze_args *a)
     return a->json ? print_error_doc(t, view, msg, rc) : rc;
 }
 
+/*
+ * `analyze --job`: the spelling of `gpucore job` among the analyze commands. Every argument
+ * but --job (index @p at) goes to cmd_job, which takes --json and DIR|CORE operands; any other
+ * analyze option given with it is refused as job's usage error. @p argv is NULL-terminated and
+ * is rearranged. Returns the exit code.
+ */
+static int analyze_job(int argc, char **argv, int at)
+{
+    memmove(&argv[at], &argv[at + 1], (size_t)(argc - at) * sizeof(*argv));
+    return cmd_job(argc - 1, argv);
+}
+
+/* The index of --job among @p argv's options (before a `--` or a view name), or 0. */
+static int job_option(int argc, char **argv)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (strcmp(argv[i], "--job") == 0)
+            return i;
+    return 0;
+}
+
 int cmd_analyze(int argc, char **argv)
 {
     struct analyze_args a = { .req = { .wave = -1,
@@ -453,8 +475,14 @@ int cmd_analyze(int argc, char **argv)
                                        .lane = 0,
                                        .before = GC_TRIAGE_DISASM_DEFAULT_CONTEXT,
                                        .after = GC_TRIAGE_DISASM_DEFAULT_CONTEXT } };
-    int skip = parse_view(argc, argv, &a.vi), help, rc;
+    int skip = parse_view(argc, argv, &a.vi), help, rc, job_at = job_option(argc, argv);
 
+    if (job_at) {
+        if (skip)
+            return cli_usage_error("analyze", "--job is not an option of `analyze %s`",
+                                   views[a.vi].name);
+        return analyze_job(argc, argv, job_at);
+    }
     rc = parse_args(argc - skip, argv + skip, &a, &help);
     if (rc || help)
         return rc;

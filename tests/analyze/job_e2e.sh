@@ -119,6 +119,21 @@ gc none job cores/notes.txt
 expect_rc 65 none
 gc usage job
 expect_rc 64 usage
+# `analyze --job` is the same command: the same document and text, its options anywhere
+# before the operands; not with a view, not with analyze's other options.
+gc ajson analyze --json --job cores
+expect_rc 0 ajson
+cmp -s ajson.out job.out || fail "analyze --json --job differs from job --json: $(diff ajson.out job.out | head)"
+gc atext analyze --job cores
+expect_rc 0 atext
+cmp -s atext.out text.out || fail "analyze --job differs from job: $(diff atext.out text.out | head)"
+gc aview analyze waves --job cores
+expect_rc 64 aview
+grep -qF -- "--job is not an option of \`analyze waves\`" aview.err || fail "$(cat aview.err)"
+gc ahost analyze --job --host x cores
+expect_rc 64 ahost
+gc ahelp analyze --help
+grep -qF -- "gpucore analyze --job [--json] DIR|CORE..." ahelp.out || fail "analyze --help does not show --job"
 # A hostile job id (a terminal escape, bytes that are not UTF-8) is kept exact in the JSON
 # (escaped) and never reaches a terminal raw.
 mkdir hostile
