@@ -245,19 +245,35 @@ static uint32_t shf_to_pf(uint32_t shf)
     return ((shf & 2u) ? PF_R_ : 0) | ((shf & 1u) ? PF_W_ : 0) | ((shf & 4u) ? PF_X_ : 0);
 }
 
+/* The first of @p known (sorted and disjoint) that ends after @p lo: a binary search, so a
+   hostile manifest of many entries costs log(n) per host segment, not n. */
+static uint32_t first_known_after(const struct pieces *known, uint64_t lo)
+{
+    uint32_t a = 0, b = known->n;
+
+    while (a < b) {
+        uint32_t mid = a + (b - a) / 2;
+
+        if (known->v[mid].vaddr + known->v[mid].size <= lo)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    return a;
+}
+
 /*
  * Record [lo, hi) of a device mapping that neither file holds as SKIPPED/"special", but the
- * parts the GPU file's own manifest already explains (@p known, sorted: an ingested half's
- * tier, a stream cut short), which carry_manifest() records with their own reason.
+ * parts the GPU file's own manifest already explains (@p known, sorted and disjoint: an
+ * ingested half's tier, a stream cut short), which carry_manifest() records with their own
+ * reason.
  */
 static gpucore_status_t record_missing(gpucore_writer_t *w, uint64_t lo, uint64_t hi,
                                        const struct pieces *known, struct gc_merge_result *res)
 {
-    for (uint32_t i = 0; i < known->n && lo < hi; i++) {
+    for (uint32_t i = first_known_after(known, lo); i < known->n && lo < hi; i++) {
         uint64_t klo = known->v[i].vaddr, khi = klo + known->v[i].size;
 
-        if (khi <= lo)
-            continue;
         if (klo >= hi)
             break;
         if (klo > lo) {
@@ -278,6 +294,36 @@ static gpucore_status_t record_missing(gpucore_writer_t *w, uint64_t lo, uint64_
 }
 
 /*
+ * Take [lo, hi) of a segment of @p from whose file data ends at @p data_end: the part with
+ * data is a piece of the output; the rest (p_memsz past p_filesz: zeros by ELF's rule, or
+ * what a cut file lost) is recorded as skipped, never written out as zeros. A hostile file
+ * of a few bytes can announce terabytes of p_memsz; the merge costs what the files hold.
+ */
+static gpucore_status_t take(gpucore_writer_t *w, struct pieces *out, uint64_t lo, uint64_t hi,
+                             uint64_t data_end, uint32_t from, uint32_t flags, int cut,
+                             struct gc_merge_result *res)
+{
+    uint64_t mid = data_end < lo ? lo : data_end > hi ? hi : data_end;
+    gpucore_status_t st = push(out, lo, mid - lo, from, flags);
+
+    if (st)
+        return st;
+    if (from == GC_MERGE_GPU)
+        res->gpu_bytes += mid - lo;
+    else
+        res->host_bytes += mid - lo;
+    if (mid >= hi)
+        return GPUCORE_OK;
+    return gpucore_writer_record_skip(
+            w, mid, hi - mid,
+            GPUCORE_OPTS(gpucore_range_info,
+                         .tier = from == GC_MERGE_GPU ? GPUCORE_TIER_ALL : GPUCORE_TIER_HOST,
+                         .label = cut ? "past the end of the cut file"
+                                      : "no data in the file (p_memsz past p_filesz)"),
+            cut ? GPUCORE_REASON_IO_ERROR : GPUCORE_REASON_SPECIAL);
+}
+
+/*
  * The output's PT_LOADs, by address, and the manifest's skipped ranges: every GPU segment
  * with data whole; host segments with data minus what GPU segments cover.
  */
@@ -287,10 +333,15 @@ static gpucore_status_t plan_pieces(gpucore_core_t *gpu, gpucore_core_t *host, g
 {
     uint32_t ng = gpucore_core_segment_count(gpu), nh = gpucore_core_segment_count(host);
     struct gpucore_segment s, g;
-    int shf_style = 0;
+    struct gpucore_core_info gi_info, hi_info;
+    int shf_style = 0, gpu_cut, host_cut;
     uint32_t gi = 0;
     gpucore_status_t st;
 
+    gpu_cut = gpucore_core_get_info(gpu, &gi_info) == GPUCORE_OK &&
+              (gi_info.flags & GPUCORE_INFO_FILE_TRUNCATED);
+    host_cut = gpucore_core_get_info(host, &hi_info) == GPUCORE_OK &&
+               (hi_info.flags & GPUCORE_INFO_FILE_TRUNCATED);
     for (uint32_t i = 0; i < ng; i++) {
         gpucore_core_segment(gpu, i, &s);
         if (s.filesz && !(s.flags & PF_R_))
@@ -305,11 +356,10 @@ static gpucore_status_t plan_pieces(gpucore_core_t *gpu, gpucore_core_t *host, g
         flags = host_flags_at(host, s.vaddr);
         if (!flags)
             flags = shf_style ? shf_to_pf(s.flags) : s.flags;
-        st = push(out, s.vaddr, s.memsz, GC_MERGE_GPU, flags);
+        st = take(w, out, s.vaddr, s.vaddr + s.memsz, s.vaddr + s.filesz, GC_MERGE_GPU, flags,
+                  gpu_cut, res);
         if (st)
             return st;
-        res->gpu_segments++;
-        res->gpu_bytes += s.memsz;
     }
     /*
      * Host segments, each minus the GPU segments over it. Both lists are sorted and disjoint
@@ -336,8 +386,8 @@ static gpucore_status_t plan_pieces(gpucore_core_t *gpu, gpucore_core_t *host, g
                 break;
             if (glo > at) {
                 if (s.filesz) {
-                    st = push(out, at, glo - at, GC_MERGE_HOST, s.flags);
-                    res->host_bytes += glo - at;
+                    st = take(w, out, at, glo, s.vaddr + s.filesz, GC_MERGE_HOST, s.flags,
+                              host_cut, res);
                 } else {
                     st = record_missing(w, at, glo, known, res);
                 }
@@ -360,8 +410,8 @@ static gpucore_status_t plan_pieces(gpucore_core_t *gpu, gpucore_core_t *host, g
         }
         if (at < end) {
             if (s.filesz) {
-                st = push(out, at, end - at, GC_MERGE_HOST, s.flags);
-                res->host_bytes += end - at;
+                st = take(w, out, at, end, s.vaddr + s.filesz, GC_MERGE_HOST, s.flags, host_cut,
+                          res);
             } else {
                 st = record_missing(w, at, end, known, res);
             }
@@ -369,9 +419,12 @@ static gpucore_status_t plan_pieces(gpucore_core_t *gpu, gpucore_core_t *host, g
                 return st;
         }
     }
-    for (uint32_t i = 0; i < out->n; i++)
+    for (uint32_t i = 0; i < out->n; i++) {
         if (out->v[i].from == GC_MERGE_HOST)
             res->host_segments++;
+        else
+            res->gpu_segments++;
+    }
     if (out->n)
         qsort(out->v, out->n, sizeof(out->v[0]), cmp_piece);
     return GPUCORE_OK;
@@ -542,8 +595,24 @@ static gpucore_status_t gpu_manifest(gpucore_core_t *gpu, gpucore_manifest_t **r
         gpucore_manifest_free(m);
         return st;
     }
-    if (known->n)
+    if (known->n) {
+        uint32_t k = 0;
+
+        /* sorted, then overlapping or touching entries joined: record_missing() searches it */
         qsort(known->v, known->n, sizeof(known->v[0]), cmp_piece);
+        for (uint32_t j = 1; j < known->n; j++) {
+            struct piece *last = &known->v[k];
+            uint64_t end = last->vaddr + last->size, jend = known->v[j].vaddr + known->v[j].size;
+
+            if (known->v[j].vaddr <= end) {
+                if (jend > end)
+                    last->size = jend - last->vaddr;
+            } else {
+                known->v[++k] = known->v[j];
+            }
+        }
+        known->n = k + 1;
+    }
     *ret = m;
     return GPUCORE_OK;
 }

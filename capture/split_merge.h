@@ -24,7 +24,11 @@
  *    NULs), time from gc_merge_opts::time_ns, trigger "unknown", tier "all", producer
  *    "gpucore", options "merge GPU-NAME HOST-NAME";
  *  - the PT_LOADs of both, by address. Rules:
- *      * every GPU PT_LOAD with data is kept whole;
+ *      * every GPU PT_LOAD with data is kept whole: the bytes its file holds (p_filesz,
+ *        after clipping a cut file); the part of p_memsz past them is recorded as SKIPPED,
+ *        reason "io-error" when the file was cut, else "special" (ELF's zeros are never
+ *        written out: a hostile file of a few KiB may announce terabytes of p_memsz); the
+ *        same holds for the host PT_LOADs below;
  *      * a host PT_LOAD with data is kept, minus the parts a GPU PT_LOAD covers: where both
  *        hold bytes of one address, the GPU file's are kept (they were read at the fault,
  *        with the queues suspended; `gpucore analyze --host` reads them first too), and the

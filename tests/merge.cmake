@@ -35,3 +35,14 @@ endforeach()
 # tests/merge/make_ingest_seeds.py from the runtime-style split file of vadd-fault).
 gpucore_fuzz_target(fuzz_ingest SOURCE fuzz/targets/fuzz_ingest.c
   LIBS gc_capture gc_kfd gc_libcore gc_schema gc_arch)
+
+# The merge of a split pair, fuzzed (both halves hostile); seeds in tests/fuzz/corpus/fuzz_merge/
+# (made by tests/merge/make_merge_seeds.py from fuzz_ingest's seeds; fuzz-seeds-merge-in-sync
+# checks the committed ones are what it writes).
+gpucore_fuzz_target(fuzz_merge SOURCE fuzz/targets/fuzz_merge.c
+  LIBS gc_capture gc_kfd gc_libcore gc_schema gc_arch)
+add_test(NAME fuzz-seeds-merge-in-sync
+         COMMAND python3 ${PROJECT_SOURCE_DIR}/tests/merge/make_merge_seeds.py --check
+                 ${PROJECT_SOURCE_DIR}/tests/fuzz/corpus/fuzz_ingest
+                 ${PROJECT_SOURCE_DIR}/tests/fuzz/corpus/fuzz_merge)
+set_tests_properties(fuzz-seeds-merge-in-sync PROPERTIES LABELS unit)
