@@ -695,7 +695,6 @@ static void area_decide(struct ingest *g, struct area *a, const struct seg *sg)
         a->used_lo = a->lo + u.ctl_offset;
         a->used_hi = a->lo + u.wave_offset + u.wave_size;
         g->res.save_areas_trimmed++;
-        g->res.save_area_bytes_dropped += a->size - GC_CWSR_HEADER_SIZE - u.ctl_size - u.wave_size;
         return;
     }
     snprintf(msg, sizeof(msg),
@@ -806,6 +805,8 @@ static gpucore_status_t do_load(struct ingest *g, const struct seg *sg)
             next_piece(g, sg, at, &p);
         if (!p.keep) {
             any_skipped = 1;
+            if (p.unused)
+                g->res.save_area_bytes_dropped += p.end - at;
             st = skip_range(g, at, p.end - at, GPUCORE_REASON_TIER,
                             p.unused ? "unused part of a context-save area (gpucore ingest)"
                                      : "GPU memory not in tier state (gpucore ingest)");

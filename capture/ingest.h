@@ -103,7 +103,7 @@ struct gc_ingest_result {
     uint64_t file_bytes;              /* the output's size on disk */
     uint32_t save_areas_trimmed;      /* XCC areas of which the used parts alone were kept */
     uint32_t save_areas_whole;        /* XCC areas kept whole on a doubt (a warning each) */
-    uint64_t save_area_bytes_dropped; /* the unused parts of the trimmed areas */
+    uint64_t save_area_bytes_dropped; /* of bytes_skipped: unused parts of trimmed areas */
     uint32_t warnings;                /* warnings raised, passed to warn or not */
 };
 
