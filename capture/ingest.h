@@ -42,11 +42,13 @@
  * part of a context-save area". The whole area is kept, with a warning (gc_ingest_opts::warn),
  * when the header does not pass the rule, when it does not lie whole at the start of the data
  * of a PT_LOAD larger than small_max (it straddles two segments, or the area begins before the
- * segment holding the rest of it), and when the stream ends inside it (the core is then
- * truncated anyway). A queue whose target arch/ does not know, whose area size is not the
- * target's, with more than GC_INGEST_MAX_XCC XCCs or past GC_INGEST_MAX_SAVE_AREAS areas in
- * all, or whose areas overlap another queue's, is kept whole (an unknown layout: from
- * ctx_save_restore_address to the end of the segment holding it), with a warning.
+ * segment holding the rest of it); a stream that ends inside a header is cut there, with a
+ * warning too. What of an area lies in a PT_LOAD of at most small_max bytes is kept with that
+ * segment, without a warning. A queue whose target arch/ does not know, whose area size is
+ * not the target's, with more than GC_INGEST_MAX_XCC XCCs or past GC_INGEST_MAX_SAVE_AREAS
+ * areas in all, or whose areas overlap another queue's, is kept whole (an unknown layout:
+ * from ctx_save_restore_address to the end of the segment holding it), with a warning.
+ *
  * With keep_all everything is kept (the host half is always ingested so). PT_LOADs listed
  * without data (p_filesz 0: the device mappings in a kernel's core) are recorded in the
  * manifest as SKIPPED, reason "special".
