@@ -7,6 +7,7 @@
     ingest_trim.py areas GPU INFO_JSON
     ingest_trim.py patch GPU OUT ADDR FIELD=VALUE...
     ingest_trim.py split GPU OUT ADDR
+    ingest_trim.py queue-ctx GPU OUT INDEX ADDR
     ingest_trim.py offset GPU ADDR
 
 runtime  OUT is GPU with every run of PT_LOADs that touch one another made one PT_LOAD, as
@@ -20,6 +21,9 @@ areas    the XCC context-save areas the AMDGPU note names (INFO_JSON: `gpucore i
 patch    OUT is GPU with header fields of the area at ADDR set (FIELD one of cso css wso wss;
          VALUE decimal or 0x hex, 32 bits).
 split    OUT is GPU with the PT_LOAD holding ADDR split into two at ADDR.
+queue-ctx OUT is GPU with the ctx_save_restore_address of queue INDEX (of the AMDGPU note)
+         set to ADDR (docs/core-format.md section 3: a 40-byte header, the runtime info, the
+         agent entries, then the queue entries, the address at offset 32 of an entry).
 offset   the file offset of address ADDR in GPU.
 """
 import json
@@ -141,6 +145,27 @@ def split(data, addr):
     return relayout(data, out_ph, pieces)
 
 
+def queue_ctx(data, index, addr):
+    out = bytearray(data)
+    for p in phdrs(data):
+        if p[0] != 4:  # PT_NOTE
+            continue
+        pos, end = p[2], p[2] + p[5]
+        while pos + 12 <= end:
+            namesz, descsz, ntype = struct.unpack_from("<III", data, pos)
+            desc = pos + 12 + ((namesz + 3) & ~3)
+            if data[pos + 12:pos + 12 + namesz] == b"AMDGPU\0" and ntype == 33:
+                info_size, = struct.unpack_from("<Q", data, desc + 16)
+                nagents, agent_size, nqueues, queue_size = struct.unpack_from("<IIII", data,
+                                                                              desc + 24)
+                assert index < nqueues
+                q = desc + 40 + info_size + nagents * agent_size + index * queue_size
+                struct.pack_into("<Q", out, q + 32, addr)
+                return bytes(out)
+            pos = desc + ((descsz + 3) & ~3)
+    raise SystemExit("no AMDGPU note")
+
+
 def main(argv):
     if len(argv) < 3:
         print(__doc__, file=sys.stderr)
@@ -154,6 +179,8 @@ def main(argv):
         open(argv[3], "wb").write(patch(data, int(argv[4], 0), argv[5:]))
     elif cmd == "split" and len(argv) == 5:
         open(argv[3], "wb").write(split(data, int(argv[4], 0)))
+    elif cmd == "queue-ctx" and len(argv) == 6:
+        open(argv[3], "wb").write(queue_ctx(data, int(argv[4]), int(argv[5], 0)))
     elif cmd == "offset" and len(argv) == 4:
         print(offset_of(data, int(argv[3], 0)))
     else:

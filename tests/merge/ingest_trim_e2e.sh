@@ -19,7 +19,8 @@
 #   xcc      mi300-xcc (two XCCs per queue): the same for both XCC areas; then with the PT_LOAD
 #            split inside the header of XCC 1: XCC 1 kept whole with a warning, XCC 0 trimmed.
 #   multi    multi-gpu-hang (two GPUs, three queues, 10,000 waves): every area trimmed, the
-#            waves the same.
+#            waves the same; then with queue 1's area moved onto queue 0's (a hostile note):
+#            both kept whole with a warning each, queue 2's trimmed.
 #   hostile  vadd-fault with hostile headers (sizes past the area, a wave area overlapping the
 #            control stack, wave_state_size above wave_state_offset, all ones), a header
 #            straddling two PT_LOADs, a stream cut inside the header: each kept whole (or cut
@@ -195,6 +196,31 @@ PY
     gc straddle-info info --json straddle.core; expect_rc 0 straddle-info
     trimmed straddle-info.out 1
     same_analysis straddle.core all.core
+  fi
+  if [ "$case" = multi ]; then
+    # Queue 1's area said to begin 4 KiB into queue 0's: no layout says whose bytes are whose.
+    lo0=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[0]["lo"])' areas.json)
+    python3 "$trim" queue-ctx "$g" overlap.gpu 1 $((lo0 + 4096))
+    ingest overlap overlap.gpu state; expect_rc 0 overlap
+    for q in "0, XCC 0: the context-save area at $(printf 0x%x "$lo0")" \
+             "1, XCC 0: the context-save area at $(printf 0x%x $((lo0 + 4096)))"; do
+      grep -qxF "gpucore: warning: stdin: queue $q overlaps another queue's; kept whole" overlap.err ||
+        fail "no warning for the overlapping areas (queue $q): $(cat overlap.err)"
+    done
+    [ "$(wc -l <overlap.err)" -eq 2 ] || fail "other warnings than two: $(cat overlap.err)"
+    gc overlap-info info --json overlap.core; expect_rc 0 overlap-info
+    python3 - overlap-info.out areas.json "$label" <<'PY' || fail "overlapping areas: not kept whole, or the other queue's not trimmed (see above)"
+import json, sys
+m = json.load(open(sys.argv[1]))["manifest"]
+areas, label = json.load(open(sys.argv[2])), sys.argv[3]
+got = sorted((int(e["address"], 16), e["size"]) for e in m["entries"]
+             if e["status"] == "skipped" and e["label"] == label)
+assert got == sorted(tuple(u) for u in areas[2]["unused"]), (got, areas[2]["unused"])
+a0 = areas[0]
+assert any(e["status"] == "captured" and int(e["address"], 16) <= a0["lo"] and
+           int(e["address"], 16) + e["size"] >= a0["lo"] + a0["size"] for e in m["entries"]), a0
+PY
+    gc overlap-analyze analyze --json overlap.core; expect_rc 0 overlap-analyze
   fi
   ;;
 hostile)
