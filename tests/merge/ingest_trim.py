@@ -7,7 +7,7 @@
     ingest_trim.py areas GPU INFO_JSON
     ingest_trim.py patch GPU OUT ADDR FIELD=VALUE...
     ingest_trim.py split GPU OUT ADDR
-    ingest_trim.py queue-ctx GPU OUT INDEX ADDR
+    ingest_trim.py note GPU OUT agent|queue INDEX OFFSET WIDTH VALUE
     ingest_trim.py offset GPU ADDR
 
 runtime  OUT is GPU with every run of PT_LOADs that touch one another made one PT_LOAD, as
@@ -21,9 +21,11 @@ areas    the XCC context-save areas the AMDGPU note names (INFO_JSON: `gpucore i
 patch    OUT is GPU with header fields of the area at ADDR set (FIELD one of cso css wso wss;
          VALUE decimal or 0x hex, 32 bits).
 split    OUT is GPU with the PT_LOAD holding ADDR split into two at ADDR.
-queue-ctx OUT is GPU with the ctx_save_restore_address of queue INDEX (of the AMDGPU note)
-         set to ADDR (docs/core-format.md section 3: a 40-byte header, the runtime info, the
-         agent entries, then the queue entries, the address at offset 32 of an entry).
+note     OUT is GPU with the WIDTH-byte field at OFFSET of agent or queue entry INDEX of the
+         AMDGPU note set to VALUE (docs/core-format.md section 3: a 40-byte header, the runtime
+         info, the agent entries, then the queue entries; offsets as schema/FORMAT.md A.5/A.6
+         give them, e.g. queue 32 ctx_save_restore_address, 56 ctx_save_restore_area_size,
+         agent 88 gfx_target_version).
 offset   the file offset of address ADDR in GPU.
 """
 import json
@@ -145,7 +147,7 @@ def split(data, addr):
     return relayout(data, out_ph, pieces)
 
 
-def queue_ctx(data, index, addr):
+def note_field(data, kind, index, offset, width, value):
     out = bytearray(data)
     for p in phdrs(data):
         if p[0] != 4:  # PT_NOTE
@@ -158,9 +160,13 @@ def queue_ctx(data, index, addr):
                 info_size, = struct.unpack_from("<Q", data, desc + 16)
                 nagents, agent_size, nqueues, queue_size = struct.unpack_from("<IIII", data,
                                                                               desc + 24)
-                assert index < nqueues
-                q = desc + 40 + info_size + nagents * agent_size + index * queue_size
-                struct.pack_into("<Q", out, q + 32, addr)
+                if kind == "agent":
+                    assert index < nagents and offset + width <= agent_size
+                    at = desc + 40 + info_size + index * agent_size
+                else:
+                    assert index < nqueues and offset + width <= queue_size
+                    at = desc + 40 + info_size + nagents * agent_size + index * queue_size
+                struct.pack_into({4: "<I", 8: "<Q"}[width], out, at + offset, value)
                 return bytes(out)
             pos = desc + ((descsz + 3) & ~3)
     raise SystemExit("no AMDGPU note")
@@ -179,8 +185,9 @@ def main(argv):
         open(argv[3], "wb").write(patch(data, int(argv[4], 0), argv[5:]))
     elif cmd == "split" and len(argv) == 5:
         open(argv[3], "wb").write(split(data, int(argv[4], 0)))
-    elif cmd == "queue-ctx" and len(argv) == 6:
-        open(argv[3], "wb").write(queue_ctx(data, int(argv[4]), int(argv[5], 0)))
+    elif cmd == "note" and len(argv) == 9 and argv[4] in ("agent", "queue"):
+        open(argv[3], "wb").write(note_field(data, argv[4], int(argv[5]), int(argv[6]),
+                                             int(argv[7]), int(argv[8], 0)))
     elif cmd == "offset" and len(argv) == 4:
         print(offset_of(data, int(argv[3], 0)))
     else:

@@ -23,8 +23,9 @@
 #            both kept whole with a warning each, queue 2's trimmed.
 #   hostile  vadd-fault with hostile headers (sizes past the area, a wave area overlapping the
 #            control stack, wave_state_size above wave_state_offset, all ones), a header
-#            straddling two PT_LOADs, a stream cut inside the header: each kept whole (or cut
-#            short), exit 0, the warning checked, never a crash.
+#            straddling two PT_LOADs, a stream cut inside the header, a target gpucore does
+#            not know, an area size that is not the target's: each kept whole (or cut short),
+#            exit 0, the warning checked, never a crash.
 #
 # Exit codes: 0 pass, 1 fail (one "FAIL [case]: why" line), 77 skip (no ptrace rights).
 
@@ -200,7 +201,7 @@ PY
   if [ "$case" = multi ]; then
     # Queue 1's area said to begin 4 KiB into queue 0's: no layout says whose bytes are whose.
     lo0=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[0]["lo"])' areas.json)
-    python3 "$trim" queue-ctx "$g" overlap.gpu 1 $((lo0 + 4096))
+    python3 "$trim" note "$g" overlap.gpu queue 1 32 8 $((lo0 + 4096))
     ingest overlap overlap.gpu state; expect_rc 0 overlap
     for q in "0, XCC 0: the context-save area at $(printf 0x%x "$lo0")" \
              "1, XCC 0: the context-save area at $(printf 0x%x $((lo0 + 4096)))"; do
@@ -251,6 +252,20 @@ inside|cso=8|the control stack begins inside the header
 unaligned|css=2 cso=$(python3 -c 'import json,sys; h=json.load(open(sys.argv[1]))[0]["header"]; print(h["cso"] + h["css"] - 2)' areas.json) wss=0 wso=$(python3 -c 'import json,sys; h=json.load(open(sys.argv[1]))[0]["header"]; print(h["cso"] + h["css"])' areas.json)|a size is not a multiple of 4
 ones|cso=0xffffffff css=0xffffffff wso=0xffffffff wss=0xffffffff|the control stack runs past the area
 EOF
+  # What the note says of the layout is not what gpucore knows: the area kept to the end of
+  # its segment.
+  python3 "$trim" note "$g" unknown.gpu agent 0 88 4 12345
+  ingest unknown unknown.gpu state; expect_rc 0 unknown
+  grep -qxF "gpucore: warning: stdin: queue 0: gfx_target_version 12345 is not a known target; its context-save area at $at is kept whole, to the end of its segment" unknown.err ||
+    fail "no warning for an unknown target: $(cat unknown.err)"
+  gc unknown-info info --json unknown.core; expect_rc 0 unknown-info
+  trimmed unknown-info.out 0
+  python3 "$trim" note "$g" size.gpu queue 0 56 4 $((size - 4096))
+  ingest size size.gpu state; expect_rc 0 size
+  grep -qxF "gpucore: warning: stdin: queue 0: a context-save area of $(printf 0x%x $((size - 4096))) bytes per XCC is not what gfx90a with these node properties needs; the area at $at is kept whole, to the end of its segment" size.err ||
+    fail "no warning for an area size that is not the target's: $(cat size.err)"
+  gc size-info info --json size.core; expect_rc 0 size-info
+  trimmed size-info.out 0
   # The header split over two PT_LOADs: the first (20 bytes) is small and kept whole, the
   # second begins inside the area, whose header ingest did not see at its start.
   python3 "$trim" split "$g" straddle.gpu $((lo + 20))
