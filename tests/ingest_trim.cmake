@@ -19,3 +19,8 @@ foreach(kase used xcc multi hostile)
   set_tests_properties(ingest-trim-${kase} PROPERTIES LABELS "merge;e2e"
                        SKIP_RETURN_CODE 77 TIMEOUT 300)
 endforeach()
+
+# gc_ingest_stream() on streams built in C: a header the writer reads in two chunks, the used
+# parts byte for byte, a sound and an unsound XCC area side by side, the cap on warnings.
+gpucore_unit_test(test_ingest_trim SOURCES unit/test_ingest_trim.c
+  LIBS gc_capture gc_kfd gc_libcore gc_schema gc_arch)
