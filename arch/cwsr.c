@@ -181,6 +181,42 @@ void gc_cwsr_header_encode(const struct gc_cwsr_header *h, void *buf)
     gc_le32_put(p + 36, h->reserved1);
 }
 
+gpucore_status_t gc_cwsr_used_parts(const struct gc_cwsr_header *h, uint64_t area_size,
+                                    struct gc_cwsr_used *ret, const char **reterr_why)
+{
+    uint64_t cso, css, wso, wss;
+
+    if (!h || !ret)
+        return GPUCORE_E_INVAL;
+    cso = h->control_stack_offset;
+    css = h->control_stack_size;
+    wso = h->wave_state_offset;
+    wss = h->wave_state_size;
+    /* 32-bit fields summed in 64 bits: no sum wraps; the first rule broken is the reason */
+    const struct {
+        int broken;
+        const char *why;
+    } rules[] = {
+        { cso < GC_CWSR_HEADER_SIZE, "the control stack begins inside the header" },
+        { cso + css > area_size, "the control stack runs past the area" },
+        { wso > area_size, "the wave area ends past the area" },
+        { wss > wso, "wave_state_size is above wave_state_offset" },
+        { cso + css != wso - wss, "the control stack does not end where the wave area begins" },
+        { (css | wss) % 4 != 0, "a size is not a multiple of 4" },
+    };
+
+    for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
+        if (rules[i].broken) {
+            if (reterr_why)
+                *reterr_why = rules[i].why;
+            return GPUCORE_E_CORRUPT;
+        }
+    *ret = (struct gc_cwsr_used){
+        .ctl_offset = cso, .ctl_size = css, .wave_offset = wso - wss, .wave_size = wss
+    };
+    return GPUCORE_OK;
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* Record geometry                                                                             */
 /* ------------------------------------------------------------------------------------------ */

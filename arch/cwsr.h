@@ -79,6 +79,34 @@ gpucore_status_t gc_cwsr_header_decode(const void *buf, size_t len, struct gc_cw
 /* Encode the header into 40 bytes at buf. */
 void gc_cwsr_header_encode(const struct gc_cwsr_header *h, void *buf);
 
+/*
+ * The used parts of one XCC area, area-relative: the header [0, GC_CWSR_HEADER_SIZE), the used
+ * control stack [ctl_offset, ctl_offset + ctl_size) and the used wave area
+ * [wave_offset, wave_offset + wave_size). The control stack ends where the wave area begins,
+ * so the two are the one range [ctl_offset, wave_offset + wave_size); either may be empty.
+ */
+struct gc_cwsr_used {
+    uint64_t ctl_offset, ctl_size;
+    uint64_t wave_offset, wave_size;
+};
+
+/*
+ * Decide from a header what of an area of @p area_size bytes a core must keep: the one rule
+ * that capture (the planner, reading a live target) and ingest (a stream) share, so that both
+ * keep the same bytes of a save area. The header is hostile; it is accepted when the control
+ * stack begins after the header, neither part runs past the area, wave_state_size <=
+ * wave_state_offset, the control stack ends exactly where the wave area begins and both sizes
+ * are multiples of 4 (docs/cwsr-layout.md section 3). Anything else means: keep the whole area.
+ *
+ * @param reterr_why on E_CORRUPT (may be NULL): a static string saying which rule failed.
+ * @retval GPUCORE_OK       *ret set.
+ * @retval GPUCORE_E_CORRUPT the header does not describe used parts inside the area; *ret
+ *                          untouched.
+ * @retval GPUCORE_E_INVAL  NULL @p h or @p ret.
+ */
+gpucore_status_t gc_cwsr_used_parts(const struct gc_cwsr_header *h, uint64_t area_size,
+                                    struct gc_cwsr_used *ret, const char **reterr_why);
+
 /* Sizes from node properties (docs/cwsr-layout.md §2), for one queue. */
 struct gc_cwsr_sizes {
     uint32_t cu_num;         /* per XCC */

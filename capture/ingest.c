@@ -8,6 +8,8 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -19,6 +21,7 @@
 #include "cwsr.h"
 #include "gc_le.h"
 #include "gc_util.h"
+#include "kfd.h"
 
 #define EHDR_SIZE             64u
 #define PHDR_SIZE             56u
@@ -179,45 +182,29 @@ static void ranges_normalise(struct ranges *r)
     r->n = k + 1;
 }
 
-/* The ranges the AMDGPU note names (ingest.h, "What is kept"). */
-static gpucore_status_t named_ranges(const gpucore_amdgpu_note_t *note, struct ranges *r)
+/*
+ * One XCC's context-save area, trimmed to its used parts once its header streamed past
+ * (ingest.h, "Context-save areas"). PENDING until then; WHOLE on any doubt.
+ */
+enum { AREA_PENDING, AREA_TRIMMED, AREA_WHOLE };
+
+struct area {
+    uint64_t lo, size;         /* [lo, lo + size), no wrap */
+    uint64_t used_lo, used_hi; /* TRIMMED: kept besides the header (control stack, waves) */
+    uint32_t qid, xcc;
+    uint32_t state;
+};
+
+struct areas {
+    struct area *v; /* sorted by lo, disjoint (after areas_settle) */
+    uint32_t n, cap;
+};
+
+static int cmp_area(const void *a, const void *b)
 {
-    gpucore_status_t st = GPUCORE_OK;
+    const struct area *x = a, *y = b;
 
-    if (note->runtime.r_debug)
-        st = ranges_add(r, note->runtime.r_debug, 40);
-    for (uint32_t i = 0; i < note->queue_count && !st; i++) {
-        const gpucore_kfd_queue_entry_t *q = &note->queues[i];
-        const gpucore_kfd_device_entry_t *dev = NULL;
-        struct gc_cwsr_sizes sz;
-        const struct gc_arch *arch;
-        uint32_t nxcc = 1;
-
-        for (uint32_t a = 0; a < note->agent_count; a++)
-            if (note->agents[a].gpu_id == q->gpu_id)
-                dev = &note->agents[a];
-        if (dev && dev->num_xcc)
-            nxcc = dev->num_xcc;
-        st = ranges_add(r, q->ring_base_address, q->ring_size);
-        if (!st && q->read_pointer_address >= 128) {
-            uint64_t lo = (q->read_pointer_address - 128) & ~63ull;
-
-            st = ranges_add(r, lo, 256 + 64);
-        }
-        if (st || !q->ctx_save_restore_address)
-            continue;
-        arch = dev ? gc_arch_by_gfx_version(dev->gfx_target_version) : NULL;
-        if (arch &&
-            gc_cwsr_compute_sizes(arch, dev->simd_count, dev->array_count,
-                                  dev->simd_arrays_per_engine, nxcc, &sz) == GPUCORE_OK &&
-            sz.cwsr_size == q->ctx_save_restore_area_size)
-            st = ranges_add(r, q->ctx_save_restore_address, sz.total_size);
-        else /* an unknown layout: to the end of the segment holding it */
-            st = ranges_add(r, q->ctx_save_restore_address, UINT64_MAX);
-    }
-    if (!st)
-        ranges_normalise(r);
-    return st;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
 /* ---- the head ----------------------------------------------------------------------------- */
@@ -252,12 +239,158 @@ struct ingest {
     uint32_t nsegs;
     struct seg *empty; /* PT_LOADs with p_filesz 0 */
     uint32_t nempty;
-    struct ranges keep;
+    struct ranges keep;    /* kept whole: sorted, disjoint */
+    struct areas areas;    /* kept in part */
     int have_note;         /* the AMDGPU note streamed past */
     const struct seg *cur; /* the segment the read callback serves */
+    struct area *tee;      /* the pending area whose header the read callback copies */
+    uint8_t hdr[GC_CWSR_HEADER_SIZE];
+    uint32_t hdr_got;
     struct gc_ingest_result res;
     gpucore_diag_t *diag;
 };
+
+static void warn(struct ingest *g, const char *fmt, ...) GC_PRINTF(2, 3);
+
+static void warn(struct ingest *g, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+
+    if (g->res.warnings++ >= GC_INGEST_MAX_WARNINGS || !g->o->warn)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    g->o->warn(g->o->warn_user, msg);
+}
+
+/* The stream offset of address @p addr of segment @p sg (for messages). */
+static uint64_t stream_offset(const struct seg *sg, uint64_t addr)
+{
+    return sg->offset + (addr - sg->vaddr);
+}
+
+static gpucore_status_t areas_add(struct areas *a, uint64_t lo, uint64_t size, uint32_t qid,
+                                  uint32_t xcc)
+{
+    struct area *v = gc_array_grow(a->v, &a->cap, a->n, sizeof(*a->v), 16);
+
+    if (!v)
+        return GPUCORE_E_NOMEM;
+    a->v = v;
+    a->v[a->n++] = (struct area){ .lo = lo, .size = size, .qid = qid, .xcc = xcc };
+    return GPUCORE_OK;
+}
+
+/*
+ * Sort the areas; areas that overlap one another (a hostile note: no layout says which bytes
+ * are whose) move to the ranges kept whole.
+ */
+static gpucore_status_t areas_settle(struct ingest *g)
+{
+    struct areas *a = &g->areas;
+    uint32_t k = 0;
+    gpucore_status_t st = GPUCORE_OK;
+
+    if (!a->n)
+        return GPUCORE_OK;
+    qsort(a->v, a->n, sizeof(a->v[0]), cmp_area);
+    for (uint32_t i = 1; i < a->n; i++)
+        if (a->v[i].lo < a->v[i - 1].lo + a->v[i - 1].size)
+            a->v[i].state = a->v[i - 1].state = AREA_WHOLE;
+    for (uint32_t i = 0; i < a->n && !st; i++) {
+        if (a->v[i].state != AREA_WHOLE) {
+            a->v[k++] = a->v[i];
+            continue;
+        }
+        warn(g,
+             "queue %u, XCC %u: the context-save area at 0x%" PRIx64 " overlaps another "
+             "queue's; kept whole",
+             a->v[i].qid, a->v[i].xcc, a->v[i].lo);
+        g->res.save_areas_whole++;
+        st = ranges_add(&g->keep, a->v[i].lo, a->v[i].size);
+    }
+    a->n = k;
+    return st;
+}
+
+/* The ranges the AMDGPU note names (ingest.h, "What is kept"). */
+static gpucore_status_t named_ranges(struct ingest *g, const gpucore_amdgpu_note_t *note)
+{
+    struct ranges *r = &g->keep;
+    gpucore_status_t st = GPUCORE_OK;
+
+    if (note->runtime.r_debug)
+        st = ranges_add(r, note->runtime.r_debug, 40);
+    for (uint32_t i = 0; i < note->queue_count && !st; i++) {
+        const gpucore_kfd_queue_entry_t *q = &note->queues[i];
+        const gpucore_kfd_device_entry_t *dev = NULL;
+        struct gc_cwsr_sizes sz;
+        const struct gc_arch *arch;
+        uint32_t nxcc = 1, qid = q->queue_id & GC_KFD_QUEUE_ID_MASK;
+        uint64_t ctx = q->ctx_save_restore_address, area = q->ctx_save_restore_area_size;
+
+        for (uint32_t a = 0; a < note->agent_count; a++)
+            if (note->agents[a].gpu_id == q->gpu_id)
+                dev = &note->agents[a];
+        if (dev && dev->num_xcc)
+            nxcc = dev->num_xcc;
+        st = ranges_add(r, q->ring_base_address, q->ring_size);
+        if (!st && q->read_pointer_address >= 128) {
+            uint64_t lo = (q->read_pointer_address - 128) & ~63ull;
+
+            st = ranges_add(r, lo, 256 + 64);
+        }
+        if (st || !ctx)
+            continue;
+        arch = dev ? gc_arch_by_gfx_version(dev->gfx_target_version) : NULL;
+        if (!arch) {
+            if (dev)
+                warn(g,
+                     "queue %u: gfx_target_version %u is not a known target; its context-save "
+                     "area at 0x%" PRIx64 " is kept whole, to the end of its segment",
+                     qid, dev->gfx_target_version, ctx);
+            else
+                warn(g,
+                     "queue %u: no agent has its gpu_id 0x%x; its context-save area at "
+                     "0x%" PRIx64 " is kept whole, to the end of its segment",
+                     qid, q->gpu_id, ctx);
+            st = ranges_add(r, ctx, UINT64_MAX);
+            continue;
+        }
+        if (gc_cwsr_compute_sizes(arch, dev->simd_count, dev->array_count,
+                                  dev->simd_arrays_per_engine, nxcc, &sz) != GPUCORE_OK ||
+            sz.cwsr_size != area) {
+            warn(g,
+                 "queue %u: a context-save area of 0x%" PRIx64 " bytes per XCC is not what "
+                 "%s with these node properties needs; the area at 0x%" PRIx64 " is kept whole, "
+                 "to the end of its segment",
+                 qid, area, arch->name, ctx);
+            st = ranges_add(r, ctx, UINT64_MAX);
+            continue;
+        }
+        if (nxcc > GC_INGEST_MAX_XCC || nxcc > GC_INGEST_MAX_SAVE_AREAS - g->areas.n ||
+            sz.total_size > UINT64_MAX - ctx) {
+            warn(g,
+                 "queue %u: %u XCC areas at 0x%" PRIx64 " are more than ingest trims (%u per "
+                 "queue, %u in all) or run past 2^64; kept whole",
+                 qid, nxcc, ctx, GC_INGEST_MAX_XCC, GC_INGEST_MAX_SAVE_AREAS);
+            st = ranges_add(r, ctx, sz.total_size);
+            continue;
+        }
+        for (uint32_t x = 0; x < nxcc && !st; x++)
+            st = areas_add(&g->areas, ctx + x * area, area, qid, x);
+        /* the debugger area after the XCC areas, to the aligned end (docs/cwsr-layout.md 2) */
+        if (!st)
+            st = ranges_add(r, ctx + nxcc * area, sz.total_size - nxcc * area);
+    }
+    if (!st)
+        st = areas_settle(g);
+    if (!st)
+        ranges_normalise(r);
+    return st;
+}
 
 /* The writer's pull callback: the stream, which must be exactly at @p addr's file offset. */
 static int64_t read_stream(void *user, uint64_t addr, void *buf, uint64_t size, int *ret_errno,
@@ -271,6 +404,16 @@ static int64_t read_stream(void *user, uint64_t addr, void *buf, uint64_t size, 
         return GPUCORE_E_INVAL; /* the writer reads forward only; a bug if not */
     got = s_read(&g->s, buf, (size_t)size);
     g->res.bytes_kept += got;
+    if (g->tee) {
+        /* the header of a pending area passes: copy it for the decision after this call */
+        uint64_t hlo = g->tee->lo, hhi = hlo + GC_CWSR_HEADER_SIZE;
+        uint64_t a0 = addr > hlo ? addr : hlo, a1 = addr + got < hhi ? addr + got : hhi;
+
+        if (a0 < a1) {
+            memcpy(g->hdr + (a0 - hlo), (const uint8_t *)buf + (a0 - addr), (size_t)(a1 - a0));
+            g->hdr_got += (uint32_t)(a1 - a0);
+        }
+    }
     if (got < size) {
         *ret_errno = g->s.err ? g->s.err : EPIPE;
         *ret_bad_size = (g->cur->vaddr + g->cur->filesz) - (addr + got);
@@ -475,7 +618,7 @@ static gpucore_status_t read_notes(struct ingest *g, const struct seg *sg, uint6
                 break;
             }
             g->have_note = 1;
-            st = named_ranges(note, &g->keep);
+            st = named_ranges(g, note);
             gpucore_amdgpu_note_free(note);
         }
         pos += 12 + name_pad + desc_pad;
@@ -497,53 +640,207 @@ static gpucore_status_t skip_range(struct ingest *g, uint64_t vaddr, uint64_t si
             GPUCORE_OPTS(gpucore_range_info, .tier = GPUCORE_TIER_ALL, .label = label), reason);
 }
 
+/* The first range of @p r whose end is above @p at (r->n if none). */
+static uint32_t range_above(const struct ranges *r, uint64_t at)
+{
+    uint32_t lo = 0, hi = r->n;
+
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+
+        if (r->v[mid].hi > at)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+/* The first area whose end is above @p at (NULL if none). */
+static struct area *area_above(const struct areas *a, uint64_t at)
+{
+    uint32_t lo = 0, hi = a->n;
+
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+
+        if (a->v[mid].lo + a->v[mid].size > at)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo < a->n ? &a->v[lo] : NULL;
+}
+
+static void area_whole(struct ingest *g, struct area *a, const char *why)
+{
+    warn(g, "queue %u, XCC %u: the context-save area at 0x%" PRIx64 " is kept whole: %s", a->qid,
+         a->xcc, a->lo, why);
+    a->state = AREA_WHOLE;
+    g->res.save_areas_whole++;
+}
+
+/* The header of @p a passed (g->hdr): keep its used parts only, or all of it on a doubt. */
+static void area_decide(struct ingest *g, struct area *a, const struct seg *sg)
+{
+    struct gc_cwsr_header h = { 0 };
+    struct gc_cwsr_used u;
+    const char *why = "it does not decode";
+    char msg[320];
+
+    if (g->hdr_got == GC_CWSR_HEADER_SIZE &&
+        gc_cwsr_header_decode(g->hdr, sizeof(g->hdr), &h) == GPUCORE_OK &&
+        gc_cwsr_used_parts(&h, a->size, &u, &why) == GPUCORE_OK) {
+        a->state = AREA_TRIMMED;
+        a->used_lo = a->lo + u.ctl_offset;
+        a->used_hi = a->lo + u.wave_offset + u.wave_size;
+        g->res.save_areas_trimmed++;
+        return;
+    }
+    snprintf(msg, sizeof(msg),
+             "its header (stream offset 0x%" PRIx64 ") is inconsistent: %s (control stack "
+             "0x%x+0x%x, wave area 0x%x-0x%x, area 0x%" PRIx64 ")",
+             stream_offset(sg, a->lo), why, h.control_stack_offset, h.control_stack_size,
+             h.wave_state_offset, h.wave_state_size, a->size);
+    area_whole(g, a, msg);
+}
+
+/* What do_load() does with the bytes from @p at: one run of the same decision. */
+struct piece {
+    int keep;
+    int unused;          /* not kept: the unused part of a trimmed area */
+    uint64_t end;        /* the run is [at, end) */
+    struct area *header; /* the run ends with this pending area's header */
+};
+
+/* The decision at @p at of segment @p sg and how far it surely holds. */
+static void look(struct ingest *g, const struct seg *sg, uint64_t at, struct piece *p)
+{
+    uint64_t seg_hi = sg->vaddr + sg->filesz, end = seg_hi, aend = UINT64_MAX;
+    uint32_t k = range_above(&g->keep, at);
+    int in_keep = k < g->keep.n && g->keep.v[k].lo <= at, akeep = 0, unused = 0;
+    struct area *a = area_above(&g->areas, at), *header = NULL;
+
+    if (k < g->keep.n)
+        end = in_keep ? g->keep.v[k].hi : g->keep.v[k].lo;
+    if (a && a->lo <= at) {
+        if (a->state == AREA_PENDING) {
+            char why[160];
+
+            if (at == a->lo && a->size >= GC_CWSR_HEADER_SIZE &&
+                seg_hi - at >= GC_CWSR_HEADER_SIZE) {
+                header = a;
+                akeep = 1;
+                aend = at + GC_CWSR_HEADER_SIZE;
+            } else {
+                if (at == a->lo)
+                    snprintf(why, sizeof(why),
+                             "its header runs past the end of the PT_LOAD at 0x%" PRIx64
+                             " (stream offset 0x%" PRIx64 ")",
+                             sg->vaddr, stream_offset(sg, at));
+                else
+                    snprintf(why, sizeof(why),
+                             "it begins before the PT_LOAD at 0x%" PRIx64
+                             " (stream offset 0x%" PRIx64 "), where its header was not seen",
+                             sg->vaddr, sg->offset);
+                area_whole(g, a, why);
+            }
+        }
+        if (a->state == AREA_WHOLE) {
+            akeep = 1;
+            aend = a->lo + a->size;
+        } else if (a->state == AREA_TRIMMED) {
+            if (at < a->lo + GC_CWSR_HEADER_SIZE) {
+                akeep = 1;
+                aend = a->lo + GC_CWSR_HEADER_SIZE;
+            } else if (at >= a->used_lo && at < a->used_hi) {
+                akeep = 1;
+                aend = a->used_hi;
+            } else {
+                unused = 1;
+                aend = at < a->used_lo ? a->used_lo : a->lo + a->size;
+            }
+        }
+    } else if (a) {
+        aend = a->lo;
+    }
+    p->keep = in_keep || akeep;
+    p->unused = !p->keep && unused;
+    /* a pending header is kept whatever the other ranges say: its run ends with it */
+    p->end = header ? aend : end < aend ? end : aend;
+    if (p->end > seg_hi)
+        p->end = seg_hi;
+    p->header = header;
+}
+
+/* The longest run from @p at with one decision, ending at a pending header's end if any. */
+static void next_piece(struct ingest *g, const struct seg *sg, uint64_t at, struct piece *p)
+{
+    uint64_t seg_hi = sg->vaddr + sg->filesz;
+
+    look(g, sg, at, p);
+    while (!p->header && p->end < seg_hi) {
+        struct piece n;
+
+        look(g, sg, p->end, &n);
+        if (n.keep != p->keep || n.unused != p->unused)
+            break;
+        p->end = n.end;
+        p->header = n.header;
+    }
+}
+
 /* One PT_LOAD: the parts kept to the writer, the rest dropped. */
 static gpucore_status_t do_load(struct ingest *g, const struct seg *sg)
 {
-    uint64_t lo = sg->vaddr, hi = sg->vaddr + sg->filesz, at = lo;
+    uint64_t hi = sg->vaddr + sg->filesz, at = sg->vaddr;
     int whole = g->o->keep_all || sg->filesz <= g->o->small_max;
     int any_skipped = 0;
-    uint32_t k = 0;
     gpucore_status_t st = GPUCORE_OK;
 
     while (at < hi) {
-        uint64_t klo = hi, khi = hi;
+        struct piece p = { .keep = 1, .end = hi };
 
-        if (whole) {
-            klo = lo;
-        } else {
-            while (k < g->keep.n && g->keep.v[k].hi <= at)
-                k++;
-            if (k < g->keep.n && g->keep.v[k].lo < hi) {
-                klo = g->keep.v[k].lo > at ? g->keep.v[k].lo : at;
-                khi = g->keep.v[k].hi < hi ? g->keep.v[k].hi : hi;
-            }
-        }
-        if (klo > at) {
+        if (!whole)
+            next_piece(g, sg, at, &p);
+        if (!p.keep) {
             any_skipped = 1;
-            st = skip_range(g, at, klo - at, GPUCORE_REASON_TIER,
-                            "GPU memory not in tier state (gpucore ingest)");
-            at = klo;
+            if (p.unused)
+                g->res.save_area_bytes_dropped += p.end - at;
+            st = skip_range(g, at, p.end - at, GPUCORE_REASON_TIER,
+                            p.unused ? "unused part of a context-save area (gpucore ingest)"
+                                     : "GPU memory not in tier state (gpucore ingest)");
+            at = p.end;
             if (st)
                 return gc_diag_set(g->diag, st, GC_NO_OFFSET, "%s", gpucore_writer_errmsg(g->w));
             if (g->res.stream_cut)
                 break;
+            continue;
         }
-        if (khi > at) {
-            g->cur = sg;
-            st = gpucore_writer_add_segment_fn(
-                    g->w, at, khi - at,
-                    GPUCORE_OPTS(gpucore_range_info,
-                                 .tier = g->o->expect_gpu ? GPUCORE_TIER_STATE : GPUCORE_TIER_HOST,
-                                 .p_flags = sg->flags),
-                    read_stream, g);
-            if (st)
-                return gc_diag_set(g->diag, st, GC_NO_OFFSET, "PT_LOAD at 0x%" PRIx64 ": %s",
-                                   sg->vaddr, gpucore_writer_errmsg(g->w));
-            at = khi;
-            if (g->res.stream_cut)
-                break;
+        g->cur = sg;
+        g->tee = p.header;
+        g->hdr_got = 0;
+        st = gpucore_writer_add_segment_fn(
+                g->w, at, p.end - at,
+                GPUCORE_OPTS(gpucore_range_info,
+                             .tier = g->o->expect_gpu ? GPUCORE_TIER_STATE : GPUCORE_TIER_HOST,
+                             .p_flags = sg->flags),
+                read_stream, g);
+        g->tee = NULL;
+        if (st)
+            return gc_diag_set(g->diag, st, GC_NO_OFFSET, "PT_LOAD at 0x%" PRIx64 ": %s", sg->vaddr,
+                               gpucore_writer_errmsg(g->w));
+        at = p.end;
+        if (g->res.stream_cut) {
+            if (p.header && g->hdr_got && g->hdr_got < GC_CWSR_HEADER_SIZE)
+                warn(g,
+                     "queue %u, XCC %u: the stream ends inside the header of the context-save "
+                     "area at 0x%" PRIx64 " (stream offset 0x%" PRIx64 "); the core is cut there",
+                     p.header->qid, p.header->xcc, p.header->lo, stream_offset(sg, p.header->lo));
+            break;
         }
+        if (p.header)
+            area_decide(g, p.header, sg);
     }
     if (any_skipped)
         g->res.segments_skipped++;
@@ -683,5 +980,6 @@ out:
     gc_free(g.segs);
     gc_free(g.empty);
     gc_free(g.keep.v);
+    gc_free(g.areas.v);
     return st;
 }

@@ -23,14 +23,32 @@
  * and of the PT_LOADs:
  *  - the bytes of every range the AMDGPU note names, for every queue: the AQL ring
  *    (ring_base_address, ring_size), the amd_queue_t (256 bytes ending 128 bytes after
- *    read_pointer_address, rounded out to 64-byte lines), the context-save area of every XCC
- *    plus the debugger area after them (their sizes from arch/'s table for the device's
- *    gfx_target_version; for an unknown target, from ctx_save_restore_address to the end of
- *    the segment holding it), and r_debug (40 bytes) when the GPU file holds it;
+ *    read_pointer_address, rounded out to 64-byte lines), the used parts of the context-save
+ *    area of every XCC (below) plus the debugger area after them, and r_debug (40 bytes) when
+ *    the GPU file holds it;
  *  - every PT_LOAD of at most gc_ingest_opts::small_max bytes, whole: code objects, kernel
  *    descriptors and kernel arguments are small allocations that the stream cannot name
  *    before they pass (the link map naming them is host memory, in the other half);
  *  - nothing else: each range dropped is recorded in the manifest as SKIPPED, reason "tier".
+ *
+ * Context-save areas (docs/cwsr-layout.md). Where arch/ knows the device's gfx_target_version
+ * and the queue's ctx_save_restore_area_size is the size that target needs, the areas of the
+ * queue's XCCs lie at ctx_save_restore_address + x * that size, and the debugger area after
+ * them is kept whole. Of each XCC area only what capture keeps is kept: the 40-byte header,
+ * the used control stack and the used wave area, decided by the rule capture uses
+ * (gc_cwsr_used_parts()) from the header as it streams past. The header passes before the rest
+ * of its area, so nothing is held but its 40 bytes; the rest of the area is then kept or
+ * dropped as it arrives, and what is dropped is recorded SKIPPED, reason "tier", label "unused
+ * part of a context-save area". The whole area is kept, with a warning (gc_ingest_opts::warn),
+ * when the header does not pass the rule, when it does not lie whole at the start of the data
+ * of a PT_LOAD larger than small_max (it straddles two segments, or the area begins before the
+ * segment holding the rest of it); a stream that ends inside a header is cut there, with a
+ * warning too. What of an area lies in a PT_LOAD of at most small_max bytes is kept with that
+ * segment, without a warning. A queue whose target arch/ does not know, whose area size is
+ * not the target's, with more than GC_INGEST_MAX_XCC XCCs or past GC_INGEST_MAX_SAVE_AREAS
+ * areas in all, or whose areas overlap another queue's, is kept whole (an unknown layout:
+ * from ctx_save_restore_address to the end of the segment holding it), with a warning.
+ *
  * With keep_all everything is kept (the host half is always ingested so). PT_LOADs listed
  * without data (p_filesz 0: the device mappings in a kernel's core) are recorded in the
  * manifest as SKIPPED, reason "special".
@@ -64,10 +82,18 @@ struct gc_ingest_opts {
                                none); a GPUCORE CAPTURE_META note of the stream is then
                                dropped */
     size_t meta_size;
+    /* Called with each warning (a save area kept whole, and why), at most
+       GC_INGEST_MAX_WARNINGS times; the message is one line without the trailing newline,
+       borrowed for the call. NULL: warnings are only counted (gc_ingest_result). */
+    void (*warn)(void *user, const char *msg);
+    void *warn_user;
 };
 
-#define GC_INGEST_SMALL_MAX (1ull << 20)
-#define GC_INGEST_MAX_HEAD  (256ull << 20)
+#define GC_INGEST_SMALL_MAX      (1ull << 20)
+#define GC_INGEST_MAX_HEAD       (256ull << 20)
+#define GC_INGEST_MAX_XCC        64u        /* XCCs per queue whose areas are trimmed */
+#define GC_INGEST_MAX_SAVE_AREAS (1u << 16) /* XCC areas trimmed per stream (48 bytes each) */
+#define GC_INGEST_MAX_WARNINGS   64u
 
 struct gc_ingest_result {
     uint64_t bytes_read; /* of the stream, until its end or the failure */
@@ -75,8 +101,12 @@ struct gc_ingest_result {
     uint32_t segments_skipped; /* wholly or partly dropped */
     uint64_t bytes_kept;
     uint64_t bytes_skipped;
-    uint32_t stream_cut; /* the stream ended inside or before segment data */
-    uint64_t file_bytes; /* the output's size on disk */
+    uint32_t stream_cut;              /* the stream ended inside or before segment data */
+    uint64_t file_bytes;              /* the output's size on disk */
+    uint32_t save_areas_trimmed;      /* XCC areas of which the used parts alone were kept */
+    uint32_t save_areas_whole;        /* XCC areas kept whole on a doubt (a warning each) */
+    uint64_t save_area_bytes_dropped; /* of bytes_skipped: unused parts of trimmed areas */
+    uint32_t warnings;                /* warnings raised, passed to warn or not */
 };
 
 /*

@@ -742,15 +742,16 @@ static gpucore_status_t plan_cwsr(struct gc_plan_ctx *c, struct queue_ctx *qc)
             h0 = h;
             have_h0 = 1;
         }
-        uint64_t cso = h.control_stack_offset, css = h.control_stack_size;
-        uint64_t wso = h.wave_state_offset, wss = h.wave_state_size;
-        if (cso + css > area || wso > area || wss > wso || cso + css != wso - wss ||
-            cso < GC_CWSR_HEADER_SIZE || (css | wss) % 4) {
+        /* the rule ingest applies to a stream too (gc_cwsr_used_parts) */
+        struct gc_cwsr_used used;
+        const char *why = "";
+
+        if (gc_cwsr_used_parts(&h, area, &used, &why) != GPUCORE_OK) {
             gc_plan_warn(c,
-                         "queue %u, XCC %u: CWSR header at 0x%" PRIx64 " is inconsistent "
+                         "queue %u, XCC %u: CWSR header at 0x%" PRIx64 " is inconsistent: %s "
                          "(control stack 0x%x+0x%x, wave area 0x%x-0x%x, area 0x%" PRIx64
                          "); capturing the whole area",
-                         qc->qid, x, base, h.control_stack_offset, h.control_stack_size,
+                         qc->qid, x, base, why, h.control_stack_offset, h.control_stack_size,
                          h.wave_state_offset, h.wave_state_size, area);
             GC_TRY(gc_plan_want(c, GC_PLAN_STATE(1), base, area, GPUCORE_ALLOC_CWSR, q->gpu_id,
                                 "CWSR area, queue %u XCC %u", qc->qid, x));
@@ -758,10 +759,12 @@ static gpucore_status_t plan_cwsr(struct gc_plan_ctx *c, struct queue_ctx *qc)
         }
         GC_TRY(gc_plan_want(c, GC_PLAN_STATE(0), base, GC_CWSR_HEADER_SIZE, GPUCORE_ALLOC_CWSR,
                             q->gpu_id, "CWSR header, queue %u XCC %u", qc->qid, x));
-        GC_TRY(gc_plan_want(c, GC_PLAN_STATE(0), base + cso, css, GPUCORE_ALLOC_CWSR, q->gpu_id,
-                            "CWSR control stack, queue %u XCC %u", qc->qid, x));
-        GC_TRY(gc_plan_want(c, GC_PLAN_STATE(1), base + wso - wss, wss, GPUCORE_ALLOC_CWSR,
-                            q->gpu_id, "CWSR wave area, queue %u XCC %u", qc->qid, x));
+        GC_TRY(gc_plan_want(c, GC_PLAN_STATE(0), base + used.ctl_offset, used.ctl_size,
+                            GPUCORE_ALLOC_CWSR, q->gpu_id, "CWSR control stack, queue %u XCC %u",
+                            qc->qid, x));
+        GC_TRY(gc_plan_want(c, GC_PLAN_STATE(1), base + used.wave_offset, used.wave_size,
+                            GPUCORE_ALLOC_CWSR, q->gpu_id, "CWSR wave area, queue %u XCC %u",
+                            qc->qid, x));
         if (!qc->arch) {
             /* nothing can check the used parts against the layout: keep the whole area */
             if (x == 0)

@@ -431,6 +431,13 @@ static int pair(const struct ingest_args *a, const char *written)
     _exit(merge_halves(a, gpu_path, host_path));
 }
 
+/* gc_ingest_opts::warn: a save area kept whole, and why. */
+static void ingest_warn(void *user, const char *msg)
+{
+    (void)user;
+    fprintf(stderr, "gpucore: warning: stdin: %s\n", msg);
+}
+
 int cmd_ingest(int argc, char **argv)
 {
     struct ingest_args a = { .compress = 1, .level = 3 };
@@ -462,7 +469,8 @@ int cmd_ingest(int argc, char **argv)
                                                     .compress = (uint32_t)a.compress,
                                                     .compress_level = (int32_t)a.level,
                                                     .meta = meta,
-                                                    .meta_size = meta_size },
+                                                    .meta_size = meta_size,
+                                                    .warn = ingest_warn },
                           &res, &d);
     gpucore_free(meta);
     if (st != GPUCORE_OK) {
@@ -475,6 +483,9 @@ int cmd_ingest(int argc, char **argv)
     }
     /* Bytes after the last segment (section headers): read, so the writer sees no EPIPE. */
     gc_ingest_drain(0);
+    if (res.warnings > GC_INGEST_MAX_WARNINGS)
+        fprintf(stderr, "gpucore: warning: stdin: %" PRIu32 " more warnings not shown\n",
+                res.warnings - GC_INGEST_MAX_WARNINGS);
     if (res.stream_cut)
         fprintf(stderr,
                 "gpucore: warning: %s: the stream ended after %" PRIu64 " bytes, before the "

@@ -13,6 +13,10 @@ first byte is fuzz_ingest's mode):
   gpu-cut       gpu-state cut in a segment      gpu-no-note  the GPU half without its note
   load-first    a PT_LOAD's data before the note (refused in tier state)
   host          the host core (mode 0)
+The seed gpu-trim is gpu-state written from another GPU file: ingest_trim.py runtime of the
+split of a --tier all capture (ingest_trim_e2e.sh leaves it in its work directory as
+gpucore.PID), whose save area starts a PT_LOAD with its header, so the trimming of save areas
+is reached.
 """
 import os
 import struct

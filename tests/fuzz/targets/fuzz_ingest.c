@@ -12,7 +12,9 @@
  * a message; it never reads more than the stream holds; on success the file published opens
  * with gpucore_core_open() (not merely with ALLOW_TRUNCATED) as a split core for a GPU half
  * and a unified one otherwise, holds every byte it says it kept, and a GPU half holds the
- * AMDGPU note; on failure nothing is published.
+ * AMDGPU note; on failure nothing is published. Warnings (a save area kept whole) are single
+ * non-empty lines, at most GC_INGEST_MAX_WARNINGS of them, as many as the result counts up to
+ * that; the unused save-area bytes dropped are among the bytes skipped.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -37,6 +39,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
     } while (0)
 
 static char out_path[256];
+static uint32_t warnings;
+
+static void on_warn(void *user, const char *msg)
+{
+    (void)user;
+    CHECK(msg && msg[0] != '\0' && !strchr(msg, '\n'));
+    warnings++;
+}
 
 static void setup(void)
 {
@@ -63,6 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 1)
         return 0;
     setup();
+    warnings = 0;
     mode = data[0];
     fd = memfd_create("fuzz_ingest", MFD_CLOEXEC);
     CHECK(fd >= 0);
@@ -73,10 +84,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                           &(struct gc_ingest_opts){ .expect_gpu = mode & 1u,
                                                     .keep_all = (mode >> 1) & 1u,
                                                     .small_max = 256,
-                                                    .max_head = 1u << 20 },
+                                                    .max_head = 1u << 20,
+                                                    .warn = on_warn },
                           &res, &d);
     close(fd);
     CHECK(res.bytes_read <= size - 1);
+    CHECK(warnings <= GC_INGEST_MAX_WARNINGS);
     if (st != GPUCORE_OK) {
         CHECK(st == GPUCORE_E_CORRUPT || st == GPUCORE_E_TRUNCATED || st == GPUCORE_E_LIMIT ||
               st == GPUCORE_E_NOMEM || st == GPUCORE_E_INVAL || st == GPUCORE_E_IO);
@@ -92,6 +105,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     CHECK(gpucore_core_get_info(core, &info) == GPUCORE_OK);
     CHECK(info.kind == ((mode & 1u) ? GPUCORE_CORE_SPLIT : GPUCORE_CORE_UNIFIED));
     CHECK(info.load_bytes == res.bytes_kept);
+    CHECK(warnings ==
+          (res.warnings < GC_INGEST_MAX_WARNINGS ? res.warnings : GC_INGEST_MAX_WARNINGS));
+    CHECK(res.save_area_bytes_dropped <= res.bytes_skipped);
     if (mode & 1u) {
         struct gpucore_note n;
         uint32_t i = 0;
