@@ -562,6 +562,136 @@ static void test_gc_order(void **state)
     gc_store_close(s);
 }
 
+/*
+ * gc's plan pinned on a fixture where every phase chooses: KeepPerSignature=2 over signatures
+ * with repeats (a tie in capture time broken by id, rows of unknown time first, a missing and
+ * a deleted row that do not count as kept), MaxAge, then MaxUse, then KeepFree. The expected
+ * lists were worked out by hand from docs/store.md's order.
+ */
+struct plan {
+    char files[32][16];
+    char why[32][64];
+    size_t n;
+};
+
+static void on_planned(void *user, const struct gc_store_row *r, const char *why)
+{
+    struct plan *pl = user;
+
+    assert_true(pl->n < 32);
+    snprintf(pl->files[pl->n], sizeof(pl->files[0]), "%s", r->file);
+    snprintf(pl->why[pl->n], sizeof(pl->why[0]), "%s", why);
+    pl->n++;
+}
+
+static void expect_plan(const struct plan *pl, const char *const *files, const char *const *why,
+                        size_t n)
+{
+    for (size_t i = 0; i < pl->n && i < n; i++)
+        if (strcmp(pl->files[i], files[i]) != 0 || strcmp(pl->why[i], why[i]) != 0)
+            fail_msg("plan[%zu]: %s (%s), expected %s (%s)", i, pl->files[i], pl->why[i],
+                     files[i], why[i]);
+    assert_int_equal(pl->n, n);
+}
+
+#define DUP  "duplicate of its signature beyond the first kept"
+#define AGE  "older than MaxAge"
+#define USE  "MaxUse exceeded"
+#define FREE "KeepFree not met"
+
+static void test_gc_plan_order(void **state)
+{
+    /* file, capture time (s, -1 unknown), signature, KiB; inserted in this order */
+    static const struct {
+        const char *file;
+        int64_t time_s;
+        const char *sig;
+        size_t kib;
+    } fixture[] = {
+        { "e1", 4800, "e", 64 }, { "u1", -1, "a", 4 },  { "u2", -1, NULL, 8 },
+        { "b1", 100, "b", 4 },   { "c1", 200, NULL, 4 }, { "m1", 4050, "a", 4 },
+        { "a1", 4100, "a", 4 },  { "b3", 4150, "b", 4 }, { "b2", 4150, "b", 4 },
+        { "a2", 4200, "a", 4 },  { "a3", 4300, "a", 4 }, { "b4", 4400, "b", 4 },
+        { "c2", 4500, "c", 4 },  { "d1", 4600, "a", 4 }, { "x1", 4700, NULL, 4 },
+        { "e2", 4900, "e", 4 },  { "e3", 4950, "e", 4 },
+    };
+    /* Oldest first: u1 u2 (unknown time, by id) b1 c1 m1 a1 b3 b2 (same time: by id) a2 a3 b4
+       c2 d1 x1 e1 e2 e3. m1 is missing and d1 deleted: neither counts nor goes. The cores
+       present use 124 KiB. */
+    static const char *const files_a[] = { "b2", "a2", "a3", "b4", "e3", "b1",
+                                           "c1", "u1", "u2", "a1" };
+    static const char *const why_a[] = { DUP, DUP, DUP, DUP, DUP, AGE, AGE, USE, USE, USE };
+    static const char *const files_b[] = { "b2", "a2", "a3", "b4", "e3", "b1", "c1",
+                                           "u1", "u2", "a1", "b3", "c2", "x1", "e1", "e2" };
+    static const char *const why_b[] = { DUP, DUP, DUP, DUP, DUP, AGE, AGE, USE,
+                                         USE, USE, FREE, FREE, FREE, FREE, FREE };
+    struct gc_store_policy p = {
+        .keep_per_signature = 2,
+        .max_age_ns = 1000 * NS, /* at 5000 s: captured before 4000 s */
+        .max_use = 80 * 1024,    /* after 28 KiB of duplicates and old cores: 96 KiB left */
+        .keep_free = 1,          /* any file system has a byte free */
+    };
+    struct gc_store_row *rows = NULL;
+    struct gc_store *s;
+    gpucore_diag_t d = { 0 };
+    struct plan pl = { 0 };
+    uint64_t freed = 0;
+    size_t n;
+
+    (void)state;
+    s = open_store();
+    for (size_t i = 0; i < sizeof(fixture) / sizeof(fixture[0]); i++) {
+        int64_t id = put(s, fixture[i].file, fixture[i].time_s, fixture[i].sig, "x",
+                         fixture[i].kib * 1024);
+
+        if (strcmp(fixture[i].file, "x1") == 0)
+            assert_int_equal(gc_store_set_state(s, id, GC_STORE_UNREADABLE, &d), GPUCORE_OK);
+        if (strcmp(fixture[i].file, "d1") == 0) {
+            assert_int_equal(unlink(path_in("d1")), 0);
+            assert_int_equal(gc_store_set_state(s, id, GC_STORE_DELETED, &d), GPUCORE_OK);
+        }
+    }
+    assert_int_equal(unlink(path_in("m1")), 0); /* by hand: missing at gc's refresh */
+
+    assert_int_equal(gc_store_gc(s, &p, 1, 5000 * NS, on_planned, &pl, &freed, &d), GPUCORE_OK);
+    expect_plan(&pl, files_a, why_a, sizeof(files_a) / sizeof(files_a[0]));
+    assert_int_equal(freed, 44 * 1024);
+
+    /* KeepFree no file system has: after MaxUse, every other core goes, oldest first */
+    memset(&pl, 0, sizeof(pl));
+    p.keep_free = 1ull << 62;
+    assert_int_equal(gc_store_gc(s, &p, 1, 5000 * NS, on_planned, &pl, &freed, &d), GPUCORE_OK);
+    expect_plan(&pl, files_b, why_b, sizeof(files_b) / sizeof(files_b[0]));
+    assert_int_equal(freed, 124 * 1024);
+
+    /* dry runs: every file is still there; the refresh recorded m1 as missing */
+    n = query(s, NULL, &rows);
+    assert_int_equal(n, sizeof(fixture) / sizeof(fixture[0]));
+    for (size_t i = 0; i < n; i++) {
+        int want = strcmp(rows[i].file, "m1") == 0   ? GC_STORE_MISSING
+                   : strcmp(rows[i].file, "d1") == 0 ? GC_STORE_DELETED
+                   : strcmp(rows[i].file, "x1") == 0 ? GC_STORE_UNREADABLE
+                                                     : GC_STORE_PRESENT;
+
+        assert_int_equal(rows[i].state, want);
+    }
+    gc_store_rows_free(rows, n);
+
+    /* for real: the same cores in the same order, their rows marked deleted */
+    memset(&pl, 0, sizeof(pl));
+    assert_int_equal(gc_store_gc(s, &p, 0, 5000 * NS, on_planned, &pl, &freed, &d), GPUCORE_OK);
+    expect_plan(&pl, files_b, why_b, sizeof(files_b) / sizeof(files_b[0]));
+    assert_int_equal(sql_int("SELECT count(*) FROM cores WHERE state = 'deleted'"), 16);
+    for (size_t i = 0; i < pl.n; i++)
+        assert_int_equal(access(path_in(pl.files[i]), F_OK), -1);
+    gc_store_close(s);
+}
+
+#undef DUP
+#undef AGE
+#undef USE
+#undef FREE
+
 /* A user who is not root sees the rows of their uid and those of unknown uid only. */
 static void test_own_uid_filter(void **state)
 {
@@ -694,6 +824,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_conf, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gc_order, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gc_keep_free, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_gc_plan_order, setup, teardown),
         cmocka_unit_test_setup_teardown(test_own_uid_filter, setup, teardown),
         cmocka_unit_test(test_locate),
         cmocka_unit_test(test_locate_user),
