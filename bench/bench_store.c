@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gpucore-bench-store [--rows N[,N...]] [--dir DIR]: the core store's index at fleet scale.
+ * gpucore-bench-store [--rows N[,N...]] [--dir DIR] [--keep]: the core store's index at fleet
+ * scale.
  *
  * For each N (default 1000,10000,50000), a new store in a temporary directory below DIR (default
  * $TMPDIR or /tmp) gets N rows as a fleet would produce them (200 signatures, 64 jobs, 8 ranks,
@@ -10,7 +11,8 @@
  * per N, side by side; the index's size on disk last. Nothing is asserted: these are figures.
  * Each row's file is an empty file (gc removes only what is there; this is a dry run): the
  * index is what is measured. Reading a core for its row is the capture's cost, measured by
- * bench_capture.sh.
+ * bench_capture.sh. --keep leaves each store in place (its path on standard error) to look at it
+ * with sqlite3 or time `gpucore list --store DIR`.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +30,8 @@
 
 #define SIGNATURES 200
 #define JOBS       64
+
+static int keep;
 
 static double now_s(void)
 {
@@ -160,6 +164,10 @@ static int run(const char *base, unsigned n)
            put_s * 1e6 / n, q_all, got_all, q_sig, got_sig, q_job, got_job, gc_ms, count_removed,
            (double)st.st_size / (1 << 20));
     fflush(stdout);
+    if (keep) {
+        fprintf(stderr, "gpucore-bench-store: kept %s\n", dir);
+        return 0;
+    }
     {
         char cmd[4200 + 32];
 
@@ -180,8 +188,10 @@ int main(int argc, char **argv)
             rows = argv[++i];
         else if (!strcmp(argv[i], "--dir") && i + 1 < argc)
             base = argv[++i];
+        else if (!strcmp(argv[i], "--keep"))
+            keep = 1;
         else {
-            fprintf(stderr, "usage: gpucore-bench-store [--rows N[,N...]] [--dir DIR]\n");
+            fprintf(stderr, "usage: gpucore-bench-store [--rows N[,N...]] [--dir DIR] [--keep]\n");
             return 2;
         }
     }
