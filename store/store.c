@@ -219,6 +219,47 @@ gpucore_status_t gc_store_step_done(struct gc_store *s, sqlite3_stmt *stmt, cons
     return GPUCORE_OK;
 }
 
+gpucore_status_t gc_store_batch_begin(struct gc_store_batch *b, gpucore_diag_t *d)
+{
+    gpucore_status_t st;
+
+    if (b->open)
+        return GPUCORE_OK;
+    st = gc_store_exec(b->s, "BEGIN IMMEDIATE", "cannot lock the index", d);
+    if (st == GPUCORE_OK) {
+        b->open = 1;
+        b->pending = 0;
+    }
+    return st;
+}
+
+gpucore_status_t gc_store_batch_count(struct gc_store_batch *b, gpucore_diag_t *d)
+{
+    if (++b->pending < GC_STORE_BATCH_ROWS)
+        return GPUCORE_OK;
+    return gc_store_batch_end(b, GPUCORE_OK, d);
+}
+
+gpucore_status_t gc_store_batch_end(struct gc_store_batch *b, gpucore_status_t st,
+                                    gpucore_diag_t *d)
+{
+    gpucore_diag_t ignored = { 0 };
+    gpucore_status_t cst;
+
+    if (!b->open)
+        return st;
+    b->open = 0;
+    b->pending = 0;
+    /* SQLite may have rolled back by itself after an error (a full disk): nothing to commit */
+    if (sqlite3_get_autocommit(b->s->db))
+        return st;
+    cst = gc_store_exec(b->s, "COMMIT", "cannot commit the changes",
+                        st == GPUCORE_OK ? d : &ignored);
+    if (cst != GPUCORE_OK)
+        sqlite3_exec(b->s->db, "ROLLBACK", NULL, NULL, NULL);
+    return st != GPUCORE_OK ? st : cst;
+}
+
 int64_t gc_store_now_ns(void)
 {
     struct timespec ts;
@@ -691,7 +732,9 @@ gpucore_status_t gc_store_query(struct gc_store *s, const struct gc_store_filter
             "  '\\', '\\\\'), '%', '\\%'), '_', '\\_') ESCAPE '\\') AND "
             "(?6 IS NULL OR c.job = ?6) AND "
             "(?7 IS NULL OR c.uid IS NULL OR c.uid = ?7) "
-            "ORDER BY c.time_ns IS NOT NULL, c.time_ns, c.id",
+            /* unknown times (NULL) first: SQLite sorts NULL before any number; time then id
+               is the order of the index cores_by_time, read in order instead of sorted */
+            "ORDER BY c.time_ns, c.id",
             &q, reterr_diag);
     if (st != GPUCORE_OK)
         return st;

@@ -23,6 +23,34 @@ gpucore_status_t gc_store_prepare(struct gc_store *s, const char *sql, sqlite3_s
                                   gpucore_diag_t *d);
 gpucore_status_t gc_store_step_done(struct gc_store *s, sqlite3_stmt *stmt, const char *what,
                                     gpucore_diag_t *d);
+/*
+ * Many row changes (gc's deletions, a refresh's new file states) in write transactions of at
+ * most GC_STORE_BATCH_ROWS changes each: a commit is a journal write and a sync (several round
+ * trips on a network filesystem), so one per row made a large gc slow; and a bounded batch
+ * bounds how long the write lock is held while files are removed, which a capture's indexing
+ * waits for (GC_STORE_BUSY_TIMEOUT_MS). A transaction is begun at the first change only, so
+ * that a pass that changes nothing never takes the lock.
+ */
+#define GC_STORE_BATCH_ROWS 256u
+
+struct gc_store_batch {
+    struct gc_store *s;
+    unsigned pending; /* changes in the open transaction */
+    int open;
+};
+
+/* Before a change: begin a transaction unless one is open. GPUCORE_OK or GPUCORE_E_IO. */
+gpucore_status_t gc_store_batch_begin(struct gc_store_batch *b, gpucore_diag_t *d);
+/* After a change: commit when GC_STORE_BATCH_ROWS are pending. GPUCORE_OK or GPUCORE_E_IO. */
+gpucore_status_t gc_store_batch_count(struct gc_store_batch *b, gpucore_diag_t *d);
+/*
+ * The end of the changes, @p st being how they went: what is pending is committed (also after
+ * a failure: the changes made were made, files removed stay removed). Returns @p st when it is
+ * a failure, else the commit's status.
+ */
+gpucore_status_t gc_store_batch_end(struct gc_store_batch *b, gpucore_status_t st,
+                                    gpucore_diag_t *d);
+
 /* CLOCK_REALTIME in ns. */
 int64_t gc_store_now_ns(void);
 

@@ -227,6 +227,7 @@ gpucore_status_t gc_store_refresh(struct gc_store *s, struct gc_store_row *rows,
                                   gpucore_diag_t *reterr_diag)
 {
     struct gc_store_row *all = NULL;
+    struct gc_store_batch batch = { .s = s };
     size_t nall = 0;
     gpucore_status_t st = GPUCORE_OK;
 
@@ -248,10 +249,15 @@ gpucore_status_t gc_store_refresh(struct gc_store *s, struct gc_store_row *rows,
         if (r->state == GC_STORE_UNREADABLE && now == GC_STORE_PRESENT)
             continue;
         if (now != r->state) {
-            st = gc_store_set_state(s, r->id, now, reterr_diag);
+            st = gc_store_batch_begin(&batch, reterr_diag);
+            if (st == GPUCORE_OK)
+                st = gc_store_set_state(s, r->id, now, reterr_diag);
+            if (st == GPUCORE_OK)
+                st = gc_store_batch_count(&batch, reterr_diag);
             r->state = now;
         }
     }
+    st = gc_store_batch_end(&batch, st, reterr_diag);
     gc_store_rows_free(all, nall);
     return st;
 }
