@@ -143,6 +143,11 @@ static int run(const char *base, unsigned n)
         gc_store_row_done(&r);
     }
     put_s = now_s() - t;
+    gc_store_close(s);
+    if (gc_store_open(dir, 0, &s, &d) != GPUCORE_OK) {
+        fprintf(stderr, "gpucore-bench-store: %s: %s\n", dir, d.message);
+        return 1;
+    }
     q_all = time_query(s, &all, &got_all);
     by_sig.signature = "0000000000000000"; /* signature 0's hash */
     q_sig = time_query(s, &by_sig, &got_sig);
