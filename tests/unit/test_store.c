@@ -589,8 +589,8 @@ static void expect_plan(const struct plan *pl, const char *const *files, const c
 {
     for (size_t i = 0; i < pl->n && i < n; i++)
         if (strcmp(pl->files[i], files[i]) != 0 || strcmp(pl->why[i], why[i]) != 0)
-            fail_msg("plan[%zu]: %s (%s), expected %s (%s)", i, pl->files[i], pl->why[i],
-                     files[i], why[i]);
+            fail_msg("plan[%zu]: %s (%s), expected %s (%s)", i, pl->files[i], pl->why[i], files[i],
+                     why[i]);
     assert_int_equal(pl->n, n);
 }
 
@@ -608,7 +608,7 @@ static void test_gc_plan_order(void **state)
         const char *sig;
         size_t kib;
     } fixture[] = {
-        { "e1", 4800, "e", 64 }, { "u1", -1, "a", 4 },  { "u2", -1, NULL, 8 },
+        { "e1", 4800, "e", 64 }, { "u1", -1, "a", 4 },   { "u2", -1, NULL, 8 },
         { "b1", 100, "b", 4 },   { "c1", 200, NULL, 4 }, { "m1", 4050, "a", 4 },
         { "a1", 4100, "a", 4 },  { "b3", 4150, "b", 4 }, { "b2", 4150, "b", 4 },
         { "a2", 4200, "a", 4 },  { "a3", 4300, "a", 4 }, { "b4", 4400, "b", 4 },
@@ -618,12 +618,12 @@ static void test_gc_plan_order(void **state)
     /* Oldest first: u1 u2 (unknown time, by id) b1 c1 m1 a1 b3 b2 (same time: by id) a2 a3 b4
        c2 d1 x1 e1 e2 e3. m1 is missing and d1 deleted: neither counts nor goes. The cores
        present use 124 KiB. */
-    static const char *const files_a[] = { "b2", "a2", "a3", "b4", "e3", "b1",
-                                           "c1", "u1", "u2", "a1" };
+    static const char *const files_a[] = { "b2", "a2", "a3", "b4", "e3",
+                                           "b1", "c1", "u1", "u2", "a1" };
     static const char *const why_a[] = { DUP, DUP, DUP, DUP, DUP, AGE, AGE, USE, USE, USE };
-    static const char *const files_b[] = { "b2", "a2", "a3", "b4", "e3", "b1", "c1",
-                                           "u1", "u2", "a1", "b3", "c2", "x1", "e1", "e2" };
-    static const char *const why_b[] = { DUP, DUP, DUP, DUP, DUP, AGE, AGE, USE,
+    static const char *const files_b[] = { "b2", "a2", "a3", "b4", "e3", "b1", "c1", "u1",
+                                           "u2", "a1", "b3", "c2", "x1", "e1", "e2" };
+    static const char *const why_b[] = { DUP, DUP, DUP,  DUP,  DUP,  AGE,  AGE, USE,
                                          USE, USE, FREE, FREE, FREE, FREE, FREE };
     struct gc_store_policy p = {
         .keep_per_signature = 2,
