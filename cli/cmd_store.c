@@ -375,6 +375,18 @@ static void print_dedupe(FILE *out, const json_t *list)
     }
 }
 
+/* The members of a list document before its list: the schema, the store, its filesystem
+   and the journal its index uses there (docs/store.md). */
+static void list_head(json_t *doc, const struct gc_store *s)
+{
+    char fs[32];
+
+    json_object_set_new(doc, "schema", json_string(LIST_SCHEMA));
+    json_object_set_new(doc, "store", gc_json_str_or_null(gc_store_path(s)));
+    json_object_set_new(doc, "filesystem", json_string(gc_store_fs_name(s, fs, sizeof(fs))));
+    json_object_set_new(doc, "journal", json_string(gc_store_journal_name(gc_store_journal(s))));
+}
+
 int cmd_list(int argc, char **argv)
 {
     struct gc_store_filter f = { 0 };
@@ -442,8 +454,7 @@ int cmd_list(int argc, char **argv)
         if (json) {
             json_t *doc = json_object();
 
-            json_object_set_new(doc, "schema", json_string(LIST_SCHEMA));
-            json_object_set_new(doc, "store", gc_json_str_or_null(gc_store_path(s)));
+            list_head(doc, s);
             json_object_set_new(doc, "signatures", list);
             rc = print_json(doc);
         } else {
@@ -458,8 +469,7 @@ int cmd_list(int argc, char **argv)
     } else if (json) {
         json_t *doc = json_object(), *cores = json_array();
 
-        json_object_set_new(doc, "schema", json_string(LIST_SCHEMA));
-        json_object_set_new(doc, "store", gc_json_str_or_null(gc_store_path(s)));
+        list_head(doc, s);
         for (size_t i = 0; i < n; i++)
             json_array_append_new(cores, row_json(s, &rows[i]));
         json_object_set_new(doc, "cores", cores);

@@ -10,10 +10,19 @@
 #include <gpucore/status.h>
 
 struct gc_store {
-    char *path;  /* as given */
-    int dirfd;   /* O_DIRECTORY | O_NOFOLLOW, checked (owner, mode) */
-    sqlite3 *db; /* index.sqlite, reached through dirfd */
+    char *path;       /* as given */
+    int dirfd;        /* O_DIRECTORY | O_NOFOLLOW, checked (owner, mode) */
+    sqlite3 *db;      /* index.sqlite, reached through dirfd */
+    uint64_t fs_type; /* fstatfs(dirfd).f_type; 0 unknown */
+    int journal;      /* enum gc_store_journal */
 };
+
+/*
+ * gc_store_open() with the filesystem's f_type given (@p f_type not NULL) instead of read with
+ * fstatfs(): how the tests open a store as if it were on a network filesystem.
+ */
+gpucore_status_t gc_store_open_fs(const char *dir, uint32_t flags, const uint64_t *f_type,
+                                  struct gc_store **ret, gpucore_diag_t *reterr_diag);
 
 /* sqlite3_exec() / _prepare_v2() / one step to SQLITE_DONE then finalize; failures name the
    index and SQLite's message. */

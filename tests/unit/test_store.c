@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,6 +24,7 @@
 #include <sqlite3.h>
 
 #include "store.h"
+#include "store_internal.h" /* gc_store_open_fs(): a store opened as if on NFS */
 
 #define NS 1000000000LL
 
@@ -692,6 +694,166 @@ static void test_gc_plan_order(void **state)
 #undef USE
 #undef FREE
 
+/* The index's journal mode as SQLite reports it ("wal", "delete"), read by a connection of
+   its own. */
+static void expect_journal_mode(const char *want)
+{
+    sqlite3 *db;
+    sqlite3_stmt *q;
+
+    assert_int_equal(sqlite3_open(path_in(GC_STORE_INDEX_NAME), &db), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &q, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+    assert_string_equal((const char *)sqlite3_column_text(q, 0), want);
+    sqlite3_finalize(q);
+    sqlite3_close(db);
+}
+
+/* The filesystem table and the journal it decides, on injected f_type values. */
+static void test_fs_table(void **state)
+{
+    static const struct {
+        uint64_t magic;
+        const char *name;
+    } network[] = {
+        { 0x6969, "nfs" },        { 0x517B, "smb" },       { 0xFE534D42, "smb2" },
+        { 0xFF534D42, "cifs" },   { 0x00C36400, "ceph" },  { 0x01021997, "9p" },
+        { 0x65735546, "fuse" },   { 0x5346414F, "afs" },   { 0x6B414653, "kafs" },
+        { 0x73757245, "coda" },   { 0x7461636F, "ocfs2" }, { 0x01161970, "gfs2" },
+        { 0x0BD00BD0, "lustre" }, { 0x47504653, "gpfs" },  { 0x19830326, "beegfs" },
+    };
+    static const struct {
+        uint64_t magic;
+        const char *name;
+    } local[] = {
+        { 0xEF53, "ext4" },      { 0x58465342, "xfs" },       { 0x9123683E, "btrfs" },
+        { 0x01021994, "tmpfs" }, { 0x794C7630, "overlayfs" },
+    };
+    const struct gc_store_fs *fs;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(network) / sizeof(network[0]); i++) {
+        fs = gc_store_fs_lookup(network[i].magic);
+        assert_non_null(fs);
+        assert_string_equal(fs->name, network[i].name);
+        assert_int_equal(fs->network, 1);
+        assert_int_equal(gc_store_journal_for(network[i].magic), GC_STORE_JOURNAL_DELETE);
+    }
+    for (size_t i = 0; i < sizeof(local) / sizeof(local[0]); i++) {
+        fs = gc_store_fs_lookup(local[i].magic);
+        assert_non_null(fs);
+        assert_string_equal(fs->name, local[i].name);
+        assert_int_equal(fs->network, 0);
+        assert_int_equal(gc_store_journal_for(local[i].magic), GC_STORE_JOURNAL_WAL);
+    }
+    /* not in the table: local */
+    assert_null(gc_store_fs_lookup(0x12345678));
+    assert_int_equal(gc_store_journal_for(0x12345678), GC_STORE_JOURNAL_WAL);
+    assert_int_equal(gc_store_journal_for(0), GC_STORE_JOURNAL_WAL);
+    /* f_type is a signed long: CIFS's magic sign-extended, as a 32-bit system gives it */
+    assert_int_equal(gc_store_journal_for((uint64_t)(int64_t)(int32_t)0xFF534D42),
+                     GC_STORE_JOURNAL_DELETE);
+    /* and only the low 32 bits count: NFS's value with high bits is still NFS */
+    assert_string_equal(gc_store_fs_lookup(0x100006969ull)->name, "nfs");
+    assert_string_equal(gc_store_journal_name(GC_STORE_JOURNAL_WAL), "wal");
+    assert_string_equal(gc_store_journal_name(GC_STORE_JOURNAL_DELETE), "delete");
+    assert_null(gc_store_journal_name(_GC_STORE_JOURNAL_MAX));
+}
+
+/* A store on a local filesystem, the build tree's and tmpfs (/dev/shm), uses WAL; what the
+   store says of its filesystem is what statfs() says. */
+static void test_journal_local(void **state)
+{
+    char saved[PATH_MAX];
+    struct gc_store *s;
+    struct statfs sfs;
+    char name[32];
+
+    (void)state;
+    s = open_store();
+    assert_int_equal(statfs(dir, &sfs), 0);
+    assert_int_equal(gc_store_fs_type(s), (uint64_t)sfs.f_type);
+    if (gc_store_journal_for((uint64_t)sfs.f_type) == GC_STORE_JOURNAL_DELETE)
+        skip(); /* a build tree on a network filesystem: not what this test is about */
+    assert_int_equal(gc_store_journal(s), GC_STORE_JOURNAL_WAL);
+    gc_store_close(s);
+    expect_journal_mode("wal");
+
+    /* tmpfs */
+    if (statfs("/dev/shm", &sfs) != 0 || (uint32_t)sfs.f_type != 0x01021994u) {
+        print_message("/dev/shm is not a tmpfs here: only the build tree's filesystem tested\n");
+        return;
+    }
+    snprintf(saved, sizeof(saved), "%s", dir);
+    snprintf(dir, sizeof(dir), "/dev/shm/test_store.%ld", (long)getpid());
+    s = open_store();
+    assert_int_equal(gc_store_journal(s), GC_STORE_JOURNAL_WAL);
+    assert_string_equal(gc_store_fs_name(s, name, sizeof(name)), "tmpfs");
+    gc_store_close(s);
+    expect_journal_mode("wal");
+    assert_int_equal(teardown(NULL), 0);
+    snprintf(dir, sizeof(dir), "%s", saved);
+}
+
+/*
+ * An index in WAL mode opened on a network filesystem (an injected NFS f_type) is switched to
+ * a rollback journal, its rows kept; opened on a local one again, it is WAL again. While
+ * another process has it open in WAL mode, the switch cannot happen: after the busy timeout
+ * the open fails with a message saying so, and the index is still WAL and whole.
+ */
+static void test_journal_network(void **state)
+{
+    const uint64_t nfs = 0x6969, ext4 = 0xEF53;
+    struct gc_store_row *rows = NULL;
+    struct gc_store *s = NULL;
+    gpucore_diag_t d = { 0 };
+    char name[32];
+    struct stat st;
+    sqlite3 *other;
+
+    (void)state;
+    s = open_store();
+    put(s, "a", 100, "sig", "x", 10);
+    gc_store_close(s);
+    expect_journal_mode("wal");
+
+    assert_int_equal(gc_store_open_fs(dir, GC_STORE_CREATE, &nfs, &s, &d), GPUCORE_OK);
+    assert_int_equal(gc_store_journal(s), GC_STORE_JOURNAL_DELETE);
+    assert_string_equal(gc_store_fs_name(s, name, sizeof(name)), "nfs");
+    put(s, "b", 200, "sig", "x", 10); /* writes in rollback mode */
+    assert_int_equal(query(s, NULL, &rows), 2);
+    gc_store_rows_free(rows, 2);
+    expect_journal_mode("delete");
+    assert_int_equal(stat(path_in(GC_STORE_INDEX_NAME "-wal"), &st), -1);
+    gc_store_close(s);
+    expect_journal_mode("delete");
+
+    /* back on a local filesystem: WAL */
+    assert_int_equal(gc_store_open_fs(dir, GC_STORE_CREATE, &ext4, &s, &d), GPUCORE_OK);
+    assert_int_equal(gc_store_journal(s), GC_STORE_JOURNAL_WAL);
+    gc_store_close(s);
+    expect_journal_mode("wal");
+
+    /* another connection holds the WAL index open: no switch, a clear failure, nothing
+       changed */
+    assert_int_equal(sqlite3_open(path_in(GC_STORE_INDEX_NAME), &other), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(other, "SELECT count(*) FROM cores", NULL, NULL, NULL),
+                     SQLITE_OK);
+    s = NULL;
+    assert_int_equal(gc_store_open_fs(dir, GC_STORE_CREATE, &nfs, &s, &d), GPUCORE_E_IO);
+    assert_null(s);
+    assert_non_null(strstr(d.message, "on a network filesystem (nfs)"));
+    assert_non_null(strstr(d.message, "could not be switched"));
+    sqlite3_close(other);
+    expect_journal_mode("wal");
+    assert_int_equal(sql_int("SELECT count(*) FROM cores"), 2);
+    /* once it is closed, the switch happens */
+    assert_int_equal(gc_store_open_fs(dir, GC_STORE_CREATE, &nfs, &s, &d), GPUCORE_OK);
+    assert_int_equal(gc_store_journal(s), GC_STORE_JOURNAL_DELETE);
+    gc_store_close(s);
+    expect_journal_mode("delete");
+}
+
 /* A user who is not root sees the rows of their uid and those of unknown uid only. */
 static void test_own_uid_filter(void **state)
 {
@@ -825,6 +987,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_gc_order, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gc_keep_free, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gc_plan_order, setup, teardown),
+        cmocka_unit_test(test_fs_table),
+        cmocka_unit_test_setup_teardown(test_journal_local, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_journal_network, setup, teardown),
         cmocka_unit_test_setup_teardown(test_own_uid_filter, setup, teardown),
         cmocka_unit_test(test_locate),
         cmocka_unit_test(test_locate_user),
