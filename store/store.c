@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -61,6 +62,70 @@ void gc_store_rows_free(struct gc_store_row *rows, size_t n)
     for (size_t i = 0; rows && i < n; i++)
         gc_store_row_done(&rows[i]);
     free(rows);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* The filesystem and the journal                                                              */
+/* ---------------------------------------------------------------------------------------- */
+
+static const char *const journal_names[_GC_STORE_JOURNAL_MAX] = {
+    [GC_STORE_JOURNAL_WAL] = "wal",
+    [GC_STORE_JOURNAL_DELETE] = "delete",
+};
+
+const char *gc_store_journal_name(int journal)
+{
+    return journal >= 0 && journal < _GC_STORE_JOURNAL_MAX ? journal_names[journal] : NULL;
+}
+
+/*
+ * statfs() f_type values. The kernel's include/uapi/linux/magic.h defines NFS_SUPER_MAGIC,
+ * SMB_SUPER_MAGIC, SMB2_SUPER_MAGIC, CIFS_SUPER_MAGIC, CEPH_SUPER_MAGIC, V9FS_MAGIC,
+ * FUSE_SUPER_MAGIC, AFS_SUPER_MAGIC (OpenAFS), AFS_FS_MAGIC (the kernel's AFS),
+ * CODA_SUPER_MAGIC, OCFS2_SUPER_MAGIC and the local ones; gfs2_ondisk.h GFS2_MAGIC. Lustre,
+ * GPFS and BeeGFS (formerly FhGFS) are out of tree: their values are coreutils' (stat.c,
+ * S_MAGIC_LUSTRE, S_MAGIC_GPFS, S_MAGIC_FHGFS, which it marks remote too). Every other
+ * filesystem is taken to be local; the local ones here only give their names.
+ */
+static const struct gc_store_fs fs_table[] = {
+    { 0x00006969, "nfs", 1 },       /* NFS_SUPER_MAGIC */
+    { 0x0000517B, "smb", 1 },       /* SMB_SUPER_MAGIC */
+    { 0xFE534D42, "smb2", 1 },      /* SMB2_SUPER_MAGIC */
+    { 0xFF534D42, "cifs", 1 },      /* CIFS_SUPER_MAGIC */
+    { 0x00C36400, "ceph", 1 },      /* CEPH_SUPER_MAGIC */
+    { 0x01021997, "9p", 1 },        /* V9FS_MAGIC */
+    { 0x65735546, "fuse", 1 },      /* FUSE_SUPER_MAGIC */
+    { 0x5346414F, "afs", 1 },       /* AFS_SUPER_MAGIC */
+    { 0x6B414653, "kafs", 1 },      /* AFS_FS_MAGIC */
+    { 0x73757245, "coda", 1 },      /* CODA_SUPER_MAGIC */
+    { 0x7461636F, "ocfs2", 1 },     /* OCFS2_SUPER_MAGIC */
+    { 0x01161970, "gfs2", 1 },      /* GFS2_MAGIC */
+    { 0x0BD00BD0, "lustre", 1 },    /* S_MAGIC_LUSTRE */
+    { 0x47504653, "gpfs", 1 },      /* S_MAGIC_GPFS */
+    { 0x19830326, "beegfs", 1 },    /* S_MAGIC_FHGFS */
+    { 0x0000EF53, "ext4", 0 },      /* EXT4_SUPER_MAGIC (ext2 and ext3 too) */
+    { 0x58465342, "xfs", 0 },       /* XFS_SUPER_MAGIC */
+    { 0x9123683E, "btrfs", 0 },     /* BTRFS_SUPER_MAGIC */
+    { 0x01021994, "tmpfs", 0 },     /* TMPFS_MAGIC */
+    { 0x794C7630, "overlayfs", 0 }, /* OVERLAYFS_SUPER_MAGIC */
+    { 0x2FC12FC1, "zfs", 0 },       /* S_MAGIC_ZFS */
+    { 0xF2F52010, "f2fs", 0 },      /* F2FS_SUPER_MAGIC */
+    { 0x858458F6, "ramfs", 0 },     /* RAMFS_MAGIC */
+};
+
+const struct gc_store_fs *gc_store_fs_lookup(uint64_t f_type)
+{
+    for (size_t i = 0; i < sizeof(fs_table) / sizeof(fs_table[0]); i++)
+        if (fs_table[i].magic == (uint32_t)f_type)
+            return &fs_table[i];
+    return NULL;
+}
+
+int gc_store_journal_for(uint64_t f_type)
+{
+    const struct gc_store_fs *fs = gc_store_fs_lookup(f_type);
+
+    return fs && fs->network ? GC_STORE_JOURNAL_DELETE : GC_STORE_JOURNAL_WAL;
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -219,6 +284,47 @@ gpucore_status_t gc_store_step_done(struct gc_store *s, sqlite3_stmt *stmt, cons
     return GPUCORE_OK;
 }
 
+gpucore_status_t gc_store_batch_begin(struct gc_store_batch *b, gpucore_diag_t *d)
+{
+    gpucore_status_t st;
+
+    if (b->open)
+        return GPUCORE_OK;
+    st = gc_store_exec(b->s, "BEGIN IMMEDIATE", "cannot lock the index", d);
+    if (st == GPUCORE_OK) {
+        b->open = 1;
+        b->pending = 0;
+    }
+    return st;
+}
+
+gpucore_status_t gc_store_batch_count(struct gc_store_batch *b, gpucore_diag_t *d)
+{
+    if (++b->pending < GC_STORE_BATCH_ROWS)
+        return GPUCORE_OK;
+    return gc_store_batch_end(b, GPUCORE_OK, d);
+}
+
+gpucore_status_t gc_store_batch_end(struct gc_store_batch *b, gpucore_status_t st,
+                                    gpucore_diag_t *d)
+{
+    gpucore_diag_t ignored = { 0 };
+    gpucore_status_t cst;
+
+    if (!b->open)
+        return st;
+    b->open = 0;
+    b->pending = 0;
+    /* SQLite may have rolled back by itself after an error (a full disk): nothing to commit */
+    if (sqlite3_get_autocommit(b->s->db))
+        return st;
+    cst = gc_store_exec(b->s, "COMMIT", "cannot commit the changes",
+                        st == GPUCORE_OK ? d : &ignored);
+    if (cst != GPUCORE_OK)
+        sqlite3_exec(b->s->db, "ROLLBACK", NULL, NULL, NULL);
+    return st != GPUCORE_OK ? st : cst;
+}
+
 int64_t gc_store_now_ns(void)
 {
     struct timespec ts;
@@ -336,6 +442,53 @@ static int check_index(const struct gc_store *s, uint32_t flags, gpucore_diag_t 
     return -1;
 }
 
+/*
+ * The journal s->journal names. WAL: readers never wait for a writer, a writer waits
+ * (busy_timeout) for another, and commits are synced at checkpoints (synchronous=NORMAL). On a
+ * network filesystem a rollback journal and POSIX locks, every commit synced (FULL, SQLite's
+ * default for it). PRAGMA journal_mode answers the mode in force: an index in WAL mode that
+ * another connection has open cannot leave it (SQLITE_BUSY, at once).
+ */
+static gpucore_status_t set_journal(struct gc_store *s, gpucore_diag_t *d)
+{
+    const char *want = gc_store_journal_name(s->journal);
+    const unsigned char *got;
+    char sql[64], fs[32];
+    sqlite3_stmt *q;
+    gpucore_status_t st;
+    int rc;
+
+    snprintf(sql, sizeof(sql), "PRAGMA journal_mode=%s", want);
+    st = gc_store_prepare(s, sql, &q, d);
+    if (st != GPUCORE_OK)
+        return st;
+    rc = sqlite3_step(q);
+    got = rc == SQLITE_ROW ? sqlite3_column_text(q, 0) : NULL;
+    if (got && sqlite3_stricmp((const char *)got, want) == 0) {
+        sqlite3_finalize(q);
+        return gc_store_exec(s,
+                             s->journal == GC_STORE_JOURNAL_WAL ? "PRAGMA synchronous=NORMAL"
+                                                                : "PRAGMA synchronous=FULL",
+                             "cannot set the index's options", d);
+    }
+    if (s->journal == GC_STORE_JOURNAL_DELETE)
+        st = gc_diag_set(d, GPUCORE_E_IO, 0,
+                         "%s/%s: the store is on a network filesystem (%s), where the index "
+                         "must use a rollback journal, not WAL; it could not be switched (%s): "
+                         "another process has it open; retry when it has closed it",
+                         s->path, GC_STORE_INDEX_NAME, gc_store_fs_name(s, fs, sizeof(fs)),
+                         got ? (const char *)got : sqlite3_errmsg(s->db));
+    else if (got)
+        st = gc_diag_set(d, GPUCORE_E_IO, 0,
+                         "%s/%s: cannot use WAL: the index stays in journal mode %s (another "
+                         "process has it open?)",
+                         s->path, GC_STORE_INDEX_NAME, (const char *)got);
+    else
+        st = db_fail(s, d, "cannot use WAL");
+    sqlite3_finalize(q);
+    return st;
+}
+
 static gpucore_status_t open_index(struct gc_store *s, uint32_t flags, gpucore_diag_t *d)
 {
     char path[PATH_MAX];
@@ -379,10 +532,7 @@ static gpucore_status_t open_index(struct gc_store *s, uint32_t flags, gpucore_d
         rc = newer_index(s, version, d);
     if (rc != GPUCORE_OK)
         return rc;
-    /* WAL: readers never wait for a writer, and a writer waits (busy_timeout) for another. */
-    rc = gc_store_exec(s, "PRAGMA journal_mode=WAL", "cannot use WAL", d);
-    if (rc == GPUCORE_OK)
-        rc = gc_store_exec(s, "PRAGMA synchronous=NORMAL", "cannot set the index's options", d);
+    rc = set_journal(s, d);
     return rc == GPUCORE_OK ? migrate(s, d) : rc;
 }
 
@@ -450,6 +600,12 @@ gpucore_status_t gc_store_prepare_dir(const char *dir, gpucore_diag_t *reterr_di
 gpucore_status_t gc_store_open(const char *dir, uint32_t flags, struct gc_store **ret,
                                gpucore_diag_t *reterr_diag)
 {
+    return gc_store_open_fs(dir, flags, NULL, ret, reterr_diag);
+}
+
+gpucore_status_t gc_store_open_fs(const char *dir, uint32_t flags, const uint64_t *f_type,
+                                  struct gc_store **ret, gpucore_diag_t *reterr_diag)
+{
     gpucore_diag_t local = { 0 };
     gpucore_diag_t *d = reterr_diag ? reterr_diag : &local;
     struct gc_store *s;
@@ -468,6 +624,16 @@ gpucore_status_t gc_store_open(const char *dir, uint32_t flags, struct gc_store 
         gc_store_close(s);
         return rc;
     }
+    /* Its filesystem decides the journal; fstatfs() failing (it does not on a directory
+       opened) leaves it unknown, and local. */
+    if (f_type) {
+        s->fs_type = *f_type;
+    } else {
+        struct statfs sfs;
+
+        s->fs_type = fstatfs(s->dirfd, &sfs) == 0 ? (uint64_t)sfs.f_type : 0;
+    }
+    s->journal = gc_store_journal_for(s->fs_type);
     /* The index and SQLite's journals beside it (which take the index's mode) are 0600. */
     mode_t old = umask(077);
 
@@ -501,6 +667,26 @@ int gc_store_dirfd(const struct gc_store *s)
 const char *gc_store_path(const struct gc_store *s)
 {
     return s->path;
+}
+
+uint64_t gc_store_fs_type(const struct gc_store *s)
+{
+    return s->fs_type;
+}
+
+int gc_store_journal(const struct gc_store *s)
+{
+    return s->journal;
+}
+
+const char *gc_store_fs_name(const struct gc_store *s, char *buf, size_t size)
+{
+    const struct gc_store_fs *fs = gc_store_fs_lookup(s->fs_type);
+
+    if (fs)
+        return fs->name;
+    snprintf(buf, size, "0x%" PRIx32, (uint32_t)s->fs_type);
+    return buf;
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -691,7 +877,9 @@ gpucore_status_t gc_store_query(struct gc_store *s, const struct gc_store_filter
             "  '\\', '\\\\'), '%', '\\%'), '_', '\\_') ESCAPE '\\') AND "
             "(?6 IS NULL OR c.job = ?6) AND "
             "(?7 IS NULL OR c.uid IS NULL OR c.uid = ?7) "
-            "ORDER BY c.time_ns IS NOT NULL, c.time_ns, c.id",
+            /* unknown times (NULL) first: SQLite sorts NULL before any number; time then id
+               is the order of the index cores_by_time, read in order instead of sorted */
+            "ORDER BY c.time_ns, c.id",
             &q, reterr_diag);
     if (st != GPUCORE_OK)
         return st;

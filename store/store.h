@@ -11,8 +11,9 @@
  *
  * The index: PRAGMA user_version is the schema version, the migrations (store_index.c) are
  * applied in order in one transaction each; an index whose version is newer than this program
- * knows is refused (GPUCORE_E_VERSION). WAL journal and a busy timeout, so two processes may
- * write at once. Every statement is prepared with bound parameters.
+ * knows is refused (GPUCORE_E_VERSION). A busy timeout, so two processes may write at once, and
+ * the journal the store's filesystem allows: WAL on a local one, a rollback journal on a network
+ * one (gc_store_journal_for()). Every statement is prepared with bound parameters.
  *
  * Internal to the `gpucore` program; not installed. Nothing here prints or exits (G-ERR-6).
  * A struct gc_store is not for concurrent use by threads. Strings are UTF-8 or bytes as the
@@ -35,6 +36,41 @@
 #define GC_STORE_ROOT_DIR "/var/lib/gpucore/cores"
 /* How long a writer waits for another one's lock, milliseconds. */
 #define GC_STORE_BUSY_TIMEOUT_MS 10000
+
+/*
+ * The index's journal. WAL needs memory shared by every process that opens the index (the
+ * "-shm" file, mapped), which processes on different hosts of a network filesystem do not
+ * share: SQLite's documentation says WAL does not work over a network filesystem. There the
+ * index uses a rollback journal and POSIX locks (docs/store.md, "On a network filesystem").
+ */
+enum gc_store_journal {
+    GC_STORE_JOURNAL_WAL = 0,    /* "wal": readers never wait for a writer; local filesystems */
+    GC_STORE_JOURNAL_DELETE = 1, /* "delete": rollback journal; network filesystems */
+    _GC_STORE_JOURNAL_MAX,
+};
+
+/* "wal", "delete" (SQLite's names of the modes); NULL for anything else. */
+const char *gc_store_journal_name(int journal);
+
+/* A filesystem the store knows by its statfs() f_type. */
+struct gc_store_fs {
+    uint32_t magic;   /* f_type (linux/magic.h's *_SUPER_MAGIC) */
+    const char *name; /* "nfs", "cifs", "ext4", "tmpfs", ... */
+    int network;      /* 1: its files may be shared with other hosts (or a FUSE server) */
+};
+
+/*
+ * The table's entry for @p f_type (its low 32 bits: f_type is a signed long, and 32-bit
+ * systems sign-extend the magics above 0x7fffffff), or NULL for a filesystem it does not
+ * list, which is taken to be local. Network: NFS, SMB, SMB2, CIFS, Ceph, 9P, FUSE (sshfs and
+ * others whose server may be shared), AFS (OpenAFS and the kernel's), Coda, OCFS2, GFS2,
+ * Lustre, GPFS, BeeGFS.
+ */
+const struct gc_store_fs *gc_store_fs_lookup(uint64_t f_type);
+
+/* The journal of a store on a filesystem of @p f_type: GC_STORE_JOURNAL_DELETE on a network
+   filesystem, else GC_STORE_JOURNAL_WAL. */
+int gc_store_journal_for(uint64_t f_type);
 
 /* The file state of a row: values stored in the index as these words. */
 enum gc_store_state {
@@ -120,8 +156,14 @@ struct gc_store;
 
 /*
  * Open the store at @p dir and its index (created, or migrated to GC_STORE_SCHEMA_VERSION).
+ * The directory's filesystem (fstatfs() on its descriptor) decides the index's journal
+ * (gc_store_journal_for()); an index in another mode is switched, which SQLite can do only
+ * while no other connection has the index open: else the open fails (GPUCORE_E_IO), and the
+ * index is left as it was.
  * @retval GPUCORE_OK        *ret is a new store; gc_store_close() it
- * @retval GPUCORE_E_IO      the directory or index cannot be opened or created (errno said)
+ * @retval GPUCORE_E_IO      the directory or index cannot be opened or created (errno said);
+ *                           or the index's journal cannot be switched (another process has
+ *                           it open)
  * @retval GPUCORE_E_PERM    the directory is a symlink, owned by another user (and the caller
  *                           is not root), or writable by group or others; or the index is a
  *                           symlink or not a regular file
@@ -135,6 +177,13 @@ void gc_store_close(struct gc_store *s); /* accepts NULL */
 /* The store's directory descriptor (borrowed) and path. */
 int gc_store_dirfd(const struct gc_store *s);
 const char *gc_store_path(const struct gc_store *s);
+/* The f_type of the store's filesystem (0 when fstatfs() failed), and the journal its index
+   uses (enum gc_store_journal). */
+uint64_t gc_store_fs_type(const struct gc_store *s);
+int gc_store_journal(const struct gc_store *s);
+/* The name of the store's filesystem: the table's ("nfs"), else its f_type as "0x%x" in
+   @p buf. Returns @p buf or a static string. */
+const char *gc_store_fs_name(const struct gc_store *s, char *buf, size_t size);
 
 /*
  * Read the core @p name (a file directly in the store) into @p ret: its metadata and the

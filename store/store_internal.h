@@ -10,10 +10,19 @@
 #include <gpucore/status.h>
 
 struct gc_store {
-    char *path;  /* as given */
-    int dirfd;   /* O_DIRECTORY | O_NOFOLLOW, checked (owner, mode) */
-    sqlite3 *db; /* index.sqlite, reached through dirfd */
+    char *path;       /* as given */
+    int dirfd;        /* O_DIRECTORY | O_NOFOLLOW, checked (owner, mode) */
+    sqlite3 *db;      /* index.sqlite, reached through dirfd */
+    uint64_t fs_type; /* fstatfs(dirfd).f_type; 0 unknown */
+    int journal;      /* enum gc_store_journal */
 };
+
+/*
+ * gc_store_open() with the filesystem's f_type given (@p f_type not NULL) instead of read with
+ * fstatfs(): how the tests open a store as if it were on a network filesystem.
+ */
+gpucore_status_t gc_store_open_fs(const char *dir, uint32_t flags, const uint64_t *f_type,
+                                  struct gc_store **ret, gpucore_diag_t *reterr_diag);
 
 /* sqlite3_exec() / _prepare_v2() / one step to SQLITE_DONE then finalize; failures name the
    index and SQLite's message. */
@@ -23,6 +32,34 @@ gpucore_status_t gc_store_prepare(struct gc_store *s, const char *sql, sqlite3_s
                                   gpucore_diag_t *d);
 gpucore_status_t gc_store_step_done(struct gc_store *s, sqlite3_stmt *stmt, const char *what,
                                     gpucore_diag_t *d);
+/*
+ * Many row changes (gc's deletions, a refresh's new file states) in write transactions of at
+ * most GC_STORE_BATCH_ROWS changes each: a commit is a journal write and a sync (several round
+ * trips on a network filesystem), so one per row made a large gc slow; and a bounded batch
+ * bounds how long the write lock is held while files are removed, which a capture's indexing
+ * waits for (GC_STORE_BUSY_TIMEOUT_MS). A transaction is begun at the first change only, so
+ * that a pass that changes nothing never takes the lock.
+ */
+#define GC_STORE_BATCH_ROWS 256u
+
+struct gc_store_batch {
+    struct gc_store *s;
+    unsigned pending; /* changes in the open transaction */
+    int open;
+};
+
+/* Before a change: begin a transaction unless one is open. GPUCORE_OK or GPUCORE_E_IO. */
+gpucore_status_t gc_store_batch_begin(struct gc_store_batch *b, gpucore_diag_t *d);
+/* After a change: commit when GC_STORE_BATCH_ROWS are pending. GPUCORE_OK or GPUCORE_E_IO. */
+gpucore_status_t gc_store_batch_count(struct gc_store_batch *b, gpucore_diag_t *d);
+/*
+ * The end of the changes, @p st being how they went: what is pending is committed (also after
+ * a failure: the changes made were made, files removed stay removed). Returns @p st when it is
+ * a failure, else the commit's status.
+ */
+gpucore_status_t gc_store_batch_end(struct gc_store_batch *b, gpucore_status_t st,
+                                    gpucore_diag_t *d);
+
 /* CLOCK_REALTIME in ns. */
 int64_t gc_store_now_ns(void);
 

@@ -227,6 +227,7 @@ gpucore_status_t gc_store_refresh(struct gc_store *s, struct gc_store_row *rows,
                                   gpucore_diag_t *reterr_diag)
 {
     struct gc_store_row *all = NULL;
+    struct gc_store_batch batch = { .s = s };
     size_t nall = 0;
     gpucore_status_t st = GPUCORE_OK;
 
@@ -248,10 +249,15 @@ gpucore_status_t gc_store_refresh(struct gc_store *s, struct gc_store_row *rows,
         if (r->state == GC_STORE_UNREADABLE && now == GC_STORE_PRESENT)
             continue;
         if (now != r->state) {
-            st = gc_store_set_state(s, r->id, now, reterr_diag);
+            st = gc_store_batch_begin(&batch, reterr_diag);
+            if (st == GPUCORE_OK)
+                st = gc_store_set_state(s, r->id, now, reterr_diag);
+            if (st == GPUCORE_OK)
+                st = gc_store_batch_count(&batch, reterr_diag);
             r->state = now;
         }
     }
+    st = gc_store_batch_end(&batch, st, reterr_diag);
     gc_store_rows_free(all, nall);
     return st;
 }
@@ -273,11 +279,27 @@ static int unchanged(const struct gc_store_row *r, const struct stat *st)
            r->file_mtime_ns == (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
 }
 
+static int cmp_row_file(const void *a, const void *b)
+{
+    const struct gc_store_row *const *x = a, *const *y = b;
+
+    return strcmp((*x)->file, (*y)->file);
+}
+
+/* The row of file @p name among @p by_file (sorted by file name; names are unique), or NULL. */
+static struct gc_store_row *row_of_file(struct gc_store_row **by_file, size_t n, const char *name)
+{
+    struct gc_store_row key = { .file = (char *)name }, *k = &key, **hit;
+
+    hit = bsearch(&k, by_file, n, sizeof(*by_file), cmp_row_file);
+    return hit ? *hit : NULL;
+}
+
 gpucore_status_t gc_store_rescan(struct gc_store *s, struct gc_store_rescan_stats *ret,
                                  gpucore_diag_t *reterr_diag)
 {
     struct gc_store_rescan_stats stats = { 0 };
-    struct gc_store_row *rows = NULL, r;
+    struct gc_store_row *rows = NULL, **by_file, r;
     struct dirent *e;
     size_t n = 0;
     gpucore_status_t st;
@@ -287,11 +309,22 @@ gpucore_status_t gc_store_rescan(struct gc_store *s, struct gc_store_rescan_stat
     st = gc_store_query(s, NULL, &rows, &n, reterr_diag);
     if (st != GPUCORE_OK)
         return st;
+    /* Each directory entry finds its row by binary search: a scan of the rows per entry cost
+       5 s for a store of 50,000 unchanged cores. */
+    by_file = malloc((n ? n : 1) * sizeof(*by_file));
+    if (!by_file) {
+        gc_store_rows_free(rows, n);
+        return gc_diag_set(reterr_diag, GPUCORE_E_NOMEM, 0, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++)
+        by_file[i] = &rows[i];
+    qsort(by_file, n, sizeof(*by_file), cmp_row_file);
     fd = openat(s->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     dir = fd >= 0 ? fdopendir(fd) : NULL;
     if (!dir) {
         if (fd >= 0)
             close(fd);
+        free(by_file);
         gc_store_rows_free(rows, n);
         return gc_diag_set(reterr_diag, GPUCORE_E_IO, 0, "%s: cannot list the store: %s", s->path,
                            strerror(errno));
@@ -307,9 +340,7 @@ gpucore_status_t gc_store_rescan(struct gc_store *s, struct gc_store_rescan_stat
             continue;
         }
         stats.files++;
-        for (size_t i = 0; i < n && !old; i++)
-            if (strcmp(rows[i].file, e->d_name) == 0)
-                old = &rows[i];
+        old = row_of_file(by_file, n, e->d_name);
         if (old && old->state != GC_STORE_DELETED && unchanged(old, &sb)) {
             if (old->state == GC_STORE_MISSING)
                 st = gc_store_set_state(s, old->id, GC_STORE_PRESENT, reterr_diag);
@@ -336,6 +367,7 @@ gpucore_status_t gc_store_rescan(struct gc_store *s, struct gc_store_rescan_stat
         }
     }
     closedir(dir);
+    free(by_file);
     for (size_t i = 0; st == GPUCORE_OK && i < n; i++) {
         if (rows[i].state == GC_STORE_DELETED ||
             file_state_now(s, rows[i].file) == GC_STORE_PRESENT)

@@ -17,6 +17,19 @@ foreach(kase run gc hand perm)
                        TIMEOUT 300)
 endforeach()
 
+# The journal on local filesystems (the build tree's, tmpfs): WAL, and list --json says so.
+add_test(NAME store-journal
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/store/store_journal.sh
+                 ${CMAKE_CURRENT_BINARY_DIR}/store-journal $<TARGET_FILE:gpucore-cli>)
+set_tests_properties(store-journal PROPERTIES LABELS "store;e2e" SKIP_RETURN_CODE 77 TIMEOUT 60)
+
+# list --json on 20,000 rows: every core listed, one core's JSON held at a time (peak RSS).
+add_test(NAME store-list-json
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/store/store_list_json.sh
+                 ${CMAKE_CURRENT_BINARY_DIR}/store-list-json $<TARGET_FILE:gpucore-cli>)
+set_tests_properties(store-list-json PROPERTIES LABELS "store;e2e" SKIP_RETURN_CODE 77
+                     TIMEOUT 120)
+
 # store.conf, the store's one parser of outside bytes (G-FUZZ-1)
 gpucore_fuzz_target(fuzz_store_conf SOURCE fuzz/targets/fuzz_store_conf.c
   LIBS gc_store gc_triage gc_analyze gc_libcore gc_schema gc_arch)

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,6 +24,7 @@
 #include <sqlite3.h>
 
 #include "store.h"
+#include "store_internal.h" /* gc_store_open_fs(): a store opened as if on NFS */
 
 #define NS 1000000000LL
 
@@ -562,6 +564,296 @@ static void test_gc_order(void **state)
     gc_store_close(s);
 }
 
+/*
+ * gc's plan pinned on a fixture where every phase chooses: KeepPerSignature=2 over signatures
+ * with repeats (a tie in capture time broken by id, rows of unknown time first, a missing and
+ * a deleted row that do not count as kept), MaxAge, then MaxUse, then KeepFree. The expected
+ * lists were worked out by hand from docs/store.md's order.
+ */
+struct plan {
+    char files[32][16];
+    char why[32][64];
+    size_t n;
+};
+
+static void on_planned(void *user, const struct gc_store_row *r, const char *why)
+{
+    struct plan *pl = user;
+
+    assert_true(pl->n < 32);
+    snprintf(pl->files[pl->n], sizeof(pl->files[0]), "%s", r->file);
+    snprintf(pl->why[pl->n], sizeof(pl->why[0]), "%s", why);
+    pl->n++;
+}
+
+static void expect_plan(const struct plan *pl, const char *const *files, const char *const *why,
+                        size_t n)
+{
+    for (size_t i = 0; i < pl->n && i < n; i++)
+        if (strcmp(pl->files[i], files[i]) != 0 || strcmp(pl->why[i], why[i]) != 0)
+            fail_msg("plan[%zu]: %s (%s), expected %s (%s)", i, pl->files[i], pl->why[i], files[i],
+                     why[i]);
+    assert_int_equal(pl->n, n);
+}
+
+#define DUP  "duplicate of its signature beyond the first kept"
+#define AGE  "older than MaxAge"
+#define USE  "MaxUse exceeded"
+#define FREE "KeepFree not met"
+
+static void test_gc_plan_order(void **state)
+{
+    /* file, capture time (s, -1 unknown), signature, KiB; inserted in this order */
+    static const struct {
+        const char *file;
+        int64_t time_s;
+        const char *sig;
+        size_t kib;
+    } fixture[] = {
+        { "e1", 4800, "e", 64 }, { "u1", -1, "a", 4 },   { "u2", -1, NULL, 8 },
+        { "b1", 100, "b", 4 },   { "c1", 200, NULL, 4 }, { "m1", 4050, "a", 4 },
+        { "a1", 4100, "a", 4 },  { "b3", 4150, "b", 4 }, { "b2", 4150, "b", 4 },
+        { "a2", 4200, "a", 4 },  { "a3", 4300, "a", 4 }, { "b4", 4400, "b", 4 },
+        { "c2", 4500, "c", 4 },  { "d1", 4600, "a", 4 }, { "x1", 4700, NULL, 4 },
+        { "e2", 4900, "e", 4 },  { "e3", 4950, "e", 4 },
+    };
+    /* Oldest first: u1 u2 (unknown time, by id) b1 c1 m1 a1 b3 b2 (same time: by id) a2 a3 b4
+       c2 d1 x1 e1 e2 e3. m1 is missing and d1 deleted: neither counts nor goes. The cores
+       present use 124 KiB. */
+    static const char *const files_a[] = { "b2", "a2", "a3", "b4", "e3",
+                                           "b1", "c1", "u1", "u2", "a1" };
+    static const char *const why_a[] = { DUP, DUP, DUP, DUP, DUP, AGE, AGE, USE, USE, USE };
+    static const char *const files_b[] = { "b2", "a2", "a3", "b4", "e3", "b1", "c1", "u1",
+                                           "u2", "a1", "b3", "c2", "x1", "e1", "e2" };
+    static const char *const why_b[] = { DUP, DUP, DUP,  DUP,  DUP,  AGE,  AGE, USE,
+                                         USE, USE, FREE, FREE, FREE, FREE, FREE };
+    struct gc_store_policy p = {
+        .keep_per_signature = 2,
+        .max_age_ns = 1000 * NS, /* at 5000 s: captured before 4000 s */
+        .max_use = 80 * 1024,    /* after 28 KiB of duplicates and old cores: 96 KiB left */
+        .keep_free = 1,          /* any file system has a byte free */
+    };
+    struct gc_store_row *rows = NULL;
+    struct gc_store *s;
+    gpucore_diag_t d = { 0 };
+    struct plan pl = { 0 };
+    uint64_t freed = 0;
+    size_t n;
+
+    (void)state;
+    s = open_store();
+    for (size_t i = 0; i < sizeof(fixture) / sizeof(fixture[0]); i++) {
+        int64_t id = put(s, fixture[i].file, fixture[i].time_s, fixture[i].sig, "x",
+                         fixture[i].kib * 1024);
+
+        if (strcmp(fixture[i].file, "x1") == 0)
+            assert_int_equal(gc_store_set_state(s, id, GC_STORE_UNREADABLE, &d), GPUCORE_OK);
+        if (strcmp(fixture[i].file, "d1") == 0) {
+            assert_int_equal(unlink(path_in("d1")), 0);
+            assert_int_equal(gc_store_set_state(s, id, GC_STORE_DELETED, &d), GPUCORE_OK);
+        }
+    }
+    assert_int_equal(unlink(path_in("m1")), 0); /* by hand: missing at gc's refresh */
+
+    assert_int_equal(gc_store_gc(s, &p, 1, 5000 * NS, on_planned, &pl, &freed, &d), GPUCORE_OK);
+    expect_plan(&pl, files_a, why_a, sizeof(files_a) / sizeof(files_a[0]));
+    assert_int_equal(freed, 44 * 1024);
+
+    /* KeepFree no file system has: after MaxUse, every other core goes, oldest first */
+    memset(&pl, 0, sizeof(pl));
+    p.keep_free = 1ull << 62;
+    assert_int_equal(gc_store_gc(s, &p, 1, 5000 * NS, on_planned, &pl, &freed, &d), GPUCORE_OK);
+    expect_plan(&pl, files_b, why_b, sizeof(files_b) / sizeof(files_b[0]));
+    assert_int_equal(freed, 124 * 1024);
+
+    /* dry runs: every file is still there; the refresh recorded m1 as missing */
+    n = query(s, NULL, &rows);
+    assert_int_equal(n, sizeof(fixture) / sizeof(fixture[0]));
+    for (size_t i = 0; i < n; i++) {
+        int want = strcmp(rows[i].file, "m1") == 0   ? GC_STORE_MISSING
+                   : strcmp(rows[i].file, "d1") == 0 ? GC_STORE_DELETED
+                   : strcmp(rows[i].file, "x1") == 0 ? GC_STORE_UNREADABLE
+                                                     : GC_STORE_PRESENT;
+
+        assert_int_equal(rows[i].state, want);
+    }
+    gc_store_rows_free(rows, n);
+
+    /* for real: the same cores in the same order, their rows marked deleted */
+    memset(&pl, 0, sizeof(pl));
+    assert_int_equal(gc_store_gc(s, &p, 0, 5000 * NS, on_planned, &pl, &freed, &d), GPUCORE_OK);
+    expect_plan(&pl, files_b, why_b, sizeof(files_b) / sizeof(files_b[0]));
+    assert_int_equal(sql_int("SELECT count(*) FROM cores WHERE state = 'deleted'"), 16);
+    for (size_t i = 0; i < pl.n; i++)
+        assert_int_equal(access(path_in(pl.files[i]), F_OK), -1);
+    gc_store_close(s);
+}
+
+#undef DUP
+#undef AGE
+#undef USE
+#undef FREE
+
+/* The index's journal mode as SQLite reports it ("wal", "delete"), read by a connection of
+   its own. */
+static void expect_journal_mode(const char *want)
+{
+    sqlite3 *db;
+    sqlite3_stmt *q;
+
+    assert_int_equal(sqlite3_open(path_in(GC_STORE_INDEX_NAME), &db), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &q, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+    assert_string_equal((const char *)sqlite3_column_text(q, 0), want);
+    sqlite3_finalize(q);
+    sqlite3_close(db);
+}
+
+/* The filesystem table and the journal it decides, on injected f_type values. */
+static void test_fs_table(void **state)
+{
+    static const struct {
+        uint64_t magic;
+        const char *name;
+    } network[] = {
+        { 0x6969, "nfs" },        { 0x517B, "smb" },       { 0xFE534D42, "smb2" },
+        { 0xFF534D42, "cifs" },   { 0x00C36400, "ceph" },  { 0x01021997, "9p" },
+        { 0x65735546, "fuse" },   { 0x5346414F, "afs" },   { 0x6B414653, "kafs" },
+        { 0x73757245, "coda" },   { 0x7461636F, "ocfs2" }, { 0x01161970, "gfs2" },
+        { 0x0BD00BD0, "lustre" }, { 0x47504653, "gpfs" },  { 0x19830326, "beegfs" },
+    };
+    static const struct {
+        uint64_t magic;
+        const char *name;
+    } local[] = {
+        { 0xEF53, "ext4" },      { 0x58465342, "xfs" },       { 0x9123683E, "btrfs" },
+        { 0x01021994, "tmpfs" }, { 0x794C7630, "overlayfs" },
+    };
+    const struct gc_store_fs *fs;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(network) / sizeof(network[0]); i++) {
+        fs = gc_store_fs_lookup(network[i].magic);
+        assert_non_null(fs);
+        assert_string_equal(fs->name, network[i].name);
+        assert_int_equal(fs->network, 1);
+        assert_int_equal(gc_store_journal_for(network[i].magic), GC_STORE_JOURNAL_DELETE);
+    }
+    for (size_t i = 0; i < sizeof(local) / sizeof(local[0]); i++) {
+        fs = gc_store_fs_lookup(local[i].magic);
+        assert_non_null(fs);
+        assert_string_equal(fs->name, local[i].name);
+        assert_int_equal(fs->network, 0);
+        assert_int_equal(gc_store_journal_for(local[i].magic), GC_STORE_JOURNAL_WAL);
+    }
+    /* not in the table: local */
+    assert_null(gc_store_fs_lookup(0x12345678));
+    assert_int_equal(gc_store_journal_for(0x12345678), GC_STORE_JOURNAL_WAL);
+    assert_int_equal(gc_store_journal_for(0), GC_STORE_JOURNAL_WAL);
+    /* f_type is a signed long: CIFS's magic sign-extended, as a 32-bit system gives it */
+    assert_int_equal(gc_store_journal_for((uint64_t)(int64_t)(int32_t)0xFF534D42),
+                     GC_STORE_JOURNAL_DELETE);
+    /* and only the low 32 bits count: NFS's value with high bits is still NFS */
+    assert_string_equal(gc_store_fs_lookup(0x100006969ull)->name, "nfs");
+    assert_string_equal(gc_store_journal_name(GC_STORE_JOURNAL_WAL), "wal");
+    assert_string_equal(gc_store_journal_name(GC_STORE_JOURNAL_DELETE), "delete");
+    assert_null(gc_store_journal_name(_GC_STORE_JOURNAL_MAX));
+}
+
+/* A store on a local filesystem, the build tree's and tmpfs (/dev/shm), uses WAL; what the
+   store says of its filesystem is what statfs() says. */
+static void test_journal_local(void **state)
+{
+    char saved[PATH_MAX];
+    struct gc_store *s;
+    struct statfs sfs;
+    char name[32];
+
+    (void)state;
+    s = open_store();
+    assert_int_equal(statfs(dir, &sfs), 0);
+    assert_int_equal(gc_store_fs_type(s), (uint64_t)sfs.f_type);
+    if (gc_store_journal_for((uint64_t)sfs.f_type) == GC_STORE_JOURNAL_DELETE)
+        skip(); /* a build tree on a network filesystem: not what this test is about */
+    assert_int_equal(gc_store_journal(s), GC_STORE_JOURNAL_WAL);
+    gc_store_close(s);
+    expect_journal_mode("wal");
+
+    /* tmpfs */
+    if (statfs("/dev/shm", &sfs) != 0 || (uint32_t)sfs.f_type != 0x01021994u) {
+        print_message("/dev/shm is not a tmpfs here: only the build tree's filesystem tested\n");
+        return;
+    }
+    snprintf(saved, sizeof(saved), "%s", dir);
+    snprintf(dir, sizeof(dir), "/dev/shm/test_store.%ld", (long)getpid());
+    s = open_store();
+    assert_int_equal(gc_store_journal(s), GC_STORE_JOURNAL_WAL);
+    assert_string_equal(gc_store_fs_name(s, name, sizeof(name)), "tmpfs");
+    gc_store_close(s);
+    expect_journal_mode("wal");
+    assert_int_equal(teardown(NULL), 0);
+    snprintf(dir, sizeof(dir), "%s", saved);
+}
+
+/*
+ * An index in WAL mode opened on a network filesystem (an injected NFS f_type) is switched to
+ * a rollback journal, its rows kept; opened on a local one again, it is WAL again. While
+ * another process has it open in WAL mode, the switch cannot happen: after the busy timeout
+ * the open fails with a message saying so, and the index is still WAL and whole.
+ */
+static void test_journal_network(void **state)
+{
+    const uint64_t nfs = 0x6969, ext4 = 0xEF53;
+    struct gc_store_row *rows = NULL;
+    struct gc_store *s = NULL;
+    gpucore_diag_t d = { 0 };
+    char name[32];
+    struct stat st;
+    sqlite3 *other;
+
+    (void)state;
+    s = open_store();
+    put(s, "a", 100, "sig", "x", 10);
+    gc_store_close(s);
+    expect_journal_mode("wal");
+
+    assert_int_equal(gc_store_open_fs(dir, GC_STORE_CREATE, &nfs, &s, &d), GPUCORE_OK);
+    assert_int_equal(gc_store_journal(s), GC_STORE_JOURNAL_DELETE);
+    assert_string_equal(gc_store_fs_name(s, name, sizeof(name)), "nfs");
+    put(s, "b", 200, "sig", "x", 10); /* writes in rollback mode */
+    assert_int_equal(query(s, NULL, &rows), 2);
+    gc_store_rows_free(rows, 2);
+    expect_journal_mode("delete");
+    assert_int_equal(stat(path_in(GC_STORE_INDEX_NAME "-wal"), &st), -1);
+    gc_store_close(s);
+    expect_journal_mode("delete");
+
+    /* back on a local filesystem: WAL */
+    assert_int_equal(gc_store_open_fs(dir, GC_STORE_CREATE, &ext4, &s, &d), GPUCORE_OK);
+    assert_int_equal(gc_store_journal(s), GC_STORE_JOURNAL_WAL);
+    gc_store_close(s);
+    expect_journal_mode("wal");
+
+    /* another connection holds the WAL index open: no switch, a clear failure, nothing
+       changed */
+    assert_int_equal(sqlite3_open(path_in(GC_STORE_INDEX_NAME), &other), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(other, "SELECT count(*) FROM cores", NULL, NULL, NULL),
+                     SQLITE_OK);
+    s = NULL;
+    assert_int_equal(gc_store_open_fs(dir, GC_STORE_CREATE, &nfs, &s, &d), GPUCORE_E_IO);
+    assert_null(s);
+    assert_non_null(strstr(d.message, "on a network filesystem (nfs)"));
+    assert_non_null(strstr(d.message, "could not be switched"));
+    sqlite3_close(other);
+    expect_journal_mode("wal");
+    assert_int_equal(sql_int("SELECT count(*) FROM cores"), 2);
+    /* once it is closed, the switch happens */
+    assert_int_equal(gc_store_open_fs(dir, GC_STORE_CREATE, &nfs, &s, &d), GPUCORE_OK);
+    assert_int_equal(gc_store_journal(s), GC_STORE_JOURNAL_DELETE);
+    gc_store_close(s);
+    expect_journal_mode("delete");
+}
+
 /* A user who is not root sees the rows of their uid and those of unknown uid only. */
 static void test_own_uid_filter(void **state)
 {
@@ -694,6 +986,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_conf, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gc_order, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gc_keep_free, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_gc_plan_order, setup, teardown),
+        cmocka_unit_test(test_fs_table),
+        cmocka_unit_test_setup_teardown(test_journal_local, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_journal_network, setup, teardown),
         cmocka_unit_test_setup_teardown(test_own_uid_filter, setup, teardown),
         cmocka_unit_test(test_locate),
         cmocka_unit_test(test_locate_user),
