@@ -99,7 +99,7 @@ check other.core 0 "$ipid"
 # pipe) arrives. The byte is held back here until the target is seen untraced with the capture
 # already started and waiting on the pipe.
 tracer() { awk '/^TracerPid:/ { print $2 }' "/proc/$ipid/status"; }
-rm -f ready.fifo
+rm -f ready.fifo silent.fifo
 mkfifo ready.fifo
 rc=0
 "$gpucore" capture --trigger memory-violation --hook-ready-fd 3 -o ready.core "$ipid" \
@@ -127,7 +127,10 @@ gc notpipe capture --trigger memory-violation --hook-ready-fd 3 -o notpipe.core 
 expect_rc 0 notpipe
 grep -qxF "gpucore: warning: capture --hook-ready-fd 3: not an open pipe; going on" notpipe.err ||
   fail "no warning for a descriptor that is no pipe: $(cat notpipe.err)"
-gc silent capture --trigger memory-violation --hook-ready-fd 3 -o silent.core "$ipid" 3< <(sleep 8)
+mkfifo silent.fifo
+exec 5<>silent.fifo # a writer that never writes, and no process left behind
+gc silent capture --trigger memory-violation --hook-ready-fd 3 -o silent.core "$ipid" 3<silent.fifo
+exec 5>&-
 expect_rc 0 silent
 grep -qxF "gpucore: warning: capture --hook-ready-fd 3: the hook did not say it was ready within 2000 ms; going on" \
   silent.err || fail "no warning for a hook that never said it was ready: $(cat silent.err)"
