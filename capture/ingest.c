@@ -794,8 +794,11 @@ static void next_piece(struct ingest *g, const struct seg *sg, uint64_t at, stru
 static gpucore_status_t do_load(struct ingest *g, const struct seg *sg)
 {
     uint64_t hi = sg->vaddr + sg->filesz, at = sg->vaddr;
-    int whole = g->o->keep_all || sg->filesz <= g->o->small_max;
+    int small = !g->o->keep_all && sg->filesz <= g->o->small_max;
+    int over = small && sg->filesz > g->o->small_total_max - g->res.small_bytes_kept;
+    int whole = g->o->keep_all || (small && !over);
     int any_skipped = 0;
+    uint64_t kept_before = g->res.bytes_kept;
     gpucore_status_t st = GPUCORE_OK;
 
     while (at < hi) {
@@ -807,8 +810,11 @@ static gpucore_status_t do_load(struct ingest *g, const struct seg *sg)
             any_skipped = 1;
             if (p.unused)
                 g->res.save_area_bytes_dropped += p.end - at;
-            st = skip_range(g, at, p.end - at, GPUCORE_REASON_TIER,
+            st = skip_range(g, at, p.end - at,
+                            over && !p.unused ? GPUCORE_REASON_BUDGET : GPUCORE_REASON_TIER,
                             p.unused ? "unused part of a context-save area (gpucore ingest)"
+                            : over   ? "small GPU memory past the total kept of it (gpucore "
+                                       "ingest)"
                                      : "GPU memory not in tier state (gpucore ingest)");
             at = p.end;
             if (st)
@@ -842,6 +848,9 @@ static gpucore_status_t do_load(struct ingest *g, const struct seg *sg)
         if (p.header)
             area_decide(g, p.header, sg);
     }
+    if (small && !over)
+        g->res.small_bytes_kept += g->res.bytes_kept - kept_before; /* less if cut */
+    g->res.small_segments_over += (uint32_t)over;
     if (any_skipped)
         g->res.segments_skipped++;
     else
@@ -863,6 +872,8 @@ gpucore_status_t gc_ingest_stream(int fd, const char *out, const struct gc_inges
         return gc_diag_set(reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET, "bad argument");
     if (!o.small_max)
         o.small_max = GC_INGEST_SMALL_MAX;
+    if (!o.small_total_max)
+        o.small_total_max = GC_INGEST_SMALL_TOTAL_MAX;
     if (!o.max_head)
         o.max_head = GC_INGEST_MAX_HEAD;
     st = read_head(&g, eh);

@@ -28,7 +28,12 @@
  *    the GPU file holds it;
  *  - every PT_LOAD of at most gc_ingest_opts::small_max bytes, whole: code objects, kernel
  *    descriptors and kernel arguments are small allocations that the stream cannot name
- *    before they pass (the link map naming them is host memory, in the other half);
+ *    before they pass (the link map naming them is host memory, in the other half). In
+ *    stream order, each is kept whole when it fits in what is left of
+ *    gc_ingest_opts::small_total_max, so that a process of a hundred thousand small
+ *    allocations does not keep them all. One that does not fit keeps only what the note
+ *    names of it; the rest is recorded SKIPPED, reason "budget", label "small GPU memory past
+ *    the total kept of it";
  *  - nothing else: each range dropped is recorded in the manifest as SKIPPED, reason "tier".
  *
  * Context-save areas (docs/cwsr-layout.md). Where arch/ knows the device's gfx_target_version
@@ -87,9 +92,12 @@ struct gc_ingest_opts {
        borrowed for the call. NULL: warnings are only counted (gc_ingest_result). */
     void (*warn)(void *user, const char *msg);
     void *warn_user;
+    uint64_t small_total_max; /* tier state: the small PT_LOADs kept whole, in all, at most;
+                                 0 = GC_INGEST_SMALL_TOTAL_MAX */
 };
 
-#define GC_INGEST_SMALL_MAX      (1ull << 20)
+#define GC_INGEST_SMALL_MAX       (1ull << 20)
+#define GC_INGEST_SMALL_TOTAL_MAX (64ull << 20)
 #define GC_INGEST_MAX_HEAD       (256ull << 20)
 #define GC_INGEST_MAX_XCC        64u        /* XCCs per queue whose areas are trimmed */
 #define GC_INGEST_MAX_SAVE_AREAS (1u << 16) /* XCC areas trimmed per stream (48 bytes each) */
@@ -107,6 +115,8 @@ struct gc_ingest_result {
     uint32_t save_areas_whole;        /* XCC areas kept whole on a doubt (a warning each) */
     uint64_t save_area_bytes_dropped; /* of bytes_skipped: unused parts of trimmed areas */
     uint32_t warnings;                /* warnings raised, passed to warn or not */
+    uint64_t small_bytes_kept;        /* of bytes_kept: small PT_LOADs kept whole */
+    uint32_t small_segments_over;     /* small PT_LOADs past small_total_max */
 };
 
 /*

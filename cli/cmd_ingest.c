@@ -44,6 +44,7 @@ struct ingest_args {
     int host;            /* --host */
     long pid;            /* --pid, or the parent's */
     int keep_all;        /* --tier all */
+    uint64_t small_total; /* --small-total; 0 = GC_INGEST_SMALL_TOTAL_MAX */
     int compress;
     long level;
     int foreground;        /* --foreground-merge */
@@ -73,6 +74,8 @@ static void ingest_help(FILE *out)
             "      --pid PID       the crashed process (default: the parent process)\n"
             "      --host          stdin is the kernel's host core, not the GPU half\n"
             "      --tier T        state (default) or all: what of the GPU memory is kept\n"
+            "      --small-total N state: the GPU allocations of at most 1M kept whole, in\n"
+            "                      all, at most N (K/M/G; default 64M), in stream order\n"
             "      --compress[=L]  zstd level " CLI_ZSTD_LEVEL_TEXT " (default: on, level 3)\n"
             "      --no-compress   store the plain core\n"
             "      --foreground-merge  merge in this process before exiting (default: in a\n"
@@ -120,6 +123,7 @@ static int parse_args(int argc, char **argv, struct ingest_args *a)
         { "pid", required_argument, NULL, 'p' },
         { "host", no_argument, NULL, 'H' },
         { "tier", required_argument, NULL, 't' },
+        { "small-total", required_argument, NULL, 's' },
         { "compress", optional_argument, NULL, 'z' },
         { "no-compress", no_argument, NULL, 'Z' },
         { "foreground-merge", no_argument, NULL, 'F' },
@@ -154,6 +158,11 @@ static int parse_args(int argc, char **argv, struct ingest_args *a)
             else
                 return cli_usage_error("ingest", "--tier takes state or all on a stream, got '%s'",
                                        optarg);
+            break;
+        case 's':
+            if (cli_parse_size(optarg, &a->small_total) != 0 || a->small_total == 0)
+                return cli_usage_error("ingest", "--small-total takes a size such as 64M, got "
+                                                 "'%s'", optarg);
             break;
         case 'z':
             a->compress = 1;
@@ -466,6 +475,7 @@ int cmd_ingest(int argc, char **argv)
     st = gc_ingest_stream(0, out,
                           &(struct gc_ingest_opts){ .expect_gpu = !a.host,
                                                     .keep_all = a.host || a.keep_all,
+                                                    .small_total_max = a.small_total,
                                                     .compress = (uint32_t)a.compress,
                                                     .compress_level = (int32_t)a.level,
                                                     .meta = meta,
@@ -483,6 +493,12 @@ int cmd_ingest(int argc, char **argv)
     }
     /* Bytes after the last segment (section headers): read, so the writer sees no EPIPE. */
     gc_ingest_drain(0);
+    if (res.small_segments_over)
+        fprintf(stderr,
+                "gpucore: warning: stdin: %" PRIu32 " small GPU allocations past the %" PRIu64
+                " bytes kept of them; of those only what the AMDGPU note names is kept "
+                "(--small-total)\n",
+                res.small_segments_over, res.small_bytes_kept);
     if (res.warnings > GC_INGEST_MAX_WARNINGS)
         fprintf(stderr, "gpucore: warning: stdin: %" PRIu32 " more warnings not shown\n",
                 res.warnings - GC_INGEST_MAX_WARNINGS);

@@ -18,6 +18,9 @@
 #   huge     a 32 GiB stream (more than this machine's memory: one PT_LOAD of zeros made on
 #            the fly) through --tier state under prlimit --as=512M: the zeros are skipped,
 #            the core is small and says what was skipped. About 13 s at 2.6 GB/s here.
+#   small    --small-total 64K: the small allocations are kept whole in stream order while
+#            they fit in 64 KiB; past that only what the AMDGPU note names of them is kept,
+#            the rest recorded skipped/budget with one warning; the waves are the same.
 #   sigpipe  failures (output exists, a host core where the GPU half is expected, bad usage)
 #            print one line, exit 73/65/64, and read stdin to its end: the writer gets no
 #            EPIPE.
@@ -124,6 +127,54 @@ PY
   feed pat copy "$g" -- -o "single.%p.gpu" --pid "$pid" --no-compress --tier all; expect_rc 0 pat
   gc pat-info info "single.$pid.gpu"; expect_rc 0 pat-info
   grep -q "split ELF core, AMDGPU (e_machine 224), plain" pat-info.out || fail "-o --no-compress: $(sed -n 2p pat-info.out)"
+  ;;
+small)
+  feed all copy "$g" -- -o "all.%p.gpu" --pid "$pid" --no-compress; expect_rc 0 all
+  grep -q "small GPU allocations" all.err && fail "a warning without --small-total: $(cat all.err)"
+  feed small copy "$g" -- -o "small.%p.gpu" --pid "$pid" --no-compress --small-total 64K
+  expect_rc 0 small; [ "$wrc" -eq 0 ] || fail "the writer exited $wrc: $(cat small.werr)"
+  grep -Eq "^gpucore: warning: stdin: [0-9]+ small GPU allocations past the [0-9]+ bytes kept of them; of those only what the AMDGPU note names is kept \(--small-total\)$" small.err ||
+    fail "no warning for the small allocations past the total: $(cat small.err)"
+  gc all-info info --json "all.$pid.gpu"; expect_rc 0 all-info
+  gc small-info info --json "small.$pid.gpu"; expect_rc 0 small-info
+  python3 - all-info.out small-info.out "$g" <<'PY' || fail "the small allocations kept are not what --small-total says (see above)"
+import json, struct, sys
+full, small = (json.load(open(f))["manifest"] for f in sys.argv[1:3])
+data = open(sys.argv[3], "rb").read()
+off, = struct.unpack_from("<Q", data, 32)
+n, = struct.unpack_from("<H", data, 56)
+loads = [struct.unpack_from("<IIQQQQQQ", data, off + 56 * i) for i in range(n)]
+loads = [(p[3], p[5]) for p in loads if p[0] == 1 and p[5]]
+def captured(m):
+    return [(int(e["address"], 16), e["size"]) for e in m["entries"] if e["status"] == "captured"]
+budget = [(int(e["address"], 16), e["size"]) for e in small["entries"]
+          if e["status"] == "skipped" and e["reason"] == "budget"]
+assert budget, "nothing skipped for the budget"
+assert all(e["label"] == "small GPU memory past the total kept of it (gpucore ingest)"
+           for e in small["entries"] if e["reason"] == "budget")
+# every byte the full ingest kept is kept by the small one or skipped for the budget
+assert full["captured_bytes"] == small["captured_bytes"] + sum(s for _, s in budget), \
+    (full["captured_bytes"], small["captured_bytes"], sum(s for _, s in budget))
+# each budget entry lies in a PT_LOAD of at most 1 MiB; the warning says how many PT_LOADs
+# were past the total (at least those) and how much was kept of them (at most 64 KiB)
+over = {va for va, sz in loads for a, s in budget if va <= a and a + s <= va + sz and sz <= 1 << 20}
+assert len(over) >= 1 and all(any(va <= a < va + sz for va, sz in loads if sz <= 1 << 20)
+                              for a, _ in budget), budget
+said = [l for l in open("small.err") if "small GPU allocations" in l][0].split("stdin: ")[1].split()
+count, kept = int(said[0]), int(said[6])
+assert count >= len(over) and 0 < kept <= 64 * 1024, (count, kept, len(over))
+PY
+  # The waves (the save areas, named by the note) are all there.
+  gc wa analyze waves --json "all.$pid.gpu"; expect_rc 0 wa
+  gc ws analyze waves --json "small.$pid.gpu"; expect_rc 0 ws
+  python3 - wa.out ws.out <<'PY' || fail "the waves differ with --small-total"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+key = lambda d: [(w.get("pc"), w.get("stop_reason")) for w in d["waves"]]
+assert a["waves"] and key(a) == key(b), (len(a["waves"]), len(b["waves"]))
+PY
+  gc badsize ingest --small-total 0 -o x < /dev/null; expect_rc 64 badsize
+  grep -qF -- "--small-total takes a size such as 64M, got '0'" badsize.err || fail "$(cat badsize.err)"
   ;;
 store)
   # --store: the halves go into the core store and are indexed as they arrive; the merge is

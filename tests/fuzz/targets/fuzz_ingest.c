@@ -6,7 +6,8 @@
  *
  * Input: u8 mode (bit 0: the GPU half, else a host core; bit 1: keep everything, else tier
  * state), then the stream, read from a memory file. Segments up to 256 bytes count as small
- * (kept whole in tier state), so seeds of a few KiB reach the partial keeping of larger ones.
+ * (kept whole in tier state, up to 1 KiB of them in all), so seeds of a few KiB reach the
+ * partial keeping of larger ones and the small segments past the total.
  *
  * Invariants (abort() on violation): the call succeeds or fails with a documented status and
  * a message; it never reads more than the stream holds; on success the file published opens
@@ -84,6 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                           &(struct gc_ingest_opts){ .expect_gpu = mode & 1u,
                                                     .keep_all = (mode >> 1) & 1u,
                                                     .small_max = 256,
+                                                    .small_total_max = 1024,
                                                     .max_head = 1u << 20,
                                                     .warn = on_warn },
                           &res, &d);
@@ -108,6 +110,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     CHECK(warnings ==
           (res.warnings < GC_INGEST_MAX_WARNINGS ? res.warnings : GC_INGEST_MAX_WARNINGS));
     CHECK(res.save_area_bytes_dropped <= res.bytes_skipped);
+    CHECK(res.small_bytes_kept <= 1024 && res.small_bytes_kept <= res.bytes_kept);
+    CHECK(!(mode & 2u) || res.small_segments_over == 0);
     if (mode & 1u) {
         struct gpucore_note n;
         uint32_t i = 0;
