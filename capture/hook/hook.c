@@ -175,12 +175,21 @@ static void capture(const char *trigger, const char *what)
        clone3 system call posix_spawn made (no unwind information covers that instruction, so
        a debugger could not walk the error thread's stack from there). Without the pipe the
        helper goes on at once. */
+    if (posix_spawn_file_actions_init(&fa) != 0)
+        return;
+    /* The pipe first: with stdin closed it may be descriptor 0. dup2 clears close-on-exec,
+       even onto the same number. A pipe the helper would not get is not named to it: its
+       descriptor 3 could then be one of this process's own. */
     if (pipe2(ready, O_CLOEXEC) != 0)
         ready[0] = ready[1] = -1;
+    else if (posix_spawn_file_actions_adddup2(&fa, ready[0], GC_HOOK_READY_FD) != 0)
+        close_pipe(ready);
+    posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
     rc = gc_hook_build_cmd(&cmd, bin, getenv("GPUCORE_OPTIONS"), getenv("GPUCORE_OUTPUT"),
                            trigger, (pid_t)syscall(SYS_gettid), timeout_s,
                            ready[0] >= 0 ? GC_HOOK_READY_FD : -1, self);
     if (rc != GC_HOOK_ARGS_OK) {
+        posix_spawn_file_actions_destroy(&fa);
         close_pipe(ready);
         say("%s in process %ld: no core: GPUCORE_OPTIONS or GPUCORE_OUTPUT too long (at most "
             "%u words, %u bytes)", what, (long)self, GC_HOOK_MAX_OPTION_WORDS,
@@ -192,18 +201,13 @@ static void capture(const char *trigger, const char *what)
     sigemptyset(&none);
     sigfillset(&all);
     if (posix_spawnattr_init(&attr) != 0) {
+        posix_spawn_file_actions_destroy(&fa);
         close_pipe(ready);
         return;
     }
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
     posix_spawnattr_setsigmask(&attr, &none);
     posix_spawnattr_setsigdefault(&attr, &all);
-    posix_spawn_file_actions_init(&fa);
-    /* The pipe first: with stdin closed it may be descriptor 0. dup2 clears close-on-exec,
-       even onto the same number. */
-    if (ready[0] >= 0)
-        posix_spawn_file_actions_adddup2(&fa, ready[0], GC_HOOK_READY_FD);
-    posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
     rc = posix_spawn(&pid, cmd.argv[0], &fa, &attr, cmd.argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&attr);
