@@ -67,6 +67,9 @@ int cli_fail(int exit_code, const char *file, const char *fmt, ...)
 #define CLI_ZSTD_LEVEL_MAX 22
 #define CLI_ZSTD_LEVEL_TEXT "-7..-1 or 1..22"
 
+/* A zstd level in that range (not 0) into *ret: 0, or -1 (*ret unchanged). */
+int cli_parse_zstd_level(const char *text, long *ret);
+
 /* Usage error: "gpucore CMD: message" plus a hint, returns CLI_EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -775,8 +775,7 @@ static int capture_option(struct capture_args *a, int c, const char *arg)
     case 'z':
         o->compress = 1;
         if (arg) {
-            if (cli_parse_int(arg, CLI_ZSTD_LEVEL_MIN, CLI_ZSTD_LEVEL_MAX, &level) != 0 ||
-                level == 0)
+            if (cli_parse_zstd_level(arg, &level) != 0)
                 return cli_usage_error(cmd, "--compress takes a level " CLI_ZSTD_LEVEL_TEXT
                                             ", got '%s'", arg);
             o->compress_level = (int32_t)level;

@@ -64,9 +64,7 @@ static int parse_convert_args(int argc, char **argv, struct convert_args *a)
     while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         switch (c) {
         case 'l':
-            if (!a->compress ||
-                cli_parse_int(optarg, CLI_ZSTD_LEVEL_MIN, CLI_ZSTD_LEVEL_MAX, &a->level) != 0 ||
-                a->level == 0)
+            if (!a->compress || cli_parse_zstd_level(optarg, &a->level) != 0)
                 return cli_usage_error(a->cmd, "--level takes " CLI_ZSTD_LEVEL_TEXT ", got '%s'",
                                        optarg);
             break;

@@ -166,9 +166,7 @@ static int parse_args(int argc, char **argv, struct ingest_args *a)
             break;
         case 'z':
             a->compress = 1;
-            if (optarg &&
-                (cli_parse_int(optarg, CLI_ZSTD_LEVEL_MIN, CLI_ZSTD_LEVEL_MAX, &a->level) != 0 ||
-                 a->level == 0))
+            if (optarg && cli_parse_zstd_level(optarg, &a->level) != 0)
                 return cli_usage_error(
                         "ingest", "--compress takes " CLI_ZSTD_LEVEL_TEXT ", got '%s'", optarg);
             break;

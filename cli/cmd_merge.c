@@ -61,8 +61,7 @@ int cmd_merge(int argc, char **argv)
         case 'z':
             o.compress = 1;
             if (optarg) {
-                if (cli_parse_int(optarg, CLI_ZSTD_LEVEL_MIN, CLI_ZSTD_LEVEL_MAX, &level) != 0 ||
-                    level == 0)
+                if (cli_parse_zstd_level(optarg, &level) != 0)
                     return cli_usage_error(
                             "merge", "--compress takes " CLI_ZSTD_LEVEL_TEXT ", got '%s'", optarg);
                 o.compress_level = (int32_t)level;

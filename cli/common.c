@@ -250,6 +250,16 @@ int cli_parse_int(const char *text, long min, long max, long *ret)
     return 0;
 }
 
+int cli_parse_zstd_level(const char *text, long *ret)
+{
+    long v;
+
+    if (cli_parse_int(text, CLI_ZSTD_LEVEL_MIN, CLI_ZSTD_LEVEL_MAX, &v) != 0 || v == 0)
+        return -1;
+    *ret = v;
+    return 0;
+}
+
 size_t cli_text_neutralise(char *buf, size_t len, int *pending)
 {
     size_t n = 0;
