@@ -145,8 +145,6 @@ off, = struct.unpack_from("<Q", data, 32)
 n, = struct.unpack_from("<H", data, 56)
 loads = [struct.unpack_from("<IIQQQQQQ", data, off + 56 * i) for i in range(n)]
 loads = [(p[3], p[5]) for p in loads if p[0] == 1 and p[5]]
-def captured(m):
-    return [(int(e["address"], 16), e["size"]) for e in m["entries"] if e["status"] == "captured"]
 budget = [(int(e["address"], 16), e["size"]) for e in small["entries"]
           if e["status"] == "skipped" and e["reason"] == "budget"]
 assert budget, "nothing skipped for the budget"
@@ -170,7 +168,7 @@ PY
   python3 - wa.out ws.out <<'PY' || fail "the waves differ with --small-total"
 import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:3])
-key = lambda d: [(w.get("pc"), w.get("stop_reason")) for w in d["waves"]]
+key = lambda d: [(w["pc"], w["stop_reasons"], w["faulting"], w["symbol"]) for w in d["waves"]]
 assert a["waves"] and key(a) == key(b), (len(a["waves"]), len(b["waves"]))
 PY
   gc badsize ingest --small-total 0 -o x < /dev/null; expect_rc 64 badsize
