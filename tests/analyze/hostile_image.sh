@@ -17,6 +17,8 @@ work=$1 gpucore=$2 mkhostile=$3 case=$4
 fail() { echo "FAIL [$case]: $*" >&2; exit 1; }
 
 rm -rf "$work"; mkdir -p "$work"; cd "$work"
+# The files go when the case passes (kept after a failure, or with GPUCORE_KEEP_TEST_FILES=1).
+trap 'if [ $? -eq 0 ] && [ -z "${GPUCORE_KEEP_TEST_FILES:-}" ]; then cd / && rm -rf "$work"; fi' EXIT
 "$mkhostile" core "$case" || fail "gpucore-mkhostile-image failed"
 size=$(stat -c %s core)
 [ "$size" -lt 262144 ] || fail "the crafted core is $size bytes, not small"

@@ -92,7 +92,8 @@ lazy)
 missing)
   [ ! -e "$installed" ] || skip "a module is installed at $installed"
   copy=$(mktemp -d "${TMPDIR:-/tmp}/gpucore-nomodule.XXXXXX")
-  trap 'rm -rf "$copy"' EXIT
+  remove_copy() { rm -rf "$copy"; }
+  e2e_exit_hook=remove_copy
   cp "$gpucore" "$copy/gpucore"
   gpucore=$copy/gpucore
   why="disassembler not available: cannot open $installed: No such file or directory"

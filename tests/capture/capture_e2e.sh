@@ -26,12 +26,11 @@ e2e_need_ptrace
 
 gpid= cpid=
 cleanup() {
-  e2e_stop_inferior
   # A run case that failed: its gpucore run and command are not left behind.
   for p in $gpid $cpid; do kill -KILL "$p" 2>/dev/null || true; done
   if mountpoint -q "$work/small" 2>/dev/null; then umount "$work/small" || true; fi
 }
-trap cleanup EXIT
+e2e_exit_hook=cleanup
 
 # start_inferior SCENARIO [continue]: start gpucore-inferior in the background (environment as
 # exported) and wait until it says it is ready. With "continue", a copy of the scenario whose

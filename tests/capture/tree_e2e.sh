@@ -26,12 +26,11 @@ e2e_need_ptrace
 
 gpid=
 cleanup() {
-  e2e_stop_inferior
   # A failed case leaves nothing behind: gpucore run and every process of its tree.
   [ -z "$gpid" ] || kill -KILL "$gpid" 2>/dev/null || true
   for p in $(cat pids* 2>/dev/null); do kill -KILL "$p" 2>/dev/null || true; done
 }
-trap cleanup EXIT
+e2e_exit_hook=cleanup
 mkdir -p out
 
 # run_fg LAUNCHER-ARGS...: `gpucore run` in the foreground; status in $rc, run.out/run.err.

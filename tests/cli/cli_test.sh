@@ -13,6 +13,8 @@ golden_dir=$(cd "$(dirname "$0")" && pwd)/golden
 mkdir -p "$work/$case"
 cd "$work/$case"
 rm -rf ./*
+# The case's files go when it passes (kept after a failure, or with GPUCORE_KEEP_TEST_FILES=1).
+trap 'if [ $? -eq 0 ] && [ -z "${GPUCORE_KEEP_TEST_FILES:-}" ]; then cd / && rm -rf "$work/$case"; fi' EXIT
 
 fail() { echo "FAIL [$case]: $*" >&2; exit 1; }
 

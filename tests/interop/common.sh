@@ -3,8 +3,8 @@
 #
 # Sourced by the interop tests (tests/interop/*.sh), never run on its own. Every test is
 # called as   SCRIPT WORKDIR MKEXAMPLE [ARGS...]   by tests/interop.cmake; WORKDIR is private
-# to the test and emptied first, so tests run in parallel and leave their files for a look
-# after a failure.
+# to the test and emptied first, so tests run in parallel; it is removed when the test passes
+# or is skipped, and kept for a look after a failure (always with GPUCORE_KEEP_TEST_FILES=1).
 #
 # Exit codes: 0 pass, 1 fail (one "FAIL [test]: why" line on stderr), 77 skip (ctest shows it
 # as skipped: a tool is not installed).
@@ -24,6 +24,15 @@ setup() {
   rm -rf "$work"
   mkdir -p "$work"
   cd "$work"
+  work=$PWD
+  trap 'interop_finish $?' EXIT
+}
+
+# interop_finish STATUS: the EXIT trap; the work directory goes when the test passed or skipped.
+interop_finish() {
+  if { [ "$1" -eq 0 ] || [ "$1" -eq 77 ]; } && [ -z "${GPUCORE_KEEP_TEST_FILES:-}" ]; then
+    cd / && rm -rf "$work"
+  fi
 }
 
 # need_tool PATH NAME: skip unless PATH is an executable (CMake passes NAME-NOTFOUND otherwise).

@@ -3,19 +3,26 @@
 # What the end-to-end test scripts that drive gpucore-inferior share (sourced, not run). The
 # sourcing script sets $test_name (named in FAIL/SKIP lines), $inferior and $objects before
 # it calls e2e_start_inferior, and $gpucore before it calls gc. Sourcing it installs an EXIT
-# trap that stops the inferior still running ($ipid); a script with more to clean up calls
-# e2e_stop_inferior from its own trap.
+# trap (e2e_finish) that stops the inferior still running ($ipid), runs the script's own
+# clean-up function if it named one in $e2e_exit_hook, and removes the directories the test
+# entered with e2e_enter when it passed or was skipped. A failed test keeps them to be read;
+# GPUCORE_KEEP_TEST_FILES=1 keeps them always. (Left in place, the suite's cores, streams and
+# their copies came to 8 GiB over the two builds and filled a CI machine's disk.) A script
+# never sets its own EXIT trap: it would replace this one.
 #
 # Exit codes of a test: 0 pass, 1 fail (one "FAIL [name]: why" line), 77 skip.
 
 fail() { echo "FAIL [$test_name]: $*" >&2; exit 1; }
 skip() { echo "SKIP [$test_name]: $*"; exit 77; }
 
-# e2e_enter DIR: DIR emptied (it is private to the test) and made the current directory.
+# e2e_enter DIR: DIR emptied (it is private to the test) and made the current directory;
+# removed again when the test ends well (see e2e_finish).
+e2e_dirs=()
 e2e_enter() {
   rm -rf "$1"
   mkdir -p "$1"
   cd "$1"
+  e2e_dirs+=("$PWD")
 }
 
 # e2e_need_ptrace: skip unless this user may trace processes that are not its children (root,
@@ -37,7 +44,22 @@ e2e_stop_inferior() {
   fi
   ipid=
 }
-trap e2e_stop_inferior EXIT
+
+e2e_exit_hook=
+# e2e_finish STATUS: the EXIT trap, with the status the script exits with (0 pass, 77 skip,
+# anything else a failure). It does not change that status.
+e2e_finish() {
+  local status=$1 dir
+  e2e_stop_inferior
+  if [ -n "$e2e_exit_hook" ]; then "$e2e_exit_hook" || true; fi
+  if [ "$status" -ne 0 ] && [ "$status" -ne 77 ]; then return 0; fi
+  [ -z "${GPUCORE_KEEP_TEST_FILES:-}" ] || return 0
+  cd /
+  # --one-file-system: a mount a case made in its directory (and could not undo) is left
+  # alone, not emptied.
+  for dir in "${e2e_dirs[@]}"; do rm -rf --one-file-system "$dir" || true; done
+}
+trap 'e2e_finish $?' EXIT
 
 # e2e_continue_copy SCENARIO OUT: a copy of SCENARIO whose runtime carries on after a GPU error
 # (on_queue_error "continue"), so the process outlives a capture and serves the next one.

@@ -197,12 +197,14 @@ PY
     gc straddle-info info --json straddle.core; expect_rc 0 straddle-info
     trimmed straddle-info.out 1
     same_analysis straddle.core all.core
+    rm -f straddle.gpu straddle.core
   fi
   if [ "$case" = multi ]; then
     # Queue 1's area said to begin 4 KiB into queue 0's: no layout says whose bytes are whose.
     lo0=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[0]["lo"])' areas.json)
     python3 "$trim" note "$g" overlap.gpu queue 1 32 8 $((lo0 + 4096))
     ingest overlap overlap.gpu state; expect_rc 0 overlap
+    rm -f overlap.gpu
     for q in "0, XCC 0: the context-save area at $(printf 0x%x "$lo0")" \
              "1, XCC 0: the context-save area at $(printf 0x%x $((lo0 + 4096)))"; do
       grep -qxF "gpucore: warning: stdin: queue $q overlaps another queue's; kept whole" overlap.err ||
@@ -243,6 +245,8 @@ hostile)
     # the core still opens and explains what it can
     gc "$name-analyze" analyze --json "$name.core"
     [ "$rc" -eq 0 ] || [ "$rc" -eq 65 ] || fail "$name: analyze exited $rc: $(cat "$name-analyze.err")"
+    # (each variant is a copy of the whole stream: one at a time on disk)
+    rm -f "$name.gpu" "$name.core"
   done <<EOF
 past|css=$((size))|the control stack runs past the area
 wavepast|wso=$((size + 4096))|the wave area ends past the area
@@ -260,12 +264,14 @@ EOF
     fail "no warning for an unknown target: $(cat unknown.err)"
   gc unknown-info info --json unknown.core; expect_rc 0 unknown-info
   trimmed unknown-info.out 0
+  rm -f unknown.gpu unknown.core
   python3 "$trim" note "$g" size.gpu queue 0 56 4 $((size - 4096))
   ingest size size.gpu state; expect_rc 0 size
   grep -qxF "gpucore: warning: stdin: queue 0: a context-save area of $(printf 0x%x $((size - 4096))) bytes per XCC is not what gfx90a with these node properties needs; the area at $at is kept whole, to the end of its segment" size.err ||
     fail "no warning for an area size that is not the target's: $(cat size.err)"
   gc size-info info --json size.core; expect_rc 0 size-info
   trimmed size-info.out 0
+  rm -f size.gpu size.core
   # The header split over two PT_LOADs: the first (20 bytes) is small and kept whole, the
   # second begins inside the area, whose header ingest did not see at its start.
   python3 "$trim" split "$g" straddle.gpu $((lo + 20))
@@ -275,6 +281,7 @@ EOF
   gc straddle-info info --json straddle.core; expect_rc 0 straddle-info
   trimmed straddle-info.out 0
   same_analysis straddle.core all.core
+  rm -f straddle.gpu straddle.core
   # A stream cut 20 bytes into the header: a truncated core, exit 0, both warnings.
   off=$(python3 "$trim" offset "$g" "$lo")
   ingest cut "$g" state --chunk 4096 --kill-at $((off + 20))

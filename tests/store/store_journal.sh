@@ -20,7 +20,8 @@ test_name="store-journal"
 . "$here/../lib/e2e.sh"
 e2e_enter "$work"
 shm=""
-trap '[ -z "$shm" ] || rm -rf "$shm"' EXIT
+remove_shm() { [ -z "$shm" ] || rm -rf "$shm"; }
+e2e_exit_hook=remove_shm
 
 # check STORE FSNAME: list --json and list --dedupe --json on STORE say FSNAME and "wal", and
 # SQLite agrees.
