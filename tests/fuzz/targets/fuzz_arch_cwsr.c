@@ -26,16 +26,9 @@
 #include "cwsr.h"
 #include "gc_util.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz_common.h"
 
-#define CHECK(c)                                                                            \
-    do {                                                                                    \
-        if (!(c)) {                                                                         \
-            fprintf(stderr, "fuzz_arch_cwsr: invariant failed: %s (%s:%d)\n", #c, __FILE__, \
-                    __LINE__);                                                              \
-            abort();                                                                        \
-        }                                                                                   \
-    } while (0)
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* [p, p + n) lies inside [lo, lo + len). */
 static int inside(const uint8_t *p, uint64_t n, const uint8_t *lo, uint64_t len)

@@ -17,11 +17,7 @@
 
 #include <gpucore/core.h>
 
-#define CHECK(cond)  \
-    do {             \
-        if (!(cond)) \
-            abort(); \
-    } while (0)
+#include "fuzz_common.h"
 
 /* Reads per input are capped so one input stays fast whatever its segment count. */
 #define MAX_SEGMENT_PROBES 256

@@ -28,18 +28,11 @@
 
 #include "ingest.h"
 
+#include "fuzz_common.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define CHECK(c)                                                                         \
-    do {                                                                                 \
-        if (!(c)) {                                                                      \
-            fprintf(stderr, "fuzz_ingest: invariant failed: %s (%s:%d)\n", #c, __FILE__, \
-                    __LINE__);                                                           \
-            abort();                                                                     \
-        }                                                                                \
-    } while (0)
-
-static char out_path[256];
+static const char *out_path; /* fuzz_scratch_file() */
 static uint32_t warnings;
 
 static void on_warn(void *user, const char *msg)
@@ -47,18 +40,6 @@ static void on_warn(void *user, const char *msg)
     (void)user;
     CHECK(msg && msg[0] != '\0' && !strchr(msg, '\n'));
     warnings++;
-}
-
-static void setup(void)
-{
-    const char *tmp = getenv("TMPDIR");
-    char dir[200];
-
-    if (out_path[0])
-        return;
-    snprintf(dir, sizeof(dir), "%s/fuzz_ingest.XXXXXX", tmp && *tmp ? tmp : P_tmpdir);
-    CHECK(mkdtemp(dir) != NULL);
-    snprintf(out_path, sizeof(out_path), "%s/out", dir);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -73,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     if (size < 1)
         return 0;
-    setup();
+    out_path = fuzz_scratch_file("fuzz_ingest");
     warnings = 0;
     mode = data[0];
     fd = memfd_create("fuzz_ingest", MFD_CLOEXEC);

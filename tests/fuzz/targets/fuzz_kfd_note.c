@@ -18,16 +18,9 @@
 
 #include <gpucore/schema.h>
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz_common.h"
 
-#define CHECK(c)                                                                           \
-    do {                                                                                   \
-        if (!(c)) {                                                                        \
-            fprintf(stderr, "fuzz_kfd_note: invariant failed: %s (%s:%d)\n", #c, __FILE__, \
-                    __LINE__);                                                             \
-            abort();                                                                       \
-        }                                                                                  \
-    } while (0)
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void check_failure(gpucore_status_t st, const gpucore_diag_t *diag, size_t size)
 {

@@ -28,33 +28,14 @@
 
 #include "split_merge.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz_common.h"
 
-#define CHECK(c)                                                                        \
-    do {                                                                                \
-        if (!(c)) {                                                                     \
-            fprintf(stderr, "fuzz_merge: invariant failed: %s (%s:%d)\n", #c, __FILE__, \
-                    __LINE__);                                                          \
-            abort();                                                                    \
-        }                                                                               \
-    } while (0)
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* What one input's merge may allocate for each file it reads (the reader's budget). */
 #define FUZZ_MERGE_MEM_BUDGET (64u << 20)
 
-static char out_path[256];
-
-static void setup(void)
-{
-    const char *tmp = getenv("TMPDIR");
-    char dir[200];
-
-    if (out_path[0])
-        return;
-    snprintf(dir, sizeof(dir), "%s/fuzz_merge.XXXXXX", tmp && *tmp ? tmp : P_tmpdir);
-    CHECK(mkdtemp(dir) != NULL);
-    snprintf(out_path, sizeof(out_path), "%s/out", dir);
-}
+static const char *out_path; /* fuzz_scratch_file() */
 
 static gpucore_core_t *open_half(const uint8_t *data, size_t size)
 {
@@ -119,7 +100,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     if (size < 4)
         return 0;
-    setup();
+    out_path = fuzz_scratch_file("fuzz_merge");
     gpu_size = (size_t)data[0] | (size_t)data[1] << 8 | (size_t)data[2] << 16 |
                (size_t)data[3] << 24;
     data += 4;

@@ -17,16 +17,9 @@
 
 #include "procmaps.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz_common.h"
 
-#define CHECK(c)                                                                           \
-    do {                                                                                   \
-        if (!(c)) {                                                                        \
-            fprintf(stderr, "fuzz_procmaps: invariant failed: %s (%s:%d)\n", #c, __FILE__,  \
-                    __LINE__);                                                             \
-            abort();                                                                       \
-        }                                                                                  \
-    } while (0)
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -20,16 +20,9 @@
 
 #include "gc_rocr.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz_common.h"
 
-#define CHECK(c)                                                                        \
-    do {                                                                                \
-        if (!(c)) {                                                                     \
-            fprintf(stderr, "fuzz_rocr: invariant failed: %s (%s:%d)\n", #c, __FILE__, \
-                    __LINE__);                                                          \
-            abort();                                                                    \
-        }                                                                               \
-    } while (0)
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static struct gc_rocr_uri u1, u2;
 static struct gc_rocr_walk walk;

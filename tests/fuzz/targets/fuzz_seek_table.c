@@ -11,11 +11,7 @@
 #include "core_zstd.h"
 #include "gc_util.h"
 
-#define CHECK(cond)  \
-    do {             \
-        if (!(cond)) \
-            abort(); \
-    } while (0)
+#include "fuzz_common.h"
 
 #define MAX_FRAME (1u << 20)
 
