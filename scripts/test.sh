@@ -45,6 +45,7 @@ run_ctest() {
   local dir=$1 log
   shift
   log=$dir/ctest-summary.log
+  : >"$dir/ctest-start.stamp"
   set +e
   "$@" ctest --test-dir "$dir" --output-on-failure -j "$jobs" 2>&1 | tee "$log"
   local rc=${PIPESTATUS[0]}
@@ -65,6 +66,26 @@ run_ctest() {
     disk_note
     echo "$passed passed, $failed failed"
     exit "$rc"
+  fi
+  check_left_behind "$dir"
+}
+
+# After a run where every test passed, the files the tests wrote and left under DIR/tests must
+# come to little (unit tests' small files): a test that keeps its cores would bring back the
+# full disks this suite once caused.
+left_max_mib=64
+check_left_behind() {
+  local dir=$1 bytes
+  bytes=$(find "$dir/tests" -type f -newer "$dir/ctest-start.stamp" -not -path '*/CMakeFiles/*' \
+    -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')
+  printf 'files the passing tests left in %s/tests: %s MiB\n' "$dir" $((bytes >> 20))
+  if [ "$bytes" -gt $((left_max_mib << 20)) ]; then
+    echo "scripts/test.sh: more than $left_max_mib MiB left behind; the largest directories:"
+    find "$dir/tests" -type f -newer "$dir/ctest-start.stamp" -not -path '*/CMakeFiles/*' \
+      -printf '%s %h\n' | awk '{ s[$2] += $1 } END { for (d in s) print s[d], d }' |
+      sort -rn | sed -n 1,10p
+    echo "$passed passed, $((failed + 1)) failed"
+    exit 1
   fi
 }
 
