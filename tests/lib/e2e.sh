@@ -118,3 +118,21 @@ e2e_capture_scenario() {
   expect_rc 0 cap
   e2e_stop_inferior
 }
+
+e2e_lib_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# e2e_rocr_split SCENARIO [CAPTURE-OPTIONS...]: the split pair an AMD GPU crash leaves today,
+# made from a capture of SCENARIO (e2e_capture_scenario into out/core, with $objects reached
+# through a link objs in the current directory) by tests/analyze/make_rocr_split.py: the
+# runtime's GPU file gpucore.$pid and the kernel's host core core.$pid. Sets $pid (the
+# target's), leaves `gpucore info --json out/core` in info-json.out and out/core in place.
+e2e_rocr_split() {
+  local scen=$1
+  shift
+  ln -sfn "$objects" objs
+  objects=objs
+  e2e_capture_scenario "$scen" out/core "$@"
+  gc info-json info --json out/core; expect_rc 0 info-json
+  pid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["capture"]["pid"])' info-json.out)
+  python3 "$e2e_lib_dir/../analyze/make_rocr_split.py" out/core info-json.out "gpucore.$pid" \
+    "core.$pid" >split.log || fail "make_rocr_split.py: $(cat split.log)"
+}

@@ -39,13 +39,7 @@ writer="$here/stream_writer.py"
 e2e_enter "$work"
 e2e_need_ptrace
 
-ln -sfn "$objects" objs
-objects=objs
-e2e_capture_scenario "$scenarios/vadd-fault.json" out/core
-gc info-json info --json out/core; expect_rc 0 info-json
-pid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["capture"]["pid"])' info-json.out)
-python3 "$here/../analyze/make_rocr_split.py" out/core info-json.out "gpucore.$pid" "core.$pid" \
-  >split.log || fail "make_rocr_split.py: $(cat split.log)"
+e2e_rocr_split "$scenarios/vadd-fault.json"
 g=gpucore.$pid h=core.$pid
 
 # feed NAME WRITER-ARGS -- INGEST-ARGS: stream_writer.py WRITER-ARGS | gpucore ingest

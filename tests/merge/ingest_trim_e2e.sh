@@ -50,13 +50,8 @@ multi) scen=multi-gpu-hang ;;
 *) fail "unknown case $case" ;;
 esac
 
-ln -sfn "$objects" objs
-objects=objs
-e2e_capture_scenario "$scenarios/$scen.json" out/core --tier all
-gc info-json info --json out/core; expect_rc 0 info-json
-pid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["capture"]["pid"])' info-json.out)
-python3 "$here/../analyze/make_rocr_split.py" out/core info-json.out split.gpu "core.$pid" \
-  >split.log || fail "make_rocr_split.py: $(cat split.log)"
+e2e_rocr_split "$scenarios/$scen.json" --tier all
+mv "gpucore.$pid" split.gpu
 python3 "$trim" runtime split.gpu "gpucore.$pid" || fail "ingest_trim.py runtime failed"
 g=gpucore.$pid h=core.$pid
 python3 "$trim" areas "$g" info-json.out >areas.json || fail "ingest_trim.py areas failed"

@@ -42,14 +42,8 @@ expect_error() {
   [ ! -s "$2.out" ] || fail "gpucore $2 printed on stdout: $(head -3 "$2.out")"
 }
 
-ln -sfn "$objects" objs
-objects=objs
-e2e_capture_scenario "$scenarios/vadd-fault.json" out/core
-gc info-json info --json out/core; expect_rc 0 info-json
-pid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["capture"]["pid"])' info-json.out)
 # The runtime's name for its file, gpucore.PID: merge takes the GPU file's pid from it.
-python3 "$here/../analyze/make_rocr_split.py" out/core info-json.out "gpucore.$pid" "core.$pid" \
-  >split.log || fail "make_rocr_split.py: $(cat split.log)"
+e2e_rocr_split "$scenarios/vadd-fault.json"
 
 if [ "$case" = pair ]; then
   gc merge merge "gpucore.$pid" "core.$pid" -o merged.core; expect_rc 0 merge
