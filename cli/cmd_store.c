@@ -6,6 +6,7 @@
  *   gpucore show [--json] [--store DIR] ID|PATH
  *   gpucore gc [--max-use SIZE] [--keep-free SIZE] [--max-age AGE] [--keep-per-signature N]
  *              [--dry-run] [--config FILE] [--store DIR]
+ *   gpucore store [--json] [--config FILE] [--store DIR]
  *   gpucore store --rescan [--store DIR]
  *
  * The store itself (directory, index, gc's policy) is store/ (store.h); this file parses the
@@ -20,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -34,6 +36,7 @@
 
 #define LIST_SCHEMA "gpucore.list/1"
 #define SHOW_SCHEMA "gpucore.show/1"
+#define STORE_SCHEMA "gpucore.store/1"
 
 /* A store's status -> the program's exit code: the store's files are the command's input. */
 static const struct {
@@ -807,8 +810,9 @@ static int conf_path(const char *option, char *buf, size_t size, int *explicit)
 }
 
 /* Read the configuration file into @p p: 0 (also when the default one does not exist), or an
-   exit code after printing. */
-static int read_conf(const char *option, struct gc_store_policy *p)
+   exit code after printing. @p used (PATH_MAX bytes; may be NULL) gets the file's path, or ""
+   when no file was read. */
+static int read_conf(const char *cmd, const char *option, struct gc_store_policy *p, char *used)
 {
     static char text[64 * 1024 + 1]; /* one file per process: the limit's bytes and one more */
     char path[PATH_MAX];
@@ -817,8 +821,10 @@ static int read_conf(const char *option, struct gc_store_policy *p)
     ssize_t n;
     size_t len = 0;
 
+    if (used)
+        used[0] = '\0';
     if (conf_path(option, path, sizeof(path), &explicit) != 0)
-        return cli_usage_error("gc", "the configuration file's path is too long");
+        return cli_usage_error(cmd, "the configuration file's path is too long");
     if (!path[0])
         return 0;
     fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
@@ -841,6 +847,8 @@ static int read_conf(const char *option, struct gc_store_policy *p)
     close(fd);
     if (gc_store_conf_parse(text, len, path, p, &d) != GPUCORE_OK)
         return cli_fail(CLI_EXIT_DATAERR, NULL, "%s", d.message);
+    if (used)
+        memcpy(used, path, strlen(path) + 1);
     return 0;
 }
 
@@ -948,7 +956,7 @@ int cmd_gc(int argc, char **argv)
     }
     if (optind < argc)
         return cli_usage_error("gc", "unexpected argument '%s'", argv[optind]);
-    rc = read_conf(a.config, &p);
+    rc = read_conf("gc", a.config, &p, NULL);
     if (rc == 0)
         rc = apply_options(&a, &p);
     if (rc == 0)
@@ -977,28 +985,249 @@ int cmd_gc(int argc, char **argv)
 
 static void store_help(FILE *out)
 {
-    fprintf(out, "Usage: gpucore store --rescan [--store DIR]\n\n"
-                 "Rebuild the store's index from its files: files not in the index (or changed)\n"
-                 "are read and added, rows whose file is gone are marked missing. A file that is\n"
-                 "not a readable core is listed as unreadable. Symlinks are never followed.\n\n"
-                 "  --rescan     rebuild the index\n"
-                 "  --store DIR  the store (as `gpucore list --help` says)\n"
-                 "  -h, --help   this text\n");
+    fprintf(out, "Usage: gpucore store [--json] [--config FILE] [--store DIR]\n"
+                 "       gpucore store --rescan [--store DIR]\n\n"
+                 "Without --rescan: the store's state. Where it is, its filesystem and index\n"
+                 "journal, the free space, how many cores are present, missing, deleted by gc or\n"
+                 "unreadable (those `gpucore list` shows), how many signatures, the limits of\n"
+                 "the configuration file (as `gpucore gc` reads it) and what `gpucore gc` would\n"
+                 "remove now.\n\n"
+                 "--rescan: rebuild the store's index from its files: files not in the index (or\n"
+                 "changed) are read and added, rows whose file is gone are marked missing. A\n"
+                 "file that is not a readable core is listed as unreadable. Symlinks are never\n"
+                 "followed.\n\n"
+                 "  --json         the state as one JSON document (docs/store.md)\n"
+                 "  --config FILE  the configuration file whose limits to show\n"
+                 "  --rescan       rebuild the index\n"
+                 "  --store DIR    the store (as `gpucore list --help` says)\n"
+                 "  -h, --help     this text\n");
+}
+
+/* What `gpucore store` says of the rows it may show. */
+struct store_state {
+    size_t count[_GC_STORE_STATE_MAX];
+    uint64_t present_bytes;
+    size_t signatures;            /* distinct signatures among the present cores */
+    int64_t oldest_ns, newest_ns; /* capture times of the present cores; -1 none known */
+    uint64_t free_bytes, total_bytes;
+    uint64_t gc_count, gc_bytes; /* what gc would remove now */
+};
+
+static int cmp_str_ptr(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Count @p rows into @p st; -1 when out of memory. */
+static int store_count(const struct gc_store_row *rows, size_t n, struct store_state *st)
+{
+    const char **sigs = n ? malloc(n * sizeof(*sigs)) : NULL;
+    size_t nsig = 0;
+
+    if (n && !sigs)
+        return -1;
+    st->oldest_ns = st->newest_ns = -1;
+    for (size_t i = 0; i < n; i++) {
+        const struct gc_store_row *r = &rows[i];
+
+        if (r->state < 0 || r->state >= _GC_STORE_STATE_MAX)
+            continue;
+        st->count[r->state]++;
+        if (r->state != GC_STORE_PRESENT)
+            continue;
+        st->present_bytes += (uint64_t)(r->size > 0 ? r->size : 0);
+        if (r->sig_hash)
+            sigs[nsig++] = r->sig_hash;
+        if (r->time_ns >= 0 && (st->oldest_ns < 0 || r->time_ns < st->oldest_ns))
+            st->oldest_ns = r->time_ns;
+        if (r->time_ns > st->newest_ns)
+            st->newest_ns = r->time_ns;
+    }
+    if (nsig)
+        qsort(sigs, nsig, sizeof(*sigs), cmp_str_ptr);
+    for (size_t i = 0; i < nsig; i++)
+        if (i == 0 || strcmp(sigs[i], sigs[i - 1]) != 0)
+            st->signatures++;
+    free(sigs);
+    return 0;
+}
+
+static void on_would_remove(void *user, const struct gc_store_row *r, const char *why)
+{
+    struct store_state *st = user;
+
+    (void)why;
+    st->gc_count++;
+    st->gc_bytes += (uint64_t)(r->size > 0 ? r->size : 0);
+}
+
+/* A duration in the largest unit of store.conf's that divides it: "30d", "90m", "45s". */
+static void format_duration(int64_t ns, char *buf, size_t size)
+{
+    static const struct {
+        char unit;
+        int64_t secs;
+    } units[] = { { 'w', 604800 }, { 'd', 86400 }, { 'h', 3600 }, { 'm', 60 }, { 's', 1 } };
+    int64_t secs = ns / 1000000000;
+
+    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+        if (secs % units[i].secs == 0 || units[i].secs == 1) {
+            snprintf(buf, size, "%" PRId64 "%c", secs / units[i].secs, units[i].unit);
+            return;
+        }
+}
+
+static json_t *size_or_null(uint64_t v)
+{
+    return v ? json_integer((json_int_t)(v > INT64_MAX ? INT64_MAX : v)) : json_null();
+}
+
+/* The store's filesystem is one the table calls network (its index uses the rollback journal). */
+static int store_on_network(const struct gc_store *s)
+{
+    const struct gc_store_fs *fs = gc_store_fs_lookup(gc_store_fs_type(s));
+
+    return fs && fs->network;
+}
+
+static int store_json(const struct gc_store *s, const struct store_state *st,
+                      const struct gc_store_policy *p, const char *conf)
+{
+    json_t *doc = json_object(), *cores = json_object(), *pol = json_object(), *gc = json_object();
+    char fs[32];
+
+    json_object_set_new(doc, "schema", json_string(STORE_SCHEMA));
+    json_object_set_new(doc, "store", gc_json_str_or_null(gc_store_path(s)));
+    json_object_set_new(doc, "filesystem", json_string(gc_store_fs_name(s, fs, sizeof(fs))));
+    json_object_set_new(doc, "network", json_boolean(store_on_network(s)));
+    json_object_set_new(doc, "journal", json_string(gc_store_journal_name(gc_store_journal(s))));
+    json_object_set_new(doc, "free_bytes", json_integer((json_int_t)st->free_bytes));
+    json_object_set_new(doc, "total_bytes", json_integer((json_int_t)st->total_bytes));
+    for (int i = 0; i < _GC_STORE_STATE_MAX; i++)
+        json_object_set_new(cores, gc_store_state_name(i), json_integer((json_int_t)st->count[i]));
+    json_object_set_new(doc, "cores", cores);
+    json_object_set_new(doc, "present_bytes", json_integer((json_int_t)st->present_bytes));
+    json_object_set_new(doc, "signatures", json_integer((json_int_t)st->signatures));
+    json_object_set_new(doc, "oldest", time_or_null(st->oldest_ns));
+    json_object_set_new(doc, "newest", time_or_null(st->newest_ns));
+    json_object_set_new(doc, "config", conf[0] ? gc_json_str_or_null(conf) : json_null());
+    json_object_set_new(pol, "max_use", size_or_null(p->max_use));
+    json_object_set_new(pol, "keep_free", size_or_null(p->keep_free));
+    json_object_set_new(pol, "max_age_s",
+                        p->max_age_ns > 0 ? json_integer(p->max_age_ns / 1000000000) : json_null());
+    json_object_set_new(pol, "keep_per_signature", i64_or_null(p->keep_per_signature));
+    json_object_set_new(doc, "policy", pol);
+    json_object_set_new(gc, "would_remove", json_integer((json_int_t)st->gc_count));
+    json_object_set_new(gc, "would_free", json_integer((json_int_t)st->gc_bytes));
+    json_object_set_new(doc, "gc", gc);
+    return print_json(doc);
+}
+
+static int store_text(const struct gc_store *s, const struct store_state *st,
+                      const struct gc_store_policy *p, const char *conf)
+{
+    FILE *out = cli_text_open(stdout);
+    char a[32], b[32], fs[32];
+    int limits = 0;
+
+    if (!out)
+        out = stdout;
+    fprintf(out, "Store:       %s\n", gc_store_path(s));
+    fprintf(out, "Filesystem:  %s (%s), index journal %s\n", gc_store_fs_name(s, fs, sizeof(fs)),
+            store_on_network(s) ? "network" : "local", gc_store_journal_name(gc_store_journal(s)));
+    fprintf(out, "Free:        %s of %s\n", gc_format_size(st->free_bytes, a, sizeof(a)),
+            gc_format_size(st->total_bytes, b, sizeof(b)));
+    fprintf(out, "Cores:       %zu present (%s), %zu missing, %zu deleted by gc, %zu unreadable\n",
+            st->count[GC_STORE_PRESENT], gc_format_size(st->present_bytes, a, sizeof(a)),
+            st->count[GC_STORE_MISSING], st->count[GC_STORE_DELETED],
+            st->count[GC_STORE_UNREADABLE]);
+    fprintf(out, "Signatures:  %zu among the present cores\n", st->signatures);
+    if (st->oldest_ns >= 0) {
+        format_time(st->oldest_ns, a, sizeof(a));
+        format_time(st->newest_ns, b, sizeof(b));
+        fprintf(out, "Captured:    %s to %s\n", a, b);
+    }
+    fputs("Limits:      ", out);
+    if (p->max_use)
+        limits += fprintf(out, "%sMaxUse=%s", limits ? " " : "",
+                          gc_format_size(p->max_use, a, sizeof(a))) > 0;
+    if (p->keep_free)
+        limits += fprintf(out, "%sKeepFree=%s", limits ? " " : "",
+                          gc_format_size(p->keep_free, a, sizeof(a))) > 0;
+    if (p->max_age_ns > 0) {
+        format_duration(p->max_age_ns, a, sizeof(a));
+        limits += fprintf(out, "%sMaxAge=%s", limits ? " " : "", a) > 0;
+    }
+    if (p->keep_per_signature >= 0)
+        limits += fprintf(out, "%sKeepPerSignature=%" PRId64, limits ? " " : "",
+                          p->keep_per_signature) > 0;
+    if (!limits)
+        fputs("none", out);
+    if (conf[0])
+        fprintf(out, " (%s)\n", conf);
+    else
+        fputs(" (no configuration file)\n", out);
+    fprintf(out, "gc now:      would remove %" PRIu64 " core%s, %s\n", st->gc_count,
+            st->gc_count == 1 ? "" : "s", gc_format_size(st->gc_bytes, a, sizeof(a)));
+    return close_text(out);
+}
+
+/* `gpucore store` without --rescan. */
+static int store_status(const char *store, const char *config, int json)
+{
+    struct gc_store_policy p = { .keep_per_signature = -1 };
+    struct gc_store_filter f = { 0 };
+    struct store_state st = { 0 };
+    struct gc_store_row *rows = NULL;
+    struct gc_store *s = NULL;
+    gpucore_diag_t d = { 0 };
+    struct statvfs vfs;
+    char conf[PATH_MAX];
+    size_t n = 0;
+    int rc;
+
+    rc = read_conf("store", config, &p, conf);
+    if (rc == 0)
+        rc = cli_store_open(store, &s);
+    if (rc)
+        return rc;
+    if (geteuid() != 0) {
+        f.own_uid_only = 1;
+        f.uid = (int64_t)geteuid();
+    }
+    if (gc_store_query(s, &f, &rows, &n, &d) != GPUCORE_OK ||
+        gc_store_refresh(s, rows, n, &d) != GPUCORE_OK ||
+        gc_store_gc(s, &p, 1, now_ns(), on_would_remove, &st, NULL, &d) != GPUCORE_OK) {
+        rc = cli_store_fail(&d);
+        goto out;
+    }
+    if (store_count(rows, n, &st) != 0) {
+        rc = cli_fail(CLI_EXIT_SOFTWARE, NULL, "out of memory");
+        goto out;
+    }
+    if (fstatvfs(gc_store_dirfd(s), &vfs) == 0) {
+        st.free_bytes = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+        st.total_bytes = (uint64_t)vfs.f_blocks * vfs.f_frsize;
+    }
+    rc = json ? store_json(s, &st, &p, conf) : store_text(s, &st, &p, conf);
+out:
+    gc_store_rows_free(rows, n);
+    gc_store_close(s);
+    return rc;
 }
 
 int cmd_store(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        { "rescan", no_argument, NULL, 'r' },
-        { "store", required_argument, NULL, 'd' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
+        { "rescan", no_argument, NULL, 'r' },       { "json", no_argument, NULL, 'J' },
+        { "config", required_argument, NULL, 'c' }, { "store", required_argument, NULL, 'd' },
+        { "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
     };
     struct gc_store_rescan_stats st = { 0 };
     struct gc_store *s = NULL;
-    const char *store = NULL;
+    const char *store = NULL, *config = NULL;
     gpucore_diag_t d = { 0 };
-    int c, rc, rescan = 0;
+    int c, rc, rescan = 0, json = 0;
 
     optind = 1;
     opterr = 0;
@@ -1006,6 +1235,12 @@ int cmd_store(int argc, char **argv)
         switch (c) {
         case 'r':
             rescan = 1;
+            break;
+        case 'J':
+            json = 1;
+            break;
+        case 'c':
+            config = optarg;
             break;
         case 'd':
             store = optarg;
@@ -1021,7 +1256,9 @@ int cmd_store(int argc, char **argv)
     if (optind < argc)
         return cli_usage_error("store", "unexpected argument '%s'", argv[optind]);
     if (!rescan)
-        return cli_usage_error("store", "expected --rescan");
+        return store_status(store, config, json);
+    if (json || config)
+        return cli_usage_error("store", "--rescan takes no %s", json ? "--json" : "--config");
     rc = cli_store_open(store, &s);
     if (rc)
         return rc;

@@ -68,8 +68,8 @@ static const struct command commands[] = {
       "gc [--max-use SIZE] [--keep-free SIZE] [--max-age AGE] [--keep-per-signature N] "
       "[--dry-run] [--config FILE] [--store DIR]",
       "remove cores from the store by the limits of store.conf and the options" },
-    { "store", cmd_store, "store --rescan [--store DIR]",
-      "rebuild the store's index from the files in the store" },
+    { "store", cmd_store, "store [--json] [--config FILE] [--rescan] [--store DIR]",
+      "the store's state and what gc would remove; --rescan rebuilds its index from the files" },
     { "kfd-check", cmd_kfd_check, "kfd-check [--kfd linux|sim] [--device PATH] [--pid PID] [--state]",
       "check that the AMD GPU debug interface (KFD 1.13+, Linux 6.5) is available" },
 };

@@ -5,7 +5,7 @@
 gpucore_unit_test(test_store SOURCES unit/test_store.c
   LIBS gc_store gc_triage gc_analyze gc_libcore gc_schema gc_arch)
 
-# run --store, list, show, gc, store --rescan on cores of the simulated GPU; cases need ptrace
+# run --store, list, show, gc, store (state and --rescan) on cores of the simulated GPU; cases need ptrace
 # rights and are skipped (77) without them.
 foreach(kase run gc hand perm)
   add_test(NAME store-e2e-${kase}

@@ -163,7 +163,18 @@ PY
 
 gc)
   # Three cores of one signature (three runs of vadd-fault, two of them at once: two writers
-  # of the index) and one of another, then gc's order.
+  # of the index) and one of another, then gc's order; `gpucore store` on the way.
+  printf 'KeepPerSignature=1\nMaxAge=4w\n' >status.conf
+  gc st0 store --config status.conf
+  expect_rc 0 st0
+  grep -qx "Store:       $store" st0.out &&
+    grep -qx "Cores:       0 present (0 B), 0 missing, 0 deleted by gc, 0 unreadable" st0.out &&
+    grep -qx "Limits:      MaxAge=4w KeepPerSignature=1 (status.conf)" st0.out &&
+    grep -qx "gc now:      would remove 0 cores, 0 B" st0.out || fail "store on an empty store: $(cat st0.out)"
+  if [ "$(id -u)" != 0 ] || [ ! -e /etc/gpucore/store.conf ]; then
+    gc st1 store
+    grep -qx "Limits:      none (no configuration file)" st1.out || fail "store without a configuration file: $(cat st1.out)"
+  fi
   store_run r1 vadd-fault --store
   sleep 1.1 # a later capture time, to the second of the core's name
   (store_run r2 vadd-fault --store) &
@@ -198,6 +209,38 @@ gc)
   [ "$(grep -c "^would remove core\..*duplicate of its signature" dry.out)" = 2 ] ||
     fail "dry run: $(cat dry.out)"
   grep -q "^Would remove 2 cores, " dry.out || fail "dry run total: $(cat dry.out)"
+  # `gpucore store` says what list and gc --dry-run say, counted its own way
+  gc st2 store --config status.conf
+  expect_rc 0 st2
+  grep -qx "Cores:       4 present ([0-9.]* [KM]iB), 0 missing, 0 deleted by gc, 0 unreadable" st2.out &&
+    grep -qx "Signatures:  2 among the present cores" st2.out &&
+    grep -qx "gc now:      $(sed -n 's/^Would remove \(.*\)\.$/would remove \1/p' dry.out)" st2.out ||
+    fail "store: $(cat st2.out)"
+  gc st2j store --json --config status.conf
+  expect_rc 0 st2j
+  python3 - st2j.out lj.out dry.out <<'PY' || fail "store --json disagrees with list --json and gc --dry-run (see above)"
+import json, re, sys
+st, ls = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+dry = open(sys.argv[3]).read()
+present = [c for c in ls["cores"] if c["state"] == "present"]
+assert st["schema"] == "gpucore.store/1", st
+for k in ("store", "filesystem", "journal"):
+    assert st[k] == ls[k], (k, st[k], ls[k])
+assert st["network"] is False and st["journal"] == "wal", st
+assert 0 < st["free_bytes"] <= st["total_bytes"], st
+assert st["cores"] == {"present": 4, "missing": 0, "deleted": 0, "unreadable": 0}, st["cores"]
+assert st["present_bytes"] == sum(c["size_on_disk"] for c in present), st
+assert st["signatures"] == len({c["signature"]["hash"] for c in present}) == 2, st
+times = sorted(c["time"] for c in present)
+assert (st["oldest"], st["newest"]) == (times[0], times[-1]), (st["oldest"], st["newest"], times)
+assert st["config"] == "status.conf", st["config"]
+assert st["policy"] == {"max_use": None, "keep_free": None, "max_age_s": 28 * 86400,
+                        "keep_per_signature": 1}, st["policy"]
+# the two later vadd-fault cores: what gc --dry-run names
+gone = re.findall(r"^would remove (\S+) ", dry, re.M)
+size = {c["file"]: c["size_on_disk"] for c in present}
+assert st["gc"] == {"would_remove": 2, "would_free": sum(size[f] for f in gone)}, (st["gc"], gone)
+PY
   [ "$(ls "$store" | grep -c '^core\.')" = 4 ] || fail "a dry run removed files"
 
   gc g1 gc --keep-per-signature 1
@@ -209,6 +252,17 @@ gc)
     fail "rows not kept as deleted: $(cat ls.out)"
   gc l2 list
   grep -q "seen 3 times" l2.out || fail "deleted cores no longer counted: $(cat l2.out)"
+  gc st3 store --config status.conf
+  grep -qx "Cores:       2 present ([0-9.]* [KM]iB), 0 missing, 2 deleted by gc, 0 unreadable" st3.out &&
+    grep -qx "gc now:      would remove 0 cores, 0 B" st3.out || fail "store after gc: $(cat st3.out)"
+  # usage: --rescan is a command of its own; a configuration file named must exist
+  gc su1 store --rescan --json
+  expect_rc 64 su1
+  grep -qx "gpucore store: --rescan takes no --json (see \`gpucore store --help\`)" su1.err || fail "su1: $(cat su1.err)"
+  gc su2 store --config no-such.conf
+  expect_rc 66 su2
+  grep -qx "gpucore: no-such.conf: cannot open the configuration file: No such file or directory" su2.err ||
+    fail "su2: $(cat su2.err)"
 
   # MaxUse from the configuration file, 1 byte: the oldest first, both
   mkdir -p "$XDG_CONFIG_HOME/gpucore"

@@ -15,12 +15,12 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#define CHECK(c)                                                                               \
-    do {                                                                                       \
-        if (!(c)) {                                                                            \
-            fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, __LINE__, #c);          \
-            abort();                                                                           \
-        }                                                                                      \
+#define CHECK(c)                                                                      \
+    do {                                                                              \
+        if (!(c)) {                                                                   \
+            fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, __LINE__, #c); \
+            abort();                                                                  \
+        }                                                                             \
     } while (0)
 
 struct fuzz_scratch {
