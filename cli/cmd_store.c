@@ -445,6 +445,27 @@ static int print_list_json(const struct gc_store *s, const struct gc_store_row *
     return 0;
 }
 
+/*
+ * The rows of @p f the caller may see (root: all; anyone else: their own and those of unknown
+ * uid, docs/store.md "Rules (privacy)"), oldest first, each file's state checked against the directory.
+ * Statuses of gc_store_query() and gc_store_refresh().
+ */
+static gpucore_status_t query_visible(struct gc_store *s, struct gc_store_filter *f,
+                                      struct gc_store_row **ret_rows, size_t *ret_n,
+                                      gpucore_diag_t *d)
+{
+    gpucore_status_t st;
+
+    if (geteuid() != 0) {
+        f->own_uid_only = 1;
+        f->uid = (int64_t)geteuid();
+    }
+    st = gc_store_query(s, f, ret_rows, ret_n, d);
+    if (st == GPUCORE_OK)
+        st = gc_store_refresh(s, *ret_rows, *ret_n, d);
+    return st;
+}
+
 int cmd_list(int argc, char **argv)
 {
     struct gc_store_filter f = { 0 };
@@ -497,12 +518,7 @@ int cmd_list(int argc, char **argv)
     rc = cli_store_open(store, &s);
     if (rc)
         return rc;
-    if (geteuid() != 0) {
-        f.own_uid_only = 1;
-        f.uid = (int64_t)geteuid();
-    }
-    if (gc_store_query(s, &f, &rows, &n, &d) != GPUCORE_OK ||
-        gc_store_refresh(s, rows, n, &d) != GPUCORE_OK) {
+    if (query_visible(s, &f, &rows, &n, &d) != GPUCORE_OK) {
         rc = cli_store_fail(&d);
         goto out;
     }
@@ -674,12 +690,7 @@ static int find_row(struct gc_store *s, const char *arg, struct gc_store_row **r
                             "analyze` reads any core)",
                             gc_store_path(s));
     }
-    if (geteuid() != 0) {
-        f.own_uid_only = 1;
-        f.uid = (int64_t)geteuid();
-    }
-    if (gc_store_query(s, &f, ret, ret_n, &d) != GPUCORE_OK ||
-        gc_store_refresh(s, *ret, *ret_n, &d) != GPUCORE_OK)
+    if (query_visible(s, &f, ret, ret_n, &d) != GPUCORE_OK)
         return cli_store_fail(&d);
     if (*ret_n == 0)
         return cli_fail(CLI_EXIT_NOINPUT, gc_store_path(s),
@@ -1191,12 +1202,7 @@ static int store_status(const char *store, const char *config, int json)
         rc = cli_store_open(store, &s);
     if (rc)
         return rc;
-    if (geteuid() != 0) {
-        f.own_uid_only = 1;
-        f.uid = (int64_t)geteuid();
-    }
-    if (gc_store_query(s, &f, &rows, &n, &d) != GPUCORE_OK ||
-        gc_store_refresh(s, rows, n, &d) != GPUCORE_OK ||
+    if (query_visible(s, &f, &rows, &n, &d) != GPUCORE_OK ||
         gc_store_gc(s, &p, 1, now_ns(), on_would_remove, &st, NULL, &d) != GPUCORE_OK) {
         rc = cli_store_fail(&d);
         goto out;
