@@ -447,8 +447,8 @@ static int print_list_json(const struct gc_store *s, const struct gc_store_row *
 
 /*
  * The rows of @p f the caller may see (root: all; anyone else: their own and those of unknown
- * uid, docs/store.md "Rules (privacy)"), oldest first, each file's state checked against the directory.
- * Statuses of gc_store_query() and gc_store_refresh().
+ * uid, docs/store.md "Rules (privacy)"), oldest first, each file's state checked against the
+ * directory. Statuses of gc_store_query() and gc_store_refresh().
  */
 static gpucore_status_t query_visible(struct gc_store *s, struct gc_store_filter *f,
                                       struct gc_store_row **ret_rows, size_t *ret_n,
