@@ -252,21 +252,23 @@ unaligned|css=2 cso=$(python3 -c 'import json,sys; h=json.load(open(sys.argv[1])
 ones|cso=0xffffffff css=0xffffffff wso=0xffffffff wss=0xffffffff|the control stack runs past the area
 EOF
   # What the note says of the layout is not what gpucore knows: the area kept to the end of
-  # its segment.
-  python3 "$trim" note "$g" unknown.gpu agent 0 88 4 12345
-  ingest unknown unknown.gpu state; expect_rc 0 unknown
-  grep -qxF "gpucore: warning: stdin: queue 0: gfx_target_version 12345 is not a known target; its context-save area at $at is kept whole, to the end of its segment" unknown.err ||
-    fail "no warning for an unknown target: $(cat unknown.err)"
-  gc unknown-info info --json unknown.core; expect_rc 0 unknown-info
-  trimmed unknown-info.out 0
-  rm -f unknown.gpu unknown.core
-  python3 "$trim" note "$g" size.gpu queue 0 56 4 $((size - 4096))
-  ingest size size.gpu state; expect_rc 0 size
-  grep -qxF "gpucore: warning: stdin: queue 0: a context-save area of $(printf 0x%x $((size - 4096))) bytes per XCC is not what gfx90a with these node properties needs; the area at $at is kept whole, to the end of its segment" size.err ||
-    fail "no warning for an area size that is not the target's: $(cat size.err)"
-  gc size-info info --json size.core; expect_rc 0 size-info
-  trimmed size-info.out 0
-  rm -f size.gpu size.core
+  # its segment. note_case NAME WARNING NOTE-PATCH...: the stream with the note patched
+  # (ingest_trim.py note), ingested with exactly WARNING, area 0 kept whole.
+  note_case() {
+    local name=$1 want=$2
+    shift 2
+    python3 "$trim" note "$g" "$name.gpu" "$@"
+    ingest "$name" "$name.gpu" state; expect_rc 0 "$name"
+    grep -qxF "gpucore: warning: stdin: queue 0: $want" "$name.err" ||
+      fail "$name: not the warning expected ($want): $(cat "$name.err")"
+    gc "$name-info" info --json "$name.core"; expect_rc 0 "$name-info"
+    trimmed "$name-info.out" 0
+    rm -f "$name.gpu" "$name.core"
+  }
+  note_case unknown "gfx_target_version 12345 is not a known target; its context-save area at $at is kept whole, to the end of its segment" \
+    agent 0 88 4 12345
+  note_case size "a context-save area of $(printf 0x%x $((size - 4096))) bytes per XCC is not what gfx90a with these node properties needs; the area at $at is kept whole, to the end of its segment" \
+    queue 0 56 4 $((size - 4096))
   # The header split over two PT_LOADs: the first (20 bytes) is small and kept whole, the
   # second begins inside the area, whose header ingest did not see at its start.
   python3 "$trim" split "$g" straddle.gpu $((lo + 20))
