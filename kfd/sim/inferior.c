@@ -37,7 +37,9 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +64,10 @@ static const char prog[] = "gpucore-inferior";
 /* ---- extra host threads: recognisable frames in a host backtrace --------------------------- */
 
 static volatile int spin_stop;
+/* Host threads that have entered their function: "ready" waits for all of them, so that a
+   capture never stops one still inside clone3, whose child side has no unwind information
+   (gdb's backtrace of it is "clone3 () ... ?? ()"). */
+static atomic_uint host_threads_started;
 
 /* Not static: the names are what a host backtrace of the core shows. */
 void *gc_inferior_spin_thread(void *arg);
@@ -70,6 +76,7 @@ void *gc_inferior_blocked_thread(void *arg);
 __attribute__((noinline)) void *gc_inferior_spin_thread(void *arg)
 {
     (void)arg;
+    atomic_fetch_add(&host_threads_started, 1);
     while (!spin_stop)
         __asm__ volatile("pause" ::: "memory");
     return NULL;
@@ -78,6 +85,7 @@ __attribute__((noinline)) void *gc_inferior_spin_thread(void *arg)
 __attribute__((noinline)) void *gc_inferior_blocked_thread(void *arg)
 {
     (void)arg;
+    atomic_fetch_add(&host_threads_started, 1);
     /* Blocked in a system call, as a real waiting thread is. Not sigwait: a thread waiting for
        SIGTERM would take the process-directed SIGTERM meant for main's sigwait. pause() with
        every signal blocked (the inherited mask) never returns and never takes one. */
@@ -591,6 +599,8 @@ int main(int argc, char **argv)
             break;
         }
     }
+    while (!rc && atomic_load(&host_threads_started) < nthreads)
+        sched_yield();
     if (!rc && args.describe && write_describe(args.describe, s, l, fault_va)) {
         fprintf(stderr, "%s: %s: %s\n", prog, args.describe, strerror(errno));
         rc = EX_SOFTWARE;
