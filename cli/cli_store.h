@@ -14,6 +14,10 @@ struct gc_store;
    default (store.h, gc_store_locate()). 0 with *ret set, or an exit code after printing. */
 int cli_store_open(const char *option, struct gc_store **ret);
 
+/* Close @p s (NULL accepted), first warning once on stderr when its queries left out rows
+   that name no file of the store (gc_store_rows_ignored()). */
+void cli_store_close(struct gc_store *s);
+
 /* Print the store's failure @p d as one line; its exit code: 77 permission, 65 a newer or
    damaged index, 66 not found, 74 I/O, 64 usage, 70 otherwise. */
 int cli_store_fail(const gpucore_diag_t *d);

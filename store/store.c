@@ -200,7 +200,14 @@ static gpucore_status_t check_dir(const char *dir, const struct stat *st, gpucor
 
     if (!S_ISDIR(st->st_mode))
         return gc_diag_set(d, GPUCORE_E_PERM, 0, "%s: the store is not a directory", dir);
-    if (me != 0 && st->st_uid != me)
+    /* Root too: the index names the files that gc removes and show prints, so a store that
+       another user can write would let that user choose them (docs/store.md, "Rules"). */
+    if (st->st_uid != me && me == 0)
+        return gc_diag_set(d, GPUCORE_E_PERM, 0,
+                           "%s: the store belongs to uid %ld, not to root: refused (root uses "
+                           "only stores it owns; run as uid %ld, or copy the cores out)",
+                           dir, (long)st->st_uid, (long)st->st_uid);
+    if (st->st_uid != me)
         return gc_diag_set(d, GPUCORE_E_PERM, 0,
                            "%s: the store belongs to uid %ld, not to you (uid %ld): refused", dir,
                            (long)st->st_uid, (long)me);
@@ -245,9 +252,23 @@ static const struct migration {
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == GC_STORE_SCHEMA_VERSION,
                "one migration per schema version");
 
-static gpucore_status_t db_fail(struct gc_store *s, gpucore_diag_t *d, const char *what)
+const char *gc_store_migration_sql(int version)
+{
+    for (size_t i = 0; i < NMIGRATIONS; i++)
+        if (migrations[i].version == version)
+            return migrations[i].sql;
+    return NULL;
+}
+
+gpucore_status_t gc_store_fail(struct gc_store *s, gpucore_diag_t *d, const char *what)
 {
     int code = sqlite3_extended_errcode(s->db);
+
+    if ((code & 0xff) == SQLITE_INTERRUPT && s->overdue)
+        return gc_diag_set(d, GPUCORE_E_CORRUPT, 0,
+                           "%s/%s: %s: the index did not answer within %" PRId64 " ms (damaged, "
+                           "or made to be slow): refused",
+                           s->path, GC_STORE_INDEX_NAME, what, s->statement_limit_ns / 1000000);
     gpucore_status_t st = (code & 0xff) == SQLITE_NOMEM     ? GPUCORE_E_NOMEM
                           : (code & 0xff) == SQLITE_CORRUPT ? GPUCORE_E_CORRUPT
                           : (code & 0xff) == SQLITE_NOTADB  ? GPUCORE_E_CORRUPT
@@ -260,16 +281,18 @@ static gpucore_status_t db_fail(struct gc_store *s, gpucore_diag_t *d, const cha
 gpucore_status_t gc_store_exec(struct gc_store *s, const char *sql, const char *what,
                                gpucore_diag_t *d)
 {
+    gc_store_statement_begin(s);
     if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
-        return db_fail(s, d, what);
+        return gc_store_fail(s, d, what);
     return GPUCORE_OK;
 }
 
 gpucore_status_t gc_store_prepare(struct gc_store *s, const char *sql, sqlite3_stmt **ret,
                                   gpucore_diag_t *d)
 {
+    gc_store_statement_begin(s);
     if (sqlite3_prepare_v2(s->db, sql, -1, ret, NULL) != SQLITE_OK)
-        return db_fail(s, d, "cannot prepare a statement");
+        return gc_store_fail(s, d, "cannot prepare a statement");
     return GPUCORE_OK;
 }
 
@@ -280,8 +303,14 @@ gpucore_status_t gc_store_step_done(struct gc_store *s, sqlite3_stmt *stmt, cons
 
     sqlite3_finalize(stmt);
     if (rc != SQLITE_DONE)
-        return db_fail(s, d, what);
+        return gc_store_fail(s, d, what);
     return GPUCORE_OK;
+}
+
+void gc_store_rollback(struct gc_store *s)
+{
+    gc_store_statement_begin(s); /* a statement that ran out of time is undone all the same */
+    sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
 gpucore_status_t gc_store_batch_begin(struct gc_store_batch *b, gpucore_diag_t *d)
@@ -321,7 +350,7 @@ gpucore_status_t gc_store_batch_end(struct gc_store_batch *b, gpucore_status_t s
     cst = gc_store_exec(b->s, "COMMIT", "cannot commit the changes",
                         st == GPUCORE_OK ? d : &ignored);
     if (cst != GPUCORE_OK)
-        sqlite3_exec(b->s->db, "ROLLBACK", NULL, NULL, NULL);
+        gc_store_rollback(b->s);
     return st != GPUCORE_OK ? st : cst;
 }
 
@@ -341,7 +370,7 @@ static gpucore_status_t user_version(struct gc_store *s, int *ret, gpucore_diag_
     if (st != GPUCORE_OK)
         return st;
     if (sqlite3_step(q) != SQLITE_ROW) {
-        st = db_fail(s, d, "cannot read the schema version");
+        st = gc_store_fail(s, d, "cannot read the schema version");
         sqlite3_finalize(q);
         return st;
     }
@@ -400,11 +429,14 @@ static gpucore_status_t migrate(struct gc_store *s, gpucore_diag_t *d)
     else if (st == GPUCORE_OK && version < 0)
         st = gc_diag_set(d, GPUCORE_E_CORRUPT, 0, "%s/%s: schema version %d is not one", s->path,
                          GC_STORE_INDEX_NAME, version);
+    /* What is there must be what the migrations made, before anything of it is used. */
+    if (st == GPUCORE_OK)
+        st = gc_store_verify_schema(s, version, d);
     for (size_t i = 0; st == GPUCORE_OK && i < NMIGRATIONS; i++)
         if (migrations[i].version > version)
             st = apply_migration(s, &migrations[i], d);
     if (st != GPUCORE_OK) {
-        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+        gc_store_rollback(s);
         return st;
     }
     return gc_store_exec(s, "COMMIT", "cannot commit the schema", d);
@@ -425,11 +457,20 @@ static int check_index(const struct gc_store *s, uint32_t flags, gpucore_diag_t 
     struct stat st;
 
     if (fstatat(s->dirfd, GC_STORE_INDEX_NAME, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-        if (S_ISREG(st.st_mode))
+        if (!S_ISREG(st.st_mode))
+            gc_diag_set(d, GPUCORE_E_PERM, 0,
+                        "%s/%s: the index is not a regular file (a symlink?): refused", s->path,
+                        GC_STORE_INDEX_NAME);
+        else if (st.st_uid != geteuid())
+            gc_diag_set(d, GPUCORE_E_PERM, 0,
+                        "%s/%s: the index belongs to uid %ld, not to you (uid %ld): refused",
+                        s->path, GC_STORE_INDEX_NAME, (long)st.st_uid, (long)geteuid());
+        else if (st.st_nlink != 1)
+            gc_diag_set(d, GPUCORE_E_PERM, 0,
+                        "%s/%s: the index has %ju names (hard links): refused", s->path,
+                        GC_STORE_INDEX_NAME, (uintmax_t)st.st_nlink);
+        else
             return 0;
-        gc_diag_set(d, GPUCORE_E_PERM, 0,
-                    "%s/%s: the index is not a regular file (a symlink?): refused", s->path,
-                    GC_STORE_INDEX_NAME);
         return -1;
     }
     if (errno != ENOENT)
@@ -484,7 +525,7 @@ static gpucore_status_t set_journal(struct gc_store *s, gpucore_diag_t *d)
                          "process has it open?)",
                          s->path, GC_STORE_INDEX_NAME, (const char *)got);
     else
-        st = db_fail(s, d, "cannot use WAL");
+        st = gc_store_fail(s, d, "cannot use WAL");
     sqlite3_finalize(q);
     return st;
 }
@@ -515,7 +556,7 @@ static gpucore_status_t open_index(struct gc_store *s, uint32_t flags, gpucore_d
     if (sqlite3_open_v2(path, &s->db, oflags, NULL) != SQLITE_OK) {
         if (!s->db)
             return gc_diag_set(d, GPUCORE_E_NOMEM, 0, "out of memory");
-        return db_fail(s, d, "cannot open the index");
+        return gc_store_fail(s, d, "cannot open the index");
     }
     if (!same_dir(s) || check_index(s, 0, d) != 0)
         return gc_diag_set(d, GPUCORE_E_PERM, 0,
@@ -524,6 +565,10 @@ static gpucore_status_t open_index(struct gc_store *s, uint32_t flags, gpucore_d
                            s->path);
     sqlite3_busy_timeout(s->db, GC_STORE_BUSY_TIMEOUT_MS);
     sqlite3_extended_result_codes(s->db, 1);
+    /* Before the first statement: nothing of the file runs, and nothing runs long. */
+    rc = gc_store_guard_db(s, d);
+    if (rc != GPUCORE_OK)
+        return rc;
     /* A newer index is refused before anything of it is changed (its journal mode too). */
     int version = 0;
 
@@ -718,6 +763,9 @@ gpucore_status_t gc_store_put(struct gc_store *s, struct gc_store_row *row,
 
     if (!row->file || !state)
         return gc_diag_set(reterr_diag, GPUCORE_E_INVAL, 0, "a row without a file or state");
+    if (!gc_store_file_name_ok(row->file))
+        return gc_diag_set(reterr_diag, GPUCORE_E_INVAL, 0, "'%s' is not a file name of the store",
+                           row->file);
     if (!row->indexed_at)
         row->indexed_at = gc_store_now_ns();
     st = gc_store_prepare(
@@ -761,7 +809,7 @@ gpucore_status_t gc_store_put(struct gc_store *s, struct gc_store_row *row,
     bind_i64(q, 20, row->file_mtime_ns);
     bind_i64(q, 21, row->file_bytes);
     if (sqlite3_step(q) != SQLITE_ROW) {
-        st = db_fail(s, reterr_diag, "cannot add the core to the index");
+        st = gc_store_fail(s, reterr_diag, "cannot add the core to the index");
         sqlite3_finalize(q);
         return st;
     }
@@ -845,11 +893,16 @@ static int read_row(sqlite3_stmt *q, struct gc_store_row *r)
     r->file_bytes = col_i64(q, 21);
     r->seen = r->sig_hash ? col_i64(q, 22) : 1;
     r->first_seen_ns = r->sig_hash ? col_i64(q, 23) : r->time_ns;
-    if (!r->file || r->state < 0) {
+    if (!gc_store_file_name_ok(r->file) || r->state < 0) {
         gc_store_row_done(r);
         return -1;
     }
     return 0;
+}
+
+size_t gc_store_rows_ignored(const struct gc_store *s)
+{
+    return s->rows_ignored;
 }
 
 gpucore_status_t gc_store_query(struct gc_store *s, const struct gc_store_filter *f,
@@ -906,9 +959,11 @@ gpucore_status_t gc_store_query(struct gc_store *s, const struct gc_store_filter
         }
         if (read_row(q, &rows[n]) == 0)
             n++;
+        else
+            s->rows_ignored++;
     }
     if (rc != SQLITE_DONE) {
-        st = db_fail(s, reterr_diag, "cannot read the index");
+        st = gc_store_fail(s, reterr_diag, "cannot read the index");
         sqlite3_finalize(q);
         gc_store_rows_free(rows, n);
         return st;
@@ -916,5 +971,59 @@ gpucore_status_t gc_store_query(struct gc_store *s, const struct gc_store_filter
     sqlite3_finalize(q);
     *ret_rows = rows;
     *ret_n = n;
+    return GPUCORE_OK;
+}
+
+/* A row's signature and place, sorted to find the groups. */
+struct sig_place {
+    const char *sig;
+    size_t i;
+};
+
+static int cmp_sig_place(const void *a, const void *b)
+{
+    const struct sig_place *x = a, *y = b;
+    int c = strcmp(x->sig, y->sig);
+
+    return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+static int cmp_group_first(const void *a, const void *b)
+{
+    const struct gc_store_sig_group *x = a, *y = b;
+
+    return (x->first > y->first) - (x->first < y->first);
+}
+
+gpucore_status_t gc_store_group_by_signature(const struct gc_store_row *rows, size_t n,
+                                             struct gc_store_sig_group **ret, size_t *ret_n)
+{
+    struct sig_place *places = gc_calloc_array(n ? n : 1, sizeof(*places));
+    struct gc_store_sig_group *groups = gc_calloc_array(n ? n : 1, sizeof(*groups));
+    size_t m = 0, ng = 0;
+
+    if (!places || !groups) {
+        free(places);
+        free(groups);
+        return GPUCORE_E_NOMEM;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].sig_hash)
+            places[m++] = (struct sig_place){ rows[i].sig_hash, i };
+    qsort(places, m, sizeof(*places), cmp_sig_place);
+    for (size_t k = 0; k < m; k++) {
+        if (k == 0 || strcmp(places[k].sig, places[k - 1].sig) != 0)
+            groups[ng++] = (struct gc_store_sig_group){ places[k].i, places[k].i, 0 };
+        groups[ng - 1].last = places[k].i;
+        groups[ng - 1].count++;
+    }
+    free(places);
+    qsort(groups, ng, sizeof(*groups), cmp_group_first);
+    if (!ng) {
+        free(groups);
+        groups = NULL;
+    }
+    *ret = groups;
+    *ret_n = ng;
     return GPUCORE_OK;
 }

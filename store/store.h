@@ -36,6 +36,14 @@
 #define GC_STORE_ROOT_DIR "/var/lib/gpucore/cores"
 /* How long a writer waits for another one's lock, milliseconds. */
 #define GC_STORE_BUSY_TIMEOUT_MS 10000
+/*
+ * The most one statement on the index may take, milliseconds; then it is interrupted and the
+ * command fails (GPUCORE_E_CORRUPT). `list` of 50,000 cores takes 0.4 s, so only an index made
+ * to be slow comes near it; it is six busy timeouts, so a wait for a writer's lock ends first.
+ */
+#define GC_STORE_STATEMENT_TIME_MAX_MS 60000
+/* The longest name of a file in the store (NAME_MAX). */
+#define GC_STORE_FILE_NAME_MAX 255
 
 /*
  * The index's journal. WAL needs memory shared by every process that opens the index (the
@@ -149,6 +157,17 @@ gpucore_status_t gc_store_locate(const char *option, char *buf, size_t size,
  */
 gpucore_status_t gc_store_prepare_dir(const char *dir, gpucore_diag_t *reterr_diag);
 
+/*
+ * A name the store may open, stat or remove: one plain name of a file in its directory, 1 to
+ * GC_STORE_FILE_NAME_MAX bytes, no '/', not starting with '.' (so neither "." nor ".." nor a
+ * writer's hidden temporary file), and none of the index's own files. 1 if so, else 0. Every
+ * file name read from the index passes it before use: the index is a file, and what it says
+ * is only as good as whoever wrote it.
+ */
+int gc_store_file_name_ok(const char *name);
+/* @p name is the index or one of SQLite's journals beside it ("index.sqlite-wal", ...). */
+int gc_store_is_index_file(const char *name);
+
 struct gc_store;
 
 /* gc_store_open()'s flags. */
@@ -156,6 +175,11 @@ struct gc_store;
 
 /*
  * Open the store at @p dir and its index (created, or migrated to GC_STORE_SCHEMA_VERSION).
+ * The directory and the index must belong to the caller, root included (a store another user
+ * can write chooses what root would read and remove), the index be a regular file of one name,
+ * and its schema exactly the one the migrations create: no view or trigger, which SQLite is
+ * also told never to run (store_guard.c). Every statement then has a time bound
+ * (GC_STORE_STATEMENT_TIME_MAX_MS).
  * The directory's filesystem (fstatfs() on its descriptor) decides the index's journal
  * (gc_store_journal_for()); an index in another mode is switched, which SQLite can do only
  * while no other connection has the index open: else the open fails (GPUCORE_E_IO), and the
@@ -164,11 +188,14 @@ struct gc_store;
  * @retval GPUCORE_E_IO      the directory or index cannot be opened or created (errno said);
  *                           or the index's journal cannot be switched (another process has
  *                           it open)
- * @retval GPUCORE_E_PERM    the directory is a symlink, owned by another user (and the caller
- *                           is not root), or writable by group or others; or the index is a
- *                           symlink or not a regular file
+ * @retval GPUCORE_E_PERM    the directory is a symlink, owned by another user (root
+ *                           included), or writable by group or others; or the index is a
+ *                           symlink, not a regular file, another user's or has hard links
  * @retval GPUCORE_E_VERSION the index's schema is newer than this program's
- * @retval GPUCORE_E_CORRUPT the index is not an SQLite database or a migration failed
+ * @retval GPUCORE_E_CORRUPT the index is not an SQLite database, its schema is not the one
+ *                           of its version, a statement passed its time bound, or a
+ *                           migration failed
+ * @retval GPUCORE_E_NOTSUP  this SQLite cannot be told to run no view or trigger
  * @retval GPUCORE_E_NOMEM
  */
 gpucore_status_t gc_store_open(const char *dir, uint32_t flags, struct gc_store **ret,
@@ -230,11 +257,32 @@ struct gc_store_filter {
 /*
  * The rows that pass @p f, oldest capture first (unknown times first, then by id), with
  * seen/first_seen_ns filled. *ret_rows is a new array (gc_store_rows_free()), possibly NULL when
- * *ret_n is 0. GPUCORE_OK, GPUCORE_E_IO or GPUCORE_E_NOMEM.
+ * *ret_n is 0. A row whose file name fails gc_store_file_name_ok() or whose state is no state
+ * is left out and counted (gc_store_rows_ignored()). GPUCORE_OK, GPUCORE_E_IO,
+ * GPUCORE_E_CORRUPT (the time bound) or GPUCORE_E_NOMEM.
  */
 gpucore_status_t gc_store_query(struct gc_store *s, const struct gc_store_filter *f,
                                 struct gc_store_row **ret_rows, size_t *ret_n,
                                 gpucore_diag_t *reterr_diag);
+
+/* The cores of one signature among an array of rows (indexes into it). */
+struct gc_store_sig_group {
+    size_t first; /* the first row of the signature */
+    size_t last;  /* the last one */
+    size_t count; /* how many rows of the array have it */
+};
+
+/*
+ * The signatures of @p rows, one group per distinct sig_hash (rows without one are in none),
+ * in the order their first rows come. O(n log n). *ret is a new array (free()), NULL when
+ * *ret_n is 0. GPUCORE_OK or GPUCORE_E_NOMEM.
+ */
+gpucore_status_t gc_store_group_by_signature(const struct gc_store_row *rows, size_t n,
+                                             struct gc_store_sig_group **ret, size_t *ret_n);
+
+/* How many rows the queries on @p s left out so far as not rows of a store's file (a
+   damaged or hand-edited index; `gpucore store --rescan` removes them). */
+size_t gc_store_rows_ignored(const struct gc_store *s);
 
 /*
  * Compare the file of each row that is present with the directory: a file that is gone is
@@ -252,12 +300,14 @@ struct gc_store_rescan_stats {
     size_t unreadable; /* files that are not readable cores */
     size_t missing;    /* rows whose file is gone */
     size_t skipped;    /* entries not regular files (symlinks, directories, FIFOs): ignored */
+    size_t dropped;    /* rows removed: not of a store's file (gc_store_rows_ignored()) */
 };
 
 /*
  * Rebuild the index from the files: each regular file of the store (not the index) whose size
  * or modification time differs from its row, or has none, is read (gc_store_row_from_file())
- * and put; rows whose file is gone become missing. Symlinks and other non-regular entries are
+ * and put; rows whose file is gone become missing, rows gc_store_query() ignores are removed.
+ * Symlinks and other non-regular entries are
  * skipped, never followed. GPUCORE_OK, GPUCORE_E_IO or GPUCORE_E_NOMEM.
  */
 gpucore_status_t gc_store_rescan(struct gc_store *s, struct gc_store_rescan_stats *ret,

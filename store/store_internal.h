@@ -15,7 +15,40 @@ struct gc_store {
     sqlite3 *db;      /* index.sqlite, reached through dirfd */
     uint64_t fs_type; /* fstatfs(dirfd).f_type; 0 unknown */
     int journal;      /* enum gc_store_journal */
+    /* The time bound of the statement running now (store_guard.c): CLOCK_MONOTONIC ns past
+       which SQLite's progress handler interrupts it; the bound's length (tests shorten it);
+       whether the last interruption was the bound's. */
+    int64_t deadline_ns;
+    int64_t statement_limit_ns;
+    int overdue;
+    size_t rows_ignored; /* rows gc_store_query() left out: not rows of a store's file */
 };
+
+/* SQLite's virtual-machine steps between two looks at the clock: a few microseconds of work. */
+#define GC_STORE_PROGRESS_STEPS 10000
+
+/*
+ * The connection's guards (store_guard.c): SQLite's defensive mode, no triggers, views,
+ * schema functions or extensions, cell-size checks, and the statements' time bound.
+ * GPUCORE_OK, GPUCORE_E_NOTSUP (an SQLite that lacks one) or GPUCORE_E_IO.
+ */
+gpucore_status_t gc_store_guard_db(struct gc_store *s, gpucore_diag_t *d);
+/* Start the time bound of a statement (gc_store_prepare() and gc_store_exec() call it). */
+void gc_store_statement_begin(struct gc_store *s);
+/*
+ * The index's schema is exactly what the migrations up to @p version create: the same tables,
+ * indexes and nothing else (no view, no trigger), each with the same SQL.
+ * @retval GPUCORE_OK
+ * @retval GPUCORE_E_CORRUPT  it is not; the message names the first difference
+ * @retval GPUCORE_E_NOMEM, GPUCORE_E_IO
+ */
+gpucore_status_t gc_store_verify_schema(struct gc_store *s, int version, gpucore_diag_t *d);
+/* Roll back the open transaction, whatever the time bound of the statement before. */
+void gc_store_rollback(struct gc_store *s);
+/* The SQL of the migration to @p version, or NULL when there is none. */
+const char *gc_store_migration_sql(int version);
+/* The index's last error as a status and "DIR/index.sqlite: WHAT: SQLite's message". */
+gpucore_status_t gc_store_fail(struct gc_store *s, gpucore_diag_t *d, const char *what);
 
 /*
  * gc_store_open() with the filesystem's f_type given (@p f_type not NULL) instead of read with

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <jansson.h>
+#include <sqlite3.h>
 
 #include <gpucore/core.h>
 #include <gpucore/schema.h>
@@ -148,7 +149,7 @@ gpucore_status_t gc_store_row_from_file(const struct gc_store *s, const char *na
     struct stat st;
     int fd;
 
-    if (!name || !*name || strchr(name, '/') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+    if (!gc_store_file_name_ok(name))
         return gc_diag_set(reterr_diag, GPUCORE_E_INVAL, 0, "'%s' is not a file name of the store",
                            name ? name : "");
     fd = openat(s->dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
@@ -262,16 +263,6 @@ gpucore_status_t gc_store_refresh(struct gc_store *s, struct gc_store_row *rows,
     return st;
 }
 
-/* The store's own files: the index and SQLite's journals next to it. */
-static int is_index_file(const char *name)
-{
-    size_t n = strlen(GC_STORE_INDEX_NAME);
-
-    return strncmp(name, GC_STORE_INDEX_NAME, n) == 0 &&
-           (!name[n] || strcmp(name + n, "-wal") == 0 || strcmp(name + n, "-shm") == 0 ||
-            strcmp(name + n, "-journal") == 0);
-}
-
 /* A row's file as indexed is the file there now (same size and modification time). */
 static int unchanged(const struct gc_store_row *r, const struct stat *st)
 {
@@ -295,6 +286,48 @@ static struct gc_store_row *row_of_file(struct gc_store_row **by_file, size_t n,
     return hit ? *hit : NULL;
 }
 
+/*
+ * Remove the rows gc_store_query() ignores (a file name that is not one of the store's, a
+ * state that is none): a rebuilt index holds only rows of the store's files. *ret_n: how many.
+ */
+static gpucore_status_t drop_ignored_rows(struct gc_store *s, size_t *ret_n, gpucore_diag_t *d)
+{
+    struct gc_store_batch batch = { .s = s };
+    sqlite3_stmt *q, *del = NULL;
+    gpucore_status_t st;
+    int rc = SQLITE_DONE;
+
+    *ret_n = 0;
+    st = gc_store_prepare(s, "SELECT id, file, state FROM cores", &q, d);
+    if (st != GPUCORE_OK)
+        return st;
+    while (st == GPUCORE_OK && (rc = sqlite3_step(q)) == SQLITE_ROW) {
+        const char *file = (const char *)sqlite3_column_text(q, 1);
+        const char *state = (const char *)sqlite3_column_text(q, 2);
+
+        if (gc_store_file_name_ok(file) && gc_store_state_parse(state) >= 0)
+            continue;
+        st = gc_store_batch_begin(&batch, d);
+        if (st == GPUCORE_OK && !del)
+            st = gc_store_prepare(s, "DELETE FROM cores WHERE id = ?1", &del, d);
+        if (st != GPUCORE_OK)
+            break;
+        sqlite3_reset(del);
+        sqlite3_bind_int64(del, 1, sqlite3_column_int64(q, 0));
+        if (sqlite3_step(del) != SQLITE_DONE)
+            st = gc_store_fail(s, d, "cannot remove a row");
+        else
+            (*ret_n)++;
+        if (st == GPUCORE_OK)
+            st = gc_store_batch_count(&batch, d);
+    }
+    if (st == GPUCORE_OK && rc != SQLITE_DONE)
+        st = gc_store_fail(s, d, "cannot read the index");
+    sqlite3_finalize(del);
+    sqlite3_finalize(q);
+    return gc_store_batch_end(&batch, st, d);
+}
+
 gpucore_status_t gc_store_rescan(struct gc_store *s, struct gc_store_rescan_stats *ret,
                                  gpucore_diag_t *reterr_diag)
 {
@@ -306,7 +339,9 @@ gpucore_status_t gc_store_rescan(struct gc_store *s, struct gc_store_rescan_stat
     DIR *dir;
     int fd;
 
-    st = gc_store_query(s, NULL, &rows, &n, reterr_diag);
+    st = drop_ignored_rows(s, &stats.dropped, reterr_diag);
+    if (st == GPUCORE_OK)
+        st = gc_store_query(s, NULL, &rows, &n, reterr_diag);
     if (st != GPUCORE_OK)
         return st;
     /* Each directory entry finds its row by binary search: a scan of the rows per entry cost
@@ -333,8 +368,8 @@ gpucore_status_t gc_store_rescan(struct gc_store *s, struct gc_store_rescan_stat
         struct gc_store_row *old = NULL;
         struct stat sb;
 
-        if (e->d_name[0] == '.' || is_index_file(e->d_name))
-            continue; /* also the writer's hidden temporary files */
+        if (!gc_store_file_name_ok(e->d_name))
+            continue; /* the index, its journals, the writer's hidden temporary files */
         if (fstatat(s->dirfd, e->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(sb.st_mode)) {
             stats.skipped++;
             continue;

@@ -321,7 +321,7 @@ static void test_directory_rules(void **state)
     assert_null(s);
 }
 
-/* A store owned by another user is refused to a user who is not root. */
+/* A store owned by another user is refused, to root as to anyone. */
 static void test_other_owner(void **state)
 {
     pid_t pid;
@@ -336,9 +336,11 @@ static void test_other_owner(void **state)
         struct gc_store *s = NULL;
         gpucore_diag_t d = { 0 };
 
-        /* root may open a store of another user's (as it reads every user's cores) */
-        assert_int_equal(gc_store_open(dir, GC_STORE_CREATE, &s, &d), GPUCORE_OK);
-        gc_store_close(s);
+        /* root neither: the index of a store another user can write would choose the files
+           root's gc removes and root's show prints */
+        assert_int_equal(gc_store_open(dir, GC_STORE_CREATE, &s, &d), GPUCORE_E_PERM);
+        assert_null(s);
+        assert_non_null(strstr(d.message, "belongs to uid 65533, not to root: refused"));
     }
     pid = fork();
     assert_true(pid >= 0);
@@ -355,6 +357,214 @@ static void test_other_owner(void **state)
     assert_int_equal(waitpid(pid, &status, 0), pid);
     assert_true(WIFEXITED(status));
     assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/* Run @p sql on the index directly, as whoever can write the file could. */
+static void sql_exec(const char *sql)
+{
+    sqlite3 *db;
+    char *err = NULL;
+
+    assert_int_equal(sqlite3_open(path_in(GC_STORE_INDEX_NAME), &db), SQLITE_OK);
+    if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK)
+        fail_msg("%s: %s", sql, err);
+    sqlite3_close(db);
+}
+
+/* A row whose file name is not one plain name of the store is never opened, stat'ed or
+   removed: list ignores it (and counts it), refresh and gc leave the file it names alone, a
+   put of such a name is refused, and a rescan removes the row. */
+static void test_index_file_names(void **state)
+{
+    static const char *const bad[] = {
+        "/ABS",    "../outside", "sub/core",     ".",        "..", ".hidden",
+        "",        "index.sqlite", "index.sqlite-wal", "index.sqlite-journal",
+    };
+    char outside[PATH_MAX + 16], abs[PATH_MAX + 16], sql[2 * PATH_MAX], longname[300];
+    struct gc_store_row *rows = NULL, r = { 0 };
+    struct gc_store_rescan_stats rs = { 0 };
+    struct gc_store_policy p = { .max_age_ns = 1, .keep_per_signature = 0 };
+    struct gc_store *s;
+    gpucore_diag_t d = { 0 };
+    struct stat st;
+    uint64_t freed = 0;
+    size_t n;
+
+    (void)state;
+    s = open_store();
+    put(s, "core.good", 10, "aaaa", "app", 16);
+    gc_store_close(s);
+    /* a canary beside the store and one named by an absolute path */
+    snprintf(outside, sizeof(outside), "%s.outside", dir);
+    snprintf(abs, sizeof(abs), "%s.abs", dir);
+    close(open(outside, O_CREAT | O_WRONLY, 0600));
+    close(open(abs, O_CREAT | O_WRONLY, 0600));
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        const char *name = bad[i];
+        char rel[PATH_MAX + 32];
+
+        if (strcmp(name, "/ABS") == 0)
+            name = abs;
+        if (strcmp(name, "../outside") == 0) {
+            snprintf(rel, sizeof(rel), "../%s.outside", strrchr(dir, '/') + 1);
+            name = rel;
+        }
+        snprintf(sql, sizeof(sql),
+                 "INSERT INTO cores(time_ns, size, truncated, file, state, indexed_at, sig_hash) "
+                 "VALUES (%zu, 1, 0, '%s', 'present', 1, 'aaaa')",
+                 i, name);
+        sql_exec(sql);
+    }
+    memset(longname, 'x', sizeof(longname) - 1);
+    longname[sizeof(longname) - 1] = '\0';
+    snprintf(sql, sizeof(sql),
+             "INSERT INTO cores(size, truncated, file, state, indexed_at) "
+             "VALUES (1, 0, '%s', 'present', 1)",
+             longname);
+    sql_exec(sql);
+    s = open_store();
+    n = query(s, NULL, &rows);
+    assert_int_equal(n, 1);
+    assert_string_equal(rows[0].file, "core.good");
+    assert_int_equal(gc_store_rows_ignored(s), sizeof(bad) / sizeof(bad[0]) + 1);
+    gc_store_rows_free(rows, n);
+    /* gc of everything removes only the store's own core */
+    assert_int_equal(gc_store_gc(s, &p, 0, 100 * NS, NULL, NULL, &freed, &d), GPUCORE_OK);
+    assert_int_equal(stat(outside, &st), 0);
+    assert_int_equal(stat(abs, &st), 0);
+    assert_int_equal(stat(path_in(GC_STORE_INDEX_NAME), &st), 0);
+    assert_int_equal(stat(path_in("core.good"), &st), -1);
+    /* a put of such a name is refused */
+    r.file = strdup("../x");
+    r.state = GC_STORE_PRESENT;
+    assert_int_equal(gc_store_put(s, &r, &d), GPUCORE_E_INVAL);
+    gc_store_row_done(&r);
+    /* a rescan removes the rows */
+    assert_int_equal(gc_store_rescan(s, &rs, &d), GPUCORE_OK);
+    assert_int_equal(rs.dropped, sizeof(bad) / sizeof(bad[0]) + 1);
+    gc_store_close(s);
+    assert_int_equal(sql_int("SELECT count(*) FROM cores"), 1);
+    unlink(outside);
+    unlink(abs);
+    assert_int_equal(gc_store_file_name_ok("core.1.host.42.app.zst"), 1);
+    assert_int_equal(gc_store_file_name_ok(longname + 45), 1); /* 254 bytes */
+    assert_int_equal(gc_store_file_name_ok(longname + 44), 1); /* 255 */
+    assert_int_equal(gc_store_file_name_ok(longname + 43), 0); /* 256 */
+    assert_int_equal(gc_store_file_name_ok(NULL), 0);
+}
+
+/* An index whose schema is not the one the migrations make is refused before it is used: a
+   view in place of a table (which would run a query of the writer's choice on every list), a
+   trigger (run on gpucore's own writes), an extra table or index, a table of other columns;
+   and so is a new index (version 0) that already holds tables. */
+static void test_index_schema(void **state)
+{
+    static const struct {
+        const char *sql;
+        const char *says;
+    } cases[] = {
+        { "ALTER TABLE cores RENAME TO real_cores; CREATE VIEW cores AS WITH RECURSIVE "
+          "r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r) SELECT c.* FROM real_cores c, r",
+          "(unexpected view 'cores')" },
+        { "CREATE TRIGGER t AFTER UPDATE ON cores BEGIN DELETE FROM migrations; END",
+          "(unexpected trigger 't')" },
+        { "CREATE VIEW v AS SELECT 1", "(unexpected view 'v')" },
+        { "CREATE TABLE x(a)", "(unexpected table 'x')" },
+        { "CREATE INDEX cores_by_file ON cores(file)", "(unexpected index 'cores_by_file')" },
+        { "DROP INDEX cores_by_time", "(no index 'cores_by_time')" },
+        { "ALTER TABLE cores ADD COLUMN evil TEXT DEFAULT 'x'", "(a different table 'cores')" },
+        { "PRAGMA user_version = 0", "(unexpected index 'cores_by_signature')" },
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct gc_store *s;
+        gpucore_diag_t d = { 0 };
+
+        teardown(NULL);
+        s = open_store();
+        gc_store_close(s);
+        sql_exec(cases[i].sql);
+        s = NULL;
+        assert_int_equal(gc_store_open(dir, GC_STORE_CREATE, &s, &d), GPUCORE_E_CORRUPT);
+        assert_null(s);
+        if (!strstr(d.message, cases[i].says) || !strstr(d.message, "not one gpucore made"))
+            fail_msg("case %zu: %s", i, d.message);
+    }
+}
+
+/* Every statement has a time bound: one that runs past it is interrupted and fails, and the
+   store can still be used. (A test shortens the bound: the query never ends by itself.) */
+static void test_statement_time_bound(void **state)
+{
+    struct gc_store_row *rows = NULL;
+    struct gc_store *s;
+    gpucore_diag_t d = { 0 };
+
+    (void)state;
+    s = open_store();
+    put(s, "core.1", 10, "aaaa", "app", 16);
+    s->statement_limit_ns = 200 * 1000000LL;
+    assert_int_equal(gc_store_exec(s,
+                                   "WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM "
+                                   "r) SELECT count(*) FROM r",
+                                   "counting forever", &d),
+                     GPUCORE_E_CORRUPT);
+    assert_non_null(strstr(d.message, "counting forever: the index did not answer within 200 ms"));
+    assert_int_equal(query(s, NULL, &rows), 1);
+    gc_store_rows_free(rows, 1);
+    gc_store_close(s);
+}
+
+/* The index must be the caller's, and have one name: not another user's, not a hard link. */
+static void test_index_owner(void **state)
+{
+    struct gc_store *s;
+    gpucore_diag_t d = { 0 };
+    char other[PATH_MAX + 8];
+
+    (void)state;
+    s = open_store();
+    gc_store_close(s);
+    snprintf(other, sizeof(other), "%s.link", dir);
+    assert_int_equal(link(path_in(GC_STORE_INDEX_NAME), other), 0);
+    s = NULL;
+    assert_int_equal(gc_store_open(dir, 0, &s, &d), GPUCORE_E_PERM);
+    assert_non_null(strstr(d.message, "has 2 names (hard links): refused"));
+    unlink(other);
+    if (geteuid() != 0)
+        return; /* giving the file away needs root */
+    assert_int_equal(chown(path_in(GC_STORE_INDEX_NAME), 65533, 65533), 0);
+    assert_int_equal(gc_store_open(dir, 0, &s, &d), GPUCORE_E_PERM);
+    assert_non_null(strstr(d.message, "the index belongs to uid 65533, not to you (uid 0)"));
+}
+
+/* Rows grouped by signature in the order the signatures first come. */
+static void test_group_by_signature(void **state)
+{
+    static const char *const sig[] = { "b", NULL, "a", "b", "c", "a", "b" };
+    struct gc_store_row rows[7] = { 0 };
+    struct gc_store_sig_group *g = NULL;
+    size_t n = 0;
+
+    (void)state;
+    for (size_t i = 0; i < 7; i++)
+        rows[i].sig_hash = (char *)sig[i];
+    assert_int_equal(gc_store_group_by_signature(rows, 7, &g, &n), GPUCORE_OK);
+    assert_int_equal(n, 3);
+    assert_int_equal(g[0].first, 0); /* b */
+    assert_int_equal(g[0].last, 6);
+    assert_int_equal(g[0].count, 3);
+    assert_int_equal(g[1].first, 2); /* a */
+    assert_int_equal(g[1].last, 5);
+    assert_int_equal(g[1].count, 2);
+    assert_int_equal(g[2].first, 4); /* c */
+    assert_int_equal(g[2].last, 4);
+    assert_int_equal(g[2].count, 1);
+    free(g);
+    assert_int_equal(gc_store_group_by_signature(rows, 0, &g, &n), GPUCORE_OK);
+    assert_int_equal(n, 0);
+    assert_null(g);
 }
 
 /* Rescan: files that are not cores are unreadable rows, symlinks and directories are skipped,
@@ -968,6 +1178,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_directory_rules, setup, teardown),
         cmocka_unit_test_setup_teardown(test_other_owner, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rescan_hostile, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_index_file_names, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_index_schema, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_statement_time_bound, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_index_owner, setup, teardown),
+        cmocka_unit_test(test_group_by_signature),
         cmocka_unit_test_setup_teardown(test_conf, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gc_order, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gc_keep_free, setup, teardown),
