@@ -17,6 +17,17 @@ foreach(kase run gc hand perm)
                        TIMEOUT 300)
 endforeach()
 
+# The index as an attacker writes it, through the program: another user's store refused to
+# root, file names outside the store never used, views and triggers refused (needs root).
+foreach(kase owner names schema)
+  add_test(NAME store-hostile-${kase}
+           COMMAND ${PROJECT_SOURCE_DIR}/tests/store/store_hostile.sh
+                   ${CMAKE_CURRENT_BINARY_DIR}/store-hostile/${kase} $<TARGET_FILE:gpucore-cli>
+                   $<TARGET_FILE:gpucore-mkexample> ${kase})
+  set_tests_properties(store-hostile-${kase} PROPERTIES LABELS "store;e2e" SKIP_RETURN_CODE 77
+                       TIMEOUT 300)
+endforeach()
+
 # The journal on local filesystems (the build tree's, tmpfs): WAL, and list --json says so.
 add_test(NAME store-journal
          COMMAND ${PROJECT_SOURCE_DIR}/tests/store/store_journal.sh
@@ -33,6 +44,17 @@ set_tests_properties(store-list-json PROPERTIES LABELS "store;e2e" SKIP_RETURN_C
 # store.conf, the store's one parser of outside bytes (G-FUZZ-1)
 gpucore_fuzz_target(fuzz_store_conf SOURCE fuzz/targets/fuzz_store_conf.c
   LIBS gc_store gc_triage gc_analyze gc_libcore gc_schema gc_arch)
+
+# The index, which whoever can write the file chooses (G-FUZZ-1): file names, schema, views,
+# triggers, versions. Seeds: `build/tests/gen_store_index_seeds tests/fuzz/corpus/fuzz_store_index`
+# (run by hand when the schema changes; the bytes depend on the SQLite version, so no in-sync
+# test compares them).
+gpucore_fuzz_target(fuzz_store_index SOURCE fuzz/targets/fuzz_store_index.c
+  LIBS gc_store gc_triage gc_analyze gc_libcore gc_schema gc_arch)
+add_executable(gen_store_index_seeds tools/gen_store_index_seeds.c)
+target_link_libraries(gen_store_index_seeds PRIVATE gc_store gc_triage gc_analyze gc_libcore
+                      gc_schema gc_arch)
+gpucore_warnings(gen_store_index_seeds)
 
 # No test touches the machine's own core store (/var/lib/gpucore/cores for root): `gpucore
 # list`, `gc` and `store` without --store use GPUCORE_STORE, which every test defined so far
