@@ -40,6 +40,7 @@
 
 #include "capture.h"
 #include "cli.h"
+#include "capture_report.h"
 #include "cli_store.h"
 #include "store.h"
 #include "gc_util.h"
@@ -84,10 +85,6 @@ static const char *signal_name(int sig)
     return "a signal";
 }
 
-/* The version of the --json records: a script checks it. A new member keeps the version; a
-   member removed or changing meaning bumps it. */
-#define CAPTURE_JSON_SCHEMA "gpucore.capture/1"
-
 /* --trigger (the runtime hook's helper): how long a refused attach is retried, for the target
    to declare the helper its ptracer. */
 #define HOOK_SEIZE_RETRY_MS 2000u
@@ -101,16 +98,13 @@ static const char *signal_name(int sig)
 
 struct capture_cli {
     const char *cmd;
-    int quiet;
     int tty;
     int progress_shown;
     uint64_t start_ns;       /* when the capture began: the origin of the elapsed time */
     uint64_t max_size;       /* --max-size, shown on the progress line; 0 = none */
     uint64_t write_start_ns; /* when memory writing began: the origin of the rate */
     uint64_t last_draw_ns;
-    const char *json_path;   /* --json=FILE; NULL with json_fd 1 for stdout */
-    int json_fd;             /* -1: no --json */
-    const char *store_dir;   /* --store: the store the core goes to and is indexed in; NULL */
+    struct report_sink out;  /* --quiet, --json, --store: where a core's report goes */
 };
 
 static void capture_help(const char *cmd, FILE *out)
@@ -411,236 +405,6 @@ static int shell_status(int status)
     return CLI_EXIT_SOFTWARE;
 }
 
-static const char *reason_text(uint32_t reason)
-{
-    static const struct {
-        uint32_t reason;
-        const char *text;
-    } texts[] = {
-        { GPUCORE_REASON_TIER, "tier all not requested" },
-        { GPUCORE_REASON_BUDGET, "size budget" },
-        { GPUCORE_REASON_DEADLINE, "deadline" },
-        { GPUCORE_REASON_IO_ERROR, "unreadable" },
-        { GPUCORE_REASON_POLICY, "coredump_filter" },
-        { GPUCORE_REASON_SPECIAL, "doorbells and MMIO" },
-        { GPUCORE_REASON_REDACTED, "redacted" },
-    };
-
-    for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)
-        if (texts[i].reason == reason)
-            return texts[i].text;
-    return "not captured";
-}
-
-/* The reasons memory is left out that the summary and the JSON count, in the order they act. */
-static const uint32_t summary_reasons[] = { GPUCORE_REASON_TIER, GPUCORE_REASON_BUDGET,
-                                            GPUCORE_REASON_DEADLINE, GPUCORE_REASON_IO_ERROR };
-#define NSUMMARY_REASONS (sizeof(summary_reasons) / sizeof(summary_reasons[0]))
-
-/* A core written, as the final line and the --json record both tell it: built once from the
-   capture's result. Strings point into the result or are static. */
-struct core_report {
-    const char *path;
-    uint64_t disk_bytes;     /* st_blocks * 512 (the writer's count if the file cannot be
-                                stat'ed) */
-    uint64_t apparent_bytes; /* st_size */
-    long pid;
-    const char *exe;         /* NULL if unknown */
-    const char *trigger;     /* gpucore_trigger_name, NULL if none */
-    uint32_t waves, faulting_waves;
-    int all_waves_saved;     /* the state tier is complete, or there are no waves */
-    uint32_t ntiers;         /* complete tiers: tier 0 .. ntiers - 1 */
-    struct {
-        uint32_t reason;     /* GPUCORE_REASON_* */
-        uint64_t bytes;
-        char why[48];        /* for the text line */
-    } skipped[NSUMMARY_REASONS];
-    int truncated;
-    uint32_t truncation_reason; /* GPUCORE_REASON_* */
-    int redacted;            /* --redact: redacted_bytes were withheld (GPU and host) */
-    uint64_t redacted_bytes;
-    double elapsed_s;
-    int compressed;
-    json_t *signature;       /* the core's crash signature as `gpucore analyze` gives it
-                                ({"text","hash","kind"}), or NULL; owned */
-};
-
-/*
- * The crash signature of the core just written, as `gpucore analyze` reports it (its
- * "signature" member: an object, or JSON null when the core has no wave to judge). NULL when
- * it cannot be computed: reopening or reading the core failed. Either way the capture's
- * outcome is not changed, so nothing is printed.
- */
-static json_t *core_signature(const char *path)
-{
-    struct gc_triage t = { .path = path };
-    gpucore_diag_t d = { 0 };
-    json_t *doc, *sig = NULL;
-    gpucore_status_t st;
-    /* The name was just published, but its directory may be shared: never follow a link put
-       there since, and never wait on a FIFO (the library refuses anything not regular). */
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-
-    if (fd < 0)
-        return NULL;
-    st = gpucore_core_open_fd(fd,
-                              GPUCORE_OPTS(gpucore_open_opts,
-                                           .flags = GPUCORE_OPEN_ALLOW_TRUNCATED),
-                              &t.core, &d);
-    close(fd);
-    if (st != GPUCORE_OK)
-        return NULL;
-    /* The signature needs no instruction text: never load libLLVM at crash time. */
-    gc_triage_no_disassembly("a capture does not load the disassembler");
-    if (gc_triage_open(&t, &d) == GPUCORE_OK) {
-        doc = gc_triage_report(&t, NULL);
-        if (doc)
-            sig = json_incref(json_object_get(doc, "signature"));
-        json_decref(doc);
-        gc_triage_close(&t);
-    }
-    gpucore_core_close(t.core);
-    return sig;
-}
-
-static void build_report(const struct gc_capture_opts *o, const struct gc_capture_result *r,
-                         struct core_report *m)
-{
-    struct stat sb;
-
-    memset(m, 0, sizeof(*m));
-    m->path = r->path;
-    m->disk_bytes = r->file_bytes;
-    if (stat(r->path, &sb) == 0) {
-        m->disk_bytes = (uint64_t)sb.st_blocks * 512u;
-        m->apparent_bytes = (uint64_t)sb.st_size;
-    }
-    m->pid = (long)r->pid;
-    m->exe = r->exe[0] ? r->exe : NULL;
-    m->trigger = gpucore_trigger_name(r->trigger);
-    m->waves = r->waves;
-    m->faulting_waves = r->faulting_waves;
-    /* Without the whole state tier some of the waves counted have no saved state. */
-    m->all_waves_saved = r->tiers_written || !r->waves;
-    m->ntiers = r->tiers_written > GPUCORE_TIER_ALL + 1 ? GPUCORE_TIER_ALL + 1 : r->tiers_written;
-    for (size_t i = 0; i < NSUMMARY_REASONS; i++) {
-        uint32_t reason = summary_reasons[i];
-
-        m->skipped[i].reason = reason;
-        m->skipped[i].bytes = r->skipped_by_reason[reason];
-        if (reason == GPUCORE_REASON_TIER && o->tier + 1 < GPUCORE_TIER_ALL)
-            snprintf(m->skipped[i].why, sizeof(m->skipped[i].why), "tiers above %s not requested",
-                     gpucore_tier_name(o->tier));
-        else
-            snprintf(m->skipped[i].why, sizeof(m->skipped[i].why), "%s", reason_text(reason));
-    }
-    m->truncated = r->truncated;
-    m->truncation_reason = r->truncation_reason;
-    m->redacted = o->redact;
-    m->redacted_bytes = r->skipped_by_reason[GPUCORE_REASON_REDACTED];
-    m->elapsed_s = (double)r->duration_ns / 1e9;
-    m->compressed = o->compress;
-    m->signature = core_signature(r->path);
-}
-
-static void print_summary(const struct core_report *m)
-{
-    char size[32], skipped[32], tiers[64] = "";
-    int first = 1;
-
-    for (uint32_t t = 0; t < m->ntiers; t++) {
-        if (t)
-            strncat(tiers, "+", sizeof(tiers) - strlen(tiers) - 1);
-        strncat(tiers, gpucore_tier_name(t), sizeof(tiers) - strlen(tiers) - 1);
-    }
-    if (!tiers[0])
-        snprintf(tiers, sizeof(tiers), "none complete");
-    fprintf(stderr, "gpucore: %s: %s on disk, %u waves (%u faulting%s), tiers %s", m->path,
-            gc_format_size(m->disk_bytes, size, sizeof(size)), m->waves, m->faulting_waves,
-            m->all_waves_saved ? "" : "; not all saved", tiers);
-    for (size_t i = 0; i < NSUMMARY_REASONS; i++) {
-        if (!m->skipped[i].bytes)
-            continue;
-        fprintf(stderr, "%s%s (%s)", first ? ", skipped " : " + ",
-                gc_format_size(m->skipped[i].bytes, skipped, sizeof(skipped)), m->skipped[i].why);
-        first = 0;
-    }
-    if (m->redacted)
-        fprintf(stderr, ", redacted %s", gc_format_size(m->redacted_bytes, skipped,
-                                                        sizeof(skipped)));
-    if (m->truncated)
-        fprintf(stderr, ", TRUNCATED (%s)", reason_text(m->truncation_reason));
-    fprintf(stderr, ", %.2f s", m->elapsed_s);
-    if (json_is_object(m->signature))
-        fprintf(stderr, ", signature %s",
-                json_string_value(json_object_get(m->signature, "hash")));
-    fputc('\n', stderr);
-}
-
-static json_t *json_name(const char *name)
-{
-    return name ? json_string(name) : json_null();
-}
-
-/* The --json record (schema CAPTURE_JSON_SCHEMA; the README's "For scripts" lists it). */
-static json_t *report_json(const struct core_report *m)
-{
-    json_t *o = json_object(), *tiers = json_array(), *skipped = json_object();
-
-    json_object_set_new(o, "schema", json_string(CAPTURE_JSON_SCHEMA));
-    json_object_set_new(o, "path", json_string(m->path));
-    json_object_set_new(o, "size_on_disk", gc_json_uint(m->disk_bytes));
-    json_object_set_new(o, "apparent_size", gc_json_uint(m->apparent_bytes));
-    json_object_set_new(o, "pid", json_integer(m->pid));
-    json_object_set_new(o, "executable", json_name(m->exe));
-    json_object_set_new(o, "trigger", json_name(m->trigger));
-    json_object_set_new(o, "waves", gc_json_uint(m->waves));
-    json_object_set_new(o, "faulting_waves", gc_json_uint(m->faulting_waves));
-    json_object_set_new(o, "all_waves_saved", json_boolean(m->all_waves_saved));
-    for (uint32_t t = 0; t < m->ntiers; t++)
-        json_array_append_new(tiers, json_string(gpucore_tier_name(t)));
-    json_object_set_new(o, "tiers", tiers);
-    for (size_t i = 0; i < NSUMMARY_REASONS; i++)
-        json_object_set_new(skipped, gpucore_reason_name(m->skipped[i].reason),
-                            gc_json_uint(m->skipped[i].bytes));
-    json_object_set_new(o, "skipped_bytes", skipped);
-    json_object_set_new(o, "truncated", json_boolean(m->truncated));
-    json_object_set_new(o, "truncation_reason",
-                        m->truncated ? json_name(gpucore_reason_name(m->truncation_reason))
-                                     : json_null());
-    json_object_set_new(o, "elapsed_s", json_real(m->elapsed_s));
-    json_object_set_new(o, "compressed", json_boolean(m->compressed));
-    json_object_set_new(o, "signature",
-                        m->signature ? json_incref(m->signature) : json_null());
-    return o;
-}
-
-/* Write the record as one line with one write(2): on a file opened O_APPEND a reader never
-   sees a partial line, whoever else appends. 0, or an exit code after printing the error. */
-static int write_json_line(const struct capture_cli *cli, const struct core_report *m)
-{
-    json_t *o = report_json(m);
-    char *text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
-    const char *name = cli->json_path ? cli->json_path : "standard output";
-    size_t len;
-    ssize_t n;
-
-    json_decref(o);
-    if (!text)
-        return cli_fail(CLI_EXIT_SOFTWARE, name, "cannot build the JSON record (out of memory)");
-    len = strlen(text);
-    text[len] = '\n'; /* over the NUL: the line goes out whole, its length is known */
-    fflush(stdout);
-    do
-        n = write(cli->json_fd, text, len + 1);
-    while (n < 0 && errno == EINTR);
-    free(text);
-    if (n < 0 || (size_t)n != len + 1)
-        return cli_fail(CLI_EXIT_IOERR, name, "cannot write the JSON record: %s",
-                        n < 0 ? strerror(errno) : "short write");
-    return 0;
-}
-
 /* The options as one line, for the core's metadata. */
 static void options_text(int argc, char **argv, int upto, char *buf, size_t cap)
 {
@@ -786,7 +550,7 @@ static int capture_option(struct capture_args *a, int c, const char *arg)
             return cli_usage_error(cmd, "--kfd takes linux or sim, got '%s'", arg);
         return -1;
     case 'q':
-        a->cli.quiet = 1;
+        a->cli.out.quiet = 1;
         return -1;
     case 'R':
         o->redact = 1;
@@ -798,8 +562,8 @@ static int capture_option(struct capture_args *a, int c, const char *arg)
         if (arg && !*arg)
             return cli_usage_error(cmd, "--json takes no value (standard output) or "
                                         "=FILE, got an empty file name");
-        a->cli.json_path = arg;
-        a->cli.json_fd = STDOUT_FILENO;
+        a->cli.out.json_path = arg;
+        a->cli.out.json_fd = STDOUT_FILENO;
         return -1;
     case 'S':
         if (arg && !*arg)
@@ -886,7 +650,7 @@ static int store_output(struct capture_args *a)
     if (n < 0 || (size_t)n >= sizeof(a->store_pattern) - len)
         return cli_usage_error(a->cli.cmd, "the store's path is too long");
     a->o.output_pattern = a->store_pattern;
-    a->cli.store_dir = a->store_dir;
+    a->cli.out.store_dir = a->store_dir;
     return -1;
 }
 
@@ -930,7 +694,7 @@ static int run_capture_cmd(int argc, char **argv, enum gc_capture_mode mode)
 
     memset(&a, 0, sizeof(a));
     a.cli.cmd = argv[0];
-    a.cli.json_fd = -1;
+    a.cli.out.json_fd = -1;
     a.o.mode = mode;
     a.o.tier = GPUCORE_TIER_REFERENCED;
     a.o.kfd.backend = GC_KFD_BACKEND_LINUX;
@@ -954,12 +718,12 @@ static int run_capture_cmd(int argc, char **argv, enum gc_capture_mode mode)
         if (rc >= 0)
             return rc;
     }
-    if (a.cli.json_path) {
+    if (a.cli.out.json_path) {
         /* Opened now: a file that cannot be written is known before anything is started. */
-        a.cli.json_fd = open(a.cli.json_path,
+        a.cli.out.json_fd = open(a.cli.out.json_path,
                              O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0644);
-        if (a.cli.json_fd < 0)
-            return cli_fail(CLI_EXIT_CANTCREAT, a.cli.json_path, "cannot open for --json: %s",
+        if (a.cli.out.json_fd < 0)
+            return cli_fail(CLI_EXIT_CANTCREAT, a.cli.out.json_path, "cannot open for --json: %s",
                             strerror(errno));
     }
     if (a.hook_timeout) {
@@ -972,19 +736,16 @@ static int run_capture_cmd(int argc, char **argv, enum gc_capture_mode mode)
     if (a.hook_ready_fd >= 0)
         wait_hook_ready(a.cli.cmd, (int)a.hook_ready_fd);
     rc = run_capture_opened(&a.cli, &a.o, mode);
-    if (a.cli.json_path)
-        close(a.cli.json_fd);
+    if (a.cli.out.json_path)
+        close(a.cli.out.json_fd);
     return rc;
 }
-
-static int report_core(const struct capture_cli *cli, const struct gc_capture_opts *o,
-                       const struct gc_capture_result *r);
 
 /* run: what the tree supervisor tells, as it happens. */
 struct tree_cli {
     struct capture_cli *cli;
     const struct gc_capture_opts *o;
-    int json_rc; /* the first --json record that could not be written */
+    struct run_reporter reporter; /* reports the cores, so the tree loop never waits for one */
 };
 
 static void on_tree_event(void *user, const struct gc_capture_tree_event *ev)
@@ -992,14 +753,12 @@ static void on_tree_event(void *user, const struct gc_capture_tree_event *ev)
     struct tree_cli *tc = user;
     const char *name = ev->is_command ? tc->o->argv[0] : ev->comm;
     const char *exc;
-    int rc;
 
     end_progress(tc->cli);
     switch (ev->kind) {
     case GC_CAPTURE_TREE_CORE:
-        rc = report_core(tc->cli, tc->o, ev->result);
-        if (rc && !tc->json_rc)
-            tc->json_rc = rc;
+        /* Handed over, not made here: every process of the tree waits while this runs. */
+        run_reporter_submit(&tc->reporter, &tc->cli->out, tc->o, ev->result);
         break;
     case GC_CAPTURE_TREE_FAILED:
         fprintf(stderr, "gpucore: warning: %s: %snothing armed; %s (pid %ld) %s\n",
@@ -1021,7 +780,7 @@ static void on_tree_event(void *user, const struct gc_capture_tree_event *ev)
                 (long)ev->pid, ev->comm, (long)ev->other, ev->other_comm);
         break;
     case GC_CAPTURE_TREE_LEFT:
-        if (!tc->cli->quiet)
+        if (!tc->cli->out.quiet)
             fprintf(stderr, "gpucore: %s (pid %ld) ended; %u process%s of its tree still "
                             "run%s, untraced now\n",
                     tc->o->argv[0], (long)ev->pid, ev->count, ev->count == 1 ? "" : "es",
@@ -1051,7 +810,7 @@ static int run_capture_opened(struct capture_cli *clip, struct gc_capture_opts *
     cli.tty = isatty(STDERR_FILENO);
     cli.start_ns = mono_ns();
     cli.max_size = o.max_size;
-    if (cli.tty && !cli.quiet) {
+    if (cli.tty && !cli.out.quiet) {
         o.progress = show_progress;
         o.progress_user = &cli;
     }
@@ -1068,6 +827,7 @@ static int run_capture_opened(struct capture_cli *clip, struct gc_capture_opts *
     if (mode == GC_CAPTURE_RUN) {
         o.tree_event = on_tree_event;
         o.tree_event_user = &tc;
+        run_reporter_start(&tc.reporter, &cli.out, op);
     }
 
     st = gc_capture_run(&o, &r, &d);
@@ -1079,53 +839,10 @@ static int run_capture_opened(struct capture_cli *clip, struct gc_capture_opts *
     } else {
         rc = capture_finish(&cli, &o, &r, st, &d);
     }
+    if (mode == GC_CAPTURE_RUN)
+        run_reporter_finish(&tc.reporter, &got_signal);
     for (size_t i = 0; i < NSTOP_SIGNALS; i++)
         sigaction(stop_signals[i].sig, &old[i], NULL);
-    return rc;
-}
-
-/*
- * --store: add the core just written to the store's index. A failure is a warning only: the
- * core is kept, and `gpucore store --rescan` indexes it later.
- */
-static void index_core(const struct capture_cli *cli, const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    const char *name = slash ? slash + 1 : path;
-    struct gc_store *s = NULL;
-    gpucore_diag_t d = { 0 };
-    int64_t id = 0;
-
-    if (gc_store_open(cli->store_dir, GC_STORE_CREATE, &s, &d) != GPUCORE_OK ||
-        gc_store_index_file(s, name, &id, &d) != GPUCORE_OK) {
-        fprintf(stderr, "gpucore: warning: %s: the core is kept but not indexed: %s (`gpucore "
-                        "store --rescan` indexes it)\n",
-                path, d.message);
-    } else if (!cli->quiet) {
-        fprintf(stderr, "gpucore: %s: stored as core %" PRId64 "\n", path, id);
-    }
-    gc_store_close(s);
-}
-
-/* The end of a written core: the warning and summary lines, the --json record. 0, or the
-   exit code of a --json record that could not be written. */
-static int report_core(const struct capture_cli *cli, const struct gc_capture_opts *o,
-                       const struct gc_capture_result *r)
-{
-    struct core_report report;
-    int rc;
-
-    build_report(o, r, &report);
-    if (!cli->quiet) {
-        if (r->warning[0])
-            fprintf(stderr, "gpucore: warning: %s%s\n", r->warning,
-                    r->nwarnings > 1 ? " (and more: see `gpucore info`)" : "");
-        print_summary(&report);
-    }
-    if (cli->store_dir)
-        index_core(cli, r->path);
-    rc = cli->json_fd >= 0 ? write_json_line(cli, &report) : 0;
-    json_decref(report.signature);
     return rc;
 }
 
@@ -1226,8 +943,8 @@ static int run_finish(const struct capture_cli *cli, const struct gc_capture_opt
                 r->running ? "runs on untraced to its end" : "has ended");
     } else if (r->written) {
         /* The command's status comes first: a --json record that failed was reported. */
-        (void)report_core(cli, o, r);
-    } else if (r->exited && !r->cores && !cli->quiet) {
+        (void)capture_report_core(&cli->out, o, r, &got_signal);
+    } else if (r->exited && !r->cores && !cli->out.quiet) {
         say_no_exception(r);
     }
     if (r->running) {
@@ -1264,8 +981,8 @@ static int capture_finish(const struct capture_cli *cli, const struct gc_capture
         return st == GPUCORE_E_INTR && got_signal ? 128 + got_signal : capture_exit_code(st);
     }
     if (r->written) {
-        json_rc = report_core(cli, o, r);
-    } else if (r->exited && !cli->quiet) {
+        json_rc = capture_report_core(&cli->out, o, r, &got_signal);
+    } else if (r->exited && !cli->out.quiet) {
         say_no_exception(r);
     }
     return json_rc ? json_rc : CLI_EXIT_OK;

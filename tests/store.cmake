@@ -5,9 +5,10 @@
 gpucore_unit_test(test_store SOURCES unit/test_store.c
   LIBS gc_store gc_triage gc_analyze gc_libcore gc_schema gc_arch)
 
-# run --store, list, show, gc, store (state and --rescan) on cores of the simulated GPU; cases need ptrace
-# rights and are skipped (77) without them.
-foreach(kase run gc hand perm)
+# run --store, list, show, gc, store (state and --rescan) on cores of the simulated GPU, and a
+# report kept off run's tree loop (busy); cases need ptrace rights and are skipped (77) without
+# them.
+foreach(kase run gc hand perm busy)
   add_test(NAME store-e2e-${kase}
            COMMAND ${PROJECT_SOURCE_DIR}/tests/store/store_e2e.sh
                    ${CMAKE_CURRENT_BINARY_DIR}/store-e2e/${kase} $<TARGET_FILE:gpucore-cli>

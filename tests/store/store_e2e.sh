@@ -341,6 +341,43 @@ hand)
   grep -q ": 3 files: 3 added" rs3.out || fail "rebuild: $(cat rs3.out)"
   ;;
 
+busy)
+  # A report that has to wait holds up no process of the tree: with the index locked by
+  # another writer, run's indexing waits (up to the busy timeout), while a sibling of the
+  # faulting process forks fifty times, each fork a stop the tree loop must answer. The lock is
+  # held until the sibling is done: had the loop been the one waiting, the sibling could not
+  # finish before the indexing gave up, and the core would not be indexed.
+  gc mk list
+  expect_rc 0 mk
+  python3 - "$store/index.sqlite" sibling.done lock.held <<'PY' &
+import os, sqlite3, sys, time
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("BEGIN EXCLUSIVE")
+open(sys.argv[3], "w").close()
+for _ in range(2400):  # at most 120 s: the test's own bound, never reached when it passes
+    if os.path.exists(sys.argv[2]):
+        break
+    time.sleep(0.05)
+db.execute("COMMIT")
+PY
+  holder=$!
+  for _ in $(seq 1 200); do [ -e lock.held ] && break; sleep 0.05; done
+  [ -e lock.held ] || fail "the lock holder did not start"
+  rc=0
+  "$gpucore" run --kfd sim --store -- bash -c '
+      "$1" "$2" --objects "$3" & inf=$!
+      until ls "$4"/core.* >/dev/null 2>&1; do sleep 0.05; done
+      for i in $(seq 1 50); do /bin/true; done
+      : >sibling.done
+      wait $inf; exit 0'       sh "$inferior" "$scenarios/vadd-fault.json" "$objects" "$store" >busy.out 2>busy.err || rc=$?
+  wait "$holder" || fail "the lock holder failed"
+  [ "$rc" -eq 0 ] || fail "run exited $rc: $(cat busy.err)"
+  [ -e sibling.done ] || fail "the sibling did not finish: $(cat busy.err)"
+  grep -q "^gpucore: .*: stored as core 1$" busy.err ||
+    fail "the core was not indexed once the sibling was done: $(cat busy.err)"
+  grep -q ", signature [0-9a-f]\{16\}$" busy.err || fail "no signature in: $(cat busy.err)"
+  ;;
+
 perm)
   # The store's rules, as the program reports them.
   mkdir -m 0777 "$work/open"
