@@ -112,6 +112,17 @@ int cli_parse_backend(const char *text, enum gc_kfd_backend *ret);
 FILE *cli_text_open(FILE *out);
 
 /*
+ * Every message on stderr passes the same filter: a process name, a code object's URI or a
+ * store's path quoted in a warning is the choice of whoever made the target or the file. Once
+ * called (main() does, before any command), `stderr` is a line-buffered cli_text_open() stream
+ * over the original one. cli_stderr_raw() is the original, for the one writer whose control
+ * bytes are its own and meant for the terminal: the capture's redrawn progress line (flush
+ * stderr first). Without memory for the stream, stderr stays as it was.
+ */
+void cli_filter_stderr(void);
+FILE *cli_stderr_raw(void);
+
+/*
  * A document on stdout: cli_print_json() writes it as --json does everywhere (indented, members
  * in order, one newline after it); cli_print_text() lets @p render write it as text through
  * cli_text_open(stdout). They return CLI_EXIT_OK, CLI_EXIT_IOERR (a write failed) or

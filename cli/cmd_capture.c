@@ -357,15 +357,19 @@ static void show_progress(void *user, const struct gc_capture_progress *p)
     line_add(line, &len, "...");
     if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1 && ws.ws_col - 1u < len)
         line[ws.ws_col - 1u] = '\0';
-    fprintf(stderr, "\r%s\033[K", line);
+    /* The line is gpucore's own text; its carriage return and erase sequence go to the
+       terminal itself, past the filter every message goes through. */
     fflush(stderr);
+    fprintf(cli_stderr_raw(), "\r%s\033[K", line);
+    fflush(cli_stderr_raw());
     cli->progress_shown = 1;
 }
 
 static void end_progress(struct capture_cli *cli)
 {
     if (cli->progress_shown) {
-        fputs("\r\033[K", stderr);
+        fputs("\r\033[K", cli_stderr_raw());
+        fflush(cli_stderr_raw());
         cli->progress_shown = 0;
     }
 }

@@ -340,6 +340,31 @@ FILE *cli_text_open(FILE *out)
     return f;
 }
 
+static FILE *stderr_raw;
+
+void cli_filter_stderr(void)
+{
+    FILE *f;
+
+    if (stderr_raw)
+        return;
+    f = cli_text_open(stderr);
+    if (!f)
+        return;
+    /* A line at a time, as an unbuffered stderr showed it: a message is never held back. */
+    if (setvbuf(f, NULL, _IOLBF, BUFSIZ) != 0) {
+        fclose(f);
+        return;
+    }
+    stderr_raw = stderr;
+    stderr = f;
+}
+
+FILE *cli_stderr_raw(void)
+{
+    return stderr_raw ? stderr_raw : stderr;
+}
+
 int cli_print_json(const json_t *doc)
 {
     int rc = CLI_EXIT_OK;

@@ -112,6 +112,7 @@ int main(int argc, char **argv)
 {
     const struct command *cmd;
 
+    cli_filter_stderr();
     if (argc < 2) {
         print_usage(stderr);
         return CLI_EXIT_USAGE;

@@ -15,7 +15,7 @@ target_include_directories(test_tree_filter PRIVATE ${PROJECT_SOURCE_DIR}/captur
 # multiprocessing, a tree without GPU, SIGTERM in each phase, a command that ends before its
 # descendants, job control, a second fault, a debugger in the tree, no seccomp. Need ptrace
 # rights (77).
-set(_gc_tree_cases sh fan-out python no-gpu left job-control again debugger:strace debugger:gdb
+set(_gc_tree_cases sh fan-out python no-gpu left job-control again debugger:strace debugger:strace-evil debugger:gdb
     no-filter)
 foreach(phase before armed capture after)
   list(APPEND _gc_tree_cases "signal:${phase}")

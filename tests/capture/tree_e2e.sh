@@ -311,9 +311,16 @@ PY
 debugger)
   # A debugger in the tree ($arg: strace -f, or gdb) starting a GPU process: gpucore lets go
   # of the debuggee, says so in one line, and the debugger traces it as without gpucore.
+  # strace-evil: strace under a name holding a terminal's escape sequence and a bell, which
+  # gpucore quotes as the debugger's process name: stderr shows them as '?', never raw.
+  name=$arg
   case "$arg" in
   strace) command -v strace >/dev/null || skip "strace is not installed"
     dbg=(strace -f -qq -o strace.log -e trace=ioctl) ;;
+  strace-evil) command -v strace >/dev/null || skip "strace is not installed"
+    name=$(printf 'st\033[31mX\007')
+    cp "$(command -v strace)" "./$name"
+    dbg=("./$name" -f -qq -o strace.log -e trace=ioctl) ;;
   gdb) command -v gdb >/dev/null || skip "gdb is not installed"
     dbg=(gdb -q -batch -ex "handle SIGTERM nostop noprint pass" -ex run --args) ;;
   esac
@@ -323,15 +330,19 @@ debugger)
   pid=$(ready_pid run.out)
   tracer=$(field "$pid" TracerPid)
   [ "$tracer" != 0 ] && [ "$tracer" != "$gpid" ] || fail "the debuggee is traced by $tracer (gpucore is $gpid)"
-  [ "$(cat "/proc/$tracer/comm")" = "$arg" ] || fail "the debuggee's tracer is $(cat "/proc/$tracer/comm")"
-  grep -q "^gpucore: process [0-9]* (.*) is being debugged by $tracer ($arg): not watched (a GPU runtime cannot start in it now: run debuggers outside \`gpucore run\`)$" run.err ||
-    fail "message: $(cat run.err)"
+  [ "$(cat "/proc/$tracer/comm")" = "$name" ] || fail "the debuggee's tracer is $(cat "/proc/$tracer/comm")"
+  shown=${arg/strace-evil/st?[31mX?}
+  grep -qF "is being debugged by $tracer ($shown): not watched (a GPU runtime cannot start in it now: run debuggers outside \`gpucore run\`)" run.err ||
+    fail "message: $(cat -v run.err)"
+  if LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" run.err; then
+    fail "a control byte on stderr: $(cat -v run.err)"
+  fi
   kill -TERM "$pid"
   rc=0; wait "$gpid" || rc=$?
   gpid=
   [ "$rc" -eq 0 ] || fail "gpucore run exited $rc, expected the debugger's 0: $(cat run.err)"
   [ -z "$(cores)" ] || fail "a core was written: $(cores)"
-  if [ "$arg" = strace ]; then
+  if [ "$arg" != gdb ]; then
     # strace traces the debuggee without PTRACE_O_TRACESECCOMP: the handshake stopped by
     # gpucore's filter is not run and answers ENOSYS (a documented limit), every other call runs.
     grep -q "ioctl(.*0x4b, 0x25, 0x10).* = -1 ENOSYS" strace.log ||

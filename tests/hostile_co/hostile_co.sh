@@ -6,7 +6,8 @@
 #   capture  a gpucore-inferior whose link map names, by a file:// URI (scenario "uri_path"),
 #            (a) a symlink to a root-only 0600 AMDGPU ELF file while the inferior runs as
 #            nobody (root only; otherwise that part is skipped with a message), (b) a FIFO,
-#            (c) a non-ELF regular file, (d) a device node: the capture finishes (under
+#            (c) a non-ELF regular file, (d) a device node, (e) a non-ELF file whose name holds
+#            an escape sequence (quoted with ? on stderr): the capture finishes (under
 #            `timeout`), the file's bytes are not in the core, a warning names the object and
 #            the core still names the URI. A control run as root embeds the same symlinked
 #            object, so the first check would see a leak.
@@ -112,6 +113,17 @@ EOF
   # (d) a device node
   run device /dev/zero
   refused device "not a regular file"
+  # (e) a name holding a terminal's escape sequence and a bell: the warning quotes the URI with
+  # '?' in their place; no control byte reaches stderr
+  evil=$(printf 'x\033]2;pwn\007y')
+  { echo "$marker"; head -c 4096 /dev/zero; } >"$evil"
+  chmod 644 "$evil"
+  run evil "$work/$evil"
+  refused evil "not an ELF64 little-endian file"
+  grep -qF "file://$work/x?]2;pwn?y" evil.err || fail "evil: the URI is not quoted: $(cat -v evil.err)"
+  if LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" evil.err; then
+    fail "evil: a control byte on stderr: $(cat -v evil.err)"
+  fi
   exit 0
 fi
 
