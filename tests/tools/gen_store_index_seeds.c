@@ -63,7 +63,8 @@ static int make_index(const char *dir)
     sqlite3 *db;
     char path[4096];
 
-    snprintf(path, sizeof(path), "%s/%s", dir, GC_STORE_INDEX_NAME);
+    if (snprintf(path, sizeof(path), "%s/%s", dir, GC_STORE_INDEX_NAME) >= (int)sizeof(path))
+        return -1;
     /* an empty database of small pages, which the store then fills */
     if (sqlite3_open(path, &db) != SQLITE_OK ||
         sqlite3_exec(db, "PRAGMA page_size = 512; VACUUM", NULL, NULL, NULL) != SQLITE_OK) {
@@ -112,14 +113,16 @@ static int make_index(const char *dir)
 
 static int write_seed(const char *out, size_t i)
 {
-    char dir[] = "/tmp/gen_store_index_seeds.XXXXXX", path[4096], cmd[8192];
+    const char *tmp = getenv("TMPDIR");
+    char dir[2048], path[4096], cmd[8192];
     sqlite3 *db;
     int rc = -1;
 
+    snprintf(dir, sizeof(dir), "%s/gen_store_index_seeds.XXXXXX", tmp && *tmp ? tmp : P_tmpdir);
     if (!mkdtemp(dir))
         return -1;
-    snprintf(path, sizeof(path), "%s/%s", dir, GC_STORE_INDEX_NAME);
-    if (make_index(dir) != 0)
+    if (snprintf(path, sizeof(path), "%s/%s", dir, GC_STORE_INDEX_NAME) >= (int)sizeof(path) ||
+        make_index(dir) != 0)
         goto out;
     if (seeds[i].sql) {
         if (sqlite3_open(path, &db) != SQLITE_OK ||
