@@ -2,12 +2,20 @@
 # Source lines and inline chains (analyze/srcline.h): the unit test on compiled scenario code
 # objects, one of them compiled without DWARF; gpucore analyze's lines against llvm-symbolizer
 # and llvm-dwarfdump for every scenario (tests/srcline/srcline_e2e.sh), and a code object
-# without DWARF.
+# without DWARF; code objects with hostile DWARF (tests/tools/hostile_dwarf.c).
 
 gpucore_unit_test(test_srcline SOURCES unit/test_srcline.c LIBS gc_triage gc_analyze gc_libcore gc_schema gc_arch)
 add_dependencies(test_srcline scenario-objects)
 set_property(TEST test_srcline APPEND PROPERTY ENVIRONMENT
   "GPUCORE_SCENARIO_OBJECTS=${GPUCORE_SCENARIO_OBJECTS}")
+
+# Code objects with hostile DWARF (tests/tools/hostile_dwarf.h): gpucore-mkhostile-dwarf, for
+# bench/hostile/dwarf.tsv.
+find_package(ZLIB REQUIRED)
+add_executable(gpucore-mkhostile-dwarf ${CMAKE_CURRENT_LIST_DIR}/tools/mkhostile_dwarf.c
+               ${CMAKE_CURRENT_LIST_DIR}/tools/hostile_dwarf.c)
+target_link_libraries(gpucore-mkhostile-dwarf PRIVATE ZLIB::ZLIB)
+gpucore_warnings(gpucore-mkhostile-dwarf)
 
 # gpucore's line and inline chain of every group's and wave's PC of every scenario, against
 # llvm-symbolizer --inlining of the same LLVM on the same code object.
