@@ -32,3 +32,8 @@ add_test(NAME debug-e2e-command
                  ${PROJECT_SOURCE_DIR}/tests/scenarios/vadd-fault.json command)
 set_tests_properties(debug-e2e-command PROPERTIES LABELS "debug;e2e"
                      SKIP_RETURN_CODE 77 TIMEOUT 300)
+
+# Paths a core names, resolved only below a directory the user chose (analyze/open_below.c):
+# no FIFO, no file of a kernel file system (/proc/kmsg), no way out of the directory.
+gpucore_unit_test(test_open_below SOURCES unit/test_open_below.c
+  LIBS gc_analyze gc_libcore gc_schema gc_arch)
