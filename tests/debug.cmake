@@ -37,3 +37,9 @@ set_tests_properties(debug-e2e-command PROPERTIES LABELS "debug;e2e"
 # no FIFO, no file of a kernel file system (/proc/kmsg), no way out of the directory.
 gpucore_unit_test(test_open_below SOURCES unit/test_open_below.c
   LIBS gc_analyze gc_libcore gc_schema gc_arch)
+
+# gpucore-mkhostile-exe OUT meta|file PATH: a core whose capture metadata or NT_FILE names PATH
+# as its executable (public API only; also used by bench/hostile/debug.tsv).
+add_executable(gpucore-mkhostile-exe ${CMAKE_CURRENT_LIST_DIR}/tools/mkhostile_exe.c)
+target_link_libraries(gpucore-mkhostile-exe PRIVATE gc_libcore gc_schema)
+gpucore_warnings(gpucore-mkhostile-exe)
