@@ -52,6 +52,13 @@ static int is_dwarf_name(const char *n)
     return n && (strncmp(n, ".debug_", 7) == 0 || strncmp(n, ".zdebug_", 8) == 0);
 }
 
+/* A name libdw may take DWARF from, and so decompress: is_dwarf_name(), or an LTO section's
+   (".gnu.debuglto_.debug_info": libdw reads those when nothing else is there). */
+static int is_inflated_name(const char *n)
+{
+    return is_dwarf_name(n) || (n && strncmp(n, ".gnu.debuglto_", 14) == 0);
+}
+
 static uint64_t be64(const uint8_t *p)
 {
     uint64_t v = 0;
@@ -76,7 +83,7 @@ static uint64_t declared_inflated(Elf *elf)
         const char *n = section_name(elf, shstrndx, scn, &sh);
         uint64_t add = 0;
 
-        if (!is_dwarf_name(n) || sh.sh_type == SHT_NOBITS)
+        if (!is_inflated_name(n) || sh.sh_type == SHT_NOBITS)
             continue;
         if (sh.sh_flags & SHF_COMPRESSED) {
             GElf_Chdr ch;

@@ -4,9 +4,10 @@
  * gc_srcline_open() returns a documented status (GPUCORE_E_LIMIT with a reason), and on
  * success every lookup returns a documented status with, on GPUCORE_OK, 1..GC_SRCLINE_MAX_FRAMES
  * NUL-terminated frames, on GPUCORE_E_LIMIT a reason; no lookup takes more steps than its
- * budget, all together no more than the handle's, and the budgets are what srcline.h says of the
- * input's size. The offsets looked up: a few where scenario kernels have code (and the functions
- * of tests/tools/hostile_dwarf.c's seeds), one of them twice (the cache), and one taken from the
+ * budget, all together no more than the handle's, and the budgets are what srcline.h says of
+ * the input's size (its DWARF, decompressed, is at most the input and 16 times the input). The
+ * offsets looked up: a few where scenario kernels have code (and the function of
+ * tests/tools/hostile_dwarf.c's seeds), one of them twice (the cache), and one taken from the
  * input's last eight bytes, so the fuzzer can steer it.
  */
 #include <stdint.h>
@@ -24,7 +25,7 @@ static void check_result(const struct gc_srcline *s, size_t size, gpucore_status
 
     gc_srcline_stats(s, &x);
     if (x.steps > x.budget || x.total_steps > x.total_budget ||
-        x.budget > GC_SRCLINE_STEPS_PER_BYTE * (uint64_t)size * GC_SRCLINE_INFLATE_FACTOR +
+        x.budget > GC_SRCLINE_STEPS_PER_BYTE * (uint64_t)size * (GC_SRCLINE_INFLATE_FACTOR + 1) +
                            GC_SRCLINE_STEPS_MIN)
         abort();
     if ((st == GPUCORE_E_LIMIT) != (r->why != NULL))
