@@ -14,8 +14,10 @@
  * Open @p path (absolute or not: it is resolved below @p dir either way, with openat2
  * RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS, so neither ".." nor a symbolic link leaves @p dir)
  * for reading, a regular file only: the inode is resolved O_PATH first, so a FIFO or a device
- * is never opened, then reopened O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC and checked to be
- * the same inode. @p option names the option that gave @p dir, for messages.
+ * is never opened, nor a file of a kernel file system (proc, sysfs, debugfs, ...: their
+ * "regular" files are interfaces, and reading /proc/kmsg consumes the kernel log); then it is
+ * reopened O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC and checked to be the same inode.
+ * @p option names the option that gave @p dir, for messages.
  * @return the fd (the caller closes it), with *@p st filled; or -1 with @p why saying why in
  *         one phrase ("not found below --sysroot /srv/root (No such file or directory)").
  */

@@ -73,11 +73,12 @@ struct run {
 };
 
 /* Frames written so far, for the seek table. */
+#define ZFILE_MAX_FRAMES 1024u
 struct zfile {
     struct buf b;
     uint32_t nframes;
-    uint32_t csize[64];
-    uint32_t dsize[64];
+    uint32_t csize[ZFILE_MAX_FRAMES];
+    uint32_t dsize[ZFILE_MAX_FRAMES];
 };
 
 static void zframe(struct zfile *z, const struct run *runs, size_t nruns)
@@ -109,7 +110,7 @@ static void zframe(struct zfile *z, const struct run *runs, size_t nruns)
             }
         }
     }
-    if (z->nframes < 64) {
+    if (z->nframes < ZFILE_MAX_FRAMES) {
         z->csize[z->nframes] = (uint32_t)(z->b.len - start);
         z->dsize[z->nframes] = (uint32_t)total;
         z->nframes++;
@@ -261,12 +262,39 @@ static void many_records(struct zfile *z, uint32_t count, uint64_t frame)
         zframe(z, &(struct run){ .n = left < frame ? left : frame, .fill = 0xff }, 1);
 }
 
+/*
+ * One PT_LOAD of @p size bytes, every one @p fill, at file offset 4096, after a PT_NOTE holding
+ * an empty NT_AUXV: a core the reader opens at once, whose plain image (what `gpucore
+ * decompress` and `gpucore debug` write) is @p size bytes more, none of them a hole unless
+ * @p fill is 0.
+ */
+static void filled(struct zfile *z, uint64_t size, uint8_t fill, uint64_t frame)
+{
+    uint8_t head[64 + 2 * 56 + 20 + 16] = { 0 };
+    uint64_t first = frame - 4096 < size ? frame - 4096 : size, left = size - first;
+
+    ehdr(head, 64, 2, 0, 0);
+    phdr(head + 64, PT_NOTE, 176, 0, 36, 0, 4);
+    phdr(head + 120, PT_LOAD, 4096, 0x100000000ull, size, size, 4096);
+    note_head(head + 176, "CORE", 16, NT_AUXV);
+    zframe(z,
+           (struct run[]){ { .bytes = head, .n = sizeof(head) },
+                           { .n = 4096 - sizeof(head) },
+                           { .n = first, .fill = fill } },
+           3);
+    for (; left; left -= left < frame ? left : frame)
+        zframe(z, &(struct run){ .n = left < frame ? left : frame, .fill = fill }, 1);
+}
+
 const struct hr_case hr_cases[] = {
     { "frame-bomb", "8 zstd frames of 256 MiB, each ending with a PT_NOTE (66 KB file)" },
     { "frame-bomb-64", "16 zstd frames of 64 MiB (the writer's largest), each with a PT_NOTE" },
     { "note-1g", "one PT_NOTE of 1 GiB (zeros) in a few KB" },
     { "phdrs-1m", "2^20 program headers (PN_XNUM) in a few KB" },
     { "manifest-4m", "a GPUCORE manifest note of 4M records (160 MiB) in a few KB" },
+    { "fill-4g", "a PT_LOAD of 4 GiB of 0xaa (no hole in a plain copy) in 130 KB" },
+    { "fill-32g", "a PT_LOAD of 32 GiB of 0xaa (no hole in a plain copy) in 1 MB" },
+    { "zero-4g", "a PT_LOAD of 4 GiB of zeros (all holes in a plain copy) in 130 KB" },
     { NULL, NULL },
 };
 
@@ -290,6 +318,10 @@ int hr_build(const char *name, unsigned scale, uint8_t **ret, size_t *ret_size)
         many_phdrs(z, (1u << 20) / scale, 64 * MiB / scale);
     else if (!strcmp(name, "manifest-4m"))
         many_records(z, (4u << 20) / scale, 64 * MiB / scale);
+    else if (!strcmp(name, "fill-4g") || !strcmp(name, "zero-4g"))
+        filled(z, 4096 * MiB / scale, name[0] == 'f' ? 0xaa : 0, 64 * MiB);
+    else if (!strcmp(name, "fill-32g"))
+        filled(z, 32768 * MiB / scale, 0xaa, 64 * MiB);
     else
         ok = 0;
     if (ok)
