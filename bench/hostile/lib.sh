@@ -29,3 +29,22 @@ stop_inferior() {
   wait "$ipid" 2>/dev/null
   ipid=
 }
+
+# store_with_core DIR: a store in DIR (root's, 0700) holding one small core, indexed by the new
+# gpucore ($B's), so that old and new programs meet the same index.
+store_with_core() {
+  mkdir -m 700 "$1"
+  "$B/tests/gpucore-mkexample" "$1/core.1" >/dev/null
+  "$B/cli/gpucore" store --rescan --store "$1" >/dev/null
+}
+
+# store_sql DIR STATEMENTS: run STATEMENTS on the index of the store in DIR, as its writer could.
+store_sql() {
+  python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2]); c.commit()' \
+    "$1/index.sqlite" "$2"
+}
+
+# control_bytes FILE: how many C0 control bytes but newline and tab, and DEL, FILE holds.
+control_bytes() {
+  LC_ALL=C tr -d '\n\t' <"$1" | LC_ALL=C tr -cd '\000-\037\177' | wc -c
+}
