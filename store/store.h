@@ -286,18 +286,59 @@ gpucore_status_t gc_store_gc(struct gc_store *s, const struct gc_store_policy *p
                              gpucore_diag_t *reterr_diag);
 
 /*
- * The store's configuration file (systemd coredump.conf style): "Key=Value" lines, '#' and ';'
- * comments, blank lines, an optional "[Store]" section header. Keys MaxUse=, KeepFree= (sizes,
- * K/M/G/T binary suffixes), MaxAge= (a duration: s, m, h, d, w suffixes; a plain number is
- * seconds), KeepPerSignature= (a count). Any other key, a value that does not parse, a line
- * over 1023 bytes or a file over 64 KiB is an error naming the line.
- * @p text / @p len is the file's contents; @p name names it in messages. Values parsed are set
- * in @p p, others are left as they are.
- * @retval GPUCORE_OK
- * @retval GPUCORE_E_CORRUPT  "NAME:LINE: what was expected"
+ * The store's configuration file, store.conf (store_conf.c; systemd coredump.conf style):
+ * "Key=Value" lines, '#' and ';' comments, blank lines, an optional "[Store]" section header.
+ * Keys MaxUse=, KeepFree= (sizes, K/M/G/T binary suffixes), MaxAge= (a duration: s, m, h, d, w
+ * suffixes; a plain number is seconds), KeepPerSignature= (a count). Any other key, a value
+ * that does not parse, a line over 1023 bytes or a file over GC_STORE_CONF_MAX_SIZE is an
+ * error naming the line, and nothing of the file is used.
  */
+/* root's file; other users' is $XDG_CONFIG_HOME/gpucore/store.conf (an absolute
+   XDG_CONFIG_HOME), else $HOME/.config/gpucore/store.conf */
+#define GC_STORE_CONF_SYSTEM "/etc/gpucore/store.conf"
+/* The largest file read: a few keys need a few hundred bytes; the bound keeps a hostile or
+   mistaken file (a log named by --config) from costing more than this much memory. */
+#define GC_STORE_CONF_MAX_SIZE (64u * 1024u)
+
+/* What store.conf sets. */
+struct gc_store_conf {
+    struct gc_store_policy gc; /* gc's defaults (MaxUse=, KeepFree=, MaxAge=,
+                                  KeepPerSignature=) */
+};
+
+/*
+ * Parse a configuration file's contents @p text / @p len; @p name names it in messages.
+ * Values parsed are set in @p c, others are left as they are; on failure nothing is.
+ * @retval GPUCORE_OK
+ * @retval GPUCORE_E_CORRUPT  "NAME:LINE: what was expected" (or "NAME: N bytes: ..." for a file
+ *                            over GC_STORE_CONF_MAX_SIZE)
+ */
+gpucore_status_t gc_store_conf_parse_all(const char *text, size_t len, const char *name,
+                                         struct gc_store_conf *c, gpucore_diag_t *reterr_diag);
+/* gc_store_conf_parse_all() for gc's keys alone (the others are checked, not kept). */
 gpucore_status_t gc_store_conf_parse(const char *text, size_t len, const char *name,
                                      struct gc_store_policy *p, gpucore_diag_t *reterr_diag);
+
+/*
+ * Find and read the configuration file into @p c (gc_store_conf_parse_all()). The file is
+ * @p option (a --config FILE) when not NULL, else GC_STORE_CONF_SYSTEM for root, else the
+ * user's (above). It is opened O_NOFOLLOW | O_NONBLOCK (a symlink is refused, a FIFO is never
+ * waited on) and read up to GC_STORE_CONF_MAX_SIZE + 1 bytes. @p path (@p path_size bytes,
+ * PATH_MAX is enough) gets the file's path: on success the file read, or "" when none was (no
+ * default for this user, or the default file does not exist: no defaults); on failure the
+ * file that failed ("" for GPUCORE_E_LIMIT). Messages name what failed, without the path
+ * (the caller prints it), except the parser's, which start with it.
+ * @retval GPUCORE_OK
+ * @retval GPUCORE_E_LIMIT     "the configuration file's path is too long"
+ * @retval GPUCORE_E_PERM      it cannot be opened: permission denied, or a symlink (refused)
+ * @retval GPUCORE_E_NOTFOUND  it cannot be opened for another reason (@p option names no file,
+ *                             ...): "cannot open the configuration file: ..."
+ * @retval GPUCORE_E_IO        it cannot be read (a directory, a FIFO): "cannot read: ..."
+ * @retval GPUCORE_E_CORRUPT   it does not parse
+ * @retval GPUCORE_E_NOMEM, GPUCORE_E_INVAL (no @p path buffer)
+ */
+gpucore_status_t gc_store_conf_load(const char *option, struct gc_store_conf *c, char *path,
+                                    size_t path_size, gpucore_diag_t *reterr_diag);
 
 /* Parse helpers shared with the command line: 0, or -1 when @p text does not parse. */
 int gc_store_parse_size(const char *text, uint64_t *ret);       /* 512M, 2G, 100 */
