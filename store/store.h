@@ -289,9 +289,10 @@ gpucore_status_t gc_store_gc(struct gc_store *s, const struct gc_store_policy *p
  * The store's configuration file, store.conf (store_conf.c; systemd coredump.conf style):
  * "Key=Value" lines, '#' and ';' comments, blank lines, an optional "[Store]" section header.
  * Keys MaxUse=, KeepFree= (sizes, K/M/G/T binary suffixes), MaxAge= (a duration: s, m, h, d, w
- * suffixes; a plain number is seconds), KeepPerSignature= (a count). Any other key, a value
- * that does not parse, a line over 1023 bytes or a file over GC_STORE_CONF_MAX_SIZE is an
- * error naming the line, and nothing of the file is used.
+ * suffixes; a plain number is seconds), KeepPerSignature= (a count), and `gpucore ingest`'s
+ * HostSizeMax=, GpuSizeMax= (limits: a size of at least GPUCORE_WRITER_MIN_BUDGET, or
+ * "infinity"). Any other key, a value that does not parse, a line over 1023 bytes or a file
+ * over GC_STORE_CONF_MAX_SIZE is an error naming the line, and nothing of the file is used.
  */
 /* root's file; other users' is $XDG_CONFIG_HOME/gpucore/store.conf (an absolute
    XDG_CONFIG_HOME), else $HOME/.config/gpucore/store.conf */
@@ -304,7 +305,14 @@ gpucore_status_t gc_store_gc(struct gc_store *s, const struct gc_store_policy *p
 struct gc_store_conf {
     struct gc_store_policy gc; /* gc's defaults (MaxUse=, KeepFree=, MaxAge=,
                                   KeepPerSignature=) */
+    /* `gpucore ingest`'s size limits (systemd-coredump's ExternalSizeMax=, per half): the most
+       a core read from a stream may take in the store, the file's size as capture's
+       --max-size counts it. 0 = not set (ingest's default), GC_STORE_SIZE_INFINITY = none. */
+    uint64_t host_size_max; /* HostSizeMax=: the kernel's host core (ingest --host) */
+    uint64_t gpu_size_max;  /* GpuSizeMax=: the ROCm runtime's GPU half */
 };
+/* A limit of "infinity". */
+#define GC_STORE_SIZE_INFINITY UINT64_MAX
 
 /*
  * Parse a configuration file's contents @p text / @p len; @p name names it in messages.
@@ -343,5 +351,8 @@ gpucore_status_t gc_store_conf_load(const char *option, struct gc_store_conf *c,
 /* Parse helpers shared with the command line: 0, or -1 when @p text does not parse. */
 int gc_store_parse_size(const char *text, uint64_t *ret);       /* 512M, 2G, 100 */
 int gc_store_parse_duration(const char *text, int64_t *ret_ns); /* 30s, 2h, 3d, 1w */
+/* A size limit: a size of at least GPUCORE_WRITER_MIN_BUDGET (the smallest core), or
+   "infinity" (GC_STORE_SIZE_INFINITY). */
+int gc_store_parse_limit(const char *text, uint64_t *ret);
 
 #endif /* GC_STORE_H */

@@ -23,7 +23,7 @@
 /* A line longer than this is refused: no key and value of the file needs a tenth of it. */
 #define CONF_LINE_MAX 1023u
 
-enum conf_kind { CONF_SIZE, CONF_DURATION, CONF_COUNT };
+enum conf_kind { CONF_SIZE, CONF_DURATION, CONF_COUNT, CONF_LIMIT };
 
 /* The keys: each sets one member of the configuration (at @p field), parsed as its kind. */
 static const struct conf_key {
@@ -38,7 +38,12 @@ static const struct conf_key {
       "a duration such as 30d" },
     { "KeepPerSignature", CONF_COUNT, offsetof(struct gc_store_conf, gc.keep_per_signature),
       "a count such as 3" },
+    { "HostSizeMax", CONF_LIMIT, offsetof(struct gc_store_conf, host_size_max),
+      "a size of at least 4K such as 4G, or infinity" },
+    { "GpuSizeMax", CONF_LIMIT, offsetof(struct gc_store_conf, gpu_size_max),
+      "a size of at least 4K such as 4G, or infinity" },
 };
+#define CONF_KEYS (sizeof(conf_keys) / sizeof(conf_keys[0]))
 
 static int conf_set(const struct conf_key *k, const char *value, struct gc_store_conf *c)
 {
@@ -63,8 +68,24 @@ static int conf_set(const struct conf_key *k, const char *value, struct gc_store
         v = (int64_t)u;
         memcpy(field, &v, sizeof(v));
         return 0;
+    case CONF_LIMIT:
+        if (gc_store_parse_limit(value, &u) != 0)
+            return -1;
+        memcpy(field, &u, sizeof(u));
+        return 0;
     }
     return -1;
+}
+
+/* "unknown key (expected A, B or C)": the keys of the table, in @p buf. */
+static const char *known_keys(char *buf, size_t size)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < CONF_KEYS && n < size; i++)
+        n += (size_t)snprintf(buf + n, size - n, "%s%s",
+                              i == 0 ? "" : i + 1 == CONF_KEYS ? " or " : ", ", conf_keys[i].name);
+    return buf;
 }
 
 static char *trim(char *s)
@@ -118,14 +139,16 @@ gpucore_status_t gc_store_conf_parse_all(const char *text, size_t len, const cha
         *eq = '\0';
         key = trim(l);
         value = trim(eq + 1);
-        for (i = 0; i < sizeof(conf_keys) / sizeof(conf_keys[0]); i++)
+        for (i = 0; i < CONF_KEYS; i++)
             if (strcmp(conf_keys[i].name, key) == 0)
                 break;
-        if (i == sizeof(conf_keys) / sizeof(conf_keys[0]))
+        if (i == CONF_KEYS) {
+            char keys[160];
+
             return gc_diag_set(reterr_diag, GPUCORE_E_CORRUPT, 0,
-                               "%s:%u: unknown key (expected MaxUse, KeepFree, MaxAge or "
-                               "KeepPerSignature)",
-                               name, lineno);
+                               "%s:%u: unknown key (expected %s)", name, lineno,
+                               known_keys(keys, sizeof(keys)));
+        }
         if (conf_set(&conf_keys[i], value, &out) != 0)
             return gc_diag_set(reterr_diag, GPUCORE_E_CORRUPT, 0, "%s:%u: %s= expects %s", name,
                                lineno, conf_keys[i].name, conf_keys[i].expected);

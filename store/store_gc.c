@@ -12,6 +12,8 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <gpucore/core.h>
+
 #include "gc_util.h"
 #include "store.h"
 #include "store_internal.h"
@@ -70,6 +72,20 @@ int gc_store_parse_size(const char *text, uint64_t *ret)
 {
     return parse_scaled(text, size_units, sizeof(size_units) / sizeof(size_units[0]), UINT64_MAX,
                         ret);
+}
+
+int gc_store_parse_limit(const char *text, uint64_t *ret)
+{
+    uint64_t v;
+
+    if (text && strcmp(text, "infinity") == 0) {
+        *ret = GC_STORE_SIZE_INFINITY;
+        return 0;
+    }
+    if (gc_store_parse_size(text, &v) != 0 || v < GPUCORE_WRITER_MIN_BUDGET)
+        return -1;
+    *ret = v;
+    return 0;
 }
 
 int gc_store_parse_count(const char *text, uint64_t max, uint64_t *ret)
