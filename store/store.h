@@ -155,6 +155,19 @@ struct gc_store;
 #define GC_STORE_CREATE 0x1u /* create the directory (0700, parents too) and the index */
 
 /*
+ * Open @p dir by the store's rules for its directory, for others that keep cores in a
+ * directory of their own (`gpucore ingest --dir`): not a symlink (O_NOFOLLOW on its last
+ * component), a directory, owned by the caller (root: by anyone), not writable by its group
+ * or others. With GC_STORE_CREATE it is created first (0700, parents too). @p what names it
+ * in messages ("DIR: the WHAT is writable by others (mode 0777): refused (chmod 700)"); NULL
+ * is "store". Returns its descriptor (O_RDONLY | O_DIRECTORY | O_CLOEXEC, the caller's to
+ * close), or -1 with *reterr_diag filled: GPUCORE_E_PERM (a rule above, or EACCES),
+ * GPUCORE_E_NOTFOUND (no such directory), GPUCORE_E_IO, GPUCORE_E_INVAL (no @p dir).
+ */
+int gc_store_open_private_dir(const char *dir, const char *what, uint32_t flags,
+                              gpucore_diag_t *reterr_diag);
+
+/*
  * Open the store at @p dir and its index (created, or migrated to GC_STORE_SCHEMA_VERSION).
  * The directory's filesystem (fstatfs() on its descriptor) decides the index's journal
  * (gc_store_journal_for()); an index in another mode is switched, which SQLite can do only
