@@ -31,6 +31,11 @@ foreach(kase pipe store slow killed huge small sigpipe)
                        SKIP_RETURN_CODE 77 TIMEOUT 300)
 endforeach()
 
+# gc_ingest_stream()'s size limit on host streams built in C: never exceeded, plain or
+# compressed; a prefix kept and the rest said skipped/budget; every byte of a pipe read.
+gpucore_unit_test(test_ingest_limit SOURCES unit/test_ingest_limit.c
+  LIBS gc_capture gc_kfd gc_libcore gc_schema gc_arch)
+
 # The stream reader behind ingest, fuzzed; seeds in tests/fuzz/corpus/fuzz_ingest/ (made by
 # tests/merge/make_ingest_seeds.py from the runtime-style split file of vadd-fault).
 gpucore_fuzz_target(fuzz_ingest SOURCE fuzz/targets/fuzz_ingest.c
