@@ -51,6 +51,11 @@ struct ingest_args {
     int store;             /* --store: --dir is the store's directory; what is written is indexed */
     const char *store_opt; /* --store=DIR, or NULL: the default store */
     char store_dir[PATH_MAX];
+    uint64_t max_size;      /* --max-size; 0 = not given */
+    const char *config;     /* --config FILE, or NULL: the caller's default store.conf */
+    uint64_t limit;         /* the size limit applied (ingest_limit()); 0 = the library's
+                               default for the half */
+    char limit_from[PATH_MAX + 32]; /* where it comes from, for the final line */
 };
 
 static void ingest_help(FILE *out)
@@ -76,13 +81,21 @@ static void ingest_help(FILE *out)
             "      --tier T        state (default) or all: what of the GPU memory is kept\n"
             "      --small-total N state: the GPU allocations of at most 1M kept whole, in\n"
             "                      all, at most N (K/M/G; default 64M), in stream order\n"
+            "      --max-size SIZE the most the core may take on disk (K/M/G/T, at least 4K,\n"
+            "                      or infinity); past it the stream is read and dropped and\n"
+            "                      the core is marked truncated. Default: HostSizeMax= (with\n"
+            "                      --host) or GpuSizeMax= of store.conf, else 4G\n"
+            "      --config FILE   store.conf to read instead of the default one (" GC_STORE_CONF_SYSTEM "\n"
+            "                      for root, ~/.config/gpucore/store.conf otherwise)\n"
             "      --compress[=L]  zstd level " CLI_ZSTD_LEVEL_TEXT " (default: on, level 3)\n"
             "      --no-compress   store the plain core\n"
             "      --foreground-merge  merge in this process before exiting (default: in a\n"
             "                      detached child, so the writer's pclose() returns at once)\n"
             "  -h, --help          this text\n\n"
-            "On failure: one line on stderr, stdin read to its end, exit 65 (bad stream), 73\n"
-            "(output exists or cannot be created), 74 (I/O error) or 64 (usage).\n");
+            "A core cut by its size limit is kept: exit 0 and a warning. On failure: one line\n"
+            "on stderr, stdin read to its end, exit 65 (bad stream), 73 (output exists or\n"
+            "cannot be created, or its headers alone exceed the size limit), 74 (I/O error)\n"
+            "or 64 (usage).\n");
 }
 
 /*
@@ -128,6 +141,8 @@ static int parse_args(int argc, char **argv, struct ingest_args *a)
         { "no-compress", no_argument, NULL, 'Z' },
         { "foreground-merge", no_argument, NULL, 'F' },
         { "store", optional_argument, NULL, 'S' },
+        { "max-size", required_argument, NULL, 'm' },
+        { "config", required_argument, NULL, 'c' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -179,6 +194,16 @@ static int parse_args(int argc, char **argv, struct ingest_args *a)
         case 'S':
             a->store = 1;
             a->store_opt = optarg;
+            break;
+        case 'm':
+            if (gc_store_parse_limit(optarg, &a->max_size) != 0)
+                return cli_usage_error("ingest",
+                                       "--max-size takes a size of at least 4K such as 4G, or "
+                                       "infinity, got '%s'",
+                                       optarg);
+            break;
+        case 'c':
+            a->config = optarg;
             break;
         case 'h':
             ingest_help(stdout);
@@ -438,6 +463,56 @@ static int pair(const struct ingest_args *a, const char *written)
     _exit(merge_halves(a, gpu_path, host_path));
 }
 
+/*
+ * The size limit of this half (docs/ingest.md, "Size limits"): --max-size, else store.conf's
+ * HostSizeMax= or GpuSizeMax=, else ingest.h's default. A configuration file that cannot be
+ * read or does not parse costs a warning, never the crash: the default applies then.
+ */
+static void ingest_limit(struct ingest_args *a)
+{
+    const char *key = a->host ? "HostSizeMax" : "GpuSizeMax";
+    struct gc_store_conf c = { 0 };
+    char path[PATH_MAX];
+    gpucore_diag_t d = { 0 };
+    gpucore_status_t st;
+    uint64_t v;
+
+    if (a->max_size) {
+        a->limit = a->max_size;
+        snprintf(a->limit_from, sizeof(a->limit_from), "--max-size");
+        return;
+    }
+    st = gc_store_conf_load(a->config, &c, path, sizeof(path), &d);
+    if (st != GPUCORE_OK) {
+        if (st == GPUCORE_E_CORRUPT || !path[0])
+            fprintf(stderr, "gpucore: warning: %s; the default size limit applies\n", d.message);
+        else
+            fprintf(stderr, "gpucore: warning: %s: %s; the default size limit applies\n", path,
+                    d.message);
+    }
+    v = a->host ? c.host_size_max : c.gpu_size_max;
+    if (st == GPUCORE_OK && v) {
+        a->limit = v;
+        snprintf(a->limit_from, sizeof(a->limit_from), "%s= in %s", key, path);
+        return;
+    }
+    a->limit = 0;
+    snprintf(a->limit_from, sizeof(a->limit_from), "the default; %s= in store.conf sets it", key);
+}
+
+/* The last line of a core its size limit cut. */
+static void say_limited(const struct ingest_args *a, const char *out,
+                        const struct gc_ingest_result *res)
+{
+    char lim[32], over[32];
+
+    fprintf(stderr,
+            "gpucore: warning: %s: the core reached its size limit, %s (%s): %s of memory "
+            "past it were read and dropped; what came before is kept, marked truncated\n",
+            out, gc_format_size(res->max_bytes, lim, sizeof(lim)), a->limit_from,
+            gc_format_size(res->bytes_over_limit, over, sizeof(over)));
+}
+
 /* gc_ingest_opts::warn: a save area kept whole, and why. */
 static void ingest_warn(void *user, const char *msg)
 {
@@ -468,6 +543,7 @@ int cmd_ingest(int argc, char **argv)
         gc_ingest_drain(0);
         return rc;
     }
+    ingest_limit(&a);
     if (!a.host && ingest_meta(&a, &meta, &meta_size) != GPUCORE_OK)
         meta = NULL;
     st = gc_ingest_stream(0, out,
@@ -478,14 +554,15 @@ int cmd_ingest(int argc, char **argv)
                                                     .compress_level = (int32_t)a.level,
                                                     .meta = meta,
                                                     .meta_size = meta_size,
-                                                    .warn = ingest_warn },
+                                                    .warn = ingest_warn,
+                                                    .max_bytes = a.limit },
                           &res, &d);
     gpucore_free(meta);
     if (st != GPUCORE_OK) {
-        if (st == GPUCORE_E_CORRUPT || st == GPUCORE_E_TRUNCATED || st == GPUCORE_E_LIMIT)
-            rc = cli_report("stdin", &d, CLI_SIDE_INPUT);
-        else
+        if (res.output_failed)
             rc = cli_report(out, &d, CLI_SIDE_OUTPUT);
+        else
+            rc = cli_report("stdin", &d, CLI_SIDE_INPUT);
         gc_ingest_drain(0);
         return rc;
     }
@@ -505,5 +582,7 @@ int cmd_ingest(int argc, char **argv)
                 "gpucore: warning: %s: the stream ended after %" PRIu64 " bytes, before the "
                 "core did; what arrived is kept, marked truncated\n",
                 out, res.bytes_read);
+    if (res.size_limited)
+        say_limited(&a, out, &res);
     return after_stream(&a, out);
 }
