@@ -36,6 +36,11 @@ endforeach()
 gpucore_unit_test(test_ingest_limit SOURCES unit/test_ingest_limit.c
   LIBS gc_capture gc_kfd gc_libcore gc_schema gc_arch)
 
+# ingest's output directory (capture/ingest_dir.h): hidden names, the next free name past an
+# entry of any kind, and only regular files of one link read.
+gpucore_unit_test(test_ingest_dir SOURCES unit/test_ingest_dir.c
+  LIBS gc_capture gc_kfd gc_libcore gc_schema gc_arch)
+
 # The stream reader behind ingest, fuzzed; seeds in tests/fuzz/corpus/fuzz_ingest/ (made by
 # tests/merge/make_ingest_seeds.py from the runtime-style split file of vadd-fault).
 gpucore_fuzz_target(fuzz_ingest SOURCE fuzz/targets/fuzz_ingest.c
