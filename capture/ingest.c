@@ -792,6 +792,14 @@ static void next_piece(struct ingest *g, const struct seg *sg, uint64_t at, stru
     }
 }
 
+/* The segment data the writer holds so far (not what it read and then cut for the limit). */
+static uint64_t written(const struct ingest *g)
+{
+    struct gpucore_writer_stats ws;
+
+    return gpucore_writer_get_stats(g->w, &ws) == GPUCORE_OK ? ws.data_bytes : 0;
+}
+
 /*
  * After the writer took [at, end) of @p sg: once its budget ran out (gc_ingest_opts::max_bytes)
  * it reads no more, so the part it did not read is read here and dropped; the writer has
@@ -823,7 +831,7 @@ static gpucore_status_t do_load(struct ingest *g, const struct seg *sg)
     int over = small && sg->filesz > g->o->small_total_max - g->res.small_bytes_kept;
     int whole = g->o->keep_all || (small && !over);
     int any_skipped = 0, was_limited = (int)g->res.size_limited;
-    uint64_t kept_before = g->res.bytes_kept;
+    uint64_t kept_before = written(g);
     gpucore_status_t st = GPUCORE_OK;
 
     while (at < hi) {
@@ -889,7 +897,7 @@ static gpucore_status_t do_load(struct ingest *g, const struct seg *sg)
             area_decide(g, p.header, sg);
     }
     if (small && !over)
-        g->res.small_bytes_kept += g->res.bytes_kept - kept_before; /* less if cut */
+        g->res.small_bytes_kept += written(g) - kept_before; /* less if cut */
     g->res.small_segments_over += (uint32_t)over;
     if (any_skipped || g->res.size_limited != (uint32_t)was_limited)
         g->res.segments_skipped++;
@@ -1031,6 +1039,8 @@ gpucore_status_t gc_ingest_stream(int fd, const char *out, const struct gc_inges
         g.res.file_bytes = stats.file_bytes;
         /* what the file holds: the budget may have shortened, at finish, data read before */
         g.res.bytes_kept = stats.data_bytes;
+        if (g.res.small_bytes_kept > g.res.bytes_kept)
+            g.res.small_bytes_kept = g.res.bytes_kept;
         g.res.size_limited = stats.truncated && stats.truncation_reason == GPUCORE_REASON_BUDGET;
     }
 out:
