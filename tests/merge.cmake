@@ -31,6 +31,21 @@ foreach(kase pipe store slow killed huge small sigpipe)
                        SKIP_RETURN_CODE 77 TIMEOUT 300)
 endforeach()
 
+# ---- gpucore ingest as an attacker would use it (tests/merge/ingest_hostile_e2e.sh) ----------
+# Streams past the size limit (plain, compressed, into the store, merged), where the limit
+# comes from (store.conf, --max-size), the --dir rules, entries made at the output name and at
+# the other half's name (a symlink to a canary, a hard link, a FIFO).
+foreach(kase limit store conf dir-rules precreated partner)
+  add_test(NAME ingest-hostile-${kase}
+           COMMAND ${PROJECT_SOURCE_DIR}/tests/merge/ingest_hostile_e2e.sh
+                   ${CMAKE_CURRENT_BINARY_DIR}/ingest-hostile/${kase}
+                   $<TARGET_FILE:gpucore-cli> $<TARGET_FILE:gpucore-inferior>
+                   ${CMAKE_CURRENT_BINARY_DIR}/scenario-objects
+                   ${PROJECT_SOURCE_DIR}/tests/scenarios ${kase})
+  set_tests_properties(ingest-hostile-${kase} PROPERTIES LABELS "merge;e2e"
+                       SKIP_RETURN_CODE 77 TIMEOUT 300)
+endforeach()
+
 # gc_ingest_stream()'s size limit on host streams built in C: never exceeded, plain or
 # compressed; a prefix kept and the rest said skipped/budget; every byte of a pipe read.
 gpucore_unit_test(test_ingest_limit SOURCES unit/test_ingest_limit.c
