@@ -101,10 +101,12 @@ static void ingest_help(FILE *out)
             "      --foreground-merge  merge in this process before exiting (default: in a\n"
             "                      detached child, so the writer's pclose() returns at once)\n"
             "  -h, --help          this text\n\n"
-            "A core cut by its size limit is kept: exit 0 and a warning. On failure: one line\n"
-            "on stderr, stdin read to its end, exit 65 (bad stream), 73 (the output cannot\n"
-            "be created, or its headers alone exceed the size limit), 74 (I/O error) or 64\n"
-            "(usage).\n");
+            "A core cut by its size limit is kept: exit 0 and a warning; so is one whose\n"
+            "name a file already has (it takes the next free name). On failure: one line on\n"
+            "stderr, stdin read to its end, exit 65 (bad stream), 73 (the output cannot be\n"
+            "created, or its headers alone exceed the size limit), 74 (I/O error), 77 (a\n"
+            "--dir or store refused: a symlink, another user's, writable by group or others;\n"
+            "or, merging in the foreground, the other half refused) or 64 (usage).\n");
 }
 
 /*
