@@ -17,16 +17,13 @@
 
 #include "gc_util.h"
 
-/* Random characters of a name: 8 of 62, about 2^47 names. */
-#define RANDOM_CHARS 8u
-
 /* @p n random name characters into @p out (not NUL-terminated). getrandom() may be
    unavailable (early boot, a seccomp filter): then the clock and the pid, which a user cannot
    predict to the nanosecond either. */
 static void random_chars(char *out, size_t n)
 {
     static const char alphabet[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-    unsigned char rnd[RANDOM_CHARS];
+    unsigned char rnd[GC_INGEST_NAME_RANDOM_CHARS];
 
     if (n > sizeof(rnd))
         n = sizeof(rnd);
@@ -75,16 +72,16 @@ gpucore_status_t gc_ingest_tmp_path(int dirfd, const char *dir_path, const char 
     GC_FAIL_IF(!name_ok(name) || !tmp || !path || !dir_path, reterr_diag, GPUCORE_E_INVAL,
                GC_NO_OFFSET, "not a file name: '%s'", name ? name : "");
     n = strlen(name);
-    GC_FAIL_IF(tmp_size < n + RANDOM_CHARS + 3, reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
-               "no room for a temporary name");
+    GC_FAIL_IF(tmp_size < n + GC_INGEST_NAME_RANDOM_CHARS + 3, reterr_diag, GPUCORE_E_INVAL,
+               GC_NO_OFFSET, "no room for a temporary name");
     for (unsigned i = 0;; i++) {
         GC_FAIL_IF(i == GC_INGEST_NAME_TRIES_RANDOM, reterr_diag, GPUCORE_E_IO, GC_NO_OFFSET,
                    "%s: no free temporary name next to %s", dir_path, name);
         tmp[0] = '.';
         memcpy(tmp + 1, name, n);
         tmp[n + 1] = '.';
-        random_chars(tmp + n + 2, RANDOM_CHARS);
-        tmp[n + 2 + RANDOM_CHARS] = '\0';
+        random_chars(tmp + n + 2, GC_INGEST_NAME_RANDOM_CHARS);
+        tmp[n + 2 + GC_INGEST_NAME_RANDOM_CHARS] = '\0';
         if (is_free(dirfd, tmp, &e))
             break;
         GC_FAIL_IF(e != 0 && e != EEXIST && e != ENOENT && e != EOVERFLOW, reterr_diag,
@@ -105,7 +102,7 @@ gpucore_status_t gc_ingest_tmp_path(int dirfd, const char *dir_path, const char 
 static void candidate(const char *name, unsigned k, char *out, size_t size)
 {
     size_t n = strlen(name), stem = n;
-    char rnd[RANDOM_CHARS + 1];
+    char rnd[GC_INGEST_NAME_RANDOM_CHARS + 1];
 
     if (n > 4 && strcmp(name + n - 4, ".zst") == 0)
         stem = n - 4; /* the extension stays last: tools go by it */
@@ -114,8 +111,8 @@ static void candidate(const char *name, unsigned k, char *out, size_t size)
     } else if (k <= GC_INGEST_NAME_TRIES_SEQUENTIAL) {
         snprintf(out, size, "%.*s.%u%s", (int)stem, name, k, name + stem);
     } else {
-        random_chars(rnd, RANDOM_CHARS);
-        rnd[RANDOM_CHARS] = '\0';
+        random_chars(rnd, GC_INGEST_NAME_RANDOM_CHARS);
+        rnd[GC_INGEST_NAME_RANDOM_CHARS] = '\0';
         snprintf(out, size, "%.*s.%s%s", (int)stem, name, rnd, name + stem);
     }
 }
@@ -171,9 +168,8 @@ static const char *kind(mode_t mode)
         mode_t type;
         const char *name;
     } kinds[] = {
-        { S_IFLNK, "a symlink" },          { S_IFDIR, "a directory" },
-        { S_IFIFO, "a FIFO" },             { S_IFCHR, "a character device" },
-        { S_IFBLK, "a block device" },     { S_IFSOCK, "a socket" },
+        { S_IFLNK, "a symlink" },          { S_IFDIR, "a directory" },    { S_IFIFO, "a FIFO" },
+        { S_IFCHR, "a character device" }, { S_IFBLK, "a block device" }, { S_IFSOCK, "a socket" },
     };
 
     for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
@@ -213,7 +209,7 @@ gpucore_status_t gc_ingest_open_in(int dirfd, const char *name, int *ret_fd, str
     if (fd < 0) {
         e = errno;
         return gc_diag_set(reterr_diag,
-                           e == ENOENT  ? GPUCORE_E_NOTFOUND
+                           e == ENOENT                               ? GPUCORE_E_NOTFOUND
                            : e == ELOOP || e == EACCES || e == EPERM ? GPUCORE_E_PERM
                                                                      : GPUCORE_E_IO,
                            GC_NO_OFFSET, "cannot open: %s",
@@ -222,8 +218,7 @@ gpucore_status_t gc_ingest_open_in(int dirfd, const char *name, int *ret_fd, str
     if (fstat(fd, &st) != 0) {
         e = errno;
         close(fd);
-        return gc_diag_set(reterr_diag, GPUCORE_E_IO, GC_NO_OFFSET, "cannot stat: %s",
-                           strerror(e));
+        return gc_diag_set(reterr_diag, GPUCORE_E_IO, GC_NO_OFFSET, "cannot stat: %s", strerror(e));
     }
     /* the entry changed between the look and the open: what was opened is judged again */
     if (check_file(&st, reterr_diag) != GPUCORE_OK ||

@@ -29,9 +29,11 @@
 /* NAME.1 .. NAME.16 are tried after NAME: readable names for the common case (a duplicate, a
    leftover); past them a user filled the names on purpose, and random ones follow. */
 #define GC_INGEST_NAME_TRIES_SEQUENTIAL 16u
-/* Random names tried then, and random hidden names for the temporary file: 62^8 each, so that
-   no one fills them all. */
+/* Random names tried then, and random hidden names for the temporary file (each of
+   GC_INGEST_NAME_RANDOM_CHARS characters: no one fills them all). */
 #define GC_INGEST_NAME_TRIES_RANDOM 64u
+/* Random characters in a name, of 62: 62^8 (about 2^47) names, more than anyone makes. */
+#define GC_INGEST_NAME_RANDOM_CHARS 8u
 /* A name longer than this is refused (NAME_MAX less room for ".NAME.XXXXXXXX" and ".16"). */
 #define GC_INGEST_NAME_MAX 200u
 

@@ -304,8 +304,9 @@ gpucore_status_t gc_store_gc(struct gc_store *s, const struct gc_store_policy *p
  * Keys MaxUse=, KeepFree= (sizes, K/M/G/T binary suffixes), MaxAge= (a duration: s, m, h, d, w
  * suffixes; a plain number is seconds), KeepPerSignature= (a count), and `gpucore ingest`'s
  * HostSizeMax=, GpuSizeMax= (limits: a size of at least GPUCORE_WRITER_MIN_BUDGET, or
- * "infinity"). Any other key, a value that does not parse, a line over 1023 bytes or a file
- * over GC_STORE_CONF_MAX_SIZE is an error naming the line, and nothing of the file is used.
+ * "infinity"). Any other key, a value that does not parse, a line over GC_STORE_CONF_LINE_MAX
+ * bytes or a file over GC_STORE_CONF_MAX_SIZE is an error naming the line, and nothing of the
+ * file is used.
  */
 /* root's file; other users' is $XDG_CONFIG_HOME/gpucore/store.conf (an absolute
    XDG_CONFIG_HOME), else $HOME/.config/gpucore/store.conf */
@@ -313,6 +314,9 @@ gpucore_status_t gc_store_gc(struct gc_store *s, const struct gc_store_policy *p
 /* The largest file read: a few keys need a few hundred bytes; the bound keeps a hostile or
    mistaken file (a log named by --config) from costing more than this much memory. */
 #define GC_STORE_CONF_MAX_SIZE (64u * 1024u)
+/* The longest line: a key and its value take a few dozen bytes; one line is copied to the
+   stack to be parsed. */
+#define GC_STORE_CONF_LINE_MAX 1023u
 
 /* What store.conf sets. */
 struct gc_store_conf {

@@ -20,9 +20,6 @@
 /* The keys                                                                                    */
 /* ---------------------------------------------------------------------------------------- */
 
-/* A line longer than this is refused: no key and value of the file needs a tenth of it. */
-#define CONF_LINE_MAX 1023u
-
 enum conf_kind { CONF_SIZE, CONF_DURATION, CONF_COUNT, CONF_LIMIT };
 
 /* The keys: each sets one member of the configuration (at @p field), parsed as its kind. */
@@ -84,7 +81,10 @@ static const char *known_keys(char *buf, size_t size)
 
     for (size_t i = 0; i < CONF_KEYS && n < size; i++)
         n += (size_t)snprintf(buf + n, size - n, "%s%s",
-                              i == 0 ? "" : i + 1 == CONF_KEYS ? " or " : ", ", conf_keys[i].name);
+                              i == 0               ? ""
+                              : i + 1 == CONF_KEYS ? " or "
+                                                   : ", ",
+                              conf_keys[i].name);
     return buf;
 }
 
@@ -104,7 +104,7 @@ gpucore_status_t gc_store_conf_parse_all(const char *text, size_t len, const cha
                                          struct gc_store_conf *c, gpucore_diag_t *reterr_diag)
 {
     struct gc_store_conf out = *c;
-    char line[CONF_LINE_MAX + 1];
+    char line[GC_STORE_CONF_LINE_MAX + 1];
     size_t pos = 0;
     unsigned lineno = 0;
 
@@ -119,9 +119,10 @@ gpucore_status_t gc_store_conf_parse_all(const char *text, size_t len, const cha
         size_t i;
 
         lineno++;
-        if (n > CONF_LINE_MAX)
+        if (n > GC_STORE_CONF_LINE_MAX)
             return gc_diag_set(reterr_diag, GPUCORE_E_CORRUPT, 0,
-                               "%s:%u: line longer than %u bytes", name, lineno, CONF_LINE_MAX);
+                               "%s:%u: line longer than %u bytes", name, lineno,
+                               GC_STORE_CONF_LINE_MAX);
         if (memchr(text + pos, '\0', n))
             return gc_diag_set(reterr_diag, GPUCORE_E_CORRUPT, 0, "%s:%u: a NUL byte", name,
                                lineno);

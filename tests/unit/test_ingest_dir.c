@@ -97,12 +97,12 @@ static void test_tmp_and_publish(void **state)
     assert_int_equal(faccessat(dirfd_, tmp, F_OK, AT_SYMLINK_NOFOLLOW), -1);
 
     /* names that are no file names */
-    assert_int_equal(gc_ingest_tmp_path(dirfd_, dir, "../x", tmp, sizeof(tmp), path,
-                                        sizeof(path), &d),
-                     GPUCORE_E_INVAL);
-    assert_int_equal(gc_ingest_tmp_path(dirfd_, dir, "..", tmp, sizeof(tmp), path, sizeof(path),
-                                        &d),
-                     GPUCORE_E_INVAL);
+    assert_int_equal(
+            gc_ingest_tmp_path(dirfd_, dir, "../x", tmp, sizeof(tmp), path, sizeof(path), &d),
+            GPUCORE_E_INVAL);
+    assert_int_equal(
+            gc_ingest_tmp_path(dirfd_, dir, "..", tmp, sizeof(tmp), path, sizeof(path), &d),
+            GPUCORE_E_INVAL);
 }
 
 /* An entry at the name, of any kind: the next free name; nothing that was there changes. */

@@ -259,11 +259,11 @@ static void test_pipe_drained(void **state)
     }
     close(p[1]);
     unlink(out_path());
-    assert_int_equal(gc_ingest_stream(p[0], out_path(),
-                                      &(struct gc_ingest_opts){ .keep_all = 1,
-                                                                .max_bytes = 256u << 10 },
-                                      &res, &d),
-                     GPUCORE_OK);
+    assert_int_equal(
+            gc_ingest_stream(p[0], out_path(),
+                             &(struct gc_ingest_opts){ .keep_all = 1, .max_bytes = 256u << 10 },
+                             &res, &d),
+            GPUCORE_OK);
     assert_int_equal(gc_ingest_drain(p[0]), 0); /* nothing after the last segment */
     close(p[0]);
     assert_int_equal(waitpid(pid, &status, 0), pid);

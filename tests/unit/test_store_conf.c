@@ -86,8 +86,7 @@ static void test_limits(void **state)
     struct gc_store_policy p = { .keep_per_signature = -1 };
 
     (void)state;
-    assert_int_equal(gc_store_conf_parse_all(good, strlen(good), "store.conf", &c, &d),
-                     GPUCORE_OK);
+    assert_int_equal(gc_store_conf_parse_all(good, strlen(good), "store.conf", &c, &d), GPUCORE_OK);
     assert_int_equal(c.gc.max_use, 10ull << 30);
     assert_int_equal(c.host_size_max, 256ull << 20);
     assert_int_equal(c.gpu_size_max, GPUCORE_WRITER_MIN_BUDGET);
@@ -190,8 +189,8 @@ static void test_load_default(void **state)
         setenv("XDG_CONFIG_HOME", "relative", 1); /* not absolute: ignored */
         setenv("HOME", "/nonexistent", 1);
         c.gpu_size_max = 0;
-        if (gc_store_conf_load(NULL, &c, path, sizeof(path), &d) != GPUCORE_OK ||
-            path[0] != '\0' || c.gpu_size_max != 0)
+        if (gc_store_conf_load(NULL, &c, path, sizeof(path), &d) != GPUCORE_OK || path[0] != '\0' ||
+            c.gpu_size_max != 0)
             _exit(12);
         unsetenv("XDG_CONFIG_HOME");
         unsetenv("HOME");

@@ -15,9 +15,9 @@
  * with gpucore_core_open() (not merely with ALLOW_TRUNCATED) as a split core for a GPU half
  * and a unified one otherwise, holds every byte it says it kept, and a GPU half holds the
  * AMDGPU note; it is never larger than the size limit, and a core the limit cut is marked
- * truncated for the budget; on failure nothing is published. Warnings (a save area kept whole) are single
- * non-empty lines, at most GC_INGEST_MAX_WARNINGS of them, as many as the result counts up to
- * that; the unused save-area bytes dropped are among the bytes skipped.
+ * truncated for the budget; on failure nothing is published. Warnings (a save area kept
+ * whole) are single non-empty lines, at most GC_INGEST_MAX_WARNINGS of them, as many as the
+ * result counts up to that; the unused save-area bytes dropped are among the bytes skipped.
  */
 #include <stdint.h>
 #include <stdio.h>
