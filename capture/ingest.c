@@ -724,6 +724,8 @@ static void look(struct ingest *g, const struct seg *sg, uint64_t at, struct pie
     if (k < g->keep.n)
         end = in_keep ? g->keep.v[k].hi : g->keep.v[k].lo;
     if (a && a->lo <= at) {
+        if (a->state == AREA_PENDING && g->res.size_limited)
+            a->state = AREA_WHOLE; /* past the limit nothing is kept: no header to decide on */
         if (a->state == AREA_PENDING) {
             char why[160];
 
@@ -790,6 +792,37 @@ static void next_piece(struct ingest *g, const struct seg *sg, uint64_t at, stru
     }
 }
 
+/* The segment data the writer holds so far (not what it read and then cut for the limit). */
+static uint64_t written(const struct ingest *g)
+{
+    struct gpucore_writer_stats ws;
+
+    return gpucore_writer_get_stats(g->w, &ws) == GPUCORE_OK ? ws.data_bytes : 0;
+}
+
+/*
+ * After the writer took [at, end) of @p sg: once its budget ran out (gc_ingest_opts::max_bytes)
+ * it reads no more, so the part it did not read is read here and dropped; the writer has
+ * recorded it. Sets res.size_limited from the writer's state.
+ */
+static void after_limit(struct ingest *g, const struct seg *sg, uint64_t end)
+{
+    struct gpucore_writer_stats ws;
+    uint64_t want = stream_offset(sg, end);
+
+    if (g->res.size_limited || gpucore_writer_get_stats(g->w, &ws) != GPUCORE_OK ||
+        !ws.truncated)
+        return;
+    g->res.size_limited = 1;
+    if (g->s.pos < want && !g->res.stream_cut) {
+        uint64_t dropped = s_skip(&g->s, want - g->s.pos);
+
+        g->res.bytes_over_limit += dropped;
+        if (g->s.pos < want)
+            g->res.stream_cut = 1;
+    }
+}
+
 /* One PT_LOAD: the parts kept to the writer, the rest dropped. */
 static gpucore_status_t do_load(struct ingest *g, const struct seg *sg)
 {
@@ -797,8 +830,8 @@ static gpucore_status_t do_load(struct ingest *g, const struct seg *sg)
     int small = !g->o->keep_all && sg->filesz <= g->o->small_max;
     int over = small && sg->filesz > g->o->small_total_max - g->res.small_bytes_kept;
     int whole = g->o->keep_all || (small && !over);
-    int any_skipped = 0;
-    uint64_t kept_before = g->res.bytes_kept;
+    int any_skipped = 0, was_limited = (int)g->res.size_limited;
+    uint64_t kept_before = written(g);
     gpucore_status_t st = GPUCORE_OK;
 
     while (at < hi) {
@@ -806,19 +839,27 @@ static gpucore_status_t do_load(struct ingest *g, const struct seg *sg)
 
         if (!whole)
             next_piece(g, sg, at, &p);
-        if (!p.keep) {
+        if (!p.keep || g->res.size_limited) {
+            int limit = p.keep; /* kept but for the size limit */
+
             any_skipped = 1;
             if (p.unused)
                 g->res.save_area_bytes_dropped += p.end - at;
+            if (limit)
+                g->res.bytes_over_limit += p.end - at;
             st = skip_range(g, at, p.end - at,
-                            over && !p.unused ? GPUCORE_REASON_BUDGET : GPUCORE_REASON_TIER,
-                            p.unused ? "unused part of a context-save area (gpucore ingest)"
-                            : over   ? "small GPU memory past the total kept of it (gpucore "
-                                       "ingest)"
-                                     : "GPU memory not in tier state (gpucore ingest)");
+                            limit || (over && !p.unused) ? GPUCORE_REASON_BUDGET
+                                                         : GPUCORE_REASON_TIER,
+                            limit      ? "past the size limit (gpucore ingest)"
+                            : p.unused ? "unused part of a context-save area (gpucore ingest)"
+                            : over     ? "small GPU memory past the total kept of it (gpucore "
+                                         "ingest)"
+                                       : "GPU memory not in tier state (gpucore ingest)");
             at = p.end;
-            if (st)
+            if (st) {
+                g->res.output_failed = 1;
                 return gc_diag_set(g->diag, st, GC_NO_OFFSET, "%s", gpucore_writer_errmsg(g->w));
+            }
             if (g->res.stream_cut)
                 break;
             continue;
@@ -833,9 +874,14 @@ static gpucore_status_t do_load(struct ingest *g, const struct seg *sg)
                              .p_flags = sg->flags),
                 read_stream, g);
         g->tee = NULL;
-        if (st)
+        if (st == GPUCORE_E_LIMIT)
+            st = GPUCORE_OK; /* the budget was out already: the writer recorded the range */
+        if (st) {
+            g->res.output_failed = 1;
             return gc_diag_set(g->diag, st, GC_NO_OFFSET, "PT_LOAD at 0x%" PRIx64 ": %s", sg->vaddr,
                                gpucore_writer_errmsg(g->w));
+        }
+        after_limit(g, sg, p.end);
         at = p.end;
         if (g->res.stream_cut) {
             if (p.header && g->hdr_got && g->hdr_got < GC_CWSR_HEADER_SIZE)
@@ -845,13 +891,15 @@ static gpucore_status_t do_load(struct ingest *g, const struct seg *sg)
                      p.header->qid, p.header->xcc, p.header->lo, stream_offset(sg, p.header->lo));
             break;
         }
-        if (p.header)
+        if (p.header && g->res.size_limited)
+            p.header->state = AREA_WHOLE; /* nothing more is kept: no decision */
+        else if (p.header)
             area_decide(g, p.header, sg);
     }
     if (small && !over)
-        g->res.small_bytes_kept += g->res.bytes_kept - kept_before; /* less if cut */
+        g->res.small_bytes_kept += written(g) - kept_before; /* less if cut */
     g->res.small_segments_over += (uint32_t)over;
-    if (any_skipped)
+    if (any_skipped || g->res.size_limited != (uint32_t)was_limited)
         g->res.segments_skipped++;
     else
         g->res.segments_kept++;
@@ -876,6 +924,13 @@ gpucore_status_t gc_ingest_stream(int fd, const char *out, const struct gc_inges
         o.small_total_max = GC_INGEST_SMALL_TOTAL_MAX;
     if (!o.max_head)
         o.max_head = GC_INGEST_MAX_HEAD;
+    if (!o.max_bytes)
+        o.max_bytes = o.expect_gpu ? GC_INGEST_GPU_SIZE_MAX : GC_INGEST_HOST_SIZE_MAX;
+    if (o.max_bytes < GPUCORE_WRITER_MIN_BUDGET)
+        return gc_diag_set(reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
+                           "a size limit of %" PRIu64 " bytes is below the smallest core (%u)",
+                           o.max_bytes, GPUCORE_WRITER_MIN_BUDGET);
+    g.res.max_bytes = o.max_bytes;
     st = read_head(&g, eh);
     if (st)
         goto out;
@@ -890,14 +945,18 @@ gpucore_status_t gc_ingest_stream(int fd, const char *out, const struct gc_inges
                          .compress = o.compress,
                          .compress_level = o.compress ? o.compress_level : 0,
                          .head_reserve = (uint64_t)(g.nsegs + 16) * (56u + 128u),
-                         .expected_bytes = expected),
+                         .expected_bytes = expected,
+                         .max_bytes = o.max_bytes == GC_INGEST_SIZE_UNLIMITED ? 0 : o.max_bytes),
             &g.w, reterr_diag);
-    if (st)
+    if (st) {
+        g.res.output_failed = 1;
         goto out;
+    }
     if (o.meta && gpucore_writer_add_note(g.w, "GPUCORE", GPUCORE_NT_CAPTURE_META, o.meta,
                                           o.meta_size) != GPUCORE_OK) {
         st = gc_diag_set(reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET, "capture metadata: %s",
                          gpucore_writer_errmsg(g.w));
+        g.res.output_failed = 1;
         goto out;
     }
     for (i = 0; i < g.nempty && !st; i++)
@@ -908,6 +967,7 @@ gpucore_status_t gc_ingest_stream(int fd, const char *out, const struct gc_inges
                 GPUCORE_REASON_SPECIAL);
     if (st) {
         gc_diag_set(reterr_diag, st, GC_NO_OFFSET, "%s", gpucore_writer_errmsg(g.w));
+        g.res.output_failed = 1;
         goto out;
     }
     /* i ends at the first segment that did not come whole (the cut one), or at nsegs */
@@ -972,18 +1032,27 @@ gpucore_status_t gc_ingest_stream(int fd, const char *out, const struct gc_inges
 
         st = gpucore_writer_finish(g.w, &stats, reterr_diag);
         g.w = NULL;
-        if (st)
+        if (st) {
+            g.res.output_failed = 1;
             goto out;
+        }
         g.res.file_bytes = stats.file_bytes;
+        /* what the file holds: the budget may have shortened, at finish, data read before */
+        g.res.bytes_kept = stats.data_bytes;
+        if (g.res.small_bytes_kept > g.res.bytes_kept)
+            g.res.small_bytes_kept = g.res.bytes_kept;
+        g.res.size_limited = stats.truncated && stats.truncation_reason == GPUCORE_REASON_BUDGET;
     }
 out:
     gpucore_writer_abort(g.w);
     g.res.bytes_read = g.s.pos;
     if (ret) {
-        if (st == GPUCORE_OK)
+        if (st == GPUCORE_OK) {
             *ret = g.res;
-        else
+        } else {
             ret->bytes_read = g.s.pos;
+            ret->output_failed = g.res.output_failed;
+        }
     }
     if (g.s.null_fd >= 0)
         close(g.s.null_fd);

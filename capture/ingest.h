@@ -63,6 +63,19 @@
  * "io-error"), the rest of the cut segment recorded UNREADABLE (errno EPIPE) and the
  * segments that never came SKIPPED/"io-error"; gc_ingest_result::stream_cut is set. A
  * stream that ends inside the head is refused (GPUCORE_E_TRUNCATED) and nothing published.
+ *
+ * Size limit (gc_ingest_opts::max_bytes). The stream's writer decides how large it is: the
+ * kernel writes the whole process into a core_pattern pipe whatever ulimit -c says. The output
+ * is therefore written under a budget, the writer's (gpucore_writer_opts::max_bytes: the
+ * file's apparent size, the compressed bytes when compressing), which is never exceeded. The
+ * data is kept in stream order until the budget is used up; from there every byte of segment
+ * data is still read, so that the stream's writer never blocks and never gets EPIPE, but
+ * dropped (spliced into /dev/null): what would have been kept is recorded SKIPPED, reason
+ * "budget", label "past the size limit (gpucore ingest)" (what the tier drops stays "tier"),
+ * the core is marked truncated (manifest flag, reason "budget"), and
+ * gc_ingest_result::size_limited is set. Reading past the limit costs time (a splice per
+ * 64 MiB), no memory and no disk. A head (ELF header, program headers, notes, manifest) that
+ * alone does not fit the limit publishes nothing (GPUCORE_E_LIMIT, output side).
  */
 #ifndef GPUCORE_INGEST_H
 #define GPUCORE_INGEST_H
@@ -94,6 +107,10 @@ struct gc_ingest_opts {
     void *warn_user;
     uint64_t small_total_max; /* tier state: the small PT_LOADs kept whole, in all, at most;
                                  0 = GC_INGEST_SMALL_TOTAL_MAX */
+    uint64_t max_bytes;       /* the output's size at most (above, "Size limit"); at least
+                                 GPUCORE_WRITER_MIN_BUDGET; 0 = GC_INGEST_GPU_SIZE_MAX with
+                                 expect_gpu, else GC_INGEST_HOST_SIZE_MAX;
+                                 GC_INGEST_SIZE_UNLIMITED = no limit */
 };
 
 #define GC_INGEST_SMALL_MAX       (1ull << 20)
@@ -102,6 +119,21 @@ struct gc_ingest_opts {
 #define GC_INGEST_MAX_XCC        64u        /* XCCs per queue whose areas are trimmed */
 #define GC_INGEST_MAX_SAVE_AREAS (1u << 16) /* XCC areas trimmed per stream (48 bytes each) */
 #define GC_INGEST_MAX_WARNINGS   64u
+/*
+ * The default size limits (store.conf's HostSizeMax= and GpuSizeMax=, `ingest --max-size`).
+ * systemd-coredump's default is 32 GiB, for any process of a desktop or server. Here the
+ * handler serves GPU nodes, whose processes map tens to hundreds of GiB of host memory
+ * (pinned staging buffers, device-visible heaps), and the store sits on the node's /var,
+ * often a few tens of GiB: one crash must not be able to take most of it, and the host half
+ * is the one the kernel makes root write whatever size the crashing user chose. 4 GiB of
+ * compressed core keeps every thread's notes and, typically, tens of GiB of process memory;
+ * the GPU half's state tier (the default) stays far below it (tens of MiB: the small
+ * allocations, 64 MiB at most, and the used parts of the save areas), so there the limit only
+ * binds --tier all. An administrator raises either in store.conf.
+ */
+#define GC_INGEST_HOST_SIZE_MAX  (4ull << 30)
+#define GC_INGEST_GPU_SIZE_MAX   (4ull << 30)
+#define GC_INGEST_SIZE_UNLIMITED UINT64_MAX
 
 struct gc_ingest_result {
     uint64_t bytes_read; /* of the stream, until its end or the failure */
@@ -117,21 +149,32 @@ struct gc_ingest_result {
     uint32_t warnings;                /* warnings raised, passed to warn or not */
     uint64_t small_bytes_kept;        /* of bytes_kept: small PT_LOADs kept whole */
     uint32_t small_segments_over;     /* small PT_LOADs past small_total_max */
+    uint32_t size_limited;            /* the output reached max_bytes: the rest was dropped,
+                                         the core is marked truncated (reason "budget") */
+    uint64_t bytes_over_limit;        /* of the segment data, what was read and dropped for
+                                         the limit (and would have been kept) */
+    uint64_t max_bytes;               /* the limit applied (GC_INGEST_SIZE_UNLIMITED: none) */
+    uint32_t output_failed;           /* on failure: 1 when the output failed (it cannot be
+                                         created or written, or the head does not fit
+                                         max_bytes), 0 when the stream did */
 };
 
 /*
  * Read a core from @p fd (borrowed; read from its current position to the end of the
  * segments it announces, and nothing after) and publish it at @p out (atomically; an
- * existing file is not replaced). @p ret optional; filled on success, and its bytes_read
- * also on failure.
+ * existing file is not replaced). @p ret optional; filled on success, and its bytes_read and
+ * output_failed also on failure.
  * @retval GPUCORE_OK         published (possibly truncated: ret->stream_cut).
  * @retval GPUCORE_E_CORRUPT  the stream is not a core this reads (see above), diag offset =
  *                            stream offset.
  * @retval GPUCORE_E_TRUNCATED the stream ended inside the head.
- * @retval GPUCORE_E_LIMIT    the head is larger than max_head.
+ * @retval GPUCORE_E_LIMIT    the head is larger than max_head (the stream's fault; diag offset
+ *                            = stream offset), or the output's head alone does not fit
+ *                            max_bytes (output_failed; the diag names the bytes it needs).
  * @retval GPUCORE_E_EXIST, GPUCORE_E_CANTCREAT, GPUCORE_E_IO  the output (GPUCORE_E_IO also
  *                            for a read error of @p fd; the diag says which).
- * @retval GPUCORE_E_INVAL, GPUCORE_E_NOMEM
+ * @retval GPUCORE_E_INVAL    a bad argument (max_bytes below GPUCORE_WRITER_MIN_BUDGET, ...)
+ * @retval GPUCORE_E_NOMEM
  * Nothing is published on failure. The caller drains @p fd (gc_ingest_drain()).
  */
 gpucore_status_t gc_ingest_stream(int fd, const char *out, const struct gc_ingest_opts *opts,

@@ -571,19 +571,114 @@ static gpucore_status_t carry_manifest(gpucore_writer_t *w, const gpucore_manife
     return st;
 }
 
+/*
+ * Record [lo, hi) of the host core's manifest entry @p e as its own manifest says, but the
+ * parts the GPU file holds (@p gpu_segs, sorted and disjoint), whose bytes the merged core
+ * has.
+ */
+static gpucore_status_t record_host_entry(gpucore_writer_t *w, uint64_t lo, uint64_t hi,
+                                          const gpucore_manifest_entry_t *e, const char *label,
+                                          const struct pieces *gpu_segs)
+{
+    const struct gpucore_range_info *info = GPUCORE_OPTS(
+            gpucore_range_info, .tier = e->tier <= GPUCORE_TIER_HOST ? e->tier : GPUCORE_TIER_ALL,
+            .label = label);
+    uint32_t reason = e->reason > GPUCORE_REASON_NONE && e->reason <= GPUCORE_REASON_SPECIAL
+                              ? e->reason
+                              : GPUCORE_REASON_IO_ERROR;
+
+    for (uint32_t i = first_known_after(gpu_segs, lo); i < gpu_segs->n && lo < hi; i++) {
+        uint64_t glo = gpu_segs->v[i].vaddr, ghi = glo + gpu_segs->v[i].size;
+        gpucore_status_t st;
+
+        if (glo >= hi)
+            break;
+        if (glo > lo && (st = gpucore_writer_record_skip(w, lo, glo - lo, info, reason)))
+            return st;
+        lo = ghi < hi ? ghi : hi;
+    }
+    return lo < hi ? gpucore_writer_record_skip(w, lo, hi - lo, info, reason) : GPUCORE_OK;
+}
+
+/*
+ * What the host core's own manifest says was not captured (a host half written by `gpucore
+ * ingest --host`: what its size limit dropped, what a cut stream lost, the device mappings
+ * the kernel listed without data) stays said where the GPU file does not hold the bytes, and
+ * a host core marked truncated makes the merged core truncated, as carry_manifest() does for
+ * the GPU file. The kernel's own cores have no manifest. Called after the last segment.
+ */
+static gpucore_status_t carry_host_manifest(gpucore_writer_t *w, gpucore_core_t *gpu,
+                                            const gpucore_manifest_t *m)
+{
+    struct pieces gpu_segs = { 0 }, ents = { 0 };
+    struct gpucore_segment g;
+    uint64_t done = 0; /* entries are recorded from here up: a hostile manifest's overlapping
+                          entries are clipped, so the work is linear in entries and segments */
+    gpucore_status_t st = GPUCORE_OK;
+
+    if (!m)
+        return GPUCORE_OK;
+    for (uint32_t i = 0; i < gpucore_core_segment_count(gpu) && !st; i++) {
+        gpucore_core_segment(gpu, i, &g);
+        if (g.filesz)
+            st = push(&gpu_segs, g.vaddr, g.memsz, GC_MERGE_GPU, 0);
+    }
+    for (uint32_t i = 0; i < m->count && !st; i++) {
+        const gpucore_manifest_entry_t *e = &m->entries[i];
+
+        if (e->status != GPUCORE_RANGE_CAPTURED && e->size && e->address <= UINT64_MAX - e->size)
+            st = push(&ents, e->address, e->size, i, 0); /* from: the entry's index */
+    }
+    if (ents.n)
+        qsort(ents.v, ents.n, sizeof(ents.v[0]), cmp_piece);
+    for (uint32_t i = 0; i < ents.n && !st; i++) {
+        const gpucore_manifest_entry_t *e = &m->entries[ents.v[i].from];
+        uint64_t lo = ents.v[i].vaddr > done ? ents.v[i].vaddr : done;
+        uint64_t hi = ents.v[i].vaddr + ents.v[i].size;
+        char label[256];
+
+        if (lo >= hi)
+            continue;
+        snprintf(label, sizeof(label), "%.*s", (int)(e->label.len < 255 ? e->label.len : 255),
+                 e->label.ptr);
+        field_string((const uint8_t *)label, strlen(label), label);
+        st = record_host_entry(w, lo, hi, e, label, &gpu_segs);
+        done = hi;
+    }
+    gc_free(gpu_segs.v);
+    gc_free(ents.v);
+    if (!st && (m->flags & GPUCORE_MANIFEST_TRUNCATED))
+        st = gpucore_writer_stop(w, m->truncation_reason > GPUCORE_REASON_NONE &&
+                                                    m->truncation_reason <= GPUCORE_REASON_SPECIAL
+                                            ? m->truncation_reason
+                                            : GPUCORE_REASON_IO_ERROR);
+    return st;
+}
+
+/* The manifest of @p core (NULL when it has none or it does not decode). */
+static gpucore_manifest_t *core_manifest(gpucore_core_t *core)
+{
+    struct gpucore_note n;
+    gpucore_manifest_t *m = NULL;
+    uint32_t i = 0;
+
+    if (gpucore_core_find_note(core, "GPUCORE", GPUCORE_NT_MANIFEST, &i, &n) != GPUCORE_OK ||
+        gpucore_manifest_decode(n.desc, n.desc_size, &m, NULL) != GPUCORE_OK)
+        return NULL;
+    return m;
+}
+
 /* The GPU file's manifest (NULL when it has none or it does not decode: analyze of the GPU
  * file says why), and its ranges not captured, sorted, in @p known. */
 static gpucore_status_t gpu_manifest(gpucore_core_t *gpu, gpucore_manifest_t **ret,
                                      struct pieces *known)
 {
-    struct gpucore_note n;
-    gpucore_manifest_t *m = NULL;
-    uint32_t i = 0;
+    gpucore_manifest_t *m = core_manifest(gpu);
+    uint32_t i;
     gpucore_status_t st = GPUCORE_OK;
 
     *ret = NULL;
-    if (gpucore_core_find_note(gpu, "GPUCORE", GPUCORE_NT_MANIFEST, &i, &n) != GPUCORE_OK ||
-        gpucore_manifest_decode(n.desc, n.desc_size, &m, NULL) != GPUCORE_OK)
+    if (!m)
         return GPUCORE_OK;
     for (i = 0; i < m->count && !st; i++) {
         const gpucore_manifest_entry_t *e = &m->entries[i];
@@ -711,7 +806,7 @@ gpucore_status_t gc_merge_split(gpucore_core_t *gpu, gpucore_core_t *host, const
     struct gpucore_writer_stats stats;
     struct gpucore_note amdgpu = { 0 };
     struct pieces pieces = { 0 }, known = { 0 };
-    gpucore_manifest_t *manifest = NULL;
+    gpucore_manifest_t *manifest = NULL, *host_manifest = NULL;
     enum gc_merge_file which = GC_MERGE_OUT;
     gpucore_writer_t *w = NULL;
     char glabel[160], hlabel[160];
@@ -785,6 +880,10 @@ gpucore_status_t gc_merge_split(gpucore_core_t *gpu, gpucore_core_t *host, const
         }
     }
     st = carry_manifest(w, manifest);
+    if (!st) {
+        host_manifest = core_manifest(host);
+        st = carry_host_manifest(w, gpu, host_manifest);
+    }
     if (st) {
         gc_diag_set(reterr_diag, st, GC_NO_OFFSET, "%s", gpucore_writer_errmsg(w));
         goto out;
@@ -799,6 +898,7 @@ gpucore_status_t gc_merge_split(gpucore_core_t *gpu, gpucore_core_t *host, const
 out:
     gpucore_writer_abort(w);
     gpucore_manifest_free(manifest);
+    gpucore_manifest_free(host_manifest);
     gc_free(pieces.v);
     gc_free(known.v);
     if (st && reterr_which)

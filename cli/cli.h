@@ -89,6 +89,9 @@ int cli_check_input(const char *path);
  * error (65 for a malformed core or one over its memory budget).
  */
 int cli_open_core(const char *path, uint32_t flags, gpucore_core_t **ret);
+/* cli_open_core() of a file the caller opened its own way (@p fd borrowed; @p path names it
+   in messages): `gpucore ingest` opens files relative to its directory's descriptor. */
+int cli_open_core_fd(int fd, const char *path, uint32_t flags, gpucore_core_t **ret);
 
 
 /* Parse a size with optional K/M/G/T suffix (binary units). Returns 0 on success. */

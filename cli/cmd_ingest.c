@@ -29,6 +29,7 @@
 #include "cli_store.h"
 #include "gc_util.h"
 #include "ingest.h"
+#include "ingest_dir.h"
 #include "split_merge.h"
 #include "store.h"
 
@@ -51,7 +52,20 @@ struct ingest_args {
     int store;             /* --store: --dir is the store's directory; what is written is indexed */
     const char *store_opt; /* --store=DIR, or NULL: the default store */
     char store_dir[PATH_MAX];
+    uint64_t max_size;      /* --max-size; 0 = not given */
+    const char *config;     /* --config FILE, or NULL: the caller's default store.conf */
+    uint64_t limit;         /* the size limit applied (ingest_limit()); 0 = the library's
+                               default for the half */
+    char limit_from[PATH_MAX + 32]; /* where it comes from, for the final line */
+    /* The output directory (open_output_dir()): every file is reached relative to dirfd. */
+    int dirfd;
+    char out_dir[PATH_MAX]; /* its path, for messages (and where /proc is not mounted) */
+    char prefix[PATH_MAX + 1]; /* what names are shown after: "DIR/", "" for -o NAME alone */
+    char name[GC_INGEST_NAME_MAX + 16]; /* this half's name in it */
 };
+
+/* Room for a name of the output directory: a name and what gc_ingest_publish() adds. */
+#define NAME_SIZE (GC_INGEST_NAME_MAX + 16)
 
 static void ingest_help(FILE *out)
 {
@@ -76,42 +90,96 @@ static void ingest_help(FILE *out)
             "      --tier T        state (default) or all: what of the GPU memory is kept\n"
             "      --small-total N state: the GPU allocations of at most 1M kept whole, in\n"
             "                      all, at most N (K/M/G; default 64M), in stream order\n"
+            "      --max-size SIZE the most the core may take on disk (K/M/G/T, at least 4K,\n"
+            "                      or infinity); past it the stream is read and dropped and\n"
+            "                      the core is marked truncated. Default: HostSizeMax= (with\n"
+            "                      --host) or GpuSizeMax= of store.conf, else 4G\n"
+            "      --config FILE   store.conf to read instead of the default one\n"
+            "                      (" GC_STORE_CONF_SYSTEM " for root,\n"
+            "                      ~/.config/gpucore/store.conf otherwise)\n"
             "      --compress[=L]  zstd level " CLI_ZSTD_LEVEL_TEXT " (default: on, level 3)\n"
             "      --no-compress   store the plain core\n"
             "      --foreground-merge  merge in this process before exiting (default: in a\n"
             "                      detached child, so the writer's pclose() returns at once)\n"
             "  -h, --help          this text\n\n"
-            "On failure: one line on stderr, stdin read to its end, exit 65 (bad stream), 73\n"
-            "(output exists or cannot be created), 74 (I/O error) or 64 (usage).\n");
+            "A core cut by its size limit is kept: exit 0 and a warning; so is one whose\n"
+            "name a file already has (it takes the next free name). On failure: one line on\n"
+            "stderr, stdin read to its end, exit 65 (bad stream), 73 (the output cannot be\n"
+            "created, or its headers alone exceed the size limit), 74 (I/O error), 77 (a\n"
+            "--dir or store refused: a symlink, another user's, writable by group or others;\n"
+            "or, merging in the foreground, the other half refused) or 64 (usage).\n");
 }
 
 /*
- * The one place output names are made (with --store, --dir is the store's directory): the file
- * for @p which of process @p pid. Returns 0, or an exit code after printing why.
+ * The one place output names are made: the name, in the output directory, of the file for
+ * @p which of process @p pid (--dir and --store; -o names its one file in open_output_dir()).
  */
-static int ingest_output_path(const struct ingest_args *a, enum ingest_file which, long pid,
-                              char *buf, size_t size)
+static void ingest_output_name(const struct ingest_args *a, enum ingest_file which, long pid,
+                               char *buf, size_t size)
 {
     static const char *const names[] = { "gpucore.", "core.", "gpucore." };
     static const char *const suffixes[] = { ".gpu", "", "" };
-    const char *ext = a->compress ? ".zst" : "";
-    char name[64];
-    int n;
+
+    snprintf(buf, size, "%s%ld%s%s", names[which], pid, suffixes[which],
+             a->compress ? ".zst" : "");
+}
+
+/* A file of the output directory as messages name it. */
+static const char *shown(const struct ingest_args *a, const char *name, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s%s", a->prefix, name);
+    return buf;
+}
+
+/*
+ * Open the output directory once, and name this half's file in it. --dir: checked by the
+ * store's rules (store.h, gc_store_open_private_dir()), refused with 77; --store: the store's
+ * directory, created and checked as the store does; -o PATTERN: the expanded path's directory
+ * (the administrator's choice of a file: not checked, followed). Returns 0, or an exit code
+ * after printing why (77 a directory refused, 73 one that cannot be opened, 64 a bad -o).
+ */
+static int open_output_dir(struct ingest_args *a)
+{
+    gpucore_diag_t d = { 0 };
 
     if (a->pattern) {
-        char storage[GC_CAPTURE_VARS_STORAGE];
+        char storage[GC_CAPTURE_VARS_STORAGE], path[PATH_MAX];
         struct gc_capture_vars v;
-        gpucore_diag_t d;
+        const char *slash;
 
-        gc_capture_vars_fill(&v, (pid_t)pid, storage, sizeof(storage));
-        if (gc_capture_expand_path(a->pattern, &v, buf, size, &d) != GPUCORE_OK)
+        gc_capture_vars_fill(&v, (pid_t)a->pid, storage, sizeof(storage));
+        if (gc_capture_expand_path(a->pattern, &v, path, sizeof(path), &d) != GPUCORE_OK)
             return cli_fail(CLI_EXIT_USAGE, NULL, "-o %s: %s", a->pattern, d.message);
+        slash = strrchr(path, '/');
+        if (snprintf(a->name, sizeof(a->name), "%s", slash ? slash + 1 : path) >=
+                    (int)sizeof(a->name) ||
+            !a->name[0])
+            return cli_fail(CLI_EXIT_USAGE, NULL, "-o %s: not a file name", a->pattern);
+        snprintf(a->out_dir, sizeof(a->out_dir), "%.*s",
+                 slash ? (int)(slash == path ? 1 : slash - path) : 1, slash ? path : ".");
+        snprintf(a->prefix, sizeof(a->prefix), "%.*s", slash ? (int)(slash + 1 - path) : 0,
+                 path);
+        a->dirfd = open(a->out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (a->dirfd < 0)
+            return cli_fail(CLI_EXIT_CANTCREAT, path, "cannot open its directory: %s",
+                            strerror(errno));
         return 0;
     }
-    snprintf(name, sizeof(name), "%s%ld%s%s", names[which], pid, suffixes[which], ext);
-    n = snprintf(buf, size, "%s/%s", a->dir, name);
-    if (n < 0 || (size_t)n >= size)
-        return cli_fail(CLI_EXIT_USAGE, NULL, "--dir %s: the path is too long", a->dir);
+    snprintf(a->out_dir, sizeof(a->out_dir), "%s", a->dir);
+    snprintf(a->prefix, sizeof(a->prefix), "%s/", a->dir);
+    /* root's handler pairs the kernel's host half with the GPU half the user's runtime wrote
+       in the user's own directory; a store, whose index root would trust, must be root's */
+    a->dirfd = gc_store_open_private_dir(a->dir, a->store ? "store" : "directory",
+                                         a->store ? GC_STORE_CREATE : GC_STORE_ROOT_ANY_OWNER,
+                                         &d);
+    if (a->dirfd < 0) {
+        if (a->store)
+            return cli_store_fail(&d);
+        return cli_fail(d.status == GPUCORE_E_PERM ? CLI_EXIT_NOPERM : CLI_EXIT_CANTCREAT, NULL,
+                        "%s", d.message);
+    }
+    ingest_output_name(a, a->host ? INGEST_HOST_HALF : INGEST_GPU_HALF, a->pid, a->name,
+                       sizeof(a->name));
     return 0;
 }
 
@@ -128,6 +196,8 @@ static int parse_args(int argc, char **argv, struct ingest_args *a)
         { "no-compress", no_argument, NULL, 'Z' },
         { "foreground-merge", no_argument, NULL, 'F' },
         { "store", optional_argument, NULL, 'S' },
+        { "max-size", required_argument, NULL, 'm' },
+        { "config", required_argument, NULL, 'c' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -180,6 +250,16 @@ static int parse_args(int argc, char **argv, struct ingest_args *a)
             a->store = 1;
             a->store_opt = optarg;
             break;
+        case 'm':
+            if (gc_store_parse_limit(optarg, &a->max_size) != 0)
+                return cli_usage_error("ingest",
+                                       "--max-size takes a size of at least 4K such as 4G, or "
+                                       "infinity, got '%s'",
+                                       optarg);
+            break;
+        case 'c':
+            a->config = optarg;
+            break;
         case 'h':
             ingest_help(stdout);
             return -1;
@@ -196,8 +276,7 @@ static int parse_args(int argc, char **argv, struct ingest_args *a)
     if (a->store) {
         gpucore_diag_t d;
 
-        if (gc_store_locate(a->store_opt, a->store_dir, sizeof(a->store_dir), &d) != GPUCORE_OK ||
-            gc_store_prepare_dir(a->store_dir, &d) != GPUCORE_OK)
+        if (gc_store_locate(a->store_opt, a->store_dir, sizeof(a->store_dir), &d) != GPUCORE_OK)
             return cli_store_fail(&d);
         a->dir = a->store_dir;
     }
@@ -282,18 +361,19 @@ static gpucore_status_t ingest_meta(const struct ingest_args *a, void **ret_desc
  * Never a failure of the ingest: the core is written, a warning says why it is not in the
  * index, and `gpucore store --rescan` adds it later.
  */
-static void store_index(const struct ingest_args *a, const char *path, int64_t *ret_id)
+static void store_index(const struct ingest_args *a, const char *name, int64_t *ret_id)
 {
     struct gc_store *s = NULL;
     gpucore_diag_t d;
+    char path[PATH_MAX + NAME_SIZE];
 
     *ret_id = 0;
     if (!a->store)
         return;
     if (gc_store_open(a->dir, GC_STORE_CREATE, &s, &d) != GPUCORE_OK ||
-        gc_store_index_file(s, strrchr(path, '/') + 1, ret_id, &d) != GPUCORE_OK) {
+        gc_store_index_file(s, name, ret_id, &d) != GPUCORE_OK) {
         fprintf(stderr, "gpucore: warning: %s: not indexed: %s (gpucore store --rescan adds it)\n",
-                path, d.message);
+                shown(a, name, path, sizeof(path)), d.message);
         *ret_id = 0;
     }
     gc_store_close(s);
@@ -312,54 +392,123 @@ static void store_retire(const struct ingest_args *a, int64_t id)
     gc_store_close(s);
 }
 
-/* Merge the two halves of @p pid into the merged name, then remove them. */
-static int merge_halves(const struct ingest_args *a, const char *gpu_path, const char *host_path)
+/*
+ * Give the file written under the hidden name @p tmp its name, @p name or a free one when an
+ * entry has it (ingest_dir.h: an entry a user made there never costs the crash), saying so.
+ * 0 with @p final set, or an exit code after printing why: the file stays under @p tmp then.
+ */
+static int publish(const struct ingest_args *a, const char *tmp, const char *name, char *final,
+                   size_t final_size)
 {
-    char out[4096];
-    struct gc_merge_opts o = { .gpu_pid = a->pid,
-                               .compress = 1,
-                               .compress_level = (int32_t)a->level };
+    char p1[PATH_MAX + NAME_SIZE], p2[PATH_MAX + NAME_SIZE];
+    gpucore_diag_t d = { 0 };
+
+    if (gc_ingest_publish(a->dirfd, tmp, name, final, final_size, &d) != GPUCORE_OK)
+        return cli_fail(d.status == GPUCORE_E_EXIST ? CLI_EXIT_CANTCREAT : CLI_EXIT_IOERR,
+                        shown(a, tmp, p1, sizeof(p1)), "%s; the core is kept under this name",
+                        d.message);
+    if (strcmp(final, name) != 0)
+        fprintf(stderr,
+                "gpucore: warning: %s exists (ingest did not write it): the core is stored as "
+                "%s\n",
+                shown(a, name, p1, sizeof(p1)), shown(a, final, p2, sizeof(p2)));
+    return 0;
+}
+
+/* One half to merge, opened relative to the directory (ingest_dir.h: a symlink, a FIFO or a
+   hard link in its place is refused). */
+struct half {
+    const char *name;
+    int fd;
+    struct stat st;
+    gpucore_core_t *core;
+};
+
+/*
+ * Open @p h. 0, or an exit code after printing why (77 a file refused, 74 another failure);
+ * a half that is gone (another ingest's merge took it) is 0 with h->core NULL.
+ */
+static int open_half(const struct ingest_args *a, struct half *h)
+{
+    char path[PATH_MAX + NAME_SIZE];
+    gpucore_diag_t d = { 0 };
+    gpucore_status_t st = gc_ingest_open_in(a->dirfd, h->name, &h->fd, &h->st, &d);
+
+    shown(a, h->name, path, sizeof(path));
+    if (st == GPUCORE_E_NOTFOUND)
+        return 0;
+    if (st != GPUCORE_OK)
+        return cli_fail(st == GPUCORE_E_PERM ? CLI_EXIT_NOPERM : CLI_EXIT_IOERR, path,
+                        "not merged: %s", d.message);
+    return cli_open_core_fd(h->fd, path, GPUCORE_OPEN_ALLOW_TRUNCATED, &h->core);
+}
+
+static void close_half(struct half *h)
+{
+    gpucore_core_close(h->core);
+    if (h->fd >= 0)
+        close(h->fd);
+}
+
+/*
+ * Merge the two halves of @p pid into a new file, named as ingest_output_name() says (or a
+ * free name next to it), then remove them. Two ingests may merge the same halves at once
+ * (both halves finished together); the one that finds the halves gone after its merge drops
+ * its copy. Only the files merged are removed, never what took their names meanwhile.
+ */
+static int merge_halves(const struct ingest_args *a, const char *gpu_name, const char *host_name)
+{
+    char merged[NAME_SIZE], final[NAME_SIZE], tmp[NAME_SIZE], out[PATH_MAX + NAME_SIZE],
+            path[PATH_MAX + NAME_SIZE];
+    struct gc_merge_opts o = { .gpu_pid = a->pid, .compress = (uint32_t)a->compress,
+                               .compress_level = (int32_t)a->level, .gpu_name = gpu_name,
+                               .host_name = host_name };
+    struct half g = { .name = gpu_name, .fd = -1 }, h = { .name = host_name, .fd = -1 };
     enum gc_merge_file which = GC_MERGE_OUT;
-    gpucore_core_t *gpu = NULL, *host = NULL;
     gpucore_diag_t d;
     gpucore_status_t st;
-    struct stat sb;
     int rc;
 
-    o.compress = (uint32_t)a->compress;
-    rc = ingest_output_path(a, INGEST_MERGED, a->pid, out, sizeof(out));
-    if (rc)
-        return rc;
-    rc = cli_open_core(gpu_path, GPUCORE_OPEN_ALLOW_TRUNCATED, &gpu);
-    if (rc)
-        return rc;
-    rc = cli_open_core(host_path, GPUCORE_OPEN_ALLOW_TRUNCATED, &host);
-    if (rc) {
-        gpucore_core_close(gpu);
+    ingest_output_name(a, INGEST_MERGED, a->pid, merged, sizeof(merged));
+    rc = open_half(a, &g);
+    if (!rc)
+        rc = open_half(a, &h);
+    if (rc || !g.core || !h.core) {
+        close_half(&g);
+        close_half(&h);
         return rc;
     }
-    o.gpu_name = strrchr(gpu_path, '/') + 1;
-    o.host_name = strrchr(host_path, '/') + 1;
-    if (stat(gpu_path, &sb) == 0)
-        o.time_ns = (uint64_t)sb.st_mtim.tv_sec * 1000000000u + (uint64_t)sb.st_mtim.tv_nsec;
-    st = gc_merge_split(gpu, host, out, &o, NULL, &which, &d);
-    gpucore_core_close(gpu);
-    gpucore_core_close(host);
-    if (st == GPUCORE_E_EXIST && which == GC_MERGE_OUT)
-        return CLI_EXIT_OK; /* the other half's ingest merged them first */
+    o.time_ns = (uint64_t)g.st.st_mtim.tv_sec * 1000000000u + (uint64_t)g.st.st_mtim.tv_nsec;
+    st = gc_ingest_tmp_path(a->dirfd, a->out_dir, merged, tmp, sizeof(tmp), out, sizeof(out), &d);
+    if (st == GPUCORE_OK)
+        st = gc_merge_split(g.core, h.core, out, &o, NULL, &which, &d);
+    close_half(&g);
+    close_half(&h);
     if (st != GPUCORE_OK) {
         if (which == GC_MERGE_OUT)
-            return cli_report(out, &d, CLI_SIDE_OUTPUT);
-        return cli_report(which == GC_MERGE_GPU ? gpu_path : host_path, &d, CLI_SIDE_INPUT);
+            return cli_report(shown(a, merged, path, sizeof(path)), &d, CLI_SIDE_OUTPUT);
+        return cli_report(shown(a, which == GC_MERGE_GPU ? gpu_name : host_name, path,
+                                sizeof(path)),
+                          &d, CLI_SIDE_INPUT);
     }
+    if (!gc_ingest_same_file(a->dirfd, gpu_name, &g.st) ||
+        !gc_ingest_same_file(a->dirfd, host_name, &h.st)) {
+        unlinkat(a->dirfd, tmp, 0); /* the other half's ingest merged them first */
+        return CLI_EXIT_OK;
+    }
+    rc = publish(a, tmp, merged, final, sizeof(final));
+    if (rc)
+        return rc;
     {
         int64_t merged_id, gpu_id, host_id;
 
-        store_index(a, out, &merged_id);
-        store_index(a, gpu_path, &gpu_id); /* the rows of the halves, as they were */
-        store_index(a, host_path, &host_id);
-        unlink(gpu_path);
-        unlink(host_path);
+        store_index(a, final, &merged_id);
+        store_index(a, gpu_name, &gpu_id); /* the rows of the halves, as they were */
+        store_index(a, host_name, &host_id);
+        if (gc_ingest_same_file(a->dirfd, gpu_name, &g.st))
+            unlinkat(a->dirfd, gpu_name, 0);
+        if (gc_ingest_same_file(a->dirfd, host_name, &h.st))
+            unlinkat(a->dirfd, host_name, 0);
         store_retire(a, gpu_id);
         store_retire(a, host_id);
     }
@@ -387,55 +536,107 @@ static int pair(const struct ingest_args *a, const char *written);
  * process in pclose(), so unless --foreground-merge asks otherwise this runs in a detached
  * child: the runtime is held for the time the stream takes to read, not a moment longer.
  */
-static int after_stream(struct ingest_args *a, const char *out)
+static int after_stream(struct ingest_args *a, const char *written)
 {
     int64_t id;
     pid_t child;
 
     if (!a->store || a->foreground) {
-        store_index(a, out, &id);
-        return pair(a, out);
+        store_index(a, written, &id);
+        return pair(a, written);
     }
     child = fork();
     if (child > 0)
         return CLI_EXIT_OK;
     if (child == 0)
         detach();
-    store_index(a, out, &id); /* here, if no child could be made */
-    a->foreground = 1;        /* this process is the detached one already */
+    store_index(a, written, &id); /* here, if no child could be made */
+    a->foreground = 1;            /* this process is the detached one already */
     if (child == 0)
-        _exit(pair(a, out));
-    return pair(a, out);
+        _exit(pair(a, written));
+    return pair(a, written);
 }
 
 /*
- * Both halves there? Merge them: in a detached child (the writer waits for this process in
- * pclose(); it must not wait for the merge), or here with --foreground-merge.
+ * Both halves there (@p written: the name this half got; the other's is its own name, an
+ * entry of any kind: merge_halves() judges it)? Merge them: in a detached child (the writer
+ * waits for this process in pclose(); it must not wait for the merge), or here with
+ * --foreground-merge.
  */
 static int pair(const struct ingest_args *a, const char *written)
 {
-    char other[4096];
-    const char *gpu_path, *host_path;
+    char other[NAME_SIZE];
+    const char *gpu_name, *host_name;
+    struct stat st;
     pid_t child;
-    int rc;
 
-    if (!a->dir)
+    if (a->pattern)
         return CLI_EXIT_OK;
-    rc = ingest_output_path(a, a->host ? INGEST_GPU_HALF : INGEST_HOST_HALF, a->pid, other,
-                            sizeof(other));
-    if (rc || access(other, F_OK) != 0)
-        return rc;
-    gpu_path = a->host ? other : written;
-    host_path = a->host ? written : other;
+    ingest_output_name(a, a->host ? INGEST_GPU_HALF : INGEST_HOST_HALF, a->pid, other,
+                       sizeof(other));
+    if (fstatat(a->dirfd, other, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        return CLI_EXIT_OK;
+    gpu_name = a->host ? other : written;
+    host_name = a->host ? written : other;
     if (a->foreground)
-        return merge_halves(a, gpu_path, host_path);
+        return merge_halves(a, gpu_name, host_name);
     child = fork();
     if (child < 0)
         return cli_fail(CLI_EXIT_IOERR, NULL, "cannot start the merge: %s", strerror(errno));
     if (child > 0)
         return CLI_EXIT_OK;
     detach();
-    _exit(merge_halves(a, gpu_path, host_path));
+    _exit(merge_halves(a, gpu_name, host_name));
+}
+
+/*
+ * The size limit of this half (docs/ingest.md, "Size limits"): --max-size, else store.conf's
+ * HostSizeMax= or GpuSizeMax=, else ingest.h's default. A configuration file that cannot be
+ * read or does not parse costs a warning, never the crash: the default applies then.
+ */
+static void ingest_limit(struct ingest_args *a)
+{
+    const char *key = a->host ? "HostSizeMax" : "GpuSizeMax";
+    struct gc_store_conf c = { 0 };
+    char path[PATH_MAX];
+    gpucore_diag_t d = { 0 };
+    gpucore_status_t st;
+    uint64_t v;
+
+    if (a->max_size) {
+        a->limit = a->max_size;
+        snprintf(a->limit_from, sizeof(a->limit_from), "--max-size");
+        return;
+    }
+    st = gc_store_conf_load(a->config, &c, path, sizeof(path), &d);
+    if (st != GPUCORE_OK) {
+        if (st == GPUCORE_E_CORRUPT || !path[0])
+            fprintf(stderr, "gpucore: warning: %s; the default size limit applies\n", d.message);
+        else
+            fprintf(stderr, "gpucore: warning: %s: %s; the default size limit applies\n", path,
+                    d.message);
+    }
+    v = a->host ? c.host_size_max : c.gpu_size_max;
+    if (st == GPUCORE_OK && v) {
+        a->limit = v;
+        snprintf(a->limit_from, sizeof(a->limit_from), "%s= in %s", key, path);
+        return;
+    }
+    a->limit = 0;
+    snprintf(a->limit_from, sizeof(a->limit_from), "the default; %s= in store.conf sets it", key);
+}
+
+/* The last line of a core its size limit cut. */
+static void say_limited(const struct ingest_args *a, const char *out,
+                        const struct gc_ingest_result *res)
+{
+    char lim[32], over[32];
+
+    fprintf(stderr,
+            "gpucore: warning: %s: the core reached its size limit, %s (%s): %s of memory "
+            "past it were read and dropped; what came before is kept, marked truncated\n",
+            out, gc_format_size(res->max_bytes, lim, sizeof(lim)), a->limit_from,
+            gc_format_size(res->bytes_over_limit, over, sizeof(over)));
 }
 
 /* gc_ingest_opts::warn: a save area kept whole, and why. */
@@ -447,9 +648,9 @@ static void ingest_warn(void *user, const char *msg)
 
 int cmd_ingest(int argc, char **argv)
 {
-    struct ingest_args a = { .compress = 1, .level = 3 };
+    struct ingest_args a = { .compress = 1, .level = 3, .dirfd = -1 };
     struct gc_ingest_result res = { 0 };
-    char out[4096];
+    char tmp[NAME_SIZE], final[NAME_SIZE], path[PATH_MAX + NAME_SIZE], out[PATH_MAX + NAME_SIZE];
     void *meta = NULL;
     size_t meta_size = 0;
     gpucore_diag_t d;
@@ -460,17 +661,21 @@ int cmd_ingest(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     rc = parse_args(argc, argv, &a);
     if (rc == 0)
-        rc = ingest_output_path(&a, a.host ? INGEST_HOST_HALF : INGEST_GPU_HALF, a.pid, out,
-                                sizeof(out));
+        rc = open_output_dir(&a);
     if (rc < 0)
         return CLI_EXIT_OK; /* --help: stdin may be a terminal, not a stream */
+    if (rc == 0 && gc_ingest_tmp_path(a.dirfd, a.out_dir, a.name, tmp, sizeof(tmp), path,
+                                      sizeof(path), &d) != GPUCORE_OK)
+        rc = cli_report(shown(&a, a.name, out, sizeof(out)), &d, CLI_SIDE_OUTPUT);
     if (rc) {
         gc_ingest_drain(0);
         return rc;
     }
+    shown(&a, a.name, out, sizeof(out));
+    ingest_limit(&a);
     if (!a.host && ingest_meta(&a, &meta, &meta_size) != GPUCORE_OK)
         meta = NULL;
-    st = gc_ingest_stream(0, out,
+    st = gc_ingest_stream(0, path,
                           &(struct gc_ingest_opts){ .expect_gpu = !a.host,
                                                     .keep_all = a.host || a.keep_all,
                                                     .small_total_max = a.small_total,
@@ -478,19 +683,24 @@ int cmd_ingest(int argc, char **argv)
                                                     .compress_level = (int32_t)a.level,
                                                     .meta = meta,
                                                     .meta_size = meta_size,
-                                                    .warn = ingest_warn },
+                                                    .warn = ingest_warn,
+                                                    .max_bytes = a.limit },
                           &res, &d);
     gpucore_free(meta);
     if (st != GPUCORE_OK) {
-        if (st == GPUCORE_E_CORRUPT || st == GPUCORE_E_TRUNCATED || st == GPUCORE_E_LIMIT)
-            rc = cli_report("stdin", &d, CLI_SIDE_INPUT);
-        else
+        if (res.output_failed)
             rc = cli_report(out, &d, CLI_SIDE_OUTPUT);
+        else
+            rc = cli_report("stdin", &d, CLI_SIDE_INPUT);
         gc_ingest_drain(0);
         return rc;
     }
     /* Bytes after the last segment (section headers): read, so the writer sees no EPIPE. */
     gc_ingest_drain(0);
+    rc = publish(&a, tmp, a.name, final, sizeof(final));
+    if (rc)
+        return rc;
+    shown(&a, final, out, sizeof(out));
     if (res.small_segments_over)
         fprintf(stderr,
                 "gpucore: warning: stdin: %" PRIu32 " small GPU allocations past the %" PRIu64
@@ -505,5 +715,7 @@ int cmd_ingest(int argc, char **argv)
                 "gpucore: warning: %s: the stream ended after %" PRIu64 " bytes, before the "
                 "core did; what arrived is kept, marked truncated\n",
                 out, res.bytes_read);
-    return after_stream(&a, out);
+    if (res.size_limited)
+        say_limited(&a, out, &res);
+    return after_stream(&a, final);
 }

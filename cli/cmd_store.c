@@ -775,7 +775,7 @@ out:
 /* gc                                                                                          */
 /* ---------------------------------------------------------------------------------------- */
 
-#define CONF_SYSTEM "/etc/gpucore/store.conf"
+#define CONF_SYSTEM GC_STORE_CONF_SYSTEM
 
 static void gc_help(FILE *out)
 {
@@ -799,62 +799,38 @@ static void gc_help(FILE *out)
             "  -h, --help               this text\n");
 }
 
-/* The configuration file's path: --config, else the default for the caller. */
-static int conf_path(const char *option, char *buf, size_t size, int *explicit)
-{
-    const char *v;
-
-    *explicit = option != NULL;
-    if (option)
-        return snprintf(buf, size, "%s", option) < (int)size ? 0 : -1;
-    if (geteuid() == 0)
-        return snprintf(buf, size, "%s", CONF_SYSTEM) < (int)size ? 0 : -1;
-    if ((v = getenv("XDG_CONFIG_HOME")) && v[0] == '/')
-        return snprintf(buf, size, "%s/gpucore/store.conf", v) < (int)size ? 0 : -1;
-    if ((v = getenv("HOME")) && v[0] == '/')
-        return snprintf(buf, size, "%s/.config/gpucore/store.conf", v) < (int)size ? 0 : -1;
-    buf[0] = '\0';
-    return 0;
-}
+/* The configuration file's statuses (gc_store_conf_load()) -> exit codes; the path too long is
+   a usage error, and a file that does not parse has its name in the message. */
+static const struct {
+    gpucore_status_t status;
+    int code;
+} conf_exit[] = {
+    { GPUCORE_E_PERM, CLI_EXIT_NOPERM }, { GPUCORE_E_NOTFOUND, CLI_EXIT_NOINPUT },
+    { GPUCORE_E_IO, CLI_EXIT_IOERR },    { GPUCORE_E_NOMEM, CLI_EXIT_SOFTWARE },
+};
 
 /* Read the configuration file into @p p: 0 (also when the default one does not exist), or an
    exit code after printing. @p used (PATH_MAX bytes; may be NULL) gets the file's path, or ""
    when no file was read. */
 static int read_conf(const char *cmd, const char *option, struct gc_store_policy *p, char *used)
 {
-    static char text[64 * 1024 + 1]; /* one file per process: the limit's bytes and one more */
+    struct gc_store_conf c = { .gc = *p };
     char path[PATH_MAX];
     gpucore_diag_t d = { 0 };
-    int explicit, fd;
-    ssize_t n;
-    size_t len = 0;
+    gpucore_status_t st = gc_store_conf_load(option, &c, path, sizeof(path), &d);
 
     if (used)
         used[0] = '\0';
-    if (conf_path(option, path, sizeof(path), &explicit) != 0)
-        return cli_usage_error(cmd, "the configuration file's path is too long");
-    if (!path[0])
-        return 0;
-    fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0) {
-        if (errno == ENOENT && !explicit)
-            return 0;
-        return cli_fail(errno == EACCES || errno == ELOOP ? CLI_EXIT_NOPERM : CLI_EXIT_NOINPUT,
-                        path, "cannot open the configuration file: %s",
-                        errno == ELOOP ? "a symlink (refused)" : strerror(errno));
-    }
-    while (len < sizeof(text) && (n = read(fd, text + len, sizeof(text) - len)) != 0) {
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            close(fd);
-            return cli_fail(CLI_EXIT_IOERR, path, "cannot read: %s", strerror(errno));
-        }
-        len += (size_t)n;
-    }
-    close(fd);
-    if (gc_store_conf_parse(text, len, path, p, &d) != GPUCORE_OK)
+    if (st == GPUCORE_E_LIMIT)
+        return cli_usage_error(cmd, "%s", d.message);
+    if (st == GPUCORE_E_CORRUPT)
         return cli_fail(CLI_EXIT_DATAERR, NULL, "%s", d.message);
+    for (size_t i = 0; st != GPUCORE_OK && i < sizeof(conf_exit) / sizeof(conf_exit[0]); i++)
+        if (conf_exit[i].status == st)
+            return cli_fail(conf_exit[i].code, path, "%s", d.message);
+    if (st != GPUCORE_OK)
+        return cli_fail(CLI_EXIT_SOFTWARE, path, "%s", d.message);
+    *p = c.gc;
     if (used)
         memcpy(used, path, strlen(path) + 1);
     return 0;

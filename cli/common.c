@@ -143,32 +143,58 @@ int cli_check_input(const char *path)
     return rc;
 }
 
-int cli_open_core(const char *path, uint32_t flags, gpucore_core_t **ret)
+/* The reader's memory budget GPUCORE_MEM_BUDGET asks for (0: the library's default): 0, or
+   an exit code after printing. */
+static int mem_budget(uint64_t *ret)
 {
     const char *env = getenv("GPUCORE_MEM_BUDGET");
-    uint64_t budget = 0;
-    gpucore_diag_t d;
-    gpucore_status_t st;
-    int rc = 0, fd;
 
+    *ret = 0;
     if (env && *env) {
         if (strcmp(env, "unlimited") == 0)
-            budget = GPUCORE_MEM_BUDGET_UNLIMITED;
-        else if (cli_parse_size(env, &budget) != 0 || budget == 0)
+            *ret = GPUCORE_MEM_BUDGET_UNLIMITED;
+        else if (cli_parse_size(env, ret) != 0 || *ret == 0)
             return cli_fail(CLI_EXIT_USAGE, NULL,
                             "GPUCORE_MEM_BUDGET=%s: expected a size (e.g. 512M, 2G) or "
                             "\"unlimited\"",
                             env);
     }
-    fd = open_input(path, &rc);
-    if (fd < 0)
-        return rc;
-    st = gpucore_core_open_fd(
+    return 0;
+}
+
+static int open_core_fd(int fd, const char *path, uint32_t flags, uint64_t budget,
+                        gpucore_core_t **ret)
+{
+    gpucore_diag_t d;
+    gpucore_status_t st = gpucore_core_open_fd(
             fd, GPUCORE_OPTS(gpucore_open_opts, .flags = flags, .mem_budget = budget), ret, &d);
-    close(fd);
+
     if (st != GPUCORE_OK)
         return cli_report_input(path, &d);
     return CLI_EXIT_OK;
+}
+
+int cli_open_core(const char *path, uint32_t flags, gpucore_core_t **ret)
+{
+    uint64_t budget;
+    int rc = mem_budget(&budget), fd;
+
+    if (rc)
+        return rc;
+    fd = open_input(path, &rc);
+    if (fd < 0)
+        return rc;
+    rc = open_core_fd(fd, path, flags, budget, ret);
+    close(fd);
+    return rc;
+}
+
+int cli_open_core_fd(int fd, const char *path, uint32_t flags, gpucore_core_t **ret)
+{
+    uint64_t budget;
+    int rc = mem_budget(&budget);
+
+    return rc ? rc : open_core_fd(fd, path, flags, budget, ret);
 }
 
 int cli_report_input(const char *path, const gpucore_diag_t *diag)

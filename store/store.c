@@ -193,28 +193,33 @@ static int make_dirs(const char *path)
     return 0;
 }
 
-/* The ownership and mode rules of the store directory, on its fstat(). */
-static gpucore_status_t check_dir(const char *dir, const struct stat *st, gpucore_diag_t *d)
+/*
+ * The ownership and mode rules of the store directory (@p what: "store"), on its fstat().
+ * Root too must own a store: its index names the files that gc removes and show prints, so a
+ * store another user can write would let that user choose them (docs/store.md, "Rules").
+ * Only a directory of cores without an index (@p root_any_owner: ingest --dir, which trusts
+ * no entry in it) may be another user's when the caller is root.
+ */
+static gpucore_status_t check_dir(const char *dir, const char *what, int root_any_owner,
+                                  const struct stat *st, gpucore_diag_t *d)
 {
     uid_t me = geteuid();
 
     if (!S_ISDIR(st->st_mode))
-        return gc_diag_set(d, GPUCORE_E_PERM, 0, "%s: the store is not a directory", dir);
-    /* Root too: the index names the files that gc removes and show prints, so a store that
-       another user can write would let that user choose them (docs/store.md, "Rules"). */
-    if (st->st_uid != me && me == 0)
+        return gc_diag_set(d, GPUCORE_E_PERM, 0, "%s: the %s is not a directory", dir, what);
+    if (st->st_uid != me && me == 0 && !root_any_owner)
         return gc_diag_set(d, GPUCORE_E_PERM, 0,
-                           "%s: the store belongs to uid %ld, not to root: refused (root uses "
+                           "%s: the %s belongs to uid %ld, not to root: refused (root uses "
                            "only stores it owns; run as uid %ld, or copy the cores out)",
-                           dir, (long)st->st_uid, (long)st->st_uid);
-    if (st->st_uid != me)
+                           dir, what, (long)st->st_uid, (long)st->st_uid);
+    if (st->st_uid != me && me != 0)
         return gc_diag_set(d, GPUCORE_E_PERM, 0,
-                           "%s: the store belongs to uid %ld, not to you (uid %ld): refused", dir,
-                           (long)st->st_uid, (long)me);
+                           "%s: the %s belongs to uid %ld, not to you (uid %ld): refused", dir,
+                           what, (long)st->st_uid, (long)me);
     if (st->st_mode & (S_IWGRP | S_IWOTH))
         return gc_diag_set(d, GPUCORE_E_PERM, 0,
-                           "%s: the store is writable by %s (mode %04o): refused (chmod 700)", dir,
-                           (st->st_mode & S_IWOTH) ? "others" : "its group",
+                           "%s: the %s is writable by %s (mode %04o): refused (chmod 700)", dir,
+                           what, (st->st_mode & S_IWOTH) ? "others" : "its group",
                            (unsigned)(st->st_mode & 07777));
     return GPUCORE_OK;
 }
@@ -581,17 +586,18 @@ static gpucore_status_t open_index(struct gc_store *s, uint32_t flags, gpucore_d
     return rc == GPUCORE_OK ? migrate(s, d) : rc;
 }
 
-/* Open @p dir (created first with @p create) as the store's directory and check it: its
-   descriptor, or -1 with *d filled. */
-static int open_dir(const char *dir, int create, gpucore_diag_t *d)
+/* Open @p dir (created first with GC_STORE_CREATE in @p flags) as the store's directory
+   (@p what: "store") and check it: its descriptor, or -1 with *d filled. */
+static int open_dir(const char *dir, const char *what, uint32_t flags, gpucore_diag_t *d)
 {
+    int create = (flags & GC_STORE_CREATE) != 0;
     struct stat st;
     gpucore_status_t rc;
     mode_t old;
     int fd, e;
 
     if (!dir || !*dir) {
-        gc_diag_set(d, GPUCORE_E_INVAL, 0, "no store directory");
+        gc_diag_set(d, GPUCORE_E_INVAL, 0, "no %s directory", what);
         return -1;
     }
     if (create) {
@@ -601,7 +607,7 @@ static int open_dir(const char *dir, int create, gpucore_diag_t *d)
         umask(old);
         if (made != 0) {
             gc_diag_set(d, errno == EACCES ? GPUCORE_E_PERM : GPUCORE_E_IO, 0,
-                        "%s: cannot create the store: %s", dir, strerror(errno));
+                        "%s: cannot create the %s: %s", dir, what, strerror(errno));
             return -1;
         }
     }
@@ -617,14 +623,14 @@ static int open_dir(const char *dir, int create, gpucore_diag_t *d)
                     e == ELOOP || e == ENOTDIR || e == EACCES ? GPUCORE_E_PERM
                     : e == ENOENT                             ? GPUCORE_E_NOTFOUND
                                                               : GPUCORE_E_IO,
-                    0, "%s: cannot open the store: %s", dir,
+                    0, "%s: cannot open the %s: %s", dir, what,
                     e == ELOOP ? "it is a symlink (refused)" : strerror(e));
         return -1;
     }
     if (fstat(fd, &st) != 0)
         rc = gc_diag_set(d, GPUCORE_E_IO, 0, "%s: %s", dir, strerror(errno));
     else
-        rc = check_dir(dir, &st, d);
+        rc = check_dir(dir, what, (flags & GC_STORE_ROOT_ANY_OWNER) != 0, &st, d);
     if (rc != GPUCORE_OK) {
         close(fd);
         return -1;
@@ -632,9 +638,15 @@ static int open_dir(const char *dir, int create, gpucore_diag_t *d)
     return fd;
 }
 
+int gc_store_open_private_dir(const char *dir, const char *what, uint32_t flags,
+                              gpucore_diag_t *reterr_diag)
+{
+    return open_dir(dir, what ? what : "store", flags, reterr_diag);
+}
+
 gpucore_status_t gc_store_prepare_dir(const char *dir, gpucore_diag_t *reterr_diag)
 {
-    int fd = open_dir(dir, 1, reterr_diag);
+    int fd = open_dir(dir, "store", GC_STORE_CREATE, reterr_diag);
 
     if (fd < 0)
         return reterr_diag ? reterr_diag->status : GPUCORE_E_IO;
@@ -663,7 +675,7 @@ gpucore_status_t gc_store_open_fs(const char *dir, uint32_t flags, const uint64_
         free(s);
         return gc_diag_set(d, GPUCORE_E_NOMEM, 0, "out of memory");
     }
-    s->dirfd = open_dir(dir, (flags & GC_STORE_CREATE) != 0, d);
+    s->dirfd = open_dir(dir, "store", flags & GC_STORE_CREATE, d);
     if (s->dirfd < 0) {
         rc = d->status;
         gc_store_close(s);

@@ -172,6 +172,23 @@ struct gc_store;
 
 /* gc_store_open()'s flags. */
 #define GC_STORE_CREATE 0x1u /* create the directory (0700, parents too) and the index */
+/* gc_store_open_private_dir(): root may use a directory of any owner (one without an index,
+   whose entries the caller trusts none of: ingest --dir) */
+#define GC_STORE_ROOT_ANY_OWNER 0x2u
+
+/*
+ * Open @p dir by the store's rules for its directory, for others that keep cores in a
+ * directory of their own (`gpucore ingest --dir`): not a symlink (O_NOFOLLOW on its last
+ * component), a directory, owned by the caller (root too, unless @p flags has
+ * GC_STORE_ROOT_ANY_OWNER), not writable by its group or others. With GC_STORE_CREATE it is
+ * created first (0700, parents too). @p what names it
+ * in messages ("DIR: the WHAT is writable by others (mode 0777): refused (chmod 700)"); NULL
+ * is "store". Returns its descriptor (O_RDONLY | O_DIRECTORY | O_CLOEXEC, the caller's to
+ * close), or -1 with *reterr_diag filled: GPUCORE_E_PERM (a rule above, or EACCES),
+ * GPUCORE_E_NOTFOUND (no such directory), GPUCORE_E_IO, GPUCORE_E_INVAL (no @p dir).
+ */
+int gc_store_open_private_dir(const char *dir, const char *what, uint32_t flags,
+                              gpucore_diag_t *reterr_diag);
 
 /*
  * Open the store at @p dir and its index (created, or migrated to GC_STORE_SCHEMA_VERSION).
@@ -336,21 +353,77 @@ gpucore_status_t gc_store_gc(struct gc_store *s, const struct gc_store_policy *p
                              gpucore_diag_t *reterr_diag);
 
 /*
- * The store's configuration file (systemd coredump.conf style): "Key=Value" lines, '#' and ';'
- * comments, blank lines, an optional "[Store]" section header. Keys MaxUse=, KeepFree= (sizes,
- * K/M/G/T binary suffixes), MaxAge= (a duration: s, m, h, d, w suffixes; a plain number is
- * seconds), KeepPerSignature= (a count). Any other key, a value that does not parse, a line
- * over 1023 bytes or a file over 64 KiB is an error naming the line.
- * @p text / @p len is the file's contents; @p name names it in messages. Values parsed are set
- * in @p p, others are left as they are.
- * @retval GPUCORE_OK
- * @retval GPUCORE_E_CORRUPT  "NAME:LINE: what was expected"
+ * The store's configuration file, store.conf (store_conf.c; systemd coredump.conf style):
+ * "Key=Value" lines, '#' and ';' comments, blank lines, an optional "[Store]" section header.
+ * Keys MaxUse=, KeepFree= (sizes, K/M/G/T binary suffixes), MaxAge= (a duration: s, m, h, d, w
+ * suffixes; a plain number is seconds), KeepPerSignature= (a count), and `gpucore ingest`'s
+ * HostSizeMax=, GpuSizeMax= (limits: a size of at least GPUCORE_WRITER_MIN_BUDGET, or
+ * "infinity"). Any other key, a value that does not parse, a line over GC_STORE_CONF_LINE_MAX
+ * bytes or a file over GC_STORE_CONF_MAX_SIZE is an error naming the line, and nothing of the
+ * file is used.
  */
+/* root's file; other users' is $XDG_CONFIG_HOME/gpucore/store.conf (an absolute
+   XDG_CONFIG_HOME), else $HOME/.config/gpucore/store.conf */
+#define GC_STORE_CONF_SYSTEM "/etc/gpucore/store.conf"
+/* The largest file read: a few keys need a few hundred bytes; the bound keeps a hostile or
+   mistaken file (a log named by --config) from costing more than this much memory. */
+#define GC_STORE_CONF_MAX_SIZE (64u * 1024u)
+/* The longest line: a key and its value take a few dozen bytes; one line is copied to the
+   stack to be parsed. */
+#define GC_STORE_CONF_LINE_MAX 1023u
+
+/* What store.conf sets. */
+struct gc_store_conf {
+    struct gc_store_policy gc; /* gc's defaults (MaxUse=, KeepFree=, MaxAge=,
+                                  KeepPerSignature=) */
+    /* `gpucore ingest`'s size limits (systemd-coredump's ExternalSizeMax=, per half): the most
+       a core read from a stream may take in the store, the file's size as capture's
+       --max-size counts it. 0 = not set (ingest's default), GC_STORE_SIZE_INFINITY = none. */
+    uint64_t host_size_max; /* HostSizeMax=: the kernel's host core (ingest --host) */
+    uint64_t gpu_size_max;  /* GpuSizeMax=: the ROCm runtime's GPU half */
+};
+/* A limit of "infinity". */
+#define GC_STORE_SIZE_INFINITY UINT64_MAX
+
+/*
+ * Parse a configuration file's contents @p text / @p len; @p name names it in messages.
+ * Values parsed are set in @p c, others are left as they are; on failure nothing is.
+ * @retval GPUCORE_OK
+ * @retval GPUCORE_E_CORRUPT  "NAME:LINE: what was expected" (or "NAME: N bytes: ..." for a file
+ *                            over GC_STORE_CONF_MAX_SIZE)
+ */
+gpucore_status_t gc_store_conf_parse_all(const char *text, size_t len, const char *name,
+                                         struct gc_store_conf *c, gpucore_diag_t *reterr_diag);
+/* gc_store_conf_parse_all() for gc's keys alone (the others are checked, not kept). */
 gpucore_status_t gc_store_conf_parse(const char *text, size_t len, const char *name,
                                      struct gc_store_policy *p, gpucore_diag_t *reterr_diag);
+
+/*
+ * Find and read the configuration file into @p c (gc_store_conf_parse_all()). The file is
+ * @p option (a --config FILE) when not NULL, else GC_STORE_CONF_SYSTEM for root, else the
+ * user's (above). It is opened O_NOFOLLOW | O_NONBLOCK (a symlink is refused, a FIFO is never
+ * waited on) and read up to GC_STORE_CONF_MAX_SIZE + 1 bytes. @p path (@p path_size bytes,
+ * PATH_MAX is enough) gets the file's path: on success the file read, or "" when none was (no
+ * default for this user, or the default file does not exist: no defaults); on failure the
+ * file that failed ("" for GPUCORE_E_LIMIT). Messages name what failed, without the path
+ * (the caller prints it), except the parser's, which start with it.
+ * @retval GPUCORE_OK
+ * @retval GPUCORE_E_LIMIT     "the configuration file's path is too long"
+ * @retval GPUCORE_E_PERM      it cannot be opened: permission denied, or a symlink (refused)
+ * @retval GPUCORE_E_NOTFOUND  it cannot be opened for another reason (@p option names no file,
+ *                             ...): "cannot open the configuration file: ..."
+ * @retval GPUCORE_E_IO        it cannot be read (a directory, a FIFO): "cannot read: ..."
+ * @retval GPUCORE_E_CORRUPT   it does not parse
+ * @retval GPUCORE_E_NOMEM, GPUCORE_E_INVAL (no @p path buffer)
+ */
+gpucore_status_t gc_store_conf_load(const char *option, struct gc_store_conf *c, char *path,
+                                    size_t path_size, gpucore_diag_t *reterr_diag);
 
 /* Parse helpers shared with the command line: 0, or -1 when @p text does not parse. */
 int gc_store_parse_size(const char *text, uint64_t *ret);       /* 512M, 2G, 100 */
 int gc_store_parse_duration(const char *text, int64_t *ret_ns); /* 30s, 2h, 3d, 1w */
+/* A size limit: a size of at least GPUCORE_WRITER_MIN_BUDGET (the smallest core), or
+   "infinity" (GC_STORE_SIZE_INFINITY). */
+int gc_store_parse_limit(const char *text, uint64_t *ret);
 
 #endif /* GC_STORE_H */

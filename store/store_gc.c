@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * `gpucore gc`'s policy (store.h): which cores go, in which order, and the configuration file
- * that sets its defaults.
+ * `gpucore gc`'s policy (store.h): which cores go, in which order; and the parsers of the sizes,
+ * durations and counts its options and the configuration file (store_conf.c) take.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -11,6 +11,8 @@
 #include <string.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
+
+#include <gpucore/core.h>
 
 #include "gc_util.h"
 #include "store.h"
@@ -72,6 +74,25 @@ int gc_store_parse_size(const char *text, uint64_t *ret)
                         ret);
 }
 
+int gc_store_parse_limit(const char *text, uint64_t *ret)
+{
+    uint64_t v;
+
+    if (text && strcmp(text, "infinity") == 0) {
+        *ret = GC_STORE_SIZE_INFINITY;
+        return 0;
+    }
+    if (gc_store_parse_size(text, &v) != 0 || v < GPUCORE_WRITER_MIN_BUDGET)
+        return -1;
+    *ret = v;
+    return 0;
+}
+
+int gc_store_parse_count(const char *text, uint64_t max, uint64_t *ret)
+{
+    return parse_scaled(text, NULL, 0, max, ret);
+}
+
 int gc_store_parse_duration(const char *text, int64_t *ret_ns)
 {
     uint64_t s;
@@ -81,124 +102,6 @@ int gc_store_parse_duration(const char *text, int64_t *ret_ns)
         return -1;
     *ret_ns = (int64_t)s * 1000000000;
     return 0;
-}
-
-/* ---------------------------------------------------------------------------------------- */
-/* The configuration file                                                                      */
-/* ---------------------------------------------------------------------------------------- */
-
-#define CONF_MAX_SIZE (64u * 1024u)
-#define CONF_LINE_MAX 1023u
-
-enum conf_kind { CONF_SIZE, CONF_DURATION, CONF_COUNT };
-
-/* The keys: each sets one member of the policy (at @p field), parsed as its kind. */
-static const struct conf_key {
-    const char *name;
-    enum conf_kind kind;
-    size_t field;
-    const char *expected;
-} conf_keys[] = {
-    { "MaxUse", CONF_SIZE, offsetof(struct gc_store_policy, max_use), "a size such as 10G" },
-    { "KeepFree", CONF_SIZE, offsetof(struct gc_store_policy, keep_free), "a size such as 1G" },
-    { "MaxAge", CONF_DURATION, offsetof(struct gc_store_policy, max_age_ns),
-      "a duration such as 30d" },
-    { "KeepPerSignature", CONF_COUNT, offsetof(struct gc_store_policy, keep_per_signature),
-      "a count such as 3" },
-};
-
-static int conf_set(const struct conf_key *k, const char *value, struct gc_store_policy *p)
-{
-    char *field = (char *)p + k->field;
-    uint64_t u;
-    int64_t v;
-
-    switch (k->kind) {
-    case CONF_SIZE:
-        if (gc_store_parse_size(value, &u) != 0)
-            return -1;
-        memcpy(field, &u, sizeof(u));
-        return 0;
-    case CONF_DURATION:
-        if (gc_store_parse_duration(value, &v) != 0)
-            return -1;
-        memcpy(field, &v, sizeof(v));
-        return 0;
-    case CONF_COUNT:
-        if (parse_scaled(value, NULL, 0, 1000000, &u) != 0)
-            return -1;
-        v = (int64_t)u;
-        memcpy(field, &v, sizeof(v));
-        return 0;
-    }
-    return -1;
-}
-
-static char *trim(char *s)
-{
-    char *end;
-
-    while (*s == ' ' || *s == '\t')
-        s++;
-    end = s + strlen(s);
-    while (end > s && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
-        *--end = '\0';
-    return s;
-}
-
-gpucore_status_t gc_store_conf_parse(const char *text, size_t len, const char *name,
-                                     struct gc_store_policy *p, gpucore_diag_t *reterr_diag)
-{
-    struct gc_store_policy out = *p;
-    char line[CONF_LINE_MAX + 1];
-    size_t pos = 0;
-    unsigned lineno = 0;
-
-    if (len > CONF_MAX_SIZE)
-        return gc_diag_set(reterr_diag, GPUCORE_E_CORRUPT, 0,
-                           "%s: %zu bytes: a configuration file is at most %u", name, len,
-                           CONF_MAX_SIZE);
-    while (pos < len) {
-        const char *nl = memchr(text + pos, '\n', len - pos);
-        size_t n = nl ? (size_t)(nl - (text + pos)) : len - pos;
-        char *l, *eq, *key, *value;
-        size_t i;
-
-        lineno++;
-        if (n > CONF_LINE_MAX)
-            return gc_diag_set(reterr_diag, GPUCORE_E_CORRUPT, 0,
-                               "%s:%u: line longer than %u bytes", name, lineno, CONF_LINE_MAX);
-        if (memchr(text + pos, '\0', n))
-            return gc_diag_set(reterr_diag, GPUCORE_E_CORRUPT, 0, "%s:%u: a NUL byte", name,
-                               lineno);
-        memcpy(line, text + pos, n);
-        line[n] = '\0';
-        pos += n + (nl ? 1 : 0);
-        l = trim(line);
-        if (!*l || *l == '#' || *l == ';' || strcmp(l, "[Store]") == 0)
-            continue;
-        eq = strchr(l, '=');
-        if (!eq)
-            return gc_diag_set(reterr_diag, GPUCORE_E_CORRUPT, 0,
-                               "%s:%u: expected Key=Value or [Store], got something else", name,
-                               lineno);
-        *eq = '\0';
-        key = trim(l);
-        value = trim(eq + 1);
-        for (i = 0; i < sizeof(conf_keys) / sizeof(conf_keys[0]); i++)
-            if (strcmp(conf_keys[i].name, key) == 0)
-                break;
-        if (i == sizeof(conf_keys) / sizeof(conf_keys[0]))
-            return gc_diag_set(reterr_diag, GPUCORE_E_CORRUPT, 0,
-                               "%s:%u: unknown key (expected MaxUse, KeepFree, MaxAge or "
-                               "KeepPerSignature)",
-                               name, lineno);
-        if (conf_set(&conf_keys[i], value, &out) != 0)
-            return gc_diag_set(reterr_diag, GPUCORE_E_CORRUPT, 0, "%s:%u: %s= expects %s", name,
-                               lineno, conf_keys[i].name, conf_keys[i].expected);
-    }
-    *p = out;
-    return GPUCORE_OK;
 }
 
 /* ---------------------------------------------------------------------------------------- */

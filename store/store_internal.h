@@ -93,6 +93,9 @@ gpucore_status_t gc_store_batch_count(struct gc_store_batch *b, gpucore_diag_t *
 gpucore_status_t gc_store_batch_end(struct gc_store_batch *b, gpucore_status_t st,
                                     gpucore_diag_t *d);
 
+/* A decimal count of at most @p max (no suffix): 0, or -1 when @p text does not parse. */
+int gc_store_parse_count(const char *text, uint64_t max, uint64_t *ret);
+
 /* CLOCK_REALTIME in ns. */
 int64_t gc_store_now_ns(void);
 

@@ -31,6 +31,31 @@ foreach(kase pipe store slow killed huge small sigpipe)
                        SKIP_RETURN_CODE 77 TIMEOUT 300)
 endforeach()
 
+# ---- gpucore ingest as an attacker would use it (tests/merge/ingest_hostile_e2e.sh) ----------
+# Streams past the size limit (plain, compressed, into the store, merged), where the limit
+# comes from (store.conf, --max-size), the --dir rules, entries made at the output name and at
+# the other half's name (a symlink to a canary, a hard link, a FIFO).
+foreach(kase limit store conf dir-rules precreated partner)
+  add_test(NAME ingest-hostile-${kase}
+           COMMAND ${PROJECT_SOURCE_DIR}/tests/merge/ingest_hostile_e2e.sh
+                   ${CMAKE_CURRENT_BINARY_DIR}/ingest-hostile/${kase}
+                   $<TARGET_FILE:gpucore-cli> $<TARGET_FILE:gpucore-inferior>
+                   ${CMAKE_CURRENT_BINARY_DIR}/scenario-objects
+                   ${PROJECT_SOURCE_DIR}/tests/scenarios ${kase})
+  set_tests_properties(ingest-hostile-${kase} PROPERTIES LABELS "merge;e2e"
+                       SKIP_RETURN_CODE 77 TIMEOUT 300)
+endforeach()
+
+# gc_ingest_stream()'s size limit on host streams built in C: never exceeded, plain or
+# compressed; a prefix kept and the rest said skipped/budget; every byte of a pipe read.
+gpucore_unit_test(test_ingest_limit SOURCES unit/test_ingest_limit.c
+  LIBS gc_capture gc_kfd gc_libcore gc_schema gc_arch)
+
+# ingest's output directory (capture/ingest_dir.h): hidden names, the next free name past an
+# entry of any kind, and only regular files of one link read.
+gpucore_unit_test(test_ingest_dir SOURCES unit/test_ingest_dir.c
+  LIBS gc_capture gc_kfd gc_libcore gc_schema gc_arch)
+
 # The stream reader behind ingest, fuzzed; seeds in tests/fuzz/corpus/fuzz_ingest/ (made by
 # tests/merge/make_ingest_seeds.py from the runtime-style split file of vadd-fault).
 gpucore_fuzz_target(fuzz_ingest SOURCE fuzz/targets/fuzz_ingest.c

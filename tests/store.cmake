@@ -4,6 +4,9 @@
 # simulated GPU (tests/store/store_e2e.sh).
 gpucore_unit_test(test_store SOURCES unit/test_store.c
   LIBS gc_store gc_triage gc_analyze gc_libcore gc_schema gc_arch)
+# store.conf: ingest's HostSizeMax=/GpuSizeMax= and how the file is found and read
+gpucore_unit_test(test_store_conf SOURCES unit/test_store_conf.c
+  LIBS gc_store gc_triage gc_analyze gc_libcore gc_schema gc_arch)
 
 # run --store, list, show, gc, store (state and --rescan) on cores of the simulated GPU, and a
 # report kept off run's tree loop (busy); cases need ptrace rights and are skipped (77) without

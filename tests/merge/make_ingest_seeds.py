@@ -13,6 +13,9 @@ first byte is fuzz_ingest's mode):
   gpu-cut       gpu-state cut in a segment      gpu-no-note  the GPU half without its note
   load-first    a PT_LOAD's data before the note (refused in tier state)
   host          the host core (mode 0)
+  host-limit    the host core under a size limit of 32 KiB (mode 4 << 2): cut in its memory
+  host-limit-head  the same under 16 KiB (mode 3 << 2): its head alone does not fit
+  gpu-limit     gpu-all under a size limit of 16 KiB (mode 3 | 3 << 2): cut in its memory
 The seed gpu-trim is gpu-state written from another GPU file: ingest_trim.py runtime of the
 split of a --tier all capture (ingest_trim_e2e.sh leaves it in its work directory as
 gpucore.PID), whose save area starts a PT_LOAD with its header, so the trimming of save areas
@@ -89,6 +92,10 @@ def main(argv):
         "load-first": b"\x01" + rebuild(gpu, 4096, loads_first=True),
         "host": b"\x00" + rebuild(host, 512, host=True),
     }
+    # fuzz_ingest's mode bits 2-4, k: a size limit of 4 KiB << (k - 1)
+    seeds["host-limit"] = bytes([4 << 2]) + seeds["host"][1:]
+    seeds["host-limit-head"] = bytes([3 << 2]) + seeds["host"][1:]
+    seeds["gpu-limit"] = bytes([3 | 3 << 2]) + seeds["gpu-all"][1:]
     for name, blob in seeds.items():
         with open(os.path.join(outdir, name), "wb") as f:
             f.write(blob)

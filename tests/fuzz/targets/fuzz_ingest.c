@@ -5,7 +5,8 @@
  * segment data, where it ends).
  *
  * Input: u8 mode (bit 0: the GPU half, else a host core; bit 1: keep everything, else tier
- * state), then the stream, read from a memory file. Segments up to 256 bytes count as small
+ * state; bits 2-4, k: a size limit of 4 KiB << (k - 1) when k is not 0, else the default),
+ * then the stream, read from a memory file. Segments up to 256 bytes count as small
  * (kept whole in tier state, up to 1 KiB of them in all), so seeds of a few KiB reach the
  * partial keeping of larger ones and the small segments past the total.
  *
@@ -13,15 +14,17 @@
  * a message; it never reads more than the stream holds; on success the file published opens
  * with gpucore_core_open() (not merely with ALLOW_TRUNCATED) as a split core for a GPU half
  * and a unified one otherwise, holds every byte it says it kept, and a GPU half holds the
- * AMDGPU note; on failure nothing is published. Warnings (a save area kept whole) are single
- * non-empty lines, at most GC_INGEST_MAX_WARNINGS of them, as many as the result counts up to
- * that; the unused save-area bytes dropped are among the bytes skipped.
+ * AMDGPU note; it is never larger than the size limit, and a core the limit cut is marked
+ * truncated for the budget; on failure nothing is published. Warnings (a save area kept
+ * whole) are single non-empty lines, at most GC_INGEST_MAX_WARNINGS of them, as many as the
+ * result counts up to that; the unused save-area bytes dropped are among the bytes skipped.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <gpucore/core.h>
@@ -49,6 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gpucore_core_t *core = NULL;
     gpucore_diag_t d;
     gpucore_status_t st;
+    uint64_t limit = 0;
     uint8_t mode;
     int fd;
 
@@ -57,6 +61,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     out_path = fuzz_scratch_file("fuzz_ingest");
     warnings = 0;
     mode = data[0];
+    if ((mode >> 2) & 7u)
+        limit = (uint64_t)GPUCORE_WRITER_MIN_BUDGET << (((mode >> 2) & 7u) - 1);
     fd = memfd_create("fuzz_ingest", MFD_CLOEXEC);
     CHECK(fd >= 0);
     CHECK(write(fd, data + 1, size - 1) == (ssize_t)(size - 1));
@@ -68,6 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                                     .small_max = 256,
                                                     .small_total_max = 1024,
                                                     .max_head = 1u << 20,
+                                                    .max_bytes = limit,
                                                     .warn = on_warn },
                           &res, &d);
     close(fd);
@@ -93,6 +100,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     CHECK(res.save_area_bytes_dropped <= res.bytes_skipped);
     CHECK(res.small_bytes_kept <= 1024 && res.small_bytes_kept <= res.bytes_kept);
     CHECK(!(mode & 2u) || res.small_segments_over == 0);
+    CHECK(res.max_bytes == (limit ? limit
+                            : (mode & 1u) ? GC_INGEST_GPU_SIZE_MAX
+                                          : GC_INGEST_HOST_SIZE_MAX));
+    {
+        struct stat sb;
+
+        CHECK(stat(out_path, &sb) == 0 && (uint64_t)sb.st_size <= res.max_bytes);
+    }
+    if (res.size_limited) {
+        struct gpucore_note n;
+        gpucore_manifest_t *m = NULL;
+        uint32_t i = 0;
+
+        CHECK(gpucore_core_find_note(core, "GPUCORE", GPUCORE_NT_MANIFEST, &i, &n) ==
+              GPUCORE_OK);
+        CHECK(gpucore_manifest_decode(n.desc, n.desc_size, &m, NULL) == GPUCORE_OK);
+        CHECK((m->flags & GPUCORE_MANIFEST_TRUNCATED) &&
+              m->truncation_reason == GPUCORE_REASON_BUDGET);
+        gpucore_manifest_free(m);
+    }
     if (mode & 1u) {
         struct gpucore_note n;
         uint32_t i = 0;
