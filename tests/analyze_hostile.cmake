@@ -5,7 +5,7 @@
 
 # gpucore-mkhostile-image OUT CASE: writes the crafted cores (also used by bench/hostile/).
 add_executable(gpucore-mkhostile-image ${CMAKE_CURRENT_LIST_DIR}/tools/mkhostile_image.c)
-target_link_libraries(gpucore-mkhostile-image PRIVATE gc_libcore gc_schema)
+target_link_libraries(gpucore-mkhostile-image PRIVATE gc_libcore gc_schema gc_arch)
 gpucore_warnings(gpucore-mkhostile-image)
 
 foreach(kase cwsr-bomb cwsr-bomb-xcc sparse-ring agents-queues)
