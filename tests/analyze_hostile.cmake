@@ -16,3 +16,17 @@ foreach(kase cwsr-bomb cwsr-bomb-xcc sparse-ring agents-queues)
   set_tests_properties(analyze-hostile-${kase} PROPERTIES LABELS "analyze;hostile"
                        SKIP_RETURN_CODE 77 TIMEOUT 120)
 endforeach()
+
+# Rings of a million active dispatches and queues of as many wave groups (issue 22): every
+# command that builds the report, and dbgapi-dump, under 1 GiB of address space
+# (tests/analyze/hostile_ring.sh); capture-full-ring is a real capture of a filled ring.
+foreach(kase ring-1m ring-symbols ring-waves capture-full-ring)
+  add_test(NAME analyze-hostile-${kase}
+           COMMAND ${PROJECT_SOURCE_DIR}/tests/analyze/hostile_ring.sh
+                   ${CMAKE_CURRENT_BINARY_DIR}/analyze-hostile/${kase}
+                   $<TARGET_FILE:gpucore-cli> $<TARGET_FILE:gpucore-mkhostile-image>
+                   $<TARGET_FILE:gpucore-inferior> ${CMAKE_CURRENT_BINARY_DIR}/scenario-objects
+                   ${PROJECT_SOURCE_DIR}/tests/scenarios ${kase})
+  set_tests_properties(analyze-hostile-${kase} PROPERTIES LABELS "analyze;hostile"
+                       SKIP_RETURN_CODE 77 TIMEOUT 300)
+endforeach()
