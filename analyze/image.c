@@ -821,10 +821,13 @@ static int pending_cmp(const void *a, const void *b)
    run, which the ring walks leave room for (walk_reserve). */
 static void sort_pending(struct gc_image *img, struct gc_image_queue_priv *qp)
 {
-    struct gc_image_pending *p = img->pending + qp->pending_first;
+    struct gc_image_pending *p;
 
-    qsort(p, qp->npending, sizeof(*p), pending_cmp);
     qp->wave_packets = 0;
+    if (!qp->npending)
+        return;
+    p = img->pending + qp->pending_first;
+    qsort(p, qp->npending, sizeof(*p), pending_cmp);
     for (uint32_t i = 0; i < qp->npending; i++)
         qp->wave_packets += !i || p[i].packet_id != p[i - 1].packet_id;
     img->walk_reserve += (uint64_t)qp->wave_packets * sizeof(struct gc_image_dispatch);
@@ -840,7 +843,7 @@ static void sort_pending(struct gc_image *img, struct gc_image_queue_priv *qp)
 static gpucore_status_t resolve_waves(struct gc_image *img, struct gc_image_queue *q)
 {
     struct gc_image_queue_priv *qp = &img->qpriv[q->index];
-    const struct gc_image_pending *p = img->pending + qp->pending_first;
+    const struct gc_image_pending *p = qp->npending ? img->pending + qp->pending_first : NULL;
     const uint64_t n = q->entry->ring_size / AQL_PACKET_SIZE;
     gpucore_status_t fatal = GPUCORE_OK;
     uint32_t why = 0, lost = 0;
