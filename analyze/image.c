@@ -98,6 +98,107 @@ void *gc_image_grow(void **arr, uint32_t *n, uint32_t *cap, size_t elem, uint32_
     return e;
 }
 
+/* ---- the memory budget (image_internal.h) ------------------------------------------------------ */
+
+int gc_image_charge(struct gc_image *img, uint64_t bytes)
+{
+    if (!img->core)
+        return 1;
+    if (img->mem_keep_free > img->mem_limit - img->mem_charged ||
+        bytes > img->mem_limit - img->mem_charged - img->mem_keep_free ||
+        gpucore_core_mem_reserve(img->core, bytes, "the GPU image", NULL) != GPUCORE_OK)
+        return 0;
+    img->mem_charged += bytes;
+    return 1;
+}
+
+void gc_image_uncharge(struct gc_image *img, uint64_t bytes)
+{
+    if (!img->core)
+        return;
+    if (bytes > img->mem_charged)
+        bytes = img->mem_charged;
+    gpucore_core_mem_release(img->core, bytes);
+    img->mem_charged -= bytes;
+}
+
+const char *gc_image_budget_words(struct gc_image *img)
+{
+    char lim[32];
+
+    snprintf(img->budget_words, sizeof(img->budget_words),
+             "the memory budget is spent (the image takes at most %s, 1/%u of the budget; "
+             "GPUCORE_MEM_BUDGET raises it)",
+             gc_format_size(img->mem_limit, lim, sizeof(lim)), GC_IMAGE_BUDGET_SHARE);
+    return img->budget_words;
+}
+
+/* The image's share of @p core's budget: 1/GC_IMAGE_BUDGET_SHARE of it (not of what is left,
+   which the frame cache makes vary: an image of a core keeps the same whenever it is built). */
+static void set_mem_limit(struct gc_image *img, gpucore_core_t *core)
+{
+    struct gpucore_core_mem m;
+
+    img->mem_limit = UINT64_MAX;
+    if (gpucore_core_mem_get(core, &m) == GPUCORE_OK && m.budget != GPUCORE_MEM_BUDGET_UNLIMITED)
+        img->mem_limit = m.budget / GC_IMAGE_BUDGET_SHARE;
+}
+
+void *gc_image_grow_charged(struct gc_image *img, void **arr, uint32_t *n, uint32_t *cap,
+                            size_t elem, uint32_t max, gpucore_status_t *ret_st)
+{
+    uint8_t *e;
+
+    *ret_st = GPUCORE_OK;
+    if (*n >= max) {
+        *ret_st = GPUCORE_E_LIMIT;
+        return NULL;
+    }
+    if (*n == *cap) {
+        /* double while the budget allows it, then smaller steps, down to one element */
+        uint32_t step = *cap ? *cap : 8, ncap;
+        void *p;
+
+        for (;; step /= 2) {
+            ncap = step > max - *cap ? max : *cap + step;
+            if (gc_image_charge(img, (uint64_t)(ncap - *cap) * elem))
+                break;
+            if (step <= 1) {
+                *ret_st = GPUCORE_E_LIMIT;
+                return NULL;
+            }
+        }
+        p = gc_realloc_array(*arr, ncap, elem);
+        if (!p) {
+            gc_image_uncharge(img, (uint64_t)(ncap - *cap) * elem);
+            *ret_st = GPUCORE_E_NOMEM;
+            return NULL;
+        }
+        *arr = p;
+        *cap = ncap;
+    }
+    e = (uint8_t *)*arr + (size_t)*n * elem;
+    memset(e, 0, elem);
+    (*n)++;
+    return e;
+}
+
+/* Give back the capacity of a kept array beyond its @p n elements (the build is over). */
+static void *shrink_charged(struct gc_image *img, void *arr, uint32_t n, uint32_t *cap,
+                            size_t elem)
+{
+    void *p;
+
+    if (!n || n >= *cap)
+        return arr;
+    p = gc_realloc_array(arr, n, elem);
+    if (!p)
+        return arr;
+    gc_image_uncharge(img, (uint64_t)(*cap - n) * elem);
+    *cap = n;
+    return p;
+}
+
 /* Read exactly @p size bytes of process memory: 1 read, 0 not in the core, <0 fatal status. */
 static int read_exact(struct gc_image *img, uint64_t addr, void *buf, uint64_t size,
                       gpucore_status_t *fatal)
@@ -370,21 +471,35 @@ static gpucore_status_t read_rdebug(struct gc_image *img)
 /* ---- dispatches --------------------------------------------------------------------------------
  */
 
-/* One active AQL packet @p id at @p at: a kernel dispatch becomes a gc_image_dispatch. */
-static gpucore_status_t add_packet(struct gc_image *img, struct gc_image_queue *q, uint64_t id,
-                                   uint64_t at, const uint8_t *pkt)
+static int is_kernel_dispatch(const uint8_t *pkt)
 {
-    gpucore_status_t fatal = GPUCORE_OK;
+    return (gc_le16_get(pkt) & 0xffu) == AQL_TYPE_KERNEL_DISPATCH;
+}
+
+/*
+ * Keep the dispatch of kernel-dispatch packet @p id at @p at (@p pkt, its 64 bytes) of queue
+ * @p q, charged to the memory budget: *ret is the dispatch, or NULL when the budget or
+ * GC_IMAGE_MAX_DISPATCHES refuses it (*ret_why: GC_IMAGE_UNKEPT_BUDGET or _LIMIT). Its
+ * kernel descriptor is read for the entry; one not in the core is counted for kd_problem().
+ */
+static gpucore_status_t keep_dispatch(struct gc_image *img, struct gc_image_queue *q, uint64_t id,
+                                      uint64_t at, const uint8_t *pkt,
+                                      struct gc_image_dispatch **ret, uint32_t *ret_why)
+{
+    struct gc_image_queue_priv *qp = &img->qpriv[q->index];
+    gpucore_status_t fatal = GPUCORE_OK, st;
+    struct gc_image_dispatch *d;
     uint8_t kd[KD_SIZE];
     int r;
 
-    if ((gc_le16_get(pkt) & 0xffu) != AQL_TYPE_KERNEL_DISPATCH)
-        return GPUCORE_OK;
-    struct gc_image_dispatch *d =
-            gc_image_grow((void **)&img->dispatches, &img->ndispatches, &img->cap_dispatches,
-                          sizeof(*d), GC_IMAGE_MAX_DISPATCHES);
-    if (!d)
-        return img->ndispatches >= GC_IMAGE_MAX_DISPATCHES ? GPUCORE_E_LIMIT : GPUCORE_E_NOMEM;
+    *ret = NULL;
+    d = gc_image_grow_charged(img, (void **)&img->dispatches, &img->ndispatches,
+                              &img->cap_dispatches, sizeof(*d), GC_IMAGE_MAX_DISPATCHES, &st);
+    if (!d) {
+        *ret_why = img->ndispatches >= GC_IMAGE_MAX_DISPATCHES ? GC_IMAGE_UNKEPT_LIMIT
+                                                                : GC_IMAGE_UNKEPT_BUDGET;
+        return st == GPUCORE_E_LIMIT ? GPUCORE_OK : st;
+    }
     d->index = img->ndispatches - 1;
     d->queue = q->index;
     d->packet_id = id;
@@ -400,22 +515,97 @@ static gpucore_status_t add_packet(struct gc_image *img, struct gc_image_queue *
     d->kernel_object = gc_le64_get(pkt + 32);
     d->kernarg_address = gc_le64_get(pkt + 40);
     d->completion_signal = gc_le64_get(pkt + 56);
-    d->code_object = UINT32_MAX;
     r = d->kernel_object ? read_exact(img, d->kernel_object, kd, sizeof(kd), &fatal) : 0;
     if (r < 0)
         return fatal;
-    if (r > 0)
+    if (r > 0) {
         d->kernel_entry = d->kernel_object + gc_le64_get(kd + KD_ENTRY_OFFSET);
-    else
-        GC_TRY(queue_problem(img, q,
+    } else if (!qp->kd_missing++) {
+        qp->kd_missing_kd = d->kernel_object;
+        qp->kd_missing_id = id;
+    }
+    d->code_object = gc_image_code_object_at(img, d->kernel_object);
+    d->kernel_name = gc_image_kernel_name(img, d->kernel_object, d->kernel_entry);
+    q->ndispatches++;
+    *ret = d;
+    return GPUCORE_OK;
+}
+
+/* The dispatches kept whose kernel descriptor is not in the core, said once for the queue. */
+static gpucore_status_t kd_problem(struct gc_image *img, struct gc_image_queue *q)
+{
+    struct gc_image_queue_priv *qp = &img->qpriv[q->index];
+    uint64_t n = qp->kd_missing;
+
+    qp->kd_missing = 0;
+    if (!n)
+        return GPUCORE_OK;
+    if (n == 1)
+        return queue_problem(img, q,
                              "kernel descriptor 0x%" PRIx64 " of packet %" PRIu64
                              " is not in the core",
-                             d->kernel_object, id));
-    d->code_object = gc_image_code_object_at(img, d->kernel_object);
-    gc_image_kernel_name(img, d->kernel_object, d->kernel_entry, d->kernel_name,
-                         sizeof(d->kernel_name));
-    q->ndispatches++;
+                             qp->kd_missing_kd, qp->kd_missing_id);
+    return queue_problem(img, q,
+                         "kernel descriptor 0x%" PRIx64 " of packet %" PRIu64 " is not in the "
+                         "core, nor are the descriptors of %" PRIu64 " more packets",
+                         qp->kd_missing_kd, qp->kd_missing_id, n - 1);
+}
+
+/* Stop keeping the queue's dispatches from packet @p id on, for @p why (GC_IMAGE_UNKEPT_*). */
+static void stop_keeping(struct gc_image_queue_priv *qp, uint64_t id, uint32_t why)
+{
+    if (id < qp->unkept_from) {
+        qp->unkept_from = id;
+        qp->unkept_why = why;
+    }
+}
+
+/* One active AQL packet @p id at @p at: a kernel dispatch is counted, and kept while the image
+   keeps the queue's dispatches. */
+static gpucore_status_t add_packet(struct gc_image *img, struct gc_image_queue *q, uint64_t id,
+                                   uint64_t at, const uint8_t *pkt)
+{
+    struct gc_image_queue_priv *qp = &img->qpriv[q->index];
+    struct gc_image_dispatch *d;
+    uint32_t why = 0;
+
+    if (!is_kernel_dispatch(pkt))
+        return GPUCORE_OK;
+    q->dispatch_packets++;
+    if (id >= qp->unkept_from)
+        return GPUCORE_OK;
+    GC_TRY(keep_dispatch(img, q, id, at, pkt, &d, &why));
+    if (!d)
+        stop_keeping(qp, id, why);
     return GPUCORE_OK;
+}
+
+/* Why a queue's dispatches from some packet on are not kept, in words. */
+static const char *unkept_words(struct gc_image *img, uint32_t why, char *buf, size_t size)
+{
+    if (why == GC_IMAGE_UNKEPT_BUDGET)
+        return gc_image_budget_words(img);
+    if (why == GC_IMAGE_UNKEPT_LIMIT)
+        snprintf(buf, size, "the image keeps at most %u dispatches", GC_IMAGE_MAX_DISPATCHES);
+    else
+        snprintf(buf, size, "the rings hold more than %u packets", GC_IMAGE_MAX_RING_SLOTS);
+    return buf;
+}
+
+/* The kernel dispatches the walk counted but did not keep (not when only those a wave runs
+   were asked for). */
+static gpucore_status_t unkept_problem(struct gc_image *img, struct gc_image_queue *q)
+{
+    const struct gc_image_queue_priv *qp = &img->qpriv[q->index];
+    char buf[96];
+
+    if (qp->unkept_why == GC_IMAGE_UNKEPT_ASKED || q->dispatch_packets <= q->ndispatches)
+        return GPUCORE_OK;
+    return queue_problem(img, q,
+                         "%" PRIu64 " of its %" PRIu64 " kernel dispatches, from packet %" PRIu64
+                         " on, are counted, not kept: %s",
+                         q->dispatch_packets - q->ndispatches, q->dispatch_packets,
+                         qp->unkept_from, unkept_words(img, qp->unkept_why, buf, sizeof(buf)));
 }
 
 /* Ring walk state: the first active packet not in the core, and how many were not. */
@@ -440,6 +630,9 @@ static gpucore_status_t read_packets(struct gc_image *img, struct gc_image_queue
 
         if (img->ring_slots + c > GC_IMAGE_MAX_RING_SLOTS) {
             w->stopped = 1;
+            /* a wave's dispatch past here is still read from its own packet */
+            stop_keeping(&img->qpriv[q->index], id, GC_IMAGE_UNKEPT_RING_LIMIT);
+            img->qpriv[q->index].walk_end = id;
             if (!img->ring_limit_said) {
                 img->ring_limit_said = 1;
                 GC_TRY(gc_image_problemf(img,
@@ -530,10 +723,10 @@ static gpucore_status_t build_dispatches(struct gc_image *img, struct gc_image_q
     const gpucore_kfd_queue_entry_t *e = q->entry;
     const struct gc_arch *arch = img->agents[q->agent].arch;
     struct ring_walk w = { 0 };
+    gpucore_status_t st;
     uint8_t probe;
     uint64_t n;
 
-    q->first_dispatch = img->ndispatches;
     if (e->ring_size == 0 || e->ring_size % AQL_PACKET_SIZE)
         return queue_problem(img, q, "ring size %u is not a whole number of 64-byte packets",
                              e->ring_size);
@@ -553,7 +746,14 @@ static gpucore_status_t build_dispatches(struct gc_image *img, struct gc_image_q
     if (e->ring_base_address > UINT64_MAX - e->ring_size)
         return queue_problem(img, q, "ring at 0x%" PRIx64 " wraps the address space",
                              e->ring_base_address);
-    GC_TRY(walk_ring(img, q, n, &w));
+    img->qpriv[q->index].ring_ok = 1;
+    img->qpriv[q->index].walk_end = q->write_id;
+    img->mem_keep_free = img->walk_reserve;
+    st = walk_ring(img, q, n, &w);
+    img->mem_keep_free = 0;
+    GC_TRY(st);
+    GC_TRY(kd_problem(img, q));
+    GC_TRY(unkept_problem(img, q));
     if (!w.missing)
         return GPUCORE_OK;
     if (img->have_runs &&
@@ -592,12 +792,128 @@ static uint32_t find_dispatch(const struct gc_image *img, const struct gc_image_
     return UINT32_MAX;
 }
 
+/* Wave @p wave runs packet @p packet_id: resolve_waves() finds its dispatch once the ring is
+   walked. Charged; a refusal leaves the wave without a dispatch (unassociated_problems()). */
+static gpucore_status_t defer_wave(struct gc_image *img, uint32_t wave, uint64_t packet_id)
+{
+    gpucore_status_t st;
+    struct gc_image_pending *p = gc_image_grow_charged(img, (void **)&img->pending,
+                                                       &img->npending, &img->cap_pending,
+                                                       sizeof(*p), UINT32_MAX, &st);
+
+    if (!p)
+        return st == GPUCORE_E_LIMIT ? GPUCORE_OK : st;
+    p->packet_id = packet_id;
+    p->wave = wave;
+    return GPUCORE_OK;
+}
+
+static int pending_cmp(const void *a, const void *b)
+{
+    const struct gc_image_pending *x = a, *y = b;
+
+    if (x->packet_id != y->packet_id)
+        return x->packet_id < y->packet_id ? -1 : 1;
+    return x->wave < y->wave ? -1 : x->wave > y->wave;
+}
+
+/* Sort the queue's waiting waves by packet, and count the packets: the dispatches its waves
+   run, which the ring walks leave room for (walk_reserve). */
+static void sort_pending(struct gc_image *img, struct gc_image_queue_priv *qp)
+{
+    struct gc_image_pending *p;
+
+    qp->wave_packets = 0;
+    if (!qp->npending)
+        return;
+    p = img->pending + qp->pending_first;
+    qsort(p, qp->npending, sizeof(*p), pending_cmp);
+    for (uint32_t i = 0; i < qp->npending; i++)
+        qp->wave_packets += !i || p[i].packet_id != p[i - 1].packet_id;
+    img->walk_reserve += (uint64_t)qp->wave_packets * sizeof(struct gc_image_dispatch);
+}
+
+/*
+ * The dispatch of each of the queue's waves, once its ring is walked: a packet whose dispatch
+ * the walk kept is found among those (by binary search); one past them (the walk stopped
+ * keeping) is read alone, and kept (charged) when it is a kernel dispatch the source holds. Those
+ * follow the kept dispatches in packet order, so the queue's dispatches stay in packet order.
+ * The work is one search, or one read, per packet a wave names: bounded by the waves.
+ */
+static gpucore_status_t resolve_waves(struct gc_image *img, struct gc_image_queue *q)
+{
+    struct gc_image_queue_priv *qp = &img->qpriv[q->index];
+    const struct gc_image_pending *p = qp->npending ? img->pending + qp->pending_first : NULL;
+    const uint64_t n = q->entry->ring_size / AQL_PACKET_SIZE;
+    gpucore_status_t fatal = GPUCORE_OK;
+    uint32_t why = 0, lost = 0;
+    uint8_t pkt[AQL_PACKET_SIZE];
+
+    img->walk_reserve -= (uint64_t)qp->wave_packets * sizeof(struct gc_image_dispatch);
+    for (uint32_t i = 0, j; i < qp->npending; i = j) {
+        const uint64_t id = p[i].packet_id;
+        const uint64_t at = q->entry->ring_base_address + (n ? id % n : 0) * AQL_PACKET_SIZE;
+        uint32_t d = find_dispatch(img, q, id);
+        struct gc_image_dispatch *kept = NULL;
+        int r;
+
+        for (j = i; j < qp->npending && p[j].packet_id == id; j++)
+            ;
+        if (d == UINT32_MAX && id >= qp->unkept_from && qp->ring_ok) {
+            if (why) { /* the budget or the limit refused one: the rest cannot be kept either */
+                lost += j - i;
+                continue;
+            }
+            if (img->have_runs && held_bytes(img, at, AQL_PACKET_SIZE) != AQL_PACKET_SIZE)
+                continue;
+            r = read_exact(img, at, pkt, sizeof(pkt), &fatal);
+            if (r < 0)
+                return fatal;
+            if (r == 0 || !is_kernel_dispatch(pkt))
+                continue;
+            if (id >= qp->walk_end) /* one the walk did not reach */
+                q->dispatch_packets++;
+            GC_TRY(keep_dispatch(img, q, id, at, pkt, &kept, &why));
+            if (!kept) {
+                lost += j - i;
+                continue;
+            }
+            d = kept->index;
+        }
+        for (uint32_t k = i; d != UINT32_MAX && k < j; k++)
+            img->waves[p[k].wave].dispatch = d;
+    }
+    if (lost) {
+        char buf[96];
+
+        GC_TRY(queue_problem(img, q, "the dispatches of %u waves are not kept: %s", lost,
+                             unkept_words(img, why, buf, sizeof(buf))));
+    }
+    return kd_problem(img, q);
+}
+
+/* Saved waves the image does not keep: the budget or GC_IMAGE_MAX_WAVES refused wave @p from
+   of XCC @p xcc's area, and the @p left waves it was to keep from there on. */
+static gpucore_status_t waves_not_kept(struct gc_image *img, struct gc_image_queue *q,
+                                       uint32_t xcc, uint32_t from, uint32_t left)
+{
+    char buf[64];
+
+    if (img->nwaves >= GC_IMAGE_MAX_WAVES)
+        snprintf(buf, sizeof(buf), "the image keeps at most %u waves", GC_IMAGE_MAX_WAVES);
+    return queue_problem(img, q, "%u saved waves of XCC %u, from wave %u on, are not kept: %s",
+                         left, xcc, from,
+                         img->nwaves >= GC_IMAGE_MAX_WAVES ? buf : gc_image_budget_words(img));
+}
+
 /*
  * Add the decoded waves of @p area (at process address @p area_base) to the image, with their
  * status bytes from @p status (GC_CWSR_STATUS_BYTES per wave, by area index; scan_wave_area()).
  * @p keep (NULL: every wave) says which waves to keep, by area index; a kept wave's group
  * leader must be kept too (its record holds the workgroup's LDS), which add_partial()
- * guarantees.
+ * guarantees. Each wave is charged to the memory budget; when a charge is refused, the waves
+ * from there on are left out (their group leaders come before them, so those kept keep
+ * theirs). Each wave's packet waits for resolve_waves(), which runs once the ring is walked.
  */
 static gpucore_status_t add_waves(struct gc_image *img, struct gc_image_queue *q, uint32_t xcc,
                                   uint64_t area_base, struct gc_image_area *area,
@@ -612,7 +928,7 @@ static gpucore_status_t add_waves(struct gc_image *img, struct gc_image_queue *q
     };
     uint32_t base = img->nwaves, kept = 0;
     uint32_t *image_index = NULL; /* area index -> image index, when some are left out */
-    int unassociated = 0;
+    gpucore_status_t st = GPUCORE_OK;
 
     if (keep) {
         image_index = gc_calloc_array(area->dec.wave_count ? area->dec.wave_count : 1,
@@ -622,7 +938,7 @@ static gpucore_status_t add_waves(struct gc_image *img, struct gc_image_queue *q
         for (uint32_t i = 0; i < area->dec.wave_count; i++)
             image_index[i] = keep[i] ? base + kept++ : UINT32_MAX;
     }
-    for (uint32_t i = 0; i < area->dec.wave_count; i++) {
+    for (uint32_t i = 0; i < area->dec.wave_count && st == GPUCORE_OK; i++) {
         struct gc_wave bound = area->dec.waves[i];
         const struct gc_wave *w = &bound;
         struct gc_image_wave *iw;
@@ -631,11 +947,16 @@ static gpucore_status_t add_waves(struct gc_image *img, struct gc_image_queue *q
 
         if (keep && !keep[i])
             continue;
-        iw = gc_image_grow((void **)&img->waves, &img->nwaves, &img->cap_waves, sizeof(*iw),
-                           GC_IMAGE_MAX_WAVES);
+        iw = gc_image_grow_charged(img, (void **)&img->waves, &img->nwaves, &img->cap_waves,
+                                   sizeof(*iw), GC_IMAGE_MAX_WAVES, &st);
         if (!iw) {
-            gc_free(image_index);
-            return img->nwaves >= GC_IMAGE_MAX_WAVES ? GPUCORE_E_LIMIT : GPUCORE_E_NOMEM;
+            uint32_t left = 0;
+
+            for (uint32_t k = i; st == GPUCORE_E_LIMIT && k < area->dec.wave_count; k++)
+                left += !keep || keep[k];
+            if (st == GPUCORE_E_LIMIT)
+                st = waves_not_kept(img, q, xcc, i, left);
+            break;
         }
         iw->index = img->nwaves - 1;
         iw->queue = q->index;
@@ -666,21 +987,37 @@ static gpucore_status_t add_waves(struct gc_image *img, struct gc_image_queue *q
         iw->wave_in_group = gc_wave_number_in_group(arch, w, &env, &num) == GPUCORE_OK
                                     ? num
                                     : w->index - w->group_leader;
+        q->nwaves++;
         if (gc_wave_dispatch_index(arch, w, &env, &idx) == GPUCORE_OK) {
             uint64_t pid;
 
-            if (gc_packet_id(idx, q->entry->ring_size, q->read_id, q->write_id, &pid) == GPUCORE_OK)
-                iw->dispatch = find_dispatch(img, q, pid);
+            if (gc_packet_id(idx, q->entry->ring_size, q->read_id, q->write_id, &pid) !=
+                GPUCORE_OK)
+                continue;
+            st = defer_wave(img, iw->index, pid);
         }
-        if (iw->dispatch == UINT32_MAX)
-            unassociated++;
-        q->nwaves++;
     }
     gc_free(image_index);
-    if (unassociated)
-        GC_TRY(queue_problem(img, q,
-                             "%d waves of XCC %u cannot be associated with an active dispatch",
-                             unassociated, xcc));
+    return st;
+}
+
+/* The queue's waves no active dispatch runs, said per XCC (once resolve_waves() is done). */
+static gpucore_status_t unassociated_problems(struct gc_image *img, struct gc_image_queue *q)
+{
+    uint32_t count[GC_IMAGE_MAX_XCC] = { 0 };
+
+    for (uint32_t i = 0; i < q->nwaves; i++) {
+        const struct gc_image_wave *w = &img->waves[q->first_wave + i];
+
+        if (w->dispatch == UINT32_MAX && w->xcc < GC_IMAGE_MAX_XCC)
+            count[w->xcc]++;
+    }
+    for (uint32_t x = 0; x < GC_IMAGE_MAX_XCC; x++)
+        if (count[x])
+            GC_TRY(queue_problem(img, q,
+                                 "%u waves of XCC %u cannot be associated with an active "
+                                 "dispatch",
+                                 count[x], x));
     return GPUCORE_OK;
 }
 
@@ -786,6 +1123,7 @@ static void drop_area(struct gc_image *img)
     struct gc_image_area *a = &img->areas[img->nareas - 1];
 
     img->cwsr_bytes -= a->ctl_size;
+    gc_image_uncharge(img, a->ctl_size);
     if (a->decoded)
         gc_cwsr_decoded_done(&a->dec);
     gc_free(a->ctl);
@@ -968,17 +1306,22 @@ static gpucore_status_t decode_area(struct gc_image *img, struct gc_image_queue 
     GC_TRY(take_budget(img, q, xcc, base, css, &held));
     if (!held)
         return GPUCORE_OK;
+    if (!gc_image_charge(img, css))
+        return queue_problem(img, q, "CWSR area of XCC %u at 0x%" PRIx64 " not decoded: %s", xcc,
+                             base, gc_image_budget_words(img));
     struct gc_image_area *a = gc_image_grow((void **)&img->areas, &img->nareas, &img->cap_areas,
                                             sizeof(*a), UINT32_MAX);
-    if (!a)
+    if (!a) {
+        gc_image_uncharge(img, css);
         return GPUCORE_E_NOMEM;
+    }
+    a->ctl_size = css; /* charged and counted: drop_area() gives both back */
+    img->cwsr_bytes += css;
     a->ctl = gc_malloc(css);
     if (!a->ctl) {
         drop_area(img);
         return GPUCORE_E_NOMEM;
     }
-    a->ctl_size = css;
-    img->cwsr_bytes += css;
     r = read_exact(img, base + cso, a->ctl, css, &fatal);
     if (r <= 0) {
         drop_area(img);
@@ -1041,9 +1384,19 @@ static gpucore_status_t decode_area(struct gc_image *img, struct gc_image_queue 
         return st;
     }
     a->decoded = st == GPUCORE_OK;
+    /* the layout and the status bytes, while the area is decoded */
+    uint64_t scratch = a->decoded ? (uint64_t)a->dec.wave_count *
+                                            (sizeof(struct gc_wave) + GC_CWSR_STATUS_BYTES)
+                                  : 0;
+    if (scratch && !gc_image_charge(img, scratch)) {
+        drop_area(img);
+        return queue_problem(img, q, "saved waves of XCC %u at 0x%" PRIx64 " not decoded: %s",
+                             xcc, base, gc_image_budget_words(img));
+    }
     if (a->decoded && a->dec.wave_count) {
         status = gc_calloc_array(a->dec.wave_count, GC_CWSR_STATUS_BYTES);
         if (!status) {
+            gc_image_uncharge(img, scratch);
             drop_area(img);
             return GPUCORE_E_NOMEM;
         }
@@ -1053,6 +1406,7 @@ static gpucore_status_t decode_area(struct gc_image *img, struct gc_image_queue 
                            &fatal);
         if (r <= 0) {
             gc_free(status);
+            gc_image_uncharge(img, scratch);
             drop_area(img);
             if (r < 0)
                 return fatal;
@@ -1069,6 +1423,7 @@ static gpucore_status_t decode_area(struct gc_image *img, struct gc_image_queue 
     st = partial ? add_partial(img, q, xcc, a, base, wave_lo, wss, status)
                  : add_waves(img, q, xcc, base, a, status, NULL);
     gc_free(status);
+    gc_image_uncharge(img, scratch);
     /* the waves are in the image: the layout is not needed any more */
     gc_cwsr_decoded_done(&a->dec);
     a->decoded = 0;
@@ -1121,34 +1476,16 @@ static gpucore_status_t read_amd_queue(struct gc_image *img, struct gc_image_que
     return GPUCORE_OK;
 }
 
-static gpucore_status_t build_queue(struct gc_image *img, uint32_t i)
+/* The waves of queue @p q from its save areas, one per XCC (nothing when it has none). */
+static gpucore_status_t build_waves(struct gc_image *img, struct gc_image_queue *q)
 {
-    struct gc_image_queue *q = &img->queues[i];
-    struct gc_image_queue_priv *qp = &img->qpriv[i];
     const gpucore_kfd_queue_entry_t *e = q->entry;
-    const gpucore_kfd_device_entry_t *dev;
-    const struct gc_arch *arch;
+    const gpucore_kfd_device_entry_t *dev = img->agents[q->agent].entry;
+    const uint32_t nxcc = dev->num_xcc;
+    const uint64_t area = e->ctx_save_restore_area_size;
 
-    q->first_wave = img->nwaves;
-    q->first_dispatch = img->ndispatches;
-    if (q->agent == UINT32_MAX)
-        return queue_problem(img, q, "gpu_id 0x%x names no agent of the note", e->gpu_id);
-    dev = img->agents[q->agent].entry;
-    arch = img->agents[q->agent].arch;
-    q->num_xcc = dev->num_xcc;
-    if (dev->simd_arrays_per_engine && dev->array_count &&
-        dev->array_count % dev->simd_arrays_per_engine == 0)
-        qp->se_count = dev->array_count / dev->simd_arrays_per_engine;
-    q->is_aql = e->queue_type == GPUCORE_KFD_QUEUE_TYPE_COMPUTE_AQL;
-    if (!q->is_aql)
-        return GPUCORE_OK;
-    GC_TRY(read_amd_queue(img, q, qp));
-    if (qp->have_amdq)
-        GC_TRY(build_dispatches(img, q));
-    if (!arch)
+    if (!img->agents[q->agent].arch)
         return queue_problem(img, q, "the agent's target is unknown: waves not decoded");
-    uint32_t nxcc = dev->num_xcc;
-    uint64_t area = e->ctx_save_restore_area_size;
     if (!e->ctx_save_restore_address || !area)
         return queue_problem(img, q, "no context save area");
     if (nxcc == 0 || nxcc > GC_IMAGE_MAX_XCC)
@@ -1167,6 +1504,46 @@ static gpucore_status_t build_queue(struct gc_image *img, uint32_t i)
     return GPUCORE_OK;
 }
 
+/* A queue's waves (the first pass: every queue's, before any ring is walked). */
+static gpucore_status_t build_queue(struct gc_image *img, uint32_t i)
+{
+    struct gc_image_queue *q = &img->queues[i];
+    struct gc_image_queue_priv *qp = &img->qpriv[i];
+    const gpucore_kfd_queue_entry_t *e = q->entry;
+    const gpucore_kfd_device_entry_t *dev;
+    gpucore_status_t st;
+
+    q->first_wave = img->nwaves;
+    qp->pending_first = img->npending;
+    if (q->agent == UINT32_MAX)
+        return queue_problem(img, q, "gpu_id 0x%x names no agent of the note", e->gpu_id);
+    dev = img->agents[q->agent].entry;
+    q->num_xcc = dev->num_xcc;
+    if (dev->simd_arrays_per_engine && dev->array_count &&
+        dev->array_count % dev->simd_arrays_per_engine == 0)
+        qp->se_count = dev->array_count / dev->simd_arrays_per_engine;
+    q->is_aql = e->queue_type == GPUCORE_KFD_QUEUE_TYPE_COMPUTE_AQL;
+    if (!q->is_aql)
+        return GPUCORE_OK;
+    GC_TRY(read_amd_queue(img, q, qp));
+    st = build_waves(img, q);
+    qp->npending = img->npending - qp->pending_first;
+    sort_pending(img, qp);
+    return st;
+}
+
+/* A queue's dispatches (the second pass): its ring walked, then its waves' dispatches. */
+static gpucore_status_t build_queue_dispatches(struct gc_image *img, uint32_t i)
+{
+    struct gc_image_queue *q = &img->queues[i];
+
+    q->first_dispatch = img->ndispatches;
+    if (img->qpriv[i].have_amdq)
+        GC_TRY(build_dispatches(img, q));
+    GC_TRY(resolve_waves(img, q));
+    return unassociated_problems(img, q);
+}
+
 static gpucore_status_t build_queues(struct gc_image *img)
 {
     const gpucore_amdgpu_note_t *n = img->note;
@@ -1181,12 +1558,19 @@ static gpucore_status_t build_queues(struct gc_image *img)
     for (uint32_t i = 0; i < n->queue_count; i++) {
         struct gc_image_queue *q = &img->queues[i];
 
+        /* every dispatch the ring walk reads is kept, or only those a wave runs */
+        img->qpriv[i].unkept_from = img->flags & GC_IMAGE_WAVE_DISPATCHES ? 0 : UINT64_MAX;
+        img->qpriv[i].unkept_why = GC_IMAGE_UNKEPT_ASKED;
         q->index = i;
         q->entry = &n->queues[i];
         q->agent = agent_of_gpu(img, q->entry->gpu_id);
     }
+    /* Waves first, so that dispatches never crowd them out of the memory budget; the walks
+       leave room for the dispatches the waves run (walk_reserve). */
     for (uint32_t i = 0; i < n->queue_count; i++)
         GC_TRY(build_queue(img, i));
+    for (uint32_t i = 0; i < n->queue_count; i++)
+        GC_TRY(build_queue_dispatches(img, i));
     /* wave pointers into the grown array are fixed now; nothing keeps pointers across growth */
     return GPUCORE_OK;
 }
@@ -1234,15 +1618,14 @@ static gpucore_status_t read_gpucore_notes(struct gc_image *img)
 /* Point every wave's hwreg and ttmp at its status copy, now that the wave array stays put. */
 static void bind_status(struct gc_image *img)
 {
-    /* the array grew by doubling; it stays as it is from now on */
-    if (img->nwaves && img->nwaves < img->cap_waves) {
-        struct gc_image_wave *w = gc_realloc_array(img->waves, img->nwaves, sizeof(*w));
-
-        if (w) {
-            img->waves = w;
-            img->cap_waves = img->nwaves;
-        }
-    }
+    /* the arrays grew by doubling; they stay as they are from now on */
+    img->waves = shrink_charged(img, img->waves, img->nwaves, &img->cap_waves, sizeof(*img->waves));
+    img->dispatches = shrink_charged(img, img->dispatches, img->ndispatches, &img->cap_dispatches,
+                                     sizeof(*img->dispatches));
+    gc_free(img->pending);
+    gc_image_uncharge(img, (uint64_t)img->cap_pending * sizeof(*img->pending));
+    img->pending = NULL;
+    img->npending = img->cap_pending = 0;
     for (uint32_t i = 0; i < img->nwaves; i++) {
         img->waves[i].wave.hwreg = img->waves[i].status;
         img->waves[i].wave.ttmp = img->waves[i].status + GC_CWSR_STATUS_BYTES / 2;
@@ -1297,6 +1680,7 @@ static struct gc_image *image_new(const struct gc_image_memory *mem, uint32_t fl
     img->flags = flags;
     img->code_budget = UINT64_MAX; /* an image from a note: GC_IMAGE_MAX_CODE_BYTES only */
     img->cwsr_budget = GC_IMAGE_MAX_CWSR_TOTAL; /* until the source says what it holds */
+    img->mem_limit = UINT64_MAX;                /* until a core's budget says otherwise */
     for (uint32_t i = 0; i < GC_IMAGE_RECORD_CACHE; i++)
         img->recs[i].wave = UINT32_MAX;
     return img;
@@ -1309,10 +1693,6 @@ static gpucore_status_t image_done(struct gc_image *img, gpucore_status_t st,
     if (st != GPUCORE_OK) {
         if (st == GPUCORE_E_NOMEM)
             gc_diag_set(diag, st, GC_NO_OFFSET, "out of memory building the GPU image");
-        else if (st == GPUCORE_E_LIMIT && (!diag || diag->status != st))
-            gc_diag_set(diag, st, GC_NO_OFFSET,
-                        "the core holds more waves, dispatches or code objects than the "
-                        "analyzer accepts");
         gc_image_close(img);
         return st;
     }
@@ -1351,6 +1731,7 @@ static gpucore_status_t open_one(gpucore_core_t *core, const struct gc_image_opt
     if (!img)
         return GPUCORE_E_NOMEM;
     img->core = core;
+    set_mem_limit(img, core);
     img->code_object_dir = opts ? opts->code_object_dir : NULL;
     st = build_runs(img, core, NULL);
     if (st == GPUCORE_OK)
@@ -1458,6 +1839,7 @@ gpucore_status_t gc_image_open_with(gpucore_core_t *gpu, gpucore_core_t *host,
         return GPUCORE_E_NOMEM;
     }
     img->core = gpu;
+    set_mem_limit(img, gpu);
     img->owned_source = src;
     img->code_object_dir = opts ? opts->code_object_dir : NULL;
     st = build_runs(img, gpu, host);
@@ -1502,6 +1884,7 @@ void gc_image_close(struct gc_image *img)
         gc_free(img->problems[i]);
     gc_free(img->problems);
     gc_free(img->waves);
+    gc_free(img->pending);
     gc_free(img->dispatches);
     gc_free(img->queues);
     gc_free(img->qpriv);
@@ -1514,6 +1897,7 @@ void gc_image_close(struct gc_image *img)
     gc_free(img->owned_source);
     gpucore_manifest_free(img->manifest);
     gpucore_amdgpu_note_free(img->note);
+    gc_image_uncharge(img, img->mem_charged);
     gc_free(img);
 }
 

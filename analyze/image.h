@@ -68,8 +68,15 @@ struct gc_image_queue {
     uint32_t num_xcc;
     uint32_t first_wave, nwaves;      /* in gc_image_wave order: XCC by XCC, each in
                                          control-stack order (AMD's attach order) */
-    uint32_t first_dispatch, ndispatches; /* kernel-dispatch packets with ids in
-                                         [read_id, write_id), oldest first */
+    uint32_t first_dispatch, ndispatches; /* the dispatches the image keeps of the queue's
+                                         kernel-dispatch packets with ids in [read_id,
+                                         write_id), oldest first: every one it read, unless
+                                         the memory budget or GC_IMAGE_MAX_DISPATCHES stopped
+                                         it (then those before that packet, and those a wave
+                                         runs; a problem says so), or only those a wave runs
+                                         (GC_IMAGE_WAVE_DISPATCHES) */
+    uint64_t dispatch_packets;        /* the kernel-dispatch packets among the active ones the
+                                         ring walk read, kept or not */
     char problem[256];        /* "" or why the queue is incomplete ("CWSR area of XCC 1 at
                                  0x... not captured") */
     /* Waves the save areas list against those saved: running_waves counts the wave entries of
@@ -98,7 +105,8 @@ struct gc_image_dispatch {
     uint64_t completion_signal; /* 0: none */
     uint64_t kernel_entry;    /* 0 if the descriptor is not in the core */
     uint32_t code_object;     /* index, UINT32_MAX if unknown */
-    char kernel_name[GC_IMAGE_NAME_MAX]; /* symbol of the descriptor/entry, "" if unknown */
+    const char *kernel_name;  /* symbol of the descriptor ("NAME.kd" gives NAME) or of the
+                                 entry, "" if unknown; never NULL; owned by the image */
 };
 
 struct gc_image_wave {
@@ -154,11 +162,20 @@ struct gc_image_memory {
    bytes it holds, so save areas and AQL rings are bounded by the fixed limits of
    image_internal.h (GC_IMAGE_MAX_CWSR_TOTAL, GC_IMAGE_MAX_RING_SLOTS). Core files are bounded
    by what they hold: only bytes of segment data present in the file (not p_memsz past
-   p_filesz) are allocated for save areas or walked in rings. */
+   p_filesz) are allocated for save areas or walked in rings; and what the image keeps of them
+   (dispatches, waves, symbols, code-object bytes) is charged to the core's memory budget, of
+   which the image takes at most a share (image_internal.h, GC_IMAGE_BUDGET_SHARE): past it,
+   the image keeps what fits and a problem says what it left out. */
 
 /* gc_image_open_note() flags */
 #define GC_IMAGE_NO_CODE_BYTES 0x1u /* list code objects (URI, load address) without reading
                                        their bytes: no symbols, no kernel names */
+#define GC_IMAGE_WAVE_DISPATCHES 0x2u /* keep only the dispatches a saved wave runs (what AMD's
+                                       library creates), each read from its packet; the ring
+                                       is still walked and its kernel-dispatch packets
+                                       counted (gc_image_queue::dispatch_packets). Without a
+                                       memory budget (a note's image) this bounds the
+                                       dispatches by the waves, not by the rings */
 
 /*
  * How an image may look beyond the core. Zero-initialized: nothing but the core.
@@ -183,11 +200,13 @@ struct gc_image_options {
  * Code objects come from r_debug's link map; when r_debug is not in the core, from the
  * GPUCORE embedded list (GPUCORE_NT_CODE_OBJECTS) if there is one. Symbols (STT_FUNC and
  * STT_OBJECT of .symtab) are read with libelf from the bytes; dispatch kernel names come
- * from the "NAME.kd" symbol at the descriptor, else the function at the kernel entry.
+ * from the "NAME.kd" symbol at the descriptor, else the function at the kernel entry. More
+ * than the limits or the memory budget allow (waves, dispatches, symbols, code-object bytes)
+ * is not a failure: the image keeps what fits and a problem says what it left out.
  * @retval GPUCORE_OK          (the image may still have per-object problems)
  * @retval GPUCORE_E_NOTFOUND  no AMDGPU note: the core holds no GPU state
  * @retval GPUCORE_E_CORRUPT, GPUCORE_E_VERSION  the note cannot be decoded (the diag says why)
- * @retval GPUCORE_E_INVAL, GPUCORE_E_NOMEM, GPUCORE_E_LIMIT
+ * @retval GPUCORE_E_INVAL, GPUCORE_E_NOMEM
  */
 gpucore_status_t gc_image_open(gpucore_core_t *core, struct gc_image **ret,
                                gpucore_diag_t *reterr_diag);
@@ -291,13 +310,15 @@ uint32_t gc_image_problem_count(const struct gc_image *img);
 const char *gc_image_problem(const struct gc_image *img, uint32_t i);
 
 /* The index of the code object whose loaded extent (its PT_LOAD segments at its load address)
-   holds @p addr, or UINT32_MAX (none, or NULL image). */
+   holds @p addr, or UINT32_MAX (none, or NULL image). When extents overlap (a core may say
+   anything), the one starting highest holds it, then the lowest index. O(log code objects). */
 uint32_t gc_image_code_object_at(const struct gc_image *img, uint64_t addr);
 
 /*
  * Function symbol containing @p pc in the code objects (st_value + load address, st_size;
  * a symbol of size 0 covers only its own address): name (truncated to @p name_size) and the
- * offset from its start.
+ * offset from its start. Of several, the one starting highest, then the first in code-object
+ * and symbol-table order. O(log symbols).
  * @retval GPUCORE_OK, GPUCORE_E_NOTFOUND (no code object or symbol covers it),
  *         GPUCORE_E_INVAL (NULL image or name, name_size 0).
  */

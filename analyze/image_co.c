@@ -56,8 +56,14 @@ static int read_file_range(struct gc_image *img, const struct gc_rocr_uri *u, ui
         close(fd);
         return 0;
     }
+    if (!gc_image_charge(img, size)) {
+        snprintf(why, why_size, "%s", gc_image_budget_words(img));
+        close(fd);
+        return 0;
+    }
     buf = gc_malloc(size);
     if (!buf) {
+        gc_image_uncharge(img, size);
         close(fd);
         return -1;
     }
@@ -74,6 +80,7 @@ static int read_file_range(struct gc_image *img, const struct gc_rocr_uri *u, ui
     if (done != size) {
         snprintf(why, why_size, "%s", "the file ended before the range the URI names");
         gc_free(buf);
+        gc_image_uncharge(img, size);
         return 0;
     }
     *ret = buf;
@@ -96,8 +103,16 @@ static const gpucore_code_object_t *embedded_copy(const struct gc_image *img, co
     return NULL;
 }
 
+/* Code object @p co's bytes do not fit the memory budget: said, and left out. */
+static gpucore_status_t not_loaded(struct gc_image *img, struct gc_image_code_object *co)
+{
+    co->source = "missing";
+    return gc_image_problemf(img, "code object %u (%.200s): its bytes are not loaded: %s",
+                             co->index, co->uri, gc_image_budget_words(img));
+}
+
 /* Bytes of code object @p co: memory, embedded, file (only below the code-object directory),
-   or missing (a problem says why). */
+   or missing (a problem says why). Bytes the image copies are charged to the memory budget. */
 static gpucore_status_t find_bytes(struct gc_image *img, struct gc_image_code_object *co,
                                    struct gc_image_co_priv *cp)
 {
@@ -125,10 +140,14 @@ static gpucore_status_t find_bytes(struct gc_image *img, struct gc_image_code_ob
         } else if (u->size > GC_IMAGE_MAX_CODE_BYTES - img->code_bytes) {
             snprintf(why, sizeof(why), "the code objects would exceed %llu bytes in all",
                      (unsigned long long)GC_IMAGE_MAX_CODE_BYTES);
+        } else if (!gc_image_charge(img, u->size)) {
+            gc_free(u);
+            return not_loaded(img, co);
         } else {
             uint8_t *buf = gc_malloc(u->size);
 
             if (!buf) {
+                gc_image_uncharge(img, u->size);
                 gc_free(u);
                 return GPUCORE_E_NOMEM;
             }
@@ -137,6 +156,7 @@ static gpucore_status_t find_bytes(struct gc_image *img, struct gc_image_code_ob
                 img->code_bytes += u->size;
                 img->core_code_bytes += u->size;
                 cp->owned = buf;
+                cp->owned_size = u->size;
                 co->bytes = buf;
                 co->size = u->size;
                 co->source = "memory";
@@ -144,6 +164,7 @@ static gpucore_status_t find_bytes(struct gc_image *img, struct gc_image_code_ob
                 return GPUCORE_OK;
             }
             gc_free(buf);
+            gc_image_uncharge(img, u->size);
             if (st == GPUCORE_E_NOMEM) {
                 gc_free(u);
                 return st;
@@ -173,6 +194,7 @@ static gpucore_status_t find_bytes(struct gc_image *img, struct gc_image_code_ob
         if (r > 0) {
             img->code_bytes += size;
             cp->owned = buf;
+            cp->owned_size = size;
             co->bytes = buf;
             co->size = size;
             co->source = "file";
@@ -187,6 +209,72 @@ static gpucore_status_t find_bytes(struct gc_image *img, struct gc_image_code_ob
                              co->index, co->uri, why);
 }
 
+/* ---- symbols: which ones are kept, and their indexes ---------------------------------------- */
+
+/* What one range costs in an index (interval.h: the range, and at most four tree slots, the
+   tree having 2 * size <= 4 n of them): charged with each symbol kept. */
+#define IX_ENTRY_COST (sizeof(struct gc_iv) + 4u * sizeof(uint64_t))
+
+/* The memory budget refused code object @p co's symbols from its @p kept-th on. */
+static gpucore_status_t symbols_not_kept(struct gc_image *img,
+                                         const struct gc_image_code_object *co, uint32_t kept)
+{
+    GC_TRY(gc_image_problemf(img,
+                             "code object %u (%.200s): its symbols from the %u-th on are not "
+                             "kept: %s",
+                             co->index, co->uri, kept, gc_image_budget_words(img)));
+    return GPUCORE_E_LIMIT;
+}
+
+/*
+ * Keep a symbol of code object @p co if a lookup needs it (image_internal.h): a function, or
+ * an object named "NAME.kd" (kept as NAME). Charged to the memory budget; a refusal is said
+ * once for the code object and ends its symbols (GPUCORE_E_LIMIT).
+ */
+static gpucore_status_t add_symbol(struct gc_image *img, const struct gc_image_code_object *co,
+                                   int is_func, uint64_t addr, uint64_t size, const char *name,
+                                   uint32_t *kept)
+{
+    size_t len = strlen(name);
+    struct gc_image_symbol *s;
+    gpucore_status_t st;
+
+    if (!is_func) {
+        if (len <= 3 || strcmp(name + len - 3, ".kd") != 0)
+            return GPUCORE_OK;
+        len -= 3;
+    }
+    /* its name, and its entry in the index built once every code object is in, so that a
+       symbol kept is always looked up */
+    if (!gc_image_charge(img, len + 1 + IX_ENTRY_COST))
+        return symbols_not_kept(img, co, *kept);
+    if (is_func)
+        s = gc_image_grow_charged(img, (void **)&img->funcs, &img->nfuncs, &img->cap_funcs,
+                                  sizeof(*s), UINT32_MAX, &st);
+    else
+        s = gc_image_grow_charged(img, (void **)&img->kds, &img->nkds, &img->cap_kds,
+                                  sizeof(*s), UINT32_MAX, &st);
+    if (!s) {
+        gc_image_uncharge(img, len + 1 + IX_ENTRY_COST);
+        return st == GPUCORE_E_LIMIT ? symbols_not_kept(img, co, *kept) : st;
+    }
+    s->addr = addr;
+    s->size = size;
+    s->name = gc_malloc(len + 1);
+    if (!s->name) {
+        gc_image_uncharge(img, len + 1 + IX_ENTRY_COST);
+        if (is_func)
+            img->nfuncs--;
+        else
+            img->nkds--;
+        return GPUCORE_E_NOMEM;
+    }
+    memcpy(s->name, name, len);
+    s->name[len] = '\0';
+    (*kept)++;
+    return GPUCORE_OK;
+}
+
 /* ---- ELF: extent and symbols ---------------------------------------------------------------- */
 
 static gpucore_status_t parse_elf(struct gc_image *img, struct gc_image_code_object *co,
@@ -196,6 +284,7 @@ static gpucore_status_t parse_elf(struct gc_image *img, struct gc_image_code_obj
     size_t phnum = 0;
     Elf_Scn *scn = NULL;
     gpucore_status_t st = GPUCORE_OK;
+    uint32_t kept = 0; /* symbols kept of this code object */
 
     if (!co->bytes || co->size > SIZE_MAX)
         return GPUCORE_OK;
@@ -217,11 +306,15 @@ static gpucore_status_t parse_elf(struct gc_image *img, struct gc_image_code_obj
                                      "what the core holds or %llu bytes in all; no symbols",
                                      co->index, co->uri,
                                      (unsigned long long)GC_IMAGE_MAX_CODE_BYTES);
+        if (!gc_image_charge(img, co->size))
+            return gc_image_problemf(img, "code object %u (%.200s): no symbols: %s", co->index,
+                                     co->uri, gc_image_budget_words(img));
         img->code_bytes += co->size;
         img->core_code_bytes += co->size;
         cp->owned = gc_malloc((size_t)co->size);
         if (!cp->owned)
             return GPUCORE_E_NOMEM;
+        cp->owned_size = co->size;
         memcpy(cp->owned, co->bytes, (size_t)co->size);
     }
     e = elf_memory((char *)cp->owned, (size_t)co->size);
@@ -257,7 +350,7 @@ static gpucore_status_t parse_elf(struct gc_image *img, struct gc_image_code_obj
         if (!data || !data->d_buf)
             continue;
         size_t n = data->d_size / sh.sh_entsize;
-        for (size_t k = 0; k < n && cp->nsyms < GC_IMAGE_MAX_SYMBOLS; k++) {
+        for (size_t k = 0; k < n && kept < GC_IMAGE_MAX_SYMBOLS && st == GPUCORE_OK; k++) {
             GElf_Sym sym;
             const char *name;
 
@@ -269,24 +362,73 @@ static gpucore_status_t parse_elf(struct gc_image *img, struct gc_image_code_obj
             name = elf_strptr(e, sh.sh_link, sym.st_name);
             if (!name || !*name || sym.st_value > UINT64_MAX - co->load_address)
                 continue;
-            struct gc_image_symbol *s = gc_image_grow((void **)&cp->syms, &cp->nsyms, &cp->cap_syms,
-                                                      sizeof(*s), GC_IMAGE_MAX_SYMBOLS);
-            if (!s) {
-                st = GPUCORE_E_NOMEM;
-                break;
-            }
-            s->addr = co->load_address + sym.st_value;
-            s->size = sym.st_size;
-            s->is_func = type == STT_FUNC;
-            s->name = gc_strdup(name);
-            if (!s->name) {
-                cp->nsyms--;
-                st = GPUCORE_E_NOMEM;
-            }
+            st = add_symbol(img, co, type == STT_FUNC, co->load_address + sym.st_value,
+                            sym.st_size, name, &kept);
         }
     }
     elf_end(e);
-    return st;
+    return st == GPUCORE_E_LIMIT ? GPUCORE_OK : st;
+}
+
+/* ---- symbol indexes --------------------------------------------------------------------- */
+
+/* Index @p n ranges made by @p fill into @p ix, charged unless @p charged (the symbols':
+   add_symbol() charged their entries): GPUCORE_OK (the index stays empty, and a problem says
+   so, when the budget refuses it). */
+static gpucore_status_t index_ranges(struct gc_image *img, struct gc_iv_index *ix, uint32_t n,
+                                     void (*fill)(const struct gc_image *, struct gc_iv *),
+                                     int charged, const char *what)
+{
+    struct gc_iv *v;
+
+    if (!n)
+        return GPUCORE_OK;
+    if (!charged && !gc_image_charge(img, gc_iv_cost(n)))
+        return gc_image_problemf(img, "%s are not indexed, so not looked up: %s", what,
+                                 gc_image_budget_words(img));
+    v = gc_calloc_array(n, sizeof(*v));
+    if (!v)
+        return GPUCORE_E_NOMEM;
+    fill(img, v);
+    return gc_iv_build(ix, v, n);
+}
+
+/* A function covers [addr, addr + size) (its own address when size is 0); a descriptor is
+   found at its address; a code object covers its loaded extent. */
+static void fill_funcs(const struct gc_image *img, struct gc_iv *v)
+{
+    for (uint32_t i = 0; i < img->nfuncs; i++) {
+        const struct gc_image_symbol *s = &img->funcs[i];
+
+        v[i].lo = s->addr;
+        v[i].last = !s->size ? s->addr : s->size - 1 > UINT64_MAX - s->addr ? UINT64_MAX
+                                                                           : s->addr + s->size - 1;
+        v[i].id = i;
+    }
+}
+
+static void fill_kds(const struct gc_image *img, struct gc_iv *v)
+{
+    for (uint32_t i = 0; i < img->nkds; i++)
+        v[i] = (struct gc_iv){ img->kds[i].addr, img->kds[i].addr, i };
+}
+
+static void fill_cos(const struct gc_image *img, struct gc_iv *v)
+{
+    for (uint32_t i = 0, k = 0; i < img->ncos; i++)
+        if (img->copriv[i].hi)
+            v[k++] = (struct gc_iv){ img->copriv[i].lo, img->copriv[i].hi - 1, i };
+}
+
+static gpucore_status_t index_symbols(struct gc_image *img)
+{
+    uint32_t ncos = 0;
+
+    for (uint32_t i = 0; i < img->ncos; i++)
+        ncos += img->copriv[i].hi != 0;
+    GC_TRY(index_ranges(img, &img->func_ix, img->nfuncs, fill_funcs, 1, "the function symbols"));
+    GC_TRY(index_ranges(img, &img->kd_ix, img->nkds, fill_kds, 1, "the kernel descriptors"));
+    return index_ranges(img, &img->co_ix, ncos, fill_cos, 0, "the code objects' extents");
 }
 
 /* ---- the list -------------------------------------------------------------------------------- */
@@ -402,97 +544,70 @@ static gpucore_status_t walk_link_map(struct gc_image *img)
 
 gpucore_status_t gc_image_load_code_objects(struct gc_image *img)
 {
-    if (img->have_rdebug)
-        return walk_link_map(img);
-    if (!img->embedded)
-        return GPUCORE_OK;
-    /* no r_debug: the capture's own list of what the link map held */
-    for (uint32_t i = 0; i < img->embedded->count; i++) {
-        const gpucore_code_object_t *o = &img->embedded->objects[i];
+    if (img->have_rdebug) {
+        GC_TRY(walk_link_map(img));
+    } else {
+        /* no r_debug: the capture's own list of what the link map held */
+        for (uint32_t i = 0; img->embedded && i < img->embedded->count; i++) {
+            const gpucore_code_object_t *o = &img->embedded->objects[i];
 
-        GC_TRY(add_code_object(img, o->uri.ptr ? o->uri.ptr : "", o->load_address));
+            if (i == GC_IMAGE_MAX_CODE_OBJECTS) {
+                GC_TRY(gc_image_problemf(img,
+                                         "the embedded list has %u code objects; the first %u "
+                                         "are read",
+                                         img->embedded->count, GC_IMAGE_MAX_CODE_OBJECTS));
+                break;
+            }
+            GC_TRY(add_code_object(img, o->uri.ptr ? o->uri.ptr : "", o->load_address));
+        }
     }
-    return GPUCORE_OK;
+    return index_symbols(img);
 }
 
 void gc_image_free_code_objects(struct gc_image *img)
 {
-    for (uint32_t i = 0; i < img->ncos; i++) {
-        struct gc_image_co_priv *cp = &img->copriv[i];
-
-        for (uint32_t k = 0; k < cp->nsyms; k++)
-            gc_free(cp->syms[k].name);
-        gc_free(cp->syms);
-        gc_free(cp->owned);
-    }
+    for (uint32_t i = 0; i < img->ncos; i++)
+        gc_free(img->copriv[i].owned);
+    for (uint32_t i = 0; i < img->nfuncs; i++)
+        gc_free(img->funcs[i].name);
+    for (uint32_t i = 0; i < img->nkds; i++)
+        gc_free(img->kds[i].name);
+    gc_free(img->funcs);
+    gc_free(img->kds);
+    gc_iv_free(&img->func_ix);
+    gc_iv_free(&img->kd_ix);
+    gc_iv_free(&img->co_ix);
     gc_free(img->copriv);
     gc_free(img->cos);
 }
 
 uint32_t gc_image_code_object_at(const struct gc_image *img, uint64_t addr)
 {
-    if (!img)
-        return UINT32_MAX;
-    for (uint32_t i = 0; i < img->ncos; i++)
-        if (img->copriv[i].hi && addr >= img->copriv[i].lo && addr < img->copriv[i].hi)
-            return i;
-    return UINT32_MAX;
+    return img ? gc_iv_find(&img->co_ix, addr) : UINT32_MAX;
 }
 
-void gc_image_kernel_name(const struct gc_image *img, uint64_t kd, uint64_t entry, char *buf,
-                          size_t size)
+const char *gc_image_kernel_name(const struct gc_image *img, uint64_t kd, uint64_t entry)
 {
-    buf[0] = '\0';
-    for (uint32_t i = 0; i < img->ncos; i++) {
-        const struct gc_image_co_priv *cp = &img->copriv[i];
+    uint32_t i = kd ? gc_iv_find_lo(&img->kd_ix, kd) : UINT32_MAX;
 
-        for (uint32_t k = 0; k < cp->nsyms; k++) {
-            const struct gc_image_symbol *s = &cp->syms[k];
-            size_t len = strlen(s->name);
-
-            if (!s->is_func && kd && s->addr == kd && len > 3 &&
-                !strcmp(s->name + len - 3, ".kd")) {
-                snprintf(buf, size, "%.*s", (int)(len - 3), s->name);
-                return;
-            }
-        }
-    }
-    for (uint32_t i = 0; entry && i < img->ncos; i++) {
-        const struct gc_image_co_priv *cp = &img->copriv[i];
-
-        for (uint32_t k = 0; k < cp->nsyms; k++)
-            if (cp->syms[k].is_func && cp->syms[k].addr == entry) {
-                snprintf(buf, size, "%s", cp->syms[k].name);
-                return;
-            }
-    }
+    if (i != UINT32_MAX)
+        return img->kds[i].name;
+    i = entry ? gc_iv_find_lo(&img->func_ix, entry) : UINT32_MAX;
+    return i != UINT32_MAX ? img->funcs[i].name : "";
 }
 
 gpucore_status_t gc_image_symbolize(const struct gc_image *img, uint64_t pc, char *name,
                                     size_t name_size, uint64_t *ret_offset)
 {
-    const struct gc_image_symbol *best = NULL;
+    uint32_t i;
 
     if (!img || !name || !name_size)
         return GPUCORE_E_INVAL;
-    for (uint32_t i = 0; i < img->ncos; i++) {
-        const struct gc_image_co_priv *cp = &img->copriv[i];
-
-        for (uint32_t k = 0; k < cp->nsyms; k++) {
-            const struct gc_image_symbol *s = &cp->syms[k];
-
-            if (!s->is_func || pc < s->addr)
-                continue;
-            if (s->size ? pc - s->addr >= s->size : pc != s->addr)
-                continue;
-            if (!best || s->addr > best->addr)
-                best = s;
-        }
-    }
-    if (!best)
+    i = gc_iv_find(&img->func_ix, pc);
+    if (i == UINT32_MAX)
         return GPUCORE_E_NOTFOUND;
-    snprintf(name, name_size, "%s", best->name);
+    snprintf(name, name_size, "%s", img->funcs[i].name);
     if (ret_offset)
-        *ret_offset = pc - best->addr;
+        *ret_offset = pc - img->funcs[i].addr;
     return GPUCORE_OK;
 }

@@ -10,6 +10,7 @@
 
 #include "gc_util.h"
 #include "image.h"
+#include "interval.h"
 
 /*
  * Limits on what a hostile core can make the image allocate or walk. Save areas and AQL rings
@@ -32,7 +33,23 @@
 #define GC_IMAGE_PARTIAL_AREA_FACTOR  16u
 #define GC_IMAGE_MAX_XCC              32u
 #define GC_IMAGE_MAX_PROBLEMS         4096u
-#define GC_IMAGE_MAX_SYMBOLS          (1u << 20)
+#define GC_IMAGE_MAX_SYMBOLS          (1u << 20) /* kept of one code object */
+
+/*
+ * The image charges what it allocates because the core says so -- each dispatch, wave and
+ * symbol it keeps, the code-object bytes it copies, the control stacks, its lookup indexes --
+ * to the open core's memory budget (gpucore_core_mem_reserve(), libcore/include/gpucore/core.h),
+ * and takes at most 1/GC_IMAGE_BUDGET_SHARE of the budget: the rest stays for the reader's
+ * notes and frame cache and for the report built from the image (one decoded 64 MiB frame and
+ * the report's records still fit in the default budget's floor). When a charge is refused the
+ * image keeps what fits and a problem says what it left out (dispatches of a queue from some
+ * packet on, the waves of an area from some wave on, the symbols or bytes of a code object);
+ * the open does not fail. Waves come first: every queue's save areas are decoded before any
+ * ring is walked, and the walks leave room for the dispatches the waves run. An image opened
+ * from a note (gc_image_open_note(): no core, no budget) is bounded by the fixed limits here
+ * instead.
+ */
+#define GC_IMAGE_BUDGET_SHARE 2u
 #ifdef GC_IMAGE_FUZZING
 #define GC_IMAGE_MAX_WAVES      (1u << 16)
 #define GC_IMAGE_MAX_DISPATCHES (1u << 16)
@@ -64,19 +81,20 @@ struct gc_image_run {
 #define GC_AMDQ_SCRATCH_LOC  160u
 #define GC_AMDQ_SCRATCH_SIZE 168u
 
+/* A symbol a lookup needs (image_co.c): a function (gc_image_symbolize(), a kernel's entry),
+   or a kernel descriptor "NAME.kd", kept as NAME (a dispatch's kernel name). Other symbols are
+   not kept. */
 struct gc_image_symbol {
     uint64_t addr; /* load address applied */
     uint64_t size;
-    int is_func; /* STT_FUNC (else object) */
-    char *name;  /* owned */
+    char *name;    /* owned */
 };
 
 /* Per code object: what the ELF says (parsed once at open). */
 struct gc_image_co_priv {
     uint8_t *owned;  /* bytes owned by the image (memory / file), or NULL */
+    uint64_t owned_size; /* bytes of owned (charged to the memory budget) */
     uint64_t lo, hi; /* loaded extent [lo, hi) in process addresses, hi 0: none */
-    struct gc_image_symbol *syms;
-    uint32_t nsyms, cap_syms;
 };
 
 /* One XCC area while it is decoded: its control stack (kept) and the waves' layout (freed
@@ -93,6 +111,32 @@ struct gc_image_queue_priv {
     int have_stride;
     uint64_t scratch_loc;
     uint32_t se_count; /* shader engines per XCC, 0 if unknown */
+    /* The ring walk keeps the dispatches of packets below unkept_from (UINT64_MAX: every one
+       it read); from there on it counts them only, and a wave's dispatch is read from its
+       packet alone once the queue's waves are in (image.c, resolve_waves()). */
+    uint64_t unkept_from;
+    uint32_t unkept_why; /* GC_IMAGE_UNKEPT_* */
+    int ring_ok;         /* the ring's size and place were checked: packets may be read */
+    uint64_t walk_end;   /* the walk counted the kernel dispatches of packets below this */
+    /* Its waves waiting for their dispatch (img->pending[pending_first ...], npending), and
+       the distinct packets they run. */
+    uint32_t pending_first, npending, wave_packets;
+    /* Dispatches kept whose kernel descriptor is not in the core: how many, and the first. */
+    uint64_t kd_missing, kd_missing_kd, kd_missing_id;
+};
+
+/* Why the image keeps a queue's dispatches only up to some packet. */
+enum gc_image_unkept {
+    GC_IMAGE_UNKEPT_ASKED = 0,  /* GC_IMAGE_WAVE_DISPATCHES: only those a wave runs */
+    GC_IMAGE_UNKEPT_BUDGET,     /* the image's share of the memory budget is spent */
+    GC_IMAGE_UNKEPT_LIMIT,      /* GC_IMAGE_MAX_DISPATCHES are kept */
+    GC_IMAGE_UNKEPT_RING_LIMIT, /* GC_IMAGE_MAX_RING_SLOTS were read: the walks stopped */
+};
+
+/* A wave and the packet it runs, until the queue's ring is walked (image.c, resolve_waves()). */
+struct gc_image_pending {
+    uint64_t packet_id;
+    uint32_t wave;
 };
 
 struct gc_image {
@@ -116,6 +160,9 @@ struct gc_image {
     uint32_t ndispatches, cap_dispatches;
     struct gc_image_wave *waves;
     uint32_t nwaves, cap_waves;
+    struct gc_image_pending *pending; /* every queue's waves, until their dispatches are
+                                         found (image.c, resolve_waves()) */
+    uint32_t npending, cap_pending;
     struct gc_image_code_object *cos;
     struct gc_image_co_priv *copriv;
     uint32_t ncos, cap_cos;
@@ -126,6 +173,12 @@ struct gc_image {
                                  and embedded code objects hold (a link map naming the same
                                  bytes many times cannot multiply them) */
     const char *code_object_dir; /* gc_image_options (borrowed during open), or NULL */
+    /* Symbols (image_co.c): functions and kernel descriptors of every code object, in code
+       object then symbol-table order, and their indexes (built once every code object is in:
+       ids are positions in funcs / kds; code objects by loaded extent, ids their index). */
+    struct gc_image_symbol *funcs, *kds;
+    uint32_t nfuncs, cap_funcs, nkds, cap_kds;
+    struct gc_iv_index func_ix, kd_ix, co_ix;
     struct gc_image_area *areas;
     uint32_t nareas, cap_areas;
     char **problems;
@@ -142,6 +195,14 @@ struct gc_image {
                                   read in windows and not kept, image.h) */
     int cwsr_budget_said;      /* the problem "budget exhausted" was reported */
     uint64_t ring_slots;       /* AQL packets read so far (all queues) */
+    uint64_t mem_limit;        /* bytes the image may charge to the core's memory budget
+                                  (GC_IMAGE_BUDGET_SHARE); UINT64_MAX: no budget */
+    uint64_t mem_charged;      /* charged so far, given back at close */
+    uint64_t mem_keep_free;    /* what a charge must leave of the share (during ring walks:
+                                  walk_reserve) */
+    uint64_t walk_reserve;     /* room for the dispatches the waves of the queues whose rings
+                                  are not walked yet run */
+    char budget_words[160];    /* gc_image_budget_words() */
     int ring_limit_said;
     uint64_t *agent_by_gpu;    /* gpu_id << 32 | agent index, sorted (nagents) */
     /* The manifest's ranges not captured, by address, and for each position the index of the
@@ -180,12 +241,33 @@ gpucore_status_t gc_image_problemf(struct gc_image *img, const char *fmt, ...) G
 /* Grow a (pointer, count, capacity) array by one element; returns the new element or NULL. */
 void *gc_image_grow(void **arr, uint32_t *n, uint32_t *cap, size_t elem, uint32_t max);
 
-/* Code objects (image_co.c): walk r_debug's link map (or the embedded list) and parse ELFs. */
+/*
+ * Charge @p bytes the image is about to allocate because the core says so to the core's
+ * memory budget, within the image's share (GC_IMAGE_BUDGET_SHARE): 1 charged, 0 refused
+ * (nothing charged; the caller leaves the object out and says so, quoting
+ * gc_image_budget_words()). Always 1 for an image without a core.
+ */
+int gc_image_charge(struct gc_image *img, uint64_t bytes);
+void gc_image_uncharge(struct gc_image *img, uint64_t bytes);
+/* Why a charge was refused, in words: "the image's share of the memory budget (N bytes) is
+   spent; GPUCORE_MEM_BUDGET raises it". Static storage of the image. */
+const char *gc_image_budget_words(struct gc_image *img);
+
+/*
+ * gc_image_grow() for an array the image keeps: the capacity it adds is charged first
+ * (gc_image_charge()). NULL with *ret_st GPUCORE_E_LIMIT when @p max or the budget refuses
+ * it, GPUCORE_E_NOMEM when out of memory.
+ */
+void *gc_image_grow_charged(struct gc_image *img, void **arr, uint32_t *n, uint32_t *cap,
+                            size_t elem, uint32_t max, gpucore_status_t *ret_st);
+
+/* Code objects (image_co.c): walk r_debug's link map (or the embedded list), parse ELFs, and
+   index their symbols and extents. */
 gpucore_status_t gc_image_load_code_objects(struct gc_image *img);
 void gc_image_free_code_objects(struct gc_image *img);
 
-/* Name of the kernel whose descriptor is at @p kd or whose entry is @p entry ("" if none). */
-void gc_image_kernel_name(const struct gc_image *img, uint64_t kd, uint64_t entry, char *buf,
-                          size_t size);
+/* Name of the kernel whose descriptor is at @p kd or whose entry is @p entry ("" if none):
+   owned by the image (O(log symbols)). */
+const char *gc_image_kernel_name(const struct gc_image *img, uint64_t kd, uint64_t entry);
 
 #endif /* GC_ANALYZE_IMAGE_INTERNAL_H */

@@ -57,6 +57,28 @@
 #define GC_TRIAGE_DISASM_DEFAULT_CONTEXT 8
 #define GC_TRIAGE_REG_FILTER_MAX         32
 
+/*
+ * What the report lists per queue; the rest is counted (the queue's "dispatches_omitted" and
+ * "groups_omitted"). A ring may hold a million active dispatches, and a queue's waves may
+ * stand at as many PCs: listing them all made a report of gigabytes from a core of kilobytes.
+ * The dispatches listed are the queue's first in packet order (the oldest, those running)
+ * and every dispatch a listed group of waves runs; the groups listed are the first in report
+ * order (faulting groups first, most waves first) and the queue's largest group. A real queue
+ * runs a few dispatches at a time, and its waves stand at a few PCs.
+ */
+#define GC_TRIAGE_QUEUE_DISPATCHES 32u
+#define GC_TRIAGE_QUEUE_GROUPS     64u
+/*
+ * What the report's records cost, charged to the core's memory budget as they are built
+ * (gpucore_core_mem_reserve(), as gpucore info charges GC_INFO_JSON_RECORD_COST): a listed
+ * dispatch, each of its arguments, and a group are JSON objects of ten to twenty members with
+ * their strings (about 1 KiB); a wave's index in a group's "waves" is one JSON integer and its
+ * slot. A report that does not fit fails with GPUCORE_E_LIMIT (blame CORE, exit 65) and the
+ * budget's message, never takes gigabytes.
+ */
+#define GC_TRIAGE_JSON_RECORD_COST 1024u
+#define GC_TRIAGE_JSON_INDEX_COST  64u
+
 struct gc_image;
 
 /* An open core, as the builders read it. */
@@ -135,7 +157,12 @@ struct gc_triage_error {
 /*
  * The triage report: first lines that explain the crash in plain words; per agent and queue
  * the dispatches and the waves grouped by (dispatch, PC, stop reasons), faulting groups first,
- * each PC disassembled; the code objects; what the core lacks. Waves whose save areas the
+ * each PC disassembled; the code objects; what the core lacks. A queue lists at most
+ * GC_TRIAGE_QUEUE_DISPATCHES + GC_TRIAGE_QUEUE_GROUPS dispatches and GC_TRIAGE_QUEUE_GROUPS
+ * groups (which ones: above) and counts the rest: "dispatches_omitted" (its active kernel
+ * dispatches not in "dispatches", whether the image kept them or only counted them) and
+ * "groups_omitted" (groups not in "groups"; their waves count in "waves", "stopped_waves" and
+ * "faulting_waves" all the same). Each listed dispatch's "waves" counts the waves that run it. Waves whose save areas the
  * capture left out (the manifest says why: a size or time budget, a failed read) are explained,
  * not taken for idle queues: each queue has "waves_running" (the waves its control stacks list,
  * null when a control stack is not in the core) and "save_area_missing" (null, or {"status",
@@ -150,8 +177,10 @@ struct gc_triage_error {
  * hidden pointer such as hidden_queue_ptr or hidden_printf_buffer, points into, or null), "relation" (that in words: "buffer a, 64 KiB VRAM", "null pointer",
  * "in no allocation of the core's allocation map", or null)}, or null when there is no
  * metadata; and "arguments_error": null, or what is missing or inconsistent (no metadata,
- * kernarg bytes not in the core, sizes that disagree), sentences joined by "; ". Fails only
- * as above.
+ * kernarg bytes not in the core, sizes that disagree), sentences joined by "; ". Besides the
+ * failures above:
+ *   GPUCORE_E_LIMIT     CORE     the report's records do not fit the core's memory budget
+ *                                (GC_TRIAGE_JSON_RECORD_COST): the budget's message      65
  */
 json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *reterr);
 

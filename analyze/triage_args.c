@@ -10,6 +10,7 @@
 
 #include <gpucore/schema.h>
 
+#include "interval.h"
 #include "kernargs.h"
 #include "triage_internal.h"
 #include "wave.h"
@@ -25,10 +26,44 @@ struct co_md {
 struct gc_tr_args {
     const struct gc_triage *t;
     gpucore_alloc_map_t *allocs; /* NULL: allocs_error says why */
+    struct gc_iv_index alloc_ix; /* allocs by extent (ids: their index): one pointer argument
+                                    is related in O(log allocations), not by a walk of them */
     char allocs_error[GPUCORE_DIAG_MESSAGE_SIZE + 64];
     uint32_t nco;
     struct co_md *co;
 };
+
+/* a->alloc_ix over a->allocs; an empty allocation holds nothing. The index is charged to the
+   core's budget (when refused, the map is not used: allocs_error says why). */
+static gpucore_status_t index_allocs(struct gc_tr_args *a)
+{
+    const gpucore_alloc_map_t *m = a->allocs;
+    struct gc_iv *v;
+    uint32_t n = 0;
+    gpucore_diag_t d;
+
+    if (gpucore_core_mem_reserve(a->t->core, gc_iv_cost(m->count), "the allocation map's index",
+                                 &d) != GPUCORE_OK) {
+        snprintf(a->allocs_error, sizeof(a->allocs_error),
+                 "the core's allocation map is not read (%s)", d.message);
+        gpucore_alloc_map_free(a->allocs);
+        a->allocs = NULL;
+        return GPUCORE_OK;
+    }
+    v = gc_calloc_array((size_t)m->count + 1u, sizeof(*v));
+    if (!v)
+        return GPUCORE_E_NOMEM;
+    for (uint32_t i = 0; i < m->count; i++) {
+        const gpucore_alloc_t *al = &m->allocs[i];
+
+        if (!al->size)
+            continue;
+        v[n].lo = al->base;
+        v[n].last = al->size - 1 > UINT64_MAX - al->base ? UINT64_MAX : al->base + al->size - 1;
+        v[n++].id = i;
+    }
+    return gc_iv_build(&a->alloc_ix, v, n);
+}
 
 struct gc_tr_args *gc_tr_args_new(const struct gc_triage *t)
 {
@@ -49,10 +84,18 @@ struct gc_tr_args *gc_tr_args_new(const struct gc_triage *t)
     if (gpucore_core_find_note(t->core, GPUCORE_NOTE_OWNER, GPUCORE_NT_ALLOC_MAP, &idx, &note) !=
         GPUCORE_OK)
         snprintf(a->allocs_error, sizeof(a->allocs_error), "the core has no allocation map");
+    else if (gpucore_core_mem_reserve(t->core, GPUCORE_NOTE_DECODED_MAX(note.desc_size),
+                                      "the allocation map", &d) != GPUCORE_OK)
+        snprintf(a->allocs_error, sizeof(a->allocs_error),
+                 "the core's allocation map is not read (%s)", d.message);
     else if (gpucore_alloc_map_decode(note.desc, (size_t)note.desc_size, &a->allocs, &d) !=
              GPUCORE_OK)
         snprintf(a->allocs_error, sizeof(a->allocs_error),
                  "the core's allocation map cannot be decoded (%s)", d.message);
+    else if (index_allocs(a) != GPUCORE_OK) {
+        gc_tr_args_free(a);
+        return NULL;
+    }
     return a;
 }
 
@@ -63,6 +106,7 @@ void gc_tr_args_free(struct gc_tr_args *a)
     for (uint32_t i = 0; i < a->nco; i++)
         gc_ka_free(a->co[i].md);
     gc_free(a->co);
+    gc_iv_free(&a->alloc_ix);
     gpucore_alloc_map_free(a->allocs);
     gc_free(a);
 }
@@ -157,11 +201,13 @@ static json_t *alloc_ref_json(const gpucore_alloc_t *al, const char *key, uint64
     return o;
 }
 
-/* Set "allocation" and "relation" of a pointer argument's JSON @p o with value @p v. */
+/* Set "allocation" and "relation" of a pointer argument's JSON @p o with value @p v: the
+   allocation holding it (of overlapping ones, the innermost: interval.h). */
 static void relate(const struct gc_tr_args *a, uint64_t v, json_t *o)
 {
     const gpucore_alloc_t *hit = NULL;
     char text[512], sz[32];
+    uint32_t id;
 
     if (v == 0) {
         json_object_set_new(o, GC_TK_ALLOCATION, json_null());
@@ -173,12 +219,8 @@ static void relate(const struct gc_tr_args *a, uint64_t v, json_t *o)
         json_object_set_new(o, GC_TK_RELATION, json_string(a->allocs_error));
         return;
     }
-    for (uint32_t i = 0; i < a->allocs->count && !hit; i++) {
-        const gpucore_alloc_t *al = &a->allocs->allocs[i];
-
-        if (v >= al->base && v - al->base < al->size)
-            hit = al;
-    }
+    id = gc_iv_find(&a->alloc_ix, v);
+    hit = id != UINT32_MAX ? &a->allocs->allocs[id] : NULL;
     if (!hit) {
         json_object_set_new(o, GC_TK_ALLOCATION, json_null());
         json_object_set_new(o, GC_TK_RELATION,

@@ -177,23 +177,16 @@ static json_t *agent_json(const struct gc_image_agent *a)
     return o;
 }
 
-static json_t *dispatch_json(const struct gc_triage *t, const struct gc_image_dispatch *dp,
+/* @p nwaves: the waves that run it (counted once for the whole report). */
+static json_t *dispatch_json(const struct gc_image_dispatch *dp, uint32_t nwaves,
                              struct gc_tr_args *args)
 {
     json_t *o = json_object();
     json_t *grid = json_array(), *wg = json_array();
-    uint32_t nwaves = 0;
-    const struct gc_image_queue *q = gc_image_queue(t->img, dp->queue);
 
     for (int i = 0; i < 3; i++) {
         json_array_append_new(grid, gc_json_uint(dp->grid_size[i]));
         json_array_append_new(wg, gc_json_uint(dp->workgroup_size[i]));
-    }
-    for (uint32_t i = 0; q && i < q->nwaves; i++) {
-        const struct gc_image_wave *w = gc_image_wave(t->img, q->first_wave + i);
-
-        if (w && w->dispatch == dp->index)
-            nwaves++;
     }
     json_object_set_new(o, GC_TK_INDEX, gc_json_uint(dp->index));
     json_object_set_new(o, GC_TK_QUEUE, gc_json_uint(dp->queue));
@@ -251,66 +244,90 @@ static int group_cmp(const void *pa, const void *pb)
 
 static void groups_free(struct group *g, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; g && i < n; i++)
         free(g[i].waves);
-    free(g);
+    gc_free(g);
 }
 
-/* Group the waves of queue q. Returns 0 or -1 (out of memory). */
+/* A wave of a queue by what groups it: (PC, stop reasons, dispatch, stopped), then index. */
+struct wave_key {
+    uint64_t pc;
+    uint32_t reasons, dispatch, stopped, wave;
+};
+
+static int wave_key_cmp(const void *pa, const void *pb)
+{
+    const struct wave_key *a = pa, *b = pb;
+
+    if (a->pc != b->pc)
+        return a->pc < b->pc ? -1 : 1;
+    if (a->reasons != b->reasons)
+        return a->reasons < b->reasons ? -1 : 1;
+    if (a->dispatch != b->dispatch)
+        return a->dispatch < b->dispatch ? -1 : 1;
+    if (a->stopped != b->stopped)
+        return a->stopped < b->stopped ? -1 : 1;
+    return a->wave < b->wave ? -1 : a->wave > b->wave;
+}
+
+static int same_group(const struct wave_key *a, const struct wave_key *b)
+{
+    return a->pc == b->pc && a->reasons == b->reasons && a->dispatch == b->dispatch &&
+           a->stopped == b->stopped;
+}
+
+/* Group the waves of queue q, sorted by what groups them (O(n log n) for a queue whose waves
+   stand at as many PCs), each group's waves in index order, the groups in report order
+   (group_cmp). Returns 0 or -1 (out of memory). */
 static int group_queue(const struct gc_triage *t, const struct gc_image_queue *q,
                        struct group **ret, size_t *ret_n)
 {
+    struct wave_key *keys = gc_calloc_array((size_t)q->nwaves + 1u, sizeof(*keys));
     struct group *g = NULL;
-    size_t n = 0, cap = 0;
+    size_t n = 0, nk = 0;
 
+    if (!keys)
+        return -1;
     for (uint32_t i = 0; i < q->nwaves; i++) {
         const struct gc_image_wave *w = gc_image_wave(t->img, q->first_wave + i);
-        size_t k;
 
-        if (!w)
-            continue;
-        for (k = 0; k < n; k++)
-            if (g[k].pc == w->pc && g[k].reasons == w->stop_reasons &&
-                g[k].dispatch == w->dispatch && g[k].stopped == !!w->stopped)
-                break;
-        if (k == n) {
-            if (n == cap) {
-                size_t ncap = cap ? cap * 2 : 8;
-                struct group *ng = realloc(g, ncap * sizeof(*g));
-
-                if (!ng)
-                    goto nomem;
-                g = ng;
-                cap = ncap;
-            }
-            memset(&g[n], 0, sizeof(g[n]));
-            g[n].queue = q->index;
-            g[n].dispatch = w->dispatch;
-            g[n].pc = w->pc;
-            g[n].reasons = w->stop_reasons;
-            g[n].stopped = !!w->stopped;
-            g[n].first_wave = w->index;
-            n++;
-        }
-        if (g[k].count == g[k].cap) {
-            uint32_t ncap = g[k].cap ? g[k].cap * 2 : 4;
-            uint32_t *nw = realloc(g[k].waves, ncap * sizeof(*nw));
-
-            if (!nw)
-                goto nomem;
-            g[k].waves = nw;
-            g[k].cap = ncap;
-        }
-        g[k].waves[g[k].count++] = w->index;
+        if (w)
+            keys[nk++] = (struct wave_key){ w->pc, w->stop_reasons, w->dispatch, !!w->stopped,
+                                            w->index };
     }
+    qsort(keys, nk, sizeof(*keys), wave_key_cmp);
+    for (size_t i = 0; i < nk; i++)
+        n += !i || !same_group(&keys[i - 1], &keys[i]);
+    g = gc_calloc_array(n + 1u, sizeof(*g));
+    if (!g) {
+        gc_free(keys);
+        return -1;
+    }
+    for (size_t i = 0, k = 0, j; i < nk; i = j, k++) {
+        for (j = i; j < nk && same_group(&keys[i], &keys[j]); j++)
+            ;
+        g[k].queue = q->index;
+        g[k].dispatch = keys[i].dispatch;
+        g[k].pc = keys[i].pc;
+        g[k].reasons = keys[i].reasons;
+        g[k].stopped = (int)keys[i].stopped;
+        g[k].first_wave = keys[i].wave;
+        g[k].count = g[k].cap = (uint32_t)(j - i);
+        g[k].waves = malloc((j - i) * sizeof(*g[k].waves));
+        if (!g[k].waves) {
+            gc_free(keys);
+            groups_free(g, n);
+            return -1;
+        }
+        for (size_t w = i; w < j; w++)
+            g[k].waves[w - i] = keys[w].wave;
+    }
+    gc_free(keys);
     if (n)
         qsort(g, n, sizeof(*g), group_cmp);
     *ret = g;
     *ret_n = n;
     return 0;
-nomem:
-    groups_free(g, n);
-    return -1;
 }
 
 /* @p precise_memory: the capture had precise memory on, so a PC is exactly the faulting
@@ -508,32 +525,33 @@ static void by_agent_free(struct queues_by_agent *b)
 {
     gc_free(b->first);
     gc_free(b->order);
+    b->first = b->order = NULL;
 }
 
 /* The report's dispatch JSON (agents[].queues[].dispatches[]) of the leading faulting group,
-   or NULL. */
-static const json_t *faulting_dispatch(const struct gc_triage *t, const json_t *agents,
-                                       const json_t *faults)
+   or NULL (also when the queue does not list it). */
+static const json_t *faulting_dispatch(const json_t *agents, const json_t *faults)
 {
-    const json_t *g = json_array_get(faults, 0), *a, *q;
-    const struct gc_image_queue *iq;
+    const json_t *g = json_array_get(faults, 0), *a, *q, *d;
     uint64_t queue, dispatch;
-    size_t i, j;
+    size_t i, j, k;
 
     if (!g || !json_is_integer(json_object_get(g, GC_TK_DISPATCH)))
         return NULL;
     queue = gc_json_get_u64(g, GC_TK_QUEUE);
     dispatch = gc_json_get_u64(g, GC_TK_DISPATCH);
-    iq = gc_image_queue(t->img, (uint32_t)queue);
-    if (!iq || dispatch < iq->first_dispatch)
-        return NULL;
     json_array_foreach(agents, i, a)
     {
         json_array_foreach(json_object_get(a, GC_TK_QUEUES), j, q)
         {
-            if (gc_json_get_u64(q, GC_TK_INDEX) == queue)
-                return json_array_get(json_object_get(q, GC_TK_DISPATCHES),
-                                      (size_t)(dispatch - iq->first_dispatch));
+            if (gc_json_get_u64(q, GC_TK_INDEX) != queue)
+                continue;
+            json_array_foreach(json_object_get(q, GC_TK_DISPATCHES), k, d)
+            {
+                if (gc_json_get_u64(d, GC_TK_INDEX) == dispatch)
+                    return d;
+            }
+            return NULL;
         }
     }
     return NULL;
@@ -543,6 +561,8 @@ static const json_t *faulting_dispatch(const struct gc_triage *t, const json_t *
 struct report {
     const struct gc_triage *t;
     struct gc_tr_args *args;
+    uint32_t *dispatch_waves;  /* per image dispatch, the waves that run it */
+    gpucore_diag_t over_budget; /* status != OK: a record did not fit the core's budget */
     struct capture_error cerr; /* what the capture recorded of the error and of its mode */
     json_t *doc, *summary, *agents, *faults, *missing, *problems, *cos, *exc;
     uint32_t nwaves, nstopped, nfaulting;
@@ -581,15 +601,144 @@ static json_t *save_area_missing_json(struct report *r, const struct gc_image_qu
     return m;
 }
 
-/* agents[a].queues[] entry of queue @p q: its dispatches and wave groups (faulting groups also
-   into r->faults, its exceptions into r->exc). NULL if out of memory. */
+/* Charge @p bytes of the report's records to the core's memory budget: 0, or -1 once one is
+   refused (r->over_budget says what needed how much; the report then fails). */
+static int charge(struct report *r, uint64_t bytes)
+{
+    if (r->over_budget.status != GPUCORE_OK)
+        return -1;
+    if (gpucore_core_mem_reserve(r->t->core, bytes, "the report's records", &r->over_budget) ==
+        GPUCORE_OK)
+        return 0;
+    if (r->over_budget.status == GPUCORE_OK)
+        r->over_budget.status = GPUCORE_E_LIMIT;
+    return -1;
+}
+
+/*
+ * Which of the queue's @p ng groups (in report order) are listed, into @p pick (ascending):
+ * the first GC_TRIAGE_QUEUE_GROUPS, the last of them replaced by the queue's largest group
+ * (the first with the most waves) when it is not among them. Returns how many.
+ */
+static size_t pick_groups(const struct group *g, size_t ng, size_t *pick)
+{
+    size_t n = ng < GC_TRIAGE_QUEUE_GROUPS ? ng : GC_TRIAGE_QUEUE_GROUPS, big = 0;
+
+    for (size_t k = 0; k < n; k++)
+        pick[k] = k;
+    for (size_t k = 1; k < ng; k++)
+        if (g[k].count > g[big].count)
+            big = k;
+    if (n && big >= n)
+        pick[n - 1] = big;
+    return n;
+}
+
+static int u32_cmp(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+/*
+ * The dispatches the queue lists (image indices, ascending, into @p out): its first
+ * GC_TRIAGE_QUEUE_DISPATCHES and those the listed groups run. Returns how many.
+ */
+static size_t pick_dispatches(const struct gc_image_queue *q, const struct group *g,
+                              const size_t *pick, size_t npick, uint32_t *out)
+{
+    size_t n = 0, k;
+    uint32_t first = q->ndispatches < GC_TRIAGE_QUEUE_DISPATCHES ? q->ndispatches
+                                                                 : GC_TRIAGE_QUEUE_DISPATCHES;
+
+    for (uint32_t i = 0; i < first; i++)
+        out[n++] = q->first_dispatch + i;
+    for (k = 0; k < npick; k++) {
+        uint32_t d = g[pick[k]].dispatch;
+
+        if (d != UINT32_MAX && d >= q->first_dispatch + first &&
+            d - q->first_dispatch < q->ndispatches)
+            out[n++] = d;
+    }
+    qsort(out, n, sizeof(*out), u32_cmp);
+    for (k = 0; n && k + 1 < n;) { /* several groups of one dispatch: list it once */
+        if (out[k] == out[k + 1])
+            memmove(&out[k + 1], &out[k + 2], (n - k - 2) * sizeof(*out)), n--;
+        else
+            k++;
+    }
+    return n;
+}
+
+/* The queue's listed dispatches (r->dispatch_waves counts their waves), charged. 0 or -1. */
+static int queue_dispatches(struct report *r, const struct gc_image_queue *q, const uint32_t *list,
+                            size_t n, json_t *jq)
+{
+    json_t *disp = json_array();
+
+    for (size_t i = 0; i < n; i++) {
+        const struct gc_image_dispatch *dp = gc_image_dispatch(r->t->img, list[i]);
+        json_t *jd;
+
+        if (!dp)
+            continue;
+        if (charge(r, GC_TRIAGE_JSON_RECORD_COST) != 0) {
+            json_decref(disp);
+            return -1;
+        }
+        jd = dispatch_json(dp, r->dispatch_waves[list[i]], r->args);
+        json_array_append_new(disp, jd);
+        if (charge(r, (uint64_t)json_array_size(json_object_get(jd, GC_TK_ARGUMENTS)) *
+                              GC_TRIAGE_JSON_RECORD_COST) != 0) {
+            json_decref(disp);
+            return -1;
+        }
+    }
+    json_object_set_new(jq, GC_TK_DISPATCHES, disp);
+    json_object_set_new(jq, GC_TK_DISPATCHES_OMITTED,
+                        gc_json_uint(q->dispatch_packets > n ? q->dispatch_packets - n : 0));
+    return 0;
+}
+
+/* The queue's listed groups (faulting ones also into r->faults), charged. 0 or -1. */
+static int queue_groups(struct report *r, const struct group *g, size_t ng, const size_t *pick,
+                        size_t npick, json_t *jq)
+{
+    json_t *groups = json_array();
+
+    for (size_t k = 0; k < npick; k++) {
+        const struct group *gk = &g[pick[k]];
+        json_t *jg;
+
+        if (charge(r, GC_TRIAGE_JSON_RECORD_COST +
+                              (uint64_t)gk->count * GC_TRIAGE_JSON_INDEX_COST) != 0) {
+            json_decref(groups);
+            return -1;
+        }
+        jg = group_json(r->t, gk, r->cerr.precise_memory);
+        if (gc_tr_is_fault(gk->reasons))
+            json_array_append(r->faults, jg);
+        json_array_append_new(groups, jg);
+    }
+    json_object_set_new(jq, GC_TK_GROUPS, groups);
+    json_object_set_new(jq, GC_TK_GROUPS_OMITTED, gc_json_uint(ng - npick));
+    return 0;
+}
+
+/* agents[a].queues[] entry of queue @p q: its dispatches and wave groups, as many as the
+   report lists (GC_TRIAGE_QUEUE_*), the rest counted (faulting groups also into r->faults,
+   its exceptions into r->exc). NULL if out of memory or over the budget (r->over_budget). */
 static json_t *queue_json(struct report *r, uint32_t a, const struct gc_image_queue *q)
 {
     const struct gc_triage *t = r->t;
     const char *tn = gpucore_queue_type_name(q->entry->queue_type);
-    json_t *jq = json_object(), *disp, *groups;
+    json_t *jq = json_object();
     struct group *g = NULL;
-    size_t ng = 0;
+    size_t ng = 0, npick = 0, nd = 0;
+    size_t pick[GC_TRIAGE_QUEUE_GROUPS];
+    uint32_t list[GC_TRIAGE_QUEUE_DISPATCHES + GC_TRIAGE_QUEUE_GROUPS];
+    int rc;
 
     json_object_set_new(jq, GC_TK_INDEX, gc_json_uint(q->index));
     json_object_set_new(jq, GC_TK_QUEUE_ID, gc_json_uint(q->entry->queue_id & 0x3fffffffu));
@@ -610,33 +759,26 @@ static json_t *queue_json(struct report *r, uint32_t a, const struct gc_image_qu
                             gc_tr_exceptions_json(q->entry->exception_status));
         json_array_append_new(r->exc, e);
     }
-    disp = json_array();
-    for (uint32_t di = 0; di < q->ndispatches; di++) {
-        const struct gc_image_dispatch *dp = gc_image_dispatch(t->img, q->first_dispatch + di);
-
-        if (dp)
-            json_array_append_new(disp, dispatch_json(t, dp, r->args));
-    }
-    json_object_set_new(jq, GC_TK_DISPATCHES, disp);
-    groups = json_array();
     if (group_queue(t, q, &g, &ng) != 0) {
-        json_decref(groups);
         json_decref(jq);
         return NULL;
     }
-    for (size_t k = 0; k < ng; k++) {
-        json_t *jg = group_json(t, &g[k], r->cerr.precise_memory);
-
+    for (size_t k = 0; k < ng; k++) { /* every wave counts, listed or not */
         if (g[k].stopped)
             r->nstopped += g[k].count;
-        if (gc_tr_is_fault(g[k].reasons)) {
+        if (gc_tr_is_fault(g[k].reasons))
             r->nfaulting += g[k].count;
-            json_array_append(r->faults, jg);
-        }
-        json_array_append_new(groups, jg);
     }
+    npick = pick_groups(g, ng, pick);
+    nd = pick_dispatches(q, g, pick, npick, list);
+    rc = queue_dispatches(r, q, list, nd, jq);
+    if (rc == 0)
+        rc = queue_groups(r, g, ng, pick, npick, jq);
     groups_free(g, ng);
-    json_object_set_new(jq, GC_TK_GROUPS, groups);
+    if (rc != 0) {
+        json_decref(jq);
+        return NULL;
+    }
     return jq;
 }
 
@@ -672,19 +814,42 @@ static int agents_json(struct report *r, const struct queues_by_agent *by_agent)
     return 0;
 }
 
-/* Faulting groups of every queue, most waves first: a stable insertion sort by count,
-   descending (few groups). */
-static void sort_faults(json_t *faults)
-{
-    for (size_t a = 1; a < json_array_size(faults); a++)
-        for (size_t b = a; b > 0 && gc_json_get_u64(json_array_get(faults, b - 1), GC_TK_COUNT) <
-                                            gc_json_get_u64(json_array_get(faults, b), GC_TK_COUNT);
-             b--) {
-            json_t *x = json_incref(json_array_get(faults, b - 1));
+/* A faulting group and its place, for sort_faults(). */
+struct fault_ref {
+    json_t *g;
+    uint64_t count;
+    size_t at;
+};
 
-            json_array_remove(faults, b - 1);
-            json_array_insert_new(faults, b, x);
-        }
+static int fault_ref_cmp(const void *pa, const void *pb)
+{
+    const struct fault_ref *a = pa, *b = pb;
+
+    if (a->count != b->count)
+        return a->count > b->count ? -1 : 1;
+    return a->at < b->at ? -1 : a->at > b->at;
+}
+
+/* Faulting groups of every queue, most waves first, in queue order among equals (a stable
+   sort, O(n log n)). 0, or -1 if out of memory. */
+static int sort_faults(json_t *faults)
+{
+    size_t n = json_array_size(faults);
+    struct fault_ref *v = gc_calloc_array(n + 1u, sizeof(*v));
+
+    if (!v)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        v[i].g = json_incref(json_array_get(faults, i));
+        v[i].count = gc_json_get_u64(v[i].g, GC_TK_COUNT);
+        v[i].at = i;
+    }
+    qsort(v, n, sizeof(*v), fault_ref_cmp);
+    json_array_clear(faults);
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(faults, v[i].g);
+    gc_free(v);
+    return 0;
 }
 
 static void lost_line(struct report *r)
@@ -698,23 +863,26 @@ static void lost_line(struct report *r)
    Returns whether it said that not all waves were saved. */
 static int no_fault_lines(struct report *r)
 {
-    const uint32_t ndisp = gc_image_dispatch_count(r->t->img), nwaves = r->nwaves;
+    const uint32_t nwaves = r->nwaves;
+    uint64_t ndisp = 0; /* every active kernel dispatch, kept by the image or not */
     int lost_said = 0;
     size_t i;
     json_t *v;
 
+    for (uint32_t q = 0; q < gc_image_queue_count(r->t->img); q++)
+        ndisp += gc_image_queue(r->t->img, q)->dispatch_packets;
     if (nwaves == 0 && r->lost.queues)
         gc_json_appendf(r->summary, "No GPU waves in the core: %s (the save area%s of %u queue%s)",
                         r->lost_text, r->lost.queues == 1 ? "" : "s", r->lost.queues,
                         r->lost.queues == 1 ? "" : "s");
     else if (nwaves == 0)
         gc_json_appendf(r->summary,
-                        "No GPU waves in the core: %u dispatch%s in flight, none of "
+                        "No GPU waves in the core: %" PRIu64 " dispatch%s in flight, none of "
                         "them executing when it was captured",
                         ndisp, ndisp == 1 ? "" : "es");
     else
         gc_json_appendf(r->summary,
-                        "No %swave stopped on an error: %u %swaves of %u dispatch%s were %s "
+                        "No %swave stopped on an error: %u %swaves of %" PRIu64 " dispatch%s were %s "
                         "when the core was captured (a hang, or a capture on demand)",
                         r->lost.queues ? "saved " : "", nwaves, r->lost.queues ? "saved " : "",
                         ndisp, ndisp == 1 ? "" : "es",
@@ -839,7 +1007,7 @@ static void fault_lines(struct report *r)
         gc_str_appendf(why, sizeof(why), &wlen, ")");
     json_object_set_new(r->doc, "fault_reasons", reasons);
     relation = fault ? gc_tr_fault_relation_json(r->args, r->t, fault,
-                                                 faulting_dispatch(r->t, r->agents, r->faults))
+                                                 faulting_dispatch(r->agents, r->faults))
                      : json_null();
     json_object_set_new(r->doc, "fault_relation", relation);
     if (fault)
@@ -913,8 +1081,24 @@ static void code_object_lines(struct report *r)
                         json_array_size(r->missing) > 1 ? " (and more below)" : "");
 }
 
+/* Per image dispatch, the waves that run it: one pass over the waves, not one per dispatch. */
+static uint32_t *count_dispatch_waves(const struct gc_image *img)
+{
+    uint32_t nd = gc_image_dispatch_count(img);
+    uint32_t *n = gc_calloc_array((size_t)nd + 1u, sizeof(*n));
+
+    for (uint32_t i = 0; n && i < gc_image_wave_count(img); i++) {
+        const struct gc_image_wave *w = gc_image_wave(img, i);
+
+        if (w->dispatch < nd)
+            n[w->dispatch]++;
+    }
+    return n;
+}
+
 static void report_free(struct report *r)
 {
+    gc_free(r->dispatch_waves);
     gc_tr_args_free(r->args);
     json_decref(r->doc);
     json_decref(r->summary);
@@ -940,16 +1124,19 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
                         .problems = json_array(),
                         .cos = json_array(),
                         .exc = json_array(),
+                        .dispatch_waves = count_dispatch_waves(t->img),
                         .nwaves = gc_image_wave_count(t->img),
                         .lost = { .known = 1 } };
     json_t *doc = r.doc, *sig, *host;
 
-    if (!doc || !r.args || by_agent_index(t->img, &by_agent) != 0)
+    if (!doc || !r.args || !r.dispatch_waves || by_agent_index(t->img, &by_agent) != 0)
         goto nomem;
     json_object_set_new(doc, GC_TK_CAPTURE, capture_json(t));
     if (agents_json(&r, &by_agent) != 0)
         goto nomem;
     by_agent_free(&by_agent);
+    gc_free(r.dispatch_waves);
+    r.dispatch_waves = NULL;
 
     /* Waves the core lacks because their save areas were cut: said in the summary. */
     json_object_set_new(doc, "waves_running",
@@ -959,7 +1146,8 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
     if (r.lost.queues)
         waves_not_saved(r.lost.running, r.lost.known, r.lost.saved, r.lost.reason,
                         r.lost.several, r.lost_text, sizeof(r.lost_text));
-    sort_faults(r.faults);
+    if (sort_faults(r.faults) != 0)
+        goto nomem;
     wave_lines(&r);
     capture_exception(&r);
     fault_lines(&r);
@@ -992,5 +1180,7 @@ json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *rete
 nomem:
     by_agent_free(&by_agent);
     report_free(&r);
+    if (r.over_budget.status != GPUCORE_OK)
+        return gc_tr_fail_diag(reterr, &r.over_budget);
     return gc_tr_out_of_memory(reterr);
 }

@@ -190,6 +190,23 @@ static void render_arguments(FILE *out, const json_t *x)
                 json_is_array(args) ? "argument problems" : "arguments not decoded", err);
 }
 
+/* The groups of queue @p q the report does not list, and their waves. */
+static void render_groups_omitted(FILE *out, const json_t *q)
+{
+    uint64_t n = gc_json_get_u64(q, GC_TK_GROUPS_OMITTED), listed = 0;
+    size_t i;
+    json_t *g;
+
+    if (!n)
+        return;
+    json_array_foreach(json_object_get(q, GC_TK_GROUPS), i, g)
+    {
+        listed += gc_json_get_u64(g, GC_TK_COUNT);
+    }
+    fprintf(out, "      ... and %" PRIu64 " more groups of %" PRIu64 " waves, not listed\n", n,
+            gc_json_get_u64(q, GC_TK_WAVES) - listed);
+}
+
 void analyze_render_report(FILE *out, const json_t *doc)
 {
     const json_t *cap = json_object_get(doc, GC_TK_CAPTURE);
@@ -265,10 +282,14 @@ void analyze_render_report(FILE *out, const json_t *doc)
                 if (dispatch_faulted(q, gc_json_get_u64(x, GC_TK_INDEX)))
                     render_arguments(out, x);
             }
+            if (gc_json_get_u64(q, GC_TK_DISPATCHES_OMITTED))
+                fprintf(out, "    ... and %" PRIu64 " more dispatches, not listed\n",
+                        gc_json_get_u64(q, GC_TK_DISPATCHES_OMITTED));
             if (json_array_size(json_object_get(q, GC_TK_GROUPS))) {
                 fprintf(out, "    waves by PC and stop reason:\n");
                 json_array_foreach(json_object_get(q, GC_TK_GROUPS), d, x) render_group(out, x);
             }
+            render_groups_omitted(out, q);
         }
     }
     json_array_foreach(json_object_get(doc, GC_TK_CODE_OBJECTS), i, v)

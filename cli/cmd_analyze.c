@@ -79,7 +79,9 @@ static void analyze_help(FILE *out)
             "default to address 0.\n\n"
             "Explain a GPU core: which waves stopped, where, why, and what they were running.\n"
             "The report lists per agent and queue the dispatches with their kernels and the\n"
-            "waves grouped by PC and stop reason, faulting groups first, each PC disassembled.\n\n"
+            "waves grouped by PC and stop reason, faulting groups first, each PC disassembled;\n"
+            "a queue lists its first %u dispatches, its first %u groups and the dispatches\n"
+            "they run, and counts the rest.\n\n"
             "  --json          the stable JSON document (schema \"" GC_TRIAGE_SCHEMA "\"); also\n"
             "                  when the core cannot give the view: then with \"error\", the\n"
             "                  reason (stderr says it too; the exit status is the same)\n"
@@ -111,7 +113,8 @@ static void analyze_help(FILE *out)
             "  --space S       mem: global (default), generic, local (the wave's LDS),\n"
             "                  private (the lane's swizzled scratch), private_wave\n"
             "  --lane L        mem: lane for private (default 0)\n"
-            "  -h, --help      this text\n");
+            "  -h, --help      this text\n",
+            GC_TRIAGE_QUEUE_DISPATCHES, GC_TRIAGE_QUEUE_GROUPS);
 }
 
 static int parse_u64(const char *text, uint64_t *ret)

@@ -12,8 +12,10 @@
  * handshake (OS pid NOT_AVAILABLE, the AMDGPU note as CORE_STATE), serves memory from the
  * core's PT_LOAD segments (gpucore/core.h), drains the events and walks every list: the
  * architectures with their registers, classes and address spaces, code objects, agents,
- * queues with their packets, dispatches, workgroups (with their LDS under --lds) and waves,
- * each with every query answered and, per wave, every register and the instruction at its PC.
+ * queues with their packets (the bytes of the first DUMP_PACKETS_SHOWN active ones, and
+ * "packets_omitted" counting the rest when there are more), dispatches, workgroups (with their
+ * LDS under --lds) and waves, each with every query answered and, per wave, every register
+ * and the instruction at its PC.
  *
  * The output is one record per object, in that order: text for people, or with --json one
  * JSON object per line ("JSON Lines": {"kind": "wave", "id": 42, ...}). The text is rendered
@@ -70,6 +72,9 @@ static const struct binding {
 /* ---- state ---------------------------------------------------------------------------------- */
 
 #define REG_CACHE_BITS 12 /* 4096 slots: every register of a few architectures */
+/* Packets of a queue whose bytes are shown (the rest is counted in "packets_omitted"): the
+   active ones a debugger is after are the oldest, and a ring may hold a million. */
+#define DUMP_PACKETS_SHOWN 64u
 
 struct reg_info {
     uint64_t id; /* 0: empty slot */
@@ -1071,9 +1076,13 @@ static void dump_queues(struct dd *d, const struct handles *queues)
         query_all(d, r, get_queue, q.handle, QUERIES(queue_queries));
         st = d->api.amd_dbgapi_queue_packet_list(q, &rd, &wr, &size, &bytes);
         if (st == AMD_DBGAPI_STATUS_SUCCESS) {
+            size_t shown = size < DUMP_PACKETS_SHOWN * 64u ? size : DUMP_PACKETS_SHOWN * 64u;
+
             json_object_set_new(r, "read_packet_id", gc_json_uint(rd));
             json_object_set_new(r, "write_packet_id", gc_json_uint(wr));
-            json_object_set_new(r, "packets", gc_json_hex_bytes(bytes, size));
+            json_object_set_new(r, "packets", gc_json_hex_bytes(bytes, shown));
+            if (shown < size)
+                json_object_set_new(r, "packets_omitted", gc_json_uint((size - shown) / 64u));
         } else {
             json_object_set_new(r, "packets", jerror(d, st));
         }

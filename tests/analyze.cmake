@@ -16,6 +16,15 @@ set_tests_properties(test_image PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600 LABEL
 gpucore_fuzz_target(fuzz_image SOURCE fuzz/targets/fuzz_image.c
   LIBS gc_analyze gc_libcore gc_schema gc_arch)
 
+# Which range holds an address (symbols, code objects, allocations), against a walk of them.
+gpucore_unit_test(test_interval SOURCES unit/test_interval.c
+  LIBS gc_analyze gc_arch gc_libcore gc_schema)
+# Rings of many active dispatches: what the image keeps under the memory budget, the waves'
+# dispatches past it, the amd-dbgapi library's view, the report's bounds (cores written here).
+gpucore_unit_test(test_image_ring
+  SOURCES unit/test_image_ring.c unit/test_core_util.c
+  LIBS gc_triage gc_analyze gc_arch gc_libcore gc_schema)
+
 # ---- gpucore analyze, end to end (tests/analyze/analyze_e2e.sh) --------------------------------
 # Each scenario case starts its own gpucore-inferior, captures it and checks every analyze view
 # against the scenario file and a golden report; bad-input needs no inferior.

@@ -153,6 +153,12 @@ struct gc_dbg_event {
 #define GC_DBG_PCI_CACHE 8u
 #define GC_DBG_PCI_SCANS 256u
 
+/* Active packets amd_dbgapi_queue_packet_list() returns at most (ERROR with a warning past
+   it): the client's memory for the copy is the ring's, which a core declares, and 4 Mi
+   packets (256 MiB) is 16 times the largest ring a ROCm queue is created with. The image
+   walks as many packets per process (GC_IMAGE_MAX_RING_SLOTS). */
+#define GC_DBG_MAX_PACKET_LIST (1u << 22)
+
 struct gc_dbg_process {
     uint64_t id;
     amd_dbgapi_client_process_id_t client;

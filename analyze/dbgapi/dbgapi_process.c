@@ -192,7 +192,8 @@ static amd_dbgapi_status_t open_core(struct gc_dbg_process *p, const void *note,
         p->runtime_state = AMD_DBGAPI_RUNTIME_STATE_LOADED_ERROR_RESTRICTION;
         return AMD_DBGAPI_STATUS_SUCCESS;
     }
-    st = gc_image_open_note(note, size, &mem, GC_IMAGE_NO_CODE_BYTES, &p->img, &d);
+    st = gc_image_open_note(note, size, &mem, GC_IMAGE_NO_CODE_BYTES | GC_IMAGE_WAVE_DISPATCHES,
+                           &p->img, &d);
     if (st == GPUCORE_E_NOMEM || st == GPUCORE_E_LIMIT) {
         gc_dbg_log(AMD_DBGAPI_LOG_LEVEL_WARNING, "the GPU state cannot be rebuilt: %s",
                    d.message);
@@ -1165,6 +1166,23 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_queue_get_info(amd_dbgapi_queue_id_t q
     DBG_RETURN(amd_dbgapi_queue_get_info, st);
 }
 
+/* Read @p count active packets of queue @p q from the @p i-th on (ring slots in a row, @p n
+   slots in the ring) into @p out: 1, or 0 with a warning naming the first one missing. */
+static int read_packets(struct gc_dbg_process *p, const struct gc_image_queue *q, uint64_t n,
+                        uint64_t i, uint64_t count, uint8_t *out)
+{
+    uint64_t at = q->entry->ring_base_address + ((q->read_id + i) % n) * 64, done = 0;
+
+    if (gc_image_read(p->img, UINT32_MAX, GC_ASPACE_GLOBAL, 0, at, out, count * 64, &done,
+                      NULL) == GPUCORE_OK)
+        return 1;
+    gc_dbg_log(AMD_DBGAPI_LOG_LEVEL_WARNING,
+               "queue %u: packet %" PRIu64 " at 0x%" PRIx64 " is not in the core",
+               q->entry->queue_id & QUEUE_ID_MASK, q->read_id + i + done / 64,
+               at + done / 64 * 64);
+    return 0;
+}
+
 amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_queue_packet_list(
         amd_dbgapi_queue_id_t queue_id, amd_dbgapi_os_queue_packet_id_t *read_packet_id,
         amd_dbgapi_os_queue_packet_id_t *write_packet_id, size_t *packets_byte_size,
@@ -1194,22 +1212,30 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_queue_packet_list(
         DBG_RETURN(amd_dbgapi_queue_packet_list, AMD_DBGAPI_STATUS_ERROR);
     }
     count = q->write_id - q->read_id;
+    if (packets_bytes && count > GC_DBG_MAX_PACKET_LIST) {
+        gc_dbg_log(AMD_DBGAPI_LOG_LEVEL_WARNING,
+                   "queue %u: %" PRIu64 " active packets, more than the %u this library lists",
+                   q->entry->queue_id & QUEUE_ID_MASK, count, GC_DBG_MAX_PACKET_LIST);
+        DBG_RETURN(amd_dbgapi_queue_packet_list, AMD_DBGAPI_STATUS_ERROR);
+    }
     if (packets_bytes) {
+        /* the oldest packet first: a ring the core does not hold costs no allocation */
+        uint8_t first[64];
+
+        if (count && !read_packets(p, q, n, 0, 1, first))
+            DBG_RETURN(amd_dbgapi_queue_packet_list, AMD_DBGAPI_STATUS_ERROR);
         bytes = gc_dbg_alloc(count * 64);
         if (count && !bytes)
             DBG_RETURN(amd_dbgapi_queue_packet_list, AMD_DBGAPI_STATUS_ERROR_CLIENT_CALLBACK);
-        for (i = 0; i < count; i++) {
-            uint64_t at = q->entry->ring_base_address + ((q->read_id + i) % n) * 64;
-            uint64_t done = 0;
+        /* in at most two reads: up to the ring's end, then from its start */
+        for (i = 0; i < count;) {
+            uint64_t at = (q->read_id + i) % n, run = n - at < count - i ? n - at : count - i;
 
-            if (gc_image_read(p->img, UINT32_MAX, GC_ASPACE_GLOBAL, 0, at, bytes + i * 64, 64,
-                              &done, NULL) != GPUCORE_OK) {
-                gc_dbg_log(AMD_DBGAPI_LOG_LEVEL_WARNING,
-                           "queue %u: packet %" PRIu64 " at 0x%" PRIx64 " is not in the core",
-                           q->entry->queue_id & QUEUE_ID_MASK, q->read_id + i, at);
+            if (!read_packets(p, q, n, i, run, bytes + i * 64)) {
                 gc_dbg.cb->deallocate_memory(bytes);
                 DBG_RETURN(amd_dbgapi_queue_packet_list, AMD_DBGAPI_STATUS_ERROR);
             }
+            i += run;
         }
         *packets_bytes = bytes;
     }

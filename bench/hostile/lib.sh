@@ -3,10 +3,12 @@
 # The variables GPUCORE, B, S and W are set by bench/hostile.py.
 
 # start_inferior SCENARIO [continue]: start gpucore-inferior in the background in $W; its pid
-# in $ipid once it says it is ready. "continue": a copy whose runtime carries on after a GPU
+# in $ipid once it says it is ready. SCENARIO names one of tests/scenarios, or is a file of
+# its own. "continue" (with a scenario's name): a copy whose runtime carries on after a GPU
 # error, so the process outlives a capture.
 start_inferior() {
   local file="$S/tests/scenarios/$1.json"
+  [ -f "$1" ] && file=$1
   if [ "${2:-}" = continue ]; then
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["on_queue_error"]="continue"; json.dump(d, open(sys.argv[2], "w"))' \
       "$file" "$W/$1.json"

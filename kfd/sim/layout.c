@@ -1057,8 +1057,19 @@ static gpucore_status_t build_ring(struct lctx *c, uint32_t qi)
     if (maxid - minid > q->ring_packets)
         return lfail(c, GPUCORE_E_INVAL, "queues[%u]: the dispatches' packet ids span more than "
                      "the ring's %u packets", qi, q->ring_packets);
+    if (q->backlog && maxid == minid)
+        return lfail(c, GPUCORE_E_INVAL, "queues[%u].backlog: the queue has no dispatch to copy",
+                     qi);
+    if (q->backlog > q->ring_packets - (maxid - minid))
+        return lfail(c, GPUCORE_E_INVAL, "queues[%u].backlog: %u packets after the dispatches "
+                     "do not fit the ring's %u", qi, q->backlog, q->ring_packets);
+    /* the backlog: copies of the last dispatch's packet, which the packet processor has not
+       reached (a runtime that filled the queue) */
+    for (uint32_t k = 0; k < q->backlog; k++)
+        memcpy(ring + ((maxid + k) % q->ring_packets) * 64,
+               ring + ((maxid - 1) % q->ring_packets) * 64, 64);
     lq->read_id = minid;
-    lq->write_id = maxid;
+    lq->write_id = maxid + q->backlog;
     return GPUCORE_OK;
 }
 

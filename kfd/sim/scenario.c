@@ -350,8 +350,8 @@ static gpucore_status_t parse_agent(struct pctx *c, json_t *o, struct gc_scen_ag
 static gpucore_status_t parse_queue(struct pctx *c, json_t *o, struct gc_scen_queue *q,
                                     const struct gc_scenario *s)
 {
-    static const char *const keys[] = { "agent", "queue_id", "ring_packets", "scratch_per_wave",
-        "scratch_waves", "scratch_pattern", "scratch_seed", NULL };
+    static const char *const keys[] = { "agent", "queue_id", "ring_packets", "backlog",
+        "scratch_per_wave", "scratch_waves", "scratch_pattern", "scratch_seed", NULL };
     int pat;
 
     GC_TRY(check_keys(c, o, keys));
@@ -363,6 +363,8 @@ static gpucore_status_t parse_queue(struct pctx *c, json_t *o, struct gc_scen_qu
     if (q->ring_packets & (q->ring_packets - 1))
         return fail(c, GPUCORE_E_INVAL, "ring_packets %u is not a power of two",
                     q->ring_packets);
+    /* the queue's dispatches take a slot each: checked against them in the layout */
+    GC_TRY(get_u32(c, o, "backlog", 0, 0, 0, q->ring_packets - 1, &q->backlog));
     GC_TRY(get_u32(c, o, "scratch_per_wave", 0, 0, 0, 8u << 20, &q->scratch_per_wave));
     if (q->scratch_per_wave % 1024)
         return fail(c, GPUCORE_E_INVAL, "scratch_per_wave %u is not a multiple of 1024",

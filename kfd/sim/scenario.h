@@ -148,6 +148,7 @@ struct gc_scen_queue {
     uint32_t agent;      /* index */
     uint32_t queue_id;
     uint32_t ring_packets; /* power of two */
+    uint32_t backlog;      /* copies of the last dispatch packet queued after it */
     uint32_t scratch_per_wave; /* bytes per wave slot (multiple of 1024) */
     uint32_t scratch_waves;    /* wave slots of the scratch backing memory */
     enum gc_scen_pattern scratch_pattern;

@@ -5,22 +5,39 @@
  *
  *     gpucore-mkhostile-image OUTPUT CASE [COUNT]
  *
- * COUNT (optional) replaces the number of queues (and of agents for agents-queues): the fuzz
- * corpora keep small versions of these cores as seeds.
+ * COUNT (optional) replaces the case's count (below): the fuzz corpora keep small versions of
+ * these cores as seeds.
  *
- * CASE:
- *   cwsr-bomb      8 AQL queues of a gfx90a whose save area claims a 1 MiB control stack and
- *                  a 255 MiB wave area; the file holds the 40-byte header, the rest is zero
- *                  fill (p_memsz past p_filesz). Was 2.15 GB of memory for a 9 KB core.
- *   cwsr-bomb-xcc  the same with 64 queues x 32 XCCs: 512 GiB asked by a core of a few KB.
- *   sparse-ring    1024 AQL queues of an unknown target sharing one 4 GiB ring of zero fill,
- *                  every slot active (read_dispatch_id 0, write_dispatch_id 2^26 - 1). Was
- *                  0.6 s of CPU per queue (10 minutes).
- *   agents-queues  65536 agents and 65536 (SDMA) queues naming the last agents, compressed.
+ * CASE (COUNT, its default):
+ *   cwsr-bomb      (queues, 8) AQL queues of a gfx90a whose save area claims a 1 MiB control
+ *                  stack and a 255 MiB wave area; the file holds the 40-byte header, the rest
+ *                  is zero fill (p_memsz past p_filesz). Was 2.15 GB of memory for a 9 KB core.
+ *   cwsr-bomb-xcc  (queues, 64) the same with 32 XCCs per queue: 512 GiB asked by a core of a
+ *                  few KB.
+ *   sparse-ring    (queues, 1024) AQL queues of an unknown target sharing one 4 GiB ring of
+ *                  zero fill, every slot active (read_dispatch_id 0, write_dispatch_id
+ *                  2^26 - 1). Was 0.6 s of CPU per queue (10 minutes).
+ *   agents-queues  (agents and queues, 65536) SDMA queues naming the last agents, compressed.
  *                  Was quadratic (51 s).
+ *   ring-1m        (packets, 1 Mi) one AQL queue of a gfx90a whose ring holds COUNT identical
+ *                  active kernel-dispatch packets (read_dispatch_id 0, write_dispatch_id
+ *                  COUNT), their kernel descriptor in the core, no save area; compressed, 8 KB
+ *                  for 1 Mi packets. Was 2.86 GB and 10 s through `gpucore analyze`.
+ *   ring-symbols   (packets, 1 Mi) ring-1m, and a link map of 4096 nodes each loading the same
+ *                  code object of 256 symbols at its own address; the packets' descriptor is
+ *                  the last symbol of the last node, so looking a kernel name up symbol by
+ *                  symbol walks a million symbols per dispatch.
+ *   ring-waves     (waves, 64 Ki) a ring of 16 x COUNT packets as ring-1m's (1 Mi), and a save
+ *                  area of COUNT running waves, each its own workgroup, at its own PC and on
+ *                  its own dispatch (wave i on packet 16 i): the report's grouping and its
+ *                  per-dispatch wave count were quadratic.
  *
- * Built with the public schema and libcore API; the zero fill is made by raising p_memsz of
- * PT_LOADs in the written file (the writer itself always writes p_memsz == p_filesz).
+ * The fuzz corpora of fuzz_image and fuzz_dbgapi hold small versions as seeds, written with
+ * this program: hostile-ring-1m.bin (ring-1m 4096) and hostile-ring-waves.bin (ring-waves 16).
+ *
+ * Built with the public schema and libcore API (and arch/'s save-area encoder for ring-waves);
+ * the zero fill is made by raising p_memsz of PT_LOADs in the written file (the writer itself
+ * always writes p_memsz == p_filesz).
  * Exit status: 0 written; 64 usage; 70 a codec or the writer refused; 74 patching failed.
  */
 #include <stdio.h>
@@ -30,6 +47,11 @@
 
 #include <gpucore/core.h>
 #include <gpucore/schema.h>
+
+#include "arch.h"
+#include "cwsr.h"
+#include "gc_util.h"
+#include "wave.h"
 
 #define GFX90A        90010u
 #define GFX_UNKNOWN   12345u
@@ -44,6 +66,27 @@
 #define AMDQ_BASE     0x300000000000ull
 #define MAX_PATCH     64
 
+/* The ring cases. */
+#define PACKET_SIZE   64u
+#define AQL_HEADER    0x1402u /* KERNEL_DISPATCH, system-scope acquire and release fences */
+#define KD_BASE       0x400000000000ull
+#define KD_SIZE       64u
+#define KD_ENTRY      0x100u /* kernel_code_entry_byte_offset */
+#define KERNARG_BASE  0x500000000000ull
+#define RDEBUG_BASE   0x600000000000ull
+#define NODE_SIZE     48u
+#define URI_SLOT      128u
+#define CO_IMAGE      0x610000000000ull /* the code object's ELF bytes (its memory:// range) */
+#define CO_LOAD       0x620000000000ull /* node i loads it at CO_LOAD + i * CO_STRIDE */
+#define CO_STRIDE     0x100000ull
+#define CO_NODES      4096u /* GC_ROCR_LINK_MAP_MAX */
+#define CO_FUNCS      128u  /* function symbols of the code object */
+#define CO_KDS        128u  /* and kernel descriptors ("kNNNN.kd") */
+#define CO_KD_VALUE   0x8000u /* st_value of descriptor k: CO_KD_VALUE + k * KD_SIZE */
+#define CO_EXTENT     0x10000u
+#define WAVE_AREA     0x700000000000ull
+#define WAVE_PC       0x7f0000000000ull /* wave i at WAVE_PC + 4 i */
+
 struct patch {
     uint64_t vaddr, memsz;
 };
@@ -54,10 +97,33 @@ struct out {
     int npatches;
 };
 
+struct kase;
+typedef int (*build_fn)(const struct kase *k, const char *path, uint32_t count);
+
+/* One case: its builder, COUNT's default and largest value, and the builder's parameters. */
+struct kase {
+    const char *name;
+    build_fn build;
+    uint32_t count, max_count;
+    uint32_t nxcc;  /* queue cases: XCCs per queue */
+    uint32_t flags; /* CASE_* */
+};
+
+#define CASE_SPARSE_RING  0x1u /* queue cases: the 4 GiB ring of zero fill, unknown target */
+#define CASE_MANY_AGENTS  0x2u /* queue cases: as many agents as queues, SDMA, compressed */
+#define CASE_SYMBOLS      0x4u /* ring cases: the link map of CO_NODES code objects */
+#define CASE_WAVES        0x8u /* ring cases: COUNT is waves, on a 1 Mi-packet ring */
+
 static int die(const char *what, const char *msg, int code)
 {
     fprintf(stderr, "gpucore-mkhostile-image: %s: %s\n", what, msg);
     return code;
+}
+
+static void le16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
 }
 
 static void le32(uint8_t *p, uint32_t v)
@@ -133,55 +199,51 @@ static void agent(gpucore_kfd_device_entry_t *a, uint32_t gpu_id, uint32_t gfx, 
     a->capability = DEBUG_CAPS;
 }
 
-int main(int argc, char **argv)
+/* The note of @p nagents agents and @p nqueues queues, added to the writer. */
+static gpucore_status_t add_note(gpucore_writer_t *w, gpucore_kfd_device_entry_t *agents,
+                                 uint32_t nagents, gpucore_kfd_queue_entry_t *queues,
+                                 uint32_t nqueues, uint64_t r_debug, gpucore_diag_t *d)
 {
-    struct out o = { 0 };
     gpucore_amdgpu_note_t note = { 0 };
-    gpucore_kfd_device_entry_t *agents;
-    gpucore_kfd_queue_entry_t *queues;
-    gpucore_diag_t d = { 0 };
-    uint32_t nagents = 1, nqueues = 0, nxcc = 1;
-    int compress = 0, ring = 0;
     void *desc = NULL;
     size_t size = 0;
     gpucore_status_t st;
 
-    if (argc != 3 && argc != 4) {
-        fprintf(stderr, "usage: gpucore-mkhostile-image OUTPUT "
-                        "cwsr-bomb|cwsr-bomb-xcc|sparse-ring|agents-queues [COUNT]\n");
-        return EX_USAGE;
-    }
-    if (strcmp(argv[2], "cwsr-bomb") == 0) {
-        nqueues = 8;
-    } else if (strcmp(argv[2], "cwsr-bomb-xcc") == 0) {
-        nqueues = 64;
-        nxcc = 32;
-    } else if (strcmp(argv[2], "sparse-ring") == 0) {
-        nqueues = 1024;
-        ring = 1;
-    } else if (strcmp(argv[2], "agents-queues") == 0) {
-        nagents = nqueues = 65536;
-        compress = 1;
-    } else {
-        fprintf(stderr, "gpucore-mkhostile-image: unknown case '%s'\n", argv[2]);
-        return EX_USAGE;
-    }
-    if (argc == 4) {
-        char *end;
-        unsigned long n = strtoul(argv[3], &end, 10);
+    note.kfd_major = 1;
+    note.kfd_minor = 16;
+    note.runtime.r_debug = r_debug;
+    note.runtime.runtime_state = GPUCORE_KFD_RUNTIME_ENABLED;
+    note.runtime.ttmp_setup = 1;
+    note.agent_count = nagents;
+    note.agents = agents;
+    note.queue_count = nqueues;
+    note.queues = queues;
+    st = gpucore_amdgpu_note_encode(&note, &desc, &size, d);
+    if (st != GPUCORE_OK)
+        return st;
+    st = gpucore_writer_add_note(w, GPUCORE_AMDGPU_NOTE_OWNER, GPUCORE_NT_AMDGPU_KFD_CORE_STATE,
+                                 desc, size);
+    gpucore_free(desc);
+    return st;
+}
 
-        if (*end || n == 0 || n > 65536) {
-            fprintf(stderr, "gpucore-mkhostile-image: COUNT must be 1..65536\n");
-            return EX_USAGE;
-        }
-        nqueues = (uint32_t)n;
-        if (nagents > 1)
-            nagents = (uint32_t)n;
-    }
+/* ---- the queue cases: cwsr-bomb, cwsr-bomb-xcc, sparse-ring, agents-queues ------------------ */
+
+static int build_queues(const struct kase *k, const char *path, uint32_t count)
+{
+    struct out o = { 0 };
+    gpucore_kfd_device_entry_t *agents;
+    gpucore_kfd_queue_entry_t *queues;
+    gpucore_diag_t d = { 0 };
+    const int ring = !!(k->flags & CASE_SPARSE_RING);
+    const uint32_t nqueues = count, nxcc = k->nxcc;
+    const uint32_t nagents = k->flags & CASE_MANY_AGENTS ? count : 1;
+    gpucore_status_t st;
+
     agents = calloc(nagents, sizeof(*agents));
     queues = calloc(nqueues, sizeof(*queues));
     if (!agents || !queues)
-        return die(argv[2], "out of memory", EX_SOFTWARE);
+        return die(k->name, "out of memory", EX_SOFTWARE);
     for (uint32_t i = 0; i < nagents; i++)
         agent(&agents[i], i + 1, ring ? GFX_UNKNOWN : GFX90A, nxcc);
     for (uint32_t i = 0; i < nqueues; i++) {
@@ -203,26 +265,13 @@ int main(int argc, char **argv)
             q->ctx_save_restore_area_size = AREA_SIZE;
         }
     }
-    note.kfd_major = 1;
-    note.kfd_minor = 16;
-    note.runtime.runtime_state = GPUCORE_KFD_RUNTIME_ENABLED;
-    note.runtime.ttmp_setup = 1;
-    note.agent_count = nagents;
-    note.agents = agents;
-    note.queue_count = nqueues;
-    note.queues = queues;
-    st = gpucore_amdgpu_note_encode(&note, &desc, &size, &d);
-    if (st != GPUCORE_OK)
-        return die("AMDGPU note", d.message, EX_SOFTWARE);
-    st = gpucore_writer_open(argv[1],
+    st = gpucore_writer_open(path,
                              GPUCORE_OPTS(gpucore_writer_opts, .flags = GPUCORE_WRITE_OVERWRITE,
-                                          .compress = (uint32_t)compress),
+                                          .compress = nagents > 1),
                              &o.w, &d);
     if (st != GPUCORE_OK)
-        return die(argv[1], d.message, EX_CANTCREAT);
-    st = gpucore_writer_add_note(o.w, GPUCORE_AMDGPU_NOTE_OWNER,
-                                 GPUCORE_NT_AMDGPU_KFD_CORE_STATE, desc, size);
-    gpucore_free(desc);
+        return die(path, d.message, EX_CANTCREAT);
+    st = add_note(o.w, agents, nagents, queues, nqueues, 0, &d);
     if (st == GPUCORE_OK && nagents == 1 && !ring) {
         /* one header per XCC: control stack and wave area in zero fill */
         uint8_t h[40] = { 0 }; /* kfd_context_save_area_header */
@@ -249,6 +298,308 @@ int main(int argc, char **argv)
     free(agents);
     free(queues);
     if (st != GPUCORE_OK)
-        return die(argv[1], d.message[0] ? d.message : "the writer refused", EX_SOFTWARE);
-    return o.npatches ? patch_file(argv[1], &o) : 0;
+        return die(path, d.message[0] ? d.message : "the writer refused", EX_SOFTWARE);
+    return o.npatches ? patch_file(path, &o) : 0;
+}
+
+/* ---- the ring cases: ring-1m, ring-symbols, ring-waves ---------------------------------------- */
+
+/* The packet every slot holds: a one-dimensional dispatch of 1 Mi work-items in workgroups of
+   256, its descriptor at @p kd. */
+static void dispatch_packet(uint8_t *p, uint64_t kd)
+{
+    memset(p, 0, PACKET_SIZE);
+    le16(p, AQL_HEADER);
+    le16(p + 2, 1); /* setup: dimensions */
+    le16(p + 4, 256);
+    le16(p + 6, 1);
+    le16(p + 8, 1);
+    le32(p + 12, 1u << 20);
+    le32(p + 16, 1);
+    le32(p + 20, 1);
+    le64(p + 32, kd);
+    le64(p + 40, KERNARG_BASE);
+}
+
+/* The ring's bytes, streamed: every slot the same packet. */
+static int64_t ring_read(void *user, uint64_t addr, void *buf, uint64_t size, int *ret_errno,
+                         uint64_t *ret_bad_size)
+{
+    const uint8_t *pkt = user;
+
+    (void)ret_errno;
+    (void)ret_bad_size;
+    for (uint64_t i = 0; i < size; i++)
+        ((uint8_t *)buf)[i] = pkt[(addr - RING_BASE + i) % PACKET_SIZE];
+    return (int64_t)size;
+}
+
+/* A small AMDGPU ELF64 code object: one PT_LOAD of CO_EXTENT bytes, a .symtab of CO_FUNCS
+   functions ("fNNNN") and CO_KDS kernel descriptors ("kNNNN.kd"), .strtab, .shstrtab. */
+static uint8_t *code_object(uint64_t *ret_size)
+{
+    enum { EH = 64, PH = 56, SH = 64, SYM = 24 };
+    const uint32_t nsyms = 1 + CO_FUNCS + CO_KDS;
+    static const char shstr[] = "\0.symtab\0.strtab\0.shstrtab";
+    char strtab[(CO_FUNCS + CO_KDS) * 12 + 1];
+    size_t strsz = 1;
+    uint64_t symoff = EH + PH, stroff, shstroff, shoff, size;
+    uint8_t *e;
+
+    strtab[0] = '\0';
+    stroff = symoff + (uint64_t)nsyms * SYM;
+    for (uint32_t i = 0; i < CO_FUNCS + CO_KDS; i++)
+        strsz += (size_t)snprintf(strtab + strsz, sizeof(strtab) - strsz,
+                                  i < CO_FUNCS ? "f%04u" : "k%04u.kd",
+                                  i < CO_FUNCS ? i : i - CO_FUNCS) +
+                 1;
+    shstroff = stroff + strsz;
+    shoff = (shstroff + sizeof(shstr) + 7) & ~7ull;
+    size = shoff + 4 * SH;
+    e = calloc(1, (size_t)size);
+    if (!e)
+        return NULL;
+    memcpy(e, "\177ELF\2\1\1", 7);
+    e[7] = 64; /* ELFOSABI_AMDGPU_HSA */
+    le16(e + 16, 3); /* ET_DYN */
+    le16(e + 18, 224); /* EM_AMDGPU */
+    le32(e + 20, 1);
+    le64(e + 32, EH); /* e_phoff */
+    le64(e + 40, shoff);
+    le16(e + 52, EH);
+    le16(e + 54, PH);
+    le16(e + 56, 1);
+    le16(e + 58, SH);
+    le16(e + 60, 4);
+    le16(e + 62, 3); /* .shstrtab */
+    le32(e + EH, 1); /* PT_LOAD, R+X, [0, CO_EXTENT) */
+    le32(e + EH + 4, 5);
+    le64(e + EH + 40, CO_EXTENT);
+    for (uint32_t i = 1, name = 1; i < nsyms; i++) {
+        uint8_t *s = e + symoff + (uint64_t)i * SYM;
+        int func = i <= CO_FUNCS;
+
+        le32(s, name);
+        name += (uint32_t)strlen(strtab + name) + 1;
+        s[4] = func ? 0x12 : 0x11; /* GLOBAL FUNC / GLOBAL OBJECT */
+        le16(s + 6, 1);            /* a defined section */
+        le64(s + 8, func ? 0x100u + (i - 1) * 16u : CO_KD_VALUE + (i - 1 - CO_FUNCS) * KD_SIZE);
+        le64(s + 16, func ? 16 : KD_SIZE);
+    }
+    memcpy(e + stroff, strtab, strsz);
+    memcpy(e + shstroff, shstr, sizeof(shstr));
+    /* section headers: null, .symtab, .strtab, .shstrtab */
+    uint8_t *sh = e + shoff + SH;
+    le32(sh, 1);
+    le32(sh + 4, 2); /* SHT_SYMTAB */
+    le64(sh + 24, symoff);
+    le64(sh + 32, (uint64_t)nsyms * SYM);
+    le32(sh + 40, 2); /* sh_link: .strtab */
+    le32(sh + 44, 1); /* sh_info: first global */
+    le64(sh + 48, 8);
+    le64(sh + 56, SYM);
+    sh += SH;
+    le32(sh, 9);
+    le32(sh + 4, 3); /* SHT_STRTAB */
+    le64(sh + 24, stroff);
+    le64(sh + 32, strsz);
+    le64(sh + 48, 1);
+    sh += SH;
+    le32(sh, 17);
+    le32(sh + 4, 3);
+    le64(sh + 24, shstroff);
+    le64(sh + 32, sizeof(shstr));
+    le64(sh + 48, 1);
+    *ret_size = size;
+    return e;
+}
+
+/* r_debug (r_version 10, consistent), CO_NODES link-map nodes, each loading the code object of
+   @p co_size bytes at CO_IMAGE at its own address, and their URIs. */
+static gpucore_status_t add_link_map(gpucore_writer_t *w, uint64_t co_size)
+{
+    const uint64_t nodes = RDEBUG_BASE + 64, uris = nodes + (uint64_t)CO_NODES * NODE_SIZE;
+    const uint64_t size = 64 + (uint64_t)CO_NODES * (NODE_SIZE + URI_SLOT);
+    uint8_t *seg = calloc(1, (size_t)size);
+    char uri[URI_SLOT];
+    gpucore_status_t st;
+
+    if (!seg)
+        return GPUCORE_E_NOMEM;
+    snprintf(uri, sizeof(uri), "memory://4242#offset=0x%llx&size=%llu",
+             (unsigned long long)CO_IMAGE, (unsigned long long)co_size);
+    seg[0] = 10;
+    le64(seg + 8, nodes);
+    for (uint32_t i = 0; i < CO_NODES; i++) {
+        uint8_t *node = seg + 64 + (uint64_t)i * NODE_SIZE;
+        uint64_t at = uris + (uint64_t)i * URI_SLOT;
+
+        le64(node, CO_LOAD + (uint64_t)i * CO_STRIDE); /* l_addr */
+        le64(node + 8, at);                            /* l_name */
+        le64(node + 24, i + 1 < CO_NODES ? nodes + (uint64_t)(i + 1) * NODE_SIZE : 0);
+        le64(node + 32, i ? nodes + (uint64_t)(i - 1) * NODE_SIZE : 0);
+        memcpy(seg + (at - RDEBUG_BASE), uri, strlen(uri) + 1);
+    }
+    st = gpucore_writer_add_segment(w, RDEBUG_BASE, seg, size, NULL);
+    free(seg);
+    return st;
+}
+
+static void set_slot(const struct gc_arch *arch, uint32_t *hwreg, const char *name, uint32_t v)
+{
+    int slot = gc_hwreg_slot(arch->hwreg, name);
+
+    if (slot >= 0)
+        hwreg[slot] = v;
+}
+
+/*
+ * The save area of @p nwaves running waves, each its own workgroup, wave i at PC WAVE_PC + 4 i
+ * running the dispatch in ring slot i * (@p packets / nwaves). *ret_size: its bytes, which
+ * the queue's ctx_save_restore_area_size covers.
+ */
+static gpucore_status_t save_area(uint32_t nwaves, uint32_t packets, uint8_t **ret,
+                                  size_t *ret_size, gpucore_diag_t *d)
+{
+    const struct gc_arch *arch = gc_arch_by_gfx_version(GFX90A);
+    struct gc_wave_spec *specs = calloc(nwaves, sizeof(*specs));
+    const uint32_t ctl = ((64u + 8u * nwaves + 64u) + 4095u) & ~4095u;
+    gpucore_status_t st;
+
+    if (!arch || !specs) {
+        free(specs);
+        return GPUCORE_E_NOMEM;
+    }
+    for (uint32_t i = 0; i < nwaves; i++) {
+        struct gc_wave_spec *s = &specs[i];
+        uint64_t pc = WAVE_PC + 4ull * i;
+
+        s->vgprs = 4;
+        s->accvgprs = 4;
+        s->first_wave = s->last_wave = 1;
+        set_slot(arch, s->hwreg, "pc_lo", (uint32_t)pc);
+        set_slot(arch, s->hwreg, "pc_hi", (uint32_t)(pc >> 32));
+        set_slot(arch, s->hwreg, "exec_lo", UINT32_MAX);
+        set_slot(arch, s->hwreg, "exec_hi", UINT32_MAX);
+        s->ttmp[arch->ttmp->dispatch_index.ttmp] =
+                gc_bf_put(0, arch->ttmp->dispatch_index.bits,
+                          (uint32_t)((uint64_t)i * (packets / nwaves)));
+    }
+    st = gc_cwsr_encode(arch, specs, nwaves, ctl, NULL, ret, ret_size, NULL, d);
+    free(specs);
+    return st;
+}
+
+static int build_ring(const struct kase *k, const char *path, uint32_t count)
+{
+    const uint32_t packets = k->flags & CASE_WAVES ? 16u * count : count;
+    const uint32_t nwaves = k->flags & CASE_WAVES ? count : 0;
+    const uint64_t kd = k->flags & CASE_SYMBOLS ? CO_LOAD + (uint64_t)(CO_NODES - 1) * CO_STRIDE +
+                                                          CO_KD_VALUE + (CO_KDS - 1) * KD_SIZE
+                                                : KD_BASE;
+    gpucore_kfd_device_entry_t dev;
+    gpucore_kfd_queue_entry_t q = { 0 };
+    gpucore_writer_t *w = NULL;
+    gpucore_diag_t d = { 0 };
+    uint8_t aq[256] = { 0 }, pkt[PACKET_SIZE], desc[KD_SIZE] = { 0 }, *co = NULL, *area = NULL;
+    uint64_t co_size = 0;
+    size_t area_size = 0;
+    gpucore_status_t st;
+
+    agent(&dev, 1, GFX90A, 1);
+    q.gpu_id = 1;
+    q.queue_type = GPUCORE_KFD_QUEUE_TYPE_COMPUTE_AQL;
+    q.ring_base_address = RING_BASE;
+    q.ring_size = packets * PACKET_SIZE;
+    q.read_pointer_address = AMDQ_BASE + 128;
+    q.write_pointer_address = AMDQ_BASE + 56;
+    le64(aq + 56, packets); /* write_dispatch_id; read_dispatch_id 0 */
+    dispatch_packet(pkt, kd);
+    le64(desc + 16, KD_ENTRY);
+    if (nwaves) {
+        st = save_area(nwaves, packets, &area, &area_size, &d);
+        if (st != GPUCORE_OK)
+            return die("save area", d.message[0] ? d.message : "out of memory", EX_SOFTWARE);
+        q.ctx_save_restore_address = WAVE_AREA;
+        q.ctx_save_restore_area_size = (uint32_t)((area_size + 4095) & ~(size_t)4095);
+    }
+    if (k->flags & CASE_SYMBOLS) {
+        co = code_object(&co_size);
+        if (!co)
+            return die("code object", "out of memory", EX_SOFTWARE);
+    }
+    st = gpucore_writer_open(path,
+                             GPUCORE_OPTS(gpucore_writer_opts, .flags = GPUCORE_WRITE_OVERWRITE,
+                                          .compress = 1),
+                             &w, &d);
+    if (st != GPUCORE_OK)
+        return die(path, d.message, EX_CANTCREAT);
+    st = add_note(w, &dev, 1, &q, 1, co ? RDEBUG_BASE : 0, &d);
+    if (st == GPUCORE_OK)
+        st = gpucore_writer_add_segment(w, AMDQ_BASE, aq, sizeof(aq), NULL);
+    if (st == GPUCORE_OK)
+        st = gpucore_writer_add_segment_fn(w, RING_BASE, (uint64_t)packets * PACKET_SIZE, NULL,
+                                           ring_read, pkt);
+    if (st == GPUCORE_OK)
+        st = gpucore_writer_add_segment(w, kd, desc, sizeof(desc), NULL);
+    if (st == GPUCORE_OK && co)
+        st = add_link_map(w, co_size);
+    if (st == GPUCORE_OK && co)
+        st = gpucore_writer_add_segment(w, CO_IMAGE, co, co_size, NULL);
+    if (st == GPUCORE_OK && area)
+        st = gpucore_writer_add_segment(w, WAVE_AREA, area, area_size, NULL);
+    if (st == GPUCORE_OK)
+        st = gpucore_writer_finish(w, NULL, &d);
+    else
+        gpucore_writer_abort(w);
+    free(co);
+    gc_free(area);
+    if (st != GPUCORE_OK)
+        return die(path, d.message[0] ? d.message : "the writer refused", EX_SOFTWARE);
+    return 0;
+}
+
+static const struct kase cases[] = {
+    { "cwsr-bomb", build_queues, 8, 65536, 1, 0 },
+    { "cwsr-bomb-xcc", build_queues, 64, 65536, 32, 0 },
+    { "sparse-ring", build_queues, 1024, 65536, 1, CASE_SPARSE_RING },
+    { "agents-queues", build_queues, 65536, 65536, 1, CASE_MANY_AGENTS },
+    /* at most GC_IMAGE_MAX_RING_SLOTS packets; 2^18 waves fill 576 MiB of save area */
+    { "ring-1m", build_ring, 1u << 20, 1u << 22, 1, 0 },
+    { "ring-symbols", build_ring, 1u << 20, 1u << 22, 1, CASE_SYMBOLS },
+    { "ring-waves", build_ring, 1u << 16, 1u << 18, 1, CASE_WAVES },
+};
+
+int main(int argc, char **argv)
+{
+    const struct kase *k = NULL;
+    uint32_t count;
+
+    if (argc != 3 && argc != 4) {
+        fprintf(stderr, "usage: gpucore-mkhostile-image OUTPUT CASE [COUNT]; CASE:");
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+            fprintf(stderr, " %s", cases[i].name);
+        fputc('\n', stderr);
+        return EX_USAGE;
+    }
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]) && !k; i++)
+        if (strcmp(argv[2], cases[i].name) == 0)
+            k = &cases[i];
+    if (!k) {
+        fprintf(stderr, "gpucore-mkhostile-image: unknown case '%s'\n", argv[2]);
+        return EX_USAGE;
+    }
+    count = k->count;
+    if (argc == 4) {
+        char *end;
+        unsigned long n = strtoul(argv[3], &end, 10);
+
+        if (*end || n == 0 || n > k->max_count) {
+            fprintf(stderr, "gpucore-mkhostile-image: %s: COUNT must be 1..%u\n", k->name,
+                    k->max_count);
+            return EX_USAGE;
+        }
+        count = (uint32_t)n;
+    }
+    return k->build(k, argv[1], count);
 }

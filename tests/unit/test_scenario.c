@@ -120,6 +120,8 @@ static const struct {
       "queues[1]: queue_id 3 used twice (KFD queue ids are unique per process)" },
     { "{\"name\":\"t\"," AGENT ",\"queues\":[{\"agent\":0,\"queue_id\":0,\"ring_packets\":100}]}",
       "queues[0]: ring_packets 100 is not a power of two" },
+    { "{\"name\":\"t\"," AGENT ",\"queues\":[{\"agent\":0,\"queue_id\":0,\"backlog\":64}]}",
+      "queues[0].backlog: 64 (0x40) out of range [0, 63]" },
     { "{\"name\":\"t\"," AGENT "," QUEUE "," CO ",\"dispatches\":[{\"queue\":0,\"code_object\":"
       "\"w\",\"kernel\":\"vadd\",\"grid\":[1],\"workgroup\":[1],\"packet_id\":0}]}",
       "dispatches[0]: code_object: no code object named 'w'" },

@@ -489,6 +489,50 @@ static void test_layout_bad_pc(void **state)
     gc_scenario_free(s);
 }
 
+/* A queue's backlog: copies of its last dispatch packet in the slots after it, the write id
+   past them; a backlog the ring cannot hold besides the dispatches is the scenario's error. */
+static void backlog_layout(uint32_t backlog, gpucore_status_t want)
+{
+    char json[1024];
+    struct gc_scenario *s = NULL;
+    struct gc_layout *l = NULL;
+    gpucore_diag_t d = { 0 };
+
+    snprintf(json, sizeof(json),
+             "{\"name\":\"t\",\"agents\":[{\"target\":\"gfx90a\",\"gpu_id\":1,\"simd_count\":416}],"
+             "\"queues\":[{\"agent\":0,\"queue_id\":0,\"ring_packets\":64,\"backlog\":%u}],"
+             "\"code_objects\":[{\"name\":\"v\",\"source\":\"vadd.cl\",\"target\":\"gfx90a\"}],"
+             "\"dispatches\":[{\"queue\":0,\"code_object\":\"v\",\"kernel\":\"vadd\","
+             "\"grid\":[256],\"workgroup\":[256],\"packet_id\":70},{\"queue\":0,"
+             "\"code_object\":\"v\",\"kernel\":\"vadd\",\"grid\":[512],\"workgroup\":[256],"
+             "\"packet_id\":74}]}",
+             backlog);
+    assert_int_equal(gc_scenario_parse(json, strlen(json), "x.json", &s, &d), GPUCORE_OK);
+    assert_int_equal(gc_layout_build(s, getenv("GPUCORE_SCENARIO_OBJECTS"), &l, &d), want);
+    if (want != GPUCORE_OK) {
+        if (!strstr(d.message, "queues[0].backlog: 60 packets after the dispatches do not fit"))
+            fail_msg("%s", d.message);
+    } else {
+        const uint8_t *ring = (const uint8_t *)(uintptr_t)l->queues[0].ring;
+
+        assert_int_equal(l->queues[0].read_id, 70);
+        assert_int_equal(l->queues[0].write_id, 75 + backlog);
+        /* packets 75 .. 74 + backlog are packet 74's (slots 11 ..), the slot after is INVALID */
+        for (uint32_t k = 0; k < backlog; k++)
+            assert_memory_equal(ring + ((75 + k) % 64) * 64, ring + (74 % 64) * 64, 64);
+        assert_int_equal(ring[((75 + backlog) % 64) * 64], 1); /* HSA_PACKET_TYPE_INVALID */
+        gc_layout_free(l);
+    }
+    gc_scenario_free(s);
+}
+
+static void test_layout_backlog(void **state)
+{
+    (void)state;
+    backlog_layout(58, GPUCORE_OK);
+    backlog_layout(60, GPUCORE_E_INVAL);
+}
+
 /* Exception addresses relative to a buffer resolve against where the layout put it; one that
    would fall below address 1 is the scenario's error, named by its path. */
 static void test_layout_exception_address(void **state)
@@ -1287,7 +1331,7 @@ int main(void)
         cmocka_unit_test(test_layout_hang),     cmocka_unit_test(test_layout_big),
         cmocka_unit_test(test_layout_r_versions),
         cmocka_unit_test(test_layout_bad_pc),   cmocka_unit_test(test_layout_exception_address),
-        cmocka_unit_test(test_layout_hidden_kernargs),
+        cmocka_unit_test(test_layout_hidden_kernargs), cmocka_unit_test(test_layout_backlog),
         cmocka_unit_test_teardown(test_inferior_vadd, kill_child),
         cmocka_unit_test_teardown(test_inferior_rdna3, kill_child),  cmocka_unit_test_teardown(test_inferior_mi300, kill_child),
         cmocka_unit_test_teardown(test_inferior_rdna2, kill_child),  cmocka_unit_test_teardown(test_inferior_hang, kill_child),

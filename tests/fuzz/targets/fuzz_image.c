@@ -6,12 +6,14 @@
  *
  * Invariants (abort() on violation): gc_image_open returns a documented status, with a message
  * on failure and no image; on success every index and count is consistent (waves and
- * dispatches inside their queue's range, group leaders and dispatches in range, problems
- * non-empty), reads return documented statuses with *ret_done never above the size, and
- * symbolization of every PC succeeds or says NOTFOUND. The same bytes opened as a split dump
- * (gc_image_open_split, the host core being a second view of them) rebuild the same process.
- * The work is bounded by the input (plain cores): save areas allocate at most as many bytes as
- * the input has, and every queue reads at most as many AQL packets as fit in it.
+ * dispatches inside their queue's range, a queue's dispatches its own and in packet order,
+ * no more than the kernel-dispatch packets it counted, group leaders and dispatches in range,
+ * problems non-empty), reads return documented statuses with *ret_done never above the size,
+ * and symbolization of every PC succeeds or says NOTFOUND. The same bytes opened as a split
+ * dump (gc_image_open_split, the host core being a second view of them) rebuild the same
+ * process. The work is bounded by the input (plain cores): save areas allocate at most as many
+ * bytes as the input has, and every queue reads at most as many AQL packets as fit in it; and
+ * what the image keeps stays within its share of the core's memory budget.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -119,12 +121,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         if (q->agent != UINT32_MAX && q->agent >= na)
             abort();
+        /* a queue's dispatches: its own, in packet order, of its active packets, and no more
+           than the kernel-dispatch packets the image read */
+        if (q->ndispatches > q->dispatch_packets)
+            abort();
+        for (uint32_t k = 0; k < q->ndispatches; k++) {
+            const struct gc_image_dispatch *di = gc_image_dispatch(img, q->first_dispatch + k);
+
+            if (di->queue != i || di->packet_id < q->read_id || di->packet_id >= q->write_id ||
+                (k && di->packet_id <= gc_image_dispatch(img, q->first_dispatch + k - 1)->packet_id))
+                abort();
+        }
     }
     for (uint32_t i = 0; i < nd; i++) {
         const struct gc_image_dispatch *di = gc_image_dispatch(img, i);
 
         if (di->queue >= nq || (di->code_object != UINT32_MAX && di->code_object >= nc) ||
-            !memchr(di->kernel_name, 0, sizeof(di->kernel_name)))
+            !di->kernel_name)
             abort();
     }
     for (uint32_t i = 0; i < nc; i++) {
@@ -167,6 +180,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         struct gc_image_stats stats;
 
         gc_image_get_stats(img, &stats);
+        /* what the image keeps is charged, within its share of the budget */
+        if (img->mem_charged > img->mem_limit)
+            abort();
         if (gpucore_core_get_info(core, &info) == GPUCORE_OK &&
             !(info.flags & GPUCORE_INFO_COMPRESSED) &&
             /* a partly held wave area costs up to GC_IMAGE_PARTIAL_AREA_FACTOR x its charge */
