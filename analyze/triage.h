@@ -15,9 +15,12 @@
  * disassembled instruction has "source" ({"file", "line", "column"}, null when the PC has no
  * line) and "inlined" (the inline chain, innermost first: [{"function", "file", "line",
  * "column"}], each function at its own line, the call site for those it inlined, the last the
- * kernel; null when no code object's DWARF covers the PC); a missing column or line is null.
- * The report's code objects have "line_info" (true, false: no DWARF, null: no bytes) and
- * "line_info_text" ("no line information in code object N (URI)" when false, else null).
+ * kernel; null when no code object's DWARF covers the PC); a missing column or line is null;
+ * "source_error" says why there is no chain when a limit kept the DWARF from being walked
+ * ("DWARF walk budget exhausted", srcline.h), else null.
+ * The report's code objects have "line_info" (true, false: no DWARF, null: no bytes or DWARF
+ * refused) and "line_info_text" ("no line information in code object N (URI)" when false,
+ * "line information of code object N (URI) not used: WHY" when refused, else null).
  *
  * Failures: a builder that cannot answer returns NULL and says why in a struct gc_triage_error:
  * a status and a one-line message (gpucore_diag_t), and its blame -- what the failure is about,

@@ -450,7 +450,8 @@ int gc_tr_co_lines(const struct gc_triage *t, uint32_t c)
     l = &t->lines->co[c];
     if (l->state == GC_TR_LINES_UNOPENED) {
         gpucore_status_t st = co->bytes && co->size <= SIZE_MAX
-                                      ? gc_srcline_open(co->bytes, (size_t)co->size, &l->h)
+                                      ? gc_srcline_open_why(co->bytes, (size_t)co->size,
+                                                            &l->h, &l->why)
                                       : GPUCORE_E_INVAL;
 
         l->state = st == GPUCORE_OK           ? GC_TR_LINES_OPEN
@@ -473,16 +474,26 @@ void gc_tr_source_json(const struct gc_triage *t, uint64_t pc, json_t *o)
 {
     struct gc_srcline_result r;
     json_t *src = NULL, *inl = NULL;
+    const char *why = NULL;
 
     for (uint32_t c = 0; c < gc_image_code_object_count(t->img) && !src; c++) {
         const struct gc_image_code_object *co = gc_image_code_object(t->img, c);
+        gpucore_status_t st;
 
         /* The offset is checked against the units' ranges (the file can be smaller than the
            code's virtual addresses, so its size says nothing here). */
         if (!co || pc < co->load_address)
             continue;
-        if (gc_tr_co_lines(t, c) != 1 ||
-            gc_srcline_lookup(t->lines->co[c].h, pc - co->load_address, &r) != GPUCORE_OK)
+        if (gc_tr_co_lines(t, c) != 1) {
+            /* DWARF refused at open (a limit): said for the PCs it might have covered */
+            if (!why && t->lines && c < t->lines->n && pc - co->load_address < co->size)
+                why = t->lines->co[c].why;
+            continue;
+        }
+        st = gc_srcline_lookup(t->lines->co[c].h, pc - co->load_address, &r);
+        if (st == GPUCORE_E_LIMIT && !why)
+            why = r.why;
+        if (st != GPUCORE_OK)
             continue;
         src = r.frames[0].file[0] && r.frames[0].line
                       ? frame_location_json(&r.frames[0], json_object())
@@ -497,6 +508,7 @@ void gc_tr_source_json(const struct gc_triage *t, uint64_t pc, json_t *o)
     }
     json_object_set_new(o, GC_TK_SOURCE, src ? src : json_null());
     json_object_set_new(o, GC_TK_INLINED, inl ? inl : json_null());
+    json_object_set_new(o, GC_TK_SOURCE_ERROR, !inl && why ? json_string(why) : json_null());
 }
 
 /* ---------------------------------------------------------------------------------------- */

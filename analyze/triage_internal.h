@@ -49,6 +49,7 @@ enum gc_tr_lines_state {
 struct gc_tr_co_lines {
     enum gc_tr_lines_state state;
     struct gc_srcline *h;
+    const char *why; /* GC_TR_LINES_UNUSABLE by a limit: why (static), else NULL */
 };
 /* The per-code-object cache behind struct gc_triage's lines. */
 struct gc_tr_lines {
@@ -58,9 +59,11 @@ struct gc_tr_lines {
 /* Code object c's line information, opened on first use: 1 it has DWARF, 0 it has none,
    -1 no bytes, unreadable bytes, or no such code object. */
 int gc_tr_co_lines(const struct gc_triage *t, uint32_t c);
-/* Set o's "source" ({file, line, column}, null when the PC has no line) and "inlined" (the
+/* Set o's "source" ({file, line, column}, null when the PC has no line), "inlined" (the
    chain, innermost first, of {function, file, line, column}: each function at its line, the
-   last one the kernel; null when no code object's DWARF covers the PC). */
+   last one the kernel; null when no code object's DWARF covers the PC) and "source_error"
+   (why a code object's DWARF was not walked for the PC: its walk budget, or its DWARF refused
+   at open; null otherwise). */
 void gc_tr_source_json(const struct gc_triage *t, uint64_t pc, json_t *o);
 
 /* ---- Building JSON (a NULL from jansson leaves a member out, as jansson does) --------------- */

@@ -1057,11 +1057,16 @@ static void code_object_lines(struct report *r)
         /* Whether its DWARF gives PCs lines (null: no bytes to tell), said once per object. */
         lines = gc_tr_co_lines(t, c);
         json_object_set_new(o, "line_info", lines < 0 ? json_null() : json_boolean(lines));
-        if (lines == 0) {
+        if (lines == 0 || (lines < 0 && t->lines->co[c].why)) {
             char note[GC_IMAGE_NAME_MAX + 1100];
 
-            snprintf(note, sizeof(note), "no line information in code object %u (%s)", c,
-                     co->uri);
+            if (lines == 0)
+                snprintf(note, sizeof(note), "no line information in code object %u (%s)", c,
+                         co->uri);
+            else
+                snprintf(note, sizeof(note),
+                         "line information of code object %u (%s) not used: %s", c, co->uri,
+                         t->lines->co[c].why);
             json_object_set_new(o, GC_TK_LINE_INFO_TEXT, json_string(note));
         } else {
             json_object_set_new(o, GC_TK_LINE_INFO_TEXT, json_null());

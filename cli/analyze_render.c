@@ -92,6 +92,8 @@ static void render_source(FILE *out, const char *indent, const json_t *o)
         fprintf(out, "%s%s %s (%s)\n", indent, i ? "inlined into" : "at",
                 gc_json_get_str_or(f, GC_TK_FUNCTION, "?"), loc);
     }
+    if (!json_is_array(chain) && gc_json_get_str(o, GC_TK_SOURCE_ERROR))
+        fprintf(out, "%s(no source line: %s)\n", indent, gc_json_get_str(o, GC_TK_SOURCE_ERROR));
 }
 
 static void render_group(FILE *out, const json_t *g)

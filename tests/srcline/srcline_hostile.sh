@@ -10,11 +10,13 @@
 #          100 s): analyze and analyze waves finish under a 20 s CPU limit (prlimit; they take
 #          well under one), and every PC's chain is vadd, which the DWARF describes.
 # suffix   65,536 blocks naming every suffix of one list (nothing to share): the walk budget
-#          refuses the lookups; analyze finishes under the same limit, every chain null.
+#          refuses the lookups; analyze finishes under the same limit, every chain null, and
+#          the report says why ("source_error", and the text's "no source line" line).
 # altlink  a .gnu_debugaltlink naming a FIFO and vadd's name in the supplementary file:
 #          analyze (under strace) never opens the FIFO, and names vadd from the object itself.
 # zlib     .debug_info compressed, declaring 1 GiB in 1 MB: refused before it is inflated;
-#          analyze's peak RSS stays under 512 MiB (it was 1 GiB more), the chains are null.
+#          analyze's peak RSS stays under 512 MiB (it was 1 GiB more), the chains are null
+#          and the code object says why its lines are not used.
 #
 # Exit codes: 0 pass, 1 fail, 77 skip (no ptrace rights; altlink: no strace).
 set -euo pipefail
@@ -47,17 +49,20 @@ bounded() {
   expect_rc 0 "$name"
 }
 
-# chains REPORT WAVES WANT: every group's and wave's "inlined" is WANT ("vadd" or "null").
+# chains REPORT WAVES WANT [WHY]: every group's and wave's "inlined" is WANT ("vadd" or
+# "null"), and its "source_error" WHY (null when not given).
 chains() {
-  python3 - "$1" "$2" "$3" <<'PY' || fail "the chains (above)"
+  python3 - "$1" "$2" "$3" "${4:-}" <<'PY' || fail "the chains (above)"
 import json, sys
 r, w, want = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3]
+why = sys.argv[4] or None
 xs = [g for a in r["agents"] for q in a["queues"] for g in q["groups"]] + w["waves"]
 assert xs, "no group and no wave"
 for x in xs:
     got = None if x["inlined"] is None else [f["function"] for f in x["inlined"]]
     assert got == (None if want == "null" else [want]), (x["pc"], x["inlined"])
     assert x["source"] is None, (x["pc"], x["source"])  # no line table in this DWARF
+    assert x["source_error"] == why, (x["pc"], x["source_error"])
 PY
 }
 
@@ -66,7 +71,14 @@ case $kase in
     make_core "$([ "$kase" = shared ] && echo shared-rnglistx || echo suffix-rnglists)" 65536
     bounded report analyze --json dwarf.core
     bounded waves analyze waves --json dwarf.core
-    chains report.out waves.out "$([ "$kase" = shared ] && echo vadd || echo null)"
+    if [ "$kase" = shared ]; then
+      chains report.out waves.out vadd
+    else
+      chains report.out waves.out null "DWARF walk budget exhausted"
+      bounded text analyze dwarf.core
+      grep -q "(no source line: DWARF walk budget exhausted)" text.out ||
+        fail "the text report does not say why there is no line: $(cat text.out)"
+    fi
     ;;
   altlink)
     command -v strace >/dev/null || skip "strace is not installed"
@@ -94,7 +106,11 @@ assert rc == 0, "exit %d: %s" % (rc, open("report.err").read())
 assert peak < 512 * 1024, "peak RSS %d KiB" % peak
 PY
     gc waves analyze waves --json dwarf.core; expect_rc 0 waves
-    chains report.out waves.out null
+    why="compressed DWARF sections declare more than 16 times the code object's size"
+    chains report.out waves.out null "$why"
+    python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["code_objects"][0]["line_info_text"]; assert t and t.endswith("not used: " + sys.argv[2]), t' \
+      report.out "$why" ||
+      fail "the code object does not say why its lines are not used"
     ;;
   *) fail "unknown case $kase" ;;
 esac
