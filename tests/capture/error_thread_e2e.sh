@@ -98,7 +98,15 @@ check other.core 0 "$ipid"
 # --hook-ready-fd: the capture leaves the target alone until the hook's byte (or the end of the
 # pipe) arrives. The byte is held back here until the target is seen untraced with the capture
 # already started and waiting on the pipe.
-tracer() { awk '/^TracerPid:/ { print $2 }' "/proc/$ipid/status"; }
+# The checks fork nothing (the capture goes on by itself after 2 s without the byte, and a
+# loaded machine made 40 checks that each started awk and sleep take longer than that).
+tracer_pid() {
+  local k v
+  tracer=
+  while read -r k v; do
+    [ "$k" = TracerPid: ] && { tracer=$v; return; }
+  done <"/proc/$ipid/status"
+}
 rm -f ready.fifo silent.fifo
 mkfifo ready.fifo
 rc=0
@@ -106,10 +114,13 @@ rc=0
   3<ready.fifo >ready.out 2>ready.err &
 cpid=$!
 exec 4>ready.fifo
-for _ in $(seq 1 40); do
-  [ "$(tracer)" = 0 ] || fail "the capture stopped the target before the hook said it was ready"
-  sleep 0.025
+exec 5<> <(:) # nobody writes: `read -t` on it is a sleep without a process
+for _ in $(seq 1 20); do
+  tracer_pid
+  [ "$tracer" = 0 ] || fail "the capture stopped the target before the hook said it was ready"
+  read -r -t 0.025 -u 5 _ || true
 done
+exec 5<&-
 [ -e ready.core ] && fail "a core was written before the hook said it was ready"
 printf g >&4
 exec 4>&-
