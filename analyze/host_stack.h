@@ -13,7 +13,12 @@
  *     regular files only), and used only when its GNU build-id equals the one the core holds
  *     in the module's first page (a file with no build-id, or a module whose build-id the core
  *     lacks, is used and said to be unverified);
- *   - separate debug files by build-id, below DIR/usr/lib/debug/.build-id/ (same rules).
+ *   - separate debug files by build-id, below DIR/usr/lib/debug/.build-id/ (same rules);
+ *   - a supplementary DWARF file (dwz; a module's .gnu_debugaltlink names its path and
+ *     build-id) likewise by that build-id only, and used only when the file has it; never by
+ *     the path, which libdw would open as it is: without one, references into it
+ *     (DW_FORM_GNU_strp_alt, DW_FORM_GNU_ref_alt, DW_FORM_strp_sup) read nothing. A module's
+ *     .gnu_debuglink name is never used either.
  * Frames in modules without symbols say so, and the report names the modules once.
  *
  * Internal to analyze. No printing.
