@@ -536,6 +536,85 @@ static int report_files(Dwfl *dwfl, struct hs_ctx *c)
     return 0;
 }
 
+/* Sections libelf, libdw or libdwfl inflate when they read an image, besides any with
+   SHF_COMPRESSED. A kernel's vDSO has none; a core's could make its few hundred KiB inflate to
+   GiB (xz reaches about 7000:1, zlib 1000:1), so an image with one is not read. */
+static const struct {
+    const char *name;
+    bool prefix;
+} inflated_sections[] = {
+    { ".zdebug", true },         /* GNU-style zlib DWARF (libdw) */
+    { ".gnu_debugdata", false }, /* an xz-compressed symbol table, MiniDebugInfo (libdwfl) */
+};
+
+static bool inflated_name(const char *name)
+{
+    for (size_t i = 0; i < GC_ARRAY_SIZE(inflated_sections); i++) {
+        size_t n = strlen(inflated_sections[i].name);
+
+        if (strncmp(name, inflated_sections[i].name, n) == 0 &&
+            (inflated_sections[i].prefix || name[n] == 0))
+            return true;
+    }
+    return false;
+}
+
+/* The name of section @p sh of @p img (@p size bytes, section headers at @p shoff): NULL when
+   libelf could not read it either (elf_strptr: an offset or a string past .shstrtab). */
+static const char *section_name(const uint8_t *img, uint64_t size, uint64_t shoff,
+                                uint32_t shstrndx, uint32_t shnum, const uint8_t *sh)
+{
+    uint64_t off, len, at = gc_le32_get(sh);
+
+    if (shstrndx >= shnum)
+        return NULL;
+    off = gc_le64_get(img + shoff + 64u * (uint64_t)shstrndx + 24);
+    len = gc_le64_get(img + shoff + 64u * (uint64_t)shstrndx + 32);
+    if (off > size || len > size - off || at >= len || !memchr(img + off + at, 0, len - at))
+        return NULL;
+    return (const char *)img + off + at;
+}
+
+/* Whether libdwfl may read the vDSO's image @p img of @p size (>= 64) bytes: 0, or -1 with
+   @p why when a section is compressed, or its section headers are not all inside it (extended
+   numbering included) or not of 64 bytes: a kernel's are, and then every section libelf will
+   see is checked here. */
+static int vdso_usable(const uint8_t *img, uint64_t size, char *why, size_t why_size)
+{
+    uint64_t shoff = gc_le64_get(img + 40), shnum = gc_le16_get(img + 60);
+    uint32_t shstrndx = gc_le16_get(img + 62);
+
+    if (shoff == 0 && shnum == 0)
+        return 0; /* no section headers */
+    if (gc_le16_get(img + 58) != 64 || shoff > size || size - shoff < 64)
+        goto outside;
+    if (shnum == 0) /* extended numbering: the count is section 0's sh_size */
+        shnum = gc_le64_get(img + shoff + 32);
+    if (shstrndx == SHN_XINDEX)
+        shstrndx = gc_le32_get(img + shoff + 40);
+    if ((size - shoff) / 64 < shnum)
+        goto outside;
+    for (uint32_t i = 1; i < shnum; i++) {
+        const uint8_t *sh = img + shoff + 64u * (uint64_t)i;
+        const char *name = section_name(img, size, shoff, shstrndx, (uint32_t)shnum, sh);
+
+        if ((gc_le64_get(sh + 8) & SHF_COMPRESSED) || (name && inflated_name(name))) {
+            char *p = name ? dup_printable(name, strnlen(name, 64)) : NULL;
+
+            snprintf(why, why_size,
+                     "its image in the core has a compressed section (%s), which a kernel's "
+                     "vDSO never has: not read (it could inflate far beyond the core's bytes)",
+                     p ? p : "without a name");
+            free(p);
+            return -1;
+        }
+    }
+    return 0;
+outside:
+    snprintf(why, why_size, "its image in the core does not hold its section headers");
+    return -1;
+}
+
 /* The vDSO: the kernel dumps it whole, so its ELF image (symbols, CFI) comes from the core. */
 static void report_vdso(Dwfl *dwfl, struct hs_ctx *c)
 {
@@ -543,6 +622,7 @@ static void report_vdso(Dwfl *dwfl, struct hs_ctx *c)
     uint8_t eh[64], *img;
     struct core_elf e;
     Dwfl_Module *mod;
+    char why[512];
     int fd;
 
     if (!at || read_core_elf(c->core, at, &e) != 0 ||
@@ -561,9 +641,17 @@ static void report_vdso(Dwfl *dwfl, struct hs_ctx *c)
     }
     if (size < sizeof(eh) || size > GC_HS_VDSO_MAX || !(img = malloc(size)))
         return;
-    fd = gpucore_core_read(c->core, at, img, size, NULL) == GPUCORE_OK
-             ? memfd_create("gpucore-vdso", MFD_CLOEXEC)
-             : -1;
+    if (gpucore_core_read(c->core, at, img, size, NULL) != GPUCORE_OK) {
+        free(img);
+        return;
+    }
+    if (vdso_usable(img, size, why, sizeof(why)) != 0) {
+        note_no_symbols(c, "[vdso]", "[vdso]", &e, why);
+        dwfl_report_module(dwfl, "[vdso]", at, at + size);
+        free(img);
+        return;
+    }
+    fd = memfd_create("gpucore-vdso", MFD_CLOEXEC);
     if (fd >= 0 && (write(fd, img, size) != (ssize_t)size ||
                     !(mod = dwfl_report_elf(dwfl, "[vdso]", "[vdso]", fd, at, false)))) {
         close(fd);
