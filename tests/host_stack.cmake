@@ -22,8 +22,10 @@ gpucore_fuzz_target(fuzz_host_stack SOURCE fuzz/targets/fuzz_host_stack.c
 # path as it is to read a unit's strings, and a FIFO there blocked the report for ever), its
 # .gnu_debuglink, a split unit's DW_AT_GNU_dwo_name, all FIFOs; `gpucore analyze` under strace
 # and a timeout, without --sysroot, with the supplementary file below --sysroot at its
-# build-id's place, and with what is refused there (tests/analyze/hostile_vdso.sh).
-foreach(kase altlink sysroot-alt sysroot-refused)
+# build-id's place, and with what is refused there. The bombs: an image with a section that
+# would be inflated (xz .gnu_debugdata, SHF_COMPRESSED, .zdebug_*) is not read, under a memory
+# limit (tests/analyze/hostile_vdso.sh).
+foreach(kase altlink sysroot-alt sysroot-refused xz-bomb zlib-bomb zdebug-bomb)
   add_test(NAME analyze-host-stack-vdso-${kase}
            COMMAND ${PROJECT_SOURCE_DIR}/tests/analyze/hostile_vdso.sh
                    ${CMAKE_CURRENT_BINARY_DIR}/host-stack/vdso-${kase}
@@ -33,9 +35,9 @@ foreach(kase altlink sysroot-alt sysroot-refused)
                        TIMEOUT 300)
 endforeach()
 
-# The vDSO seed of fuzz_host_stack (vdso-altlink) is written by
+# The vDSO seeds of fuzz_host_stack (vdso-altlink, vdso-xz, vdso-zlib) are written by
 #   tests/tools/mkhostile_vdso.py tests/fuzz/corpus/fuzz_host_stack
-# and this checks the committed one is what it writes.
+# and this checks the committed ones are what it writes.
 add_test(NAME fuzz-seeds-host-stack-in-sync
          COMMAND sh ${PROJECT_SOURCE_DIR}/tests/tools/check_seeds.sh
                  ${PROJECT_SOURCE_DIR}/tests/tools/mkhostile_vdso.py

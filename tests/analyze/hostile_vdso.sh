@@ -21,6 +21,13 @@
 #                    inside DIR, where nothing is): hostile.c each time
 # Neither reads the image's own .debug_str as the supplementary file's (/wrong/own-debug-str).
 #
+# The bombs: the same image with a section libelf, libdw or libdwfl would inflate when reading
+# it (mkhostile_vdso.py bomb): xz-bomb 512 MiB of .gnu_debugdata in 80 KB (before: 1.1 GB of
+# RSS for `analyze`), zlib-bomb and zdebug-bomb 200 MiB of .debug_ranges (SHF_COMPRESSED) and
+# .zdebug_ranges in 200 KB. Both views run under a 512 MiB address-space limit (a peak RSS
+# bound in a sanitizer build, whose shadow needs terabytes of address space), exit 0, peak
+# below 256 MiB, and name the vDSO among the modules without symbols, why naming the section.
+#
 # Exit codes: 0 pass, 1 fail (one "FAIL [case]: why" line).
 set -euo pipefail
 
@@ -34,8 +41,11 @@ e2e_enter "$work"
 
 fifos=("$PWD/alt.fifo" "$PWD/link.fifo" "$PWD/split.dwo")
 mkfifo "${fifos[@]}"
-python3 "$mkvdso" core host.core "${fifos[@]}" || fail "mkhostile_vdso.py core failed"
 "$mkexample" --split gpu.core >/dev/null || fail "gpucore-mkexample failed"
+case $kase in
+*-bomb) ;;
+*) python3 "$mkvdso" core host.core "${fifos[@]}" || fail "mkhostile_vdso.py core failed" ;;
+esac
 have_strace=1
 command -v strace >/dev/null || have_strace=0
 
@@ -71,6 +81,40 @@ want = {"module": "[vdso]", "symbol": "hostile_fn", "symbol_offset": 16,
 got = {k: f[k] for k in want}
 if got != want:
     sys.exit("got %s, want %s" % (got, want))
+PY
+}
+
+# bomb KIND MIB SECTION: the image with a compressed SECTION of MIB MiB is not read, within
+# the limits.
+bomb() {
+  local sanitized=0 view peak limits=()
+  python3 "$mkvdso" bomb host.core "$1" "$2" || fail "mkhostile_vdso.py bomb failed"
+  # (grep reads all of ldd's output: with -q it could stop early and, under pipefail, make
+  # ldd's SIGPIPE look like no match)
+  if ldd "$gpucore" 2>/dev/null | grep 'lib[at]san' >/dev/null; then sanitized=1; fi
+  [ "$sanitized" = 1 ] || limits=(--as=$((512 << 20)))
+  for view in text json; do
+    rc=0
+    /usr/bin/time -f %M -o "$view.time" prlimit --cpu=60 "${limits[@]}" "$gpucore" analyze \
+      $([ "$view" = text ] || echo --json) --host host.core gpu.core >"$view.out" 2>"$view.err" ||
+      rc=$?
+    [ "$rc" -eq 0 ] || fail "$view: exit $rc under ${limits[*]:-no limit}: $(tail -3 "$view.err")"
+    peak=$(tail -1 "$view.time")
+    [ "$peak" -lt $((256 * 1024 * (sanitized + 1))) ] || fail "$view: peaked at $peak kB"
+  done
+  grep -qxF "    #0  0x7ffff7fc1410 in [vdso]+0x410 (no symbols)" text.out ||
+    fail "the frame: $(sed -n '/^Host threads/,$p' text.out)"
+  python3 - json.out "$3" <<'PY' || fail "the JSON: see above"
+import json, sys
+h = json.load(open(sys.argv[1]))["host"]
+f = h["threads"][0]["frames"][0]
+assert (f["module"], f["symbol"], f["source"]) == ("[vdso]", None, None), f
+m = h["modules_without_symbols"]
+assert [x["name"] for x in m] == ["[vdso]"] and m[0]["in_frames"], m
+want = ("its image in the core has a compressed section (%s), which a kernel's vDSO never has: "
+        "not read (it could inflate far beyond the core's bytes)" % sys.argv[2])
+assert m[0]["why"] == want, m[0]["why"]
+assert m[0]["build_id"] == "505152535455565758595a5b5c5d5e5f60616263", m[0]
 PY
 }
 
@@ -134,6 +178,9 @@ sysroot-refused)
     ! grep -qF -- "$PWD/outside" link-*.trace || fail "the link was followed out of --sysroot"
   fi
   ;;
+xz-bomb) bomb xz 512 .gnu_debugdata ;;
+zlib-bomb) bomb zlib 200 .debug_ranges ;;
+zdebug-bomb) bomb zdebug 200 .zdebug_ranges ;;
 *)
   fail "unknown case $kase"
   ;;

@@ -19,22 +19,31 @@ host core, laid out as the kernel writes one, whose one thread stands in the vDS
     image as its own supplementary file shows that directory;
   - .dynsym (no .symtab, as a real vDSO) and a GNU build-id.
 
+"bomb" adds to that image (its paths under /nonexistent) a section that libelf, libdw or
+libdwfl inflate when they read it, of MIB MiB of zeros: .gnu_debugdata in xz (libdwfl reads a
+symbol table there when the image has no .symtab: about 6800:1), .debug_ranges with
+SHF_COMPRESSED (zlib, libdw: about 1000:1) or .zdebug_ranges (GNU-style zlib, libdw).
+
 Usage:
     mkhostile_vdso.py core OUT ALTLINK DEBUGLINK DWO   the host core
+    mkhostile_vdso.py bomb OUT xz|zlib|zdebug MIB      the same with a compressed section
     mkhostile_vdso.py alt SYSROOT [other]              the supplementary file below SYSROOT, at
                                                        usr/lib/debug/.build-id/ of ALT_ID; its
                                                        .debug_str makes the unit's directory
                                                        /alt/src ("other": a file there with
                                                        another build-id); prints its path
-    mkhostile_vdso.py SEED-DIR                         the fuzz_host_stack seed (vdso-altlink),
-                                                       its paths under /nonexistent
+    mkhostile_vdso.py SEED-DIR                         the fuzz_host_stack seeds: vdso-altlink,
+                                                       its paths under /nonexistent, and the
+                                                       bombs vdso-xz and vdso-zlib of 1 MiB
 
 With the supplementary file the frame's source is /alt/src/hostile.c:42; without one, hostile.c:42
 (the unit has no directory); never /wrong/own-debug-str/hostile.c. Exit status: 0, 2 usage.
 """
+import lzma
 import os
 import struct
 import sys
+import zlib
 
 PAGE = 0x1000
 VDSO_AT = 0x7FFFF7FC1000   # where the kernel maps the vDSO (a page boundary)
@@ -56,7 +65,8 @@ ET_DYN, ET_CORE, EM_X86_64 = 3, 4, 62
 PT_LOAD, PT_NOTE = 1, 4
 PF_X, PF_W, PF_R = 1, 2, 4
 SHT_PROGBITS, SHT_STRTAB, SHT_NOTE, SHT_DYNSYM = 1, 3, 7, 11
-SHF_ALLOC, SHF_EXECINSTR = 2, 4
+SHF_ALLOC, SHF_EXECINSTR, SHF_COMPRESSED = 2, 4, 0x800
+ELFCOMPRESS_ZLIB = 1
 DW_TAG_compile_unit, DW_TAG_partial_unit = 0x11, 0x3C
 DW_AT_name, DW_AT_stmt_list, DW_AT_low_pc, DW_AT_high_pc, DW_AT_comp_dir = 3, 0x10, 0x11, 0x12, 0x1B
 DW_AT_GNU_dwo_name, DW_AT_GNU_dwo_id = 0x2130, 0x2131
@@ -134,7 +144,33 @@ def build_id_note(ident):
     return note("GNU", 3, ident)
 
 
-def vdso_image(altlink, debuglink, dwo):
+def zeros_xz(mib):
+    c = lzma.LZMACompressor(format=lzma.FORMAT_XZ, preset=0)
+    chunk = bytes(1 << 20)
+    return b"".join(c.compress(chunk) for _ in range(mib)) + c.flush()
+
+
+def zeros_zlib(mib):
+    c = zlib.compressobj(9)
+    chunk = bytes(1 << 20)
+    return b"".join(c.compress(chunk) for _ in range(mib)) + c.flush()
+
+
+def bomb_section(kind, mib):
+    """The section of kind xz, zlib or zdebug: MIB MiB of zeros compressed."""
+    if kind == "xz":
+        return (".gnu_debugdata", SHT_PROGBITS, 0, zeros_xz(mib), "", 0, 1, 0)
+    if kind == "zlib":
+        chdr = struct.pack("<IIQQ", ELFCOMPRESS_ZLIB, 0, mib << 20, 1)  # Elf64_Chdr
+        return (".debug_ranges", SHT_PROGBITS, SHF_COMPRESSED, chdr + zeros_zlib(mib), "", 0, 8,
+                0)
+    if kind == "zdebug":
+        return (".zdebug_ranges", SHT_PROGBITS, 0,
+                b"ZLIB" + struct.pack(">Q", mib << 20) + zeros_zlib(mib), "", 0, 1, 0)
+    raise ValueError(kind)
+
+
+def vdso_image(altlink, debuglink, dwo, extra=()):
     # hostile_fn, at the start of .text: nops and a ret
     text = b"\x90" * (FN_SIZE - 1) + b"\xc3"
     dynstr = b"\0hostile_fn\0"
@@ -180,7 +216,7 @@ def vdso_image(altlink, debuglink, dwo):
         (".debug_line", SHT_PROGBITS, 0, line, "", 0, 1, 0),
         (".debug_str", SHT_PROGBITS, 0, OWN_STR, "", 0, 1, 0),
         (".gnu_debugaltlink", SHT_PROGBITS, 0, altlink.encode() + b"\0" + ALT_ID, "", 0, 1, 0),
-    ]
+    ] + list(extra)
 
     def phdrs(offs, total):
         nt = offs[".note.gnu.build-id"]
@@ -205,8 +241,8 @@ def alt_file(ident):
     return elf(ET_DYN, sections)
 
 
-def core(altlink, debuglink, dwo):
-    img = vdso_image(altlink, debuglink, dwo)
+def core(altlink, debuglink, dwo, extra=()):
+    img = vdso_image(altlink, debuglink, dwo, extra)
     img += bytes(-len(img) % PAGE)
     prstatus = bytearray(336)
     struct.pack_into("<H", prstatus, 12, 11)                # pr_cursig: SIGSEGV
@@ -243,6 +279,11 @@ def core(altlink, debuglink, dwo):
     return bytes(out)
 
 
+# The altlink, debuglink and dwo paths of the seed and the bombs.
+NOWHERE = ("/nonexistent/gpucore-vdso/alt.debug", "/nonexistent/gpucore-vdso/link.debug",
+           "/nonexistent/gpucore-vdso/split.dwo")
+
+
 def alt_path():
     return "usr/lib/debug/.build-id/%02x/%s.debug" % (ALT_ID[0], ALT_ID[1:].hex())
 
@@ -255,17 +296,22 @@ def write(path, data):
 def main(argv):
     if len(argv) == 6 and argv[1] == "core":
         write(argv[2], core(argv[3], argv[4], argv[5]))
+    elif (len(argv) == 5 and argv[1] == "bomb" and argv[3] in ("xz", "zlib", "zdebug") and
+          argv[4].isdigit()):
+        write(argv[2], core(*NOWHERE, extra=[bomb_section(argv[3], int(argv[4]))]))
     elif len(argv) in (3, 4) and argv[1] == "alt" and argv[3:] in ([], ["other"]):
         path = os.path.join(argv[2], alt_path())
         os.makedirs(os.path.dirname(path), exist_ok=True)
         write(path, alt_file(OTHER_ID if argv[3:] else ALT_ID))
         print(alt_path())
     elif len(argv) == 2 and os.path.isdir(argv[1]):
-        write(os.path.join(argv[1], "vdso-altlink"),
-              core("/nonexistent/gpucore-vdso/alt.debug", "/nonexistent/gpucore-vdso/link.debug",
-                   "/nonexistent/gpucore-vdso/split.dwo"))
+        write(os.path.join(argv[1], "vdso-altlink"), core(*NOWHERE))
+        for kind in ("xz", "zlib"):
+            write(os.path.join(argv[1], "vdso-" + kind),
+                  core(*NOWHERE, extra=[bomb_section(kind, 1)]))
     else:
         sys.stderr.write("usage: mkhostile_vdso.py core OUT ALTLINK DEBUGLINK DWO\n"
+                         "       mkhostile_vdso.py bomb OUT xz|zlib|zdebug MIB\n"
                          "       mkhostile_vdso.py alt SYSROOT [other]\n"
                          "       mkhostile_vdso.py SEED-DIR\n")
         return 2
