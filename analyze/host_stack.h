@@ -7,7 +7,10 @@
  * NT_FILE, the vDSO from NT_AUXV; stacks are unwound through the core's memory (CFI where a
  * module's ELF image is at hand, else the frame-pointer chain libdwfl's x86-64 backend
  * follows). Symbols need each module's ELF file:
- *   - the vDSO's is always in the core (the kernel dumps it whole): its symbols and CFI are used;
+ *   - the vDSO's is always in the core (the kernel dumps it whole): its symbols and CFI are used,
+ *     unless a section of it is compressed (SHF_COMPRESSED, .zdebug_*, an xz .gnu_debugdata),
+ *     which a kernel's never is and which libelf, libdw or libdwfl would inflate up to about
+ *     7000 times (then it is named among the modules without symbols, with why);
  *   - any other module's file is read only below a directory the user gives (`--sysroot DIR`,
  *     e.g. `/` for this machine's own files): opened as open_below.h opens (never leaving DIR,
  *     regular files only), and used only when its GNU build-id equals the one the core holds
