@@ -69,12 +69,27 @@ static const struct {
 #define NT_FILE_ 0x46494c45u
 #define AT_SYSINFO_EHDR_ 33u
 #define PAGE 4096u
+/* The longest GNU build-id kept or looked up: libdw's own bound (ld writes 20 bytes, SHA-1). */
+#define BUILD_ID_MAX 64u
+/* "/usr/lib/debug/.build-id/xx/" + the other bytes in hex + ".debug" + NUL. */
+#define BUILD_ID_PATH_SIZE (sizeof("/usr/lib/debug/.build-id/xx/.debug") + 2 * (BUILD_ID_MAX - 1))
 
 struct hs_thread {
     int32_t tid;
     int32_t cursig;
     uint64_t regs[PRSTATUS_NREG];
 };
+
+/* An ELF image whose only DWARF is four zero bytes of .debug_line (libdw accepts no file
+   without one of .debug_info, .debug_line, .debug_frame), laid out: the header, .shstrtab at
+   NO_ALT_SHSTRTAB, .debug_line at NO_ALT_LINE, the three section headers at NO_ALT_SHOFF. */
+#define NO_ALT_NAMES    "\0.shstrtab\0.debug_line"
+#define NO_ALT_SHSTRTAB 64u
+#define NO_ALT_LINE     (NO_ALT_SHSTRTAB + sizeof(NO_ALT_NAMES))
+#define NO_ALT_SHOFF    96u
+#define NO_ALT_SIZE     (NO_ALT_SHOFF + 3u * 64u)
+
+struct hs_mod;
 
 struct hs_ctx {
     gpucore_core_t *core;
@@ -84,6 +99,21 @@ struct hs_ctx {
     Elf *ebl_elf;     /* a minimal x86-64 ELF header for libdwfl's backend choice */
     unsigned char ebl_image[64];
     json_t *no_symbols; /* modules_without_symbols */
+    struct hs_mod *mods; /* every module's state (attach_module), freed after dwfl_end */
+    /* The supplementary file of every module gpucore found none for (no_alt()): made once. */
+    Elf *no_alt_elf;
+    Dwarf *no_alt;
+    unsigned char no_alt_image[NO_ALT_SIZE];
+};
+
+/* What gpucore keeps of a module libdwfl has an ELF image of: its user data. */
+struct hs_mod {
+    struct hs_ctx *c;
+    struct hs_mod *next;
+    int alt_set; /* module_dwarf() gave the module's Dwarf its supplementary file */
+    Dwarf *alt;  /* that file below --sysroot (sysroot_alt()), or NULL: owned here */
+    Elf *alt_elf;
+    int alt_fd;
 };
 
 /* A copy of @p s with every byte that is not printable ASCII replaced by '?': names from a
@@ -184,7 +214,7 @@ static uint64_t core_vdso(gpucore_core_t *core)
 struct core_elf {
     uint16_t type;
     uint64_t first_vaddr; /* the first PT_LOAD's page-aligned p_vaddr */
-    uint8_t build_id[64];
+    uint8_t build_id[BUILD_ID_MAX];
     uint32_t build_id_len;
 };
 
@@ -257,11 +287,11 @@ static int read_core_elf(gpucore_core_t *core, uint64_t base, struct core_elf *e
 
 static json_t *build_id_json(const uint8_t *id, uint32_t len)
 {
-    char hex[2 * 64 + 1];
+    char hex[2 * BUILD_ID_MAX + 1];
 
     if (!len)
         return json_null();
-    for (uint32_t i = 0; i < len && i < 64; i++)
+    for (uint32_t i = 0; i < len && i < BUILD_ID_MAX; i++)
         snprintf(hex + 2 * i, 3, "%02x", id[i]);
     return json_string(hex);
 }
@@ -323,13 +353,51 @@ bad:
     return -1;
 }
 
-/* Give libdwfl's callbacks the context through the module's user data. */
-static void set_module_ctx(Dwfl_Module *mod, struct hs_ctx *c)
+/* Give a module with an ELF image its state, through which libdwfl's callbacks and
+   module_dwarf() find the context. A module without (out of memory) gets no source lines and
+   no separate debug file. */
+static void attach_module(Dwfl_Module *mod, struct hs_ctx *c)
+{
+    void **ud = NULL;
+    struct hs_mod *m;
+
+    if (!mod || !dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL) || !ud ||
+        !(m = calloc(1, sizeof(*m))))
+        return;
+    m->c = c;
+    m->alt_fd = -1;
+    m->next = c->mods;
+    c->mods = m;
+    *ud = m;
+}
+
+static struct hs_mod *module_state(Dwfl_Module *mod)
 {
     void **ud = NULL;
 
-    if (mod && dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL) && ud)
-        *ud = c;
+    if (!mod || !dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL) || !ud)
+        return NULL;
+    return *ud;
+}
+
+static void free_modules(struct hs_ctx *c)
+{
+    while (c->mods) {
+        struct hs_mod *m = c->mods;
+
+        c->mods = m->next;
+        if (m->alt)
+            dwarf_end(m->alt);
+        if (m->alt_elf)
+            elf_end(m->alt_elf);
+        if (m->alt_fd >= 0)
+            close(m->alt_fd);
+        free(m);
+    }
+    if (c->no_alt)
+        dwarf_end(c->no_alt);
+    if (c->no_alt_elf)
+        elf_end(c->no_alt_elf);
 }
 
 static const char *base_name(const char *path)
@@ -365,11 +433,12 @@ static void report_file_module(Dwfl *dwfl, struct hs_ctx *c, const char *path, u
             close(fd);
         }
     }
-    if (!mod) {
+    if (mod) {
+        attach_module(mod, c);
+    } else {
         note_no_symbols(c, name, path, &e, why);
-        mod = dwfl_report_module(dwfl, name, low, high);
+        dwfl_report_module(dwfl, name, low, high);
     }
-    set_module_ctx(mod, c);
 out:
     free(name);
 }
@@ -467,6 +536,85 @@ static int report_files(Dwfl *dwfl, struct hs_ctx *c)
     return 0;
 }
 
+/* Sections libelf, libdw or libdwfl inflate when they read an image, besides any with
+   SHF_COMPRESSED. A kernel's vDSO has none; a core's could make its few hundred KiB inflate to
+   GiB (xz reaches about 7000:1, zlib 1000:1), so an image with one is not read. */
+static const struct {
+    const char *name;
+    bool prefix;
+} inflated_sections[] = {
+    { ".zdebug", true },         /* GNU-style zlib DWARF (libdw) */
+    { ".gnu_debugdata", false }, /* an xz-compressed symbol table, MiniDebugInfo (libdwfl) */
+};
+
+static bool inflated_name(const char *name)
+{
+    for (size_t i = 0; i < GC_ARRAY_SIZE(inflated_sections); i++) {
+        size_t n = strlen(inflated_sections[i].name);
+
+        if (strncmp(name, inflated_sections[i].name, n) == 0 &&
+            (inflated_sections[i].prefix || name[n] == 0))
+            return true;
+    }
+    return false;
+}
+
+/* The name of section @p sh of @p img (@p size bytes, section headers at @p shoff): NULL when
+   libelf could not read it either (elf_strptr: an offset or a string past .shstrtab). */
+static const char *section_name(const uint8_t *img, uint64_t size, uint64_t shoff,
+                                uint32_t shstrndx, uint32_t shnum, const uint8_t *sh)
+{
+    uint64_t off, len, at = gc_le32_get(sh);
+
+    if (shstrndx >= shnum)
+        return NULL;
+    off = gc_le64_get(img + shoff + 64u * (uint64_t)shstrndx + 24);
+    len = gc_le64_get(img + shoff + 64u * (uint64_t)shstrndx + 32);
+    if (off > size || len > size - off || at >= len || !memchr(img + off + at, 0, len - at))
+        return NULL;
+    return (const char *)img + off + at;
+}
+
+/* Whether libdwfl may read the vDSO's image @p img of @p size (>= 64) bytes: 0, or -1 with
+   @p why when a section is compressed, or its section headers are not all inside it (extended
+   numbering included) or not of 64 bytes: a kernel's are, and then every section libelf will
+   see is checked here. */
+static int vdso_usable(const uint8_t *img, uint64_t size, char *why, size_t why_size)
+{
+    uint64_t shoff = gc_le64_get(img + 40), shnum = gc_le16_get(img + 60);
+    uint32_t shstrndx = gc_le16_get(img + 62);
+
+    if (shoff == 0 && shnum == 0)
+        return 0; /* no section headers */
+    if (gc_le16_get(img + 58) != 64 || shoff > size || size - shoff < 64)
+        goto outside;
+    if (shnum == 0) /* extended numbering: the count is section 0's sh_size */
+        shnum = gc_le64_get(img + shoff + 32);
+    if (shstrndx == SHN_XINDEX)
+        shstrndx = gc_le32_get(img + shoff + 40);
+    if ((size - shoff) / 64 < shnum)
+        goto outside;
+    for (uint32_t i = 1; i < shnum; i++) {
+        const uint8_t *sh = img + shoff + 64u * (uint64_t)i;
+        const char *name = section_name(img, size, shoff, shstrndx, (uint32_t)shnum, sh);
+
+        if ((gc_le64_get(sh + 8) & SHF_COMPRESSED) || (name && inflated_name(name))) {
+            char *p = name ? dup_printable(name, strnlen(name, 64)) : NULL;
+
+            snprintf(why, why_size,
+                     "its image in the core has a compressed section (%s), which a kernel's "
+                     "vDSO never has: not read (it could inflate far beyond the core's bytes)",
+                     p ? p : "without a name");
+            free(p);
+            return -1;
+        }
+    }
+    return 0;
+outside:
+    snprintf(why, why_size, "its image in the core does not hold its section headers");
+    return -1;
+}
+
 /* The vDSO: the kernel dumps it whole, so its ELF image (symbols, CFI) comes from the core. */
 static void report_vdso(Dwfl *dwfl, struct hs_ctx *c)
 {
@@ -474,6 +622,7 @@ static void report_vdso(Dwfl *dwfl, struct hs_ctx *c)
     uint8_t eh[64], *img;
     struct core_elf e;
     Dwfl_Module *mod;
+    char why[512];
     int fd;
 
     if (!at || read_core_elf(c->core, at, &e) != 0 ||
@@ -492,16 +641,24 @@ static void report_vdso(Dwfl *dwfl, struct hs_ctx *c)
     }
     if (size < sizeof(eh) || size > GC_HS_VDSO_MAX || !(img = malloc(size)))
         return;
-    fd = gpucore_core_read(c->core, at, img, size, NULL) == GPUCORE_OK
-             ? memfd_create("gpucore-vdso", MFD_CLOEXEC)
-             : -1;
+    if (gpucore_core_read(c->core, at, img, size, NULL) != GPUCORE_OK) {
+        free(img);
+        return;
+    }
+    if (vdso_usable(img, size, why, sizeof(why)) != 0) {
+        note_no_symbols(c, "[vdso]", "[vdso]", &e, why);
+        dwfl_report_module(dwfl, "[vdso]", at, at + size);
+        free(img);
+        return;
+    }
+    fd = memfd_create("gpucore-vdso", MFD_CLOEXEC);
     if (fd >= 0 && (write(fd, img, size) != (ssize_t)size ||
                     !(mod = dwfl_report_elf(dwfl, "[vdso]", "[vdso]", fd, at, false)))) {
         close(fd);
         fd = -1;
     }
     if (fd >= 0)
-        set_module_ctx(mod, c);
+        attach_module(mod, c);
     free(img);
 }
 
@@ -517,30 +674,60 @@ static int find_no_elf(Dwfl_Module *mod, void **userdata, const char *modname, D
     return -1;
 }
 
-/* A separate debug file by build-id, below --sysroot only. */
+/* Where a file of GNU build-id @p id (2 to BUILD_ID_MAX bytes: 0 ok, else -1) is installed, a
+   separate debug file or a supplementary (dwz) one: "/usr/lib/debug/.build-id/xx/yyyy.debug". */
+static int build_id_path(const unsigned char *id, size_t len, char path[BUILD_ID_PATH_SIZE])
+{
+    int o;
+
+    if (len < 2 || len > BUILD_ID_MAX)
+        return -1;
+    o = snprintf(path, BUILD_ID_PATH_SIZE, "/usr/lib/debug/.build-id/%02x/", id[0]);
+    for (size_t i = 1; i < len; i++)
+        o += snprintf(path + o, BUILD_ID_PATH_SIZE - (size_t)o, "%02x", id[i]);
+    snprintf(path + o, BUILD_ID_PATH_SIZE - (size_t)o, ".debug");
+    return 0;
+}
+
+/* libdwfl asks find_debuginfo for two files: a module's separate debug file, passing the main
+   file's .gnu_debuglink name and CRC (or NULL), and, once it has the module's DWARF, the
+   supplementary file, passing the name .gnu_debugaltlink gives and CRC 0. Which is it? */
+static bool asks_for_alt(Dwfl_Module *mod, const char *link, GElf_Word crc)
+{
+    Dwarf_Addr bias;
+    GElf_Word own_crc = 0;
+    Elf *elf;
+    const char *own;
+
+    if (!link)
+        return false;
+    elf = dwfl_module_getelf(mod, &bias);
+    own = elf ? dwelf_elf_gnu_debuglink(elf, &own_crc) : NULL;
+    return !own || own_crc != crc || strcmp(own, link) != 0;
+}
+
+/* A separate debug file by build-id, below --sysroot only: never by the name a file gives
+   (@p debuglink_file, which the image chose). The supplementary file is never given here: it
+   is module_dwarf()'s to choose. */
 static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
                           GElf_Addr base, const char *file_name, const char *debuglink_file,
                           GElf_Word debuglink_crc, char **debuginfo_file_name)
 {
-    const struct hs_ctx *c = userdata ? *userdata : NULL;
+    const struct hs_mod *m = userdata ? *userdata : NULL;
     const unsigned char *id = NULL;
     GElf_Addr id_vaddr;
-    char path[256], why[512];
+    char path[BUILD_ID_PATH_SIZE], why[512];
     struct stat st;
-    int len, o, fd;
+    int len, fd;
 
-    (void)modname, (void)base, (void)file_name, (void)debuglink_file, (void)debuglink_crc;
+    (void)modname, (void)base, (void)file_name;
     *debuginfo_file_name = NULL;
-    if (!c || !c->sysroot)
+    if (!m || !m->c->sysroot || asks_for_alt(mod, debuglink_file, debuglink_crc))
         return -1;
     len = dwfl_module_build_id(mod, &id, &id_vaddr);
-    if (len < 2 || len > 64)
+    if (len < 0 || build_id_path(id, (size_t)len, path) != 0)
         return -1;
-    o = snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/", id[0]);
-    for (int i = 1; i < len; i++)
-        o += snprintf(path + o, sizeof(path) - (size_t)o, "%02x", id[i]);
-    snprintf(path + o, sizeof(path) - (size_t)o, ".debug");
-    fd = gc_open_below(c->sysroot, "--sysroot", path, &st, why, sizeof(why));
+    fd = gc_open_below(m->c->sysroot, "--sysroot", path, &st, why, sizeof(why));
     if (fd < 0)
         return -1;
     *debuginfo_file_name = strdup(path);
@@ -551,6 +738,112 @@ static const Dwfl_Callbacks dwfl_callbacks = {
     .find_elf = find_no_elf,
     .find_debuginfo = find_debuginfo,
 };
+
+/* ---- supplementary DWARF files ------------------------------------------------------------ */
+
+/* The supplementary file of @p dw below --sysroot, by the build-id its .gnu_debugaltlink gives
+   (never by the name it gives) and only if the file has that build-id: kept in @p m, or NULL. */
+static Dwarf *sysroot_alt(struct hs_mod *m, Dwarf *dw)
+{
+    const char *name;
+    const void *id, *fid;
+    char path[BUILD_ID_PATH_SIZE], why[512];
+    struct stat st;
+    ssize_t len;
+    Elf *elf;
+    Dwarf *alt = NULL;
+    int fd;
+
+    if (!m->c->sysroot)
+        return NULL;
+    len = dwelf_dwarf_gnu_debugaltlink(dw, &name, &id);
+    if (len <= 0 || build_id_path(id, (size_t)len, path) != 0)
+        return NULL;
+    fd = gc_open_below(m->c->sysroot, "--sysroot", path, &st, why, sizeof(why));
+    if (fd < 0)
+        return NULL;
+    elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+    if (elf && elf_kind(elf) == ELF_K_ELF && dwelf_elf_gnu_build_id(elf, &fid) == len &&
+        memcmp(fid, id, (size_t)len) == 0)
+        alt = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+    if (!alt) {
+        elf_end(elf);
+        close(fd);
+        return NULL;
+    }
+    m->alt = alt;
+    m->alt_elf = elf;
+    m->alt_fd = fd;
+    return alt;
+}
+
+/* The supplementary file for every module gpucore found none for: an image without strings
+   or units, so a reference into it (DW_FORM_GNU_strp_alt, DW_FORM_strp_sup,
+   DW_FORM_GNU_ref_alt) reads nothing rather than another file's or the module's own bytes.
+   NULL when out of memory. */
+static Dwarf *no_alt(struct hs_ctx *c)
+{
+    static const char names[] = NO_ALT_NAMES;
+    unsigned char *h = c->no_alt_image, *sh = h + NO_ALT_SHOFF;
+
+    if (c->no_alt)
+        return c->no_alt;
+    memset(h, 0, sizeof(c->no_alt_image));
+    memcpy(h, ELFMAG, SELFMAG);
+    h[EI_CLASS] = ELFCLASS64;
+    h[EI_DATA] = ELFDATA2LSB;
+    h[EI_VERSION] = EV_CURRENT;
+    gc_le16_put(h + 16, ET_DYN);
+    gc_le16_put(h + 18, EM_X86_64);
+    gc_le32_put(h + 20, EV_CURRENT);
+    gc_le64_put(h + 40, NO_ALT_SHOFF);
+    gc_le16_put(h + 52, 64); /* e_ehsize */
+    gc_le16_put(h + 58, 64); /* e_shentsize */
+    gc_le16_put(h + 60, 3);  /* e_shnum */
+    gc_le16_put(h + 62, 1);  /* e_shstrndx */
+    memcpy(h + NO_ALT_SHSTRTAB, names, sizeof(names));
+    /* [1] .shstrtab, [2] .debug_line: sh_name, sh_type, sh_offset, sh_size */
+    gc_le32_put(sh + 64, 1);
+    gc_le32_put(sh + 64 + 4, SHT_STRTAB);
+    gc_le64_put(sh + 64 + 24, NO_ALT_SHSTRTAB);
+    gc_le64_put(sh + 64 + 32, sizeof(names));
+    gc_le32_put(sh + 128, sizeof(".shstrtab") + 1);
+    gc_le32_put(sh + 128 + 4, SHT_PROGBITS);
+    gc_le64_put(sh + 128 + 24, NO_ALT_LINE);
+    gc_le64_put(sh + 128 + 32, 4);
+    c->no_alt_elf = elf_memory((char *)h, sizeof(c->no_alt_image));
+    if (c->no_alt_elf)
+        c->no_alt = dwarf_begin_elf(c->no_alt_elf, DWARF_C_READ, NULL);
+    return c->no_alt;
+}
+
+/*
+ * The module's DWARF, with its supplementary file set before anything reads it. Left unset,
+ * libdw looks for one itself the first time a unit refers to it (dwarf_getalt): it opens
+ * /usr/lib/debug/.build-id/ of this machine and then the path the image's .gnu_debugaltlink
+ * names, as it is, with the reader's rights; the vDSO's image is the core's, so a core could make
+ * `gpucore analyze` read a device or block on a FIFO. The file is instead the one below --sysroot
+ * whose build-id is the altlink's (sysroot_alt()), else no_alt(): libdw never looks.
+ * Unwinding reads no unit (only CFI), so this is done before the first source line is looked up.
+ * NULL when the module has no DWARF, no state, or memory ran out.
+ */
+static Dwarf *module_dwarf(Dwfl_Module *mod)
+{
+    struct hs_mod *m = module_state(mod);
+    Dwarf_Addr bias;
+    Dwarf *dw = m ? dwfl_module_getdwarf(mod, &bias) : NULL, *alt;
+
+    if (!dw || m->alt_set)
+        return dw;
+    alt = sysroot_alt(m, dw);
+    if (!alt)
+        alt = no_alt(m->c);
+    if (!alt)
+        return NULL;
+    dwarf_setalt(dw, alt);
+    m->alt_set = 1;
+    return dw;
+}
 
 static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
 {
@@ -626,7 +919,7 @@ static json_t *frame_json(Dwfl *dwfl, Dwarf_Addr pc, bool activation)
     GElf_Off off = 0;
     GElf_Sym sym;
     const char *sname = mod ? dwfl_module_addrinfo(mod, at, &off, &sym, NULL, NULL, NULL) : NULL;
-    Dwfl_Line *line = sname ? dwfl_module_getsrc(mod, at) : NULL;
+    Dwfl_Line *line = sname && module_dwarf(mod) ? dwfl_module_getsrc(mod, at) : NULL;
     json_t *o = json_object(), *src = json_null();
     int lineno = 0, col = 0;
     const char *file = line ? dwfl_lineinfo(line, NULL, &lineno, &col, NULL, NULL) : NULL;
@@ -852,12 +1145,14 @@ json_t *gc_host_stacks_json(gpucore_core_t *core, const char *sysroot, uint32_t 
     c.no_symbols = NULL;
     json_object_set_new(doc, GC_TK_PROBLEM, why[0] ? json_string(why) : json_null());
     dwfl_end(dwfl);
+    free_modules(&c);
     if (c.ebl_elf)
         elf_end(c.ebl_elf);
     free(c.threads);
     return doc;
 nomem:
     dwfl_end(dwfl);
+    free_modules(&c);
     if (c.ebl_elf)
         elf_end(c.ebl_elf);
     free(c.threads);

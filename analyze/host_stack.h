@@ -7,13 +7,21 @@
  * NT_FILE, the vDSO from NT_AUXV; stacks are unwound through the core's memory (CFI where a
  * module's ELF image is at hand, else the frame-pointer chain libdwfl's x86-64 backend
  * follows). Symbols need each module's ELF file:
- *   - the vDSO's is always in the core (the kernel dumps it whole): its symbols and CFI are used;
+ *   - the vDSO's is always in the core (the kernel dumps it whole): its symbols and CFI are used,
+ *     unless a section of it is compressed (SHF_COMPRESSED, .zdebug_*, an xz .gnu_debugdata),
+ *     which a kernel's never is and which libelf, libdw or libdwfl would inflate up to about
+ *     7000 times (then it is named among the modules without symbols, with why);
  *   - any other module's file is read only below a directory the user gives (`--sysroot DIR`,
  *     e.g. `/` for this machine's own files): opened as open_below.h opens (never leaving DIR,
  *     regular files only), and used only when its GNU build-id equals the one the core holds
  *     in the module's first page (a file with no build-id, or a module whose build-id the core
  *     lacks, is used and said to be unverified);
- *   - separate debug files by build-id, below DIR/usr/lib/debug/.build-id/ (same rules).
+ *   - separate debug files by build-id, below DIR/usr/lib/debug/.build-id/ (same rules);
+ *   - a supplementary DWARF file (dwz; a module's .gnu_debugaltlink names its path and
+ *     build-id) likewise by that build-id only, and used only when the file has it; never by
+ *     the path, which libdw would open as it is: without one, references into it
+ *     (DW_FORM_GNU_strp_alt, DW_FORM_GNU_ref_alt, DW_FORM_strp_sup) read nothing. A module's
+ *     .gnu_debuglink name is never used either.
  * Frames in modules without symbols say so, and the report names the modules once.
  *
  * Internal to analyze. No printing.
