@@ -97,6 +97,9 @@ struct gc_triage {
                               (host_stack.h), or NULL: never opened */
     struct gc_tr_lines *lines; /* gc_triage_open(): each code object's DWARF, opened on first
                                   use (srcline.h); owned, freed by gc_triage_close() */
+    struct gc_tr_code *code;   /* gc_triage_open(): the instructions found at PCs and the code
+                                  decoded to find them (triage_internal.h); owned, freed by
+                                  gc_triage_close() */
 };
 
 /*
@@ -216,6 +219,12 @@ uint32_t gc_triage_waves_next(const struct gc_triage *t, const struct gc_triage_
  * "source", "inlined", "source_error", "instruction", "instruction_error"}, the instruction at
  * its PC disassembled when it is stopped or asked for (req->wave), else both null. A new
  * object, or NULL if out of memory or @p i names no wave.
+ *
+ * Every view of one open core shares one budget of code decoded from symbols' starts to find
+ * the instruction at a PC, and remembers the instruction at recent PCs (GC_TR_DISASM_WALK_BUDGET,
+ * triage_internal.h): past it a wave's, a group's or the heading wave's instruction is null and
+ * "instruction_error" says "not disassembled: the 16 MiB of code this command may decode from
+ * symbol starts are spent (...)"; a report's memory candidates are null.
  */
 json_t *gc_triage_waves_item(const struct gc_triage *t, const struct gc_triage_request *req,
                              uint32_t i);
