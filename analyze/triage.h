@@ -97,6 +97,9 @@ struct gc_triage {
                               (host_stack.h), or NULL: never opened */
     struct gc_tr_lines *lines; /* gc_triage_open(): each code object's DWARF, opened on first
                                   use (srcline.h); owned, freed by gc_triage_close() */
+    struct gc_tr_code *code;   /* gc_triage_open(): the instructions found at PCs and the code
+                                  decoded to find them (triage_internal.h); owned, freed by
+                                  gc_triage_close() */
 };
 
 /*
@@ -116,6 +119,8 @@ void gc_triage_close(struct gc_triage *t);
 struct gc_triage_request {
     long wave;          /* a wave index as `waves` lists it; -1: none given */
     int faulting;       /* waves: only the waves an error stopped */
+    int stopped;        /* waves: only the waves the trap handler stopped */
+    long queue;         /* waves: only this queue's waves (index as the report lists it); -1: all */
     uint64_t address;   /* disasm: code address; mem: address in the space */
     int has_address;    /* address was given */
     uint64_t size;      /* mem: bytes, 1 .. GC_TRIAGE_MEM_MAX_SIZE */
@@ -188,11 +193,41 @@ struct gc_triage_error {
 json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *reterr);
 
 /*
- * The waves (req->wave: only that one; req->faulting: only those an error stopped), each
- * with the instruction at its PC when it is stopped or asked for. Fails only as above.
+ * `waves`, a wave at a time. A core of a few hundred KiB can hold a hundred thousand waves, and
+ * a user still wants every one listed, so the document is never built whole: the program
+ * writes its head, then each wave's record, holding one record at a time (cli/cmd_analyze.c).
+ * The document is the head's members, then "waves": the records, in image order.
+ *
+ * The waves listed: those of req->queue (>= 0; -1: every queue), req->wave (>= 0: only that
+ * one), req->stopped (only those the trap handler stopped), req->faulting (only those an error
+ * stopped), all that apply together.
+ *
+ * gc_triage_waves_head(): {"schema", "command": "waves", "core"[, "host_core"],
+ * "file_truncated", "count" (the waves listed)}. Besides the failures above:
+ *   GPUCORE_E_NOTFOUND  REQUEST  "queue N does not exist: the core has M queues"        64
  */
-json_t *gc_triage_waves(const struct gc_triage *t, const struct gc_triage_request *req,
-                        struct gc_triage_error *reterr);
+json_t *gc_triage_waves_head(const struct gc_triage *t, const struct gc_triage_request *req,
+                             struct gc_triage_error *reterr);
+
+/* The index of the first wave at or after @p from that the request lists, or UINT32_MAX. */
+uint32_t gc_triage_waves_next(const struct gc_triage *t, const struct gc_triage_request *req,
+                              uint32_t from);
+
+/*
+ * Wave @p i's record: {"index", "agent", "queue", "xcc", "dispatch", "kernel", "workgroup",
+ * "wave_in_group", "lanes", "pc", "symbol", "exec", "stopped", "stop_reasons", "faulting",
+ * "source", "inlined", "source_error", "instruction", "instruction_error"}, the instruction at
+ * its PC disassembled when it is stopped or asked for (req->wave), else both null. A new
+ * object, or NULL if out of memory or @p i names no wave.
+ *
+ * Every view of one open core shares one budget of code decoded from symbols' starts to find
+ * the instruction at a PC, and remembers the instruction at recent PCs (GC_TR_DISASM_WALK_BUDGET,
+ * triage_internal.h): past it a wave's, a group's or the heading wave's instruction is null and
+ * "instruction_error" says "not disassembled: the 16 MiB of code this command may decode from
+ * symbol starts are spent (...)"; a report's memory candidates are null.
+ */
+json_t *gc_triage_waves_item(const struct gc_triage *t, const struct gc_triage_request *req,
+                             uint32_t i);
 
 /*
  * The registers of wave req->wave (>= 0; only req->regs, if any), headed by the wave.

@@ -143,8 +143,8 @@ json_t *gc_tr_memory_candidates_json(const struct gc_triage *t, const struct gc_
     uint8_t *code;
     json_t *arr;
 
-    if (!arch || !gc_tr_symbolize(t, pc, name, sizeof(name), &off) ||
-        off > GC_TR_DISASM_MAX_BACK)
+    if (!arch || !gc_tr_symbolize(t, pc, name, sizeof(name), &off) || off > GC_TR_DISASM_MAX_BACK ||
+        !gc_tr_walk_charge(t, off + 32))
         return json_null();
     len = off + 32;
     code = malloc((size_t)len);

@@ -76,6 +76,27 @@ static const struct {
 /* Opening, failing                                                                           */
 /* ---------------------------------------------------------------------------------------- */
 
+/* One PC's instruction, remembered (gc_tr_insn_at()). */
+struct gc_tr_insn_slot {
+    const struct gc_arch *arch; /* NULL: the slot is empty */
+    uint64_t pc;
+    int rc;
+    char text[GC_TR_INSN_TEXT_MAX];
+};
+
+/* The instructions found at PCs and what finding them cost (struct gc_triage's code). */
+struct gc_tr_code {
+    uint64_t walked;               /* bytes decoded from symbols' starts */
+    int cache_tried;               /* slots was asked for: allocated, or refused */
+    uint32_t cached;               /* slots in use, at most GC_TR_INSN_CACHE_SLOTS */
+    struct gc_tr_insn_slot *slots; /* INSN_TABLE_SLOTS, open addressing; charged to t->core;
+                                      or NULL */
+};
+
+/* The table has twice the slots it fills, so that a probe ends soon at an empty one. */
+#define INSN_TABLE_SLOTS (2u * GC_TR_INSN_CACHE_SLOTS)
+#define INSN_CACHE_BYTES ((uint64_t)INSN_TABLE_SLOTS * sizeof(struct gc_tr_insn_slot))
+
 gpucore_status_t gc_triage_open(struct gc_triage *t, gpucore_diag_t *reterr_diag)
 {
     const struct gc_image_options opts = { .code_object_dir = t->code_object_dir };
@@ -92,6 +113,11 @@ gpucore_status_t gc_triage_open(struct gc_triage *t, gpucore_diag_t *reterr_diag
         return gc_diag_set(reterr_diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
     }
     t->lines->n = gc_image_code_object_count(t->img);
+    t->code = calloc(1, sizeof(*t->code));
+    if (!t->code) {
+        gc_triage_close(t);
+        return gc_diag_set(reterr_diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
+    }
     return GPUCORE_OK;
 }
 
@@ -105,6 +131,14 @@ void gc_triage_close(struct gc_triage *t)
         gc_free(t->lines->co);
         free(t->lines);
         t->lines = NULL;
+    }
+    if (t->code) {
+        if (t->code->slots) {
+            free(t->code->slots);
+            gpucore_core_mem_release(t->core, INSN_CACHE_BYTES);
+        }
+        free(t->code);
+        t->code = NULL;
     }
     gc_image_close(t->img);
     t->img = NULL;
@@ -293,10 +327,11 @@ static int walk_insn(void *user, const struct gc_disasm_insn *insn)
  * When a symbol covers pc, the code is decoded from the symbol's start, so a PC that is not on
  * an instruction boundary is caught (and the instruction it lies in named) instead of decoding
  * the middle of one. The reason for a failure takes the instruction's place in the text and is
- * "instruction_error" in JSON.
+ * "instruction_error" in JSON. 0, -1 (why in text), or -2 when GC_TR_DISASM_WALK_BUDGET did not
+ * hold the decoding from the symbol's start (why in text).
  */
-int gc_tr_insn_at(const struct gc_triage *t, const struct gc_arch *arch, uint64_t pc, char *text,
-                  size_t size)
+static int insn_at(const struct gc_triage *t, const struct gc_arch *arch, uint64_t pc, char *text,
+                   size_t size)
 {
     uint8_t bytes[16];
     gpucore_diag_t d = { 0 };
@@ -313,9 +348,17 @@ int gc_tr_insn_at(const struct gc_triage *t, const struct gc_arch *arch, uint64_
     if (gc_tr_symbolize(t, pc, name, sizeof(name), &off) && off > 0 &&
         off <= GC_TR_DISASM_MAX_BACK) {
         uint64_t len = off + 16;
-        uint8_t *code = malloc((size_t)len);
+        uint8_t *code;
         struct walk wk = { .target = pc };
 
+        if (!gc_tr_walk_charge(t, len)) {
+            snprintf(text, size,
+                     "not disassembled: the %u MiB of code this command may decode from symbol "
+                     "starts are spent (`gpucore analyze disasm --address 0x%" PRIx64 "` shows it)",
+                     GC_TR_DISASM_WALK_BUDGET >> 20, pc);
+            return -2;
+        }
+        code = malloc((size_t)len);
         if (code) {
             len = gc_tr_read_code(t, pc - off, code, len, &d);
             if (len > off)
@@ -353,6 +396,78 @@ int gc_tr_insn_at(const struct gc_triage *t, const struct gc_arch *arch, uint64_
         return -1;
     }
     return 0;
+}
+
+int gc_tr_walk_charge(const struct gc_triage *t, uint64_t bytes)
+{
+    if (!t->code)
+        return 1; /* not opened by gc_triage_open(): no budget to count on */
+    if (bytes > GC_TR_DISASM_WALK_BUDGET - t->code->walked)
+        return 0;
+    t->code->walked += bytes;
+    return 1;
+}
+
+/* The cache of t's instructions, allocated and charged on first use; NULL without. */
+static struct gc_tr_insn_slot *insn_cache(const struct gc_triage *t)
+{
+    struct gc_tr_code *c = t->code;
+
+    if (!c || c->cache_tried)
+        return c ? c->slots : NULL;
+    c->cache_tried = 1;
+    if (gpucore_core_mem_reserve(t->core, INSN_CACHE_BYTES, "the instructions at PCs", NULL) !=
+        GPUCORE_OK)
+        return NULL;
+    c->slots = calloc(INSN_TABLE_SLOTS, sizeof(*c->slots));
+    if (!c->slots)
+        gpucore_core_mem_release(t->core, INSN_CACHE_BYTES);
+    return c->slots;
+}
+
+/* The slot of (@p arch, @p pc) in the cache: the one holding it, or the empty one where it
+   goes (the cache emptied first when it holds GC_TR_INSN_CACHE_SLOTS PCs). */
+static struct gc_tr_insn_slot *insn_slot(struct gc_tr_code *c, const struct gc_arch *arch,
+                                         uint64_t pc)
+{
+    /* Fibonacci hashing of the instruction's word address */
+    uint32_t h = (uint32_t)(((pc >> 2) * 0x9e3779b97f4a7c15ull) >> 32) % INSN_TABLE_SLOTS;
+
+    for (;; h = (h + 1) % INSN_TABLE_SLOTS) {
+        struct gc_tr_insn_slot *s = &c->slots[h];
+
+        if (!s->arch && c->cached == GC_TR_INSN_CACHE_SLOTS) {
+            memset(c->slots, 0, INSN_TABLE_SLOTS * sizeof(*c->slots));
+            c->cached = 0;
+        }
+        if (!s->arch || (s->arch == arch && s->pc == pc))
+            return s;
+    }
+}
+
+int gc_tr_insn_at(const struct gc_triage *t, const struct gc_arch *arch, uint64_t pc, char *text,
+                  size_t size)
+{
+    struct gc_tr_insn_slot one, *s = &one;
+    int rc;
+
+    if (arch && insn_cache(t))
+        s = insn_slot(t->code, arch, pc);
+    if (s == &one || !s->arch) {
+        rc = insn_at(t, arch, pc, s->text, sizeof(s->text));
+        /* a walk the budget refused (-2) may fit later, when a shorter one is asked: not
+           remembered */
+        if (s != &one && rc != -2) {
+            s->arch = arch;
+            s->pc = pc;
+            s->rc = rc;
+            t->code->cached++;
+        }
+    } else {
+        rc = s->rc;
+    }
+    snprintf(text, size, "%s", s->text);
+    return rc == 0 ? 0 : -1;
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -542,7 +657,7 @@ json_t *gc_tr_wave_json(const struct gc_triage *t, const struct gc_image_wave *w
     json_object_set_new(o, GC_TK_FAULTING, json_boolean(gc_tr_is_fault(w->stop_reasons)));
     gc_tr_source_json(t, w->pc, o);
     if (with_insn) {
-        char text[GC_DISASM_TEXT_MAX + 128];
+        char text[GC_TR_INSN_TEXT_MAX];
         int rc = gc_tr_insn_at(t, gc_tr_wave_arch(t, w), w->pc, text, sizeof(text));
 
         json_object_set_new(o, GC_TK_INSTRUCTION, rc == 0 ? json_string(text) : json_null());

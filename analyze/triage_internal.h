@@ -16,6 +16,7 @@
 #include <gpucore/status.h>
 
 #include "arch.h"
+#include "disasm.h"
 #include "gc_json.h"
 #include "gc_util.h"
 #include "image.h"
@@ -24,6 +25,24 @@
 
 /* Bytes disassembled from a symbol's start to reach the PC (past that, from the PC). */
 #define GC_TR_DISASM_MAX_BACK (64u << 10)
+/*
+ * The instruction at a PC inside a symbol is found by decoding from the symbol's start (up to
+ * GC_TR_DISASM_MAX_BACK bytes: a PC inside an instruction is caught), which costs about 0.2 us
+ * a byte: 13 ms for a PC 64 KiB into its kernel. `analyze waves` asks it of every stopped
+ * wave, and a core of a few hundred KiB can stop 64 Ki waves each at its own PC that deep (15
+ * minutes). So one open core (a struct gc_triage, every view of it) decodes at most
+ * GC_TR_DISASM_WALK_BUDGET bytes from symbols' starts -- 256 walks of the longest, 3 s; a real
+ * core's waves stand at a few PCs a few KiB into their kernels -- and remembers the
+ * instruction found at up to GC_TR_INSN_CACHE_SLOTS PCs (a hash table, emptied when full;
+ * 300 KiB charged to the core's memory budget when first used; without room, none), so the
+ * thousands of waves of a hang, at a few PCs, decode each PC once. Past the budget the instruction at such a PC is not disassembled and says
+ * why (gc_tr_insn_at()); so are the memory candidates (gc_tr_memory_candidates_json()).
+ */
+#define GC_TR_DISASM_WALK_BUDGET (16u << 20)
+#define GC_TR_INSN_CACHE_SLOTS   256u
+/* The text of gc_tr_insn_at(): an instruction, or why there is none (the instruction a PC
+   lies inside, named with its symbol). */
+#define GC_TR_INSN_TEXT_MAX (GC_DISASM_TEXT_MAX + GC_IMAGE_NAME_MAX + 128)
 
 /* ---- Failing ------------------------------------------------------------------------------ */
 
@@ -89,11 +108,15 @@ struct gc_tr_symbolizer {
 };
 /* gc_disasm_symbol_fn; user is a struct gc_tr_symbolizer. */
 int gc_tr_symbol_lookup(void *user, uint64_t addr, const char **ret_name, uint64_t *ret_offset);
+/* Charge a decoding of @p bytes from a symbol's start to t's GC_TR_DISASM_WALK_BUDGET: 1 if it
+   may be done, 0 when the budget does not hold it (nothing charged). */
+int gc_tr_walk_charge(const struct gc_triage *t, uint64_t bytes);
 /* Global memory at addr into buf: the readable prefix length (0 if none; the diag says why). */
 uint64_t gc_tr_read_code(const struct gc_triage *t, uint64_t addr, uint8_t *buf, uint64_t size,
                          gpucore_diag_t *diag);
 /* The instruction at pc as text: 0, or -1 with why in text (not an instruction boundary, code
-   not captured, no disassembler). */
+   not captured, no disassembler, GC_TR_DISASM_WALK_BUDGET spent). Remembered for the PC
+   (GC_TR_INSN_CACHE_SLOTS). */
 int gc_tr_insn_at(const struct gc_triage *t, const struct gc_arch *arch, uint64_t pc, char *text,
                   size_t size);
 
@@ -115,7 +138,7 @@ json_t *gc_tr_wave_json(const struct gc_triage *t, const struct gc_image_wave *w
    up to and including the one at @p pc, in order ([{pc, symbol, instruction}], at most 16,
    the latest kept): where a memory violation may have come from when the PC is past it
    (precise memory off). JSON null when the code around pc cannot be decoded from a symbol's
-   start; NULL if out of memory. */
+   start (or GC_TR_DISASM_WALK_BUDGET does not hold it); NULL if out of memory. */
 json_t *gc_tr_memory_candidates_json(const struct gc_triage *t, const struct gc_arch *arch,
                                      uint64_t pc);
 

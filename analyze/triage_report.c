@@ -337,7 +337,7 @@ static json_t *group_json(const struct gc_triage *t, const struct group *g, int 
     json_t *o = json_object(), *waves = json_array();
     const struct gc_image_queue *q = gc_image_queue(t->img, g->queue);
     char sym[GC_IMAGE_NAME_MAX + 24];
-    char text[GC_DISASM_TEXT_MAX + 128];
+    char text[GC_TR_INSN_TEXT_MAX];
     uint64_t off = 0;
     int has_sym = gc_tr_symbolize(t, g->pc, sym, sizeof(sym), &off);
     int rc = gc_tr_insn_at(t, gc_tr_queue_arch(t, g->queue), g->pc, text, sizeof(text));

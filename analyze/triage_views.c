@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The views of one wave, its registers, code or memory (gc_triage_waves, _regs, _disasm, _mem;
- * triage.h). Rendered as text by cli/analyze_render.c.
+ * The views of the waves, one wave's registers, code or memory (gc_triage_waves_*, _regs,
+ * _disasm, _mem; triage.h). Rendered as text by cli/analyze_render.c.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -31,30 +31,56 @@ static const struct {
 /* waves                                                                                      */
 /* ---------------------------------------------------------------------------------------- */
 
-json_t *gc_triage_waves(const struct gc_triage *t, const struct gc_triage_request *req,
-                        struct gc_triage_error *reterr)
+/* Whether the request lists wave @p w (triage.h, gc_triage_waves_head()). */
+static int wave_listed(const struct gc_triage_request *req, const struct gc_image_wave *w)
 {
-    json_t *doc, *arr;
+    return (req->wave < 0 || (uint32_t)req->wave == w->index) &&
+           (req->queue < 0 || (uint32_t)req->queue == w->queue) && (!req->stopped || w->stopped) &&
+           (!req->faulting || gc_tr_is_fault(w->stop_reasons));
+}
+
+uint32_t gc_triage_waves_next(const struct gc_triage *t, const struct gc_triage_request *req,
+                              uint32_t from)
+{
     uint32_t n = gc_image_wave_count(t->img);
+
+    for (uint32_t i = from; i < n; i++) {
+        const struct gc_image_wave *w = gc_image_wave(t->img, i);
+
+        if (w && wave_listed(req, w))
+            return i;
+    }
+    return UINT32_MAX;
+}
+
+json_t *gc_triage_waves_head(const struct gc_triage *t, const struct gc_triage_request *req,
+                             struct gc_triage_error *reterr)
+{
+    uint32_t nqueues = gc_image_queue_count(t->img), count = 0;
+    json_t *doc;
 
     if (gc_tr_check_wave(t, req, reterr) != GPUCORE_OK)
         return NULL;
+    if (req->queue >= 0 && (uint64_t)req->queue >= nqueues)
+        return gc_tr_fail(reterr, GC_TRIAGE_BLAME_REQUEST, GPUCORE_E_NOTFOUND,
+                          "queue %ld does not exist: the core has %u queues", req->queue, nqueues);
+    for (uint32_t i = gc_triage_waves_next(t, req, 0); i != UINT32_MAX;
+         i = gc_triage_waves_next(t, req, i + 1))
+        count++;
     doc = gc_tr_doc_new(t, "waves");
     if (!doc)
         return gc_tr_out_of_memory(reterr);
-    arr = json_array();
-    for (uint32_t i = 0; i < n; i++) {
-        const struct gc_image_wave *w = gc_image_wave(t->img, i);
-
-        if (!w || (req->wave >= 0 && (uint32_t)req->wave != i) ||
-            (req->faulting && !gc_tr_is_fault(w->stop_reasons)))
-            continue;
-        /* Disassembling every wave of a hang is slow and says nothing new: only the stopped. */
-        json_array_append_new(arr, gc_tr_wave_json(t, w, w->stopped || req->wave >= 0));
-    }
-    json_object_set_new(doc, GC_TK_COUNT, gc_json_uint(json_array_size(arr)));
-    json_object_set_new(doc, GC_TK_WAVES, arr);
+    json_object_set_new(doc, GC_TK_COUNT, gc_json_uint(count));
     return doc;
+}
+
+json_t *gc_triage_waves_item(const struct gc_triage *t, const struct gc_triage_request *req,
+                             uint32_t i)
+{
+    const struct gc_image_wave *w = gc_image_wave(t->img, i);
+
+    /* Disassembling every wave of a hang is slow and says nothing new: only the stopped. */
+    return w ? gc_tr_wave_json(t, w, w->stopped || req->wave >= 0) : NULL;
 }
 
 /* ---------------------------------------------------------------------------------------- */

@@ -13,7 +13,10 @@
 #include <jansson.h>
 
 void analyze_render_report(FILE *out, const json_t *doc); /* gc_triage_report() */
-void analyze_render_waves(FILE *out, const json_t *doc);  /* gc_triage_waves() */
+/* `waves`, a wave at a time (triage.h): the head (gc_triage_waves_head()), then each wave
+   (gc_triage_waves_item()). */
+void analyze_render_waves_head(FILE *out, const json_t *head);
+void analyze_render_wave(FILE *out, const json_t *wave);
 void analyze_render_regs(FILE *out, const json_t *doc);   /* gc_triage_regs() */
 void analyze_render_disasm(FILE *out, const json_t *doc); /* gc_triage_disasm() */
 void analyze_render_mem(FILE *out, const json_t *doc);    /* gc_triage_mem() */

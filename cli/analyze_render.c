@@ -415,51 +415,46 @@ static void render_wave_head(FILE *out, const json_t *w)
     render_source(out, "  ", w);
 }
 
-void analyze_render_waves(FILE *out, const json_t *doc)
+void analyze_render_waves_head(FILE *out, const json_t *head)
 {
-    size_t i;
-    json_t *w;
-
-    fprintf(out, "%" PRIu64 " waves\n", gc_json_get_u64(doc, GC_TK_COUNT));
+    fprintf(out, "%" PRIu64 " waves\n", gc_json_get_u64(head, GC_TK_COUNT));
     fprintf(out, "%6s %5s %5s %4s %-14s %-16s %-18s %-18s %s\n", "wave", "queue", "disp", "xcc",
             "workgroup", "symbol", "exec", "stop", "instruction");
-    json_array_foreach(json_object_get(doc, GC_TK_WAVES), i, w)
-    {
-        const json_t *wg = json_object_get(w, GC_TK_WORKGROUP);
-        char grp[48], disp[16], reasons[128] = "";
-        size_t k, len = 0;
-        json_t *r;
+}
 
-        snprintf(grp, sizeof(grp), "(%" PRId64 ",%" PRId64 ",%" PRId64 ")/%" PRId64,
-                 gc_json_index_value(json_array_get(wg, 0)),
-                 gc_json_index_value(json_array_get(wg, 1)),
-                 gc_json_index_value(json_array_get(wg, 2)),
-                 gc_json_index_value(json_object_get(w, GC_TK_WAVE_IN_GROUP)));
-        if (json_is_integer(json_object_get(w, GC_TK_DISPATCH)))
-            snprintf(disp, sizeof(disp), "%" PRIu64, gc_json_get_u64(w, GC_TK_DISPATCH));
-        else
-            snprintf(disp, sizeof(disp), "-");
-        json_array_foreach(json_object_get(w, GC_TK_STOP_REASONS), k, r)
-        {
-            gc_str_appendf(reasons, sizeof(reasons), &len, "%s%s", k ? "+" : "",
-                           json_string_value(r));
-        }
-        if (!reasons[0])
-            snprintf(reasons, sizeof(reasons), "%s",
-                     gc_json_get_bool(w, GC_TK_STOPPED) ? "stopped" : "running");
-        fprintf(out, "%6" PRIu64 " %5" PRIu64 " %5s %4" PRIu64 " %-14s %-16s %-18s %-18s %s\n",
-                gc_json_get_u64(w, GC_TK_INDEX), gc_json_get_u64(w, GC_TK_QUEUE), disp,
-                gc_json_get_u64(w, GC_TK_XCC), grp,
-                gc_json_get_str_or(w, GC_TK_SYMBOL, gc_json_get_str_or(w, GC_TK_PC, "?")),
-                gc_json_get_str_or(w, GC_TK_EXEC, "?"), reasons,
-                gc_json_get_str_or(w, GC_TK_INSTRUCTION,
-                                   gc_json_get_str(w, GC_TK_INSTRUCTION_ERROR)
-                                           ? "(PC inside an instruction or "
-                                             "not disassembled)"
-                                           : ""));
-        /* Every wave's source and inline chain, running or stopped, as --json has them. */
-        render_source(out, "         ", w);
+void analyze_render_wave(FILE *out, const json_t *w)
+{
+    const json_t *wg = json_object_get(w, GC_TK_WORKGROUP);
+    char grp[48], disp[16], reasons[128] = "";
+    size_t k, len = 0;
+    json_t *r;
+
+    snprintf(grp, sizeof(grp), "(%" PRId64 ",%" PRId64 ",%" PRId64 ")/%" PRId64,
+             gc_json_index_value(json_array_get(wg, 0)), gc_json_index_value(json_array_get(wg, 1)),
+             gc_json_index_value(json_array_get(wg, 2)),
+             gc_json_index_value(json_object_get(w, GC_TK_WAVE_IN_GROUP)));
+    if (json_is_integer(json_object_get(w, GC_TK_DISPATCH)))
+        snprintf(disp, sizeof(disp), "%" PRIu64, gc_json_get_u64(w, GC_TK_DISPATCH));
+    else
+        snprintf(disp, sizeof(disp), "-");
+    json_array_foreach(json_object_get(w, GC_TK_STOP_REASONS), k, r)
+    {
+        gc_str_appendf(reasons, sizeof(reasons), &len, "%s%s", k ? "+" : "", json_string_value(r));
     }
+    if (!reasons[0])
+        snprintf(reasons, sizeof(reasons), "%s",
+                 gc_json_get_bool(w, GC_TK_STOPPED) ? "stopped" : "running");
+    fprintf(out, "%6" PRIu64 " %5" PRIu64 " %5s %4" PRIu64 " %-14s %-16s %-18s %-18s %s\n",
+            gc_json_get_u64(w, GC_TK_INDEX), gc_json_get_u64(w, GC_TK_QUEUE), disp,
+            gc_json_get_u64(w, GC_TK_XCC), grp,
+            gc_json_get_str_or(w, GC_TK_SYMBOL, gc_json_get_str_or(w, GC_TK_PC, "?")),
+            gc_json_get_str_or(w, GC_TK_EXEC, "?"), reasons,
+            gc_json_get_str_or(w, GC_TK_INSTRUCTION,
+                               gc_json_get_str(w, GC_TK_INSTRUCTION_ERROR)
+                                       ? "(PC inside an instruction or not disassembled)"
+                                       : ""));
+    /* Every wave's source and inline chain, running or stopped, as --json has them. */
+    render_source(out, "         ", w);
 }
 
 void analyze_render_regs(FILE *out, const json_t *doc)

@@ -134,6 +134,22 @@ FILE *cli_stderr_raw(void);
 int cli_print_json(const json_t *doc);
 int cli_print_text(const json_t *doc, void (*render)(FILE *out, const json_t *doc, void *user),
                    void *user);
+/*
+ * A document whose last member is an array too long to hold whole (`analyze waves`: a core of
+ * kilobytes can list a hundred thousand waves), written to stdout an element at a time: the
+ * same bytes cli_print_json() writes for the whole document, with one element in memory.
+ * cli_json_stream_open() writes @p head's members (a non-empty object, without @p key, a
+ * member name that needs no escaping) and opens the array @p key; cli_json_stream_add() writes
+ * one element; cli_json_stream_close() ends the array and the document and flushes. Each
+ * returns CLI_EXIT_OK, CLI_EXIT_SOFTWARE (out of memory, or an empty head: nothing written by
+ * that call) or CLI_EXIT_IOERR (a write failed). Nothing is printed on stderr.
+ */
+struct cli_json_stream {
+    size_t count; /* elements written */
+};
+int cli_json_stream_open(struct cli_json_stream *s, const json_t *head, const char *key);
+int cli_json_stream_add(struct cli_json_stream *s, const json_t *elem);
+int cli_json_stream_close(struct cli_json_stream *s);
 /* The same filter on a buffer, in place, for a caller that has a whole text (and for tests);
    @p pending carries a 0xC2 lead byte that ended the previous buffer (0 at the start).
    Returns the bytes replaced. */

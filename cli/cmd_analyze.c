@@ -3,7 +3,7 @@
  * gpucore analyze: explain a core.
  *
  *   gpucore analyze [--json] CORE                       the triage report
- *   gpucore analyze waves [--json] [--faulting] [--wave N] CORE
+ *   gpucore analyze waves [--json] [--faulting] [--stopped] [--queue Q] [--wave N] CORE
  *   gpucore analyze regs --wave N [--reg NAME]... [--json] CORE
  *   gpucore analyze disasm [--wave N | --address A] [--before N] [--after N] [--json] CORE
  *   gpucore analyze mem [--address A] [--size N] [--space S] [--wave N] [--lane L] [--json] CORE
@@ -49,6 +49,8 @@ enum view { V_REPORT, V_WAVES, V_REGS, V_DISASM, V_MEM };
 #define O_COPATH   0x400u
 #define O_EXITCODE 0x800u
 #define O_SYSROOT  0x1000u
+#define O_QUEUE    0x2000u
+#define O_STOPPED  0x4000u
 
 static const struct {
     const char *name;
@@ -56,7 +58,7 @@ static const struct {
     uint32_t allowed;
 } views[] = {
     { "report", V_REPORT, O_JSON | O_HOST | O_COPATH | O_EXITCODE | O_SYSROOT },
-    { "waves", V_WAVES, O_JSON | O_WAVE | O_FAULTING | O_HOST | O_COPATH },
+    { "waves", V_WAVES, O_JSON | O_WAVE | O_FAULTING | O_STOPPED | O_QUEUE | O_HOST | O_COPATH },
     { "regs", V_REGS, O_JSON | O_WAVE | O_REG | O_HOST | O_COPATH },
     { "disasm", V_DISASM, O_JSON | O_WAVE | O_ADDRESS | O_CONTEXT | O_HOST | O_COPATH },
     { "mem", V_MEM, O_JSON | O_WAVE | O_ADDRESS | O_SIZE | O_SPACE | O_LANE | O_HOST | O_COPATH },
@@ -67,7 +69,8 @@ static void analyze_help(FILE *out)
     fprintf(out,
             "Usage: gpucore analyze [--json] [--exit-code] [--host HOSTCORE]\n"
             "                       [--code-object-path DIR] [--sysroot DIR] CORE\n"
-            "       gpucore analyze waves [--json] [--faulting] [--wave N] CORE\n"
+            "       gpucore analyze waves [--json] [--faulting] [--stopped] [--queue Q]\n"
+            "                             [--wave N] CORE\n"
             "       gpucore analyze regs --wave N [--reg NAME]... [--json] CORE\n"
             "       gpucore analyze disasm [--wave N | --address A] [--before N] [--after N]"
             " [--json] CORE\n"
@@ -105,6 +108,8 @@ static void analyze_help(FILE *out)
             "  --wave N        one wave (index as `waves` lists it); disasm: its PC (default:\n"
             "                  the first faulting wave); mem: whose LDS/scratch (same default)\n"
             "  --faulting      waves: only the waves stopped by an error\n"
+            "  --stopped       waves: only the waves the trap handler stopped\n"
+            "  --queue Q       waves: only the waves of queue Q (its index in the report)\n"
             "  --reg NAME      regs: only this register (repeatable), e.g. --reg s16 --reg v1\n"
             "  --address A     disasm: code address; mem: address in the space (required for\n"
             "                  global, default 0 for the others)\n"
@@ -188,38 +193,127 @@ static json_t *build_view(const struct gc_triage *t, enum view view,
     switch (view) {
     case V_REPORT:
         return gc_triage_report(t, err);
-    case V_WAVES:
-        return gc_triage_waves(t, req, err);
     case V_REGS:
         return gc_triage_regs(t, req, err);
     case V_DISASM:
         return gc_triage_disasm(t, req, err);
     case V_MEM:
         return gc_triage_mem(t, req, err);
+    case V_WAVES: /* never built whole: run_waves() */
+        break;
     }
     return NULL;
+}
+
+/* A view that could not be built: the error (and with --json, when the core is to blame, the
+   document saying it); the exit code. */
+static int view_failed(const struct gc_triage *t, size_t vi, const struct gc_triage_error *err,
+                       int json)
+{
+    int rc = report_failure(t->path, err);
+
+    return json && err->blame == GC_TRIAGE_BLAME_CORE
+                   ? print_error_doc(t, views[vi].name, err->diag.message, rc)
+                   : rc;
+}
+
+/*
+ * Where `waves` writes, a wave at a time: text through cli_text_open(stdout), or the --json
+ * document through a cli_json_stream. One wave's record is held at a time, so a core of many
+ * thousands of waves lists them all in constant memory (triage.h, gc_triage_waves_head()).
+ */
+struct waves_out {
+    FILE *text; /* the text stream; NULL with --json */
+    struct cli_json_stream json;
+};
+
+static int waves_out_head(struct waves_out *o, const json_t *head, int json)
+{
+    if (json)
+        return cli_json_stream_open(&o->json, head, GC_TK_WAVES);
+    o->text = cli_text_open(stdout);
+    if (!o->text)
+        return CLI_EXIT_SOFTWARE;
+    analyze_render_waves_head(o->text, head);
+    return ferror(o->text) ? CLI_EXIT_IOERR : CLI_EXIT_OK;
+}
+
+static int waves_out_wave(struct waves_out *o, const json_t *wave)
+{
+    if (!o->text)
+        return cli_json_stream_add(&o->json, wave);
+    analyze_render_wave(o->text, wave);
+    return ferror(o->text) ? CLI_EXIT_IOERR : CLI_EXIT_OK;
+}
+
+/* The end of the output: the text stream closed; the --json document ended after every wave,
+   left unended after a failure (a reader must not take it for the whole list). @p rc, or
+   CLI_EXIT_IOERR if a write failed. */
+static int waves_out_close(struct waves_out *o, int rc)
+{
+    int wrc = CLI_EXIT_OK;
+
+    if (o->text)
+        wrc = fclose(o->text) == 0 ? CLI_EXIT_OK : CLI_EXIT_IOERR;
+    else if (rc == CLI_EXIT_OK)
+        wrc = cli_json_stream_close(&o->json);
+    if (fflush(stdout) != 0)
+        wrc = CLI_EXIT_IOERR;
+    return rc == CLI_EXIT_OK ? wrc : rc;
+}
+
+/* Say why the waves' output failed (out of memory, a write); its exit code. */
+static int waves_out_failed(int rc)
+{
+    if (rc == CLI_EXIT_SOFTWARE)
+        return cli_fail(CLI_EXIT_SOFTWARE, NULL, "out of memory");
+    return cli_fail(CLI_EXIT_IOERR, NULL, "cannot write output");
+}
+
+/* `analyze waves`: the head, then every wave listed, each built, written and freed. */
+static int run_waves(const struct gc_triage *t, size_t vi, const struct gc_triage_request *req,
+                     int json)
+{
+    struct gc_triage_error err = { .diag.status = GPUCORE_OK };
+    struct waves_out o = { 0 };
+    json_t *head = gc_triage_waves_head(t, req, &err);
+    int rc;
+
+    if (!head)
+        return view_failed(t, vi, &err, json);
+    rc = waves_out_head(&o, head, json);
+    json_decref(head);
+    for (uint32_t i = gc_triage_waves_next(t, req, 0); rc == CLI_EXIT_OK && i != UINT32_MAX;
+         i = gc_triage_waves_next(t, req, i + 1)) {
+        json_t *wave = gc_triage_waves_item(t, req, i);
+
+        rc = wave ? waves_out_wave(&o, wave) : CLI_EXIT_SOFTWARE;
+        json_decref(wave);
+    }
+    rc = waves_out_close(&o, rc);
+    return rc == CLI_EXIT_OK ? rc : waves_out_failed(rc);
 }
 
 static int run_view(const struct gc_triage *t, size_t vi, const struct gc_triage_request *req,
                     int json, int exit_code)
 {
     static void (*const renderers[])(FILE *, const json_t *) = {
-        [V_REPORT] = analyze_render_report, [V_WAVES] = analyze_render_waves,
-        [V_REGS] = analyze_render_regs,     [V_DISASM] = analyze_render_disasm,
-        [V_MEM] = analyze_render_mem,
+        [V_REPORT] = analyze_render_report, [V_REGS] = analyze_render_regs,
+        [V_DISASM] = analyze_render_disasm, [V_MEM] = analyze_render_mem,
     };
     enum view view = views[vi].view;
     struct gc_triage_error err = { .diag.status = GPUCORE_OK };
-    json_t *doc = build_view(t, view, req, &err);
+    json_t *doc;
     int rc = CLI_EXIT_OK;
 
+    if (view == V_WAVES)
+        return run_waves(t, vi, req, json);
+    doc = build_view(t, view, req, &err);
+    if (!doc)
+        return view_failed(t, vi, &err, json);
     /* The error first, also when there is a document: mem's failed read. */
     if (err.diag.status != GPUCORE_OK)
         rc = report_failure(t->path, &err);
-    if (!doc)
-        return json && err.diag.status != GPUCORE_OK && err.blame == GC_TRIAGE_BLAME_CORE
-                       ? print_error_doc(t, views[vi].name, err.diag.message, rc)
-                       : rc;
     if (json) {
         if (cli_print_json(doc) != CLI_EXIT_OK)
             rc = CLI_EXIT_IOERR;
@@ -298,6 +392,8 @@ static int parse_args(int argc, char **argv, struct analyze_args *a, int *ret_he
         { "code-object-path", required_argument, NULL, 'C' },
         { "exit-code", no_argument, NULL, 'E' },
         { "sysroot", required_argument, NULL, 'R' },
+        { "queue", required_argument, NULL, 'Q' },
+        { "stopped", no_argument, NULL, 'T' },
         { NULL, 0, NULL, 0 },
     };
     struct gc_triage_request *req = &a->req;
@@ -328,6 +424,17 @@ static int parse_args(int argc, char **argv, struct analyze_args *a, int *ret_he
         case 'f':
             req->faulting = 1;
             used |= O_FAULTING;
+            break;
+        case 'T':
+            req->stopped = 1;
+            used |= O_STOPPED;
+            break;
+        case 'Q':
+            if (cli_parse_int(optarg, 0, INT32_MAX, &v) != 0)
+                return cli_usage_error("analyze", "--queue expects a queue index, not '%s'",
+                                       optarg);
+            req->queue = v;
+            used |= O_QUEUE;
             break;
         case 'r':
             if (req->nregs == GC_TRIAGE_REG_FILTER_MAX)
@@ -473,6 +580,7 @@ static int job_option(int argc, char **argv)
 int cmd_analyze(int argc, char **argv)
 {
     struct analyze_args a = { .req = { .wave = -1,
+                                       .queue = -1,
                                        .size = GC_TRIAGE_MEM_DEFAULT_SIZE,
                                        .space = "global",
                                        .lane = 0,

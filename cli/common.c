@@ -404,14 +404,60 @@ FILE *cli_stderr_raw(void)
     return stderr_raw ? stderr_raw : stderr;
 }
 
+/* The flags of every --json document (cli_print_json()). */
+#define CLI_JSON_FLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER)
+
 int cli_print_json(const json_t *doc)
 {
     int rc = CLI_EXIT_OK;
 
-    if (json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0)
+    if (json_dumpf(doc, stdout, CLI_JSON_FLAGS) != 0)
         rc = CLI_EXIT_IOERR;
     fputc('\n', stdout);
     return rc;
+}
+
+int cli_json_stream_open(struct cli_json_stream *s, const json_t *head, const char *key)
+{
+    char *text = json_object_size(head) ? json_dumps(head, CLI_JSON_FLAGS) : NULL;
+    size_t len = text ? strlen(text) : 0;
+
+    s->count = 0;
+    if (len < 2 || strcmp(text + len - 2, "\n}") != 0) {
+        free(text);
+        return CLI_EXIT_SOFTWARE;
+    }
+    /* the head's members as cli_print_json() prints them, then the array's name */
+    fwrite(text, 1, len - 2, stdout);
+    free(text);
+    fprintf(stdout, ",\n  \"%s\": [", key);
+    return ferror(stdout) ? CLI_EXIT_IOERR : CLI_EXIT_OK;
+}
+
+int cli_json_stream_add(struct cli_json_stream *s, const json_t *elem)
+{
+    char *text = json_dumps(elem, CLI_JSON_FLAGS);
+    const char *p, *nl;
+
+    if (!text)
+        return CLI_EXIT_SOFTWARE;
+    fputs(s->count ? ",\n    " : "\n    ", stdout);
+    /* two levels deeper than alone: each line after the first indented by four more spaces
+       (a JSON text holds no raw newline inside a string) */
+    for (p = text; (nl = strchr(p, '\n')) != NULL; p = nl + 1) {
+        fwrite(p, 1, (size_t)(nl - p + 1), stdout);
+        fputs("    ", stdout);
+    }
+    fputs(p, stdout);
+    free(text);
+    s->count++;
+    return ferror(stdout) ? CLI_EXIT_IOERR : CLI_EXIT_OK;
+}
+
+int cli_json_stream_close(struct cli_json_stream *s)
+{
+    fputs(s->count ? "\n  ]\n}\n" : "]\n}\n", stdout);
+    return ferror(stdout) || fflush(stdout) != 0 ? CLI_EXIT_IOERR : CLI_EXIT_OK;
 }
 
 int cli_print_text(const json_t *doc, void (*render)(FILE *out, const json_t *doc, void *user),

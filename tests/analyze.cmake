@@ -51,3 +51,10 @@ add_test(NAME analyze-e2e-signature
                  ${PROJECT_SOURCE_DIR}/tests/scenarios $<TARGET_FILE:gpucore-mkexample>)
 set_tests_properties(analyze-e2e-signature PROPERTIES LABELS "analyze;e2e"
                      SKIP_RETURN_CODE 77 TIMEOUT 300)
+
+# The per-wave views (`waves` a wave at a time with its filters, regs, disasm, mem) on every
+# core of fuzz_image's corpus and on stopped waves deep in their functions (its own seeds,
+# gpucore-mkhostile-image deep-waves 16 and deep-hang 16); the disassembler linked in.
+gpucore_fuzz_target(fuzz_triage_views SOURCE fuzz/targets/fuzz_triage_views.c
+  LIBS gc_triage gc_analyze gc_arch ${GPUCORE_DISASM_LINKED} gc_libcore gc_schema
+  CORPORA fuzz_image)

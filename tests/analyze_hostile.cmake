@@ -30,3 +30,16 @@ foreach(kase ring-1m ring-symbols ring-waves capture-full-ring)
   set_tests_properties(analyze-hostile-${kase} PROPERTIES LABELS "analyze;hostile"
                        SKIP_RETURN_CODE 77 TIMEOUT 300)
 endforeach()
+
+# `analyze waves` on cores of 64 Ki and 256 Ki waves, and of 64 Ki stopped waves deep in their
+# functions, each at its own PC or at a few (issue 22): every wave listed a wave at a time,
+# under 1 GiB of address space and in the memory the report takes; the code decoded to find
+# instructions bounded (tests/analyze/hostile_waves.sh).
+foreach(kase waves-64k waves-256k deep-waves deep-hang)
+  add_test(NAME analyze-hostile-${kase}
+           COMMAND ${PROJECT_SOURCE_DIR}/tests/analyze/hostile_waves.sh
+                   ${CMAKE_CURRENT_BINARY_DIR}/analyze-hostile/${kase}
+                   $<TARGET_FILE:gpucore-cli> $<TARGET_FILE:gpucore-mkhostile-image> ${kase})
+  set_tests_properties(analyze-hostile-${kase} PROPERTIES LABELS "analyze;hostile"
+                       SKIP_RETURN_CODE 77 TIMEOUT 300)
+endforeach()

@@ -50,3 +50,21 @@ store_sql() {
 control_bytes() {
   LC_ALL=C tr -d '\n\t' <"$1" | LC_ALL=C tr -cd '\000-\037\177' | wc -c
 }
+
+# waves_note FILE: a note of what `gpucore analyze waves` wrote to FILE: the waves listed (text
+# rows, or --json's records, and how many of them have their instruction).
+waves_note() {
+  python3 - "$1" <<'PY'
+import json, re, sys
+text = open(sys.argv[1], errors="replace").read()
+if text.startswith("{"):
+    try:
+        w = json.loads(text).get("waves", [])
+        print("note: %d waves listed, %d disassembled" %
+              (len(w), sum(1 for x in w if x.get("instruction"))))
+    except ValueError:
+        print("note: not a whole JSON document (%d bytes)" % len(text))
+else:
+    print("note: %d waves listed" % len(re.findall(r"(?m)^ *[0-9]+ +[0-9]+ ", text)))
+PY
+}
