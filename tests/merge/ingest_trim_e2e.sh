@@ -99,7 +99,7 @@ if wa != wb:
     print("the wave lists differ", file=sys.stderr)
     sys.exit(1)
 n = wa["count"]
-step = max(1, n // 32)
+step = max(1, n // 8)
 print(" ".join(str(w["index"]) for w in wa["waves"]
                if w["faulting"] or w["index"] % step == 0 or w["index"] == n - 1))
 PY
