@@ -305,6 +305,7 @@ partner)
     ln -s ../canary.core "traced/core.$pid.zst"
     set +e
     python3 "$writer" copy "$g" 2>traced.werr |
+      ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
       strace -f -qq -e trace=open,openat,openat2 -o traced.strace \
         "$gpucore" ingest --pid "$pid" --dir traced --foreground-merge --config empty.conf >traced.out 2>traced.err
     set -e
