@@ -34,9 +34,12 @@ walk_budget=$((16 << 20)) deep_funcs=64 deep_func_size=65536
 # The memory `waves` may take beyond the report of the same core (the image is the same).
 as_mb=1024 cpu_s=20 margin_mb=16
 
-sanitized=0
+# The waves of each core: 64 Ki, as the issue's. A sanitizer build runs about ten times slower,
+# and these cases ran into their timeout there: it lists 4 Ki, enough for the same paths (the
+# streamed document, the filters, the decoding budget, which 256 deep waves already spend).
+sanitized=0 n=65536
 if ldd "$gpucore" 2>/dev/null | grep 'lib[at]san' >/dev/null; then
-  sanitized=1 cpu_s=300 margin_mb=320 # ASan keeps up to 256 MiB of freed blocks
+  sanitized=1 cpu_s=300 margin_mb=320 n=4096 # ASan keeps up to 256 MiB of freed blocks
 fi
 
 # run NAME ARGS...: gpucore under the limits (NAME.out, NAME.err, NAME.time: peak RSS in kB);
@@ -89,12 +92,12 @@ listed() {
 
 case $case in
 waves-64k)
-  "$mkhostile" core ring-waves || fail "gpucore-mkhostile-image failed"
+  "$mkhostile" core ring-waves "$n" || fail "gpucore-mkhostile-image failed"
   [ "$(stat -c %s core)" -lt $((512 << 10)) ] || fail "the crafted core is $(stat -c %s core) bytes, not small"
-  listed 65536
+  listed "$n"
   # the filters: every wave is queue 0's and running
   run queue analyze waves --json --queue 0 core
-  expect "waves --queue 0" "$(waves_json queue.out)" "65536 65536 0 65535 True"
+  expect "waves --queue 0" "$(waves_json queue.out)" "$n $n 0 $((n - 1)) True"
   run stopped analyze waves --stopped core
   expect "waves --stopped" "$(head -1 stopped.out)" "0 waves"
   gc noqueue analyze waves --queue 1 core
@@ -102,6 +105,8 @@ waves-64k)
   grep -q "queue 1 does not exist: the core has 1 queues" noqueue.err || fail "$(cat noqueue.err)"
   ;;
 waves-256k)
+  # four queues of 64 Ki (a save area holds about 110,000): the normal build only
+  [ "$sanitized" = 0 ] || skip "256 Ki waves: listed in the normal build (hours under the sanitizers)"
   export GPUCORE_MEM_BUDGET=1G
   "$mkhostile" core ring-waves 262144 || fail "gpucore-mkhostile-image failed"
   listed 262144
@@ -109,29 +114,31 @@ waves-256k)
   expect "waves --queue 3" "$(waves_json queue.out)" "65536 65536 196608 262143 True"
   ;;
 deep-waves)
-  "$mkhostile" core deep-waves || fail "gpucore-mkhostile-image failed"
-  listed 65536
+  "$mkhostile" core deep-waves "$n" || fail "gpucore-mkhostile-image failed"
+  listed "$n"
   # Wave i stands 4 (1 + i / 64) bytes before the end of its function, so finding its
   # instruction decodes that far into it, and 16 more bytes: the waves whose walk the budget
   # still holds, in order, are disassembled (each PC is its own: the cache never answers),
   # the others say why.
   want=$(python3 -c 'import sys
-budget, funcs, size = map(int, sys.argv[1:4])
+budget, funcs, size, n = map(int, sys.argv[1:5])
 ok = []
-for i in range(65536):
+for i in range(n):
     walk = size - 4 * (1 + i // funcs) + 16
     if walk <= budget:
         budget -= walk
         ok.append(i)
-print(len(ok), ok[-2:])' "$walk_budget" "$deep_funcs" "$deep_func_size")
-  expect "the budget's walks" "${want%% *}" 256
+print(len(ok), ok[-2:])' "$walk_budget" "$deep_funcs" "$deep_func_size" "$n")
+  # the budget must run out partway (256 walks of 64 KiB for 64 Ki waves)
+  [ "${want%% *}" -gt 0 ] && [ "${want%% *}" -lt "$n" ] ||
+    fail "the budget's walks: ${want%% *} of $n waves, not a budget that runs out"
   expect "waves disassembled (how many, the last two), the rest saying why" "$(python3 -c 'import json,sys
 w = json.load(open(sys.argv[1]))["waves"]
 ok = [x["index"] for x in w if x["instruction"] == "s_nop 0"]
 why = {x["instruction_error"].split(" (")[0] for x in w if x["instruction"] is None}
 print(len(ok), ok[-2:], sorted(why))' json.out)" \
       "$want ['not disassembled: the 16 MiB of code this command may decode from symbol starts are spent']"
-  grep -q "^ *65535 .*stopped  *(PC inside an instruction or not disassembled)$" waves.out ||
+  grep -q "^ *$((n - 1)) .*stopped  *(PC inside an instruction or not disassembled)$" waves.out ||
       fail "waves: the last wave's row: $(tail -1 waves.out)"
   # the command the message names disassembles a wave the listing left out
   addr=$(python3 -c 'import json,sys
@@ -145,12 +152,12 @@ print(w["pc"])' json.out)
   ;;
 deep-hang)
   # 64 PCs, each 64 KiB - 4 into its function: every wave disassembled, each PC decoded once
-  "$mkhostile" core deep-hang || fail "gpucore-mkhostile-image failed"
-  listed 65536
+  "$mkhostile" core deep-hang "$n" || fail "gpucore-mkhostile-image failed"
+  listed "$n"
   expect "waves disassembled" "$(python3 -c 'import json,sys
 w = json.load(open(sys.argv[1]))["waves"]
 print(sum(x["instruction"] == "s_nop 0" for x in w), len({x["pc"] for x in w}))' json.out)" \
-      "65536 $deep_funcs"
+      "$n $deep_funcs"
   # and the report: its 64 groups (a wave each: each wave runs its own dispatch), disassembled
   expect "report: groups listed" \
       "$(grep -Ec '^ +1 x f00[0-9]{2}\+0xfffc +stopped +s_nop 0$' report.out)" 64
