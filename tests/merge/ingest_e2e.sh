@@ -36,28 +36,13 @@ test_name=ingest-$case
 writer="$here/stream_writer.py"
 
 . "$here/../lib/e2e.sh"
+. "$here/ingest_lib.sh"
 e2e_enter "$work"
 e2e_need_ptrace
 
 e2e_rocr_split "$scenarios/vadd-fault.json"
 g=gpucore.$pid h=core.$pid
 
-# feed NAME WRITER-ARGS -- INGEST-ARGS: stream_writer.py WRITER-ARGS | gpucore ingest
-# INGEST-ARGS; the writer's status in $wrc (3: it saw EPIPE), ingest's in $rc, ingest's output
-# in NAME.out/.err, the writer's stderr in NAME.werr.
-feed() {
-  local name=$1 wargs=() sep=0
-  shift
-  while [ $# -gt 0 ]; do
-    if [ "$1" = -- ]; then shift; break; fi
-    wargs+=("$1"); shift
-  done
-  set +e
-  python3 "$writer" "${wargs[@]}" 2>"$name.werr" | "$gpucore" ingest "$@" >"$name.out" 2>"$name.err"
-  local st=("${PIPESTATUS[@]}")
-  set -e
-  wrc=${st[0]} rc=${st[1]}
-}
 
 # analyze_same A B: the reports of two cores agree but for the file's name and the capture
 # metadata's time, options and tier (an ingested half says the tier it kept).

@@ -42,6 +42,7 @@ test_name=ingest-hostile-$case
 writer="$here/stream_writer.py"
 
 . "$here/../lib/e2e.sh"
+. "$here/ingest_lib.sh"
 e2e_enter "$work"
 e2e_need_ptrace
 
@@ -51,21 +52,6 @@ g=gpucore.$pid h=core.$pid
 # every run names one of its own.
 : >empty.conf
 
-# feed NAME WRITER-ARGS -- INGEST-ARGS: as ingest_e2e.sh's; the bytes the writer wrote in
-# NAME.count when it was given --count (huge).
-feed() {
-  local name=$1 wargs=()
-  shift
-  while [ $# -gt 0 ]; do
-    if [ "$1" = -- ]; then shift; break; fi
-    wargs+=("$1"); shift
-  done
-  set +e
-  python3 "$writer" "${wargs[@]}" 2>"$name.werr" | "$gpucore" ingest "$@" >"$name.out" 2>"$name.err"
-  local st=("${PIPESTATUS[@]}")
-  set -e
-  wrc=${st[0]} rc=${st[1]}
-}
 
 # drained NAME: the writer of the last feed wrote everything and saw no EPIPE.
 drained() {
