@@ -240,8 +240,8 @@ json_t *gc_triage_disasm(const struct gc_triage *t, const struct gc_triage_reque
     if (wave >= 0)
         w = gc_image_wave(t->img, (uint32_t)wave);
     if (w) {
-        pc = w->pc;
         arch = gc_tr_wave_arch(t, w);
+        pc = gc_tr_insn_pc(t, arch, w->pc, w->stop_reasons); /* a trapped wave: its s_trap */
     } else {
         pc = req->address;
         /* The target of the code object's agent: every queue of one agent shares it; with

@@ -113,7 +113,9 @@ static void render_group(FILE *out, const json_t *g)
                  gc_json_get_bool(g, GC_TK_STOPPED) ? "stopped" : "running");
     wave_list_text(json_object_get(g, GC_TK_WAVES), waves, sizeof(waves), GROUP_WAVES_SHOWN);
     fprintf(out, "      %6" PRIu64 " x %-20s %-18s %s\n", gc_json_get_u64(g, GC_TK_COUNT),
-            sym ? sym : gc_json_get_str_or(g, GC_TK_PC, "?"), reasons,
+            sym ? sym
+                : gc_json_get_str_or(g, GC_TK_INSTRUCTION_PC, gc_json_get_str_or(g, GC_TK_PC, "?")),
+            reasons,
             insn ? insn : gc_json_get_str_or(g, GC_TK_INSTRUCTION_ERROR, "?"));
     fprintf(out, "               %s%s%s\n", gc_json_get_bool(g, GC_TK_FAULTING) ? "FAULTING " : "",
             waves, json_is_integer(json_object_get(g, GC_TK_DISPATCH)) ? "" : " (no dispatch)");
@@ -394,16 +396,23 @@ static void render_wave_head(FILE *out, const json_t *w)
 {
     const json_t *wg = json_object_get(w, GC_TK_WORKGROUP);
 
-    char disp[24] = "unknown";
+    char disp[24] = "unknown", pc[96];
+    const char *raw = gc_json_get_str_or(w, GC_TK_PC, "?");
+    const char *ipc = gc_json_get_str(w, GC_TK_INSTRUCTION_PC);
 
+    /* A trapped wave is shown at its s_trap; its saved PC, the instruction after, said too. */
+    if (ipc && strcmp(ipc, raw) != 0)
+        snprintf(pc, sizeof(pc), "pc %s, saved pc %s after the trap", ipc, raw);
+    else
+        snprintf(pc, sizeof(pc), "pc %s", raw);
     if (json_is_integer(json_object_get(w, GC_TK_DISPATCH)))
         snprintf(disp, sizeof(disp), "%" PRIu64, gc_json_get_u64(w, GC_TK_DISPATCH));
     fprintf(out,
-            "Wave %" PRIu64 ": %s at %s (pc %s), dispatch %s, queue %" PRIu64
+            "Wave %" PRIu64 ": %s at %s (%s), dispatch %s, queue %" PRIu64
             ", workgroup (%" PRId64 ",%" PRId64 ",%" PRId64 ") wave %" PRId64 ", %" PRIu64
             " lanes, exec %s\n",
             gc_json_get_u64(w, GC_TK_INDEX), gc_json_get_str_or(w, GC_TK_KERNEL, "unknown kernel"),
-            gc_json_get_str_or(w, GC_TK_SYMBOL, "?"), gc_json_get_str_or(w, GC_TK_PC, "?"), disp,
+            gc_json_get_str_or(w, GC_TK_SYMBOL, "?"), pc, disp,
             gc_json_get_u64(w, GC_TK_QUEUE), gc_json_index_value(json_array_get(wg, 0)),
             gc_json_index_value(json_array_get(wg, 1)), gc_json_index_value(json_array_get(wg, 2)),
             gc_json_index_value(json_object_get(w, GC_TK_WAVE_IN_GROUP)),
@@ -447,7 +456,9 @@ void analyze_render_wave(FILE *out, const json_t *w)
     fprintf(out, "%6" PRIu64 " %5" PRIu64 " %5s %4" PRIu64 " %-14s %-16s %-18s %-18s %s\n",
             gc_json_get_u64(w, GC_TK_INDEX), gc_json_get_u64(w, GC_TK_QUEUE), disp,
             gc_json_get_u64(w, GC_TK_XCC), grp,
-            gc_json_get_str_or(w, GC_TK_SYMBOL, gc_json_get_str_or(w, GC_TK_PC, "?")),
+            gc_json_get_str_or(w, GC_TK_SYMBOL,
+                               gc_json_get_str_or(w, GC_TK_INSTRUCTION_PC,
+                                                  gc_json_get_str_or(w, GC_TK_PC, "?"))),
             gc_json_get_str_or(w, GC_TK_EXEC, "?"), reasons,
             gc_json_get_str_or(w, GC_TK_INSTRUCTION,
                                gc_json_get_str(w, GC_TK_INSTRUCTION_ERROR)
