@@ -138,57 +138,54 @@ static int dispatch_faulted(const json_t *q, uint64_t index)
     return 0;
 }
 
-/* A dispatch's arguments, as the report's "arguments" gives them: one line an argument
-   ("a (global float*) = 0x7fc383804000 → buffer a, 64 KiB VRAM"); hidden ones, which the
-   runtime fills, by their value kind and size ("hidden_block_count_x (hidden, uint32) = 16",
-   "hidden_queue_ptr (hidden, pointer) = 0x... → ..."). */
+/* One argument's line: "a (global float*) = 0x7fc383804000 → buffer a, 64 KiB VRAM". */
+static void render_argument(FILE *out, size_t i, const json_t *a)
+{
+    const char *name = gc_json_get_str(a, GC_TK_NAME);
+    const char *space = gc_json_get_str(a, GC_TK_ADDRESS_SPACE);
+    const char *type = gc_json_get_str(a, GC_TK_TYPE);
+    const char *rel = gc_json_get_str(a, GC_TK_RELATION);
+    const char *verr = gc_json_get_str(a, GC_TK_VALUE_ERROR);
+
+    if (name)
+        fprintf(out, "        %s", name);
+    else
+        fprintf(out, "        argument %zu", i);
+    fprintf(out, " (%s%s%s)", space ? space : "", space ? " " : "",
+            type ? type : gc_json_get_str_or(a, GC_TK_VALUE_KIND, "?"));
+    if (verr && strcmp(verr, GC_TR_REDACTED) == 0)
+        fprintf(out, " = redacted (withheld by --redact)");
+    else
+        fprintf(out, " = %s", gc_json_get_str_or(a, GC_TK_VALUE, "?"));
+    if (verr && strcmp(verr, GC_TR_REDACTED) != 0)
+        fprintf(out, " (%s)", verr);
+    if (rel)
+        fprintf(out, " \u2192 %s", rel);
+    fputc('\n', out);
+}
+
+/* A dispatch's arguments, as the report's "arguments" gives them: the program's, one line an
+   argument; the hidden ones, which the runtime fills (block counts, group sizes, the printf
+   buffer...), counted on one line, as --json lists each of them. */
 static void render_arguments(FILE *out, const json_t *x)
 {
     const json_t *args = json_object_get(x, GC_TK_ARGUMENTS);
     const char *err = gc_json_get_str(x, GC_TK_ARGUMENTS_ERROR);
-    size_t i;
+    size_t i, hidden = 0;
     json_t *a;
 
     if (json_is_array(args))
         fprintf(out, "      arguments:\n");
     json_array_foreach(args, i, a)
     {
-        const char *name = gc_json_get_str(a, GC_TK_NAME);
-        const char *space = gc_json_get_str(a, GC_TK_ADDRESS_SPACE);
-        const char *type = gc_json_get_str(a, GC_TK_TYPE);
-        const char *rel = gc_json_get_str(a, GC_TK_RELATION);
-
-        if (name)
-            fprintf(out, "        %s", name);
+        if (gc_json_get_bool(a, GC_TK_HIDDEN))
+            hidden++;
         else
-            fprintf(out, "        argument %zu", i);
-        if (gc_json_get_bool(a, GC_TK_HIDDEN) && !type) {
-            json_int_t size = json_integer_value(json_object_get(a, GC_TK_SIZE));
-
-            if (json_object_get(a, GC_TK_ALLOCATION) &&
-                !json_is_null(json_object_get(a, GC_TK_RELATION)))
-                fprintf(out, " (hidden, pointer)");
-            else if (size == 1 || size == 2 || size == 4 || size == 8)
-                fprintf(out, " (hidden, uint%d)", (int)size * 8);
-            else
-                fprintf(out, " (hidden, %d bytes)", (int)size);
-        } else {
-            fprintf(out, " (%s%s%s%s)", gc_json_get_bool(a, GC_TK_HIDDEN) ? "hidden, " : "",
-                    space ? space : "", space ? " " : "",
-                    type ? type : gc_json_get_str_or(a, GC_TK_VALUE_KIND, "?"));
-        }
-        if (gc_json_get_str(a, GC_TK_VALUE_ERROR) &&
-            strcmp(gc_json_get_str(a, GC_TK_VALUE_ERROR), GC_TR_REDACTED) == 0)
-            fprintf(out, " = redacted (withheld by --redact)");
-        else
-            fprintf(out, " = %s", gc_json_get_str_or(a, GC_TK_VALUE, "?"));
-        if (gc_json_get_str(a, GC_TK_VALUE_ERROR) &&
-            strcmp(gc_json_get_str(a, GC_TK_VALUE_ERROR), GC_TR_REDACTED) != 0)
-            fprintf(out, " (%s)", gc_json_get_str(a, GC_TK_VALUE_ERROR));
-        if (rel)
-            fprintf(out, " \u2192 %s", rel);
-        fputc('\n', out);
+            render_argument(out, i, a);
     }
+    if (hidden)
+        fprintf(out, "        and %zu hidden argument%s filled by the runtime (--json lists %s)\n",
+                hidden, hidden == 1 ? "" : "s", hidden == 1 ? "it" : "them");
     if (err)
         fprintf(out, "      %s: %s\n",
                 json_is_array(args) ? "argument problems" : "arguments not decoded", err);
