@@ -946,7 +946,9 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 }
 
 /* Why unwinding stopped early: most often the last frame's module has no file here, so neither
-   CFI nor a frame-pointer chain through it could be followed. */
+   CFI nor a frame-pointer chain through it could be followed; that is said in words, without
+   libdwfl's message for it (which is only "Callback returned failure": its memory callback
+   found no unwind tables to read). */
 static json_t *unwind_end_json(const json_t *frames)
 {
     const json_t *last = json_array_get(frames, json_array_size(frames) - 1);
@@ -954,8 +956,8 @@ static json_t *unwind_end_json(const json_t *frames)
     char b[512];
 
     if (last && json_is_null(json_object_get(last, GC_TK_SYMBOL)))
-        snprintf(b, sizeof(b), "no unwind tables for %s: its file is not at hand (libdwfl: %s)",
-                 mod ? mod : "a frame outside every mapped file", dwfl_errmsg(-1));
+        snprintf(b, sizeof(b), "no unwind tables for %s: its file is not at hand",
+                 mod ? mod : "a frame outside every mapped file");
     else
         snprintf(b, sizeof(b), "libdwfl: %s", dwfl_errmsg(-1));
     return printable_json(b);

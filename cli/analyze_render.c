@@ -328,6 +328,35 @@ static void render_host_frame(FILE *out, size_t n, const json_t *f)
     fputc('\n', out);
 }
 
+/* Whether thread @p th's backtrace ended in a module without symbols (its last frame has a
+   module and no symbol): the reason is that module's, which the report says once. */
+static int ends_without_symbols(const json_t *th)
+{
+    const json_t *frames = json_object_get(th, GC_TK_FRAMES);
+    const json_t *last = json_array_get(frames, json_array_size(frames) - 1);
+
+    return json_is_object(last) && gc_json_get_str(last, GC_TK_MODULE) &&
+           !gc_json_get_str(last, GC_TK_SYMBOL);
+}
+
+/* Whether some thread's backtrace of @p threads ended in module @p name (no symbols there). */
+static int backtrace_ends_in(const json_t *threads, const char *name)
+{
+    const json_t *th;
+    size_t i;
+
+    json_array_foreach(threads, i, th)
+    {
+        const json_t *frames = json_object_get(th, GC_TK_FRAMES);
+        const json_t *last = json_array_get(frames, json_array_size(frames) - 1);
+
+        if (ends_without_symbols(th) && gc_json_get_str(th, GC_TK_UNWIND_END) &&
+            strcmp(gc_json_get_str_or(last, GC_TK_MODULE, ""), name) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 /* The host threads and their backtraces (the report's "host"), and the modules without
    symbols, those with the same reason on one line. */
 static void render_host(FILE *out, const json_t *host)
@@ -358,7 +387,9 @@ static void render_host(FILE *out, const json_t *host)
         json_array_foreach(json_object_get(th, GC_TK_FRAMES), k, f) render_host_frame(out, k, f);
         if (gc_json_get_bool(th, GC_TK_MORE_FRAMES))
             fprintf(out, "    (more frames not shown)\n");
-        if (gc_json_get_str(th, GC_TK_UNWIND_END))
+        /* A backtrace that ends in a module without symbols: the "no symbols for" line below
+           says so once for every thread. */
+        if (gc_json_get_str(th, GC_TK_UNWIND_END) && !ends_without_symbols(th))
             fprintf(out, "    (unwinding stopped: %s)\n", gc_json_get_str(th, GC_TK_UNWIND_END));
     }
     if (gc_json_get_u64(host, GC_TK_MORE_THREADS))
@@ -368,8 +399,8 @@ static void render_host(FILE *out, const json_t *host)
     {
         const char *why = gc_json_get_str_or(m, GC_TK_WHY, "?");
         const json_t *o;
-        size_t j;
-        int seen = 0;
+        size_t j, n;
+        int seen = 0, ends;
 
         json_array_foreach(nosym, j, o) if (j < i && gc_json_get_bool(o, GC_TK_IN_FRAMES) &&
                                             strcmp(gc_json_get_str_or(o, GC_TK_WHY, "?"), why) == 0)
@@ -377,10 +408,18 @@ static void render_host(FILE *out, const json_t *host)
         if (seen || !gc_json_get_bool(m, GC_TK_IN_FRAMES))
             continue;
         fprintf(out, "  no symbols for %s", gc_json_get_str_or(m, GC_TK_NAME, "?"));
+        ends = backtrace_ends_in(threads, gc_json_get_str_or(m, GC_TK_NAME, ""));
+        n = 1;
         json_array_foreach(nosym, j, o) if (j > i && gc_json_get_bool(o, GC_TK_IN_FRAMES) &&
                                             strcmp(gc_json_get_str_or(o, GC_TK_WHY, "?"), why) == 0)
-                fprintf(out, ", %s", gc_json_get_str_or(o, GC_TK_NAME, "?"));
-        fprintf(out, ": %s\n", why);
+        {
+            fprintf(out, ", %s", gc_json_get_str_or(o, GC_TK_NAME, "?"));
+            ends |= backtrace_ends_in(threads, gc_json_get_str_or(o, GC_TK_NAME, ""));
+            n++;
+        }
+        /* Said once here, not after every thread whose backtrace stops in one of them. */
+        fprintf(out, ": %s%s\n", why,
+                !ends ? "" : n == 1 ? "; backtraces stop in it" : "; backtraces stop in them");
     }
 }
 

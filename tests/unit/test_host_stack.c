@@ -270,6 +270,10 @@ static void test_threads_frames_modules(void **state)
     assert_true(json_is_null(json_object_get(json_array_get(fr, 0), "symbol")));
     assert_string_equal(str_of(json_array_get(fr, 1), "pc"), "0x400230");
     assert_string_equal(str_of(json_array_get(fr, 1), "module_offset"), "0x230");
+    /* where the unwinding stopped, in words: the module's file is missing, not libdwfl's
+       "Callback returned failure" (issue 23) */
+    assert_string_equal(str_of(thread_at(h, 0), "unwind_end"),
+                        "no unwind tables for libfake.so.1: its file is not at hand");
 
     /* the second: no signal of its own, waiting for KFD events */
     assert_true(json_is_false(json_object_get(thread_at(h, 1), "first")));
