@@ -181,8 +181,8 @@ gpucore_status_t gc_tr_check_wave(const struct gc_triage *t, const struct gc_tri
         return GPUCORE_OK;
     if (nwaves)
         gc_tr_fail(reterr, GC_TRIAGE_BLAME_REQUEST, GPUCORE_E_NOTFOUND,
-                   "wave %ld does not exist: the core has %u waves (0..%u)", req->wave, nwaves,
-                   nwaves - 1);
+                   "wave %ld does not exist: the core has %u wave%s (0..%u)", req->wave, nwaves,
+                   nwaves == 1 ? "" : "s", nwaves - 1);
     else
         gc_tr_fail(reterr, GC_TRIAGE_BLAME_REQUEST, GPUCORE_E_NOTFOUND,
                    "wave %ld does not exist: the core has 0 waves", req->wave);

@@ -433,8 +433,9 @@ static void not_captured(const struct gc_triage *t, json_t *out)
         const char *st = gpucore_range_status_name(sums[k].status);
         const char *r = reason_phrase(sums[k].reason);
 
-        gc_json_appendf(out, "%s of GPU memory in %" PRIu64 " ranges %s (%s)",
+        gc_json_appendf(out, "%s of GPU memory in %" PRIu64 " range%s %s (%s)",
                       gc_format_size(sums[k].bytes, a, sizeof(a)), sums[k].ranges,
+                      sums[k].ranges == 1 ? "" : "s",
                       st ? st : "not captured", r ? r : "no reason given");
     }
     gpucore_manifest_free(m);
@@ -910,11 +911,14 @@ static int no_fault_lines(struct report *r)
                 continue;
             gc_json_appendf(
                     r->summary,
-                    "Queue %" PRIu64 ": %" PRIu64 " of its %" PRIu64 " waves (%s) are at %s: %s",
+                    "Queue %" PRIu64 ": %" PRIu64 " of its %" PRIu64 " wave%s (%s) %s at %s: %s",
                     gc_json_get_u64(q, GC_TK_INDEX), gc_json_get_u64(g, GC_TK_COUNT),
                     gc_json_get_u64(q, GC_TK_WAVES),
+                    gc_json_get_u64(q, GC_TK_WAVES) == 1 ? "" : "s",
                     gc_json_get_str_or(g, GC_TK_KERNEL, "unknown kernel"),
-                    gc_json_get_str_or(g, GC_TK_SYMBOL, gc_json_get_str_or(g, GC_TK_PC, "?")),
+                    gc_json_get_u64(g, GC_TK_COUNT) == 1 ? "is" : "are",
+                    gc_json_get_str_or(g, GC_TK_SYMBOL,
+                                       gc_json_get_str_or(g, GC_TK_INSTRUCTION_PC, "?")),
                     gc_json_get_str_or(g, GC_TK_INSTRUCTION,
                                        gc_json_get_str_or(g, GC_TK_INSTRUCTION_ERROR, "?")));
         }

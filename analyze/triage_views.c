@@ -63,7 +63,8 @@ json_t *gc_triage_waves_head(const struct gc_triage *t, const struct gc_triage_r
         return NULL;
     if (req->queue >= 0 && (uint64_t)req->queue >= nqueues)
         return gc_tr_fail(reterr, GC_TRIAGE_BLAME_REQUEST, GPUCORE_E_NOTFOUND,
-                          "queue %ld does not exist: the core has %u queues", req->queue, nqueues);
+                          "queue %ld does not exist: the core has %u queue%s", req->queue, nqueues,
+                          nqueues == 1 ? "" : "s");
     for (uint32_t i = gc_triage_waves_next(t, req, 0); i != UINT32_MAX;
          i = gc_triage_waves_next(t, req, i + 1))
         count++;

@@ -12,6 +12,12 @@
 #include "gc_util.h"
 #include "triage.h"
 
+/* The plural "s" of a count's noun: "1 wave", "2 waves", "0 waves". */
+static const char *plural(uint64_t n)
+{
+    return n == 1 ? "" : "s";
+}
+
 #define GROUP_WAVES_SHOWN 16u /* wave indices listed per group in the report */
 
 /* ---------------------------------------------------------------------------------------- */
@@ -204,8 +210,9 @@ static void render_groups_omitted(FILE *out, const json_t *q)
     {
         listed += gc_json_get_u64(g, GC_TK_COUNT);
     }
-    fprintf(out, "      ... and %" PRIu64 " more groups of %" PRIu64 " waves, not listed\n", n,
-            gc_json_get_u64(q, GC_TK_WAVES) - listed);
+    fprintf(out, "      ... and %" PRIu64 " more group%s of %" PRIu64 " wave%s, not listed\n", n,
+            plural(n), gc_json_get_u64(q, GC_TK_WAVES) - listed,
+            plural(gc_json_get_u64(q, GC_TK_WAVES) - listed));
 }
 
 void analyze_render_report(FILE *out, const json_t *doc)
@@ -229,8 +236,9 @@ void analyze_render_report(FILE *out, const json_t *doc)
     json_array_foreach(json_object_get(doc, GC_TK_SUMMARY), i, v)
             fprintf(out, "%s\n", json_string_value(v));
 
-    fprintf(out, "\n%" PRIu64 " waves, %" PRIu64 " stopped, %" PRIu64 " faulting\n",
-            gc_json_get_u64(doc, GC_TK_WAVES), gc_json_get_u64(doc, GC_TK_STOPPED_WAVES),
+    fprintf(out, "\n%" PRIu64 " wave%s, %" PRIu64 " stopped, %" PRIu64 " faulting\n",
+            gc_json_get_u64(doc, GC_TK_WAVES), plural(gc_json_get_u64(doc, GC_TK_WAVES)),
+            gc_json_get_u64(doc, GC_TK_STOPPED_WAVES),
             gc_json_get_u64(doc, GC_TK_FAULTING_WAVES));
     json_array_foreach(json_object_get(doc, GC_TK_AGENTS), i, v)
     {
@@ -246,10 +254,10 @@ void analyze_render_report(FILE *out, const json_t *doc)
         {
             const json_t *exc = json_object_get(q, GC_TK_EXCEPTIONS);
 
-            fprintf(out, "  Queue %" PRIu64 " (id %" PRIu64 ", %s): %" PRIu64 " waves",
+            fprintf(out, "  Queue %" PRIu64 " (id %" PRIu64 ", %s): %" PRIu64 " wave%s",
                     gc_json_get_u64(q, GC_TK_INDEX), gc_json_get_u64(q, GC_TK_QUEUE_ID),
                     gc_json_get_str_or(q, GC_TK_TYPE, "unknown type"),
-                    gc_json_get_u64(q, GC_TK_WAVES));
+                    gc_json_get_u64(q, GC_TK_WAVES), plural(gc_json_get_u64(q, GC_TK_WAVES)));
             if (json_array_size(exc)) {
                 fprintf(out, ", exceptions");
                 json_array_foreach(exc, d, x)
@@ -269,7 +277,7 @@ void analyze_render_report(FILE *out, const json_t *doc)
                 fprintf(out,
                         "    dispatch %" PRIu64 ": %s, packet %" PRIu64 ", grid %" PRIu64
                         "x%" PRIu64 "x%" PRIu64 ", workgroup %" PRIu64 "x%" PRIu64 "x%" PRIu64
-                        ", %" PRIu64 " waves\n",
+                        ", %" PRIu64 " wave%s\n",
                         gc_json_get_u64(x, GC_TK_INDEX),
                         gc_json_get_str_or(x, GC_TK_KERNEL, "unknown kernel"),
                         gc_json_get_u64(x, GC_TK_PACKET_ID),
@@ -279,7 +287,7 @@ void analyze_render_report(FILE *out, const json_t *doc)
                         (uint64_t)json_integer_value(json_array_get(wg, 0)),
                         (uint64_t)json_integer_value(json_array_get(wg, 1)),
                         (uint64_t)json_integer_value(json_array_get(wg, 2)),
-                        gc_json_get_u64(x, GC_TK_WAVES));
+                        gc_json_get_u64(x, GC_TK_WAVES), plural(gc_json_get_u64(x, GC_TK_WAVES)));
                 if (dispatch_faulted(q, gc_json_get_u64(x, GC_TK_INDEX)))
                     render_arguments(out, x);
             }
@@ -393,8 +401,9 @@ static void render_host(FILE *out, const json_t *host)
             fprintf(out, "    (unwinding stopped: %s)\n", gc_json_get_str(th, GC_TK_UNWIND_END));
     }
     if (gc_json_get_u64(host, GC_TK_MORE_THREADS))
-        fprintf(out, "  (%" PRIu64 " more threads not unwound)\n",
-                gc_json_get_u64(host, GC_TK_MORE_THREADS));
+        fprintf(out, "  (%" PRIu64 " more thread%s not unwound)\n",
+                gc_json_get_u64(host, GC_TK_MORE_THREADS),
+                plural(gc_json_get_u64(host, GC_TK_MORE_THREADS)));
     json_array_foreach(nosym, i, m)
     {
         const char *why = gc_json_get_str_or(m, GC_TK_WHY, "?");
@@ -462,7 +471,8 @@ static void render_wave_head(FILE *out, const json_t *w)
 
 void analyze_render_waves_head(FILE *out, const json_t *head)
 {
-    fprintf(out, "%" PRIu64 " waves\n", gc_json_get_u64(head, GC_TK_COUNT));
+    fprintf(out, "%" PRIu64 " wave%s\n", gc_json_get_u64(head, GC_TK_COUNT),
+            plural(gc_json_get_u64(head, GC_TK_COUNT)));
     fprintf(out, "%6s %5s %5s %4s %-14s %-16s %-18s %-18s %s\n", "wave", "queue", "disp", "xcc",
             "workgroup", "symbol", "exec", "stop", "instruction");
 }
@@ -571,12 +581,12 @@ void analyze_render_mem(FILE *out, const json_t *doc)
     if (n == 0 && json_is_string(json_object_get(doc, GC_TK_ERROR)))
         return; /* nothing read: the error, on stderr, is all there is to say */
     if (json_is_integer(json_object_get(doc, GC_TK_WAVE)))
-        fprintf(out, "%s memory of wave %" PRIu64 ", %" PRIu64 " bytes at %s:\n",
-                gc_json_get_str(doc, GC_TK_SPACE), gc_json_get_u64(doc, GC_TK_WAVE), n,
+        fprintf(out, "%s memory of wave %" PRIu64 ", %" PRIu64 " byte%s at %s:\n",
+                gc_json_get_str(doc, GC_TK_SPACE), gc_json_get_u64(doc, GC_TK_WAVE), n, plural(n),
                 gc_json_get_str(doc, GC_TK_ADDRESS));
     else
-        fprintf(out, "%s memory, %" PRIu64 " bytes at %s:\n", gc_json_get_str(doc, GC_TK_SPACE), n,
-                gc_json_get_str(doc, GC_TK_ADDRESS));
+        fprintf(out, "%s memory, %" PRIu64 " byte%s at %s:\n", gc_json_get_str(doc, GC_TK_SPACE),
+                n, plural(n), gc_json_get_str(doc, GC_TK_ADDRESS));
     for (uint64_t i = 0; hex && i < n; i += 16) {
         char ascii[17];
         uint64_t k;

@@ -46,8 +46,8 @@ static void render_file(FILE *out, const json_t *f)
             gc_json_get_u64(f, GC_IK_E_MACHINE),
             json_is_true(json_object_get(f, GC_IK_COMPRESSED)) ? "zstd seekable" : "plain");
     if (json_is_true(json_object_get(f, GC_IK_COMPRESSED)))
-        fprintf(out, " (%" PRIu64 " frames), %s, %s uncompressed\n",
-                gc_json_get_u64(f, GC_IK_FRAMES),
+        fprintf(out, " (%" PRIu64 " frame%s), %s, %s uncompressed\n",
+                gc_json_get_u64(f, GC_IK_FRAMES), gc_json_get_u64(f, GC_IK_FRAMES) == 1 ? "" : "s",
                 gc_format_size(gc_json_get_u64(f, GC_IK_FILE_SIZE), a, sizeof(a)),
                 gc_format_size(gc_json_get_u64(f, GC_IK_LOGICAL_SIZE), b, sizeof(b)));
     else
@@ -114,9 +114,10 @@ static void render_manifest_summary(FILE *out, const json_t *m, const json_t *fi
     if (!json_is_object(m) || json_object_get(m, GC_IK_ERROR))
         return;
     fprintf(out,
-            "Memory:      %" PRIu64 " ranges captured (%s), %" PRIu64 " skipped (%s), %" PRIu64
+            "Memory:      %" PRIu64 " range%s captured (%s), %" PRIu64 " skipped (%s), %" PRIu64
             " unreadable (%s)\n",
             gc_json_get_u64(m, GC_IK_CAPTURED_RANGES),
+            gc_json_get_u64(m, GC_IK_CAPTURED_RANGES) == 1 ? "" : "s",
             gc_format_size(gc_json_get_u64(m, GC_IK_CAPTURED_BYTES), a, 32),
             gc_json_get_u64(m, GC_IK_SKIPPED_RANGES),
             gc_format_size(gc_json_get_u64(m, GC_IK_SKIPPED_BYTES), b, 32),
@@ -130,9 +131,10 @@ static void render_manifest_summary(FILE *out, const json_t *m, const json_t *fi
                     : "no");
     if (json_is_true(json_object_get(m, GC_IK_REDACTED)))
         fprintf(out,
-                "Redacted:    yes, %" PRIu64 " ranges (%s) of user data withheld by --redact; "
+                "Redacted:    yes, %" PRIu64 " range%s (%s) of user data withheld by --redact; "
                 "their bytes are not in the core\n",
                 gc_json_get_u64(m, GC_IK_REDACTED_RANGES),
+                gc_json_get_u64(m, GC_IK_REDACTED_RANGES) == 1 ? "" : "s",
                 gc_format_size(gc_json_get_u64(m, GC_IK_REDACTED_BYTES), a, 32));
     if (json_is_true(json_object_get(m, GC_IK_NO_HOST_MEMORY)))
         fprintf(out, "Host memory: thread stacks only (--no-host-memory)\n");
@@ -285,8 +287,9 @@ static void render_segments(FILE *out, const json_t *s, int list_all)
                 gc_json_get_str(s, GC_IK_HIGHEST));
     fputc('\n', out);
     if (gc_json_get_u64(s, GC_IK_NOT_DUMPED))
-        fprintf(out, "  %" PRIu64 " segments have no data in the file (not dumped)\n",
-                gc_json_get_u64(s, GC_IK_NOT_DUMPED));
+        fprintf(out, "  %" PRIu64 " segment%s no data in the file (not dumped)\n",
+                gc_json_get_u64(s, GC_IK_NOT_DUMPED),
+                gc_json_get_u64(s, GC_IK_NOT_DUMPED) == 1 ? " has" : "s have");
     if (!list_all)
         return;
     fprintf(out, "  %-18s %12s %12s %5s %12s\n", "vaddr", "memsz", "filesz", "flags", "offset");

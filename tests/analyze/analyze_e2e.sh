@@ -268,6 +268,12 @@ if [ -n "$fw" ]; then
     gc lds analyze mem --space local --size 64 "$core";      expect_rc 0 lds
   fi
   grep -q "^=> " disasm.out || fail "disasm marks no instruction with =>: $(cat disasm.out)"
+  # One wave is "1 wave" (issue 23: "1 waves"), and a byte "1 byte".
+  gc one-wave analyze waves --wave "$fw" "$core"; expect_rc 0 one-wave
+  [ "$(head -1 one-wave.out)" = "1 wave" ] || fail "waves --wave says '$(head -1 one-wave.out)'"
+  gc one-byte analyze mem --space global --size 1 --address "$(python3 -c 'import json; print(json.load(open("report-json.out"))["faults"][0]["instruction_pc"])')" "$core"
+  expect_rc 0 one-byte
+  grep -q "^global memory, 1 byte at " one-byte.out || fail "mem --size 1 says: $(head -1 one-byte.out)"
 fi
 
 python3 "$here/check_analyze.py" "$scenarios/$scenario.json" . || fail "check_analyze.py: see above"
