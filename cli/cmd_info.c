@@ -54,6 +54,31 @@ static void render_file(FILE *out, const json_t *f)
         fprintf(out, ", %s\n", gc_format_size(gc_json_get_u64(f, GC_IK_FILE_SIZE), a, sizeof(a)));
 }
 
+/* A capture field's text, or NULL when the core does not know it (absent, null or empty: a
+   merged core's runtime half records no host name, kernel or duration). */
+static const char *known(const json_t *c, const char *key)
+{
+    const char *v = gc_json_get_str(c, key);
+
+    return v && v[0] ? v : NULL;
+}
+
+/* "Producer: gpucore 0.1.0 on HOST (kernel K)", each part only when the core records it. */
+static void render_producer(FILE *out, const json_t *c)
+{
+    const char *prod = known(c, GC_IK_PRODUCER), *ver = known(c, GC_IK_PRODUCER_VERSION);
+    const char *host = known(c, GC_IK_HOSTNAME), *kernel = known(c, GC_IK_KERNEL);
+
+    if (!prod && !host && !kernel)
+        return;
+    fprintf(out, "Producer:    %s%s%s", prod ? prod : "unknown", ver ? " " : "", ver ? ver : "");
+    if (host)
+        fprintf(out, " on %s", host);
+    if (kernel)
+        fprintf(out, " (kernel %s)", kernel);
+    fputc('\n', out);
+}
+
 static void render_capture(FILE *out, const json_t *c)
 {
     size_t i;
@@ -62,11 +87,10 @@ static void render_capture(FILE *out, const json_t *c)
 
     if (!json_is_object(c) || json_object_get(c, GC_IK_ERROR))
         return;
-    fprintf(out, "Producer:    %s %s on %s (kernel %s)\n", gc_json_get_str(c, GC_IK_PRODUCER),
-            gc_json_get_str(c, GC_IK_PRODUCER_VERSION), gc_json_get_str(c, GC_IK_HOSTNAME),
-            gc_json_get_str(c, GC_IK_KERNEL));
-    fprintf(out, "Process:     pid %" PRIu64 ", %s", gc_json_get_u64(c, GC_IK_PID),
-            gc_json_get_str(c, GC_IK_EXE));
+    render_producer(out, c);
+    fprintf(out, "Process:     pid %" PRIu64, gc_json_get_u64(c, GC_IK_PID));
+    if (known(c, GC_IK_EXE))
+        fprintf(out, ", %s", known(c, GC_IK_EXE));
     if (json_is_integer(json_object_get(c, GC_IK_UID)))
         fprintf(out, ", uid %" PRIu64, gc_json_get_u64(c, GC_IK_UID));
     fputc('\n', out);
@@ -80,11 +104,14 @@ static void render_capture(FILE *out, const json_t *c)
         json_array_foreach(cmd, i, v) fprintf(out, " %s", json_string_value(v));
         fputc('\n', out);
     }
-    fprintf(out, "Captured:    %s in %.3f s, trigger %s, tier %s\n",
-            gc_json_get_str(c, GC_IK_TIME) ? gc_json_get_str(c, GC_IK_TIME) : "?",
-            (double)gc_json_get_u64(c, GC_IK_DURATION_NS) / 1e9,
-            gc_json_get_str(c, GC_IK_TRIGGER) ? gc_json_get_str(c, GC_IK_TRIGGER) : "?",
-            gc_json_get_str(c, GC_IK_TIER) ? gc_json_get_str(c, GC_IK_TIER) : "?");
+    /* A duration of 0 is not a measurement (a merged core's runtime half has none). */
+    fprintf(out, "Captured:    %s",
+            known(c, GC_IK_TIME) ? known(c, GC_IK_TIME) : "at an unknown time");
+    if (gc_json_get_u64(c, GC_IK_DURATION_NS))
+        fprintf(out, " in %.3f s", (double)gc_json_get_u64(c, GC_IK_DURATION_NS) / 1e9);
+    fprintf(out, ", trigger %s, tier %s\n",
+            known(c, GC_IK_TRIGGER) ? known(c, GC_IK_TRIGGER) : "unknown",
+            known(c, GC_IK_TIER) ? known(c, GC_IK_TIER) : "unknown");
     const json_t *e = json_object_get(c, GC_IK_EXCEPTION);
     if (json_is_object(e)) {
         const char *name = gc_json_get_str(e, GC_IK_NAME);

@@ -108,6 +108,15 @@ if [ "$case" = rocr-split ]; then
     fail "info does not call gpucore.split a split core: $(head -3 split-info.out)"
   grep -q "lack PF_R (the ROCm runtime writes SHF_\* values)" split-info.out ||
     fail "info does not list the ROCm writer's p_flags quirk"
+  # Merged, the pair records no host name, kernel nor duration: info says nothing of them
+  # (issue 23: "Producer: gpucore 0.1.0 on  (kernel )", "in 0.000 s").
+  gc merge merge gpucore.split core.host -o merged.core; expect_rc 0 merge
+  gc merged-info info merged.core; expect_rc 0 merged-info
+  grep -q "^Producer:    gpucore [0-9.]*$" merged-info.out ||
+    fail "info of the merged core: $(grep '^Producer' merged-info.out)"
+  grep -q "^Captured:    [0-9T:Z-]*, trigger " merged-info.out ||
+    fail "info of the merged core: $(grep '^Captured' merged-info.out)"
+  rm -f merged.core
   # Alone, the GPU file has the waves but not the runtime's r_debug (host memory).
   gc split-alone analyze waves --json gpucore.split; expect_rc 0 split-alone
   gc split-report analyze gpucore.split;             expect_rc 0 split-report
