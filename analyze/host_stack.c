@@ -23,6 +23,7 @@
 #include "gc_util.h"
 #include "host_stack.h"
 #include "open_below.h"
+#include "syscalls_x86_64.h"
 #include "triage_keys.h"
 
 /* x86-64 struct elf_prstatus (<sys/procfs.h>): 336 bytes, pr_cursig at 12, pr_pid at 32,
@@ -44,23 +45,6 @@ static const uint8_t dwarf_to_user_reg[17] = {
     UR_R9,  UR_R10, UR_R11, UR_R12, UR_R13, UR_R14, UR_R15, UR_RIP,
 };
 
-/* The system calls a thread of a GPU process is usually found blocked in (x86-64 numbers), so
-   a reader sees "futex" rather than a number. */
-static const struct {
-    int64_t nr;
-    const char *name;
-} syscall_names[] = {
-    { 0, "read" },           { 1, "write" },          { 3, "close" },
-    { 7, "poll" },           { 9, "mmap" },           { 11, "munmap" },
-    { 16, "ioctl" },         { 17, "pread64" },       { 23, "select" },
-    { 34, "pause" },         { 35, "nanosleep" },     { 43, "accept" },
-    { 45, "recvfrom" },      { 47, "recvmsg" },       { 56, "clone" },
-    { 61, "wait4" },         { 62, "kill" },          { 101, "ptrace" },
-    { 128, "rt_sigtimedwait" }, { 130, "rt_sigsuspend" }, { 202, "futex" },
-    { 230, "clock_nanosleep" }, { 231, "exit_group" }, { 232, "epoll_wait" },
-    { 247, "waitid" },       { 270, "pselect6" },     { 271, "ppoll" },
-    { 281, "epoll_pwait" },  { 288, "accept4" },      { 441, "epoll_pwait2" },
-};
 #define SYS_IOCTL 16
 /* AMDKFD_IOC_WAIT_EVENTS = _IOWR('K', 0x0C, struct kfd_ioctl_wait_events_args (24 bytes)): the
    runtime's event thread waits there, and is the first to hear of a queue error. */
@@ -962,7 +946,9 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 }
 
 /* Why unwinding stopped early: most often the last frame's module has no file here, so neither
-   CFI nor a frame-pointer chain through it could be followed. */
+   CFI nor a frame-pointer chain through it could be followed; that is said in words, without
+   libdwfl's message for it (which is only "Callback returned failure": its memory callback
+   found no unwind tables to read). */
 static json_t *unwind_end_json(const json_t *frames)
 {
     const json_t *last = json_array_get(frames, json_array_size(frames) - 1);
@@ -970,8 +956,8 @@ static json_t *unwind_end_json(const json_t *frames)
     char b[512];
 
     if (last && json_is_null(json_object_get(last, GC_TK_SYMBOL)))
-        snprintf(b, sizeof(b), "no unwind tables for %s: its file is not at hand (libdwfl: %s)",
-                 mod ? mod : "a frame outside every mapped file", dwfl_errmsg(-1));
+        snprintf(b, sizeof(b), "no unwind tables for %s: its file is not at hand",
+                 mod ? mod : "a frame outside every mapped file");
     else
         snprintf(b, sizeof(b), "libdwfl: %s", dwfl_errmsg(-1));
     return printable_json(b);
@@ -986,9 +972,10 @@ static json_t *syscall_json(const struct hs_thread *th)
         return json_null();
     if (nr == SYS_IOCTL && (uint32_t)th->regs[UR_RSI] == KFD_IOC_WAIT_EVENTS)
         return json_string("ioctl(AMDKFD_IOC_WAIT_EVENTS)");
-    for (size_t i = 0; i < GC_ARRAY_SIZE(syscall_names); i++)
-        if (syscall_names[i].nr == nr)
-            return json_string(syscall_names[i].name);
+    /* Every x86-64 number has its name, a reader sees "sendto" rather than a number; one the
+       table does not know (a newer kernel's) stays a number. */
+    if (nr < (int64_t)GC_SYSCALLS_X86_64_COUNT && gc_syscalls_x86_64[nr])
+        return json_string(gc_syscalls_x86_64[nr]);
     snprintf(b, sizeof(b), "#%" PRId64, nr);
     return json_string(b);
 }

@@ -33,13 +33,15 @@ struct gc_job {
     uint32_t n, cap;
 };
 
-enum role { ROLE_FIRST, ROLE_SAME, ROLE_OTHER, ROLE_HUNG };
+enum role { ROLE_FIRST, ROLE_SAME, ROLE_OTHER, ROLE_HUNG, ROLE_FAULTED, ROLE_NO_FAULT };
 
 static const char *const role_names[] = {
     [ROLE_FIRST] = "first",
     [ROLE_SAME] = "same",
     [ROLE_OTHER] = "other",
     [ROLE_HUNG] = "hung",
+    [ROLE_FAULTED] = "faulted",   /* a core without a job id, with faulting waves */
+    [ROLE_NO_FAULT] = "no_fault", /* a core without a job id, without */
 };
 
 struct gc_job *gc_job_new(void)
@@ -364,6 +366,22 @@ static json_t *job_json(const char *name, struct job_core **cores, uint32_t n)
     return o;
 }
 
+/* The cores without a job id (no job: each is only faulted or not), in capture-time order. */
+static json_t *without_job_json(const struct gc_job *j, struct job_core **pick)
+{
+    json_t *list = json_array();
+    uint32_t n = 0;
+
+    for (uint32_t i = 0; i < j->n; i++)
+        if (!j->cores[i].error && !j->cores[i].job)
+            pick[n++] = &j->cores[i];
+    qsort(pick, n, sizeof(*pick), by_time);
+    for (uint32_t i = 0; list && i < n; i++)
+        json_array_append_new(list,
+                              core_entry(pick[i], pick[i]->faulting ? ROLE_FAULTED : ROLE_NO_FAULT));
+    return list;
+}
+
 json_t *gc_job_report(const struct gc_job *j)
 {
     json_t *doc = json_object(), *jobs = json_array(), *bad = json_array();
@@ -380,18 +398,18 @@ json_t *gc_job_report(const struct gc_job *j)
     }
     json_object_set_new(doc, "schema", json_string(GC_JOB_SCHEMA));
     json_object_set_new(doc, "command", json_string("job"));
-    /* Jobs in the order their first core was given; "none" gathers cores without a job. */
+    /* Jobs in the order their first core was given; cores without a job id are no job. */
     for (uint32_t i = 0; i < j->n; i++) {
         uint32_t n = 0;
 
-        if (done[i] || j->cores[i].error)
+        if (done[i] || j->cores[i].error || !j->cores[i].job)
             continue;
         for (uint32_t k = i; k < j->n; k++)
             if (!done[k] && !j->cores[k].error && same_str(j->cores[k].job, j->cores[i].job)) {
                 done[k] = 1;
                 pick[n++] = &j->cores[k];
             }
-        json_array_append_new(jobs, job_json(j->cores[i].job ? j->cores[i].job : "none", pick, n));
+        json_array_append_new(jobs, job_json(j->cores[i].job, pick, n));
     }
     for (uint32_t i = 0; i < j->n; i++)
         if (j->cores[i].error) {
@@ -404,6 +422,7 @@ json_t *gc_job_report(const struct gc_job *j)
             json_array_append_new(bad, e);
         }
     json_object_set_new(doc, GC_JK_JOBS, jobs);
+    json_object_set_new(doc, GC_JK_WITHOUT_JOB, without_job_json(j, pick));
     json_object_set_new(doc, GC_JK_UNREADABLE, bad);
     free(pick);
     free(done);

@@ -6,8 +6,14 @@
  *
  * Each core is read for its capture metadata (CAPTURE_META: capture time, host, pid, and the
  * job and rank the target's environment named, format 1.4) and judged by the triage report
- * (triage.h): its crash signature and its faulting waves. The cores are grouped by job id
- * (cores without one form the job "none"). Within a job:
+ * (triage.h): its crash signature and its faulting waves. The cores are grouped by job id.
+ * Cores without one are no job: nothing says they ran together, so no rank of theirs "faulted
+ * first" nor is a victim; they are listed apart, in "without_job", each by what it is:
+ *
+ *   faulted   a core with faulting waves
+ *   no_fault  a core without faulting waves
+ *
+ * Within a job:
  *
  *   faulted   a core with faulting waves (a wave stopped by an exception of its own)
  *   first     the faulted core captured first (capture time, then rank): the origin
@@ -21,10 +27,12 @@
  * The document (schema GC_JOB_SCHEMA):
  *   {"schema", "command": "job", "jobs": [{"job", "ranks", "summary", "first": RANK-ENTRY|null,
  *    "signatures": [{"signature", "hash", "kind", "ranks": [..], "count", "first_seen"}],
- *    "cores": [RANK-ENTRY...]}], "unreadable": [{"core", "error"}]}
+ *    "cores": [RANK-ENTRY...]}], "without_job": [RANK-ENTRY...], "unreadable": [{"core",
+ *    "error"}]}
  *   RANK-ENTRY: {"core", "job", "rank", "host", "pid", "time" (ISO 8601 UTC), "time_ns",
  *    "waves", "faulting_waves", "signature" ({"text", "hash", "kind"} or null), "what" (the
- *    report's first summary line), "role" (first | same | other | hung)}
+ *    report's first summary line), "role" (in a job: first | same | other | hung; without a
+ *    job: faulted | no_fault)}
  * Cores are listed in capture-time order. Ranks are the strings the environment gave; a core
  * without a rank is named "pid N".
  *

@@ -36,5 +36,6 @@
 #define GC_JK_UNREADABLE     "unreadable"
 #define GC_JK_WAVES          "waves"
 #define GC_JK_WHAT           "what"
+#define GC_JK_WITHOUT_JOB    "without_job"
 
 #endif /* GC_ANALYZE_JOB_KEYS_H */

@@ -181,8 +181,8 @@ gpucore_status_t gc_tr_check_wave(const struct gc_triage *t, const struct gc_tri
         return GPUCORE_OK;
     if (nwaves)
         gc_tr_fail(reterr, GC_TRIAGE_BLAME_REQUEST, GPUCORE_E_NOTFOUND,
-                   "wave %ld does not exist: the core has %u waves (0..%u)", req->wave, nwaves,
-                   nwaves - 1);
+                   "wave %ld does not exist: the core has %u wave%s (0..%u)", req->wave, nwaves,
+                   nwaves == 1 ? "" : "s", nwaves - 1);
     else
         gc_tr_fail(reterr, GC_TRIAGE_BLAME_REQUEST, GPUCORE_E_NOTFOUND,
                    "wave %ld does not exist: the core has 0 waves", req->wave);
@@ -293,6 +293,32 @@ uint64_t gc_tr_read_code(const struct gc_triage *t, uint64_t addr, uint8_t *buf,
     if (st == GPUCORE_OK)
         return size;
     return st == GPUCORE_E_UNAVAILABLE && done <= size ? done : 0;
+}
+
+/* The stop reasons an s_trap gives (arch/wave.c maps the saved trap id to them): the saved PC
+   is the instruction after the s_trap. Memory violations and the like are not here: their PC
+   is the faulting instruction or past it by an unknown amount (the memory candidates). */
+#define TRAP_STOP_REASONS \
+    (GC_STOP_ASSERT_TRAP | GC_STOP_TRAP | GC_STOP_DEBUG_TRAP | GC_STOP_BREAKPOINT)
+/* s_trap is a SOPP instruction, 4 bytes on every family (arch/disasm.c, the SOPP rules). */
+#define S_TRAP_SIZE 4u
+
+uint64_t gc_tr_insn_pc(const struct gc_triage *t, const struct gc_arch *arch, uint64_t pc,
+                       uint32_t reasons)
+{
+    uint8_t b[S_TRAP_SIZE];
+    struct gc_disasm_class cls;
+    gpucore_diag_t d = { 0 };
+
+    if (!(reasons & TRAP_STOP_REASONS) || !arch || pc < S_TRAP_SIZE)
+        return pc;
+    if (gc_tr_read_code(t, pc - S_TRAP_SIZE, b, sizeof(b), &d) != sizeof(b))
+        return pc;
+    memset(&cls, 0, sizeof(cls));
+    if (gc_disasm_classify(arch, b, sizeof(b), pc - S_TRAP_SIZE, &cls, NULL) != GPUCORE_OK ||
+        cls.kind != GC_INSN_TRAP || cls.size != S_TRAP_SIZE)
+        return pc;
+    return pc - S_TRAP_SIZE;
 }
 
 void gc_triage_no_disassembly(const char *reason)
@@ -636,10 +662,12 @@ json_t *gc_tr_wave_json(const struct gc_triage *t, const struct gc_image_wave *w
     const struct gc_image_queue *q = gc_image_queue(t->img, w->queue);
     char sym[GC_IMAGE_NAME_MAX + 24];
     const char *kernel = gc_tr_kernel_of(t, w->dispatch);
+    /* What the wave is about: the s_trap before the saved PC of a trapped wave. */
+    uint64_t ipc = gc_tr_insn_pc(t, gc_tr_wave_arch(t, w), w->pc, w->stop_reasons);
 
     for (int i = 0; i < 3; i++)
         json_array_append_new(wg, gc_json_index(w->workgroup[i]));
-    gc_tr_symbolize(t, w->pc, sym, sizeof(sym), NULL);
+    gc_tr_symbolize(t, ipc, sym, sizeof(sym), NULL);
     json_object_set_new(o, GC_TK_INDEX, gc_json_uint(w->index));
     json_object_set_new(o, GC_TK_AGENT, q ? gc_json_uint(q->agent) : json_null());
     json_object_set_new(o, GC_TK_QUEUE, gc_json_uint(w->queue));
@@ -650,15 +678,16 @@ json_t *gc_tr_wave_json(const struct gc_triage *t, const struct gc_image_wave *w
     json_object_set_new(o, GC_TK_WAVE_IN_GROUP, gc_json_index(w->wave_in_group));
     json_object_set_new(o, GC_TK_LANES, gc_json_uint(w->lanes));
     json_object_set_new(o, GC_TK_PC, gc_json_hex(w->pc));
+    json_object_set_new(o, GC_TK_INSTRUCTION_PC, gc_json_hex(ipc));
     json_object_set_new(o, GC_TK_SYMBOL, gc_json_str_or_null(sym));
     json_object_set_new(o, GC_TK_EXEC, gc_json_hex(w->exec));
     json_object_set_new(o, GC_TK_STOPPED, json_boolean(w->stopped));
     json_object_set_new(o, GC_TK_STOP_REASONS, gc_tr_stop_reasons_json(w->stop_reasons));
     json_object_set_new(o, GC_TK_FAULTING, json_boolean(gc_tr_is_fault(w->stop_reasons)));
-    gc_tr_source_json(t, w->pc, o);
+    gc_tr_source_json(t, ipc, o);
     if (with_insn) {
         char text[GC_TR_INSN_TEXT_MAX];
-        int rc = gc_tr_insn_at(t, gc_tr_wave_arch(t, w), w->pc, text, sizeof(text));
+        int rc = gc_tr_insn_at(t, gc_tr_wave_arch(t, w), ipc, text, sizeof(text));
 
         json_object_set_new(o, GC_TK_INSTRUCTION, rc == 0 ? json_string(text) : json_null());
         json_object_set_new(o, GC_TK_INSTRUCTION_ERROR, rc == 0 ? json_null() : json_string(text));

@@ -119,6 +119,13 @@ uint64_t gc_tr_read_code(const struct gc_triage *t, uint64_t addr, uint8_t *buf,
    (GC_TR_INSN_CACHE_SLOTS). */
 int gc_tr_insn_at(const struct gc_triage *t, const struct gc_arch *arch, uint64_t pc, char *text,
                   size_t size);
+/* The address of the instruction a wave stopped at @p pc with @p reasons (GC_STOP_*) is about.
+   A trap instruction (s_trap N: stop reasons assert_trap, trap, debug_trap, breakpoint) enters
+   the trap handler with the PC of the instruction after it saved, so the instruction is the
+   s_trap just before: pc - 4 when the 4 bytes there are in the core and decode as an s_trap of
+   @p arch. Every other case, and a PC the trap handler already rewound: @p pc itself. */
+uint64_t gc_tr_insn_pc(const struct gc_triage *t, const struct gc_arch *arch, uint64_t pc,
+                       uint32_t reasons);
 
 /* ---- Stop reasons and exceptions ------------------------------------------------------------ */
 

@@ -56,6 +56,7 @@
 #define GC_TK_INLINED "inlined"
 #define GC_TK_INSTRUCTION "instruction"
 #define GC_TK_INSTRUCTION_ERROR "instruction_error"
+#define GC_TK_INSTRUCTION_PC "instruction_pc"
 #define GC_TK_SOURCE_ERROR      "source_error"
 #define GC_TK_INSTRUCTIONS "instructions"
 #define GC_TK_KIND "kind"

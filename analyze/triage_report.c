@@ -339,8 +339,10 @@ static json_t *group_json(const struct gc_triage *t, const struct group *g, int 
     char sym[GC_IMAGE_NAME_MAX + 24];
     char text[GC_TR_INSN_TEXT_MAX];
     uint64_t off = 0;
-    int has_sym = gc_tr_symbolize(t, g->pc, sym, sizeof(sym), &off);
-    int rc = gc_tr_insn_at(t, gc_tr_queue_arch(t, g->queue), g->pc, text, sizeof(text));
+    /* The group is named by its instruction: a trapped wave's s_trap, not the PC after it. */
+    uint64_t ipc = gc_tr_insn_pc(t, gc_tr_queue_arch(t, g->queue), g->pc, g->reasons);
+    int has_sym = gc_tr_symbolize(t, ipc, sym, sizeof(sym), &off);
+    int rc = gc_tr_insn_at(t, gc_tr_queue_arch(t, g->queue), ipc, text, sizeof(text));
 
     for (uint32_t i = 0; i < g->count; i++)
         json_array_append_new(waves, gc_json_uint(g->waves[i]));
@@ -353,11 +355,12 @@ static json_t *group_json(const struct gc_triage *t, const struct group *g, int 
     json_object_set_new(o, GC_TK_STOPPED, json_boolean(g->stopped));
     json_object_set_new(o, GC_TK_STOP_REASONS, gc_tr_stop_reasons_json(g->reasons));
     json_object_set_new(o, GC_TK_PC, gc_json_hex(g->pc));
+    json_object_set_new(o, GC_TK_INSTRUCTION_PC, gc_json_hex(ipc));
     json_object_set_new(o, GC_TK_SYMBOL, has_sym ? json_string(sym) : json_null());
     json_object_set_new(o, "offset", has_sym ? gc_json_hex(off) : json_null());
     json_object_set_new(o, GC_TK_INSTRUCTION, rc == 0 ? json_string(text) : json_null());
     json_object_set_new(o, GC_TK_INSTRUCTION_ERROR, rc == 0 ? json_null() : json_string(text));
-    gc_tr_source_json(t, g->pc, o);
+    gc_tr_source_json(t, ipc, o);
     json_object_set_new(o, GC_TK_WAVES, waves);
     /* A memory violation's PC may be past the instruction that faulted (precise memory off). */
     json_object_set_new(
@@ -430,8 +433,9 @@ static void not_captured(const struct gc_triage *t, json_t *out)
         const char *st = gpucore_range_status_name(sums[k].status);
         const char *r = reason_phrase(sums[k].reason);
 
-        gc_json_appendf(out, "%s of GPU memory in %" PRIu64 " ranges %s (%s)",
+        gc_json_appendf(out, "%s of GPU memory in %" PRIu64 " range%s %s (%s)",
                       gc_format_size(sums[k].bytes, a, sizeof(a)), sums[k].ranges,
+                      sums[k].ranges == 1 ? "" : "s",
                       st ? st : "not captured", r ? r : "no reason given");
     }
     gpucore_manifest_free(m);
@@ -483,7 +487,8 @@ static void headline(const struct gc_triage *t, const json_t *g, json_t *summary
     if (sym)
         snprintf(at, sizeof(at), "%s", sym);
     else
-        snprintf(at, sizeof(at), "%s", gc_json_get_str_or(g, GC_TK_PC, "?"));
+        snprintf(at, sizeof(at), "%s",
+                 gc_json_get_str_or(g, GC_TK_INSTRUCTION_PC, gc_json_get_str_or(g, GC_TK_PC, "?")));
     gc_json_appendf(summary, "%" PRIu64 " wave%s of %s (%s) stopped by %s at %s: %s", count,
                     count == 1 ? "" : "s", kernel ? kernel : "an unknown kernel", where, reasons,
                     at, insn ? insn : gc_json_get_str_or(g, GC_TK_INSTRUCTION_ERROR, "?"));
@@ -906,11 +911,14 @@ static int no_fault_lines(struct report *r)
                 continue;
             gc_json_appendf(
                     r->summary,
-                    "Queue %" PRIu64 ": %" PRIu64 " of its %" PRIu64 " waves (%s) are at %s: %s",
+                    "Queue %" PRIu64 ": %" PRIu64 " of its %" PRIu64 " wave%s (%s) %s at %s: %s",
                     gc_json_get_u64(q, GC_TK_INDEX), gc_json_get_u64(g, GC_TK_COUNT),
                     gc_json_get_u64(q, GC_TK_WAVES),
+                    gc_json_get_u64(q, GC_TK_WAVES) == 1 ? "" : "s",
                     gc_json_get_str_or(g, GC_TK_KERNEL, "unknown kernel"),
-                    gc_json_get_str_or(g, GC_TK_SYMBOL, gc_json_get_str_or(g, GC_TK_PC, "?")),
+                    gc_json_get_u64(g, GC_TK_COUNT) == 1 ? "is" : "are",
+                    gc_json_get_str_or(g, GC_TK_SYMBOL,
+                                       gc_json_get_str_or(g, GC_TK_INSTRUCTION_PC, "?")),
                     gc_json_get_str_or(g, GC_TK_INSTRUCTION,
                                        gc_json_get_str_or(g, GC_TK_INSTRUCTION_ERROR, "?")));
         }

@@ -63,7 +63,8 @@ json_t *gc_triage_waves_head(const struct gc_triage *t, const struct gc_triage_r
         return NULL;
     if (req->queue >= 0 && (uint64_t)req->queue >= nqueues)
         return gc_tr_fail(reterr, GC_TRIAGE_BLAME_REQUEST, GPUCORE_E_NOTFOUND,
-                          "queue %ld does not exist: the core has %u queues", req->queue, nqueues);
+                          "queue %ld does not exist: the core has %u queue%s", req->queue, nqueues,
+                          nqueues == 1 ? "" : "s");
     for (uint32_t i = gc_triage_waves_next(t, req, 0); i != UINT32_MAX;
          i = gc_triage_waves_next(t, req, i + 1))
         count++;
@@ -240,8 +241,8 @@ json_t *gc_triage_disasm(const struct gc_triage *t, const struct gc_triage_reque
     if (wave >= 0)
         w = gc_image_wave(t->img, (uint32_t)wave);
     if (w) {
-        pc = w->pc;
         arch = gc_tr_wave_arch(t, w);
+        pc = gc_tr_insn_pc(t, arch, w->pc, w->stop_reasons); /* a trapped wave: its s_trap */
     } else {
         pc = req->address;
         /* The target of the code object's agent: every queue of one agent shares it; with

@@ -808,6 +808,16 @@ static const struct state_code state_codes[] = {
     { 't', 3, 'T' }, { 'Z', 4, 'Z' }, { 'X', 4, 'Z' }, { 'I', 2, 'D' },
 };
 
+/* The bit of the signal @p th was caught delivering when it was stopped (pr_sigpend's layout,
+ * bit N-1 for signal N, as /proc's SigPnd), 0 if none: the kernel had dequeued it already, so
+ * SigPnd no longer shows it, yet the thread takes it once it runs again. */
+static uint64_t caught_signal_mask(const struct gc_tracee_thread *th)
+{
+    int sig = th->pending_signal;
+
+    return sig >= 1 && sig <= 64 ? (uint64_t)1 << (sig - 1) : 0;
+}
+
 static gpucore_status_t add_prstatus(gpucore_writer_t *w, const struct gc_host_note_input *in,
                                      const struct gc_tracee_thread *th, int cursig,
                                      const struct proc_stat *ps, gpucore_diag_t *diag)
@@ -829,7 +839,7 @@ static gpucore_status_t add_prstatus(gpucore_writer_t *w, const struct gc_host_n
     memset(d, 0, sizeof(d));
     gc_le32_put(d + PRS_SIGNO, (uint32_t)cursig);
     gc_le16_put(d + PRS_CURSIG, (uint16_t)cursig);
-    gc_le64_put(d + PRS_SIGPEND, tst.sigpnd);
+    gc_le64_put(d + PRS_SIGPEND, tst.sigpnd | caught_signal_mask(th));
     gc_le64_put(d + PRS_SIGHOLD, tst.sigblk);
     gc_le32_put(d + PRS_PID, (uint32_t)th->tid);
     gc_le32_put(d + PRS_PPID, (uint32_t)ps->ppid);
@@ -896,22 +906,12 @@ static gpucore_status_t add_prpsinfo(gpucore_writer_t *w, const struct gc_host_n
     return note(w, "CORE", GC_NT_PRPSINFO, d, sizeof(d), diag);
 }
 
-static gpucore_status_t add_siginfo(gpucore_writer_t *w, const struct gc_tracee_thread *sig_th,
-                                    int signo, gpucore_diag_t *diag)
+static gpucore_status_t add_siginfo(gpucore_writer_t *w, int signo, gpucore_diag_t *diag)
 {
     uint8_t d[SIGINFO_SIZE];
 
     memset(d, 0, sizeof(d));
-    if (sig_th) {
-        const siginfo_t *si = &sig_th->siginfo;
-
-        gc_le32_put(d + 0, (uint32_t)si->si_signo);
-        gc_le32_put(d + 4, (uint32_t)si->si_errno);
-        gc_le32_put(d + 8, (uint32_t)si->si_code);
-        /* The union, as the x86-64 ABI lays it out: 28 32-bit words from offset 16. */
-        for (size_t i = 0; i < 28; i++)
-            gc_le32_put(d + 16 + 4 * i, (uint32_t)si->_sifields._pad[i]);
-    } else if (signo) {
+    if (signo) {
         gc_le32_put(d + 0, (uint32_t)signo);
         gc_le32_put(d + 8, (uint32_t)SI_USER);
         gc_le32_put(d + 16, (uint32_t)getpid()); /* si_pid */
@@ -1007,7 +1007,7 @@ static gpucore_status_t add_thread_regs(gpucore_writer_t *w, const struct gc_tra
 gpucore_status_t gc_host_add_notes(gpucore_writer_t *w, const struct gc_host_note_input *in,
                                    gpucore_diag_t *reterr_diag)
 {
-    const struct gc_tracee_thread *first, *sig_th;
+    const struct gc_tracee_thread *first;
     struct proc_stat ps;
     char path[96];
     uint32_t n;
@@ -1019,12 +1019,14 @@ gpucore_status_t gc_host_add_notes(gpucore_writer_t *w, const struct gc_host_not
     n = gc_tracee_thread_count(in->tracee);
     GC_FAIL_IF(n == 0, reterr_diag, GPUCORE_E_NOTFOUND, GC_NO_OFFSET,
                "process %d has no threads left", (int)in->pid);
-    sig_th = gc_tracee_signalled_thread(in->tracee);
-    first = sig_th ? sig_th : gc_tracee_thread(in->tracee, 0);
+    first = gc_tracee_thread(in->tracee, 0);
     for (uint32_t i = 0; in->first_thread > 0 && i < n; i++)
         if (gc_tracee_thread(in->tracee, i)->tid == in->first_thread)
             first = gc_tracee_thread(in->tracee, i);
-    signo = sig_th ? sig_th->pending_signal : in->default_signal;
+    /* The capture's signal, never one a thread was caught delivering as it was stopped: that
+     * one came after the capture began (a runtime's abort() racing with it) and goes to the
+     * thread's pr_sigpend. */
+    signo = in->default_signal;
 
     snprintf(path, sizeof(path), "%s/%d/stat", in->proc_root, (int)in->pid);
     GC_TRY(read_stat(path, &ps, reterr_diag));
@@ -1036,7 +1038,7 @@ gpucore_status_t gc_host_add_notes(gpucore_writer_t *w, const struct gc_host_not
     if (st == GPUCORE_OK)
         st = add_prpsinfo(w, in, &ps, reterr_diag);
     if (st == GPUCORE_OK)
-        st = add_siginfo(w, sig_th, signo, reterr_diag);
+        st = add_siginfo(w, signo, reterr_diag);
     if (st == GPUCORE_OK)
         st = add_auxv(w, in, reterr_diag);
     if (st == GPUCORE_OK)

@@ -5,8 +5,8 @@
  * threads and backtraces:
  *
  *   notes, in the kernel's order: NT_PRSTATUS, NT_PRPSINFO, NT_SIGINFO, NT_AUXV, NT_FILE for
- *   the first thread (the caller's first_thread, else the signalled one, else the leader), then NT_FPREGSET and NT_X86_XSTATE
- *   for it; then per other thread NT_PRSTATUS, NT_FPREGSET, NT_X86_XSTATE; last, once,
+ *   the first thread (the caller's first_thread, else the leader), then NT_FPREGSET and
+ *   NT_X86_XSTATE for it; then per other thread NT_PRSTATUS, NT_FPREGSET, NT_X86_XSTATE; last, once,
  *   NT_X86_XSAVE_LAYOUT (Linux 6.11+: the XSAVE components' sizes and offsets, from CPUID).
  *   Owner "CORE" (NT_X86_XSTATE, NT_X86_XSAVE_LAYOUT: "LINUX"). Not written: NT_386_IOPERM and
  *   NT_X86_SHSTK (the kernel adds them only for threads using ioperm or shadow stacks).
@@ -191,16 +191,19 @@ struct gc_host_note_input {
     const struct gc_tracee *tracee;   /* stopped threads with registers fetched */
     const struct gc_procmaps *maps;   /* for NT_FILE (file-backed mappings, in order) */
     const char *proc_root;            /* "/proc" (tests may point elsewhere) */
-    /* The signal reported in NT_SIGINFO and pr_cursig when no thread was stopped by a signal.
-     * 0 (an on-demand or GPU-triggered capture) = not signalled, as GDB's gcore writes a
-     * process it stopped: pr_cursig and pr_info 0 in every NT_PRSTATUS (so no debugger says
-     * "terminated with signal"), NT_SIGINFO SIGSTOP with si_code SI_KERNEL and no sender. */
+    /* The signal that made the capture, reported in NT_SIGINFO and every pr_cursig. 0 (every
+     * capture gpucore makes: on demand, at a GPU exception) = not signalled, as GDB's gcore
+     * writes a process it stopped: pr_cursig and pr_info 0 in every NT_PRSTATUS (so no debugger
+     * says "terminated with signal"), NT_SIGINFO SIGSTOP with si_code SI_KERNEL and no sender.
+     * A signal a thread was caught delivering when it was stopped (gc_tracee's pending_signal:
+     * a SIGABRT the runtime raised after the GPU error, say) never stands for it: that signal
+     * came after the capture began and is not what stopped the process; it is written as
+     * pending in that thread's pr_sigpend, which is what it is until the thread runs again. */
     int default_signal;
-    /* The thread to write first, before the signalled one: the thread the ROCm runtime
-     * reported the GPU error on (the runtime hook's thread), which is what a reader of the
-     * core looks at first, as the kernel puts the signalled thread first. 0, or a tid that is
-     * not one of the tracee's threads = the kernel's rule (the signalled thread, else the
-     * leader). The signal reported (pr_cursig, NT_SIGINFO) stays the signalled thread's. */
+    /* The thread to write first: the thread the ROCm runtime reported the GPU error on (the
+     * runtime hook's thread), which is what a reader of the core looks at first, as the
+     * kernel puts the signalled thread first. 0, or a tid that is not one of the tracee's
+     * threads = the leader. */
     pid_t first_thread;
     /* Non-zero (--redact): NT_PRPSINFO pr_psargs holds argv[0] only, not the arguments. */
     int psargs_first_only;
@@ -209,26 +212,25 @@ struct gc_host_note_input {
 /*
  * Add the host notes to @p w in the kernel's order (see the top of this file): NT_PRSTATUS per
  * thread from its registers (pr_pid = tid, pr_ppid/pgrp/sid from /proc/PID/stat; pr_cursig and
- * pr_info.si_signo = the capture's signal, the same for every thread as the kernel's
- * fill_note_info does: the signalled thread's signal, else default_signal; pr_sigpend and
- * pr_sighold from the thread's SigPnd/SigBlk; utime/stime from /proc/PID/task/TID/stat, the
- * leader's being the whole process's as in the kernel; cutime/cstime the process's; pr_fpvalid
+ * pr_info.si_signo = default_signal, the same for every thread as the kernel's fill_note_info
+ * does; pr_sigpend and pr_sighold from the thread's SigPnd/SigBlk, pr_sigpend plus the signal
+ * the thread was caught delivering, if any (see default_signal); utime/stime from
+ * /proc/PID/task/TID/stat, the leader's being the whole process's as in the kernel;
+ * cutime/cstime the process's; pr_fpvalid
  * 1 when the FP registers were read), NT_PRPSINFO from /proc/PID/{stat,status,cmdline}
  * (pr_state/pr_sname from the state letter with the kernel's "RSDTZW" numbering, a traced
  * 't' shown as 'T'; pr_uid/gid the real ids; pr_flag the task flags; pr_fname = comm,
  * pr_psargs = the first 79 bytes of the command line with NULs as spaces, NUL-terminated, as
  * the kernel's fill_psinfo),
- * NT_SIGINFO of the signalled thread (else a synthetic one with si_signo = default_signal,
- * si_code SI_USER, si_pid/si_uid the capturing process; default_signal 0: see above), NT_AUXV from /proc/PID/auxv (checked:
+ * NT_SIGINFO (a synthetic one with si_signo = default_signal, si_code SI_USER, si_pid/si_uid
+ * the capturing process; default_signal 0: see above), NT_AUXV from /proc/PID/auxv (checked:
  * 16-byte pairs ending with AT_NULL), NT_FILE (count, page size 4096, then start/end/page
- * offset per file mapping — every mapping whose path is not empty and not "[...]", in /proc
  * order, names as /proc shows them, " (deleted)" included — then the NUL-terminated names;
  * left out when there is none),
  * NT_FPREGSET and NT_X86_XSTATE when the registers were read. Threads without registers (a
  * service thread that could not be stopped) are written with zero registers and say so in
  * nothing but that: the caller records it in the manifest.
- * The first thread is first_thread when it is one of the tracee's, else the signalled thread,
- * else the leader; the others follow in gc_tracee order. /proc files are read with a
+ * The first thread is first_thread when it is one of the tracee's, else the leader; the others follow in gc_tracee order. /proc files are read with a
  * read loop and validated; a malformed one is GPUCORE_E_IO naming the file.
  * @retval GPUCORE_OK, GPUCORE_E_INVAL (NULL argument), GPUCORE_E_NOTFOUND (the process is gone,
  *         or no thread left), GPUCORE_E_IO, GPUCORE_E_NOMEM, or a writer status

@@ -12,6 +12,12 @@
 #include "gc_util.h"
 #include "triage.h"
 
+/* The plural "s" of a count's noun: "1 wave", "2 waves", "0 waves". */
+static const char *plural(uint64_t n)
+{
+    return n == 1 ? "" : "s";
+}
+
 #define GROUP_WAVES_SHOWN 16u /* wave indices listed per group in the report */
 
 /* ---------------------------------------------------------------------------------------- */
@@ -113,7 +119,9 @@ static void render_group(FILE *out, const json_t *g)
                  gc_json_get_bool(g, GC_TK_STOPPED) ? "stopped" : "running");
     wave_list_text(json_object_get(g, GC_TK_WAVES), waves, sizeof(waves), GROUP_WAVES_SHOWN);
     fprintf(out, "      %6" PRIu64 " x %-20s %-18s %s\n", gc_json_get_u64(g, GC_TK_COUNT),
-            sym ? sym : gc_json_get_str_or(g, GC_TK_PC, "?"), reasons,
+            sym ? sym
+                : gc_json_get_str_or(g, GC_TK_INSTRUCTION_PC, gc_json_get_str_or(g, GC_TK_PC, "?")),
+            reasons,
             insn ? insn : gc_json_get_str_or(g, GC_TK_INSTRUCTION_ERROR, "?"));
     fprintf(out, "               %s%s%s\n", gc_json_get_bool(g, GC_TK_FAULTING) ? "FAULTING " : "",
             waves, json_is_integer(json_object_get(g, GC_TK_DISPATCH)) ? "" : " (no dispatch)");
@@ -136,57 +144,54 @@ static int dispatch_faulted(const json_t *q, uint64_t index)
     return 0;
 }
 
-/* A dispatch's arguments, as the report's "arguments" gives them: one line an argument
-   ("a (global float*) = 0x7fc383804000 → buffer a, 64 KiB VRAM"); hidden ones, which the
-   runtime fills, by their value kind and size ("hidden_block_count_x (hidden, uint32) = 16",
-   "hidden_queue_ptr (hidden, pointer) = 0x... → ..."). */
+/* One argument's line: "a (global float*) = 0x7fc383804000 → buffer a, 64 KiB VRAM". */
+static void render_argument(FILE *out, size_t i, const json_t *a)
+{
+    const char *name = gc_json_get_str(a, GC_TK_NAME);
+    const char *space = gc_json_get_str(a, GC_TK_ADDRESS_SPACE);
+    const char *type = gc_json_get_str(a, GC_TK_TYPE);
+    const char *rel = gc_json_get_str(a, GC_TK_RELATION);
+    const char *verr = gc_json_get_str(a, GC_TK_VALUE_ERROR);
+
+    if (name)
+        fprintf(out, "        %s", name);
+    else
+        fprintf(out, "        argument %zu", i);
+    fprintf(out, " (%s%s%s)", space ? space : "", space ? " " : "",
+            type ? type : gc_json_get_str_or(a, GC_TK_VALUE_KIND, "?"));
+    if (verr && strcmp(verr, GC_TR_REDACTED) == 0)
+        fprintf(out, " = redacted (withheld by --redact)");
+    else
+        fprintf(out, " = %s", gc_json_get_str_or(a, GC_TK_VALUE, "?"));
+    if (verr && strcmp(verr, GC_TR_REDACTED) != 0)
+        fprintf(out, " (%s)", verr);
+    if (rel)
+        fprintf(out, " \u2192 %s", rel);
+    fputc('\n', out);
+}
+
+/* A dispatch's arguments, as the report's "arguments" gives them: the program's, one line an
+   argument; the hidden ones, which the runtime fills (block counts, group sizes, the printf
+   buffer...), counted on one line, as --json lists each of them. */
 static void render_arguments(FILE *out, const json_t *x)
 {
     const json_t *args = json_object_get(x, GC_TK_ARGUMENTS);
     const char *err = gc_json_get_str(x, GC_TK_ARGUMENTS_ERROR);
-    size_t i;
+    size_t i, hidden = 0;
     json_t *a;
 
     if (json_is_array(args))
         fprintf(out, "      arguments:\n");
     json_array_foreach(args, i, a)
     {
-        const char *name = gc_json_get_str(a, GC_TK_NAME);
-        const char *space = gc_json_get_str(a, GC_TK_ADDRESS_SPACE);
-        const char *type = gc_json_get_str(a, GC_TK_TYPE);
-        const char *rel = gc_json_get_str(a, GC_TK_RELATION);
-
-        if (name)
-            fprintf(out, "        %s", name);
+        if (gc_json_get_bool(a, GC_TK_HIDDEN))
+            hidden++;
         else
-            fprintf(out, "        argument %zu", i);
-        if (gc_json_get_bool(a, GC_TK_HIDDEN) && !type) {
-            json_int_t size = json_integer_value(json_object_get(a, GC_TK_SIZE));
-
-            if (json_object_get(a, GC_TK_ALLOCATION) &&
-                !json_is_null(json_object_get(a, GC_TK_RELATION)))
-                fprintf(out, " (hidden, pointer)");
-            else if (size == 1 || size == 2 || size == 4 || size == 8)
-                fprintf(out, " (hidden, uint%d)", (int)size * 8);
-            else
-                fprintf(out, " (hidden, %d bytes)", (int)size);
-        } else {
-            fprintf(out, " (%s%s%s%s)", gc_json_get_bool(a, GC_TK_HIDDEN) ? "hidden, " : "",
-                    space ? space : "", space ? " " : "",
-                    type ? type : gc_json_get_str_or(a, GC_TK_VALUE_KIND, "?"));
-        }
-        if (gc_json_get_str(a, GC_TK_VALUE_ERROR) &&
-            strcmp(gc_json_get_str(a, GC_TK_VALUE_ERROR), GC_TR_REDACTED) == 0)
-            fprintf(out, " = redacted (withheld by --redact)");
-        else
-            fprintf(out, " = %s", gc_json_get_str_or(a, GC_TK_VALUE, "?"));
-        if (gc_json_get_str(a, GC_TK_VALUE_ERROR) &&
-            strcmp(gc_json_get_str(a, GC_TK_VALUE_ERROR), GC_TR_REDACTED) != 0)
-            fprintf(out, " (%s)", gc_json_get_str(a, GC_TK_VALUE_ERROR));
-        if (rel)
-            fprintf(out, " \u2192 %s", rel);
-        fputc('\n', out);
+            render_argument(out, i, a);
     }
+    if (hidden)
+        fprintf(out, "        and %zu hidden argument%s filled by the runtime (--json lists %s)\n",
+                hidden, hidden == 1 ? "" : "s", hidden == 1 ? "it" : "them");
     if (err)
         fprintf(out, "      %s: %s\n",
                 json_is_array(args) ? "argument problems" : "arguments not decoded", err);
@@ -205,8 +210,9 @@ static void render_groups_omitted(FILE *out, const json_t *q)
     {
         listed += gc_json_get_u64(g, GC_TK_COUNT);
     }
-    fprintf(out, "      ... and %" PRIu64 " more groups of %" PRIu64 " waves, not listed\n", n,
-            gc_json_get_u64(q, GC_TK_WAVES) - listed);
+    fprintf(out, "      ... and %" PRIu64 " more group%s of %" PRIu64 " wave%s, not listed\n", n,
+            plural(n), gc_json_get_u64(q, GC_TK_WAVES) - listed,
+            plural(gc_json_get_u64(q, GC_TK_WAVES) - listed));
 }
 
 void analyze_render_report(FILE *out, const json_t *doc)
@@ -230,8 +236,9 @@ void analyze_render_report(FILE *out, const json_t *doc)
     json_array_foreach(json_object_get(doc, GC_TK_SUMMARY), i, v)
             fprintf(out, "%s\n", json_string_value(v));
 
-    fprintf(out, "\n%" PRIu64 " waves, %" PRIu64 " stopped, %" PRIu64 " faulting\n",
-            gc_json_get_u64(doc, GC_TK_WAVES), gc_json_get_u64(doc, GC_TK_STOPPED_WAVES),
+    fprintf(out, "\n%" PRIu64 " wave%s, %" PRIu64 " stopped, %" PRIu64 " faulting\n",
+            gc_json_get_u64(doc, GC_TK_WAVES), plural(gc_json_get_u64(doc, GC_TK_WAVES)),
+            gc_json_get_u64(doc, GC_TK_STOPPED_WAVES),
             gc_json_get_u64(doc, GC_TK_FAULTING_WAVES));
     json_array_foreach(json_object_get(doc, GC_TK_AGENTS), i, v)
     {
@@ -247,10 +254,10 @@ void analyze_render_report(FILE *out, const json_t *doc)
         {
             const json_t *exc = json_object_get(q, GC_TK_EXCEPTIONS);
 
-            fprintf(out, "  Queue %" PRIu64 " (id %" PRIu64 ", %s): %" PRIu64 " waves",
+            fprintf(out, "  Queue %" PRIu64 " (id %" PRIu64 ", %s): %" PRIu64 " wave%s",
                     gc_json_get_u64(q, GC_TK_INDEX), gc_json_get_u64(q, GC_TK_QUEUE_ID),
                     gc_json_get_str_or(q, GC_TK_TYPE, "unknown type"),
-                    gc_json_get_u64(q, GC_TK_WAVES));
+                    gc_json_get_u64(q, GC_TK_WAVES), plural(gc_json_get_u64(q, GC_TK_WAVES)));
             if (json_array_size(exc)) {
                 fprintf(out, ", exceptions");
                 json_array_foreach(exc, d, x)
@@ -270,7 +277,7 @@ void analyze_render_report(FILE *out, const json_t *doc)
                 fprintf(out,
                         "    dispatch %" PRIu64 ": %s, packet %" PRIu64 ", grid %" PRIu64
                         "x%" PRIu64 "x%" PRIu64 ", workgroup %" PRIu64 "x%" PRIu64 "x%" PRIu64
-                        ", %" PRIu64 " waves\n",
+                        ", %" PRIu64 " wave%s\n",
                         gc_json_get_u64(x, GC_TK_INDEX),
                         gc_json_get_str_or(x, GC_TK_KERNEL, "unknown kernel"),
                         gc_json_get_u64(x, GC_TK_PACKET_ID),
@@ -280,7 +287,7 @@ void analyze_render_report(FILE *out, const json_t *doc)
                         (uint64_t)json_integer_value(json_array_get(wg, 0)),
                         (uint64_t)json_integer_value(json_array_get(wg, 1)),
                         (uint64_t)json_integer_value(json_array_get(wg, 2)),
-                        gc_json_get_u64(x, GC_TK_WAVES));
+                        gc_json_get_u64(x, GC_TK_WAVES), plural(gc_json_get_u64(x, GC_TK_WAVES)));
                 if (dispatch_faulted(q, gc_json_get_u64(x, GC_TK_INDEX)))
                     render_arguments(out, x);
             }
@@ -329,6 +336,35 @@ static void render_host_frame(FILE *out, size_t n, const json_t *f)
     fputc('\n', out);
 }
 
+/* Whether thread @p th's backtrace ended in a module without symbols (its last frame has a
+   module and no symbol): the reason is that module's, which the report says once. */
+static int ends_without_symbols(const json_t *th)
+{
+    const json_t *frames = json_object_get(th, GC_TK_FRAMES);
+    const json_t *last = json_array_get(frames, json_array_size(frames) - 1);
+
+    return json_is_object(last) && gc_json_get_str(last, GC_TK_MODULE) &&
+           !gc_json_get_str(last, GC_TK_SYMBOL);
+}
+
+/* Whether some thread's backtrace of @p threads ended in module @p name (no symbols there). */
+static int backtrace_ends_in(const json_t *threads, const char *name)
+{
+    const json_t *th;
+    size_t i;
+
+    json_array_foreach(threads, i, th)
+    {
+        const json_t *frames = json_object_get(th, GC_TK_FRAMES);
+        const json_t *last = json_array_get(frames, json_array_size(frames) - 1);
+
+        if (ends_without_symbols(th) && gc_json_get_str(th, GC_TK_UNWIND_END) &&
+            strcmp(gc_json_get_str_or(last, GC_TK_MODULE, ""), name) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 /* The host threads and their backtraces (the report's "host"), and the modules without
    symbols, those with the same reason on one line. */
 static void render_host(FILE *out, const json_t *host)
@@ -359,18 +395,21 @@ static void render_host(FILE *out, const json_t *host)
         json_array_foreach(json_object_get(th, GC_TK_FRAMES), k, f) render_host_frame(out, k, f);
         if (gc_json_get_bool(th, GC_TK_MORE_FRAMES))
             fprintf(out, "    (more frames not shown)\n");
-        if (gc_json_get_str(th, GC_TK_UNWIND_END))
+        /* A backtrace that ends in a module without symbols: the "no symbols for" line below
+           says so once for every thread. */
+        if (gc_json_get_str(th, GC_TK_UNWIND_END) && !ends_without_symbols(th))
             fprintf(out, "    (unwinding stopped: %s)\n", gc_json_get_str(th, GC_TK_UNWIND_END));
     }
     if (gc_json_get_u64(host, GC_TK_MORE_THREADS))
-        fprintf(out, "  (%" PRIu64 " more threads not unwound)\n",
-                gc_json_get_u64(host, GC_TK_MORE_THREADS));
+        fprintf(out, "  (%" PRIu64 " more thread%s not unwound)\n",
+                gc_json_get_u64(host, GC_TK_MORE_THREADS),
+                plural(gc_json_get_u64(host, GC_TK_MORE_THREADS)));
     json_array_foreach(nosym, i, m)
     {
         const char *why = gc_json_get_str_or(m, GC_TK_WHY, "?");
         const json_t *o;
-        size_t j;
-        int seen = 0;
+        size_t j, n;
+        int seen = 0, ends;
 
         json_array_foreach(nosym, j, o) if (j < i && gc_json_get_bool(o, GC_TK_IN_FRAMES) &&
                                             strcmp(gc_json_get_str_or(o, GC_TK_WHY, "?"), why) == 0)
@@ -378,10 +417,18 @@ static void render_host(FILE *out, const json_t *host)
         if (seen || !gc_json_get_bool(m, GC_TK_IN_FRAMES))
             continue;
         fprintf(out, "  no symbols for %s", gc_json_get_str_or(m, GC_TK_NAME, "?"));
+        ends = backtrace_ends_in(threads, gc_json_get_str_or(m, GC_TK_NAME, ""));
+        n = 1;
         json_array_foreach(nosym, j, o) if (j > i && gc_json_get_bool(o, GC_TK_IN_FRAMES) &&
                                             strcmp(gc_json_get_str_or(o, GC_TK_WHY, "?"), why) == 0)
-                fprintf(out, ", %s", gc_json_get_str_or(o, GC_TK_NAME, "?"));
-        fprintf(out, ": %s\n", why);
+        {
+            fprintf(out, ", %s", gc_json_get_str_or(o, GC_TK_NAME, "?"));
+            ends |= backtrace_ends_in(threads, gc_json_get_str_or(o, GC_TK_NAME, ""));
+            n++;
+        }
+        /* Said once here, not after every thread whose backtrace stops in one of them. */
+        fprintf(out, ": %s%s\n", why,
+                !ends ? "" : n == 1 ? "; backtraces stop in it" : "; backtraces stop in them");
     }
 }
 
@@ -394,16 +441,23 @@ static void render_wave_head(FILE *out, const json_t *w)
 {
     const json_t *wg = json_object_get(w, GC_TK_WORKGROUP);
 
-    char disp[24] = "unknown";
+    char disp[24] = "unknown", pc[96];
+    const char *raw = gc_json_get_str_or(w, GC_TK_PC, "?");
+    const char *ipc = gc_json_get_str(w, GC_TK_INSTRUCTION_PC);
 
+    /* A trapped wave is shown at its s_trap; its saved PC, the instruction after, said too. */
+    if (ipc && strcmp(ipc, raw) != 0)
+        snprintf(pc, sizeof(pc), "pc %s, saved pc %s after the trap", ipc, raw);
+    else
+        snprintf(pc, sizeof(pc), "pc %s", raw);
     if (json_is_integer(json_object_get(w, GC_TK_DISPATCH)))
         snprintf(disp, sizeof(disp), "%" PRIu64, gc_json_get_u64(w, GC_TK_DISPATCH));
     fprintf(out,
-            "Wave %" PRIu64 ": %s at %s (pc %s), dispatch %s, queue %" PRIu64
+            "Wave %" PRIu64 ": %s at %s (%s), dispatch %s, queue %" PRIu64
             ", workgroup (%" PRId64 ",%" PRId64 ",%" PRId64 ") wave %" PRId64 ", %" PRIu64
             " lanes, exec %s\n",
             gc_json_get_u64(w, GC_TK_INDEX), gc_json_get_str_or(w, GC_TK_KERNEL, "unknown kernel"),
-            gc_json_get_str_or(w, GC_TK_SYMBOL, "?"), gc_json_get_str_or(w, GC_TK_PC, "?"), disp,
+            gc_json_get_str_or(w, GC_TK_SYMBOL, "?"), pc, disp,
             gc_json_get_u64(w, GC_TK_QUEUE), gc_json_index_value(json_array_get(wg, 0)),
             gc_json_index_value(json_array_get(wg, 1)), gc_json_index_value(json_array_get(wg, 2)),
             gc_json_index_value(json_object_get(w, GC_TK_WAVE_IN_GROUP)),
@@ -417,7 +471,8 @@ static void render_wave_head(FILE *out, const json_t *w)
 
 void analyze_render_waves_head(FILE *out, const json_t *head)
 {
-    fprintf(out, "%" PRIu64 " waves\n", gc_json_get_u64(head, GC_TK_COUNT));
+    fprintf(out, "%" PRIu64 " wave%s\n", gc_json_get_u64(head, GC_TK_COUNT),
+            plural(gc_json_get_u64(head, GC_TK_COUNT)));
     fprintf(out, "%6s %5s %5s %4s %-14s %-16s %-18s %-18s %s\n", "wave", "queue", "disp", "xcc",
             "workgroup", "symbol", "exec", "stop", "instruction");
 }
@@ -447,7 +502,9 @@ void analyze_render_wave(FILE *out, const json_t *w)
     fprintf(out, "%6" PRIu64 " %5" PRIu64 " %5s %4" PRIu64 " %-14s %-16s %-18s %-18s %s\n",
             gc_json_get_u64(w, GC_TK_INDEX), gc_json_get_u64(w, GC_TK_QUEUE), disp,
             gc_json_get_u64(w, GC_TK_XCC), grp,
-            gc_json_get_str_or(w, GC_TK_SYMBOL, gc_json_get_str_or(w, GC_TK_PC, "?")),
+            gc_json_get_str_or(w, GC_TK_SYMBOL,
+                               gc_json_get_str_or(w, GC_TK_INSTRUCTION_PC,
+                                                  gc_json_get_str_or(w, GC_TK_PC, "?"))),
             gc_json_get_str_or(w, GC_TK_EXEC, "?"), reasons,
             gc_json_get_str_or(w, GC_TK_INSTRUCTION,
                                gc_json_get_str(w, GC_TK_INSTRUCTION_ERROR)
@@ -524,12 +581,12 @@ void analyze_render_mem(FILE *out, const json_t *doc)
     if (n == 0 && json_is_string(json_object_get(doc, GC_TK_ERROR)))
         return; /* nothing read: the error, on stderr, is all there is to say */
     if (json_is_integer(json_object_get(doc, GC_TK_WAVE)))
-        fprintf(out, "%s memory of wave %" PRIu64 ", %" PRIu64 " bytes at %s:\n",
-                gc_json_get_str(doc, GC_TK_SPACE), gc_json_get_u64(doc, GC_TK_WAVE), n,
+        fprintf(out, "%s memory of wave %" PRIu64 ", %" PRIu64 " byte%s at %s:\n",
+                gc_json_get_str(doc, GC_TK_SPACE), gc_json_get_u64(doc, GC_TK_WAVE), n, plural(n),
                 gc_json_get_str(doc, GC_TK_ADDRESS));
     else
-        fprintf(out, "%s memory, %" PRIu64 " bytes at %s:\n", gc_json_get_str(doc, GC_TK_SPACE), n,
-                gc_json_get_str(doc, GC_TK_ADDRESS));
+        fprintf(out, "%s memory, %" PRIu64 " byte%s at %s:\n", gc_json_get_str(doc, GC_TK_SPACE),
+                n, plural(n), gc_json_get_str(doc, GC_TK_ADDRESS));
     for (uint64_t i = 0; hex && i < n; i += 16) {
         char ascii[17];
         uint64_t k;

@@ -46,12 +46,37 @@ static void render_file(FILE *out, const json_t *f)
             gc_json_get_u64(f, GC_IK_E_MACHINE),
             json_is_true(json_object_get(f, GC_IK_COMPRESSED)) ? "zstd seekable" : "plain");
     if (json_is_true(json_object_get(f, GC_IK_COMPRESSED)))
-        fprintf(out, " (%" PRIu64 " frames), %s, %s uncompressed\n",
-                gc_json_get_u64(f, GC_IK_FRAMES),
+        fprintf(out, " (%" PRIu64 " frame%s), %s, %s uncompressed\n",
+                gc_json_get_u64(f, GC_IK_FRAMES), gc_json_get_u64(f, GC_IK_FRAMES) == 1 ? "" : "s",
                 gc_format_size(gc_json_get_u64(f, GC_IK_FILE_SIZE), a, sizeof(a)),
                 gc_format_size(gc_json_get_u64(f, GC_IK_LOGICAL_SIZE), b, sizeof(b)));
     else
         fprintf(out, ", %s\n", gc_format_size(gc_json_get_u64(f, GC_IK_FILE_SIZE), a, sizeof(a)));
+}
+
+/* A capture field's text, or NULL when the core does not know it (absent, null or empty: a
+   merged core's runtime half records no host name, kernel or duration). */
+static const char *known(const json_t *c, const char *key)
+{
+    const char *v = gc_json_get_str(c, key);
+
+    return v && v[0] ? v : NULL;
+}
+
+/* "Producer: gpucore 0.1.0 on HOST (kernel K)", each part only when the core records it. */
+static void render_producer(FILE *out, const json_t *c)
+{
+    const char *prod = known(c, GC_IK_PRODUCER), *ver = known(c, GC_IK_PRODUCER_VERSION);
+    const char *host = known(c, GC_IK_HOSTNAME), *kernel = known(c, GC_IK_KERNEL);
+
+    if (!prod && !host && !kernel)
+        return;
+    fprintf(out, "Producer:    %s%s%s", prod ? prod : "unknown", ver ? " " : "", ver ? ver : "");
+    if (host)
+        fprintf(out, " on %s", host);
+    if (kernel)
+        fprintf(out, " (kernel %s)", kernel);
+    fputc('\n', out);
 }
 
 static void render_capture(FILE *out, const json_t *c)
@@ -62,11 +87,10 @@ static void render_capture(FILE *out, const json_t *c)
 
     if (!json_is_object(c) || json_object_get(c, GC_IK_ERROR))
         return;
-    fprintf(out, "Producer:    %s %s on %s (kernel %s)\n", gc_json_get_str(c, GC_IK_PRODUCER),
-            gc_json_get_str(c, GC_IK_PRODUCER_VERSION), gc_json_get_str(c, GC_IK_HOSTNAME),
-            gc_json_get_str(c, GC_IK_KERNEL));
-    fprintf(out, "Process:     pid %" PRIu64 ", %s", gc_json_get_u64(c, GC_IK_PID),
-            gc_json_get_str(c, GC_IK_EXE));
+    render_producer(out, c);
+    fprintf(out, "Process:     pid %" PRIu64, gc_json_get_u64(c, GC_IK_PID));
+    if (known(c, GC_IK_EXE))
+        fprintf(out, ", %s", known(c, GC_IK_EXE));
     if (json_is_integer(json_object_get(c, GC_IK_UID)))
         fprintf(out, ", uid %" PRIu64, gc_json_get_u64(c, GC_IK_UID));
     fputc('\n', out);
@@ -80,11 +104,14 @@ static void render_capture(FILE *out, const json_t *c)
         json_array_foreach(cmd, i, v) fprintf(out, " %s", json_string_value(v));
         fputc('\n', out);
     }
-    fprintf(out, "Captured:    %s in %.3f s, trigger %s, tier %s\n",
-            gc_json_get_str(c, GC_IK_TIME) ? gc_json_get_str(c, GC_IK_TIME) : "?",
-            (double)gc_json_get_u64(c, GC_IK_DURATION_NS) / 1e9,
-            gc_json_get_str(c, GC_IK_TRIGGER) ? gc_json_get_str(c, GC_IK_TRIGGER) : "?",
-            gc_json_get_str(c, GC_IK_TIER) ? gc_json_get_str(c, GC_IK_TIER) : "?");
+    /* A duration of 0 is not a measurement (a merged core's runtime half has none). */
+    fprintf(out, "Captured:    %s",
+            known(c, GC_IK_TIME) ? known(c, GC_IK_TIME) : "at an unknown time");
+    if (gc_json_get_u64(c, GC_IK_DURATION_NS))
+        fprintf(out, " in %.3f s", (double)gc_json_get_u64(c, GC_IK_DURATION_NS) / 1e9);
+    fprintf(out, ", trigger %s, tier %s\n",
+            known(c, GC_IK_TRIGGER) ? known(c, GC_IK_TRIGGER) : "unknown",
+            known(c, GC_IK_TIER) ? known(c, GC_IK_TIER) : "unknown");
     const json_t *e = json_object_get(c, GC_IK_EXCEPTION);
     if (json_is_object(e)) {
         const char *name = gc_json_get_str(e, GC_IK_NAME);
@@ -114,9 +141,10 @@ static void render_manifest_summary(FILE *out, const json_t *m, const json_t *fi
     if (!json_is_object(m) || json_object_get(m, GC_IK_ERROR))
         return;
     fprintf(out,
-            "Memory:      %" PRIu64 " ranges captured (%s), %" PRIu64 " skipped (%s), %" PRIu64
+            "Memory:      %" PRIu64 " range%s captured (%s), %" PRIu64 " skipped (%s), %" PRIu64
             " unreadable (%s)\n",
             gc_json_get_u64(m, GC_IK_CAPTURED_RANGES),
+            gc_json_get_u64(m, GC_IK_CAPTURED_RANGES) == 1 ? "" : "s",
             gc_format_size(gc_json_get_u64(m, GC_IK_CAPTURED_BYTES), a, 32),
             gc_json_get_u64(m, GC_IK_SKIPPED_RANGES),
             gc_format_size(gc_json_get_u64(m, GC_IK_SKIPPED_BYTES), b, 32),
@@ -130,9 +158,10 @@ static void render_manifest_summary(FILE *out, const json_t *m, const json_t *fi
                     : "no");
     if (json_is_true(json_object_get(m, GC_IK_REDACTED)))
         fprintf(out,
-                "Redacted:    yes, %" PRIu64 " ranges (%s) of user data withheld by --redact; "
+                "Redacted:    yes, %" PRIu64 " range%s (%s) of user data withheld by --redact; "
                 "their bytes are not in the core\n",
                 gc_json_get_u64(m, GC_IK_REDACTED_RANGES),
+                gc_json_get_u64(m, GC_IK_REDACTED_RANGES) == 1 ? "" : "s",
                 gc_format_size(gc_json_get_u64(m, GC_IK_REDACTED_BYTES), a, 32));
     if (json_is_true(json_object_get(m, GC_IK_NO_HOST_MEMORY)))
         fprintf(out, "Host memory: thread stacks only (--no-host-memory)\n");
@@ -285,8 +314,9 @@ static void render_segments(FILE *out, const json_t *s, int list_all)
                 gc_json_get_str(s, GC_IK_HIGHEST));
     fputc('\n', out);
     if (gc_json_get_u64(s, GC_IK_NOT_DUMPED))
-        fprintf(out, "  %" PRIu64 " segments have no data in the file (not dumped)\n",
-                gc_json_get_u64(s, GC_IK_NOT_DUMPED));
+        fprintf(out, "  %" PRIu64 " segment%s no data in the file (not dumped)\n",
+                gc_json_get_u64(s, GC_IK_NOT_DUMPED),
+                gc_json_get_u64(s, GC_IK_NOT_DUMPED) == 1 ? " has" : "s have");
     if (!list_all)
         return;
     fprintf(out, "  %-18s %12s %12s %5s %12s\n", "vaddr", "memsz", "filesz", "flags", "offset");

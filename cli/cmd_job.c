@@ -38,10 +38,12 @@ static void job_help(FILE *out)
             "are victims (hung: no fault of their own; or another fault), the crash\n"
             "signatures with the ranks that share them, and one summary line per job.\n"
             "Cores are grouped by the job id their capture recorded (SLURM_JOB_ID,\n"
-            "PBS_JOBID, ... in the target's environment; \"none\" without one) and\n"
-            "ordered by capture time; a rank is what OMPI_COMM_WORLD_RANK, PMIX_RANK,\n"
-            "... said, else \"pid N\". A DIR stands for the core files directly in it\n"
-            "(links not followed; files that do not start as a core are passed over).\n"
+            "PBS_JOBID, ... in the target's environment) and ordered by capture time;\n"
+            "a rank is what OMPI_COMM_WORLD_RANK, PMIX_RANK, ... said, else \"pid N\".\n"
+            "Cores without a job id are no job: they are listed apart, each as faulted\n"
+            "or not, none of them first nor a victim. A DIR stands for the core files\n"
+            "directly in it (links not followed; files that do not start as a core are\n"
+            "passed over).\n"
             "\n"
             "  --json      the stable JSON document (schema \"" GC_JOB_SCHEMA "\")\n"
             "  -h, --help  this text\n"
@@ -177,31 +179,55 @@ static int add_dir(struct gc_job *j, const char *dir, int dfd)
     return rc;
 }
 
+/* The table of cores (a job's, or those without a job). */
+static void render_cores(FILE *f, const json_t *cores)
+{
+    const json_t *c;
+    size_t k;
+
+    fprintf(f, "  %-24s  %-8s  %-7s  %-8s  %6s  %8s  %-16s  %s\n", "TIME", "RANK", "PID", "ROLE",
+            "WAVES", "FAULTING", "SIGNATURE", "WHAT");
+    json_array_foreach(cores, k, c)
+    {
+        const json_t *sig = json_object_get(c, GC_JK_SIGNATURE);
+        const char *hash = json_is_object(sig) ? gc_json_get_str(sig, GC_JK_HASH) : NULL;
+        const char *time = gc_json_get_str_or(c, GC_JK_TIME, "?"),
+                   *what = gc_json_get_str_or(c, GC_JK_WHAT, "?");
+
+        fprintf(f, "  %-24s  %-8s  %-7" PRIu64 "  %-8s  %6" PRIu64 "  %8" PRIu64 "  %-16s  %s\n",
+                time ? time : "?", gc_json_get_str_or(c, GC_JK_RANK, "?"),
+                gc_json_get_u64(c, GC_JK_PID), gc_json_get_str_or(c, GC_JK_ROLE, "?"),
+                gc_json_get_u64(c, GC_JK_WAVES), gc_json_get_u64(c, GC_JK_FAULTING_WAVES),
+                hash ? hash : "-", what ? what : "");
+    }
+}
+
+/* The cores without a job id: "3 cores without a job id (no job: none of them faulted first
+   or is a victim): 2 faulted, 1 without a fault", then their table. */
+static void render_without_job(FILE *f, const json_t *cores, int after)
+{
+    size_t n = json_array_size(cores), faulted = 0, k;
+    const json_t *c;
+
+    if (!n)
+        return;
+    json_array_foreach(cores, k, c) faulted += gc_json_get_u64(c, GC_JK_FAULTING_WAVES) != 0;
+    fprintf(f, "%s%zu core%s without a job id (no job: none of them faulted first or is a "
+               "victim): %zu faulted, %zu without a fault\n\n",
+            after ? "\n" : "", n, n == 1 ? "" : "s", faulted, n - faulted);
+    render_cores(f, cores);
+}
+
 static void render_text(FILE *f, const json_t *doc, void *user)
 {
-    const json_t *jobs = json_object_get(doc, GC_JK_JOBS), *job, *c, *g, *u;
+    const json_t *jobs = json_object_get(doc, GC_JK_JOBS), *job, *g, *u;
     size_t i, k;
 
     (void)user;
     json_array_foreach(jobs, i, job)
     {
         fprintf(f, "%s%s\n\n", i ? "\n" : "", gc_json_get_str_or(job, GC_JK_SUMMARY, "?"));
-        fprintf(f, "  %-24s  %-8s  %-7s  %-6s  %6s  %8s  %-16s  %s\n", "TIME", "RANK", "PID",
-                "ROLE", "WAVES", "FAULTING", "SIGNATURE", "WHAT");
-        json_array_foreach(json_object_get(job, GC_JK_CORES), k, c)
-        {
-            const json_t *sig = json_object_get(c, GC_JK_SIGNATURE);
-            const char *hash = json_is_object(sig) ? gc_json_get_str(sig, GC_JK_HASH) : NULL;
-            const char *time = gc_json_get_str_or(c, GC_JK_TIME, "?"),
-                       *what = gc_json_get_str_or(c, GC_JK_WHAT, "?");
-
-            fprintf(f,
-                    "  %-24s  %-8s  %-7" PRIu64 "  %-6s  %6" PRIu64 "  %8" PRIu64 "  %-16s  %s\n",
-                    time ? time : "?", gc_json_get_str_or(c, GC_JK_RANK, "?"),
-                    gc_json_get_u64(c, GC_JK_PID), gc_json_get_str_or(c, GC_JK_ROLE, "?"),
-                    gc_json_get_u64(c, GC_JK_WAVES), gc_json_get_u64(c, GC_JK_FAULTING_WAVES),
-                    hash ? hash : "-", what ? what : "");
-        }
+        render_cores(f, json_object_get(job, GC_JK_CORES));
         if (json_array_size(json_object_get(job, GC_JK_SIGNATURES)))
             fprintf(f, "\n  Signatures:\n");
         json_array_foreach(json_object_get(job, GC_JK_SIGNATURES), k, g)
@@ -221,8 +247,12 @@ static void render_text(FILE *f, const json_t *doc, void *user)
                             : "?");
         }
     }
+    render_without_job(f, json_object_get(doc, GC_JK_WITHOUT_JOB), json_array_size(jobs) != 0);
     if (json_array_size(json_object_get(doc, GC_JK_UNREADABLE)))
-        fprintf(f, "%sUnreadable:\n", json_array_size(jobs) ? "\n" : "");
+        fprintf(f, "%sUnreadable:\n",
+                json_array_size(jobs) || json_array_size(json_object_get(doc, GC_JK_WITHOUT_JOB))
+                        ? "\n"
+                        : "");
     json_array_foreach(json_object_get(doc, GC_JK_UNREADABLE), i, u)
             fprintf(f, "  %s: %s\n", gc_json_get_str_or(u, GC_JK_CORE, "?"),
                     gc_json_get_str_or(u, GC_JK_ERROR, "?"));
@@ -274,7 +304,8 @@ int cmd_job(int argc, char **argv)
     if (!doc)
         return cli_fail(CLI_EXIT_SOFTWARE, NULL, "out of memory");
     rc = json ? cli_print_json(doc) : cli_print_text(doc, render_text, NULL);
-    if (rc == CLI_EXIT_OK && !json_array_size(json_object_get(doc, GC_JK_JOBS))) {
+    if (rc == CLI_EXIT_OK && !json_array_size(json_object_get(doc, GC_JK_JOBS)) &&
+        !json_array_size(json_object_get(doc, GC_JK_WITHOUT_JOB))) {
         const json_t *u = json_array_get(json_object_get(doc, GC_JK_UNREADABLE), 0);
 
         rc = cli_fail(CLI_EXIT_DATAERR, u ? gc_json_get_str_or(u, GC_JK_CORE, "?") : NULL,

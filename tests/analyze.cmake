@@ -58,3 +58,13 @@ set_tests_properties(analyze-e2e-signature PROPERTIES LABELS "analyze;e2e"
 gpucore_fuzz_target(fuzz_triage_views SOURCE fuzz/targets/fuzz_triage_views.c
   LIBS gc_triage gc_analyze gc_arch ${GPUCORE_DISASM_LINKED} gc_libcore gc_schema
   CORPORA fuzz_image)
+
+# The signal a core records is the one that stopped the process when the capture began: a
+# SIGABRT the runtime raises after the GPU error, racing with the capture, is not (issue 23).
+add_test(NAME analyze-e2e-capture-signal
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/analyze/capture_signal_e2e.sh
+                 ${CMAKE_CURRENT_BINARY_DIR}/analyze-e2e/capture-signal
+                 $<TARGET_FILE:gpucore-cli> $<TARGET_FILE:gpucore-inferior>
+                 ${CMAKE_CURRENT_BINARY_DIR}/scenario-objects ${PROJECT_SOURCE_DIR}/tests/scenarios)
+set_tests_properties(analyze-e2e-capture-signal PROPERTIES LABELS "analyze;e2e"
+                     SKIP_RETURN_CODE 77 TIMEOUT 120)

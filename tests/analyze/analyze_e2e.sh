@@ -108,6 +108,15 @@ if [ "$case" = rocr-split ]; then
     fail "info does not call gpucore.split a split core: $(head -3 split-info.out)"
   grep -q "lack PF_R (the ROCm runtime writes SHF_\* values)" split-info.out ||
     fail "info does not list the ROCm writer's p_flags quirk"
+  # Merged, the pair records no host name, kernel nor duration: info says nothing of them
+  # (issue 23: "Producer: gpucore 0.1.0 on  (kernel )", "in 0.000 s").
+  gc merge merge gpucore.split core.host -o merged.core; expect_rc 0 merge
+  gc merged-info info merged.core; expect_rc 0 merged-info
+  grep -q "^Producer:    gpucore [0-9.]*$" merged-info.out ||
+    fail "info of the merged core: $(grep '^Producer' merged-info.out)"
+  grep -q "^Captured:    [0-9T:Z-]*, trigger " merged-info.out ||
+    fail "info of the merged core: $(grep '^Captured' merged-info.out)"
+  rm -f merged.core
   # Alone, the GPU file has the waves but not the runtime's r_debug (host memory).
   gc split-alone analyze waves --json gpucore.split; expect_rc 0 split-alone
   gc split-report analyze gpucore.split;             expect_rc 0 split-report
@@ -268,6 +277,12 @@ if [ -n "$fw" ]; then
     gc lds analyze mem --space local --size 64 "$core";      expect_rc 0 lds
   fi
   grep -q "^=> " disasm.out || fail "disasm marks no instruction with =>: $(cat disasm.out)"
+  # One wave is "1 wave" (issue 23: "1 waves"), and a byte "1 byte".
+  gc one-wave analyze waves --wave "$fw" "$core"; expect_rc 0 one-wave
+  [ "$(head -1 one-wave.out)" = "1 wave" ] || fail "waves --wave says '$(head -1 one-wave.out)'"
+  gc one-byte analyze mem --space global --size 1 --address "$(python3 -c 'import json; print(json.load(open("report-json.out"))["faults"][0]["instruction_pc"])')" "$core"
+  expect_rc 0 one-byte
+  grep -q "^global memory, 1 byte at " one-byte.out || fail "mem --size 1 says: $(head -1 one-byte.out)"
 fi
 
 python3 "$here/check_analyze.py" "$scenarios/$scenario.json" . || fail "check_analyze.py: see above"

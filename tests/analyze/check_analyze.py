@@ -7,6 +7,11 @@ import json
 import os
 import sys
 
+# Stop reasons an s_trap gives (the trap handler saves the PC after it) and the size of s_trap,
+# a SOPP instruction on every family (arch/disasm.c).
+TRAP_STOPS = ("assert_trap", "trap", "debug_trap", "breakpoint")
+S_TRAP_SIZE = 4
+
 scen = json.load(open(sys.argv[1]))
 out = sys.argv[2]
 errors = []
@@ -78,13 +83,23 @@ if faulting:
     f = report["faults"][0]
     kernel = x["d"]["kernel"]
     off = num(x["e"].get("pc", {}).get("kernel_offset", 0))
-    sym = kernel + ("+0x%x" % off if off else "")
+    # A wave stopped by an s_trap (assert_trap, trap, debug_trap, breakpoint) saved the PC of
+    # the instruction after it: the report names the s_trap, 4 bytes (SOPP) before, and keeps
+    # the saved PC as "pc" (issue 23).
+    trapped = x["e"].get("stop") in TRAP_STOPS
+    at = off - S_TRAP_SIZE if trapped else off
+    sym = kernel + ("+0x%x" % at if at else "")
     check(f["count"] == x["n"], "first fault group has %d waves, expected %d" % (f["count"], x["n"]))
     check(f["kernel"] == kernel, "first fault group runs %r, expected %r" % (f["kernel"], kernel))
     check(f["stop_reasons"] == [x["e"]["stop"]],
           "first fault group stopped by %r, expected [%r]" % (f["stop_reasons"], x["e"]["stop"]))
     check(f["symbol"] == sym, "first fault group is at %r, expected %r" % (f["symbol"], sym))
     check(f["faulting"] is True, "first fault group is not marked faulting")
+    check(int(f["pc"], 16) - int(f["instruction_pc"], 16) == (S_TRAP_SIZE if trapped else 0),
+          "first fault group: pc %s, instruction_pc %s" % (f["pc"], f["instruction_pc"]))
+    if trapped:
+        check((f["instruction"] or "").startswith("s_trap "),
+              "first fault group's instruction is %r, expected the s_trap" % f["instruction"])
     check(f["instruction"] or "not on an instruction boundary" in (f["instruction_error"] or ""),
           "first fault group has no instruction: %r" % f["instruction_error"])
     check(report["summary"][0].startswith("%d wave%s of %s (dispatch %d, queue %d, %s) stopped by "
@@ -173,8 +188,9 @@ if faulting and regs:
         check(len(cur) == 1, "disasm marks %d current instructions" % len(cur))
         check(len(dis["instructions"]) > 1, "disasm shows only %d instructions" % len(dis["instructions"]))
         if cur:
-            check(int(cur[0]["address"], 16) <= int(w["pc"], 16) < int(cur[0]["address"], 16) + cur[0]["size"],
-                  "the current instruction does not hold the PC")
+            ipc = int(w["instruction_pc"], 16)
+            check(int(cur[0]["address"], 16) <= ipc < int(cur[0]["address"], 16) + cur[0]["size"],
+                  "the current instruction does not hold the wave's instruction_pc")
 
 for e in errors:
     print("MISMATCH:", e)

@@ -71,6 +71,10 @@ PY
 gc plain-text analyze "$core"; expect_rc 0 plain-text
 grep -q "^  no symbols for libc.so.6: its file is not in the core (--sysroot DIR" plain-text.out ||
   fail "the text does not say which frames lack symbols: $(sed -n '/^Host threads/,$p' plain-text.out)"
+# Said once, in words (issue 23): no thread repeats that its unwinding stopped in libc, and
+# libdwfl's own message ("Callback returned failure") is never shown.
+! grep -n "unwinding stopped: no unwind tables for libc.so.6\|libdwfl: Callback" plain-text.out ||
+  fail "the text repeats why the backtraces stop: $(sed -n '/^Host threads/,$p' plain-text.out)"
 
 # 2. --sysroot /: frame for frame what eu-stack finds (it reads this machine's files too).
 gc sysroot analyze --json --sysroot / "$core"; expect_rc 0 sysroot

@@ -102,7 +102,7 @@ waves-64k)
   expect "waves --stopped" "$(head -1 stopped.out)" "0 waves"
   gc noqueue analyze waves --queue 1 core
   expect_rc 64 noqueue
-  grep -q "queue 1 does not exist: the core has 1 queues" noqueue.err || fail "$(cat noqueue.err)"
+  grep -q "queue 1 does not exist: the core has 1 queue\b" noqueue.err || fail "$(cat noqueue.err)"
   ;;
 waves-256k)
   # four queues of 64 Ki (a save area holds about 110,000): the normal build only

@@ -11,7 +11,8 @@
 # small copy of multi-gpu-hang); rank 0 is captured before the first fault, the others after.
 # The report must name rank 2 first, 5 the same fault, 7 another, the five hung ones victims,
 # group the signatures with their ranks, and list a broken core as unreadable. One
-# core of another job is kept apart.
+# core of another job is kept apart. Two cores without a job id (one faulted, one hung) are no
+# job: listed apart, each only faulted or not, never "job none" nor "faulted first".
 #
 # Exit codes: 0 pass, 1 fail, 77 skip (no ptrace rights).
 set -euo pipefail
@@ -57,6 +58,15 @@ capture 7 illegal.json
 capture 5 vadd.json
 for r in 1 3 4 6; do capture "$r" hang.json; done
 capture 0 vadd.json 99 # another job
+# nojob NAME SCENARIO: a process with no job id in its environment, captured now.
+nojob() {
+  e2e_start_inferior "$2"
+  gc cap capture --kfd sim --quiet "$ipid" -o "cores/$1"
+  expect_rc 0 cap
+  e2e_stop_inferior
+}
+nojob alone.fault vadd.json
+nojob alone.hang hang.json
 echo "not a core" >cores/notes.txt     # passed over: it does not start as a core
 printf '\177ELFjunk' >cores/broken.core # listed as unreadable, with the reason
 ln -s /etc/passwd cores/link             # not followed, not listed
@@ -95,6 +105,12 @@ assert s.startswith("job 4711: 8 ranks; rank 2 faulted first (fault:vadd+"), s
 assert "; same fault on rank 5; another fault on rank 7; 5 hung (victims): 0,1,3,4,6" in s, s
 o = jobs["99"]
 assert o["ranks"] == 1 and o["first"]["rank"] == "0", o
+# no job id: no job of their own, each only faulted or not
+alone = {c["core"].rsplit("/", 1)[1]: c for c in d["without_job"]}
+assert sorted(alone) == ["alone.fault", "alone.hang"], alone
+assert alone["alone.fault"]["role"] == "faulted" and alone["alone.fault"]["faulting_waves"] > 0
+assert alone["alone.hang"]["role"] == "no_fault" and alone["alone.hang"]["faulting_waves"] == 0
+assert all(c["job"] is None for c in alone.values()), alone
 bad = {u["core"].rsplit("/", 1)[1]: u["error"] for u in d["unreadable"]}
 assert list(bad) == ["broken.core"], bad
 assert "ELF header" in bad["broken.core"], bad
@@ -108,6 +124,9 @@ head -1 text.out | grep -q "^job 4711: 8 ranks; rank 2 faulted first" ||
 grep -Eq "^    [0-9a-f]{16}  fault:vadd\+[^ ]+  ranks 2,5 \(seen 2 times since " text.out ||
   fail "no signature line with its ranks: $(cat text.out)"
 grep -q "broken.core: " text.out || fail "the unreadable file is not listed: $(cat text.out)"
+grep -q "^2 cores without a job id (no job: none of them faulted first or is a victim): 1 faulted, 1 without a fault$" text.out ||
+  fail "the cores without a job id are not listed apart: $(cat text.out)"
+! grep -q "^job none" text.out || fail "cores without a job id are called a job: $(cat text.out)"
 ! grep -q "notes.txt" text.out || fail "a file that is no core is listed: $(cat text.out)"
 
 # Single cores given by name work the same; nothing analyzable is 65; usage 64; a missing

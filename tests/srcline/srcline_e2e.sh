@@ -244,7 +244,9 @@ if no_chain:
 checked = 0
 loads = sorted(load for load, _ in cos)
 for load, path in cos:
-    pc = lambda x: int(x["pc"] if "pc" in x else x["address"], 16)
+    # the line of the instruction a group or wave names: a trapped wave's s_trap, before its
+    # saved "pc" (instruction_pc); a disassembled instruction's address
+    pc = lambda x: int(x.get("instruction_pc") or x.get("pc") or x["address"], 16)
     # A PC belongs to the code object loaded highest at or below it.
     end = min([l for l in loads if l > load], default=1 << 64)
     mine = [(what, x, pc(x) - load) for what, x in items if load <= pc(x) < end]

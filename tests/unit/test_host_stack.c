@@ -270,6 +270,10 @@ static void test_threads_frames_modules(void **state)
     assert_true(json_is_null(json_object_get(json_array_get(fr, 0), "symbol")));
     assert_string_equal(str_of(json_array_get(fr, 1), "pc"), "0x400230");
     assert_string_equal(str_of(json_array_get(fr, 1), "module_offset"), "0x230");
+    /* where the unwinding stopped, in words: the module's file is missing, not libdwfl's
+       "Callback returned failure" (issue 23) */
+    assert_string_equal(str_of(thread_at(h, 0), "unwind_end"),
+                        "no unwind tables for libfake.so.1: its file is not at hand");
 
     /* the second: no signal of its own, waiting for KFD events */
     assert_true(json_is_false(json_object_get(thread_at(h, 1), "first")));
@@ -442,6 +446,36 @@ static void test_thread_bounds(void **state)
     fixture_free(&f, &b, h);
 }
 
+/* A thread's system call is named from the whole x86-64 table (the kernel's syscall_64.tbl),
+   not a short list (issue 23: "in system call #44" for sendto); a number past the table or in
+   its gap stays a number. */
+static void test_syscall_names(void **state)
+{
+    static const struct {
+        uint64_t nr;
+        const char *name;
+    } want[] = {
+        { 0, "read" },           { 44, "sendto" },    { 202, "futex" },
+        { 232, "epoll_wait" },   { 334, "rseq" },     { 335, "#335" },
+        { 424, "pidfd_send_signal" }, { 435, "clone3" }, { 462, "mseal" },
+        { 100000, "#100000" },
+    };
+    struct fixture f = { 0 };
+    struct blob b = { 0 };
+    json_t *h;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        struct thread_spec t = { .tid = 200 + (int32_t)i, .rip = 0x10, .orig_rax = want[i].nr };
+
+        prstatus(&b, &t, 336);
+    }
+    h = host_of(&f, &b, NULL);
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+        assert_string_equal(str_of(thread_at(h, i), "syscall"), want[i].name);
+    fixture_free(&f, &b, h);
+}
+
 /* NT_FILE with GC_HS_MAX_FILES entries, the library's own among them after an empty entry of
    the same name and mappings of other files interleaved: the library is still one module from
    its lowest to its highest mapping (before, an empty first entry hid the file), and the
@@ -507,6 +541,7 @@ int main(void)
         cmocka_unit_test(test_sysroot_refuses),
         cmocka_unit_test(test_hostile_notes),
         cmocka_unit_test(test_thread_bounds),
+        cmocka_unit_test(test_syscall_names),
         cmocka_unit_test(test_many_files),
     };
 

@@ -443,7 +443,7 @@ static void test_waves_listed(void **state)
     assert_null(gc_triage_waves_head(&t, &req, &err));
     assert_int_equal(err.blame, GC_TRIAGE_BLAME_REQUEST);
     assert_int_equal(err.diag.status, GPUCORE_E_NOTFOUND);
-    assert_string_equal(err.diag.message, "queue 1 does not exist: the core has 1 queues");
+    assert_string_equal(err.diag.message, "queue 1 does not exist: the core has 1 queue");
     gc_triage_close(&t);
     assert_int_equal(mem_used(core), before_open);
     done(core, dir);
