@@ -391,9 +391,11 @@ static void store_retain(const struct ingest_args *a, struct gc_store *s, const 
 /*
  * --store: index @p path (a file directly in the store); *ret_id its row, 0 when not indexed.
  * Never a failure of the ingest: the core is written, a warning says why it is not in the
- * index, and `gpucore store --rescan` adds it later.
+ * index, and `gpucore store --rescan` adds it later. @p retain: then apply the store's limits
+ * (store_retain()); a merge does that once its halves are gone, so they count for nothing.
  */
-static void store_index(const struct ingest_args *a, const char *name, int64_t *ret_id)
+static void store_index(const struct ingest_args *a, const char *name, int retain,
+                        int64_t *ret_id)
 {
     struct gc_store *s = NULL;
     gpucore_diag_t d;
@@ -407,7 +409,7 @@ static void store_index(const struct ingest_args *a, const char *name, int64_t *
         fprintf(stderr, "gpucore: warning: %s: not indexed: %s (gpucore store --rescan adds it)\n",
                 shown(a, name, path, sizeof(path)), d.message);
         *ret_id = 0;
-    } else {
+    } else if (retain) {
         store_retain(a, s, name);
     }
     gc_store_close(s);
@@ -417,21 +419,26 @@ static void store_index(const struct ingest_args *a, const char *name, int64_t *
  * --store: the rows of the halves merged into @p merged (both removed) are dropped: the merged
  * core is the crash's one row (with the host half's pid), and a half's row would list the crash
  * twice and count it seen twice. A failure is a warning; `gpucore store --rescan` marks such
- * rows missing.
+ * rows missing. Then the store's limits, never removing @p merged.
  */
 static void store_forget_halves(const struct ingest_args *a, const char *gpu_name,
-                                const char *host_name)
+                                const char *host_name, const char *merged)
 {
     struct gc_store *s = NULL;
     gpucore_diag_t d = { 0 };
 
     if (!a->store)
         return;
-    if (gc_store_open(a->dir, GC_STORE_CREATE, &s, &d) != GPUCORE_OK ||
-        gc_store_forget(s, gpu_name, &d) != GPUCORE_OK ||
+    if (gc_store_open(a->dir, GC_STORE_CREATE, &s, &d) != GPUCORE_OK) {
+        fprintf(stderr, "gpucore: warning: the rows of the merged halves stay in the index: %s\n",
+                d.message);
+        return;
+    }
+    if (gc_store_forget(s, gpu_name, &d) != GPUCORE_OK ||
         gc_store_forget(s, host_name, &d) != GPUCORE_OK)
         fprintf(stderr, "gpucore: warning: the rows of the merged halves stay in the index: %s\n",
                 d.message);
+    store_retain(a, s, merged);
     gc_store_close(s);
 }
 
@@ -545,12 +552,12 @@ static int merge_halves(const struct ingest_args *a, const char *gpu_name, const
     {
         int64_t merged_id;
 
-        store_index(a, final, &merged_id);
+        store_index(a, final, 0, &merged_id);
         if (gc_ingest_same_file(a->dirfd, gpu_name, &g.st))
             unlinkat(a->dirfd, gpu_name, 0);
         if (gc_ingest_same_file(a->dirfd, host_name, &h.st))
             unlinkat(a->dirfd, host_name, 0);
-        store_forget_halves(a, gpu_name, host_name);
+        store_forget_halves(a, gpu_name, host_name, final);
     }
     return CLI_EXIT_OK;
 }
@@ -582,7 +589,7 @@ static int after_stream(struct ingest_args *a, const char *written)
 {
     int64_t id;
 
-    store_index(a, written, &id);
+    store_index(a, written, 1, &id);
     return pair(a, written);
 }
 
