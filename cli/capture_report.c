@@ -265,7 +265,9 @@ static int write_json_line(const struct report_sink *sink, const struct core_rep
 /* The slow part, in a child bounded in time                                                   */
 /* ---------------------------------------------------------------------------------------- */
 
-/* What the child tells, one line each: "S <signature JSON>", "I <row id>", "W <warning>". */
+/* What the child tells, one line each: "S <signature JSON>", "I <row id>", "W <warning>" (not
+   indexed), "A <warning>" (not shared with its user), "R COUNT BYTES" and "G <warning>" (the
+   store's retention). */
 #define SLOW_OUTPUT_MAX 65536
 
 struct slow_part {
@@ -275,6 +277,7 @@ struct slow_part {
     /* the store's retention after it: cores removed, bytes freed, or why it failed */
     uint64_t retained_removed, retained_freed;
     char retain_warning[GPUCORE_DIAG_MESSAGE_SIZE + 16];
+    char share_warning[GPUCORE_DIAG_MESSAGE_SIZE + 16]; /* not shared with its user: why */
     int ran_out;       /* killed at CLI_REPORT_TIME_MAX_S */
     int abandoned;     /* the parent was interrupted */
 };
@@ -394,6 +397,8 @@ static void slow_child(int fd, const struct report_sink *sink, const char *path)
         } else {
             snprintf(num, sizeof(num), "%" PRId64, id);
             put_line(fd, 'I', num);
+            if (gc_store_share_with_owner(s, slash ? slash + 1 : path, NULL, &d) != GPUCORE_OK)
+                put_line(fd, 'A', d.message);
             store_retention(fd, s, slash ? slash + 1 : path);
         }
         gc_store_close(s);
@@ -449,6 +454,8 @@ static void parse_slow(char *buf, size_t len, struct slow_part *sp)
             sp->stored_id = strtoll(line + 2, NULL, 10);
         else if (line[0] == 'W' && line[1] == ' ')
             snprintf(sp->index_warning, sizeof(sp->index_warning), "%s", line + 2);
+        else if (line[0] == 'A' && line[1] == ' ')
+            snprintf(sp->share_warning, sizeof(sp->share_warning), "%s", line + 2);
         else if (line[0] == 'G' && line[1] == ' ')
             snprintf(sp->retain_warning, sizeof(sp->retain_warning), "%s", line + 2);
         else if (line[0] == 'R' && line[1] == ' ' &&
@@ -531,6 +538,9 @@ static int finish_report(const struct report_sink *sink, const struct gc_capture
         fprintf(stderr, "gpucore: warning: %s: the core is kept but not indexed: %s (`gpucore "
                         "store --rescan` indexes it)\n",
                 r->path, sp->index_warning);
+    if (sink->store_dir && sp && sp->share_warning[0])
+        fprintf(stderr, "gpucore: warning: %s (the core is kept, readable by root only)\n",
+                sp->share_warning);
     if (sink->store_dir && sp && sp->retain_warning[0])
         fprintf(stderr, "gpucore: warning: %s: the store's limits were not applied: %s (the "
                         "core is kept; `gpucore gc` applies them)\n",

@@ -363,6 +363,18 @@ static gpucore_status_t ingest_meta(const struct ingest_args *a, void **ret_desc
     return gpucore_capture_meta_encode(&m, ret_desc, ret_size, NULL);
 }
 
+/* --store, run by root (the kernel's handler): the user whose process crashed may read the
+   core (gc_store_share_with_owner()); a failure is a warning, the core is kept. */
+static void store_share(const struct ingest_args *a, struct gc_store *s, const char *name)
+{
+    char path[PATH_MAX + NAME_SIZE];
+    gpucore_diag_t d = { 0 };
+
+    if (gc_store_share_with_owner(s, name, NULL, &d) != GPUCORE_OK)
+        fprintf(stderr, "gpucore: warning: %s (the core is kept, readable by root only)\n",
+                d.message[0] ? d.message : shown(a, name, path, sizeof(path)));
+}
+
 /*
  * --store: the store's retention after a core was added (store.conf's limits: gc_store_retain()),
  * never removing @p name nor the other half of its pid, which a merge is to read. A failure is
@@ -409,8 +421,10 @@ static void store_index(const struct ingest_args *a, const char *name, int retai
         fprintf(stderr, "gpucore: warning: %s: not indexed: %s (gpucore store --rescan adds it)\n",
                 shown(a, name, path, sizeof(path)), d.message);
         *ret_id = 0;
-    } else if (retain) {
-        store_retain(a, s, name);
+    } else {
+        store_share(a, s, name);
+        if (retain)
+            store_retain(a, s, name);
     }
     gc_store_close(s);
 }

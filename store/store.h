@@ -267,6 +267,22 @@ gpucore_status_t gc_store_index_file(struct gc_store *s, const char *name, int64
 gpucore_status_t gc_store_forget(struct gc_store *s, const char *name,
                                  gpucore_diag_t *reterr_diag);
 
+/*
+ * Root's store: give the user whose process crashed (the row's uid) read access to the core
+ * @p name, and search access to the store's directory, as systemd-coredump does: POSIX ACL
+ * entries user:UID:r-- on the core and user:UID:--x on the directory (store_share.c). The files
+ * stay root's and 0600/0700 to everyone else; the user opens the core by its path (`gpucore
+ * analyze DIR/NAME`), cannot list the directory, read the index or another user's core. Done
+ * only when the caller is root and the row's uid is known and not root's; else nothing.
+ * *ret_uid (may be NULL): the uid shared with, or -1.
+ * @retval GPUCORE_OK
+ * @retval GPUCORE_E_NOTSUP  the filesystem has no POSIX ACLs: the core stays root's only
+ * @retval GPUCORE_E_LIMIT   the directory's ACL has ACL_ENTRIES_MAX entries already
+ * @retval GPUCORE_E_IO      the core cannot be opened, or the ACL not set
+ */
+gpucore_status_t gc_store_share_with_owner(struct gc_store *s, const char *name,
+                                           int64_t *ret_uid, gpucore_diag_t *reterr_diag);
+
 /* Set the state of row @p id. GPUCORE_OK, GPUCORE_E_NOTFOUND or GPUCORE_E_IO. */
 gpucore_status_t gc_store_set_state(struct gc_store *s, int64_t id, int state,
                                     gpucore_diag_t *reterr_diag);

@@ -14,7 +14,8 @@
 #   store    --store: each half indexed before ingest exits; after the merge one row, the
 #            merged core's, with the pid; a host half's row with its NT_PRPSINFO's pid and uid;
 #            GPU halves alone have no signature, so gc --keep-per-signature keeps them all;
-#            an unreadable file is no crash seen; --store DIR and --store=DIR; 20 times
+#            an unreadable file is no crash seen; --store DIR and --store=DIR; root's store
+#            shares a user's core with that user (POSIX ACL) and no other; 20 times
 #            `ingest --store && list`: the core is listed every time; store.conf's limits
 #            applied by ingest itself, never to the core just written.
 #   slow     a writer that sleeps between 64 KiB chunks: the same core as a fast one.
@@ -212,6 +213,42 @@ import json, sys
 assert c["file"] == "core.%s.zst" % sys.argv[2] and c["pid"] == int(sys.argv[2]), c
 assert c["uid"] == int(sys.argv[3]) and c["executable"], c
 PY
+  # Root's store and a user's crash: the host half of a process of uid daemon (its
+  # NT_PRPSINFO's pr_uid set so) is readable by daemon through a POSIX ACL, not by nobody, and
+  # stays root's; the index and the directory's listing stay closed to daemon.
+  python3 - "$h" daemon.core "$(id -u daemon)" <<'PY'
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+phoff, = struct.unpack_from("<Q", d, 32)
+n, = struct.unpack_from("<H", d, 56)
+for i in range(n):
+    t, _, off, _, _, fs, _, _ = struct.unpack_from("<IIQQQQQQ", d, phoff + 56 * i)
+    p = off
+    while t == 4 and p < off + fs:
+        nsz, dsz, typ = struct.unpack_from("<III", d, p)
+        desc = p + 12 + ((nsz + 3) & ~3)
+        if typ == 3 and d[p + 12:p + 16] == b"CORE":
+            struct.pack_into("<I", d, desc + 16, int(sys.argv[3]))
+        p = desc + ((dsz + 3) & ~3)
+open(sys.argv[2], "wb").write(d)
+PY
+  cat daemon.core | "$gpucore" ingest --host --pid "$pid" --store "$work/shared" 2>shared.err ||
+    fail "ingest of daemon's crash: $(cat shared.err)"
+  if [ "$(id -u)" != 0 ]; then
+    echo "note: not root; sharing not checked"
+  elif grep -q "the filesystem has no POSIX ACLs" shared.err; then
+    echo "note: no POSIX ACLs here; sharing not checked"
+  else
+    [ ! -s shared.err ] || fail "ingest of daemon's crash warned: $(cat shared.err)"
+    as() { setpriv --reuid "$1" --regid "$1" --clear-groups "${@:2}"; }
+    as daemon "$gpucore" info "$work/shared/core.$pid.zst" >as-daemon.out 2>&1 ||
+      fail "daemon cannot read its own core in root's store: $(cat as-daemon.out)"
+    as nobody "$gpucore" info "$work/shared/core.$pid.zst" >as-nobody.out 2>&1 &&
+      fail "nobody reads daemon's core: $(cat as-nobody.out)"
+    as daemon cat "$work/shared/index.sqlite" >/dev/null 2>&1 && fail "daemon reads root's index"
+    as daemon ls "$work/shared" >/dev/null 2>&1 && fail "daemon lists root's store"
+    [ "$(stat -c %u "$work/shared/core.$pid.zst")" = 0 ] || fail "the shared core is not root's"
+  fi
   # Two GPU halves of two crashes: no signature each, so gc --keep-per-signature 1 keeps both
   # (it once removed one as a repeat of "fault:unknown+?:memory_violation:co-unknown").
   feed gpu2 copy "$g" -- --store "$work/halves" --pid $((pid + 1)); expect_rc 0 gpu2

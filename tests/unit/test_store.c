@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <grp.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
@@ -879,6 +881,102 @@ static void test_forget_and_seen(void **state)
 }
 
 /*
+ * Root's store shares a core with the user whose process crashed (gc_store_share_with_owner(),
+ * issue 23): that user opens their core and nothing else (not another user's core, not the
+ * index, not the directory's listing); the files stay root's. Needs root and a filesystem with
+ * POSIX ACLs; skipped otherwise.
+ */
+static void put_uid(struct gc_store *s, const char *file, int64_t uid)
+{
+    struct gc_store_row r = { 0 };
+    gpucore_diag_t d = { 0 };
+
+    write_file(file, "core", 4);
+    r.time_ns = r.pid = r.rank = r.waves = r.faulting_waves = -1;
+    r.uid = uid;
+    r.size = 4096;
+    r.file = strdup(file);
+    r.state = GC_STORE_PRESENT;
+    if (gc_store_put(s, &r, &d) != GPUCORE_OK)
+        fail_msg("gc_store_put: %s", d.message);
+    gc_store_row_done(&r);
+}
+
+/* In a child as uid @p uid: 0 when @p path opens for reading (a directory: is listed). */
+static int opens_as(uid_t uid, const char *path, int list)
+{
+    pid_t pid = fork();
+    int status = 0;
+
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (setresgid(65534, 65534, 65534) != 0 || setgroups(0, NULL) != 0 ||
+            setresuid(uid, uid, uid) != 0)
+            _exit(2);
+        if (list) {
+            DIR *dp = opendir(path);
+
+            _exit(dp ? 0 : 1);
+        }
+        _exit(open(path, O_RDONLY) >= 0 ? 0 : 1);
+    }
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    return WEXITSTATUS(status);
+}
+
+static void test_share_with_owner(void **state)
+{
+    gpucore_diag_t d = { 0 };
+    struct gc_store *s;
+    int64_t uid = 0;
+    struct stat st;
+    gpucore_status_t rc;
+
+    (void)state;
+    if (geteuid() != 0)
+        skip();
+    s = open_store();
+    put_uid(s, "mine", 1);
+    put_uid(s, "theirs", 2);
+    put_uid(s, "roots", 0);
+    put_uid(s, "unknown", -1);
+    rc = gc_store_share_with_owner(s, "mine", &uid, &d);
+    if (rc == GPUCORE_E_NOTSUP) {
+        gc_store_close(s);
+        skip();
+    }
+    assert_int_equal(rc, GPUCORE_OK);
+    assert_int_equal(uid, 1);
+    /* twice: one entry, no error */
+    assert_int_equal(gc_store_share_with_owner(s, "mine", &uid, &d), GPUCORE_OK);
+    assert_int_equal(gc_store_share_with_owner(s, "theirs", &uid, &d), GPUCORE_OK);
+    assert_int_equal(uid, 2);
+    /* root's own core and one of unknown uid: shared with nobody */
+    assert_int_equal(gc_store_share_with_owner(s, "roots", &uid, &d), GPUCORE_OK);
+    assert_int_equal(uid, -1);
+    assert_int_equal(gc_store_share_with_owner(s, "unknown", &uid, &d), GPUCORE_OK);
+    assert_int_equal(uid, -1);
+    gc_store_close(s);
+
+    assert_int_equal(opens_as(1, path_in("mine"), 0), 0);
+    assert_int_equal(opens_as(1, path_in("theirs"), 0), 1);
+    assert_int_equal(opens_as(2, path_in("mine"), 0), 1);
+    assert_int_equal(opens_as(1, path_in("roots"), 0), 1);
+    assert_int_equal(opens_as(1, path_in("unknown"), 0), 1);
+    assert_int_equal(opens_as(1, path_in(GC_STORE_INDEX_NAME), 0), 1);
+    assert_int_equal(opens_as(1, dir, 1), 1);
+    /* the files stay root's, and the store still passes its own rules */
+    assert_int_equal(stat(path_in("mine"), &st), 0);
+    assert_int_equal(st.st_uid, 0);
+    assert_int_equal(st.st_mode & 0027, 0);
+    assert_int_equal(stat(dir, &st), 0);
+    assert_int_equal(st.st_mode & 0022, 0);
+    s = open_store();
+    gc_store_close(s);
+}
+
+/*
  * gc's plan pinned on a fixture where every phase chooses: KeepPerSignature=2 over signatures
  * with repeats (a tie in capture time broken by id, rows of unknown time first, a missing and
  * a deleted row that do not count as kept), MaxAge, then MaxUse, then KeepFree. The expected
@@ -1296,6 +1394,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_own_uid_filter, setup, teardown),
         cmocka_unit_test_setup_teardown(test_retain_keeps_new_core, setup, teardown),
         cmocka_unit_test_setup_teardown(test_forget_and_seen, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_share_with_owner, setup, teardown),
         cmocka_unit_test(test_locate),
         cmocka_unit_test(test_locate_user),
     };
