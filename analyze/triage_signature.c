@@ -10,15 +10,22 @@
  *
  *   kind        "fault" or "hang"
  *   where       the symbol and offset of its PC ("vadd+0xb4"); without a symbol, the offset in
- *               its code object ("co+0x16b4"); without either, the kernel's name and "?"
+ *               its code object ("co+0x16b4")
  *   why         its stop reasons, joined by "+" ("memory_violation"; "none" for a hang)
  *   code object the first 12 hex digits of a 64-bit FNV-1a hash of the bytes of the code
- *               object holding the PC ("co-3f2a9c1b7d4e"; "co-unknown" without them)
+ *               object holding the PC ("co-3f2a9c1b7d4e")
  *
  * Text: "KIND:WHERE:WHY:CODEOBJECT", e.g. "fault:vadd+0xb4:memory_violation:co-3f2a9c1b7d4e".
  * Hash: the 16 hex digits of FNV-1a-64 of the text. Addresses, pids, times, wave counts and the
  * driver's exception status (which a capture made after the runtime had the error does not
  * hold) are deliberately left out. No waves at all: no signature (null).
+ *
+ * A signature joins only crashes known to share their cause, so no part of it may be unknown:
+ * when the bytes of the code object holding the PC are not in the core (the ROCm runtime's GPU
+ * half without its host half, whose link map names the code objects; a code object not
+ * captured), there is no signature either (null). An unknown part is never equal to another:
+ * "fault:unknown+?:memory_violation:co-unknown" once made two crashes of different kernels on
+ * different GPUs one signature, and `gc --keep-per-signature` removed one as a repeat.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -81,26 +88,21 @@ json_t *gc_tr_signature_json(const struct gc_triage *t, const json_t *faults,
         return json_null();
     (void)sscanf(gc_json_get_str_or(g, GC_TK_PC, "0x0"), "%" SCNx64, &pc);
     co = gc_image_code_object(t->img, gc_image_code_object_at(t->img, pc));
-    if (co && !co->bytes)
-        co = NULL;
+    if (!co || !co->bytes)
+        return json_null(); /* the code is unknown: nothing tells this crash from another */
     sym = gc_json_get_str(g, GC_TK_SYMBOL);
     if (sym)
         snprintf(where, sizeof(where), "%s", sym);
-    else if (co)
-        snprintf(where, sizeof(where), "co+0x%" PRIx64, pc - co->load_address);
     else
-        snprintf(where, sizeof(where), "%s+?", gc_json_get_str_or(g, GC_TK_KERNEL, "unknown"));
+        snprintf(where, sizeof(where), "co+0x%" PRIx64, pc - co->load_address);
     json_array_foreach(json_object_get(g, GC_TK_STOP_REASONS), i, r)
     {
         gc_str_appendf(why, sizeof(why), &len, "%s%s", i ? "+" : "", json_string_value(r));
     }
     if (!len)
         snprintf(why, sizeof(why), "none");
-    if (co)
-        snprintf(cohash, sizeof(cohash), "co-%012" PRIx64,
-                 fnv1a64(FNV64_OFFSET, co->bytes, (size_t)co->size) >> 16);
-    else
-        snprintf(cohash, sizeof(cohash), "co-unknown");
+    snprintf(cohash, sizeof(cohash), "co-%012" PRIx64,
+             fnv1a64(FNV64_OFFSET, co->bytes, (size_t)co->size) >> 16);
     snprintf(text, sizeof(text), "%s:%s:%s:%s", kind, where, why, cohash);
     snprintf(hash, sizeof(hash), "%016" PRIx64, fnv1a64(FNV64_OFFSET, text, strlen(text)));
     o = json_object();

@@ -265,13 +265,19 @@ static int write_json_line(const struct report_sink *sink, const struct core_rep
 /* The slow part, in a child bounded in time                                                   */
 /* ---------------------------------------------------------------------------------------- */
 
-/* What the child tells, one line each: "S <signature JSON>", "I <row id>", "W <warning>". */
+/* What the child tells, one line each: "S <signature JSON>", "I <row id>", "W <warning>" (not
+   indexed), "A <warning>" (not shared with its user), "R COUNT BYTES" and "G <warning>" (the
+   store's retention). */
 #define SLOW_OUTPUT_MAX 65536
 
 struct slow_part {
     json_t *signature; /* NULL: none told (not computed, or the child did not get there) */
     int64_t stored_id; /* > 0: the row's id */
     char index_warning[GPUCORE_DIAG_MESSAGE_SIZE + 16];
+    /* the store's retention after it: cores removed, bytes freed, or why it failed */
+    uint64_t retained_removed, retained_freed;
+    char retain_warning[GPUCORE_DIAG_MESSAGE_SIZE + 16];
+    char share_warning[GPUCORE_DIAG_MESSAGE_SIZE + 16]; /* not shared with its user: why */
     int ran_out;       /* killed at CLI_REPORT_TIME_MAX_S */
     int abandoned;     /* the parent was interrupted */
 };
@@ -330,7 +336,30 @@ static void put_line(int fd, char tag, const char *text)
     put_all(fd, line, len);
 }
 
-/* The child: the signature, then the store row; what it learns on @p fd as it goes. */
+/*
+ * The store's retention after the core @p name was added (store.conf's limits, as `gpucore gc`
+ * reads them: gc_store_retain()), never removing @p name. In the child, so bounded by its
+ * alarm like the rest; told on @p fd as "R COUNT BYTES" or "G why it failed" (a warning: the
+ * core is kept either way).
+ */
+static void store_retention(int fd, struct gc_store *s, const char *name)
+{
+    const char *keep[GC_STORE_KEEP_MAX] = { name, NULL };
+    gpucore_diag_t d = { 0 };
+    size_t removed = 0;
+    uint64_t freed = 0;
+    char line[64];
+
+    if (gc_store_retain(s, NULL, keep, &removed, &freed, &d) != GPUCORE_OK)
+        put_line(fd, 'G', d.message[0] ? d.message : gpucore_strerror(d.status));
+    if (removed) {
+        snprintf(line, sizeof(line), "%zu %" PRIu64, removed, freed);
+        put_line(fd, 'R', line);
+    }
+}
+
+/* The child: the signature, then the store row and the store's retention; what it learns on
+   @p fd as it goes. */
 static void slow_child(int fd, const struct report_sink *sink, const char *path)
 {
     json_t *sig = core_signature(path);
@@ -368,6 +397,9 @@ static void slow_child(int fd, const struct report_sink *sink, const char *path)
         } else {
             snprintf(num, sizeof(num), "%" PRId64, id);
             put_line(fd, 'I', num);
+            if (gc_store_share_with_owner(s, slash ? slash + 1 : path, NULL, &d) != GPUCORE_OK)
+                put_line(fd, 'A', d.message);
+            store_retention(fd, s, slash ? slash + 1 : path);
         }
         gc_store_close(s);
     }
@@ -422,6 +454,14 @@ static void parse_slow(char *buf, size_t len, struct slow_part *sp)
             sp->stored_id = strtoll(line + 2, NULL, 10);
         else if (line[0] == 'W' && line[1] == ' ')
             snprintf(sp->index_warning, sizeof(sp->index_warning), "%s", line + 2);
+        else if (line[0] == 'A' && line[1] == ' ')
+            snprintf(sp->share_warning, sizeof(sp->share_warning), "%s", line + 2);
+        else if (line[0] == 'G' && line[1] == ' ')
+            snprintf(sp->retain_warning, sizeof(sp->retain_warning), "%s", line + 2);
+        else if (line[0] == 'R' && line[1] == ' ' &&
+                 sscanf(line + 2, "%" SCNu64 " %" SCNu64, &sp->retained_removed,
+                        &sp->retained_freed) != 2)
+            sp->retained_removed = 0;
     }
 }
 
@@ -498,6 +538,21 @@ static int finish_report(const struct report_sink *sink, const struct gc_capture
         fprintf(stderr, "gpucore: warning: %s: the core is kept but not indexed: %s (`gpucore "
                         "store --rescan` indexes it)\n",
                 r->path, sp->index_warning);
+    if (sink->store_dir && sp && sp->share_warning[0])
+        fprintf(stderr, "gpucore: warning: %s (the core is kept, readable by root only)\n",
+                sp->share_warning);
+    if (sink->store_dir && sp && sp->retain_warning[0])
+        fprintf(stderr, "gpucore: warning: %s: the store's limits were not applied: %s (the "
+                        "core is kept; `gpucore gc` applies them)\n",
+                r->path, sp->retain_warning);
+    if (sink->store_dir && sp && sp->retained_removed && !sink->quiet) {
+        char size[32];
+
+        fprintf(stderr, "gpucore: %s: %" PRIu64 " older core%s removed by the store's limits "
+                        "(%s; store.conf)\n",
+                sink->store_dir, sp->retained_removed, sp->retained_removed == 1 ? "" : "s",
+                gc_format_size(sp->retained_freed, size, sizeof(size)));
+    }
     return sink->json_fd >= 0 ? write_json_line(sink, &report) : 0;
 }
 

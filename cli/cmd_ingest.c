@@ -80,11 +80,12 @@ static void ingest_help(FILE *out)
             "into one unified core, gpucore.PID[.zst], and the halves removed.\n\n"
             "  -o PATTERN          output file (%%p pid, %%t time, %%h host, %%e executable,\n"
             "                      %%j job, %%r rank, %%%%); no pairing\n"
-            "      --dir DIR       output directory: gpucore.PID.gpu[.zst] (GPU half),\n"
+            "      --dir DIR       output directory (created 0700 when missing):\n"
+            "                      gpucore.PID.gpu[.zst] (GPU half),\n"
             "                      core.PID[.zst] (--host), gpucore.PID[.zst] (merged)\n"
             "      --store[=DIR]   as --dir, into the core store (docs/store.md; the default\n"
-            "                      store without DIR), and index what is written; a merge\n"
-            "                      marks the halves' rows deleted\n"
+            "                      store without DIR), and index what is written before\n"
+            "                      exiting; a merge leaves one row, the merged core's\n"
             "      --pid PID       the crashed process (default: the parent process)\n"
             "      --host          stdin is the kernel's host core, not the GPU half\n"
             "      --tier T        state (default) or all: what of the GPU memory is kept\n"
@@ -169,8 +170,10 @@ static int open_output_dir(struct ingest_args *a)
     snprintf(a->prefix, sizeof(a->prefix), "%s/", a->dir);
     /* root's handler pairs the kernel's host half with the GPU half the user's runtime wrote
        in the user's own directory; a store, whose index root would trust, must be root's */
+    /* both are created when missing (0700, parents too), as every --store is */
     a->dirfd = gc_store_open_private_dir(a->dir, a->store ? "store" : "directory",
-                                         a->store ? GC_STORE_CREATE : GC_STORE_ROOT_ANY_OWNER,
+                                         a->store ? GC_STORE_CREATE
+                                                  : GC_STORE_CREATE | GC_STORE_ROOT_ANY_OWNER,
                                          &d);
     if (a->dirfd < 0) {
         if (a->store)
@@ -249,6 +252,10 @@ static int parse_args(int argc, char **argv, struct ingest_args *a)
         case 'S':
             a->store = 1;
             a->store_opt = optarg;
+            /* "--store DIR" too: ingest takes no operand, so a word after --store that is no
+               option is its directory (as list, show and gc read it) */
+            if (!optarg && optind < argc && argv[optind][0] != '-')
+                a->store_opt = argv[optind++];
             break;
         case 'm':
             if (gc_store_parse_limit(optarg, &a->max_size) != 0)
@@ -356,12 +363,51 @@ static gpucore_status_t ingest_meta(const struct ingest_args *a, void **ret_desc
     return gpucore_capture_meta_encode(&m, ret_desc, ret_size, NULL);
 }
 
+/* --store, run by root (the kernel's handler): the user whose process crashed may read the
+   core (gc_store_share_with_owner()); a failure is a warning, the core is kept. */
+static void store_share(const struct ingest_args *a, struct gc_store *s, const char *name)
+{
+    char path[PATH_MAX + NAME_SIZE];
+    gpucore_diag_t d = { 0 };
+
+    if (gc_store_share_with_owner(s, name, NULL, &d) != GPUCORE_OK)
+        fprintf(stderr, "gpucore: warning: %s (the core is kept, readable by root only)\n",
+                d.message[0] ? d.message : shown(a, name, path, sizeof(path)));
+}
+
+/*
+ * --store: the store's retention after a core was added (store.conf's limits: gc_store_retain()),
+ * never removing @p name nor the other half of its pid, which a merge is to read. A failure is
+ * a warning: the core is kept. What was removed is said in one line.
+ */
+static void store_retain(const struct ingest_args *a, struct gc_store *s, const char *name)
+{
+    char other[NAME_SIZE], path[PATH_MAX + NAME_SIZE], size[32];
+    const char *keep[GC_STORE_KEEP_MAX] = { name, other };
+    gpucore_diag_t d = { 0 };
+    size_t removed = 0;
+    uint64_t freed = 0;
+
+    ingest_output_name(a, a->host ? INGEST_GPU_HALF : INGEST_HOST_HALF, a->pid, other,
+                       sizeof(other));
+    if (gc_store_retain(s, a->config, keep, &removed, &freed, &d) != GPUCORE_OK)
+        fprintf(stderr, "gpucore: warning: %s: the store's limits were not applied: %s (the "
+                        "core is kept; `gpucore gc` applies them)\n",
+                shown(a, name, path, sizeof(path)), d.message);
+    if (removed)
+        fprintf(stderr, "gpucore: %s: %zu older core%s removed by the store's limits (%s; "
+                        "store.conf)\n",
+                a->dir, removed, removed == 1 ? "" : "s", gc_format_size(freed, size, sizeof(size)));
+}
+
 /*
  * --store: index @p path (a file directly in the store); *ret_id its row, 0 when not indexed.
  * Never a failure of the ingest: the core is written, a warning says why it is not in the
- * index, and `gpucore store --rescan` adds it later.
+ * index, and `gpucore store --rescan` adds it later. @p retain: then apply the store's limits
+ * (store_retain()); a merge does that once its halves are gone, so they count for nothing.
  */
-static void store_index(const struct ingest_args *a, const char *name, int64_t *ret_id)
+static void store_index(const struct ingest_args *a, const char *name, int retain,
+                        int64_t *ret_id)
 {
     struct gc_store *s = NULL;
     gpucore_diag_t d;
@@ -375,20 +421,38 @@ static void store_index(const struct ingest_args *a, const char *name, int64_t *
         fprintf(stderr, "gpucore: warning: %s: not indexed: %s (gpucore store --rescan adds it)\n",
                 shown(a, name, path, sizeof(path)), d.message);
         *ret_id = 0;
+    } else {
+        store_share(a, s, name);
+        if (retain)
+            store_retain(a, s, name);
     }
     gc_store_close(s);
 }
 
-/* --store: the row @p id of a half that was merged and removed says so ("deleted"). */
-static void store_retire(const struct ingest_args *a, int64_t id)
+/*
+ * --store: the rows of the halves merged into @p merged (both removed) are dropped: the merged
+ * core is the crash's one row (with the host half's pid), and a half's row would list the crash
+ * twice and count it seen twice. A failure is a warning; `gpucore store --rescan` marks such
+ * rows missing. Then the store's limits, never removing @p merged.
+ */
+static void store_forget_halves(const struct ingest_args *a, const char *gpu_name,
+                                const char *host_name, const char *merged)
 {
     struct gc_store *s = NULL;
-    gpucore_diag_t d;
+    gpucore_diag_t d = { 0 };
 
-    if (!a->store || !id)
+    if (!a->store)
         return;
-    if (gc_store_open(a->dir, GC_STORE_CREATE, &s, &d) == GPUCORE_OK)
-        gc_store_set_state(s, id, GC_STORE_DELETED, &d);
+    if (gc_store_open(a->dir, GC_STORE_CREATE, &s, &d) != GPUCORE_OK) {
+        fprintf(stderr, "gpucore: warning: the rows of the merged halves stay in the index: %s\n",
+                d.message);
+        return;
+    }
+    if (gc_store_forget(s, gpu_name, &d) != GPUCORE_OK ||
+        gc_store_forget(s, host_name, &d) != GPUCORE_OK)
+        fprintf(stderr, "gpucore: warning: the rows of the merged halves stay in the index: %s\n",
+                d.message);
+    store_retain(a, s, merged);
     gc_store_close(s);
 }
 
@@ -500,17 +564,14 @@ static int merge_halves(const struct ingest_args *a, const char *gpu_name, const
     if (rc)
         return rc;
     {
-        int64_t merged_id, gpu_id, host_id;
+        int64_t merged_id;
 
-        store_index(a, final, &merged_id);
-        store_index(a, gpu_name, &gpu_id); /* the rows of the halves, as they were */
-        store_index(a, host_name, &host_id);
+        store_index(a, final, 0, &merged_id);
         if (gc_ingest_same_file(a->dirfd, gpu_name, &g.st))
             unlinkat(a->dirfd, gpu_name, 0);
         if (gc_ingest_same_file(a->dirfd, host_name, &h.st))
             unlinkat(a->dirfd, host_name, 0);
-        store_retire(a, gpu_id);
-        store_retire(a, host_id);
+        store_forget_halves(a, gpu_name, host_name, final);
     }
     return CLI_EXIT_OK;
 }
@@ -532,28 +593,17 @@ static void detach(void)
 static int pair(const struct ingest_args *a, const char *written);
 
 /*
- * What follows the stream: --store's indexing and the pairing. The writer waits for this
- * process in pclose(), so unless --foreground-merge asks otherwise this runs in a detached
- * child: the runtime is held for the time the stream takes to read, not a moment longer.
+ * What follows the stream: --store's indexing, here, so that the row exists when ingest exits
+ * (`gpucore ingest ... && gpucore list` lists the core). Reading back the half just written is
+ * bounded as every index of a file is (the library's default memory budget; the GPU half of
+ * vadd-fault takes about 0.1 s). Then the pairing, whose merge, which reads both halves whole,
+ * runs in a detached child unless --foreground-merge (pair()).
  */
 static int after_stream(struct ingest_args *a, const char *written)
 {
     int64_t id;
-    pid_t child;
 
-    if (!a->store || a->foreground) {
-        store_index(a, written, &id);
-        return pair(a, written);
-    }
-    child = fork();
-    if (child > 0)
-        return CLI_EXIT_OK;
-    if (child == 0)
-        detach();
-    store_index(a, written, &id); /* here, if no child could be made */
-    a->foreground = 1;            /* this process is the detached one already */
-    if (child == 0)
-        _exit(pair(a, written));
+    store_index(a, written, 1, &id);
     return pair(a, written);
 }
 

@@ -263,7 +263,7 @@ static void number(int64_t v, char *buf, size_t size)
 
 static void print_list(FILE *out, const struct gc_store_row *rows, size_t n)
 {
-    char t[32], size[32], waves[48], jr[64], pid[24], uid[24];
+    char t[32], size[32], waves[48], jr[64], pid[24], uid[24], seen[24];
 
     fprintf(out, "%-20s %5s %7s %5s %-16s %-12s %-12s %-11s %9s %-10s %4s\n", "TIME", "ID", "PID",
             "UID", "EXE", "JOB/RANK", "SIGNATURE", "WAVES", "SIZE", "STATE", "SEEN");
@@ -277,14 +277,14 @@ static void print_list(FILE *out, const struct gc_store_row *rows, size_t n)
             snprintf(waves, sizeof(waves), "-");
         number(r->pid, pid, sizeof(pid));
         number(r->uid, uid, sizeof(uid));
+        number(r->seen > 0 ? r->seen : -1, seen, sizeof(seen)); /* unreadable: no crash seen */
         snprintf(jr, sizeof(jr), "%.24s/", r->job ? r->job : "-");
         number(r->rank, jr + strlen(jr), sizeof(jr) - strlen(jr));
         fprintf(out,
-                "%-20s %5" PRId64 " %7s %5s %-16.16s %-12.12s %-12.12s %-11s %9s %-10s %4" PRId64
-                "\n",
+                "%-20s %5" PRId64 " %7s %5s %-16.16s %-12.12s %-12.12s %-11s %9s %-10s %4s\n",
                 t, r->id, pid, uid, base_name(r->exe), jr, r->sig_hash ? r->sig_hash : "-", waves,
                 gc_format_size((uint64_t)(r->size > 0 ? r->size : 0), size, sizeof(size)),
-                gc_store_state_name(r->state), r->seen);
+                gc_store_state_name(r->state), seen);
     }
 }
 

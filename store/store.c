@@ -586,6 +586,43 @@ static gpucore_status_t open_index(struct gc_store *s, uint32_t flags, gpucore_d
     return rc == GPUCORE_OK ? migrate(s, d) : rc;
 }
 
+/*
+ * Why @p dir cannot be created or opened when the system said EACCES: the store, or a directory
+ * above it, is another user's (`list --store ~bob/cores`). The message names whose, not
+ * "cannot create": the directory if it can be looked at, else the nearest existing directory
+ * above it that is closed to the caller. GPUCORE_E_PERM.
+ */
+static gpucore_status_t denied(const char *dir, const char *what, gpucore_diag_t *d)
+{
+    char up[PATH_MAX];
+    struct stat st;
+    char *slash;
+
+    if (lstat(dir, &st) == 0)
+        return st.st_uid != geteuid()
+                       ? gc_diag_set(d, GPUCORE_E_PERM, 0,
+                                     "%s: the %s belongs to uid %ld, not to you (uid %ld): "
+                                     "refused",
+                                     dir, what, (long)st.st_uid, (long)geteuid())
+                       : gc_diag_set(d, GPUCORE_E_PERM, 0,
+                                     "%s: cannot open the %s: %s (mode %04o)", dir, what,
+                                     strerror(EACCES), (unsigned)(st.st_mode & 07777));
+    if (snprintf(up, sizeof(up), "%s", dir) < (int)sizeof(up)) {
+        while ((slash = strrchr(up, '/')) != NULL) {
+            *slash = '\0';
+            if (stat(up[0] ? up : "/", &st) == 0)
+                return gc_diag_set(d, GPUCORE_E_PERM, 0,
+                                   "%s: not yours: %s (uid %ld, mode %04o) is closed to you "
+                                   "(uid %ld), so the %s can be neither made nor read there: "
+                                   "refused",
+                                   dir, up[0] ? up : "/", (long)st.st_uid,
+                                   (unsigned)(st.st_mode & 07777), (long)geteuid(), what);
+        }
+    }
+    return gc_diag_set(d, GPUCORE_E_PERM, 0, "%s: cannot reach the %s: %s", dir, what,
+                       strerror(EACCES));
+}
+
 /* Open @p dir (created first with GC_STORE_CREATE in @p flags) as the store's directory
    (@p what: "store") and check it: its descriptor, or -1 with *d filled. */
 static int open_dir(const char *dir, const char *what, uint32_t flags, gpucore_diag_t *d)
@@ -606,8 +643,11 @@ static int open_dir(const char *dir, const char *what, uint32_t flags, gpucore_d
 
         umask(old);
         if (made != 0) {
-            gc_diag_set(d, errno == EACCES ? GPUCORE_E_PERM : GPUCORE_E_IO, 0,
-                        "%s: cannot create the %s: %s", dir, what, strerror(errno));
+            if (errno == EACCES)
+                denied(dir, what, d);
+            else
+                gc_diag_set(d, GPUCORE_E_IO, 0, "%s: cannot create the %s: %s", dir, what,
+                            strerror(errno));
             return -1;
         }
     }
@@ -619,6 +659,10 @@ static int open_dir(const char *dir, const char *what, uint32_t flags, gpucore_d
         /* O_DIRECTORY | O_NOFOLLOW on a symlink: ELOOP, or ENOTDIR when it points to one */
         if ((e == ENOTDIR || e == ELOOP) && lstat(dir, &lst) == 0 && S_ISLNK(lst.st_mode))
             e = ELOOP;
+        if (e == EACCES) {
+            denied(dir, what, d);
+            return -1;
+        }
         gc_diag_set(d,
                     e == ELOOP || e == ENOTDIR || e == EACCES ? GPUCORE_E_PERM
                     : e == ENOENT                             ? GPUCORE_E_NOTFOUND
@@ -830,6 +874,22 @@ gpucore_status_t gc_store_put(struct gc_store *s, struct gc_store_row *row,
     return GPUCORE_OK;
 }
 
+gpucore_status_t gc_store_forget(struct gc_store *s, const char *name,
+                                 gpucore_diag_t *reterr_diag)
+{
+    sqlite3_stmt *q;
+    gpucore_status_t st;
+
+    if (!gc_store_file_name_ok(name))
+        return gc_diag_set(reterr_diag, GPUCORE_E_INVAL, 0, "'%s' is not a file name of the store",
+                           name ? name : "");
+    st = gc_store_prepare(s, "DELETE FROM cores WHERE file = ?1", &q, reterr_diag);
+    if (st != GPUCORE_OK)
+        return st;
+    bind_text(q, 1, name);
+    return gc_store_step_done(s, q, "cannot remove a core's row", reterr_diag);
+}
+
 gpucore_status_t gc_store_set_state(struct gc_store *s, int64_t id, int state,
                                     gpucore_diag_t *reterr_diag)
 {
@@ -903,12 +963,14 @@ static int read_row(sqlite3_stmt *q, struct gc_store_row *r)
     r->error = col_text(q, 19);
     r->file_mtime_ns = col_i64(q, 20);
     r->file_bytes = col_i64(q, 21);
-    r->seen = r->sig_hash ? col_i64(q, 22) : 1;
-    r->first_seen_ns = r->sig_hash ? col_i64(q, 23) : r->time_ns;
     if (!gc_store_file_name_ok(r->file) || r->state < 0) {
         gc_store_row_done(r);
         return -1;
     }
+    /* A file that is no core is no crash seen; a core without a signature is a crash of its
+       own (triage_signature.c: an unknown part joins no other), seen once. */
+    r->seen = r->sig_hash ? col_i64(q, 22) : r->state == GC_STORE_UNREADABLE ? 0 : 1;
+    r->first_seen_ns = r->sig_hash ? col_i64(q, 23) : r->seen ? r->time_ns : -1;
     return 0;
 }
 

@@ -121,7 +121,8 @@ struct gc_store_row {
     int64_t file_mtime_ns;         /* the file's modification time when indexed (rescan compares) */
     int64_t file_bytes;            /* the file's st_size when indexed (rescan compares) */
     /* Filled by gc_store_query(): rows of the same signature in the whole index, and the
-       earliest capture time among them (-1 unknown). */
+       earliest capture time among them (-1 unknown). A core without a signature is a crash
+       of its own: seen 1; an unreadable file is no crash: seen 0, first_seen_ns -1. */
     int64_t seen;
     int64_t first_seen_ns;
 };
@@ -255,6 +256,33 @@ gpucore_status_t gc_store_put(struct gc_store *s, struct gc_store_row *row,
 gpucore_status_t gc_store_index_file(struct gc_store *s, const char *name, int64_t *ret_id,
                                      gpucore_diag_t *reterr_diag);
 
+/*
+ * Remove the row of the file @p name, if there is one: for a file that is no core of its own
+ * any more (an ingested half, merged into a unified core and removed: the merged core's row is
+ * the crash's; the half's would list it twice and count it seen twice).
+ * @retval GPUCORE_OK        removed, or there was no such row
+ * @retval GPUCORE_E_INVAL   @p name is not a file name of the store (gc_store_file_name_ok())
+ * @retval GPUCORE_E_IO      the database refused
+ */
+gpucore_status_t gc_store_forget(struct gc_store *s, const char *name,
+                                 gpucore_diag_t *reterr_diag);
+
+/*
+ * Root's store: give the user whose process crashed (the row's uid) read access to the core
+ * @p name, and search access to the store's directory, as systemd-coredump does: POSIX ACL
+ * entries user:UID:r-- on the core and user:UID:--x on the directory (store_share.c). The files
+ * stay root's and 0600/0700 to everyone else; the user opens the core by its path (`gpucore
+ * analyze DIR/NAME`), cannot list the directory, read the index or another user's core. Done
+ * only when the caller is root and the row's uid is known and not root's; else nothing.
+ * *ret_uid (may be NULL): the uid shared with, or -1.
+ * @retval GPUCORE_OK
+ * @retval GPUCORE_E_NOTSUP  the filesystem has no POSIX ACLs: the core stays root's only
+ * @retval GPUCORE_E_LIMIT   the directory's ACL has ACL_ENTRIES_MAX entries already
+ * @retval GPUCORE_E_IO      the core cannot be opened, or the ACL not set
+ */
+gpucore_status_t gc_store_share_with_owner(struct gc_store *s, const char *name,
+                                           int64_t *ret_uid, gpucore_diag_t *reterr_diag);
+
 /* Set the state of row @p id. GPUCORE_OK, GPUCORE_E_NOTFOUND or GPUCORE_E_IO. */
 gpucore_status_t gc_store_set_state(struct gc_store *s, int64_t id, int state,
                                     gpucore_diag_t *reterr_diag);
@@ -330,12 +358,19 @@ struct gc_store_rescan_stats {
 gpucore_status_t gc_store_rescan(struct gc_store *s, struct gc_store_rescan_stats *ret,
                                  gpucore_diag_t *reterr_diag);
 
+/* The most files a policy protects: the core just added and the other half it pairs with. */
+#define GC_STORE_KEEP_MAX 2
+
 /* gc policy: 0 / -1 members are "no limit". */
 struct gc_store_policy {
     uint64_t max_use;           /* the present cores together at most this many bytes; 0 none */
     uint64_t keep_free;         /* keep this many bytes free on the file system; 0 none */
     int64_t max_age_ns;         /* cores captured longer ago than this go; 0 none */
     int64_t keep_per_signature; /* -1 none: keep the newest N of each signature */
+    /* Files never removed whatever the limits (their sizes still count): retention after a
+       capture or an ingest keeps the core just added and the half it waits to be merged with
+       (gc_store_retain()). NULL: none. Borrowed. */
+    const char *keep[GC_STORE_KEEP_MAX];
 };
 
 /* One core gc removes (or would remove, dry run): reported to the caller. */
@@ -351,6 +386,22 @@ typedef void (*gc_store_gc_cb)(void *user, const struct gc_store_row *row, const
 gpucore_status_t gc_store_gc(struct gc_store *s, const struct gc_store_policy *p, int dry_run,
                              int64_t now_ns, gc_store_gc_cb cb, void *user, uint64_t *ret_freed,
                              gpucore_diag_t *reterr_diag);
+
+/*
+ * Retention after a core was added to the store (as systemd-coredump vacuums after every
+ * dump): gc_store_gc() with the limits of the configuration file (gc_store_conf_load() of
+ * @p config: NULL is the caller's default file), never removing the files @p keep names (the
+ * core just added, the half it waits for; NULL entries are none). No file, or one without
+ * gc's keys: nothing is done. The caller is a capture or an ingest, whose core is written
+ * already: a failure here is a warning there, never a lost core. *ret_removed and *ret_freed
+ * (may be NULL): cores removed and bytes freed.
+ * @retval GPUCORE_OK
+ * @retval the statuses of gc_store_conf_load() (the file: its message names it) and of
+ *         gc_store_gc()
+ */
+gpucore_status_t gc_store_retain(struct gc_store *s, const char *config,
+                                 const char *const keep[GC_STORE_KEEP_MAX], size_t *ret_removed,
+                                 uint64_t *ret_freed, gpucore_diag_t *reterr_diag);
 
 /*
  * The store's configuration file, store.conf (store_conf.c; systemd coredump.conf style):

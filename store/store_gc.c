@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,6 +124,17 @@ static int has_file(const struct gc_store_row *r)
     return r->state == GC_STORE_PRESENT || r->state == GC_STORE_UNREADABLE;
 }
 
+/* A row whose file the policy may remove: it has one, and @p p does not keep it. */
+static int removable(const struct gc_store_policy *p, const struct gc_store_row *r)
+{
+    if (!has_file(r))
+        return 0;
+    for (size_t k = 0; k < GC_STORE_KEEP_MAX; k++)
+        if (p->keep[k] && strcmp(p->keep[k], r->file) == 0)
+            return 0;
+    return 1;
+}
+
 /* A row with a file and a signature, for ranking the rows of each signature. */
 struct sig_ref {
     const char *sig;
@@ -142,7 +154,8 @@ static int cmp_sig_ref(const void *a, const void *b)
  * file) of its signature. Sorting by (signature, place) ranks every row within its signature
  * in O(n log n); comparing each row with all the rows before it cost 5.4 s at 50,000 rows.
  */
-static int mark_duplicates(const struct gc_store_row *rows, size_t n, int64_t keep, int *why)
+static int mark_duplicates(const struct gc_store_policy *p, const struct gc_store_row *rows,
+                           size_t n, int64_t keep, int *why)
 {
     struct sig_ref *refs = malloc((n ? n : 1) * sizeof(*refs));
     size_t m = 0;
@@ -156,7 +169,7 @@ static int mark_duplicates(const struct gc_store_row *rows, size_t n, int64_t ke
     qsort(refs, m, sizeof(*refs), cmp_sig_ref);
     for (size_t k = 0; k < m; k++) {
         rank = k && strcmp(refs[k].sig, refs[k - 1].sig) == 0 ? rank + 1 : 0;
-        if (rank >= keep)
+        if (rank >= keep && removable(p, &rows[refs[k].i]))
             why[refs[k].i] = WHY_DUP;
     }
     free(refs);
@@ -195,7 +208,7 @@ gpucore_status_t gc_store_gc(struct gc_store *s, const struct gc_store_policy *p
             used += (uint64_t)(rows[i].size > 0 ? rows[i].size : 0);
     /* 1: the cores of a signature after its first N (by capture time), oldest first. */
     if (p->keep_per_signature >= 0) {
-        if (mark_duplicates(rows, n, p->keep_per_signature, why) != 0) {
+        if (mark_duplicates(p, rows, n, p->keep_per_signature, why) != 0) {
             st = gc_diag_set(reterr_diag, GPUCORE_E_NOMEM, 0, "out of memory");
             goto out;
         }
@@ -205,7 +218,7 @@ gpucore_status_t gc_store_gc(struct gc_store *s, const struct gc_store_policy *p
     }
     /* 2: older than MaxAge (unknown capture times are never too old). */
     for (size_t i = 0; p->max_age_ns > 0 && i < n; i++)
-        if (has_file(&rows[i]) && !why[i] && rows[i].time_ns >= 0 &&
+        if (removable(p, &rows[i]) && !why[i] && rows[i].time_ns >= 0 &&
             rows[i].time_ns < now_ns - p->max_age_ns) {
             why[i] = WHY_AGE;
             order[norder++] = i;
@@ -219,7 +232,7 @@ gpucore_status_t gc_store_gc(struct gc_store *s, const struct gc_store_policy *p
     for (size_t i = 0; i < n; i++) {
         int reason = KEEP;
 
-        if (!has_file(&rows[i]) || why[i])
+        if (!removable(p, &rows[i]) || why[i])
             continue;
         if (p->max_use && used - freed > p->max_use)
             reason = WHY_USE;
@@ -262,6 +275,44 @@ out:
     free(order);
     gc_store_rows_free(rows, n);
     if (st == GPUCORE_OK && ret_freed)
+        *ret_freed = freed;
+    return st;
+}
+
+/* A cb of gc_store_gc() counting what it removed. */
+static void count_removed(void *user, const struct gc_store_row *row, const char *why)
+{
+    (void)row;
+    (void)why;
+    (*(size_t *)user)++;
+}
+
+gpucore_status_t gc_store_retain(struct gc_store *s, const char *config,
+                                 const char *const keep[GC_STORE_KEEP_MAX], size_t *ret_removed,
+                                 uint64_t *ret_freed, gpucore_diag_t *reterr_diag)
+{
+    struct gc_store_conf c = { .gc = { .keep_per_signature = -1 } };
+    char path[PATH_MAX];
+    size_t removed = 0;
+    uint64_t freed = 0;
+    gpucore_status_t st;
+
+    if (ret_removed)
+        *ret_removed = 0;
+    if (ret_freed)
+        *ret_freed = 0;
+    st = gc_store_conf_load(config, &c, path, sizeof(path), reterr_diag);
+    if (st != GPUCORE_OK)
+        return st;
+    if (!c.gc.max_use && !c.gc.keep_free && !c.gc.max_age_ns && c.gc.keep_per_signature < 0)
+        return GPUCORE_OK; /* no limit: nothing to do, not even a read of the index */
+    for (size_t k = 0; k < GC_STORE_KEEP_MAX; k++)
+        c.gc.keep[k] = keep ? keep[k] : NULL;
+    st = gc_store_gc(s, &c.gc, 0, gc_store_now_ns(), count_removed, &removed, &freed,
+                     reterr_diag);
+    if (ret_removed)
+        *ret_removed = removed;
+    if (ret_freed)
         *ret_freed = freed;
     return st;
 }

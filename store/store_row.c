@@ -21,6 +21,7 @@
 #include <gpucore/core.h>
 #include <gpucore/schema.h>
 
+#include "gc_le.h"
 #include "gc_util.h"
 #include "store.h"
 #include "store_internal.h"
@@ -61,6 +62,40 @@ void gc_store_row_from_meta(struct gc_store_row *row, const struct gpucore_captu
     row->rank = rank_number(&m->rank);
 }
 
+/*
+ * The kernel's NT_PRPSINFO (x86-64 struct elf_prpsinfo, 136 bytes): a host core of the kernel
+ * has no CAPTURE_META (`gpucore ingest --host` stores it as the kernel wrote it), and says
+ * there which process and user it is.
+ */
+#define NT_PRPSINFO_TYPE   3u
+#define PRPSINFO_SIZE      136u
+#define PRPSINFO_UID_OFF   16u /* pr_uid, u32: the process's real uid */
+#define PRPSINFO_PID_OFF   24u /* pr_pid, s32 */
+#define PRPSINFO_FNAME_OFF 40u /* pr_fname[16]: the executable's name, NUL-padded */
+#define PRPSINFO_FNAME_LEN 16u
+
+/* A row without CAPTURE_META: the pid, uid and executable name of its NT_PRPSINFO, if any. */
+static void read_prpsinfo(gpucore_core_t *core, struct gc_store_row *row)
+{
+    struct gpucore_note note;
+    uint32_t idx = 0;
+    int32_t pid;
+
+    if (gpucore_core_find_note(core, "CORE", NT_PRPSINFO_TYPE, &idx, &note) != GPUCORE_OK ||
+        note.desc_size != PRPSINFO_SIZE)
+        return;
+    pid = (int32_t)gc_le32_get(note.desc + PRPSINFO_PID_OFF);
+    if (row->pid < 0 && pid > 0)
+        row->pid = pid;
+    if (row->uid < 0)
+        row->uid = (int64_t)gc_le32_get(note.desc + PRPSINFO_UID_OFF);
+    if (!row->exe && note.desc[PRPSINFO_FNAME_OFF]) {
+        row->exe = strndup((const char *)note.desc + PRPSINFO_FNAME_OFF, PRPSINFO_FNAME_LEN);
+        if (row->exe)
+            gc_utf8_scrub(row->exe, strlen(row->exe));
+    }
+}
+
 static void read_meta(gpucore_core_t *core, struct gc_store_row *row)
 {
     struct gpucore_note note;
@@ -74,6 +109,8 @@ static void read_meta(gpucore_core_t *core, struct gc_store_row *row)
         gpucore_capture_meta_decode(note.desc, (size_t)note.desc_size, &m, &d) == GPUCORE_OK) {
         gc_store_row_from_meta(row, m);
         gpucore_capture_meta_free(m);
+    } else {
+        read_prpsinfo(core, row);
     }
     idx = 0;
     if (gpucore_core_find_note(core, GPUCORE_NOTE_OWNER, GPUCORE_NT_MANIFEST, &idx, &note) ==

@@ -18,7 +18,8 @@ foreach(kase pair hostile)
 endforeach()
 
 # ---- gpucore ingest, end to end (tests/merge/ingest_e2e.sh, stream_writer.py) ----------------
-# The split pair through a pipe: both halves and their pairing, a slow writer, a writer killed
+# The split pair through a pipe: both halves and their pairing, --store's rows (indexed before
+# ingest exits: `ingest && list` 20 times; retention), a slow writer, a writer killed
 # mid-stream, a 32 GiB stream under prlimit --as=512M (about 13 s), failures that drain stdin.
 foreach(kase pipe store slow killed huge small sigpipe)
   add_test(NAME ingest-e2e-${kase}

@@ -91,6 +91,20 @@ owner)
     fail "owner's gc did not warn: $(cat owner-gc.err)"
   victim_alive "the owner's gc"
   [ ! -e store/core.1 ] || fail "the owner's gc left core.1"
+  # Another user (not root) is told whose the store is, not "cannot create the store", with
+  # --store DIR and --store=DIR alike; a directory under it: which directory is closed.
+  for form in "--store store" "--store=store" "--store store/sub"; do
+    rc=0
+    # shellcheck disable=SC2086 # the option's words
+    setpriv --reuid daemon --regid daemon --clear-groups "$gpucore" list $form \
+      >other.out 2>other.err || rc=$?
+    [ "$rc" -eq 77 ] || fail "list $form as another user exited $rc: $(cat other.err)"
+    case $form in
+    *sub) want="store/sub: not yours: store (uid $(id -u nobody), mode 0700) is closed to you (uid $(id -u daemon)), so the store can be neither made nor read there: refused" ;;
+    *) want="store: the store belongs to uid $(id -u nobody), not to you (uid $(id -u daemon)): refused" ;;
+    esac
+    [ "$(cat other.err)" = "gpucore: $want" ] || fail "list $form as another user: $(cat other.err)"
+  done
   ;;
 names)
   make_store

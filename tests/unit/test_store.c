@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <grp.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
@@ -776,6 +778,205 @@ static void test_gc_order(void **state)
 }
 
 /*
+ * Retention after a core is added (gc_store_retain(), issue 23): store.conf's limits applied,
+ * never to the files kept (the core just written and the half it waits for), even when they
+ * are the oldest or the repeats; no configuration, or one without gc's keys: nothing removed.
+ */
+static void write_conf(const char *name, const char *text)
+{
+    write_file(name, text, strlen(text));
+}
+
+static void test_retain_keeps_new_core(void **state)
+{
+    const char *keep[GC_STORE_KEEP_MAX] = { "new", "half" };
+    char conf[PATH_MAX + 64];
+    gpucore_diag_t d = { 0 };
+    struct gc_store *s;
+    size_t removed = 9;
+    uint64_t freed = 9;
+    struct stat st;
+
+    (void)state;
+    s = open_store();
+    /* the kept files are the oldest and repeats of "a": MaxUse of one core and
+       KeepPerSignature=0 would remove every file, were they not kept */
+    put(s, "half", 50, "a", "x", 4096);
+    put(s, "old1", 100, "a", "x", 4096);
+    put(s, "old2", 200, "b", "x", 4096);
+    put(s, "new", 300, "a", "x", 4096);
+    write_conf("conf-none", "# nothing\n[Store]\nHostSizeMax=4G\n");
+    snprintf(conf, sizeof(conf), "%s", path_in("conf-none"));
+    assert_int_equal(gc_store_retain(s, conf, keep, &removed, &freed, &d), GPUCORE_OK);
+    assert_int_equal(removed, 0);
+    assert_int_equal(freed, 0);
+    assert_int_equal(stat(path_in("old1"), &st), 0);
+
+    write_conf("conf-use", "MaxUse=4K\nKeepPerSignature=0\n");
+    snprintf(conf, sizeof(conf), "%s", path_in("conf-use"));
+    assert_int_equal(gc_store_retain(s, conf, keep, &removed, &freed, &d), GPUCORE_OK);
+    assert_int_equal(removed, 2);
+    assert_int_equal(freed, 2 * 4096);
+    assert_int_equal(stat(path_in("old1"), &st), -1);
+    assert_int_equal(stat(path_in("old2"), &st), -1);
+    assert_int_equal(stat(path_in("new"), &st), 0);
+    assert_int_equal(stat(path_in("half"), &st), 0);
+
+    /* a file that does not parse: its message, nothing removed */
+    write_conf("conf-bad", "MaxUse=lots\n");
+    snprintf(conf, sizeof(conf), "%s", path_in("conf-bad"));
+    assert_int_equal(gc_store_retain(s, conf, keep, &removed, &freed, &d), GPUCORE_E_CORRUPT);
+    assert_non_null(strstr(d.message, "conf-bad:1"));
+    assert_int_equal(removed, 0);
+    gc_store_close(s);
+}
+
+/* gc_store_forget(): the row of a merged half goes (and only it); a name that is no file of
+   the store is refused, an unknown one is no error. A row without a signature is seen once,
+   an unreadable file never (issue 23: "SEEN 1" for a file that is no core). */
+static void test_forget_and_seen(void **state)
+{
+    struct gc_store_row *rows = NULL, r = { 0 };
+    gpucore_diag_t d = { 0 };
+    struct gc_store *s;
+    size_t n;
+
+    (void)state;
+    s = open_store();
+    put(s, "gpucore.7.gpu.zst", 100, NULL, "x", 4096);
+    put(s, "core.7.zst", 100, NULL, "x", 4096);
+    put(s, "gpucore.7.zst", 100, "m", "x", 4096);
+    write_file("junk", "not a core", 10);
+    assert_int_equal(gc_store_row_from_file(s, "junk", &r, &d), GPUCORE_OK);
+    assert_int_equal(r.state, GC_STORE_UNREADABLE);
+    assert_int_equal(gc_store_put(s, &r, &d), GPUCORE_OK);
+    gc_store_row_done(&r);
+
+    assert_int_equal(gc_store_forget(s, "gpucore.7.gpu.zst", &d), GPUCORE_OK);
+    assert_int_equal(gc_store_forget(s, "core.7.zst", &d), GPUCORE_OK);
+    assert_int_equal(gc_store_forget(s, "core.8.zst", &d), GPUCORE_OK);
+    assert_int_equal(gc_store_forget(s, "../etc/passwd", &d), GPUCORE_E_INVAL);
+    n = query(s, NULL, &rows);
+    assert_int_equal(n, 2);
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(rows[i].file, "junk") == 0) {
+            assert_int_equal(rows[i].seen, 0);
+            assert_int_equal(rows[i].first_seen_ns, -1);
+        } else {
+            assert_string_equal(rows[i].file, "gpucore.7.zst");
+            assert_int_equal(rows[i].seen, 1);
+        }
+    }
+    gc_store_rows_free(rows, n);
+    /* a core without a signature is a crash of its own: seen once */
+    put(s, "nosig", 100, NULL, "x", 4096);
+    struct gc_store_filter f = { .file = "nosig" };
+
+    n = query(s, &f, &rows);
+    assert_int_equal(n, 1);
+    assert_int_equal(rows[0].seen, 1);
+    assert_int_equal(rows[0].first_seen_ns, 100 * NS);
+    gc_store_rows_free(rows, n);
+    gc_store_close(s);
+}
+
+/*
+ * Root's store shares a core with the user whose process crashed (gc_store_share_with_owner(),
+ * issue 23): that user opens their core and nothing else (not another user's core, not the
+ * index, not the directory's listing); the files stay root's. Needs root and a filesystem with
+ * POSIX ACLs; skipped otherwise.
+ */
+static void put_uid(struct gc_store *s, const char *file, int64_t uid)
+{
+    struct gc_store_row r = { 0 };
+    gpucore_diag_t d = { 0 };
+
+    write_file(file, "core", 4);
+    r.time_ns = r.pid = r.rank = r.waves = r.faulting_waves = -1;
+    r.uid = uid;
+    r.size = 4096;
+    r.file = strdup(file);
+    r.state = GC_STORE_PRESENT;
+    if (gc_store_put(s, &r, &d) != GPUCORE_OK)
+        fail_msg("gc_store_put: %s", d.message);
+    gc_store_row_done(&r);
+}
+
+/* In a child as uid @p uid: 0 when @p path opens for reading (a directory: is listed). */
+static int opens_as(uid_t uid, const char *path, int list)
+{
+    pid_t pid = fork();
+    int status = 0;
+
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (setresgid(65534, 65534, 65534) != 0 || setgroups(0, NULL) != 0 ||
+            setresuid(uid, uid, uid) != 0)
+            _exit(2);
+        if (list) {
+            DIR *dp = opendir(path);
+
+            _exit(dp ? 0 : 1);
+        }
+        _exit(open(path, O_RDONLY) >= 0 ? 0 : 1);
+    }
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    return WEXITSTATUS(status);
+}
+
+static void test_share_with_owner(void **state)
+{
+    gpucore_diag_t d = { 0 };
+    struct gc_store *s;
+    int64_t uid = 0;
+    struct stat st;
+    gpucore_status_t rc;
+
+    (void)state;
+    if (geteuid() != 0)
+        skip();
+    s = open_store();
+    put_uid(s, "mine", 1);
+    put_uid(s, "theirs", 2);
+    put_uid(s, "roots", 0);
+    put_uid(s, "unknown", -1);
+    rc = gc_store_share_with_owner(s, "mine", &uid, &d);
+    if (rc == GPUCORE_E_NOTSUP) {
+        gc_store_close(s);
+        skip();
+    }
+    assert_int_equal(rc, GPUCORE_OK);
+    assert_int_equal(uid, 1);
+    /* twice: one entry, no error */
+    assert_int_equal(gc_store_share_with_owner(s, "mine", &uid, &d), GPUCORE_OK);
+    assert_int_equal(gc_store_share_with_owner(s, "theirs", &uid, &d), GPUCORE_OK);
+    assert_int_equal(uid, 2);
+    /* root's own core and one of unknown uid: shared with nobody */
+    assert_int_equal(gc_store_share_with_owner(s, "roots", &uid, &d), GPUCORE_OK);
+    assert_int_equal(uid, -1);
+    assert_int_equal(gc_store_share_with_owner(s, "unknown", &uid, &d), GPUCORE_OK);
+    assert_int_equal(uid, -1);
+    gc_store_close(s);
+
+    assert_int_equal(opens_as(1, path_in("mine"), 0), 0);
+    assert_int_equal(opens_as(1, path_in("theirs"), 0), 1);
+    assert_int_equal(opens_as(2, path_in("mine"), 0), 1);
+    assert_int_equal(opens_as(1, path_in("roots"), 0), 1);
+    assert_int_equal(opens_as(1, path_in("unknown"), 0), 1);
+    assert_int_equal(opens_as(1, path_in(GC_STORE_INDEX_NAME), 0), 1);
+    assert_int_equal(opens_as(1, dir, 1), 1);
+    /* the files stay root's, and the store still passes its own rules */
+    assert_int_equal(stat(path_in("mine"), &st), 0);
+    assert_int_equal(st.st_uid, 0);
+    assert_int_equal(st.st_mode & 0027, 0);
+    assert_int_equal(stat(dir, &st), 0);
+    assert_int_equal(st.st_mode & 0022, 0);
+    s = open_store();
+    gc_store_close(s);
+}
+
+/*
  * gc's plan pinned on a fixture where every phase chooses: KeepPerSignature=2 over signatures
  * with repeats (a tie in capture time broken by id, rows of unknown time first, a missing and
  * a deleted row that do not count as kept), MaxAge, then MaxUse, then KeepFree. The expected
@@ -1191,6 +1392,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_journal_local, setup, teardown),
         cmocka_unit_test_setup_teardown(test_journal_network, setup, teardown),
         cmocka_unit_test_setup_teardown(test_own_uid_filter, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_retain_keeps_new_core, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_forget_and_seen, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_share_with_owner, setup, teardown),
         cmocka_unit_test(test_locate),
         cmocka_unit_test(test_locate_user),
     };
