@@ -190,6 +190,16 @@ static void cap_release_gpu(struct cap *c)
 
     if (!c->k)
         return;
+    if (c->t && interrupted(c)) {
+        /* The signal that interrupts gpucore is often the target's too: a terminal's ^C and
+         * the SIGTERM of scancel or timeout go to a whole process group. A thread of the
+         * target that took it waits in its signal stop for gpucore, and a driver that runs in
+         * the target's threads (the simulated one) would not answer the calls below until
+         * their timeout (20 s each): let those threads have their signal first. */
+        enum gc_tracee_event ev;
+
+        (void)gc_tracee_poll(c->t, 0, &ev, &d);
+    }
     if (c->nresume) {
         uint32_t done = 0;
 
@@ -1286,8 +1296,9 @@ static gpucore_status_t open_writer(struct cap *c, const struct gpu_state *g,
                                     const struct gc_procmaps *pm)
 {
     struct gc_capture_vars *v = &c->vars;
-    gpucore_status_t st;
-
+    const struct gpucore_writer_opts *wo;
+    char asked[PATH_MAX];
+    gpucore_status_t st = GPUCORE_E_EXIST;
     uint32_t threads = c->o->threads;
 
     if (c->o->compress && threads == 0) {
@@ -1298,20 +1309,32 @@ static gpucore_status_t open_writer(struct cap *c, const struct gpu_state *g,
     gc_capture_vars_fill(v, c->pid, c->vars_storage, sizeof(c->vars_storage));
     v->time_s = (int64_t)(c->start_real_ns / 1000000000ull);
     GC_TRY(gc_capture_expand_path(c->o->output_pattern ? c->o->output_pattern : "gpucore.%p", v,
-                                  c->res->path, sizeof(c->res->path), c->diag));
-    st = gpucore_writer_open(
-            c->res->path,
-            GPUCORE_OPTS(gpucore_writer_opts, .kind = GPUCORE_CORE_UNIFIED,
-                         .max_bytes = c->o->max_size, .compress = c->o->compress ? 1u : 0u,
-                         .compress_level = c->o->compress_level, .threads = threads,
-                         .head_reserve = head_estimate(c, g, pm),
-                         .expected_bytes = c->o->compress ? expected_bytes(c, g, pm) : 0,
-                         .manifest_flags =
-                                 (c->o->redact ? GPUCORE_MANIFEST_REDACTED : 0u) |
-                                 (c->o->no_host_memory ? GPUCORE_MANIFEST_NO_HOST_MEMORY : 0u)),
-            &c->w, c->diag);
+                                  asked, sizeof(asked), c->diag));
+    /* The directory is made now, when there is a core to put in it (capture.h). */
+    GC_TRY(gc_capture_make_dirs(asked, c->diag));
+    wo = GPUCORE_OPTS(gpucore_writer_opts, .kind = GPUCORE_CORE_UNIFIED,
+                       .max_bytes = c->o->max_size, .compress = c->o->compress ? 1u : 0u,
+                       .compress_level = c->o->compress_level, .threads = threads,
+                       .head_reserve = head_estimate(c, g, pm),
+                       .expected_bytes = c->o->compress ? expected_bytes(c, g, pm) : 0,
+                       .manifest_flags =
+                               (c->o->redact ? GPUCORE_MANIFEST_REDACTED : 0u) |
+                               (c->o->no_host_memory ? GPUCORE_MANIFEST_NO_HOST_MEMORY : 0u));
+    /* A taken name is numbered, never replaced: the writer refuses an existing file. */
+    for (uint32_t n = 0; st == GPUCORE_E_EXIST && n <= GC_CAPTURE_NUMBERED_MAX; n++) {
+        GC_TRY(gc_capture_numbered_name(asked, n, c->o->compress, c->res->path,
+                                        sizeof(c->res->path), c->diag));
+        st = gpucore_writer_open(c->res->path, wo, &c->w, c->diag);
+    }
+    if (st == GPUCORE_E_EXIST)
+        return gc_diag_set(c->diag, st, GC_NO_OFFSET, "%s and its numbered names up to .%u "
+                           "exist: gpucore never overwrites a file", asked,
+                           GC_CAPTURE_NUMBERED_MAX);
     if (st != GPUCORE_OK)
         gc_diag_prefix(c->diag, "%s", c->res->path);
+    else if (strcmp(asked, c->res->path) != 0)
+        warn(c, "%s exists: this core is %s (gpucore never overwrites a file)", asked,
+             c->res->path);
     return st;
 }
 
@@ -1683,28 +1706,26 @@ gpucore_status_t gc_capture_check_driver(pid_t pid, const struct gc_kfd_open_opt
 /*
  * Before stopping anything: would the core have a place to go? The name is expanded as it will
  * be at the end (for RUN the command's pid and name are not known yet, so only what does not
- * depend on them is checked). A name that exists, or a directory that does not or cannot be
- * written, fails now instead of after the target was stopped and read. Publishing checks again
- * (the name could appear meanwhile).
+ * depend on them is checked). NOW and WATCH refuse a name that exists, or a directory that
+ * does not or cannot be written, instead of stopping and reading the target for nothing. RUN
+ * refuses nothing (the job runs whatever gpucore finds): @p ret_notice (RUN only) gets what
+ * will happen instead, "" when nothing is to say. At capture time the directory is created and
+ * a taken name numbered (open_writer).
  */
-static gpucore_status_t precheck_output(struct cap *c)
+static gpucore_status_t precheck_output(struct cap *c, char *ret_notice, size_t notice_cap)
 {
     const char *pattern = c->o->output_pattern ? c->o->output_pattern : "gpucore.%p";
+    int run = c->o->mode == GC_CAPTURE_RUN;
     struct gc_capture_vars v;
     char storage[GC_CAPTURE_VARS_STORAGE], path[PATH_MAX], dir[PATH_MAX];
     char *slash;
     struct stat sb;
+    int e;
 
-    if (c->o->mode == GC_CAPTURE_RUN && (strstr(pattern, "%p") || strstr(pattern, "%e")))
+    if (run && (strstr(pattern, "%p") || strstr(pattern, "%e")))
         return GPUCORE_OK;
-    gc_capture_vars_fill(&v, c->o->mode == GC_CAPTURE_RUN ? getpid() : c->o->pid, storage,
-                         sizeof(storage));
+    gc_capture_vars_fill(&v, run ? getpid() : c->o->pid, storage, sizeof(storage));
     GC_TRY(gc_capture_expand_path(pattern, &v, path, sizeof(path), c->diag));
-    /* %t names a time not yet known: only the directory can be checked. */
-    if (!strstr(pattern, "%t") && lstat(path, &sb) == 0)
-        return gc_diag_set(c->diag, GPUCORE_E_EXIST, GC_NO_OFFSET,
-                           "%s already exists: gpucore never overwrites a core (choose another "
-                           "-o)", path);
     snprintf(dir, sizeof(dir), "%s", path);
     slash = strrchr(dir, '/');
     if (!slash)
@@ -1714,12 +1735,34 @@ static gpucore_status_t precheck_output(struct cap *c)
     else
         *slash = '\0';
     if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode) || access(dir, W_OK | X_OK) != 0) {
-        int e = errno;
-
+        e = errno;
+        if (run && stat(dir, &sb) != 0 && e == ENOENT) {
+            snprintf(ret_notice, notice_cap, "directory %s does not exist: it is created when "
+                     "a core is written", dir);
+            return GPUCORE_OK;
+        }
+        if (run) {
+            snprintf(ret_notice, notice_cap, "cannot write %s: directory %s: %s: a core would "
+                     "not be written there (the capture would say so)", path, dir,
+                     stat(dir, &sb) == 0 && !S_ISDIR(sb.st_mode) ? "not a directory"
+                                                                : strerror(e));
+            return GPUCORE_OK;
+        }
         return gc_diag_set(c->diag, GPUCORE_E_CANTCREAT, GC_NO_OFFSET,
                            "cannot write %s: directory %s: %s", path, dir,
                            stat(dir, &sb) == 0 && !S_ISDIR(sb.st_mode) ? "not a directory"
                                                                        : strerror(e));
+    }
+    /* %t names a time not yet known: only the directory can be checked. */
+    if (!strstr(pattern, "%t") && lstat(path, &sb) == 0) {
+        if (run) {
+            snprintf(ret_notice, notice_cap, "%s exists: a core takes the first free name of "
+                     "%s.1, %s.2, ... (gpucore never overwrites a file)", path, path, path);
+            return GPUCORE_OK;
+        }
+        return gc_diag_set(c->diag, GPUCORE_E_EXIST, GC_NO_OFFSET,
+                           "%s already exists: gpucore never overwrites a core (choose another "
+                           "-o)", path);
     }
     return GPUCORE_OK;
 }
@@ -1753,7 +1796,7 @@ static gpucore_status_t attach(struct cap *c)
         GC_TRY(gc_kfd_open(getpid(), &c->o->kfd, &probe, c->diag));
         gc_kfd_close(probe);
     }
-    GC_TRY(precheck_output(c));
+    GC_TRY(precheck_output(c, NULL, 0));
     if (c->o->mode == GC_CAPTURE_RUN) {
         GC_FAIL_IF(!c->o->argv || !c->o->argv[0], c->diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
                    "no command to run");
@@ -1783,23 +1826,34 @@ static gpucore_status_t attach(struct cap *c)
 
 /* ---- RUN: what the tree supervisor (run_tree.c) uses ------------------------------------ */
 
-gpucore_status_t gc_capture_run_precheck(const struct gc_capture_opts *o, gpucore_diag_t *diag)
+gpucore_status_t gc_capture_run_precheck(const struct gc_capture_opts *o, int *ret_no_driver,
+                                         char *ret_notice, size_t notice_cap, gpucore_diag_t *diag)
 {
     struct gc_capture_result dummy;
     struct cap c;
+    gpucore_diag_t d = { 0 };
 
     memset(&c, 0, sizeof(c));
     memset(&dummy, 0, sizeof(dummy));
     c.o = o;
     c.res = &dummy;
     c.diag = diag;
+    *ret_no_driver = 0;
+    ret_notice[0] = '\0';
     if (o->kfd.backend == GC_KFD_BACKEND_LINUX) {
         struct gc_kfd *probe = NULL;
 
-        GC_TRY(gc_kfd_open(getpid(), &o->kfd, &probe, diag));
-        gc_kfd_close(probe);
+        if (gc_kfd_open(getpid(), &o->kfd, &probe, &d) == GPUCORE_OK) {
+            gc_kfd_close(probe);
+        } else {
+            /* No driver, no GPU process to capture: the command runs all the same. */
+            *ret_no_driver = 1;
+            snprintf(ret_notice, notice_cap, "%s: %s runs, nothing can be captured",
+                     d.message[0] ? d.message : "no GPU driver", o->argv[0]);
+            return GPUCORE_OK;
+        }
     }
-    return precheck_output(&c);
+    return precheck_output(&c, ret_notice, notice_cap);
 }
 
 gpucore_status_t gc_capture_arm(const struct gc_capture_opts *o, pid_t pid,
@@ -1873,6 +1927,10 @@ gpucore_status_t gc_capture_armed_event(const struct gc_capture_opts *o, struct 
     }
     gpucore_writer_abort(c.w);
     c.w = NULL;
+    /* Stopped to read the host part (a signal may cut the capture there): the driver must
+       answer the release, which it cannot from a stopped thread (the simulated driver's:
+       each call waited for its 20 s timeout, 41 s in all before the signal took effect). */
+    resume_service(&c);
     cap_release_gpu(&c);
     gc_free(c.resume_ids);
     (void)gc_tracee_resume_all(t, &d);
@@ -1903,12 +1961,8 @@ gpucore_status_t gc_capture_run(const struct gc_capture_opts *opts, struct gc_ca
     c.diag = reterr_diag ? reterr_diag : &dummy;
     ret->trigger = GPUCORE_TRIGGER_ON_DEMAND;
 
-    if (opts->mode == GC_CAPTURE_RUN) {
-        st = gc_capture_run_precheck(opts, c.diag);
-        if (st != GPUCORE_OK)
-            return st;
-        return gc_capture_run_tree(opts, ret, c.diag);
-    }
+    if (opts->mode == GC_CAPTURE_RUN)
+        return gc_capture_run_tree(opts, ret, c.diag); /* its precheck first */
     st = attach(&c);
     if (st == GPUCORE_E_NOTFOUND && ret->exited) {
         /* RUN: the command ended before its driver appeared. */

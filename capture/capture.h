@@ -138,6 +138,19 @@ enum gc_capture_tree_kind {
                                     ran: let go of, they run on untraced */
     GC_CAPTURE_TREE_NOFILTER,    /* the seccomp filter could not be installed (message): only
                                     the command itself is armed, by polling for its driver */
+    GC_CAPTURE_TREE_NOTICE,      /* before the command starts: what will not be captured as
+                                    asked (message: no driver, the output name taken, its
+                                    directory missing); the command is started all the same */
+    GC_CAPTURE_TREE_SIGNALLED,   /* a stop signal (sig) to gpucore was passed on to count
+                                    processes of the tree (the command, pid, among them unless
+                                    from_terminal) */
+    GC_CAPTURE_TREE_KILLED,      /* after a signal, the command ended while count processes of
+                                    its tree still ran GC_CAPTURE_TREE_KILL_GRACE_MS later:
+                                    killed (SIGKILL) */
+    GC_CAPTURE_TREE_ABANDONED,   /* a stop signal (sig) came while pid was being captured: the
+                                    capture was abandoned, nothing written (no partial file),
+                                    its queues resumed, debugging disabled (its runtime gets
+                                    the exception), its threads resumed */
 };
 
 struct gc_capture_tree_event {
@@ -147,14 +160,22 @@ struct gc_capture_tree_event {
     pid_t other;                   /* DEBUGGED: the debugger */
     char other_comm[16];
     uint32_t exception_code;       /* AGAIN */
-    uint32_t count;                /* LEFT */
+    uint32_t count;                /* LEFT, SIGNALLED, KILLED */
+    int sig;                       /* SIGNALLED, ABANDONED */
+    int from_terminal;             /* SIGNALLED: the command had the signal from the terminal
+                                      (a ^C or ^\ to its process group), not sent again */
     int is_command;                /* pid is the command itself */
     int ended;                     /* FAILED: pid ended during the capture (not let go of) */
-    const char *message;           /* FAILED, NOFILTER: one sentence; else NULL */
+    const char *message;           /* FAILED, NOFILTER, NOTICE: one sentence; else NULL */
     const struct gc_capture_result *result; /* CORE, FAILED (may be NULL) */
 };
 
 #define GC_CAPTURE_TICK_MS 50u /* the waits' time slice: the progress callback's idle period */
+/* RUN, after a stop signal: how long the processes of the tree still running when the command
+   has ended may take to end on that signal before they are killed. What `docker stop` and
+   `systemctl stop` give a service is longer (10 s, 90 s); a process of a job that got the
+   signal meant for the job has no reason to outlive it by more. */
+#define GC_CAPTURE_TREE_KILL_GRACE_MS 5000u
 
 struct gc_capture_opts {
     enum gc_capture_mode mode;
@@ -186,8 +207,21 @@ struct gc_capture_opts {
                                   hook's helper may try before the target declared it its
                                   ptracer); 0 = fail at once */
     volatile sig_atomic_t *interrupted; /* set non-zero by the caller's signal handler: the
-                                 capture is abandoned (RUN: the command is detached and left
-                                 running, res->running, for the caller to pass the signal on) */
+                                 capture is abandoned. RUN, once the command is started: the
+                                 signal's number; the tree supervisor passes it on to every
+                                 process of the tree it follows (and SIGCONT, for one stopped by
+                                 job control), zeroes the flag, and waits for the command's end
+                                 (each further signal is passed on the same way); then the
+                                 processes of the tree still running are given
+                                 GC_CAPTURE_TREE_KILL_GRACE_MS to end and killed (SIGKILL),
+                                 unless leave_tree. res->signal is the first signal */
+    volatile sig_atomic_t *interrupted_by_kernel; /* RUN: non-zero when the signal came from
+                                 the kernel (si_code SI_KERNEL: a terminal's ^C or ^\, sent to
+                                 its whole foreground process group): a SIGINT or SIGQUIT is then
+                                 not passed to the processes of gpucore's own process group,
+                                 which had it already. NULL = never */
+    int leave_tree;            /* RUN: a stop signal goes to the command only, and the rest of
+                                  the tree is let go of, untraced, to run on (--leave-tree) */
     /* Progress: called at each new phase (new_phase 1); while memory is written after every
      * piece (at most 1 MiB) the writer pulls through its read callback; and from the waits
      * that take time slices (waiting for the GPU exception, for the simulated driver's
@@ -236,6 +270,9 @@ struct gc_capture_result {
                                  kfd_dbg_trap_exception_code), 0 = none */
     uint32_t cores;           /* RUN: cores written in the whole tree (each told through
                                  tree_event; written stays 0) */
+    int signal;               /* RUN: the first stop signal passed on to the tree, 0 = none */
+    uint32_t failed;          /* RUN: captures that failed or were abandoned (each told through
+                                 tree_event, FAILED with a result or ABANDONED) */
     int over_budget;          /* failed with GPUCORE_E_LIMIT because max_size is below what the
                                  core's own structure (ELF header, program headers, notes)
                                  needs; the message names the bytes */
@@ -251,7 +288,9 @@ struct gc_capture_result {
  * cores (written stays 0); OK means the command ended, whatever it raised.
  * @retval GPUCORE_OK          a core was written (result says whether truncated), or, for RUN
  *                             and WATCH, the target exited without a GPU error (written 0)
- * @retval GPUCORE_E_NODEV     no driver (the message is the one sentence of gc_kfd_open)
+ * @retval GPUCORE_E_NODEV     no driver (the message is the one sentence of gc_kfd_open);
+ *                             never for RUN, which starts the command all the same and tells
+ *                             it (tree_event NOTICE)
  * @retval GPUCORE_E_PERM      ptrace or the driver refused
  * @retval GPUCORE_E_NOTFOUND  no such process, or it exited during the capture
  * @retval GPUCORE_E_INTR      interrupted (the flag was set) before the core was published:
@@ -259,9 +298,13 @@ struct gc_capture_result {
  * @retval GPUCORE_E_LIMIT     a thread did not stop within 10 s, or max_size is below what the
  *                             core's headers and notes need (over_budget set; nothing written)
  * @retval GPUCORE_E_IO        a driver operation failed, or writing the core failed (ENOSPC...)
- * @retval GPUCORE_E_EXIST     the output file exists
- * @retval GPUCORE_E_CANTCREAT the output's directory is missing, not a directory or not
- *                             writable
+ * @retval GPUCORE_E_EXIST     NOW, WATCH: the output file exists (checked before the target
+ *                             is stopped); at capture time only when every numbered name
+ *                             (GC_CAPTURE_NUMBERED_MAX) is taken. Never for RUN before the
+ *                             command is started (a NOTICE: the core takes the next free name)
+ * @retval GPUCORE_E_CANTCREAT NOW, WATCH: the output's directory is missing, not a directory or
+ *                             not writable (RUN: a NOTICE, and the directory is created when a
+ *                             core is written); a directory that cannot be created then
  * @retval GPUCORE_E_INVAL     bad options, or an unknown % sequence in the output pattern
  * @retval GPUCORE_E_NOMEM, GPUCORE_E_NOTSUP (host not x86-64)
  * Failures of RESUME or DISABLE after the memory was read are warnings (the core is still
@@ -349,6 +392,38 @@ struct gc_capture_vars {
  */
 gpucore_status_t gc_capture_expand_path(const char *pattern, const struct gc_capture_vars *v,
                                         char *out, size_t cap, gpucore_diag_t *reterr_diag);
+
+/*
+ * A core never replaces a file, and a name that is taken does not lose the core either: the
+ * capture writes it under the first free name of PATH, PATH.1, PATH.2, ... (a compressed
+ * core's final ".zst" stays last: core.zst, core.1.zst), as logrotate and systemd-coredump
+ * number their files. Each name is tried with an exclusive create, so two captures never
+ * take the same one. Past GC_CAPTURE_NUMBERED_MAX the capture fails (GPUCORE_E_EXIST).
+ */
+#define GC_CAPTURE_NUMBERED_MAX 999 /* names taken under one pattern: one without %p or %t that
+                                       a requeued job reuses; a thousand is not a need */
+
+/*
+ * The @p n th name of the list above for @p path (0: the path itself) into @p out of @p cap
+ * bytes. @p compressed: a final ".zst" stays last.
+ * @retval GPUCORE_OK
+ * @retval GPUCORE_E_INVAL  a NULL argument
+ * @retval GPUCORE_E_LIMIT  the name is longer than @p cap - 1
+ */
+gpucore_status_t gc_capture_numbered_name(const char *path, uint32_t n, int compressed, char *out,
+                                          size_t cap, gpucore_diag_t *reterr_diag);
+
+/*
+ * Create the missing directories of @p path (all but its last component), as mkdir -p does
+ * (mode 0777 less the umask). Called when a core is about to be written: `gpucore run` does not
+ * refuse a job whose output directory is missing, it creates it when there is a core to put
+ * there.
+ * @retval GPUCORE_OK
+ * @retval GPUCORE_E_CANTCREAT  a directory cannot be created, or a component is not a
+ *                              directory (the diag names it and why)
+ * @retval GPUCORE_E_INVAL      a NULL path
+ */
+gpucore_status_t gc_capture_make_dirs(const char *path, gpucore_diag_t *reterr_diag);
 
 /*
  * Fill @p v from the process @p pid as the tokens above say; %t is now. Strings are static

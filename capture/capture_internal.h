@@ -21,9 +21,17 @@ struct gc_capture_armed {
                                        ENABLE failed (no point retrying) */
 };
 
-/* RUN, before anything is started: the driver probe (linux backend) and the output's
- * directory (precheck_output). Statuses as gc_capture_run's. */
-gpucore_status_t gc_capture_run_precheck(const struct gc_capture_opts *o, gpucore_diag_t *diag);
+/*
+ * RUN, before anything is started: the driver probe (linux backend) and the output's name and
+ * directory (precheck_output). Nothing it finds stops the command: *ret_no_driver is 1 when no
+ * driver answers (nothing will be armed), and @p ret_notice (@p notice_cap bytes) gets one
+ * sentence for the user when something will not be as asked ("" otherwise).
+ * @retval GPUCORE_OK
+ * @retval GPUCORE_E_INVAL  an unknown % sequence in the output pattern (a usage error)
+ * @retval GPUCORE_E_LIMIT  the pattern expands past PATH_MAX
+ */
+gpucore_status_t gc_capture_run_precheck(const struct gc_capture_opts *o, int *ret_no_driver,
+                                         char *ret_notice, size_t notice_cap, gpucore_diag_t *diag);
 
 /* Open a driver session on @p pid (traced by the caller) and ENABLE with the error exceptions
  * in the mask. On failure nothing is left open (*a zeroed but enable_failed).
@@ -50,7 +58,7 @@ gpucore_status_t gc_capture_armed_event(const struct gc_capture_opts *o, struct 
                                         struct gc_tracee *t, int capture,
                                         struct gc_capture_result *res, gpucore_diag_t *diag);
 
-/* The tree supervisor of RUN (run_tree.c), called by gc_capture_run after the precheck. */
+/* The tree supervisor of RUN (run_tree.c), called by gc_capture_run; it runs the precheck. */
 gpucore_status_t gc_capture_run_tree(const struct gc_capture_opts *o, struct gc_capture_result *ret,
                                      gpucore_diag_t *diag);
 

@@ -4,6 +4,7 @@
  * variables they take from the target process and its environment. capture.h says exactly what
  * each token becomes, unset and hostile values included.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "capture.h"
@@ -363,4 +365,65 @@ void gc_capture_vars_fill(struct gc_capture_vars *v, pid_t pid, char *storage, s
     if (val)
         v->rank = store(storage, cap, &used, val, strnlen(val, GC_CAPTURE_VALUE_MAX));
     free(environ_block);
+}
+
+/* ---- names at capture time: the directory and a free name ---------------------------------- */
+
+gpucore_status_t gc_capture_numbered_name(const char *path, uint32_t n, int compressed, char *out,
+                                          size_t cap, gpucore_diag_t *reterr_diag)
+{
+    static const char zst[] = ".zst";
+    size_t len, stem;
+    const char *base;
+    int w;
+
+    GC_FAIL_IF(!path || !out || cap == 0, reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
+               "numbered name: missing argument");
+    len = strlen(path);
+    base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    stem = len;
+    /* ".zst" stays last (and is not the whole file name), so the name still says what it is. */
+    if (compressed && len - (size_t)(base - path) > sizeof(zst) - 1 &&
+        strcmp(path + len - (sizeof(zst) - 1), zst) == 0)
+        stem = len - (sizeof(zst) - 1);
+    if (n == 0)
+        w = snprintf(out, cap, "%s", path);
+    else
+        w = snprintf(out, cap, "%.*s.%" PRIu32 "%s", (int)stem, path, n, path + stem);
+    GC_FAIL_IF(w < 0 || (size_t)w >= cap, reterr_diag, GPUCORE_E_LIMIT, GC_NO_OFFSET,
+               "%s: the numbered name .%" PRIu32 " is longer than %zu bytes", path, n, cap - 1);
+    return GPUCORE_OK;
+}
+
+gpucore_status_t gc_capture_make_dirs(const char *path, gpucore_diag_t *reterr_diag)
+{
+    char dir[PATH_MAX];
+    size_t len;
+
+    GC_FAIL_IF(!path, reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET, "make dirs: missing path");
+    len = strlen(path);
+    GC_FAIL_IF(len >= sizeof(dir), reterr_diag, GPUCORE_E_CANTCREAT, GC_NO_OFFSET,
+               "%s: the path is longer than %zu bytes", path, sizeof(dir) - 1);
+    memcpy(dir, path, len + 1);
+    /* Every directory of the path but the file itself, from the top: "a/b/core" makes "a",
+       then "a/b"; a leading '/' is not a directory to make. */
+    for (size_t i = 1; i < len; i++) {
+        struct stat sb;
+
+        if (dir[i] != '/' || dir[i - 1] == '/')
+            continue;
+        dir[i] = '\0';
+        if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+            int e = errno;
+
+            return gc_diag_set(reterr_diag, GPUCORE_E_CANTCREAT, GC_NO_OFFSET,
+                               "cannot create directory %s for %s: %s", dir, path, strerror(e));
+        }
+        if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+            return gc_diag_set(reterr_diag, GPUCORE_E_CANTCREAT, GC_NO_OFFSET,
+                               "cannot write %s: %s is not a directory", path, dir);
+        dir[i] = '/';
+    }
+    return GPUCORE_OK;
 }

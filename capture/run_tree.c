@@ -31,6 +31,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -101,6 +102,11 @@ struct tree {
     uint32_t npending, cpending;
 
     int enable_failed; /* the last arm() failed at ENABLE */
+    int no_driver;     /* no GPU driver here: nothing is armed, the tree is only followed */
+    int signalled;     /* a stop signal was passed on: nothing is armed any more */
+    uint64_t kill_at_ms;   /* signalled, the command ended: when the rest is killed (0 = not
+                              yet set) */
+    uint64_t give_up_ms;   /* ...and when the loop stops waiting for the killed ones */
     int retry_cmd;  /* no filter: arm the command by polling for its driver */
     uint64_t retry_until_ms;
 };
@@ -613,7 +619,8 @@ static void arm_pending(struct tree *tr)
 
         if (!t || !t->held)
             continue;
-        (void)arm(tr, tgid_of(tid), 0, NULL);
+        if (!tr->signalled && !tr->no_driver)
+            (void)arm(tr, tgid_of(tid), 0, NULL);
         t = find_task(tr, tid); /* let go of, if arming failed */
         if (t) {
             t->held = 0;
@@ -648,7 +655,16 @@ static gpucore_status_t on_gpu_event(struct tree *tr, pid_t pid, const sigset_t 
     gc_tracee_release(t);
     p = find_proc(tr, pid);
     if (st == GPUCORE_E_INTR) {
-        /* the loop lets go of everything */
+        /* The loop passes the signal on (or lets go of everything): say what became of this
+           capture first. */
+        struct gc_capture_tree_event ev;
+
+        tr->res->failed++;
+        memset(&ev, 0, sizeof(ev));
+        ev.kind = GC_CAPTURE_TREE_ABANDONED;
+        ev.pid = pid;
+        ev.sig = tr->o->interrupted ? (int)*tr->o->interrupted : 0;
+        tell(tr, &ev);
     } else if (captured) {
         if (res->exception_code) {
             struct gc_capture_tree_event ev;
@@ -680,6 +696,7 @@ static gpucore_status_t on_gpu_event(struct tree *tr, pid_t pid, const sigset_t 
     } else if (st != GPUCORE_OK) {
         if (p)
             drop_proc(tr, pid, 0);
+        tr->res->failed++;
         failed(tr, pid, d.message[0] ? d.message : gpucore_strerror(st), res);
     }
     /* else: woken without an exception; still armed. */
@@ -790,6 +807,123 @@ static gpucore_status_t spawn(struct tree *tr, int *ret_filter_err, gpucore_diag
     return GPUCORE_OK;
 }
 
+/* ---- a stop signal to gpucore run ------------------------------------------------------- */
+
+/* Call @p fn for each process (thread-group leader) of the tree gpucore follows. */
+static uint32_t each_process(struct tree *tr, void (*fn)(struct tree *, pid_t, void *), void *arg)
+{
+    uint32_t n = 0;
+
+    for (uint32_t i = 0; i < tr->ntasks; i++) {
+        pid_t tid = tr->tasks[i].tid;
+
+        if (tgid_of(tid) != tid)
+            continue; /* a thread: its process is signalled through its leader */
+        fn(tr, tid, arg);
+        n++;
+    }
+    return n;
+}
+
+struct pass_on {
+    int sig, by_kernel;
+    uint32_t sent;
+    int cmd_had_it; /* the command had it from the terminal already */
+};
+
+/*
+ * Pass @p sig on to process @p pid, as timeout(1) passes its signal to its process group: the
+ * signal, then SIGCONT (a process stopped by job control would keep it pending, and the tree
+ * would never end). A SIGINT or SIGQUIT of the terminal (from the kernel) went to its whole
+ * foreground process group: a process of gpucore's own group had it already.
+ */
+static void pass_on_one(struct tree *tr, pid_t pid, void *arg)
+{
+    struct pass_on *po = arg;
+
+    if (po->by_kernel && (po->sig == SIGINT || po->sig == SIGQUIT) && getpgid(pid) == getpgrp()) {
+        if (pid == tr->cmd)
+            po->cmd_had_it = 1;
+        return;
+    }
+    if (kill(pid, po->sig) == 0)
+        po->sent++;
+    (void)kill(pid, SIGCONT);
+}
+
+static void kill_one(struct tree *tr, pid_t pid, void *arg)
+{
+    (void)tr;
+    (void)arg;
+    (void)kill(pid, SIGKILL);
+}
+
+/*
+ * The stop signal @p sig came to gpucore run: nothing is armed or captured any more (every
+ * armed process is disarmed: its runtime gets what was held), and the signal goes to every
+ * process of the tree. The tree stays traced, so the processes it starts meanwhile are known,
+ * until the command has ended and the rest has ended too or was killed (loop()).
+ */
+static void on_stop_signal(struct tree *tr, int sig)
+{
+    struct pass_on po = { .sig = sig,
+                          .by_kernel = tr->o->interrupted_by_kernel &&
+                                       *tr->o->interrupted_by_kernel };
+    struct gc_capture_tree_event ev;
+
+    if (!tr->signalled) {
+        tr->signalled = 1;
+        tr->retry_cmd = 0;
+        tr->res->signal = sig;
+        while (tr->nprocs)
+            drop_proc(tr, tr->procs[0].a.pid, 1);
+    }
+    (void)each_process(tr, pass_on_one, &po);
+    /* The command let go of (a capture of it failed, it is being debugged) is still gpucore's
+       child, and still the one whose end gpucore waits for. */
+    if (!tr->cmd_exited && !find_task(tr, tr->cmd))
+        pass_on_one(tr, tr->cmd, &po);
+    memset(&ev, 0, sizeof(ev));
+    ev.kind = GC_CAPTURE_TREE_SIGNALLED;
+    ev.pid = tr->cmd;
+    ev.sig = sig;
+    ev.count = po.sent;
+    ev.from_terminal = po.cmd_had_it;
+    tell(tr, &ev);
+}
+
+/*
+ * After a signal, once the command has ended: the rest of the tree had the signal too; what
+ * still runs GC_CAPTURE_TREE_KILL_GRACE_MS later is killed, so that nothing outlives gpucore
+ * run. 1 when the loop may end (nothing left, or the killed ones still not gone after
+ * TREE_DETACH_TIMEOUT_MS: let go of), else 0 with *inout_wake_ms lowered to the next deadline.
+ */
+static int rest_of_tree_done(struct tree *tr, uint64_t *inout_wake_ms)
+{
+    uint64_t now = now_ms(), until;
+
+    if (!tr->ntasks)
+        return 1;
+    if (!tr->kill_at_ms)
+        tr->kill_at_ms = now + GC_CAPTURE_TREE_KILL_GRACE_MS;
+    if (!tr->give_up_ms && now >= tr->kill_at_ms) {
+        struct gc_capture_tree_event ev;
+
+        memset(&ev, 0, sizeof(ev));
+        ev.kind = GC_CAPTURE_TREE_KILLED;
+        ev.pid = tr->cmd;
+        ev.count = each_process(tr, kill_one, NULL);
+        tell(tr, &ev);
+        tr->give_up_ms = now + TREE_DETACH_TIMEOUT_MS;
+    }
+    if (tr->give_up_ms && now >= tr->give_up_ms)
+        return 1;
+    until = tr->give_up_ms ? tr->give_up_ms : tr->kill_at_ms;
+    if (!*inout_wake_ms || until - now < *inout_wake_ms)
+        *inout_wake_ms = until - now ? until - now : 1;
+    return 0;
+}
+
 /* ---- the loop ---------------------------------------------------------------------------- */
 
 static void on_sigchld(int sig)
@@ -822,12 +956,20 @@ static gpucore_status_t loop(struct tree *tr, const sigset_t *run_mask, const si
             break;
         }
         arm_pending(tr);
-        if (interrupted(tr)) {
+        if (interrupted(tr) && tr->o->leave_tree) {
+            /* The caller passes it on to the command alone; the rest is let go of. */
             st = gc_diag_set(tr->diag, GPUCORE_E_INTR, GC_NO_OFFSET,
-                             "interrupted: no core written");
+                             "interrupted: the tree is let go of");
             break;
         }
-        if (tr->cmd_exited)
+        if (interrupted(tr)) {
+            int sig = (int)*tr->o->interrupted;
+
+            *tr->o->interrupted = 0; /* taken: a further one is passed on again */
+            on_stop_signal(tr, sig);
+            continue; /* (the statuses it caused first) */
+        }
+        if (tr->cmd_exited && (!tr->signalled || rest_of_tree_done(tr, &wake_ms)))
             break;
         if (tr->retry_cmd && !find_proc(tr, tr->cmd)) {
             gpucore_diag_t d = { 0 };
@@ -895,7 +1037,7 @@ static gpucore_status_t loop(struct tree *tr, const sigset_t *run_mask, const si
         slice.tv_sec = (time_t)(wake_ms / 1000);
         slice.tv_nsec = (long)(wake_ms % 1000) * 1000000L;
         rc = ppoll(fds, n, wake_ms ? &slice : NULL, run_mask);
-        if (rc <= 0)
+        if (rc <= 0 || tr->signalled)
             continue;
         for (uint32_t i = 0; i < n; i++) {
             if (!(fds[i].revents & (POLLIN | POLLERR | POLLHUP)))
@@ -928,6 +1070,20 @@ gpucore_status_t gc_capture_run_tree(const struct gc_capture_opts *o, struct gc_
     tr.o = o;
     tr.res = ret;
     tr.diag = diag;
+    {
+        /* Nothing found here keeps the command from running: it is said, once. */
+        char notice[PATH_MAX * 2 + 160];
+
+        GC_TRY(gc_capture_run_precheck(o, &tr.no_driver, notice, sizeof(notice), diag));
+        if (notice[0]) {
+            struct gc_capture_tree_event ev;
+
+            memset(&ev, 0, sizeof(ev));
+            ev.kind = GC_CAPTURE_TREE_NOTICE;
+            ev.message = notice;
+            tell(&tr, &ev);
+        }
+    }
 
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = on_sigchld;
@@ -962,7 +1118,7 @@ gpucore_status_t gc_capture_run_tree(const struct gc_capture_opts *o, struct gc_
         ev.pid = tr.cmd;
         ev.message = msg;
         tell(&tr, &ev);
-        tr.retry_cmd = 1;
+        tr.retry_cmd = !tr.no_driver;
         tr.retry_until_ms = now_ms() + TREE_RETRY_MS;
     }
     if (o->progress) {

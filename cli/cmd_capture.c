@@ -122,18 +122,27 @@ static void capture_help(const char *cmd, FILE *out)
                      "sets no_new_privs: setuid programs do not gain privileges). A process of\n"
                      "the tree that starts debugging another is let go of (a debugger works\n"
                      "as without gpucore), and so is one gpucore fails to arm or capture.\n"
-                     "Once COMMAND is started, gpucore waits for its end and exits with its\n"
-                     "status (128 + N if signal N ended it), cores written or not, also when:\n"
+                     "gpucore is never the reason COMMAND does not run: without a GPU driver,\n"
+                     "with an output name that exists or a directory that is missing, it\n"
+                     "warns once and starts COMMAND (a core takes the first free name of\n"
+                     "NAME.1, NAME.2, ...; a missing directory is created when a core is\n"
+                     "written). Once COMMAND is started, gpucore waits for its end and exits\n"
+                     "with its status (128 + N if signal N ended it), cores written or not,\n"
+                     "also when:\n"
                      "- gpucore gets SIGINT, SIGTERM, SIGHUP or SIGQUIT: a capture under way is\n"
-                     "  abandoned (nothing written), the whole tree is let go of (nothing is\n"
-                     "  watched any more), the signal is passed on to COMMAND (not a ^C or ^\\\n"
-                     "  COMMAND already got from the terminal) and COMMAND is continued if job\n"
-                     "  control stopped it; gpucore then waits, however long COMMAND takes\n"
-                     "  (each further such signal is passed on too);\n"
+                     "  abandoned at once (nothing written, the process's GPU queues resumed,\n"
+                     "  its threads let run; it says so), nothing is armed any more, and the\n"
+                     "  signal and a SIGCONT go to every process of COMMAND's tree (a ^C or ^\\\n"
+                     "  from the terminal is not sent again to those of gpucore's process\n"
+                     "  group, which had it); gpucore waits for COMMAND however long it takes\n"
+                     "  (each further signal is passed on the same way), then gives the rest\n"
+                     "  of the tree 5 s to end and kills (SIGKILL) what still runs, so\n"
+                     "  nothing outlives it. With --leave-tree the signal goes to COMMAND only\n"
+                     "  and the rest of the tree runs on untraced;\n"
                      "- the driver or the tree supervision fails: a warning, nothing is armed\n"
                      "  any more, COMMAND runs on untraced to its end.\n"
-                     "When COMMAND ends, processes of its tree still running are let go of and\n"
-                     "run on untraced.\n\n");
+                     "When COMMAND ends by itself, processes of its tree still running are let\n"
+                     "go of and run on untraced.\n\n");
     else if (strcmp(cmd, "watch") == 0)
         fprintf(out, "Usage: gpucore watch [OPTIONS] PID\n\n"
                      "Attach to process PID, wait for its first GPU queue error or memory\n"
@@ -174,24 +183,29 @@ static void capture_help(const char *cmd, FILE *out)
             "  --kfd linux|sim    driver backend (default: $GPUCORE_KFD, else linux)\n"
             "  --json[=FILE]      one JSON object (schema " CAPTURE_JSON_SCHEMA ") per core\n"
             "                     written, one line on stdout or appended to FILE; nothing\n"
-            "                     when no core is written. Members: schema path size_on_disk\n"
+            "                     when no core is written (run: on stdout the records come\n"
+            "                     between COMMAND's own output lines: use =FILE to read\n"
+            "                     them). Members: schema path size_on_disk\n"
             "                     apparent_size pid executable trigger waves faulting_waves\n"
             "                     all_waves_saved tiers skipped_bytes{tier,budget,deadline,\n"
             "                     io-error} truncated truncation_reason elapsed_s compressed\n"
             "                     signature{text,hash,kind} (as analyze)\n"
-            "  --store[=DIR]      write the core into the core store (docs/store.md; default\n"
+            "  --store[=DIR], --store DIR\n"
+            "                     write the core into the core store (docs/store.md; default\n"
             "                     $GPUCORE_STORE, else /var/lib/gpucore/cores for root,\n"
             "                     $XDG_STATE_HOME/gpucore/cores) as core.%%t.%%h.%%p.%%e[.zst]\n"
             "                     and index it; instead of -o. An index that cannot be updated\n"
-            "                     is a warning: the core is kept (gpucore store --rescan)\n"
+            "                     is a warning: the core is kept (gpucore store --rescan).\n"
+            "                     The next word is DIR unless it is --, starts with - or\n"
+            "                     (capture, watch) is a number, the PID\n"
             "  --quiet            no final summary line\n"
-            "%s"
+            "%s%s"
             "  -h, --help         this text\n\n"
-            "%s, 69 no GPU driver,\n"
-            "70 internal error, 73 cannot create the core (or its headers and notes exceed\n"
-            "--max-size), 74 I/O error, 75 a thread would not stop (try again), 77 not\n"
-            "permitted (ptrace; another tracer is named), 128 + N stopped by signal N, no\n"
-            "core written: 129 SIGHUP, 130 SIGINT, 131 SIGQUIT, 143 SIGTERM%s.\n",
+            "%s%s.\n",
+            strcmp(cmd, "run") == 0
+                ? "  --leave-tree       on a stop signal, pass it to COMMAND only and let the\n"
+                  "                     rest of its tree run on untraced (not killed)\n"
+                : "",
             strcmp(cmd, "capture") == 0
                 ? "  --trigger WHAT     the GPU error that happened before the capture, as\n"
                   "                     libgpucore-hook.so passes it:\n"
@@ -211,14 +225,25 @@ static void capture_help(const char *cmd, FILE *out)
                   "                     writes it once its thread is back in its own code\n"
                 : "",
             strcmp(cmd, "run") == 0
-                ? "Exit codes before COMMAND is started: 64 usage,\n66 COMMAND cannot be "
-                  "executed"
+                ? "Exit codes before COMMAND is started (the only refusals: no driver, an\n"
+                  "output name taken or a directory missing are warnings): 64 usage,\n"
+                  "66 COMMAND cannot be executed, 70 internal error, 77 ptrace not permitted,\n"
+                  "128 + N signal N came first. Once COMMAND is started: COMMAND's own\n"
+                  "status, 128 + N if signal N ended it (after a SIGTERM passed on, 143 if\n"
+                  "COMMAND does not catch it), cores written or not; 70 if gpucore cannot\n"
+                  "wait for it"
             : strcmp(cmd, "watch") == 0
                 ? "Exit codes: 0 core written, or PID ended without a GPU error (no core),\n"
                   "64 usage, 66 no such process"
                 : "Exit codes: 0 core written, 64 usage,\n66 no such process",
-            strcmp(cmd, "run") == 0 ? ";\nonce it is started, COMMAND's own status as above (70 if gpucore\n"
-                                      "cannot wait for it)" : "");
+            strcmp(cmd, "run") == 0
+                ? ""
+                : ", 69 no GPU driver,\n"
+                  "70 internal error, 73 cannot create the core (or its headers and notes\n"
+                  "exceed --max-size; the name exists, the directory is missing), 74 I/O\n"
+                  "error, 75 a thread would not stop (try again), 77 not permitted (ptrace;\n"
+                  "another tracer is named), 128 + N stopped by signal N, no core written:\n"
+                  "129 SIGHUP, 130 SIGINT, 131 SIGQUIT, 143 SIGTERM");
 }
 
 static int parse_tier(const char *text, uint32_t *ret)
@@ -464,6 +489,7 @@ static const struct option capture_longopts[] = {
     { "hook-ready-fd", required_argument, NULL, 'F' },
     { "redact", no_argument, NULL, 'R' },
     { "no-host-memory", no_argument, NULL, 'N' },
+    { "leave-tree", no_argument, NULL, 'L' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
 };
@@ -508,6 +534,25 @@ static int hook_option(struct capture_args *a, int c, const char *arg)
             return cli_usage_error(cmd, "--error-thread takes a thread id, got '%s'", arg);
         return -1;
     }
+}
+
+/*
+ * --store DIR, the directory as the next word (as `gpucore list --store DIR` takes it): that
+ * word is the directory unless it is "--" or starts with '-' (run: the command follows, or
+ * another option), or, for capture and watch, is a number (the PID: a directory named by digits
+ * is --store=DIR or --store ./DIR). The word is then taken (optind moves past it).
+ */
+static const char *store_word(const struct capture_args *a, int argc, char **argv)
+{
+    const char *w = optind < argc ? argv[optind] : NULL;
+    long pid;
+
+    if (!w || !*w || w[0] == '-')
+        return NULL;
+    if (a->o.mode != GC_CAPTURE_RUN && cli_parse_int(w, 1, 0x3fffffff, &pid) == 0)
+        return NULL;
+    optind++;
+    return w;
 }
 
 /* One option (getopt's @p c, its value @p arg): -1 when taken, else the exit code. */
@@ -561,6 +606,11 @@ static int capture_option(struct capture_args *a, int c, const char *arg)
         return -1;
     case 'N':
         o->no_host_memory = 1;
+        return -1;
+    case 'L':
+        if (o->mode != GC_CAPTURE_RUN)
+            return cli_usage_error(cmd, "--leave-tree is an option of gpucore run");
+        o->leave_tree = 1;
         return -1;
     case 'j':
         if (arg && !*arg)
@@ -710,6 +760,8 @@ static int run_capture_cmd(int argc, char **argv, enum gc_capture_mode mode)
     /* run: options end at the command; capture and watch take them on either side of PID. */
     while ((c = getopt_long(argc, argv, mode == GC_CAPTURE_RUN ? "+o:h" : "o:h",
                             capture_longopts, NULL)) != -1) {
+        if (c == 'S' && !optarg)
+            optarg = (char *)store_word(&a, argc, argv);
         rc = capture_option(&a, c, c == '?' ? argv[optind - 1] : optarg);
         if (rc >= 0)
             return rc;
@@ -765,9 +817,46 @@ static void on_tree_event(void *user, const struct gc_capture_tree_event *ev)
         run_reporter_submit(&tc->reporter, &tc->cli->out, tc->o, ev->result);
         break;
     case GC_CAPTURE_TREE_FAILED:
-        fprintf(stderr, "gpucore: warning: %s: %snothing armed; %s (pid %ld) %s\n",
-                ev->message, ev->result && ev->result->exception_code ? "no core written, " : "",
+        if (ev->result && ev->result->exception_code) {
+            /* A GPU error was raised and its capture failed: say so, and why. */
+            exc = gc_triage_exception_name(ev->result->exception_code);
+            fprintf(stderr, "gpucore: warning: process %ld (%s): GPU exception %s: the capture "
+                            "failed: %s; no core written, nothing armed in it; it %s\n",
+                    (long)ev->pid, name, exc ? exc : "unknown", ev->message,
+                    ev->ended ? "has ended" : "runs on untraced to its end");
+            break;
+        }
+        fprintf(stderr, "gpucore: warning: %s: nothing armed; %s (pid %ld) %s\n", ev->message,
                 name, (long)ev->pid, ev->ended ? "has ended" : "runs on untraced to its end");
+        break;
+    case GC_CAPTURE_TREE_ABANDONED:
+        fprintf(stderr, "gpucore: process %ld (%s): capture abandoned on %s: no core written; "
+                        "its GPU queues were resumed and its threads let run\n",
+                (long)ev->pid, name, signal_name(ev->sig));
+        break;
+    case GC_CAPTURE_TREE_SIGNALLED:
+        if (ev->from_terminal)
+            fprintf(stderr, "gpucore: %s from the terminal reached %s (pid %ld)", signal_name(ev->sig),
+                    name, (long)ev->pid);
+        else
+            fprintf(stderr, "gpucore: %s passed on to %s (pid %ld)", signal_name(ev->sig), name,
+                    (long)ev->pid);
+        if (ev->count > (ev->from_terminal ? 0u : 1u))
+            fprintf(stderr, "%s %u other process%s of its tree",
+                    ev->from_terminal ? "; passed on to" : " and",
+                    ev->count - (ev->from_terminal ? 0u : 1u),
+                    ev->count - (ev->from_terminal ? 0u : 1u) == 1 ? "" : "es");
+        fprintf(stderr, "; waiting for %s to end\n",
+                ev->count > (ev->from_terminal ? 0u : 1u) ? "them" : "it");
+        break;
+    case GC_CAPTURE_TREE_KILLED:
+        fprintf(stderr, "gpucore: %s (pid %ld) ended; %u process%s of its tree still ran %u s "
+                        "after the signal: killed (SIGKILL; --leave-tree lets them run)\n",
+                tc->o->argv[0], (long)ev->pid, ev->count, ev->count == 1 ? "" : "es",
+                GC_CAPTURE_TREE_KILL_GRACE_MS / 1000u);
+        break;
+    case GC_CAPTURE_TREE_NOTICE:
+        fprintf(stderr, "gpucore: warning: %s\n", ev->message);
         break;
     case GC_CAPTURE_TREE_AGAIN:
         exc = gc_triage_exception_name(ev->exception_code);
@@ -827,7 +916,9 @@ static int run_capture_opened(struct capture_cli *clip, struct gc_capture_opts *
     for (size_t i = 0; i < NSTOP_SIGNALS; i++)
         sigaction(stop_signals[i].sig, &sa, &old[i]);
     got_signal = 0;
+    got_signal_kernel = 0;
     o.interrupted = &got_signal;
+    o.interrupted_by_kernel = &got_signal_kernel;
     if (mode == GC_CAPTURE_RUN) {
         o.tree_event = on_tree_event;
         o.tree_event_user = &tc;
@@ -840,6 +931,8 @@ static int run_capture_opened(struct capture_cli *clip, struct gc_capture_opts *
     if (mode == GC_CAPTURE_RUN && r.pid > 0) {
         /* The command was started: whatever happened, its status is gpucore's. */
         rc = run_finish(&cli, &o, &r, st, &d);
+        if (r.signal && !got_signal)
+            got_signal = r.signal; /* taken by the tree: the reports still made are abandoned */
     } else {
         rc = capture_finish(&cli, &o, &r, st, &d);
     }
@@ -937,8 +1030,7 @@ static int run_finish(const struct capture_cli *cli, const struct gc_capture_opt
     int sig = got_signal, status;
 
     if (st == GPUCORE_E_INTR && sig) {
-        fprintf(stderr, "gpucore: interrupted by %s: no core written%s\n", signal_name(sig),
-                r->running ? "" : " (the command had ended)");
+        /* --leave-tree: the signal goes to the command below; an abandoned capture was told. */
     } else if (st != GPUCORE_OK) {
         /* One line: the failure. Warnings (a resume that failed on a process that is gone)
          * would only repeat it. */
@@ -948,7 +1040,8 @@ static int run_finish(const struct capture_cli *cli, const struct gc_capture_opt
     } else if (r->written) {
         /* The command's status comes first: a --json record that failed was reported. */
         (void)capture_report_core(&cli->out, o, r, &got_signal);
-    } else if (r->exited && !r->cores && !cli->out.quiet) {
+    } else if (r->exited && !r->cores && !r->failed && !cli->out.quiet) {
+        /* (a capture that failed or was abandoned said so: there was an exception) */
         say_no_exception(r);
     }
     if (r->running) {

@@ -23,16 +23,19 @@ struct command {
 
 static const struct command commands[] = {
     { "run", cmd_run,
-      "run [--kfd linux|sim] [-o PATTERN] [--tier T] [--max-size N] [--deadline T] "
-      "[--compress[=L]] [--json[=FILE]] [--quiet] -- COMMAND [ARGS]",
+      "run [--kfd linux|sim] [-o PATTERN | --store[=DIR]] [--tier T] [--max-size N] "
+      "[--deadline T] [--compress[=L]] [--redact] [--no-host-memory] [--json[=FILE]] "
+      "[--quiet] [--leave-tree] -- COMMAND [ARGS]",
       "start a command; write a core at its first GPU queue error or memory violation" },
     { "capture", cmd_capture,
-      "capture [--kfd linux|sim] [-o PATTERN] [--tier T] [--max-size N] [--deadline T] "
-      "[--compress[=L]] [--json[=FILE]] [--quiet] PID",
+      "capture [--kfd linux|sim] [-o PATTERN | --store[=DIR]] [--tier T] [--max-size N] "
+      "[--deadline T] [--compress[=L]] [--redact] [--no-host-memory] [--json[=FILE]] "
+      "[--quiet] PID",
       "write a core of a running GPU process now (a hang, or on demand)" },
     { "watch", cmd_watch,
-      "watch [--kfd linux|sim] [-o PATTERN] [--tier T] [--max-size N] [--deadline T] "
-      "[--compress[=L]] [--json[=FILE]] [--quiet] PID",
+      "watch [--kfd linux|sim] [-o PATTERN | --store[=DIR]] [--tier T] [--max-size N] "
+      "[--deadline T] [--compress[=L]] [--redact] [--no-host-memory] [--json[=FILE]] "
+      "[--quiet] PID",
       "attach to a GPU process; write a core at its first GPU queue error or memory violation" },
     { "info", cmd_info, "info [--json] [--segments] CORE",
       "describe a core: file kind, notes, the AMDGPU state, capture metadata, segments" },
@@ -93,11 +96,12 @@ static void print_usage(FILE *out)
                  "stop), 77 not permitted, 128 + N stopped by signal N (129 SIGHUP, 130\n"
                  "SIGINT, 131 SIGQUIT, 143 SIGTERM).\n"
                  "`gpucore watch` exits 0 also when the process ends without a GPU error (no\n"
-                 "core written). `gpucore run`, once it started the command, waits for it and\n"
-                 "exits with the command's own status, also after a signal to gpucore (passed\n"
-                 "on to the command) or a driver failure (a warning). `gpucore debug` exits\n"
-                 "with the debugger's status (127 no debugger found, 126 it cannot be\n"
-                 "executed).\n");
+                 "core written). `gpucore run` starts the command also without a driver or\n"
+                 "with an output name taken (warnings), waits for it and exits with the\n"
+                 "command's own status, also after a signal to gpucore (passed on to every\n"
+                 "process of the command's tree) or a driver failure (a warning).\n"
+                 "`gpucore debug` exits with the debugger's status (127 no debugger found,\n"
+                 "126 it cannot be executed).\n");
 }
 
 static const struct command *find_command(const char *name)

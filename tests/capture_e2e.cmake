@@ -28,6 +28,9 @@ endforeach()
 # `gpucore run` never orphans: a signal in each phase, a failure after the start; a tracer.
 list(APPEND _gc_e2e_cases run-signal-capture run-signal-after run-fault:enable run-fault:suspend
      run-tty traced)
+# `gpucore run` is never the reason a job does not run, says what failed, and a signal to the
+# process group abandons a capture at once.
+list(APPEND _gc_e2e_cases run-exists run-capture-fails run-signal-group)
 foreach(op get_version enable runtime_info device_snapshot queue_snapshot suspend resume
            disable query_event query_exception)
   list(APPEND _gc_e2e_cases "fault:${op}")

@@ -20,6 +20,9 @@ set(_gc_tree_cases sh fan-out python no-gpu left job-control again debugger:stra
 foreach(phase before armed capture after)
   list(APPEND _gc_tree_cases "signal:${phase}")
 endforeach()
+# The signal reaches every process of the tree (a shell that does not pass it on), and what
+# ignores it is killed once the command has ended (or runs on with --leave-tree).
+list(APPEND _gc_tree_cases signal-sh signal-stubborn)
 foreach(c IN LISTS _gc_tree_cases)
   string(REPLACE ":" ";" parts ${c})
   list(GET parts 0 kase)

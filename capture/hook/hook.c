@@ -241,8 +241,12 @@ static void capture(const char *trigger, const char *what)
     } else if (status != -1 && WIFSIGNALED(status)) {
         say("%s in process %ld: no core: gpucore capture was killed by signal %d", what,
             (long)self, WTERMSIG(status));
+    } else if (status != -1 && WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+        /* Its own line (above) says why; this one says what it means for the program. */
+        say("%s in process %ld: no core: gpucore capture failed (exit status %d, its message "
+            "is above)", what, (long)self, WEXITSTATUS(status));
     }
-    /* A helper that exited said itself what it wrote or why not (one line on stderr). */
+    /* A helper that exited 0 said itself what it wrote (one line on stderr). */
     (void)prctl(PR_SET_PTRACER, 0, 0, 0, 0);
     if (pidfd >= 0)
         close(pidfd);

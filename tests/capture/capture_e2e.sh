@@ -519,7 +519,9 @@ run-signal-capture)
   kill -TERM "$gpid"
   rc=0; wait "$gpid" || rc=$?
   [ "$rc" -eq 0 ] || fail "gpucore run sent SIGTERM while capturing exited $rc, expected 0: $(cat run.err)"
-  grep -q "^gpucore: interrupted by SIGTERM: no core written" run.err || fail "message: $(cat run.err)"
+  grep -q "^gpucore: process $cpid (.*): capture abandoned on SIGTERM: no core written; its GPU queues were resumed and its threads let run$" run.err ||
+    fail "message: $(cat run.err)"
+  ! grep -q "interrupted\|without a GPU exception" run.err || fail "a message says the opposite: $(cat run.err)"
   grep -q "memory violation.*continuing" run.out run.err ||
     fail "the runtime was not handed its error: $(cat run.err)"
   no_orphan
@@ -557,7 +559,7 @@ run-fault)
     grep -q "nothing armed" run.err && break
     sleep 0.05
   done
-  grep -q "^gpucore: warning: .*nothing armed; .* (pid $cpid) runs on untraced to its end$" run.err ||
+  grep -q "^gpucore: warning: .*nothing armed\( in it\)\?; .*\(pid $cpid) runs\|it runs\) on untraced to its end$" run.err ||
     fail "no warning: $(cat run.err)"
   case "$arg" in
   enable)
@@ -570,8 +572,11 @@ run-fault)
     kill -TERM "$cpid"
     want=0 ;;
   *)
-    # The capture failed; the runtime gets its memory violation and aborts.
-    grep -q "no core written, nothing armed" run.err || fail "message: $(cat run.err)"
+    # The capture failed; the runtime gets its memory violation and aborts. The warning
+    # names the exception and says the capture failed; nothing says there was no exception.
+    grep -q "^gpucore: warning: process $cpid (.*): GPU exception .*: the capture failed: .*; no core written, nothing armed in it; it runs on untraced to its end$" run.err ||
+      fail "message: $(cat run.err)"
+    ! grep -q "without a GPU exception" run.err || fail "says there was no exception: $(cat run.err)"
     want=134 ;;
   esac
   rc=0; wait "$gpid" || rc=$?
@@ -651,11 +656,14 @@ no-driver)
   kill -0 "$ipid" || fail "the inferior did not survive"
   stop_inferior
   if [ ! -e /dev/kfd ]; then
-    # run checks the driver before it starts anything.
-    gc runnodrv run --kfd linux -o out/core -- sh -c 'touch started'
-    expect_rc 69 runnodrv
-    one_line runnodrv
-    [ ! -e started ] || fail "gpucore run started the command without a driver"
+    # run is never the reason a job does not run: without a driver it says so once, starts
+    # the command (which runs to its end) and exits with its status.
+    gc runnodrv run --kfd linux -o out/core -- sh -c 'touch started; exit 5'
+    expect_rc 5 runnodrv
+    [ -e started ] || fail "gpucore run did not start the command without a driver"
+    grep -q "^gpucore: warning: no AMD GPU kernel driver: /dev/kfd not found: sh runs, nothing can be captured$" runnodrv.err ||
+      fail "message: $(cat runnodrv.err)"
+    [ "$(grep -c warning runnodrv.err)" -eq 1 ] || fail "more than one warning: $(cat runnodrv.err)"
     # The driver is checked before the target: a process gpucore could not even trace (pid 1,
     # not ours to stop) still gets the driver's answer, for capture and watch alike.
     for verb in capture watch; do
@@ -694,7 +702,97 @@ exists)
   driver_clean
   stop_inferior
   ;;
+run-exists)
+  # The output name is taken (a Slurm requeue keeps the job id of -o core.%j) and another
+  # run's directory is missing: each run warns once, starts the command, and the core takes
+  # the first free numbered name / the directory is made. The taken files are left as they were.
+  vadd=$scenarios/vadd-fault.json # (aborts after its capture: 134)
+  echo precious >out/core
+  echo precious1 >out/core.1
+  rc=0
+  "$gpucore" run --kfd sim -o out/core -- "$inferior" "$vadd" --objects "$objects" >run.out 2>run.err || rc=$?
+  [ "$rc" -eq 134 ] || fail "gpucore run exited $rc, expected the command's 134: $(cat run.err)"
+  grep -q "^gpucore: warning: out/core exists: a core takes the first free name of out/core.1, out/core.2, ... (gpucore never overwrites a file)$" run.err ||
+    fail "no warning before the start: $(cat run.err)"
+  grep -q "^gpucore: out/core.2: .*256 waves" run.err || fail "the core is not out/core.2: $(cat run.err)"
+  grep -q "^gpucore: warning: out/core exists: this core is out/core.2 (gpucore never overwrites a file)$" run.err ||
+    fail "the core's line does not say which name it took: $(cat run.err)"
+  [ "$(cat out/core)" = precious ] && [ "$(cat out/core.1)" = precious1 ] || fail "a taken file was changed"
+  info_ok out/core.2
+  # Compressed: ".zst" stays last.
+  echo precious >out/c.zst
+  rc=0
+  "$gpucore" run --kfd sim --compress -o out/c.zst -- "$inferior" "$vadd" --objects "$objects" >z.out 2>z.err || rc=$?
+  [ "$rc" -eq 134 ] || fail "gpucore run --compress exited $rc: $(cat z.err)"
+  info_ok out/c.1.zst
+  # A missing directory: made when the core is written (not before: no core, no directory).
+  rc=0
+  "$gpucore" run --kfd sim -o out/new/sub/core -- sh -c 'exit 3' >d0.out 2>d0.err || rc=$?
+  [ "$rc" -eq 3 ] || fail "gpucore run exited $rc, expected 3: $(cat d0.err)"
+  grep -q "^gpucore: warning: directory out/new/sub does not exist: it is created when a core is written$" d0.err ||
+    fail "message: $(cat d0.err)"
+  [ ! -e out/new ] || fail "the directory was made although no core was written"
+  rc=0
+  "$gpucore" run --kfd sim -o out/new/sub/core -- "$inferior" "$vadd" --objects "$objects" >d.out 2>d.err || rc=$?
+  [ "$rc" -eq 134 ] || fail "gpucore run exited $rc: $(cat d.err)"
+  info_ok out/new/sub/core
+  ;;
+run-capture-fails)
+  # A GPU exception whose capture fails (a budget below the smallest core of it): the warning
+  # says the capture failed and why; nothing says "without a GPU exception".
+  rc=0
+  "$gpucore" run --kfd sim --max-size 8K -o out/core -- "$inferior" "$scenarios/vadd-fault.json" \
+      --objects "$objects" >run.out 2>run.err || rc=$?
+  [ "$rc" -eq 134 ] || fail "gpucore run exited $rc, expected the command's 134: $(cat run.err)"
+  grep -q "^gpucore: warning: process [0-9]* (.*): GPU exception .*: the capture failed: .*8192.*; no core written" run.err ||
+    fail "message: $(cat run.err)"
+  ! grep -q "without a GPU exception" run.err || fail "says there was no exception: $(cat run.err)"
+  no_bad_core out/core
+  [ ! -e out/core ] || fail "a core was written"
+  ;;
+run-signal-group)
+  # SIGTERM to the whole process group (what scancel and timeout send; a terminal's ^C is the
+  # same with SIGINT) while a core is being written: the capture is abandoned at once (it took
+  # 41 s while every thread of the target stayed stopped), it says so, nothing is published,
+  # the target is resumed and ends on its own SIGTERM, and gpucore exits with its status (0).
+  e2e_continue_copy "$scenarios/big-memory.json" big-memory.json
+  export GPUCORE_SIM_FAULTS='[{"op": "read_memory", "delay_us_per_mib": 20000}]'
+  : >run.out; : >run.err
+  setsid "$gpucore" run --kfd sim --tier all -o out/core -- "$inferior" big-memory.json \
+      --objects "$objects" >>run.out 2>>run.err &
+  gpid=$!
+  unset GPUCORE_SIM_FAULTS
+  for _ in $(seq 1 400); do
+    cpid=$(sed -n 's/^gpucore-inferior: pid \([0-9]*\) ready$/\1/p' run.out)
+    [ -n "$cpid" ] && break
+    sleep 0.05
+  done
+  [ -n "$cpid" ] || fail "the command did not become ready: $(cat run.err)"
+  for _ in $(seq 1 400); do
+    grep -q "^State:.*t (tracing stop)" "/proc/$cpid/status" 2>/dev/null && break
+    sleep 0.05
+  done
+  grep -q "^State:.*t (tracing stop)" "/proc/$cpid/status" || fail "the capture did not start: $(cat run.err)"
+  kill -TERM -- "-$(ps -o pgid= -p "$gpid" | tr -d ' ')"
+  rc=0; wait "$gpid" || rc=$?
+  [ "$rc" -eq 0 ] || fail "gpucore run exited $rc, expected the command's 0 (it ends on SIGTERM with 0): $(cat run.err)"
+  grep -q "^gpucore: process $cpid (.*): capture abandoned on SIGTERM: no core written; its GPU queues were resumed and its threads let run$" run.err ||
+    fail "message: $(cat run.err)"
+  ! grep -q "without a GPU exception\|interrupted" run.err || fail "a message says the opposite: $(cat run.err)"
+  no_orphan
+  no_bad_core out/core
+  [ ! -e out/core ] || fail "a core was written although interrupted"
+  ;;
 usage)
+  # --store DIR, the directory as its own word (as list --store DIR): the command runs.
+  rc=0
+  "$gpucore" run --kfd sim --store st -- sh -c 'exit 3' >st.out 2>st.err || rc=$?
+  [ "$rc" -eq 3 ] || fail "run --store DIR -- exited $rc, expected the command's 3: $(cat st.err)"
+  [ -d st ] || fail "run --store st did not use st as the store"
+  gc u5 run --leave-tree --kfd sim -- sh -c 'exit 4'
+  expect_rc 4 u5
+  gc u6 capture --leave-tree 1
+  expect_rc 64 u6
   gc u1 capture
   expect_rc 64 u1
   gc u2 capture --tier bogus 1

@@ -89,6 +89,16 @@ no_tree_left() {
   done
 }
 
+# ended PIDS...: none of PIDS runs any more: gone, or a zombie whose new parent (init, once
+# its own parent died) has not reaped it yet; gpucore run had its exit status already.
+ended() {
+  local p st
+  for p in "$@"; do
+    st=$(field "$p" State)
+    case "$st" in ""|Z*) ;; *) fail "process $p ($(cat /proc/"$p"/comm 2>/dev/null)) still runs ($st)" ;; esac
+  done
+}
+
 # cores: the core files written, one per line, sorted.
 cores() { (cd out && ls | sort); }
 
@@ -244,12 +254,64 @@ signal)
   no_tree_left $all
   case "$arg" in
   capture)
-    grep -q "^gpucore: interrupted by SIGTERM: no core written" run.err || fail "message: $(cat run.err)"
+    grep -q "^gpucore: process $ipid_ (.*): capture abandoned on SIGTERM: no core written" run.err || fail "message: $(cat run.err)"
     [ -z "$(cores)" ] || fail "a core was written although interrupted: $(cores)"
     grep -q "continuing" inf.err || fail "the runtime was not handed its error: $(cat inf.err)" ;;
   after) [ "$(cores)" = "core.$ipid_" ] || fail "cores: $(cores)" ;;
   *) [ -z "$(cores)" ] || fail "a core was written: $(cores)" ;;
   esac
+  ;;
+signal-sh)
+  # SIGTERM to `gpucore run -- sh -c 'HANG; true'`: the shell does not pass it on (it dies of
+  # it), so before gpucore passed it to the whole tree the GPU process was left running,
+  # re-parented to init, for ever. Now every process of the tree gets it: nothing survives,
+  # and gpucore exits with the shell's 143.
+  run_bg sh -c "echo \$\$ >pids.sh; $(inferior_cmd "$scenarios/multi-gpu-hang.json") & echo \$! >pids.inf; wait \$!; true"
+  wait_for run.out ready "the hang scenario"
+  wait_for pids.inf . "the inferior's pid"
+  all="$(cat pids.sh) $(cat pids.inf)"
+  ipid_=$(cat pids.inf)
+  for _ in $(seq 1 400); do
+    "$gpucore" kfd-check --kfd sim --state --pid "$ipid_" 2>/dev/null | grep -q "debugging enabled" && break
+    sleep 0.05
+  done
+  kill -TERM "$gpid"
+  rc=0; wait "$gpid" || rc=$?
+  gpid=
+  [ "$rc" -eq 143 ] || fail "gpucore run exited $rc, expected the shell's 143: $(cat run.err)"
+  grep -q "^gpucore: SIGTERM passed on to sh (pid $(cat pids.sh)) and 1 other process of its tree; waiting for them to end$" run.err ||
+    fail "message: $(cat run.err)"
+  ended $all
+  [ -z "$(cores)" ] || fail "a core was written: $(cores)"
+  ;;
+signal-stubborn)
+  # A process of the tree that ignores the signal: once the command has ended, it has 5 s,
+  # then it is killed, so that nothing outlives gpucore run (the line says so). With
+  # --leave-tree, the signal goes to the command only and the rest runs on, untraced.
+  script='echo $$ >pids.sh; (trap "" TERM; echo $BASHPID >pids.stub; exec sleep 60) & wait'
+  run_bg bash -c "$script"
+  wait_for pids.stub . "the stubborn child"
+  all="$(cat pids.sh) $(cat pids.stub)"
+  kill -TERM "$gpid"
+  rc=0; wait "$gpid" || rc=$?
+  gpid=
+  [ "$rc" -eq 143 ] || fail "gpucore run exited $rc, expected the shell's 143: $(cat run.err)"
+  grep -q "^gpucore: bash (pid $(cat pids.sh)) ended; 1 process of its tree still ran 5 s after the signal: killed (SIGKILL; --leave-tree lets them run)$" run.err ||
+    fail "message: $(cat run.err)"
+  ended $all
+  rm -f pids.sh pids.stub
+  : >run.out; : >run.err
+  "$gpucore" run --kfd sim --leave-tree -o 'out/core.%p' -- bash -c "$script" >>run.out 2>>run.err &
+  gpid=$!
+  wait_for pids.stub . "the stubborn child"
+  kill -TERM "$gpid"
+  rc=0; wait "$gpid" || rc=$?
+  gpid=
+  [ "$rc" -eq 143 ] || fail "gpucore run --leave-tree exited $rc, expected 143: $(cat run.err)"
+  p=$(cat pids.stub)
+  kill -0 "$p" || fail "--leave-tree: the child did not run on"
+  tree_clean "$p"
+  kill -KILL "$p"
   ;;
 left)
   # The command ends while a descendant still runs: gpucore says so, lets go of it (it runs

@@ -101,12 +101,22 @@ help)
 help-exit-codes)
   # Every exit code the capture paths return is listed, and watch/run say what they do when
   # no core is written.
-  for sub in "" run capture watch; do
+  for sub in "" capture watch; do
     expect_exit 0 "$gpucore" $sub --help
     tr '\n' ' ' < out.txt > flat.txt
     for code in 64 66 69 70 73 74 75 77 129 130 131 143; do
       grep -q "[ (]$code " flat.txt || fail "gpucore $sub --help does not list exit code $code"
     done
+  done
+  # run refuses only a usage error, a command it cannot execute or trace: no driver, a taken
+  # name or a missing directory are warnings, never 69 or 73.
+  expect_exit 0 "$gpucore" run --help
+  tr '\n' ' ' < out.txt > flat.txt
+  for code in 64 66 70 77 143; do
+    grep -q "[ (]$code " flat.txt || fail "gpucore run --help does not list exit code $code"
+  done
+  for code in 69 73; do
+    ! grep -q "[ (]$code " flat.txt || fail "gpucore run --help lists exit code $code"
   done
   expect_exit 0 "$gpucore" watch --help
   tr '\n' ' ' < out.txt > flat.txt

@@ -114,6 +114,22 @@ one_hook_line() {
   no_leftover
 }
 
+# helper_failed NAME HELPER_LINE STATUS: the helper's own line (HELPER_LINE), then the hook's
+# saying that no core was written because gpucore capture exited STATUS; nothing else.
+helper_failed() {
+  local other
+  other=$(grep -v '^gpucore-inferior: ' "$1.err" || true)
+  [ "$(printf '%s\n' "$other" | grep -c .)" -eq 2 ] ||
+    fail "$1: expected two lines besides the program's, got: $(cat "$1.err")"
+  printf '%s\n' "$other" | head -1 | grep -q -- "$2" || fail "$1: the helper's line does not say '$2': $other"
+  printf '%s\n' "$other" | tail -1 |
+    grep -q -- "^gpucore-hook: .*: no core: gpucore capture failed (exit status $3, its message is above)$" ||
+    fail "$1: the hook's line does not say that no core was written: $other"
+  if ls ./*.core gpucore.* >/dev/null 2>&1; then fail "$1: a core was written: $(ls)"; fi
+  same_as_baseline "$1"
+  no_leftover
+}
+
 # compare RUNCORE HOOKCORE EXPECTED_CODE HOOK_CALLBACK: the two cores have the same GPU content;
 # the hook's names the thread that ran HOOK_CALLBACK (the hook's function the runtime called).
 compare() {
@@ -308,10 +324,11 @@ capture-fails)
   late vadd-fault late.json
   baseline late.json
   export HSA_TOOLS_LIB=$hook GPUCORE_BIN=$gpucore
+  # The helper's line says why, the hook's that no core was written.
   GPUCORE_OPTIONS="--tier all --no-such-option" prog badopt late.json
-  one_hook_line badopt "unknown option or missing value in '--no-such-option'"
+  helper_failed badopt "unknown option or missing value in '--no-such-option'" 64
   GPUCORE_OUTPUT=$work/no/such/dir/core prog unwritable late.json
-  one_hook_line unwritable "cannot write $work/no/such/dir/core"
+  helper_failed unwritable "cannot write $work/no/such/dir/core" 73
   ;;
 deadline)
   late vadd-fault late.json
