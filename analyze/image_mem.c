@@ -183,13 +183,20 @@ static gpucore_status_t flat_scratch_slot(struct gc_image *img, const struct gc_
                                           uint64_t off, uint64_t size, uint64_t *ret_base,
                                           uint64_t *ret_size, gpucore_diag_t *diag)
 {
+    /* The register's name per family: gfx12 renamed FLAT_SCRATCH scratch_base, the same
+       register (AMD's amdgpu_regnum_t::flat_scratch, its hardware slot unchanged); looking
+       for "flat_scratch" alone found nothing on gfx12 and hid every wave's private memory. */
+    static const char *const names[] = { "flat_scratch", "scratch_base" };
     const struct gc_image_queue_priv *qp = &img->qpriv[w->queue];
     const struct gc_arch *arch = img->agents[img->queues[w->queue].agent].arch;
     const struct gc_wave *rw = NULL;
     struct gc_reg reg;
     uint64_t flat = 0, base;
+    gpucore_status_t found = GPUCORE_E_NOTFOUND;
 
-    GC_FAIL_IF(gc_wave_register_find(arch, &w->wave, "flat_scratch", &reg) != GPUCORE_OK ||
+    for (size_t i = 0; i < GC_ARRAY_SIZE(names) && found != GPUCORE_OK; i++)
+        found = gc_wave_register_find(arch, &w->wave, names[i], &reg);
+    GC_FAIL_IF(found != GPUCORE_OK ||
                        gc_image_wave_regs(img, w->index, &rw, NULL) != GPUCORE_OK ||
                        gc_reg_read(arch, rw, img->r_version, &reg, 0, &flat, sizeof(flat)) !=
                                GPUCORE_OK,

@@ -1254,6 +1254,115 @@ static void test_truth_stop_causes(void **state)
     }
 }
 
+/*
+ * gfx12 wave32 with scratch: every wave of stop-causes-gfx12 (memory violation among them) in
+ * wave32 with a private segment, so each has a scratch slot. gfx12 names its FLAT_SCRATCH
+ * register scratch_base; AMD's library (ROCdbgapi rocm-dbgapi-0.77.0, src/memory.cpp
+ * global_address_space_t::convert, src/wave.cpp wave_t::scratch_memory_region) places the
+ * slot from the queue's COMPUTE_TMPRING_SIZE and reads the bytes there. The whole-case check
+ * reads a random scratch pattern through private_wave and private_lane (check_scratch).
+ */
+static const struct edit gfx12_wave32_scratch[] = {
+    { "{\"agent\": 0, \"queue_id\": 0}",
+      "{\"agent\": 0, \"queue_id\": 0, \"scratch_per_wave\": 8192, \"scratch_waves\": 32}" },
+    { "\"wave32\": false}", "\"wave32\": true, \"private_segment_size\": 64}" },
+    { NULL, NULL }
+};
+
+static void test_truth_gfx12_wave32_scratch(void **state)
+{
+    struct edit edits[sizeof(gfx12_wave32_scratch) / sizeof(gfx12_wave32_scratch[0])];
+
+    (void)state;
+    memcpy(edits, gfx12_wave32_scratch, sizeof(edits));
+    edits[0].to = "{\"agent\": 0, \"queue_id\": 0, \"scratch_per_wave\": 8192, "
+                  "\"scratch_waves\": 32, \"scratch_pattern\": \"random\", \"scratch_seed\": 5}";
+    run_case_edited("stop-causes-gfx12", 0, NULL, NULL, edits);
+    assert_true(seen.scratch_reads > 0);
+}
+
+/* Capture scenario @p name with @p edits and attach to it; *ret_tc and *ret_c are the case
+   and the client, for close_edited(). */
+static amd_dbgapi_process_id_t open_edited(const char *name, const struct edit *edits,
+                                           struct tsc_case **ret_tc, struct tdc *ret_c)
+{
+    struct tsc_case *tc = calloc(1, sizeof(*tc));
+    amd_dbgapi_process_id_t p;
+
+    assert_non_null(tc);
+    capture_edited(tc, name, 0, NULL, NULL, edits);
+    tdc_open(ret_c, tc->core);
+    tdc_reset_books();
+    amd_dbgapi_set_log_level(AMD_DBGAPI_LOG_LEVEL_WARNING);
+    assert_int_equal(amd_dbgapi_initialize(&tdc_callbacks), AMD_DBGAPI_STATUS_SUCCESS);
+    p = tdc_attach(ret_c);
+    drain_events(p);
+    *ret_tc = tc;
+    return p;
+}
+
+static void close_edited(amd_dbgapi_process_id_t p, struct tsc_case *tc, struct tdc *c)
+{
+    assert_int_equal(amd_dbgapi_process_detach(p), AMD_DBGAPI_STATUS_SUCCESS);
+    assert_int_equal(amd_dbgapi_finalize(), AMD_DBGAPI_STATUS_SUCCESS);
+    assert_int_equal(tdc_fatal_logs, 0);
+    assert_int_equal(tdc_live_allocations, 0);
+    tdc_close(c);
+    tsc_case_done(tc);
+    free(tc);
+}
+
+/*
+ * The reads AMD's library (amd-dbgapi 0.77) was measured answering on a gfx12 wave32
+ * memory-violation core: private_wave and private_lane at 0x0, 0x4 and 0x40 are the bytes of
+ * the wave's scratch slot -- zeros here, the scratch pattern being zero -- not MEMORY_ACCESS.
+ */
+static void test_truth_gfx12_wave32_private_zeros(void **state)
+{
+    static const amd_dbgapi_segment_address_t at[] = { 0x0, 0x4, 0x40 };
+    struct tsc_case *tc = NULL;
+    struct tdc c;
+    amd_dbgapi_process_id_t p;
+    struct tdc_list l;
+    size_t violations = 0;
+
+    (void)state;
+    p = open_edited("stop-causes-gfx12", gfx12_wave32_scratch, &tc, &c);
+    l = tdc_waves(p);
+    assert_int_equal(l.n, tc->s->total_waves);
+    for (size_t i = 0; i < l.n; i++) {
+        amd_dbgapi_wave_id_t w = { l.ids[i] };
+        const struct arch_regs *ar =
+                arch_regs(tdc_wave_u64(l.ids[i], AMD_DBGAPI_WAVE_INFO_ARCHITECTURE, 8));
+        amd_dbgapi_address_space_id_t spaces[2] = { { ar->private_wave }, { ar->private_lane } };
+
+        assert_int_equal(tdc_wave_u64(l.ids[i], AMD_DBGAPI_WAVE_INFO_LANE_COUNT, 8), 32);
+        if (tdc_wave_u64(l.ids[i], AMD_DBGAPI_WAVE_INFO_STOP_REASON, 4) &
+            AMD_DBGAPI_WAVE_STOP_REASON_MEMORY_VIOLATION)
+            violations++;
+        for (size_t s = 0; s < 2; s++) {
+            for (size_t k = 0; k < sizeof(at) / sizeof(at[0]); k++) {
+                for (amd_dbgapi_lane_id_t lane = 0; lane < 32; lane += 31) {
+                    uint32_t v = 0xdeadbeef;
+                    amd_dbgapi_size_t size = sizeof(v);
+                    amd_dbgapi_status_t st =
+                            amd_dbgapi_read_memory(p, w, lane, spaces[s], at[k], &size, &v);
+
+                    if (st != AMD_DBGAPI_STATUS_SUCCESS || size != 4 || v != 0)
+                        fail_msg("wave %" PRIu64 " %s 0x%" PRIx64 " lane %u: status %d, %" PRIu64
+                                 " bytes, 0x%x; AMD's library: SUCCESS, 4 bytes, 0",
+                                 l.ids[i], s ? "private_lane" : "private_wave", at[k], lane,
+                                 (int)st, (uint64_t)size, v);
+                }
+            }
+        }
+    }
+    assert_true(violations > 0);
+    tdc_free(l.ids);
+    archs_free();
+    close_edited(p, tc, &c);
+}
+
 /* After a failed case: no inferior left, and the library ready for the next one. */
 static int teardown(void **state)
 {
@@ -1276,6 +1385,8 @@ int main(void)
         cmocka_unit_test_teardown(test_truth_no_watchpoints, teardown),
         cmocka_unit_test_teardown(test_truth_watchpoints_exclusive, teardown),
         cmocka_unit_test_teardown(test_truth_stop_causes, teardown),
+        cmocka_unit_test_teardown(test_truth_gfx12_wave32_scratch, teardown),
+        cmocka_unit_test_teardown(test_truth_gfx12_wave32_private_zeros, teardown),
     };
 
     if (!tsc_ptrace_permitted()) {
