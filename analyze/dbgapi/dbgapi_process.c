@@ -1402,15 +1402,23 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_workgroup_get_info(
     g = &p->workgroups[i];
     leader = gc_image_wave(p->img, g->leader);
     switch (query) {
-    case AMD_DBGAPI_WORKGROUP_INFO_DISPATCH:
-        if (g->dispatch == UINT32_MAX) {
-            st = AMD_DBGAPI_STATUS_ERROR_NOT_AVAILABLE;
-        } else {
-            amd_dbgapi_dispatch_id_t v = { p->dispatch_base + g->dispatch };
+    case AMD_DBGAPI_WORKGROUP_INFO_DISPATCH: {
+        /*
+         * AMD's rule (ROCdbgapi rocm-dbgapi-0.77.0, src/workgroup.cpp workgroup_t::get_info):
+         * a workgroup always has a dispatch and the query always succeeds. A group whose leader
+         * carries no dispatch packet id (TTMPs not set up by the SPI) belongs to the queue's
+         * dummy dispatch (src/queue.cpp compute_queue_t::update_waves, "m_dummy_dispatch";
+         * src/queue.h dummy_dispatch_t), whose handle is AMD_DBGAPI_DISPATCH_NONE: SUCCESS with
+         * a zero handle. Only the wave's own query (WAVE_INFO_DISPATCH, src/wave.cpp
+         * wave_t::get_info) answers NOT_AVAILABLE for it.
+         */
+        amd_dbgapi_dispatch_id_t v = AMD_DBGAPI_DISPATCH_NONE;
 
-            st = GIVE(v);
-        }
+        if (g->dispatch != UINT32_MAX)
+            v.handle = p->dispatch_base + g->dispatch;
+        st = GIVE(v);
         break;
+    }
     case AMD_DBGAPI_WORKGROUP_INFO_QUEUE: {
         amd_dbgapi_queue_id_t v = { p->queue_base + g->queue };
 

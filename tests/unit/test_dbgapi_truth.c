@@ -1363,6 +1363,56 @@ static void test_truth_gfx12_wave32_private_zeros(void **state)
     close_edited(p, tc, &c);
 }
 
+/*
+ * A gfx10 core without SPI TTMP setup (rdna2-illegal, gfx1030 wave32): no wave carries its
+ * dispatch packet id, so AMD's library puts every workgroup in the queue's dummy dispatch
+ * (ROCdbgapi rocm-dbgapi-0.77.0 src/queue.cpp compute_queue_t::update_waves) and
+ * WORKGROUP_INFO_DISPATCH is SUCCESS with AMD_DBGAPI_DISPATCH_NONE (src/workgroup.cpp
+ * workgroup_t::get_info), while the wave's WAVE_INFO_DISPATCH is NOT_AVAILABLE (src/wave.cpp
+ * wave_t::get_info). A wrong size is still INVALID_ARGUMENT_COMPATIBILITY (utils::get_info).
+ */
+static void test_truth_gfx10_no_ttmp_workgroup_dispatch(void **state)
+{
+    static const struct edit edits[] = {
+        { "\"name\": \"rdna2-illegal\",", "\"name\": \"rdna2-illegal\", \"ttmp_setup\": false," },
+        { NULL, NULL }
+    };
+    struct tsc_case *tc = NULL;
+    struct tdc c;
+    amd_dbgapi_process_id_t p;
+    struct tdc_list groups, waves;
+
+    (void)state;
+    p = open_edited("rdna2-illegal", edits, &tc, &c);
+    groups = tdc_workgroups(p);
+    waves = tdc_waves(p);
+    assert_true(groups.n > 0);
+    assert_int_equal(waves.n, tc->s->total_waves);
+    for (size_t i = 0; i < groups.n; i++) {
+        amd_dbgapi_workgroup_id_t g = { groups.ids[i] };
+        amd_dbgapi_dispatch_id_t d = { 0xdeadbeef };
+        uint32_t small = 0;
+
+        assert_int_equal(amd_dbgapi_workgroup_get_info(g, AMD_DBGAPI_WORKGROUP_INFO_DISPATCH,
+                                                       sizeof(d), &d),
+                         AMD_DBGAPI_STATUS_SUCCESS);
+        assert_int_equal(d.handle, AMD_DBGAPI_DISPATCH_NONE.handle);
+        assert_int_equal(amd_dbgapi_workgroup_get_info(g, AMD_DBGAPI_WORKGROUP_INFO_DISPATCH,
+                                                       sizeof(small), &small),
+                         AMD_DBGAPI_STATUS_ERROR_INVALID_ARGUMENT_COMPATIBILITY);
+    }
+    for (size_t i = 0; i < waves.n; i++) {
+        amd_dbgapi_wave_id_t w = { waves.ids[i] };
+        amd_dbgapi_dispatch_id_t d;
+
+        assert_int_equal(amd_dbgapi_wave_get_info(w, AMD_DBGAPI_WAVE_INFO_DISPATCH, sizeof(d), &d),
+                         AMD_DBGAPI_STATUS_ERROR_NOT_AVAILABLE);
+    }
+    tdc_free(groups.ids);
+    tdc_free(waves.ids);
+    close_edited(p, tc, &c);
+}
+
 /* After a failed case: no inferior left, and the library ready for the next one. */
 static int teardown(void **state)
 {
@@ -1387,6 +1437,7 @@ int main(void)
         cmocka_unit_test_teardown(test_truth_stop_causes, teardown),
         cmocka_unit_test_teardown(test_truth_gfx12_wave32_scratch, teardown),
         cmocka_unit_test_teardown(test_truth_gfx12_wave32_private_zeros, teardown),
+        cmocka_unit_test_teardown(test_truth_gfx10_no_ttmp_workgroup_dispatch, teardown),
     };
 
     if (!tsc_ptrace_permitted()) {
