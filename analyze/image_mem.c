@@ -230,8 +230,12 @@ static gpucore_status_t scratch_slot(struct gc_image *img, const struct gc_image
     GC_FAIL_IF(!qp->have_amdq, diag, GPUCORE_E_UNAVAILABLE, GC_NO_OFFSET,
                "wave %u: the queue's amd_queue_t is not in the core, so its scratch is unknown",
                w->index);
-    GC_FAIL_IF(!w->wave.scratch_en || !qp->scratch_loc, diag, GPUCORE_E_LIMIT, GC_NO_OFFSET,
-               "wave %u has no scratch (private memory)", w->index);
+    /* AMD's library places the slot from the queue's fields alone: ROCdbgapi
+       rocm-dbgapi-0.77.0 defines cwsr_record_t::is_scratch_enabled (src/architecture.cpp) but
+       never calls it; wave_t::scratch_memory_region (src/wave.cpp) ignores the bit. */
+    GC_FAIL_IF((!w->wave.scratch_en && !(img->flags & GC_IMAGE_AMD_SCRATCH)) || !qp->scratch_loc,
+               diag, GPUCORE_E_LIMIT, GC_NO_OFFSET, "wave %u has no scratch (private memory)",
+               w->index);
     GC_FAIL_IF(!qp->se_count, diag, GPUCORE_E_UNAVAILABLE, GC_NO_OFFSET,
                "wave %u: the agent's shader-engine count is unknown, so its scratch slot is too",
                w->index);

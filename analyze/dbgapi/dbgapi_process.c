@@ -192,7 +192,8 @@ static amd_dbgapi_status_t open_core(struct gc_dbg_process *p, const void *note,
         p->runtime_state = AMD_DBGAPI_RUNTIME_STATE_LOADED_ERROR_RESTRICTION;
         return AMD_DBGAPI_STATUS_SUCCESS;
     }
-    st = gc_image_open_note(note, size, &mem, GC_IMAGE_NO_CODE_BYTES | GC_IMAGE_WAVE_DISPATCHES,
+    st = gc_image_open_note(note, size, &mem, GC_IMAGE_NO_CODE_BYTES | GC_IMAGE_WAVE_DISPATCHES |
+                                    GC_IMAGE_AMD_SCRATCH,
                            &p->img, &d);
     if (st == GPUCORE_E_NOMEM || st == GPUCORE_E_LIMIT) {
         gc_dbg_log(AMD_DBGAPI_LOG_LEVEL_WARNING, "the GPU state cannot be rebuilt: %s",

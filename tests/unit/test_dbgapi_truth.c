@@ -46,7 +46,8 @@
 
 /* What a case checked, so a scenario that stops reaching a path is noticed. */
 static struct {
-    uint64_t waves, registers, lanes, lds_bytes, scratch_reads, buffer_reads, ttmps;
+    uint64_t waves, registers, lanes, lds_bytes, scratch_reads, no_scratch_reads, buffer_reads,
+            ttmps;
     uint32_t stop_reasons; /* union of the stop reasons served */
 } seen;
 
@@ -844,6 +845,21 @@ static void check_scratch(uint64_t wave, const struct arch_regs *ar, const struc
     assert_int_equal(size, 0);
 }
 
+/* A wave whose FLAT_SCRATCH does not point at its slot: AMD's library disables its private
+   memory (src/wave.cpp wave_t::scratch_memory_region), so every read is MEMORY_ACCESS. */
+static void check_no_scratch(uint64_t wave, const struct arch_regs *ar, amd_dbgapi_process_id_t p)
+{
+    amd_dbgapi_wave_id_t h = { wave };
+    amd_dbgapi_address_space_id_t pw = { ar->private_wave };
+    amd_dbgapi_size_t size = 4;
+    uint32_t word;
+
+    assert_int_equal(amd_dbgapi_read_memory(p, h, 0, pw, 0, &size, &word),
+                     AMD_DBGAPI_STATUS_ERROR_MEMORY_ACCESS);
+    assert_int_equal(size, 0);
+    seen.no_scratch_reads++;
+}
+
 static void check_waves(const struct tsc_case *tc, amd_dbgapi_process_id_t p, struct gc_image *img,
                         int tier_state)
 {
@@ -898,8 +914,15 @@ static void check_waves(const struct tsc_case *tc, amd_dbgapi_process_id_t p, st
         check_registers(wv, ar, w, uid, img, iw, pc, exec, tc);
         if (number == 0 && dp->group_segment_size)
             check_lds(wv, ar, w, uid, dp->group_segment_size, p);
-        if (iw->wave.scratch_en && tc->s->queues[q].scratch_per_wave)
+        /* AMD's library reads a wave's slot whether or not it was launched with scratch
+           enabled; on targets with architected flat scratch a wave without scratch has no
+           FLAT_SCRATCH pointing at its slot in the scenarios, so it has no private memory
+           there (check_no_scratch) */
+        if (tc->s->queues[q].scratch_per_wave &&
+            (iw->wave.scratch_en || !ar->garch->architected_flat_scratch))
             check_scratch(wv, ar, tc, q, img, iw, p, tier_state);
+        else if (tc->s->queues[q].scratch_per_wave)
+            check_no_scratch(wv, ar, p);
     }
     check_event_order(&l, cls);
     free(cls);
@@ -1281,6 +1304,49 @@ static void test_truth_gfx12_wave32_scratch(void **state)
     assert_true(seen.scratch_reads > 0);
 }
 
+/*
+ * Waves launched without scratch (no private segment: scratch_en clear) on a queue that has
+ * scratch: AMD's library never consults scratch_en (ROCdbgapi rocm-dbgapi-0.77.0 defines
+ * cwsr_record_t::is_scratch_enabled in src/architecture.cpp and calls it nowhere) and reads the
+ * slot the queue's fields place for the wave. rdna2-illegal's 32 waves (gfx1030: no
+ * architected flat scratch) get a queue with scratch (48 slots: a multiple of its 3 shader
+ * engines, else AMD's library disables private memory) and a second dispatch whose 8 waves
+ * have a private segment; a wave without scratch has slot id 0, which one of those also has,
+ * so the capture holds its bytes and check_scratch reads the random pattern there for all 40.
+ * On gfx12 (architected) such a wave's FLAT_SCRATCH does not point at the slot, so private
+ * memory is disabled (check_no_scratch).
+ */
+static void test_truth_scratch_not_enabled(void **state)
+{
+    static const struct edit rdna2[] = {
+        { "\"queues\": [ { \"agent\": 0, \"queue_id\": 1 } ]",
+          "\"queues\": [ { \"agent\": 0, \"queue_id\": 1, \"scratch_per_wave\": 4096, "
+          "\"scratch_waves\": 48, \"scratch_pattern\": \"random\", \"scratch_seed\": 3 } ]" },
+        { "\"value\": \"out\" } ] }\n  ]",
+          "\"value\": \"out\" } ] },\n"
+          "    { \"queue\": 0, \"code_object\": \"trap\", \"kernel\": \"divide\", \"grid\": [256], "
+          "\"workgroup\": [256], \"packet_id\": 6, \"wave32\": true, \"private_segment_size\": 16, "
+          "\"kernargs\": [ { \"type\": \"buffer\", \"value\": \"num\" }, "
+          "{ \"type\": \"buffer\", \"value\": \"den\" }, { \"type\": \"buffer\", \"value\": \"out\" } ] }\n  ]" },
+        { "\"waves\": [",
+          "\"waves\": [\n    { \"dispatch\": 1, \"workgroup\": [0], \"registers\": { \"fill\": 23 } }," },
+        { NULL, NULL }
+    };
+    static const struct edit gfx12[] = {
+        { "{\"agent\": 0, \"queue_id\": 0}",
+          "{\"agent\": 0, \"queue_id\": 0, \"scratch_per_wave\": 8192, "
+          "\"scratch_pattern\": \"random\", \"scratch_seed\": 4}" },
+        { NULL, NULL }
+    };
+
+    (void)state;
+    run_case_edited("rdna2-illegal", 0, NULL, NULL, rdna2);
+    assert_int_equal(seen.waves, 40);
+    assert_int_equal(seen.scratch_reads, seen.waves);
+    run_case_edited("stop-causes-gfx12", 0, NULL, NULL, gfx12);
+    assert_int_equal(seen.no_scratch_reads, seen.waves);
+}
+
 /* Capture scenario @p name with @p edits and attach to it; *ret_tc and *ret_c are the case
    and the client, for close_edited(). */
 static amd_dbgapi_process_id_t open_edited(const char *name, const struct edit *edits,
@@ -1437,6 +1503,7 @@ int main(void)
         cmocka_unit_test_teardown(test_truth_stop_causes, teardown),
         cmocka_unit_test_teardown(test_truth_gfx12_wave32_scratch, teardown),
         cmocka_unit_test_teardown(test_truth_gfx12_wave32_private_zeros, teardown),
+        cmocka_unit_test_teardown(test_truth_scratch_not_enabled, teardown),
         cmocka_unit_test_teardown(test_truth_gfx10_no_ttmp_workgroup_dispatch, teardown),
     };
 
