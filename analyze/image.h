@@ -176,6 +176,12 @@ struct gc_image_memory {
                                        counted (gc_image_queue::dispatch_packets). Without a
                                        memory budget (a note's image) this bounds the
                                        dispatches by the waves, not by the rings */
+#define GC_IMAGE_AMD_SCRATCH 0x4u /* place a wave's scratch slot (private memory) as AMD's
+                                     amd-dbgapi 0.77 does, whether or not the wave was launched
+                                     with scratch enabled (its scratch_en bit, which AMD's
+                                     library never consults). Without it such a wave has no
+                                     private memory (GPUCORE_E_LIMIT), which is what the
+                                     analyzer tells */
 
 /*
  * How an image may look beyond the core. Zero-initialized: nothing but the core.
@@ -234,7 +240,7 @@ gpucore_status_t gc_image_open_with(gpucore_core_t *gpu, gpucore_core_t *host,
  * memory source, with no core file: what the amd-dbgapi library has. There are no GPUCORE
  * notes, so no embedded code objects and no manifest (missing memory is reported without the
  * capture's reason), and no code-object directory: a file:// code object has no bytes.
- * @p flags: GC_IMAGE_NO_CODE_BYTES.
+ * @p flags: GC_IMAGE_NO_CODE_BYTES, GC_IMAGE_WAVE_DISPATCHES, GC_IMAGE_AMD_SCRATCH.
  * @retval as gc_image_open(), without GPUCORE_E_NOTFOUND (the caller found the note);
  *         GPUCORE_E_INVAL also for a NULL note or memory source.
  */

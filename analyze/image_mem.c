@@ -183,13 +183,20 @@ static gpucore_status_t flat_scratch_slot(struct gc_image *img, const struct gc_
                                           uint64_t off, uint64_t size, uint64_t *ret_base,
                                           uint64_t *ret_size, gpucore_diag_t *diag)
 {
+    /* The register's name per family: gfx12 renamed FLAT_SCRATCH scratch_base, the same
+       register (AMD's amdgpu_regnum_t::flat_scratch, its hardware slot unchanged); looking
+       for "flat_scratch" alone found nothing on gfx12 and hid every wave's private memory. */
+    static const char *const names[] = { "flat_scratch", "scratch_base" };
     const struct gc_image_queue_priv *qp = &img->qpriv[w->queue];
     const struct gc_arch *arch = img->agents[img->queues[w->queue].agent].arch;
     const struct gc_wave *rw = NULL;
     struct gc_reg reg;
     uint64_t flat = 0, base;
+    gpucore_status_t found = GPUCORE_E_NOTFOUND;
 
-    GC_FAIL_IF(gc_wave_register_find(arch, &w->wave, "flat_scratch", &reg) != GPUCORE_OK ||
+    for (size_t i = 0; i < GC_ARRAY_SIZE(names) && found != GPUCORE_OK; i++)
+        found = gc_wave_register_find(arch, &w->wave, names[i], &reg);
+    GC_FAIL_IF(found != GPUCORE_OK ||
                        gc_image_wave_regs(img, w->index, &rw, NULL) != GPUCORE_OK ||
                        gc_reg_read(arch, rw, img->r_version, &reg, 0, &flat, sizeof(flat)) !=
                                GPUCORE_OK,
@@ -223,8 +230,12 @@ static gpucore_status_t scratch_slot(struct gc_image *img, const struct gc_image
     GC_FAIL_IF(!qp->have_amdq, diag, GPUCORE_E_UNAVAILABLE, GC_NO_OFFSET,
                "wave %u: the queue's amd_queue_t is not in the core, so its scratch is unknown",
                w->index);
-    GC_FAIL_IF(!w->wave.scratch_en || !qp->scratch_loc, diag, GPUCORE_E_LIMIT, GC_NO_OFFSET,
-               "wave %u has no scratch (private memory)", w->index);
+    /* AMD's library places the slot from the queue's fields alone: ROCdbgapi
+       rocm-dbgapi-0.77.0 defines cwsr_record_t::is_scratch_enabled (src/architecture.cpp) but
+       never calls it; wave_t::scratch_memory_region (src/wave.cpp) ignores the bit. */
+    GC_FAIL_IF((!w->wave.scratch_en && !(img->flags & GC_IMAGE_AMD_SCRATCH)) || !qp->scratch_loc,
+               diag, GPUCORE_E_LIMIT, GC_NO_OFFSET, "wave %u has no scratch (private memory)",
+               w->index);
     GC_FAIL_IF(!qp->se_count, diag, GPUCORE_E_UNAVAILABLE, GC_NO_OFFSET,
                "wave %u: the agent's shader-engine count is unknown, so its scratch slot is too",
                w->index);

@@ -192,7 +192,8 @@ static amd_dbgapi_status_t open_core(struct gc_dbg_process *p, const void *note,
         p->runtime_state = AMD_DBGAPI_RUNTIME_STATE_LOADED_ERROR_RESTRICTION;
         return AMD_DBGAPI_STATUS_SUCCESS;
     }
-    st = gc_image_open_note(note, size, &mem, GC_IMAGE_NO_CODE_BYTES | GC_IMAGE_WAVE_DISPATCHES,
+    st = gc_image_open_note(note, size, &mem, GC_IMAGE_NO_CODE_BYTES | GC_IMAGE_WAVE_DISPATCHES |
+                                    GC_IMAGE_AMD_SCRATCH,
                            &p->img, &d);
     if (st == GPUCORE_E_NOMEM || st == GPUCORE_E_LIMIT) {
         gc_dbg_log(AMD_DBGAPI_LOG_LEVEL_WARNING, "the GPU state cannot be rebuilt: %s",
@@ -1402,15 +1403,23 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_workgroup_get_info(
     g = &p->workgroups[i];
     leader = gc_image_wave(p->img, g->leader);
     switch (query) {
-    case AMD_DBGAPI_WORKGROUP_INFO_DISPATCH:
-        if (g->dispatch == UINT32_MAX) {
-            st = AMD_DBGAPI_STATUS_ERROR_NOT_AVAILABLE;
-        } else {
-            amd_dbgapi_dispatch_id_t v = { p->dispatch_base + g->dispatch };
+    case AMD_DBGAPI_WORKGROUP_INFO_DISPATCH: {
+        /*
+         * AMD's rule (ROCdbgapi rocm-dbgapi-0.77.0, src/workgroup.cpp workgroup_t::get_info):
+         * a workgroup always has a dispatch and the query always succeeds. A group whose leader
+         * carries no dispatch packet id (TTMPs not set up by the SPI) belongs to the queue's
+         * dummy dispatch (src/queue.cpp compute_queue_t::update_waves, "m_dummy_dispatch";
+         * src/queue.h dummy_dispatch_t), whose handle is AMD_DBGAPI_DISPATCH_NONE: SUCCESS with
+         * a zero handle. Only the wave's own query (WAVE_INFO_DISPATCH, src/wave.cpp
+         * wave_t::get_info) answers NOT_AVAILABLE for it.
+         */
+        amd_dbgapi_dispatch_id_t v = AMD_DBGAPI_DISPATCH_NONE;
 
-            st = GIVE(v);
-        }
+        if (g->dispatch != UINT32_MAX)
+            v.handle = p->dispatch_base + g->dispatch;
+        st = GIVE(v);
         break;
+    }
     case AMD_DBGAPI_WORKGROUP_INFO_QUEUE: {
         amd_dbgapi_queue_id_t v = { p->queue_base + g->queue };
 

@@ -46,7 +46,8 @@
 
 /* What a case checked, so a scenario that stops reaching a path is noticed. */
 static struct {
-    uint64_t waves, registers, lanes, lds_bytes, scratch_reads, buffer_reads, ttmps;
+    uint64_t waves, registers, lanes, lds_bytes, scratch_reads, no_scratch_reads, buffer_reads,
+            ttmps;
     uint32_t stop_reasons; /* union of the stop reasons served */
 } seen;
 
@@ -844,6 +845,21 @@ static void check_scratch(uint64_t wave, const struct arch_regs *ar, const struc
     assert_int_equal(size, 0);
 }
 
+/* A wave whose FLAT_SCRATCH does not point at its slot: AMD's library disables its private
+   memory (src/wave.cpp wave_t::scratch_memory_region), so every read is MEMORY_ACCESS. */
+static void check_no_scratch(uint64_t wave, const struct arch_regs *ar, amd_dbgapi_process_id_t p)
+{
+    amd_dbgapi_wave_id_t h = { wave };
+    amd_dbgapi_address_space_id_t pw = { ar->private_wave };
+    amd_dbgapi_size_t size = 4;
+    uint32_t word;
+
+    assert_int_equal(amd_dbgapi_read_memory(p, h, 0, pw, 0, &size, &word),
+                     AMD_DBGAPI_STATUS_ERROR_MEMORY_ACCESS);
+    assert_int_equal(size, 0);
+    seen.no_scratch_reads++;
+}
+
 static void check_waves(const struct tsc_case *tc, amd_dbgapi_process_id_t p, struct gc_image *img,
                         int tier_state)
 {
@@ -898,8 +914,15 @@ static void check_waves(const struct tsc_case *tc, amd_dbgapi_process_id_t p, st
         check_registers(wv, ar, w, uid, img, iw, pc, exec, tc);
         if (number == 0 && dp->group_segment_size)
             check_lds(wv, ar, w, uid, dp->group_segment_size, p);
-        if (iw->wave.scratch_en && tc->s->queues[q].scratch_per_wave)
+        /* AMD's library reads a wave's slot whether or not it was launched with scratch
+           enabled; on targets with architected flat scratch a wave without scratch has no
+           FLAT_SCRATCH pointing at its slot in the scenarios, so it has no private memory
+           there (check_no_scratch) */
+        if (tc->s->queues[q].scratch_per_wave &&
+            (iw->wave.scratch_en || !ar->garch->architected_flat_scratch))
             check_scratch(wv, ar, tc, q, img, iw, p, tier_state);
+        else if (tc->s->queues[q].scratch_per_wave)
+            check_no_scratch(wv, ar, p);
     }
     check_event_order(&l, cls);
     free(cls);
@@ -1254,6 +1277,208 @@ static void test_truth_stop_causes(void **state)
     }
 }
 
+/*
+ * gfx12 wave32 with scratch: every wave of stop-causes-gfx12 (memory violation among them) in
+ * wave32 with a private segment, so each has a scratch slot. gfx12 names its FLAT_SCRATCH
+ * register scratch_base; AMD's library (ROCdbgapi rocm-dbgapi-0.77.0, src/memory.cpp
+ * global_address_space_t::convert, src/wave.cpp wave_t::scratch_memory_region) places the
+ * slot from the queue's COMPUTE_TMPRING_SIZE and reads the bytes there. The whole-case check
+ * reads a random scratch pattern through private_wave and private_lane (check_scratch).
+ */
+static const struct edit gfx12_wave32_scratch[] = {
+    { "{\"agent\": 0, \"queue_id\": 0}",
+      "{\"agent\": 0, \"queue_id\": 0, \"scratch_per_wave\": 8192, \"scratch_waves\": 32}" },
+    { "\"wave32\": false}", "\"wave32\": true, \"private_segment_size\": 64}" },
+    { NULL, NULL }
+};
+
+static void test_truth_gfx12_wave32_scratch(void **state)
+{
+    struct edit edits[sizeof(gfx12_wave32_scratch) / sizeof(gfx12_wave32_scratch[0])];
+
+    (void)state;
+    memcpy(edits, gfx12_wave32_scratch, sizeof(edits));
+    edits[0].to = "{\"agent\": 0, \"queue_id\": 0, \"scratch_per_wave\": 8192, "
+                  "\"scratch_waves\": 32, \"scratch_pattern\": \"random\", \"scratch_seed\": 5}";
+    run_case_edited("stop-causes-gfx12", 0, NULL, NULL, edits);
+    assert_true(seen.scratch_reads > 0);
+}
+
+/*
+ * Waves launched without scratch (no private segment: scratch_en clear) on a queue that has
+ * scratch: AMD's library never consults scratch_en (ROCdbgapi rocm-dbgapi-0.77.0 defines
+ * cwsr_record_t::is_scratch_enabled in src/architecture.cpp and calls it nowhere) and reads the
+ * slot the queue's fields place for the wave. rdna2-illegal's 32 waves (gfx1030: no
+ * architected flat scratch) get a queue with scratch (48 slots: a multiple of its 3 shader
+ * engines, else AMD's library disables private memory) and a second dispatch whose 8 waves
+ * have a private segment; a wave without scratch has slot id 0, which one of those also has,
+ * so the capture holds its bytes and check_scratch reads the random pattern there for all 40.
+ * On gfx12 (architected) such a wave's FLAT_SCRATCH does not point at the slot, so private
+ * memory is disabled (check_no_scratch).
+ */
+static void test_truth_scratch_not_enabled(void **state)
+{
+    static const struct edit rdna2[] = {
+        { "\"queues\": [ { \"agent\": 0, \"queue_id\": 1 } ]",
+          "\"queues\": [ { \"agent\": 0, \"queue_id\": 1, \"scratch_per_wave\": 4096, "
+          "\"scratch_waves\": 48, \"scratch_pattern\": \"random\", \"scratch_seed\": 3 } ]" },
+        { "\"value\": \"out\" } ] }\n  ]",
+          "\"value\": \"out\" } ] },\n"
+          "    { \"queue\": 0, \"code_object\": \"trap\", \"kernel\": \"divide\", \"grid\": [256], "
+          "\"workgroup\": [256], \"packet_id\": 6, \"wave32\": true, \"private_segment_size\": 16, "
+          "\"kernargs\": [ { \"type\": \"buffer\", \"value\": \"num\" }, "
+          "{ \"type\": \"buffer\", \"value\": \"den\" }, { \"type\": \"buffer\", \"value\": \"out\" } ] }\n  ]" },
+        { "\"waves\": [",
+          "\"waves\": [\n    { \"dispatch\": 1, \"workgroup\": [0], \"registers\": { \"fill\": 23 } }," },
+        { NULL, NULL }
+    };
+    static const struct edit gfx12[] = {
+        { "{\"agent\": 0, \"queue_id\": 0}",
+          "{\"agent\": 0, \"queue_id\": 0, \"scratch_per_wave\": 8192, "
+          "\"scratch_pattern\": \"random\", \"scratch_seed\": 4}" },
+        { NULL, NULL }
+    };
+
+    (void)state;
+    run_case_edited("rdna2-illegal", 0, NULL, NULL, rdna2);
+    assert_int_equal(seen.waves, 40);
+    assert_int_equal(seen.scratch_reads, seen.waves);
+    run_case_edited("stop-causes-gfx12", 0, NULL, NULL, gfx12);
+    assert_int_equal(seen.no_scratch_reads, seen.waves);
+}
+
+/* Capture scenario @p name with @p edits and attach to it; *ret_tc and *ret_c are the case
+   and the client, for close_edited(). */
+static amd_dbgapi_process_id_t open_edited(const char *name, const struct edit *edits,
+                                           struct tsc_case **ret_tc, struct tdc *ret_c)
+{
+    struct tsc_case *tc = calloc(1, sizeof(*tc));
+    amd_dbgapi_process_id_t p;
+
+    assert_non_null(tc);
+    capture_edited(tc, name, 0, NULL, NULL, edits);
+    tdc_open(ret_c, tc->core);
+    tdc_reset_books();
+    amd_dbgapi_set_log_level(AMD_DBGAPI_LOG_LEVEL_WARNING);
+    assert_int_equal(amd_dbgapi_initialize(&tdc_callbacks), AMD_DBGAPI_STATUS_SUCCESS);
+    p = tdc_attach(ret_c);
+    drain_events(p);
+    *ret_tc = tc;
+    return p;
+}
+
+static void close_edited(amd_dbgapi_process_id_t p, struct tsc_case *tc, struct tdc *c)
+{
+    assert_int_equal(amd_dbgapi_process_detach(p), AMD_DBGAPI_STATUS_SUCCESS);
+    assert_int_equal(amd_dbgapi_finalize(), AMD_DBGAPI_STATUS_SUCCESS);
+    assert_int_equal(tdc_fatal_logs, 0);
+    assert_int_equal(tdc_live_allocations, 0);
+    tdc_close(c);
+    tsc_case_done(tc);
+    free(tc);
+}
+
+/*
+ * The reads AMD's library (amd-dbgapi 0.77) was measured answering on a gfx12 wave32
+ * memory-violation core: private_wave and private_lane at 0x0, 0x4 and 0x40 are the bytes of
+ * the wave's scratch slot -- zeros here, the scratch pattern being zero -- not MEMORY_ACCESS.
+ */
+static void test_truth_gfx12_wave32_private_zeros(void **state)
+{
+    static const amd_dbgapi_segment_address_t at[] = { 0x0, 0x4, 0x40 };
+    struct tsc_case *tc = NULL;
+    struct tdc c;
+    amd_dbgapi_process_id_t p;
+    struct tdc_list l;
+    size_t violations = 0;
+
+    (void)state;
+    p = open_edited("stop-causes-gfx12", gfx12_wave32_scratch, &tc, &c);
+    l = tdc_waves(p);
+    assert_int_equal(l.n, tc->s->total_waves);
+    for (size_t i = 0; i < l.n; i++) {
+        amd_dbgapi_wave_id_t w = { l.ids[i] };
+        const struct arch_regs *ar =
+                arch_regs(tdc_wave_u64(l.ids[i], AMD_DBGAPI_WAVE_INFO_ARCHITECTURE, 8));
+        amd_dbgapi_address_space_id_t spaces[2] = { { ar->private_wave }, { ar->private_lane } };
+
+        assert_int_equal(tdc_wave_u64(l.ids[i], AMD_DBGAPI_WAVE_INFO_LANE_COUNT, 8), 32);
+        if (tdc_wave_u64(l.ids[i], AMD_DBGAPI_WAVE_INFO_STOP_REASON, 4) &
+            AMD_DBGAPI_WAVE_STOP_REASON_MEMORY_VIOLATION)
+            violations++;
+        for (size_t s = 0; s < 2; s++) {
+            for (size_t k = 0; k < sizeof(at) / sizeof(at[0]); k++) {
+                for (amd_dbgapi_lane_id_t lane = 0; lane < 32; lane += 31) {
+                    uint32_t v = 0xdeadbeef;
+                    amd_dbgapi_size_t size = sizeof(v);
+                    amd_dbgapi_status_t st =
+                            amd_dbgapi_read_memory(p, w, lane, spaces[s], at[k], &size, &v);
+
+                    if (st != AMD_DBGAPI_STATUS_SUCCESS || size != 4 || v != 0)
+                        fail_msg("wave %" PRIu64 " %s 0x%" PRIx64 " lane %u: status %d, %" PRIu64
+                                 " bytes, 0x%x; AMD's library: SUCCESS, 4 bytes, 0",
+                                 l.ids[i], s ? "private_lane" : "private_wave", at[k], lane,
+                                 (int)st, (uint64_t)size, v);
+                }
+            }
+        }
+    }
+    assert_true(violations > 0);
+    tdc_free(l.ids);
+    archs_free();
+    close_edited(p, tc, &c);
+}
+
+/*
+ * A gfx10 core without SPI TTMP setup (rdna2-illegal, gfx1030 wave32): no wave carries its
+ * dispatch packet id, so AMD's library puts every workgroup in the queue's dummy dispatch
+ * (ROCdbgapi rocm-dbgapi-0.77.0 src/queue.cpp compute_queue_t::update_waves) and
+ * WORKGROUP_INFO_DISPATCH is SUCCESS with AMD_DBGAPI_DISPATCH_NONE (src/workgroup.cpp
+ * workgroup_t::get_info), while the wave's WAVE_INFO_DISPATCH is NOT_AVAILABLE (src/wave.cpp
+ * wave_t::get_info). A wrong size is still INVALID_ARGUMENT_COMPATIBILITY (utils::get_info).
+ */
+static void test_truth_gfx10_no_ttmp_workgroup_dispatch(void **state)
+{
+    static const struct edit edits[] = {
+        { "\"name\": \"rdna2-illegal\",", "\"name\": \"rdna2-illegal\", \"ttmp_setup\": false," },
+        { NULL, NULL }
+    };
+    struct tsc_case *tc = NULL;
+    struct tdc c;
+    amd_dbgapi_process_id_t p;
+    struct tdc_list groups, waves;
+
+    (void)state;
+    p = open_edited("rdna2-illegal", edits, &tc, &c);
+    groups = tdc_workgroups(p);
+    waves = tdc_waves(p);
+    assert_true(groups.n > 0);
+    assert_int_equal(waves.n, tc->s->total_waves);
+    for (size_t i = 0; i < groups.n; i++) {
+        amd_dbgapi_workgroup_id_t g = { groups.ids[i] };
+        amd_dbgapi_dispatch_id_t d = { 0xdeadbeef };
+        uint32_t small = 0;
+
+        assert_int_equal(amd_dbgapi_workgroup_get_info(g, AMD_DBGAPI_WORKGROUP_INFO_DISPATCH,
+                                                       sizeof(d), &d),
+                         AMD_DBGAPI_STATUS_SUCCESS);
+        assert_int_equal(d.handle, AMD_DBGAPI_DISPATCH_NONE.handle);
+        assert_int_equal(amd_dbgapi_workgroup_get_info(g, AMD_DBGAPI_WORKGROUP_INFO_DISPATCH,
+                                                       sizeof(small), &small),
+                         AMD_DBGAPI_STATUS_ERROR_INVALID_ARGUMENT_COMPATIBILITY);
+    }
+    for (size_t i = 0; i < waves.n; i++) {
+        amd_dbgapi_wave_id_t w = { waves.ids[i] };
+        amd_dbgapi_dispatch_id_t d;
+
+        assert_int_equal(amd_dbgapi_wave_get_info(w, AMD_DBGAPI_WAVE_INFO_DISPATCH, sizeof(d), &d),
+                         AMD_DBGAPI_STATUS_ERROR_NOT_AVAILABLE);
+    }
+    tdc_free(groups.ids);
+    tdc_free(waves.ids);
+    close_edited(p, tc, &c);
+}
+
 /* After a failed case: no inferior left, and the library ready for the next one. */
 static int teardown(void **state)
 {
@@ -1276,6 +1501,10 @@ int main(void)
         cmocka_unit_test_teardown(test_truth_no_watchpoints, teardown),
         cmocka_unit_test_teardown(test_truth_watchpoints_exclusive, teardown),
         cmocka_unit_test_teardown(test_truth_stop_causes, teardown),
+        cmocka_unit_test_teardown(test_truth_gfx12_wave32_scratch, teardown),
+        cmocka_unit_test_teardown(test_truth_gfx12_wave32_private_zeros, teardown),
+        cmocka_unit_test_teardown(test_truth_scratch_not_enabled, teardown),
+        cmocka_unit_test_teardown(test_truth_gfx10_no_ttmp_workgroup_dispatch, teardown),
     };
 
     if (!tsc_ptrace_permitted()) {
