@@ -93,7 +93,8 @@ for k in sorted(set(ra) | set(rb)):
     if ra.get(k) != rb.get(k):
         print("report %s: %.300s | %.300s" % (k, ra.get(k), rb.get(k)), file=sys.stderr)
         sys.exit(1)
-assert ra["signature"] and ra["waves"] == wa["count"] > 0, (ra["signature"], ra["waves"])
+# (a GPU half alone has no signature: its code objects are in the host half)
+assert ra["waves"] == wa["count"] > 0, (ra["signature"], ra["waves"])
 wa.pop("core"); wb.pop("core")
 if wa != wb:
     print("the wave lists differ", file=sys.stderr)
