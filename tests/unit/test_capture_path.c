@@ -498,6 +498,76 @@ static void test_exe_name(void **state)
     rmdir(dir);
 }
 
+/* A taken name becomes NAME.1, NAME.2, ...; ".zst" stays last for a compressed core (but a file
+   named only ".zst" keeps it as its name); a name that would not fit is refused. */
+static void test_numbered_name(void **state)
+{
+    static const struct {
+        const char *path;
+        uint32_t n;
+        int compressed;
+        const char *want;
+    } cases[] = {
+        { "core.42", 0, 0, "core.42" },
+        { "core.42", 1, 0, "core.42.1" },
+        { "out/core", 2, 0, "out/core.2" },
+        { "out/core.zst", 3, 1, "out/core.3.zst" },
+        { "out/core.zst", 3, 0, "out/core.zst.3" },
+        { "out/.zst", 1, 1, "out/.zst.1" },
+        { "a.zst/core", 1, 1, "a.zst/core.1" },
+        { "core", 999, 0, "core.999" },
+    };
+    char out[32];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        assert_int_equal(gc_capture_numbered_name(cases[i].path, cases[i].n, cases[i].compressed,
+                                                  out, sizeof(out), NULL),
+                         GPUCORE_OK);
+        assert_string_equal(out, cases[i].want);
+    }
+    assert_int_equal(gc_capture_numbered_name("core", 1, 0, out, 6, NULL), GPUCORE_E_LIMIT);
+    assert_int_equal(gc_capture_numbered_name("core", 1, 0, out, 7, NULL), GPUCORE_OK);
+    assert_string_equal(out, "core.1");
+    assert_int_equal(gc_capture_numbered_name(NULL, 1, 0, out, sizeof(out), NULL),
+                     GPUCORE_E_INVAL);
+}
+
+/* Every directory above the file is made, from the top; one that is a file is refused. */
+static void test_make_dirs(void **state)
+{
+    char top[] = "/tmp/gpucore-make-dirs-XXXXXX", path[PATH_MAX], file[PATH_MAX];
+    struct stat sb;
+    int fd;
+
+    (void)state;
+    assert_non_null(mkdtemp(top));
+    snprintf(path, sizeof(path), "%s/a//b/c/core.1", top);
+    assert_int_equal(gc_capture_make_dirs(path, NULL), GPUCORE_OK);
+    snprintf(file, sizeof(file), "%s/a/b/c", top);
+    assert_int_equal(stat(file, &sb), 0);
+    assert_true(S_ISDIR(sb.st_mode));
+    /* again: everything exists */
+    assert_int_equal(gc_capture_make_dirs(path, NULL), GPUCORE_OK);
+    /* a file where a directory should be */
+    snprintf(file, sizeof(file), "%s/f", top);
+    fd = open(file, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    assert_true(fd >= 0);
+    close(fd);
+    snprintf(path, sizeof(path), "%s/f/core", top);
+    assert_int_equal(gc_capture_make_dirs(path, NULL), GPUCORE_E_CANTCREAT);
+    /* a bare name has no directory to make */
+    assert_int_equal(gc_capture_make_dirs("core", NULL), GPUCORE_OK);
+    unlink(file);
+    snprintf(path, sizeof(path), "%s/a/b/c", top);
+    rmdir(path);
+    snprintf(path, sizeof(path), "%s/a/b", top);
+    rmdir(path);
+    snprintf(path, sizeof(path), "%s/a", top);
+    rmdir(path);
+    assert_int_equal(rmdir(top), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -507,7 +577,8 @@ int main(void)
         cmocka_unit_test(test_unknown_sequence),  cmocka_unit_test(test_limit),
         cmocka_unit_test(test_vars_fill),         cmocka_unit_test(test_vars_from_target),
         cmocka_unit_test(test_job_rank_order),    cmocka_unit_test(test_hostile_environment),
-        cmocka_unit_test(test_exe_name),
+        cmocka_unit_test(test_exe_name),          cmocka_unit_test(test_numbered_name),
+        cmocka_unit_test(test_make_dirs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
