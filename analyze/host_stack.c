@@ -761,6 +761,21 @@ static Dwarf *sysroot_alt(struct hs_mod *m, Dwarf *dw)
     return alt;
 }
 
+/* The 64 bytes of an x86-64 little-endian ELF header of @p type, without segments or sections:
+   the images gpucore makes for libelf itself (no_alt(), init_ebl_elf()). @p h is zeroed. */
+static void put_elf_header(unsigned char h[64], uint16_t type)
+{
+    memcpy(h, ELFMAG, SELFMAG);
+    h[EI_CLASS] = ELFCLASS64;
+    h[EI_DATA] = ELFDATA2LSB;
+    h[EI_VERSION] = EV_CURRENT;
+    gc_le16_put(h + 16, type);
+    gc_le16_put(h + 18, EM_X86_64);
+    gc_le32_put(h + 20, EV_CURRENT);
+    gc_le16_put(h + 52, 64); /* e_ehsize */
+    gc_le16_put(h + 58, 64); /* e_shentsize */
+}
+
 /* The supplementary file for every module gpucore found none for: an image without strings
    or units, so a reference into it (DW_FORM_GNU_strp_alt, DW_FORM_strp_sup,
    DW_FORM_GNU_ref_alt) reads nothing rather than another file's or the module's own bytes.
@@ -773,16 +788,8 @@ static Dwarf *no_alt(struct hs_ctx *c)
     if (c->no_alt)
         return c->no_alt;
     memset(h, 0, sizeof(c->no_alt_image));
-    memcpy(h, ELFMAG, SELFMAG);
-    h[EI_CLASS] = ELFCLASS64;
-    h[EI_DATA] = ELFDATA2LSB;
-    h[EI_VERSION] = EV_CURRENT;
-    gc_le16_put(h + 16, ET_DYN);
-    gc_le16_put(h + 18, EM_X86_64);
-    gc_le32_put(h + 20, EV_CURRENT);
+    put_elf_header(h, ET_DYN);
     gc_le64_put(h + 40, NO_ALT_SHOFF);
-    gc_le16_put(h + 52, 64); /* e_ehsize */
-    gc_le16_put(h + 58, 64); /* e_shentsize */
     gc_le16_put(h + 60, 3);  /* e_shnum */
     gc_le16_put(h + 62, 1);  /* e_shstrndx */
     memcpy(h + NO_ALT_SHSTRTAB, names, sizeof(names));
@@ -1058,16 +1065,8 @@ static void init_ebl_elf(struct hs_ctx *c)
     unsigned char *h = c->ebl_image;
 
     memset(h, 0, sizeof(c->ebl_image));
-    memcpy(h, ELFMAG, SELFMAG);
-    h[EI_CLASS] = ELFCLASS64;
-    h[EI_DATA] = ELFDATA2LSB;
-    h[EI_VERSION] = EV_CURRENT;
-    gc_le16_put(h + 16, ET_CORE);
-    gc_le16_put(h + 18, EM_X86_64);
-    gc_le32_put(h + 20, EV_CURRENT);
-    gc_le16_put(h + 52, 64); /* e_ehsize */
+    put_elf_header(h, ET_CORE);
     gc_le16_put(h + 54, 56); /* e_phentsize */
-    gc_le16_put(h + 58, 64); /* e_shentsize */
     elf_version(EV_CURRENT);
     c->ebl_elf = elf_memory((char *)h, sizeof(c->ebl_image));
 }
