@@ -342,7 +342,7 @@ static void put_line(int fd, char tag, const char *text)
  * alarm like the rest; told on @p fd as "R COUNT BYTES" or "G why it failed" (a warning: the
  * core is kept either way).
  */
-static void store_retention(int fd, struct gc_store *s, const char *name)
+static void store_retention(int fd, struct gc_store *s, const char *config, const char *name)
 {
     const char *keep[GC_STORE_KEEP_MAX] = { name, NULL };
     gpucore_diag_t d = { 0 };
@@ -350,7 +350,7 @@ static void store_retention(int fd, struct gc_store *s, const char *name)
     uint64_t freed = 0;
     char line[64];
 
-    if (gc_store_retain(s, NULL, keep, &removed, &freed, &d) != GPUCORE_OK)
+    if (gc_store_retain(s, config, keep, &removed, &freed, &d) != GPUCORE_OK)
         put_line(fd, 'G', d.message[0] ? d.message : gpucore_strerror(d.status));
     if (removed) {
         snprintf(line, sizeof(line), "%zu %" PRIu64, removed, freed);
@@ -399,7 +399,10 @@ static void slow_child(int fd, const struct report_sink *sink, const char *path)
             put_line(fd, 'I', num);
             if (gc_store_share_with_owner(s, slash ? slash + 1 : path, NULL, &d) != GPUCORE_OK)
                 put_line(fd, 'A', d.message);
-            store_retention(fd, s, slash ? slash + 1 : path);
+            store_retention(fd, s, sink->store_config, slash ? slash + 1 : path);
+            /* the user's list of root's store shows the core (and what retention removed) */
+            if (gc_store_sync_views(s, &d) != GPUCORE_OK)
+                put_line(fd, 'A', d.message);
         }
         gc_store_close(s);
     }

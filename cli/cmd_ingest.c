@@ -375,6 +375,16 @@ static void store_share(const struct ingest_args *a, struct gc_store *s, const c
                 d.message[0] ? d.message : shown(a, name, path, sizeof(path)));
 }
 
+/* --store of root: the users' views of the store follow its rows (gc_store_sync_views());
+   a failure is a warning, the cores and the index are as they should be. */
+static void store_sync_views(struct gc_store *s)
+{
+    gpucore_diag_t d = { 0 };
+
+    if (gc_store_sync_views(s, &d) != GPUCORE_OK)
+        fprintf(stderr, "gpucore: warning: %s\n", d.message);
+}
+
 /*
  * --store: the store's retention after a core was added (store.conf's limits: gc_store_retain()),
  * never removing @p name nor the other half of its pid, which a merge is to read. A failure is
@@ -425,6 +435,7 @@ static void store_index(const struct ingest_args *a, const char *name, int retai
         store_share(a, s, name);
         if (retain)
             store_retain(a, s, name);
+        store_sync_views(s);
     }
     gc_store_close(s);
 }
@@ -453,6 +464,7 @@ static void store_forget_halves(const struct ingest_args *a, const char *gpu_nam
         fprintf(stderr, "gpucore: warning: the rows of the merged halves stay in the index: %s\n",
                 d.message);
     store_retain(a, s, merged);
+    store_sync_views(s);
     gc_store_close(s);
 }
 

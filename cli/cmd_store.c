@@ -72,6 +72,11 @@ int cli_store_open(const char *option, struct gc_store **ret)
 void cli_store_close(struct gc_store *s)
 {
     size_t n = s ? gc_store_rows_ignored(s) : 0;
+    gpucore_diag_t d = { 0 };
+
+    /* root's gc, rescan, or a list that found files gone: the users' views follow */
+    if (s && gc_store_sync_views(s, &d) != GPUCORE_OK)
+        fprintf(stderr, "gpucore: warning: %s\n", d.message);
 
     if (n)
         fprintf(stderr,
@@ -454,6 +459,25 @@ static gpucore_status_t query_visible(struct gc_store *s, struct gc_store_filter
     return st;
 }
 
+/*
+ * A user's list of their own store: when root's store (GC_STORE_ROOT_DIR) holds cores of theirs
+ * too (their view of it is there), say how to see them, as the crash of a process under a
+ * system-wide capture (the kernel's core pattern, a service) goes there.
+ */
+static void hint_root_view(const struct gc_store *s)
+{
+    char name[64], path[PATH_MAX];
+
+    if (geteuid() == 0 || strcmp(gc_store_path(s), GC_STORE_ROOT_DIR) == 0 ||
+        gc_store_view_name((uint32_t)geteuid(), name, sizeof(name)) != 0 ||
+        snprintf(path, sizeof(path), "%s/%s", GC_STORE_ROOT_DIR, name) >= (int)sizeof(path) ||
+        access(path, R_OK) != 0)
+        return;
+    fprintf(stderr,
+            "gpucore: note: root's store holds cores of yours too: gpucore list --store %s\n",
+            GC_STORE_ROOT_DIR);
+}
+
 int cmd_list(int argc, char **argv)
 {
     struct gc_store_filter f = { 0 };
@@ -551,6 +575,8 @@ int cmd_list(int argc, char **argv)
         }
         rc = close_text(out);
     }
+    if (rc == 0 && !store)
+        hint_root_view(s);
 out:
     free(groups);
     gc_store_rows_free(rows, n);

@@ -171,7 +171,11 @@ gpucore_status_t gc_store_locate(const char *option, char *buf, size_t size,
 /* The directory                                                                               */
 /* ---------------------------------------------------------------------------------------- */
 
-/* mkdir -p with mode 0700 for what is created; existing parents are left as they are. */
+/*
+ * mkdir -p: the directory itself 0700, the parents it creates 0755 (the caller's umask is 022
+ * here), so that a user can reach what root shares in its store (/var/lib/gpucore/cores);
+ * existing parents are left as they are.
+ */
 static int make_dirs(const char *path)
 {
     char tmp[PATH_MAX];
@@ -186,7 +190,7 @@ static int make_dirs(const char *path)
         char c = tmp[i];
 
         tmp[i] = '\0';
-        if (mkdir(tmp, 0700) != 0 && errno != EEXIST)
+        if (mkdir(tmp, c == '\0' ? 0700 : 0755) != 0 && errno != EEXIST)
             return -1;
         tmp[i] = c;
     }
@@ -273,13 +277,13 @@ gpucore_status_t gc_store_fail(struct gc_store *s, gpucore_diag_t *d, const char
         return gc_diag_set(d, GPUCORE_E_CORRUPT, 0,
                            "%s/%s: %s: the index did not answer within %" PRId64 " ms (damaged, "
                            "or made to be slow): refused",
-                           s->path, GC_STORE_INDEX_NAME, what, s->statement_limit_ns / 1000000);
+                           s->path, s->index_name, what, s->statement_limit_ns / 1000000);
     gpucore_status_t st = (code & 0xff) == SQLITE_NOMEM     ? GPUCORE_E_NOMEM
                           : (code & 0xff) == SQLITE_CORRUPT ? GPUCORE_E_CORRUPT
                           : (code & 0xff) == SQLITE_NOTADB  ? GPUCORE_E_CORRUPT
                                                             : GPUCORE_E_IO;
 
-    return gc_diag_set(d, st, 0, "%s/%s: %s: %s", s->path, GC_STORE_INDEX_NAME, what,
+    return gc_diag_set(d, st, 0, "%s/%s: %s: %s", s->path, s->index_name, what,
                        sqlite3_errmsg(s->db));
 }
 
@@ -367,7 +371,7 @@ int64_t gc_store_now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static gpucore_status_t user_version(struct gc_store *s, int *ret, gpucore_diag_t *d)
+gpucore_status_t gc_store_user_version(struct gc_store *s, int *ret, gpucore_diag_t *d)
 {
     sqlite3_stmt *q;
     gpucore_status_t st = gc_store_prepare(s, "PRAGMA user_version", &q, d);
@@ -420,7 +424,7 @@ static gpucore_status_t newer_index(const struct gc_store *s, int version, gpuco
 }
 
 /* Bring the schema to GC_STORE_SCHEMA_VERSION, under the write lock. */
-static gpucore_status_t migrate(struct gc_store *s, gpucore_diag_t *d)
+gpucore_status_t gc_store_migrate(struct gc_store *s, gpucore_diag_t *d)
 {
     gpucore_status_t st;
     int version = 0;
@@ -428,7 +432,7 @@ static gpucore_status_t migrate(struct gc_store *s, gpucore_diag_t *d)
     st = gc_store_exec(s, "BEGIN IMMEDIATE", "cannot lock the index", d);
     if (st != GPUCORE_OK)
         return st;
-    st = user_version(s, &version, d);
+    st = gc_store_user_version(s, &version, d);
     if (st == GPUCORE_OK && version > GC_STORE_SCHEMA_VERSION)
         st = newer_index(s, version, d);
     else if (st == GPUCORE_OK && version < 0)
@@ -577,13 +581,13 @@ static gpucore_status_t open_index(struct gc_store *s, uint32_t flags, gpucore_d
     /* A newer index is refused before anything of it is changed (its journal mode too). */
     int version = 0;
 
-    rc = user_version(s, &version, d);
+    rc = gc_store_user_version(s, &version, d);
     if (rc == GPUCORE_OK && version > GC_STORE_SCHEMA_VERSION)
         rc = newer_index(s, version, d);
     if (rc != GPUCORE_OK)
         return rc;
     rc = set_journal(s, d);
-    return rc == GPUCORE_OK ? migrate(s, d) : rc;
+    return rc == GPUCORE_OK ? gc_store_migrate(s, d) : rc;
 }
 
 /*
@@ -638,7 +642,7 @@ static int open_dir(const char *dir, const char *what, uint32_t flags, gpucore_d
         return -1;
     }
     if (create) {
-        old = umask(077);
+        old = umask(022);
         int made = make_dirs(dir);
 
         umask(old);
@@ -718,6 +722,20 @@ gpucore_status_t gc_store_open_fs(const char *dir, uint32_t flags, const uint64_
     if (!s || !(s->path = strdup(dir ? dir : ""))) {
         free(s);
         return gc_diag_set(d, GPUCORE_E_NOMEM, 0, "out of memory");
+    }
+    s->dirfd = -1;
+    snprintf(s->index_name, sizeof(s->index_name), "%s", GC_STORE_INDEX_NAME);
+    /* A user's look at root's store is their view of it (store_view.c). */
+    switch (dir && *dir ? gc_store_open_view(s, dir, d) : 0) {
+    case 1:
+        *ret = s;
+        return GPUCORE_OK;
+    case -1:
+        rc = d->status;
+        gc_store_close(s);
+        return rc;
+    default:
+        break;
     }
     s->dirfd = open_dir(dir, "store", flags & GC_STORE_CREATE, d);
     if (s->dirfd < 0) {
@@ -822,8 +840,14 @@ gpucore_status_t gc_store_put(struct gc_store *s, struct gc_store_row *row,
     if (!gc_store_file_name_ok(row->file))
         return gc_diag_set(reterr_diag, GPUCORE_E_INVAL, 0, "'%s' is not a file name of the store",
                            row->file);
+    st = gc_store_refuse_view(s, reterr_diag);
+    if (st != GPUCORE_OK)
+        return st;
     if (!row->indexed_at)
         row->indexed_at = gc_store_now_ns();
+    /* the user the file's row was of (a re-index may change it), and the new one */
+    gc_store_view_touch_file(s, row->file);
+    gc_store_view_touch(s, row->uid);
     st = gc_store_prepare(
             s,
             "INSERT INTO cores(time_ns, host, pid, uid, exe, job, rank, targets, trigger, "
@@ -883,6 +907,10 @@ gpucore_status_t gc_store_forget(struct gc_store *s, const char *name,
     if (!gc_store_file_name_ok(name))
         return gc_diag_set(reterr_diag, GPUCORE_E_INVAL, 0, "'%s' is not a file name of the store",
                            name ? name : "");
+    st = gc_store_refuse_view(s, reterr_diag);
+    if (st != GPUCORE_OK)
+        return st;
+    gc_store_view_touch_file(s, name);
     st = gc_store_prepare(s, "DELETE FROM cores WHERE file = ?1", &q, reterr_diag);
     if (st != GPUCORE_OK)
         return st;
@@ -899,6 +927,10 @@ gpucore_status_t gc_store_set_state(struct gc_store *s, int64_t id, int state,
 
     if (!name)
         return gc_diag_set(reterr_diag, GPUCORE_E_INVAL, 0, "no state %d", state);
+    st = gc_store_refuse_view(s, reterr_diag);
+    if (st != GPUCORE_OK)
+        return st;
+    gc_store_view_touch_id(s, id);
     st = gc_store_prepare(s, "UPDATE cores SET state = ?1 WHERE id = ?2", &q, reterr_diag);
     if (st != GPUCORE_OK)
         return st;

@@ -283,6 +283,34 @@ gpucore_status_t gc_store_forget(struct gc_store *s, const char *name,
 gpucore_status_t gc_store_share_with_owner(struct gc_store *s, const char *name,
                                            int64_t *ret_uid, gpucore_diag_t *reterr_diag);
 
+/*
+ * Users' views of root's store (store_view.c, docs/store.md "Users and root's store"): root's
+ * store keeps, for each user with a row in it, GC_STORE_VIEW_PREFIX UID GC_STORE_VIEW_SUFFIX,
+ * an index of the same schema with that user's rows only, root's file readable by that user
+ * alone (POSIX ACL). gc_store_open() by a user who is not root, of a directory of root's, opens
+ * the user's view, read-only: queries answer their own rows; changes are refused
+ * (GPUCORE_E_PERM). The names start with '.', so they are never a core's name.
+ */
+#define GC_STORE_VIEW_PREFIX ".user-"
+#define GC_STORE_VIEW_SUFFIX ".sqlite"
+/* The view's file name of @p uid into @p buf: 0, or -1 when it does not fit. */
+int gc_store_view_name(uint32_t uid, char *buf, size_t size);
+/* @p s is a user's read-only view of root's store. */
+int gc_store_is_view(const struct gc_store *s);
+/*
+ * Root's store: write again the views of the users whose rows changed through @p s (put,
+ * forget, state changes, gc, rescan), or remove a view left without rows. Each view is a new
+ * file renamed over the old; writers of one store take turns (flock() on its directory, waited
+ * for at most 5 s). Nothing to do for a store of another user, or a view. The index and the
+ * cores are never changed here: a failure is a warning for the caller (the user's `list` of
+ * root's store lags until the next change).
+ * @retval GPUCORE_OK
+ * @retval GPUCORE_E_NOTSUP  the filesystem has no POSIX ACLs (no view can be shared)
+ * @retval GPUCORE_E_IO      the lock was not had in time, or a file not written (the message)
+ * @retval GPUCORE_E_NOMEM, GPUCORE_E_CORRUPT (the index's time bound)
+ */
+gpucore_status_t gc_store_sync_views(struct gc_store *s, gpucore_diag_t *reterr_diag);
+
 /* Set the state of row @p id. GPUCORE_OK, GPUCORE_E_NOTFOUND or GPUCORE_E_IO. */
 gpucore_status_t gc_store_set_state(struct gc_store *s, int64_t id, int state,
                                     gpucore_diag_t *reterr_diag);

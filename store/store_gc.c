@@ -188,6 +188,9 @@ gpucore_status_t gc_store_gc(struct gc_store *s, const struct gc_store_policy *p
     struct gc_store_batch batch = { .s = s };
     gpucore_status_t st;
 
+    st = gc_store_refuse_view(s, reterr_diag);
+    if (st != GPUCORE_OK)
+        return st;
     /* One read of the index, oldest first, and the file states of those rows now (the index
        updated as well): what reading every row twice, before and after the refresh, gave. */
     st = gc_store_query(s, NULL, &rows, &n, reterr_diag);

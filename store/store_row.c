@@ -286,7 +286,9 @@ gpucore_status_t gc_store_refresh(struct gc_store *s, struct gc_store_row *rows,
         now = file_state_now(s, r->file);
         if (r->state == GC_STORE_UNREADABLE && now == GC_STORE_PRESENT)
             continue;
-        if (now != r->state) {
+        if (now != r->state && gc_store_is_view(s)) {
+            r->state = now; /* a user's view is read-only: what they are shown is up to date */
+        } else if (now != r->state) {
             st = gc_store_batch_begin(&batch, reterr_diag);
             if (st == GPUCORE_OK)
                 st = gc_store_set_state(s, r->id, now, reterr_diag);
@@ -375,6 +377,11 @@ gpucore_status_t gc_store_rescan(struct gc_store *s, struct gc_store_rescan_stat
     gpucore_status_t st;
     DIR *dir;
     int fd;
+
+    st = gc_store_refuse_view(s, reterr_diag);
+    if (st != GPUCORE_OK)
+        return st;
+    gc_store_view_touch_all(s);
 
     st = drop_ignored_rows(s, &stats.dropped, reterr_diag);
     if (st == GPUCORE_OK)

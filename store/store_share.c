@@ -82,11 +82,8 @@ static int read_acl(int fd, const struct stat *st, struct acl_entry *e)
     return count;
 }
 
-/*
- * Add @p perm for user @p uid to @p fd's access ACL (keeping every entry it has), with a mask
- * that lets the named entries act. 0, or -1 with errno set.
- */
-static int acl_grant(int fd, uint32_t uid, uint16_t perm)
+/* With a mask that lets the named entries act (store_internal.h). */
+int gc_store_acl_grant(int fd, uint32_t uid, uint16_t perm)
 {
     struct acl_entry e[ACL_ENTRIES_MAX + 2];
     uint8_t buf[ACL_HEADER_SIZE + (ACL_ENTRIES_MAX + 2) * ACL_ENTRY_SIZE];
@@ -166,8 +163,8 @@ gpucore_status_t gc_store_share_with_owner(struct gc_store *s, const char *name,
     if (fd < 0)
         return gc_diag_set(reterr_diag, GPUCORE_E_IO, 0, "%s/%s: %s", s->path, name,
                            strerror(errno));
-    if (acl_grant(fd, (uint32_t)uid, ACL_READ) != 0 ||
-        acl_grant(s->dirfd, (uint32_t)uid, ACL_EXECUTE) != 0) {
+    if (gc_store_acl_grant(fd, (uint32_t)uid, ACL_READ) != 0 ||
+        gc_store_acl_grant(s->dirfd, (uint32_t)uid, ACL_EXECUTE) != 0) {
         e = errno;
         close(fd);
         return gc_diag_set(reterr_diag,

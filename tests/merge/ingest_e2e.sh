@@ -225,7 +225,7 @@ PY
     echo "note: no POSIX ACLs here; sharing not checked"
   else
     [ ! -s shared.err ] || fail "ingest of daemon's crash warned: $(cat shared.err)"
-    as() { setpriv --reuid "$1" --regid "$1" --clear-groups "${@:2}"; }
+    as() { setpriv --reuid "$1" --regid "$(id -g "$1")" --clear-groups "${@:2}"; }
     as daemon "$gpucore" info "$work/shared/core.$pid.zst" >as-daemon.out 2>&1 ||
       fail "daemon cannot read its own core in root's store: $(cat as-daemon.out)"
     as nobody "$gpucore" info "$work/shared/core.$pid.zst" >as-nobody.out 2>&1 &&
@@ -233,6 +233,43 @@ PY
     as daemon cat "$work/shared/index.sqlite" >/dev/null 2>&1 && fail "daemon reads root's index"
     as daemon ls "$work/shared" >/dev/null 2>&1 && fail "daemon lists root's store"
     [ "$(stat -c %u "$work/shared/core.$pid.zst")" = 0 ] || fail "the shared core is not root's"
+    # Their rows too: daemon lists root's store and sees its crash and nothing else (a core of
+    # root's is beside it); nobody sees none (66); daemon cannot change the store (77).
+    cp "$h" "$work/shared/core.root-own"
+    "$gpucore" store --rescan --store "$work/shared" >/dev/null 2>rescan.err ||
+      fail "rescan: $(cat rescan.err)"
+    as daemon "$gpucore" list --json --store "$work/shared" >view.json 2>view.err ||
+      fail "daemon cannot list its crash in root's store: $(cat view.err)"
+    python3 - view.json "$pid" "$(id -u daemon)" <<'PY' || fail "daemon's list: $(cat view.json)"
+import json, sys
+(c,) = json.load(open(sys.argv[1]))["cores"]
+assert c["file"] == "core.%s.zst" % sys.argv[2] and c["uid"] == int(sys.argv[3]), c
+PY
+    "$gpucore" list --json --store "$work/shared" >root-view.json 2>&1
+    [ "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["cores"]))' \
+        root-view.json)" = 2 ] || fail "root's list: $(cat root-view.json)"
+    id=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["cores"][0]["id"])' view.json)
+    as daemon "$gpucore" show "$id" --store "$work/shared" >view-show.out 2>&1 ||
+      fail "daemon cannot show its crash: $(cat view-show.out)"
+    grep -q "core.$pid.zst" view-show.out || fail "daemon's show: $(cat view-show.out)"
+    rc=0; as nobody "$gpucore" list --store "$work/shared" >nv.out 2>nv.err || rc=$?
+    expect_rc 66 nv
+    grep -q "root's store holds no core of yours" nv.err || fail "nobody's list: $(cat nv.err)"
+    rc=0; as daemon env -u HOME "$gpucore" gc --max-age 1s --store "$work/shared" >vg.out 2>vg.err || rc=$?
+    expect_rc 77 vg
+    grep -q "your view of it is read-only" vg.err || fail "daemon's gc: $(cat vg.err)"
+    view=".user-$(id -u daemon).sqlite"
+    [ "$(stat -c %u:%a "$work/shared/$view")" = 0:640 ] ||
+      fail "the view is not root's, mode 0600 with an ACL: $(stat -c %u:%a "$work/shared/$view")"
+    as daemon cat "$work/shared/.user-$(id -u nobody).sqlite" >/dev/null 2>&1 &&
+      fail "a view for nobody exists"
+    # the core gone: the view follows
+    rm "$work/shared/core.$pid.zst"
+    "$gpucore" store --rescan --store "$work/shared" >/dev/null 2>rescan.err ||
+      fail "rescan: $(cat rescan.err)"
+    as daemon "$gpucore" list --json --store "$work/shared" >view2.json 2>&1 ||
+      fail "daemon's list after the rescan: $(cat view2.json)"
+    grep -q '"state": "missing"' view2.json || fail "the view did not follow: $(cat view2.json)"
   fi
   # Two GPU halves of two crashes: no signature each, so gc --keep-per-signature 1 keeps both
   # (it once removed one as a repeat of "fault:unknown+?:memory_violation:co-unknown").

@@ -977,6 +977,113 @@ static void test_share_with_owner(void **state)
 }
 
 /*
+ * What user @p uid's gc_store_open() of the store gives, in a child of that uid: 0 a view
+ * holding exactly @p want_rows rows, all of @p uid, that refuses put, gc and rescan; 10 - the
+ * status of a failed open; 1 anything else.
+ */
+static int view_as(uid_t uid, size_t want_rows)
+{
+    pid_t pid = fork();
+    int status = 0;
+
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        struct gc_store_policy p = { .keep_per_signature = -1 };
+        struct gc_store_rescan_stats rs;
+        struct gc_store_row *rows = NULL, r = { 0 };
+        gpucore_diag_t d = { 0 };
+        struct gc_store *s;
+        size_t n = 0;
+
+        if (setresgid(65534, 65534, 65534) != 0 || setgroups(0, NULL) != 0 ||
+            setresuid(uid, uid, uid) != 0)
+            _exit(2);
+        if (gc_store_open(dir, 0, &s, &d) != GPUCORE_OK)
+            _exit(10 - (int)d.status); /* the statuses are negative */
+        if (!gc_store_is_view(s) || gc_store_query(s, NULL, &rows, &n, &d) != GPUCORE_OK ||
+            n != want_rows)
+            _exit(1);
+        for (size_t i = 0; i < n; i++)
+            if (rows[i].uid != (int64_t)uid)
+                _exit(1);
+        r.file = rows ? rows[0].file : NULL;
+        r.state = GC_STORE_PRESENT;
+        if (gc_store_put(s, &r, &d) != GPUCORE_E_PERM ||
+            gc_store_gc(s, &p, 1, 0, NULL, NULL, NULL, &d) != GPUCORE_E_PERM ||
+            gc_store_rescan(s, &rs, &d) != GPUCORE_E_PERM ||
+            gc_store_forget(s, r.file, &d) != GPUCORE_E_PERM)
+            _exit(1);
+        _exit(0);
+    }
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    return WEXITSTATUS(status);
+}
+
+/* Users' views of root's store: their rows and no one else's, read-only, following the index. */
+static void test_user_views(void **state)
+{
+    gpucore_diag_t d = { 0 };
+    struct gc_store_rescan_stats rs;
+    struct gc_store *s;
+    char name[64];
+    struct stat st;
+    gpucore_status_t rc;
+
+    (void)state;
+    if (geteuid() != 0)
+        skip();
+    s = open_store();
+    put_uid(s, "mine", 1);
+    put_uid(s, "mine-too", 1);
+    put_uid(s, "theirs", 2);
+    put_uid(s, "roots", 0);
+    put_uid(s, "unknown", -1);
+    rc = gc_store_sync_views(s, &d);
+    if (rc == GPUCORE_E_NOTSUP) {
+        gc_store_close(s);
+        skip();
+    }
+    assert_int_equal(rc, GPUCORE_OK);
+    /* nothing changed since: nothing to write */
+    assert_int_equal(gc_store_sync_views(s, &d), GPUCORE_OK);
+    gc_store_close(s);
+    assert_int_equal(gc_store_view_name(1, name, sizeof(name)), 0);
+    assert_string_equal(name, ".user-1.sqlite");
+    assert_int_equal(stat(path_in(name), &st), 0);
+    assert_int_equal(st.st_uid, 0);
+    assert_int_equal(st.st_mode & 0777, 0640); /* 0600 and the ACL's mask r-- */
+    assert_int_equal(view_as(1, 2), 0);
+    assert_int_equal(view_as(2, 1), 0);
+    assert_int_equal(view_as(3, 0), 10 - GPUCORE_E_NOTFOUND);
+    /* one user's view is closed to the other, and no view is made for root or no one */
+    assert_int_equal(opens_as(2, path_in(name), 0), 1);
+    assert_int_equal(stat(path_in(".user-0.sqlite"), &st), -1);
+    /* the index changes, the views follow: a row gone, a view emptied is removed */
+    s = open_store();
+    assert_int_equal(gc_store_forget(s, "theirs", &d), GPUCORE_OK);
+    assert_int_equal(gc_store_forget(s, "mine", &d), GPUCORE_OK);
+    assert_int_equal(gc_store_sync_views(s, &d), GPUCORE_OK);
+    gc_store_close(s);
+    assert_int_equal(view_as(1, 1), 0);
+    assert_int_equal(view_as(2, 0), 10 - GPUCORE_E_NOTFOUND);
+    assert_int_equal(stat(path_in(".user-2.sqlite"), &st), -1);
+    /* a rescan rewrites every view: the fixture's files are no cores, so read again they are
+       unreadable rows of unknown uid, and uid 1's view goes with its last row */
+    s = open_store();
+    assert_int_equal(gc_store_rescan(s, &rs, &d), GPUCORE_OK);
+    assert_int_equal(gc_store_sync_views(s, &d), GPUCORE_OK);
+    assert_int_equal(view_as(1, 0), 10 - GPUCORE_E_NOTFOUND);
+    put_uid(s, "mine", 1);
+    assert_int_equal(gc_store_sync_views(s, &d), GPUCORE_OK);
+    gc_store_close(s);
+    assert_int_equal(view_as(1, 1), 0);
+    /* a view that is not root's regular file is refused */
+    assert_int_equal(chown(path_in(".user-1.sqlite"), 1, 1), 0);
+    assert_int_equal(view_as(1, 0), 10 - GPUCORE_E_PERM);
+}
+
+/*
  * gc's plan pinned on a fixture where every phase chooses: KeepPerSignature=2 over signatures
  * with repeats (a tie in capture time broken by id, rows of unknown time first, a missing and
  * a deleted row that do not count as kept), MaxAge, then MaxUse, then KeepFree. The expected
@@ -1395,6 +1502,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_retain_keeps_new_core, setup, teardown),
         cmocka_unit_test_setup_teardown(test_forget_and_seen, setup, teardown),
         cmocka_unit_test_setup_teardown(test_share_with_owner, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_user_views, setup, teardown),
         cmocka_unit_test(test_locate),
         cmocka_unit_test(test_locate_user),
     };
