@@ -35,6 +35,7 @@ struct report_sink {
     const char *json_path; /* --json=FILE; NULL with json_fd 1 for stdout */
     int json_fd;           /* -1: no --json */
     const char *store_dir; /* --store: index the core there; NULL */
+    const char *store_config; /* --config FILE: the store.conf of its retention; NULL default */
 };
 
 /*

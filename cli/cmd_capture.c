@@ -198,6 +198,10 @@ static void capture_help(const char *cmd, FILE *out)
             "                     is a warning: the core is kept (gpucore store --rescan).\n"
             "                     The next word is DIR unless it is --, starts with - or\n"
             "                     (capture, watch) is a number, the PID\n"
+            "  --config FILE      with --store: the store.conf whose limits the store is\n"
+            "                     kept within after the core is added (default\n"
+            "                     /etc/gpucore/store.conf for root, else\n"
+            "                     $XDG_CONFIG_HOME/gpucore/store.conf)\n"
             "  --quiet            no final summary line\n"
             "%s%s"
             "  -h, --help         this text\n\n"
@@ -483,6 +487,7 @@ static const struct option capture_longopts[] = {
     { "quiet", no_argument, NULL, 'q' },
     { "json", optional_argument, NULL, 'j' },
     { "store", optional_argument, NULL, 'S' },
+    { "config", required_argument, NULL, 'C' },
     { "trigger", required_argument, NULL, 'T' },
     { "hook-timeout", required_argument, NULL, 'H' },
     { "error-thread", required_argument, NULL, 'E' },
@@ -618,6 +623,11 @@ static int capture_option(struct capture_args *a, int c, const char *arg)
                                         "=FILE, got an empty file name");
         a->cli.out.json_path = arg;
         a->cli.out.json_fd = STDOUT_FILENO;
+        return -1;
+    case 'C':
+        if (!*arg)
+            return cli_usage_error(cmd, "--config takes a file name, got an empty one");
+        a->cli.out.store_config = arg;
         return -1;
     case 'S':
         if (arg && !*arg)
@@ -769,6 +779,8 @@ static int run_capture_cmd(int argc, char **argv, enum gc_capture_mode mode)
     rc = capture_operands(&a, argc, argv);
     if (rc >= 0)
         return rc;
+    if (a.cli.out.store_config && !a.store)
+        return cli_usage_error(a.cli.cmd, "--config is the store's: give it with --store");
     if (a.store) {
         rc = store_output(&a);
         if (rc >= 0)

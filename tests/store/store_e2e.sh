@@ -65,6 +65,26 @@ run)
   # --store=DIR and --compress: a .zst name
   store_run runz vadd-fault --store="$work/other" --compress
   case $core in "$work"/other/core.*.gpucore-inferior.zst) ;; *) fail "compressed name $core" ;; esac
+  # retention on every capture (store.conf, here --config): two cores of 1.4 MiB pass
+  # MaxUse=2M, so the older one goes, never the new one; a store.conf that does not parse is a warning, the core
+  # kept and the job's status the command's; --config without --store is a usage error
+  printf '[Store]\nMaxUse=2M\n' >keep1.conf
+  store_run ret1 vadd-fault --store="$work/ret" --config keep1.conf
+  first=$core
+  store_run ret2 vadd-fault --store "$work/ret" --config keep1.conf
+  [ -f "$core" ] && [ "$core" != "$first" ] || fail "the new core is gone: $(cat ret2.err)"
+  [ ! -e "$first" ] || fail "the older core was kept: $(ls "$work/ret")"
+  grep -q "^gpucore: $work/ret: 1 older core removed by the store's limits (.*; store.conf)$" \
+    ret2.err || fail "no retention line: $(cat ret2.err)"
+  printf 'KeepPerSignature=many\n' >bad.conf
+  store_run ret3 vadd-fault --store="$work/ret" --config bad.conf
+  [ -f "$core" ] || fail "the core was not kept"
+  grep -q "^gpucore: warning: $core: the store's limits were not applied: .*bad.conf:1:" \
+    ret3.err || fail "no warning: $(cat ret3.err)"
+  rc=0
+  "$gpucore" run --config keep1.conf -o x.core -- true >cu.out 2>cu.err || rc=$?
+  expect_rc 64 cu
+  grep -q "give it with --store" cu.err || fail "$(cat cu.err)"
 
   gc list list
   expect_rc 0 list
@@ -412,7 +432,8 @@ perm)
   grep -q "warning: .*: the core is kept but not indexed: .*schema version 7" r2.err ||
     fail "no warning: $(cat r2.err)"
   [ -f "$core" ] || fail "the core was not kept"
-  # another user's store, seen by a user who is not root
+  # root's store seen by a user without a core in it: nothing of root's is shown, 66; another
+  # user's store: refused, 77
   if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
     # in a directory of its own that nobody may enter (the build tree's parents may not be)
     theirs=$(mktemp -d -t gpucore-store-e2e.XXXXXX)
@@ -420,9 +441,17 @@ perm)
     rc=0
     setpriv --reuid=65534 --regid=65534 --clear-groups "$gpucore" list --store "$theirs" \
         >t.out 2>t.err || rc=$?
+    expect_rc 66 t
+    grep -q "^gpucore: $theirs: root's store holds no core of yours (uid 65534)" t.err ||
+      fail "$(cat t.err)"
+    chown daemon "$theirs"
+    rc=0
+    setpriv --reuid=65534 --regid=65534 --clear-groups "$gpucore" list --store "$theirs" \
+        >t.out 2>t.err || rc=$?
     rm -rf "$theirs"
     expect_rc 77 t
-    grep -q "the store belongs to uid 0, not to you (uid 65534): refused" t.err || fail "$(cat t.err)"
+    grep -q "the store belongs to uid $(id -u daemon), not to you (uid 65534): refused" t.err ||
+      fail "$(cat t.err)"
   fi
   # a store.conf that does not parse: the line named, 65; a --config that is missing: 66
   printf 'MaxUse=1G\nMaxAge=forever\n' >bad.conf
