@@ -98,6 +98,11 @@ struct cap {
     const char *tier;
     uint64_t bytes_written, bytes_planned;
     uint32_t flags; /* GPUCORE_META_* */
+    /* The name the output pattern gave and the number of the name taken (0: that name;
+       capture_path.h): a name that appears while the core is written is numbered on. */
+    char asked_path[PATH_MAX];
+    uint32_t name_number;
+    char renamed_from[PATH_MAX]; /* the name found taken at the finish; "" none */
 };
 
 /* ---- small helpers ---------------------------------------------------------------------- */
@@ -1292,12 +1297,31 @@ static uint64_t expected_bytes(const struct cap *c, const struct gpu_state *g,
     return n;
 }
 
+/*
+ * The writer's rename_on_exist: the name finishing found taken (another process created it
+ * while the core was written) is numbered on from the one taken, never replaced; c->res->path
+ * follows.
+ */
+static int next_free_name(void *user, uint32_t attempt, char *buf, size_t size)
+{
+    struct cap *c = user;
+    uint32_t n = c->name_number + attempt;
+
+    if (n > GC_CAPTURE_NUMBERED_MAX ||
+        gc_capture_numbered_name(c->asked_path, n, c->o->compress, buf, size, NULL) != GPUCORE_OK)
+        return -1;
+    if (!c->renamed_from[0])
+        snprintf(c->renamed_from, sizeof(c->renamed_from), "%s", c->res->path);
+    snprintf(c->res->path, sizeof(c->res->path), "%s", buf);
+    return 0;
+}
+
 static gpucore_status_t open_writer(struct cap *c, const struct gpu_state *g,
                                     const struct gc_procmaps *pm)
 {
     struct gc_capture_vars *v = &c->vars;
     const struct gpucore_writer_opts *wo;
-    char asked[PATH_MAX];
+    char *asked = c->asked_path;
     gpucore_status_t st = GPUCORE_E_EXIST;
     uint32_t threads = c->o->threads;
 
@@ -1309,7 +1333,7 @@ static gpucore_status_t open_writer(struct cap *c, const struct gpu_state *g,
     gc_capture_vars_fill(v, c->pid, c->vars_storage, sizeof(c->vars_storage));
     v->time_s = (int64_t)(c->start_real_ns / 1000000000ull);
     GC_TRY(gc_capture_expand_path(c->o->output_pattern ? c->o->output_pattern : "gpucore.%p", v,
-                                  asked, sizeof(asked), c->diag));
+                                  asked, sizeof(c->asked_path), c->diag));
     /* The directory is made now, when there is a core to put in it (capture.h). */
     GC_TRY(gc_capture_make_dirs(asked, c->diag));
     wo = GPUCORE_OPTS(gpucore_writer_opts, .kind = GPUCORE_CORE_UNIFIED,
@@ -1319,11 +1343,13 @@ static gpucore_status_t open_writer(struct cap *c, const struct gpu_state *g,
                        .expected_bytes = c->o->compress ? expected_bytes(c, g, pm) : 0,
                        .manifest_flags =
                                (c->o->redact ? GPUCORE_MANIFEST_REDACTED : 0u) |
-                               (c->o->no_host_memory ? GPUCORE_MANIFEST_NO_HOST_MEMORY : 0u));
+                               (c->o->no_host_memory ? GPUCORE_MANIFEST_NO_HOST_MEMORY : 0u),
+                       .rename_on_exist = next_free_name, .rename_user = c);
     /* A taken name is numbered, never replaced: the writer refuses an existing file. */
     for (uint32_t n = 0; st == GPUCORE_E_EXIST && n <= GC_CAPTURE_NUMBERED_MAX; n++) {
         GC_TRY(gc_capture_numbered_name(asked, n, c->o->compress, c->res->path,
                                         sizeof(c->res->path), c->diag));
+        c->name_number = n;
         st = gpucore_writer_open(c->res->path, wo, &c->w, c->diag);
     }
     if (st == GPUCORE_E_EXIST)
@@ -1610,6 +1636,10 @@ static gpucore_status_t finish_core(struct cap *c)
     }
     c->res->written = 1;
     c->res->file_bytes = ws.file_bytes;
+    if (c->renamed_from[0])
+        warn(c, "%s appeared while the core was written: this core is %s (gpucore never "
+                "overwrites a file)",
+             c->renamed_from, c->res->path);
     if (ws.truncated) {
         c->res->truncated = 1;
         c->res->truncation_reason = ws.truncation_reason;

@@ -138,6 +138,8 @@ struct gc_core_wopts {
     uint64_t head_reserve;
     uint64_t expected_bytes; /* 0: not known */
     uint32_t manifest_flags; /* REDACTED, NO_HOST_MEMORY */
+    gpucore_writer_rename_fn rename_on_exist; /* NULL: none */
+    void *rename_user;
 };
 
 struct gpucore_writer_opts;

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
@@ -289,6 +290,29 @@ static gpucore_status_t rename_named_tmp(struct gc_core_publish *p, gpucore_diag
     return GPUCORE_OK;
 }
 
+/*
+ * The final name was taken while the file was written: p->name becomes the last component of
+ * the caller's attempt @p n (the directory stays p->dirfd's). 0, or -1 when the caller gives
+ * none, or no plain name, or there is no memory (the commit then fails as it was).
+ */
+static int take_other_name(struct gc_core_publish *p, uint32_t n)
+{
+    char path[PATH_MAX];
+    const char *name;
+    char *copy;
+
+    path[0] = '\0';
+    if (p->rename_on_exist(p->rename_user, n, path, sizeof(path)) != 0 ||
+        !memchr(path, '\0', sizeof(path)))
+        return -1;
+    name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    if (!*name || !strcmp(name, ".") || !strcmp(name, "..") || !(copy = gc_strdup(name)))
+        return -1;
+    gc_free(p->name);
+    p->name = copy;
+    return 0;
+}
+
 gpucore_status_t gc_core_publish_commit(struct gc_core_publish *p, gpucore_diag_t *diag)
 {
     gpucore_status_t st;
@@ -301,6 +325,13 @@ gpucore_status_t gc_core_publish_commit(struct gc_core_publish *p, gpucore_diag_
         goto out_abort;
     }
     st = p->tmpname ? rename_named_tmp(p, diag) : link_tmpfile(p, diag);
+    for (uint32_t n = 1; st == GPUCORE_E_EXIST && p->rename_on_exist &&
+                         n <= GPUCORE_WRITER_RENAMES_MAX;
+         n++) {
+        if (take_other_name(p, n) != 0)
+            break;
+        st = p->tmpname ? rename_named_tmp(p, diag) : link_tmpfile(p, diag);
+    }
     if (st < 0)
         goto out_abort;
     /*

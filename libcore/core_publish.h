@@ -7,6 +7,7 @@
 #ifndef GC_CORE_PUBLISH_H
 #define GC_CORE_PUBLISH_H
 
+#include <gpucore/core.h>
 #include <gpucore/status.h>
 
 struct gc_core_publish {
@@ -15,6 +16,10 @@ struct gc_core_publish {
     char *name;    /* final name, relative to dirfd */
     char *tmpname; /* hidden name of the fallback file, NULL with O_TMPFILE */
     int overwrite; /* replace an existing final name */
+    /* Not overwriting, and the final name appeared meanwhile: the names to try instead
+       (gpucore_writer_opts::rename_on_exist); NULL: fail with GPUCORE_E_EXIST. */
+    gpucore_writer_rename_fn rename_on_exist;
+    void *rename_user;
 };
 
 /* gc_core_publish_open() flags */

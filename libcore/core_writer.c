@@ -547,7 +547,7 @@ gpucore_status_t gc_core_wopts_parse(const struct gpucore_writer_opts *opts,
 {
     uint32_t compress;
 
-    GC_TRY(gc_core_opts_check(opts, GC_OPTS_END(gpucore_writer_opts, manifest_flags),
+    GC_TRY(gc_core_opts_check(opts, GC_OPTS_END(gpucore_writer_opts, rename_user),
                               "writer options", d));
     o->kind = GC_OPTS_GET(opts, gpucore_writer_opts, kind, GPUCORE_CORE_UNIFIED);
     o->e_machine = GC_OPTS_GET(opts, gpucore_writer_opts, e_machine, 0u);
@@ -561,6 +561,9 @@ gpucore_status_t gc_core_wopts_parse(const struct gpucore_writer_opts *opts,
     o->head_reserve = GC_OPTS_GET(opts, gpucore_writer_opts, head_reserve, (uint64_t)0);
     o->expected_bytes = GC_OPTS_GET(opts, gpucore_writer_opts, expected_bytes, (uint64_t)0);
     o->manifest_flags = GC_OPTS_GET(opts, gpucore_writer_opts, manifest_flags, 0u);
+    o->rename_on_exist = GC_OPTS_GET(opts, gpucore_writer_opts, rename_on_exist,
+                                     (gpucore_writer_rename_fn)NULL);
+    o->rename_user = GC_OPTS_GET(opts, gpucore_writer_opts, rename_user, (void *)NULL);
 
     GC_FAIL_IF(o->kind > GPUCORE_CORE_SPLIT, d, GPUCORE_E_INVAL, GC_NO_OFFSET, "unknown kind %u",
                o->kind);
@@ -639,6 +642,8 @@ GPUCORE_API gpucore_status_t gpucore_writer_open(const char *path,
         gc_free(w);
         return st;
     }
+    w->pub.rename_on_exist = o.rename_on_exist;
+    w->pub.rename_user = o.rename_user;
     st = gc_core_sink_new(w->pub.fd, &o, &w->sink, d);
     if (st < 0) {
         gpucore_writer_abort(w);

@@ -167,6 +167,88 @@ static void test_appears_meanwhile(void **state)
     assert_int_equal(tc_dir_entries(f->dir), 1);
 }
 
+/* rename_on_exist of the tests: PATH.N, stopping after @p user's count of attempts. */
+struct other_names {
+    const char *path;
+    uint32_t max, asked;
+};
+
+static int numbered(void *user, uint32_t attempt, char *buf, size_t size)
+{
+    struct other_names *o = user;
+
+    o->asked = attempt;
+    if (attempt > o->max)
+        return -1;
+    snprintf(buf, size, "%s.%u", o->path, attempt);
+    return 0;
+}
+
+/*
+ * With rename_on_exist, a name taken while the core is written is numbered on, never replaced
+ * and never the reason the core is lost: PATH and PATH.1 taken meanwhile, the core is PATH.2;
+ * the other files keep their bytes. Through the hidden-file fallback too.
+ */
+static void test_appears_meanwhile_renamed(void **state)
+{
+    struct tc_fixture *f = *state;
+    struct other_names o = { .path = f->path, .max = 5 };
+    const struct gpucore_writer_opts *wo =
+            GPUCORE_OPTS(gpucore_writer_opts, .rename_on_exist = numbered, .rename_user = &o);
+    char one[PATH_MAX], two[PATH_MAX];
+    struct gc_core_publish p;
+    gpucore_writer_t *w = NULL;
+    gpucore_diag_t d;
+    uint8_t *bytes;
+    size_t n;
+
+    snprintf(one, sizeof(one), "%s.1", f->path);
+    snprintf(two, sizeof(two), "%s.2", f->path);
+    assert_int_equal(gpucore_writer_open(f->path, wo, &w, NULL), GPUCORE_OK);
+    assert_int_equal(gpucore_writer_add_segment(w, 0x1000, "data", 4, NULL), GPUCORE_OK);
+    assert_int_equal(tc_write_file(f->path, "other", 5), 0);
+    assert_int_equal(tc_write_file(one, "third", 5), 0);
+    assert_int_equal(gpucore_writer_finish(w, NULL, &d), GPUCORE_OK);
+    assert_int_equal(o.asked, 2);
+    bytes = tc_read_file(two, &n);
+    assert_true(n > 64);
+    assert_memory_equal(bytes, "\177ELF", 4);
+    free(bytes);
+    bytes = tc_read_file(f->path, &n);
+    assert_int_equal(n, 5);
+    assert_memory_equal(bytes, "other", 5);
+    free(bytes);
+    assert_int_equal(tc_dir_entries(f->dir), 3);
+
+    /* the caller stops giving names: the finish fails as without them, nothing is left */
+    o.max = 1;
+    assert_int_equal(gpucore_writer_open(f->path, wo, &w, NULL), GPUCORE_E_EXIST);
+    unlink(two);
+    unlink(one);
+    unlink(f->path);
+    assert_int_equal(gpucore_writer_open(f->path, wo, &w, NULL), GPUCORE_OK);
+    assert_int_equal(tc_write_file(f->path, "other", 5), 0);
+    assert_int_equal(tc_write_file(one, "third", 5), 0);
+    assert_int_equal(gpucore_writer_finish(w, NULL, &d), GPUCORE_E_EXIST);
+    assert_int_equal(tc_dir_entries(f->dir), 2);
+    unlink(one);
+
+    /* the hidden-file fallback: RENAME_NOREPLACE refuses, the next name is taken */
+    o.max = 5;
+    unlink(f->path);
+    assert_int_equal(gc_core_publish_open(&p, f->path, 0600, GC_CORE_PUBLISH_NO_TMPFILE, &d),
+                     GPUCORE_OK);
+    p.rename_on_exist = numbered;
+    p.rename_user = &o;
+    assert_int_equal(write(p.fd, "abc", 3), 3);
+    assert_int_equal(tc_write_file(f->path, "other", 5), 0);
+    assert_int_equal(gc_core_publish_commit(&p, &d), GPUCORE_OK);
+    bytes = tc_read_file(one, &n);
+    assert_int_equal(n, 3);
+    free(bytes);
+    assert_int_equal(tc_dir_entries(f->dir), 2);
+}
+
 static void test_mode_ignores_umask(void **state)
 {
     struct tc_fixture *f = *state;
@@ -299,6 +381,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_abort_leaves_nothing, setup, tc_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_refuse_existing, setup, tc_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_appears_meanwhile, setup, tc_fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_appears_meanwhile_renamed, setup,
+                                        tc_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_mode_ignores_umask, setup, tc_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_fallback_named_tmp, setup, tc_fixture_teardown),
         cmocka_unit_test_setup_teardown(test_bad_paths, setup, tc_fixture_teardown),

@@ -119,6 +119,18 @@ typedef struct gpucore_writer gpucore_writer_t;
 #define GPUCORE_WRITE_OVERWRITE 0x1u   /**< replace an existing file instead of GPUCORE_E_EXIST */
 #define GPUCORE_WRITE_NO_MANIFEST 0x2u /**< do not emit the GPUCORE manifest note */
 
+/** The most other names gpucore_writer_opts::rename_on_exist is asked for. */
+#define GPUCORE_WRITER_RENAMES_MAX 999u
+
+/**
+ * Another name for a core whose final name appeared while it was written (another process took
+ * it, and GPUCORE_WRITE_OVERWRITE is unset): attempt 1, 2, ... up to GPUCORE_WRITER_RENAMES_MAX.
+ * Write the path to @p buf (@p size bytes) and return 0, or return nonzero to stop (the finish
+ * then fails with GPUCORE_E_EXIST). The file stays in its directory: only the path's last
+ * component is used. The writer never replaces a file under any of the names.
+ */
+typedef int (*gpucore_writer_rename_fn)(void *user, uint32_t attempt, char *buf, size_t size);
+
 /**
  * Writer options. Initialise with GPUCORE_OPTS(gpucore_writer_opts, ...) so `sz` is set; fields
  * left 0 take the documented default. Pass NULL for all defaults.
@@ -147,6 +159,9 @@ struct gpucore_writer_opts {
     uint32_t manifest_flags; /**< GPUCORE_MANIFEST_REDACTED and GPUCORE_MANIFEST_NO_HOST_MEMORY
                                   bits the manifest carries (what the caller withheld); the
                                   writer adds GPUCORE_MANIFEST_TRUNCATED itself */
+    gpucore_writer_rename_fn rename_on_exist; /**< NULL: a name taken meanwhile fails the
+                                                   finish (GPUCORE_E_EXIST) */
+    void *rename_user;                        /**< rename_on_exist's @p user */
     size_t : 0;
 };
 
