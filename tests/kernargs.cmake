@@ -19,6 +19,7 @@ gpucore_unit_test(test_devprintf
   SOURCES unit/test_devprintf.c
   LIBS gc_triage gc_analyze gc_libcore gc_schema gc_arch)
 
+gpucore_fuzz_target(fuzz_devprintf SOURCE fuzz/targets/fuzz_devprintf.c LIBS gc_triage gc_analyze gc_libcore gc_schema gc_arch)
 gpucore_fuzz_target(fuzz_kernargs SOURCE fuzz/targets/fuzz_kernargs.c LIBS gc_triage gc_analyze gc_libcore gc_schema gc_arch)
 
 # Each scenario with kernel arguments, captured from its inferior, its report's decoded
