@@ -28,10 +28,10 @@ static json_t *record_json(const struct gc_dp_record *r, const uint8_t *buf)
         gc_dp_arg_hex(r, buf, i, hex, sizeof(hex), NULL);
         json_array_append_new(args, json_string(hex));
     }
-    json_object_set_new(o, "offset", gc_json_uint(r->offset));
-    json_object_set_new(o, "id", gc_json_uint(r->id));
+    json_object_set_new(o, GC_TK_OFFSET, gc_json_uint(r->offset));
+    json_object_set_new(o, GC_TK_ID, gc_json_uint(r->id));
     json_object_set_new(o, "format", json_string(fmt));
-    json_object_set_new(o, "args", args);
+    json_object_set_new(o, GC_TK_ARGS, args);
     json_object_set_new(o, GC_TK_TEXT, r->text ? json_string(r->text) : json_null());
     json_object_set_new(o, GC_TK_TEXT_ERROR,
                         r->format->mismatch[0]

@@ -218,8 +218,8 @@ static void render_printf_record(FILE *out, const json_t *r)
         return;
     }
     fprintf(out, "  [offset %" PRIu64 ", printf id %" PRIu64 ", arguments",
-            gc_json_get_u64(r, "offset"), gc_json_get_u64(r, "id"));
-    json_array_foreach(json_object_get(r, "args"), i, a)
+            gc_json_get_u64(r, GC_TK_OFFSET), gc_json_get_u64(r, GC_TK_ID));
+    json_array_foreach(json_object_get(r, GC_TK_ARGS), i, a)
             fprintf(out, "%s %s", i ? "," : "", json_string_value(a));
     fprintf(out, "] not formatted: %s\n", gc_json_get_str_or(r, GC_TK_TEXT_ERROR, "?"));
 }
