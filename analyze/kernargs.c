@@ -164,24 +164,19 @@ static gpucore_status_t wrong_type(gpucore_diag_t *diag, const struct mp_path *p
                        p->text, key, want, mp_type_name(o->type));
 }
 
-/* A string member: *ret a new NUL-terminated copy, NULL when absent and not @p required. */
-static gpucore_status_t mp_string(const msgpack_object *m, const char *key, int required,
-                                  const struct mp_path *p, char **ret, gpucore_diag_t *diag)
+/* The string @p o (named p->text + @p key in messages) as a new NUL-terminated copy in *ret:
+   at most @p max bytes, no NUL inside. */
+static gpucore_status_t mp_str_dup(const msgpack_object *o, const struct mp_path *p,
+                                   const char *key, uint32_t max, char **ret, gpucore_diag_t *diag)
 {
-    const msgpack_object *o = mp_get(m, key);
     char *s;
 
     *ret = NULL;
-    if (!o) {
-        GC_FAIL_IF(required, diag, GPUCORE_E_CORRUPT, GC_NO_OFFSET, "%s: no %s member", p->text,
-                   key);
-        return GPUCORE_OK;
-    }
     if (o->type != MSGPACK_OBJECT_STR)
         return wrong_type(diag, p, key, "a string", o);
-    GC_FAIL_IF(o->via.str.size > GC_KA_MAX_STRING, diag, GPUCORE_E_LIMIT, GC_NO_OFFSET,
-               "%s%s: a string of %" PRIu32 " bytes, more than the %u allowed", p->text, key,
-               o->via.str.size, GC_KA_MAX_STRING);
+    GC_FAIL_IF(o->via.str.size > max, diag, GPUCORE_E_LIMIT, GC_NO_OFFSET,
+               "%s%s: a string of %" PRIu32 " bytes, more than the %" PRIu32 " allowed", p->text,
+               key, o->via.str.size, max);
     GC_FAIL_IF(memchr(o->via.str.ptr, '\0', o->via.str.size), diag, GPUCORE_E_CORRUPT, GC_NO_OFFSET,
                "%s%s: the string holds a NUL byte", p->text, key);
     s = gc_malloc((size_t)o->via.str.size + 1u);
@@ -191,6 +186,21 @@ static gpucore_status_t mp_string(const msgpack_object *m, const char *key, int 
     s[o->via.str.size] = '\0';
     *ret = s;
     return GPUCORE_OK;
+}
+
+/* A string member: *ret a new NUL-terminated copy, NULL when absent and not @p required. */
+static gpucore_status_t mp_string(const msgpack_object *m, const char *key, int required,
+                                  const struct mp_path *p, char **ret, gpucore_diag_t *diag)
+{
+    const msgpack_object *o = mp_get(m, key);
+
+    *ret = NULL;
+    if (!o) {
+        GC_FAIL_IF(required, diag, GPUCORE_E_CORRUPT, GC_NO_OFFSET, "%s: no %s member", p->text,
+                   key);
+        return GPUCORE_OK;
+    }
+    return mp_str_dup(o, p, key, GC_KA_MAX_STRING, ret, diag);
 }
 
 /* A required unsigned member at most @p max. */
@@ -265,6 +275,56 @@ static gpucore_status_t parse_kernel(const msgpack_object *o, uint32_t index,
     return GPUCORE_OK;
 }
 
+/* amdhsa.printf (an array of strings, one per printf call of the code object) into
+   md->printf. Its own failures go to @p diag; the caller keeps the kernels regardless. */
+static gpucore_status_t parse_printf(const msgpack_object *a, struct gc_ka_metadata *md,
+                                     gpucore_diag_t *diag)
+{
+    const struct mp_path top = { "" };
+
+    if (a->type != MSGPACK_OBJECT_ARRAY)
+        return wrong_type(diag, &top, "amdhsa.printf", "an array", a);
+    GC_FAIL_IF(a->via.array.size > GC_KA_MAX_PRINTF, diag, GPUCORE_E_LIMIT, GC_NO_OFFSET,
+               "amdhsa.printf: %" PRIu32 " formats, more than the %u allowed",
+               a->via.array.size, GC_KA_MAX_PRINTF);
+    md->printf = gc_calloc_array((size_t)a->via.array.size + 1u, sizeof(*md->printf));
+    if (!md->printf)
+        return GPUCORE_E_NOMEM;
+    for (uint32_t i = 0; i < a->via.array.size; i++) {
+        struct mp_path p;
+
+        snprintf(p.text, sizeof(p.text), "amdhsa.printf[%" PRIu32 "]", i);
+        GC_TRY(mp_str_dup(&a->via.array.ptr[i], &p, "", GC_KA_MAX_PRINTF_STRING, &md->printf[i],
+                          diag));
+        md->nprintf = i + 1;
+    }
+    return GPUCORE_OK;
+}
+
+/* The printf formats, when the metadata has them: a failure is kept in md->printf_error (the
+   kernels' arguments do not depend on them); only running out of memory fails the parse. */
+static gpucore_status_t parse_root_printf(const msgpack_object *root, struct gc_ka_metadata *md)
+{
+    const msgpack_object *pf = mp_get(root, "amdhsa.printf");
+    gpucore_diag_t d;
+    gpucore_status_t st;
+
+    if (!pf)
+        return GPUCORE_OK;
+    st = parse_printf(pf, md, &d);
+    if (st == GPUCORE_E_NOMEM)
+        return st;
+    if (st != GPUCORE_OK) {
+        for (uint32_t i = 0; i < md->nprintf; i++)
+            gc_free(md->printf[i]);
+        gc_free(md->printf);
+        md->printf = NULL;
+        md->nprintf = 0;
+        snprintf(md->printf_error, sizeof(md->printf_error), "%s", d.message);
+    }
+    return GPUCORE_OK;
+}
+
 static gpucore_status_t parse_root(const msgpack_object *root, struct gc_ka_metadata *md,
                                    gpucore_diag_t *diag)
 {
@@ -273,6 +333,7 @@ static gpucore_status_t parse_root(const msgpack_object *root, struct gc_ka_meta
 
     if (root->type != MSGPACK_OBJECT_MAP)
         return wrong_type(diag, &top, "the metadata", "a map", root);
+    GC_TRY(parse_root_printf(root, md));
     ks = mp_get(root, "amdhsa.kernels");
     GC_FAIL_IF(!ks, diag, GPUCORE_E_NOTFOUND, GC_NO_OFFSET,
                "the metadata has no amdhsa.kernels member");
@@ -351,6 +412,9 @@ void gc_ka_free(struct gc_ka_metadata *md)
         gc_free(k->name);
         gc_free(k->symbol);
     }
+    for (uint32_t i = 0; i < md->nprintf; i++)
+        gc_free(md->printf[i]);
+    gc_free(md->printf);
     gc_free(md->kernels);
     gc_free(md);
 }

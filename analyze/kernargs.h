@@ -32,6 +32,12 @@
     (64u << 10) /* .kernarg_segment_size, .offset + .size (the \
                    bytes a capture keeps of a kernarg segment) */
 
+/* amdhsa.printf: one "ID:N:S1:...:SN:FORMAT" string per printf call site of the code object
+   (analyze/devprintf.h decodes them); a format is a program's string literal, so these bound
+   what a hostile note makes the parser copy, not what a program may print. */
+#define GC_KA_MAX_PRINTF        4096u /* entries of amdhsa.printf */
+#define GC_KA_MAX_PRINTF_STRING 4096u /* bytes of one entry */
+
 #define GC_NT_AMDGPU_METADATA 32u /* note type, owner "AMDGPU" */
 
 struct gc_ka_arg {
@@ -53,6 +59,11 @@ struct gc_ka_kernel {
 struct gc_ka_metadata {
     uint32_t nkernels;
     struct gc_ka_kernel *kernels;
+    /* "amdhsa.printf", undecoded (devprintf.h): nprintf strings, NUL-free; none when the
+       member is absent or malformed, printf_error then says which ("" when absent) */
+    uint32_t nprintf;
+    char **printf;
+    char printf_error[GPUCORE_DIAG_MESSAGE_SIZE];
 };
 
 /*
@@ -60,7 +71,8 @@ struct gc_ka_metadata {
  * @retval GPUCORE_OK
  * @retval GPUCORE_E_CORRUPT  malformed MessagePack, a member of the wrong type, a required
  *                            member missing (.offset, .size, .value_kind, .name), an argument
- *                            past GC_KA_MAX_SEGMENT
+ *                            past GC_KA_MAX_SEGMENT (a malformed "amdhsa.printf" fails
+ *                            nothing: md->printf_error says what is wrong with it)
  * @retval GPUCORE_E_NOTFOUND no "amdhsa.kernels" member
  * @retval GPUCORE_E_LIMIT    past one of the limits above
  * @retval GPUCORE_E_INVAL    NULL buf with size > 0, or NULL ret

@@ -185,7 +185,19 @@ struct gc_triage_error {
  * hidden pointer such as hidden_queue_ptr or hidden_printf_buffer, points into, or null), "relation" (that in words: "buffer a, 64 KiB VRAM", "null pointer",
  * "in no allocation of the core's allocation map", or null)}, or null when there is no
  * metadata; and "arguments_error": null, or what is missing or inconsistent (no metadata,
- * kernarg bytes not in the core, sizes that disagree), sentences joined by "; ". Besides the
+ * kernarg bytes not in the core, sizes that disagree), sentences joined by "; ". Each dispatch
+ * has "printf": null when its kernel has no hidden_printf_buffer argument or it is null or not
+ * in the core, else its OpenCL device printf buffer decoded with the code object's
+ * amdhsa.printf formats (analyze/devprintf.h, docs/device-printf.md): {"address", "used" and
+ * "size" (the buffer header's words, null when the header is not in the core), "held" (bytes
+ * of the buffer read from the core, at most 4 MiB), "truncated" (the core holds fewer bytes than
+ * the header says are used), "records": [{"offset" (of the record, header included), "id",
+ * "format" (unescaped, then escaped as "text" is), "args" (each argument's bytes as hex:
+ * "0x00000600" for 4 and 8 bytes, else the bytes in memory order), "text" (the message, bytes
+ * outside printable ASCII as C escapes such as "\n"; null when the format's sizes are not
+ * trusted), "text_error" (why not, or null)}], "problem" (null, or why the walk stopped early
+ * or found nothing: an unknown printf id at an offset, a header that does not add up, formats
+ * that cannot be read)}. Each record is charged GC_TRIAGE_JSON_RECORD_COST. Besides the
  * failures above:
  *   GPUCORE_E_LIMIT     CORE     the report's records do not fit the core's memory budget
  *                                (GC_TRIAGE_JSON_RECORD_COST): the budget's message      65

@@ -342,8 +342,40 @@ static json_t *joined(const json_t *problems)
     return json_string(buf);
 }
 
+/* The value of kernel @p k's hidden_printf_buffer argument in its segment @p seg (@p avail
+   bytes in the core), or 0 when it has none or its bytes are not there. */
+static uint64_t printf_buffer(const struct gc_ka_kernel *k, const uint8_t *seg, uint64_t avail)
+{
+    for (uint32_t i = 0; seg && i < k->nargs; i++) {
+        const struct gc_ka_arg *ka = &k->args[i];
+        uint64_t v = 0;
+
+        if (!ka->value_kind || strcmp(ka->value_kind, "hidden_printf_buffer") != 0 ||
+            ka->size != 8 || (uint64_t)ka->offset + 8 > avail)
+            continue;
+        for (int b = 7; b >= 0; b--)
+            v = v << 8 | seg[ka->offset + (uint32_t)b];
+        return v;
+    }
+    return 0;
+}
+
+/* The bytes from @p v to the end of the allocation holding it; UINT64_MAX when the core's
+   allocation map is not there or has no allocation there (the core's segments bound it). */
+static uint64_t alloc_room(const struct gc_tr_args *a, uint64_t v)
+{
+    uint32_t id;
+    const gpucore_alloc_t *al;
+
+    if (!v || !a->allocs || (id = gc_iv_find(&a->alloc_ix, v)) == UINT32_MAX)
+        return UINT64_MAX;
+    al = &a->allocs->allocs[id];
+    return al->size - (v - al->base);
+}
+
 void gc_tr_args_json(struct gc_tr_args *a, const struct gc_image_dispatch *dp, json_t *o)
 {
+    uint64_t printf_address;
     const char *err = NULL;
     const struct gc_ka_metadata *md = co_metadata(a, dp->code_object, &err);
     const struct gc_ka_kernel *k;
@@ -428,15 +460,18 @@ void gc_tr_args_json(struct gc_tr_args *a, const struct gc_image_dispatch *dp, j
         json_array_append_new(args, arg_json(a, ka, i, seg ? seg : kd, arg_avail,
                                              k->kernarg_segment_size, redacted, problems));
     }
+    printf_address = printf_buffer(k, seg, avail);
     gc_free(seg);
     json_object_set_new(o, GC_TK_ARGUMENTS, args);
     json_object_set_new(o, GC_TK_ARGUMENTS_ERROR, joined(problems));
     json_decref(problems);
+    gc_tr_printf_json(a->t, md, printf_address, alloc_room(a, printf_address), o);
     return;
 fail:
     json_object_set_new(o, GC_TK_ARGUMENTS, json_null());
     json_object_set_new(o, GC_TK_ARGUMENTS_ERROR,
                         json_string(err && err[0] ? err : "no argument metadata"));
+    gc_tr_printf_json(a->t, NULL, 0, 0, o);
 }
 
 /* ---- The fault address, related to the allocation map and the arguments ---------------------- */

@@ -694,7 +694,9 @@ static int queue_dispatches(struct report *r, const struct gc_image_queue *q, co
         }
         jd = dispatch_json(dp, r->dispatch_waves[list[i]], r->args);
         json_array_append_new(disp, jd);
-        if (charge(r, (uint64_t)json_array_size(json_object_get(jd, GC_TK_ARGUMENTS)) *
+        if (charge(r, ((uint64_t)json_array_size(json_object_get(jd, GC_TK_ARGUMENTS)) +
+                       json_array_size(json_object_get(json_object_get(jd, GC_TK_PRINTF),
+                                                       GC_TK_RECORDS))) *
                               GC_TRIAGE_JSON_RECORD_COST) != 0) {
             json_decref(disp);
             return -1;

@@ -197,6 +197,78 @@ static void render_arguments(FILE *out, const json_t *x)
                 json_is_array(args) ? "argument problems" : "arguments not decoded", err);
 }
 
+#define PRINTF_SHOWN 20u /* device printf messages the text lists per dispatch */
+
+/* One message: its text without the final newline most formats end with, or why not. */
+static void render_printf_record(FILE *out, const json_t *r)
+{
+    const char *text = gc_json_get_str(r, GC_TK_TEXT);
+    size_t i, n;
+    json_t *a;
+
+    if (text) {
+        size_t bs = 0;
+
+        n = strlen(text);
+        while (n >= 1 && bs + 2 <= n && text[n - 2 - bs] == '\\')
+            bs++; /* backslashes before the final letter: an odd count escapes it */
+        if (n >= 2 && text[n - 1] == 'n' && bs % 2 == 1)
+            n -= 2;
+        fprintf(out, "  %.*s\n", (int)n, text);
+        return;
+    }
+    fprintf(out, "  [offset %" PRIu64 ", printf id %" PRIu64 ", arguments",
+            gc_json_get_u64(r, GC_TK_OFFSET), gc_json_get_u64(r, GC_TK_ID));
+    json_array_foreach(json_object_get(r, GC_TK_ARGS), i, a)
+            fprintf(out, "%s %s", i ? "," : "", json_string_value(a));
+    fprintf(out, "] not formatted: %s\n", gc_json_get_str_or(r, GC_TK_TEXT_ERROR, "?"));
+}
+
+/* A dispatch's device printf messages, when its buffer in the core has any or says why not. */
+static void render_printf(FILE *out, const json_t *x)
+{
+    const json_t *p = json_object_get(x, GC_TK_PRINTF);
+    const json_t *recs = json_object_get(p, GC_TK_RECORDS);
+    const char *problem = gc_json_get_str(p, GC_TK_PROBLEM);
+    size_t n = json_array_size(recs), i;
+    json_t *r;
+
+    if (!json_is_object(p) || (!n && !problem && !gc_json_get_bool(p, GC_TK_TRUNCATED)))
+        return;
+    fprintf(out, "\nDevice printf (dispatch %" PRIu64 ", kernel %s): %zu message%s\n",
+            gc_json_get_u64(x, GC_TK_INDEX), gc_json_get_str_or(x, GC_TK_KERNEL, "unknown"), n,
+            plural(n));
+    json_array_foreach(recs, i, r)
+    {
+        if (i == PRINTF_SHOWN) {
+            fprintf(out, "  ... and %zu more (--json lists them)\n", n - i);
+            break;
+        }
+        render_printf_record(out, r);
+    }
+    if (gc_json_get_bool(p, GC_TK_TRUNCATED))
+        fprintf(out, "  truncated: the core holds %" PRIu64 " bytes of the buffer, the header "
+                     "says %" PRIu64 " bytes of messages follow its 8 bytes\n",
+                gc_json_get_u64(p, GC_TK_HELD), gc_json_get_u64(p, GC_TK_USED));
+    if (problem)
+        fprintf(out, "  problem: %s\n", problem);
+}
+
+/* The device printf messages of every listed dispatch. */
+static void render_printfs(FILE *out, const json_t *doc)
+{
+    size_t i, k, d;
+    json_t *v, *q, *x;
+
+    json_array_foreach(json_object_get(doc, GC_TK_AGENTS), i, v)
+    {
+        json_array_foreach(json_object_get(v, GC_TK_QUEUES), k, q)
+        {
+            json_array_foreach(json_object_get(q, GC_TK_DISPATCHES), d, x) render_printf(out, x);
+        }
+    }
+}
+
 /* The groups of queue @p q the report does not list, and their waves. */
 static void render_groups_omitted(FILE *out, const json_t *q)
 {
@@ -301,6 +373,7 @@ void analyze_render_report(FILE *out, const json_t *doc)
             render_groups_omitted(out, q);
         }
     }
+    render_printfs(out, doc);
     json_array_foreach(json_object_get(doc, GC_TK_CODE_OBJECTS), i, v)
     {
         if (i == 0)

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # Kernel arguments (analyze/kernargs.c, analyze/triage_args.c): the NT_AMDGPU_METADATA parser,
-# its fuzz target, and the report's decoded arguments checked against the scenarios.
+# its fuzz target, and the report's decoded arguments checked against the scenarios; the device
+# printf buffer decoded with the metadata's amdhsa.printf (analyze/devprintf.c).
 
 # The scenario objects are compiled with -cl-kernel-arg-info, so their metadata names the
 # arguments (.name), as HIP always does; ${GPUCORE_PLAIN_VADD} is compiled without it
@@ -13,6 +14,12 @@ set_property(TEST test_kernargs APPEND PROPERTY ENVIRONMENT
   "GPUCORE_SCENARIO_OBJECTS=${GPUCORE_SCENARIO_OBJECTS}"
   "GPUCORE_KERNARGS_OBJECT=${GPUCORE_PLAIN_VADD}")
 
+# The device printf decoder (analyze/devprintf.c) on synthetic formats and buffers.
+gpucore_unit_test(test_devprintf
+  SOURCES unit/test_devprintf.c
+  LIBS gc_triage gc_analyze gc_libcore gc_schema gc_arch)
+
+gpucore_fuzz_target(fuzz_devprintf SOURCE fuzz/targets/fuzz_devprintf.c LIBS gc_triage gc_analyze gc_libcore gc_schema gc_arch)
 gpucore_fuzz_target(fuzz_kernargs SOURCE fuzz/targets/fuzz_kernargs.c LIBS gc_triage gc_analyze gc_libcore gc_schema gc_arch)
 
 # Each scenario with kernel arguments, captured from its inferior, its report's decoded

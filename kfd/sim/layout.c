@@ -913,6 +913,21 @@ static void put_cov5_hidden(const struct gc_scen_dispatch *d, uint8_t *ka, uint3
     }
 }
 
+/* The printf buffer @p pb of dispatch @p d as the runtime and the kernel leave it (OpenCL's
+   printf on AMDGPU, docs/device-printf.md): the runtime writes the 8-byte header's
+   size (u32 at +4) and a zero offset (u32 at +0); each printf of the kernel adds its record's
+   bytes to the offset atomically and writes the record (id, then its arguments) at 8 + the
+   old offset. The scenario's records are written back to back, as one kernel's printfs in
+   turn (the parser made sure they fit). */
+#define PRINTF_HEADER 8u
+static void put_printf_records(const struct gc_scen_dispatch *d, uint8_t *pb)
+{
+    put(pb, 4ull * d->nprintf_words, 4);
+    put(pb + 4, d->printf_buffer, 4);
+    for (uint32_t k = 0; k < d->nprintf_words; k++)
+        put(pb + PRINTF_HEADER + 4ull * k, d->printf_words[k], 4);
+}
+
 static gpucore_status_t build_dispatches(struct lctx *c, Elf **elfs)
 {
     const struct gc_scenario *s = c->s;
@@ -998,6 +1013,7 @@ static gpucore_status_t build_dispatches(struct lctx *c, Elf **elfs)
                 snprintf(label, sizeof(label), "printf buffer d%u", i);
                 GC_TRY(map_dev(c, 0, d->printf_buffer, GC_KFD_MEM_VRAM,
                                s->agents[s->queues[d->queue].agent].gpu_id, label, NULL, &pb));
+                put_printf_records(d, pb);
             }
             put_cov5_hidden(d, ka, off, kd_size, pb ? addr_of(pb) : 0);
             off = kd_size;

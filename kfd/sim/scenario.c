@@ -472,12 +472,64 @@ static gpucore_status_t parse_hex_bytes(struct pctx *c, const char *hex, uint8_t
     return GPUCORE_OK;
 }
 
+/* One printf_records[] entry appended to d->printf_words (room for it is there). */
+static gpucore_status_t parse_printf_record(struct pctx *c, json_t *o, struct gc_scen_dispatch *d)
+{
+    static const char *const keys[] = { "id", "words", NULL };
+    json_t *words;
+
+    GC_TRY(check_keys(c, o, keys));
+    GC_TRY(get_u32(c, o, "id", 1, 0, 1, UINT32_MAX, &d->printf_words[d->nprintf_words]));
+    d->nprintf_words++;
+    GC_TRY(get_array(c, o, "words", GC_SCEN_MAX_PRINTF_WORDS, &words));
+    for (size_t k = 0; k < json_array_size(words); k++) {
+        size_t o1 = push(c, "words", 0), o2 = push(c, NULL, (long)k);
+        uint64_t x;
+
+        GC_TRY(as_u64(c, json_array_get(words, k), 0, UINT32_MAX, &x));
+        pop(c, o2);
+        pop(c, o1);
+        d->printf_words[d->nprintf_words++] = (uint32_t)x;
+    }
+    return GPUCORE_OK;
+}
+
+/* printf_records: what the kernel wrote into its printf buffer; only with printf_buffer, and
+   the 8-byte header and every record must fit in it (__printf_alloc refuses what does not). */
+static gpucore_status_t parse_printf_records(struct pctx *c, json_t *o,
+                                             struct gc_scen_dispatch *d)
+{
+    json_t *recs;
+
+    GC_TRY(get_array(c, o, "printf_records", GC_SCEN_MAX_PRINTF_RECORDS, &recs));
+    if (!recs)
+        return GPUCORE_OK;
+    if (!d->printf_buffer)
+        return fail(c, GPUCORE_E_INVAL, "printf_records: only with a printf_buffer");
+    d->printf_words = gc_calloc_array(json_array_size(recs) * (GC_SCEN_MAX_PRINTF_WORDS + 1u) + 1u,
+                                      sizeof(*d->printf_words));
+    if (!d->printf_words)
+        return GPUCORE_E_NOMEM;
+    for (size_t k = 0; k < json_array_size(recs); k++) {
+        size_t o1 = push(c, "printf_records", 0), o2 = push(c, NULL, (long)k);
+
+        GC_TRY(parse_printf_record(c, json_array_get(recs, k), d));
+        if (8ull + 4ull * d->nprintf_words > d->printf_buffer)
+            return fail(c, GPUCORE_E_INVAL, "the 8-byte header and %" PRIu32 " bytes of "
+                        "records do not fit the %" PRIu32 "-byte printf_buffer",
+                        4u * d->nprintf_words, d->printf_buffer);
+        pop(c, o2);
+        pop(c, o1);
+    }
+    return GPUCORE_OK;
+}
+
 static gpucore_status_t parse_dispatch(struct pctx *c, json_t *o, struct gc_scen_dispatch *d,
                                        const struct gc_scenario *s)
 {
     static const char *const keys[] = { "queue", "code_object", "kernel", "grid", "workgroup",
         "packet_id", "private_segment_size", "group_segment_size", "wave32", "vgprs",
-        "accvgprs", "sgprs", "kernargs", "raw_kernargs", "printf_buffer", NULL };
+        "accvgprs", "sgprs", "kernargs", "raw_kernargs", "printf_buffer", "printf_records", NULL };
     const struct gc_arch *arch;
     char co[GC_SCEN_NAME_MAX];
     json_t *ka;
@@ -538,6 +590,7 @@ static gpucore_status_t parse_dispatch(struct pctx *c, json_t *o, struct gc_scen
         GC_TRY(get_str(c, o, "raw_kernargs", 1, "", hex, sizeof(hex)));
         GC_TRY(parse_hex_bytes(c, hex, &d->raw_kernargs, &d->nraw));
     }
+    GC_TRY(parse_printf_records(c, o, d));
     for (const struct gc_scen_dispatch *p = s->dispatches; p < d; p++)
         if (p->queue == d->queue &&
             p->packet_id % s->queues[d->queue].ring_packets ==
@@ -1474,6 +1527,7 @@ void gc_scenario_free(struct gc_scenario *s)
     for (uint32_t i = 0; i < s->ndispatches; i++) {
         gc_free(s->dispatches[i].kernargs);
         gc_free(s->dispatches[i].raw_kernargs);
+        gc_free(s->dispatches[i].printf_words);
     }
     for (uint32_t i = 0; i < s->nwaves; i++)
         gc_free(s->waves[i].overrides);

@@ -27,6 +27,10 @@
 #define GC_SCEN_MAX_CODE_OBJECTS 64u
 #define GC_SCEN_MAX_KERNARGS     64u
 #define GC_SCEN_MAX_KERNARG_RAW  4096u
+/* printf_records: a test writes a few messages by hand; these bound what one dispatch may list
+   (a record is its id and its argument words, README "dispatches[]"). */
+#define GC_SCEN_MAX_PRINTF_RECORDS 64u
+#define GC_SCEN_MAX_PRINTF_WORDS   64u /* argument words of one record */
 #define GC_SCEN_MAX_REG_OVERRIDES 256u
 #define GC_SCEN_MAX_EXCEPTIONS   64u
 #define GC_SCEN_MAX_FAULTS       64u
@@ -176,6 +180,10 @@ struct gc_scen_dispatch {
     uint8_t *raw_kernargs; /* when given instead of the list */
     uint32_t nraw;
     uint32_t printf_buffer; /* bytes of printf buffer the runtime gives a v5 kernel; 0 = none */
+    /* printf_records, as the kernel writes them after the buffer's 8-byte header: each record's
+       id then its argument words, back to back (nprintf_words words in all, owned) */
+    uint32_t *printf_words;
+    uint32_t nprintf_words;
 };
 
 struct gc_scen_reg_override {

@@ -67,6 +67,38 @@ def num(v):
     return int(v, 0) if isinstance(v, str) else int(v)
 
 
+def s32(w):
+    return w - (1 << 32) if w & 0x80000000 else w
+
+
+# The messages the scenario's kernel printed (printf_records), decoded: each record's id, its
+# argument words, and for trap.cl's check the text its one printf makes of them.
+PRINTF_TEXT = {"check": lambda w: "check: in[%d] = %d is negative\\n" % (s32(w[0]), s32(w[1]))}
+
+
+def check_printf(x, d, where):
+    p = x["printf"]
+    if not d.get("printf_buffer"):
+        check(p is None, "%s: printf %r, the dispatch has no printf buffer" % (where, p))
+        return
+    recs = d.get("printf_records", [])
+    words = sum(1 + len(r.get("words", [])) for r in recs)
+    check(p is not None and p["used"] == 4 * words and p["size"] == num(d["printf_buffer"])
+          and p["truncated"] is False and p["problem"] is None and len(p["records"]) == len(recs),
+          "%s: printf %r, expected %d records in %d bytes" % (where, p, len(recs), 4 * words))
+    off = 8
+    for k, (r, got) in enumerate(zip(recs, (p or {}).get("records", []))):
+        w = [num(v) for v in r.get("words", [])]
+        want_text = PRINTF_TEXT[d["kernel"]](w) if d["kernel"] in PRINTF_TEXT else got["text"]
+        check(got["offset"] == off and got["id"] == num(r["id"]) and got["text_error"] is None
+              and got["args"] == ["0x%08x" % v for v in w] and got["text"] == want_text,
+              "%s: printf record %d %r, expected id %s at %d, words %r, text %r"
+              % (where, k, got, r["id"], off, w, want_text))
+        line = "  %s\n" % want_text[:-2] if want_text.endswith("\\n") else "  %s\n" % want_text
+        check(line in text, "%s: the text report lacks %r" % (where, line))
+        off += 4 + 4 * len(w)
+
+
 dispatches = [x for a in report["agents"] for q in a["queues"] for x in q["dispatches"]]
 faulting = {(g["queue"], g["dispatch"]) for a in report["agents"] for q in a["queues"]
             for g in q["groups"] if g["faulting"]}
@@ -173,6 +205,7 @@ for i, d in enumerate(scen["dispatches"]):
         line = "        and %d hidden argument%s filled by the runtime (--json lists %s)\n" % (
             len(hidden), "" if len(hidden) == 1 else "s", "it" if len(hidden) == 1 else "them")
         check(line in text, "%s: the text report lacks %r" % (where, line))
+    check_printf(x, d, where)
     checked += 1
 check(checked > 0, "the scenario has no dispatch with kernargs")
 # The example line, for a buffer argument of a faulting dispatch.

@@ -509,6 +509,65 @@ static void test_fault_not_from_hidden(void **state)
     json_decref(disp);
 }
 
+/* amdhsa.printf: the trap kernel's one printf, as LLVM 19 writes it (its ':' escaped as \72,
+   its newline as backslash-n); a malformed member costs the formats, never the kernels. */
+static void test_printf_formats(void **state)
+{
+    const char *dir = getenv("GPUCORE_SCENARIO_OBJECTS");
+    char path[4096];
+    size_t size = 0;
+    uint8_t *elf;
+    struct gc_ka_metadata *md = NULL;
+    gpucore_diag_t d = { 0 };
+    msgpack_sbuffer sb;
+    msgpack_packer pk;
+
+    (void)state;
+    assert_non_null(dir);
+    snprintf(path, sizeof(path), "%s/trap.gfx1100.co", dir);
+    elf = read_file(path, &size);
+    if (!elf)
+        fail_msg("cannot read %s (build the scenario-objects target)", path);
+    assert_int_equal(gc_ka_from_elf(elf, size, &md, &d), GPUCORE_OK);
+    assert_int_equal(md->nprintf, 1);
+    assert_string_equal(md->printf[0], "1:2:4:4:check\\72 in[%d] = %d is negative\\n");
+    assert_string_equal(md->printf_error, "");
+    gc_ka_free(md);
+    free(elf);
+
+    for (int bad = 0; bad < 2; bad++) {
+        msgpack_sbuffer_init(&sb);
+        msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+        msgpack_pack_map(&pk, 2);
+        pack_str(&pk, "amdhsa.printf");
+        if (bad == 0) {
+            msgpack_pack_unsigned_int(&pk, 7);
+        } else {
+            msgpack_pack_array(&pk, 2);
+            pack_str(&pk, "1:0:x");
+            msgpack_pack_unsigned_int(&pk, 7);
+        }
+        pack_str(&pk, "amdhsa.kernels");
+        msgpack_pack_array(&pk, 1);
+        msgpack_pack_map(&pk, 2);
+        pack_str(&pk, ".name");
+        pack_str(&pk, "k");
+        pack_str(&pk, ".kernarg_segment_size");
+        msgpack_pack_unsigned_int(&pk, 0);
+        md = NULL;
+        assert_int_equal(gc_ka_parse(sb.data, sb.size, &md, &d), GPUCORE_OK);
+        assert_int_equal(md->nkernels, 1);
+        assert_int_equal(md->nprintf, 0);
+        assert_null(md->printf);
+        assert_string_equal(md->printf_error,
+                            bad == 0 ? "amdhsa.printf: expected an array, found an unsigned integer"
+                                     : "amdhsa.printf[1]: expected a string, found an unsigned "
+                                       "integer");
+        gc_ka_free(md);
+        msgpack_sbuffer_destroy(&sb);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -516,7 +575,7 @@ int main(void)
         cmocka_unit_test(test_not_elf),         cmocka_unit_test(test_no_note),
         cmocka_unit_test(test_crafted),         cmocka_unit_test(test_wrong_types),
         cmocka_unit_test(test_huge_counts),     cmocka_unit_test(test_hidden_values),
-        cmocka_unit_test(test_fault_not_from_hidden),
+        cmocka_unit_test(test_fault_not_from_hidden), cmocka_unit_test(test_printf_formats),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -98,6 +98,11 @@ static void test_files_parse(void **state)
 #define BUF ",\"buffers\":[{\"name\":\"a\",\"size\":65536}]"
 #define FI(x) ",\"fault_injection\":[" x "]"
 
+/* One dispatch of vadd with more keys (@p more: ",\"key\":value..."). */
+#define PDISP(more) "\"name\":\"t\"," AGENT "," QUEUE "," CO ",\"dispatches\":[{\"queue\":0," \
+                    "\"code_object\":\"v\",\"kernel\":\"vadd\",\"grid\":[1],\"workgroup\":[1]," \
+                    "\"packet_id\":0" more "}]"
+
 static const struct {
     const char *json;
     const char *message;
@@ -132,6 +137,29 @@ static const struct {
       "\"v\",\"kernel\":\"vadd\",\"grid\":[1],\"workgroup\":[1],\"packet_id\":0,"
       "\"printf_buffer\":\"0x2000000\"}]}",
       "dispatches[0].printf_buffer: 33554432 (0x2000000) out of range" },
+    { "{" PDISP(",\"printf_records\":[{\"id\":1,\"words\":[5]}]") "}",
+      "dispatches[0]: printf_records: only with a printf_buffer" },
+    { "{" PDISP(",\"printf_buffer\":16,\"printf_records\":[{\"id\":1,\"words\":[5]},"
+                "{\"id\":2}]") "}",
+      "dispatches[0].printf_records[1]: the 8-byte header and 12 bytes of records do not fit "
+      "the 16-byte printf_buffer" },
+    { "{" PDISP(",\"printf_buffer\":64,\"printf_records\":[{\"id\":0}]") "}",
+      "dispatches[0].printf_records[0].id: 0 (0x0) out of range [1, 4294967295]" },
+    { "{" PDISP(",\"printf_buffer\":64,\"printf_records\":[{\"words\":[1]}]") "}",
+      "dispatches[0].printf_records[0]: missing 'id'" },
+    { "{" PDISP(",\"printf_buffer\":64,\"printf_records\":[{\"id\":1,\"words\":[-1]}]") "}",
+      "dispatches[0].printf_records[0].words[0]: negative value -1" },
+    { "{" PDISP(",\"printf_buffer\":64,\"printf_records\":[{\"id\":1,\"words\":"
+                "[\"0x100000000\"]}]") "}",
+      "dispatches[0].printf_records[0].words[0]: 4294967296 (0x100000000) out of range" },
+    { "{" PDISP(",\"printf_buffer\":64,\"printf_records\":[{\"id\":1,\"words\":[true]}]") "}",
+      "dispatches[0].printf_records[0].words[0]: expected a number" },
+    { "{" PDISP(",\"printf_buffer\":64,\"printf_records\":[{\"id\":1,\"words\":3}]") "}",
+      "dispatches[0].printf_records[0].words: expected an array" },
+    { "{" PDISP(",\"printf_buffer\":64,\"printf_records\":[{\"id\":1,\"text\":\"x\"}]") "}",
+      "dispatches[0].printf_records[0].text: unknown key" },
+    { "{" PDISP(",\"printf_buffer\":64,\"printf_records\":{\"id\":1}") "}",
+      "dispatches[0].printf_records: expected an array" },
     { "{\"name\":\"t\"," AGENT "," QUEUE "," CO ",\"dispatches\":[{\"queue\":0,\"code_object\":"
       "\"v\",\"kernel\":\"vadd\",\"grid\":[1],\"workgroup\":[1],\"packet_id\":0,\"wave32\":true}]}",
       "dispatches[0]: wave32: gfx90a has no wave32" },
@@ -331,6 +359,34 @@ static void test_broken(void **state)
         if (!strstr(d.message, broken[i].message))
             fail_msg("case %zu: message '%s' lacks '%s'", i, d.message, broken[i].message);
     }
+}
+
+/* printf_records: each record's id then its words, back to back, as the kernel writes them; a
+   buffer exactly filled by its header and records is accepted. */
+static void test_printf_records(void **state)
+{
+    static const char json[] = "{" PDISP(",\"printf_buffer\":36,\"printf_records\":["
+                                         "{\"id\":1,\"words\":[1536,\"0xfffffff9\"]},"
+                                         "{\"id\":2},{\"id\":\"0x3\",\"words\":[0,7]}]") "}";
+    static const uint32_t want[] = { 1, 1536, 0xfffffff9u, 2, 3, 0, 7 };
+    struct gc_scenario *s = NULL;
+    gpucore_diag_t d = { 0 };
+
+    (void)state;
+    if (gc_scenario_parse(json, strlen(json), "t.json", &s, &d) < 0)
+        fail_msg("%s", d.message);
+    assert_int_equal(s->dispatches[0].printf_buffer, 36); /* 8 + 7 words: full */
+    assert_int_equal(s->dispatches[0].nprintf_words, 7);
+    for (size_t i = 0; i < 7; i++)
+        assert_int_equal(s->dispatches[0].printf_words[i], want[i]);
+    gc_scenario_free(s);
+
+    s = load("rdna3-assert.json");
+    assert_int_equal(s->dispatches[0].nprintf_words, 9); /* three records of id 1, i, in[i] */
+    assert_int_equal(s->dispatches[0].printf_words[0], 1);
+    assert_int_equal(s->dispatches[0].printf_words[1], 1536);
+    assert_int_equal(s->dispatches[0].printf_words[2], 0x945649d4u);
+    gc_scenario_free(s);
 }
 
 /* uri_path: the file:// URI names it, the object is still the one loaded */
@@ -616,6 +672,7 @@ int main(void)
         cmocka_unit_test(test_files_parse),
         cmocka_unit_test(test_broken),
         cmocka_unit_test(test_uri_path),
+        cmocka_unit_test(test_printf_records),
         cmocka_unit_test(test_base_parses),
         cmocka_unit_test(test_fill_pinned),
         cmocka_unit_test(test_new_keys),
