@@ -1120,6 +1120,17 @@ static int store_json(const struct gc_store *s, const struct store_state *st,
     json_object_set_new(doc, "signatures", json_integer((json_int_t)st->signatures));
     json_object_set_new(doc, "oldest", time_or_null(st->oldest_ns));
     json_object_set_new(doc, "newest", time_or_null(st->newest_ns));
+    if (gc_store_is_view(s)) {
+        /* a user's view of root's store: root's limits and gc are not the user's to see */
+        json_object_set_new(doc, "view", json_true());
+        json_object_set_new(doc, "config", json_null());
+        json_object_set_new(doc, "policy", json_null());
+        json_object_set_new(doc, "gc", json_null());
+        json_decref(pol);
+        json_decref(gc);
+        return print_json(doc);
+    }
+    json_object_set_new(doc, "view", json_false());
     json_object_set_new(doc, "config", conf[0] ? gc_json_str_or_null(conf) : json_null());
     json_object_set_new(pol, "max_use", size_or_null(p->max_use));
     json_object_set_new(pol, "keep_free", size_or_null(p->keep_free));
@@ -1156,6 +1167,13 @@ static int store_text(const struct gc_store *s, const struct store_state *st,
         format_time(st->oldest_ns, a, sizeof(a));
         format_time(st->newest_ns, b, sizeof(b));
         fprintf(out, "Captured:    %s to %s\n", a, b);
+    }
+    if (gc_store_is_view(s)) {
+        /* root's limits and gc are root's: a user's view of root's store cannot change it */
+        fputs("Limits:      root's (this is your read-only view of root's store: your cores "
+              "only)\n",
+              out);
+        return close_text(out);
     }
     fputs("Limits:      ", out);
     if (p->max_use)
@@ -1202,7 +1220,8 @@ static int store_status(const char *store, const char *config, int json)
     if (rc)
         return rc;
     if (query_visible(s, &f, &rows, &n, &d) != GPUCORE_OK ||
-        gc_store_gc(s, &p, 1, now_ns(), on_would_remove, &st, NULL, &d) != GPUCORE_OK) {
+        (!gc_store_is_view(s) &&
+         gc_store_gc(s, &p, 1, now_ns(), on_would_remove, &st, NULL, &d) != GPUCORE_OK)) {
         rc = cli_store_fail(&d);
         goto out;
     }

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -453,6 +454,12 @@ int gc_store_open_view(struct gc_store *s, const char *dir, gpucore_diag_t *d)
         return 0;
     }
     s->view = 1;
+    {
+        struct statfs sfs;
+
+        s->fs_type = fstatfs(s->dirfd, &sfs) == 0 ? (uint64_t)sfs.f_type : 0;
+        s->journal = gc_store_journal_for(s->fs_type); /* root's index's, as `store` says */
+    }
     return open_view_file(s, d) == GPUCORE_OK ? 1 : -1;
 }
 

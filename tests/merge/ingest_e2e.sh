@@ -252,6 +252,14 @@ PY
     as daemon "$gpucore" show "$id" --store "$work/shared" >view-show.out 2>&1 ||
       fail "daemon cannot show its crash: $(cat view-show.out)"
     grep -q "core.$pid.zst" view-show.out || fail "daemon's show: $(cat view-show.out)"
+    as daemon env -u HOME "$gpucore" store --json --store "$work/shared" >vs.json 2>&1 ||
+      fail "daemon's store summary: $(cat vs.json)"
+    python3 - vs.json <<'PY' || fail "daemon's store summary: $(cat vs.json)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["view"] is True and d["gc"] is None and d["policy"] is None, d
+assert d["cores"]["present"] == 1, d
+PY
     rc=0; as nobody "$gpucore" list --store "$work/shared" >nv.out 2>nv.err || rc=$?
     expect_rc 66 nv
     grep -q "root's store holds no core of yours" nv.err || fail "nobody's list: $(cat nv.err)"
