@@ -266,8 +266,8 @@ static int write_json_line(const struct report_sink *sink, const struct core_rep
 /* ---------------------------------------------------------------------------------------- */
 
 /* What the child tells, one line each: "S <signature JSON>", "I <row id>", "W <warning>" (not
-   indexed), "A <warning>" (not shared with its user), "R COUNT BYTES" and "G <warning>" (the
-   store's retention). */
+   indexed), "A <warning>" (not shared with its user), "V <warning>" (the users' views of root's
+   store not written), "R COUNT BYTES" and "G <warning>" (the store's retention). */
 #define SLOW_OUTPUT_MAX 65536
 
 struct slow_part {
@@ -278,6 +278,7 @@ struct slow_part {
     uint64_t retained_removed, retained_freed;
     char retain_warning[GPUCORE_DIAG_MESSAGE_SIZE + 16];
     char share_warning[GPUCORE_DIAG_MESSAGE_SIZE + 16]; /* not shared with its user: why */
+    char view_warning[GPUCORE_DIAG_MESSAGE_SIZE + 16];  /* users' views not written: why */
     int ran_out;       /* killed at CLI_REPORT_TIME_MAX_S */
     int abandoned;     /* the parent was interrupted */
 };
@@ -402,7 +403,7 @@ static void slow_child(int fd, const struct report_sink *sink, const char *path)
             store_retention(fd, s, sink->store_config, slash ? slash + 1 : path);
             /* the user's list of root's store shows the core (and what retention removed) */
             if (gc_store_sync_views(s, &d) != GPUCORE_OK)
-                put_line(fd, 'A', d.message);
+                put_line(fd, 'V', d.message);
         }
         gc_store_close(s);
     }
@@ -459,6 +460,8 @@ static void parse_slow(char *buf, size_t len, struct slow_part *sp)
             snprintf(sp->index_warning, sizeof(sp->index_warning), "%s", line + 2);
         else if (line[0] == 'A' && line[1] == ' ')
             snprintf(sp->share_warning, sizeof(sp->share_warning), "%s", line + 2);
+        else if (line[0] == 'V' && line[1] == ' ')
+            snprintf(sp->view_warning, sizeof(sp->view_warning), "%s", line + 2);
         else if (line[0] == 'G' && line[1] == ' ')
             snprintf(sp->retain_warning, sizeof(sp->retain_warning), "%s", line + 2);
         else if (line[0] == 'R' && line[1] == ' ' &&
@@ -544,6 +547,10 @@ static int finish_report(const struct report_sink *sink, const struct gc_capture
     if (sink->store_dir && sp && sp->share_warning[0])
         fprintf(stderr, "gpucore: warning: %s (the core is kept, readable by root only)\n",
                 sp->share_warning);
+    if (sink->store_dir && sp && sp->view_warning[0])
+        fprintf(stderr, "gpucore: warning: %s (the core is stored; its user's list of the "
+                        "store shows it after the store's next change)\n",
+                sp->view_warning);
     if (sink->store_dir && sp && sp->retain_warning[0])
         fprintf(stderr, "gpucore: warning: %s: the store's limits were not applied: %s (the "
                         "core is kept; `gpucore gc` applies them)\n",
