@@ -184,6 +184,9 @@ static int make_dirs(const char *path)
     if (len >= sizeof(tmp))
         return (errno = ENAMETOOLONG), -1;
     memcpy(tmp, path, len + 1);
+    /* "DIR/" and "DIR//" name DIR: it is the last component, made 0700 */
+    while (len > 1 && tmp[len - 1] == '/')
+        tmp[--len] = '\0';
     for (size_t i = 1; i <= len; i++) {
         if (tmp[i] != '/' && tmp[i] != '\0')
             continue;

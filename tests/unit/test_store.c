@@ -323,6 +323,31 @@ static void test_directory_rules(void **state)
     assert_null(s);
 }
 
+/* The store is made 0700, the parents it makes 0755 (so that a user can reach what root's
+   store shares with them), whatever the umask; "DIR/" names DIR. */
+static void test_created_modes(void **state)
+{
+    char store[PATH_MAX + 16], parent[PATH_MAX + 8];
+    struct gc_store *s = NULL;
+    gpucore_diag_t d = { 0 };
+    mode_t old = umask(0);
+    struct stat st;
+
+    (void)state;
+    snprintf(parent, sizeof(parent), "%s/a", dir);
+    snprintf(store, sizeof(store), "%s/a/b//", dir);
+    assert_int_equal(gc_store_open(store, GC_STORE_CREATE, &s, &d), GPUCORE_OK);
+    gc_store_close(s);
+    umask(old);
+    assert_int_equal(stat(dir, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0755);
+    assert_int_equal(stat(parent, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0755);
+    snprintf(store, sizeof(store), "%s/a/b", dir);
+    assert_int_equal(stat(store, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0700);
+}
+
 /* A store owned by another user is refused, to root as to anyone. */
 static void test_other_owner(void **state)
 {
@@ -1484,6 +1509,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_hostile_strings, setup, teardown),
         cmocka_unit_test_setup_teardown(test_two_writers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_directory_rules, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_created_modes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_other_owner, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rescan_hostile, setup, teardown),
         cmocka_unit_test_setup_teardown(test_index_file_names, setup, teardown),
