@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gc_le.h"
 #include "gc_util.h"
 
 /* ---- Conversion specifications ---------------------------------------------------------------- */
@@ -701,8 +702,8 @@ gpucore_status_t gc_dp_decode(const struct gc_dp_formats *f, const uint8_t *buf,
         gc_free(b);
         return gc_diag_set(reterr_diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
     }
-    b->used = (uint32_t)le(buf, 4);
-    b->size = (uint32_t)le(buf + 4, 4);
+    b->used = gc_le32_get(buf);
+    b->size = gc_le32_get(buf + 4);
     b->held = held;
     lim = (uint64_t)GC_DP_HEADER + b->used;
     b->truncated = held < lim;

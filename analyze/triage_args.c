@@ -11,6 +11,7 @@
 #include <gpucore/schema.h>
 
 #include "interval.h"
+#include "devprintf.h"
 #include "kernargs.h"
 #include "triage_internal.h"
 #include "wave.h"
@@ -21,6 +22,11 @@ struct co_md {
     int tried;
     struct gc_ka_metadata *md; /* NULL: error says why */
     char error[GPUCORE_DIAG_MESSAGE_SIZE + 256];
+    /* Its amdhsa.printf formats, parsed at the first dispatch with a printf buffer and kept:
+       up to 16 MiB of format text is parsed once per code object, not once per dispatch. */
+    int printf_tried;
+    struct gc_dp_formats *printf; /* NULL: printf_error says why */
+    char printf_error[GPUCORE_DIAG_MESSAGE_SIZE + 64];
 };
 
 struct gc_tr_args {
@@ -103,8 +109,10 @@ void gc_tr_args_free(struct gc_tr_args *a)
 {
     if (!a)
         return;
-    for (uint32_t i = 0; i < a->nco; i++)
+    for (uint32_t i = 0; i < a->nco; i++) {
         gc_ka_free(a->co[i].md);
+        gc_dp_formats_free(a->co[i].printf);
+    }
     gc_free(a->co);
     gc_iv_free(&a->alloc_ix);
     gpucore_alloc_map_free(a->allocs);
@@ -139,6 +147,28 @@ static const struct gc_ka_metadata *co_metadata(struct gc_tr_args *a, uint32_t i
     }
     *ret_error = c->error;
     return c->md;
+}
+
+/*
+ * The printf formats of code object @p i, whose metadata is @p md, parsed once: NULL with
+ * *ret_error set when they cannot be read.
+ */
+static const struct gc_dp_formats *co_printf_formats(struct gc_tr_args *a, uint32_t i,
+                                                     const struct gc_ka_metadata *md,
+                                                     const char **ret_error)
+{
+    struct co_md *c = &a->co[i];
+    gpucore_diag_t d;
+
+    if (!c->printf_tried) {
+        c->printf_tried = 1;
+        if (md->printf_error[0])
+            snprintf(c->printf_error, sizeof(c->printf_error), "%s", md->printf_error);
+        else if (gc_dp_formats_parse(md->printf, md->nprintf, &c->printf, &d) != GPUCORE_OK)
+            snprintf(c->printf_error, sizeof(c->printf_error), "%s", d.message);
+    }
+    *ret_error = c->printf_error;
+    return c->printf;
 }
 
 /* Allocation kinds in words, after the size ("64 KiB VRAM"). */
@@ -465,13 +495,22 @@ void gc_tr_args_json(struct gc_tr_args *a, const struct gc_image_dispatch *dp, j
     json_object_set_new(o, GC_TK_ARGUMENTS, args);
     json_object_set_new(o, GC_TK_ARGUMENTS_ERROR, joined(problems));
     json_decref(problems);
-    gc_tr_printf_json(a->t, md, printf_address, alloc_room(a, printf_address), o);
+    if (printf_address) {
+        const char *printf_error = NULL;
+        const struct gc_dp_formats *f =
+                co_printf_formats(a, dp->code_object, md, &printf_error);
+
+        gc_tr_printf_json(a->t, f, printf_error, printf_address,
+                          alloc_room(a, printf_address), o);
+    } else {
+        gc_tr_printf_json(a->t, NULL, NULL, 0, 0, o);
+    }
     return;
 fail:
     json_object_set_new(o, GC_TK_ARGUMENTS, json_null());
     json_object_set_new(o, GC_TK_ARGUMENTS_ERROR,
                         json_string(err && err[0] ? err : "no argument metadata"));
-    gc_tr_printf_json(a->t, NULL, 0, 0, o);
+    gc_tr_printf_json(a->t, NULL, NULL, 0, 0, o);
 }
 
 /* ---- The fault address, related to the allocation map and the arguments ---------------------- */

@@ -177,14 +177,15 @@ json_t *gc_tr_fault_relation_json(const struct gc_tr_args *a, const struct gc_tr
 
 /* ---- Device printf (triage_printf.c) ---------------------------------------------------------- */
 
-/* Set "printf" on the dispatch JSON @p o: null when @p md is NULL or @p address (the kernel's
+/* Set "printf" on the dispatch JSON @p o: null when @p address (the kernel's
    hidden_printf_buffer) is 0; else the buffer at @p address, of at most @p room bytes (to the
-   end of its allocation; UINT64_MAX when unknown), read from the core and decoded with
-   md's amdhsa.printf formats (devprintf.h): {"address", "used", "size", "held", "truncated",
+   end of its allocation; UINT64_MAX when unknown), read from the core and decoded with the
+   code object's amdhsa.printf formats @p formats (devprintf.h; NULL: @p formats_error says why
+   there are none, a problem of the buffer): {"address", "used", "size", "held", "truncated",
    "records": [{"offset", "id", "format", "args", "text", "text_error"}], "problem"}
    (triage.h). */
-struct gc_ka_metadata;
-void gc_tr_printf_json(const struct gc_triage *t, const struct gc_ka_metadata *md,
-                       uint64_t address, uint64_t room, json_t *o);
+struct gc_dp_formats;
+void gc_tr_printf_json(const struct gc_triage *t, const struct gc_dp_formats *formats,
+                       const char *formats_error, uint64_t address, uint64_t room, json_t *o);
 
 #endif /* GC_ANALYZE_TRIAGE_INTERNAL_H */

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "devprintf.h"
-#include "kernargs.h"
+#include "gc_le.h"
 #include "triage_internal.h"
 #include "wave.h" /* GC_ASPACE_GLOBAL */
 
@@ -42,30 +42,23 @@ static json_t *record_json(const struct gc_dp_record *r, const uint8_t *buf)
 }
 
 /* The buffer's members into @p o from the @p held bytes read at its start. */
-static void buffer_json(const struct gc_ka_metadata *md, const uint8_t *buf, uint64_t held,
-                        uint64_t room, json_t *o)
+static void buffer_json(const struct gc_dp_formats *f, const char *formats_error,
+                        const uint8_t *buf, uint64_t held, uint64_t room, json_t *o)
 {
-    struct gc_dp_formats *f = NULL;
     struct gc_dp_buffer *b = NULL;
     json_t *recs = json_array();
     gpucore_diag_t d;
-    char problem[GPUCORE_DIAG_MESSAGE_SIZE + 64] = "";
+    char problem[GPUCORE_DIAG_MESSAGE_SIZE + 128] = "";
 
-    if (md->printf_error[0])
+    if (!f)
         snprintf(problem, sizeof(problem), "the code object's printf formats cannot be read: %s",
-                 md->printf_error);
-    else if (gc_dp_formats_parse(md->printf, md->nprintf, &f, &d) != GPUCORE_OK)
-        snprintf(problem, sizeof(problem), "the code object's printf formats cannot be read: %s",
-                 d.message);
+                 formats_error && formats_error[0] ? formats_error : "none given");
     else if (gc_dp_decode(f, buf, held, &b, &d) != GPUCORE_OK)
         snprintf(problem, sizeof(problem), "%s", d.message);
     if (held >= GC_DP_HEADER) {
-        uint32_t size = (uint32_t)buf[4] | (uint32_t)buf[5] << 8 | (uint32_t)buf[6] << 16 |
-                        (uint32_t)buf[7] << 24;
+        uint32_t size = gc_le32_get(buf + 4);
 
-        json_object_set_new(o, GC_TK_USED,
-                            gc_json_uint((uint32_t)buf[0] | (uint32_t)buf[1] << 8 |
-                                         (uint32_t)buf[2] << 16 | (uint32_t)buf[3] << 24));
+        json_object_set_new(o, GC_TK_USED, gc_json_uint(gc_le32_get(buf)));
         json_object_set_new(o, GC_TK_SIZE, gc_json_uint(size));
         if (!problem[0] && b && !b->problem[0] && size > room)
             snprintf(problem, sizeof(problem),
@@ -84,11 +77,10 @@ static void buffer_json(const struct gc_ka_metadata *md, const uint8_t *buf, uin
     json_object_set_new(o, GC_TK_RECORDS, recs);
     json_object_set_new(o, GC_TK_PROBLEM, gc_json_str_or_null(problem));
     gc_dp_buffer_free(b);
-    gc_dp_formats_free(f);
 }
 
-void gc_tr_printf_json(const struct gc_triage *t, const struct gc_ka_metadata *md,
-                       uint64_t address, uint64_t room, json_t *o)
+void gc_tr_printf_json(const struct gc_triage *t, const struct gc_dp_formats *formats,
+                       const char *formats_error, uint64_t address, uint64_t room, json_t *o)
 {
     json_t *p;
     uint8_t *buf = NULL;
@@ -96,7 +88,7 @@ void gc_tr_printf_json(const struct gc_triage *t, const struct gc_ka_metadata *m
     gpucore_diag_t d;
     gpucore_status_t st;
 
-    if (!md || !address) {
+    if (!address) {
         json_object_set_new(o, GC_TK_PRINTF, json_null());
         return;
     }
@@ -134,7 +126,7 @@ void gc_tr_printf_json(const struct gc_triage *t, const struct gc_ka_metadata *m
                                                    "the buffer's address, fewer than the %u-byte "
                                                    "header", held, GC_DP_HEADER));
     } else {
-        buffer_json(md, buf, held, room, p);
+        buffer_json(formats, formats_error, buf, held, room, p);
     }
     gc_free(buf);
     gpucore_core_mem_release(t->core, want);
