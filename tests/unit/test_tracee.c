@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ptrace of a thread group (capture/tracee.c) on a forked child with three threads (one
- * blocked in pause, one spinning, one sleeping): seize, stop all but one, registers, resume,
+ * blocked in sigsuspend, one spinning, one sleeping): seize, stop all but one, registers, resume,
  * a signal delivered while traced, a thread created and ended while traced, detach, spawn,
  * wait_exit, and EINTR from poll. Exit 77 (skipped) where ptrace is not permitted.
  */
@@ -83,12 +83,24 @@ static void nap_ms(long ms)
     nanosleep(&ts, NULL);
 }
 
+/*
+ * Blocked in a system call until the child quits. SIGUSR2 stays blocked but while it waits
+ * (sigsuspend), so the wake-up cannot fall between the look at sh->stop and the wait: with
+ * pause() it could, and the child then waited for this thread for ever (a test timeout seen
+ * about once in 40 runs with two test processes at once).
+ */
 static void *thread_pause(void *arg)
 {
+    sigset_t usr2, wait_mask;
+
     (void)arg;
+    sigemptyset(&usr2);
+    sigaddset(&usr2, SIGUSR2);
+    pthread_sigmask(SIG_BLOCK, &usr2, &wait_mask);
+    sigdelset(&wait_mask, SIGUSR2);
     record(T_PAUSE);
     while (!sh->stop)
-        pause();
+        sigsuspend(&wait_mask);
     return NULL;
 }
 
