@@ -199,6 +199,30 @@ static void unset_job_rank(void)
  * Start @p path with @p argv and @p envp and return once it has executed it (the close of an
  * O_CLOEXEC pipe says so: no polling). The process stays until end_target().
  */
+/*
+ * The close-on-exec pipe reaches EOF inside execve, before the kernel has laid out the new
+ * program's stack: until then /proc/PID/environ reads as empty. Wait (at most 10 s) until it
+ * holds the environment the test passed.
+ */
+static void wait_environ(pid_t pid)
+{
+    char path[64], buf[16];
+
+    snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+    for (int tries = 0; tries < 10000; tries++) {
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        ssize_t n;
+
+        assert_true(fd >= 0);
+        n = read(fd, buf, sizeof(buf));
+        close(fd);
+        if (n > 0)
+            return;
+        usleep(1000);
+    }
+    fail_msg("%s stayed empty", path);
+}
+
 static pid_t start_target(const char *path, char *const argv[], char *const envp[])
 {
     int fds[2];
@@ -217,6 +241,8 @@ static pid_t start_target(const char *path, char *const argv[], char *const envp
     close(fds[1]);
     assert_int_equal(read(fds[0], &c, 1), 0); /* EOF: exec'd */
     close(fds[0]);
+    if (envp[0])
+        wait_environ(pid);
     return pid;
 }
 
