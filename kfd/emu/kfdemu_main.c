@@ -1,0 +1,962 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpucore-kfdemu: run a command with AMD's GPU kernel driver (amdkfd) emulated.
+ *
+ *   gpucore-kfdemu [--root DIR] [--bind PATH]... [--device NAME|FILE]... [-v] -- COMMAND [ARG]...
+ *
+ * How (docs/kfd-emulator.md has the reasons):
+ *   - The command runs in a private mount namespace. /dev and /sys there are small tmpfs
+ *     trees: /dev/kfd and /dev/dri/renderD<N> are regular files (so the thunk's mmap of them
+ *     is shared memory the emulator reads and writes through the same file), and
+ *     /sys/devices/virtual/kfd/kfd/topology is written as amdkfd presents it. With --root the
+ *     command runs chrooted in an overlay of DIR (a Debian 13 root file system with AMD's
+ *     user space), which is never modified.
+ *   - A seccomp filter, installed just before exec and inherited by every descendant, sends
+ *     each ioctl to this process (SECCOMP_RET_USER_NOTIF). An ioctl on one of the device
+ *     files is served here from the device model; any other continues to the real kernel.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "emu_device.h"
+#include "emu_drm.h"
+#include "emu_kfd.h"
+
+#define PROG "gpucore-kfdemu"
+#define EXIT_USAGE 64
+#define EXIT_UNAVAILABLE 69
+#define EXIT_OSERR 71
+#define MAX_BINDS 32
+#define MAX_PROCS 256
+#define MAX_PARKED 1024
+#define FILE_LIMIT (1ull << 40) /* length of each device file: offsets the driver hands out */
+
+static int verbose;
+
+/* ------------------------------------------------------------------------------------------ */
+/* Options                                                                                     */
+/* ------------------------------------------------------------------------------------------ */
+
+struct options {
+    const char *root;
+    const char *binds[MAX_BINDS];
+    size_t nbinds;
+    struct gc_emu_device devs[GC_EMU_MAX_DEVICES];
+    size_t ndevs;
+    char **argv;
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "Usage: " PROG " [OPTION]... -- COMMAND [ARG]...\n"
+            "Run COMMAND and its descendants with AMD's GPU kernel driver (amdkfd) emulated:\n"
+            "/dev/kfd, /dev/dri/renderD128.. and the KFD topology in sysfs.\n"
+            "\n"
+            "  --device NAME|FILE  an emulated GPU: gfx90a, gfx942 or gfx1100, or a scenario\n"
+            "                      file whose agents become the devices (repeatable; default\n"
+            "                      one gfx90a)\n"
+            "  --root DIR          run chrooted in DIR (a root file system with AMD's user\n"
+            "                      space), seen through a writable overlay that is discarded\n"
+            "  --bind PATH         make the host's PATH visible at the same place (with --root)\n"
+            "  -v, --verbose       print each ioctl the emulator serves on stderr\n"
+            "  -h, --help          this text\n"
+            "\n"
+            "Exit status: COMMAND's (128+N when killed by signal N); 64 usage; 69 cannot\n"
+            "emulate here (not root, no user notification in seccomp); 71 a system call failed;\n"
+            "127 COMMAND not found.\n");
+}
+
+static int parse_options(int argc, char **argv, struct options *o)
+{
+    static const struct option longopts[] = {
+        { "device", required_argument, NULL, 'd' }, { "root", required_argument, NULL, 'r' },
+        { "bind", required_argument, NULL, 'b' },   { "verbose", no_argument, NULL, 'v' },
+        { "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 } };
+    char err[256];
+    int c;
+
+    while ((c = getopt_long(argc, argv, "+vh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'd':
+            if (gc_emu_devices_add(optarg, o->devs, GC_EMU_MAX_DEVICES, &o->ndevs, err,
+                                   sizeof(err)) != GPUCORE_OK) {
+                fprintf(stderr, PROG ": --device %s: %s\n", optarg, err);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'r':
+            o->root = optarg;
+            break;
+        case 'b':
+            if (o->nbinds >= MAX_BINDS || optarg[0] != '/') {
+                fprintf(stderr, PROG ": --bind %s: an absolute path (at most %d)\n", optarg,
+                        MAX_BINDS);
+                return EXIT_USAGE;
+            }
+            o->binds[o->nbinds++] = optarg;
+            break;
+        case 'v':
+            verbose++;
+            break;
+        case 'h':
+            usage(stdout);
+            exit(0);
+        default:
+            usage(stderr);
+            return EXIT_USAGE;
+        }
+    }
+    if (optind >= argc) {
+        fprintf(stderr, PROG ": no COMMAND (put it after --)\n");
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    o->argv = argv + optind;
+    if (!o->ndevs && gc_emu_devices_add("gfx90a", o->devs, GC_EMU_MAX_DEVICES, &o->ndevs, err,
+                                        sizeof(err)) != GPUCORE_OK) {
+        fprintf(stderr, PROG ": %s\n", err);
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* The command's side: namespace, files, filter, exec                                          */
+/* ------------------------------------------------------------------------------------------ */
+
+static void die_child(const char *what, const char *path)
+{
+    fprintf(stderr, PROG ": %s%s%s: %s\n", what, path ? " " : "", path ? path : "",
+            strerror(errno));
+    _exit(EXIT_OSERR);
+}
+
+static void xmount(const char *src, const char *dst, const char *type, unsigned long flags,
+                   const char *data)
+{
+    if (mount(src, dst, type, flags, data) != 0)
+        die_child("cannot mount on", dst);
+}
+
+static void mkdirs(const char *path, mode_t mode)
+{
+    char buf[4096];
+
+    if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf)) {
+        errno = ENAMETOOLONG;
+        die_child("cannot create", path);
+    }
+    for (char *s = buf + 1; *s; s++)
+        if (*s == '/') {
+            *s = '\0';
+            if (mkdir(buf, mode) != 0 && errno != EEXIST)
+                die_child("cannot create", buf);
+            *s = '/';
+        }
+    if (mkdir(buf, mode) != 0 && errno != EEXIST)
+        die_child("cannot create", buf);
+}
+
+static void write_text(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0444);
+
+    if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text) || close(fd) != 0)
+        die_child("cannot write", path);
+}
+
+static void path_in(char *buf, size_t cap, const char *root, const char *rel)
+{
+    if (snprintf(buf, cap, "%s%s", root, rel) >= (int)cap) {
+        errno = ENAMETOOLONG;
+        die_child("path too long:", rel);
+    }
+}
+
+/* Bind the host's file or directory @p host onto @p dst (created as the same kind). */
+static void bind_host(const char *host, const char *dst)
+{
+    struct stat st;
+
+    if (stat(host, &st) != 0)
+        return; /* the host has none: the command will not have it either */
+    if (S_ISDIR(st.st_mode)) {
+        mkdirs(dst, 0755);
+    } else {
+        int fd = open(dst, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        if (fd < 0)
+            die_child("cannot create", dst);
+        close(fd);
+    }
+    xmount(host, dst, NULL, MS_BIND | MS_REC, NULL);
+}
+
+/* A device file: a sparse regular file of FILE_LIMIT bytes, opened for the emulator. */
+static int device_file(const char *path)
+{
+    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+
+    if (fd < 0 || fchmod(fd, 0666) != 0 || ftruncate(fd, (off_t)FILE_LIMIT) != 0)
+        die_child("cannot create", path);
+    return fd;
+}
+
+static void build_dev(const char *root, const struct options *o, int *fds)
+{
+    static const char *const nodes[] = { "null", "zero", "full", "random", "urandom", "tty",
+                                         NULL };
+    static const char *const links[][2] = { { "fd", "/proc/self/fd" },
+        { "stdin", "/proc/self/fd/0" }, { "stdout", "/proc/self/fd/1" },
+        { "stderr", "/proc/self/fd/2" }, { "ptmx", "pts/ptmx" } };
+    char dev[4096], p[4096], host[64];
+
+    path_in(dev, sizeof(dev), root, "/dev");
+    mkdirs(dev, 0755);
+    xmount("tmpfs", dev, "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=755,size=1099511627776");
+    for (size_t i = 0; nodes[i]; i++) {
+        snprintf(host, sizeof(host), "/dev/%s", nodes[i]);
+        path_in(p, sizeof(p), dev, host + 4);
+        bind_host(host, p);
+    }
+    path_in(p, sizeof(p), dev, "/pts");
+    bind_host("/dev/pts", p);
+    path_in(p, sizeof(p), dev, "/shm");
+    mkdirs(p, 01777);
+    xmount("tmpfs", p, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777");
+    for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++) {
+        snprintf(host, sizeof(host), "/%s", links[i][0]);
+        path_in(p, sizeof(p), dev, host);
+        if (symlink(links[i][1], p) != 0)
+            die_child("cannot create", p);
+    }
+    path_in(p, sizeof(p), dev, "/kfd");
+    fds[0] = device_file(p);
+    path_in(p, sizeof(p), dev, "/dri");
+    mkdirs(p, 0755);
+    for (size_t i = 0; i < o->ndevs; i++) {
+        snprintf(host, sizeof(host), "/dri/renderD%u", o->devs[i].render_minor);
+        path_in(p, sizeof(p), dev, host);
+        fds[1 + i] = device_file(p);
+    }
+}
+
+static void build_sys(const char *root, const struct options *o)
+{
+    char sys[4096], p[4096];
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int dirfd;
+
+    path_in(sys, sizeof(sys), root, "/sys");
+    mkdirs(sys, 0755);
+    xmount("tmpfs", sys, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=755");
+    path_in(p, sizeof(p), sys, "/devices/system");
+    bind_host("/sys/devices/system", p);
+    path_in(p, sizeof(p), sys, "/module/amdgpu");
+    mkdirs(p, 0755);
+    path_in(p, sizeof(p), sys, "/module/amdgpu/initstate");
+    write_text(p, "live\n");
+    path_in(p, sizeof(p), sys, "/devices/virtual/kfd/kfd/topology");
+    mkdirs(p, 0755);
+    dirfd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dirfd < 0 || gc_emu_topology_write(dirfd, o->devs, o->ndevs,
+                                           (uint32_t)(cores > 0 ? cores : 1)) != GPUCORE_OK)
+        die_child("cannot write the topology in", p);
+    close(dirfd);
+    for (size_t i = 0; i < o->ndevs; i++) { /* what libdrm reads to name a DRM node */
+        char rel[128];
+
+        snprintf(rel, sizeof(rel), "/dev/char/226:%u/device/drm/card%zu",
+                 o->devs[i].render_minor, i);
+        path_in(p, sizeof(p), sys, rel);
+        mkdirs(p, 0755);
+        snprintf(rel, sizeof(rel), "/dev/char/226:%u/device/drm/renderD%u",
+                 o->devs[i].render_minor, o->devs[i].render_minor);
+        path_in(p, sizeof(p), sys, rel);
+        mkdirs(p, 0755);
+    }
+    path_in(p, sizeof(p), sys, "/class/kfd");
+    mkdirs(p, 0755);
+    path_in(p, sizeof(p), sys, "/class/kfd/kfd");
+    if (symlink("../../devices/virtual/kfd/kfd", p) != 0)
+        die_child("cannot create", p);
+    /* read-only, as sysfs is to its readers */
+    xmount(NULL, sys, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+           NULL);
+}
+
+static int install_filter(void)
+{
+    struct sock_filter code[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 3, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_fstat, 2, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_newfstatat, 1, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_statx, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog prog = { (unsigned short)(sizeof(code) / sizeof(code[0])), code };
+
+    return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER,
+                        &prog);
+}
+
+static int send_fds(int sock, const int *fds, size_t n)
+{
+    char byte = 'F';
+    struct iovec iov = { &byte, 1 };
+    char cbuf[CMSG_SPACE(sizeof(int) * (GC_EMU_MAX_DEVICES + 2))];
+    struct msghdr msg = { 0 };
+    struct cmsghdr *cm;
+
+    memset(cbuf, 0, sizeof(cbuf));
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = cbuf;
+    msg.msg_controllen = CMSG_SPACE(sizeof(int) * n);
+    cm = CMSG_FIRSTHDR(&msg);
+    if (!cm)
+        return -1;
+    cm->cmsg_level = SOL_SOCKET;
+    cm->cmsg_type = SCM_RIGHTS;
+    cm->cmsg_len = CMSG_LEN(sizeof(int) * n);
+    memcpy(CMSG_DATA(cm), fds, sizeof(int) * n);
+    return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
+}
+
+static void run_command(const struct options *o, int sock)
+{
+    int fds[GC_EMU_MAX_DEVICES + 2];
+    char cwd[4096], stage[] = "/tmp/gpucore-kfdemu.XXXXXX", root[4096], p[4096], ack;
+    const char *newroot = "";
+
+    if (!getcwd(cwd, sizeof(cwd)))
+        snprintf(cwd, sizeof(cwd), "/");
+    if (unshare(CLONE_NEWNS) != 0)
+        die_child("cannot make a mount namespace", NULL);
+    xmount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
+    if (o->root) {
+        if (!mkdtemp(stage))
+            die_child("cannot create", stage);
+        xmount("tmpfs", stage, "tmpfs", 0, "mode=700");
+        path_in(p, sizeof(p), stage, "/upper");
+        mkdirs(p, 0755);
+        path_in(p, sizeof(p), stage, "/work");
+        mkdirs(p, 0755);
+        path_in(root, sizeof(root), stage, "/root");
+        mkdirs(root, 0755);
+        if (snprintf(p, sizeof(p), "lowerdir=%s,upperdir=%s/upper,workdir=%s/work", o->root,
+                     stage, stage) >= (int)sizeof(p)) {
+            errno = ENAMETOOLONG;
+            die_child("cannot mount", o->root);
+        }
+        xmount("overlay", root, "overlay", 0, p);
+        newroot = root;
+        path_in(p, sizeof(p), root, "/proc");
+        bind_host("/proc", p);
+        path_in(p, sizeof(p), root, "/tmp");
+        mkdirs(p, 01777);
+        xmount("tmpfs", p, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777");
+        for (size_t i = 0; i < o->nbinds; i++) {
+            path_in(p, sizeof(p), root, o->binds[i]);
+            bind_host(o->binds[i], p);
+        }
+    }
+    build_dev(newroot, o, fds);
+    build_sys(newroot, o);
+    if (o->root) {
+        if (chroot(newroot) != 0)
+            die_child("cannot chroot to", newroot);
+        if (chdir(cwd) != 0 && chdir("/") != 0)
+            die_child("cannot chdir to", "/");
+        rmdir(stage); /* the host's empty directory; the mount lives on in this namespace */
+    }
+    fds[1 + o->ndevs] = install_filter();
+    if (fds[1 + o->ndevs] < 0) {
+        fprintf(stderr, PROG ": seccomp user notification unavailable: %s\n", strerror(errno));
+        _exit(EXIT_UNAVAILABLE);
+    }
+    if (send_fds(sock, fds, o->ndevs + 2) != 0 || read(sock, &ack, 1) != 1)
+        _exit(EXIT_OSERR);
+    for (size_t i = 0; i < o->ndevs + 2; i++)
+        close(fds[i]);
+    close(sock);
+    execvp(o->argv[0], o->argv);
+    fprintf(stderr, PROG ": %s: %s\n", o->argv[0], strerror(errno));
+    _exit(errno == ENOENT ? 127 : 126);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* The emulator's side                                                                         */
+/* ------------------------------------------------------------------------------------------ */
+
+struct proc_slot {
+    int tgid;
+    int used;
+    struct gc_emu_proc kfd;
+};
+
+struct parked {
+    uint64_t id;
+    int pid;
+    struct proc_slot *slot;
+    unsigned cmd;
+    uint64_t argp;
+    uint64_t deadline_ms; /* 0: none */
+    uint8_t args[64];
+};
+
+struct emu {
+    const struct options *o;
+    struct gc_emu_machine machine;
+    int listener, kfd_fd;
+    dev_t kfd_dev;
+    ino_t kfd_ino;
+    dev_t render_dev[GC_EMU_MAX_DEVICES];
+    ino_t render_ino[GC_EMU_MAX_DEVICES];
+    int render_fd[GC_EMU_MAX_DEVICES];
+    struct proc_slot procs[MAX_PROCS];
+    struct parked parked[MAX_PARKED];
+    size_t nparked;
+    uint64_t served, continued;
+};
+
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+struct io_ctx {
+    int pid;
+};
+
+static int io_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+    struct io_ctx *c = ctx;
+    struct iovec l = { buf, len }, r = { (void *)(uintptr_t)addr, len };
+
+    if (!len)
+        return 0;
+    return process_vm_readv(c->pid, &l, 1, &r, 1, 0) == (ssize_t)len ? 0 : -1;
+}
+
+static int io_write(void *ctx, uint64_t addr, const void *buf, size_t len)
+{
+    struct io_ctx *c = ctx;
+    struct iovec l = { (void *)(uintptr_t)buf, len }, r = { (void *)(uintptr_t)addr, len };
+
+    if (!len)
+        return 0;
+    return process_vm_writev(c->pid, &l, 1, &r, 1, 0) == (ssize_t)len ? 0 : -1;
+}
+
+static int tgid_of(int tid)
+{
+    char path[64], buf[512];
+    int fd, tgid = -1;
+    ssize_t n;
+
+    snprintf(path, sizeof(path), "/proc/%d/status", tid);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n > 0) {
+        char *t;
+
+        buf[n] = '\0';
+        t = strstr(buf, "\nTgid:");
+        if (t)
+            tgid = atoi(t + 6);
+    }
+    return tgid;
+}
+
+/* Which device file is fd @p fd of thread @p tid: -1 none, 0 kfd, 1+i render node i. */
+static int classify_fd(const struct emu *e, int tid, uint64_t fd)
+{
+    char path[64];
+    struct stat st;
+
+    if (fd > INT32_MAX)
+        return -1;
+    snprintf(path, sizeof(path), "/proc/%d/fd/%d", tid, (int)fd);
+    if (stat(path, &st) != 0)
+        return -1;
+    if (st.st_dev == e->kfd_dev && st.st_ino == e->kfd_ino)
+        return 0;
+    for (size_t i = 0; i < e->machine.ndevs; i++)
+        if (st.st_dev == e->render_dev[i] && st.st_ino == e->render_ino[i])
+            return 1 + (int)i;
+    return -1;
+}
+
+static struct proc_slot *proc_for(struct emu *e, int tgid)
+{
+    struct proc_slot *free_slot = NULL;
+
+    for (size_t i = 0; i < MAX_PROCS; i++) {
+        if (e->procs[i].used && e->procs[i].tgid == tgid)
+            return &e->procs[i];
+        if (!e->procs[i].used && !free_slot)
+            free_slot = &e->procs[i];
+    }
+    if (!free_slot) { /* reuse the slot of a process that is gone */
+        for (size_t i = 0; i < MAX_PROCS && !free_slot; i++)
+            if (kill(e->procs[i].tgid, 0) != 0 && errno == ESRCH) {
+                gc_emu_proc_fini(&e->procs[i].kfd);
+                free_slot = &e->procs[i];
+            }
+        if (!free_slot)
+            return NULL;
+    }
+    free_slot->used = 1;
+    free_slot->tgid = tgid;
+    gc_emu_proc_init(&free_slot->kfd, &e->machine, tgid);
+    return free_slot;
+}
+
+static void respond(struct emu *e, uint64_t id, long ret)
+{
+    struct seccomp_notif_resp resp = { 0 };
+
+    resp.id = id;
+    if (ret < 0)
+        resp.error = (int32_t)ret;
+    else
+        resp.val = ret;
+    if (ioctl(e->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp) != 0 && errno != ENOENT && verbose)
+        fprintf(stderr, PROG ": cannot answer a call: %s\n", strerror(errno));
+}
+
+static void continue_call(struct emu *e, uint64_t id)
+{
+    struct seccomp_notif_resp resp = { 0 };
+
+    resp.id = id;
+    resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+    e->continued++;
+    (void)ioctl(e->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+}
+
+static void finish_kfd(struct emu *e, uint64_t id, int pid, unsigned cmd, uint64_t argp,
+                       uint8_t *args, struct gc_emu_result r)
+{
+    unsigned in, out;
+    struct io_ctx c = { pid };
+
+    gc_emu_kfd_arg_copy(cmd, &in, &out);
+    if (out && io_write(&c, argp, args, out) != 0)
+        r.ret = -EFAULT;
+    if (verbose)
+        fprintf(stderr, PROG ": [%d] %s = %ld\n", pid,
+                gc_emu_kfd_name(cmd) ? gc_emu_kfd_name(cmd) : "?", r.ret);
+    respond(e, id, r.ret);
+}
+
+static void retry_parked(struct emu *e, struct proc_slot *only, int expire)
+{
+    uint64_t now = now_ms();
+
+    for (size_t i = 0; i < e->nparked;) {
+        struct parked *pk = &e->parked[i];
+        struct io_ctx c = { pk->pid };
+        struct gc_emu_io io = { &c, io_read, io_write };
+        int timed_out = expire && pk->deadline_ms && now >= pk->deadline_ms;
+        struct gc_emu_result r;
+
+        if ((only && pk->slot != only && !timed_out) ||
+            ioctl(e->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &pk->id) != 0) {
+            if (ioctl(e->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &pk->id) != 0) {
+                e->parked[i] = e->parked[--e->nparked]; /* the waiter is gone */
+                continue;
+            }
+            i++;
+            continue;
+        }
+        r = gc_emu_kfd_wait_retry(&pk->slot->kfd, pk->args, &io, timed_out);
+        if (r.verdict == GC_EMU_BLOCK) {
+            i++;
+            continue;
+        }
+        finish_kfd(e, pk->id, pk->pid, pk->cmd, pk->argp, pk->args, r);
+        e->parked[i] = e->parked[--e->nparked];
+    }
+}
+
+static void serve_kfd(struct emu *e, const struct seccomp_notif *req, struct proc_slot *slot)
+{
+    unsigned cmd = (unsigned)req->data.args[1], in, out;
+    uint64_t argp = req->data.args[2];
+    uint8_t args[GC_EMU_ARGS_MAX];
+    struct io_ctx c = { (int)req->pid };
+    struct gc_emu_io io = { &c, io_read, io_write };
+    struct gc_emu_result r;
+
+    memset(args, 0, sizeof(args));
+    if (gc_emu_kfd_arg_copy(cmd, &in, &out) && in && io_read(&c, argp, args, in) != 0) {
+        respond(e, req->id, -EFAULT);
+        return;
+    }
+    r = gc_emu_kfd_ioctl(&slot->kfd, cmd, args, &io);
+    if (r.verdict == GC_EMU_BLOCK) {
+        struct parked *pk;
+
+        if (e->nparked >= MAX_PARKED) {
+            respond(e, req->id, -ENOMEM);
+            return;
+        }
+        pk = &e->parked[e->nparked++];
+        pk->id = req->id;
+        pk->pid = (int)req->pid;
+        pk->slot = slot;
+        pk->cmd = cmd;
+        pk->argp = argp;
+        pk->deadline_ms = r.wait_ms == 0xffffffffu ? 0 : now_ms() + r.wait_ms;
+        memcpy(pk->args, args, sizeof(pk->args));
+        return;
+    }
+    finish_kfd(e, req->id, (int)req->pid, cmd, argp, args, r);
+    if (GC_IOC_NR(cmd) == 0x0A && r.ret == 0) /* SET_EVENT may end a wait */
+        retry_parked(e, slot, 0);
+}
+
+static void serve_render(struct emu *e, const struct seccomp_notif *req, int dev)
+{
+    unsigned cmd = (unsigned)req->data.args[1];
+    uint64_t argp = req->data.args[2];
+    uint8_t args[GC_EMU_ARGS_MAX];
+    struct io_ctx c = { (int)req->pid };
+    struct gc_emu_io io = { &c, io_read, io_write };
+    unsigned size = GC_IOC_SIZE(cmd);
+    long ret;
+
+    memset(args, 0, sizeof(args));
+    if ((GC_IOC_DIR(cmd) & GC_IOC_WRITE) && io_read(&c, argp, args, size) != 0) {
+        respond(e, req->id, -EFAULT);
+        return;
+    }
+    ret = gc_emu_drm_ioctl(&e->machine.devs[dev], cmd, args, &io);
+    if (ret == 0 && (GC_IOC_DIR(cmd) & GC_IOC_READ) && io_write(&c, argp, args, size) != 0)
+        ret = -EFAULT;
+    if (verbose)
+        fprintf(stderr, PROG ": [%d] drm %s (0x%08x) = %ld\n", (int)req->pid,
+                gc_emu_drm_name(cmd), cmd, ret);
+    respond(e, req->id, ret);
+}
+
+/*
+ * stat of a device file. The device files are regular files; a real /dev/kfd and render node
+ * are character devices, and libdrm tells devices apart by their numbers (two render nodes
+ * that are not character devices are "the same device" to amdgpu_device_initialize). So
+ * fstat, newfstatat and statx of a device file answer what the kernel's devtmpfs node would:
+ * a character device 0666 of the DRM major 226 and the render minor, or of kfd's major. Any
+ * other stat continues to the kernel.
+ */
+#define DRM_MAJOR 226u
+#define KFD_MAJOR 235u /* amdkfd's is dynamic (register_chrdev(0, ...)); any free one */
+
+/* Read a NUL-terminated string of the process at @p addr into @p buf (cap bytes). */
+static int read_string(int pid, uint64_t addr, char *buf, size_t cap)
+{
+    struct io_ctx c = { pid };
+    size_t got = 0;
+
+    while (got < cap) {
+        size_t chunk = 4096 - ((addr + got) & 4095);
+
+        if (chunk > cap - got)
+            chunk = cap - got;
+        if (io_read(&c, addr + got, buf + got, chunk) != 0)
+            return -1;
+        if (memchr(buf + got, '\0', chunk))
+            return 0;
+        got += chunk;
+    }
+    return -1;
+}
+
+/* Which device file a stat call names: -1 none, 0 kfd, 1+i render node i. */
+static int classify_stat(const struct emu *e, const struct seccomp_notif *req)
+{
+    char path[4096], full[4200];
+    struct stat st;
+    int pid = (int)req->pid, dirfd, flags;
+
+    if (req->data.nr == __NR_fstat)
+        return classify_fd(e, pid, req->data.args[0]);
+    dirfd = (int)req->data.args[0];
+    flags = (int)req->data.args[req->data.nr == __NR_statx ? 2 : 3];
+    if (read_string(pid, req->data.args[1], path, sizeof(path)) != 0)
+        return -1;
+    if (!path[0]) {
+        if (!(flags & AT_EMPTY_PATH))
+            return -1;
+        return dirfd == AT_FDCWD ? -1 : classify_fd(e, pid, (uint64_t)(unsigned)dirfd);
+    }
+    if (path[0] == '/')
+        snprintf(full, sizeof(full), "/proc/%d/root%s", pid, path);
+    else if (dirfd == AT_FDCWD)
+        snprintf(full, sizeof(full), "/proc/%d/cwd/%s", pid, path);
+    else
+        snprintf(full, sizeof(full), "/proc/%d/fd/%d/%s", pid, dirfd, path);
+    if ((flags & AT_SYMLINK_NOFOLLOW ? lstat(full, &st) : stat(full, &st)) != 0)
+        return -1;
+    if (st.st_dev == e->kfd_dev && st.st_ino == e->kfd_ino)
+        return 0;
+    for (size_t i = 0; i < e->machine.ndevs; i++)
+        if (st.st_dev == e->render_dev[i] && st.st_ino == e->render_ino[i])
+            return 1 + (int)i;
+    return -1;
+}
+
+static void serve_stat(struct emu *e, const struct seccomp_notif *req)
+{
+    int which = classify_stat(e, req);
+    struct io_ctx c = { (int)req->pid };
+    unsigned major, minor;
+    struct stat st;
+    int fd;
+
+    if (which < 0 || ioctl(e->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req->id) != 0) {
+        continue_call(e, req->id);
+        return;
+    }
+    fd = which == 0 ? e->kfd_fd : e->render_fd[which - 1];
+    major = which == 0 ? KFD_MAJOR : DRM_MAJOR;
+    minor = which == 0 ? 0 : e->machine.devs[which - 1].render_minor;
+    if (fstat(fd, &st) != 0) {
+        continue_call(e, req->id);
+        return;
+    }
+    e->served++;
+    if (req->data.nr == __NR_statx) {
+        struct statx sx;
+
+        memset(&sx, 0, sizeof(sx));
+        sx.stx_mask = STATX_BASIC_STATS;
+        sx.stx_blksize = 4096;
+        sx.stx_nlink = 1;
+        sx.stx_mode = (uint16_t)(S_IFCHR | 0666);
+        sx.stx_ino = st.st_ino;
+        sx.stx_atime.tv_sec = st.st_atim.tv_sec;
+        sx.stx_mtime.tv_sec = st.st_mtim.tv_sec;
+        sx.stx_ctime.tv_sec = st.st_ctim.tv_sec;
+        sx.stx_rdev_major = major;
+        sx.stx_rdev_minor = minor;
+        sx.stx_dev_major = 0;
+        sx.stx_dev_minor = 5; /* devtmpfs */
+        respond(e, req->id, io_write(&c, req->data.args[4], &sx, sizeof(sx)) ? -EFAULT : 0);
+        return;
+    }
+    st.st_mode = S_IFCHR | 0666;
+    st.st_rdev = makedev(major, minor);
+    st.st_dev = makedev(0, 5);
+    st.st_size = 0;
+    st.st_blocks = 0;
+    st.st_nlink = 1;
+    respond(e, req->id,
+            io_write(&c, req->data.args[req->data.nr == __NR_fstat ? 1 : 2], &st, sizeof(st))
+                ? -EFAULT : 0);
+}
+
+static void serve_one(struct emu *e)
+{
+    struct seccomp_notif req;
+    struct proc_slot *slot;
+    int which, tgid;
+
+    memset(&req, 0, sizeof(req));
+    if (ioctl(e->listener, SECCOMP_IOCTL_NOTIF_RECV, &req) != 0)
+        return; /* the caller went away (ENOENT) or a signal came: nothing to answer */
+    if (req.data.nr != __NR_ioctl) {
+        serve_stat(e, &req);
+        return;
+    }
+    which = classify_fd(e, (int)req.pid, req.data.args[0]);
+    if (which < 0) {
+        continue_call(e, req.id);
+        return;
+    }
+    /* the fd was looked up in /proc after the call was made: check the call still waits, so
+       the answer cannot go to a reused thread id */
+    if (ioctl(e->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req.id) != 0)
+        return;
+    e->served++;
+    if (which > 0) {
+        serve_render(e, &req, which - 1);
+        return;
+    }
+    tgid = tgid_of((int)req.pid);
+    slot = tgid > 0 ? proc_for(e, tgid) : NULL;
+    if (!slot) {
+        respond(e, req.id, -ENOMEM);
+        return;
+    }
+    serve_kfd(e, &req, slot);
+}
+
+static int recv_fds(int sock, int *fds, size_t n)
+{
+    char byte;
+    struct iovec iov = { &byte, 1 };
+    char cbuf[CMSG_SPACE(sizeof(int) * (GC_EMU_MAX_DEVICES + 2))];
+    struct msghdr msg = { 0 };
+    struct cmsghdr *cm;
+
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = cbuf;
+    msg.msg_controllen = sizeof(cbuf);
+    if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1)
+        return -1;
+    cm = CMSG_FIRSTHDR(&msg);
+    if (!cm || cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len != CMSG_LEN(sizeof(int) * n))
+        return -1;
+    memcpy(fds, CMSG_DATA(cm), sizeof(int) * n);
+    return 0;
+}
+
+static int exit_status(int status)
+{
+    if (WIFEXITED(status))
+        return WEXITSTATUS(status);
+    if (WIFSIGNALED(status))
+        return 128 + WTERMSIG(status);
+    return EXIT_OSERR;
+}
+
+static int supervise(struct emu *e, pid_t child, int sigfd)
+{
+    for (;;) {
+        struct pollfd pf[2] = { { e->listener, POLLIN, 0 }, { sigfd, POLLIN, 0 } };
+        int timeout = e->nparked ? 50 : -1;
+        int k = poll(pf, 2, timeout);
+
+        if (k < 0 && errno != EINTR)
+            return EXIT_OSERR;
+        if (pf[0].revents & POLLIN)
+            serve_one(e);
+        if (pf[1].revents & POLLIN) {
+            struct signalfd_siginfo si;
+            int status;
+
+            if (read(sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si) &&
+                si.ssi_signo != SIGCHLD)
+                kill(child, (int)si.ssi_signo);
+            if (waitpid(child, &status, WNOHANG) == child) {
+                if (verbose)
+                    fprintf(stderr, PROG ": %llu ioctls served, %llu passed on\n",
+                            (unsigned long long)e->served, (unsigned long long)e->continued);
+                return exit_status(status);
+            }
+        }
+        if (e->nparked)
+            retry_parked(e, NULL, 1);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    static struct options o;
+    static struct emu e;
+    int sv[2], fds[GC_EMU_MAX_DEVICES + 2], sigfd, rc;
+    sigset_t mask;
+    pid_t child;
+    struct stat st;
+
+    rc = parse_options(argc, argv, &o);
+    if (rc)
+        return rc;
+    if (geteuid() != 0) {
+        fprintf(stderr, PROG ": needs root (a private mount namespace for /dev and /sys)\n");
+        return EXIT_UNAVAILABLE;
+    }
+    e.o = &o;
+    e.machine.devs = o.devs;
+    e.machine.ndevs = o.ndevs;
+    e.machine.file_limit = FILE_LIMIT;
+    e.machine.kfd_file_next = 1ull << 20; /* below: nothing, so a zero offset is never valid */
+    for (size_t i = 0; i < o.ndevs; i++)
+        e.machine.render_file_next[i] = 1ull << 20;
+
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGCHLD);
+    sigaddset(&mask, SIGTERM);
+    sigaddset(&mask, SIGINT);
+    sigaddset(&mask, SIGHUP);
+    sigaddset(&mask, SIGQUIT);
+    if (sigprocmask(SIG_BLOCK, &mask, NULL) != 0 ||
+        socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
+        perror(PROG);
+        return EXIT_OSERR;
+    }
+    child = fork();
+    if (child < 0) {
+        perror(PROG ": fork");
+        return EXIT_OSERR;
+    }
+    if (child == 0) {
+        sigprocmask(SIG_UNBLOCK, &mask, NULL);
+        close(sv[0]);
+        run_command(&o, sv[1]);
+    }
+    close(sv[1]);
+    sigfd = signalfd(-1, &mask, SFD_CLOEXEC);
+    if (sigfd < 0 || recv_fds(sv[0], fds, o.ndevs + 2) != 0) {
+        int status;
+
+        close(sv[0]);
+        waitpid(child, &status, 0);
+        return WIFEXITED(status) && WEXITSTATUS(status) ? WEXITSTATUS(status) : EXIT_OSERR;
+    }
+    if (fstat(fds[0], &st) != 0)
+        return EXIT_OSERR;
+    e.kfd_dev = st.st_dev;
+    e.kfd_fd = fds[0];
+    e.kfd_ino = st.st_ino;
+    for (size_t i = 0; i < o.ndevs; i++) {
+        if (fstat(fds[1 + i], &st) != 0)
+            return EXIT_OSERR;
+        e.render_dev[i] = st.st_dev;
+        e.render_ino[i] = st.st_ino;
+        e.render_fd[i] = fds[1 + i];
+    }
+    e.listener = fds[1 + o.ndevs];
+    if (write(sv[0], "g", 1) != 1)
+        return EXIT_OSERR;
+    close(sv[0]);
+    return supervise(&e, child, sigfd);
+}
