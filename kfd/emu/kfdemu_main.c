@@ -42,6 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "emu_cp.h"
 #include "emu_device.h"
 #include "emu_drm.h"
 #include "emu_kfd.h"
@@ -653,6 +654,49 @@ static void serve_kfd(struct emu *e, const struct seccomp_notif *req, struct pro
         retry_parked(e, slot, 0);
 }
 
+static int file_rw(void *ctx, int file, uint64_t off, void *buf, size_t len, int write)
+{
+    const struct emu *e = ctx;
+    int fd;
+    ssize_t k;
+
+    if (file == GC_EMU_FILE_KFD)
+        fd = e->kfd_fd;
+    else if (file >= 0 && (size_t)file < e->machine.ndevs)
+        fd = e->render_fd[file];
+    else
+        return -1;
+    if (off > FILE_LIMIT || len > FILE_LIMIT - off)
+        return -1;
+    k = write ? pwrite(fd, buf, len, (off_t)off) : pread(fd, buf, len, (off_t)off);
+    return k == (ssize_t)len ? 0 : -1;
+}
+
+/* Let the GPU run: every process's queues as far as they go. Returns the packets retired. */
+static uint32_t run_engines(struct emu *e)
+{
+    uint32_t done = 0;
+
+    for (size_t i = 0; i < MAX_PROCS; i++) {
+        struct proc_slot *slot = &e->procs[i];
+        struct io_ctx c = { slot->tgid };
+        struct gc_emu_io io = { &c, io_read, io_write };
+        struct gc_emu_vm vm = { &slot->kfd, &io, e, file_rw };
+        struct gc_emu_cp_stats st;
+
+        if (!slot->used || !slot->kfd.nqueues)
+            continue;
+        gc_emu_cp_run(&vm, &st);
+        done += st.packets + st.sdma_packets;
+        if (verbose > 1 && (st.packets || st.sdma_packets))
+            fprintf(stderr, PROG ": [%d] %u AQL and %u SDMA packets, %u events\n", slot->tgid,
+                    st.packets, st.sdma_packets, st.events);
+        if (st.events)
+            retry_parked(e, slot, 0);
+    }
+    return done;
+}
+
 static void serve_render(struct emu *e, const struct seccomp_notif *req, int dev)
 {
     unsigned cmd = (unsigned)req->data.args[1];
@@ -858,13 +902,29 @@ static int exit_status(int status)
     return EXIT_OSERR;
 }
 
+static int any_queue(const struct emu *e)
+{
+    for (size_t i = 0; i < MAX_PROCS; i++)
+        if (e->procs[i].used && e->procs[i].kfd.nqueues)
+            return 1;
+    return 0;
+}
+
 static int supervise(struct emu *e, pid_t child, int sigfd)
 {
+    int idle_ms = 1; /* how often the engines look at the queues: 1 ms after work, up to 16 */
+
     for (;;) {
         struct pollfd pf[2] = { { e->listener, POLLIN, 0 }, { sigfd, POLLIN, 0 } };
-        int timeout = e->nparked ? 50 : -1;
+        int timeout = any_queue(e) ? idle_ms : e->nparked ? 50 : -1;
         int k = poll(pf, 2, timeout);
 
+        if (any_queue(e)) {
+            if (run_engines(e))
+                idle_ms = 1;
+            else if (k == 0 && idle_ms < 16)
+                idle_ms *= 2;
+        }
         if (k < 0 && errno != EINTR)
             return EXIT_OSERR;
         if (pf[0].revents & POLLIN)

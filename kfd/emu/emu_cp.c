@@ -1,0 +1,407 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The command processor and the SDMA engines of the emulated GPU (emu_cp.h).
+ *
+ * AQL (HSA Platform System Architecture 1.2, and ROCr's amd_signal_t): packets are 64 bytes
+ * in a ring of ring_size bytes; the queue's read and write indices are the amd_queue_t fields
+ * whose addresses the runtime gave CREATE_QUEUE. A packet is taken when its header type is not
+ * INVALID; a barrier waits until its dependencies reach 0. Completion decrements the
+ * completion signal and, when the signal has an event mailbox, writes the event id there and
+ * raises the event, as the CP's end-of-pipe interrupt does.
+ *
+ * SDMA (ROCr's sdma_registers.h, SDMA 4 to 6): a byte ring with 64-bit read and write
+ * pointers in bytes. Copy, fill, fence, trap, atomic add, poll, timestamp, GCR and NOP.
+ */
+#include "emu_cp.h"
+
+#include <string.h>
+#include <time.h>
+
+#define AQL_PACKET 64u
+#define AQL_TYPE_VENDOR 0u
+#define AQL_TYPE_INVALID 1u
+#define AQL_TYPE_KERNEL_DISPATCH 2u
+#define AQL_TYPE_BARRIER_AND 3u
+#define AQL_TYPE_AGENT_DISPATCH 4u
+#define AQL_TYPE_BARRIER_OR 5u
+#define AMD_FORMAT_BARRIER_VALUE 2u
+
+/* amd_signal_t */
+#define SIGNAL_VALUE 8u
+#define SIGNAL_MAILBOX 16u
+#define SIGNAL_EVENT_ID 24u
+
+#define COPY_CHUNK (1u << 20)
+#define PASS_BUDGET 4096u /* packets one pass may retire on one queue */
+
+static int rd64(const struct gc_emu_vm *vm, uint64_t va, uint64_t *v)
+{
+    return gc_emu_vm_read(vm, va, v, sizeof(*v));
+}
+
+static int wr64(const struct gc_emu_vm *vm, uint64_t va, uint64_t v)
+{
+    return gc_emu_vm_write(vm, va, &v, sizeof(v));
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Memory as the GPU sees it                                                                   */
+/* ------------------------------------------------------------------------------------------ */
+
+static int vm_access(const struct gc_emu_vm *vm, uint64_t va, void *buf, size_t len, int write)
+{
+    uint8_t *b = buf;
+
+    if (!len)
+        return 0;
+    if (!(write ? vm->cpu->write(vm->cpu->ctx, va, buf, len)
+                : vm->cpu->read(vm->cpu->ctx, va, buf, len)))
+        return 0;
+    /* not mapped by the process as a whole: buffer by buffer, through the device files */
+    while (len) {
+        const struct gc_emu_mem *m = gc_emu_kfd_find_mem(vm->p, va);
+        uint64_t in, n;
+        int file;
+
+        if (!m)
+            return -1;
+        in = va - m->va;
+        n = m->size - in < len ? m->size - in : len;
+        if (m->flags & KFD_IOC_ALLOC_MEM_FLAGS_USERPTR) {
+            if (write ? vm->cpu->write(vm->cpu->ctx, va, b, n) : vm->cpu->read(vm->cpu->ctx, va, b, n))
+                return -1;
+        } else {
+            file = m->flags & (KFD_IOC_ALLOC_MEM_FLAGS_DOORBELL | KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP)
+                       ? GC_EMU_FILE_KFD : (int)m->dev;
+            if (vm->file_rw(vm->file_ctx, file, m->offset + in, b, n, write))
+                return -1;
+        }
+        va += n;
+        b += n;
+        len -= n;
+    }
+    return 0;
+}
+
+int gc_emu_vm_read(const struct gc_emu_vm *vm, uint64_t va, void *buf, size_t len)
+{
+    return vm_access(vm, va, buf, len, 0);
+}
+
+int gc_emu_vm_write(const struct gc_emu_vm *vm, uint64_t va, const void *buf, size_t len)
+{
+    return vm_access(vm, va, (void *)(uintptr_t)buf, len, 1);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Signals and events                                                                          */
+/* ------------------------------------------------------------------------------------------ */
+
+static int signal_value(const struct gc_emu_vm *vm, uint64_t handle, int64_t *v)
+{
+    uint64_t u;
+
+    if (rd64(vm, handle + SIGNAL_VALUE, &u))
+        return -1;
+    *v = (int64_t)u;
+    return 0;
+}
+
+/* The end-of-pipe interrupt: the event id into the mailbox, then the event. */
+static void raise_event(const struct gc_emu_vm *vm, uint64_t mailbox, uint32_t event_id,
+                        struct gc_emu_cp_stats *st)
+{
+    if (mailbox)
+        (void)wr64(vm, mailbox, event_id);
+    if (event_id && gc_emu_kfd_signal(vm->p, event_id) == 0)
+        st->events++;
+}
+
+/* Decrement a completion signal (handle 0: none) and raise its event. */
+static void complete_signal(const struct gc_emu_vm *vm, uint64_t handle, struct gc_emu_cp_stats *st)
+{
+    uint64_t mailbox = 0;
+    uint32_t event_id = 0;
+    int64_t v;
+
+    if (!handle || signal_value(vm, handle, &v))
+        return;
+    (void)wr64(vm, handle + SIGNAL_VALUE, (uint64_t)(v - 1));
+    if (rd64(vm, handle + SIGNAL_MAILBOX, &mailbox) ||
+        gc_emu_vm_read(vm, handle + SIGNAL_EVENT_ID, &event_id, sizeof(event_id)))
+        return;
+    raise_event(vm, mailbox, event_id, st);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* AQL                                                                                         */
+/* ------------------------------------------------------------------------------------------ */
+
+static int le64(const uint8_t *b, size_t off, uint64_t *v)
+{
+    memcpy(v, b + off, sizeof(*v));
+    return 0;
+}
+
+/* A barrier's dependencies: 1 when satisfied, 0 not yet. */
+static int barrier_ready(const struct gc_emu_vm *vm, const uint8_t *pkt, int any)
+{
+    int have = 0, zero = 0;
+
+    for (int i = 0; i < 5; i++) {
+        uint64_t dep;
+        int64_t v;
+
+        le64(pkt, 8 + 8u * (unsigned)i, &dep);
+        if (!dep)
+            continue;
+        have++;
+        if (signal_value(vm, dep, &v) == 0 && v == 0)
+            zero++;
+        /* an unreadable signal never completes: the hardware would fault; the queue waits */
+    }
+    if (!have)
+        return 1;
+    return any ? zero > 0 : zero == have;
+}
+
+static int barrier_value_ready(const struct gc_emu_vm *vm, const uint8_t *pkt)
+{
+    uint64_t sig, value, mask;
+    uint32_t cond;
+    int64_t v;
+
+    le64(pkt, 8, &sig);
+    le64(pkt, 16, &value);
+    le64(pkt, 24, &mask);
+    memcpy(&cond, pkt + 32, 4);
+    if (!sig)
+        return 1;
+    if (signal_value(vm, sig, &v))
+        return 0;
+    v = (int64_t)((uint64_t)v & mask);
+    switch (cond) { /* hsa_signal_condition_t */
+    case 0: return v == (int64_t)value;
+    case 1: return v != (int64_t)value;
+    case 2: return v < (int64_t)value;
+    case 3: return v >= (int64_t)value;
+    default: return 1;
+    }
+}
+
+/* Run one AQL queue. Returns 1 when it stopped on something not yet ready. */
+static int run_aql(const struct gc_emu_vm *vm, struct gc_emu_queue *q, struct gc_emu_cp_stats *st)
+{
+    uint64_t wptr, slots = q->ring_size / AQL_PACKET;
+
+    if (q->stopped || slots == 0 || rd64(vm, q->wptr_addr, &wptr))
+        return 0;
+    for (uint32_t n = 0; n < PASS_BUDGET && q->read_index < wptr; n++) {
+        uint8_t pkt[AQL_PACKET];
+        uint64_t at = q->ring + (q->read_index % slots) * AQL_PACKET, completion;
+        uint16_t header;
+        unsigned type;
+
+        if (gc_emu_vm_read(vm, at, pkt, sizeof(pkt)))
+            return 1;
+        memcpy(&header, pkt, 2);
+        type = header & 0xffu;
+        if (type == AQL_TYPE_INVALID)
+            return 1; /* written, header not yet: the next pass */
+        le64(pkt, 56, &completion);
+        switch (type) {
+        case AQL_TYPE_BARRIER_AND:
+        case AQL_TYPE_BARRIER_OR:
+            if (!barrier_ready(vm, pkt, type == AQL_TYPE_BARRIER_OR))
+                return 1;
+            break;
+        case AQL_TYPE_VENDOR:
+            if (pkt[2] == AMD_FORMAT_BARRIER_VALUE && !barrier_value_ready(vm, pkt))
+                return 1;
+            break;
+        case AQL_TYPE_KERNEL_DISPATCH:
+        case AQL_TYPE_AGENT_DISPATCH:
+        default:
+            break; /* the dispatch runs to completion (results are not computed) */
+        }
+        complete_signal(vm, completion, st);
+        q->read_index++;
+        (void)wr64(vm, q->rptr_addr, q->read_index);
+        st->packets++;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* SDMA                                                                                        */
+/* ------------------------------------------------------------------------------------------ */
+
+enum {
+    SDMA_OP_NOP = 0, SDMA_OP_COPY = 1, SDMA_OP_FENCE = 5, SDMA_OP_TRAP = 6,
+    SDMA_OP_POLL_REGMEM = 8, SDMA_OP_ATOMIC = 10, SDMA_OP_CONST_FILL = 11,
+    SDMA_OP_TIMESTAMP = 13, SDMA_OP_GCR = 17,
+};
+#define SDMA_ATOMIC_ADD64 47u
+
+static uint64_t addr64(const uint32_t *dw, int lo)
+{
+    return (uint64_t)dw[lo] | ((uint64_t)dw[lo + 1] << 32);
+}
+
+static int sdma_copy(const struct gc_emu_vm *vm, uint64_t dst, uint64_t src, uint64_t len)
+{
+    static uint8_t buf[COPY_CHUNK];
+
+    while (len) {
+        size_t n = len < sizeof(buf) ? (size_t)len : sizeof(buf);
+
+        if (gc_emu_vm_read(vm, src, buf, n) || gc_emu_vm_write(vm, dst, buf, n))
+            return -1;
+        src += n;
+        dst += n;
+        len -= n;
+    }
+    return 0;
+}
+
+static int sdma_fill(const struct gc_emu_vm *vm, uint64_t dst, uint32_t value, uint64_t len)
+{
+    static uint32_t buf[COPY_CHUNK / 4];
+    static uint32_t filled_with;
+    static int filled;
+
+    if (!filled || filled_with != value) {
+        for (size_t i = 0; i < sizeof(buf) / 4; i++)
+            buf[i] = value;
+        filled_with = value;
+        filled = 1;
+    }
+    while (len) {
+        size_t n = len < sizeof(buf) ? (size_t)len : sizeof(buf);
+
+        if (gc_emu_vm_write(vm, dst, buf, n))
+            return -1;
+        dst += n;
+        len -= n;
+    }
+    return 0;
+}
+
+/* Dwords of each packet, by op (0: unknown). NOP's length is in its header. */
+static unsigned sdma_len(unsigned op, unsigned sub_op)
+{
+    switch (op) {
+    case SDMA_OP_COPY: return sub_op == 0 ? 7u : 0u;
+    case SDMA_OP_FENCE: return 4;
+    case SDMA_OP_TRAP: return 2;
+    case SDMA_OP_POLL_REGMEM: return 6;
+    case SDMA_OP_ATOMIC: return 8;
+    case SDMA_OP_CONST_FILL: return 5;
+    case SDMA_OP_TIMESTAMP: return 3;
+    case SDMA_OP_GCR: return 5;
+    default: return 0;
+    }
+}
+
+/* Run one SDMA queue. Returns 1 when it stopped on a poll that is not yet satisfied. */
+static int run_sdma(const struct gc_emu_vm *vm, struct gc_emu_queue *q, struct gc_emu_cp_stats *st)
+{
+    uint64_t rptr, wptr;
+
+    if (q->stopped || q->ring_size < 64 || rd64(vm, q->rptr_addr, &rptr) ||
+        rd64(vm, q->wptr_addr, &wptr))
+        return 0;
+    for (uint32_t n = 0; n < PASS_BUDGET && rptr < wptr; n++) {
+        uint32_t dw[8] = { 0 };
+        unsigned op, sub_op, len;
+        uint64_t at = q->ring + rptr % q->ring_size;
+
+        if (gc_emu_vm_read(vm, at, &dw[0], 4))
+            return 1;
+        op = dw[0] & 0xffu;
+        sub_op = (dw[0] >> 8) & 0xffu;
+        len = op == SDMA_OP_NOP ? 1u + ((dw[0] >> 16) & 0x3fffu) : sdma_len(op, sub_op);
+        if (!len) { /* a packet this engine does not know: the engine halts, as on an error */
+            q->stopped = 1;
+            return 0;
+        }
+        if (op != SDMA_OP_NOP) {
+            /* packets never wrap inside the ring (ROCr pads with NOPs) */
+            if (rptr % q->ring_size + 4ull * len > q->ring_size ||
+                gc_emu_vm_read(vm, at, dw, 4u * len))
+                return 1;
+        }
+        switch (op) {
+        case SDMA_OP_COPY:
+            (void)sdma_copy(vm, addr64(dw, 5), addr64(dw, 3), (uint64_t)(dw[1] & 0x3fffffffu) + 1);
+            break;
+        case SDMA_OP_CONST_FILL:
+            (void)sdma_fill(vm, addr64(dw, 1), dw[3],
+                            (uint64_t)(dw[4] & 0x3fffffu) + (1u << (dw[0] >> 30)));
+            break;
+        case SDMA_OP_FENCE:
+            (void)gc_emu_vm_write(vm, addr64(dw, 1), &dw[3], 4);
+            break;
+        case SDMA_OP_TRAP:
+            raise_event(vm, 0, dw[1] & 0x0fffffffu, st);
+            break;
+        case SDMA_OP_ATOMIC:
+            if ((dw[0] >> 25) == SDMA_ATOMIC_ADD64) {
+                uint64_t v;
+
+                if (rd64(vm, addr64(dw, 1), &v) == 0)
+                    (void)wr64(vm, addr64(dw, 1), v + addr64(dw, 3));
+            }
+            break;
+        case SDMA_OP_POLL_REGMEM:
+            if (dw[0] >> 31) { /* memory poll; register polls (HDP flush) pass */
+                uint32_t v, mask = dw[4], ref = dw[3];
+                unsigned func = (dw[0] >> 28) & 7u;
+                int ok;
+
+                if (gc_emu_vm_read(vm, addr64(dw, 1), &v, 4))
+                    return 1;
+                v &= mask;
+                switch (func) {
+                case 0: ok = 1; break;
+                case 1: ok = v < ref; break;
+                case 2: ok = v <= ref; break;
+                case 3: ok = v == ref; break;
+                case 4: ok = v != ref; break;
+                case 5: ok = v >= ref; break;
+                case 6: ok = v > ref; break;
+                default: ok = 1; break;
+                }
+                if (!ok)
+                    return 1;
+            }
+            break;
+        case SDMA_OP_TIMESTAMP: {
+            struct timespec ts;
+            uint64_t t;
+
+            clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+            t = ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec) / 10;
+            (void)wr64(vm, addr64(dw, 1), t);
+            break;
+        }
+        default:
+            break;
+        }
+        rptr += 4ull * len;
+        (void)wr64(vm, q->rptr_addr, rptr);
+        st->sdma_packets++;
+    }
+    return 0;
+}
+
+void gc_emu_cp_run(const struct gc_emu_vm *vm, struct gc_emu_cp_stats *st)
+{
+    memset(st, 0, sizeof(*st));
+    for (uint32_t i = 0; i < vm->p->nqueues; i++) {
+        struct gc_emu_queue *q = &vm->p->queues[i];
+        int waiting = q->type == KFD_IOC_QUEUE_TYPE_COMPUTE_AQL ? run_aql(vm, q, st)
+                                                                : run_sdma(vm, q, st);
+        st->stalled += (uint32_t)waiting;
+    }
+}
