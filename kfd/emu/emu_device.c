@@ -19,8 +19,7 @@
  * which are the product's and which are picked.
  */
 struct preset {
-    const char *name;     /* --device NAME */
-    const char *target;
+    uint32_t gfx_target_version; /* the target (arch's table names it) */
     const char *ip_name;  /* sysfs node "name" */
     uint32_t device_id, simd_count, array_count, simd_arrays_per_engine, num_xcc;
     uint32_t max_waves_per_simd, cu_per_simd_array, lds_kb, wave_front_size;
@@ -32,17 +31,28 @@ struct preset {
 
 static const struct preset presets[] = {
     /* MI210: 104 CUs in 8 shader engines of one array each */
-    { "gfx90a", "gfx90a", "aldebaran", 0x740f, 416, 8, 1, 1, 8, 13, 64, 64, 64,
+    { 90010, "aldebaran", 0x740f, 416, 8, 1, 1, 8, 13, 64, 64, 64,
       24, 2, 3, 8, 1700, 78, 8, 0x1d6, 0x02, 8192, 0 },
     /* MI300X: 8 XCCs of 38 CUs, 4 arrays each */
-    { "gfx942", "gfx942", "ip discovery", 0x74a1, 1216, 4, 1, 8, 8, 10, 64, 64, 192,
+    { 90402, "ip discovery", 0x74a1, 1216, 4, 1, 8, 8, 10, 64, 64, 192,
       32, 2, 14, 8, 2100, 166, 19, 0x1d6, 0x00, 4096, 262144 },
     /* RX 7900 XTX: 96 CUs, 6 shader engines of 2 arrays */
-    { "gfx1100", "gfx1100", "ip discovery", 0x744c, 192, 12, 2, 1, 16, 8, 64, 32, 24,
+    { 110000, "ip discovery", 0x744c, 192, 12, 2, 1, 16, 8, 64, 32, 24,
       24, 2, 0, 8, 2500, 2280, 21, 0x1d6, 0xc8, 6144, 98304 },
 };
 
-const char *const gc_emu_device_presets[] = { "gfx90a", "gfx942", "gfx1100", NULL };
+size_t gc_emu_device_presets(const char **names, size_t cap)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < sizeof(presets) / sizeof(presets[0]); i++) {
+        const struct gc_arch *a = gc_arch_by_gfx_version(presets[i].gfx_target_version);
+
+        if (a && n < cap)
+            names[n++] = a->name;
+    }
+    return n;
+}
 
 static void errf(char *err, size_t len, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -57,8 +67,10 @@ static void errf(char *err, size_t len, const char *fmt, ...)
 
 static const struct preset *preset_for_target(const char *target)
 {
-    for (size_t i = 0; i < sizeof(presets) / sizeof(presets[0]); i++)
-        if (!strcmp(presets[i].target, target))
+    const struct gc_arch *a = gc_arch_by_name(target);
+
+    for (size_t i = 0; a && i < sizeof(presets) / sizeof(presets[0]); i++)
+        if (presets[i].gfx_target_version == a->gfx_target_version)
             return &presets[i];
     return NULL;
 }
@@ -132,7 +144,8 @@ static gpucore_status_t add_preset(const struct preset *p, struct gc_emu_device 
     }
     d = &devs[*n];
     memset(d, 0, sizeof(*d));
-    snprintf(d->agent.target, sizeof(d->agent.target), "%s", p->target);
+    snprintf(d->agent.target, sizeof(d->agent.target), "%s",
+             gc_arch_by_gfx_version(p->gfx_target_version)->name);
     /* gpu_ids look like amdkfd's (a hash of the device): stable and distinct per slot */
     d->agent.gpu_id = 0x1000u + 0x2357u * (uint32_t)(*n + 1);
     d->agent.simd_count = p->simd_count;
@@ -159,12 +172,18 @@ gpucore_status_t gc_emu_devices_add(const char *spec, struct gc_emu_device *devs
     struct gc_scenario *s = NULL;
     gpucore_status_t st;
 
-    for (size_t i = 0; i < sizeof(presets) / sizeof(presets[0]); i++)
-        if (!strcmp(presets[i].name, spec))
-            return add_preset(&presets[i], devs, cap, n, err, errlen);
     if (!strchr(spec, '/') && !strchr(spec, '.')) {
-        errf(err, errlen, "'%s' is neither a built-in device (gfx90a, gfx942, gfx1100) nor a file",
-             spec);
+        const struct preset *p = preset_for_target(spec);
+        const char *names[8];
+        char list[128] = "";
+        size_t k = gc_emu_device_presets(names, 8);
+
+        if (p)
+            return add_preset(p, devs, cap, n, err, errlen);
+        for (size_t i = 0; i < k; i++)
+            snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? ", " : "",
+                     names[i]);
+        errf(err, errlen, "'%s' is neither a built-in device (%s) nor a file", spec, list);
         return GPUCORE_E_INVAL;
     }
     st = gc_scenario_load(spec, &s, NULL);

@@ -35,10 +35,10 @@ struct gc_emu_device {
 };
 
 /*
- * Names of the built-in devices, NULL-terminated: "gfx90a" (an MI210), "gfx942" (an MI300X,
- * 8 XCCs), "gfx1100" (an RX 7900 XTX).
+ * The targets of the built-in devices (an MI210, an MI300X of 8 XCCs, an RX 7900 XTX), first
+ * the default: up to @p cap names into @p names. Returns how many there are.
  */
-extern const char *const gc_emu_device_presets[];
+size_t gc_emu_device_presets(const char **names, size_t cap);
 
 /*
  * Add the devices a --device argument names to @p devs (which holds *n of @p cap): a preset

@@ -73,14 +73,17 @@ struct options {
 
 static void usage(FILE *f)
 {
+    const char *names[8];
+    size_t n = gc_emu_device_presets(names, 8);
+
     fprintf(f,
             "Usage: " PROG " [OPTION]... -- COMMAND [ARG]...\n"
             "Run COMMAND and its descendants with AMD's GPU kernel driver (amdkfd) emulated:\n"
             "/dev/kfd, /dev/dri/renderD128.. and the KFD topology in sysfs.\n"
             "\n"
-            "  --device NAME|FILE  an emulated GPU: gfx90a, gfx942 or gfx1100, or a scenario\n"
-            "                      file whose agents become the devices (repeatable; default\n"
-            "                      one gfx90a)\n"
+            "  --device NAME|FILE  an emulated GPU: a built-in target (below), or a scenario\n"
+            "                      file whose agents become the devices (repeatable; default:\n"
+            "                      one of the first built-in)\n"
             "  --root DIR          run chrooted in DIR (a root file system with AMD's user\n"
             "                      space), seen through a writable overlay that is discarded\n"
             "  --bind PATH         make the host's PATH visible at the same place (with --root)\n"
@@ -89,7 +92,10 @@ static void usage(FILE *f)
             "\n"
             "Exit status: COMMAND's (128+N when killed by signal N); 64 usage; 69 cannot\n"
             "emulate here (not root, no user notification in seccomp); 71 a system call failed;\n"
-            "127 COMMAND not found.\n");
+            "127 COMMAND not found.\n\nBuilt-in devices:");
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, " %s", names[i]);
+    fputc('\n', f);
 }
 
 static int parse_options(int argc, char **argv, struct options *o)
@@ -98,6 +104,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         { "device", required_argument, NULL, 'd' }, { "root", required_argument, NULL, 'r' },
         { "bind", required_argument, NULL, 'b' },   { "verbose", no_argument, NULL, 'v' },
         { "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 } };
+    const char *first = NULL;
     char err[256];
     int c;
 
@@ -138,7 +145,8 @@ static int parse_options(int argc, char **argv, struct options *o)
         return EXIT_USAGE;
     }
     o->argv = argv + optind;
-    if (!o->ndevs && gc_emu_devices_add("gfx90a", o->devs, GC_EMU_MAX_DEVICES, &o->ndevs, err,
+    if (!o->ndevs && gc_emu_device_presets(&first, 1) &&
+        gc_emu_devices_add(first, o->devs, GC_EMU_MAX_DEVICES, &o->ndevs, err,
                                         sizeof(err)) != GPUCORE_OK) {
         fprintf(stderr, PROG ": %s\n", err);
         return EXIT_USAGE;

@@ -46,6 +46,7 @@ MODULES = {
     "arch": "arch",
     "kfd": "kfd",
     "kfd/sim": "kfd/sim",
+    "kfd/emu": "kfd/emu",
     "capture": "capture",
     "capture/hook": "capture/hook",
     "analyze": "analyze",
@@ -69,6 +70,9 @@ ALLOWED = {
     "kfd": {"kfd", "base"},
     # the simulated driver and the inferior: kfd's uapi and wire protocol, arch's CWSR encoder
     "kfd/sim": {"kfd/sim", "kfd", "arch", "base"},
+    # the kernel driver emulated for AMD's own user space: the simulated driver's device model,
+    # kfd's uapi, arch's CWSR encoder, and schema's decoders of the runtime's structures
+    "kfd/emu": {"kfd/emu", "kfd/sim", "kfd", "arch", "schema", "base"},
     "capture": {"capture", "kfd", "libcore", "schema", "arch", "base"},
     # libgpucore-hook.so runs inside arbitrary programs and links nothing of gpucore (libc
     # only), not even base.
@@ -108,7 +112,7 @@ DEFS = {
 }
 
 # Modules that may issue ioctls.
-IOCTL_MODULES = {"kfd", "tests"}
+IOCTL_MODULES = {"kfd", "kfd/emu", "tests"}
 # ioctl requests that are no driver's and may be issued anywhere: request -> reason.
 NON_DRIVER_IOCTLS = {
     "TIOCGWINSZ": "the size of the terminal a progress line is drawn on",
