@@ -220,9 +220,13 @@ static int run_aql(const struct gc_emu_vm *vm, struct gc_emu_queue *q, struct gc
                 return 1;
             break;
         case AQL_TYPE_KERNEL_DISPATCH:
+            /* runs to completion (its results are not computed) unless the plan says */
+            if (vm->dispatch && vm->dispatch(vm->dispatch_ctx, q, pkt))
+                return 1;
+            break;
         case AQL_TYPE_AGENT_DISPATCH:
         default:
-            break; /* the dispatch runs to completion (results are not computed) */
+            break;
         }
         complete_signal(vm, completion, st);
         q->read_index++;
@@ -322,7 +326,7 @@ static int run_sdma(const struct gc_emu_vm *vm, struct gc_emu_queue *q, struct g
         sub_op = (dw[0] >> 8) & 0xffu;
         len = op == SDMA_OP_NOP ? 1u + ((dw[0] >> 16) & 0x3fffu) : sdma_len(op, sub_op);
         if (!len) { /* a packet this engine does not know: the engine halts, as on an error */
-            q->stopped = 1;
+            q->stopped = GC_EMU_QUEUE_ERROR;
             return 0;
         }
         if (op != SDMA_OP_NOP) {

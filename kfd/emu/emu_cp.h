@@ -23,6 +23,10 @@ struct gc_emu_vm {
     void *file_ctx;
     /* Read (write = 0) or write @p len bytes at @p off of device file @p file: 0 or -1. */
     int (*file_rw)(void *ctx, int file, uint64_t off, void *buf, size_t len, int write);
+    /* A kernel dispatch at the head of @p q: 0 it completes now; 1 it does not (the callback
+       stopped the queue: a hang, a fault). NULL: every dispatch completes. */
+    int (*dispatch)(void *ctx, struct gc_emu_queue *q, const uint8_t packet[64]);
+    void *dispatch_ctx;
 };
 
 /* Access @p len bytes at GPU virtual address @p va: 0, or -1 when some byte is in no buffer

@@ -472,6 +472,55 @@ int gc_emu_kfd_signal(struct gc_emu_proc *p, uint32_t id)
     return 0;
 }
 
+uint32_t gc_emu_kfd_vm_fault(struct gc_emu_proc *p, uint32_t dev, uint64_t va, int write)
+{
+    uint32_t n = 0;
+
+    if (dev >= p->m->ndevs)
+        return 0;
+    for (uint32_t i = 0; i < p->nqueues; i++) /* kfd_dqm_evict_pasid */
+        if (p->queues[i].dev == dev)
+            p->queues[i].stopped = GC_EMU_QUEUE_EVICTED;
+    for (size_t i = 0; i < p->nevents; i++) {
+        struct gc_emu_event *e = &p->events[i];
+
+        if (e->type != KFD_IOC_EVENT_MEMORY)
+            continue;
+        memset(&e->memory, 0, sizeof(e->memory));
+        e->memory.gpu_id = p->m->devs[dev].agent.gpu_id;
+        e->memory.va = va & ~(PAGE - 1);
+        e->memory.failure.NotPresent = 1;
+        e->memory.failure.ReadOnly = write ? 1 : 0;
+        e->signaled = 1;
+        e->age++;
+        n++;
+    }
+    return n;
+}
+
+/* kfd_context_save_area_header: err_payload_addr and err_event_id */
+#define CSA_ERR_PAYLOAD_ADDR 24u
+#define CSA_ERR_EVENT_ID 32u
+
+int gc_emu_kfd_queue_exception(struct gc_emu_proc *p, struct gc_emu_queue *q, uint64_t ec_mask,
+                               const struct gc_emu_io *io)
+{
+    uint64_t payload, cur;
+    uint32_t ev;
+
+    q->stopped = GC_EMU_QUEUE_EXCEPTION;
+    if (p->runtime_state != DEBUG_RUNTIME_STATE_ENABLED || !q->cwsr)
+        return 0;
+    if (io->read(io->ctx, q->cwsr + CSA_ERR_PAYLOAD_ADDR, &payload, sizeof(payload)) ||
+        io->read(io->ctx, q->cwsr + CSA_ERR_EVENT_ID, &ev, sizeof(ev)) ||
+        io->read(io->ctx, payload, &cur, sizeof(cur)))
+        return -1;
+    cur |= ec_mask;
+    if (io->write(io->ctx, payload, &cur, sizeof(cur)))
+        return -1;
+    return gc_emu_kfd_signal(p, ev) == 0 ? 1 : 0;
+}
+
 static long set_event(struct gc_emu_proc *p, void *data, const struct gc_emu_io *io)
 {
     struct kfd_ioctl_event_id_args *a = data;
@@ -531,8 +580,12 @@ static long wait_pass(struct gc_emu_proc *p, struct kfd_ioctl_wait_events_args *
         e = event_by_id(p, ed.event_id);
         if (!e)
             return -EINVAL;
-        if (e->type == KFD_IOC_EVENT_SIGNAL) {
-            ed.signal_event_data.last_event_age = e->age;
+        if (e->type == KFD_IOC_EVENT_SIGNAL || (e->type == KFD_IOC_EVENT_MEMORY && e->signaled)) {
+            /* copy_signaled_event_data: the age of a signal event, the fault of a memory one */
+            if (e->type == KFD_IOC_EVENT_SIGNAL)
+                ed.signal_event_data.last_event_age = e->age;
+            else
+                ed.memory_exception_data = e->memory;
             if (io->write(io->ctx, a->events_ptr + (uint64_t)i * sizeof(ed), &ed, sizeof(ed)))
                 return -EFAULT;
         }

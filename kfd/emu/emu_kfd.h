@@ -41,6 +41,7 @@ struct gc_emu_mem {
 struct gc_emu_event {
     uint32_t id, type, auto_reset, signaled;
     uint64_t age;
+    struct kfd_hsa_memory_exception_data memory; /* MEMORY events: the last fault */
 };
 
 struct gc_emu_queue {
@@ -49,7 +50,15 @@ struct gc_emu_queue {
     uint64_t doorbell_file_offset;     /* in /dev/kfd's file: the queue's 8-byte doorbell */
     uint64_t eop, eop_size, cwsr, cwsr_size, ctl_stack_size;
     uint64_t read_index;               /* packets consumed */
-    uint32_t stopped;
+    uint32_t stopped;                  /* enum gc_emu_queue_stop */
+};
+
+enum gc_emu_queue_stop {
+    GC_EMU_QUEUE_RUNNING = 0,
+    GC_EMU_QUEUE_HUNG,      /* a dispatch that never ends holds it */
+    GC_EMU_QUEUE_EVICTED,   /* a VM fault evicted the process's queues of the device */
+    GC_EMU_QUEUE_EXCEPTION, /* a wave exception halted it (reported to the runtime) */
+    GC_EMU_QUEUE_ERROR,     /* an SDMA packet the engine does not know */
 };
 
 #define GC_EMU_MAX_QUEUES 128  /* per process (amdkfd: 1024 per device) */
@@ -116,6 +125,24 @@ struct gc_emu_result gc_emu_kfd_wait_retry(struct gc_emu_proc *p, uint8_t *args,
 
 /* Signal event @p id as the hardware's interrupt would (age + 1). Returns 0, or -1 (none). */
 int gc_emu_kfd_signal(struct gc_emu_proc *p, uint32_t id);
+
+/*
+ * A GPU page fault of device @p dev at @p va (kfd_signal_vm_fault_event with no debugger):
+ * every queue of the process on that device is evicted, and every MEMORY event is signaled
+ * with the fault's data (page address, NotPresent, ReadOnly for a write). Returns the events
+ * signaled.
+ */
+uint32_t gc_emu_kfd_vm_fault(struct gc_emu_proc *p, uint32_t dev, uint64_t va, int write);
+
+/*
+ * A queue exception (EC_QUEUE_* mask, KFD_EC_MASK) reported to the runtime as
+ * kfd_send_exception_to_runtime does: ORed into the 64-bit word at the queue's save-area
+ * header's err_payload_addr, then the header's err_event_id is signaled. Only while the runtime
+ * is enabled (RUNTIME_ENABLE); the queue is halted either way. Returns the events signaled (0
+ * or 1); -1 when the header or the payload cannot be read or written.
+ */
+int gc_emu_kfd_queue_exception(struct gc_emu_proc *p, struct gc_emu_queue *q, uint64_t ec_mask,
+                               const struct gc_emu_io *io);
 
 /* Name of an amdkfd ioctl number for messages ("CREATE_QUEUE"), or NULL. */
 const char *gc_emu_kfd_name(unsigned cmd);

@@ -42,9 +42,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "emu_codeobj.h"
 #include "emu_cp.h"
 #include "emu_device.h"
 #include "emu_drm.h"
+#include "emu_faults.h"
 #include "emu_kfd.h"
 
 #define PROG "gpucore-kfdemu"
@@ -68,6 +70,7 @@ struct options {
     size_t nbinds;
     struct gc_emu_device devs[GC_EMU_MAX_DEVICES];
     size_t ndevs;
+    struct gc_emu_plan plan;
     char **argv;
 };
 
@@ -87,6 +90,8 @@ static void usage(FILE *f)
             "  --root DIR          run chrooted in DIR (a root file system with AMD's user\n"
             "                      space), seen through a writable overlay that is discarded\n"
             "  --bind PATH         make the host's PATH visible at the same place (with --root)\n"
+            "  --faults FILE       the fault plan: which kernel dispatches fault, and how\n"
+            "                      (default: every dispatch completes)\n"
             "  -v, --verbose       print each ioctl the emulator serves on stderr\n"
             "  -h, --help          this text\n"
             "\n"
@@ -103,6 +108,7 @@ static int parse_options(int argc, char **argv, struct options *o)
     static const struct option longopts[] = {
         { "device", required_argument, NULL, 'd' }, { "root", required_argument, NULL, 'r' },
         { "bind", required_argument, NULL, 'b' },   { "verbose", no_argument, NULL, 'v' },
+        { "faults", required_argument, NULL, 'f' },
         { "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 } };
     const char *first = NULL;
     char err[256];
@@ -119,6 +125,12 @@ static int parse_options(int argc, char **argv, struct options *o)
             break;
         case 'r':
             o->root = optarg;
+            break;
+        case 'f':
+            if (gc_emu_plan_load(optarg, &o->plan, err, sizeof(err)) != GPUCORE_OK) {
+                fprintf(stderr, PROG ": --faults: %s\n", err);
+                return EXIT_USAGE;
+            }
             break;
         case 'b':
             if (o->nbinds >= MAX_BINDS || optarg[0] != '/') {
@@ -431,6 +443,7 @@ struct proc_slot {
     int tgid;
     int used;
     struct gc_emu_proc kfd;
+    struct gc_emu_kernels *kernels; /* names of its kernel descriptors */
 };
 
 struct parked {
@@ -444,7 +457,7 @@ struct parked {
 };
 
 struct emu {
-    const struct options *o;
+    struct options *o;
     struct gc_emu_machine machine;
     int listener, kfd_fd;
     dev_t kfd_dev;
@@ -546,6 +559,7 @@ static struct proc_slot *proc_for(struct emu *e, int tgid)
         for (size_t i = 0; i < MAX_PROCS && !free_slot; i++)
             if (kill(e->procs[i].tgid, 0) != 0 && errno == ESRCH) {
                 gc_emu_proc_fini(&e->procs[i].kfd);
+                gc_emu_kernels_free(e->procs[i].kernels);
                 free_slot = &e->procs[i];
             }
         if (!free_slot)
@@ -554,6 +568,7 @@ static struct proc_slot *proc_for(struct emu *e, int tgid)
     free_slot->used = 1;
     free_slot->tgid = tgid;
     gc_emu_proc_init(&free_slot->kfd, &e->machine, tgid);
+    free_slot->kernels = gc_emu_kernels_new();
     return free_slot;
 }
 
@@ -680,6 +695,88 @@ static int file_rw(void *ctx, int file, uint64_t off, void *buf, size_t len, int
     return k == (ssize_t)len ? 0 : -1;
 }
 
+/* A file the process names, inside its own root: the bytes read, or -1. */
+static long co_read_file(void *ctx, const char *path, uint64_t off, void *buf, size_t len)
+{
+    const struct io_ctx *c = ctx;
+    char full[4200];
+    size_t got = 0;
+    int fd;
+
+    if (path[0] != '/' ||
+        snprintf(full, sizeof(full), "/proc/%d/root%s", c->pid, path) >= (int)sizeof(full))
+        return -1;
+    fd = open(full, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0)
+        return -1;
+    while (got < len) {
+        ssize_t k = pread(fd, (char *)buf + got, len - got, (off_t)(off + got));
+
+        if (k <= 0)
+            break;
+        got += (size_t)k;
+    }
+    close(fd);
+    return (long)got;
+}
+
+struct dispatch_ctx {
+    struct emu *e;
+    struct proc_slot *slot;
+    const struct gc_emu_io *io;
+};
+
+/* The fault plan's decision for one kernel dispatch (emu_cp.h's dispatch callback). */
+static int on_dispatch(void *ctx, struct gc_emu_queue *q, const uint8_t pkt[64])
+{
+    struct dispatch_ctx *dc = ctx;
+    struct gc_emu_proc *p = &dc->slot->kfd;
+    struct io_ctx c = { dc->slot->tgid };
+    struct gc_emu_co_source src = { &c, io_read, co_read_file };
+    uint64_t kd, kernarg, va = 0;
+    const struct gc_emu_rule *r;
+    const char *name;
+
+    memcpy(&kd, pkt + 32, 8);
+    memcpy(&kernarg, pkt + 40, 8);
+    name = gc_emu_kernels_name(dc->slot->kernels, &src, p->r_debug, kd);
+    r = gc_emu_plan_decide(&dc->e->o->plan, name);
+    if (verbose)
+        fprintf(stderr, PROG ": [%d] dispatch of %s (descriptor 0x%llx): %s\n", c.pid,
+                name ? name : "an unknown kernel", (unsigned long long)kd,
+                gc_emu_action_name(r ? r->action : GC_EMU_COMPLETE));
+    if (!r)
+        return 0;
+    switch (r->action) {
+    case GC_EMU_HANG:
+        q->stopped = GC_EMU_QUEUE_HUNG;
+        break;
+    case GC_EMU_MEMORY_VIOLATION:
+        if (r->use_absolute) {
+            va = r->absolute;
+        } else if (io_read(&c, kernarg + r->argument_offset, &va, sizeof(va)) == 0) {
+            va += r->add;
+        } else {
+            va = r->add; /* no readable argument: the offset alone */
+        }
+        gc_emu_kfd_vm_fault(p, q->dev, va, r->write);
+        break;
+    case GC_EMU_ILLEGAL_INSTRUCTION:
+        gc_emu_kfd_queue_exception(p, q, KFD_EC_MASK(EC_QUEUE_WAVE_ILLEGAL_INSTRUCTION), dc->io);
+        break;
+    case GC_EMU_TRAP:
+        /* the runtime's trap handler: s_trap 2 is an abort, any other id a trap */
+        gc_emu_kfd_queue_exception(p, q, r->trap_id == 2 ? KFD_EC_MASK(EC_QUEUE_WAVE_ABORT)
+                                                         : KFD_EC_MASK(EC_QUEUE_WAVE_TRAP),
+                                   dc->io);
+        break;
+    case GC_EMU_COMPLETE:
+        return 0;
+    }
+    retry_parked(dc->e, dc->slot, 0);
+    return 1;
+}
+
 /* Let the GPU run: every process's queues as far as they go. Returns the packets retired. */
 static uint32_t run_engines(struct emu *e)
 {
@@ -689,7 +786,8 @@ static uint32_t run_engines(struct emu *e)
         struct proc_slot *slot = &e->procs[i];
         struct io_ctx c = { slot->tgid };
         struct gc_emu_io io = { &c, io_read, io_write };
-        struct gc_emu_vm vm = { &slot->kfd, &io, e, file_rw };
+        struct dispatch_ctx dc = { e, slot, &io };
+        struct gc_emu_vm vm = { &slot->kfd, &io, e, file_rw, on_dispatch, &dc };
         struct gc_emu_cp_stats st;
 
         if (!slot->used || !slot->kfd.nqueues)
