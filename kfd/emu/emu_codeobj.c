@@ -12,6 +12,11 @@
 struct kernel {
     uint64_t kd;
     char *name;
+    uint64_t code_size;   /* st_size of the function symbol NAME */
+    uint8_t desc[GC_EMU_KD_SIZE];
+    int have_desc;
+    uint8_t *code;        /* the first code_len bytes of its code, from the code object */
+    size_t code_len;
 };
 
 struct object { /* a code object read once: its link-map node, bias and URI */
@@ -35,8 +40,10 @@ void gc_emu_kernels_free(struct gc_emu_kernels *k)
 {
     if (!k)
         return;
-    for (size_t i = 0; i < k->nkernels; i++)
+    for (size_t i = 0; i < k->nkernels; i++) {
         free(k->kernels[i].name);
+        free(k->kernels[i].code);
+    }
     for (size_t i = 0; i < k->nobjects; i++)
         free(k->objects[i].uri);
     free(k->kernels);
@@ -72,9 +79,93 @@ static int add_kernel(struct gc_emu_kernels *k, uint64_t kd, const char *name, s
     copy = strndup(name, len);
     if (!copy)
         return -1;
+    memset(&k->kernels[k->nkernels], 0, sizeof(k->kernels[0]));
     k->kernels[k->nkernels].kd = kd;
     k->kernels[k->nkernels++].name = copy;
     return 0;
+}
+
+int gc_emu_kernels_info(const struct gc_emu_kernels *k, uint64_t kd,
+                        struct gc_emu_kernel_info *ret)
+{
+    for (size_t i = 0; k && i < k->nkernels; i++) {
+        const struct kernel *kn = &k->kernels[i];
+        int64_t off;
+
+        if (kn->kd != kd)
+            continue;
+        memset(ret, 0, sizeof(*ret));
+        ret->name = kn->name;
+        ret->have_desc = kn->have_desc;
+        memcpy(ret->desc, kn->desc, sizeof(ret->desc));
+        memcpy(&off, kn->desc + 16, sizeof(off)); /* kernel_code_entry_byte_offset */
+        ret->entry = kd + (uint64_t)off;
+        ret->code = kn->code;
+        ret->code_len = kn->code_len;
+        ret->code_size = kn->code_size;
+        return 0;
+    }
+    return -1;
+}
+
+/* Bytes at virtual address @p vaddr of the ELF @p e (image @p img of @p n bytes), from the
+   section that holds them: a pointer into img and the bytes available, or NULL. */
+static const uint8_t *at_vaddr(Elf *e, const char *img, size_t n, uint64_t vaddr, size_t *avail)
+{
+    Elf_Scn *scn = NULL;
+
+    while ((scn = elf_nextscn(e, scn)) != NULL) {
+        GElf_Shdr sh;
+
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS || !(sh.sh_flags & SHF_ALLOC))
+            continue;
+        if (vaddr < sh.sh_addr || vaddr - sh.sh_addr >= sh.sh_size)
+            continue;
+        if (sh.sh_offset > n || sh.sh_size > n - sh.sh_offset)
+            return NULL;
+        *avail = (size_t)(sh.sh_size - (vaddr - sh.sh_addr));
+        return (const uint8_t *)img + sh.sh_offset + (vaddr - sh.sh_addr);
+    }
+    return NULL;
+}
+
+/* The descriptors and code of the kernels of this code object (first..nkernels). */
+static void read_kernel_bytes(struct gc_emu_kernels *k, size_t first, Elf *e, const char *img,
+                              size_t n, uint64_t l_addr)
+{
+    for (size_t i = first; i < k->nkernels; i++) {
+        struct kernel *kn = &k->kernels[i];
+        const uint8_t *b;
+        size_t avail = 0, take;
+        int64_t off;
+
+        b = at_vaddr(e, img, n, kn->kd - l_addr, &avail);
+        if (!b || avail < GC_EMU_KD_SIZE)
+            continue;
+        memcpy(kn->desc, b, GC_EMU_KD_SIZE);
+        kn->have_desc = 1;
+        memcpy(&off, kn->desc + 16, sizeof(off));
+        b = at_vaddr(e, img, n, kn->kd - l_addr + (uint64_t)off, &avail);
+        if (!b)
+            continue;
+        take = kn->code_size && kn->code_size < avail ? (size_t)kn->code_size : avail;
+        if (take > GC_EMU_CODE_MAX)
+            take = GC_EMU_CODE_MAX;
+        kn->code = malloc(take ? take : 1);
+        if (kn->code) {
+            memcpy(kn->code, b, take);
+            kn->code_len = take;
+        }
+    }
+}
+
+/* The function symbols' sizes, for the kernels of this code object (first..nkernels). */
+static void set_code_sizes(struct gc_emu_kernels *k, size_t first, const char *name,
+                           uint64_t size)
+{
+    for (size_t i = first; i < k->nkernels; i++)
+        if (!strcmp(k->kernels[i].name, name))
+            k->kernels[i].code_size = size;
 }
 
 /* Every "NAME.kd" symbol of the ELF image @p img (n bytes), at l_addr + st_value. */
@@ -82,6 +173,7 @@ static void read_symbols(struct gc_emu_kernels *k, char *img, size_t n, uint64_t
 {
     Elf *e;
     Elf_Scn *scn = NULL;
+    size_t first = k->nkernels;
 
     if (elf_version(EV_CURRENT) == EV_NONE)
         return;
@@ -113,6 +205,28 @@ static void read_symbols(struct gc_emu_kernels *k, char *img, size_t n, uint64_t
                 break;
         }
     }
+    /* a second pass: the kernels' function symbols give their code sizes */
+    while ((scn = elf_nextscn(e, scn)) != NULL) {
+        GElf_Shdr sh;
+        Elf_Data *d;
+
+        if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+            continue;
+        d = elf_getdata(scn, NULL);
+        if (!d || !sh.sh_entsize)
+            continue;
+        for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+            GElf_Sym sym;
+            const char *name;
+
+            if (!gelf_getsym(d, (int)i, &sym))
+                break;
+            name = elf_strptr(e, sh.sh_link, sym.st_name);
+            if (name && GELF_ST_TYPE(sym.st_info) == STT_FUNC && sym.st_size)
+                set_code_sizes(k, first, name, sym.st_size);
+        }
+    }
+    read_kernel_bytes(k, first, e, img, n, l_addr);
     elf_end(e);
 }
 

@@ -40,4 +40,24 @@ void gc_emu_kernels_free(struct gc_emu_kernels *k);
 const char *gc_emu_kernels_name(struct gc_emu_kernels *k, const struct gc_emu_co_source *src,
                                 uint64_t r_debug, uint64_t kd);
 
+#define GC_EMU_KD_SIZE 64u           /* an AMDHSA kernel descriptor */
+#define GC_EMU_CODE_MAX (64u << 10)  /* bytes of a kernel's code kept */
+
+/* A kernel as its code object describes it (the bytes the runtime loaded, read from the code
+   object itself: the GPU copies of them are made by kernels the emulator does not compute). */
+struct gc_emu_kernel_info {
+    const char *name;
+    uint8_t desc[GC_EMU_KD_SIZE]; /* its kernel descriptor */
+    int have_desc;
+    uint64_t entry;               /* its code's address */
+    const uint8_t *code;          /* the first code_len bytes of that code (NULL: none) */
+    size_t code_len;
+    uint64_t code_size;           /* its function symbol's size (0: not given) */
+};
+
+/* What is known of the kernel whose descriptor is at @p kd (after gc_emu_kernels_name found
+   it). Pointers live as long as @p k. Returns 0, or -1 (unknown descriptor). */
+int gc_emu_kernels_info(const struct gc_emu_kernels *k, uint64_t kd,
+                        struct gc_emu_kernel_info *ret);
+
 #endif

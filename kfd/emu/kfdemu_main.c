@@ -43,10 +43,12 @@
 #include <unistd.h>
 
 #include "emu_codeobj.h"
+#include "disasm.h"
 #include "emu_cp.h"
 #include "emu_device.h"
 #include "emu_drm.h"
 #include "emu_faults.h"
+#include "emu_save.h"
 #include "emu_kfd.h"
 
 #define PROG "gpucore-kfdemu"
@@ -724,7 +726,54 @@ struct dispatch_ctx {
     struct emu *e;
     struct proc_slot *slot;
     const struct gc_emu_io *io;
+    const struct gc_emu_vm *vm;
 };
+
+/* The waves of a faulting dispatch into its queue's save area, stopped at a real instruction. */
+static void save_waves(struct dispatch_ctx *dc, struct gc_emu_queue *q, const uint8_t pkt[64],
+                       enum gc_scen_stop cause, int write, uint64_t fault_va)
+{
+    const struct gc_emu_device *dev = &dc->e->machine.devs[q->dev];
+    struct gc_emu_kernel_info ki;
+    struct gc_emu_save how;
+    uint64_t kd, slots = q->ring_size / 64;
+    uint32_t r_version = 0;
+    char text[GC_DISASM_TEXT_MAX], err[256];
+    int n;
+
+    memset(&how, 0, sizeof(how));
+    memcpy(&kd, pkt + 32, 8);
+    if (gc_emu_kernels_info(dc->slot->kernels, kd, &ki) || !ki.have_desc) {
+        if (verbose)
+            fprintf(stderr, PROG ": [%d] no code object describes the kernel at 0x%llx: its "
+                    "waves are not saved\n", dc->slot->tgid, (unsigned long long)kd);
+        return;
+    }
+    how.packet = q->ring + (slots ? q->read_index % slots : 0) * 64;
+    how.entry = ki.entry;
+    how.code_size = ki.code_size;
+    how.desc = ki.desc;
+    how.cause = cause;
+    how.kernel = ki.name;
+    if (dc->slot->kfd.r_debug)
+        (void)gc_emu_vm_read(dc->vm, dc->slot->kfd.r_debug, &r_version, sizeof(r_version));
+    how.r_version = r_version;
+    how.pc = gc_emu_fault_pc(dev->arch, ki.entry, ki.code, ki.code_len, cause, write, text,
+                             sizeof(text));
+    how.address_vgpr = cause == GC_SCEN_STOP_MEMORY_VIOLATION ? gc_emu_address_vgpr(text) : -1;
+    how.fault_va = fault_va;
+    n = gc_emu_save_dispatch(dc->vm, q, pkt, &how, err, sizeof(err));
+    if (!verbose)
+        return;
+    if (n < 0)
+        fprintf(stderr, PROG ": [%d] the waves of %s were not saved: %s\n", dc->slot->tgid,
+                ki.name, err);
+    else
+        fprintf(stderr, PROG ": [%d] %d waves saved in queue %u's save area at 0x%llx, "
+                "stopped at 0x%llx%s%s\n", dc->slot->tgid, n, q->id,
+                (unsigned long long)q->cwsr, (unsigned long long)how.pc, text[0] ? ": " : "",
+                text);
+}
 
 /* The fault plan's decision for one kernel dispatch (emu_cp.h's dispatch callback). */
 static int on_dispatch(void *ctx, struct gc_emu_queue *q, const uint8_t pkt[64])
@@ -759,13 +808,17 @@ static int on_dispatch(void *ctx, struct gc_emu_queue *q, const uint8_t pkt[64])
         } else {
             va = r->add; /* no readable argument: the offset alone */
         }
+        save_waves(dc, q, pkt, GC_SCEN_STOP_MEMORY_VIOLATION, r->write, va);
         gc_emu_kfd_vm_fault(p, q->dev, va, r->write);
         break;
     case GC_EMU_ILLEGAL_INSTRUCTION:
+        save_waves(dc, q, pkt, GC_SCEN_STOP_ILLEGAL_INSTRUCTION, 0, 0);
         gc_emu_kfd_queue_exception(p, q, KFD_EC_MASK(EC_QUEUE_WAVE_ILLEGAL_INSTRUCTION), dc->io);
         break;
     case GC_EMU_TRAP:
         /* the runtime's trap handler: s_trap 2 is an abort, any other id a trap */
+        save_waves(dc, q, pkt, r->trap_id == 2 ? GC_SCEN_STOP_ASSERT_TRAP : GC_SCEN_STOP_TRAP,
+                   0, 0);
         gc_emu_kfd_queue_exception(p, q, r->trap_id == 2 ? KFD_EC_MASK(EC_QUEUE_WAVE_ABORT)
                                                          : KFD_EC_MASK(EC_QUEUE_WAVE_TRAP),
                                    dc->io);
@@ -786,12 +839,13 @@ static uint32_t run_engines(struct emu *e)
         struct proc_slot *slot = &e->procs[i];
         struct io_ctx c = { slot->tgid };
         struct gc_emu_io io = { &c, io_read, io_write };
-        struct dispatch_ctx dc = { e, slot, &io };
+        struct dispatch_ctx dc = { e, slot, &io, NULL };
         struct gc_emu_vm vm = { &slot->kfd, &io, e, file_rw, on_dispatch, &dc };
         struct gc_emu_cp_stats st;
 
         if (!slot->used || !slot->kfd.nqueues)
             continue;
+        dc.vm = &vm;
         gc_emu_cp_run(&vm, &st);
         done += st.packets + st.sdma_packets;
         if (verbose > 1 && (st.packets || st.sdma_packets))

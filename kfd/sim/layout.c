@@ -1140,19 +1140,14 @@ static gpucore_status_t build_amd_queue(struct lctx *c, uint32_t qi, const struc
  * The CWSR area of XCC @p x of queue @p qi (at @p cwsr, the queue's areas): its creation-time
  * header, and the waves as a suspend will save them, encoded now and kept aside.
  */
-static gpucore_status_t build_cwsr_area(struct lctx *c, uint32_t qi, uint32_t x,
-                                        const struct gc_arch *arch, uint8_t *cwsr)
+/* The saved image of queue @p qi's waves on XCC @p x: build_specs through arch's encoder. */
+static gpucore_status_t encode_area(struct lctx *c, uint32_t qi, uint32_t x,
+                                    const struct gc_arch *arch, uint32_t ctl_stack_size,
+                                    const struct gc_cwsr_header *tmpl, uint8_t **ret_img,
+                                    size_t *ret_len, struct gc_cwsr_header *ret_header,
+                                    uint32_t *ret_waves)
 {
-    const struct gc_scen_agent *a = &c->s->agents[c->s->queues[qi].agent];
-    struct gc_layout_queue *lq = &c->l->queues[qi];
     struct area_waves aw;
-    struct gc_cwsr_header tmpl = {
-        /* libhsakmt's values: the debug area seen from this XCC's base. */
-        .debug_offset = (a->num_xcc - x) * lq->sizes.cwsr_size,
-        .debug_size = lq->sizes.debug_memory_size * a->num_xcc,
-    };
-    uint8_t *img = NULL;
-    size_t len = 0;
     gpucore_diag_t d2;
     gpucore_status_t st = build_specs(c, qi, x, arch, &aw);
 
@@ -1161,18 +1156,38 @@ static gpucore_status_t build_cwsr_area(struct lctx *c, uint32_t qi, uint32_t x,
         return st; /* already described */
     }
     memset(&d2, 0, sizeof(d2));
-    st = gc_cwsr_encode(arch, aw.specs, aw.n, lq->sizes.ctl_stack_size, &tmpl, &img, &len,
-                        &lq->header[x], &d2);
-    if (st < 0) {
-        area_waves_done(&aw);
+    st = gc_cwsr_encode(arch, aw.specs, aw.n, ctl_stack_size, tmpl, ret_img, ret_len,
+                        ret_header, &d2);
+    *ret_waves = aw.n;
+    area_waves_done(&aw);
+    if (st < 0)
         return lfail(c, st, "queues[%u] xcc %u: the waves cannot be saved: %s", qi, x,
                      d2.message);
-    }
+    return GPUCORE_OK;
+}
+
+static gpucore_status_t build_cwsr_area(struct lctx *c, uint32_t qi, uint32_t x,
+                                        const struct gc_arch *arch, uint8_t *cwsr)
+{
+    const struct gc_scen_agent *a = &c->s->agents[c->s->queues[qi].agent];
+    struct gc_layout_queue *lq = &c->l->queues[qi];
+    struct gc_cwsr_header tmpl = {
+        /* libhsakmt's values: the debug area seen from this XCC's base. */
+        .debug_offset = (a->num_xcc - x) * lq->sizes.cwsr_size,
+        .debug_size = lq->sizes.debug_memory_size * a->num_xcc,
+    };
+    uint8_t *img = NULL;
+    size_t len = 0;
+    uint32_t nwaves = 0;
+    gpucore_status_t st = encode_area(c, qi, x, arch, lq->sizes.ctl_stack_size, &tmpl, &img,
+                                      &len, &lq->header[x], &nwaves);
+
+    if (st < 0)
+        return st;
     if (len > lq->sizes.cwsr_size) {
         gc_free(img);
-        area_waves_done(&aw);
         return lfail(c, GPUCORE_E_LIMIT, "queues[%u] xcc %u: %u waves do not fit the save "
-                     "area of %u bytes", qi, x, aw.n, lq->sizes.cwsr_size);
+                     "area of %u bytes", qi, x, nwaves, lq->sizes.cwsr_size);
     }
     /* Before any save only libhsakmt's creation-time fields are there; the waves, the
        control stack and the wave_state fields appear when the queue is suspended. Until
@@ -1187,12 +1202,41 @@ static gpucore_status_t build_cwsr_area(struct lctx *c, uint32_t qi, uint32_t x,
     if (st == GPUCORE_OK)
         memcpy(lq->saved[x], img, len);
     gc_free(img);
-    area_waves_done(&aw);
     if (st < 0)
         return st;
     lq->saved_len[x] = (uint32_t)len;
-    lq->waves[x] = aw.n;
+    lq->waves[x] = nwaves;
     return GPUCORE_OK;
+}
+
+gpucore_status_t gc_layout_save_waves(const struct gc_scenario *s,
+                                      const struct gc_layout_dispatch *dispatches,
+                                      const struct gc_layout_queue *queues, uint32_t qi,
+                                      uint32_t x, const struct gc_cwsr_header *tmpl,
+                                      uint8_t **ret_image, size_t *ret_len,
+                                      struct gc_cwsr_header *ret_header, uint32_t *ret_waves,
+                                      gpucore_diag_t *reterr_diag)
+{
+    /* build_specs reads the layout's dispatches (kernel entries) and queues (scratch) only */
+    struct gc_layout l;
+    struct lctx c;
+    const struct gc_arch *arch;
+
+    if (!s || !dispatches || !queues || !tmpl || !ret_image || !ret_len || !ret_header ||
+        !ret_waves || qi >= s->nqueues || s->queues[qi].agent >= s->nagents)
+        return GPUCORE_E_INVAL;
+    arch = gc_arch_by_name(s->agents[s->queues[qi].agent].target);
+    if (!arch || !arch->cwsr)
+        return GPUCORE_E_ARCH;
+    memset(&l, 0, sizeof(l));
+    l.s = s;
+    l.dispatches = (struct gc_layout_dispatch *)(uintptr_t)dispatches;
+    l.queues = (struct gc_layout_queue *)(uintptr_t)queues;
+    c.l = &l;
+    c.s = s;
+    c.diag = reterr_diag;
+    return encode_area(&c, qi, x, arch, queues[qi].sizes.ctl_stack_size, tmpl, ret_image,
+                       ret_len, ret_header, ret_waves);
 }
 
 static gpucore_status_t build_queue(struct lctx *c, uint32_t qi)

@@ -150,6 +150,26 @@ gpucore_status_t gc_layout_exception_address(const struct gc_layout *l, uint32_t
  */
 void gc_layout_context_save(const struct gc_layout_queue *q, uint32_t xcc);
 
+/*
+ * The context save of queue @p qi's waves on XCC @p x, for a front end that keeps the queue's
+ * memory itself (gpucore-kfdemu): the scenario's waves of that queue and XCC, encoded through
+ * arch's encoder exactly as gc_layout_build saves them. @p dispatches (one per scenario
+ * dispatch: entry and code_size, for waves whose pc is a kernel offset) and @p queues (one per
+ * scenario queue: scratch and sizes) stand in for a built layout. *ret_image (gc_free) holds
+ * *ret_len bytes from the XCC's area base, header first; *ret_header is what the save wrote
+ * there from @p tmpl; *ret_waves the waves saved.
+ * @retval GPUCORE_OK, GPUCORE_E_INVAL (NULL, bad index, a wave the scenario cannot place),
+ *         GPUCORE_E_ARCH (the agent's target has no CWSR layout), GPUCORE_E_LIMIT,
+ *         GPUCORE_E_NOMEM.
+ */
+gpucore_status_t gc_layout_save_waves(const struct gc_scenario *s,
+                                      const struct gc_layout_dispatch *dispatches,
+                                      const struct gc_layout_queue *queues, uint32_t qi,
+                                      uint32_t x, const struct gc_cwsr_header *tmpl,
+                                      uint8_t **ret_image, size_t *ret_len,
+                                      struct gc_cwsr_header *ret_header, uint32_t *ret_waves,
+                                      gpucore_diag_t *reterr_diag);
+
 /* ROCr's _loader_debug_state: r_brk points here (a debugger may set a breakpoint on it). */
 void gc_sim_loader_debug_state(void);
 
