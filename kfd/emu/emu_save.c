@@ -40,7 +40,7 @@ static uint64_t rd64(const uint8_t *p)
 }
 
 int gc_emu_save_dispatch(const struct gc_emu_vm *vm, const struct gc_emu_queue *q,
-                         const uint8_t packet[64], const struct gc_emu_save *how, char *err,
+                         const uint8_t packet[64], struct gc_emu_save *how, char *err,
                          size_t errlen)
 {
     const struct gc_emu_device *dev = &vm->p->m->devs[q->dev];
@@ -190,6 +190,7 @@ int gc_emu_save_dispatch(const struct gc_emu_vm *vm, const struct gc_emu_queue *
                  (unsigned long long)q->cwsr);
         goto out;
     }
+    how->saved_header = hdr;
     ret = (int)nwaves;
 out:
     gc_free(img);

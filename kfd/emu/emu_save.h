@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cwsr.h"
 #include "emu_cp.h"
 #include "scenario.h"
 
@@ -28,6 +29,9 @@ struct gc_emu_save {
     uint64_t fault_va;
     uint32_t r_version;      /* the runtime's r_debug version (the trap handler's ABI) */
     const char *kernel;      /* its name, or NULL */
+    /* out: the complete header the save implies (the eviction leaves the area's own header
+       as libhsakmt wrote it; a SUSPEND writes this one) */
+    struct gc_cwsr_header saved_header;
 };
 
 /*
@@ -37,7 +41,7 @@ struct gc_emu_save {
  * Returns the waves saved, or -1.
  */
 int gc_emu_save_dispatch(const struct gc_emu_vm *vm, const struct gc_emu_queue *q,
-                         const uint8_t packet[64], const struct gc_emu_save *how, char *err,
+                         const uint8_t packet[64], struct gc_emu_save *how, char *err,
                          size_t errlen);
 
 /*
