@@ -32,6 +32,7 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -61,6 +62,7 @@
 #define FILE_LIMIT (1ull << 40) /* length of each device file: offsets the driver hands out */
 
 static int verbose;
+static int stats;
 
 /* ------------------------------------------------------------------------------------------ */
 /* Options                                                                                     */
@@ -94,6 +96,8 @@ static void usage(FILE *f)
             "  --bind PATH         make the host's PATH visible at the same place (with --root)\n"
             "  --faults FILE       the fault plan: which kernel dispatches fault, and how\n"
             "                      (default: every dispatch completes)\n"
+            "  --stats             at the end, one line on stderr: the calls served and passed\n"
+            "                      on, the emulator's CPU time, the GPU's packets\n"
             "  -v, --verbose       print each ioctl the emulator serves on stderr\n"
             "  -h, --help          this text\n"
             "\n"
@@ -111,6 +115,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         { "device", required_argument, NULL, 'd' }, { "root", required_argument, NULL, 'r' },
         { "bind", required_argument, NULL, 'b' },   { "verbose", no_argument, NULL, 'v' },
         { "faults", required_argument, NULL, 'f' },
+        { "stats", no_argument, NULL, 's' },
         { "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 } };
     const char *first = NULL;
     char err[256];
@@ -144,6 +149,9 @@ static int parse_options(int argc, char **argv, struct options *o)
             break;
         case 'v':
             verbose++;
+            break;
+        case 's':
+            stats = 1;
             break;
         case 'h':
             usage(stdout);
@@ -471,6 +479,7 @@ struct emu {
     struct parked parked[MAX_PARKED];
     size_t nparked;
     uint64_t served, continued;
+    uint64_t aql_packets, sdma_packets;
 };
 
 static uint64_t now_ms(void)
@@ -848,6 +857,8 @@ static uint32_t run_engines(struct emu *e)
         dc.vm = &vm;
         gc_emu_cp_run(&vm, &st);
         done += st.packets + st.sdma_packets;
+        e->aql_packets += st.packets;
+        e->sdma_packets += st.sdma_packets;
         if (verbose > 1 && (st.packets || st.sdma_packets))
             fprintf(stderr, PROG ": [%d] %u AQL and %u SDMA packets, %u events\n", slot->tgid,
                     st.packets, st.sdma_packets, st.events);
@@ -1070,6 +1081,23 @@ static int any_queue(const struct emu *e)
     return 0;
 }
 
+static void print_stats(const struct emu *e)
+{
+    struct rusage ru;
+    double user = 0, sys = 0;
+
+    if (getrusage(RUSAGE_SELF, &ru) == 0) {
+        user = (double)ru.ru_utime.tv_sec * 1e3 + (double)ru.ru_utime.tv_usec / 1e3;
+        sys = (double)ru.ru_stime.tv_sec * 1e3 + (double)ru.ru_stime.tv_usec / 1e3;
+    }
+    fprintf(stderr, PROG ": %llu calls served, %llu passed on; CPU %.1f ms user + %.1f ms "
+            "system (%.1f us per call seen); GPU: %llu AQL packets, %llu SDMA packets\n",
+            (unsigned long long)e->served, (unsigned long long)e->continued, user, sys,
+            e->served + e->continued
+                ? (user + sys) * 1e3 / (double)(e->served + e->continued) : 0.0,
+            (unsigned long long)e->aql_packets, (unsigned long long)e->sdma_packets);
+}
+
 static int supervise(struct emu *e, pid_t child, int sigfd)
 {
     int idle_ms = 1; /* how often the engines look at the queues: 1 ms after work, up to 16 */
@@ -1097,9 +1125,8 @@ static int supervise(struct emu *e, pid_t child, int sigfd)
                 si.ssi_signo != SIGCHLD)
                 kill(child, (int)si.ssi_signo);
             if (waitpid(child, &status, WNOHANG) == child) {
-                if (verbose)
-                    fprintf(stderr, PROG ": %llu ioctls served, %llu passed on\n",
-                            (unsigned long long)e->served, (unsigned long long)e->continued);
+                if (verbose || stats)
+                    print_stats(e);
                 return exit_status(status);
             }
         }
