@@ -74,6 +74,9 @@ struct gc_sim_driver {
     void *runtime_user;
     int runtime_clock;
     uint64_t start_ms;
+    gc_sim_write_fn write_mem;
+    void *mem_user;
+    pid_t target_pid;
 
     /* Session state: what the kernel keeps in the target's kfd_process. */
     int enabled;
@@ -205,6 +208,9 @@ gpucore_status_t gc_sim_driver_create(const struct gc_sim_process *desc, struct 
     d->runtime_error = desc->runtime_error;
     d->runtime_user = desc->runtime_user;
     d->runtime_clock = desc->runtime_clock;
+    d->write_mem = desc->write_mem;
+    d->mem_user = desc->mem_user;
+    d->target_pid = desc->target_pid;
     d->start_ms = now_ms();
     if (!d->agents || !d->queues || !d->exc || !d->faults || !d->allocs)
         goto nomem;
@@ -285,7 +291,7 @@ static int any_pending(struct gc_sim_driver *d)
     return 0;
 }
 
-static void context_save_waves(const struct gc_sim_xcc *x);
+static void context_save_waves(struct gc_sim_driver *d, const struct gc_sim_xcc *x);
 
 /*
  * An error raised while no debugger has debugging enabled (runtime_clock only): the kernel
@@ -303,7 +309,7 @@ static void raise_undebugged(struct gc_sim_driver *d, struct sim_exc *x)
         if (q->saved_inactive || (!vm_fault && q->e.queue_id != x->x.queue_id))
             continue;
         for (uint32_t k = 0; k < q->num_xcc; k++)
-            context_save_waves(&q->xcc[k]);
+            context_save_waves(d, &q->xcc[k]);
         q->saved_inactive = 1;
     }
 }
@@ -340,6 +346,27 @@ static void raise_exc(struct gc_sim_driver *d, struct sim_exc *x)
     }
     if (bits & d->exc_mask)
         signal_event(d);
+}
+
+gpucore_status_t gc_sim_driver_raise(struct gc_sim_driver *d, const struct gc_sim_exception *x)
+{
+    struct sim_exc *n;
+
+    if (!d || !x)
+        return GPUCORE_E_INVAL;
+    if (d->num_exc >= GC_SIM_MAX_EXCEPTIONS)
+        return GPUCORE_E_LIMIT;
+    n = gc_realloc_array(d->exc, d->num_exc + 1u, sizeof(*d->exc));
+    if (!n)
+        return GPUCORE_E_NOMEM;
+    d->exc = n;
+    memset(&d->exc[d->num_exc], 0, sizeof(d->exc[0]));
+    d->exc[d->num_exc].x = *x;
+    d->exc[d->num_exc].x.delay_ms = 0;
+    d->num_exc++;
+    /* raised now, debugger or not (runtime_clock's rule for an error without one) */
+    raise_exc(d, &d->exc[d->num_exc - 1]);
+    return GPUCORE_OK;
 }
 
 void gc_sim_driver_tick(struct gc_sim_driver *d, uint64_t t)
@@ -424,11 +451,15 @@ static int next_due(struct gc_sim_driver *d)
 
 static int is_tracer(struct gc_sim_driver *d, pid_t peer)
 {
-    if (peer == getpid()) /* self-debugging skips the check, as in the kernel */
+    pid_t target = d->target_pid ? d->target_pid : getpid();
+    char path[64];
+
+    if (peer == target) /* self-debugging skips the check, as in the kernel */
         return 1;
     if (d->tracer_override)
         return peer == d->tracer_override;
-    FILE *f = fopen("/proc/self/status", "re");
+    snprintf(path, sizeof(path), "/proc/%d/status", (int)target);
+    FILE *f = fopen(path, "re");
     if (f == NULL)
         return 0;
     char line[256];
@@ -440,26 +471,43 @@ static int is_tracer(struct gc_sim_driver *d, pid_t peer)
     return tracer != 0 && tracer == (long)peer;
 }
 
-/* The preemption's part of a CWSR save of one XCC: the waves' state lands in the area. */
-static void context_save_waves(const struct gc_sim_xcc *x)
+/* Write into the target's memory: the description's write_mem, or (the driver runs inside the
+   inferior) this very process's memory. */
+static void put_target(struct gc_sim_driver *d, uint64_t addr, const void *buf, size_t len)
 {
-    /* The driver runs inside the inferior: base is an address of this very process. */
-    uint8_t *base = (uint8_t *)(uintptr_t)x->base;
+    if (d->write_mem)
+        (void)d->write_mem(d->mem_user, addr, buf, len);
+    else
+        memcpy((void *)(uintptr_t)addr, buf, len);
+}
+
+/* get_wave_state's header of one XCC. */
+static void put_header(struct gc_sim_driver *d, const struct gc_sim_xcc *x)
+{
+    uint8_t h[GC_CWSR_HEADER_SIZE];
+
+    gc_cwsr_header_encode(&x->header, h);
+    put_target(d, x->base, h, sizeof(h));
+}
+
+/* The preemption's part of a CWSR save of one XCC: the waves' state lands in the area. */
+static void context_save_waves(struct gc_sim_driver *d, const struct gc_sim_xcc *x)
+{
     uint32_t room = x->header.wave_state_offset > x->header.control_stack_offset
                             ? x->header.wave_state_offset - x->header.control_stack_offset
                             : 0;
 
     if (x->saved && x->saved_len)
-        memcpy(base + x->header.control_stack_offset, x->saved,
-               x->saved_len < room ? x->saved_len : room);
+        put_target(d, x->base + x->header.control_stack_offset, x->saved,
+                   x->saved_len < room ? x->saved_len : room);
 }
 
 /* A CWSR preemption of one XCC: the waves' state lands in the area, then get_wave_state writes
    the header. */
-static void context_save(const struct gc_sim_xcc *x)
+static void context_save(struct gc_sim_driver *d, const struct gc_sim_xcc *x)
 {
-    context_save_waves(x);
-    gc_cwsr_header_encode(&x->header, (uint8_t *)(uintptr_t)x->base);
+    context_save_waves(d, x);
+    put_header(d, x);
 }
 
 /*
@@ -611,9 +659,9 @@ static int op_queues(struct gc_sim_driver *d, int suspend, uint64_t clear_mask,
              * writes the header. */
             for (uint32_t x = 0; x < q->num_xcc; x++) {
                 if (q->saved_inactive)
-                    gc_cwsr_header_encode(&q->xcc[x].header, (uint8_t *)(uintptr_t)q->xcc[x].base);
+                    put_header(d, &q->xcc[x]);
                 else
-                    context_save(&q->xcc[x]);
+                    context_save(d, &q->xcc[x]);
             }
             q->suspended = 1;
             q->e.exception_status &= ~clear_mask;

@@ -109,6 +109,9 @@ struct gc_sim_runtime_error {
 };
 typedef void (*gc_sim_runtime_fn)(void *user, const struct gc_sim_runtime_error *e);
 
+/* Write @p len bytes at @p addr of the target process: 0 or -1. */
+typedef int (*gc_sim_write_fn)(void *user, uint64_t addr, const void *buf, size_t len);
+
 /*
  * An injected failure. Checked before any of the driver's rules, so an injected errno is what
  * the op returns even when the op would otherwise have been refused.
@@ -167,6 +170,14 @@ struct gc_sim_process {
      * thread from gc_sim_driver_flush_runtime(); it may exit or abort the process. */
     gc_sim_runtime_fn runtime_error;
     void *runtime_user;
+    /*
+     * The target, when the driver does not run inside it (gpucore-kfdemu): its pid (the
+     * ptrace-parent rule reads its TracerPid; 0: this process) and how to write its memory
+     * (the save areas' headers and waves; NULL: the driver's own memory).
+     */
+    pid_t target_pid;
+    gc_sim_write_fn write_mem;
+    void *mem_user;
 };
 
 struct gc_sim_driver;
@@ -223,6 +234,16 @@ void gc_sim_driver_destroy(struct gc_sim_driver *d);
 size_t gc_sim_driver_handle(struct gc_sim_driver *d, uint64_t conn_id, pid_t peer_pid,
                             const uint8_t *req, size_t req_len, int fd, uint8_t *resp,
                             size_t resp_cap);
+
+/*
+ * Raise @p x now (its delay_ms is ignored), as hardware raises an error when it happens:
+ * recorded for the debugger that has debugging enabled, else handled as runtime_clock's
+ * undebugged errors are (queues evicted or made inactive, waves saved). Call
+ * gc_sim_driver_flush_runtime() after it to hand what no debugger holds to the runtime.
+ * @retval GPUCORE_OK, GPUCORE_E_INVAL (NULL), GPUCORE_E_LIMIT (GC_SIM_MAX_EXCEPTIONS raised),
+ *         GPUCORE_E_NOMEM.
+ */
+gpucore_status_t gc_sim_driver_raise(struct gc_sim_driver *d, const struct gc_sim_exception *x);
 
 /* The connection went away: implicit DISABLE if it held the session. */
 void gc_sim_driver_disconnect(struct gc_sim_driver *d, uint64_t conn_id);
