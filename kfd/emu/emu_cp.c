@@ -194,7 +194,7 @@ static int run_aql(const struct gc_emu_vm *vm, struct gc_emu_queue *q, struct gc
 {
     uint64_t wptr, slots = q->ring_size / AQL_PACKET;
 
-    if (q->stopped || slots == 0 || rd64(vm, q->wptr_addr, &wptr))
+    if (q->stopped || q->debug_suspended || slots == 0 || rd64(vm, q->wptr_addr, &wptr))
         return 0;
     for (uint32_t n = 0; n < PASS_BUDGET && q->read_index < wptr; n++) {
         uint8_t pkt[AQL_PACKET];
@@ -312,7 +312,7 @@ static int run_sdma(const struct gc_emu_vm *vm, struct gc_emu_queue *q, struct g
 {
     uint64_t rptr, wptr;
 
-    if (q->stopped || q->ring_size < 64 || rd64(vm, q->rptr_addr, &rptr) ||
+    if (q->stopped || q->debug_suspended || q->ring_size < 64 || rd64(vm, q->rptr_addr, &rptr) ||
         rd64(vm, q->wptr_addr, &wptr))
         return 0;
     for (uint32_t n = 0; n < PASS_BUDGET && rptr < wptr; n++) {

@@ -51,6 +51,7 @@ struct gc_emu_queue {
     uint64_t eop, eop_size, cwsr, cwsr_size, ctl_stack_size;
     uint64_t read_index;               /* packets consumed */
     uint32_t stopped;                  /* enum gc_emu_queue_stop */
+    uint32_t debug_suspended;          /* a debugger's SUSPEND_QUEUES holds it */
 };
 
 enum gc_emu_queue_stop {

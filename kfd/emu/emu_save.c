@@ -183,7 +183,7 @@ int gc_emu_save_dispatch(const struct gc_emu_vm *vm, const struct gc_emu_queue *
         goto out;
     }
     /* an eviction: everything the save writes but the header, which SUSPEND completes */
-    if (len > GC_CWSR_HEADER_SIZE &&
+    if (!how->no_write && len > GC_CWSR_HEADER_SIZE &&
         gc_emu_vm_write(vm, q->cwsr + GC_CWSR_HEADER_SIZE, img + GC_CWSR_HEADER_SIZE,
                         len - GC_CWSR_HEADER_SIZE)) {
         snprintf(err, errlen, "the save area at 0x%llx cannot be written",
@@ -191,6 +191,11 @@ int gc_emu_save_dispatch(const struct gc_emu_vm *vm, const struct gc_emu_queue *
         goto out;
     }
     how->saved_header = hdr;
+    if (how->keep_image) {
+        how->image = img;
+        how->image_len = len;
+        img = NULL;
+    }
     ret = (int)nwaves;
 out:
     gc_free(img);

@@ -29,15 +29,20 @@ struct gc_emu_save {
     uint64_t fault_va;
     uint32_t r_version;      /* the runtime's r_debug version (the trap handler's ABI) */
     const char *kernel;      /* its name, or NULL */
+    int no_write;            /* only compute: leave the save area as it is */
+    int keep_image;          /* hand the image to the caller (image, image_len; gc_free) */
     /* out: the complete header the save implies (the eviction leaves the area's own header
-       as libhsakmt wrote it; a SUSPEND writes this one) */
+       as libhsakmt wrote it; a SUSPEND writes this one), and the image from the area's base */
     struct gc_cwsr_header saved_header;
+    uint8_t *image;
+    size_t image_len;
 };
 
 /*
  * Save the waves of the dispatch @p packet (64 bytes) at the head of @p q into the queue's
  * save area, XCC 0, as an eviction does: the control stack and the wave records after the
- * header, which keeps libhsakmt's fields. @p err says why on failure.
+ * header, which keeps libhsakmt's fields (none of it with how->no_write). @p err says why on
+ * failure.
  * Returns the waves saved, or -1.
  */
 int gc_emu_save_dispatch(const struct gc_emu_vm *vm, const struct gc_emu_queue *q,

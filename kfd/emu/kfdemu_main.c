@@ -46,10 +46,12 @@
 #include "emu_codeobj.h"
 #include "disasm.h"
 #include "emu_cp.h"
+#include "emu_debug.h"
 #include "emu_device.h"
 #include "emu_drm.h"
 #include "emu_faults.h"
 #include "emu_save.h"
+#include "gc_util.h"
 #include "emu_kfd.h"
 
 #define PROG "gpucore-kfdemu"
@@ -449,11 +451,26 @@ static void run_command(const struct options *o, int sock)
 /* The emulator's side                                                                         */
 /* ------------------------------------------------------------------------------------------ */
 
+/* What a context save of one XCC area would write now (emu_debug.h's areas). */
+struct saved_area {
+    uint32_t queue_id, xcc;
+    int faulted;                  /* a fault's stopped waves (else recomputed when asked) */
+    struct gc_cwsr_header header;
+    uint8_t *image;               /* gc_free */
+    size_t len;
+};
+
+struct emu;
+
 struct proc_slot {
     int tgid;
     int used;
     struct gc_emu_proc kfd;
     struct gc_emu_kernels *kernels; /* names of its kernel descriptors */
+    struct gc_emu_debug *debug;     /* its DBG_TRAP side, from the first DBG_TRAP naming it */
+    struct saved_area *areas;
+    size_t nareas, areas_cap;
+    struct emu *e;
 };
 
 struct parked {
@@ -556,6 +573,25 @@ static int classify_fd(const struct emu *e, int tid, uint64_t fd)
     return -1;
 }
 
+static void slot_release(struct proc_slot *slot)
+{
+    gc_emu_debug_free(slot->debug);
+    gc_emu_proc_fini(&slot->kfd);
+    gc_emu_kernels_free(slot->kernels);
+    for (size_t i = 0; i < slot->nareas; i++)
+        gc_free(slot->areas[i].image);
+    free(slot->areas);
+    memset(slot, 0, sizeof(*slot));
+}
+
+static struct proc_slot *slot_of(struct emu *e, int tgid)
+{
+    for (size_t i = 0; i < MAX_PROCS; i++)
+        if (e->procs[i].used && e->procs[i].tgid == tgid)
+            return &e->procs[i];
+    return NULL;
+}
+
 static struct proc_slot *proc_for(struct emu *e, int tgid)
 {
     struct proc_slot *free_slot = NULL;
@@ -569,8 +605,7 @@ static struct proc_slot *proc_for(struct emu *e, int tgid)
     if (!free_slot) { /* reuse the slot of a process that is gone */
         for (size_t i = 0; i < MAX_PROCS && !free_slot; i++)
             if (kill(e->procs[i].tgid, 0) != 0 && errno == ESRCH) {
-                gc_emu_proc_fini(&e->procs[i].kfd);
-                gc_emu_kernels_free(e->procs[i].kernels);
+                slot_release(&e->procs[i]);
                 free_slot = &e->procs[i];
             }
         if (!free_slot)
@@ -578,6 +613,7 @@ static struct proc_slot *proc_for(struct emu *e, int tgid)
     }
     free_slot->used = 1;
     free_slot->tgid = tgid;
+    free_slot->e = e;
     gc_emu_proc_init(&free_slot->kfd, &e->machine, tgid);
     free_slot->kernels = gc_emu_kernels_new();
     return free_slot;
@@ -651,6 +687,8 @@ static void retry_parked(struct emu *e, struct proc_slot *only, int expire)
     }
 }
 
+static void serve_dbg_trap(struct emu *e, const struct seccomp_notif *req, int debugger);
+
 static void serve_kfd(struct emu *e, const struct seccomp_notif *req, struct proc_slot *slot)
 {
     unsigned cmd = (unsigned)req->data.args[1], in, out;
@@ -660,6 +698,10 @@ static void serve_kfd(struct emu *e, const struct seccomp_notif *req, struct pro
     struct gc_emu_io io = { &c, io_read, io_write };
     struct gc_emu_result r;
 
+    if (GC_IOC_NR(cmd) == 0x26) { /* AMDKFD_IOC_DBG_TRAP */
+        serve_dbg_trap(e, req, slot->tgid);
+        return;
+    }
     memset(args, 0, sizeof(args));
     if (gc_emu_kfd_arg_copy(cmd, &in, &out) && in && io_read(&c, argp, args, in) != 0) {
         respond(e, req->id, -EFAULT);
@@ -731,20 +773,54 @@ static long co_read_file(void *ctx, const char *path, uint64_t off, void *buf, s
     return (long)got;
 }
 
-struct dispatch_ctx {
-    struct emu *e;
-    struct proc_slot *slot;
-    const struct gc_emu_io *io;
-    const struct gc_emu_vm *vm;
-};
-
-/* The waves of a faulting dispatch into its queue's save area, stopped at a real instruction. */
-static void save_waves(struct dispatch_ctx *dc, struct gc_emu_queue *q, const uint8_t pkt[64],
-                       enum gc_scen_stop cause, int write, uint64_t fault_va)
+/* The area of (queue, XCC) in the slot's store, made when @p create. */
+static struct saved_area *area_slot(struct proc_slot *slot, uint32_t queue_id, uint32_t xcc,
+                                    int create)
 {
-    const struct gc_emu_device *dev = &dc->e->machine.devs[q->dev];
+    for (size_t i = 0; i < slot->nareas; i++)
+        if (slot->areas[i].queue_id == queue_id && slot->areas[i].xcc == xcc)
+            return &slot->areas[i];
+    if (!create)
+        return NULL;
+    if (slot->nareas == slot->areas_cap) {
+        size_t ncap = slot->areas_cap ? 2 * slot->areas_cap : 8;
+        struct saved_area *n = realloc(slot->areas, ncap * sizeof(*n));
+
+        if (!n)
+            return NULL;
+        slot->areas = n;
+        slot->areas_cap = ncap;
+    }
+    memset(&slot->areas[slot->nareas], 0, sizeof(slot->areas[0]));
+    slot->areas[slot->nareas].queue_id = queue_id;
+    slot->areas[slot->nareas].xcc = xcc;
+    return &slot->areas[slot->nareas++];
+}
+
+static void area_store(struct saved_area *a, uint8_t *image, size_t len,
+                       const struct gc_cwsr_header *h, int faulted)
+{
+    gc_free(a->image);
+    a->image = image;
+    a->len = len;
+    a->header = *h;
+    a->faulted = faulted;
+}
+
+/*
+ * The waves of the dispatch at the head of @p q, stopped by @p cause (GC_SCEN_STOP_NONE:
+ * running, at the kernel's entry), as a context save would write them into XCC 0's area:
+ * written there now unless @p no_write (an eviction), and kept in the slot's store for a
+ * debugger's SUSPEND. Returns the waves, or -1.
+ */
+static int save_waves(struct proc_slot *slot, const struct gc_emu_vm *vm, struct gc_emu_queue *q,
+                      const uint8_t pkt[64], enum gc_scen_stop cause, int write,
+                      uint64_t fault_va, int no_write)
+{
+    const struct gc_emu_device *dev = &slot->e->machine.devs[q->dev];
     struct gc_emu_kernel_info ki;
     struct gc_emu_save how;
+    struct saved_area *a;
     uint64_t kd, slots = q->ring_size / 64;
     uint32_t r_version = 0;
     char text[GC_DISASM_TEXT_MAX], err[256];
@@ -752,11 +828,11 @@ static void save_waves(struct dispatch_ctx *dc, struct gc_emu_queue *q, const ui
 
     memset(&how, 0, sizeof(how));
     memcpy(&kd, pkt + 32, 8);
-    if (gc_emu_kernels_info(dc->slot->kernels, kd, &ki) || !ki.have_desc) {
+    if (gc_emu_kernels_info(slot->kernels, kd, &ki) || !ki.have_desc) {
         if (verbose)
             fprintf(stderr, PROG ": [%d] no code object describes the kernel at 0x%llx: its "
-                    "waves are not saved\n", dc->slot->tgid, (unsigned long long)kd);
-        return;
+                    "waves are not saved\n", slot->tgid, (unsigned long long)kd);
+        return -1;
     }
     how.packet = q->ring + (slots ? q->read_index % slots : 0) * 64;
     how.entry = ki.entry;
@@ -764,79 +840,289 @@ static void save_waves(struct dispatch_ctx *dc, struct gc_emu_queue *q, const ui
     how.desc = ki.desc;
     how.cause = cause;
     how.kernel = ki.name;
-    if (dc->slot->kfd.r_debug)
-        (void)gc_emu_vm_read(dc->vm, dc->slot->kfd.r_debug, &r_version, sizeof(r_version));
+    if (slot->kfd.r_debug)
+        (void)gc_emu_vm_read(vm, slot->kfd.r_debug, &r_version, sizeof(r_version));
     how.r_version = r_version;
-    how.pc = gc_emu_fault_pc(dev->arch, ki.entry, ki.code, ki.code_len, cause, write, text,
-                             sizeof(text));
+    how.pc = cause == GC_SCEN_STOP_NONE
+                 ? ki.entry
+                 : gc_emu_fault_pc(dev->arch, ki.entry, ki.code, ki.code_len, cause, write,
+                                   text, sizeof(text));
+    if (cause == GC_SCEN_STOP_NONE)
+        text[0] = '\0';
     how.address_vgpr = cause == GC_SCEN_STOP_MEMORY_VIOLATION ? gc_emu_address_vgpr(text) : -1;
     how.fault_va = fault_va;
-    n = gc_emu_save_dispatch(dc->vm, q, pkt, &how, err, sizeof(err));
+    how.no_write = no_write;
+    how.keep_image = 1;
+    n = gc_emu_save_dispatch(vm, q, pkt, &how, err, sizeof(err));
+    if (n >= 0 && (a = area_slot(slot, q->id, 0, 1)) != NULL)
+        area_store(a, how.image, how.image_len, &how.saved_header, cause != GC_SCEN_STOP_NONE);
+    else if (n >= 0)
+        gc_free(how.image);
     if (!verbose)
-        return;
+        return n;
     if (n < 0)
-        fprintf(stderr, PROG ": [%d] the waves of %s were not saved: %s\n", dc->slot->tgid,
-                ki.name, err);
-    else
+        fprintf(stderr, PROG ": [%d] the waves of %s were not saved: %s\n", slot->tgid, ki.name,
+                err);
+    else if (!no_write)
         fprintf(stderr, PROG ": [%d] %d waves saved in queue %u's save area at 0x%llx, "
-                "stopped at 0x%llx%s%s\n", dc->slot->tgid, n, q->id,
-                (unsigned long long)q->cwsr, (unsigned long long)how.pc, text[0] ? ": " : "",
-                text);
+                "stopped at 0x%llx%s%s\n", slot->tgid, n, q->id, (unsigned long long)q->cwsr,
+                (unsigned long long)how.pc, text[0] ? ": " : "", text);
+    return n;
 }
+
+/* The GPU's view of a slot's process (io and vm must outlive the use of the result). */
+static void slot_vm(struct proc_slot *slot, struct io_ctx *c, struct gc_emu_io *io,
+                    struct gc_emu_vm *vm)
+{
+    c->pid = slot->tgid;
+    io->ctx = c;
+    io->read = io_read;
+    io->write = io_write;
+    memset(vm, 0, sizeof(*vm));
+    vm->p = &slot->kfd;
+    vm->cpu = io;
+    vm->file_ctx = slot->e;
+    vm->file_rw = file_rw;
+}
+
+/* emu_debug.h's area provider: the stored fault, the running dispatch at the queue's head, or
+   an area without waves. */
+static int area_of(void *user, const struct gc_emu_queue *q, uint32_t xcc,
+                   struct gc_emu_area *ret)
+{
+    struct proc_slot *slot = user;
+    const struct gc_emu_device *dev = &slot->e->machine.devs[q->dev];
+    struct saved_area *a = area_slot(slot, q->id, xcc, 1);
+    struct io_ctx c;
+    struct gc_emu_io io;
+    struct gc_emu_vm vm;
+    uint8_t raw[GC_CWSR_HEADER_SIZE], pkt[64];
+    uint64_t wptr = 0, slots = q->ring_size / 64;
+    struct gc_cwsr_header tmpl, h;
+    uint8_t *img = NULL;
+    size_t len = 0;
+
+    if (!a)
+        return -1;
+    slot_vm(slot, &c, &io, &vm);
+    if (!a->faulted) {
+        if (xcc == 0 && q->type == KFD_IOC_QUEUE_TYPE_COMPUTE_AQL && slots &&
+            gc_emu_vm_read(&vm, q->wptr_addr, &wptr, sizeof(wptr)) == 0 && q->read_index < wptr &&
+            gc_emu_vm_read(&vm, q->ring + (q->read_index % slots) * 64, pkt, sizeof(pkt)) == 0 &&
+            (pkt[0] & 0xffu) == 2 /* KERNEL_DISPATCH */ &&
+            save_waves(slot, &vm, (struct gc_emu_queue *)(uintptr_t)q, pkt, GC_SCEN_STOP_NONE, 0,
+                       0, 1) >= 0) {
+            a = area_slot(slot, q->id, xcc, 0); /* save_waves stored it */
+        } else {
+            /* no waves: what get_wave_state writes for an idle queue */
+            if (gc_emu_vm_read(&vm, q->cwsr + (uint64_t)xcc * q->cwsr_size, raw, sizeof(raw)) ||
+                gc_cwsr_header_decode(raw, sizeof(raw), &tmpl) != GPUCORE_OK ||
+                gc_cwsr_encode(dev->arch, NULL, 0, dev->cwsr.ctl_stack_size, &tmpl, &img, &len,
+                               &h, NULL) != GPUCORE_OK)
+                return -1;
+            area_store(a, img, len, &h, 0);
+        }
+    }
+    if (!a)
+        return -1;
+    ret->header = a->header;
+    ret->image = a->image;
+    ret->image_len = a->len;
+    return 0;
+}
+
+/* An error the debugger does not hold, handed back to the runtime as amdkfd does. */
+static void to_runtime(void *user, const struct gc_sim_runtime_error *r)
+{
+    struct proc_slot *slot = user;
+    struct gc_emu_proc *p = &slot->kfd;
+    struct io_ctx c = { slot->tgid };
+    struct gc_emu_io io = { &c, io_read, io_write };
+
+    for (size_t d = 0; d < p->m->ndevs; d++) {
+        if (p->m->devs[d].agent.gpu_id != r->gpu_id)
+            continue;
+        if (r->code == EC_DEVICE_MEMORY_VIOLATION || r->fault_va) {
+            gc_emu_kfd_vm_fault(p, (uint32_t)d, r->fault_va, (r->fault_flags & 2) != 0);
+        } else {
+            for (uint32_t i = 0; i < p->nqueues; i++)
+                if (p->queues[i].id == r->queue_id && r->code >= 1 && r->code <= 64)
+                    gc_emu_kfd_queue_exception(p, &p->queues[i], KFD_EC_MASK(r->code), &io);
+        }
+    }
+    retry_parked(slot->e, slot, 0);
+}
+
+/* A fault of queue @p q: to the debugger when one holds the process, else to the runtime. */
+static void raise_fault(struct proc_slot *slot, struct gc_emu_queue *q, uint32_t code,
+                        uint64_t fault_va, int write)
+{
+    struct gc_sim_exception x;
+    struct gc_sim_runtime_error r;
+
+    memset(&x, 0, sizeof(x));
+    x.code = code;
+    x.gpu_id = slot->kfd.m->devs[q->dev].agent.gpu_id;
+    x.queue_id = code == EC_DEVICE_MEMORY_VIOLATION ? KFD_INVALID_QUEUEID : q->id;
+    x.fault_va = fault_va & ~0xfffull;
+    x.fault_flags = fault_va ? (1u | (write ? 2u : 0u)) : 0; /* NotPresent, ReadOnly */
+    if (slot->debug) {
+        gc_emu_debug_update(slot->debug, q);
+        gc_emu_debug_raise(slot->debug, &x); /* hands it back if no debugger holds it */
+        return;
+    }
+    r.code = x.code;
+    r.gpu_id = x.gpu_id;
+    r.queue_id = x.queue_id;
+    r.fault_va = x.fault_va;
+    r.fault_flags = x.fault_flags;
+    to_runtime(slot, &r);
+}
+
+struct dispatch_ctx {
+    struct proc_slot *slot;
+    const struct gc_emu_vm *vm;
+};
 
 /* The fault plan's decision for one kernel dispatch (emu_cp.h's dispatch callback). */
 static int on_dispatch(void *ctx, struct gc_emu_queue *q, const uint8_t pkt[64])
 {
     struct dispatch_ctx *dc = ctx;
-    struct gc_emu_proc *p = &dc->slot->kfd;
-    struct io_ctx c = { dc->slot->tgid };
+    struct proc_slot *slot = dc->slot;
+    struct io_ctx c = { slot->tgid };
     struct gc_emu_co_source src = { &c, io_read, co_read_file };
     uint64_t kd, kernarg, va = 0;
     const struct gc_emu_rule *r;
     const char *name;
+    int abort_trap;
 
     memcpy(&kd, pkt + 32, 8);
     memcpy(&kernarg, pkt + 40, 8);
-    name = gc_emu_kernels_name(dc->slot->kernels, &src, p->r_debug, kd);
-    r = gc_emu_plan_decide(&dc->e->o->plan, name);
+    name = gc_emu_kernels_name(slot->kernels, &src, slot->kfd.r_debug, kd);
+    r = gc_emu_plan_decide(&slot->e->o->plan, name);
     if (verbose)
         fprintf(stderr, PROG ": [%d] dispatch of %s (descriptor 0x%llx): %s\n", c.pid,
                 name ? name : "an unknown kernel", (unsigned long long)kd,
                 gc_emu_action_name(r ? r->action : GC_EMU_COMPLETE));
-    if (!r)
+    if (!r || r->action == GC_EMU_COMPLETE)
         return 0;
     switch (r->action) {
     case GC_EMU_HANG:
         q->stopped = GC_EMU_QUEUE_HUNG;
-        break;
+        return 1;
     case GC_EMU_MEMORY_VIOLATION:
-        if (r->use_absolute) {
+        if (r->use_absolute)
             va = r->absolute;
-        } else if (io_read(&c, kernarg + r->argument_offset, &va, sizeof(va)) == 0) {
+        else if (io_read(&c, kernarg + r->argument_offset, &va, sizeof(va)) == 0)
             va += r->add;
-        } else {
+        else
             va = r->add; /* no readable argument: the offset alone */
-        }
-        save_waves(dc, q, pkt, GC_SCEN_STOP_MEMORY_VIOLATION, r->write, va);
-        gc_emu_kfd_vm_fault(p, q->dev, va, r->write);
-        break;
+        q->stopped = GC_EMU_QUEUE_EVICTED;
+        save_waves(slot, dc->vm, q, pkt, GC_SCEN_STOP_MEMORY_VIOLATION, r->write, va, 0);
+        raise_fault(slot, q, EC_DEVICE_MEMORY_VIOLATION, va, r->write);
+        return 1;
     case GC_EMU_ILLEGAL_INSTRUCTION:
-        save_waves(dc, q, pkt, GC_SCEN_STOP_ILLEGAL_INSTRUCTION, 0, 0);
-        gc_emu_kfd_queue_exception(p, q, KFD_EC_MASK(EC_QUEUE_WAVE_ILLEGAL_INSTRUCTION), dc->io);
-        break;
+        q->stopped = GC_EMU_QUEUE_EXCEPTION;
+        save_waves(slot, dc->vm, q, pkt, GC_SCEN_STOP_ILLEGAL_INSTRUCTION, 0, 0, 0);
+        raise_fault(slot, q, EC_QUEUE_WAVE_ILLEGAL_INSTRUCTION, 0, 0);
+        return 1;
     case GC_EMU_TRAP:
         /* the runtime's trap handler: s_trap 2 is an abort, any other id a trap */
-        save_waves(dc, q, pkt, r->trap_id == 2 ? GC_SCEN_STOP_ASSERT_TRAP : GC_SCEN_STOP_TRAP,
-                   0, 0);
-        gc_emu_kfd_queue_exception(p, q, r->trap_id == 2 ? KFD_EC_MASK(EC_QUEUE_WAVE_ABORT)
-                                                         : KFD_EC_MASK(EC_QUEUE_WAVE_TRAP),
-                                   dc->io);
-        break;
+        abort_trap = r->trap_id == 2;
+        q->stopped = GC_EMU_QUEUE_EXCEPTION;
+        save_waves(slot, dc->vm, q, pkt,
+                   abort_trap ? GC_SCEN_STOP_ASSERT_TRAP : GC_SCEN_STOP_TRAP, 0, 0, 0);
+        raise_fault(slot, q, abort_trap ? EC_QUEUE_WAVE_ABORT : EC_QUEUE_WAVE_TRAP, 0, 0);
+        return 1;
     case GC_EMU_COMPLETE:
-        return 0;
+        break;
     }
-    retry_parked(dc->e, dc->slot, 0);
-    return 1;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* The debugger's side                                                                         */
+/* ------------------------------------------------------------------------------------------ */
+
+static int write_target(void *user, uint64_t addr, const void *buf, size_t len)
+{
+    struct io_ctx c = { ((struct proc_slot *)user)->tgid };
+
+    return io_write(&c, addr, buf, len);
+}
+
+/* The debugger's eventfd @p fd, as a descriptor of this process (pidfd_getfd), or -1. */
+static int take_fd(int pid, uint32_t fd)
+{
+    int pidfd = (int)syscall(SYS_pidfd_open, pid, 0), got;
+
+    if (pidfd < 0)
+        return -1;
+    got = (int)syscall(SYS_pidfd_getfd, pidfd, (int)fd, 0);
+    close(pidfd);
+    return got;
+}
+
+/* AMDKFD_IOC_DBG_TRAP from the debugger @p debugger (its thread req->pid). */
+static void serve_dbg_trap(struct emu *e, const struct seccomp_notif *req, int debugger)
+{
+    unsigned cmd = (unsigned)req->data.args[1], usize = GC_IOC_SIZE(cmd);
+    uint64_t argp = req->data.args[2];
+    struct kfd_ioctl_dbg_trap_args args;
+    struct io_ctx c = { (int)req->pid };
+    struct gc_emu_io io = { &c, io_read, io_write };
+    struct proc_slot *target;
+    int event_fd = -1;
+    char err[256];
+    long ret;
+
+    if (usize > sizeof(args))
+        usize = sizeof(args);
+    memset(&args, 0, sizeof(args));
+    if (io_read(&c, argp, &args, usize) != 0) {
+        respond(e, req->id, -EFAULT);
+        return;
+    }
+    target = slot_of(e, (int)args.pid);
+    if (!target) { /* kfd_lookup_process_by_pid: no KFD process of that pid */
+        respond(e, req->id, -ESRCH);
+        return;
+    }
+    if (!target->debug) {
+        struct gc_emu_debug_target t = { &target->kfd, target->tgid, write_target, target,
+                                         to_runtime, target, area_of, target };
+
+        if (gc_emu_debug_new(&t, &target->debug, err, sizeof(err)) != GPUCORE_OK) {
+            if (verbose)
+                fprintf(stderr, PROG ": [%d] DBG_TRAP of %d: %s\n", debugger, target->tgid, err);
+            respond(e, req->id, -ENOMEM);
+            return;
+        }
+    }
+    if (args.op == KFD_IOC_DBG_TRAP_ENABLE)
+        event_fd = take_fd((int)req->pid, args.enable.dbg_fd);
+    ret = gc_emu_debug_ioctl(target->debug, debugger, &args, event_fd, &io);
+    gc_emu_debug_sync_queues(target->debug, &target->kfd);
+    if (io_write(&c, argp, &args, usize) != 0)
+        ret = -EFAULT;
+    if (verbose)
+        fprintf(stderr, PROG ": [%d] DBG_TRAP op %u of %d = %ld\n", debugger, args.op,
+                target->tgid, ret);
+    respond(e, req->id, ret);
+}
+
+/* Debuggers that are gone lose their sessions (the kernel's release of /dev/kfd). */
+static void reap_debuggers(struct emu *e)
+{
+    for (size_t i = 0; i < MAX_PROCS; i++) {
+        struct proc_slot *slot = &e->procs[i];
+        int owner = slot->used && slot->debug ? gc_emu_debug_owner(slot->debug) : 0;
+
+        if (owner && kill(owner, 0) != 0 && errno == ESRCH) {
+            gc_emu_debug_disconnect(slot->debug, owner);
+            gc_emu_debug_sync_queues(slot->debug, &slot->kfd);
+        }
+    }
 }
 
 /* Let the GPU run: every process's queues as far as they go. Returns the packets retired. */
@@ -848,7 +1134,7 @@ static uint32_t run_engines(struct emu *e)
         struct proc_slot *slot = &e->procs[i];
         struct io_ctx c = { slot->tgid };
         struct gc_emu_io io = { &c, io_read, io_write };
-        struct dispatch_ctx dc = { e, slot, &io, NULL };
+        struct dispatch_ctx dc = { slot, NULL };
         struct gc_emu_vm vm = { &slot->kfd, &io, e, file_rw, on_dispatch, &dc };
         struct gc_emu_cp_stats st;
 
@@ -1132,6 +1418,7 @@ static int supervise(struct emu *e, pid_t child, int sigfd)
         }
         if (e->nparked)
             retry_parked(e, NULL, 1);
+        reap_debuggers(e);
     }
 }
 

@@ -348,6 +348,25 @@ static void raise_exc(struct gc_sim_driver *d, struct sim_exc *x)
         signal_event(d);
 }
 
+int gc_sim_driver_queue_suspended(const struct gc_sim_driver *d, uint32_t queue_id)
+{
+    for (uint32_t i = 0; d && i < d->num_queues; i++)
+        if (d->queues[i].e.queue_id == queue_id)
+            return d->queues[i].suspended;
+    return 0;
+}
+
+gpucore_status_t gc_sim_driver_set_saved(struct gc_sim_driver *d, uint32_t queue_id, uint32_t xcc,
+                                        const struct gc_sim_xcc *x)
+{
+    struct sim_queue *q = d && x ? find_queue(d, queue_id) : NULL;
+
+    if (!q || xcc >= q->num_xcc || x->base == 0 || (x->saved_len && !x->saved))
+        return GPUCORE_E_INVAL;
+    q->xcc[xcc] = *x;
+    return GPUCORE_OK;
+}
+
 gpucore_status_t gc_sim_driver_raise(struct gc_sim_driver *d, const struct gc_sim_exception *x)
 {
     struct sim_exc *n;
@@ -781,7 +800,7 @@ static int dbg_trap(struct gc_sim_driver *d, uint64_t conn_id, pid_t peer,
     int err = inject(d, (int)a->op);
     if (err)
         return err;
-    if (a->pid != (uint32_t)getpid())
+    if (a->pid != (uint32_t)(d->target_pid ? d->target_pid : getpid()))
         return -ESRCH;
     /* The checks of the kernel's kfd_ioctl_set_debug_trap, in its order (spec §11). */
     if (a->op != KFD_IOC_DBG_TRAP_DISABLE && !is_tracer(d, peer))

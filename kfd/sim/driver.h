@@ -245,6 +245,17 @@ size_t gc_sim_driver_handle(struct gc_sim_driver *d, uint64_t conn_id, pid_t pee
  */
 gpucore_status_t gc_sim_driver_raise(struct gc_sim_driver *d, const struct gc_sim_exception *x);
 
+/*
+ * Replace what XCC @p xcc of queue @p queue_id saves (its header and saved bytes, borrowed as
+ * in the description), when the waves on the hardware changed (a new fault).
+ * @retval GPUCORE_OK, GPUCORE_E_INVAL (no such queue or XCC, no base, NULL saved bytes).
+ */
+gpucore_status_t gc_sim_driver_set_saved(struct gc_sim_driver *d, uint32_t queue_id, uint32_t xcc,
+                                        const struct gc_sim_xcc *x);
+
+/* 1 if queue @p queue_id is suspended by the debugger (SUSPEND_QUEUES), else 0. */
+int gc_sim_driver_queue_suspended(const struct gc_sim_driver *d, uint32_t queue_id);
+
 /* The connection went away: implicit DISABLE if it held the session. */
 void gc_sim_driver_disconnect(struct gc_sim_driver *d, uint64_t conn_id);
 
