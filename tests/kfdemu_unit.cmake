@@ -1,0 +1,11 @@
+# SPDX-License-Identifier: MIT
+# The emulated amdkfd's model (kfd/emu: gc_kfd_emu) without a process: devices and topology,
+# the ioctls with a fake memory, the DRM node, the command processor (test_kfdemu_model); the
+# cases where the emulator differs from Linux 6.12's amdkfd/amdgpu, each naming the kernel
+# source line (test_kfdemu_kernel_divergence: fails until kfd/emu follows the kernel); and the
+# fuzz target of the ioctl decoding with its seed generator.
+
+gpucore_unit_test(test_kfdemu_model SOURCES unit/test_kfdemu_model.c LIBS gc_kfd_emu)
+add_test(NAME test_kfdemu_kernel_divergence COMMAND test_kfdemu_model divergence)
+set_tests_properties(test_kfdemu_kernel_divergence PROPERTIES LABELS unit
+  ENVIRONMENT "GPUCORE_TEST_TMPDIR=${CMAKE_CURRENT_BINARY_DIR}/tmp;CMOCKA_MESSAGE_OUTPUT=stdout")
