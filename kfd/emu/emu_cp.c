@@ -113,7 +113,7 @@ static void raise_event(const struct gc_emu_vm *vm, uint64_t mailbox, uint32_t e
 {
     if (mailbox)
         (void)wr64(vm, mailbox, event_id);
-    if (event_id && gc_emu_kfd_signal(vm->p, event_id) == 0)
+    if (gc_emu_kfd_signal(vm->p, event_id) == 0)
         st->events++;
 }
 
@@ -127,7 +127,8 @@ static void complete_signal(const struct gc_emu_vm *vm, uint64_t handle, struct 
     if (!handle || signal_value(vm, handle, &v))
         return;
     (void)wr64(vm, handle + SIGNAL_VALUE, (uint64_t)(v - 1));
-    if (rd64(vm, handle + SIGNAL_MAILBOX, &mailbox) ||
+    /* the end-of-pipe interrupt only for a signal with a mailbox (an interrupt signal) */
+    if (rd64(vm, handle + SIGNAL_MAILBOX, &mailbox) || !mailbox ||
         gc_emu_vm_read(vm, handle + SIGNAL_EVENT_ID, &event_id, sizeof(event_id)))
         return;
     raise_event(vm, mailbox, event_id, st);

@@ -191,9 +191,12 @@ static long amdgpu_info(const struct gc_emu_device *d, uint8_t *args, const stru
         len = sizeof(out.memory);
         break;
     case AMDGPU_INFO_READ_MMR_REG:
-        /* amdgpu_read_mm_registers: only registers on its allow list; one here */
-        if (q->arg[0] != GB_ADDR_CONFIG || q->arg[1] != 1)
+        /* amdgpu_info_ioctl: at most 128 registers; one off the allow list (GB_ADDR_CONFIG
+           only here) fails the read: EFAULT */
+        if (q->arg[1] > 128)
             return -EINVAL;
+        if (q->arg[1] != 1 || q->arg[0] != GB_ADDR_CONFIG)
+            return -EFAULT;
         out.u32 = 0x26010042u;
         len = 4;
         break;

@@ -17,7 +17,8 @@
 #define DOORBELL_PAGE 8192ull           /* 1024 doorbells of 8 bytes (gfx9 and later) */
 #define TIMEOUT_INFINITE 0xffffffffu
 #define MAX_WAIT_EVENTS 4096u           /* the events one WAIT_EVENTS may name */
-#define KERNEL_ENOTSUPP 524             /* the kernel's internal ENOTSUPP, as user space sees it */
+#define KERNEL_ENOTSUPP 524
+#define USER_VA_END 0x00007ffffffff000ull /* x86-64's TASK_SIZE_MAX, what access_ok checks */             /* the kernel's internal ENOTSUPP, as user space sees it */
 
 static int dev_index(const struct gc_emu_proc *p, uint32_t gpu_id)
 {
@@ -33,7 +34,7 @@ void gc_emu_proc_init(struct gc_emu_proc *p, struct gc_emu_machine *m, int pid)
     p->m = m;
     p->pid = pid;
     p->next_handle = 1;
-    p->next_signal_event = 1;
+    p->next_signal_event = 0; /* idr_alloc(..., 0, KFD_SIGNAL_EVENT_LIMIT) */
     p->next_other_event = KFD_SIGNAL_EVENT_LIMIT;
 }
 
@@ -101,6 +102,22 @@ static int grow(void **arr, size_t *cap, size_t need, size_t elem, size_t max)
 /* ------------------------------------------------------------------------------------------ */
 
 typedef long handler_fn(struct gc_emu_proc *p, void *args, const struct gc_emu_io *io);
+
+/* The process's doorbell page of device @p d in /dev/kfd's file, aligned to its size as amdkfd's
+   doorbell offsets are (the thunk masks the in-page part with DOORBELL_PAGE - 1). 0 or -ENOMEM. */
+static long doorbell_page(struct gc_emu_proc *p, int d)
+{
+    uint64_t at;
+
+    if (p->doorbell_page[d])
+        return 0;
+    at = (p->m->kfd_file_next + DOORBELL_PAGE - 1) & ~(DOORBELL_PAGE - 1);
+    if (at + DOORBELL_PAGE > p->m->file_limit)
+        return -ENOMEM;
+    p->doorbell_page[d] = at + 1;
+    p->m->kfd_file_next = at + DOORBELL_PAGE;
+    return 0;
+}
 
 static long get_version(struct gc_emu_proc *p, void *data, const struct gc_emu_io *io)
 {
@@ -329,12 +346,8 @@ static long alloc_memory_of_gpu(struct gc_emu_proc *p, void *data, const struct 
         /* the process's doorbell page of this device, in /dev/kfd's file */
         if (a->size != DOORBELL_PAGE)
             return -EINVAL;
-        if (!p->doorbell_page[d]) {
-            if (p->m->kfd_file_next + DOORBELL_PAGE > p->m->file_limit)
-                return -ENOMEM;
-            p->doorbell_page[d] = p->m->kfd_file_next + 1;
-            p->m->kfd_file_next += DOORBELL_PAGE;
-        }
+        if (doorbell_page(p, d))
+            return -ENOMEM;
         m->offset = p->doorbell_page[d] - 1;
     } else if (a->flags & KFD_IOC_ALLOC_MEM_FLAGS_MMIO_REMAP) {
         if (a->size != PAGE)
@@ -374,31 +387,48 @@ static long free_memory_of_gpu(struct gc_emu_proc *p, void *data, const struct g
 static long map_common(struct gc_emu_proc *p, void *data, const struct gc_emu_io *io, int map)
 {
     struct kfd_ioctl_map_memory_to_gpu_args *a = data;
+    uint32_t *ids;
     struct gc_emu_mem *m;
+    long ret = 0;
 
+    /* kfd_ioctl_map_memory_to_gpu, in its order */
     if (!a->n_devices)
         return -EINVAL;
     if (a->n_success > a->n_devices)
         return -EINVAL;
     if (a->n_devices > GC_EMU_MAX_DEVICES * 64)
         return -ENOMEM;
+    ids = calloc(a->n_devices, sizeof(*ids));
+    if (!ids)
+        return -ENOMEM;
+    if (io->read(io->ctx, a->device_ids_array_ptr, ids, 4ull * a->n_devices)) {
+        free(ids);
+        return -EFAULT;
+    }
+    if (dev_index(p, (uint32_t)(a->handle >> 32)) < 0) { /* GET_GPU_ID(handle): no such pdd */
+        free(ids);
+        return -EINVAL;
+    }
     m = mem_by_handle(p, a->handle);
+    if (!m) { /* kfd_process_device_translate_handle */
+        free(ids);
+        return -ENOMEM;
+    }
     for (uint32_t i = a->n_success; i < a->n_devices; i++) {
-        uint32_t gpu_id;
-        int d;
+        int d = dev_index(p, ids[i]);
 
-        if (io->read(io->ctx, a->device_ids_array_ptr + 4ull * i, &gpu_id, sizeof(gpu_id)))
-            return -EFAULT;
-        d = dev_index(p, gpu_id);
-        if (d < 0 || !m)
-            return -EINVAL;
+        if (d < 0) {
+            ret = -EINVAL;
+            break;
+        }
         if (map)
             m->mapped |= 1u << d;
         else
             m->mapped &= ~(1u << d);
         a->n_success = i + 1;
     }
-    return 0;
+    free(ids);
+    return ret;
 }
 
 static long map_memory_to_gpu(struct gc_emu_proc *p, void *data, const struct gc_emu_io *io)
@@ -544,6 +574,14 @@ static long reset_event(struct gc_emu_proc *p, void *data, const struct gc_emu_i
     return 0;
 }
 
+/* A waiter of kfd_wait_on_events (init_event_waiter): the event fired, or its age differs from
+   the age the program passed (0: age tracking off). */
+static int activated(const struct gc_emu_event *e, const struct kfd_event_data *ed)
+{
+    return e->signaled || (e->type == KFD_IOC_EVENT_SIGNAL && ed->signal_event_data.last_event_age &&
+                           ed->signal_event_data.last_event_age != e->age);
+}
+
 /* One pass of kfd_wait_on_events: 1 when the wait is over (result set), 0 to keep waiting,
    < 0 an errno. */
 static long wait_pass(struct gc_emu_proc *p, struct kfd_ioctl_wait_events_args *a,
@@ -562,33 +600,34 @@ static long wait_pass(struct gc_emu_proc *p, struct kfd_ioctl_wait_events_args *
         e = event_by_id(p, ed.event_id);
         if (!e)
             return -EINVAL;
-        /* amdkfd: a signal event whose age differs from the waiter's last seen age counts as
-           signaled (kfd_events.c init_event_waiter) */
-        if (e->signaled || (e->type == KFD_IOC_EVENT_SIGNAL &&
-                            ed.signal_event_data.last_event_age &&
-                            ed.signal_event_data.last_event_age != e->age))
-            fired++;
+        fired += (uint32_t)activated(e, &ed);
     }
-    if (!(a->wait_for_all ? fired == a->num_events : fired > 0))
+    /* test_event_condition: no events is a complete wait, all or any */
+    if (a->num_events && !(a->wait_for_all ? fired == a->num_events : fired > 0))
         return 0;
     for (uint32_t i = 0; i < a->num_events; i++) {
         struct kfd_event_data ed;
         struct gc_emu_event *e;
+        int write = 0;
 
         if (io->read(io->ctx, a->events_ptr + (uint64_t)i * sizeof(ed), &ed, sizeof(ed)))
             return -EFAULT;
         e = event_by_id(p, ed.event_id);
         if (!e)
             return -EINVAL;
-        if (e->type == KFD_IOC_EVENT_SIGNAL || (e->type == KFD_IOC_EVENT_MEMORY && e->signaled)) {
-            /* copy_signaled_event_data: the age of a signal event, the fault of a memory one */
-            if (e->type == KFD_IOC_EVENT_SIGNAL)
-                ed.signal_event_data.last_event_age = e->age;
-            else
-                ed.memory_exception_data = e->memory;
-            if (io->write(io->ctx, a->events_ptr + (uint64_t)i * sizeof(ed), &ed, sizeof(ed)))
-                return -EFAULT;
+        if (!activated(e, &ed))
+            continue;
+        /* copy_signaled_event_data: a memory event's fault; a signal event's age when the
+           program tracks ages */
+        if (e->type == KFD_IOC_EVENT_MEMORY) {
+            ed.memory_exception_data = e->memory;
+            write = 1;
+        } else if (e->type == KFD_IOC_EVENT_SIGNAL && ed.signal_event_data.last_event_age) {
+            ed.signal_event_data.last_event_age = e->age;
+            write = 1;
         }
+        if (write && io->write(io->ctx, a->events_ptr + (uint64_t)i * sizeof(ed), &ed, sizeof(ed)))
+            return -EFAULT;
         if (e->signaled && e->auto_reset)
             e->signaled = 0;
     }
@@ -626,8 +665,8 @@ static long create_queue(struct gc_emu_proc *p, void *data, const struct gc_emu_
     int d = dev_index(p, a->gpu_id);
     struct gc_emu_queue *q;
     uint32_t id = 0;
-    uint64_t probe;
 
+    (void)io;
     if ((a->queue_percentage & 0xff) > KFD_MAX_QUEUE_PERCENTAGE)
         return -EINVAL;
     if (a->queue_priority > KFD_MAX_QUEUE_PRIORITY)
@@ -636,8 +675,9 @@ static long create_queue(struct gc_emu_proc *p, void *data, const struct gc_emu_
         return -EINVAL;
     if (a->ring_size < KFD_MIN_QUEUE_RING_SIZE)
         a->ring_size = KFD_MIN_QUEUE_RING_SIZE;
-    if (io->read(io->ctx, a->read_pointer_address, &probe, sizeof(probe)) ||
-        io->read(io->ctx, a->write_pointer_address, &probe, sizeof(probe)))
+    /* access_ok: the pointers lie in the user address space (they are not read here) */
+    if (a->read_pointer_address > USER_VA_END - sizeof(uint64_t) ||
+        a->write_pointer_address > USER_VA_END - sizeof(uint64_t))
         return -EFAULT;
     if (a->queue_type > KFD_IOC_QUEUE_TYPE_SDMA_BY_ENG_ID)
         return -KERNEL_ENOTSUPP;
@@ -655,12 +695,8 @@ static long create_queue(struct gc_emu_proc *p, void *data, const struct gc_emu_
     }
     if (p->nqueues >= GC_EMU_MAX_QUEUES)
         return -ENOMEM;
-    if (!p->doorbell_page[d]) {
-        if (p->m->kfd_file_next + DOORBELL_PAGE > p->m->file_limit)
-            return -ENOMEM;
-        p->doorbell_page[d] = p->m->kfd_file_next + 1;
-        p->m->kfd_file_next += DOORBELL_PAGE;
-    }
+    if (doorbell_page(p, d))
+        return -ENOMEM;
     while (queue_by_id(p, id))
         id++;
     q = &p->queues[p->nqueues++];

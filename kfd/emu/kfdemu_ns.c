@@ -234,11 +234,14 @@ static int send_fds(int sock, const int *fds, size_t n)
 void gc_kfdemu_run_command(const struct options *o, int sock)
 {
     int fds[GC_EMU_MAX_DEVICES + 2];
-    char cwd[4096], stage[] = "/tmp/gpucore-kfdemu.XXXXXX", root[4096], p[4096], ack;
+    char cwd[4096], stage[4096], root[4096], p[4096], ack;
     const char *newroot = "";
 
     if (!getcwd(cwd, sizeof(cwd)))
         snprintf(cwd, sizeof(cwd), "/");
+    /* the overlay's staging directory: only its name is left on the host's file system while
+       the command runs (the tmpfs over it is this namespace's) */
+    snprintf(stage, sizeof(stage), "%s/gpucore-kfdemu.XXXXXX", P_tmpdir);
     if (unshare(CLONE_NEWNS) != 0)
         die_child("cannot make a mount namespace", NULL);
     xmount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);

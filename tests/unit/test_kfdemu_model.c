@@ -196,7 +196,7 @@ static struct env *env_new(const char *const *presets)
     e->io = (struct gc_emu_io){ e, mem_read, mem_write };
     gc_emu_proc_init(&e->p, &e->m, 4242);
     e->cur = &e->p;
-    e->vm = (struct gc_emu_vm){ &e->p, &e->io, e, file_rw };
+    e->vm = (struct gc_emu_vm){ &e->p, &e->io, e, file_rw, NULL, NULL };
     return e;
 }
 

@@ -220,7 +220,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     m.kfd_file_next = FUZZ_FILE_BASE;
     m.render_file_next[0] = FUZZ_FILE_BASE;
     gc_emu_proc_init(&p, &m, 1000);
-    vm = (struct gc_emu_vm){ &p, &io, NULL, file_rw };
+    vm = (struct gc_emu_vm){ &p, &io, NULL, file_rw, NULL, NULL };
 
     for (unsigned rec = 0; rec < MAX_RECORDS && size - at >= 6; rec++) {
         unsigned cmd = le32(data + at);
