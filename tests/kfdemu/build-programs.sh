@@ -10,7 +10,8 @@
 # one offload target each), hsa_dispatch (plain C on ROCr's HSA API) and
 # hsa_dispatch_kernel.co (its kernel, code object of that target), built into
 # OUTDIR/<target>.tmp and renamed into place when all compiled: a failed build leaves no
-# half-filled directory. Nothing is written outside OUTDIR; ROOT is never modified.
+# half-filled directory. Nothing is written outside OUTDIR (OUTDIR/.lock serializes two runs);
+# ROOT is never modified.
 #
 # The compilers run under gpucore-kfdemu --root ROOT ($GPUCORE_KFDEMU, default the build
 # tree's), which gives them the root through a discarded overlay, /proc, /dev and a private
@@ -51,6 +52,10 @@ fi
 [ -x "$kfdemu" ] || { echo "build-programs.sh: no gpucore-kfdemu at $kfdemu" >&2; exit 2; }
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
+# Two runs into one OUTDIR (two ctest runs of one build tree) would remove each other's
+# half-built OUTDIR/<target>.tmp: the second waits for the first.
+exec 9>"$out/.lock"
+flock 9
 
 # What runs inside the root, once per target: $1 the sources, $2 the output directory.
 # shellcheck disable=SC2016 # expanded by the shell in the root
