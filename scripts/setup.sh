@@ -6,6 +6,9 @@
 #
 #   GPUCORE_LLVM=16 scripts/setup.sh   LLVM 16 instead of 19 (no gfx941/gfx942/gfx12 processor:
 #                                      see docs/building.md)
+#
+# The Debian 13 root with AMD's ROCm user space that the kfdemu tests run in is not a host
+# package: scripts/rocm-root.sh builds it (scripts/test.sh runs both).
 set -euo pipefail
 
 # One LLVM for everything: the disassembler library, the clang and ld.lld that compile the test
