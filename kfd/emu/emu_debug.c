@@ -44,6 +44,25 @@ static void describe_xcc(const struct gc_emu_debug_target *t, const struct gc_em
     }
 }
 
+/* Queue @p q as the driver describes it, its XCCs in @p x (GC_SIM_MAX_XCC entries). */
+static void describe_queue(const struct gc_emu_debug_target *t, const struct gc_emu_queue *q,
+                           struct gc_sim_queue *sq, struct gc_sim_xcc *x)
+{
+    sq->entry.ring_base_address = q->ring;
+    sq->entry.write_pointer_address = q->wptr_addr;
+    sq->entry.read_pointer_address = q->rptr_addr;
+    sq->entry.ctx_save_restore_address = q->cwsr;
+    sq->entry.queue_id = q->id;
+    sq->entry.gpu_id = t->p->m->devs[q->dev].agent.gpu_id;
+    sq->entry.ring_size = (uint32_t)q->ring_size;
+    sq->entry.queue_type = q->type;
+    sq->entry.ctx_save_restore_area_size = (uint32_t)q->cwsr_size;
+    sq->num_xcc = xccs_of(t, q);
+    for (uint32_t k = 0; k < sq->num_xcc; k++)
+        describe_xcc(t, q, k, &x[k]);
+    sq->xcc = x;
+}
+
 gpucore_status_t gc_emu_debug_new(const struct gc_emu_debug_target *t, struct gc_emu_debug **ret,
                                   char *err, size_t errlen)
 {
@@ -87,19 +106,7 @@ gpucore_status_t gc_emu_debug_new(const struct gc_emu_debug_target *t, struct gc
 
         if (q->type != KFD_IOC_QUEUE_TYPE_COMPUTE_AQL || !q->cwsr)
             continue; /* the snapshot lists compute queues with a save area */
-        sq->entry.ring_base_address = q->ring;
-        sq->entry.write_pointer_address = q->wptr_addr;
-        sq->entry.read_pointer_address = q->rptr_addr;
-        sq->entry.ctx_save_restore_address = q->cwsr;
-        sq->entry.queue_id = q->id;
-        sq->entry.gpu_id = p->m->devs[q->dev].agent.gpu_id;
-        sq->entry.ring_size = (uint32_t)q->ring_size;
-        sq->entry.queue_type = q->type;
-        sq->entry.ctx_save_restore_area_size = (uint32_t)q->cwsr_size;
-        sq->num_xcc = xccs_of(t, q);
-        for (uint32_t k = 0; k < sq->num_xcc; k++)
-            describe_xcc(t, q, k, &x[k]);
-        sq->xcc = x;
+        describe_queue(t, q, sq, x);
         nq++;
     }
     desc.num_queues = nq;
@@ -157,6 +164,19 @@ void gc_emu_debug_disconnect(struct gc_emu_debug *g, int debugger)
     gc_sim_driver_disconnect(g->d, (uint64_t)debugger);
     if (g->owner == debugger)
         g->owner = 0;
+    gc_sim_driver_flush_runtime(g->d);
+}
+
+void gc_emu_debug_add_queue(struct gc_emu_debug *g, const struct gc_emu_queue *q)
+{
+    struct gc_sim_xcc x[GC_SIM_MAX_XCC];
+    struct gc_sim_queue sq;
+
+    if (q->type != KFD_IOC_QUEUE_TYPE_COMPUTE_AQL || !q->cwsr)
+        return;
+    memset(&sq, 0, sizeof(sq));
+    describe_queue(&g->t, q, &sq, x);
+    (void)gc_sim_driver_add_queue(g->d, &sq);
     gc_sim_driver_flush_runtime(g->d);
 }
 

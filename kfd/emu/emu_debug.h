@@ -68,6 +68,9 @@ void gc_emu_debug_update(struct gc_emu_debug *g, const struct gc_emu_queue *q);
 /* The debugger process @p debugger is gone: an implicit DISABLE if it held the session. */
 void gc_emu_debug_disconnect(struct gc_emu_debug *g, int debugger);
 
+/* A queue the process created since: the debugger's snapshots list it (EC_QUEUE_NEW). */
+void gc_emu_debug_add_queue(struct gc_emu_debug *g, const struct gc_emu_queue *q);
+
 /* Mark each of the process's queues a debugger has suspended (gc_emu_queue::debug_suspended). */
 void gc_emu_debug_sync_queues(const struct gc_emu_debug *g, struct gc_emu_proc *p);
 

@@ -99,6 +99,10 @@ int gc_emu_save_dispatch(const struct gc_emu_vm *vm, const struct gc_emu_queue *
     }
     sd.packet_id = q->read_index;
     sd.private_segment_size = rd32(packet + PKT_PRIVATE);
+    if (sd.private_segment_size) { /* scratch slots: one per wave, up to the hardware's 16 ids */
+        sq.scratch_per_wave = (sd.private_segment_size * 64 + 1023) & ~1023u;
+        sq.scratch_waves = 16;
+    }
     sd.group_segment_size = rd32(packet + PKT_GROUP);
     sd.wave32 = (dev->arch->wave_sizes & GC_WAVE32) &&
                 (rd16(kd + KD_CODE_PROPERTIES) >> KD_WAVE32_BIT & 1);
@@ -171,6 +175,12 @@ int gc_emu_save_dispatch(const struct gc_emu_vm *vm, const struct gc_emu_queue *
     lq->ring_size = q->ring_size;
     lq->cwsr = q->cwsr;
     lq->sizes = dev->cwsr;
+    /* the queue's scratch, as the runtime set it in amd_queue_t (the read index is at
+       GC_AMDQ_READ_DISPATCH_ID in it); the flat-scratch addresses of the waves follow */
+    lq->amd_queue = q->rptr_addr - GC_AMDQ_READ_DISPATCH_ID;
+    if (gc_emu_vm_read(vm, lq->amd_queue + GC_AMDQ_SCRATCH_LOCATION, &lq->scratch, 8) ||
+        gc_emu_vm_read(vm, lq->amd_queue + GC_AMDQ_SCRATCH_BYTE_SIZE, &lq->scratch_size, 8))
+        lq->scratch = lq->scratch_size = 0;
 
     st = gc_layout_save_waves(&s, &ld, lq, 0, 0, &tmpl, &img, &len, &hdr, &nwaves, &diag);
     if (st != GPUCORE_OK) {
@@ -278,7 +288,21 @@ uint64_t gc_emu_fault_pc(const struct gc_arch *arch, uint64_t entry, const uint8
     p.write = write;
     p.pc = entry;
     if (code && len >= 4 && gc_disasm_load(NULL) == GPUCORE_OK) {
-        (void)gc_disasm_range(arch, code, len, entry, NULL, consider, &p, NULL, NULL);
+        gpucore_diag_t diag;
+        gpucore_status_t st;
+
+        memset(&diag, 0, sizeof(diag));
+        st = gc_disasm_range(arch, code, len, entry, NULL, consider, &p, NULL, &diag);
+        /* an illegal instruction stops where the bytes are no instruction of the target */
+        if (cause == GC_SCEN_STOP_ILLEGAL_INSTRUCTION && st == GPUCORE_E_CORRUPT &&
+            (diag.flags & GPUCORE_DIAG_HAS_OFFSET) && diag.offset + 4 <= len) {
+            uint32_t word;
+
+            memcpy(&word, code + diag.offset, 4);
+            p.pc = entry + diag.offset;
+            p.rank = 2;
+            snprintf(p.text, sizeof(p.text), "not an instruction: 0x%08x", word);
+        }
         if (!p.rank) { /* the first instruction's text, for the message */
             uint32_t sz;
 

@@ -52,7 +52,8 @@ int gc_emu_save_dispatch(const struct gc_emu_vm *vm, const struct gc_emu_queue *
 /*
  * A real instruction of the kernel whose code (@p len bytes of it at @p code) starts at
  * @p entry, for waves stopped by @p cause: for a memory violation the first global, flat or
- * buffer store (a load when !@p write), for a trap the first s_trap, else the entry. Its text
+ * buffer store (a load when !@p write), for a trap the first s_trap, for an illegal instruction
+ * the first bytes that are no instruction of the target, else the entry. Its text
  * goes to @p text (cap bytes; "" when the disassembler is not available, and then the entry is
  * returned).
  */

@@ -452,6 +452,13 @@ static void serve_kfd(struct emu *e, const struct seccomp_notif *req, struct pro
     finish_kfd(e, req->id, (int)req->pid, cmd, argp, args, r);
     if (GC_IOC_NR(cmd) == 0x0A && r.ret == 0) /* SET_EVENT may end a wait */
         retry_parked(e, slot, 0);
+    if (GC_IOC_NR(cmd) == 0x02 && r.ret == 0 && slot->debug) { /* CREATE_QUEUE */
+        const struct kfd_ioctl_create_queue_args *a = (const void *)args;
+
+        for (uint32_t i = 0; i < slot->kfd.nqueues; i++)
+            if (slot->kfd.queues[i].id == a->queue_id)
+                gc_emu_debug_add_queue(slot->debug, &slot->kfd.queues[i]);
+    }
 }
 
 static int file_rw(void *ctx, int file, uint64_t off, void *buf, size_t len, int write)
@@ -775,6 +782,27 @@ static int write_target(void *user, uint64_t addr, const void *buf, size_t len)
     return io_write(&c, addr, buf, len);
 }
 
+/* The tgid of @p pid's tracer (TracerPid), 0 when none or unknown. */
+static int tracer_of(int pid)
+{
+    char path[64], buf[1024];
+    const char *t;
+    ssize_t n;
+    int fd;
+
+    snprintf(path, sizeof(path), "/proc/%d/status", pid);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    t = strstr(buf, "\nTracerPid:");
+    return t ? atoi(t + 11) : 0;
+}
+
 /* The debugger's eventfd @p fd, as a descriptor of this process (pidfd_getfd), or -1. */
 static int take_fd(int pid, uint32_t fd)
 {
@@ -808,7 +836,11 @@ static void serve_dbg_trap(struct emu *e, const struct seccomp_notif *req, int d
         return;
     }
     target = slot_of(e, (int)args.pid);
-    if (!target) { /* kfd_lookup_process_by_pid: no KFD process of that pid */
+    /* kfd_ioctl_set_debug_trap: a debugger that is the target's ptrace parent creates the
+       target's KFD process before the target opens /dev/kfd itself; anyone else: ESRCH */
+    if (!target && args.pid <= INT32_MAX && tracer_of((int)args.pid) == debugger)
+        target = proc_for(e, (int)args.pid);
+    if (!target) {
         respond(e, req->id, -ESRCH);
         return;
     }

@@ -10,12 +10,14 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sched.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -281,6 +283,10 @@ void gc_kfdemu_run_command(const struct options *o, int sock)
             die_child("cannot chdir to", "/");
         rmdir(stage); /* the host's empty directory; the mount lives on in this namespace */
     }
+    /* without its emulator the command would run with no driver behind /dev/kfd: if the
+       emulator dies, so does the command (its descendants see their ioctls fail, ENOSYS) */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() == 1)
+        _exit(EXIT_OSERR);
     fds[1 + o->ndevs] = install_filter();
     if (fds[1 + o->ndevs] < 0) {
         fprintf(stderr, PROG ": seccomp user notification unavailable: %s\n", strerror(errno));

@@ -348,6 +348,46 @@ static void raise_exc(struct gc_sim_driver *d, struct sim_exc *x)
         signal_event(d);
 }
 
+gpucore_status_t gc_sim_driver_add_queue(struct gc_sim_driver *d, const struct gc_sim_queue *s)
+{
+    struct sim_queue *n, *q;
+
+    if (!d || !s || s->num_xcc == 0 || s->num_xcc > GC_SIM_MAX_XCC || !s->xcc ||
+        find_queue(d, s->entry.queue_id))
+        return GPUCORE_E_INVAL;
+    for (uint32_t x = 0; x < s->num_xcc; x++)
+        if (s->xcc[x].base == 0 || (s->xcc[x].saved_len && !s->xcc[x].saved))
+            return GPUCORE_E_INVAL;
+    if (d->num_queues >= GC_SIM_MAX_QUEUES)
+        return GPUCORE_E_LIMIT;
+    n = gc_realloc_array(d->queues, d->num_queues + 1u, sizeof(*d->queues));
+    if (!n)
+        return GPUCORE_E_NOMEM;
+    d->queues = n;
+    q = &d->queues[d->num_queues];
+    memset(q, 0, sizeof(*q));
+    q->e = s->entry;
+    q->fail_suspend = s->fail_suspend;
+    q->fail_resume = s->fail_resume;
+    q->xcc = gc_calloc_array(s->num_xcc, sizeof(*q->xcc));
+    if (!q->xcc)
+        return GPUCORE_E_NOMEM;
+    q->num_xcc = s->num_xcc;
+    for (uint32_t x = 0; x < s->num_xcc; x++)
+        q->xcc[x] = s->xcc[x];
+    d->num_queues++;
+    if (d->enabled) { /* kfd_create_queue: the debugger learns of the new queue */
+        struct gc_sim_exception x;
+
+        memset(&x, 0, sizeof(x));
+        x.code = EC_QUEUE_NEW;
+        x.gpu_id = s->entry.gpu_id;
+        x.queue_id = KFD_INVALID_QUEUEID; /* a process event */
+        return gc_sim_driver_raise(d, &x);
+    }
+    return GPUCORE_OK;
+}
+
 int gc_sim_driver_queue_suspended(const struct gc_sim_driver *d, uint32_t queue_id)
 {
     for (uint32_t i = 0; d && i < d->num_queues; i++)

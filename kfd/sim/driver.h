@@ -253,6 +253,15 @@ gpucore_status_t gc_sim_driver_raise(struct gc_sim_driver *d, const struct gc_si
 gpucore_status_t gc_sim_driver_set_saved(struct gc_sim_driver *d, uint32_t queue_id, uint32_t xcc,
                                         const struct gc_sim_xcc *x);
 
+/*
+ * A queue the process created after the description (the emulated driver's CREATE_QUEUE): added
+ * as a description queue (its xcc array copied, saved bytes borrowed), and EC_QUEUE_NEW raised
+ * for the debugger that has debugging enabled.
+ * @retval GPUCORE_OK, GPUCORE_E_INVAL (a bad queue or a queue id already there),
+ *         GPUCORE_E_LIMIT (GC_SIM_MAX_QUEUES), GPUCORE_E_NOMEM.
+ */
+gpucore_status_t gc_sim_driver_add_queue(struct gc_sim_driver *d, const struct gc_sim_queue *s);
+
 /* 1 if queue @p queue_id is suspended by the debugger (SUSPEND_QUEUES), else 0. */
 int gc_sim_driver_queue_suspended(const struct gc_sim_driver *d, uint32_t queue_id);
 

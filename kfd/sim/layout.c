@@ -770,8 +770,9 @@ static gpucore_status_t build_specs(struct lctx *c, uint32_t q, uint32_t x,
                 sp->scratch_en = d->private_segment_size != 0;
                 /* Slots are handed out round robin in the scenario's order; 16 keeps the id in
                    every family's scoreboard field. */
-                sp->scratch_id = sp->scratch_en ? (k % (sq->scratch_waves < 16 ?
-                                                        sq->scratch_waves : 16)) : 0;
+                sp->scratch_id = sp->scratch_en && sq->scratch_waves
+                                         ? (k % (sq->scratch_waves < 16 ? sq->scratch_waves : 16))
+                                         : 0;
                 if (sp->scratch_en && arch->architected_flat_scratch)
                     set_flat_scratch(c, arch, q, x, sp, sgp);
                 set_slot(arch, sp->hwreg, "pc_lo", (uint32_t)pc);

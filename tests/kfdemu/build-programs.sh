@@ -7,8 +7,9 @@
 #   build-programs.sh ROOT OUTDIR [TARGET...]     TARGETs: gfx90a (default), gfx942, gfx1100, ...
 #
 # OUTDIR/<target>/ receives hip_vadd, hip_oob, hip_illegal, hip_assert (HIP programs, -g -O2,
-# one offload target each), hsa_dispatch (plain C on ROCr's HSA API) and
-# hsa_dispatch_kernel.co (its kernel, code object of that target), built into
+# one offload target each), hsa_dispatch (plain C on ROCr's HSA API),
+# hsa_dispatch_kernel.co (its kernel, code object of that target) and kfd_debugger (a
+# debugger's first steps through amdkfd's DBG_TRAP), built into
 # OUTDIR/<target>.tmp and renamed into place when all compiled: a failed build leaves no
 # half-filled directory. Nothing is written outside OUTDIR (OUTDIR/.lock serializes two runs);
 # ROOT is never modified.
@@ -69,6 +70,7 @@ done
 clang-17 -x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa -mcpu="$t" -nogpulib -g -O2 \
   -o "$dir/hsa_dispatch_kernel.co" "$src/hsa_dispatch_kernel.cl"
 clang-17 -g -O2 -std=c11 -Wall -Werror -o "$dir/hsa_dispatch" "$src/hsa_dispatch.c" -lhsa-runtime64
+clang-17 -g -O2 -std=c11 -Wall -Werror -o "$dir/kfd_debugger" "$src/kfd_debugger.c"
 '
 
 for t in "${targets[@]}"; do

@@ -151,6 +151,53 @@ static void test_memory_violation_saved(void **state)
     free(mem);
 }
 
+/* A kernel with a private segment (scratch): its waves get scratch slots. The emulator divided
+   by the scenario queue's zero scratch_waves here (SIGFPE on HIP's assert kernel). */
+static void test_scratch_kernel_saved(void **state)
+{
+    struct gc_emu_device devs[1];
+    struct gc_emu_machine m;
+    struct gc_emu_proc p;
+    struct gc_emu_queue q;
+    struct gc_emu_io io = { NULL, rd, wr };
+    struct gc_emu_vm vm;
+    struct gc_emu_save how;
+    uint8_t pkt[64];
+    char err[256];
+    size_t ndevs = 0;
+
+    (void)state;
+    mem = calloc(1, SIZE);
+    assert_non_null(mem);
+    assert_int_equal(gc_emu_devices_add("gfx942", devs, 1, &ndevs, err, sizeof(err)), GPUCORE_OK);
+    memset(&m, 0, sizeof(m));
+    m.devs = devs;
+    m.ndevs = 1;
+    gc_emu_proc_init(&p, &m, 1);
+    memset(&q, 0, sizeof(q));
+    q.type = 2;
+    q.ring = RING;
+    q.ring_size = 4096;
+    q.rptr_addr = RING + 0x200 + 128; /* an amd_queue_t of zeros: no scratch set */
+    q.cwsr = CWSR;
+    q.cwsr_size = devs[0].cwsr.cwsr_size;
+    memset(&vm, 0, sizeof(vm));
+    vm.p = &p;
+    vm.cpu = &io;
+    vm.file_rw = no_files;
+    setup_dispatch(pkt);
+    put32(pkt + 24, 256); /* private_segment_size */
+    memset(&how, 0, sizeof(how));
+    how.entry = CODE;
+    how.pc = CODE;
+    how.cause = GC_SCEN_STOP_ASSERT_TRAP;
+    how.address_vgpr = -1;
+    how.r_version = 9;
+    assert_int_equal(gc_emu_save_dispatch(&vm, &q, pkt, &how, err, sizeof(err)), 4);
+    gc_emu_proc_fini(&p);
+    free(mem);
+}
+
 static void test_address_vgpr(void **state)
 {
     (void)state;
@@ -211,6 +258,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_memory_violation_saved),
+        cmocka_unit_test(test_scratch_kernel_saved),
         cmocka_unit_test(test_address_vgpr),
         cmocka_unit_test(test_no_save_area),
     };
