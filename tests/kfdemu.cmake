@@ -21,7 +21,7 @@ set_tests_properties(kfdemu-build-programs PROPERTIES
   # Measured: about 20 s per target on an idle 2-core machine (four hipcc runs, two clang).
   SKIP_RETURN_CODE 77 LABELS "kfdemu;e2e" TIMEOUT 600)
 
-foreach(case rocminfo hip-vadd hsa-dispatch)
+foreach(case rocminfo hip-vadd hsa-dispatch hip-oob hip-illegal hip-assert hang debugger)
   add_test(NAME kfdemu-${case}
            COMMAND ${PROJECT_SOURCE_DIR}/tests/kfdemu/kfdemu_e2e.sh $<TARGET_FILE:gpucore-kfdemu>
                    ${kfdemu_programs} ${CMAKE_CURRENT_BINARY_DIR}/kfdemu/${case} ${case})
@@ -29,5 +29,5 @@ foreach(case rocminfo hip-vadd hsa-dispatch)
     ENVIRONMENT "GPUCORE_ROCM_ROOT=${GPUCORE_ROCM_ROOT}"
     SKIP_RETURN_CODE 77 LABELS "kfdemu;e2e" TIMEOUT 120)
 endforeach()
-set_tests_properties(kfdemu-hip-vadd kfdemu-hsa-dispatch PROPERTIES
-  FIXTURES_REQUIRED kfdemu_programs)
+set_tests_properties(kfdemu-hip-vadd kfdemu-hsa-dispatch kfdemu-hip-oob kfdemu-hip-illegal
+  kfdemu-hip-assert kfdemu-hang kfdemu-debugger PROPERTIES FIXTURES_REQUIRED kfdemu_programs)

@@ -75,6 +75,25 @@ static const struct preset *preset_for_target(const char *target)
     return NULL;
 }
 
+/* HSA_CAP_* bits of include/uapi/linux/kfd_sysfs.h that amdkfd sets on every gfx9-and-later
+   node (kfd_topology_set_capabilities): doorbells of type 2.0 (AQL write pointers), and the
+   debugger's trap, wave-launch override and wave-launch mode support. */
+#define CAP_DOORBELL_TYPE_2_0 (0x2u << 12)
+#define CAP_TRAP_DEBUG (0x00008000u | 0x00010000u | 0x00020000u)
+#define CAP_PRECISE_MEMORY 0x00040000u /* GC 9.4.2 (gfx90a) and later gfx9 */
+#define CAP_PRECISE_ALU 0x40000000u    /* GC 12 */
+
+static uint32_t amdkfd_capability(const struct gc_arch *arch)
+{
+    uint32_t v = arch->gfx_target_version, cap = CAP_DOORBELL_TYPE_2_0 | CAP_TRAP_DEBUG;
+
+    if (v / 10000 == 9 && v >= 90010)
+        cap |= CAP_PRECISE_MEMORY;
+    if (v / 10000 >= 12)
+        cap |= CAP_PRECISE_ALU;
+    return cap;
+}
+
 /* Fill the sysfs-only properties from the target's preset and check the agent. */
 static gpucore_status_t finish_device(struct gc_emu_device *d, const struct preset *p,
                                       char *err, size_t errlen)
@@ -92,6 +111,7 @@ static gpucore_status_t finish_device(struct gc_emu_device *d, const struct pres
              a->target, a->simd_count, a->array_count, a->num_xcc);
         return GPUCORE_E_INVAL;
     }
+    d->agent.capability |= amdkfd_capability(d->arch);
     snprintf(d->name, sizeof(d->name), "%s", p ? p->ip_name : a->target);
     d->vram_bytes = (p ? p->vram_gib : 16) << 30;
     d->cu_per_simd_array = p ? p->cu_per_simd_array

@@ -12,6 +12,12 @@
 #   rocminfo      rocminfo enumerates the emulated agent as the MI210 amdkfd would present
 #   hip-vadd      programs/hip_vadd.hip: allocations, copies both ways, a launch, a sync
 #   hsa-dispatch  programs/hsa_dispatch.c: a dispatch through ROCr's HSA API and loader
+#   hip-oob       plans/oob.json: the out-of-bounds store faults; ROCr's own message, abort (134)
+#   hip-illegal   plans/illegal.json: HIP's queue-error callback, abort
+#   hip-assert    plans/assert.json: the abort trap of a device assert, abort
+#   hang          plans/hang.json: a kernel that never ends; SIGTERM to the emulator ends all
+#   debugger      programs/kfd_debugger.c on a hung HIP program: DBG_TRAP through the emulator,
+#                 and the runtime's structures where a debugger looks for them
 # Skips (77) without the root, or where gpucore-kfdemu cannot emulate (not root: exit 69).
 set -euo pipefail
 
@@ -45,6 +51,13 @@ emu() {
 expect_out() {
   grep -Eq "$2" "$1.out" || fail "$1: no line matching '$2' ($3) in: $(head -c 4000 "$1.out")"
 }
+
+# expect_err NAME REGEX WHAT: a line of NAME.err matches the extended REGEX.
+expect_err() {
+  grep -Eq "$2" "$1.err" || fail "$1: no line matching '$2' ($3) in: $(head -c 4000 "$1.err")"
+}
+
+plans=$(cd "$(dirname "$0")" && pwd)/plans
 
 # need_program FILE: a program the fixture kfdemu-build-programs built.
 need_program() {
@@ -81,6 +94,77 @@ case $case_name in
     isa='amdgcn-amd-amdhsa--gfx90a(:[a-z]+[-+])*'
     tail='fill dispatched as 256 work-items and retired'
     expect_out dispatch "^hsa_dispatch: ok: 2 agents, gfx90a \\($isa\\), $tail\$" "its success line"
+    ;;
+  hip-oob)
+    prog=$programs/$target/hip_oob
+    need_program "$prog"
+    emu oob -v --faults "$plans/oob.json" --bind "$programs" -- "$prog"
+    [ "$rc" -eq 134 ] || fail "hip_oob exited $rc, not 134 (abort): $(tail -5 oob.err)"
+    # ROCr's own message, at the page of the address the kernel wrote (its argument + 2^39)
+    at=$(sed -n 's/^hip_oob: buffer at .*, writing at \(0x[0-9a-f]*\)$/\1/p' oob.out)
+    [ -n "$at" ] || fail "hip_oob did not say where it writes: $(cat oob.out)"
+    page=$(printf '0x%x' $((at & ~0xfff)))
+    expect_err oob "^Memory access fault by GPU node-1 \(Agent handle: 0x[0-9a-f]+\) on address $page\. Reason: Page not present or supervisor privilege\.$" \
+      "ROCr's fault message"
+    # the waves stopped at the kernel's global store
+    expect_err oob "waves saved in queue [0-9]+'s save area at 0x[0-9a-f]+, stopped at 0x[0-9a-f]+: global_store_dword" \
+      "the waves saved at the store"
+    ;;
+  hip-illegal)
+    prog=$programs/$target/hip_illegal
+    need_program "$prog"
+    emu illegal -v --faults "$plans/illegal.json" --bind "$programs" -- "$prog"
+    [ "$rc" -eq 134 ] || fail "hip_illegal exited $rc, not 134: $(tail -5 illegal.err)"
+    expect_err illegal "aborting with error : HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION: The agent attempted to execute an illegal shader instruction\. code: 0x2a" \
+      "HIP's queue-error message"
+    expect_err illegal "stopped at 0x[0-9a-f]+: not an instruction: 0xbfff0000" \
+      "the waves saved at the bad word"
+    ;;
+  hip-assert)
+    prog=$programs/$target/hip_assert
+    need_program "$prog"
+    emu assert -v --faults "$plans/assert.json" --bind "$programs" -- "$prog"
+    [ "$rc" -eq 134 ] || fail "hip_assert exited $rc, not 134: $(tail -5 assert.err)"
+    expect_err assert "aborting with error : HSA_STATUS_ERROR_EXCEPTION: An HSAIL operation resulted in a hardware exception\. code: 0x1016" \
+      "HIP's queue-error message for the abort trap"
+    ;;
+  hang)
+    prog=$programs/$target/hip_vadd
+    need_program "$prog"
+    # the dispatch never ends: a SIGTERM to the emulator reaches the program, and nothing of
+    # either is left behind
+    rc=0
+    timeout -s TERM 3 "$kfdemu" --root "$root" --faults "$plans/hang.json" --bind "$programs" \
+      -- "$prog" >hang.out 2>hang.err </dev/null || rc=$?
+    [ "$rc" -eq 124 ] || fail "the hung program ended by itself or failed: status $rc: $(cat hang.err)"
+    sleep 0.5
+    ! pgrep -f "$prog" >/dev/null || fail "the hung program is still running: $(pgrep -af "$prog")"
+    ;;
+  debugger)
+    prog=$programs/$target/hip_vadd
+    dbg=$programs/$target/kfd_debugger
+    need_program "$prog"
+    need_program "$dbg"
+    emu debugger --faults "$plans/hang.json" --bind "$programs" -- \
+      sh -c '"$1" & sleep 2; "$2" $!; s=$?; kill -9 $!; exit $s' sh "$prog" "$dbg"
+    [ "$rc" -eq 0 ] || fail "kfd_debugger exited $rc: $(cat debugger.out debugger.err)"
+    expect_out debugger '^kfd_debugger: version 1\.17$' "KFD 1.17"
+    expect_out debugger '^kfd_debugger: enable 0, runtime state 1, r_debug set$' \
+      "debugging enabled on a runtime that enabled itself"
+    # HIP's fat binary, embedded whole in the program, as ROCr names it in its link map
+    expect_out debugger "^kfd_debugger: code object file://$prog#offset=[0-9]+&size=[0-9]+$" \
+      "the HIP fat binary's code object URI"
+    expect_out debugger '^kfd_debugger: not the ptrace parent: EPERM$' "the ptrace rule"
+    expect_out debugger '^kfd_debugger: a pid without KFD: ESRCH$' "an unknown pid"
+    expect_out debugger '^kfd_debugger: device gfx_target_version 90010, 1 XCC, 416 SIMDs$' \
+      "the device snapshot"
+    expect_out debugger '^kfd_debugger: queue [0-9]+ type 2, ring [0-9]+ bytes, save area [0-9]+ bytes, amd_queue_t matches$' \
+      "the queue snapshot and amd_queue_t"
+    ! grep -q 'amd_queue_t DIFFERS' debugger.out || fail "an amd_queue_t differs: $(cat debugger.out)"
+    # the hung dispatch's waves saved by SUSPEND (the other queue, idle, has none)
+    expect_out debugger '^kfd_debugger: queue [0-9]+ saved: control stack [0-9]+ bytes, waves [1-9][0-9]* bytes$' \
+      "the running waves saved by SUSPEND"
+    expect_out debugger '^kfd_debugger: disable 0$' "DISABLE"
     ;;
   *)
     fail "unknown case '$case_name'"

@@ -410,7 +410,7 @@ static const char gfx90a_properties[] =
     "max_engine_clk_fcompute 1700\n"
     "local_mem_size 0\n"
     "fw_version 78\n"
-    "capability 536904320\n"
+    "capability 537371264\n" /* 0x20008280 | amdkfd's doorbell 2.0, trap debug, precise memory */
     "debug_prop 470\n"
     "sdma_fw_version 8\n"
     "unique_id 1152921505468187392\n"
