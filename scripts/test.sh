@@ -33,11 +33,26 @@ step() { printf '\n=== %s ===\n' "$*"; }
 # repeated at the end, where it is read.
 rocm_root=$(scripts/rocm-root.sh --print-path)
 rocm_root_warning=
-if ! scripts/rocm-root.sh; then
-  rocm_root_warning="WARNING: no ROCm root at $rocm_root (scripts/rocm-root.sh failed: see its \
-message at the start): the kfdemu tests are SKIPPED"
-  printf '\n%s\n%s\n%s\n\n' "********" "$rocm_root_warning" "********"
-fi
+# It builds in the background while the normal tree compiles (they share little: the network
+# and dpkg against the compiler); its output is shown when it is waited for, before the tests.
+rocm_root_log=$(mktemp)
+scripts/rocm-root.sh >"$rocm_root_log" 2>&1 &
+rocm_root_pid=$!
+# A run that stops early (a failed build) does not leave it building behind it (its lock and
+# its half-built DIR.new are cleaned by its next run).
+trap '[ -z "$rocm_root_pid" ] || kill "$rocm_root_pid" 2>/dev/null || true' EXIT
+rocm_root_wait() {
+  local rc=0
+  wait "$rocm_root_pid" || rc=$?
+  rocm_root_pid=
+  cat "$rocm_root_log"
+  rm -f "$rocm_root_log"
+  if [ "$rc" -ne 0 ]; then
+    rocm_root_warning="WARNING: no ROCm root at $rocm_root (scripts/rocm-root.sh failed: see its \
+message above): the kfdemu tests are SKIPPED"
+    printf '\n%s\n%s\n%s\n\n' "********" "$rocm_root_warning" "********"
+  fi
+}
 rocm_root_note() {
   [ -z "$rocm_root_warning" ] || printf '\n%s\n' "$rocm_root_warning"
 }
@@ -111,12 +126,15 @@ step "normal build (build/)"
 cmake -S . -B build -DLLVM_DIR="$llvm_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUCORE_WERROR=ON \
   -DGPUCORE_ROCM_ROOT="$rocm_root" >/dev/null
 cmake --build build -j "$jobs"
+step "the ROCm root (scripts/rocm-root.sh, started before the build)"
+rocm_root_wait
 step "tests (normal build)"
 run_ctest build
 
 step "sanitizer build (build-asan/)"
 cmake -S . -B build-asan -DLLVM_DIR="$llvm_dir" -DCMAKE_BUILD_TYPE=Debug -DGPUCORE_SANITIZE=ON \
-  -DGPUCORE_WERROR=ON -DGPUCORE_ROCM_ROOT="$rocm_root" >/dev/null
+  -DGPUCORE_WERROR=ON -DGPUCORE_ROCM_ROOT="$rocm_root" \
+  -DGPUCORE_KFDEMU_PROGRAMS="$root/build/tests/kfdemu/programs" >/dev/null
 cmake --build build-asan -j "$jobs"
 step "tests (ASan + UBSan)"
 run_ctest build-asan env \

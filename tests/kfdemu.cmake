@@ -7,7 +7,11 @@
 set(GPUCORE_ROCM_ROOT "/var/cache/gpucore/rocm-root-trixie" CACHE PATH
     "The Debian 13 ROCm root of the kfdemu tests, as scripts/rocm-root.sh builds it")
 
-set(kfdemu_programs ${CMAKE_CURRENT_BINARY_DIR}/kfdemu/programs)
+# Where the programs go. scripts/test.sh points its sanitizer tree at the normal tree's, which
+# the fixture finds up to date (build-programs.sh compares the sources' hash).
+set(GPUCORE_KFDEMU_PROGRAMS "${CMAKE_CURRENT_BINARY_DIR}/kfdemu/programs" CACHE PATH
+    "Where the kfdemu tests' programs are compiled to (or found up to date)")
+set(kfdemu_programs ${GPUCORE_KFDEMU_PROGRAMS})
 # The offload targets the programs are built for: the emulator's default device. (gfx942 and
 # gfx1100 build too, about 20 s more each.)
 set(kfdemu_targets gfx90a)

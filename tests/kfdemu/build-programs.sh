@@ -73,7 +73,17 @@ clang-17 -g -O2 -std=c11 -Wall -Werror -o "$dir/hsa_dispatch" "$src/hsa_dispatch
 clang-17 -g -O2 -std=c11 -Wall -Werror -o "$dir/kfd_debugger" "$src/kfd_debugger.c"
 '
 
+# What the programs are made of: the sources, this script and the root (its stamp). A target
+# directory whose .built says the same is up to date: a second build tree (scripts/test.sh's
+# sanitizer tree) or a second run reuses it.
+inputs=$( { cat "$0" "$root/$stamp_name"; find "$src" -type f -print0 | sort -z |
+            xargs -0 sha256sum; } | sha256sum | cut -d' ' -f1)
+
 for t in "${targets[@]}"; do
+  if [ -f "$out/$t/.built" ] && [ "$(cat "$out/$t/.built")" = "$inputs" ]; then
+    echo "build-programs.sh: $t: up to date in $out/$t"
+    continue
+  fi
   rm -rf "${out:?}/$t.tmp"
   mkdir "$out/$t.tmp"
   start=$(date +%s)
@@ -83,6 +93,7 @@ for t in "${targets[@]}"; do
     echo "build-programs.sh: building the programs for $t failed (output above)" >&2
     exit 1
   fi
+  printf '%s\n' "$inputs" >"$out/$t.tmp/.built"
   rm -rf "${out:?}/$t"
   mv -T "$out/$t.tmp" "$out/$t"
   echo "build-programs.sh: $t: $(find "$out/$t" -type f | wc -l) files in $out/$t," \
