@@ -392,12 +392,12 @@ static void retry_parked(struct emu *e, struct proc_slot *only, int expire)
         int timed_out = expire && pk->deadline_ms && now >= pk->deadline_ms;
         struct gc_emu_result r;
 
-        if ((only && pk->slot != only && !timed_out) ||
-            ioctl(e->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &pk->id) != 0) {
-            if (ioctl(e->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &pk->id) != 0) {
-                e->parked[i] = e->parked[--e->nparked]; /* the waiter is gone */
-                continue;
-            }
+        if (ioctl(e->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &pk->id) != 0) {
+            /* the waiter is gone (killed, or a signal restarted its call as a new one) */
+            e->parked[i] = e->parked[--e->nparked];
+            continue;
+        }
+        if (only && pk->slot != only && !timed_out) {
             i++;
             continue;
         }
