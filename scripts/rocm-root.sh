@@ -29,13 +29,15 @@ mirror=${GPUCORE_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 
 # What the tests use, named even where another package already depends on it, so that the
 # list says what the root is for. Measured 2026-11: ROCr 6.1.2, hsakmt 6.2.4, HIP 5.7.1,
-# rocminfo 6.1.2, clang 17; 0.9 GB (du -sh), 2-4 minutes to build.
+# rocminfo 6.1.2, clang 17, ROCdbgapi 5.7.1; 0.9 GB (du -sh; the debugger library adds 2 MB),
+# 2-4 minutes to build.
 PACKAGES=(
   libhsa-runtime64-1 libhsakmt1   # ROCr and the thunk: what talks to /dev/kfd
   rocminfo                        # the smoke test (kfdemu-rocminfo)
   libamdhip64-5 libamdhip64-dev hipcc  # HIP's runtime and compiler: tests/kfdemu/programs/*.hip
   libhsa-runtime-dev              # HSA headers: tests/kfdemu/programs/hsa_dispatch.c
   clang-17 lld-17                 # the host compiler and the code-object linker of that program
+  librocm-dbgapi0 amd-dbgapi-dev  # AMD's debugger library: tests/kfdemu/programs/dbgapi_attach.c
 )
 
 # The stamp's first lines are what decides "up to date"; its format number changes when the
