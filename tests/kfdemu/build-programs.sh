@@ -8,8 +8,9 @@
 #
 # OUTDIR/<target>/ receives hip_vadd, hip_oob, hip_illegal, hip_assert (HIP programs, -g -O2,
 # one offload target each), hsa_dispatch (plain C on ROCr's HSA API),
-# hsa_dispatch_kernel.co (its kernel, code object of that target) and kfd_debugger (a
-# debugger's first steps through amdkfd's DBG_TRAP), built into
+# hsa_dispatch_kernel.co (its kernel, code object of that target), kfd_debugger (a
+# debugger's first steps through amdkfd's DBG_TRAP) and dbgapi_attach (AMD's debugger library,
+# librocm-dbgapi, attaching to a process; when the root has it), built into
 # OUTDIR/<target>.tmp and renamed into place when all compiled: a failed build leaves no
 # half-filled directory. Nothing is written outside OUTDIR (OUTDIR/.lock serializes two runs);
 # ROOT is never modified.
@@ -71,6 +72,11 @@ clang-17 -x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa -mcpu="$t" -nogpulib -g -
   -o "$dir/hsa_dispatch_kernel.co" "$src/hsa_dispatch_kernel.cl"
 clang-17 -g -O2 -std=c11 -Wall -Werror -o "$dir/hsa_dispatch" "$src/hsa_dispatch.c" -lhsa-runtime64
 clang-17 -g -O2 -std=c11 -Wall -Werror -o "$dir/kfd_debugger" "$src/kfd_debugger.c"
+# A root built before the debugger library joined its package list has no headers for it:
+# the other programs are still built (kfdemu-dbgapi then skips, naming the rebuild).
+if [ -f /usr/include/amd-dbgapi/amd-dbgapi.h ]; then
+  clang-17 -g -O2 -std=c11 -Wall -Werror -o "$dir/dbgapi_attach" "$src/dbgapi_attach.c" -lrocm-dbgapi
+fi
 '
 
 # What the programs are made of: the sources, this script and the root (its stamp). A target
