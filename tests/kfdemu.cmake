@@ -25,7 +25,7 @@ set_tests_properties(kfdemu-build-programs PROPERTIES
   # Measured: about 20 s per target on an idle 2-core machine (four hipcc runs, two clang).
   SKIP_RETURN_CODE 77 LABELS "kfdemu;e2e" TIMEOUT 600)
 
-foreach(case rocminfo hip-vadd hsa-dispatch hip-oob hip-illegal hip-assert hang debugger)
+foreach(case rocminfo hip-vadd hsa-dispatch hip-oob hip-illegal hip-assert hang debugger dbgapi)
   add_test(NAME kfdemu-${case}
            COMMAND ${PROJECT_SOURCE_DIR}/tests/kfdemu/kfdemu_e2e.sh $<TARGET_FILE:gpucore-kfdemu>
                    ${kfdemu_programs} ${CMAKE_CURRENT_BINARY_DIR}/kfdemu/${case} ${case})
@@ -34,4 +34,4 @@ foreach(case rocminfo hip-vadd hsa-dispatch hip-oob hip-illegal hip-assert hang 
     SKIP_RETURN_CODE 77 LABELS "kfdemu;e2e" TIMEOUT 120)
 endforeach()
 set_tests_properties(kfdemu-hip-vadd kfdemu-hsa-dispatch kfdemu-hip-oob kfdemu-hip-illegal
-  kfdemu-hip-assert kfdemu-hang kfdemu-debugger PROPERTIES FIXTURES_REQUIRED kfdemu_programs)
+  kfdemu-hip-assert kfdemu-hang kfdemu-debugger kfdemu-dbgapi PROPERTIES FIXTURES_REQUIRED kfdemu_programs)

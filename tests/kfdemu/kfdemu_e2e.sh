@@ -18,6 +18,9 @@
 #   hang          plans/hang.json: a kernel that never ends; SIGTERM to the emulator ends all
 #   debugger      programs/kfd_debugger.c on a hung HIP program: DBG_TRAP through the emulator,
 #                 and the runtime's structures where a debugger looks for them
+#   dbgapi        programs/dbgapi_attach.c on a hung HIP program: AMD's debugger library
+#                 (librocm-dbgapi) attaches, lists the agent, queues, the hung dispatch and its
+#                 waves, detaches
 # Skips (77) without the root, or where gpucore-kfdemu cannot emulate (not root: exit 69).
 set -euo pipefail
 
@@ -165,6 +168,75 @@ case $case_name in
     expect_out debugger '^kfd_debugger: queue [0-9]+ saved: control stack [0-9]+ bytes, waves [1-9][0-9]* bytes$' \
       "the running waves saved by SUSPEND"
     expect_out debugger '^kfd_debugger: disable 0$' "DISABLE"
+    ;;
+  dbgapi)
+    prog=$programs/$target/hip_vadd
+    dbg=$programs/$target/dbgapi_attach
+    [ -f "$root/usr/include/amd-dbgapi/amd-dbgapi.h" ] ||
+      skip "the ROCm root at $root predates AMD's debugger library: scripts/rocm-root.sh rebuilds it"
+    need_program "$prog"
+    need_program "$dbg"
+    # The library attaches to the hung program (started first, its kernel held by the plan),
+    # then the program is killed: the sh exits with the library client's status, and says
+    # whether the program was still alive to be killed. HSA_ENABLE_DEBUG=1 makes ROCr ask
+    # amdkfd for the ttmp setup (RUNTIME_ENABLE's TTMP_SAVE mode) that names each wave's
+    # dispatch packet: gfx90a is the gfx9 on which amdkfd does not promise it otherwise
+    # (kfd_dbg_has_ttmps_always_setup), and without it the library knows no dispatch.
+    emu dbgapi --faults "$plans/hang.json" --bind "$programs" -- \
+      sh -c 'HSA_ENABLE_DEBUG=1 "$1" & sleep 2; "$2" $!; s=$?
+             kill -9 $! && echo "dbgapi: program killed"; wait $!; exit $s' sh "$prog" "$dbg"
+    # Until kfd/sim takes any file as the debugger's event descriptor, as amdkfd does
+    # (kfd_dbg_trap_enable: fget), the library's pipe is refused with EBADF and the attach stops
+    # at ENABLE. That gap is named, not hidden as a pass.
+    if grep -q 'fatal error: enable_debug failed (STATUS_ERROR)' dbgapi.err; then
+      skip "the emulated amdkfd refuses AMD's library's pipe as the event fd (EBADF): $(grep -m1 FAILED dbgapi.out)"
+    fi
+    [ "$rc" -eq 0 ] || fail "dbgapi_attach exited $rc: $(cat dbgapi.out dbgapi.err)"
+    ! grep -q 'FAILED' dbgapi.out || fail "a library call failed: $(cat dbgapi.out dbgapi.err)"
+    ! grep -Eq 'dbgapi_attach: library (warning|fatal error)' dbgapi.err ||
+      fail "the library warned: $(grep -E 'dbgapi_attach: library' dbgapi.err)"
+    expect_out dbgapi '^dbgapi_attach: attached to [0-9]+$' "the attach"
+    expect_out dbgapi '^dbgapi_attach: event runtime: loaded$' \
+      "the runtime, enabled before the attach, reported loaded"
+    expect_out dbgapi '^dbgapi_attach: 1 agents$' "one agent"
+    # the name is the library's, from pci.ids by the PCI ids the device snapshot gave
+    expect_out dbgapi '^dbgapi_attach: agent gfx90a, .*MI210.*, debugging supported$' \
+      "the agent, its architecture and name"
+    # ROCr's queues: the runtime's own and HIP's, where the dispatch hangs
+    expect_out dbgapi '^dbgapi_attach: 2 queues$' "two queues"
+    [ "$(grep -Ec '^dbgapi_attach: queue [0-9]+ HSA AQL at 0x[0-9a-f]+, [0-9]+ bytes$' dbgapi.out)" -eq 2 ] ||
+      fail "not two AQL queues: $(cat dbgapi.out)"
+    expect_out dbgapi '^dbgapi_attach: 1 dispatches$' "the hung dispatch, alone"
+    # Where the kernel is: the HIP fat binary's code object, as the library names it, and the
+    # kernel's symbols in it (offsets from the code object's load address).
+    uri_re="file://$prog#offset=([0-9]+)&size=([0-9]+) loaded at (0x[0-9a-f]+)"
+    line=$(grep -E "^dbgapi_attach: code object $uri_re$" dbgapi.out) ||
+      fail "no code object of the HIP fat binary: $(cat dbgapi.out)"
+    [[ $line =~ $uri_re ]]
+    dd if="$prog" of=vadd.co bs=1 skip="${BASH_REMATCH[1]}" count="${BASH_REMATCH[2]}" \
+      status=none
+    load=${BASH_REMATCH[3]}
+    # readelf -sW: Num: Value Size Type Bind Vis Ndx Name
+    kd_off=$(readelf -sW vadd.co | awk '$8 == "_Z4vaddPKjS0_Pjj.kd" { print "0x" $2; exit }')
+    fn_off=$(readelf -sW vadd.co | awk '$8 == "_Z4vaddPKjS0_Pjj" { print "0x" $2; exit }')
+    if [ -z "$kd_off" ] || [ -z "$fn_off" ]; then
+      fail "no vadd kernel symbols in its code object: $(readelf -sW vadd.co)"
+    fi
+    kd=$(printf '0x%x' $((load + kd_off)))
+    entry=$(printf '0x%x' $((load + fn_off)))
+    expect_out dbgapi "^dbgapi_attach: dispatch [0-9]+, packet [0-9]+, kernel descriptor $kd, code entry 0x[0-9a-f]+$" \
+      "the dispatch of vadd's kernel descriptor"
+    # the waves the emulator saves on SUSPEND (at the kernel's entry), stopped by the library:
+    # every one of the dispatch, and inside vadd's code
+    waves=$(grep -Ec "^dbgapi_attach: wave [0-9]+ of dispatch [0-9]+ stopped at pc $entry, reason none \(stopped by the debugger\)$" dbgapi.out || true)
+    stopping=$(sed -n 's/^dbgapi_attach: stopping \([0-9]*\) waves$/\1/p' dbgapi.out)
+    if [ "${stopping:-0}" -eq 0 ] || [ "$waves" -ne "$stopping" ]; then
+      fail "${stopping:-no} waves asked to stop, $waves stopped at vadd's entry $entry: $(cat dbgapi.out)"
+    fi
+    expect_out dbgapi '^dbgapi_attach: detached, 0 breakpoints left$' \
+      "the detach, the library's breakpoints removed"
+    expect_out dbgapi '^dbgapi: program killed$' "the program alive until the end"
+    ! pgrep -f "$prog" >/dev/null || fail "the program is still running: $(pgrep -af "$prog")"
     ;;
   *)
     fail "unknown case '$case_name'"
