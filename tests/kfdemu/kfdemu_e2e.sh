@@ -67,6 +67,14 @@ need_program() {
   [ -x "$1" ] || fail "no $1: the fixture kfdemu-build-programs did not build it"
 }
 
+# own_copy FILE: FILE copied into this case's directory, its path printed. A case that looks
+# for its program's processes by path (pgrep -f) runs its own copy: the other cases, run in
+# parallel (ctest -j), run the same program from PROGRAMS, and their processes (and their
+# emulators' command lines) would match.
+own_copy() {
+  cp "$1" "$PWD/" && echo "$PWD/$(basename "$1")"
+}
+
 case $case_name in
   rocminfo)
     emu rocminfo -- rocminfo
@@ -132,12 +140,12 @@ case $case_name in
       "HIP's queue-error message for the abort trap"
     ;;
   hang)
-    prog=$programs/$target/hip_vadd
-    need_program "$prog"
+    need_program "$programs/$target/hip_vadd"
+    prog=$(own_copy "$programs/$target/hip_vadd")
     # the dispatch never ends: a SIGTERM to the emulator reaches the program, and nothing of
     # either is left behind
     rc=0
-    timeout -s TERM 3 "$kfdemu" --root "$root" --faults "$plans/hang.json" --bind "$programs" \
+    timeout -s TERM 3 "$kfdemu" --root "$root" --faults "$plans/hang.json" --bind "$PWD" \
       -- "$prog" >hang.out 2>hang.err </dev/null || rc=$?
     [ "$rc" -eq 124 ] || fail "the hung program ended by itself or failed: status $rc: $(cat hang.err)"
     sleep 0.5
@@ -170,19 +178,19 @@ case $case_name in
     expect_out debugger '^kfd_debugger: disable 0$' "DISABLE"
     ;;
   dbgapi)
-    prog=$programs/$target/hip_vadd
     dbg=$programs/$target/dbgapi_attach
     [ -f "$root/usr/include/amd-dbgapi/amd-dbgapi.h" ] ||
       skip "the ROCm root at $root predates AMD's debugger library: scripts/rocm-root.sh rebuilds it"
-    need_program "$prog"
+    need_program "$programs/$target/hip_vadd"
     need_program "$dbg"
+    prog=$(own_copy "$programs/$target/hip_vadd")
     # The library attaches to the hung program (started first, its kernel held by the plan),
     # then the program is killed: the sh exits with the library client's status, and says
     # whether the program was still alive to be killed. HSA_ENABLE_DEBUG=1 makes ROCr ask
     # amdkfd for the ttmp setup (RUNTIME_ENABLE's TTMP_SAVE mode) that names each wave's
     # dispatch packet: gfx90a is the gfx9 on which amdkfd does not promise it otherwise
     # (kfd_dbg_has_ttmps_always_setup), and without it the library knows no dispatch.
-    emu dbgapi --faults "$plans/hang.json" --bind "$programs" -- \
+    emu dbgapi --faults "$plans/hang.json" --bind "$programs" --bind "$PWD" -- \
       sh -c 'HSA_ENABLE_DEBUG=1 "$1" & sleep 2; "$2" $!; s=$?
              kill -9 $! && echo "dbgapi: program killed"; wait $!; exit $s' sh "$prog" "$dbg"
     # Until kfd/sim takes any file as the debugger's event descriptor, as amdkfd does
