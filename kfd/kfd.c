@@ -11,7 +11,6 @@
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -153,6 +152,8 @@ static void free_session(struct gc_kfd *k)
 {
     if (k->event_fd >= 0)
         close(k->event_fd);
+    if (k->event_wfd >= 0)
+        close(k->event_wfd);
     if (k->mem_fd >= 0)
         close(k->mem_fd);
     if (k->pagemap_fd >= 0)
@@ -187,6 +188,7 @@ gpucore_status_t gc_kfd_open(pid_t pid, const struct gc_kfd_open_opts *opts,
     k->ops = ops;
     k->pid = pid;
     k->event_fd = -1;
+    k->event_wfd = -1;
     k->mem_fd = -1;
     k->pagemap_fd = -1;
 
@@ -258,24 +260,30 @@ gpucore_status_t gc_kfd_enable(struct gc_kfd *k, uint64_t exception_mask,
     /* Room beyond our struct so a driver with a longer runtime info cannot overrun us. */
     uint8_t rinfo[64] = { 0 };
     uint32_t got;
-    int efd, rc;
+    int pfd[2], rc;
 
     GC_FAIL_IF(!k, reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET, "no KFD session");
     GC_FAIL_IF(k->enabled, reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
                "debugging of process %d is already enabled", (int)k->pid);
 
-    /* Non-blocking so wait_event can drain it without ever sleeping in read(). */
-    efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    GC_FAIL_IF(efd < 0, reterr_diag, gc_kfd_status_from_errno(errno), GC_NO_OFFSET,
-               "cannot create the debug event fd: %s", strerror(errno));
+    /*
+     * A pipe, as AMD's debugger library uses: amdkfd (kfd_dbg_trap_enable) takes any file and
+     * signals it by writing one byte, which an eventfd refuses (it takes 8). Non-blocking both
+     * ends: wait_event drains without sleeping in read(), and a full pipe never blocks the
+     * driver (a full pipe already says "an event is pending").
+     */
+    GC_FAIL_IF(pipe2(pfd, O_CLOEXEC | O_NONBLOCK) != 0, reterr_diag,
+               gc_kfd_status_from_errno(errno), GC_NO_OFFSET,
+               "cannot create the debug event pipe: %s", strerror(errno));
 
     a.enable.exception_mask = exception_mask;
     a.enable.rinfo_ptr = (uint64_t)(uintptr_t)rinfo;
     a.enable.rinfo_size = (uint32_t)sizeof(struct kfd_runtime_info);
-    a.enable.dbg_fd = (uint32_t)efd;
+    a.enable.dbg_fd = (uint32_t)pfd[1];
     rc = trap(k, KFD_IOC_DBG_TRAP_ENABLE, &a);
     if (rc < 0) {
-        close(efd);
+        close(pfd[0]);
+        close(pfd[1]);
         /* The one-debugger rule surfaces as a bare EINVAL; name the likely causes. */
         if (rc == -EINVAL)
             return gc_diag_set(reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
@@ -290,7 +298,8 @@ gpucore_status_t gc_kfd_enable(struct gc_kfd *k, uint64_t exception_mask,
         return trap_fail(k, KFD_IOC_DBG_TRAP_ENABLE, -rc, reterr_diag);
     }
     k->enabled = 1;
-    k->event_fd = efd;
+    k->event_fd = pfd[0];
+    k->event_wfd = pfd[1];
     if (ret_rinfo) {
         /* Zero-extend a shorter runtime info; ignore any tail we do not know. */
         got = a.enable.rinfo_size;
@@ -320,6 +329,10 @@ gpucore_status_t gc_kfd_disable(struct gc_kfd *k, gpucore_diag_t *reterr_diag)
         close(k->event_fd);
         k->event_fd = -1;
     }
+    if (k->event_wfd >= 0) {
+        close(k->event_wfd);
+        k->event_wfd = -1;
+    }
     if (rc < 0 && rc != -ESRCH)
         return trap_fail(k, KFD_IOC_DBG_TRAP_DISABLE, -rc, reterr_diag);
     return GPUCORE_OK;
@@ -341,7 +354,7 @@ static int64_t now_ms(void)
 gpucore_status_t gc_kfd_wait_event(struct gc_kfd *k, int timeout_ms, gpucore_diag_t *reterr_diag)
 {
     int64_t deadline = 0;
-    uint64_t count;
+    char drain[64];
     struct pollfd p;
     int n, left;
 
@@ -372,11 +385,8 @@ gpucore_status_t gc_kfd_wait_event(struct gc_kfd *k, int timeout_ms, gpucore_dia
                                "the GPU debug event fd reported an error");
         break;
     }
-    /*
-     * Drain, so the next wait blocks until a new event: an eventfd read returns and resets the
-     * whole counter, but loop in case the driver signals again meanwhile.
-     */
-    while (read(k->event_fd, &count, sizeof(count)) == (ssize_t)sizeof(count))
+    /* Drain, so the next wait blocks until a new event (one byte per signal). */
+    while (read(k->event_fd, drain, sizeof(drain)) > 0)
         ;
     return GPUCORE_OK;
 }

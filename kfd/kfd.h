@@ -93,8 +93,8 @@ void gc_kfd_version(const struct gc_kfd *k, uint32_t *ret_major, uint32_t *ret_m
 
 /*
  * DBG_TRAP ENABLE: start debugging. @p ret_rinfo receives the runtime info (r_debug,
- * runtime_state, ttmp_setup). The session owns the event fd the driver signals when an
- * exception in @p exception_mask is raised; see gc_kfd_event_fd().
+ * runtime_state, ttmp_setup). The session owns the event pipe the driver signals (one byte)
+ * when an exception in @p exception_mask is raised; see gc_kfd_event_fd().
  */
 gpucore_status_t gc_kfd_enable(struct gc_kfd *k, uint64_t exception_mask,
                                struct kfd_runtime_info *ret_rinfo, gpucore_diag_t *reterr_diag);
@@ -102,7 +102,8 @@ gpucore_status_t gc_kfd_enable(struct gc_kfd *k, uint64_t exception_mask,
 /* DBG_TRAP DISABLE. Idempotent: OK if not enabled. */
 gpucore_status_t gc_kfd_disable(struct gc_kfd *k, gpucore_diag_t *reterr_diag);
 
-/* The pollable fd signalled on raised exceptions (-1 before enable). Owned by the session. */
+/* The pollable fd (the event pipe's read end) readable on raised exceptions (-1 before
+   enable). Owned by the session. */
 int gc_kfd_event_fd(const struct gc_kfd *k);
 
 /*

@@ -53,7 +53,8 @@ struct gc_kfd {
     pid_t pid;
     uint32_t major, minor;
     int enabled;
-    int event_fd;    /* eventfd handed to the driver at ENABLE; -1 before */
+    int event_fd;    /* the read end of the event pipe (pollable); -1 before ENABLE */
+    int event_wfd;   /* its write end, handed to the driver at ENABLE; -1 before */
     int mem_fd;      /* /proc/PID/mem, opened lazily; -1 */
     int pagemap_fd;  /* /proc/PID/pagemap, opened lazily; -1 not yet, -2 unavailable */
     int maps_state;  /* 0 maps not read yet, 1 read, -1 unavailable */

@@ -180,6 +180,18 @@ void gc_emu_debug_add_queue(struct gc_emu_debug *g, const struct gc_emu_queue *q
     gc_sim_driver_flush_runtime(g->d);
 }
 
+void gc_emu_debug_runtime(struct gc_emu_debug *g, const struct gc_emu_proc *p)
+{
+    struct kfd_runtime_info ri;
+
+    memset(&ri, 0, sizeof(ri));
+    ri.r_debug = p->r_debug;
+    ri.runtime_state = p->runtime_state;
+    ri.ttmp_setup = p->ttmp_setup;
+    gc_sim_driver_set_runtime(g->d, &ri);
+    gc_sim_driver_flush_runtime(g->d);
+}
+
 void gc_emu_debug_sync_queues(const struct gc_emu_debug *g, struct gc_emu_proc *p)
 {
     for (uint32_t i = 0; i < p->nqueues; i++)

@@ -71,6 +71,10 @@ void gc_emu_debug_disconnect(struct gc_emu_debug *g, int debugger);
 /* A queue the process created since: the debugger's snapshots list it (EC_QUEUE_NEW). */
 void gc_emu_debug_add_queue(struct gc_emu_debug *g, const struct gc_emu_queue *q);
 
+/* The process's runtime enabled or disabled itself (RUNTIME_ENABLE): the debugger's runtime
+   info follows, and it gets EC_PROCESS_RUNTIME when the runtime starts. */
+void gc_emu_debug_runtime(struct gc_emu_debug *g, const struct gc_emu_proc *p);
+
 /* Mark each of the process's queues a debugger has suspended (gc_emu_queue::debug_suspended). */
 void gc_emu_debug_sync_queues(const struct gc_emu_debug *g, struct gc_emu_proc *p);
 

@@ -781,6 +781,8 @@ static long runtime_enable(struct gc_emu_proc *p, void *data, const struct gc_em
     if (a->mode_mask & KFD_RUNTIME_ENABLE_MODE_ENABLE_MASK) {
         if (p->runtime_state != DEBUG_RUNTIME_STATE_DISABLED)
             return -EBUSY;
+        if (p->nqueues) /* amdkfd: not once the process has queues */
+            return -EEXIST;
         p->r_debug = a->r_debug;
         p->runtime_state = DEBUG_RUNTIME_STATE_ENABLED;
         p->ttmp_setup = (a->mode_mask & KFD_RUNTIME_ENABLE_MODE_TTMP_SAVE_MASK) != 0;

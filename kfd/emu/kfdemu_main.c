@@ -452,6 +452,8 @@ static void serve_kfd(struct emu *e, const struct seccomp_notif *req, struct pro
     finish_kfd(e, req->id, (int)req->pid, cmd, argp, args, r);
     if (GC_IOC_NR(cmd) == 0x0A && r.ret == 0) /* SET_EVENT may end a wait */
         retry_parked(e, slot, 0);
+    if (GC_IOC_NR(cmd) == 0x25 && r.ret == 0 && slot->debug) /* RUNTIME_ENABLE */
+        gc_emu_debug_runtime(slot->debug, &slot->kfd);
     if (GC_IOC_NR(cmd) == 0x02 && r.ret == 0 && slot->debug) { /* CREATE_QUEUE */
         const struct kfd_ioctl_create_queue_args *a = (const void *)args;
 
@@ -857,6 +859,9 @@ static void serve_dbg_trap(struct emu *e, const struct seccomp_notif *req, int d
     }
     if (args.op == KFD_IOC_DBG_TRAP_ENABLE)
         event_fd = take_fd((int)req->pid, args.enable.dbg_fd);
+    if (args.op == KFD_IOC_DBG_TRAP_SUSPEND_QUEUES) /* what is on the hardware now */
+        for (uint32_t i = 0; i < target->kfd.nqueues; i++)
+            gc_emu_debug_update(target->debug, &target->kfd.queues[i]);
     ret = gc_emu_debug_ioctl(target->debug, debugger, &args, event_fd, &io);
     gc_emu_debug_sync_queues(target->debug, &target->kfd);
     if (io_write(&c, argp, &args, usize) != 0)

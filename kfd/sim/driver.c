@@ -9,11 +9,13 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <time.h>
@@ -268,13 +270,31 @@ static struct sim_agent *find_agent(struct gc_sim_driver *d, uint32_t gpu_id)
 }
 
 /* The kernel wakes the debugger by writing to its eventfd; a full counter is harmless. */
+/*
+ * kfd_dbg_ev_raise: one byte ('.') written to the debugger's file. Never waits: a full pipe
+ * already holds a pending event. A pipe whose reader is gone must not kill the process the
+ * driver runs in (the kernel's write happens in a kernel thread): SIGPIPE is blocked for the
+ * write and a pending one taken back.
+ */
 static void signal_event(struct gc_sim_driver *d)
 {
+    static const char dot = '.';
+    struct iovec iov = { (void *)(uintptr_t)&dot, 1 };
+    sigset_t pipe_set, old;
+    struct timespec zero = { 0, 0 };
+    ssize_t w;
+
     if (d->event_fd < 0)
         return;
-    uint64_t one = 1;
-    ssize_t w = write(d->event_fd, &one, sizeof(one));
-    (void)w;
+    sigemptyset(&pipe_set);
+    sigaddset(&pipe_set, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+    w = pwritev2(d->event_fd, &iov, 1, -1, RWF_NOWAIT);
+    if (w < 0 && errno == EOPNOTSUPP)
+        w = write(d->event_fd, &dot, 1);
+    if (w < 0 && errno == EPIPE && !sigismember(&old, SIGPIPE))
+        (void)sigtimedwait(&pipe_set, NULL, &zero);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 static int any_pending(struct gc_sim_driver *d)
@@ -386,6 +406,25 @@ gpucore_status_t gc_sim_driver_add_queue(struct gc_sim_driver *d, const struct g
         return gc_sim_driver_raise(d, &x);
     }
     return GPUCORE_OK;
+}
+
+void gc_sim_driver_set_runtime(struct gc_sim_driver *d, const struct kfd_runtime_info *ri)
+{
+    int started;
+
+    if (!d || !ri)
+        return;
+    started = d->rinfo.runtime_state != DEBUG_RUNTIME_STATE_ENABLED &&
+              ri->runtime_state == DEBUG_RUNTIME_STATE_ENABLED;
+    d->rinfo = *ri;
+    if (started && d->enabled) { /* runtime_enable: kfd_dbg_ev_raise(EC_PROCESS_RUNTIME) */
+        struct gc_sim_exception x;
+
+        memset(&x, 0, sizeof(x));
+        x.code = EC_PROCESS_RUNTIME;
+        x.queue_id = KFD_INVALID_QUEUEID;
+        (void)gc_sim_driver_raise(d, &x);
+    }
 }
 
 int gc_sim_driver_queue_suspended(const struct gc_sim_driver *d, uint32_t queue_id)
@@ -569,19 +608,10 @@ static void context_save(struct gc_sim_driver *d, const struct gc_sim_xcc *x)
     put_header(d, x);
 }
 
-/*
- * The kernel takes the fd with eventfd_ctx_fdget, which refuses anything but an eventfd. The
- * driver must refuse too: a write to some other file (a full pipe) could block it forever.
- */
-static int is_eventfd(int fd)
+/* kfd_dbg_trap_enable takes the fd with fget: any open file (AMD's library passes a pipe). */
+static int is_file(int fd)
 {
-    char path[64], target[64];
-    snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-    ssize_t n = readlink(path, target, sizeof(target) - 1);
-    if (n < 0)
-        return 0;
-    target[n] = 0;
-    return strcmp(target, "anon_inode:[eventfd]") == 0;
+    return fd >= 0 && fcntl(fd, F_GETFD) >= 0;
 }
 
 static void do_disable(struct gc_sim_driver *d)
@@ -856,7 +886,7 @@ static int dbg_trap(struct gc_sim_driver *d, uint64_t conn_id, pid_t peer,
     case KFD_IOC_DBG_TRAP_ENABLE: {
         if (d->enabled)
             return -EINVAL; /* one debugger per process */
-        if (*fd < 0 || !is_eventfd(*fd))
+        if (!is_file(*fd))
             return -EBADF;
         if (a->enable.rinfo_size && a->enable.rinfo_ptr == 0)
             return -EFAULT;

@@ -262,6 +262,14 @@ gpucore_status_t gc_sim_driver_set_saved(struct gc_sim_driver *d, uint32_t queue
  */
 gpucore_status_t gc_sim_driver_add_queue(struct gc_sim_driver *d, const struct gc_sim_queue *s);
 
+/*
+ * The target's runtime enabled (or disabled) itself after the description: its runtime info
+ * becomes @p ri, and a debugger with debugging enabled gets EC_PROCESS_RUNTIME when the runtime
+ * starts. (amdkfd also holds the runtime's RUNTIME_ENABLE until the debugger answers with
+ * SEND_RUNTIME_EVENT; the driver does not.)
+ */
+void gc_sim_driver_set_runtime(struct gc_sim_driver *d, const struct kfd_runtime_info *ri);
+
 /* 1 if queue @p queue_id is suspended by the debugger (SUSPEND_QUEUES), else 0. */
 int gc_sim_driver_queue_suspended(const struct gc_sim_driver *d, uint32_t queue_id);
 

@@ -157,7 +157,7 @@ case $case_name in
     need_program "$prog"
     need_program "$dbg"
     emu debugger --faults "$plans/hang.json" --bind "$programs" -- \
-      sh -c '"$1" & sleep 2; "$2" $!; s=$?; kill -9 $!; exit $s' sh "$prog" "$dbg"
+      sh -c '"$1" & "$2" $!; s=$?; kill -9 $!; exit $s' sh "$prog" "$dbg"
     [ "$rc" -eq 0 ] || fail "kfd_debugger exited $rc: $(cat debugger.out debugger.err)"
     expect_out debugger '^kfd_debugger: version 1\.17$' "KFD 1.17"
     expect_out debugger '^kfd_debugger: enable 0, runtime state 1, r_debug set$' \

@@ -6,7 +6,7 @@
  *
  * Input: after the flags byte, a sequence of messages, each a 2-byte little-endian length followed
  * by that many bytes (a short tail is one last message). Byte 0 of the input, before the first
- * message, holds flags: bit 0 enables a debug session (as the ptrace parent, with an eventfd)
+ * message, holds flags: bit 0 enables a debug session (as the ptrace parent, with an event pipe)
  * before the sequence, bit 1 makes the messages come from a stranger (not the ptrace parent), bit 2
  * advances the clock so every scheduled exception is raised. A DBG_TRAP pid of 0 is replaced by
  * this process's pid.
@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -217,7 +218,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         a.enable.exception_mask = ~0ull;
         uint8_t req[GC_SIM_HEADER_SIZE + GC_SIM_ARGS_SIZE];
         size_t len = gc_sim_request_encode(GC_SIM_MSG_DBG_TRAP, &a, NULL, 0, req, sizeof(req));
-        int efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        int pp[2], efd = -1;
+
+        if (pipe2(pp, O_CLOEXEC | O_NONBLOCK) == 0) { /* the debugger's event pipe */
+            close(pp[0]);
+            efd = pp[1];
+        }
         (void)gc_sim_driver_handle(d, 1, 4243, req, len, efd, resp, sizeof(resp));
     }
     if (flags & 4)
