@@ -193,12 +193,6 @@ case $case_name in
     emu dbgapi --faults "$plans/hang.json" --bind "$programs" --bind "$PWD" -- \
       sh -c 'HSA_ENABLE_DEBUG=1 "$1" & sleep 2; "$2" $!; s=$?
              kill -9 $! && echo "dbgapi: program killed"; wait $!; exit $s' sh "$prog" "$dbg"
-    # Until kfd/sim takes any file as the debugger's event descriptor, as amdkfd does
-    # (kfd_dbg_trap_enable: fget), the library's pipe is refused with EBADF and the attach stops
-    # at ENABLE. That gap is named, not hidden as a pass.
-    if grep -q 'fatal error: enable_debug failed (STATUS_ERROR)' dbgapi.err; then
-      skip "the emulated amdkfd refuses AMD's library's pipe as the event fd (EBADF): $(grep -m1 FAILED dbgapi.out)"
-    fi
     [ "$rc" -eq 0 ] || fail "dbgapi_attach exited $rc: $(cat dbgapi.out dbgapi.err)"
     ! grep -q 'FAILED' dbgapi.out || fail "a library call failed: $(cat dbgapi.out dbgapi.err)"
     ! grep -Eq 'dbgapi_attach: library (warning|fatal error)' dbgapi.err ||
