@@ -37,6 +37,9 @@ stamp_name=.gpucore-rocm-root
 # The default device of gpucore-kfdemu, and the subdirectory of PROGRAMS built for it.
 target=gfx90a
 
+# (before e2e_enter changes directory: $0 may be relative)
+plans=$(cd "$(dirname "$0")" && pwd)/plans
+
 e2e_enter "$work"
 
 # emu NAME ARGS...: gpucore-kfdemu --root ROOT ARGS, stdout and stderr in NAME.out and
@@ -60,7 +63,6 @@ expect_err() {
   grep -Eq "$2" "$1.err" || fail "$1: no line matching '$2' ($3) in: $(head -c 4000 "$1.err")"
 }
 
-plans=$(cd "$(dirname "$0")" && pwd)/plans
 
 # need_program FILE: a program the fixture kfdemu-build-programs built.
 need_program() {
