@@ -16,7 +16,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 jobs=$(nproc 2>/dev/null || echo 2)
-fuzz_seconds=${GPUCORE_FUZZ_SECONDS:-5}
+fuzz_seconds=${GPUCORE_FUZZ_SECONDS:-3}
 # Every build uses the same LLVM (and the fuzz build that LLVM's clang), also in a tree that was
 # configured earlier with another one.
 llvm=${GPUCORE_LLVM:-19}
