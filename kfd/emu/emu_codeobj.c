@@ -168,65 +168,75 @@ static void set_code_sizes(struct gc_emu_kernels *k, size_t first, const char *n
             k->kernels[i].code_size = size;
 }
 
-/* Every "NAME.kd" symbol of the ELF image @p img (n bytes), at l_addr + st_value. */
+/* Call @p fn for every named symbol of @p e's symbol tables, until it returns non-zero. */
+static void for_each_symbol(Elf *e, int (*fn)(void *user, const GElf_Sym *sym, const char *name),
+                            void *user)
+{
+    Elf_Scn *scn = NULL;
+
+    while ((scn = elf_nextscn(e, scn)) != NULL) {
+        GElf_Shdr sh;
+        Elf_Data *d;
+
+        if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+            continue;
+        d = elf_getdata(scn, NULL);
+        if (!d || !sh.sh_entsize)
+            continue;
+        for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+            GElf_Sym sym;
+            const char *name;
+
+            if (!gelf_getsym(d, (int)i, &sym))
+                break;
+            name = elf_strptr(e, sh.sh_link, sym.st_name);
+            if (name && fn(user, &sym, name))
+                return;
+        }
+    }
+}
+
+struct symbols_ctx {
+    struct gc_emu_kernels *k;
+    uint64_t l_addr;
+    size_t first; /* this code object's first kernel */
+};
+
+/* A "NAME.kd" symbol: a kernel descriptor at l_addr + st_value. Stops when the cache is full. */
+static int add_descriptor(void *user, const GElf_Sym *sym, const char *name)
+{
+    struct symbols_ctx *c = user;
+    size_t len = strlen(name);
+
+    return len > 3 && !strcmp(name + len - 3, ".kd") &&
+           add_kernel(c->k, c->l_addr + sym->st_value, name, len - 3) != 0;
+}
+
+/* A function symbol: the code size of the kernel of that name. */
+static int add_code_size(void *user, const GElf_Sym *sym, const char *name)
+{
+    struct symbols_ctx *c = user;
+
+    if (GELF_ST_TYPE(sym->st_info) == STT_FUNC && sym->st_size)
+        set_code_sizes(c->k, c->first, name, sym->st_size);
+    return 0;
+}
+
+/* Every "NAME.kd" symbol of the ELF image @p img (n bytes), at l_addr + st_value, with its
+   code's size, descriptor and bytes. */
 static void read_symbols(struct gc_emu_kernels *k, char *img, size_t n, uint64_t l_addr)
 {
+    struct symbols_ctx c = { k, l_addr, k->nkernels };
     Elf *e;
-    Elf_Scn *scn = NULL;
-    size_t first = k->nkernels;
 
     if (elf_version(EV_CURRENT) == EV_NONE)
         return;
     e = elf_memory(img, n);
     if (!e)
         return;
-    while ((scn = elf_nextscn(e, scn)) != NULL) {
-        GElf_Shdr sh;
-        Elf_Data *d;
-
-        if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
-            continue;
-        d = elf_getdata(scn, NULL);
-        if (!d || !sh.sh_entsize)
-            continue;
-        for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
-            GElf_Sym sym;
-            const char *name;
-            size_t len;
-
-            if (!gelf_getsym(d, (int)i, &sym))
-                break;
-            name = elf_strptr(e, sh.sh_link, sym.st_name);
-            if (!name)
-                continue;
-            len = strlen(name);
-            if (len > 3 && !strcmp(name + len - 3, ".kd") &&
-                add_kernel(k, l_addr + sym.st_value, name, len - 3))
-                break;
-        }
-    }
-    /* a second pass: the kernels' function symbols give their code sizes */
-    while ((scn = elf_nextscn(e, scn)) != NULL) {
-        GElf_Shdr sh;
-        Elf_Data *d;
-
-        if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
-            continue;
-        d = elf_getdata(scn, NULL);
-        if (!d || !sh.sh_entsize)
-            continue;
-        for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
-            GElf_Sym sym;
-            const char *name;
-
-            if (!gelf_getsym(d, (int)i, &sym))
-                break;
-            name = elf_strptr(e, sh.sh_link, sym.st_name);
-            if (name && GELF_ST_TYPE(sym.st_info) == STT_FUNC && sym.st_size)
-                set_code_sizes(k, first, name, sym.st_size);
-        }
-    }
-    read_kernel_bytes(k, first, e, img, n, l_addr);
+    for_each_symbol(e, add_descriptor, &c);
+    for_each_symbol(e, add_code_size, &c); /* needs every descriptor's name first */
+    read_kernel_bytes(k, c.first, e, img, n, l_addr);
     elf_end(e);
 }
 
