@@ -31,6 +31,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <linux/seccomp.h>
+#include <linux/openat2.h>
 #include <poll.h>
 #include <signal.h>
 #include <stddef.h>
@@ -481,20 +482,35 @@ static int file_rw(void *ctx, int file, uint64_t off, void *buf, size_t len, int
     return k == (ssize_t)len ? 0 : -1;
 }
 
-/* A file the process names, inside its own root: the bytes read, or -1. */
+/*
+ * A file the process names, inside its own root: the bytes read, or -1. Resolved with
+ * RESOLVE_IN_ROOT from the process's root, so no link (absolute or "..") leads outside it, and
+ * only a regular file is read: never a FIFO or a device the process points at.
+ */
 static long co_read_file(void *ctx, const char *path, uint64_t off, void *buf, size_t len)
 {
     const struct io_ctx *c = ctx;
-    char full[4200];
+    struct open_how how = { .flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
+                            .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
+    char rootpath[64];
+    struct stat st;
     size_t got = 0;
-    int fd;
+    int rootfd, fd;
 
-    if (path[0] != '/' ||
-        snprintf(full, sizeof(full), "/proc/%d/root%s", c->pid, path) >= (int)sizeof(full))
+    if (path[0] != '/')
         return -1;
-    fd = open(full, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    snprintf(rootpath, sizeof(rootpath), "/proc/%d/root", c->pid);
+    rootfd = open(rootpath, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (rootfd < 0)
+        return -1;
+    fd = (int)syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
+    close(rootfd);
     if (fd < 0)
         return -1;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return -1;
+    }
     while (got < len) {
         ssize_t k = pread(fd, (char *)buf + got, len - got, (off_t)(off + got));
 
