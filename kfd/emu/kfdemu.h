@@ -21,7 +21,8 @@
 
 struct options {
     const char *root;
-    const char *binds[MAX_BINDS];
+    const char *binds[MAX_BINDS];  /* host path */
+    const char *bind_at[MAX_BINDS]; /* where it appears inside the root (the same path if NULL) */
     size_t nbinds;
     struct gc_emu_device devs[GC_EMU_MAX_DEVICES];
     size_t ndevs;

@@ -2,7 +2,7 @@
 /*
  * gpucore-kfdemu: run a command with AMD's GPU kernel driver (amdkfd) emulated.
  *
- *   gpucore-kfdemu [--root DIR] [--bind PATH]... [--device NAME|FILE]... [--faults FILE]
+ *   gpucore-kfdemu [--root DIR] [--bind HOST[:INSIDE]]... [--device NAME|FILE]... [--faults FILE]
  *                  [--stats] [-v] -- COMMAND [ARG]...
  *
  * This file is the emulator's side: the options, then the supervisor that answers the
@@ -14,7 +14,7 @@
 /*
  * gpucore-kfdemu: run a command with AMD's GPU kernel driver (amdkfd) emulated.
  *
- *   gpucore-kfdemu [--root DIR] [--bind PATH]... [--device NAME|FILE]... [-v] -- COMMAND [ARG]...
+ *   gpucore-kfdemu [--root DIR] [--bind HOST[:INSIDE]]... [--device NAME|FILE]... [-v] -- COMMAND [ARG]...
  *
  * How (docs/kfd-emulator.md has the reasons):
  *   - The command runs in a private mount namespace. /dev and /sys there are small tmpfs
@@ -89,7 +89,8 @@ static void usage(FILE *f)
             "                      one of the first built-in)\n"
             "  --root DIR          run chrooted in DIR (a root file system with AMD's user\n"
             "                      space), seen through a writable overlay that is discarded\n"
-            "  --bind PATH         make the host's PATH visible at the same place (with --root)\n"
+            "  --bind HOST[:INSIDE]  make the host's HOST visible at INSIDE (default: the\n"
+            "                      same path) in the root (with --root)\n"
             "  --faults FILE       the fault plan: which kernel dispatches fault, and how\n"
             "                      (default: every dispatch completes)\n"
             "  --stats             at the end, one line on stderr: the calls served and passed\n"
@@ -136,12 +137,20 @@ static int parse_options(int argc, char **argv, struct options *o)
             }
             break;
         case 'b':
-            if (o->nbinds >= MAX_BINDS || optarg[0] != '/') {
-                fprintf(stderr, PROG ": --bind %s: an absolute path (at most %d)\n", optarg,
-                        MAX_BINDS);
+        {
+            char *at = strchr(optarg, ':');
+
+            if (at)
+                *at++ = '\0';
+            if (o->nbinds >= MAX_BINDS || optarg[0] != '/' || (at && at[0] != '/') ||
+                (at && strcmp(at, "/") == 0)) {
+                fprintf(stderr, PROG ": --bind %s: an absolute path, optionally :INSIDE (an "
+                        "absolute path other than /) (at most %d)\n", optarg, MAX_BINDS);
                 return EXIT_USAGE;
             }
+            o->bind_at[o->nbinds] = at;
             o->binds[o->nbinds++] = optarg;
+        }
             break;
         case 'v':
             verbose++;

@@ -270,7 +270,7 @@ void gc_kfdemu_run_command(const struct options *o, int sock)
         mkdirs(p, 01777);
         xmount("tmpfs", p, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777");
         for (size_t i = 0; i < o->nbinds; i++) {
-            path_in(p, sizeof(p), root, o->binds[i]);
+            path_in(p, sizeof(p), root, o->bind_at[i] ? o->bind_at[i] : o->binds[i]);
             bind_host(o->binds[i], p);
         }
     }
