@@ -877,11 +877,8 @@ static void on_tree_event(void *user, const struct gc_capture_tree_event *ev)
                 (long)ev->pid, ev->comm, exc ? exc : "unknown");
         break;
     case GC_CAPTURE_TREE_DEBUGGED:
-        /* The filter stays with the process: untraced by gpucore, its runtime-enable call
-           fails (ENOSYS), so a GPU runtime cannot start in it. Say so at once. */
-        fprintf(stderr, "gpucore: process %ld (%s) is being debugged by %ld (%s): not watched "
-                        "(a GPU runtime cannot start in it now: run debuggers outside "
-                        "`gpucore run`)\n",
+        fprintf(stderr, "gpucore: process %ld (%s) opened the GPU driver while being debugged "
+                        "by %ld (%s): not armed, left to its debugger\n",
                 (long)ev->pid, ev->comm, (long)ev->other, ev->other_comm);
         break;
     case GC_CAPTURE_TREE_LEFT:
@@ -891,10 +888,8 @@ static void on_tree_event(void *user, const struct gc_capture_tree_event *ev)
                     tc->o->argv[0], (long)ev->pid, ev->count, ev->count == 1 ? "" : "es",
                     ev->count == 1 ? "s" : "");
         break;
-    case GC_CAPTURE_TREE_NOFILTER:
-        fprintf(stderr, "gpucore: warning: %s: only %s itself is watched, not the processes "
-                        "it starts\n",
-                ev->message, tc->o->argv[0]);
+    case GC_CAPTURE_TREE_NOWATCH:
+        fprintf(stderr, "gpucore: warning: %s\n", ev->message);
         break;
     }
 }
