@@ -57,6 +57,11 @@
 #define CAP_WATCH_MASK ((KFD_EC_MASK_QUEUE & ~KFD_EC_MASK(EC_QUEUE_NEW)) |                         \
                         KFD_EC_MASK(EC_DEVICE_MEMORY_VIOLATION) |                                   \
                         KFD_EC_MASK(EC_DEVICE_FATAL_HALT) | KFD_EC_MASK(EC_DEVICE_RAS_ERROR))
+/* RUN arms a process as soon as it opened the driver, often before its runtime enabled itself:
+   amdkfd then holds the runtime's RUNTIME_ENABLE and raises EC_PROCESS_RUNTIME, which the
+   debugger must see (it is in the mask) and answer (SEND_RUNTIME_EVENT) for the process to go
+   on. */
+#define CAP_RUN_MASK (CAP_WATCH_MASK | KFD_EC_MASK(EC_PROCESS_RUNTIME))
 #define CAP_MAX_EXCEPTIONS 64u
 
 struct cap {
@@ -90,6 +95,8 @@ struct cap {
 
     struct gc_plan_exception exc[CAP_MAX_EXCEPTIONS];
     uint32_t nexc;
+    int runtime_started;   /* EC_PROCESS_RUNTIME was among the events: the runtime waits in
+                              its enable for the answer (answer_runtime) */
     uint64_t unreadable_bytes; /* stepped over by the writer's read callback */
     uint64_t file_ms;          /* spent reading file:// code objects */
     /* Progress (only with o->progress): the phase shown, the tier being written, the bytes
@@ -1025,6 +1032,10 @@ static void collect_events(struct cap *c)
             if (!(raised & KFD_EC_MASK(code)))
                 continue;
             raised &= ~KFD_EC_MASK(code);
+            if (code == EC_PROCESS_RUNTIME) {
+                c->runtime_started = 1; /* not an error: the runtime's start, to answer */
+                continue;
+            }
             if (c->nexc == CAP_MAX_EXCEPTIONS)
                 break;
             e = &c->exc[c->nexc++];
@@ -1893,7 +1904,7 @@ gpucore_status_t gc_capture_arm(const struct gc_capture_opts *o, pid_t pid,
 
     memset(a, 0, sizeof(*a));
     GC_TRY(gc_kfd_open(pid, &o->kfd, &a->k, diag));
-    st = gc_kfd_enable(a->k, CAP_WATCH_MASK, &a->rinfo, diag);
+    st = gc_kfd_enable(a->k, CAP_RUN_MASK, &a->rinfo, diag);
     if (st != GPUCORE_OK) {
         gc_kfd_close(a->k);
         memset(a, 0, sizeof(*a));
@@ -1913,6 +1924,37 @@ void gc_capture_disarm(struct gc_capture_armed *a)
     (void)gc_kfd_disable(a->k, &d);
     gc_kfd_close(a->k);
     memset(a, 0, sizeof(*a));
+}
+
+/* The runtime of the armed process enabled itself and waits in RUNTIME_ENABLE until the
+   debugger answers: answered at once, as AMD's debugger library does. A failure is only a
+   warning: the driver lets the runtime go when the session ends (DISABLE) anyway. */
+static void answer_runtime(struct cap *c)
+{
+    gpucore_diag_t d = { 0 };
+
+    c->runtime_started = 0;
+    if (gc_kfd_send_runtime_event(c->k, KFD_EC_MASK(EC_PROCESS_RUNTIME), KFD_INVALID_GPUID,
+                                  KFD_INVALID_QUEUEID, &d) != GPUCORE_OK)
+        warn(c, "the runtime of process %ld waits for gpucore's answer, which failed (%s): it "
+                "goes on when gpucore lets go of it",
+             (long)c->pid, d.message[0] ? d.message : "?");
+}
+
+/* RUN arms a process before its runtime starts, so what ENABLE said of the runtime is old by
+   the time of a capture: the driver's runtime record now (QUERY_EXCEPTION_INFO of
+   EC_PROCESS_RUNTIME, which amdkfd keeps from RUNTIME_ENABLE on). Unchanged if it cannot say. */
+static void refresh_runtime_info(struct cap *c)
+{
+    uint8_t buf[sizeof(struct kfd_runtime_info)];
+    uint32_t size = sizeof(buf);
+    gpucore_diag_t d = { 0 };
+
+    memset(buf, 0, sizeof(buf));
+    if (gc_kfd_query_exception_info(c->k, KFD_INVALID_GPUID, EC_PROCESS_RUNTIME, 0, buf, &size,
+                                    &d) == GPUCORE_OK &&
+        size >= sizeof(buf))
+        memcpy(&c->rinfo_at_enable, buf, sizeof(buf));
 }
 
 gpucore_status_t gc_capture_armed_event(const struct gc_capture_opts *o, struct gc_capture_armed *a,
@@ -1936,6 +1978,8 @@ gpucore_status_t gc_capture_armed_event(const struct gc_capture_opts *o, struct 
     res->trigger = GPUCORE_TRIGGER_ON_DEMAND;
     (void)gc_kfd_wait_event(c.k, 0, &d); /* drains the fd */
     collect_events(&c);
+    if (c.runtime_started)
+        answer_runtime(&c);
     if (!c.nexc)
         return GPUCORE_OK;
     if (!capture) {
@@ -1946,6 +1990,8 @@ gpucore_status_t gc_capture_armed_event(const struct gc_capture_opts *o, struct 
             a->pid = pid; /* disarmed (k NULL), still named */
         return GPUCORE_OK;
     }
+    if (c.rinfo_at_enable.runtime_state != GPUCORE_KFD_RUNTIME_ENABLED)
+        refresh_runtime_info(&c);
     c.t = t;
     a->k = NULL; /* the capture's now: closed by cap_release_gpu */
     st = gc_kfd_service_threads(c.k, c.service, CAP_MAX_SERVICE, &c.nservice, c.diag);

@@ -40,30 +40,27 @@
  *                     one; each that raises a GPU error is captured once (its own core, the
  *                     pattern expanded for its pid); report the command's exit status
  *
- * RUN in detail. The command is forked with a seccomp-BPF filter (tree_filter.h) that stops
- * only ioctl(AMDKFD_IOC_RUNTIME_ENABLE) and ptrace(TRACEME | ATTACH | SEIZE) for gpucore, and is
- * seized with fork, vfork, clone and exec auto-attach: every descendant is followed, but no
- * process is stopped per system call. Without CAP_SYS_ADMIN the filter needs no_new_privs, so
- * setuid programs run by the tree do not gain privileges under a non-root `gpucore run`. If the
- * filter cannot be installed, only the command itself is armed, by polling for its driver as
- * before (tree_event NOFILTER). A process is armed when its runtime-enable ioctl returns (the
- * thread held meanwhile); when its event fd says an error was raised, it alone is captured
- * (the others run on; only the statuses they report wait), its runtime is handed the
- * exception (DISABLE), and 100 ms later it is armed again so that a further exception is
- * recorded (tree_event AGAIN), not captured. A tree member that wants to trace another (a
- * debugger) gets its target let go of first (tree_event DEBUGGED). A failure for one process
- * (its driver session refused, its capture failed) lets go of that process only (tree_event
- * FAILED). Signal-delivery stops are passed on unchanged; group-stops are left stopped
- * (PTRACE_LISTEN) until SIGCONT. The command's end, the caller's flag or a failure of the loop
- * disarms every process and lets go of every one still traced (tree_event LEFT counts those
- * that still run). Limits: a process let go of (debugged, failed, outliving the command) that
- * later makes one of the filtered calls gets ENOSYS from it (the filter stays, nobody traces);
- * a process that execs a setuid or file-capability program runs it without the privileges
- * under a non-root `gpucore run` (no_new_privs, and the kernel's rule for a traced exec);
- * processes that re-parent or daemonize are followed as long as they are in the tree while it
- * runs, and let go of when the command ends; a debugger from outside the tree cannot attach to
- * a followed process (it is traced by gpucore); a runtime older than KFD 1.13 makes no
- * runtime-enable call and is never armed.
+ * RUN in detail. The command is forked untraced and without any filter; gpucore becomes a child
+ * subreaper, so the whole tree stays below it. A process of the tree is found to be a GPU
+ * process when it opens the driver's device file (an inotify IN_OPEN watch on /dev/kfd, or on a
+ * private stand-in file for the simulated driver, passed as GPUCORE_SIM_KFD), by a scan of the
+ * tree's /proc/PID/fd links, repeated on a short backoff since the kernel tells of the open
+ * before the descriptor is installed. Only such a process is traced (every thread seized, with
+ * clone and exec events): a driver session is opened and debugging enabled with the error
+ * exceptions and EC_PROCESS_RUNTIME; a runtime that enables itself afterwards is held by the
+ * driver until gpucore answers (SEND_RUNTIME_EVENT), which it does at once. When its event fd
+ * says an error was raised, it alone is captured (the others run on; only the statuses they
+ * report wait), its runtime is handed the exception (DISABLE), and 100 ms later it is armed
+ * again so that a further exception is recorded (tree_event AGAIN), not captured. A process
+ * another tracer has (a debugger of the tree) is left alone (tree_event DEBUGGED). A failure
+ * for one process (its driver session refused, its capture failed) lets go of that process
+ * only (tree_event FAILED). An exec disarms and lets go of the process (its runtime is gone).
+ * The command's end, the caller's flag or a failure of the loop disarms every process and lets
+ * go of every one still traced (tree_event LEFT counts the tree's processes that still run).
+ * Nothing stays in a process let go of. Limits: a debugger cannot attach to a process gpucore
+ * has armed (the kernel allows one tracer: EPERM, as for any traced process); a runtime older
+ * than KFD 1.13 has no debug interface and is never armed; a process that opens the driver
+ * more than TREE_SCAN_MAX_FDS descriptors deep is not found.
  *
  * Internal to capture; the CLI is its only caller. No printing except through the progress
  * callback.
@@ -132,12 +129,13 @@ enum gc_capture_tree_kind {
                                     untraced, nothing armed in it */
     GC_CAPTURE_TREE_AGAIN,       /* a GPU exception (exception_code) in pid, which was captured
                                     already: recorded, handed to its runtime, not captured */
-    GC_CAPTURE_TREE_DEBUGGED,    /* pid is being debugged by other (a tree member's
-                                    PTRACE_TRACEME / ATTACH / SEIZE): let go of, not watched */
+    GC_CAPTURE_TREE_DEBUGGED,    /* pid opened the GPU driver while being debugged by other
+                                    (its tracer): left alone, not armed */
     GC_CAPTURE_TREE_LEFT,        /* the command ended while count processes of its tree still
                                     ran: let go of, they run on untraced */
-    GC_CAPTURE_TREE_NOFILTER,    /* the seccomp filter could not be installed (message): only
-                                    the command itself is armed, by polling for its driver */
+    GC_CAPTURE_TREE_NOWATCH,     /* the driver's device file cannot be watched for opens
+                                    (message): nothing is armed, or the tree is looked at
+                                    periodically instead, as the message says */
     GC_CAPTURE_TREE_NOTICE,      /* before the command starts: what will not be captured as
                                     asked (message: no driver, the output name taken, its
                                     directory missing); the command is started all the same */
@@ -157,7 +155,7 @@ struct gc_capture_tree_event {
     enum gc_capture_tree_kind kind;
     pid_t pid;
     char comm[16];                 /* pid's comm, "" if unknown */
-    pid_t other;                   /* DEBUGGED: the debugger */
+    pid_t other;                   /* DEBUGGED: the debugger (its tracer) */
     char other_comm[16];
     uint32_t exception_code;       /* AGAIN */
     uint32_t count;                /* LEFT, SIGNALLED, KILLED */
@@ -166,7 +164,7 @@ struct gc_capture_tree_event {
                                       (a ^C or ^\ to its process group), not sent again */
     int is_command;                /* pid is the command itself */
     int ended;                     /* FAILED: pid ended during the capture (not let go of) */
-    const char *message;           /* FAILED, NOFILTER, NOTICE: one sentence; else NULL */
+    const char *message;           /* FAILED, NOWATCH, NOTICE: one sentence; else NULL */
     const struct gc_capture_result *result; /* CORE, FAILED (may be NULL) */
 };
 

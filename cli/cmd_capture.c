@@ -111,17 +111,16 @@ static void capture_help(const char *cmd, FILE *out)
 {
     if (strcmp(cmd, "run") == 0)
         fprintf(out, "Usage: gpucore run [OPTIONS] -- COMMAND [ARGS...]\n\n"
-                     "Start COMMAND under gpucore and follow every process it starts (fork,\n"
-                     "exec, launchers such as sh, mpirun or Python multiprocessing). A process\n"
-                     "that enables the ROCm runtime (its KFD runtime-enable call) is armed: at\n"
-                     "its first GPU queue error or memory violation its core is written (-o is\n"
-                     "expanded for it: use %%p), then it continues to its own error handling. Each\n"
-                     "process is captured once; a further GPU error in it is only reported.\n"
-                     "Processes are found by a seccomp filter on that call and on ptrace\n"
-                     "attach calls, installed before COMMAND starts (without CAP_SYS_ADMIN it\n"
-                     "sets no_new_privs: setuid programs do not gain privileges). A process of\n"
-                     "the tree that starts debugging another is let go of (a debugger works\n"
-                     "as without gpucore), and so is one gpucore fails to arm or capture.\n"
+                     "Start COMMAND under gpucore and watch every process it starts (fork,\n"
+                     "exec, launchers such as sh, mpirun or Python multiprocessing): gpucore is\n"
+                     "the tree's subreaper, and nothing is installed in its processes. A process\n"
+                     "that opens the GPU driver (/dev/kfd, seen by an inotify watch and a look\n"
+                     "at the tree's open files) is armed: at its first GPU queue error or memory\n"
+                     "violation its core is written (-o is expanded for it: use %%p), then it\n"
+                     "continues to its own error handling. Each process is captured once; a\n"
+                     "further GPU error in it is only reported. Only armed processes are\n"
+                     "traced. One a debugger already traces is left to it (a debugger works as\n"
+                     "without gpucore), and so is one gpucore fails to arm or capture.\n"
                      "gpucore is never the reason COMMAND does not run: without a GPU driver,\n"
                      "with an output name that exists or a directory that is missing, it\n"
                      "warns once and starts COMMAND (a core takes the first free name of\n"
@@ -877,11 +876,8 @@ static void on_tree_event(void *user, const struct gc_capture_tree_event *ev)
                 (long)ev->pid, ev->comm, exc ? exc : "unknown");
         break;
     case GC_CAPTURE_TREE_DEBUGGED:
-        /* The filter stays with the process: untraced by gpucore, its runtime-enable call
-           fails (ENOSYS), so a GPU runtime cannot start in it. Say so at once. */
-        fprintf(stderr, "gpucore: process %ld (%s) is being debugged by %ld (%s): not watched "
-                        "(a GPU runtime cannot start in it now: run debuggers outside "
-                        "`gpucore run`)\n",
+        fprintf(stderr, "gpucore: process %ld (%s) opened the GPU driver while being debugged "
+                        "by %ld (%s): not armed, left to its debugger\n",
                 (long)ev->pid, ev->comm, (long)ev->other, ev->other_comm);
         break;
     case GC_CAPTURE_TREE_LEFT:
@@ -891,10 +887,8 @@ static void on_tree_event(void *user, const struct gc_capture_tree_event *ev)
                     tc->o->argv[0], (long)ev->pid, ev->count, ev->count == 1 ? "" : "es",
                     ev->count == 1 ? "s" : "");
         break;
-    case GC_CAPTURE_TREE_NOFILTER:
-        fprintf(stderr, "gpucore: warning: %s: only %s itself is watched, not the processes "
-                        "it starts\n",
-                ev->message, tc->o->argv[0]);
+    case GC_CAPTURE_TREE_NOWATCH:
+        fprintf(stderr, "gpucore: warning: %s\n", ev->message);
         break;
     }
 }

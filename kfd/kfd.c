@@ -401,6 +401,19 @@ gpucore_status_t gc_kfd_set_exceptions_enabled(struct gc_kfd *k, uint64_t except
     return trap_simple(k, KFD_IOC_DBG_TRAP_SET_EXCEPTIONS_ENABLED, &a, NULL, reterr_diag);
 }
 
+gpucore_status_t gc_kfd_send_runtime_event(struct gc_kfd *k, uint64_t exception_mask,
+                                           uint32_t gpu_id, uint32_t queue_id,
+                                           gpucore_diag_t *reterr_diag)
+{
+    struct kfd_ioctl_dbg_trap_args a = { 0 };
+
+    GC_TRY(need_enabled(k, reterr_diag));
+    a.send_runtime_event.exception_mask = exception_mask;
+    a.send_runtime_event.gpu_id = gpu_id;
+    a.send_runtime_event.queue_id = queue_id;
+    return trap_simple(k, KFD_IOC_DBG_TRAP_SEND_RUNTIME_EVENT, &a, NULL, reterr_diag);
+}
+
 gpucore_status_t gc_kfd_query_debug_event(struct gc_kfd *k, uint64_t clear_mask,
                                           uint64_t *ret_raised, uint32_t *ret_gpu_id,
                                           uint32_t *ret_queue_id, gpucore_diag_t *reterr_diag)

@@ -116,6 +116,20 @@ gpucore_status_t gc_kfd_set_exceptions_enabled(struct gc_kfd *k, uint64_t except
                                                gpucore_diag_t *reterr_diag);
 
 /*
+ * SEND_RUNTIME_EVENT: hand @p exception_mask back to the process's runtime (for a queue
+ * @p queue_id of GPU @p gpu_id, or the process: KFD_INVALID_GPUID / KFD_INVALID_QUEUEID).
+ * With KFD_EC_MASK(EC_PROCESS_RUNTIME) it is the debugger's answer to the runtime's enable:
+ * amdkfd holds a debugged process in its RUNTIME_ENABLE ioctl (raising EC_PROCESS_RUNTIME to
+ * the debugger) until this call, as AMD's debugger library answers it at once.
+ * @retval GPUCORE_OK
+ * @retval GPUCORE_E_INVAL debugging not enabled (no driver call is made), or the driver's EINVAL
+ * @retval the statuses of the errno table above for the driver's refusal
+ */
+gpucore_status_t gc_kfd_send_runtime_event(struct gc_kfd *k, uint64_t exception_mask,
+                                           uint32_t gpu_id, uint32_t queue_id,
+                                           gpucore_diag_t *reterr_diag);
+
+/*
  * QUERY_DEBUG_EVENT: one raised event. @p clear_mask clears those exceptions.
  * @retval GPUCORE_OK an event is returned; GPUCORE_E_NOTFOUND none pending (EAGAIN).
  */

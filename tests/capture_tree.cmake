@@ -1,22 +1,13 @@
 # SPDX-License-Identifier: MIT
 # `gpucore run` follows the command's whole process tree (capture/run_tree.c).
 
-# The seccomp filter that finds GPU processes and debuggers: the program decides as documented
-# (a small BPF interpreter) and, installed in a child nobody traces, the traced calls fail with
-# ENOSYS while the others run.
-gpucore_unit_test(test_tree_filter
-  SOURCES unit/test_tree_filter.c ${PROJECT_SOURCE_DIR}/capture/tree_filter.c
-  LIBS gc_schema)
-target_include_directories(test_tree_filter PRIVATE ${PROJECT_SOURCE_DIR}/capture
-                           ${PROJECT_SOURCE_DIR}/kfd)
-
 # End to end through `gpucore run --kfd sim` with launchers of gpucore-inferiors
 # (tests/capture/tree_e2e.sh): a shell, a fan-out with two faulting processes of four, Python
 # multiprocessing, a tree without GPU, SIGTERM in each phase, a command that ends before its
-# descendants, job control, a second fault, a debugger in the tree, no seccomp. Need ptrace
-# rights (77).
+# descendants, job control, a second fault, a debugger in the tree, no inotify, a process let
+# go of making the runtime-enable ioctl and PTRACE_TRACEME. Need ptrace rights (77).
 set(_gc_tree_cases sh fan-out python no-gpu left job-control again debugger:strace debugger:strace-evil debugger:gdb
-    no-filter)
+    no-inotify let-go)
 foreach(phase before armed capture after)
   list(APPEND _gc_tree_cases "signal:${phase}")
 endforeach()

@@ -205,6 +205,17 @@ struct proc_slot {
     struct saved_area *areas;
     size_t nareas, areas_cap;
     struct emu *e;
+    /* Its runtime's RUNTIME_ENABLE, held while a debugger has not answered it (amdkfd holds a
+       debugged process there until SEND_RUNTIME_EVENT(EC_PROCESS_RUNTIME), DISABLE, or the
+       debugger's end): the notification to answer then. */
+    struct held_enable {
+        int held;
+        uint64_t id;
+        int pid;
+        unsigned cmd;
+        uint64_t argp;
+        uint8_t args[GC_EMU_ARGS_MAX];
+    } rt;
 };
 
 struct parked {
@@ -423,6 +434,30 @@ static void retry_parked(struct emu *e, struct proc_slot *only, int expire)
 
 static void serve_dbg_trap(struct emu *e, const struct seccomp_notif *req, int debugger);
 
+/* A RUNTIME_ENABLE that amdkfd holds: the process enables its runtime while a debugger has
+   debugging enabled. */
+static int holds_runtime_enable(const struct proc_slot *slot, unsigned cmd, const uint8_t *args)
+{
+    const struct kfd_ioctl_runtime_enable_args *a = (const void *)args;
+
+    return GC_IOC_NR(cmd) == 0x25 && slot->debug && gc_emu_debug_owner(slot->debug) != 0 &&
+           (a->mode_mask & KFD_RUNTIME_ENABLE_MODE_ENABLE_MASK) && !slot->rt.held;
+}
+
+/* The debugger answered (or disabled, or is gone): the held RUNTIME_ENABLE returns, 0. A waiter
+   that is gone (killed) is only forgotten. */
+static void release_runtime_enable(struct emu *e, struct proc_slot *slot)
+{
+    struct gc_emu_result r = { 0 };
+
+    if (!slot->rt.held)
+        return;
+    slot->rt.held = 0;
+    if (ioctl(e->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &slot->rt.id) != 0)
+        return;
+    finish_kfd(e, slot->rt.id, slot->rt.pid, slot->rt.cmd, slot->rt.argp, slot->rt.args, r);
+}
+
 static void serve_kfd(struct emu *e, const struct seccomp_notif *req, struct proc_slot *slot)
 {
     unsigned cmd = (unsigned)req->data.args[1], in, out;
@@ -457,6 +492,17 @@ static void serve_kfd(struct emu *e, const struct seccomp_notif *req, struct pro
         pk->argp = argp;
         pk->deadline_ms = r.wait_ms == 0xffffffffu ? 0 : now_ms() + r.wait_ms;
         memcpy(pk->args, args, sizeof(pk->args));
+        return;
+    }
+    if (r.ret == 0 && holds_runtime_enable(slot, cmd, args)) {
+        /* Held until the debugger answers EC_PROCESS_RUNTIME, which it is told now. */
+        slot->rt.held = 1;
+        slot->rt.id = req->id;
+        slot->rt.pid = (int)req->pid;
+        slot->rt.cmd = cmd;
+        slot->rt.argp = argp;
+        memcpy(slot->rt.args, args, sizeof(slot->rt.args));
+        gc_emu_debug_runtime(slot->debug, &slot->kfd);
         return;
     }
     finish_kfd(e, req->id, (int)req->pid, cmd, argp, args, r);
@@ -851,7 +897,8 @@ static void serve_dbg_trap(struct emu *e, const struct seccomp_notif *req, int d
     struct io_ctx c = { (int)req->pid };
     struct gc_emu_io io = { &c, io_read, io_write };
     struct proc_slot *target;
-    int event_fd = -1;
+    int event_fd = -1, answered;
+    uint32_t op;
     char err[256];
     long ret;
 
@@ -887,14 +934,29 @@ static void serve_dbg_trap(struct emu *e, const struct seccomp_notif *req, int d
     if (args.op == KFD_IOC_DBG_TRAP_SUSPEND_QUEUES) /* what is on the hardware now */
         for (uint32_t i = 0; i < target->kfd.nqueues; i++)
             gc_emu_debug_update(target->debug, &target->kfd.queues[i]);
+    op = args.op;
+    answered = op == KFD_IOC_DBG_TRAP_SEND_RUNTIME_EVENT &&
+               (args.send_runtime_event.exception_mask & KFD_EC_MASK(EC_PROCESS_RUNTIME));
     ret = gc_emu_debug_ioctl(target->debug, debugger, &args, event_fd, &io);
     gc_emu_debug_sync_queues(target->debug, &target->kfd);
     if (io_write(&c, argp, &args, usize) != 0)
         ret = -EFAULT;
     if (verbose)
-        fprintf(stderr, PROG ": [%d] DBG_TRAP op %u of %d = %ld\n", debugger, args.op,
+        fprintf(stderr, PROG ": [%d] DBG_TRAP op %u of %d = %ld\n", debugger, op,
                 target->tgid, ret);
     respond(e, req->id, ret);
+    /* The runtime held in its enable goes on once the debugger answered it or let go. */
+    if (ret == 0 && (answered || op == KFD_IOC_DBG_TRAP_DISABLE))
+        release_runtime_enable(e, target);
+}
+
+/* Whether a process waits in a held RUNTIME_ENABLE. */
+static int any_held(const struct emu *e)
+{
+    for (size_t i = 0; i < MAX_PROCS; i++)
+        if (e->procs[i].used && e->procs[i].rt.held)
+            return 1;
+    return 0;
 }
 
 /* Debuggers that are gone lose their sessions (the kernel's release of /dev/kfd). */
@@ -907,6 +969,7 @@ static void reap_debuggers(struct emu *e)
         if (owner && kill(owner, 0) != 0 && errno == ESRCH) {
             gc_emu_debug_disconnect(slot->debug, owner);
             gc_emu_debug_sync_queues(slot->debug, &slot->kfd);
+            release_runtime_enable(e, slot);
         }
     }
 }
@@ -1176,7 +1239,9 @@ static int supervise(struct emu *e, pid_t child, int sigfd)
 
     for (;;) {
         struct pollfd pf[2] = { { e->listener, POLLIN, 0 }, { sigfd, POLLIN, 0 } };
-        int timeout = any_queue(e) ? idle_ms : e->nparked ? 50 : -1;
+        /* Parked waits and held runtime enables are looked at again (a timeout, a debugger
+           gone) at least every 50 ms. */
+        int timeout = any_queue(e) ? idle_ms : e->nparked || any_held(e) ? 50 : -1;
         int k = poll(pf, 2, timeout);
 
         if (any_queue(e)) {

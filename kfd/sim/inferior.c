@@ -26,15 +26,17 @@
  * ioctl(fd, AMDKFD_IOC_RUNTIME_ENABLE, {r_debug, ENABLE}) once its simulated driver is up,
  * right after it says "ready" (runtime_enable_handshake; after, so that a capture started by
  * `gpucore run` at the handshake cannot stop the process before the line is out). There is
- * no /dev/kfd: the kernel answers ENOTTY on a stand-in fd (ENOSYS under a seccomp filter nobody traces), which is ignored. This
- * is the one place the simulated runtime touches the real kernel for the handshake; it is what
- * `gpucore run` watches for to find the GPU processes of a tree.
+ * no /dev/kfd: the call is made on the file GPUCORE_SIM_KFD names (`gpucore run --kfd sim`
+ * makes one and watches it for opens, as it watches /dev/kfd), opened as ROCr opens /dev/kfd
+ * and kept open while the process lives; without the variable, on a dup of stdin. The kernel
+ * answers ENOTTY, which is ignored.
  *
  * Exit status: 0 terminated by SIGTERM/SIGINT; 64 usage; 65 scenario error (also a bad
  * GPUCORE_SIM_FAULTS); 70 layout or driver failure; the scenario's exit_status or SIGABRT after
  * a queue error.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
@@ -419,13 +421,15 @@ static void runtime_enable_handshake(void)
 {
     static char r_debug_standin[64];
     struct kfd_ioctl_runtime_enable_args args;
-    int fd = dup(STDIN_FILENO);
+    const char *device = getenv("GPUCORE_SIM_KFD");
+    int fd = device && device[0] ? open(device, O_RDWR | O_CLOEXEC) : dup(STDIN_FILENO);
 
     memset(&args, 0, sizeof(args));
     args.r_debug = (uint64_t)(uintptr_t)r_debug_standin;
     args.mode_mask = KFD_RUNTIME_ENABLE_MODE_ENABLE_MASK;
     (void)ioctl(fd, AMDKFD_IOC_RUNTIME_ENABLE, &args);
-    if (fd >= 0)
+    /* The device stays open, as ROCr keeps /dev/kfd: it says this is a GPU process. */
+    if (fd >= 0 && !(device && device[0]))
         close(fd);
 }
 

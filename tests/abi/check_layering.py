@@ -16,8 +16,7 @@ rules, each reported as "file:line: [rule] what":
   def      every .def table is listed in DEFS with the modules that may include it besides its
            owner; a .def of the tree not listed there is an error too.
   ioctl    only kfd/ issues ioctls: no call of ioctl() nor syscall(SYS_ioctl or __NR_ioctl, ...)
-           anywhere else, bench/ included. tests/ may: test_tree_filter makes the real system
-           call to see capture's seccomp filter stop it (a test of the driver fakes it through
+           anywhere else, bench/ included. tests/ may (a test of the driver fakes it through
            kfd's injected transport, as test_kfd_linux does). Naming __NR_ioctl in a seccomp
            filter is no call. NON_DRIVER_IOCTLS lists requests that are no driver's and may be
            issued anywhere; IOCTL_EXCEPTIONS the single calls allowed elsewhere, with reasons.
@@ -120,8 +119,8 @@ NON_DRIVER_IOCTLS = {
 # (file, request) -> why that file may make that one driver call outside kfd/.
 IOCTL_EXCEPTIONS = {
     ("kfd/sim/inferior.c", "AMDKFD_IOC_RUNTIME_ENABLE"):
-        "gpucore-inferior plays the ROCm runtime, whose start-up handshake capture's seccomp "
-        "filter must see as a real system call (on a stand-in descriptor, not /dev/kfd)",
+        "gpucore-inferior plays the ROCm runtime: its start-up handshake is a real system call "
+        "on the stand-in device file gpucore run watches (GPUCORE_SIM_KFD), not /dev/kfd",
 }
 
 # Modules that may include LLVM's headers (G-ARCH-4).

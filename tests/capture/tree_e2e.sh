@@ -25,9 +25,19 @@ e2e_enter "$work"
 e2e_need_ptrace
 
 gpid=
+# descendants PID: every process below PID (gpucore run is the tree's subreaper: an orphan of
+# the tree is its child), deepest last.
+descendants() {
+  local c
+  for c in $(pgrep -P "$1" 2>/dev/null); do echo "$c"; descendants "$c"; done
+}
 cleanup() {
-  # A failed case leaves nothing behind: gpucore run and every process of its tree.
-  [ -z "$gpid" ] || kill -KILL "$gpid" 2>/dev/null || true
+  # A failed case leaves nothing behind: gpucore run and every process of its tree (a
+  # debugger's among them, which no pids file names).
+  if [ -n "$gpid" ]; then
+    for p in $(descendants "$gpid"); do kill -KILL "$p" 2>/dev/null || true; done
+    kill -KILL "$gpid" 2>/dev/null || true
+  fi
   for p in $(cat pids* 2>/dev/null); do kill -KILL "$p" 2>/dev/null || true; done
 }
 e2e_exit_hook=cleanup
@@ -371,8 +381,9 @@ PY
   [ "$(grep -c "already captured" run.err)" -eq 1 ] || fail "recorded more than once: $(cat run.err)"
   ;;
 debugger)
-  # A debugger in the tree ($arg: strace -f, or gdb) starting a GPU process: gpucore lets go
-  # of the debuggee, says so in one line, and the debugger traces it as without gpucore.
+  # A debugger in the tree ($arg: strace -f, or gdb) starting a GPU process: gpucore leaves
+  # the debuggee alone when it opens the driver, says so in one line, and the debugger traces
+  # it as without gpucore.
   # strace-evil: strace under a name holding a terminal's escape sequence and a bell, which
   # gpucore quotes as the debugger's process name: stderr shows them as '?', never raw.
   name=$arg
@@ -388,13 +399,13 @@ debugger)
   esac
   run_bg "${dbg[@]}" "$inferior" "$scenarios/vadd-fault.json" --objects "$objects"
   wait_for run.out ready "the inferior under $arg"
-  wait_for run.err "not watched" "the debugger line"
+  wait_for run.err "not armed" "the debugger line"
   pid=$(ready_pid run.out)
   tracer=$(field "$pid" TracerPid)
   [ "$tracer" != 0 ] && [ "$tracer" != "$gpid" ] || fail "the debuggee is traced by $tracer (gpucore is $gpid)"
   [ "$(cat "/proc/$tracer/comm")" = "$name" ] || fail "the debuggee's tracer is $(cat "/proc/$tracer/comm")"
   shown=${arg/strace-evil/st?[31mX?}
-  grep -qF "is being debugged by $tracer ($shown): not watched (a GPU runtime cannot start in it now: run debuggers outside \`gpucore run\`)" run.err ||
+  grep -qF "opened the GPU driver while being debugged by $tracer ($shown): not armed, left to its debugger" run.err ||
     fail "message: $(cat -v run.err)"
   if LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" run.err; then
     fail "a control byte on stderr: $(cat -v run.err)"
@@ -405,34 +416,28 @@ debugger)
   [ "$rc" -eq 0 ] || fail "gpucore run exited $rc, expected the debugger's 0: $(cat run.err)"
   [ -z "$(cores)" ] || fail "a core was written: $(cores)"
   if [ "$arg" != gdb ]; then
-    # strace traces the debuggee without PTRACE_O_TRACESECCOMP: the handshake stopped by
-    # gpucore's filter is not run and answers ENOSYS (a documented limit), every other call runs.
-    grep -q "ioctl(.*0x4b, 0x25, 0x10).* = -1 ENOSYS" strace.log ||
+    # Nothing of gpucore is in the debuggee: the handshake runs as without gpucore (the
+    # stand-in device answers ENOTTY; a seccomp filter whose tracer is gone made it ENOSYS).
+    grep -q "ioctl(.*0x4b, 0x25, 0x10).* = -1 ENOTTY" strace.log ||
       fail "strace did not see the handshake: $(cat strace.log)"
   fi
   ;;
-no-filter)
-  # Where the seccomp filter cannot be installed (here a filter of the test's own makes
-  # PR_SET_SECCOMP fail with EINVAL, as a kernel without seccomp does): one warning line, and
-  # the command itself is armed by polling for its driver, as a single-process run always was.
-  cat >nofilter.py <<'PY'
+no-inotify)
+  # Where the device cannot be watched for opens (here a seccomp filter of the test's own makes
+  # inotify_init1 fail with EMFILE, as a process at its limit of instances has it): one warning
+  # line, and the tree is looked at periodically instead: the GPU process is found all the same.
+  cat >noinotify.py <<'PY'
 import ctypes, os, struct, sys
 libc = ctypes.CDLL(None, use_errno=True)
 def ins(code, k, jt=0, jf=0): return struct.pack("HBBI", code, jt, jf, k)
 LD, JEQ, RET = 0x20, 0x15, 0x06
-ALLOW, EINVAL = 0x7fff0000, 0x00050000 | 22
+ALLOW, EMFILE = 0x7fff0000, 0x00050000 | 24
 prog = b"".join([
     ins(LD, 0),                 # nr
-    ins(JEQ, 157, 0, 3),        # prctl
-    ins(LD, 16),                # args[0] low
-    ins(JEQ, 22, 2, 0),         # PR_SET_SECCOMP -> EINVAL
-    ins(RET, ALLOW),
-    ins(JEQ, 317, 0, 1),        # seccomp(2) -> EINVAL
-    ins(RET, EINVAL),
+    ins(JEQ, 294, 0, 1),        # inotify_init1 -> EMFILE
+    ins(RET, EMFILE),
     ins(RET, ALLOW),
 ])
-# The jumps above: prctl -> load arg -> PR_SET_SECCOMP? -> EINVAL (ins 6) else ALLOW (ins 4);
-# not prctl -> seccomp? -> EINVAL else ALLOW.
 buf = ctypes.create_string_buffer(prog)
 class fprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
@@ -442,14 +447,51 @@ if libc.prctl(38, 1, 0, 0, 0) != 0 or libc.prctl(22, 2, ctypes.byref(fp), 0, 0) 
 os.execv(sys.argv[1], sys.argv[1:])
 PY
   rc=0
-  python3 nofilter.py "$gpucore" run --kfd sim -o 'out/core.%p' -- sh -c 'echo $$ >pids; exec "$@"' \
+  python3 noinotify.py "$gpucore" run --kfd sim -o 'out/core.%p' -- sh -c 'echo $$ >pids; exec "$@"' \
       sh "$inferior" "$scenarios/vadd-fault.json" --objects "$objects" >run.out 2>run.err || rc=$?
   [ "$rc" -ne 77 ] || skip "cannot install the test's own seccomp filter"
   [ "$rc" -eq 134 ] || fail "gpucore run exited $rc, expected the command's 134: $(cat run.err)"
   pid=$(cat pids)
-  grep -q "^gpucore: warning: cannot install the seccomp filter that finds GPU processes (Invalid argument): only sh itself is watched, not the processes it starts$" run.err ||
+  grep -q "^gpucore: warning: cannot watch .*/kfd for opens (Too many open files): the processes of the tree are looked at every 640 ms instead$" run.err ||
     fail "message: $(cat run.err)"
   [ "$(cores)" = "core.$pid" ] || fail "cores: $(cores), expected core.$pid"
+  ;;
+let-go)
+  # A process gpucore lets go of carries nothing of it: started by the command, it outlives
+  # gpucore run, then makes the runtime-enable ioctl and asks to be traced (PTRACE_TRACEME),
+  # as a ROCm runtime and a debugger's child do. Both answer as without gpucore (ENOTTY on a
+  # file that is no driver; TRACEME succeeds); the seccomp filter gpucore used to leave made
+  # both ENOSYS.
+  cat >probe.py <<'PY'
+import ctypes, os, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+while os.path.exists(sys.argv[1]):          # until gpucore run has ended
+    time.sleep(0.02)
+fd = os.open("/dev/null", os.O_RDONLY)
+buf = ctypes.create_string_buffer(16)
+r = libc.ioctl(fd, ctypes.c_ulong(0xC0104B25), buf)
+e1 = ctypes.get_errno() if r != 0 else 0
+child = os.fork()                           # a debugger's child: traced by the probe
+if child == 0:
+    r = libc.ptrace(0, 0, 0, 0)             # PTRACE_TRACEME
+    os._exit(ctypes.get_errno() if r != 0 else 0)
+e2 = os.WEXITSTATUS(os.waitpid(child, 0)[1])
+with open(sys.argv[2] + ".tmp", "w") as f:
+    f.write("%d %d\n" % (e1, e2))
+os.rename(sys.argv[2] + ".tmp", sys.argv[2])
+PY
+  : >running
+  rc=0
+  "$gpucore" run --kfd sim -o 'out/core.%p' -- sh -c 'python3 probe.py running result & echo $! >pids' \
+      >run.out 2>run.err || rc=$?
+  [ "$rc" -eq 0 ] || fail "gpucore run exited $rc: $(cat run.err)"
+  grep -q "ended; 1 process of its tree still runs, untraced now" run.err ||
+    fail "no line for the process left running: $(cat run.err)"
+  rm running
+  for _ in $(seq 1 100); do [ -e result ] && break; sleep 0.05; done
+  [ -e result ] || fail "the probe gave no result"
+  [ "$(cat result)" = "25 0" ] ||
+    fail "the runtime-enable ioctl and PTRACE_TRACEME answered errno $(cat result), expected 25 (ENOTTY) and 0"
   ;;
 *)
   fail "unknown case $case"

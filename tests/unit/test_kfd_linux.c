@@ -43,6 +43,10 @@ struct fake {
     uint64_t exc_mask;
     int signal_on_set_exc;
 
+    /* SEND_RUNTIME_EVENT */
+    uint64_t sent_mask;
+    uint32_t sent_gpu, sent_queue;
+
     /* QUERY_DEBUG_EVENT */
     int events;
     uint64_t clear_mask;
@@ -163,6 +167,11 @@ static int fake_ioctl(void *user, int fd, unsigned long request, void *arg)
         f->exc_mask = a->set_exceptions_enabled.exception_mask;
         if (f->signal_on_set_exc) /* amdkfd writes one byte to the debugger's file */
             assert_int_equal(write(f->dbg_fd, ".", 1), 1);
+        break;
+    case KFD_IOC_DBG_TRAP_SEND_RUNTIME_EVENT:
+        f->sent_mask = a->send_runtime_event.exception_mask;
+        f->sent_gpu = a->send_runtime_event.gpu_id;
+        f->sent_queue = a->send_runtime_event.queue_id;
         break;
     case KFD_IOC_DBG_TRAP_QUERY_DEBUG_EVENT:
         f->clear_mask = a->query_debug_event.exception_mask;
@@ -416,6 +425,39 @@ static void test_enable_disable(void **state)
     assert_int_equal(gc_kfd_enable(k, 0, NULL, &d), GPUCORE_OK);
     gc_kfd_close(k);
     assert_int_equal(f.calls[KFD_IOC_DBG_TRAP_DISABLE], 2);
+}
+
+/* The answer to a runtime's enable held by the driver: SEND_RUNTIME_EVENT with the event's
+   mask and the process's invalid ids, only on an enabled session. */
+static void test_send_runtime_event(void **state)
+{
+    struct fake f;
+    struct gc_kfd *k = NULL;
+    gpucore_diag_t d;
+
+    (void)state;
+    fake_init(&f);
+    assert_int_equal(open_fake(&f, &k, &d), GPUCORE_OK);
+    assert_int_equal(gc_kfd_send_runtime_event(k, KFD_EC_MASK(EC_PROCESS_RUNTIME),
+                                               KFD_INVALID_GPUID, KFD_INVALID_QUEUEID, &d),
+                     GPUCORE_E_INVAL);
+    assert_int_equal(f.calls[KFD_IOC_DBG_TRAP_SEND_RUNTIME_EVENT], 0);
+    assert_int_equal(gc_kfd_enable(k, KFD_EC_MASK(EC_PROCESS_RUNTIME), NULL, &d), GPUCORE_OK);
+    assert_int_equal(gc_kfd_send_runtime_event(k, KFD_EC_MASK(EC_PROCESS_RUNTIME),
+                                               KFD_INVALID_GPUID, KFD_INVALID_QUEUEID, &d),
+                     GPUCORE_OK);
+    assert_int_equal(f.calls[KFD_IOC_DBG_TRAP_SEND_RUNTIME_EVENT], 1);
+    assert_int_equal(f.last_pid, (uint32_t)getpid());
+    assert_int_equal(f.sent_mask, KFD_EC_MASK(EC_PROCESS_RUNTIME));
+    assert_int_equal(f.sent_gpu, KFD_INVALID_GPUID);
+    assert_int_equal(f.sent_queue, KFD_INVALID_QUEUEID);
+    /* A refusal maps through the errno table and names the operation. */
+    f.op_errno[KFD_IOC_DBG_TRAP_SEND_RUNTIME_EVENT] = EPERM;
+    assert_int_equal(gc_kfd_send_runtime_event(k, KFD_EC_MASK(EC_PROCESS_RUNTIME),
+                                               KFD_INVALID_GPUID, KFD_INVALID_QUEUEID, &d),
+                     GPUCORE_E_PERM);
+    assert_non_null(strstr(d.message, "SEND_RUNTIME_EVENT"));
+    gc_kfd_close(k);
 }
 
 static void test_enable_errors(void **state)
@@ -1052,6 +1094,7 @@ int main(void)
         cmocka_unit_test(test_bad_args),
         cmocka_unit_test(test_enable_disable),
         cmocka_unit_test(test_enable_errors),
+        cmocka_unit_test(test_send_runtime_event),
         cmocka_unit_test(test_wait_event),
         cmocka_unit_test(test_query_exception_info),
         cmocka_unit_test(test_errno_table),
