@@ -67,6 +67,9 @@
 #define GC_TK_INSTRUCTIONS "instructions"
 #define GC_TK_KIND "kind"
 #define GC_TK_KERNEL "kernel"
+/* Beside "kernel" and "symbol": the C++ name demangled (demangle.h), null when the name is not a
+   mangled C++ name or is past the demangler's bounds; text shows it in place of the name. */
+#define GC_TK_KERNEL_DEMANGLED "kernel_demangled"
 #define GC_TK_LANES "lanes"
 #define GC_TK_LINE "line"
 #define GC_TK_LINE_INFO_TEXT "line_info_text"
@@ -102,6 +105,7 @@
 #define GC_TK_STOPPED_WAVES "stopped_waves"
 #define GC_TK_SUMMARY "summary"
 #define GC_TK_SYMBOL "symbol"
+#define GC_TK_SYMBOL_DEMANGLED "symbol_demangled"
 #define GC_TK_SYMBOL_OFFSET "symbol_offset"
 #define GC_TK_SYSCALL "syscall"
 #define GC_TK_TARGET "target"

@@ -191,7 +191,7 @@ static json_t *dispatch_json(const struct gc_image_dispatch *dp, uint32_t nwaves
     json_object_set_new(o, GC_TK_INDEX, gc_json_uint(dp->index));
     json_object_set_new(o, GC_TK_QUEUE, gc_json_uint(dp->queue));
     json_object_set_new(o, GC_TK_PACKET_ID, gc_json_uint(dp->packet_id));
-    json_object_set_new(o, GC_TK_KERNEL, gc_json_str_or_null(dp->kernel_name));
+    gc_tr_set_name(o, GC_TK_KERNEL, GC_TK_KERNEL_DEMANGLED, dp->kernel_name);
     json_object_set_new(o, GC_TK_GRID, grid);
     json_object_set_new(o, GC_TK_WORKGROUP, wg);
     json_object_set_new(o, "private_segment_size", gc_json_uint(dp->private_segment_size));
@@ -349,14 +349,14 @@ static json_t *group_json(const struct gc_triage *t, const struct group *g, int 
     json_object_set_new(o, GC_TK_AGENT, q ? gc_json_uint(q->agent) : json_null());
     json_object_set_new(o, GC_TK_QUEUE, gc_json_uint(g->queue));
     json_object_set_new(o, GC_TK_DISPATCH, gc_json_index(g->dispatch));
-    json_object_set_new(o, GC_TK_KERNEL, gc_json_str_or_null(gc_tr_kernel_of(t, g->dispatch)));
+    gc_tr_set_name(o, GC_TK_KERNEL, GC_TK_KERNEL_DEMANGLED, gc_tr_kernel_of(t, g->dispatch));
     json_object_set_new(o, GC_TK_COUNT, gc_json_uint(g->count));
     json_object_set_new(o, GC_TK_FAULTING, json_boolean(gc_tr_is_fault(g->reasons)));
     json_object_set_new(o, GC_TK_STOPPED, json_boolean(g->stopped));
     json_object_set_new(o, GC_TK_STOP_REASONS, gc_tr_stop_reasons_json(g->reasons));
     json_object_set_new(o, GC_TK_PC, gc_json_hex(g->pc));
     json_object_set_new(o, GC_TK_INSTRUCTION_PC, gc_json_hex(ipc));
-    json_object_set_new(o, GC_TK_SYMBOL, has_sym ? json_string(sym) : json_null());
+    gc_tr_set_name(o, GC_TK_SYMBOL, GC_TK_SYMBOL_DEMANGLED, has_sym ? sym : NULL);
     json_object_set_new(o, "offset", has_sym ? gc_json_hex(off) : json_null());
     json_object_set_new(o, GC_TK_INSTRUCTION, rc == 0 ? json_string(text) : json_null());
     json_object_set_new(o, GC_TK_INSTRUCTION_ERROR, rc == 0 ? json_null() : json_string(text));
@@ -470,10 +470,13 @@ static void headline(const struct gc_triage *t, const json_t *g, json_t *summary
             gc_image_queue(t->img, (uint32_t)gc_json_get_u64(g, GC_TK_QUEUE));
     const struct gc_arch *arch = q ? gc_tr_queue_arch(t, q->index) : NULL;
     uint64_t count = gc_json_get_u64(g, GC_TK_COUNT);
-    const char *kernel = gc_json_get_str(g, GC_TK_KERNEL);
-    const char *sym = gc_json_get_str(g, GC_TK_SYMBOL);
+    const char *kernel =
+            gc_tr_shown_name(g, GC_TK_KERNEL, GC_TK_KERNEL_DEMANGLED, "an unknown kernel");
+    const char *at = gc_tr_shown_name(
+            g, GC_TK_SYMBOL, GC_TK_SYMBOL_DEMANGLED,
+            gc_json_get_str_or(g, GC_TK_INSTRUCTION_PC, gc_json_get_str_or(g, GC_TK_PC, "?")));
     const char *insn = gc_json_get_str(g, GC_TK_INSTRUCTION);
-    char reasons[256], where[64], at[GC_IMAGE_NAME_MAX + 48];
+    char reasons[256], where[64];
     uint32_t mask = gc_tr_stop_mask(json_object_get(g, GC_TK_STOP_REASONS));
 
     gc_tr_stop_phrase(mask, reasons, sizeof(reasons));
@@ -484,13 +487,8 @@ static void headline(const struct gc_triage *t, const json_t *g, json_t *summary
     else
         snprintf(where, sizeof(where), "no dispatch, queue %" PRIu64 ", %s",
                  gc_json_get_u64(g, GC_TK_QUEUE), arch ? arch->name : "unknown GPU");
-    if (sym)
-        snprintf(at, sizeof(at), "%s", sym);
-    else
-        snprintf(at, sizeof(at), "%s",
-                 gc_json_get_str_or(g, GC_TK_INSTRUCTION_PC, gc_json_get_str_or(g, GC_TK_PC, "?")));
     gc_json_appendf(summary, "%" PRIu64 " wave%s of %s (%s) stopped by %s at %s: %s", count,
-                    count == 1 ? "" : "s", kernel ? kernel : "an unknown kernel", where, reasons,
+                    count == 1 ? "" : "s", kernel, where, reasons,
                     at, insn ? insn : gc_json_get_str_or(g, GC_TK_INSTRUCTION_ERROR, "?"));
 }
 
@@ -917,10 +915,10 @@ static int no_fault_lines(struct report *r)
                     gc_json_get_u64(q, GC_TK_INDEX), gc_json_get_u64(g, GC_TK_COUNT),
                     gc_json_get_u64(q, GC_TK_WAVES),
                     gc_json_get_u64(q, GC_TK_WAVES) == 1 ? "" : "s",
-                    gc_json_get_str_or(g, GC_TK_KERNEL, "unknown kernel"),
+                    gc_tr_shown_name(g, GC_TK_KERNEL, GC_TK_KERNEL_DEMANGLED, "unknown kernel"),
                     gc_json_get_u64(g, GC_TK_COUNT) == 1 ? "is" : "are",
-                    gc_json_get_str_or(g, GC_TK_SYMBOL,
-                                       gc_json_get_str_or(g, GC_TK_INSTRUCTION_PC, "?")),
+                    gc_tr_shown_name(g, GC_TK_SYMBOL, GC_TK_SYMBOL_DEMANGLED,
+                                     gc_json_get_str_or(g, GC_TK_INSTRUCTION_PC, "?")),
                     gc_json_get_str_or(g, GC_TK_INSTRUCTION,
                                        gc_json_get_str_or(g, GC_TK_INSTRUCTION_ERROR, "?")));
         }
@@ -1035,7 +1033,8 @@ static void fault_lines(struct report *r)
         {
             gc_str_appendf(
                     list, sizeof(list), &clen, "%s%s (%s)", ci ? ", " : "",
-                    gc_json_get_str_or(c, GC_TK_SYMBOL, gc_json_get_str_or(c, GC_TK_PC, "?")),
+                    gc_tr_shown_name(c, GC_TK_SYMBOL, GC_TK_SYMBOL_DEMANGLED,
+                                     gc_json_get_str_or(c, GC_TK_PC, "?")),
                     gc_json_get_str_or(c, GC_TK_INSTRUCTION, "?"));
         }
         gc_json_appendf(r->summary,

@@ -16,6 +16,12 @@ set_tests_properties(test_image PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600 LABEL
 gpucore_fuzz_target(fuzz_image SOURCE fuzz/targets/fuzz_image.c
   LIBS gc_analyze gc_libcore gc_schema gc_arch)
 
+# C++ names demangled within bounds (analyze/demangle.h): real names, the hostile bounds.
+gpucore_unit_test(test_demangle SOURCES unit/test_demangle.c
+  LIBS gc_triage gc_analyze gc_libcore gc_schema gc_arch)
+gpucore_fuzz_target(fuzz_demangle SOURCE fuzz/targets/fuzz_demangle.c
+  LIBS gc_triage gc_analyze gc_libcore gc_schema gc_arch)
+
 # Which range holds an address (symbols, code objects, allocations), against a walk of them.
 gpucore_unit_test(test_interval SOURCES unit/test_interval.c
   LIBS gc_analyze gc_arch gc_libcore gc_schema)
