@@ -693,6 +693,7 @@ json_t *gc_tr_wave_json(const struct gc_triage *t, const struct gc_image_wave *w
     json_object_set_new(o, GC_TK_QUEUE, gc_json_uint(w->queue));
     json_object_set_new(o, GC_TK_XCC, gc_json_uint(w->xcc));
     json_object_set_new(o, GC_TK_DISPATCH, gc_json_index(w->dispatch));
+    json_object_set_new(o, GC_TK_DISPATCH_INFERRED, json_boolean(w->dispatch_inferred));
     gc_tr_set_name(o, GC_TK_KERNEL, GC_TK_KERNEL_DEMANGLED, kernel);
     json_object_set_new(o, GC_TK_WORKGROUP, wg);
     json_object_set_new(o, GC_TK_WAVE_IN_GROUP, gc_json_index(w->wave_in_group));

@@ -30,6 +30,9 @@
 #define GC_TK_DATA "data"
 #define GC_TK_DEBUGGABLE "debuggable"
 #define GC_TK_DISPATCH "dispatch"
+/* Beside "dispatch" of a wave or group: true when the waves' TTMPs name no dispatch and it was
+   inferred (the queue's only active dispatch, whose kernel's code holds the PC; image.h). */
+#define GC_TK_DISPATCH_INFERRED "dispatch_inferred"
 #define GC_TK_DISPATCHES "dispatches"
 #define GC_TK_DISPATCHES_OMITTED "dispatches_omitted"
 #define GC_TK_ERROR "error"

@@ -140,7 +140,10 @@ static void render_group(FILE *out, const json_t *g)
             reasons,
             insn ? insn : gc_json_get_str_or(g, GC_TK_INSTRUCTION_ERROR, "?"));
     fprintf(out, "               %s%s%s\n", gc_json_get_bool(g, GC_TK_FAULTING) ? "FAULTING " : "",
-            waves, json_is_integer(json_object_get(g, GC_TK_DISPATCH)) ? "" : " (no dispatch)");
+            waves,
+            !json_is_integer(json_object_get(g, GC_TK_DISPATCH)) ? " (no dispatch)"
+            : gc_json_get_bool(g, GC_TK_DISPATCH_INFERRED)       ? " (dispatch inferred)"
+                                                                 : "");
     render_source(out, "               ", g);
 }
 
@@ -530,7 +533,7 @@ static void render_wave_head(FILE *out, const json_t *w)
 {
     const json_t *wg = json_object_get(w, GC_TK_WORKGROUP);
 
-    char disp[24] = "unknown", pc[96];
+    char disp[40] = "unknown", pc[96];
     const char *raw = gc_json_get_str_or(w, GC_TK_PC, "?");
     const char *ipc = gc_json_get_str(w, GC_TK_INSTRUCTION_PC);
 
@@ -540,7 +543,8 @@ static void render_wave_head(FILE *out, const json_t *w)
     else
         snprintf(pc, sizeof(pc), "pc %s", raw);
     if (json_is_integer(json_object_get(w, GC_TK_DISPATCH)))
-        snprintf(disp, sizeof(disp), "%" PRIu64, gc_json_get_u64(w, GC_TK_DISPATCH));
+        snprintf(disp, sizeof(disp), "%" PRIu64 "%s", gc_json_get_u64(w, GC_TK_DISPATCH),
+                 gc_json_get_bool(w, GC_TK_DISPATCH_INFERRED) ? " (inferred)" : "");
     fprintf(out,
             "Wave %" PRIu64 ": %s at %s (%s), dispatch %s, queue %" PRIu64
             ", workgroup (%" PRId64 ",%" PRId64 ",%" PRId64 ") wave %" PRId64 ", %" PRIu64
