@@ -18,6 +18,7 @@
 #include <gelf.h>
 #include <libelf.h>
 
+#include "demangle.h"
 #include "gc_json.h"
 #include "gc_le.h"
 #include "gc_util.h"
@@ -912,6 +913,7 @@ static json_t *frame_json(Dwfl *dwfl, Dwarf_Addr pc, bool activation)
     const char *sname = mod ? dwfl_module_addrinfo(mod, at, &off, &sym, NULL, NULL, NULL) : NULL;
     Dwfl_Line *line = sname && module_dwarf(mod) ? dwfl_module_getsrc(mod, at) : NULL;
     json_t *o = json_object(), *src = json_null();
+    char demangled[GC_DEMANGLE_TEXT_MAX];
     int lineno = 0, col = 0;
     const char *file = line ? dwfl_lineinfo(line, NULL, &lineno, &col, NULL, NULL) : NULL;
 
@@ -928,6 +930,10 @@ static json_t *frame_json(Dwfl *dwfl, Dwarf_Addr pc, bool activation)
     json_object_set_new(o, GC_TK_MODULE, mname ? printable_json(mname) : json_null());
     json_object_set_new(o, GC_TK_MODULE_OFFSET, mname ? gc_json_hex(pc - start) : json_null());
     json_object_set_new(o, GC_TK_SYMBOL, printable_json(sname));
+    json_object_set_new(o, GC_TK_SYMBOL_DEMANGLED,
+                        sname && gc_demangle(sname, demangled, sizeof(demangled))
+                                ? printable_json(demangled)
+                                : json_null());
     json_object_set_new(o, GC_TK_SYMBOL_OFFSET,
                         sname ? json_integer((json_int_t)(off + (pc - at))) : json_null());
     json_object_set_new(o, GC_TK_SOURCE, src);

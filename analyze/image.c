@@ -754,8 +754,10 @@ static gpucore_status_t build_dispatches(struct gc_image *img, struct gc_image_q
     GC_TRY(st);
     GC_TRY(kd_problem(img, q));
     GC_TRY(unkept_problem(img, q));
-    if (!w.missing)
+    if (!w.missing) {
+        img->qpriv[q->index].walk_whole = img->qpriv[q->index].walk_end == q->write_id;
         return GPUCORE_OK;
+    }
     if (img->have_runs &&
         gc_image_mem_read(img, w.first_missing_at, &probe, 1, NULL) == GPUCORE_OK)
         return queue_problem(img, q,
@@ -982,6 +984,7 @@ static gpucore_status_t add_waves(struct gc_image *img, struct gc_image_queue *q
         iw->stop_reasons = stop.reasons;
         iw->watchpoints = stop.watchpoints;
         iw->dispatch = UINT32_MAX;
+        iw->dispatch_inferred = 0;
         if (gc_wave_workgroup_id(arch, w, &env, iw->workgroup) != GPUCORE_OK)
             iw->workgroup[0] = iw->workgroup[1] = iw->workgroup[2] = UINT32_MAX;
         iw->wave_in_group = gc_wave_number_in_group(arch, w, &env, &num) == GPUCORE_OK
@@ -999,6 +1002,56 @@ static gpucore_status_t add_waves(struct gc_image *img, struct gc_image_queue *q
     }
     gc_free(image_index);
     return st;
+}
+
+/* Whether @p pc is in the code of dispatch @p dp's kernel: the function symbol holding it
+   starts at the kernel's entry, or has the kernel's name in the code object holding the
+   descriptor (the entry is wrong when the descriptor's bytes in the core are not the code
+   object's: a capture that read them as zeros gives the descriptor's own address). */
+static int pc_in_kernel(const struct gc_image *img, const struct gc_image_dispatch *dp,
+                        uint64_t pc)
+{
+    char name[GC_IMAGE_NAME_MAX];
+    uint64_t off = 0;
+
+    if (gc_image_symbolize(img, pc, name, sizeof(name), &off) != GPUCORE_OK)
+        return 0;
+    if (dp->kernel_entry && pc - off == dp->kernel_entry)
+        return 1;
+    return dp->kernel_name[0] && strcmp(name, dp->kernel_name) == 0 &&
+           dp->code_object != UINT32_MAX && gc_image_code_object_at(img, pc) == dp->code_object;
+}
+
+/*
+ * The dispatch of waves whose TTMPs name none, where it is certain: ROCr has the SPI write the
+ * dispatch into the TTMPs only under HSA_ENABLE_DEBUG=1 (or a debugger's
+ * DISPATCH_INFO_ALWAYS_VALID), so the waves of an ordinary HIP run carry no packet id. When the
+ * queue's whole ring was read and holds exactly one active kernel dispatch, which the image
+ * keeps, a wave whose PC lies in that kernel's code (pc_in_kernel()) can run nothing else: it
+ * is associated, marked dispatch_inferred. A PC elsewhere (a called function, another
+ * kernel's code, no symbol) leaves the wave unassociated. AMD's library has no such rule (such
+ * waves belong to its "dummy" dispatch of none), so an image opened with
+ * GC_IMAGE_WAVE_DISPATCHES, its view, infers nothing. O(waves x log symbols).
+ */
+static void infer_dispatches(struct gc_image *img, struct gc_image_queue *q)
+{
+    const struct gc_image_queue_priv *qp = &img->qpriv[q->index];
+    const struct gc_image_dispatch *dp;
+
+    if ((img->flags & GC_IMAGE_WAVE_DISPATCHES) || !qp->ring_ok || !qp->walk_whole ||
+        q->dispatch_packets != 1 || q->ndispatches != 1)
+        return;
+    dp = &img->dispatches[q->first_dispatch];
+    if (dp->packet_id < q->read_id || dp->packet_id >= q->write_id)
+        return;
+    for (uint32_t i = 0; i < q->nwaves; i++) {
+        struct gc_image_wave *w = &img->waves[q->first_wave + i];
+
+        if (w->dispatch != UINT32_MAX || !pc_in_kernel(img, dp, w->pc))
+            continue;
+        w->dispatch = dp->index;
+        w->dispatch_inferred = 1;
+    }
 }
 
 /* The queue's waves no active dispatch runs, said per XCC (once resolve_waves() is done). */
@@ -1541,6 +1594,7 @@ static gpucore_status_t build_queue_dispatches(struct gc_image *img, uint32_t i)
     if (img->qpriv[i].have_amdq)
         GC_TRY(build_dispatches(img, q));
     GC_TRY(resolve_waves(img, q));
+    infer_dispatches(img, q);
     return unassociated_problems(img, q);
 }
 

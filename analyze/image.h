@@ -113,6 +113,9 @@ struct gc_image_wave {
     uint32_t index;           /* image-wide */
     uint32_t queue, xcc;
     uint32_t dispatch;        /* index, UINT32_MAX if it cannot be associated */
+    int dispatch_inferred;    /* 1: the TTMPs name no dispatch; the queue's only active one
+                                 runs the kernel whose code holds the PC (image.c,
+                                 infer_dispatches()); 0: the TTMPs named it, or none */
     uint32_t workgroup[3];    /* workgroup id (UINT32_MAX each when unknown) */
     uint32_t wave_in_group;   /* from the TTMPs; when they are not valid, the position in
                                  the saved group */

@@ -118,6 +118,7 @@ struct gc_image_queue_priv {
     uint32_t unkept_why; /* GC_IMAGE_UNKEPT_* */
     int ring_ok;         /* the ring's size and place were checked: packets may be read */
     uint64_t walk_end;   /* the walk counted the kernel dispatches of packets below this */
+    int walk_whole;      /* the walk read every active packet (none missing from the core) */
     /* Its waves waiting for their dispatch (img->pending[pending_first ...], npending), and
        the distinct packets they run. */
     uint32_t pending_first, npending, wave_packets;

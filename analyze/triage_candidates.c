@@ -169,7 +169,7 @@ json_t *gc_tr_memory_candidates_json(const struct gc_triage *t, const struct gc_
 
         gc_tr_symbolize(t, w->c[i].insn.pc, name, sizeof(name), NULL);
         json_object_set_new(o, GC_TK_PC, gc_json_hex(w->c[i].insn.pc));
-        json_object_set_new(o, GC_TK_SYMBOL, gc_json_str_or_null(name));
+        gc_tr_set_name(o, GC_TK_SYMBOL, GC_TK_SYMBOL_DEMANGLED, name);
         json_object_set_new(o, GC_TK_INSTRUCTION, json_string(w->c[i].insn.text));
         json_array_append_new(arr, o);
     }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "demangle.h"
 #include "disasm.h"
 #include "triage_internal.h"
 #include "wave.h"
@@ -250,6 +251,25 @@ const char *gc_tr_kernel_of(const struct gc_triage *t, uint32_t dispatch)
             dispatch == UINT32_MAX ? NULL : gc_image_dispatch(t->img, dispatch);
 
     return dp && dp->kernel_name[0] ? dp->kernel_name : NULL;
+}
+
+void gc_tr_set_name(json_t *o, const char *key, const char *demangled_key, const char *name)
+{
+    char text[GC_DEMANGLE_TEXT_MAX + 32]; /* and a "+0xoffset" */
+
+    json_object_set_new(o, key, gc_json_str_or_null(name));
+    json_object_set_new(o, demangled_key,
+                        name && gc_demangle_symbol(name, text, sizeof(text))
+                                ? gc_json_str_or_null(text)
+                                : json_null());
+}
+
+const char *gc_tr_shown_name(const json_t *o, const char *key, const char *demangled_key,
+                             const char *fallback)
+{
+    const char *d = gc_json_get_str(o, demangled_key);
+
+    return d ? d : gc_json_get_str_or(o, key, fallback);
 }
 
 int gc_tr_symbolize(const struct gc_triage *t, uint64_t pc, char *buf, size_t size,
@@ -673,13 +693,14 @@ json_t *gc_tr_wave_json(const struct gc_triage *t, const struct gc_image_wave *w
     json_object_set_new(o, GC_TK_QUEUE, gc_json_uint(w->queue));
     json_object_set_new(o, GC_TK_XCC, gc_json_uint(w->xcc));
     json_object_set_new(o, GC_TK_DISPATCH, gc_json_index(w->dispatch));
-    json_object_set_new(o, GC_TK_KERNEL, gc_json_str_or_null(kernel));
+    json_object_set_new(o, GC_TK_DISPATCH_INFERRED, json_boolean(w->dispatch_inferred));
+    gc_tr_set_name(o, GC_TK_KERNEL, GC_TK_KERNEL_DEMANGLED, kernel);
     json_object_set_new(o, GC_TK_WORKGROUP, wg);
     json_object_set_new(o, GC_TK_WAVE_IN_GROUP, gc_json_index(w->wave_in_group));
     json_object_set_new(o, GC_TK_LANES, gc_json_uint(w->lanes));
     json_object_set_new(o, GC_TK_PC, gc_json_hex(w->pc));
     json_object_set_new(o, GC_TK_INSTRUCTION_PC, gc_json_hex(ipc));
-    json_object_set_new(o, GC_TK_SYMBOL, gc_json_str_or_null(sym));
+    gc_tr_set_name(o, GC_TK_SYMBOL, GC_TK_SYMBOL_DEMANGLED, sym);
     json_object_set_new(o, GC_TK_EXEC, gc_json_hex(w->exec));
     json_object_set_new(o, GC_TK_STOPPED, json_boolean(w->stopped));
     json_object_set_new(o, GC_TK_STOP_REASONS, gc_tr_stop_reasons_json(w->stop_reasons));

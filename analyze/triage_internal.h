@@ -98,6 +98,13 @@ const struct gc_arch *gc_tr_queue_arch(const struct gc_triage *t, uint32_t queue
 const struct gc_arch *gc_tr_wave_arch(const struct gc_triage *t, const struct gc_image_wave *w);
 /* A dispatch's kernel name (NULL: unknown, or dispatch UINT32_MAX). */
 const char *gc_tr_kernel_of(const struct gc_triage *t, uint32_t dispatch);
+/* Sets @p key of @p o to @p name (null for NULL or "") and @p demangled_key beside it to its
+   demangled form (demangle.h: "name" or "name+0xoff"), or null when there is none. */
+void gc_tr_set_name(json_t *o, const char *key, const char *demangled_key, const char *name);
+/* The text a report shows for member @p key of @p o: its @p demangled_key when a string, else
+   the member itself, else @p fallback. */
+const char *gc_tr_shown_name(const json_t *o, const char *key, const char *demangled_key,
+                             const char *fallback);
 /* "name+0xoff" (or "name") of pc into buf, and the offset; 1, or 0 with buf "" if no symbol. */
 int gc_tr_symbolize(const struct gc_triage *t, uint64_t pc, char *buf, size_t size,
                     uint64_t *ret_offset);

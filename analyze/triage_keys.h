@@ -30,6 +30,9 @@
 #define GC_TK_DATA "data"
 #define GC_TK_DEBUGGABLE "debuggable"
 #define GC_TK_DISPATCH "dispatch"
+/* Beside "dispatch" of a wave or group: true when the waves' TTMPs name no dispatch and it was
+   inferred (the queue's only active dispatch, whose kernel's code holds the PC; image.h). */
+#define GC_TK_DISPATCH_INFERRED "dispatch_inferred"
 #define GC_TK_DISPATCHES "dispatches"
 #define GC_TK_DISPATCHES_OMITTED "dispatches_omitted"
 #define GC_TK_ERROR "error"
@@ -67,6 +70,9 @@
 #define GC_TK_INSTRUCTIONS "instructions"
 #define GC_TK_KIND "kind"
 #define GC_TK_KERNEL "kernel"
+/* Beside "kernel" and "symbol": the C++ name demangled (demangle.h), null when the name is not a
+   mangled C++ name or is past the demangler's bounds; text shows it in place of the name. */
+#define GC_TK_KERNEL_DEMANGLED "kernel_demangled"
 #define GC_TK_LANES "lanes"
 #define GC_TK_LINE "line"
 #define GC_TK_LINE_INFO_TEXT "line_info_text"
@@ -102,6 +108,7 @@
 #define GC_TK_STOPPED_WAVES "stopped_waves"
 #define GC_TK_SUMMARY "summary"
 #define GC_TK_SYMBOL "symbol"
+#define GC_TK_SYMBOL_DEMANGLED "symbol_demangled"
 #define GC_TK_SYMBOL_OFFSET "symbol_offset"
 #define GC_TK_SYSCALL "syscall"
 #define GC_TK_TARGET "target"

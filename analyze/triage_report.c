@@ -191,7 +191,7 @@ static json_t *dispatch_json(const struct gc_image_dispatch *dp, uint32_t nwaves
     json_object_set_new(o, GC_TK_INDEX, gc_json_uint(dp->index));
     json_object_set_new(o, GC_TK_QUEUE, gc_json_uint(dp->queue));
     json_object_set_new(o, GC_TK_PACKET_ID, gc_json_uint(dp->packet_id));
-    json_object_set_new(o, GC_TK_KERNEL, gc_json_str_or_null(dp->kernel_name));
+    gc_tr_set_name(o, GC_TK_KERNEL, GC_TK_KERNEL_DEMANGLED, dp->kernel_name);
     json_object_set_new(o, GC_TK_GRID, grid);
     json_object_set_new(o, GC_TK_WORKGROUP, wg);
     json_object_set_new(o, "private_segment_size", gc_json_uint(dp->private_segment_size));
@@ -214,6 +214,7 @@ struct group {
     uint64_t pc;
     uint32_t reasons;
     int stopped;
+    int dispatch_inferred; /* the waves' dispatch is inferred (gc_image_wave) */
     uint32_t count;
     uint32_t first_wave;
     uint32_t *waves; /* count entries */
@@ -249,10 +250,11 @@ static void groups_free(struct group *g, size_t n)
     gc_free(g);
 }
 
-/* A wave of a queue by what groups it: (PC, stop reasons, dispatch, stopped), then index. */
+/* A wave of a queue by what groups it: (PC, stop reasons, dispatch, stopped, whether the
+   dispatch is inferred), then index. */
 struct wave_key {
     uint64_t pc;
-    uint32_t reasons, dispatch, stopped, wave;
+    uint32_t reasons, dispatch, stopped, inferred, wave;
 };
 
 static int wave_key_cmp(const void *pa, const void *pb)
@@ -267,13 +269,15 @@ static int wave_key_cmp(const void *pa, const void *pb)
         return a->dispatch < b->dispatch ? -1 : 1;
     if (a->stopped != b->stopped)
         return a->stopped < b->stopped ? -1 : 1;
+    if (a->inferred != b->inferred)
+        return a->inferred < b->inferred ? -1 : 1;
     return a->wave < b->wave ? -1 : a->wave > b->wave;
 }
 
 static int same_group(const struct wave_key *a, const struct wave_key *b)
 {
     return a->pc == b->pc && a->reasons == b->reasons && a->dispatch == b->dispatch &&
-           a->stopped == b->stopped;
+           a->stopped == b->stopped && a->inferred == b->inferred;
 }
 
 /* Group the waves of queue q, sorted by what groups them (O(n log n) for a queue whose waves
@@ -292,8 +296,9 @@ static int group_queue(const struct gc_triage *t, const struct gc_image_queue *q
         const struct gc_image_wave *w = gc_image_wave(t->img, q->first_wave + i);
 
         if (w)
-            keys[nk++] = (struct wave_key){ w->pc, w->stop_reasons, w->dispatch, !!w->stopped,
-                                            w->index };
+            keys[nk++] = (struct wave_key){ w->pc,           w->stop_reasons,
+                                            w->dispatch,     !!w->stopped,
+                                            !!w->dispatch_inferred, w->index };
     }
     qsort(keys, nk, sizeof(*keys), wave_key_cmp);
     for (size_t i = 0; i < nk; i++)
@@ -311,6 +316,7 @@ static int group_queue(const struct gc_triage *t, const struct gc_image_queue *q
         g[k].pc = keys[i].pc;
         g[k].reasons = keys[i].reasons;
         g[k].stopped = (int)keys[i].stopped;
+        g[k].dispatch_inferred = (int)keys[i].inferred;
         g[k].first_wave = keys[i].wave;
         g[k].count = g[k].cap = (uint32_t)(j - i);
         g[k].waves = malloc((j - i) * sizeof(*g[k].waves));
@@ -349,14 +355,15 @@ static json_t *group_json(const struct gc_triage *t, const struct group *g, int 
     json_object_set_new(o, GC_TK_AGENT, q ? gc_json_uint(q->agent) : json_null());
     json_object_set_new(o, GC_TK_QUEUE, gc_json_uint(g->queue));
     json_object_set_new(o, GC_TK_DISPATCH, gc_json_index(g->dispatch));
-    json_object_set_new(o, GC_TK_KERNEL, gc_json_str_or_null(gc_tr_kernel_of(t, g->dispatch)));
+    json_object_set_new(o, GC_TK_DISPATCH_INFERRED, json_boolean(g->dispatch_inferred));
+    gc_tr_set_name(o, GC_TK_KERNEL, GC_TK_KERNEL_DEMANGLED, gc_tr_kernel_of(t, g->dispatch));
     json_object_set_new(o, GC_TK_COUNT, gc_json_uint(g->count));
     json_object_set_new(o, GC_TK_FAULTING, json_boolean(gc_tr_is_fault(g->reasons)));
     json_object_set_new(o, GC_TK_STOPPED, json_boolean(g->stopped));
     json_object_set_new(o, GC_TK_STOP_REASONS, gc_tr_stop_reasons_json(g->reasons));
     json_object_set_new(o, GC_TK_PC, gc_json_hex(g->pc));
     json_object_set_new(o, GC_TK_INSTRUCTION_PC, gc_json_hex(ipc));
-    json_object_set_new(o, GC_TK_SYMBOL, has_sym ? json_string(sym) : json_null());
+    gc_tr_set_name(o, GC_TK_SYMBOL, GC_TK_SYMBOL_DEMANGLED, has_sym ? sym : NULL);
     json_object_set_new(o, "offset", has_sym ? gc_json_hex(off) : json_null());
     json_object_set_new(o, GC_TK_INSTRUCTION, rc == 0 ? json_string(text) : json_null());
     json_object_set_new(o, GC_TK_INSTRUCTION_ERROR, rc == 0 ? json_null() : json_string(text));
@@ -470,10 +477,13 @@ static void headline(const struct gc_triage *t, const json_t *g, json_t *summary
             gc_image_queue(t->img, (uint32_t)gc_json_get_u64(g, GC_TK_QUEUE));
     const struct gc_arch *arch = q ? gc_tr_queue_arch(t, q->index) : NULL;
     uint64_t count = gc_json_get_u64(g, GC_TK_COUNT);
-    const char *kernel = gc_json_get_str(g, GC_TK_KERNEL);
-    const char *sym = gc_json_get_str(g, GC_TK_SYMBOL);
+    const char *kernel =
+            gc_tr_shown_name(g, GC_TK_KERNEL, GC_TK_KERNEL_DEMANGLED, "an unknown kernel");
+    const char *at = gc_tr_shown_name(
+            g, GC_TK_SYMBOL, GC_TK_SYMBOL_DEMANGLED,
+            gc_json_get_str_or(g, GC_TK_INSTRUCTION_PC, gc_json_get_str_or(g, GC_TK_PC, "?")));
     const char *insn = gc_json_get_str(g, GC_TK_INSTRUCTION);
-    char reasons[256], where[64], at[GC_IMAGE_NAME_MAX + 48];
+    char reasons[256], where[64];
     uint32_t mask = gc_tr_stop_mask(json_object_get(g, GC_TK_STOP_REASONS));
 
     gc_tr_stop_phrase(mask, reasons, sizeof(reasons));
@@ -484,13 +494,8 @@ static void headline(const struct gc_triage *t, const json_t *g, json_t *summary
     else
         snprintf(where, sizeof(where), "no dispatch, queue %" PRIu64 ", %s",
                  gc_json_get_u64(g, GC_TK_QUEUE), arch ? arch->name : "unknown GPU");
-    if (sym)
-        snprintf(at, sizeof(at), "%s", sym);
-    else
-        snprintf(at, sizeof(at), "%s",
-                 gc_json_get_str_or(g, GC_TK_INSTRUCTION_PC, gc_json_get_str_or(g, GC_TK_PC, "?")));
     gc_json_appendf(summary, "%" PRIu64 " wave%s of %s (%s) stopped by %s at %s: %s", count,
-                    count == 1 ? "" : "s", kernel ? kernel : "an unknown kernel", where, reasons,
+                    count == 1 ? "" : "s", kernel, where, reasons,
                     at, insn ? insn : gc_json_get_str_or(g, GC_TK_INSTRUCTION_ERROR, "?"));
 }
 
@@ -917,15 +922,43 @@ static int no_fault_lines(struct report *r)
                     gc_json_get_u64(q, GC_TK_INDEX), gc_json_get_u64(g, GC_TK_COUNT),
                     gc_json_get_u64(q, GC_TK_WAVES),
                     gc_json_get_u64(q, GC_TK_WAVES) == 1 ? "" : "s",
-                    gc_json_get_str_or(g, GC_TK_KERNEL, "unknown kernel"),
+                    gc_tr_shown_name(g, GC_TK_KERNEL, GC_TK_KERNEL_DEMANGLED, "unknown kernel"),
                     gc_json_get_u64(g, GC_TK_COUNT) == 1 ? "is" : "are",
-                    gc_json_get_str_or(g, GC_TK_SYMBOL,
-                                       gc_json_get_str_or(g, GC_TK_INSTRUCTION_PC, "?")),
+                    gc_tr_shown_name(g, GC_TK_SYMBOL, GC_TK_SYMBOL_DEMANGLED,
+                                     gc_json_get_str_or(g, GC_TK_INSTRUCTION_PC, "?")),
                     gc_json_get_str_or(g, GC_TK_INSTRUCTION,
                                        gc_json_get_str_or(g, GC_TK_INSTRUCTION_ERROR, "?")));
         }
     }
     return lost_said;
+}
+
+/* Per queue whose waves' dispatch was inferred (image.h, dispatch_inferred), a line saying so
+   and why: the report must not present a guess as the hardware's word. */
+static void inferred_lines(struct report *r)
+{
+    const struct gc_image *img = r->t->img;
+
+    for (uint32_t q = 0; q < gc_image_queue_count(img); q++) {
+        const struct gc_image_queue *iq = gc_image_queue(img, q);
+        uint32_t n = 0, dispatch = UINT32_MAX;
+
+        for (uint32_t i = 0; i < iq->nwaves; i++) {
+            const struct gc_image_wave *w = gc_image_wave(img, iq->first_wave + i);
+
+            if (w && w->dispatch_inferred) {
+                n++;
+                dispatch = w->dispatch;
+            }
+        }
+        if (n)
+            gc_json_appendf(r->summary,
+                            "Queue %u: dispatch %u inferred for %u wave%s: their trap "
+                            "temporaries name none (ROCr sets them up only with "
+                            "HSA_ENABLE_DEBUG=1); it is the queue's only active dispatch and "
+                            "its kernel's code holds their PCs",
+                            q, dispatch, n, n == 1 ? "" : "s");
+    }
 }
 
 /* The summary's lines about the waves: the faulting groups (or what the waves were doing),
@@ -947,6 +980,7 @@ static void wave_lines(struct report *r)
     }
     if (json_array_size(r->faults) == 0)
         lost_said = no_fault_lines(r);
+    inferred_lines(r);
     if (r->lost.queues && !lost_said && (r->nwaves || json_array_size(r->faults)))
         lost_line(r);
     json_array_foreach(r->exc, i, v)
@@ -1035,7 +1069,8 @@ static void fault_lines(struct report *r)
         {
             gc_str_appendf(
                     list, sizeof(list), &clen, "%s%s (%s)", ci ? ", " : "",
-                    gc_json_get_str_or(c, GC_TK_SYMBOL, gc_json_get_str_or(c, GC_TK_PC, "?")),
+                    gc_tr_shown_name(c, GC_TK_SYMBOL, GC_TK_SYMBOL_DEMANGLED,
+                                     gc_json_get_str_or(c, GC_TK_PC, "?")),
                     gc_json_get_str_or(c, GC_TK_INSTRUCTION, "?"));
         }
         gc_json_appendf(r->summary,

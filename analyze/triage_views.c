@@ -300,7 +300,7 @@ json_t *gc_triage_disasm(const struct gc_triage *t, const struct gc_triage_reque
     json_object_set_new(doc, GC_TK_TARGET, json_string(arch->name));
     json_object_set_new(doc, GC_TK_WAVE, w ? gc_tr_wave_json(t, w, 0) : json_null());
     json_object_set_new(doc, GC_TK_PC, gc_json_hex(pc));
-    json_object_set_new(doc, GC_TK_SYMBOL, name[0] ? json_string(name) : json_null());
+    gc_tr_set_name(doc, GC_TK_SYMBOL, GC_TK_SYMBOL_DEMANGLED, name);
     arr = json_array();
     for (size_t i = 0; i < ninsns; i++) {
         json_t *ji;
@@ -311,7 +311,7 @@ json_t *gc_triage_disasm(const struct gc_triage *t, const struct gc_triage_reque
         ji = json_object();
         gc_tr_symbolize(t, insns[i].pc, s, sizeof(s), NULL);
         json_object_set_new(ji, GC_TK_ADDRESS, gc_json_hex(insns[i].pc));
-        json_object_set_new(ji, GC_TK_SYMBOL, gc_json_str_or_null(s));
+        gc_tr_set_name(ji, GC_TK_SYMBOL, GC_TK_SYMBOL_DEMANGLED, s);
         json_object_set_new(ji, GC_TK_SIZE, gc_json_uint(insns[i].size));
         json_object_set_new(ji, GC_TK_TEXT, json_string(insns[i].text));
         json_object_set_new(ji, GC_TK_CURRENT, json_boolean(i == cur));

@@ -18,6 +18,22 @@ static const char *plural(uint64_t n)
     return n == 1 ? "" : "s";
 }
 
+/* The name shown for a kernel (GC_TK_KERNEL) or symbol (GC_TK_SYMBOL) of @p o: the demangled
+   one beside it when there is one (a C++ name), else the name, else @p fallback. */
+static const char *kernel_shown(const json_t *o, const char *fallback)
+{
+    const char *d = gc_json_get_str(o, GC_TK_KERNEL_DEMANGLED);
+
+    return d ? d : gc_json_get_str_or(o, GC_TK_KERNEL, fallback);
+}
+
+static const char *symbol_shown(const json_t *o, const char *fallback)
+{
+    const char *d = gc_json_get_str(o, GC_TK_SYMBOL_DEMANGLED);
+
+    return d ? d : gc_json_get_str_or(o, GC_TK_SYMBOL, fallback);
+}
+
 #define GROUP_WAVES_SHOWN 16u /* wave indices listed per group in the report */
 
 /* ---------------------------------------------------------------------------------------- */
@@ -105,7 +121,7 @@ static void render_source(FILE *out, const char *indent, const json_t *o)
 static void render_group(FILE *out, const json_t *g)
 {
     char waves[256], reasons[256] = "";
-    const char *sym = gc_json_get_str(g, GC_TK_SYMBOL);
+    const char *sym = symbol_shown(g, NULL);
     const char *insn = gc_json_get_str(g, GC_TK_INSTRUCTION);
     size_t i, len = 0;
     json_t *v;
@@ -124,7 +140,10 @@ static void render_group(FILE *out, const json_t *g)
             reasons,
             insn ? insn : gc_json_get_str_or(g, GC_TK_INSTRUCTION_ERROR, "?"));
     fprintf(out, "               %s%s%s\n", gc_json_get_bool(g, GC_TK_FAULTING) ? "FAULTING " : "",
-            waves, json_is_integer(json_object_get(g, GC_TK_DISPATCH)) ? "" : " (no dispatch)");
+            waves,
+            !json_is_integer(json_object_get(g, GC_TK_DISPATCH)) ? " (no dispatch)"
+            : gc_json_get_bool(g, GC_TK_DISPATCH_INFERRED)       ? " (dispatch inferred)"
+                                                                 : "");
     render_source(out, "               ", g);
 }
 
@@ -236,7 +255,7 @@ static void render_printf(FILE *out, const json_t *x)
     if (!json_is_object(p) || (!n && !problem && !gc_json_get_bool(p, GC_TK_TRUNCATED)))
         return;
     fprintf(out, "\nDevice printf (dispatch %" PRIu64 ", kernel %s): %zu message%s\n",
-            gc_json_get_u64(x, GC_TK_INDEX), gc_json_get_str_or(x, GC_TK_KERNEL, "unknown"), n,
+            gc_json_get_u64(x, GC_TK_INDEX), kernel_shown(x, "unknown"), n,
             plural(n));
     json_array_foreach(recs, i, r)
     {
@@ -351,7 +370,7 @@ void analyze_render_report(FILE *out, const json_t *doc)
                         "x%" PRIu64 "x%" PRIu64 ", workgroup %" PRIu64 "x%" PRIu64 "x%" PRIu64
                         ", %" PRIu64 " wave%s\n",
                         gc_json_get_u64(x, GC_TK_INDEX),
-                        gc_json_get_str_or(x, GC_TK_KERNEL, "unknown kernel"),
+                        kernel_shown(x, "unknown kernel"),
                         gc_json_get_u64(x, GC_TK_PACKET_ID),
                         (uint64_t)json_integer_value(json_array_get(gr, 0)),
                         (uint64_t)json_integer_value(json_array_get(gr, 1)),
@@ -391,7 +410,7 @@ void analyze_render_report(FILE *out, const json_t *doc)
 /* One host frame: "#N  0xPC in SYMBOL+OFF (MODULE) at FILE:LINE:COL", or what is missing. */
 static void render_host_frame(FILE *out, size_t n, const json_t *f)
 {
-    const char *mod = gc_json_get_str(f, GC_TK_MODULE), *sym = gc_json_get_str(f, GC_TK_SYMBOL);
+    const char *mod = gc_json_get_str(f, GC_TK_MODULE), *sym = symbol_shown(f, NULL);
     const json_t *src = json_object_get(f, GC_TK_SOURCE);
 
     fprintf(out, "    #%-2zu %s", n, gc_json_get_str_or(f, GC_TK_PC, "?"));
@@ -514,7 +533,7 @@ static void render_wave_head(FILE *out, const json_t *w)
 {
     const json_t *wg = json_object_get(w, GC_TK_WORKGROUP);
 
-    char disp[24] = "unknown", pc[96];
+    char disp[40] = "unknown", pc[96];
     const char *raw = gc_json_get_str_or(w, GC_TK_PC, "?");
     const char *ipc = gc_json_get_str(w, GC_TK_INSTRUCTION_PC);
 
@@ -524,13 +543,14 @@ static void render_wave_head(FILE *out, const json_t *w)
     else
         snprintf(pc, sizeof(pc), "pc %s", raw);
     if (json_is_integer(json_object_get(w, GC_TK_DISPATCH)))
-        snprintf(disp, sizeof(disp), "%" PRIu64, gc_json_get_u64(w, GC_TK_DISPATCH));
+        snprintf(disp, sizeof(disp), "%" PRIu64 "%s", gc_json_get_u64(w, GC_TK_DISPATCH),
+                 gc_json_get_bool(w, GC_TK_DISPATCH_INFERRED) ? " (inferred)" : "");
     fprintf(out,
             "Wave %" PRIu64 ": %s at %s (%s), dispatch %s, queue %" PRIu64
             ", workgroup (%" PRId64 ",%" PRId64 ",%" PRId64 ") wave %" PRId64 ", %" PRIu64
             " lanes, exec %s\n",
-            gc_json_get_u64(w, GC_TK_INDEX), gc_json_get_str_or(w, GC_TK_KERNEL, "unknown kernel"),
-            gc_json_get_str_or(w, GC_TK_SYMBOL, "?"), pc, disp,
+            gc_json_get_u64(w, GC_TK_INDEX), kernel_shown(w, "unknown kernel"),
+            symbol_shown(w, "?"), pc, disp,
             gc_json_get_u64(w, GC_TK_QUEUE), gc_json_index_value(json_array_get(wg, 0)),
             gc_json_index_value(json_array_get(wg, 1)), gc_json_index_value(json_array_get(wg, 2)),
             gc_json_index_value(json_object_get(w, GC_TK_WAVE_IN_GROUP)),
@@ -575,9 +595,8 @@ void analyze_render_wave(FILE *out, const json_t *w)
     fprintf(out, "%6" PRIu64 " %5" PRIu64 " %5s %4" PRIu64 " %-14s %-16s %-18s %-18s %s\n",
             gc_json_get_u64(w, GC_TK_INDEX), gc_json_get_u64(w, GC_TK_QUEUE), disp,
             gc_json_get_u64(w, GC_TK_XCC), grp,
-            gc_json_get_str_or(w, GC_TK_SYMBOL,
-                               gc_json_get_str_or(w, GC_TK_INSTRUCTION_PC,
-                                                  gc_json_get_str_or(w, GC_TK_PC, "?"))),
+            symbol_shown(w, gc_json_get_str_or(w, GC_TK_INSTRUCTION_PC,
+                                               gc_json_get_str_or(w, GC_TK_PC, "?"))),
             gc_json_get_str_or(w, GC_TK_EXEC, "?"), reasons,
             gc_json_get_str_or(w, GC_TK_INSTRUCTION,
                                gc_json_get_str(w, GC_TK_INSTRUCTION_ERROR)
@@ -628,7 +647,7 @@ void analyze_render_disasm(FILE *out, const json_t *doc)
         render_wave_head(out, json_object_get(doc, GC_TK_WAVE));
     else
         fprintf(out, "Code at %s (%s), %s:\n", gc_json_get_str(doc, GC_TK_PC),
-                gc_json_get_str_or(doc, GC_TK_SYMBOL, "no symbol"),
+                symbol_shown(doc, "no symbol"),
                 gc_json_get_str(doc, GC_TK_TARGET));
     json_array_foreach(json_object_get(doc, GC_TK_INSTRUCTIONS), i, x)
     {
@@ -639,7 +658,7 @@ void analyze_render_disasm(FILE *out, const json_t *doc)
             render_source(out, "                         ; ", x);
         prev = chain;
         fprintf(out, "%s %18s  %-16s %s\n", gc_json_get_bool(x, GC_TK_CURRENT) ? "=>" : "  ",
-                gc_json_get_str(x, GC_TK_ADDRESS), gc_json_get_str_or(x, GC_TK_SYMBOL, ""),
+                gc_json_get_str(x, GC_TK_ADDRESS), symbol_shown(x, ""),
                 gc_json_get_str(x, GC_TK_TEXT));
     }
     if (gc_json_get_str(doc, GC_TK_NOTE))

@@ -13,8 +13,28 @@ set_property(TEST test_image APPEND PROPERTY ENVIRONMENT
   "GPUCORE_CLI=$<TARGET_FILE:gpucore-cli>")
 set_tests_properties(test_image PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600 LABELS "unit;e2e")
 
+# A wave's dispatch inferred when its TTMPs name none (one active dispatch, PC in its kernel),
+# and not when ambiguous: cores of scenarios the test writes, captured here.
+gpucore_unit_test(test_dispatch_infer
+  SOURCES unit/test_dispatch_infer.c unit/scenario_core.c
+  LIBS gc_analyze gc_sim_layout gc_arch gc_libcore gc_schema)
+add_dependencies(test_dispatch_infer gpucore-inferior gpucore-cli scenario-objects)
+set_property(TEST test_dispatch_infer APPEND PROPERTY ENVIRONMENT
+  "GPUCORE_SCENARIO_DIR=${PROJECT_SOURCE_DIR}/tests/scenarios"
+  "GPUCORE_SCENARIO_OBJECTS=${GPUCORE_SCENARIO_OBJECTS}"
+  "GPUCORE_INFERIOR=$<TARGET_FILE:gpucore-inferior>"
+  "GPUCORE_CLI=$<TARGET_FILE:gpucore-cli>")
+set_tests_properties(test_dispatch_infer PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60
+                     LABELS "unit;e2e")
+
 gpucore_fuzz_target(fuzz_image SOURCE fuzz/targets/fuzz_image.c
   LIBS gc_analyze gc_libcore gc_schema gc_arch)
+
+# C++ names demangled within bounds (analyze/demangle.h): real names, the hostile bounds.
+gpucore_unit_test(test_demangle SOURCES unit/test_demangle.c
+  LIBS gc_triage gc_analyze gc_libcore gc_schema gc_arch)
+gpucore_fuzz_target(fuzz_demangle SOURCE fuzz/targets/fuzz_demangle.c
+  LIBS gc_triage gc_analyze gc_libcore gc_schema gc_arch)
 
 # Which range holds an address (symbols, code objects, allocations), against a walk of them.
 gpucore_unit_test(test_interval SOURCES unit/test_interval.c
