@@ -57,7 +57,8 @@
 #define CAP_WATCH_MASK ((KFD_EC_MASK_QUEUE & ~KFD_EC_MASK(EC_QUEUE_NEW)) |                         \
                         KFD_EC_MASK(EC_DEVICE_MEMORY_VIOLATION) |                                   \
                         KFD_EC_MASK(EC_DEVICE_FATAL_HALT) | KFD_EC_MASK(EC_DEVICE_RAS_ERROR))
-/* RUN arms a process as soon as it opened the driver, often before its runtime enabled itself:
+/* RUN arms a process as soon as it opened the driver, often before its runtime enabled itself
+   (and WATCH may attach that early):
    amdkfd then holds the runtime's RUNTIME_ENABLE and raises EC_PROCESS_RUNTIME, which the
    debugger must see (it is in the mask) and answer (SEND_RUNTIME_EVENT) for the process to go
    on. */
@@ -1079,6 +1080,9 @@ static void collect_events(struct cap *c)
  * WATCH/RUN: wait for a raised exception (the event fd), the target's exit, or a signal.
  * Returns OK with an exception collected, OK with res->exited (no GPU error), or a failure.
  */
+static void answer_runtime(struct cap *c);
+static void refresh_runtime_info(struct cap *c);
+
 static gpucore_status_t wait_for_exception(struct cap *c)
 {
     int efd = gc_kfd_event_fd(c->k);
@@ -1098,6 +1102,10 @@ static gpucore_status_t wait_for_exception(struct cap *c)
         if (rc > 0 && (pfd.revents & (POLLIN | POLLERR | POLLHUP))) {
             (void)gc_kfd_wait_event(c->k, 0, &d); /* drains the fd */
             collect_events(c);
+            if (c->runtime_started) { /* watched from before the runtime's start */
+                answer_runtime(c);
+                refresh_runtime_info(c);
+            }
             if (c->nexc)
                 return GPUCORE_OK;
         }
@@ -2049,7 +2057,9 @@ gpucore_status_t gc_capture_run(const struct gc_capture_opts *opts, struct gc_ca
         goto out;
     if (opts->mode != GC_CAPTURE_NOW) {
         progress_tier(&c, NULL, "enabling debugging");
-        st = gc_kfd_enable(c.k, CAP_WATCH_MASK, &c.rinfo_at_enable, c.diag);
+        /* The runtime's start in the mask too: a process watched before its runtime enabled
+           itself is held in RUNTIME_ENABLE until the debugger answers (wait_for_exception). */
+        st = gc_kfd_enable(c.k, CAP_RUN_MASK, &c.rinfo_at_enable, c.diag);
         if (st != GPUCORE_OK)
             goto out;
         c.enabled = 1;
