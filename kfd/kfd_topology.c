@@ -113,14 +113,15 @@ static gpucore_status_t parse_prop_line(const char *path, unsigned lineno, const
                "%s: line %u: expected \"KEY VALUE\"", path, lineno);
     for (const char *k = line; k < sp; k++)
         GC_FAIL_IF(!((*k >= 'a' && *k <= 'z') || (*k >= '0' && *k <= '9') || *k == '_'), diag,
-                   GPUCORE_E_CORRUPT, GC_NO_OFFSET,
-                   "%s: line %u: expected a key of a-z, 0-9 and _", path, lineno);
+                   GPUCORE_E_CORRUPT, GC_NO_OFFSET, "%s: line %u: expected a key of a-z, 0-9 and _",
+                   path, lineno);
     GC_FAIL_IF(parse_u64(sp + 1, end, &v) != 0, diag, GPUCORE_E_CORRUPT, GC_NO_OFFSET,
                "%s: line %u: expected a decimal number up to 2^64-1 after the key", path, lineno);
     for (size_t i = 0; i < GC_ARRAY_SIZE(prop_fields); i++) {
         const struct prop_field *f = &prop_fields[i];
+        size_t klen = (size_t)(sp - line);
 
-        if (strlen(f->key) == (size_t)(sp - line) && memcmp(f->key, line, (size_t)(sp - line)) == 0) {
+        if (strlen(f->key) == klen && memcmp(f->key, line, klen) == 0) {
             GC_FAIL_IF(f->size == 4 && v > UINT32_MAX, diag, GPUCORE_E_CORRUPT, GC_NO_OFFSET,
                        "%s: line %u: %s %llu: expected at most 2^32-1", path, lineno, f->key,
                        (unsigned long long)v);
@@ -149,13 +150,13 @@ static gpucore_status_t parse_properties(const char *path, const char *text, siz
 }
 
 /* The file NAME of node directory @p nodedir into @p buf (PATH_MAX), read. */
-static gpucore_status_t read_node_file(const char *nodedir, const char *name, char *path,
-                                       char *buf, size_t *len, gpucore_diag_t *diag)
+static gpucore_status_t read_node_file(const char *nodedir, const char *name, char *path, char *buf,
+                                       size_t *len, gpucore_diag_t *diag)
 {
     int w = snprintf(path, PATH_MAX, "%s/%s", nodedir, name);
 
-    GC_FAIL_IF(w < 0 || w >= PATH_MAX, diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
-               "%s/%s: path too long", nodedir, name);
+    GC_FAIL_IF(w < 0 || w >= PATH_MAX, diag, GPUCORE_E_INVAL, GC_NO_OFFSET, "%s/%s: path too long",
+               nodedir, name);
     return read_small(path, buf, len, diag);
 }
 
@@ -184,8 +185,7 @@ static gpucore_status_t read_node(const char *nodesdir, uint32_t number,
     memset(n, 0, sizeof(*n));
     n->node = number;
     GC_TRY(read_node_file(nodedir, "gpu_id", path, buf, &len, diag));
-    GC_FAIL_IF(trim_line(buf, &len) != 0 || parse_u64(buf, buf + len, &v) != 0 ||
-                       v > UINT32_MAX,
+    GC_FAIL_IF(trim_line(buf, &len) != 0 || parse_u64(buf, buf + len, &v) != 0 || v > UINT32_MAX,
                diag, GPUCORE_E_CORRUPT, 0, "%s: expected a decimal number up to 2^32-1", path);
     n->gpu_id = (uint32_t)v;
     GC_TRY(read_node_file(nodedir, "name", path, buf, &len, diag));
@@ -203,8 +203,7 @@ static int node_number(const char *name, uint32_t *ret)
     uint64_t v;
     size_t len = strlen(name);
 
-    if (len == 0 || len > 9 || (name[0] == '0' && len > 1) ||
-        parse_u64(name, name + len, &v) != 0)
+    if (len == 0 || len > 9 || (name[0] == '0' && len > 1) || parse_u64(name, name + len, &v) != 0)
         return -1;
     *ret = (uint32_t)v;
     return 0;
@@ -230,8 +229,8 @@ gpucore_status_t gc_kfd_topology_read(const char *dir, struct gc_kfd_topology *r
     GC_FAIL_IF(!ret, reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET, "NULL argument");
     memset(ret, 0, sizeof(*ret));
     w = snprintf(nodesdir, sizeof(nodesdir), "%s/nodes", dir ? dir : GC_KFD_TOPOLOGY_DIR);
-    GC_FAIL_IF(w < 0 || (size_t)w >= sizeof(nodesdir), reterr_diag, GPUCORE_E_INVAL,
-               GC_NO_OFFSET, "topology directory path too long");
+    GC_FAIL_IF(w < 0 || (size_t)w >= sizeof(nodesdir), reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
+               "topology directory path too long");
     d = opendir(nodesdir);
     if (!d)
         return gc_diag_set(reterr_diag, errno == ENOENT ? GPUCORE_E_NOTFOUND : GPUCORE_E_IO,
@@ -241,8 +240,8 @@ gpucore_status_t gc_kfd_topology_read(const char *dir, struct gc_kfd_topology *r
             continue;
         if (count == GC_KFD_TOPOLOGY_MAX_NODES) {
             closedir(d);
-            return gc_diag_set(reterr_diag, GPUCORE_E_LIMIT, GC_NO_OFFSET,
-                               "%s: more than %u nodes", nodesdir, GC_KFD_TOPOLOGY_MAX_NODES);
+            return gc_diag_set(reterr_diag, GPUCORE_E_LIMIT, GC_NO_OFFSET, "%s: more than %u nodes",
+                               nodesdir, GC_KFD_TOPOLOGY_MAX_NODES);
         }
         numbers[count++] = number;
     }

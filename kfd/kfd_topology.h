@@ -28,21 +28,21 @@
 #define GC_KFD_TOPOLOGY_NAME_MAX 64u
 
 /* capability bits (kfd_topology.h; docs/kfd-debug-interface.md section 8). */
-#define GC_KFD_CAP_TRAP_DEBUG_SUPPORT 0x8000u
+#define GC_KFD_CAP_TRAP_DEBUG_SUPPORT            0x8000u
 #define GC_KFD_CAP_TRAP_DEBUG_FIRMWARE_SUPPORTED 0x20000000u
 
 struct gc_kfd_topology_node {
-    uint32_t node;                          /* the directory's number */
-    uint32_t gpu_id;                        /* 0: a CPU node */
-    char name[GC_KFD_TOPOLOGY_NAME_MAX];    /* "aldebaran"; "" when the file is empty */
-    uint32_t gfx_target_version;            /* decimal MMmmss (90010); 0 for a CPU */
-    uint64_t capability;                    /* HSA_CAP_* bits; 0 if the file has none */
+    uint32_t node;                       /* the directory's number */
+    uint32_t gpu_id;                     /* 0: a CPU node */
+    char name[GC_KFD_TOPOLOGY_NAME_MAX]; /* "aldebaran"; "" when the file is empty */
+    uint32_t gfx_target_version;         /* decimal MMmmss (90010); 0 for a CPU */
+    uint64_t capability;                 /* HSA_CAP_* bits; 0 if the file has none */
     uint32_t simd_count;
-    uint32_t num_xcc;                       /* 0 when the driver does not say (before 6.5) */
+    uint32_t num_xcc; /* 0 when the driver does not say (before 6.5) */
 };
 
 struct gc_kfd_topology {
-    uint32_t count;                         /* nodes in nodes[], by ascending number */
+    uint32_t count; /* nodes in nodes[], by ascending number */
     struct gc_kfd_topology_node nodes[GC_KFD_TOPOLOGY_MAX_NODES];
 };
 

@@ -48,9 +48,9 @@ static void put(const char *rel, const char *text, size_t len)
 #define PUT(rel, text) put((rel), (text), strlen(text))
 
 static const char gpu_props[] =
-    "cpu_cores_count 0\nsimd_count 416\nmem_banks_count 1\ngfx_target_version 90010\n"
-    "vendor_id 4098\ndevice_id 29711\ncapability 537371264\ndebug_prop 470\n"
-    "unique_id 1152921505468187392\nnum_xcc 1\nmax_engine_clk_ccompute 3000\n";
+        "cpu_cores_count 0\nsimd_count 416\nmem_banks_count 1\ngfx_target_version 90010\n"
+        "vendor_id 4098\ndevice_id 29711\ncapability 537371264\ndebug_prop 470\n"
+        "unique_id 1152921505468187392\nnum_xcc 1\nmax_engine_clk_ccompute 3000\n";
 
 /* A topology of a CPU (node 0) and an MI210 (node 1). */
 static int setup(void **state)
