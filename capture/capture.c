@@ -1750,6 +1750,12 @@ gpucore_status_t gc_capture_check_driver(pid_t pid, const struct gc_kfd_open_opt
     return GPUCORE_OK;
 }
 
+gpucore_status_t gc_capture_read_devices(const char *topology_dir, struct gc_kfd_topology *ret,
+                                         gpucore_diag_t *reterr_diag)
+{
+    return gc_kfd_topology_read(topology_dir, ret, reterr_diag);
+}
+
 /* ---- the three ways in ------------------------------------------------------------------- */
 
 /*

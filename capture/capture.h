@@ -77,6 +77,7 @@
 #include <gpucore/status.h>
 
 #include "kfd.h"
+#include "kfd_topology.h"
 
 enum gc_capture_mode {
     GC_CAPTURE_NOW = 0,
@@ -455,6 +456,15 @@ struct gc_capture_driver_check {
  */
 gpucore_status_t gc_capture_check_driver(pid_t pid, const struct gc_kfd_open_opts *kfd,
                                          int want_state, struct gc_capture_driver_check *ret,
+                                         gpucore_diag_t *reterr_diag);
+
+/*
+ * The driver's nodes (CPUs and GPUs) from its sysfs topology under @p topology_dir (NULL:
+ * GC_KFD_TOPOLOGY_DIR), read without a target, for `gpucore kfd-check`. Statuses as
+ * gc_kfd_topology_read (kfd_topology.h): OK; E_NOTFOUND no topology; E_IO; E_CORRUPT a
+ * malformed file (diag: file, line, what was expected); E_LIMIT; E_INVAL.
+ */
+gpucore_status_t gc_capture_read_devices(const char *topology_dir, struct gc_kfd_topology *ret,
                                          gpucore_diag_t *reterr_diag);
 
 #endif /* GC_CAPTURE_CAPTURE_H */

@@ -123,8 +123,18 @@ struct gc_hsa_api_table_version {
     uint32_t reserved;
 };
 
-/* The major version of every table (HSA_*_API_TABLE_MAJOR_VERSION). */
+/* The major version of every table (HSA_*_API_TABLE_MAJOR_VERSION) of the runtimes of ROCm 5
+   (Debian 12's libhsa-runtime-dev), the layout of the structs below. */
 #define GC_HSA_API_TABLE_MAJOR 1u
+
+/*
+ * The majors of ROCm 6 (ROCr 6.1): the root table is 3 (its first members, version, core_ and
+ * amd_ext_, unchanged; tools_ appended), the core table 2 (unchanged up to
+ * hsa_queue_create_fn), the AMD extension table 2 (struct gc_hsa_amd_ext_table_v2).
+ */
+#define GC_HSA_ROOT_TABLE_MAJOR_ROCM6 3u
+#define GC_HSA_CORE_TABLE_MAJOR_ROCM6 2u
+#define GC_HSA_AMD_EXT_TABLE_MAJOR_ROCM6 2u
 
 /* CoreApiTable, up to hsa_queue_create_fn. */
 struct gc_hsa_core_table {
@@ -179,6 +189,29 @@ struct gc_hsa_amd_ext_table {
     gc_hsa_amd_register_system_event_handler_fn hsa_amd_register_system_event_handler_fn;
     gc_hsa_queue_create_fn hsa_amd_queue_intercept_create_fn;
 };
+
+/*
+ * AmdExtTable of major version 2 (ROCm 6; ROCr 6.1's hsa/hsa_api_trace.h, checked on the
+ * emulator by tests/kfdemu/gpucore/hook-*.case): two slots were inserted after
+ * hsa_amd_memory_async_copy_fn (hsa_amd_memory_async_copy_on_engine_fn and
+ * hsa_amd_memory_copy_engine_status_fn), which is why the major changed: every later slot,
+ * the system-event handler's and intercept_create's included, is 16 bytes further on.
+ */
+struct gc_hsa_amd_ext_table_v2 {
+    struct gc_hsa_api_table_version version;
+    void *slots_before_async_copy_on_engine[16]; /* coherency_get_type .. memory_async_copy */
+    void *hsa_amd_memory_async_copy_on_engine_fn;
+    void *hsa_amd_memory_copy_engine_status_fn;
+    void *slots_after_copy_engine_status[18]; /* agent_memory_pool_get_info .. ipc_signal_attach */
+    gc_hsa_amd_register_system_event_handler_fn hsa_amd_register_system_event_handler_fn;
+    gc_hsa_queue_create_fn hsa_amd_queue_intercept_create_fn;
+};
+#ifndef __cplusplus
+_Static_assert(offsetof(struct gc_hsa_amd_ext_table_v2, hsa_amd_register_system_event_handler_fn) ==
+                       offsetof(struct gc_hsa_amd_ext_table,
+                                hsa_amd_register_system_event_handler_fn) + 2 * sizeof(void *),
+               "AmdExtTable 2 has two more slots before the system-event handler's");
+#endif
 
 /* HsaApiTable: the root. The finalizer and image tables are not used. */
 struct gc_hsa_api_table {

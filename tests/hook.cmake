@@ -17,6 +17,26 @@ else()
 endif()
 set_tests_properties(hook-hsa-layout PROPERTIES LABELS "hook;unit" SKIP_RETURN_CODE 77)
 
+# The ROCm 6 mirror against ROCr 6.1's header, from the ROCm root of the kfdemu tests
+# (kfdemu.cmake's GPUCORE_ROCM_ROOT). Only its hsa/ headers are copied into the build tree and
+# put on the include path: the root's C library headers must not replace the host's.
+set(rocm6_hsa ${GPUCORE_ROCM_ROOT}/usr/include/hsa)
+if(EXISTS ${rocm6_hsa}/hsa_api_trace.h AND NOT GPUCORE_FUZZ)
+  enable_language(CXX)
+  file(COPY ${rocm6_hsa} DESTINATION ${CMAKE_CURRENT_BINARY_DIR}/rocm6-include)
+  add_executable(test_hsa_layout_rocm6 hook/test_hsa_layout_rocm6.cpp)
+  target_include_directories(test_hsa_layout_rocm6 PRIVATE ${PROJECT_SOURCE_DIR}/schema
+                             ${CMAKE_CURRENT_BINARY_DIR}/rocm6-include)
+  target_compile_options(test_hsa_layout_rocm6 PRIVATE -Wall -Wextra
+                         $<$<BOOL:${GPUCORE_WERROR}>:-Werror>)
+  set_target_properties(test_hsa_layout_rocm6 PROPERTIES CXX_STANDARD 17 CXX_STANDARD_REQUIRED ON)
+  add_test(NAME hook-hsa-layout-rocm6 COMMAND test_hsa_layout_rocm6)
+else()
+  add_test(NAME hook-hsa-layout-rocm6
+           COMMAND sh -c "echo 'SKIP: no ROCm root with hsa/hsa_api_trace.h (scripts/rocm-root.sh), or a fuzz build: the ROCm 6 layout is not checked'; exit 77")
+endif()
+set_tests_properties(hook-hsa-layout-rocm6 PROPERTIES LABELS "hook;unit" SKIP_RETURN_CODE 77)
+
 # The helper's command line and the hook's environment.
 gpucore_unit_test(test_hook_args SOURCES hook/test_hook_args.c LIBS gc_hook_args)
 set_tests_properties(test_hook_args PROPERTIES LABELS "hook;unit")

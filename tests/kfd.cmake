@@ -6,6 +6,11 @@ gpucore_unit_test(test_kfd_linux
   SOURCES unit/test_kfd_linux.c
   LIBS gc_kfd gc_schema)
 
+# amdkfd's sysfs topology (kfd_topology.c), from trees the test writes, hostile ones included.
+gpucore_unit_test(test_kfd_topology
+  SOURCES unit/test_kfd_topology.c
+  LIBS gc_kfd)
+
 # `gpucore kfd-check` on a machine without /dev/kfd (skipped, 77, where one exists).
 foreach(case no-driver device-missing)
   add_test(NAME kfd-check-${case}

@@ -340,56 +340,138 @@ static gc_hsa_status_t hook_intercept_create(struct gc_hsa_agent agent, uint32_t
                           group_size, queue);
 }
 
+/* ---- the runtime's tables ------------------------------------------------------------------ */
+
+/*
+ * Where a slot the hook uses is, for each major version of the table holding it that the hook
+ * knows (schema/gc_hsa_tools.h): one row per version, so a runtime whose table moved a slot
+ * needs a row, not code. A table of a major not listed is not touched.
+ */
+struct slot_layout {
+    uint32_t major;  /* the table's version.major_id */
+    size_t offset;   /* of the slot (a pointer) from the table's start */
+};
+
+/* The root table's core_ and amd_ext_ (same place in every known major: 1 is ROCm 5's, 3
+   ROCr 6.1's; 2 was not seen, so it is not claimed). */
+static const struct slot_layout root_core_slots[] = {
+    { GC_HSA_API_TABLE_MAJOR, offsetof(struct gc_hsa_api_table, core_) },
+    { GC_HSA_ROOT_TABLE_MAJOR_ROCM6, offsetof(struct gc_hsa_api_table, core_) },
+};
+static const struct slot_layout root_amd_slots[] = {
+    { GC_HSA_API_TABLE_MAJOR, offsetof(struct gc_hsa_api_table, amd_ext_) },
+    { GC_HSA_ROOT_TABLE_MAJOR_ROCM6, offsetof(struct gc_hsa_api_table, amd_ext_) },
+};
+static const struct slot_layout queue_create_slots[] = {
+    { GC_HSA_API_TABLE_MAJOR, offsetof(struct gc_hsa_core_table, hsa_queue_create_fn) },
+    { GC_HSA_CORE_TABLE_MAJOR_ROCM6, offsetof(struct gc_hsa_core_table, hsa_queue_create_fn) },
+};
+static const struct slot_layout event_handler_slots[] = {
+    { GC_HSA_API_TABLE_MAJOR,
+      offsetof(struct gc_hsa_amd_ext_table, hsa_amd_register_system_event_handler_fn) },
+    { GC_HSA_AMD_EXT_TABLE_MAJOR_ROCM6,
+      offsetof(struct gc_hsa_amd_ext_table_v2, hsa_amd_register_system_event_handler_fn) },
+};
+static const struct slot_layout intercept_create_slots[] = {
+    { GC_HSA_API_TABLE_MAJOR,
+      offsetof(struct gc_hsa_amd_ext_table, hsa_amd_queue_intercept_create_fn) },
+    { GC_HSA_AMD_EXT_TABLE_MAJOR_ROCM6,
+      offsetof(struct gc_hsa_amd_ext_table_v2, hsa_amd_queue_intercept_create_fn) },
+};
+#define NSLOTS(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * The address of the slot of @p layouts in the table @p table (which starts with its version),
+ * or NULL when the table is NULL, of a major none of @p layouts has, or built too small to
+ * hold the slot (its minor_id is its size). The slot is read and written with memcpy: it
+ * holds a data or a function pointer, both 8 bytes here.
+ */
+static unsigned char *find_slot(void *table, const struct slot_layout *layouts, size_t n)
+{
+    struct gc_hsa_api_table_version v;
+
+    if (!table)
+        return NULL;
+    memcpy(&v, table, sizeof(v));
+    for (size_t i = 0; i < n; i++)
+        if (layouts[i].major == v.major_id)
+            return v.minor_id >= layouts[i].offset + sizeof(void *)
+                           ? (unsigned char *)table + layouts[i].offset
+                           : NULL;
+    return NULL;
+}
+
+/* A table's version, for the refusal line: major and size, 0 0 without a table. */
+static struct gc_hsa_api_table_version table_version(const void *table)
+{
+    struct gc_hsa_api_table_version v = { 0 };
+
+    if (table)
+        memcpy(&v, table, sizeof(v));
+    return v;
+}
+
 /* ---- entry points -------------------------------------------------------------------------- */
 
 /*
  * Refuses (returns false: the runtime unloads the library and goes on, the program is not
- * affected) with one line when the tables are missing, of another major version, or too
- * small to hold hsa_queue_create and hsa_amd_register_system_event_handler; nothing is changed
- * in the tables then.
+ * affected) with one line when the tables are missing, of a major version the hook does not
+ * know (the slot_layout rows above), or too small to hold hsa_queue_create and
+ * hsa_amd_register_system_event_handler; nothing is changed in the tables then.
  */
 HOOK_API bool OnLoad(struct gc_hsa_api_table *table, uint64_t runtime_version,
                      uint64_t failed_tool_count, const char *const *failed_tool_names);
 HOOK_API bool OnLoad(struct gc_hsa_api_table *table, uint64_t runtime_version,
                      uint64_t failed_tool_count, const char *const *failed_tool_names)
 {
-    struct gc_hsa_core_table *core;
-    struct gc_hsa_amd_ext_table *amd;
+    unsigned char *core_at = find_slot(table, root_core_slots, NSLOTS(root_core_slots));
+    unsigned char *amd_at = find_slot(table, root_amd_slots, NSLOTS(root_amd_slots));
+    unsigned char *create_at, *handler_at, *intercept_at;
+    void *core = NULL, *amd = NULL;
+    gc_hsa_queue_create_fn create = NULL, intercept = NULL;
+    gc_hsa_amd_register_system_event_handler_fn register_handler = NULL;
+    struct gc_hsa_api_table_version rv = table_version(table), cv, av;
 
     (void)runtime_version;
     (void)failed_tool_count;
     (void)failed_tool_names;
-    if (!GC_HSA_TABLE_HAS(table, struct gc_hsa_api_table, amd_ext_)) {
+    if (!core_at || !amd_at) {
         say("not loaded: the runtime's API table (version %u, %u bytes) is not one this hook "
-            "knows (version %u, at least %zu bytes); no automatic capture",
-            table ? table->version.major_id : 0, table ? table->version.minor_id : 0,
-            GC_HSA_API_TABLE_MAJOR, offsetof(struct gc_hsa_api_table, amd_ext_) + sizeof(void *));
+            "knows (version %u or %u, at least %zu bytes); no automatic capture",
+            rv.major_id, rv.minor_id, GC_HSA_API_TABLE_MAJOR, GC_HSA_ROOT_TABLE_MAJOR_ROCM6,
+            offsetof(struct gc_hsa_api_table, amd_ext_) + sizeof(void *));
         return false;
     }
-    core = table->core_;
-    amd = table->amd_ext_;
-    if (!GC_HSA_TABLE_HAS(core, struct gc_hsa_core_table, hsa_queue_create_fn) ||
-        !core->hsa_queue_create_fn ||
-        !GC_HSA_TABLE_HAS(amd, struct gc_hsa_amd_ext_table,
-                          hsa_amd_register_system_event_handler_fn) ||
-        !amd->hsa_amd_register_system_event_handler_fn) {
+    memcpy(&core, core_at, sizeof(core));
+    memcpy(&amd, amd_at, sizeof(amd));
+    create_at = find_slot(core, queue_create_slots, NSLOTS(queue_create_slots));
+    handler_at = find_slot(amd, event_handler_slots, NSLOTS(event_handler_slots));
+    intercept_at = find_slot(amd, intercept_create_slots, NSLOTS(intercept_create_slots));
+    if (create_at)
+        memcpy(&create, create_at, sizeof(create));
+    if (handler_at)
+        memcpy(&register_handler, handler_at, sizeof(register_handler));
+    if (!create || !register_handler) {
+        cv = table_version(core);
+        av = table_version(amd);
         say("not loaded: the runtime's core or AMD extension table is too small or of another "
             "version (core %u/%u bytes, AMD %u/%u bytes); no automatic capture",
-            core ? core->version.major_id : 0, core ? core->version.minor_id : 0,
-            amd ? amd->version.major_id : 0, amd ? amd->version.minor_id : 0);
+            cv.major_id, cv.minor_id, av.major_id, av.minor_id);
         return false;
     }
-    if (amd->hsa_amd_register_system_event_handler_fn(on_system_event, NULL) !=
-        GC_HSA_STATUS_SUCCESS) {
+    if (register_handler(on_system_event, NULL) != GC_HSA_STATUS_SUCCESS) {
         say("not loaded: the runtime refused the memory-fault handler; no automatic capture");
         return false;
     }
-    hook.queue_create = core->hsa_queue_create_fn;
-    core->hsa_queue_create_fn = hook_queue_create;
-    if (GC_HSA_TABLE_HAS(amd, struct gc_hsa_amd_ext_table, hsa_amd_queue_intercept_create_fn) &&
-        amd->hsa_amd_queue_intercept_create_fn) {
-        hook.intercept_create = amd->hsa_amd_queue_intercept_create_fn;
-        amd->hsa_amd_queue_intercept_create_fn = hook_intercept_create;
+    hook.queue_create = create;
+    create = hook_queue_create;
+    memcpy(create_at, &create, sizeof(create));
+    if (intercept_at)
+        memcpy(&intercept, intercept_at, sizeof(intercept));
+    if (intercept) {
+        hook.intercept_create = intercept;
+        intercept = hook_intercept_create;
+        memcpy(intercept_at, &intercept, sizeof(intercept));
     }
     return true;
 }

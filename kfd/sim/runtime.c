@@ -30,6 +30,7 @@ struct gc_sim_runtime {
     struct gc_hsa_api_table root;
     struct gc_hsa_core_table core;
     struct gc_hsa_amd_ext_table amd;
+    struct gc_hsa_amd_ext_table_v2 amd6; /* the AMD table of GPUCORE_SIM_HSA_TABLE=rocm6 */
     void *tools[GC_SIM_RUNTIME_MAX_TOOLS];
     uint32_t ntools;
     struct rt_queue *queues;
@@ -309,11 +310,22 @@ static gpucore_status_t table_knob(struct gc_sim_runtime *rt, gpucore_diag_t *di
     rt->amd.version.minor_id = (uint32_t)sizeof(rt->amd);
     if (!knob || !*knob)
         return GPUCORE_OK;
+    if (strcmp(knob, "rocm6") == 0) {
+        /* ROCr 6.1's majors, and its AMD table with the two slots ROCm 6 inserted. */
+        rt->root.version.major_id = GC_HSA_ROOT_TABLE_MAJOR_ROCM6;
+        rt->core.version.major_id = GC_HSA_CORE_TABLE_MAJOR_ROCM6;
+        rt->amd6.version.major_id = GC_HSA_AMD_EXT_TABLE_MAJOR_ROCM6;
+        rt->amd6.version.minor_id = (uint32_t)sizeof(rt->amd6);
+        rt->amd6.hsa_amd_register_system_event_handler_fn = sim_register_system_event_handler;
+        rt->amd6.hsa_amd_queue_intercept_create_fn = sim_queue_create;
+        rt->root.amd_ext_ = (struct gc_hsa_amd_ext_table *)(void *)&rt->amd6;
+        return GPUCORE_OK;
+    }
     if (sscanf(knob, "%u %u %u", &major, &core, &amd) != 3 || core > sizeof(rt->core) ||
         amd > sizeof(rt->amd))
         return gc_diag_set(diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
-                           "GPUCORE_SIM_HSA_TABLE: expected \"MAJOR CORE_BYTES AMD_BYTES\" with "
-                           "sizes at most %zu and %zu, got '%s'", sizeof(rt->core),
+                           "GPUCORE_SIM_HSA_TABLE: expected rocm6 or \"MAJOR CORE_BYTES "
+                           "AMD_BYTES\" with sizes at most %zu and %zu, got '%s'", sizeof(rt->core),
                            sizeof(rt->amd), knob);
     rt->root.version.major_id = major;
     rt->core.version.major_id = major;

@@ -21,7 +21,9 @@
  * called by gc_sim_runtime_stop(), in reverse load order.
  *
  * Test knob: GPUCORE_SIM_HSA_TABLE="MAJOR CORE_BYTES AMD_BYTES" makes the runtime announce other
- * table versions and sizes (a runtime older or newer than the tool), e.g. "1 64 64".
+ * table versions and sizes (a runtime older or newer than the tool), e.g. "1 64 64";
+ * GPUCORE_SIM_HSA_TABLE=rocm6 gives the tables of ROCr 6.1 (majors 3, 2 and 2, the AMD table
+ * laid out as struct gc_hsa_amd_ext_table_v2).
  */
 #ifndef GC_KFD_SIM_RUNTIME_H
 #define GC_KFD_SIM_RUNTIME_H

@@ -21,7 +21,7 @@
 #   second-error   two VM faults in one process that carries on: one core, one line
 #   sigchld-ignored  the program ignores SIGCHLD (its children are reaped by the kernel): the
 #                  hook still waits for its helper and the core is written
-#   table          the runtime's table too small, and of another major version: refused
+#   table          the runtime's table too small, and of another major version: refused; ROCr 6.1's tables (GPUCORE_SIM_HSA_TABLE=rocm6): loaded, captures
 # Each failure case: one line on stderr besides the program's own, the program's status and
 # message unchanged, no core, no process left behind.
 #
@@ -381,6 +381,13 @@ table)
   one_hook_line smallamd "not loaded: the runtime's core or AMD extension table is too small"
   GPUCORE_SIM_HSA_TABLE="2 80 304" prog major late.json # another major version
   one_hook_line major "not loaded: the runtime's API table (version 2"
+  # ROCr 6.1's tables (majors 3, 2, 2; the AMD table's handler slot 16 bytes further on): the
+  # hook loads, registers its handler in the right slot and captures the memory fault.
+  GPUCORE_SIM_HSA_TABLE=rocm6 GPUCORE_OUTPUT=$work/rocm6.core prog rocm6 late.json
+  same_as_baseline rocm6
+  [ -s rocm6.core ] || fail "rocm6: the hook wrote no core: $(cat rocm6.err)"
+  ! grep -q '^gpucore-hook: ' rocm6.err || fail "rocm6: the hook complained: $(cat rocm6.err)"
+  grep -q "^gpucore: $work/rocm6.core: " rocm6.err || fail "rocm6: no summary line: $(cat rocm6.err)"
   ;;
 *)
   echo "unknown case $case" >&2

@@ -10,9 +10,14 @@
 // Reason: Page not present or supervisor privilege." and aborts the process: exit 134
 // (SIGABRT) before hipDeviceSynchronize returns. Should it return, the fault was not reported:
 // the program says so and exits 3 (1 is a failed HIP call before the launch).
+//
+// hip_oob --wait: once the runtime has started (the buffer's line is printed), wait for a
+// line on stdin before the launch, so that a test can arm `gpucore watch` on the running
+// process first (tests/kfdemu/gpucore/watch-oob.case). End of input also goes on.
 #include <hip/hip_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define WORDS 1024
 #define FAR_WORDS (1ull << 37) // 512 GiB of 4-byte words past the buffer
@@ -31,14 +36,20 @@ __global__ void write_far(unsigned *buf, unsigned long long stride)
     buf[threadIdx.x + stride] = 0xdeadbeefu;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     unsigned *buf;
     hipError_t err;
+    int wait = argc > 1 && strcmp(argv[1], "--wait") == 0;
 
     CHECK(hipMalloc((void **)&buf, WORDS * sizeof(unsigned)));
     printf("hip_oob: buffer at %p, writing at %p\n", (void *)buf, (void *)(buf + FAR_WORDS));
     fflush(stdout);
+    if (wait) {
+        char line[16];
+
+        (void)!fgets(line, sizeof(line), stdin);
+    }
     hipLaunchKernelGGL(write_far, dim3(1), dim3(64), 0, 0, buf, FAR_WORDS);
     CHECK(hipGetLastError());
     err = hipDeviceSynchronize();
