@@ -62,7 +62,7 @@ build=$(cd "$build" && pwd)
 programs=${programs:-$build/tests/kfdemu/programs}
 kfdemu=$build/kfd/emu/gpucore-kfdemu
 gpucore=$build/cli/gpucore
-[ -x "$kfdemu" ] && [ -x "$gpucore" ] || skip "no gpucore build at $build"
+if [ ! -x "$kfdemu" ] || [ ! -x "$gpucore" ]; then skip "no gpucore build at $build"; fi
 [ "$(id -u)" -eq 0 ] || skip "gpucore-kfdemu needs root (a private mount namespace)"
 [ -f "$root/.gpucore-rocm-root" ] || skip "no ROCm root at $root (scripts/rocm-root.sh)"
 [ -x "$programs/$target/hip_vadd" ] || skip "no $programs/$target/hip_vadd (kfdemu-build-programs)"
@@ -73,8 +73,9 @@ if [ "$library" = debian ]; then
 else
   prefix=$(cd "$library" 2>/dev/null && pwd) || skip "no library prefix $library"
   header=$prefix/include/amd-dbgapi/amd-dbgapi.h
-  [ -f "$header" ] && [ -e "$prefix/lib/librocm-dbgapi.so.0" ] ||
+  if [ ! -f "$header" ] || [ ! -e "$prefix/lib/librocm-dbgapi.so.0" ]; then
     skip "no amd-dbgapi.h or librocm-dbgapi.so.0 under $prefix"
+  fi
 fi
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
@@ -82,7 +83,7 @@ rm -f "$work"/{amd.view,gpucore.view,view.diff,moment.core,dump.jsonl,emu.err,em
 
 # The host's C library and loader for gpucore inside the root (tests/kfdemu/gpucore/run-case.sh).
 host_libdir=$(dirname "$(ldd "$gpucore" | sed -n 's/^.*libc\.so\.6 => \([^ ]*\) .*$/\1/p')")
-host_loader=$(basename "$(ls "$host_libdir"/ld-linux-*.so.* | head -1)")
+host_loader=$(basename "$(find "$host_libdir" -maxdepth 1 -name 'ld-linux-*.so.*' | head -1)")
 host_at=/run/gpucore-host/lib
 cat >"$work/gpucore-in-root" <<EOS
 #!/bin/sh
