@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 //
-// hostile_rocr CODE_OBJECT MODE...: a process on AMD's real ROCr whose runtime structures lie,
+// hostile_rocr CODE_OBJECT MODE[+MODE...]...: a process on AMD's real ROCr whose runtime structures lie,
 // for the kfdemu tests of gpucore capture (tests/kfdemu/gpucore/hostile-rocr.case). It starts
 // what every GPU process has (hsa_init, an AQL queue, the code object CODE_OBJECT loaded by
-// ROCr's loader, so _amdgpu_r_debug's link map names it), then for each MODE in turn: corrupts
-// what gpucore reads from a target (capture/plan.c, capture/plan_co.c, schema/gc_rocr.h),
-// prints "hostile_rocr: ready MODE", waits for a line on stdin (the test has captured it), and
-// puts back what it changed. MODE:
+// ROCr's loader, so _amdgpu_r_debug's link map names it), then for each argument in turn:
+// corrupts what gpucore reads from a target (capture/plan.c, capture/plan_co.c,
+// schema/gc_rocr.h) as its MODEs say (several joined by '+' apply together: a looping list and
+// a lying queue are captured at once), prints "hostile_rocr: ready ARGUMENT", waits for a line
+// on stdin (the test has captured it), and puts back what it changed. MODE:
 //
 //   none       nothing corrupted (the control run)
 //   loop       the link map's last node points back to its first (a cycle)
@@ -360,14 +361,31 @@ static void restore(struct rdebug *rd)
         memcpy(aq_of(queue) + aq_fields[i][0], saved.aq + aq_fields[i][0], aq_fields[i][1]);
 }
 
-static size_t mode_of(const char *name)
+static size_t mode_of(const char *name, size_t len)
 {
     size_t m;
 
     for (m = 0; m < NMODES; m++)
-        if (strcmp(name, modes[m].name) == 0)
+        if (strlen(modes[m].name) == len && strncmp(name, modes[m].name, len) == 0)
             break;
     return m;
+}
+
+// Applies each mode of a '+'-separated list (NULL rd: only checks them). 0, -1 for a name
+// that is no mode.
+static int apply_modes(const char *list, struct rdebug *rd)
+{
+    for (const char *p = list;; p++) {
+        size_t len = strcspn(p, "+"), m = mode_of(p, len);
+
+        if (m == NMODES)
+            return -1;
+        if (rd)
+            modes[m].apply(rd);
+        p += len;
+        if (!*p)
+            return 0;
+    }
 }
 
 int main(int argc, char **argv)
@@ -381,10 +399,10 @@ int main(int argc, char **argv)
     int fd, bad = argc < 3;
 
     for (int i = 2; i < argc; i++)
-        bad |= mode_of(argv[i]) == NMODES;
+        bad |= apply_modes(argv[i], NULL) < 0;
     if (bad) {
-        fprintf(stderr, "usage: hostile_rocr CODE_OBJECT none|loop|long|uris|elf|rdebug|"
-                        "version|queue|inverted...\n");
+        fprintf(stderr, "usage: hostile_rocr CODE_OBJECT MODE[+MODE...]...  MODE: none|loop|"
+                        "long|uris|elf|rdebug|version|queue|inverted\n");
         return 2;
     }
     alarm(LIFETIME_SECONDS);
@@ -420,7 +438,7 @@ int main(int argc, char **argv)
     }
     save(rd);
     for (int i = 2; i < argc; i++) {
-        modes[mode_of(argv[i])].apply(rd);
+        apply_modes(argv[i], rd);
         printf("hostile_rocr: ready %s\n", argv[i]);
         fflush(stdout);
         if (!fgets(line, sizeof(line), stdin))
