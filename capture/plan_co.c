@@ -106,17 +106,22 @@ static int read_file_range(struct gc_plan_ctx *c, uint32_t n, const struct gc_ro
 }
 
 /* memory:// bytes, read in chunks so that an absurd size costs memory only as far as the
- * target really has the bytes. 1 ok, 0 skipped (warned), -1 fatal. */
+ * target really has the bytes. *ret_got: how many bytes from addr on are readable (all of
+ * size, or the readable prefix), what the caller plans into the core: a URI whose size lies
+ * must not make the core writer try to read memory the target does not have. 1 ok, 0 skipped
+ * (warned), -1 fatal. */
 static int read_image(struct gc_plan_ctx *c, uint32_t n, uint64_t addr, uint64_t size,
-                      uint8_t **ret)
+                      uint8_t **ret, uint64_t *ret_got)
 {
     uint8_t *buf = NULL;
     uint64_t cap = 0, off = 0;
     char what[64];
 
+    *ret_got = 0;
     snprintf(what, sizeof(what), "code object %u: memory image", n);
     while (off < size) {
         uint64_t chunk = size - off < IMAGE_CHUNK ? size - off : IMAGE_CHUNK;
+        uint64_t done = 0;
         int r;
 
         if (off + chunk > cap) {
@@ -133,13 +138,25 @@ static int read_image(struct gc_plan_ctx *c, uint32_t n, uint64_t addr, uint64_t
             buf = nb;
             cap = ncap;
         }
-        r = gc_plan_read(c, addr + off, buf + off, chunk, NULL, what);
-        if (r <= 0) {
+        r = gc_plan_read(c, addr + off, buf + off, chunk, &done, what);
+        if (r < 0) {
             gc_free(buf);
-            return r;
+            return -1;
+        }
+        if (r == 0) {
+            *ret_got = off + done;
+            if (off + done) /* else gc_plan_read said it: nothing readable */
+                gc_plan_warn(c,
+                             "code object %u: memory image at 0x%" PRIx64 ": 0x%" PRIx64
+                             " of the 0x%" PRIx64 " bytes its URI names are readable; only "
+                             "those are captured and the object is not parsed",
+                             n, addr, off + done, size);
+            gc_free(buf);
+            return 0;
         }
         off += chunk;
     }
+    *ret_got = size;
     *ret = buf;
     return 1;
 }
@@ -244,15 +261,16 @@ static gpucore_status_t code_object(struct gc_plan_ctx *c, uint32_t n, uint64_t 
                          "; not captured",
                          n, u.size, u.offset);
         } else {
-            st = gc_plan_want(c, GPUCORE_TIER_STATE, u.offset, u.size, GPUCORE_ALLOC_CODE, 0,
-                              "code-object image %u", n);
-            if (st == GPUCORE_OK) {
-                r = read_image(c, n, u.offset, u.size, &bytes);
-                if (r < 0)
-                    st = c->fatal;
-                else if (r > 0)
-                    size = u.size;
-            }
+            uint64_t got = 0;
+
+            r = read_image(c, n, u.offset, u.size, &bytes, &got);
+            if (r < 0)
+                st = c->fatal;
+            else if (got)
+                st = gc_plan_want(c, GPUCORE_TIER_STATE, u.offset, got, GPUCORE_ALLOC_CODE, 0,
+                                  "code-object image %u", n);
+            if (r > 0)
+                size = u.size;
         }
     } else {
         r = read_file_range(c, n, &u, &bytes, &size);

@@ -529,9 +529,13 @@ static int finish_report(const struct report_sink *sink, const struct gc_capture
     build_report(o, r, &report);
     report.signature = sp ? sp->signature : NULL;
     if (!sink->quiet) {
+        /* Only the first warning is kept (gc_capture_result) and the core holds none of them
+           (`gpucore info` shows none): `gpucore analyze` finds what is wrong in the core. */
         if (r->warning[0])
             fprintf(stderr, "gpucore: warning: %s%s\n", r->warning,
-                    r->nwarnings > 1 ? " (and more: see `gpucore info`)" : "");
+                    r->nwarnings > 1 ? " (and more: `gpucore analyze` names what it finds "
+                                       "wrong in the core)"
+                                     : "");
         print_summary(&report);
         if (why_none)
             fprintf(stderr, "gpucore: warning: %s: %s: no signature%s (`gpucore analyze` "

@@ -9,7 +9,8 @@
 # OUTDIR/<target>/ receives hip_vadd, hip_oob, hip_illegal, hip_assert (HIP programs, -g -O2,
 # one offload target each), hsa_dispatch (plain C on ROCr's HSA API),
 # hsa_dispatch_kernel.co (its kernel, code object of that target), kfd_debugger (a
-# debugger's first steps through amdkfd's DBG_TRAP) and dbgapi_attach (AMD's debugger library,
+# debugger's first steps through amdkfd's DBG_TRAP), hostile_rocr (ROCr's structures made to
+# lie, for gpucore capture) and dbgapi_attach (AMD's debugger library,
 # librocm-dbgapi, attaching to a process; when the root has it), built into
 # OUTDIR/<target>.tmp and renamed into place when all compiled: a failed build leaves no
 # half-filled directory. Nothing is written outside OUTDIR (OUTDIR/.lock serializes two runs);
@@ -72,6 +73,7 @@ clang-17 -x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa -mcpu="$t" -nogpulib -g -
   -o "$dir/hsa_dispatch_kernel.co" "$src/hsa_dispatch_kernel.cl"
 clang-17 -g -O2 -std=c11 -Wall -Werror -o "$dir/hsa_dispatch" "$src/hsa_dispatch.c" -lhsa-runtime64
 clang-17 -g -O2 -std=c11 -Wall -Werror -o "$dir/kfd_debugger" "$src/kfd_debugger.c"
+clang-17 -g -O2 -std=c11 -Wall -Werror -o "$dir/hostile_rocr" "$src/hostile_rocr.c" -lhsa-runtime64
 # A root built before the debugger library joined its package list has no headers for it:
 # the other programs are still built (kfdemu-dbgapi then skips, naming the rebuild).
 if [ -f /usr/include/amd-dbgapi/amd-dbgapi.h ]; then

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -787,6 +788,61 @@ static void test_link_map_cycle(void **state)
     teardown_scenario(f);
 }
 
+/* The bytes the plan holds for "code-object image" items (memory:// objects), in total. */
+static uint64_t image_item_size(const struct gc_plan *p)
+{
+    uint64_t total = 0;
+
+    for (uint32_t i = 0; i < p->nitems; i++)
+        if (strncmp(p->items[i].label, "code-object image", 17) == 0)
+            total += p->items[i].size;
+    return total;
+}
+
+/* A memory:// URI whose size lies (255 MiB said, one page there, as tests/kfdemu's
+ * hostile_rocr writes into ROCr's link map): the plan holds the readable page and nothing past
+ * it, so the core writer does not spend seconds trying to read 255 MiB the target does not
+ * have (it took 11 s per such node on the emulator); a warning says how much was readable. */
+static void test_memory_uri_size_lies(void **state)
+{
+    struct fixture *f = setup_scenario("vadd-fault.json");
+    const struct gc_layout_code_object *co = &f->l->code_objects[0];
+    uint8_t *node = (uint8_t *)(uintptr_t)co->link_map;
+    uint64_t saved_name = gc_le64_get(node + 8);
+    const uint64_t lie = 255ull << 20;
+    char uri[128];
+    uint8_t *page;
+    uint64_t at;
+    struct gc_plan *p;
+
+    (void)state;
+    /* two pages, the second unmapped: nothing readable after the first */
+    page = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(page != MAP_FAILED);
+    assert_int_equal(munmap(page + 4096, 4096), 0);
+    memset(page, 0x5a, 4096);
+    at = (uint64_t)(uintptr_t)page;
+    snprintf(uri, sizeof(uri), "memory://%d#offset=0x%" PRIx64 "&size=%" PRIu64, (int)getpid(),
+             at, lie);
+    gc_le64_put(node + 8, (uint64_t)(uintptr_t)uri);
+    p = plan_ok(f);
+    assert_int_equal(image_item_size(p), 4096);
+    assert_true(gc_rangeset_contains(&p->tier[GPUCORE_TIER_STATE], at, 4096));
+    assert_true(has_warning(p, "0x1000 of the 0xff00000 bytes its URI names are readable"));
+    assert_int_equal(p->code_objects.count, 1);
+    assert_int_equal(p->code_objects.objects[0].flags, 0); /* not embedded */
+    gc_plan_free(p);
+
+    /* nothing readable at all: nothing planned, gc_plan_read's warning */
+    assert_int_equal(munmap(page, 4096), 0);
+    p = plan_ok(f);
+    assert_true(has_warning(p, "memory image"));
+    assert_int_equal(image_item_size(p), 0);
+    gc_plan_free(p);
+    gc_le64_put(node + 8, saved_name);
+    teardown_scenario(f);
+}
+
 static void test_bad_queue(void **state)
 {
     struct fixture *f = setup_scenario("vadd-fault.json");
@@ -1118,6 +1174,7 @@ int main(void)
         cmocka_unit_test(test_unreadable_cwsr_header),
         cmocka_unit_test(test_bad_r_debug),
         cmocka_unit_test(test_link_map_cycle),
+        cmocka_unit_test(test_memory_uri_size_lies),
         cmocka_unit_test(test_bad_queue),
         cmocka_unit_test(test_target_gone),
         cmocka_unit_test(test_windows_cap),
