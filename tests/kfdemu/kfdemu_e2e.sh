@@ -192,9 +192,16 @@ case $case_name in
     # amdkfd for the ttmp setup (RUNTIME_ENABLE's TTMP_SAVE mode) that names each wave's
     # dispatch packet: gfx90a is the gfx9 on which amdkfd does not promise it otherwise
     # (kfd_dbg_has_ttmps_always_setup), and without it the library knows no dispatch.
-    emu dbgapi --faults "$plans/hang.json" --bind "$programs" --bind "$PWD" -- \
-      sh -c 'HSA_ENABLE_DEBUG=1 "$1" & sleep 2; "$2" $!; s=$?
-             kill -9 $! && echo "dbgapi: program killed"; wait $!; exit $s' sh "$prog" "$dbg"
+    # The client starts once the emulator says (-v, on its stderr: dbgapi.err) that the
+    # dispatch hangs: ROCr takes a second or more to launch it on a loaded machine.
+    emu dbgapi -v --faults "$plans/hang.json" --bind "$programs" --bind "$PWD" -- \
+      sh -c 'HSA_ENABLE_DEBUG=1 "$1" & i=0
+             until grep -q "dispatch of .*vadd.*: hang" "$3"; do
+               i=$((i + 1)); [ $i -lt 300 ] || { echo "no hung dispatch after 30 s"; exit 9; }
+               sleep 0.1; done
+             "$2" $!; s=$?
+             kill -9 $! && echo "dbgapi: program killed"; wait $!; exit $s' \
+      sh "$prog" "$dbg" "$PWD/dbgapi.err"
     [ "$rc" -eq 0 ] || fail "dbgapi_attach exited $rc: $(cat dbgapi.out dbgapi.err)"
     ! grep -q 'FAILED' dbgapi.out || fail "a library call failed: $(cat dbgapi.out dbgapi.err)"
     ! grep -Eq 'dbgapi_attach: library (warning|fatal error)' dbgapi.err ||
