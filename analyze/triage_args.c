@@ -173,7 +173,9 @@ static const struct gc_dp_formats *co_printf_formats(struct gc_tr_args *a, uint3
 
 /* Allocation kinds in words, after the size ("64 KiB VRAM"). */
 static const char *const alloc_kind_words[] = {
-    [GPUCORE_ALLOC_UNKNOWN] = "memory of unknown kind",
+    /* a driver buffer object of no known use: all the linux backend sees of a render-node
+       mapping (hipMalloc's, among others) */
+    [GPUCORE_ALLOC_UNKNOWN] = "GPU buffer",
     [GPUCORE_ALLOC_VRAM] = "VRAM",
     [GPUCORE_ALLOC_GTT] = "GTT (system memory)",
     [GPUCORE_ALLOC_USERPTR] = "host memory (userptr)",
