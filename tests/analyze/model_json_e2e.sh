@@ -118,7 +118,7 @@ report-dispatch-members)
   gc report analyze --json example.core
   expect_rc 0 report
   json_check report 'sum(len(q["dispatches"]) for a in d["agents"] for q in a["queues"]) >= 1'
-  json_check report 'all(list(x) == ["index", "queue", "packet_id", "kernel", "grid", "workgroup", "private_segment_size", "group_segment_size", "kernel_object", "kernarg_address", "kernel_entry", "waves", "arguments", "arguments_error", "printf"] for a in d["agents"] for q in a["queues"] for x in q["dispatches"])'
+  json_check report 'all(list(x) == ["index", "queue", "packet_id", "kernel", "kernel_demangled", "grid", "workgroup", "private_segment_size", "group_segment_size", "kernel_object", "kernarg_address", "kernel_entry", "waves", "arguments", "arguments_error", "printf"] for a in d["agents"] for q in a["queues"] for x in q["dispatches"])'
   ;;
 
 *)
