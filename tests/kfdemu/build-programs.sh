@@ -82,8 +82,11 @@ fi
 # What the programs are made of: the sources, this script and the root (its stamp). A target
 # directory whose .built says the same is up to date: a second build tree (scripts/test.sh's
 # sanitizer tree) or a second run reuses it.
-inputs=$( { cat "$0" "$root/$stamp_name"; find "$src" -type f -print0 | sort -z |
-            xargs -0 sha256sum; } | sha256sum | cut -d' ' -f1)
+# (Relative names: a second checkout of the same sources is the same input. The programs'
+# debug information names the sources' absolute paths, but analyze reads the source lines from
+# the code objects, whatever the checkout.)
+inputs=$( { cat "$0" "$root/$stamp_name"; (cd "$src" && find . -type f -print0 | sort -z |
+            xargs -0 sha256sum); } | sha256sum | cut -d' ' -f1)
 
 for t in "${targets[@]}"; do
   if [ -f "$out/$t/.built" ] && [ "$(cat "$out/$t/.built")" = "$inputs" ]; then
