@@ -11,6 +11,11 @@
  *
  * SDMA (ROCr's sdma_registers.h, SDMA 4 to 6): a byte ring with 64-bit read and write
  * pointers in bytes. Copy, fill, fence, trap, atomic add, poll, timestamp, GCR and NOP.
+ *
+ * Kernels are not computed, except ROCr's own blit kernels (CopyAligned, CopyMisaligned,
+ * Fill: ROCr 6.1's amd_blit_kernel.cpp), whose effect (a copy or a fill their kernel
+ * arguments describe) is performed through the same memory path as SDMA's: the runtime copies
+ * code object segments into VRAM and makes device-to-device copies and fills with them.
  */
 #include "emu_cp.h"
 
@@ -135,6 +140,198 @@ static void complete_signal(const struct gc_emu_vm *vm, uint64_t handle, struct 
 }
 
 /* ------------------------------------------------------------------------------------------ */
+/* Copies and fills, as the GPU's engines make them                                           */
+/* ------------------------------------------------------------------------------------------ */
+
+static int sdma_copy(const struct gc_emu_vm *vm, uint64_t dst, uint64_t src, uint64_t len)
+{
+    static uint8_t buf[COPY_CHUNK];
+
+    while (len) {
+        size_t n = len < sizeof(buf) ? (size_t)len : sizeof(buf);
+
+        if (gc_emu_vm_read(vm, src, buf, n) || gc_emu_vm_write(vm, dst, buf, n))
+            return -1;
+        src += n;
+        dst += n;
+        len -= n;
+    }
+    return 0;
+}
+
+static int sdma_fill(const struct gc_emu_vm *vm, uint64_t dst, uint32_t value, uint64_t len)
+{
+    static uint32_t buf[COPY_CHUNK / 4];
+    static uint32_t filled_with;
+    static int filled;
+
+    if (!filled || filled_with != value) {
+        for (size_t i = 0; i < sizeof(buf) / 4; i++)
+            buf[i] = value;
+        filled_with = value;
+        filled = 1;
+    }
+    while (len) {
+        size_t n = len < sizeof(buf) ? (size_t)len : sizeof(buf);
+
+        if (gc_emu_vm_write(vm, dst, buf, n))
+            return -1;
+        dst += n;
+        len -= n;
+    }
+    return 0;
+}
+
+/*
+ * ROCr's blit kernels. ROCr 6.1 does not load them from a code object: it takes precompiled
+ * shaders (AssembleShader in amd_gpu_agent.cpp) and writes each into a system-memory buffer
+ * behind a 256-byte amd_kernel_code_t that it zeroes and then fills with five fields only: the
+ * code's entry offset (256), the kernarg pointer enable, the register granules of the
+ * shader's declared SGPR and VGPR counts, the denorm and IEEE modes, and two user SGPRs with
+ * the workgroup id X. The dispatch (PopulateQueue) is one-dimensional, 64 work-items per
+ * group, its grid the kernel arguments' work-item count rounded up to 64. A kernel object
+ * with all of that is taken for the blit kernel whose register counts it has.
+ *
+ * The kernel arguments (amd_blit_kernel.h's KernelArgs): a copy has per phase a (source,
+ * destination) pair of start addresses, then the last phase's source and destination ends; a
+ * fill has per phase a destination start, then the end, the 32-bit value. Phase N ends where
+ * phase N+1 starts (the last: at the end); its destination advances with its source. A phase
+ * whose end is not above its start copies nothing, as the kernel's loop compares first.
+ */
+#define AKC_SIZE 256u          /* amd_kernel_code_t */
+#define AKC_ENTRY 16u          /* kernel_code_entry_byte_offset (int64) */
+#define AKC_RSRC1 48u          /* compute_pgm_rsrc1 */
+#define AKC_RSRC2 52u          /* compute_pgm_rsrc2 */
+#define AKC_PROPERTIES 56u     /* kernel_code_properties */
+#define AKC_PROP_KERNARG_PTR (1u << 3) /* ENABLE_SGPR_KERNARG_SEGMENT_PTR */
+#define RSRC1_DENORM_16_64 (3u << 18)
+#define RSRC1_IEEE_MODE (1u << 23)
+#define RSRC2_USER_SGPRS(n) ((uint32_t)(n) << 1)
+#define RSRC2_TGID_X (1u << 7)
+#define BLIT_WORKGROUP 64u     /* PopulateQueue's workgroup_size_x */
+#define BLIT_MAX_PHASES 4u     /* CopyAligned's four */
+/* One dispatch's bytes at most: a hostile kernel argument can name 2^64 bytes, and the engines
+   run in the emulator's one thread; 4 GiB is past any copy the loader or the tests make (the
+   emulated VRAM is sparse tmpfs). A larger one is not performed (the stats count it). */
+#define BLIT_MAX_BYTES (4ull << 30)
+
+enum blit_kind { BLIT_COPY, BLIT_FILL };
+
+static const struct blit_kernel {
+    const char *name;     /* ROCr's */
+    enum blit_kind kind;
+    uint32_t sgprs, vgprs; /* as AssembleShader declares them */
+    uint32_t phases;
+    uint32_t args_size;   /* bytes of KernelArgs the kernel reads */
+    uint32_t workitems;   /* offset of num_workitems in them */
+} blit_kernels[] = {
+    { "CopyAligned", BLIT_COPY, 32, 12, 4, 84, 80 },
+    { "CopyMisaligned", BLIT_COPY, 23, 10, 2, 52, 48 },
+    { "Fill", BLIT_FILL, 19, 8, 2, 32, 28 },
+};
+
+static uint32_t blit_rsrc1(const struct blit_kernel *k)
+{
+    uint32_t gran_sgprs = (k->sgprs - 1) / 8, gran_vgprs = (k->vgprs - 1) / 4;
+
+    return gran_vgprs | gran_sgprs << 6 | RSRC1_DENORM_16_64 | RSRC1_IEEE_MODE;
+}
+
+static uint32_t get32(const uint8_t *b, size_t off)
+{
+    uint32_t v;
+
+    memcpy(&v, b + off, sizeof(v));
+    return v;
+}
+
+static uint64_t get64(const uint8_t *b, size_t off)
+{
+    uint64_t v;
+
+    memcpy(&v, b + off, sizeof(v));
+    return v;
+}
+
+/* The blit kernel ROCr's header at @p kernel_object names, or NULL. */
+static const struct blit_kernel *blit_of(const struct gc_emu_vm *vm, uint64_t kernel_object)
+{
+    static const uint8_t zero[AKC_ENTRY];
+    uint8_t h[AKC_PROPERTIES + 4];
+
+    if (!kernel_object || gc_emu_vm_read(vm, kernel_object, h, sizeof(h)) ||
+        memcmp(h, zero, sizeof(zero)) || get64(h, AKC_ENTRY) != AKC_SIZE ||
+        get32(h, AKC_RSRC2) != (RSRC2_USER_SGPRS(2) | RSRC2_TGID_X) ||
+        get32(h, AKC_PROPERTIES) != AKC_PROP_KERNARG_PTR)
+        return NULL;
+    for (size_t i = 0; i < sizeof(blit_kernels) / sizeof(blit_kernels[0]); i++)
+        if (get32(h, AKC_RSRC1) == blit_rsrc1(&blit_kernels[i]))
+            return &blit_kernels[i];
+    return NULL;
+}
+
+/* Bytes from @p start to @p end: 0 when the end is not above the start. */
+static uint64_t span(uint64_t start, uint64_t end)
+{
+    return end > start ? end - start : 0;
+}
+
+/* The phases of @p k's arguments @p a: their destinations, sources (copies) and lengths.
+   Returns the total bytes, or UINT64_MAX past BLIT_MAX_BYTES. */
+static uint64_t blit_phases(const struct blit_kernel *k, const uint8_t *a, uint64_t dst[],
+                            uint64_t src[], uint64_t len[])
+{
+    uint64_t total = 0;
+
+    for (uint32_t i = 0; i < k->phases; i++) {
+        uint32_t stride = k->kind == BLIT_COPY ? 16u : 8u; /* (src, dst) pairs or dst starts */
+        uint64_t next = get64(a, (size_t)stride * (i + 1)); /* the next start, or the end */
+
+        src[i] = k->kind == BLIT_COPY ? get64(a, (size_t)stride * i) : 0;
+        dst[i] = get64(a, (size_t)stride * i + (k->kind == BLIT_COPY ? 8u : 0u));
+        len[i] = span(k->kind == BLIT_COPY ? src[i] : dst[i], next);
+        if (k->kind == BLIT_FILL) /* store_dword per lane: whole dwords */
+            len[i] = len[i] > BLIT_MAX_BYTES ? len[i] : (len[i] + 3u) & ~3ull;
+        if (len[i] > BLIT_MAX_BYTES - total)
+            return UINT64_MAX;
+        total += len[i];
+    }
+    return total;
+}
+
+/* The effect of a dispatch of one of ROCr's blit kernels, if @p pkt is one. */
+static void blit_dispatch(const struct gc_emu_vm *vm, const uint8_t *pkt,
+                          struct gc_emu_cp_stats *st)
+{
+    const struct blit_kernel *k = blit_of(vm, get64(pkt, 32));
+    uint64_t dst[BLIT_MAX_PHASES], src[BLIT_MAX_PHASES], len[BLIT_MAX_PHASES];
+    uint8_t args[96];
+    uint32_t grid;
+    uint16_t workgroup;
+    int bad = 0;
+
+    if (!k)
+        return;
+    grid = get32(pkt, 12);
+    memcpy(&workgroup, pkt + 4, sizeof(workgroup));
+    if (k->args_size > sizeof(args) ||
+        gc_emu_vm_read(vm, get64(pkt, 40), args, k->args_size) || workgroup != BLIT_WORKGROUP ||
+        grid != ((get32(args, k->workitems) + BLIT_WORKGROUP - 1) & ~(BLIT_WORKGROUP - 1)) ||
+        blit_phases(k, args, dst, src, len) == UINT64_MAX) {
+        st->blits_refused++;
+        return;
+    }
+    for (uint32_t i = 0; i < k->phases && !bad; i++)
+        bad = k->kind == BLIT_COPY ? sdma_copy(vm, dst[i], src[i], len[i])
+                                   : sdma_fill(vm, dst[i], get32(args, 24), len[i]);
+    /* a byte in no buffer: the kernel would fault there; what came before it is written */
+    if (bad)
+        st->blits_refused++;
+    else
+        st->blits++;
+}
+
+/* ------------------------------------------------------------------------------------------ */
 /* AQL                                                                                         */
 /* ------------------------------------------------------------------------------------------ */
 
@@ -224,6 +421,7 @@ static int run_aql(const struct gc_emu_vm *vm, struct gc_emu_queue *q, struct gc
             /* runs to completion (its results are not computed) unless the plan says */
             if (vm->dispatch && vm->dispatch(vm->dispatch_ctx, q, pkt))
                 return 1;
+            blit_dispatch(vm, pkt, st);
             break;
         case AQL_TYPE_AGENT_DISPATCH:
         default:
@@ -251,45 +449,6 @@ enum {
 static uint64_t addr64(const uint32_t *dw, int lo)
 {
     return (uint64_t)dw[lo] | ((uint64_t)dw[lo + 1] << 32);
-}
-
-static int sdma_copy(const struct gc_emu_vm *vm, uint64_t dst, uint64_t src, uint64_t len)
-{
-    static uint8_t buf[COPY_CHUNK];
-
-    while (len) {
-        size_t n = len < sizeof(buf) ? (size_t)len : sizeof(buf);
-
-        if (gc_emu_vm_read(vm, src, buf, n) || gc_emu_vm_write(vm, dst, buf, n))
-            return -1;
-        src += n;
-        dst += n;
-        len -= n;
-    }
-    return 0;
-}
-
-static int sdma_fill(const struct gc_emu_vm *vm, uint64_t dst, uint32_t value, uint64_t len)
-{
-    static uint32_t buf[COPY_CHUNK / 4];
-    static uint32_t filled_with;
-    static int filled;
-
-    if (!filled || filled_with != value) {
-        for (size_t i = 0; i < sizeof(buf) / 4; i++)
-            buf[i] = value;
-        filled_with = value;
-        filled = 1;
-    }
-    while (len) {
-        size_t n = len < sizeof(buf) ? (size_t)len : sizeof(buf);
-
-        if (gc_emu_vm_write(vm, dst, buf, n))
-            return -1;
-        dst += n;
-        len -= n;
-    }
-    return 0;
 }
 
 /* Dwords of each packet, by op (0: unknown). NOP's length is in its header. */

@@ -40,6 +40,9 @@ struct gc_emu_cp_stats {
     uint32_t sdma_packets;   /* SDMA packets retired */
     uint32_t events;         /* events signaled (the caller re-examines blocked waits) */
     uint32_t stalled;        /* queues waiting on a barrier, a poll or a hang */
+    uint32_t blits;          /* ROCr blit kernels whose copy or fill was performed */
+    uint32_t blits_refused;  /* blit kernels not (wholly) performed: arguments that do not fit
+                                ROCr's dispatch, more than 4 GiB, or a byte in no buffer */
 };
 
 /* Run every queue of @p vm's process as far as it can go now. */

@@ -997,6 +997,9 @@ static uint32_t run_engines(struct emu *e)
         if (verbose > 1 && (st.packets || st.sdma_packets))
             fprintf(stderr, PROG ": [%d] %u AQL and %u SDMA packets, %u events\n", slot->tgid,
                     st.packets, st.sdma_packets, st.events);
+        if (verbose && (st.blits || st.blits_refused))
+            fprintf(stderr, PROG ": [%d] %u blit kernels copied or filled, %u not performed\n",
+                    slot->tgid, st.blits, st.blits_refused);
         if (st.events)
             retry_parked(e, slot, 0);
     }

@@ -1445,6 +1445,214 @@ static void test_cp_aql_bounded_pass(void **state)
     assert_int_equal(get64(e, OFF_AQL_RPTR), st.packets);
 }
 
+/*
+ * ROCr's blit kernels (ROCr 6.1 amd_blit_kernel.cpp, amd_gpu_agent.cpp AssembleShader): a
+ * zeroed 256-byte amd_kernel_code_t with the code's entry offset, the kernarg pointer enable,
+ * the register granules of the shader's declared counts ((n - 1) / 8 SGPRs, (n - 1) / 4
+ * VGPRs), denorm 16/64 and IEEE modes, two user SGPRs and the workgroup id X; dispatched 64
+ * work-items per group, the grid the arguments' work-item count rounded up to 64.
+ */
+#define OFF_BLIT_CODE 0x20000u
+#define OFF_BLIT_ARGS 0x20400u
+#define OFF_BLIT_SRC 0x21000u
+#define OFF_BLIT_DST 0x23000u
+#define BLIT_RSRC1_COPY_ALIGNED 0x8c00c2u    /* 32 SGPRs, 12 VGPRs: granules 3 and 2 */
+#define BLIT_RSRC1_COPY_MISALIGNED 0x8c0082u /* 23 SGPRs, 10 VGPRs: granules 2 and 2 */
+#define BLIT_RSRC1_FILL 0x8c0081u            /* 19 SGPRs, 8 VGPRs: granules 2 and 1 */
+#define BLIT_CUS 26u                         /* ROCr's num_cus_: 104 CUs / 4 */
+
+static void blit_header(struct env *e, uint32_t rsrc1)
+{
+    memset(e->mem + OFF_BLIT_CODE, 0, 256);
+    put64(e, OFF_BLIT_CODE + 16, 256); /* kernel_code_entry_byte_offset */
+    put32(e, OFF_BLIT_CODE + 48, rsrc1);
+    put32(e, OFF_BLIT_CODE + 52, 0x84u); /* USER_SGPR_COUNT 2, TGID_X_EN */
+    put32(e, OFF_BLIT_CODE + 56, 0x8u);  /* ENABLE_SGPR_KERNARG_SEGMENT_PTR */
+}
+
+/* Dispatch the blit kernel at OFF_BLIT_CODE with the arguments at @p ka as packet @p slot of
+   the queue (made by the caller), and run the engines. */
+static struct gc_emu_cp_stats blit_dispatch_at(struct env *e, unsigned slot, uint32_t grid,
+                                               uint64_t ka)
+{
+    uint8_t *p = e->mem + OFF_AQL_RING + 64u * slot;
+    uint16_t header = AQL_KERNEL_DISPATCH, setup = 1, wg = 64, one = 1;
+    uint32_t grid_one = 1;
+    uint64_t ko = AT(OFF_BLIT_CODE);
+    struct gc_emu_cp_stats st;
+
+    memset(p, 0, 64);
+    memcpy(p, &header, 2);
+    memcpy(p + 2, &setup, 2);
+    memcpy(p + 4, &wg, 2);
+    memcpy(p + 6, &one, 2);
+    memcpy(p + 8, &one, 2);
+    memcpy(p + 12, &grid, 4);
+    memcpy(p + 16, &grid_one, 4);
+    memcpy(p + 20, &grid_one, 4);
+    memcpy(p + 32, &ko, 8);
+    memcpy(p + 40, &ka, 8);
+    put64(e, OFF_AQL_WPTR, slot + 1u);
+    gc_emu_cp_run(&e->vm, &st);
+    assert_int_equal(get64(e, OFF_AQL_RPTR), slot + 1u); /* the dispatch completes */
+    return st;
+}
+
+static struct gc_emu_cp_stats blit_dispatch(struct env *e, unsigned slot, uint32_t grid)
+{
+    return blit_dispatch_at(e, slot, grid, AT(OFF_BLIT_ARGS));
+}
+
+static uint32_t align64(uint32_t n)
+{
+    return (n + 63u) & ~63u;
+}
+
+/* CopyAligned's arguments as SubmitLinearCopyCommand computes them. */
+static uint32_t copy_aligned_args(struct env *e, uint64_t src, uint64_t dst, uint64_t size)
+{
+    uint32_t items = 64u * 4u * BLIT_CUS;
+    uint64_t p1 = (0x100u - (dst & 0xffu)) & 0xffu, block = (uint64_t)items * 16u, p2, p3;
+
+    p1 = p1 < size ? p1 : size;
+    p2 = (size - p1) / block * block;
+    p3 = (size - p1 - p2) / 4u * 4u;
+    put64(e, OFF_BLIT_ARGS + 0, src);
+    put64(e, OFF_BLIT_ARGS + 8, dst);
+    put64(e, OFF_BLIT_ARGS + 16, src + p1);
+    put64(e, OFF_BLIT_ARGS + 24, dst + p1);
+    put64(e, OFF_BLIT_ARGS + 32, src + p1 + p2);
+    put64(e, OFF_BLIT_ARGS + 40, dst + p1 + p2);
+    put64(e, OFF_BLIT_ARGS + 48, src + p1 + p2 + p3);
+    put64(e, OFF_BLIT_ARGS + 56, dst + p1 + p2 + p3);
+    put64(e, OFF_BLIT_ARGS + 64, src + size);
+    put64(e, OFF_BLIT_ARGS + 72, dst + size);
+    put32(e, OFF_BLIT_ARGS + 80, items);
+    return items;
+}
+
+static void fill_args(struct env *e, uint64_t dst, uint32_t value, uint64_t count)
+{
+    uint32_t items = 64u * BLIT_CUS;
+    uint64_t size = count * 4u, block = (uint64_t)items * 16u, p1 = size / block * block;
+
+    put64(e, OFF_BLIT_ARGS + 0, dst);
+    put64(e, OFF_BLIT_ARGS + 8, dst + p1);
+    put64(e, OFF_BLIT_ARGS + 16, dst + size);
+    put32(e, OFF_BLIT_ARGS + 24, value);
+    put32(e, OFF_BLIT_ARGS + 28, items);
+}
+
+static void blit_queue(struct env *e)
+{
+    acquire(e, gpu0(e));
+    assert_int_equal(create_queue(e, KFD_IOC_QUEUE_TYPE_COMPUTE_AQL, AT(OFF_AQL_RING), 4096,
+                                  AT(OFF_AQL_RPTR), AT(OFF_AQL_WPTR), NULL),
+                     0);
+    for (uint32_t i = 0; i < 0x1000u; i++)
+        e->mem[OFF_BLIT_SRC + i] = (uint8_t)(i * 7u + 1u);
+    memset(e->mem + OFF_BLIT_DST, 0xee, 0x2000);
+}
+
+static void test_cp_blit_kernels(void **state)
+{
+    struct env *e = *state;
+    struct gc_emu_cp_stats st;
+    uint32_t items, value = 0xdeadbeefu;
+    uint64_t size;
+
+    blit_queue(e);
+    /* CopyAligned, source and destination 3 bytes past a 256-byte boundary: a byte phase of
+       253 bytes, then dwords, then one byte */
+    blit_header(e, BLIT_RSRC1_COPY_ALIGNED);
+    items = copy_aligned_args(e, AT(OFF_BLIT_SRC + 3), AT(OFF_BLIT_DST + 3), 1001);
+    st = blit_dispatch(e, 0, align64(items));
+    assert_int_equal(st.blits, 1);
+    assert_int_equal(st.blits_refused, 0);
+    assert_memory_equal(e->mem + OFF_BLIT_DST + 3, e->mem + OFF_BLIT_SRC + 3, 1001);
+    assert_int_equal(e->mem[OFF_BLIT_DST + 2], 0xee);
+    assert_int_equal(e->mem[OFF_BLIT_DST + 3 + 1001], 0xee);
+
+    /* CopyMisaligned: source 1 byte off the destination's alignment */
+    memset(e->mem + OFF_BLIT_DST, 0xee, 0x2000);
+    blit_header(e, BLIT_RSRC1_COPY_MISALIGNED);
+    items = 64u * 4u * BLIT_CUS;
+    size = 777;
+    put64(e, OFF_BLIT_ARGS + 0, AT(OFF_BLIT_SRC + 1));
+    put64(e, OFF_BLIT_ARGS + 8, AT(OFF_BLIT_DST));
+    put64(e, OFF_BLIT_ARGS + 16, AT(OFF_BLIT_SRC + 1)); /* a whole block does not fit: 0 */
+    put64(e, OFF_BLIT_ARGS + 24, AT(OFF_BLIT_DST));
+    put64(e, OFF_BLIT_ARGS + 32, AT(OFF_BLIT_SRC + 1 + size));
+    put64(e, OFF_BLIT_ARGS + 40, AT(OFF_BLIT_DST + size));
+    put32(e, OFF_BLIT_ARGS + 48, items);
+    st = blit_dispatch(e, 1, align64(items));
+    assert_int_equal(st.blits, 1);
+    assert_memory_equal(e->mem + OFF_BLIT_DST, e->mem + OFF_BLIT_SRC + 1, size);
+    assert_int_equal(e->mem[OFF_BLIT_DST + size], 0xee);
+
+    /* Fill: 100 dwords of the value */
+    memset(e->mem + OFF_BLIT_DST, 0xee, 0x2000);
+    blit_header(e, BLIT_RSRC1_FILL);
+    fill_args(e, AT(OFF_BLIT_DST), value, 100);
+    st = blit_dispatch(e, 2, align64(64u * BLIT_CUS));
+    assert_int_equal(st.blits, 1);
+    for (uint32_t i = 0; i < 100; i++)
+        assert_int_equal(get32(e, OFF_BLIT_DST + 4 * i), value);
+    assert_int_equal(get32(e, OFF_BLIT_DST + 400), 0xeeeeeeeeu);
+}
+
+/* Arguments a hostile program writes: nothing outside its memory is read or written, no
+   dispatch copies more than the bound, and a kernel object that is not ROCr's header is no
+   blit kernel. */
+static void test_cp_blit_kernels_hostile(void **state)
+{
+    struct env *e = *state;
+    struct gc_emu_cp_stats st;
+    uint32_t items, slot = 0;
+
+    blit_queue(e);
+    blit_header(e, BLIT_RSRC1_COPY_ALIGNED);
+    /* 5 GiB: past the bound, not performed, nothing written */
+    items = copy_aligned_args(e, AT(OFF_BLIT_SRC), AT(OFF_BLIT_DST), 5ull << 30);
+    st = blit_dispatch(e, slot++, align64(items));
+    assert_int_equal(st.blits, 0);
+    assert_int_equal(st.blits_refused, 1);
+    assert_int_equal(e->mem[OFF_BLIT_DST], 0xee);
+    /* ends below their starts (wrapping phases): nothing copied */
+    for (uint32_t i = 0; i < 5; i++)
+        put64(e, OFF_BLIT_ARGS + 16u * i, AT(OFF_BLIT_SRC) + 0x800u - 0x100u * i);
+    st = blit_dispatch(e, slot++, align64(items));
+    assert_int_equal(st.blits_refused, 0);
+    assert_int_equal(e->mem[OFF_BLIT_DST], 0xee);
+    assert_int_equal(e->mem[OFF_BLIT_DST + 0x800], 0xee);
+    /* a destination in no buffer and not mapped: stops at the first byte, no fault beyond */
+    items = copy_aligned_args(e, AT(OFF_BLIT_SRC), OFF_VRAM_VA + 0x100000000ull, 64);
+    st = blit_dispatch(e, slot++, align64(items));
+    assert_int_equal(st.blits, 0);
+    assert_int_equal(st.blits_refused, 1);
+    /* a source that runs off the end of the process's memory: what fits is not read past */
+    items = copy_aligned_args(e, AT(MEM_SIZE - 0x100), AT(OFF_BLIT_DST), 0x1000);
+    st = blit_dispatch(e, slot++, align64(items));
+    assert_int_equal(st.blits_refused, 1);
+    /* a grid that is not the arguments' work-items: not ROCr's dispatch, not performed */
+    items = copy_aligned_args(e, AT(OFF_BLIT_SRC), AT(OFF_BLIT_DST), 64);
+    st = blit_dispatch(e, slot++, align64(items) + 64u);
+    assert_int_equal(st.blits_refused, 1);
+    assert_int_equal(e->mem[OFF_BLIT_DST], 0xee);
+    /* kernel arguments in no memory */
+    st = blit_dispatch_at(e, slot++, align64(items), 0x10);
+    assert_int_equal(st.blits, 0);
+    assert_int_equal(st.blits_refused, 1);
+    assert_int_equal(e->mem[OFF_BLIT_DST], 0xee);
+    /* a kernel object that is not ROCr's header (a code object's descriptor with a kernarg
+       size): no blit, the dispatch only completes */
+    items = copy_aligned_args(e, AT(OFF_BLIT_SRC), AT(OFF_BLIT_DST), 64);
+    put32(e, OFF_BLIT_CODE + 8, 16);
+    st = blit_dispatch(e, slot++, align64(items));
+    assert_int_equal(st.blits + st.blits_refused, 0);
+    assert_int_equal(e->mem[OFF_BLIT_DST], 0xee);
+}
+
 /* SDMA packets (ROCr sdma_registers.h; counts as amd_blit_sdma.cpp writes them for SDMA 4+) */
 static uint32_t sdma_put(struct env *e, uint32_t at, const uint32_t *dw, unsigned n)
 {
@@ -1704,6 +1912,8 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_cp_aql_invalid_header_waits, env_setup,
                                         env_teardown),
         cmocka_unit_test_setup_teardown(test_cp_aql_bounded_pass, env_setup, env_teardown),
+        cmocka_unit_test_setup_teardown(test_cp_blit_kernels, env_setup, env_teardown),
+        cmocka_unit_test_setup_teardown(test_cp_blit_kernels_hostile, env_setup, env_teardown),
         cmocka_unit_test_setup_teardown(test_cp_sdma_packets, env_setup, env_teardown),
         cmocka_unit_test_setup_teardown(test_cp_sdma_unknown_op_halts, env_setup, env_teardown),
         cmocka_unit_test_setup_teardown(test_cp_vram_through_device_file, env_setup,
