@@ -69,10 +69,14 @@ fi
 
 core=$out/hip_oob.core
 rm -f "$core"
-show "gpucore run -o $core -- $prog   # on the emulated MI210, inside the ROCm root"
+# HSA_ENABLE_DEBUG=1 makes ROCr ask the driver to set up each wave's trap temporaries (as a
+# debugging session would): on gfx90a only then does a wave's saved state say that it stopped
+# and why (AMD's reader rule, which gpucore follows); without it the wave reads as running and
+# the report names the fault from the driver's exception alone.
+show "HSA_ENABLE_DEBUG=1 gpucore run -o $core -- $prog   # on the emulated MI210, in the ROCm root"
 rc=0
 scripts/in-rocm-root.sh --faults tests/kfdemu/plans/oob.json -- \
-  gpucore run -o "$core" -- "$repo/$prog" || rc=$?
+  env HSA_ENABLE_DEBUG=1 gpucore run -o "$core" -- "$repo/$prog" || rc=$?
 # ROCr prints its own "Memory access fault" message and aborts: 128 + SIGABRT.
 if [ "$rc" -ne 134 ] || [ ! -f "$core" ]; then
   echo "demo: gpucore run exited $rc (expected 134, ROCr's abort) and wrote no core" >&2
