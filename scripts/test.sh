@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # Set up, build and run the whole test suite, twice: a normal build and an
-# AddressSanitizer + UndefinedBehaviorSanitizer build. Then a short libFuzzer smoke run of
+# AddressSanitizer + UndefinedBehaviorSanitizer build (all but the benchmarks' smoke runs). Then a short libFuzzer smoke run of
 # every fuzz target (their corpora already ran as ordinary tests in both builds), each input
 # limited to 2 GiB of RSS and 10 s.
 #
