@@ -66,9 +66,11 @@ inner='
 set -eu
 src=$1 dir=$2 t=$3
 hip="hipcc -g -O2 --offload-arch=$t"
-for p in hip_vadd hip_oob hip_illegal hip_assert; do
+for p in hip_vadd hip_oob hip_illegal hip_assert hip_module; do
   $hip -o "$dir/$p" "$src/$p.hip"
 done
+# hip_module'"'"'s kernel: a code object of its own, which the program loads from memory
+$hip --genco -o "$dir/hip_module_kernel.co" "$src/hip_module_kernel.hip"
 clang-17 -x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa -mcpu="$t" -nogpulib -g -O2 \
   -o "$dir/hsa_dispatch_kernel.co" "$src/hsa_dispatch_kernel.cl"
 clang-17 -g -O2 -std=c11 -Wall -Werror -o "$dir/hsa_dispatch" "$src/hsa_dispatch.c" -lhsa-runtime64
