@@ -131,8 +131,9 @@ static gpucore_status_t parse_prop_line(const char *path, unsigned lineno, const
     return GPUCORE_OK;
 }
 
-static gpucore_status_t parse_properties(const char *path, const char *text, size_t len,
-                                         struct gc_kfd_topology_node *n, gpucore_diag_t *diag)
+gpucore_status_t gc_kfd_topology_parse_properties(const char *path, const char *text, size_t len,
+                                                  struct gc_kfd_topology_node *n,
+                                                  gpucore_diag_t *diag)
 {
     const char *p = text, *end = text + len;
     unsigned lineno = 0;
@@ -194,7 +195,7 @@ static gpucore_status_t read_node(const char *nodesdir, uint32_t number,
                sizeof(n->name) - 1);
     memcpy(n->name, buf, len + 1);
     GC_TRY(read_node_file(nodedir, "properties", path, buf, &len, diag));
-    return parse_properties(path, buf, len, n, diag);
+    return gc_kfd_topology_parse_properties(path, buf, len, n, diag);
 }
 
 /* A directory entry that is a node number: decimal digits, no leading zero but "0". */

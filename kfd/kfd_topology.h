@@ -64,6 +64,19 @@ struct gc_kfd_topology {
 gpucore_status_t gc_kfd_topology_read(const char *dir, struct gc_kfd_topology *ret,
                                       gpucore_diag_t *reterr_diag);
 
+/*
+ * Parse a node's properties text (@p len bytes of @p text, NUL bytes refused as any other byte a
+ * key or value cannot hold) into the fields of @p n that the text names; fields it does not
+ * name are left as they are. @p path names the text in messages. Used by gc_kfd_topology_read;
+ * public for the fuzz target.
+ * @retval GPUCORE_OK          the fields named were stored
+ * @retval GPUCORE_E_CORRUPT   a line is not "KEY VALUE" as gc_kfd_topology_read describes, or a
+ *                             value does not fit its field (diag: "PATH: line N: ...")
+ */
+gpucore_status_t gc_kfd_topology_parse_properties(const char *path, const char *text, size_t len,
+                                                  struct gc_kfd_topology_node *n,
+                                                  gpucore_diag_t *reterr_diag);
+
 /* Does the node report what a debugger needs: trap debugging in the driver and its firmware? */
 int gc_kfd_topology_debuggable(const struct gc_kfd_topology_node *node);
 

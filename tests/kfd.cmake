@@ -10,6 +10,8 @@ gpucore_unit_test(test_kfd_linux
 gpucore_unit_test(test_kfd_topology
   SOURCES unit/test_kfd_topology.c
   LIBS gc_kfd)
+# Its properties parser on any text (corpus: tests/fuzz/corpus/fuzz_kfd_topology/).
+gpucore_fuzz_target(fuzz_kfd_topology SOURCE fuzz/targets/fuzz_kfd_topology.c LIBS gc_kfd gc_schema)
 
 # `gpucore kfd-check` on a machine without /dev/kfd (skipped, 77, where one exists).
 foreach(case no-driver device-missing)
