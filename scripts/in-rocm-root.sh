@@ -44,13 +44,15 @@ loader=$(find "$libdir/" -maxdepth 1 -name 'ld-linux-*.so.*' | head -1)
 libs_at=/run/gpucore-host/lib
 bindir=$build/in-rocm-root/bin
 mkdir -p "$bindir"
-cat >"$bindir/gpucore.new" <<EOS
+# (written under a name of this run's own and renamed: runs in parallel, the tests', each
+# replace it whole with the same text)
+cat >"$bindir/gpucore.$$" <<EOS
 #!/bin/sh
 # this build's gpucore, inside the ROCm root (written by scripts/in-rocm-root.sh)
 exec $libs_at/$(basename "$loader") --library-path $libs_at $gpucore "\$@"
 EOS
-chmod 755 "$bindir/gpucore.new"
-mv -f "$bindir/gpucore.new" "$bindir/gpucore"
+chmod 755 "$bindir/gpucore.$$"
+mv -f "$bindir/gpucore.$$" "$bindir/gpucore"
 
 exec env PATH="$bindir:/usr/local/bin:/usr/bin:/bin" GPUCORE_BIN="$bindir/gpucore" \
   GPUCORE_HOOK="$build/capture/hook/libgpucore-hook.so" \

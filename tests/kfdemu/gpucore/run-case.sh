@@ -8,15 +8,16 @@
 #   run-case.sh KFDEMU GPUCORE HOOK PROGRAMS WORKDIR CASE
 #
 # gpucore and its hook are the host's build; the root's C library and ours differ (Debian 13
-# and 12), so inside the root gpucore runs through the host's own dynamic loader and libraries,
-# bound read-write at $host_libs_at: the wrapper $gc_in_root does that. The hook is loaded by
+# and 12), so inside the root gpucore runs through the host's own dynamic loader and libraries
+# (scripts/in-rocm-root.sh's wrapper, $gc_in_root). The hook is loaded by
 # the root's ROCr into the root's processes: it needs only the C library, which is compatible
 # upward. A case reads:
 #   $kfdemu $root $programs $target $plans  the emulator, root, programs, device, fault plans
 #   $gpucore        the host's gpucore, to analyze outside the root
 #   $gc_in_root     the wrapper that runs gpucore inside the root
 #   $hook           the hook library (HSA_TOOLS_LIB), usable inside the root
-#   emu NAME ARGS.. gpucore-kfdemu --root with the binds the wrapper needs, NAME.out/.err, $rc
+#   emu NAME ARGS.. scripts/in-rocm-root.sh with the programs and the case's directory bound,
+#                   NAME.out/.err, $rc
 # Skips (77) without the root, without a program, or where the emulator cannot run (69).
 set -euo pipefail
 
@@ -36,29 +37,23 @@ case_file=$here/$case_name.case
 
 e2e_enter "$work"
 
-# The directory of the host's C library, as the host's gpucore resolves it, and the loader in
-# it (not /lib64's link: inside the root that absolute link names the root's loader).
-host_libdir=$(dirname "$(ldd "$gpucore" | sed -n 's/^.*libc\.so\.6 => \([^ ]*\) .*$/\1/p')")
-[ -d "$host_libdir" ] || fail "cannot find the C library of $gpucore"
-host_loader=$(ls "$host_libdir"/ld-linux-*.so.* 2>/dev/null | head -1)
-[ -n "$host_loader" ] || fail "no dynamic loader in $host_libdir"
-host_libs_at=/run/gpucore-host/lib
-gc_in_root=$PWD/gpucore-in-root
-cat >"$gc_in_root" <<EOS
-#!/bin/sh
-exec $host_libs_at/$(basename "$host_loader") --library-path $host_libs_at $gpucore "\$@"
-EOS
-chmod 755 "$gc_in_root"
-
-build_dir=$(cd "$(dirname "$gpucore")/.." && pwd)
-# emu NAME ARGS...: gpucore-kfdemu --root ROOT with gpucore's binds, then ARGS (emulator
-# options, --, the command); stdout and stderr in NAME.out and NAME.err, status in $rc.
+# gpucore inside the root: scripts/in-rocm-root.sh runs the emulator with the root and puts a
+# wrapper first on the command's PATH that runs this build's gpucore through the host's own
+# loader and libraries; $gc_in_root names that wrapper, for commands given by path.
+build_dir=$(cd "$(dirname "$gpucore")/.." && pwd) # (cli/gpucore in the build tree)
+in_root=$(cd "$here/../../../scripts" && pwd)/in-rocm-root.sh
+gc_in_root=$build_dir/in-rocm-root/bin/gpucore
+[ "$kfdemu" = "$build_dir/kfd/emu/gpucore-kfdemu" ] ||
+  fail "the emulator $kfdemu is not the one of gpucore's build tree $build_dir"
+# emu NAME ARGS...: the emulator with the root and gpucore's binds (scripts/in-rocm-root.sh),
+# the programs and this case's directory bound too, then ARGS (emulator options, --, the
+# command); stdout and stderr in NAME.out and NAME.err, status in $rc.
 emu() {
   local name=$1
   shift
   rc=0
-  "$kfdemu" --root "$root" --bind "$host_libdir:$host_libs_at" --bind "$build_dir" \
-    --bind "$programs" --bind "$PWD" "$@" >"$name.out" 2>"$name.err" </dev/null || rc=$?
+  GPUCORE_BUILD=$build_dir GPUCORE_ROCM_ROOT=$root "$in_root" --bind "$programs" --bind "$PWD" \
+    "$@" >"$name.out" 2>"$name.err" </dev/null || rc=$?
   if [ "$rc" -eq 69 ]; then skip "gpucore-kfdemu cannot emulate here: $(cat "$name.err")"; fi
 }
 
