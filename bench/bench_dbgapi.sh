@@ -13,7 +13,7 @@
 # The baseline: libgpucore-dbgapi of revision REV (default $default_baseline, the last one whose
 # process image copied the save areas), built once into build-bench-dbgapi-old/ (git archive of
 # REV, Release, the library alone; rebuilt when REV changes). Its rows ("copies:") are measured
-# with the same client program and core as this tree's ("views:"), and `gpucore dbgapi-dump
+# with the same client program and core as this tree's ("gpucore:"), and `gpucore dbgapi-dump
 # --json` of this tree is run on each core with either library: peak RSS and time of each, and
 # the two outputs must be the same but for the library's path.
 #

@@ -139,10 +139,11 @@ cmake -S . -B build-asan -DLLVM_DIR="$llvm_dir" -DCMAKE_BUILD_TYPE=Debug -DGPUCO
   -DGPUCORE_KFDEMU_PROGRAMS="$root/build/tests/kfdemu/programs" >/dev/null
 cmake --build build-asan -j "$jobs"
 step "tests (ASan + UBSan)"
-# All but the benchmarks' smoke runs (label bench, about 100 s here): they check that the bench
-# scripts still work, which the normal run does; the code they drive runs under the sanitizers
-# in the other tests.
-ctest_args=(-LE bench)
+# All but the benchmarks' smoke runs (label bench, about 100 s here) and the node-scale case
+# (label scale: 77,824 waves): they check that the bench scripts still work and that nothing
+# breaks at full size, which the normal run does; the code they drive runs under the
+# sanitizers in the other tests.
+ctest_args=(-LE 'bench|scale')
 run_ctest build-asan env \
   ASAN_OPTIONS=strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1:detect_leaks=1 \
   UBSAN_OPTIONS=print_stacktrace=1:print_summary=1:halt_on_error=1

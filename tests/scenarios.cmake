@@ -118,3 +118,14 @@ set_property(TEST test_scenario_inferior APPEND PROPERTY ENVIRONMENT
 set_tests_properties(test_scenario_inferior PROPERTIES TIMEOUT 300)
 
 gpucore_fuzz_target(fuzz_scenario SOURCE fuzz/targets/fuzz_scenario.c LIBS gc_sim_layout gc_arch gc_schema)
+
+# The node-scale scenarios (tests/scenarios/node): the generator still writes the checked-in
+# files, and 8 MI300X at full occupancy (77,824 waves) are captured, analyzed and served by the
+# library. Label "scale": the sanitized run leaves it out (scripts/test.sh), as it does the
+# benchmarks, for the time 78k waves take under ASan.
+add_test(NAME scale-e2e-node-8x
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/scenarios/node/node_e2e.sh
+                 ${CMAKE_CURRENT_BINARY_DIR}/scale-e2e $<TARGET_FILE:gpucore-cli>
+                 $<TARGET_FILE:gpucore-inferior> ${CMAKE_CURRENT_BINARY_DIR}/scenario-objects)
+set_tests_properties(scale-e2e-node-8x PROPERTIES LABELS "scale;e2e" SKIP_RETURN_CODE 77
+                     TIMEOUT 300)
