@@ -18,7 +18,7 @@
 /* sched_getaffinity and CPU_COUNT need _GNU_SOURCE, which the build defines. */
 #include <pthread.h>
 #include <sched.h>
-#include <stdatomic.h>
+#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -55,6 +55,8 @@ struct gc_core_zslot {
  * while the job table stays small (it is on the stack, about 300 bytes a frame).
  */
 #define BATCH_FRAMES (4u * GC_CORE_DECODE_THREADS)
+
+static void pool_stop(struct gc_core_zpool *p);
 
 uint32_t gc_core_decode_threads(void)
 {
@@ -136,6 +138,7 @@ static void slot_clear(struct gc_core_zimage *z, struct gc_core_zslot *slot)
 
 void gc_core_zimage_done(struct gc_core_zimage *z)
 {
+    pool_stop(z->pool);
     for (uint32_t i = 0; i < z->nslots; i++)
         slot_clear(z, &z->slots[i]);
     gc_free(z->slots);
@@ -465,40 +468,134 @@ struct zbatch {
     const struct gc_core_zimage *z;
     struct zjob *jobs;
     uint32_t njobs;
-    atomic_uint next;
+    uint32_t nhelpers; /* helpers with a decoder and an input buffer for this batch */
 };
 
-/* Take jobs until none is left, decoding with @p dctx from the input buffer @p in. */
-static void batch_run(struct zbatch *b, void *dctx, uint8_t *in)
+/* Decode job @p k of @p b with @p dctx, through the input buffer @p in. */
+static void run_job(const struct zbatch *b, uint32_t k, void *dctx, uint8_t *in)
 {
-    for (;;) {
-        unsigned k = atomic_fetch_add(&b->next, 1u);
-        struct zjob *j;
-        const struct gc_core_frame *f;
+    struct zjob *j = &b->jobs[k];
+    const struct gc_core_frame *f = &b->z->frames[j->frame];
 
-        if (k >= b->njobs)
-            return;
-        j = &b->jobs[k];
-        f = &b->z->frames[j->frame];
-        j->st = gc_core_src_read(b->z->src, f->phys, in, f->csize, &j->diag);
-        if (j->st == GPUCORE_OK)
-            j->st = inflate_with(dctx, f, j->frame, in, j->dst, &j->diag);
-    }
+    j->st = gc_core_src_read(b->z->src, f->phys, in, f->csize, &j->diag);
+    if (j->st == GPUCORE_OK)
+        j->st = inflate_with(dctx, f, j->frame, in, j->dst, &j->diag);
 }
 
-struct zworker {
-    struct zbatch *batch;
-    void *dctx;
-    uint8_t *in;
+/*
+ * The helper threads of a core, started at its first batch and stopped when it is closed.
+ * Jobs are taken under the lock; the reading thread takes them too and waits only for jobs a
+ * helper has taken, never for a helper to wake up: on a machine with no idle CPU a batch costs
+ * what one thread costs, not one scheduling delay per helper.
+ */
+struct helper {
+    struct gc_core_zpool *pool;
+    uint32_t t; /* its decoder and input buffer: z->wdctx[t], z->win[t] */
     pthread_t thread;
 };
 
-static void *batch_thread(void *arg)
-{
-    struct zworker *w = arg;
+struct gc_core_zpool {
+    pthread_mutex_t lock;
+    pthread_cond_t work; /* a batch has jobs, or stop */
+    pthread_cond_t idle; /* busy dropped to 0 */
+    struct gc_core_zimage *z;
+    struct zbatch *batch; /* the batch under way, or NULL */
+    uint32_t next;        /* its next job */
+    uint32_t busy;        /* its jobs helpers have taken and not finished */
+    int stop;
+    uint32_t nhelpers;
+    struct helper helpers[GC_CORE_DECODE_THREADS - 1];
+};
 
-    batch_run(w->batch, w->dctx, w->in);
+/* Whether helper @p h has a job to take (under the lock). */
+static int helper_has_job(const struct gc_core_zpool *p, const struct helper *h)
+{
+    return p->batch && p->next < p->batch->njobs && h->t < p->batch->nhelpers;
+}
+
+static void *helper_main(void *arg)
+{
+    struct helper *h = arg;
+    struct gc_core_zpool *p = h->pool;
+
+    pthread_mutex_lock(&p->lock);
+    for (;;) {
+        struct zbatch *b;
+        uint32_t k;
+
+        while (!p->stop && !helper_has_job(p, h))
+            pthread_cond_wait(&p->work, &p->lock);
+        if (p->stop)
+            break;
+        b = p->batch;
+        k = p->next++;
+        p->busy++;
+        pthread_mutex_unlock(&p->lock);
+        run_job(b, k, p->z->wdctx[h->t], p->z->win[h->t]);
+        pthread_mutex_lock(&p->lock);
+        if (--p->busy == 0)
+            pthread_cond_signal(&p->idle);
+    }
+    pthread_mutex_unlock(&p->lock);
     return NULL;
+}
+
+/*
+ * Start up to z->threads - 1 helpers, with every signal blocked (a library's threads must not
+ * take the caller's signals). Threads that cannot be started are done without; NULL (and
+ * z->threads set to 1) when none can.
+ */
+static struct gc_core_zpool *pool_start(struct gc_core_zimage *z)
+{
+    struct gc_core_zpool *p = gc_calloc_array(1, sizeof(*p));
+    sigset_t all, old;
+
+    if (!p) {
+        z->threads = 1;
+        return NULL;
+    }
+    p->z = z;
+    pthread_mutex_init(&p->lock, NULL);
+    pthread_cond_init(&p->work, NULL);
+    pthread_cond_init(&p->idle, NULL);
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    for (uint32_t t = 0; t + 1 < z->threads; t++) {
+        struct helper *h = &p->helpers[p->nhelpers];
+
+        h->pool = p;
+        h->t = p->nhelpers;
+        if (pthread_create(&h->thread, NULL, helper_main, h) != 0)
+            break;
+        p->nhelpers++;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (!p->nhelpers) {
+        pthread_mutex_destroy(&p->lock);
+        pthread_cond_destroy(&p->work);
+        pthread_cond_destroy(&p->idle);
+        gc_free(p);
+        z->threads = 1;
+        return NULL;
+    }
+    z->threads = p->nhelpers + 1;
+    return p;
+}
+
+static void pool_stop(struct gc_core_zpool *p)
+{
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->lock);
+    p->stop = 1;
+    pthread_cond_broadcast(&p->work);
+    pthread_mutex_unlock(&p->lock);
+    for (uint32_t t = 0; t < p->nhelpers; t++)
+        pthread_join(p->helpers[t].thread, NULL);
+    pthread_mutex_destroy(&p->lock);
+    pthread_cond_destroy(&p->work);
+    pthread_cond_destroy(&p->idle);
+    gc_free(p);
 }
 
 /*
@@ -584,43 +681,47 @@ static void trim_inputs(struct gc_core_zimage *z)
 }
 
 /*
- * The threads a batch of @p nj frames of at most @p csize compressed bytes runs on, this one
- * included: each needs a decoder and an input buffer that fits in the budget as it is. 1 when
- * not even a second one can be had.
+ * The helpers a batch of @p nj frames of at most @p csize compressed bytes can use: each needs
+ * a decoder and an input buffer that fit in the budget as it is, as does this thread's.
+ * -1 when this thread's does not fit.
  */
-static uint32_t batch_workers(struct gc_core_zimage *z, uint32_t nj, uint64_t csize,
-                              struct zworker *w)
+static int batch_helpers(struct gc_core_zimage *z, uint32_t nj, uint64_t csize)
 {
-    uint32_t want = z->threads < nj ? z->threads : nj, have = 1;
+    uint32_t want, have = 0;
 
     if (!input_reserve(z, &z->in, &z->in_cap, csize))
+        return -1;
+    if (!z->pool)
+        z->pool = pool_start(z);
+    if (!z->pool)
         return 0;
-    for (uint32_t t = 0; t + 1 < want; t++, have++) {
-        w[t].dctx = worker_dctx(z, t);
-        if (!w[t].dctx || !input_reserve(z, &z->win[t], &z->win_cap[t], csize))
+    want = z->pool->nhelpers < nj - 1 ? z->pool->nhelpers : nj - 1;
+    for (; have < want; have++)
+        if (!worker_dctx(z, have) || !input_reserve(z, &z->win[have], &z->win_cap[have], csize))
             break;
-        w[t].in = z->win[t];
-    }
-    return have;
+    return (int)have;
 }
 
-/* Run the batch on @p nworkers threads: this one and nworkers - 1 started now. */
-static void batch_decode(struct gc_core_zimage *z, struct zbatch *b, struct zworker *w,
-                         uint32_t nworkers)
+/* Run the batch: this thread takes jobs with the helpers, then waits for the ones they took. */
+static void batch_decode(struct gc_core_zimage *z, struct zbatch *b)
 {
-    uint32_t started = 0;
+    struct gc_core_zpool *p = z->pool;
 
-    atomic_init(&b->next, 0u);
-    for (uint32_t t = 0; t + 1 < nworkers; t++) {
-        w[t].batch = b;
-        /* A thread that cannot be started is done without: this one takes its jobs. */
-        if (pthread_create(&w[t].thread, NULL, batch_thread, &w[t]) != 0)
-            break;
-        started++;
+    pthread_mutex_lock(&p->lock);
+    p->batch = b;
+    p->next = 0;
+    pthread_cond_broadcast(&p->work);
+    while (p->next < b->njobs) {
+        uint32_t k = p->next++;
+
+        pthread_mutex_unlock(&p->lock);
+        run_job(b, k, z->dctx, z->in);
+        pthread_mutex_lock(&p->lock);
     }
-    batch_run(b, z->dctx, z->in);
-    for (uint32_t t = 0; t < started; t++)
-        pthread_join(w[t].thread, NULL);
+    while (p->busy)
+        pthread_cond_wait(&p->idle, &p->lock);
+    p->batch = NULL;
+    pthread_mutex_unlock(&p->lock);
 }
 
 /* The slot of cached frame @p i, or NULL; no use is counted. */
@@ -730,12 +831,11 @@ static gpucore_status_t read_batch(struct gc_core_zimage *z, uint32_t i, uint64_
                                    uint8_t *out, uint64_t n, uint64_t *ret_done,
                                    gpucore_diag_t *diag)
 {
-    struct zworker w[GC_CORE_DECODE_THREADS - 1];
     struct zjob jobs[BATCH_FRAMES];
     struct zbatch b = { .z = z, .jobs = jobs };
     uint64_t csize;
-    uint32_t nworkers;
     gpucore_status_t st;
+    int helpers;
 
     *ret_done = 0;
     if (z->threads < 2)
@@ -744,14 +844,15 @@ static gpucore_status_t read_batch(struct gc_core_zimage *z, uint32_t i, uint64_
     /* Near the decode limit of an open, the ordinary way finds the frame that crosses it. */
     if (b.njobs < 2 || !within_decode_limit(z, jobs, b.njobs))
         return GPUCORE_OK;
-    nworkers = batch_workers(z, b.njobs, csize, w);
-    if (nworkers < 2 || !batch_slots(z, jobs, b.njobs)) {
+    helpers = batch_helpers(z, b.njobs, csize);
+    if (helpers < 1 || !batch_slots(z, jobs, b.njobs)) {
         trim_inputs(z);
         return GPUCORE_OK;
     }
+    b.nhelpers = (uint32_t)helpers;
     for (uint32_t k = 0; k < b.njobs; k++)
         z->decoded += z->frames[jobs[k].frame].dsize;
-    batch_decode(z, &b, w, nworkers);
+    batch_decode(z, &b);
     z->stats.decodes += b.njobs;
     z->stats.batches++;
     z->stats.batch_frames += b.njobs;

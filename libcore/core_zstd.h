@@ -82,7 +82,9 @@ gpucore_status_t gc_core_frames_walk(const struct gc_core_src *src, uint64_t max
  * Decoding threads. A read that needs several frames nobody has decoded yet (analyze reads a
  * queue's save area 1 MiB at a time: two or three frames of 512 KiB) decodes them at once, one
  * frame per thread, each thread with its own decoder (~100 KiB, not charged, like the first)
- * and the compressed input of its frame (charged). The threads live only for that call.
+ * and the compressed input of its frame (charged). The helper threads are started at the
+ * first such read and stopped by gc_core_zimage_done(); between reads they wait, and a read
+ * never waits for one to wake up (the reading thread takes the jobs no helper has taken).
  *
  * GC_CORE_DECODE_THREADS: at most this many threads decode at once, the calling one included.
  *   Reads rarely span more new frames than this, and each thread costs a decoder and a
@@ -129,6 +131,7 @@ struct gc_core_zimage {
      * input buffers (charged, kept up to the size z->in is kept).
      */
     uint32_t threads;
+    struct gc_core_zpool *pool; /* the helper threads, from the first batch on */
     void *wdctx[GC_CORE_DECODE_THREADS - 1];
     uint8_t *win[GC_CORE_DECODE_THREADS - 1];
     uint64_t win_cap[GC_CORE_DECODE_THREADS - 1];
