@@ -603,7 +603,7 @@ static gpucore_status_t load(gpucore_core_t *c, const struct gpucore_open_opts *
         c->info.flags |= GPUCORE_INFO_COMPRESSED;
         GC_TRY(gc_core_zimage_open(
                 &c->z, &c->src, &c->mem, max_frame ? max_frame : GC_CORE_DEFAULT_MAX_FRAME,
-                cache ? cache : GC_CORE_DEFAULT_FRAME_CACHE,
+                cache ? cache : GC_CORE_DEFAULT_FRAME_CACHE, 0,
                 !!(c->open_flags & GPUCORE_OPEN_ALLOW_TRUNCATED), &clipped, diag));
         c->logical_size = c->z.logical_size;
         c->info.frame_count = c->z.nframes;

@@ -78,6 +78,33 @@ gpucore_status_t gc_core_frames_walk(const struct gc_core_src *src, uint64_t max
                                      struct gc_core_frame **ret_frames, uint32_t *ret_n,
                                      uint64_t *ret_logical, int *ret_clipped, gpucore_diag_t *diag);
 
+/*
+ * Decoding threads. A read that needs several frames nobody has decoded yet (analyze reads a
+ * queue's save area 1 MiB at a time: two or three frames of 512 KiB) decodes them at once, one
+ * frame per thread, each thread with its own decoder (~100 KiB, not charged, like the first)
+ * and the compressed input of its frame (charged). The helper threads are started at the
+ * first such read and stopped by gc_core_zimage_done(); between reads they wait, and a read
+ * never waits for one to wake up (the reading thread takes the jobs no helper has taken).
+ *
+ * GC_CORE_DECODE_THREADS: at most this many threads decode at once, the calling one included.
+ *   Reads rarely span more new frames than this, and each thread costs a decoder and a
+ *   compressed frame; more threads than frames buy nothing.
+ * GC_CORE_DECODE_BATCH_BYTES: a batch holds at most this many bytes of compressed input and
+ *   frames decoded for the cache (frames decoded straight into the caller's buffer cost
+ *   nothing); a larger read is decoded in several batches, so a hostile core's large frames
+ *   cannot make one read hold more than this besides the cache. One frame always fits.
+ */
+#define GC_CORE_DECODE_THREADS     4u
+#define GC_CORE_DECODE_BATCH_BYTES (64ull << 20)
+
+/* What the decoder did, for tests and benchmarks (never reset). */
+struct gc_core_zstats {
+    uint64_t decodes;       /* frames decoded, by any path */
+    uint64_t cache_hits;    /* frame lookups the cache served */
+    uint64_t batches;       /* reads that decoded frames on more than one thread */
+    uint64_t batch_frames;  /* frames decoded in those */
+};
+
 /* Random access to the logical image of a compressed file. */
 struct gc_core_zimage {
     const struct gc_core_src *src; /* borrowed */
@@ -86,6 +113,7 @@ struct gc_core_zimage {
     uint32_t nframes;
     uint64_t logical_size;
     void *dctx; /* ZSTD_DCtx */
+    int window_log; /* the decoders' ZSTD_d_windowLogMax, from max_frame_size */
     struct gc_core_zslot *slots;
     uint32_t nslots;
     uint64_t cache_bytes; /* decoded bytes held by the slots */
@@ -98,26 +126,47 @@ struct gc_core_zimage {
      */
     uint64_t decoded;
     uint64_t decode_limit;
+    /*
+     * Threads a read may decode on (1: only the caller's), and the extra threads' decoders and
+     * input buffers (charged, kept up to the size z->in is kept).
+     */
+    uint32_t threads;
+    struct gc_core_zpool *pool; /* the helper threads, from the first batch on */
+    void *wdctx[GC_CORE_DECODE_THREADS - 1];
+    uint8_t *win[GC_CORE_DECODE_THREADS - 1];
+    uint64_t win_cap[GC_CORE_DECODE_THREADS - 1];
+    struct gc_core_zstats stats;
 };
 
 /*
  * Build the index (seek table; else, or if the table is cut, the frame walk) and the decoder.
  * At most @p cache_frames decoded frames and GC_CORE_FRAME_CACHE_BYTES bytes of them are kept.
- * On failure @p z is left empty (gc_core_zimage_done is still safe).
+ * A read decodes on at most @p threads threads (0: gc_core_decode_threads(); at most
+ * GC_CORE_DECODE_THREADS). On failure @p z is left empty (gc_core_zimage_done is still safe).
  */
 gpucore_status_t gc_core_zimage_open(struct gc_core_zimage *z, const struct gc_core_src *src,
                                      struct gc_core_mem *mem, uint64_t max_frame_size,
-                                     uint32_t cache_frames, int allow_truncated, int *ret_clipped,
-                                     gpucore_diag_t *diag);
+                                     uint32_t cache_frames, uint32_t threads, int allow_truncated,
+                                     int *ret_clipped, gpucore_diag_t *diag);
+
+/* The decoding threads for this machine: its online CPUs, at most GC_CORE_DECODE_THREADS. */
+uint32_t gc_core_decode_threads(void);
 
 /*
- * Copy logical bytes [off, off + n), which the caller has checked are inside the image.
+ * Copy logical bytes [off, off + n), which the caller has checked are inside the image. Each
+ * frame the range needs is decoded once: from the cache, straight into @p buf when the range
+ * covers it whole, else into the cache; when two or more of them are not cached they are
+ * decoded in parallel (GC_CORE_DECODE_THREADS, GC_CORE_DECODE_BATCH_BYTES).
  * GPUCORE_E_LIMIT when a frame does not fit in the budget even with the cache emptied.
+ * On failure the first failing frame (in file order) is reported.
  */
 gpucore_status_t gc_core_zimage_read(struct gc_core_zimage *z, uint64_t off, void *buf, uint64_t n,
                                      gpucore_diag_t *diag);
 
-/* Free the decoded frames of the cache (their memory goes back to the budget). */
+/*
+ * Free the decoded frames of the cache and the idle input buffers of the batch threads (their
+ * memory goes back to the budget).
+ */
 void gc_core_zimage_drop_cache(struct gc_core_zimage *z);
 
 void gc_core_zimage_done(struct gc_core_zimage *z);

@@ -32,3 +32,10 @@ target_include_directories(fuzz_seek_table PRIVATE ${PROJECT_SOURCE_DIR}/libcore
 if(GPUCORE_FUZZ)
   target_include_directories(fuzz_seek_table-libfuzzer PRIVATE ${PROJECT_SOURCE_DIR}/libcore)
 endif()
+
+# White-box: frames decoded per read pattern, and the parallel decoding of several frames, are
+# counted through the internal frame reader.
+gpucore_unit_test(test_core_zread
+  SOURCES unit/test_core_zread.c
+  LIBS gc_libcore gc_schema PkgConfig::ZSTD)
+target_include_directories(test_core_zread PRIVATE ${PROJECT_SOURCE_DIR}/libcore)

@@ -5,8 +5,10 @@
  * which operations fail) and starts the driver; a thread then serves debuggers (kfd_sim.c, the
  * client backend) on an abstract unix socket with the real driver's rules
  * (docs/kfd-debug-interface.md §10-§11). Because the driver runs inside the inferior, SUSPEND
- * writes each XCC's save-area header (and on gfx9 the control stack) straight into the inferior's
- * memory, exactly where the kernel's get_wave_state would have put them.
+ * writes each XCC's save-area header straight into the inferior's memory, exactly where the
+ * kernel's get_wave_state would have put it; the control stack and the waves are already in the
+ * area (the inferior's layout keeps them there), unless a front end hands the driver bytes to
+ * copy in (gc_sim_xcc.saved).
  *
  * Only the kernel driver is simulated: everything the debugger reads besides these answers
  * (memory, threads) comes from the real process through ptrace and process_vm_readv.
@@ -53,9 +55,11 @@ struct gc_sim_xcc {
     /* What the preemption saves, written on SUSPEND at base + header.control_stack_offset: the
      * used control stack (the CP writes it; on gfx9 into kernel memory, which get_wave_state
      * copies out) followed by the trap handler's wave records, up to
-     * header.wave_state_offset. At most that many bytes are written. Until the first SUSPEND
-     * the area holds none of it, as on hardware. NULL/0: nothing but the header. Borrowed: it
-     * must stay valid while the driver lives. */
+     * header.wave_state_offset. At most that many bytes are written. NULL/0: nothing but the
+     * header -- the device keeps the waves in the area itself (gpucore-inferior's layout writes
+     * them there once), so a save adds only the header, 40 bytes, in place. A front end whose
+     * target memory is not the device's (gpucore-kfdemu) passes the bytes to copy in. Borrowed:
+     * it must stay valid while the driver lives. */
     const void *saved;
     uint32_t saved_len;
 };

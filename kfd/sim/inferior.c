@@ -265,11 +265,8 @@ static void describe_queues(const struct gc_scenario *s, const struct gc_layout 
         for (uint32_t k = 0; k < q->num_xcc; k++) {
             x[k].base = q->cwsr + (uint64_t)k * q->sizes.cwsr_size;
             x[k].header = q->header[k];
-            /* The layout keeps what a preemption saves; SUSPEND writes it in. */
-            if (q->saved[k] && q->saved_len[k] > q->header[k].control_stack_offset) {
-                x[k].saved = q->saved[k] + q->header[k].control_stack_offset;
-                x[k].saved_len = q->saved_len[k] - q->header[k].control_stack_offset;
-            }
+            /* The layout wrote the control stack and the waves into the area: SUSPEND writes
+               the header only (saved stays NULL: nothing to copy in). */
         }
         sq->xcc = x;
     }

@@ -1137,10 +1137,6 @@ static gpucore_status_t build_amd_queue(struct lctx *c, uint32_t qi, const struc
     return GPUCORE_OK;
 }
 
-/*
- * The CWSR area of XCC @p x of queue @p qi (at @p cwsr, the queue's areas): its creation-time
- * header, and the waves as a suspend will save them, encoded now and kept aside.
- */
 /* The saved image of queue @p qi's waves on XCC @p x: build_specs through arch's encoder. */
 static gpucore_status_t encode_area(struct lctx *c, uint32_t qi, uint32_t x,
                                     const struct gc_arch *arch, uint32_t ctl_stack_size,
@@ -1167,6 +1163,11 @@ static gpucore_status_t encode_area(struct lctx *c, uint32_t qi, uint32_t x,
     return GPUCORE_OK;
 }
 
+/*
+ * The CWSR area of XCC @p x of queue @p qi (at @p cwsr, the queue's areas): its creation-time
+ * header, and below it the waves as a save leaves them, encoded now and kept there (the
+ * complete header in lq->header[x]).
+ */
 static gpucore_status_t build_cwsr_area(struct lctx *c, uint32_t qi, uint32_t x,
                                         const struct gc_arch *arch, uint8_t *cwsr)
 {
@@ -1190,22 +1191,19 @@ static gpucore_status_t build_cwsr_area(struct lctx *c, uint32_t qi, uint32_t x,
         return lfail(c, GPUCORE_E_LIMIT, "queues[%u] xcc %u: %u waves do not fit the save "
                      "area of %u bytes", qi, x, nwaves, lq->sizes.cwsr_size);
     }
-    /* Before any save only libhsakmt's creation-time fields are there; the waves, the
-       control stack and the wave_state fields appear when the queue is suspended. Until
-       then they are the hardware's, not the process's: kept in a mapping no core dump
-       includes (MADV_DONTDUMP), outside the device's allocation list. */
-    gc_cwsr_header_encode(&tmpl, cwsr + (uint64_t)x * lq->sizes.cwsr_size);
-    st = map(c, 0, len, "saved waves", &lq->saved[x]);
-    if (st == GPUCORE_OK &&
-        madvise(lq->saved[x], (size_t)align_up(len ? len : 1, PAGE), MADV_DONTDUMP) != 0)
-        st = lfail(c, GPUCORE_E_IO, "queues[%u] xcc %u: madvise(MADV_DONTDUMP): %s", qi, x,
-                   strerror(errno));
-    if (st == GPUCORE_OK)
-        memcpy(lq->saved[x], img, len);
+    /* The device keeps its waves where a context save puts them: the control stack and the
+       wave records go into the area now, once, and a save (SUSPEND, gc_layout_context_save)
+       writes only get_wave_state's header fields over libhsakmt's creation-time header. Until
+       the first save the header says the area is empty (control stack and wave area of size
+       0), so a debugger that reads it finds no waves, as on hardware; the bytes below it are
+       what the next save leaves there. No second copy is kept anywhere. */
+    uint8_t *area = cwsr + (uint64_t)x * lq->sizes.cwsr_size;
+    uint32_t from = lq->header[x].control_stack_offset;
+
+    gc_cwsr_header_encode(&tmpl, area);
+    if (len > from)
+        memcpy(area + from, img + from, len - from);
     gc_free(img);
-    if (st < 0)
-        return st;
-    lq->saved_len[x] = (uint32_t)len;
     lq->waves[x] = nwaves;
     return GPUCORE_OK;
 }
@@ -1389,9 +1387,9 @@ void gc_layout_free(struct gc_layout *l)
 
 void gc_layout_context_save(const struct gc_layout_queue *q, uint32_t xcc)
 {
-    if (xcc < q->num_xcc && q->saved[xcc])
-        memcpy((uint8_t *)(uintptr_t)(q->cwsr + (uint64_t)xcc * q->sizes.cwsr_size),
-               q->saved[xcc], q->saved_len[xcc]);
+    if (xcc < q->num_xcc)
+        gc_cwsr_header_encode(&q->header[xcc],
+                              (uint8_t *)(uintptr_t)(q->cwsr + (uint64_t)xcc * q->sizes.cwsr_size));
 }
 
 gpucore_status_t gc_layout_device_entry(const struct gc_scen_agent *a,

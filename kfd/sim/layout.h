@@ -60,17 +60,14 @@ struct gc_layout_queue {
     uint32_t compute_tmpring_size;
     uint64_t cwsr;                       /* ctx_save_restore_address */
     struct gc_cwsr_sizes sizes;
-    /* XCC i's area at cwsr + i * cwsr_size. Until a context save it holds only the header
-       fields libhsakmt writes when it creates the queue (wave_state zero, no control stack, no
-       waves). What a save leaves there -- the CP's control stack and the trap handler's wave
-       records, and the wave_state header fields the kernel fills in -- is kept aside: @c saved
-       holds the area's bytes [0, saved_len) after a save (the encoder's image, in a mapping
-       of the layout that no core dump includes), and
-       @c header the complete header. SUSPEND (the simulated driver) or
-       gc_layout_context_save() writes it in. */
+    /* XCC i's area at cwsr + i * cwsr_size. The device model keeps the waves where a context
+       save puts them: gc_layout_build writes the control stack and the trap handler's wave
+       records into the area once, and nowhere else. The header at the area's base stays what
+       libhsakmt writes when it creates the queue (wave_state fields zero: no control stack,
+       no waves to read) until a save -- SUSPEND (the simulated driver) or
+       gc_layout_context_save() -- writes @c header, the complete header, over it: 40 bytes,
+       the only bytes a save writes. */
     struct gc_cwsr_header header[GC_LAYOUT_MAX_XCC];
-    uint8_t *saved[GC_LAYOUT_MAX_XCC];
-    uint32_t saved_len[GC_LAYOUT_MAX_XCC];
     uint32_t waves[GC_LAYOUT_MAX_XCC];
 };
 
@@ -144,9 +141,10 @@ gpucore_status_t gc_layout_exception_address(const struct gc_layout *l, uint32_t
                                              gpucore_diag_t *reterr_diag);
 
 /*
- * Write what a context save leaves in XCC @p xcc's area of queue @p q (its saved bytes:
- * header, control stack, wave records), as the simulated driver's SUSPEND does. For tests
- * that lay a scenario out in their own process and read the areas without a driver.
+ * Do what a context save does to XCC @p xcc's area of queue @p q, as the simulated driver's
+ * SUSPEND does: write its complete header (get_wave_state's wave_state fields); the control
+ * stack and wave records below it are already in place. For tests that lay a scenario out in
+ * their own process and read the areas without a driver.
  */
 void gc_layout_context_save(const struct gc_layout_queue *q, uint32_t xcc);
 

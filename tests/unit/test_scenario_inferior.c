@@ -387,6 +387,51 @@ static struct gc_scenario *load(const char *name)
 /* ---- in this process ---- */
 
 /* Lay out @p name (with r_version @p r_version, 0 = the file's) and check it in this process. */
+/*
+ * Before its first save, XCC @p x's area of @p lq already holds the control stack and the wave
+ * records the complete header (lq->header[x]) describes -- the device model's storage is the
+ * save area, no copy elsewhere -- while the header in the area still says it is empty; the save
+ * (gc_layout_context_save, what SUSPEND does) then writes the 40-byte header and not one byte
+ * of the used parts below it.
+ */
+static void save_in_place(const struct gc_scenario *s, const struct gc_layout *l, uint32_t q,
+                          uint32_t x)
+{
+    const struct gc_layout_queue *lq = &l->queues[q];
+    const struct gc_arch *arch = gc_arch_by_name(s->agents[s->queues[q].agent].target);
+    const uint8_t *base =
+            (const uint8_t *)(uintptr_t)(lq->cwsr + (uint64_t)x * lq->sizes.cwsr_size);
+    const struct gc_cwsr_header *full = &lq->header[x];
+    uint8_t want[GC_CWSR_HEADER_SIZE], *before;
+    struct gc_cwsr_header h;
+    struct gc_cwsr_decoded dec;
+    gpucore_diag_t d = { 0 };
+
+    assert_non_null(arch);
+    assert_int_equal(gc_cwsr_header_decode(base, GC_CWSR_HEADER_SIZE, &h), GPUCORE_OK);
+    assert_int_equal(h.control_stack_size, 0);
+    assert_int_equal(h.wave_state_size, 0);
+    assert_int_equal(h.debug_size, full->debug_size);
+    assert_true(full->wave_state_offset <= lq->sizes.cwsr_size);
+    assert_true(full->wave_state_size <= full->wave_state_offset);
+    if (gc_cwsr_decode(arch, full, base + full->control_stack_offset, full->control_stack_size,
+                       base + full->wave_state_offset - full->wave_state_size,
+                       full->wave_state_size, &dec, &d) != GPUCORE_OK)
+        fail_msg("queue %u XCC %u before the save: %s", lq->queue_id, x, d.message);
+    assert_int_equal(dec.wave_count, lq->waves[x]);
+    gc_cwsr_decoded_done(&dec);
+
+    before = malloc(full->wave_state_offset);
+    assert_non_null(before);
+    memcpy(before, base, full->wave_state_offset);
+    gc_layout_context_save(lq, x);
+    gc_cwsr_header_encode(full, want);
+    assert_memory_equal(base, want, GC_CWSR_HEADER_SIZE);
+    assert_memory_equal(base + GC_CWSR_HEADER_SIZE, before + GC_CWSR_HEADER_SIZE,
+                        full->wave_state_offset - GC_CWSR_HEADER_SIZE);
+    free(before);
+}
+
 static void in_process_version(const char *name, uint32_t r_version)
 {
     struct gc_scenario *s = load(name);
@@ -399,21 +444,11 @@ static void in_process_version(const char *name, uint32_t r_version)
         s->r_version = r_version;
     if (gc_layout_build(s, getenv("GPUCORE_SCENARIO_OBJECTS"), &l, &d) < 0)
         fail_msg("%s", d.message);
-    /* Nothing is saved before the queues are preempted: no control stack, no waves. */
-    for (uint32_t q = 0; q < s->nqueues; q++) {
-        for (uint32_t x = 0; x < l->queues[q].num_xcc; x++) {
-            struct gc_cwsr_header h;
-            const uint8_t *base = (const uint8_t *)(uintptr_t)(l->queues[q].cwsr +
-                                                               (uint64_t)x *
-                                                                       l->queues[q].sizes.cwsr_size);
-
-            assert_int_equal(gc_cwsr_header_decode(base, GC_CWSR_HEADER_SIZE, &h), GPUCORE_OK);
-            assert_int_equal(h.control_stack_size, 0);
-            assert_int_equal(h.wave_state_size, 0);
-            assert_int_equal(h.debug_size, l->queues[q].header[x].debug_size);
-            gc_layout_context_save(&l->queues[q], x);
-        }
-    }
+    /* Nothing is saved before the queues are preempted: the header says no control stack, no
+       waves. The device keeps them in the area itself, so the save writes the header alone. */
+    for (uint32_t q = 0; q < s->nqueues; q++)
+        for (uint32_t x = 0; x < l->queues[q].num_xcc; x++)
+            save_in_place(s, l, q, x);
     a->r_debug = l->r_debug;
     for (uint32_t q = 0; q < s->nqueues; q++) {
         a->ring[q] = l->queues[q].ring;
@@ -711,6 +746,39 @@ static void parse_describe(const char *path, const struct gc_scenario *s, struct
 }
 
 /*
+ * Resident kB of the mappings of @p pid that hold the save areas @p a->cwsr[0..nq) (each
+ * mapping counted once: the kernel may have merged neighbouring device allocations into it),
+ * from /proc/PID/smaps.
+ */
+static uint64_t cwsr_rss_kb(pid_t pid, const struct addrs *a, uint32_t nq)
+{
+    char path[64], line[512];
+    uint64_t total = 0;
+    int counted = 1; /* the current mapping holds no area, or its Rss was added */
+    FILE *f;
+
+    snprintf(path, sizeof(path), "/proc/%d/smaps", (int)pid);
+    f = fopen(path, "re");
+    if (!f)
+        fail_msg("%s: %s", path, strerror(errno));
+    while (fgets(line, sizeof(line), f)) {
+        unsigned long long lo, hi, kb;
+
+        if (sscanf(line, "%llx-%llx ", &lo, &hi) == 2) { /* a mapping's first line */
+            counted = 1;
+            for (uint32_t i = 0; i < nq; i++)
+                if (a->cwsr[i] >= lo && a->cwsr[i] < hi)
+                    counted = 0;
+        } else if (!counted && sscanf(line, "Rss: %llu kB", &kb) == 1) {
+            total += kb;
+            counted = 1;
+        }
+    }
+    fclose(f);
+    return total;
+}
+
+/*
  * Drive the simulated driver as a debugger does (docs/kfd-debug-interface.md §12): ENABLE, device
  * and queue snapshots checked against the scenario, SUSPEND every queue (the driver writes the
  * save-area headers), decode the memory, RESUME, DISABLE. We are the ptrace parent of the
@@ -776,20 +844,30 @@ static void debug_session(const struct gc_scenario *s, const struct reader *r,
             assert_int_equal(h.wave_state_size, 0);
         }
     }
-    if (gc_kfd_suspend_queues(k, ids, nq, 0, 0, &done, &d) != GPUCORE_OK)
-        fail_msg("suspend: %s", d.message);
-    assert_int_equal(done, nq);
-    for (uint32_t i = 0; i < nq; i++)
-        assert_int_equal(ids[i] & (GC_KFD_QUEUE_ERROR_MASK | GC_KFD_QUEUE_INVALID_MASK), 0);
+    /* The device keeps the waves in the save areas: the first SUSPEND writes each XCC's
+       header in place and makes no page of the areas resident that was not already. A second
+       suspension (a second capture) finds the same waves. */
+    uint64_t rss_before = cwsr_rss_kb(pid, a, nq);
 
-    /* Suspended: the save areas are current; they must decode to the scenario exactly. */
-    check_all(s, r, a, pid);
+    for (int round = 0; round < 2; round++) {
+        for (uint32_t i = 0; i < nq; i++)
+            ids[i] = q[i].queue_id & GC_KFD_QUEUE_ID_MASK;
+        if (gc_kfd_suspend_queues(k, ids, nq, 0, 0, &done, &d) != GPUCORE_OK)
+            fail_msg("suspend: %s", d.message);
+        assert_int_equal(done, nq);
+        for (uint32_t i = 0; i < nq; i++)
+            assert_int_equal(ids[i] & (GC_KFD_QUEUE_ERROR_MASK | GC_KFD_QUEUE_INVALID_MASK), 0);
+        assert_int_equal(cwsr_rss_kb(pid, a, nq), rss_before);
 
-    for (uint32_t i = 0; i < nq; i++)
-        ids[i] = q[i].queue_id & GC_KFD_QUEUE_ID_MASK;
-    if (gc_kfd_resume_queues(k, ids, nq, &done, &d) != GPUCORE_OK)
-        fail_msg("resume: %s", d.message);
-    assert_int_equal(done, nq);
+        /* Suspended: the save areas are current; they must decode to the scenario exactly. */
+        check_all(s, r, a, pid);
+
+        for (uint32_t i = 0; i < nq; i++)
+            ids[i] = q[i].queue_id & GC_KFD_QUEUE_ID_MASK;
+        if (gc_kfd_resume_queues(k, ids, nq, &done, &d) != GPUCORE_OK)
+            fail_msg("resume: %s", d.message);
+        assert_int_equal(done, nq);
+    }
     /* A memory violation with an address: the device's record carries it. */
     for (uint32_t i = 0; i < s->nexceptions; i++) {
         uint8_t rec[32];

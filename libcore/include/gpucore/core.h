@@ -90,7 +90,10 @@
  * gpucore_writer_finish() returns.
  *
  * Thread safety: a writer or reader handle must not be used from two threads at once;
- * distinct handles are independent.
+ * distinct handles are independent. A reader of a compressed core decodes the frames one read
+ * needs on up to 4 threads (the CPUs the process may run on): its helper threads, with every
+ * signal blocked, are started by the first read that needs two or more frames not cached and
+ * stopped by gpucore_core_close(). A child forked while such a core is open must not use it.
  */
 #ifndef GPUCORE_CORE_H
 #define GPUCORE_CORE_H
@@ -598,7 +601,8 @@ GPUCORE_API gpucore_status_t gpucore_core_segment(const gpucore_core_t *core, ui
 
 /**
  * Read process memory: @p size bytes at virtual address @p addr into @p buf. Segment lookup is a
- * binary search; compressed frames are decoded on demand and cached.
+ * binary search; compressed frames are decoded on demand and cached, each frame a read needs
+ * once, several at a time when a read needs several (see "Thread safety" above).
  *
  * @param ret_done optional: bytes copied (all of them on success; on
  *                 GPUCORE_E_UNAVAILABLE, the readable prefix).
