@@ -190,12 +190,31 @@ static amd_dbgapi_status_t insn_args(amd_dbgapi_architecture_id_t architecture_i
     return AMD_DBGAPI_STATUS_SUCCESS;
 }
 
-/* arch/'s failure as the interface's. */
+/* The disassembler module could not be loaded and the client was told why (once a process:
+   the module is tried once a process too, disasm_module.h). */
+static int disasm_missing_logged;
+
+/*
+ * arch/'s failure as the interface's. Without the disassembler module (gpucore-disasm.so,
+ * arch/disasm_module.h: missing, refused or of another gpucore) the instruction functions
+ * answer ERROR, the status AMD's library gives when its own disassembler fails, and the reason
+ * is logged at WARNING the first time only; everything else of the library works without it.
+ */
 static amd_dbgapi_status_t insn_failure(const struct gc_dbg_arch *a, gpucore_status_t st,
                                         const gpucore_diag_t *d)
 {
+    gpucore_diag_t why = { 0 };
+
     if (st == GPUCORE_E_CORRUPT)
         return AMD_DBGAPI_STATUS_ERROR_ILLEGAL_INSTRUCTION;
+    /* gc_disasm_load() only repeats a remembered failure: it never retries the module */
+    if (st == GPUCORE_E_NOTSUP && gc_disasm_load(&why) != GPUCORE_OK) {
+        if (!disasm_missing_logged)
+            gc_dbg_log(AMD_DBGAPI_LOG_LEVEL_WARNING,
+                       "no instruction can be disassembled in this process: %s", why.message);
+        disasm_missing_logged = 1;
+        return AMD_DBGAPI_STATUS_ERROR;
+    }
     gc_dbg_log(AMD_DBGAPI_LOG_LEVEL_WARNING, "%s: %s", a->arch->name,
                d->message[0] ? d->message : gpucore_strerror(st));
     return AMD_DBGAPI_STATUS_ERROR;
