@@ -663,6 +663,26 @@ gpucore_status_t gc_wave_register_list(const struct gc_arch *arch, const struct 
     return GPUCORE_OK;
 }
 
+gpucore_status_t gc_wave_register_shape(const struct gc_arch *arch, const struct gc_wave *w,
+                                        struct gc_reg_shape *ret)
+{
+    struct wctx c;
+
+    if (!arch || !w || !ret || !arch->regs || !arch->hwreg || !arch->ttmp)
+        return GPUCORE_E_INVAL;
+    wctx_init(&c, arch, w);
+    memset(ret, 0, sizeof(*ret));
+    ret->lanes = w->lanes;
+    ret->vgprs = w->vgprs;
+    ret->shared_vgprs = w->shared_vgprs;
+    ret->accvgprs = w->accvgprs;
+    ret->sgprs = w->sgprs;
+    ret->no_vgprs = c.no_vgprs != 0;
+    /* as fill_reg() decides a PC's derived flag */
+    ret->pc_derived = arch->parks_stopped_waves != 0 && gc_wave_trap_stopped(arch, w);
+    return GPUCORE_OK;
+}
+
 gpucore_status_t gc_wave_register_find(const struct gc_arch *arch, const struct gc_wave *w,
                                        const char *name, struct gc_reg *ret)
 {

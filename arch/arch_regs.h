@@ -163,6 +163,22 @@ gpucore_status_t gc_wave_register_list(const struct gc_arch *arch, const struct 
                                        struct gc_reglist *ret);
 
 /*
+ * Everything of a wave that gc_wave_register_list() reads: two waves of one architecture with
+ * equal shapes (memcmp: the struct has no padding) have equal lists, so a caller that serves
+ * many waves builds one list per shape. A core's waves come from a few kernels and share a
+ * few shapes.
+ */
+struct gc_reg_shape {
+    uint32_t lanes, vgprs, shared_vgprs, accvgprs, sgprs; /* the wave's geometry */
+    uint32_t no_vgprs;   /* 1: its VGPRs were deallocated (gfx11+ s_sendmsg dealloc_vgprs) */
+    uint32_t pc_derived; /* 1: its PC is the parked one, computed (struct gc_reg.derived) */
+};
+
+/* The shape of @p w into *ret. GPUCORE_OK, or GPUCORE_E_INVAL as gc_wave_register_list(). */
+gpucore_status_t gc_wave_register_shape(const struct gc_arch *arch, const struct gc_wave *w,
+                                        struct gc_reg_shape *ret);
+
+/*
  * The register named @p name of @p w, as gc_wave_register_list() would list it first under
  * that name ("flat_scratch", "s12", "ttmp7"), without building the list.
  * @retval GPUCORE_OK, GPUCORE_E_NOTFOUND (the wave has no such register), GPUCORE_E_INVAL,

@@ -9,9 +9,10 @@
  *
  * Where LLVM comes from
  * ---------------------
- * The calls into LLVM live in a module of their own (disasm_module.h): linked into the binaries
- * that need it always (the amd-dbgapi library, the fuzz targets), and opened by the `gpucore`
- * program on the first call that disassembles, so that a capture never maps libLLVM. The only
+ * The calls into LLVM live in a module of their own (disasm_module.h): linked into the fuzz
+ * targets, and opened by the `gpucore` program and the amd-dbgapi library on the first call
+ * that disassembles, so that a capture, or a debugger that only reads registers, never maps
+ * libLLVM. The only
  * file I/O of arch/ is that one open of gpucore-disasm.so, from a path the build fixed. When
  * the module cannot be loaded every text function returns GPUCORE_E_NOTSUP with the detail
  * "disassembler not available: <why>" ("cannot open /usr/lib/x86_64-linux-gnu/gpucore/

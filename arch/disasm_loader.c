@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Where disasm.c's LLVM half comes from: linked in, or the module gpucore-disasm.so opened on
- * first use from the one path the build fixed. The rules and why: disasm_module.h;
+ * first use from one of the two paths the build fixed. The rules and why: disasm_module.h;
  * for users: docs/building.md, "The disassembler module".
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -51,27 +53,46 @@ static const struct gc_disasm_module *linked(void)
 }
 
 /*
- * The module's path: the build tree's module when this executable lies in the build tree, else
- * the installed one. /proc/self/exe names the running file whatever argv[0] or the current
- * directory say.
+ * The real path of the file that holds this code, into out[PATH_MAX]: the running executable
+ * (/proc/self/exe, whatever argv[0] or the current directory say) when the loader is linked
+ * into a program, the shared object's own file (dladdr, then realpath) when it is linked into a
+ * library such as libgpucore-dbgapi.so, which runs inside a debugger whose executable says
+ * nothing about where gpucore lies. 0 on success, -1 when the file cannot be named.
+ */
+static int own_file(char *out)
+{
+    Dl_info info;
+    struct link_map *lm = NULL;
+    ssize_t n;
+
+    if (dladdr1((const void *)&own_file, &info, (void **)&lm, RTLD_DL_LINKMAP) != 0 && lm &&
+        lm->l_name && lm->l_name[0] != '\0')
+        return realpath(lm->l_name, out) ? 0 : -1;
+    /* The main program's link map has an empty name: ask the kernel. */
+    n = readlink("/proc/self/exe", out, PATH_MAX - 1);
+    if (n <= 0)
+        return -1;
+    out[n] = '\0';
+    return 0;
+}
+
+/*
+ * The module's path: the build tree's module when the file holding this code (own_file()) lies
+ * in the build tree, else the installed one. Only ever one of the two paths the build fixed:
+ * where the file lies chooses between them, it never names the module itself.
  */
 static const char *module_path(void)
 {
     static const char build_dir[] = GC_DISASM_BUILD_DIR;
-    char exe[PATH_MAX];
-    ssize_t n;
+    char self[PATH_MAX];
 
 #ifdef GC_DISASM_TEST_HOOKS
     if (test_path)
         return test_path;
 #endif
-    n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    if (n > 0) {
-        exe[n] = '\0';
-        if (sizeof(build_dir) > 2 && strncmp(exe, build_dir, sizeof(build_dir) - 1) == 0 &&
-            exe[sizeof(build_dir) - 1] == '/')
-            return GC_DISASM_BUILD_MODULE;
-    }
+    if (own_file(self) == 0 && sizeof(build_dir) > 2 &&
+        strncmp(self, build_dir, sizeof(build_dir) - 1) == 0 && self[sizeof(build_dir) - 1] == '/')
+        return GC_DISASM_BUILD_MODULE;
     return GC_DISASM_INSTALL_MODULE;
 }
 

@@ -17,20 +17,24 @@
  *
  * How a binary gets the ops table (disasm_loader.c, gc_disasm_module_get())
  * -------------------------------------------------------------------------
- *  1. Linked in: a binary that links disasm_llvm.c's objects (the amd-dbgapi library, the fuzz
- *     targets, and everything when configured with -DGPUCORE_DISASM_MODULE=OFF) uses its
- *     gc_disasm_llvm_module directly; the loader refers to it by a hidden weak reference, so
- *     only a link decides, never the run-time environment.
- *  2. Otherwise the module is opened once, on the first call that needs it, from one path fixed
- *     by the build (docs/building.md, "The disassembler module"): the build tree's module when
- *     the running executable lies in the build tree (by /proc/self/exe), else
- *     ${CMAKE_INSTALL_FULL_LIBDIR}/gpucore/gpucore-disasm.so. Never from the environment or the
- *     current directory: gpucore runs as root on crash paths. The file must be a regular file
- *     owned by root or by the effective user, not writable by others (nor by its group when
- *     the process is root); it is opened, checked on the descriptor and loaded from that
- *     descriptor (RTLD_NOW | RTLD_LOCAL), so what was checked is what is loaded. Its one
- *     exported function, GC_DISASM_MODULE_ENTRY, returns the ops table; a table whose abi is
- *     not GC_DISASM_MODULE_ABI (a module of another gpucore) is refused.
+ *  1. Linked in: a binary that links disasm_llvm.c's objects (the fuzz targets, and everything
+ *     when configured with -DGPUCORE_DISASM_MODULE=OFF) uses its gc_disasm_llvm_module
+ *     directly; the loader refers to it by a hidden weak reference, so only a link decides,
+ *     never the run-time environment.
+ *  2. Otherwise (the `gpucore` program, the amd-dbgapi library) the module is opened once, on
+ *     the first call that needs it, from one of two paths fixed by the build (docs/building.md,
+ *     "The disassembler module"): the build tree's module when the file that holds the loader
+ *     lies in the build tree, else ${CMAKE_INSTALL_FULL_LIBDIR}/gpucore/gpucore-disasm.so. That
+ *     file is the running executable (/proc/self/exe) for a program, and the shared object's
+ *     own file (dladdr's link map, then realpath) for a library: a library runs inside a
+ *     debugger whose executable says nothing about where gpucore lies. Where that file lies
+ *     only chooses between the two fixed paths; never a path from the environment, the client
+ *     or the current directory: gpucore runs as root on crash paths. The file must be a
+ *     regular file owned by root or by the effective user, not writable by others (nor by its
+ *     group when the process is root); it is opened, checked on the descriptor and loaded
+ *     from that descriptor (RTLD_NOW | RTLD_LOCAL), so what was checked is what is loaded. Its
+ *     one exported function, GC_DISASM_MODULE_ENTRY, returns the ops table; a table whose abi
+ *     is not GC_DISASM_MODULE_ABI (a module of another gpucore) is refused.
  * A failure is remembered: the module is tried once per process, and every text function then
  * returns GPUCORE_E_NOTSUP "disassembler not available: <why>".
  */

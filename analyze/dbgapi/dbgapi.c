@@ -309,6 +309,25 @@ static const struct gc_arch *arch_row(uint64_t k)
     return &gc_arch_table[k - 1];
 }
 
+/* a->by_regnum from a->regs (which ascend by AMD's register number). 0, or -1 when out of
+   memory or a number is past GC_DBG_MAX_REGNUM. */
+static int regnum_table(struct gc_dbg_arch *a)
+{
+    uint32_t n = a->regs.count ? a->regs.regs[a->regs.count - 1].regnum + 1 : 0;
+
+    if (n > GC_DBG_MAX_REGNUM)
+        return -1;
+    a->by_regnum = gc_calloc_array(n ? n : 1, sizeof(*a->by_regnum));
+    if (!a->by_regnum)
+        return -1;
+    for (uint32_t i = 0; i < n; i++)
+        a->by_regnum[i] = UINT32_MAX;
+    for (size_t i = 0; i < a->regs.count; i++)
+        a->by_regnum[a->regs.regs[i].regnum] = (uint32_t)i;
+    a->nregnums = n;
+    return 0;
+}
+
 struct gc_dbg_arch *gc_dbg_arch_get(const struct gc_arch *arch)
 {
     size_t n = gc_arch_count(), nclasses = 0, k;
@@ -336,6 +355,11 @@ struct gc_dbg_arch *gc_dbg_arch_get(const struct gc_arch *arch)
         gc_free(a);
         return NULL;
     }
+    if (regnum_table(a) != 0) {
+        gc_reglist_done(&a->regs);
+        gc_free(a);
+        return NULL;
+    }
     a->arch = arch;
     a->id = (uint64_t)k + 1;
     gc_dbg.archs[k] = a;
@@ -357,23 +381,12 @@ uint64_t gc_dbg_register_id(const struct gc_dbg_arch *a, uint32_t index)
 struct gc_dbg_arch *gc_dbg_register_find(uint64_t id, uint32_t *ret_index)
 {
     struct gc_dbg_arch *a = gc_dbg_arch_find(id >> 32);
-    uint32_t regnum = (uint32_t)id, lo = 0, hi;
+    uint32_t regnum = (uint32_t)id;
 
-    if (!a)
+    /* the handle's low half is AMD's register number: an index into by_regnum */
+    if (!a || regnum >= a->nregnums || a->by_regnum[regnum] == UINT32_MAX)
         return NULL;
-    /* the list ascends by AMD's register number */
-    hi = (uint32_t)a->regs.count;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-
-        if (a->regs.regs[mid].regnum < regnum)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo == a->regs.count || a->regs.regs[lo].regnum != regnum)
-        return NULL;
-    *ret_index = lo;
+    *ret_index = a->by_regnum[regnum];
     return a;
 }
 
@@ -402,6 +415,7 @@ void gc_dbg_archs_free(void)
         if (!gc_dbg.archs[i])
             continue;
         gc_reglist_done(&gc_dbg.archs[i]->regs);
+        gc_free(gc_dbg.archs[i]->by_regnum);
         gc_free(gc_dbg.archs[i]);
     }
     gc_free(gc_dbg.archs);

@@ -190,12 +190,31 @@ static amd_dbgapi_status_t insn_args(amd_dbgapi_architecture_id_t architecture_i
     return AMD_DBGAPI_STATUS_SUCCESS;
 }
 
-/* arch/'s failure as the interface's. */
+/* The disassembler module could not be loaded and the client was told why (once a process:
+   the module is tried once a process too, disasm_module.h). */
+static int disasm_missing_logged;
+
+/*
+ * arch/'s failure as the interface's. Without the disassembler module (gpucore-disasm.so,
+ * arch/disasm_module.h: missing, refused or of another gpucore) the instruction functions
+ * answer ERROR, the status AMD's library gives when its own disassembler fails, and the reason
+ * is logged at WARNING the first time only; everything else of the library works without it.
+ */
 static amd_dbgapi_status_t insn_failure(const struct gc_dbg_arch *a, gpucore_status_t st,
                                         const gpucore_diag_t *d)
 {
+    gpucore_diag_t why = { 0 };
+
     if (st == GPUCORE_E_CORRUPT)
         return AMD_DBGAPI_STATUS_ERROR_ILLEGAL_INSTRUCTION;
+    /* gc_disasm_load() only repeats a remembered failure: it never retries the module */
+    if (st == GPUCORE_E_NOTSUP && gc_disasm_load(&why) != GPUCORE_OK) {
+        if (!disasm_missing_logged)
+            gc_dbg_log(AMD_DBGAPI_LOG_LEVEL_WARNING,
+                       "no instruction can be disassembled in this process: %s", why.message);
+        disasm_missing_logged = 1;
+        return AMD_DBGAPI_STATUS_ERROR;
+    }
     gc_dbg_log(AMD_DBGAPI_LOG_LEVEL_WARNING, "%s: %s", a->arch->name,
                d->message[0] ? d->message : gpucore_strerror(st));
     return AMD_DBGAPI_STATUS_ERROR;
@@ -612,8 +631,8 @@ static amd_dbgapi_status_t wave_reg(amd_dbgapi_wave_id_t wave_id,
                                     amd_dbgapi_register_id_t register_id, int need_stop,
                                     struct wave_reg *ret)
 {
-    const struct gc_reglist *list;
-    uint32_t r, lo, hi;
+    const struct gc_dbg_shape *list;
+    uint32_t r;
 
     if (!gc_dbg.initialized)
         return AMD_DBGAPI_STATUS_ERROR_NOT_INITIALIZED;
@@ -631,20 +650,8 @@ static amd_dbgapi_status_t wave_reg(amd_dbgapi_wave_id_t wave_id,
     list = gc_dbg_wave_regs(ret->p, ret->slot);
     if (!list)
         return AMD_DBGAPI_STATUS_FATAL;
-    /* The wave's list is a subsequence of the architecture's: ids ascend in both. */
-    ret->reg = NULL;
-    lo = 0;
-    hi = (uint32_t)list->count;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-
-        if (list->regs[mid].id < ret->arch_reg->id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo < list->count && list->regs[lo].id == ret->arch_reg->id)
-        ret->reg = &list->regs[lo];
+    /* the shape's map from the architecture's list to the wave's: no search */
+    ret->reg = list->at[r] == UINT32_MAX ? NULL : &list->regs.regs[list->at[r]];
     return AMD_DBGAPI_STATUS_SUCCESS;
 }
 
@@ -667,10 +674,9 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_wave_register_list(amd_dbgapi_wave_id_
                                                              amd_dbgapi_register_id_t **registers)
 {
     struct gc_dbg_process *p;
-    const struct gc_reglist *list;
-    struct gc_dbg_arch *a;
+    const struct gc_dbg_shape *list;
     uint64_t *items;
-    uint32_t slot, at = 0;
+    uint32_t slot, at;
 
     if (!gc_dbg.initialized)
         DBG_RETURN(amd_dbgapi_wave_register_list, AMD_DBGAPI_STATUS_ERROR_NOT_INITIALIZED);
@@ -679,25 +685,19 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_wave_register_list(amd_dbgapi_wave_id_
         DBG_RETURN(amd_dbgapi_wave_register_list, AMD_DBGAPI_STATUS_ERROR_INVALID_WAVE_ID);
     if (!register_count || !registers)
         DBG_RETURN(amd_dbgapi_wave_register_list, AMD_DBGAPI_STATUS_ERROR_INVALID_ARGUMENT);
-    a = gc_dbg_arch_get(gc_dbg_wave_agent(p, slot)->arch);
     list = gc_dbg_wave_regs(p, slot);
-    if (!a || !list)
+    if (!list)
         DBG_RETURN(amd_dbgapi_wave_register_list, AMD_DBGAPI_STATUS_FATAL);
-    items = gc_dbg_alloc(list->count * sizeof(uint64_t));
-    if (list->count && !items)
+    items = gc_dbg_alloc(list->regs.count * sizeof(uint64_t));
+    if (list->regs.count && !items)
         DBG_RETURN(amd_dbgapi_wave_register_list, AMD_DBGAPI_STATUS_ERROR_CLIENT_CALLBACK);
-    /* both lists ascend by id: one pass */
-    for (size_t k = 0; k < list->count; k++) {
-        while (at < a->regs.count && a->regs.regs[at].id != list->regs[k].id)
-            at++;
-        if (at == a->regs.count) {
-            gc_dbg.cb->deallocate_memory(items);
-            DBG_RETURN(amd_dbgapi_wave_register_list, AMD_DBGAPI_STATUS_FATAL);
-        }
-        items[k] = gc_dbg_register_id(a, at);
-    }
+    /* the shape's map gives each of the wave's registers its place in the architecture's */
+    at = 0;
+    for (size_t k = 0; k < list->regs.count && at < list->arch->regs.count; at++)
+        if (list->at[at] != UINT32_MAX)
+            items[k++] = gc_dbg_register_id(list->arch, at);
     *registers = (amd_dbgapi_register_id_t *)items;
-    *register_count = list->count;
+    *register_count = list->regs.count;
     DBG_RETURN(amd_dbgapi_wave_register_list, AMD_DBGAPI_STATUS_SUCCESS);
 }
 

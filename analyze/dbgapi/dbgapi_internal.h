@@ -89,7 +89,14 @@ struct gc_dbg_arch {
     const struct gc_arch *arch;
     uint64_t id;              /* its row in gc_arch_table + 1 */
     struct gc_reglist regs;   /* gc_arch_register_list(): register i is gc_dbg_register_id() */
+    uint32_t *by_regnum;      /* [AMD's register number]: index in regs, UINT32_MAX if none; so
+                                 a register handle is looked up, not searched for */
+    uint32_t nregnums;        /* the last register's number + 1 (regs ascend by number) */
 };
+
+/* AMD's register numbers are below this (its amdgpu_regnum_t ends near 1,400): the bound of a
+   by_regnum table, which an architecture whose list goes past it does not get (a table bug). */
+#define GC_DBG_MAX_REGNUM 4096u
 
 /* The kinds of numbered architecture parts: part i (in AMD's creation order) of architecture
    a is gc_dbg_part_first[kind] + (a - 1) * gc_dbg_part_count[kind] + i. */
@@ -116,17 +123,33 @@ struct gc_dbg_wave {
 };
 
 /*
- * Register lists and saved registers of the waves read last. A list is ~50 KiB (800 registers
- * on gfx90a) and a core can hold 10,000 waves, so lists are rebuilt on demand (microseconds)
- * rather than kept per wave; the same goes for a wave's record (its VGPRs, SGPRs and LDS),
- * which the image does not copy (analyze/image.h) and is read from the client's memory when a
- * register is first read. A debugger reads one wave's registers at a time, which these few
- * entries serve.
+ * A register list shared by the waves of one shape (arch_regs.h, struct gc_reg_shape): a
+ * wave's list depends on its geometry only, and a core's waves share a few geometries, so the
+ * list (~50 KiB: 800 registers on gfx90a) is built once per shape, not once per wave. A
+ * process keeps GC_DBG_SHAPES of them; one that no GC_DBG_REGCACHE entry uses is replaced
+ * when a new shape is needed.
+ */
+#define GC_DBG_SHAPES 16
+struct gc_dbg_shape {
+    const struct gc_dbg_arch *arch; /* NULL: the entry is empty */
+    struct gc_reg_shape key;
+    struct gc_reglist regs;         /* gc_wave_register_list() of a wave of this shape */
+    uint32_t *at;                   /* [index in arch->regs]: index in regs, UINT32_MAX when
+                                       the wave has no such register: lookup, not search */
+    uint32_t users;                 /* regcache entries using it */
+};
+
+/*
+ * The waves read last: their shape's register list and, once a register is read, their saved
+ * registers. The library keeps no list and no record per wave: a core can hold 100,000 waves,
+ * and the wave's record (its VGPRs, SGPRs and LDS), which the image does not copy
+ * (analyze/image.h), is read from the client's memory when a register is first read. A
+ * debugger reads one wave's registers at a time, which these few entries serve.
  */
 #define GC_DBG_REGCACHE 8
 struct gc_dbg_regcache {
     uint32_t slot;          /* wave slot, UINT32_MAX: empty */
-    struct gc_reglist regs;
+    struct gc_dbg_shape *shape; /* its register list (in the process's shapes) */
     uint8_t ttmp[16 * 4];   /* the TTMPs as AMD's library holds them after attach */
     int have_record;        /* rec holds the wave's record and wave is bound to it */
     struct gc_image_record rec;
@@ -199,6 +222,9 @@ struct gc_dbg_process {
     uint8_t changed[GC_DBG_LIST_COUNT];
     struct gc_dbg_regcache regcache[GC_DBG_REGCACHE];
     uint32_t regcache_next;      /* the entry replaced next (round robin) */
+    uint32_t regcache_last;      /* the entry used last: asked first */
+    struct gc_dbg_shape shapes[GC_DBG_SHAPES];
+    uint32_t shape_next;         /* where the search for a free shape entry starts */
 };
 
 /* The kinds of process-level handle, each numbered on its own from 1 (as AMD's library). */
@@ -293,9 +319,9 @@ const struct gc_image_agent *gc_dbg_wave_agent(const struct gc_dbg_process *p, u
 /* The agent slot of queue slot @p q (agent slots are image agent indexes). */
 uint32_t gc_dbg_queue_agent(const struct gc_dbg_process *p, uint32_t q);
 
-/* The wave's registers, valid until the next call (GC_DBG_REGCACHE). NULL when out of memory
-   or the wave's family has no register set. */
-const struct gc_reglist *gc_dbg_wave_regs(struct gc_dbg_process *p, uint32_t slot);
+/* The wave's register list (its shape's), valid until the next call (GC_DBG_REGCACHE). NULL
+   when out of memory or the wave's family has no register set. */
+const struct gc_dbg_shape *gc_dbg_wave_regs(struct gc_dbg_process *p, uint32_t slot);
 
 /* The wave whose register values the library serves: the image's, with the TTMPs AMD's library
    writes when it attaches (wave handle, SPI and trap-handler set-up marks, and for a wave it

@@ -61,8 +61,11 @@ void gc_dbg_process_free(struct gc_dbg_process *p)
 {
     if (!p)
         return;
+    for (uint32_t i = 0; i < GC_DBG_SHAPES; i++) {
+        gc_reglist_done(&p->shapes[i].regs);
+        gc_free(p->shapes[i].at);
+    }
     for (uint32_t i = 0; i < GC_DBG_REGCACHE; i++) {
-        gc_reglist_done(&p->regcache[i].regs);
         gc_image_record_done(&p->regcache[i].rec);
     }
     gc_free(p->waves);
@@ -788,21 +791,109 @@ const struct gc_image_agent *gc_dbg_wave_agent(const struct gc_dbg_process *p, u
     return gc_image_agent(p->img, gc_dbg_queue_agent(p, p->waves[slot].queue));
 }
 
+/* The shape entry @p c uses no longer is. */
+static void shape_release(struct gc_dbg_regcache *c)
+{
+    if (c->shape)
+        c->shape->users--;
+    c->shape = NULL;
+}
+
+/* Build entry @p e's list for a wave @p w of architecture @p a and shape @p key. */
+static int shape_build(struct gc_dbg_shape *e, const struct gc_dbg_arch *a,
+                       const struct gc_wave *w, const struct gc_reg_shape *key)
+{
+    uint32_t at = 0;
+
+    gc_reglist_done(&e->regs);
+    gc_free(e->at);
+    e->at = NULL;
+    e->arch = NULL;
+    if (gc_wave_register_list(a->arch, w, &e->regs) != GPUCORE_OK)
+        return -1;
+    e->at = gc_calloc_array(a->regs.count ? a->regs.count : 1, sizeof(*e->at));
+    if (!e->at) {
+        gc_reglist_done(&e->regs);
+        return -1;
+    }
+    for (size_t i = 0; i < a->regs.count; i++)
+        e->at[i] = UINT32_MAX;
+    /* The wave's list is a subsequence of the architecture's: ids ascend in both. */
+    for (size_t k = 0; k < e->regs.count; k++) {
+        while (at < a->regs.count && a->regs.regs[at].id != e->regs.regs[k].id)
+            at++;
+        if (at == a->regs.count) {
+            gc_reglist_done(&e->regs);
+            gc_free(e->at);
+            e->at = NULL;
+            return -1;
+        }
+        e->at[at] = (uint32_t)k;
+    }
+    e->key = *key;
+    e->arch = a;
+    return 0;
+}
+
+/*
+ * The shared register list of wave @p slot: the entry of its shape, or one built in an entry
+ * no regcache entry uses (there is always one: GC_DBG_SHAPES > GC_DBG_REGCACHE). Its users
+ * count is raised; NULL when out of memory or the wave's family has no register set.
+ */
+static struct gc_dbg_shape *shape_of(struct gc_dbg_process *p, uint32_t slot)
+{
+    const struct gc_wave *w = &gc_dbg_image_wave(p, slot)->wave;
+    const struct gc_dbg_arch *a = gc_dbg_arch_get(gc_dbg_wave_agent(p, slot)->arch);
+    struct gc_reg_shape key;
+    struct gc_dbg_shape *e = NULL;
+
+    if (!a || gc_wave_register_shape(a->arch, w, &key) != GPUCORE_OK)
+        return NULL;
+    for (uint32_t i = 0; i < GC_DBG_SHAPES; i++) {
+        struct gc_dbg_shape *x = &p->shapes[i];
+
+        if (x->arch == a && memcmp(&x->key, &key, sizeof(key)) == 0) {
+            x->users++;
+            return x;
+        }
+    }
+    for (uint32_t i = 0; i < GC_DBG_SHAPES && !e; i++) {
+        struct gc_dbg_shape *x = &p->shapes[(p->shape_next + i) % GC_DBG_SHAPES];
+
+        if (x->users == 0)
+            e = x;
+    }
+    if (!e)
+        return NULL; /* cannot happen: GC_DBG_SHAPES > GC_DBG_REGCACHE */
+    p->shape_next = (uint32_t)(e - p->shapes + 1) % GC_DBG_SHAPES;
+    if (shape_build(e, a, w, &key) != 0)
+        return NULL;
+    e->users = 1;
+    return e;
+}
+
+_Static_assert(GC_DBG_SHAPES > GC_DBG_REGCACHE, "a free shape entry must always exist");
+
 static struct gc_dbg_regcache *wave_cache(struct gc_dbg_process *p, uint32_t slot)
 {
-    struct gc_dbg_regcache *c;
+    struct gc_dbg_regcache *c = &p->regcache[p->regcache_last];
     uint32_t t[16];
 
+    /* a debugger reads one wave's registers after another: the entry used last first */
+    if (c->slot == slot)
+        return c;
     for (uint32_t i = 0; i < GC_DBG_REGCACHE; i++)
-        if (p->regcache[i].slot == slot)
+        if (p->regcache[i].slot == slot) {
+            p->regcache_last = i;
             return &p->regcache[i];
+        }
     c = &p->regcache[p->regcache_next];
     p->regcache_next = (p->regcache_next + 1) % GC_DBG_REGCACHE;
-    gc_reglist_done(&c->regs);
+    shape_release(c);
     c->slot = UINT32_MAX;
     c->have_record = 0; /* the record's buffer is kept for the next wave */
-    if (gc_wave_register_list(gc_dbg_wave_agent(p, slot)->arch, &gc_dbg_image_wave(p, slot)->wave,
-                              &c->regs) != GPUCORE_OK)
+    c->shape = shape_of(p, slot);
+    if (!c->shape)
         return NULL;
     attach_ttmps(p, slot, p->waves[slot].forced_stop, t);
     for (uint32_t i = 0; i < 16; i++)
@@ -810,14 +901,15 @@ static struct gc_dbg_regcache *wave_cache(struct gc_dbg_process *p, uint32_t slo
     c->wave = gc_dbg_image_wave(p, slot)->wave;
     c->wave.ttmp = c->ttmp;
     c->slot = slot;
+    p->regcache_last = (uint32_t)(c - p->regcache);
     return c;
 }
 
-const struct gc_reglist *gc_dbg_wave_regs(struct gc_dbg_process *p, uint32_t slot)
+const struct gc_dbg_shape *gc_dbg_wave_regs(struct gc_dbg_process *p, uint32_t slot)
 {
     struct gc_dbg_regcache *c = wave_cache(p, slot);
 
-    return c ? &c->regs : NULL;
+    return c ? c->shape : NULL;
 }
 
 const struct gc_wave *gc_dbg_wave_served(struct gc_dbg_process *p, uint32_t slot)

@@ -4,7 +4,8 @@
 # The installed tree works on its own: `cmake --install` into a staging directory, then the
 # installed `gpucore dbgapi-dump` finds the installed libgpucore-dbgapi, and a debugger's way
 # of loading AMD's library -- dlopen("librocm-dbgapi.so.0") with LD_LIBRARY_PATH=<libdir>/gpucore
-# -- loads ours, with AMD's version nodes.
+# -- loads ours, with AMD's version nodes; the disassembler module is installed where the
+# installed library looks for it.
 #
 #   install_tree.sh WORKDIR MKEXAMPLE BUILD_DIR
 test_name=install-tree
@@ -20,6 +21,19 @@ libdir=$(dirname "$(find "$prefix" -name libgpucore-dbgapi.so -print -quit)")
 [ -n "$libdir" ] || fail "libgpucore-dbgapi.so is not installed"
 [ -f "$prefix/include/amd-dbgapi/amd-dbgapi.h" ] || fail "amd-dbgapi.h is not installed"
 [ -L "$libdir/gpucore/librocm-dbgapi.so.0" ] || fail "$libdir/gpucore/librocm-dbgapi.so.0 is missing"
+# The library opens the disassembler module from the one installed path it was built with:
+# that is where `cmake --install` put it (when the library does not link LLVM itself).
+if ! readelf -d "$libdir/libgpucore-dbgapi.so" | grep -q "NEEDED.*libLLVM"; then
+  # the library holds two paths: the build tree's module and the installed one
+  strings -a "$libdir/libgpucore-dbgapi.so" >lib.strings
+  want=$(grep '/gpucore/gpucore-disasm\.so$' lib.strings | grep -v "^$(realpath "$build")/" | head -1)
+  [ -n "$want" ] || fail "libgpucore-dbgapi.so names no installed disassembler module"
+  case $want in
+  /usr/local/*) [ -f "$work/stage$want" ] ||
+      fail "the library looks for the module at $want, which cmake --install did not write" ;;
+  *) echo "note [$test_name]: configured for $want, not under the staged prefix: not checked" ;;
+  esac
+fi
 
 "$mkexample" example.core >/dev/null
 "$prefix/bin/gpucore" dbgapi-dump --json example.core >dump.out 2>dump.err ||

@@ -707,6 +707,71 @@ static void test_arch_list(void **state)
     assert_int_equal(gc_arch_register_list(NULL, NULL), GPUCORE_E_INVAL);
 }
 
+/*
+ * gc_wave_register_shape: two waves of equal shape have equal lists (libgpucore-dbgapi builds
+ * one list per shape and serves every wave of that shape from it), whatever their saved
+ * register values; a wave of another geometry has another shape.
+ */
+static void test_register_shape(void **state)
+{
+    static const struct {
+        uint32_t lanes, vgprs, acc, shared, sgprs;
+    } shapes[] = { { 64, 8, 0, 0, 48 }, { 64, 32, 32, 0, 108 }, { 32, 16, 0, 0, 106 } };
+
+    (void)state;
+    for (size_t i = 0; i < gc_arch_count(); i++) {
+        const struct gc_arch *a = &gc_arch_table[i];
+
+        if (!a->regs)
+            continue;
+        for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
+            struct gc_wave *w1, *w2, *w3;
+            struct gc_reg_shape k1, k2, k3;
+            struct gc_reglist l1 = { 0 }, l2 = { 0 };
+
+            if (shapes[s].lanes == 32 && !(a->wave_sizes & GC_WAVE32))
+                continue;
+            w1 = tw_new(shapes[s].lanes, shapes[s].vgprs, shapes[s].acc, shapes[s].shared,
+                        shapes[s].sgprs, 0, 0);
+            w2 = tw_new(shapes[s].lanes, shapes[s].vgprs, shapes[s].acc, shapes[s].shared,
+                        shapes[s].sgprs, 0, 0);
+            w3 = tw_new(shapes[s].lanes, shapes[s].vgprs + 8, shapes[s].acc, shapes[s].shared,
+                        shapes[s].sgprs, 0, 0);
+            /* other saved values (not the trap state, which decides pc_derived) */
+            tw_sgpr(w1, 0, 0x11111111u);
+            tw_sgpr(w2, 0, 0x22222222u);
+            if (gc_wave_register_list(a, w1, &l1) != GPUCORE_OK) {
+                tw_free(w1);
+                tw_free(w2);
+                tw_free(w3);
+                continue; /* a shape this family cannot save */
+            }
+            assert_int_equal(gc_wave_register_list(a, w2, &l2), GPUCORE_OK);
+            assert_int_equal(gc_wave_register_shape(a, w1, &k1), GPUCORE_OK);
+            assert_int_equal(gc_wave_register_shape(a, w2, &k2), GPUCORE_OK);
+            assert_int_equal(gc_wave_register_shape(a, w3, &k3), GPUCORE_OK);
+            assert_memory_equal(&k1, &k2, sizeof(k1));
+            assert_memory_not_equal(&k1, &k3, sizeof(k1));
+            assert_int_equal(k1.vgprs, shapes[s].vgprs);
+            assert_int_equal(l1.count, l2.count);
+            for (size_t k = 0; k < l1.count; k++) {
+                assert_string_equal(l1.regs[k].name, l2.regs[k].name);
+                assert_int_equal(l1.regs[k].id, l2.regs[k].id);
+                assert_int_equal(l1.regs[k].size, l2.regs[k].size);
+                assert_int_equal(l1.regs[k].derived, l2.regs[k].derived);
+                assert_int_equal(l1.regs[k].save_offset, l2.regs[k].save_offset);
+                assert_ptr_equal(l1.regs[k].desc, l2.regs[k].desc);
+            }
+            gc_reglist_done(&l1);
+            gc_reglist_done(&l2);
+            tw_free(w1);
+            tw_free(w2);
+            tw_free(w3);
+        }
+    }
+    assert_int_equal(gc_wave_register_shape(NULL, NULL, NULL), GPUCORE_E_INVAL);
+}
+
 /* Properties: the registers amd-dbgapi marks, and nothing else. */
 static void test_properties(void **state)
 {
@@ -786,6 +851,7 @@ int test_arch_regs_run(void)
         cmocka_unit_test(test_gfx12_pseudo),       cmocka_unit_test(test_pc_register),
         cmocka_unit_test(test_type_strings),       cmocka_unit_test(test_read_errors),
         cmocka_unit_test(test_arch_list),          cmocka_unit_test(test_properties),
+        cmocka_unit_test(test_register_shape),
     };
 
     return cmocka_run_group_tests_name("arch: registers", tests, NULL, NULL);
