@@ -27,6 +27,7 @@ Every file is deleted at the end, and every inferior stopped, also on Ctrl-C.
 import argparse
 
 import json
+import select
 import os
 import shutil
 import signal
@@ -82,14 +83,16 @@ def run_rss(argv, env=None, stdout=subprocess.DEVNULL):
         os.close(out)
     chunks = []
     deadline = t0 + COMMAND_TIMEOUT_S
-    os.set_blocking(err_r, True)
     while True:
+        left = deadline - time.monotonic()
+        ready = select.select([err_r], [], [], left)[0] if left > 0 else []
+        if not ready:  # still running at the deadline: killed, and reported as failed below
+            os.kill(pid, signal.SIGKILL)
+            break
         b = os.read(err_r, 65536)
         if not b:
             break
         chunks.append(b)
-        if time.monotonic() > deadline:
-            os.kill(pid, signal.SIGKILL)
     os.close(err_r)
     _, status, ru = os.wait4(pid, 0)
     secs = time.monotonic() - t0
