@@ -39,6 +39,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+sys.dont_write_bytecode = True  # no __pycache__ in the checkout
 sys.path.insert(0, os.path.join(ROOT, "tests", "scenarios", "node"))
 import node_scale  # noqa: E402  (the scenario generator)
 
