@@ -30,6 +30,8 @@ PACKAGES=(
   libhsa-runtime-dev g++  # the ROCm runtime's tools header, for the C++ check of its mirror (tests/hook)
   strace   # capture-tree-debugger-strace: a debugger in the tree of `gpucore run`
   pci.ids  # agent names in libgpucore-dbgapi, as AMD's library gives them
+  libsystemd-dev systemd  # a journal entry per core (sd_journal_send); the tests start journald
+  libpq-dev postgresql    # the fleet index (store/store_fleet*.c); the tests start a server
 )
 
 missing=()
@@ -56,5 +58,17 @@ fi
 
 echo "setup: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
-"${SUDO[@]}" apt-get update -q
-"${SUDO[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+# Debian's postgresql would start its main cluster as a service; the tests start their own
+# servers in temporary directories. policy-rc.d (Debian's own switch, exit 101 = "not now")
+# keeps the packages from starting any service during this install, and goes afterwards.
+policy=/usr/sbin/policy-rc.d
+own_policy=
+if [ ! -e "$policy" ]; then
+  printf '#!/bin/sh\nexit 101\n' | "${SUDO[@]}" tee "$policy" >/dev/null
+  "${SUDO[@]}" chmod 755 "$policy"
+  own_policy=1
+fi
+rc=0
+"${SUDO[@]}" apt-get update -q && "${SUDO[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}" || rc=$?
+[ -z "$own_policy" ] || "${SUDO[@]}" rm -f "$policy"
+exit $rc
