@@ -16,6 +16,7 @@ GPUCORE note), its other PT_LOADs with their data, and the GPU mappings as PT_LO
 p_filesz 0 (the kernel does not dump device mappings).
 """
 import json
+import mmap
 import struct
 import sys
 
@@ -44,7 +45,7 @@ def notes(data, ph):
         pos, end = off, off + filesz
         while pos + 12 <= end:
             namesz, descsz, ntype = struct.unpack_from("<III", data, pos)
-            name = data[pos + 12:pos + 12 + namesz].rstrip(b"\0")
+            name = bytes(data[pos + 12:pos + 12 + namesz]).rstrip(b"\0")
             d = pos + 12 + ((namesz + pad - 1) & ~(pad - 1))
             out.append((name, ntype, bytes(data[d:d + descsz])))
             pos = d + ((descsz + pad - 1) & ~(pad - 1))
@@ -66,31 +67,41 @@ def align(n, a):
 
 
 def write_elf(path, ident, e_type, e_machine, e_flags, segments):
-    """segments: (p_type, p_flags, vaddr, data, memsz, p_align, offset_alignment, paddr)."""
+    """segments: (p_type, p_flags, vaddr, data, memsz, p_align, offset_alignment, paddr), data
+    bytes or a memoryview of the input, followed in the file by `filesz_zeros` zero bytes
+    (seg[8], when present). Written piece by piece: the cores are hundreds of MiB, and a copy
+    of each in memory was most of the test's time."""
     phnum = len(segments)
     pos = 64 + 56 * phnum
     layout = []
     for seg in segments:
-        p_type, p_flags, vaddr, body, memsz, p_align, off_align, paddr = seg
+        p_type, p_flags, vaddr, body, memsz, p_align, off_align, paddr = seg[:8]
+        zeros = seg[8] if len(seg) > 8 else 0
         pos = align(pos, off_align)
-        layout.append((p_type, p_flags, pos, vaddr, paddr, len(body), memsz, p_align))
-        pos += len(body)
-    out = bytearray(pos)
-    out[0:16] = ident
-    struct.pack_into("<HHIQQQIHHHHHH", out, 16, e_type, e_machine, 1, 0, 64, 0, e_flags, 64, 56,
+        layout.append((p_type, p_flags, pos, vaddr, paddr, len(body) + zeros, memsz, p_align))
+        pos += len(body) + zeros
+    head = bytearray(64 + 56 * phnum)
+    head[0:16] = ident
+    struct.pack_into("<HHIQQQIHHHHHH", head, 16, e_type, e_machine, 1, 0, 64, 0, e_flags, 64, 56,
                      phnum, 0, 0, 0)
-    for i, (ph, seg) in enumerate(zip(layout, segments)):
-        struct.pack_into("<IIQQQQQQ", out, 64 + 56 * i, *ph)
-        out[ph[2]:ph[2] + len(seg[3])] = seg[3]
+    for i, ph in enumerate(layout):
+        struct.pack_into("<IIQQQQQQ", head, 64 + 56 * i, *ph)
     with open(path, "wb") as f:
-        f.write(out)
+        f.write(head)
+        for ph, seg in zip(layout, segments):
+            if len(seg[3]):
+                f.seek(ph[2])
+                f.write(seg[3])
+        # the gaps and the zeros after a body are holes: they read as zeros
+        f.truncate(pos)
 
 
 def main(argv):
     if len(argv) != 5:
         print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
         return 2
-    data = open(argv[1], "rb").read()
+    with open(argv[1], "rb") as f:
+        data = memoryview(mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ))
     info = json.load(open(argv[2]))
     allocs = [(int(a["base"], 16), int(a["base"], 16) + a["size"]) for a in info["allocations"]]
     ph = phdrs(data)
@@ -118,8 +129,8 @@ def main(argv):
     for p_type, flags, off, vaddr, paddr, filesz, memsz, _ in gpu_loads:
         shf = ((SHF_ALLOC if flags & PF_R else 0) | (SHF_WRITE if flags & PF_W else 0) |
                (SHF_EXECINSTR if flags & PF_X else 0))
-        body = data[off:off + filesz] + b"\0" * (memsz - filesz)
-        segs.append((PT_LOAD, shf, vaddr, body, len(body), 4, 16, 0))
+        segs.append((PT_LOAD, shf, vaddr, data[off:off + filesz], memsz, 4, 16, 0,
+                     memsz - filesz))
     write_elf(argv[3], bytes(ident), 4, EM_AMDGPU, 0, segs)
 
     # The kernel's file: host memory only; device mappings listed, not dumped.

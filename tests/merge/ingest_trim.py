@@ -29,6 +29,8 @@ note     OUT is GPU with the WIDTH-byte field at OFFSET of agent or queue entry 
 offset   the file offset of address ADDR in GPU.
 """
 import json
+import mmap
+import shutil
 import struct
 import sys
 
@@ -44,36 +46,44 @@ def phdrs(data):
             for i in range(phnum)]
 
 
-def relayout(data, ph, pieces):
-    """A new file: data's ELF header, the table `ph` (each entry's data taken from `pieces`,
-    a list of bytes per entry), each segment at the next 16-byte aligned offset."""
+def relayout(data, ph, pieces, path):
+    """Write to `path` a new file: data's ELF header, the table `ph` (each entry's data the
+    chunks of `pieces`, a list of byte strings or memoryviews per entry), each segment at the
+    next 16-byte aligned offset. Written chunk by chunk, never joined in memory: the cores are
+    hundreds of MiB, and copying them was most of the tests' time."""
     n = len(ph)
     pos = 64 + 56 * n
-    out_ph, body = [], bytearray()
-    for p, blob in zip(ph, pieces):
+    out_ph = []
+    for p, chunks in zip(ph, pieces):
         pos = (pos + 15) & ~15
         q = list(p)
         q[2] = pos if q[5] else 0
         out_ph.append(q)
-        pos += len(blob)
+        pos += sum(len(c) for c in chunks)
     head = bytearray(data[:64])
     struct.pack_into("<Q", head, 32, 64)
     struct.pack_into("<HH", head, 54, 56, n)
     for q in out_ph:
         head += struct.pack("<IIQQQQQQ", *q)
-    out = bytearray(head)
-    for q, blob in zip(out_ph, pieces):
-        if blob:
-            out += bytes(q[2] - len(out))
-            out += blob
-    return bytes(out)
+    end = len(head)
+    with open(path, "wb") as f:
+        f.write(head)
+        for q, chunks in zip(out_ph, pieces):
+            size = sum(len(c) for c in chunks)
+            if not size:
+                continue
+            f.seek(q[2])  # the alignment gap is a hole: it reads as zeros
+            for c in chunks:
+                f.write(c)
+            end = q[2] + size
+        f.truncate(end)
 
 
 def seg_bytes(data, p):
     return data[p[2]:p[2] + p[5]]
 
 
-def runtime(data):
+def runtime(data, path):
     ph = phdrs(data)
     others = [p for p in ph if p[0] != PT_LOAD]
     loads = sorted((p for p in ph if p[0] == PT_LOAD and p[5]), key=lambda p: p[3])
@@ -82,12 +92,11 @@ def runtime(data):
         if merged and merged[-1][3] + merged[-1][5] == p[3] and merged[-1][5] == merged[-1][6]:
             merged[-1][5] += p[5]
             merged[-1][6] += p[6]
-            pieces[-1] += seg_bytes(data, p)
+            pieces[-1].append(seg_bytes(data, p))
         else:
             merged.append(list(p))
-            pieces.append(bytearray(seg_bytes(data, p)))
-    ph2 = others + merged
-    return relayout(data, ph2, [seg_bytes(data, p) for p in others] + [bytes(b) for b in pieces])
+            pieces.append([seg_bytes(data, p)])
+    relayout(data, others + merged, [[seg_bytes(data, p)] for p in others] + pieces, path)
 
 
 def offset_of(data, addr):
@@ -120,15 +129,16 @@ def areas(data, info):
 
 
 def patch(data, addr, assigns):
-    out = bytearray(data)
+    """The edits [(file offset, bytes)] that set the header fields of the area at `addr`."""
     off = offset_of(data, addr)
+    edits = []
     for a in assigns:
         name, value = a.split("=", 1)
-        struct.pack_into("<I", out, off + FIELDS[name], int(value, 0) & 0xffffffff)
-    return bytes(out)
+        edits.append((off + FIELDS[name], struct.pack("<I", int(value, 0) & 0xffffffff)))
+    return edits
 
 
-def split(data, addr):
+def split(data, addr, path):
     ph = phdrs(data)
     out_ph, pieces = [], []
     for p in ph:
@@ -139,16 +149,16 @@ def split(data, addr):
             a[5] = a[6] = k
             b[3], b[5], b[6] = addr, p[5] - k, p[6] - k
             out_ph += [a, b]
-            pieces += [blob[:k], blob[k:]]
+            pieces += [[blob[:k]], [blob[k:]]]
         else:
             out_ph.append(p)
-            pieces.append(blob)
+            pieces.append([blob])
     assert len(out_ph) == len(ph) + 1, "0x%x is inside no PT_LOAD" % addr
-    return relayout(data, out_ph, pieces)
+    relayout(data, out_ph, pieces, path)
 
 
 def note_field(data, kind, index, offset, width, value):
-    out = bytearray(data)
+    """The edit [(file offset, bytes)] that sets the field of the AMDGPU note's entry."""
     for p in phdrs(data):
         if p[0] != 4:  # PT_NOTE
             continue
@@ -166,28 +176,38 @@ def note_field(data, kind, index, offset, width, value):
                 else:
                     assert index < nqueues and offset + width <= queue_size
                     at = desc + 40 + info_size + nagents * agent_size + index * queue_size
-                struct.pack_into({4: "<I", 8: "<Q"}[width], out, at + offset, value)
-                return bytes(out)
+                return [(at + offset, struct.pack({4: "<I", 8: "<Q"}[width], value))]
             pos = desc + ((descsz + 3) & ~3)
     raise SystemExit("no AMDGPU note")
+
+
+def edited_copy(src, dst, edits):
+    """`dst` is `src` (copied by the kernel) with each (offset, bytes) of `edits` written."""
+    shutil.copyfile(src, dst)
+    with open(dst, "r+b") as f:
+        for off, b in edits:
+            f.seek(off)
+            f.write(b)
 
 
 def main(argv):
     if len(argv) < 3:
         print(__doc__, file=sys.stderr)
         return 2
-    cmd, data = argv[1], open(argv[2], "rb").read()
+    cmd = argv[1]
+    with open(argv[2], "rb") as f:
+        data = memoryview(mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ))
     if cmd == "runtime" and len(argv) == 4:
-        open(argv[3], "wb").write(runtime(data))
+        runtime(data, argv[3])
     elif cmd == "areas" and len(argv) == 4:
         json.dump(areas(data, json.load(open(argv[3]))), sys.stdout, indent=1)
     elif cmd == "patch" and len(argv) >= 6:
-        open(argv[3], "wb").write(patch(data, int(argv[4], 0), argv[5:]))
+        edited_copy(argv[2], argv[3], patch(data, int(argv[4], 0), argv[5:]))
     elif cmd == "split" and len(argv) == 5:
-        open(argv[3], "wb").write(split(data, int(argv[4], 0)))
+        split(data, int(argv[4], 0), argv[3])
     elif cmd == "note" and len(argv) == 9 and argv[4] in ("agent", "queue"):
-        open(argv[3], "wb").write(note_field(data, argv[4], int(argv[5]), int(argv[6]),
-                                             int(argv[7]), int(argv[8], 0)))
+        edited_copy(argv[2], argv[3], note_field(data, argv[4], int(argv[5]), int(argv[6]),
+                                                 int(argv[7]), int(argv[8], 0)))
     elif cmd == "offset" and len(argv) == 4:
         print(offset_of(data, int(argv[3], 0)))
     else:
