@@ -84,6 +84,20 @@ void gc_fleet_close(struct gc_fleet *f); /* accepts NULL */
  */
 const char *gc_fleet_uri(const char *option, const struct gc_store_conf *conf);
 
+/*
+ * A URI fit to be tried: 1 to GC_FLEET_URI_MAX bytes, no control character. 1 if so, else 0
+ * (store.conf's FleetIndex= and --fleet-index are refused before any use). Whether libpq can
+ * parse it is gc_fleet_open()'s to say (GPUCORE_E_INVAL).
+ */
+int gc_fleet_uri_ok(const char *uri);
+
+/*
+ * @p uri with every password in it replaced by "***" (a URI's user:PASSWORD@, a password=
+ * parameter of a URI or of a key=value string), into @p buf, cut to fit @p size. Every
+ * message naming a fleet URI names it so. Returns @p buf.
+ */
+char *gc_fleet_uri_mask(const char *uri, char *buf, size_t size);
+
 /* What gc_fleet_sync() did. */
 struct gc_fleet_sync_stats {
     size_t sent;      /* rows upserted */
