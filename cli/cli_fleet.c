@@ -39,8 +39,7 @@ const char *cli_fleet_uri(const char *option, const char *config, struct gc_stor
 }
 
 void cli_fleet_sync(struct gc_store *s, const char *option, const char *config, uint32_t flags,
-                    int64_t time_max_ms, struct gc_fleet_sync_stats *ret, char *warn,
-                    size_t size)
+                    int64_t time_max_ms, struct gc_fleet_sync_stats *ret, char *warn, size_t size)
 {
     struct gc_store_conf conf;
     struct gc_fleet_sync_stats st = { 0 };

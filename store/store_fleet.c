@@ -6,14 +6,14 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <pwd.h>
 #include <stdarg.h>
-#include <unistd.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <libpq-fe.h>
 
@@ -247,9 +247,9 @@ gpucore_status_t gc_fleet_exec(struct gc_fleet *f, const char *what, const char 
     if (!f->conn)
         return gc_diag_set(d, GPUCORE_E_IO, GC_NO_OFFSET, "%s: %s: the connection was dropped",
                            f->where, what);
-    int sent = (n == 0 && !values) ? PQsendQuery(f->conn, sql)
-                                   : PQsendQueryParams(f->conn, sql, n, NULL, values, NULL,
-                                                       NULL, 0);
+    int sent = (n == 0 && !values)
+                       ? PQsendQuery(f->conn, sql)
+                       : PQsendQueryParams(f->conn, sql, n, NULL, values, NULL, NULL, 0);
     if (!sent)
         return fleet_conn_fail(f, what, NULL, d);
     GC_TRY(fleet_flush(f, what, d));
@@ -310,13 +310,11 @@ static gpucore_status_t fleet_connect(struct gc_fleet *f, const char *uri, int64
     /* libpq's connect_timeout is whole seconds, at least 2; ours is the poll() below. */
     snprintf(timeout, sizeof(timeout), "%lld",
              (long long)(time_max_ms / 1000 < 2 ? 2 : time_max_ms / 1000));
-    const char *const keys[] = { "dbname", "connect_timeout", "options", "application_name",
-                                 NULL };
+    const char *const keys[] = { "dbname", "connect_timeout", "options", "application_name", NULL };
     const char *const vals[] = { uri, timeout, options, "gpucore", NULL };
     f->conn = PQconnectStartParams(keys, vals, 1);
     if (!f->conn)
-        return gc_diag_set(d, GPUCORE_E_NOMEM, GC_NO_OFFSET, "%s: no memory to connect",
-                           f->where);
+        return gc_diag_set(d, GPUCORE_E_NOMEM, GC_NO_OFFSET, "%s: no memory to connect", f->where);
     if (PQstatus(f->conn) == CONNECTION_BAD)
         return fleet_conn_fail(f, "cannot connect", NULL, d);
     PostgresPollingStatusType ps = PGRES_POLLING_WRITING;
@@ -386,19 +384,32 @@ static const struct fleet_migration {
 static const struct fleet_column {
     const char *name, *type;
 } fleet_columns[] = {
-    { "id", "bigint" },          { "node", "text" },
-    { "store", "text" },         { "file", "text" },
-    { "writer", "name" },        { "user_name", "text" },
-    { "time_ns", "bigint" },     { "host", "text" },
-    { "pid", "bigint" },         { "uid", "bigint" },
-    { "exe", "text" },           { "job", "text" },
-    { "rank", "bigint" },        { "targets", "text" },
-    { "trigger", "text" },       { "sig_text", "text" },
-    { "sig_hash", "text" },      { "waves", "bigint" },
-    { "faulting_waves", "bigint" }, { "size", "bigint" },
-    { "truncated", "boolean" },  { "state", "text" },
-    { "indexed_at", "bigint" },  { "error", "text" },
-    { "local_id", "bigint" },    { "synced_at", "timestamp with time zone" },
+    { "id", "bigint" },
+    { "node", "text" },
+    { "store", "text" },
+    { "file", "text" },
+    { "writer", "name" },
+    { "user_name", "text" },
+    { "time_ns", "bigint" },
+    { "host", "text" },
+    { "pid", "bigint" },
+    { "uid", "bigint" },
+    { "exe", "text" },
+    { "job", "text" },
+    { "rank", "bigint" },
+    { "targets", "text" },
+    { "trigger", "text" },
+    { "sig_text", "text" },
+    { "sig_hash", "text" },
+    { "waves", "bigint" },
+    { "faulting_waves", "bigint" },
+    { "size", "bigint" },
+    { "truncated", "boolean" },
+    { "state", "text" },
+    { "indexed_at", "bigint" },
+    { "error", "text" },
+    { "local_id", "bigint" },
+    { "synced_at", "timestamp with time zone" },
 };
 
 /* The most columns read back when verifying (a table of thousands is refused unread). */
@@ -461,8 +472,7 @@ static gpucore_status_t fleet_version(struct gc_fleet *f, int *ret, gpucore_diag
     PQclear(r);
     if (bad)
         return gc_diag_set(d, GPUCORE_E_CORRUPT, GC_NO_OFFSET,
-                           "%s: gpucore_fleet.migrations: the version is not a number",
-                           f->where);
+                           "%s: gpucore_fleet.migrations: the version is not a number", f->where);
     *ret = (int)v;
     return GPUCORE_OK;
 }
@@ -555,8 +565,8 @@ static gpucore_status_t fleet_verify_columns(struct gc_fleet *f, gpucore_diag_t 
     for (int i = 0; !why && !detail[0] && i < n; i++)
         if (strcmp(PQgetvalue(r, i, 0), fleet_columns[i].name) != 0 ||
             strcmp(PQgetvalue(r, i, 1), fleet_columns[i].type) != 0)
-            snprintf(detail, sizeof(detail), "gpucore_fleet.cores: column %d is not %s %s",
-                     i + 1, fleet_columns[i].name, fleet_columns[i].type);
+            snprintf(detail, sizeof(detail), "gpucore_fleet.cores: column %d is not %s %s", i + 1,
+                     fleet_columns[i].name, fleet_columns[i].type);
     PQclear(r);
     if (why || detail[0])
         return gc_diag_set(d, GPUCORE_E_CORRUPT, GC_NO_OFFSET,
@@ -670,9 +680,9 @@ static const struct fleet_param {
 #define FLEET_ROW_PARAMS ((int)GC_ARRAY_SIZE(fleet_params))
 /* The local index's columns, in fleet_params' order (user_name is computed from uid), then the
    change number. */
-#define FLEET_LOCAL_SELECT                                                                         \
-    "SELECT file, NULL, time_ns, host, pid, uid, exe, job, rank, targets, trigger, sig_text,"      \
-    " sig_hash, waves, faulting_waves, size, truncated, state, indexed_at, error, id, change_seq"  \
+#define FLEET_LOCAL_SELECT                                                                        \
+    "SELECT file, NULL, time_ns, host, pid, uid, exe, job, rank, targets, trigger, sig_text,"     \
+    " sig_hash, waves, faulting_waves, size, truncated, state, indexed_at, error, id, change_seq" \
     " FROM cores WHERE change_seq > ?1 AND change_seq <= ?2 ORDER BY change_seq LIMIT ?3"
 #define FLEET_COL_UID        5
 #define FLEET_COL_USER_NAME  1
@@ -951,10 +961,11 @@ static gpucore_status_t fleet_read_batch(struct fleet_sync *y, struct fleet_batc
             continue;
         char **v = b->values + 2 + b->rows * FLEET_ROW_PARAMS;
         for (int c = 0; c < FLEET_ROW_PARAMS; c++) {
-            const char *t = c == FLEET_COL_USER_NAME
-                                    ? fleet_user_name(&y->users, (const char *)sqlite3_column_text(
-                                                                         q, FLEET_COL_UID))
-                                    : (const char *)sqlite3_column_text(q, c);
+            const char *t =
+                    c == FLEET_COL_USER_NAME
+                            ? fleet_user_name(&y->users,
+                                              (const char *)sqlite3_column_text(q, FLEET_COL_UID))
+                            : (const char *)sqlite3_column_text(q, c);
             if (!t)
                 continue;
             if (!(v[c] = strdup(t))) {

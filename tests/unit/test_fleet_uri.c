@@ -68,12 +68,12 @@ static void test_conf(void **state)
     struct gc_store_conf c = { .gc = { .keep_per_signature = -1 } };
     gpucore_diag_t d = { 0 };
     static const char good[] = "[Store]\nFleetIndex = postgresql://db.example/fleet \nMaxUse=1G\n";
-    static const char ctl[] = "FleetIndex=postgresql://db/\x1b" "fleet\n";
+    static const char ctl[] = "FleetIndex=postgresql://db/\x1b"
+                              "fleet\n";
     static const char empty[] = "FleetIndex=\n";
 
     (void)state;
-    assert_int_equal(gc_store_conf_parse_all(good, strlen(good), "store.conf", &c, &d),
-                     GPUCORE_OK);
+    assert_int_equal(gc_store_conf_parse_all(good, strlen(good), "store.conf", &c, &d), GPUCORE_OK);
     assert_string_equal(c.fleet_index, "postgresql://db.example/fleet");
     assert_int_equal(c.gc.max_use, 1ull << 30);
     assert_int_equal(gc_store_conf_parse_all(ctl, strlen(ctl), "store.conf", &c, &d),
