@@ -39,8 +39,9 @@ e2e_need_ptrace
 e2e_exit_hook=pg_cleanup
 export XDG_CONFIG_HOME="$work/config" XDG_STATE_HOME="$work/state" GPUCORE_STORE="$work/default"
 
-# The server's directory: short (a socket's path is at most 107 bytes), removed with the case's.
-pgdir=$(mktemp -d /tmp/gpucore-pg.XXXXXX)
+# The server's directory: short, in $TMPDIR (a socket's path is at most 107 bytes), removed
+# with the case's.
+pgdir=$(mktemp -d -t gpucore-pg.XXXXXX)
 e2e_dirs+=("$pgdir")
 pg_start "$pgdir"
 
