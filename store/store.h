@@ -28,7 +28,7 @@
 #include <gpucore/status.h>
 
 /* The index's schema version this program writes (PRAGMA user_version). */
-#define GC_STORE_SCHEMA_VERSION 1
+#define GC_STORE_SCHEMA_VERSION 2
 #define GC_STORE_INDEX_NAME     "index.sqlite"
 /* Name pattern of a core put in the store (capture's pattern tokens, capture.h). */
 #define GC_STORE_CORE_PATTERN "core.%t.%h.%p.%e"
@@ -450,6 +450,8 @@ gpucore_status_t gc_store_retain(struct gc_store *s, const char *config,
 /* The longest line: a key and its value take a few dozen bytes; one line is copied to the
    stack to be parsed. */
 #define GC_STORE_CONF_LINE_MAX 1023u
+/* FleetIndex='s longest value: fleet.h's GC_FLEET_URI_MAX (store_fleet.c checks they agree). */
+#define GC_STORE_FLEET_URI_MAX 1024
 
 /* What store.conf sets. */
 struct gc_store_conf {
@@ -460,6 +462,10 @@ struct gc_store_conf {
        --max-size counts it. 0 = not set (ingest's default), GC_STORE_SIZE_INFINITY = none. */
     uint64_t host_size_max; /* HostSizeMax=: the kernel's host core (ingest --host) */
     uint64_t gpu_size_max;  /* GpuSizeMax=: the ROCm runtime's GPU half */
+    /* FleetIndex=: the fleet index's PostgreSQL URI (fleet.h, docs/fleet.md); "" = none.
+       1 to GC_STORE_FLEET_URI_MAX bytes of no control character (a line of the file is at
+       most GC_STORE_CONF_LINE_MAX, which bounds it further). */
+    char fleet_index[GC_STORE_FLEET_URI_MAX + 1];
 };
 /* A limit of "infinity". */
 #define GC_STORE_SIZE_INFINITY UINT64_MAX

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fleet.h"
 #include "gc_util.h"
 #include "store.h"
 #include "store_internal.h"
@@ -20,7 +21,7 @@
 /* The keys                                                                                    */
 /* ---------------------------------------------------------------------------------------- */
 
-enum conf_kind { CONF_SIZE, CONF_DURATION, CONF_COUNT, CONF_LIMIT };
+enum conf_kind { CONF_SIZE, CONF_DURATION, CONF_COUNT, CONF_LIMIT, CONF_URI };
 
 /* The keys: each sets one member of the configuration (at @p field), parsed as its kind. */
 static const struct conf_key {
@@ -39,6 +40,8 @@ static const struct conf_key {
       "a size of at least 4K such as 4G, or infinity" },
     { "GpuSizeMax", CONF_LIMIT, offsetof(struct gc_store_conf, gpu_size_max),
       "a size of at least 4K such as 4G, or infinity" },
+    { "FleetIndex", CONF_URI, offsetof(struct gc_store_conf, fleet_index),
+      "a PostgreSQL URI such as postgresql://db.example/fleet, without control characters" },
 };
 #define CONF_KEYS (sizeof(conf_keys) / sizeof(conf_keys[0]))
 
@@ -69,6 +72,11 @@ static int conf_set(const struct conf_key *k, const char *value, struct gc_store
         if (gc_store_parse_limit(value, &u) != 0)
             return -1;
         memcpy(field, &u, sizeof(u));
+        return 0;
+    case CONF_URI:
+        if (!gc_fleet_uri_ok(value) || strlen(value) > GC_STORE_FLEET_URI_MAX)
+            return -1;
+        memcpy(field, value, strlen(value) + 1);
         return 0;
     }
     return -1;
