@@ -17,7 +17,7 @@
 #include <jansson.h>
 
 #include "cli.h"
-#include "cli_fleet.h"
+#include "cli_fleet_read.h"
 #include "cli_store.h"
 #include "fleet.h"
 #include "gc_json.h"

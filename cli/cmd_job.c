@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "cli_fleet.h"
+#include "cli_fleet_read.h"
 #include "job.h"
 #include "job_keys.h"
 

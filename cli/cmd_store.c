@@ -33,7 +33,7 @@
 #include <gpucore/core.h>
 
 #include "cli.h"
-#include "cli_fleet.h"
+#include "cli_fleet_read.h"
 #include "cli_store.h"
 #include "store.h"
 #include "triage.h"

@@ -10,8 +10,8 @@
  * the job; 74 the database cannot be reached in time (the message names the host or socket,
  * never the password) or a query failed; 77 the role may not read the schema; 70 out of memory.
  */
-#ifndef GPUCORE_CLI_FLEET_H
-#define GPUCORE_CLI_FLEET_H
+#ifndef GPUCORE_CLI_FLEET_READ_H
+#define GPUCORE_CLI_FLEET_READ_H
 
 #include <stdint.h>
 
@@ -36,4 +36,4 @@ int cli_fleet_show(const struct cli_fleet_args *a, const char *id);
 /* @p a->filter.job is the job. */
 int cli_fleet_job(const struct cli_fleet_args *a);
 
-#endif /* GPUCORE_CLI_FLEET_H */
+#endif /* GPUCORE_CLI_FLEET_READ_H */
