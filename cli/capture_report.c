@@ -25,6 +25,8 @@
 #include <gpucore/schema.h>
 
 #include "capture_report.h"
+#include "cli_store.h"
+#include "fleet.h"
 #include "cli.h"
 #include "gc_util.h"
 #include "store.h"
@@ -270,6 +272,9 @@ static int write_json_line(const struct report_sink *sink, const struct core_rep
    store not written), "R COUNT BYTES" and "G <warning>" (the store's retention). */
 #define SLOW_OUTPUT_MAX 65536
 
+/* The fleet index's warning: the failure's message and how many rows wait. */
+#define FLEET_WARNING_MAX (GPUCORE_DIAG_MESSAGE_SIZE + 200)
+
 struct slow_part {
     json_t *signature; /* NULL: none told (not computed, or the child did not get there) */
     int64_t stored_id; /* > 0: the row's id */
@@ -279,6 +284,7 @@ struct slow_part {
     char retain_warning[GPUCORE_DIAG_MESSAGE_SIZE + 16];
     char share_warning[GPUCORE_DIAG_MESSAGE_SIZE + 16]; /* not shared with its user: why */
     char view_warning[GPUCORE_DIAG_MESSAGE_SIZE + 16];  /* users' views not written: why */
+    char fleet_warning[FLEET_WARNING_MAX];              /* the fleet index not told: why */
     int ran_out;       /* killed at CLI_REPORT_TIME_MAX_S */
     int abandoned;     /* the parent was interrupted */
 };
@@ -359,8 +365,20 @@ static void store_retention(int fd, struct gc_store *s, const char *config, cons
     }
 }
 
-/* The child: the signature, then the store row and the store's retention; what it learns on
-   @p fd as it goes. */
+/* The fleet index told of the store's changes, within GC_FLEET_WRITE_TIME_MAX_MS; a failure
+   as "F <warning>" (one line: the message has none of its own). */
+static void put_fleet(int fd, struct gc_store *s, const struct report_sink *sink)
+{
+    char warn[FLEET_WARNING_MAX], line[FLEET_WARNING_MAX + 3];
+
+    cli_fleet_sync(s, sink->fleet_index, sink->store_config, 0, GC_FLEET_WRITE_TIME_MAX_MS, NULL,
+                   warn, sizeof(warn));
+    if (warn[0])
+        put_all(fd, line, (size_t)snprintf(line, sizeof(line), "F %s\n", warn));
+}
+
+/* The child: the signature, then the store row, the store's retention and the fleet index;
+   what it learns on @p fd as it goes. */
 static void slow_child(int fd, const struct report_sink *sink, const char *path)
 {
     json_t *sig = core_signature(path);
@@ -404,6 +422,7 @@ static void slow_child(int fd, const struct report_sink *sink, const char *path)
             /* the user's list of root's store shows the core (and what retention removed) */
             if (gc_store_sync_views(s, &d) != GPUCORE_OK)
                 put_line(fd, 'V', d.message);
+            put_fleet(fd, s, sink);
         }
         gc_store_close(s);
     }
@@ -462,6 +481,8 @@ static void parse_slow(char *buf, size_t len, struct slow_part *sp)
             snprintf(sp->share_warning, sizeof(sp->share_warning), "%s", line + 2);
         else if (line[0] == 'V' && line[1] == ' ')
             snprintf(sp->view_warning, sizeof(sp->view_warning), "%s", line + 2);
+        else if (line[0] == 'F' && line[1] == ' ')
+            snprintf(sp->fleet_warning, sizeof(sp->fleet_warning), "%s", line + 2);
         else if (line[0] == 'G' && line[1] == ' ')
             snprintf(sp->retain_warning, sizeof(sp->retain_warning), "%s", line + 2);
         else if (line[0] == 'R' && line[1] == ' ' &&
@@ -555,6 +576,8 @@ static int finish_report(const struct report_sink *sink, const struct gc_capture
         fprintf(stderr, "gpucore: warning: %s (the core is stored; its user's list of the "
                         "store shows it after the store's next change)\n",
                 sp->view_warning);
+    if (sink->store_dir && sp && sp->fleet_warning[0])
+        fprintf(stderr, "gpucore: warning: %s\n", sp->fleet_warning);
     if (sink->store_dir && sp && sp->retain_warning[0])
         fprintf(stderr, "gpucore: warning: %s: the store's limits were not applied: %s (the "
                         "core is kept; `gpucore gc` applies them)\n",

@@ -36,6 +36,7 @@ struct report_sink {
     int json_fd;           /* -1: no --json */
     const char *store_dir; /* --store: index the core there; NULL */
     const char *store_config; /* --config FILE: the store.conf of its retention; NULL default */
+    const char *fleet_index;  /* --fleet-index URI: the fleet index to tell; NULL store.conf's */
 };
 
 /*

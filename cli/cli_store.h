@@ -6,6 +6,9 @@
 #ifndef GPUCORE_CLI_STORE_H
 #define GPUCORE_CLI_STORE_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include <gpucore/status.h>
 
 struct gc_store;
@@ -21,6 +24,31 @@ void cli_store_close(struct gc_store *s);
 /* Print the store's failure @p d as one line; its exit code: 77 permission, 65 a newer or
    damaged index, 66 not found, 74 I/O, 64 usage, 70 otherwise. */
 int cli_store_fail(const gpucore_diag_t *d);
+
+/*
+ * The fleet index (store/fleet.h, cli/cli_fleet.c), for every command that writes a store and
+ * takes --fleet-index URI (shared with list/show/job --fleet).
+ *
+ * cli_fleet_option(): 0 when @p arg is a URI to try, else the usage error's exit code after
+ * printing it (for @p cmd).
+ * cli_fleet_uri(): the URI a command uses: @p option, else store.conf's FleetIndex= (the file
+ * @p config, or the default one; read into @p conf, which owns the string returned), else
+ * NULL. A file that cannot be read gives NULL: the command reports the file itself.
+ * cli_fleet_sync(): gc_fleet_sync() of @p s to that URI, if any, with @p flags and
+ * @p time_max_ms; *ret (may be NULL) gets its counts; @p warn (@p size bytes) the warning's
+ * text without "gpucore: warning: " when it failed or skipped rows that wait, else "". Never
+ * fails. A user's view of root's store sends nothing.
+ * cli_fleet_sync_warn(): cli_fleet_sync() within GC_FLEET_WRITE_TIME_MAX_MS, the warning on
+ * stderr.
+ */
+struct gc_store_conf;
+struct gc_fleet_sync_stats;
+int cli_fleet_option(const char *cmd, const char *arg);
+const char *cli_fleet_uri(const char *option, const char *config, struct gc_store_conf *conf);
+void cli_fleet_sync(struct gc_store *s, const char *option, const char *config, uint32_t flags,
+                    int64_t time_max_ms, struct gc_fleet_sync_stats *ret, char *warn,
+                    size_t size);
+void cli_fleet_sync_warn(struct gc_store *s, const char *option, const char *config);
 
 int cmd_list(int argc, char **argv);
 int cmd_show(int argc, char **argv);

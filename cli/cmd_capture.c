@@ -201,6 +201,9 @@ static void capture_help(const char *cmd, FILE *out)
             "                     kept within after the core is added (default\n"
             "                     /etc/gpucore/store.conf for root, else\n"
             "                     $XDG_CONFIG_HOME/gpucore/store.conf)\n"
+            "  --fleet-index URI  with --store: the fleet index (PostgreSQL) the store's row\n"
+            "                     also goes to (else store.conf's FleetIndex=); one that is\n"
+            "                     down or slow is a warning, the row waits (docs/fleet.md)\n"
             "  --quiet            no final summary line\n"
             "%s%s"
             "  -h, --help         this text\n\n"
@@ -487,6 +490,7 @@ static const struct option capture_longopts[] = {
     { "json", optional_argument, NULL, 'j' },
     { "store", optional_argument, NULL, 'S' },
     { "config", required_argument, NULL, 'C' },
+    { "fleet-index", required_argument, NULL, 'I' },
     { "trigger", required_argument, NULL, 'T' },
     { "hook-timeout", required_argument, NULL, 'H' },
     { "error-thread", required_argument, NULL, 'E' },
@@ -628,6 +632,14 @@ static int capture_option(struct capture_args *a, int c, const char *arg)
             return cli_usage_error(cmd, "--config takes a file name, got an empty one");
         a->cli.out.store_config = arg;
         return -1;
+    case 'I': {
+        int rc = cli_fleet_option(cmd, arg);
+
+        if (rc)
+            return rc;
+        a->cli.out.fleet_index = arg;
+        return -1;
+    }
     case 'S':
         if (arg && !*arg)
             return cli_usage_error(cmd, "--store takes no value (the default store) or =DIR, "
@@ -780,6 +792,8 @@ static int run_capture_cmd(int argc, char **argv, enum gc_capture_mode mode)
         return rc;
     if (a.cli.out.store_config && !a.store)
         return cli_usage_error(a.cli.cmd, "--config is the store's: give it with --store");
+    if (a.cli.out.fleet_index && !a.store)
+        return cli_usage_error(a.cli.cmd, "--fleet-index is the store's: give it with --store");
     if (a.store) {
         rc = store_output(&a);
         if (rc >= 0)

@@ -54,6 +54,7 @@ struct ingest_args {
     char store_dir[PATH_MAX];
     uint64_t max_size;      /* --max-size; 0 = not given */
     const char *config;     /* --config FILE, or NULL: the caller's default store.conf */
+    const char *fleet;      /* --fleet-index URI, or NULL: store.conf's FleetIndex= */
     uint64_t limit;         /* the size limit applied (ingest_limit()); 0 = the library's
                                default for the half */
     char limit_from[PATH_MAX + 32]; /* where it comes from, for the final line */
@@ -95,6 +96,8 @@ static void ingest_help(FILE *out)
             "                      or infinity); past it the stream is read and dropped and\n"
             "                      the core is marked truncated. Default: HostSizeMax= (with\n"
             "                      --host) or GpuSizeMax= of store.conf, else 4G\n"
+            "      --fleet-index URI  with --store: the fleet index the rows also go to (else\n"
+            "                      store.conf's FleetIndex=; docs/fleet.md)\n"
             "      --config FILE   store.conf to read instead of the default one\n"
             "                      (" GC_STORE_CONF_SYSTEM " for root,\n"
             "                      ~/.config/gpucore/store.conf otherwise)\n"
@@ -201,6 +204,7 @@ static int parse_args(int argc, char **argv, struct ingest_args *a)
         { "store", optional_argument, NULL, 'S' },
         { "max-size", required_argument, NULL, 'm' },
         { "config", required_argument, NULL, 'c' },
+        { "fleet-index", required_argument, NULL, 'I' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -266,6 +270,11 @@ static int parse_args(int argc, char **argv, struct ingest_args *a)
             break;
         case 'c':
             a->config = optarg;
+            break;
+        case 'I':
+            if (cli_fleet_option("ingest", optarg) != 0)
+                return CLI_EXIT_USAGE;
+            a->fleet = optarg;
             break;
         case 'h':
             ingest_help(stdout);
@@ -377,12 +386,14 @@ static void store_share(const struct ingest_args *a, struct gc_store *s, const c
 
 /* --store of root: the users' views of the store follow its rows (gc_store_sync_views());
    a failure is a warning, the cores and the index are as they should be. */
-static void store_sync_views(struct gc_store *s)
+static void store_sync_views(const struct ingest_args *a, struct gc_store *s)
 {
     gpucore_diag_t d = { 0 };
 
     if (gc_store_sync_views(s, &d) != GPUCORE_OK)
         fprintf(stderr, "gpucore: warning: %s\n", d.message);
+    /* and the fleet index, if one is set: a failure is a warning, the rows wait */
+    cli_fleet_sync_warn(s, a->fleet, a->config);
 }
 
 /*
@@ -435,7 +446,7 @@ static void store_index(const struct ingest_args *a, const char *name, int retai
         store_share(a, s, name);
         if (retain)
             store_retain(a, s, name);
-        store_sync_views(s);
+        store_sync_views(a, s);
     }
     gc_store_close(s);
 }
@@ -464,7 +475,7 @@ static void store_forget_halves(const struct ingest_args *a, const char *gpu_nam
         fprintf(stderr, "gpucore: warning: the rows of the merged halves stay in the index: %s\n",
                 d.message);
     store_retain(a, s, merged);
-    store_sync_views(s);
+    store_sync_views(a, s);
     gc_store_close(s);
 }
 

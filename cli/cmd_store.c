@@ -35,6 +35,7 @@
 #include "cli.h"
 #include "cli_fleet_read.h"
 #include "cli_store.h"
+#include "fleet.h"
 #include "store.h"
 #include "triage.h"
 
@@ -902,6 +903,7 @@ static void gc_help(FILE *out)
             "  --dry-run                say what would go; remove nothing\n"
             "  --config FILE            read FILE instead of the default configuration file\n"
             "  --store DIR              the store (as `gpucore list --help` says)\n"
+            "  --fleet-index URI        the fleet index to tell (else store.conf's FleetIndex=)\n"
             "  -h, --help               this text\n");
 }
 
@@ -967,13 +969,14 @@ static const struct option gc_longopts[] = {
     { "dry-run", no_argument, NULL, 'n' },
     { "config", required_argument, NULL, 'c' },
     { "store", required_argument, NULL, 'd' },
+    { "fleet-index", required_argument, NULL, 'I' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
 };
 
 /* An option's value, parsed into the policy later (after the file): kept by its letter. */
 struct gc_args {
-    const char *max_use, *keep_free, *max_age, *keep_per_signature, *config, *store;
+    const char *max_use, *keep_free, *max_age, *keep_per_signature, *config, *store, *fleet;
     int dry_run;
 };
 
@@ -1036,6 +1039,11 @@ int cmd_gc(int argc, char **argv)
         case 'd':
             a.store = optarg;
             break;
+        case 'I':
+            if ((rc = cli_fleet_option("gc", optarg)) != 0)
+                return rc;
+            a.fleet = optarg;
+            break;
         case 'h':
             gc_help(stdout);
             return CLI_EXIT_OK;
@@ -1064,6 +1072,8 @@ int cmd_gc(int argc, char **argv)
         fprintf(g.out, "%s %zu core%s, %s.\n", a.dry_run ? "Would remove" : "Removed", g.count,
                 g.count == 1 ? "" : "s", gc_format_size(freed, size, sizeof(size)));
         rc = close_text(g.out);
+        if (!a.dry_run)
+            cli_fleet_sync_warn(s, a.fleet, a.config);
     }
     cli_store_close(s);
     return rc;
@@ -1076,7 +1086,9 @@ int cmd_gc(int argc, char **argv)
 static void store_help(FILE *out)
 {
     fprintf(out, "Usage: gpucore store [--json] [--config FILE] [--store DIR]\n"
-                 "       gpucore store --rescan [--store DIR]\n\n"
+                 "       gpucore store --rescan [--fleet-sync] [--fleet-index URI] [--config FILE]\n"
+                 "                     [--store DIR]\n"
+                 "       gpucore store --fleet-sync [--fleet-index URI] [--config FILE] [--store DIR]\n\n"
                  "Without --rescan: the store's state. Where it is, its filesystem and index\n"
                  "journal, the free space, how many cores are present, missing, deleted by gc or\n"
                  "unreadable (those `gpucore list` shows), how many signatures, the limits of\n"
@@ -1085,12 +1097,16 @@ static void store_help(FILE *out)
                  "--rescan: rebuild the store's index from its files: files not in the index (or\n"
                  "changed) are read and added, rows whose file is gone are marked missing. A\n"
                  "file that is not a readable core is listed as unreadable. Symlinks are never\n"
-                 "followed.\n\n"
-                 "  --json         the state as one JSON document (docs/store.md)\n"
-                 "  --config FILE  the configuration file whose limits to show\n"
-                 "  --rescan       rebuild the index\n"
-                 "  --store DIR    the store (as `gpucore list --help` says)\n"
-                 "  -h, --help     this text\n");
+                 "followed. Then the fleet index (if one is set) gets what changed.\n\n"
+                 "--fleet-sync: send the rows the fleet index does not have yet (after an outage;\n"
+                 "from a timer), and say how many went and how many still wait (docs/fleet.md).\n\n"
+                 "  --json             the state as one JSON document (docs/store.md)\n"
+                 "  --config FILE      the configuration file whose limits (and FleetIndex=) to use\n"
+                 "  --rescan           rebuild the index\n"
+                 "  --fleet-sync       send what the fleet index lacks\n"
+                 "  --fleet-index URI  the fleet index's PostgreSQL URI (else store.conf's FleetIndex=)\n"
+                 "  --store DIR        the store (as `gpucore list --help` says)\n"
+                 "  -h, --help         this text\n");
 }
 
 /* What `gpucore store` says of the rows it may show. */
@@ -1320,18 +1336,49 @@ out:
     return rc;
 }
 
+/* `gpucore store --fleet-sync`: every pending row, never skipped, within its own bound;
+   "STORE: fleet index URI: sent N, forgot M, pending P". 0, or an exit code after printing. */
+static int store_fleet_sync(struct gc_store *s, const char *option, const char *config)
+{
+    struct gc_store_conf conf;
+    struct gc_fleet_sync_stats st = { 0 };
+    gpucore_diag_t d = { 0 };
+    char masked[GC_FLEET_URI_MAX + 1];
+    const char *uri = cli_fleet_uri(option, config, &conf);
+    FILE *out;
+    int rc;
+
+    if (!uri)
+        return cli_usage_error("store", "--fleet-sync needs a fleet index: --fleet-index URI, or "
+                                        "FleetIndex= in store.conf");
+    if (gc_fleet_sync(s, uri, GC_FLEET_SYNC_FORCE, GC_FLEET_SYNC_TIME_MAX_MS, &st, &d) !=
+        GPUCORE_OK) {
+        rc = cli_store_fail(&d);
+        fprintf(stderr, "gpucore: %s: fleet index: sent %zu, forgot %zu, pending %zu\n",
+                gc_store_path(s), st.sent, st.forgotten, st.pending);
+        return rc;
+    }
+    out = cli_text_open(stdout);
+    if (!out)
+        out = stdout;
+    fprintf(out, "%s: fleet index %s: sent %zu, forgot %zu, pending %zu\n", gc_store_path(s),
+            gc_fleet_uri_mask(uri, masked, sizeof(masked)), st.sent, st.forgotten, st.pending);
+    return close_text(out);
+}
+
 int cmd_store(int argc, char **argv)
 {
     static const struct option longopts[] = {
         { "rescan", no_argument, NULL, 'r' },       { "json", no_argument, NULL, 'J' },
         { "config", required_argument, NULL, 'c' }, { "store", required_argument, NULL, 'd' },
+        { "fleet-sync", no_argument, NULL, 'F' },   { "fleet-index", required_argument, NULL, 'I' },
         { "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
     };
     struct gc_store_rescan_stats st = { 0 };
     struct gc_store *s = NULL;
-    const char *store = NULL, *config = NULL;
+    const char *store = NULL, *config = NULL, *fleet = NULL;
     gpucore_diag_t d = { 0 };
-    int c, rc, rescan = 0, json = 0;
+    int c, rc, rescan = 0, json = 0, fleet_sync = 0;
 
     optind = 1;
     opterr = 0;
@@ -1349,6 +1396,14 @@ int cmd_store(int argc, char **argv)
         case 'd':
             store = optarg;
             break;
+        case 'F':
+            fleet_sync = 1;
+            break;
+        case 'I':
+            if ((rc = cli_fleet_option("store", optarg)) != 0)
+                return rc;
+            fleet = optarg;
+            break;
         case 'h':
             store_help(stdout);
             return CLI_EXIT_OK;
@@ -1359,14 +1414,16 @@ int cmd_store(int argc, char **argv)
     }
     if (optind < argc)
         return cli_usage_error("store", "unexpected argument '%s'", argv[optind]);
-    if (!rescan)
+    if (!rescan && !fleet_sync)
         return store_status(store, config, json);
-    if (json || config)
-        return cli_usage_error("store", "--rescan takes no %s", json ? "--json" : "--config");
+    if (json)
+        return cli_usage_error("store", "%s takes no --json", rescan ? "--rescan" : "--fleet-sync");
     rc = cli_store_open(store, &s);
     if (rc)
         return rc;
-    if (gc_store_rescan(s, &st, &d) != GPUCORE_OK) {
+    if (!rescan) {
+        rc = store_fleet_sync(s, fleet, config);
+    } else if (gc_store_rescan(s, &st, &d) != GPUCORE_OK) {
         rc = cli_store_fail(&d);
     } else {
         FILE *out = cli_text_open(stdout);
@@ -1383,6 +1440,12 @@ int cmd_store(int argc, char **argv)
                     st.dropped == 1 ? "" : "s");
         fputc('\n', out);
         rc = close_text(out);
+        if (fleet_sync) {
+            int frc = store_fleet_sync(s, fleet, config);
+
+            rc = rc ? rc : frc;
+        } else
+            cli_fleet_sync_warn(s, fleet, config);
     }
     cli_store_close(s);
     return rc;

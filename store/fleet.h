@@ -106,9 +106,17 @@ struct gc_fleet_sync_stats {
     int skipped;      /* 1: not tried, a failure less than GC_FLEET_RETRY_AFTER_MS ago */
 };
 
+/* gc_fleet_sync()'s flags. */
+#define GC_FLEET_SYNC_FORCE 0x1u /* try even within GC_FLEET_RETRY_AFTER_MS of a failure
+                                    (`gpucore store --fleet-sync`) */
+/* `gpucore store --fleet-sync`'s budget: the whole backlog after an outage, in one command
+   run by hand or by a timer; 100,000 rows go in a few seconds (docs/fleet.md, "Benchmark"). */
+#define GC_FLEET_SYNC_TIME_MAX_MS 120000
+
 /*
  * Send the rows of @p s changed since the database last acknowledged them, within
- * @p time_max_ms (GC_FLEET_WRITE_TIME_MAX_MS for a capture). The node's name is the host's
+ * @p time_max_ms (GC_FLEET_WRITE_TIME_MAX_MS for a capture). A user's view of root's store
+ * sends nothing (GPUCORE_E_PERM: it is read-only; root's writers send its rows). The node's name is the host's
  * (gethostname()). Rows carry exactly the local row's values (no more: what --redact and
  * --no-host-memory left out of a core is in neither), the store's absolute path and the file's
  * path in it. A failure records its time in the local index (so the next writers wait
@@ -116,8 +124,9 @@ struct gc_fleet_sync_stats {
  * @retval GPUCORE_OK        sent (or nothing to send, or skipped: see *ret)
  * @retval gc_fleet_open()'s statuses, GPUCORE_E_IO (a statement failed or ran out of time)
  */
-gpucore_status_t gc_fleet_sync(struct gc_store *s, const char *uri, int64_t time_max_ms,
-                               struct gc_fleet_sync_stats *ret, gpucore_diag_t *reterr_diag);
+gpucore_status_t gc_fleet_sync(struct gc_store *s, const char *uri, uint32_t flags,
+                               int64_t time_max_ms, struct gc_fleet_sync_stats *ret,
+                               gpucore_diag_t *reterr_diag);
 
 /* One row of the fleet index: the local row's values (row.id is the fleet's id), and where. */
 struct gc_fleet_row {

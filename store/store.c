@@ -259,6 +259,21 @@ static const struct migration {
       "  indexed_at INTEGER NOT NULL, error TEXT, file_mtime_ns INTEGER, file_bytes INTEGER);"
       "CREATE INDEX cores_by_signature ON cores(sig_hash);"
       "CREATE INDEX cores_by_time ON cores(time_ns);" },
+    /* The fleet index (fleet.h): every change of a row takes the store's next change number
+       (changes.last + 1), so a sync sends what changed since the number the database last
+       acknowledged (fleet_state, one row per database), and the rows forgotten
+       (fleet_forgotten) go from the database too. Rows of an older index get their id as
+       their number: all of them wait to be sent. */
+    { 2, "change numbers for the fleet index",
+      "ALTER TABLE cores ADD COLUMN change_seq INTEGER NOT NULL DEFAULT 0;"
+      "UPDATE cores SET change_seq = id;"
+      "CREATE INDEX cores_by_change ON cores(change_seq);"
+      "CREATE TABLE changes(id INTEGER PRIMARY KEY CHECK (id = 1), last INTEGER NOT NULL);"
+      "INSERT INTO changes(id, last) SELECT 1, coalesce(max(id), 0) FROM cores;"
+      "CREATE TABLE fleet_state("
+      "  target TEXT PRIMARY KEY, database_id TEXT, acked_seq INTEGER NOT NULL DEFAULT 0,"
+      "  failed_at_ns INTEGER, error TEXT);"
+      "CREATE TABLE fleet_forgotten(seq INTEGER PRIMARY KEY, file TEXT NOT NULL);" },
 };
 #define NMIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == GC_STORE_SCHEMA_VERSION,
@@ -831,11 +846,57 @@ static void bind_i64(sqlite3_stmt *q, int i, int64_t v)
         sqlite3_bind_int64(q, i, v);
 }
 
-gpucore_status_t gc_store_put(struct gc_store *s, struct gc_store_row *row,
-                              gpucore_diag_t *reterr_diag)
+/*
+ * A change of the rows: begun with the store's next change number in *ret_seq (schema 2,
+ * fleet.h), in a savepoint, so that the number and the change it marks are committed together
+ * and in the order of the numbers (a writer waits for the other's lock between them): a sync
+ * that has read the last number has every change up to it to read. Nested in the caller's
+ * transaction when there is one (gc, a rescan, a refresh).
+ */
+static gpucore_status_t change_begin(struct gc_store *s, int64_t *ret_seq, gpucore_diag_t *d)
 {
     sqlite3_stmt *q;
     gpucore_status_t st;
+
+    st = gc_store_exec(s, "SAVEPOINT gc_change", "cannot begin a change", d);
+    if (st != GPUCORE_OK)
+        return st;
+    st = gc_store_prepare(s, "UPDATE changes SET last = last + 1 WHERE id = 1 RETURNING last", &q,
+                          d);
+    if (st == GPUCORE_OK) {
+        if (sqlite3_step(q) == SQLITE_ROW)
+            *ret_seq = sqlite3_column_int64(q, 0);
+        else
+            st = gc_store_fail(s, d, "cannot number a change");
+        sqlite3_finalize(q);
+    }
+    if (st != GPUCORE_OK) {
+        gpucore_diag_t ignored = { 0 };
+        (void)gc_store_exec(s, "ROLLBACK TO gc_change; RELEASE gc_change", "", &ignored);
+    }
+    return st;
+}
+
+/* The change's end, @p st being how it went: kept, or undone (its number too). Returns @p st
+   when it is a failure, else the release's status. */
+static gpucore_status_t change_end(struct gc_store *s, gpucore_status_t st, gpucore_diag_t *d)
+{
+    gpucore_diag_t ignored = { 0 };
+
+    if (st == GPUCORE_OK)
+        return gc_store_exec(s, "RELEASE gc_change", "cannot commit a change", d);
+    (void)gc_store_exec(s, "ROLLBACK TO gc_change; RELEASE gc_change", "", &ignored);
+    return st;
+}
+
+static gpucore_status_t put_row(struct gc_store *s, struct gc_store_row *row, const char *state,
+                                int64_t seq, gpucore_diag_t *reterr_diag);
+
+gpucore_status_t gc_store_put(struct gc_store *s, struct gc_store_row *row,
+                              gpucore_diag_t *reterr_diag)
+{
+    gpucore_status_t st;
+    int64_t seq = 0;
     const char *state = gc_store_state_name(row->state);
 
     if (!row->file || !state)
@@ -851,13 +912,25 @@ gpucore_status_t gc_store_put(struct gc_store *s, struct gc_store_row *row,
     /* the user the file's row was of (a re-index may change it), and the new one */
     gc_store_view_touch_file(s, row->file);
     gc_store_view_touch(s, row->uid);
+    st = change_begin(s, &seq, reterr_diag);
+    if (st != GPUCORE_OK)
+        return st;
+    return change_end(s, put_row(s, row, state, seq, reterr_diag), reterr_diag);
+}
+
+static gpucore_status_t put_row(struct gc_store *s, struct gc_store_row *row, const char *state,
+                                int64_t seq, gpucore_diag_t *reterr_diag)
+{
+    sqlite3_stmt *q;
+    gpucore_status_t st;
+
     st = gc_store_prepare(
             s,
             "INSERT INTO cores(time_ns, host, pid, uid, exe, job, rank, targets, trigger, "
             "  sig_text, sig_hash, waves, faulting_waves, size, truncated, file, state, "
-            "  indexed_at, error, file_mtime_ns, file_bytes) "
+            "  indexed_at, error, file_mtime_ns, file_bytes, change_seq) "
             "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
-            "  ?18, ?19, ?20, ?21) "
+            "  ?18, ?19, ?20, ?21, ?22) "
             "ON CONFLICT(file) DO UPDATE SET time_ns = excluded.time_ns, host = excluded.host, "
             "  pid = excluded.pid, uid = excluded.uid, exe = excluded.exe, job = excluded.job, "
             "  rank = excluded.rank, targets = excluded.targets, trigger = excluded.trigger, "
@@ -865,7 +938,8 @@ gpucore_status_t gc_store_put(struct gc_store *s, struct gc_store_row *row,
             "  waves = excluded.waves, faulting_waves = excluded.faulting_waves, "
             "  size = excluded.size, truncated = excluded.truncated, state = excluded.state, "
             "  indexed_at = excluded.indexed_at, error = excluded.error, "
-            "  file_mtime_ns = excluded.file_mtime_ns, file_bytes = excluded.file_bytes "
+            "  file_mtime_ns = excluded.file_mtime_ns, file_bytes = excluded.file_bytes, "
+            "  change_seq = excluded.change_seq "
             "RETURNING id",
             &q, reterr_diag);
     if (st != GPUCORE_OK)
@@ -891,6 +965,7 @@ gpucore_status_t gc_store_put(struct gc_store *s, struct gc_store_row *row,
     bind_text(q, 19, row->error);
     bind_i64(q, 20, row->file_mtime_ns);
     bind_i64(q, 21, row->file_bytes);
+    sqlite3_bind_int64(q, 22, seq);
     if (sqlite3_step(q) != SQLITE_ROW) {
         st = gc_store_fail(s, reterr_diag, "cannot add the core to the index");
         sqlite3_finalize(q);
@@ -906,6 +981,7 @@ gpucore_status_t gc_store_forget(struct gc_store *s, const char *name,
 {
     sqlite3_stmt *q;
     gpucore_status_t st;
+    int64_t seq = 0;
 
     if (!gc_store_file_name_ok(name))
         return gc_diag_set(reterr_diag, GPUCORE_E_INVAL, 0, "'%s' is not a file name of the store",
@@ -914,11 +990,25 @@ gpucore_status_t gc_store_forget(struct gc_store *s, const char *name,
     if (st != GPUCORE_OK)
         return st;
     gc_store_view_touch_file(s, name);
-    st = gc_store_prepare(s, "DELETE FROM cores WHERE file = ?1", &q, reterr_diag);
+    st = change_begin(s, &seq, reterr_diag);
     if (st != GPUCORE_OK)
         return st;
-    bind_text(q, 1, name);
-    return gc_store_step_done(s, q, "cannot remove a core's row", reterr_diag);
+    st = gc_store_prepare(s, "DELETE FROM cores WHERE file = ?1", &q, reterr_diag);
+    if (st == GPUCORE_OK) {
+        bind_text(q, 1, name);
+        st = gc_store_step_done(s, q, "cannot remove a core's row", reterr_diag);
+    }
+    /* the fleet index forgets it too, with the next sync */
+    if (st == GPUCORE_OK && sqlite3_changes(s->db) > 0) {
+        st = gc_store_prepare(s, "INSERT INTO fleet_forgotten(seq, file) VALUES (?1, ?2)", &q,
+                              reterr_diag);
+        if (st == GPUCORE_OK) {
+            sqlite3_bind_int64(q, 1, seq);
+            bind_text(q, 2, name);
+            st = gc_store_step_done(s, q, "cannot record a forgotten row", reterr_diag);
+        }
+    }
+    return change_end(s, st, reterr_diag);
 }
 
 gpucore_status_t gc_store_set_state(struct gc_store *s, int64_t id, int state,
@@ -926,6 +1016,7 @@ gpucore_status_t gc_store_set_state(struct gc_store *s, int64_t id, int state,
 {
     sqlite3_stmt *q;
     gpucore_status_t st;
+    int64_t seq = 0;
     const char *name = gc_store_state_name(state);
 
     if (!name)
@@ -934,13 +1025,20 @@ gpucore_status_t gc_store_set_state(struct gc_store *s, int64_t id, int state,
     if (st != GPUCORE_OK)
         return st;
     gc_store_view_touch_id(s, id);
-    st = gc_store_prepare(s, "UPDATE cores SET state = ?1 WHERE id = ?2", &q, reterr_diag);
+    st = change_begin(s, &seq, reterr_diag);
     if (st != GPUCORE_OK)
         return st;
-    sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(q, 2, id);
-    st = gc_store_step_done(s, q, "cannot update a core's state", reterr_diag);
-    if (st == GPUCORE_OK && sqlite3_changes(s->db) == 0)
+    st = gc_store_prepare(s, "UPDATE cores SET state = ?1, change_seq = ?3 WHERE id = ?2", &q,
+                          reterr_diag);
+    if (st == GPUCORE_OK) {
+        sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(q, 2, id);
+        sqlite3_bind_int64(q, 3, seq);
+        st = gc_store_step_done(s, q, "cannot update a core's state", reterr_diag);
+    }
+    int changed = st == GPUCORE_OK ? sqlite3_changes(s->db) : 0;
+    st = change_end(s, st, reterr_diag);
+    if (st == GPUCORE_OK && changed == 0)
         return gc_diag_set(reterr_diag, GPUCORE_E_NOTFOUND, 0, "no core %" PRId64 " in the index",
                            id);
     return st;

@@ -28,7 +28,7 @@
 #include <gpucore/status.h>
 
 /* The index's schema version this program writes (PRAGMA user_version). */
-#define GC_STORE_SCHEMA_VERSION 1
+#define GC_STORE_SCHEMA_VERSION 2
 #define GC_STORE_INDEX_NAME     "index.sqlite"
 /* Name pattern of a core put in the store (capture's pattern tokens, capture.h). */
 #define GC_STORE_CORE_PATTERN "core.%t.%h.%p.%e"

@@ -5,6 +5,10 @@
  * schema (migrations under an advisory lock, verified before use) and gc_fleet_sync().
  */
 #include <errno.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <unistd.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -637,4 +641,434 @@ void gc_fleet_close(struct gc_fleet *f)
         return;
     fleet_drop(f);
     free(f);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Sync                                                                                        */
+/* ---------------------------------------------------------------------------------------- */
+
+/* The values a row sends after node and store ($1, $2), in the order of the INSERT's columns,
+   with their types in the database. */
+static const struct fleet_param {
+    const char *column, *cast;
+} fleet_params[] = {
+    { "file", "text" },         { "user_name", "text" },    { "time_ns", "bigint" },
+    { "host", "text" },         { "pid", "bigint" },        { "uid", "bigint" },
+    { "exe", "text" },          { "job", "text" },          { "rank", "bigint" },
+    { "targets", "text" },      { "trigger", "text" },      { "sig_text", "text" },
+    { "sig_hash", "text" },     { "waves", "bigint" },      { "faulting_waves", "bigint" },
+    { "size", "bigint" },       { "truncated", "boolean" }, { "state", "text" },
+    { "indexed_at", "bigint" }, { "error", "text" },        { "local_id", "bigint" },
+};
+#define FLEET_ROW_PARAMS ((int)GC_ARRAY_SIZE(fleet_params))
+/* The local index's columns, in fleet_params' order (user_name is computed from uid), then the
+   change number. */
+#define FLEET_LOCAL_SELECT                                                                         \
+    "SELECT file, NULL, time_ns, host, pid, uid, exe, job, rank, targets, trigger, sig_text,"      \
+    " sig_hash, waves, faulting_waves, size, truncated, state, indexed_at, error, id, change_seq"  \
+    " FROM cores WHERE change_seq > ?1 AND change_seq <= ?2 ORDER BY change_seq LIMIT ?3"
+#define FLEET_COL_UID        5
+#define FLEET_COL_USER_NAME  1
+#define FLEET_COL_CHANGE_SEQ 21
+
+/* Users whose names one sync remembers (a store's rows are of a few users). */
+#define FLEET_USER_CACHE 8
+/* getpwuid_r()'s buffer: a passwd entry (a name, a home, a shell, a GECOS field). */
+#define FLEET_PASSWD_BUF 4096
+
+struct fleet_users {
+    int64_t uid[FLEET_USER_CACHE];
+    char *name[FLEET_USER_CACHE];
+    size_t n;
+};
+
+/* The user name of @p uid on this host (borrowed from @p c), or NULL. */
+static const char *fleet_user_name(struct fleet_users *c, const char *uid_text)
+{
+    char *end;
+    if (!uid_text)
+        return NULL;
+    errno = 0;
+    long long uid = strtoll(uid_text, &end, 10);
+    if (errno || *end || uid < 0 || uid > UINT32_MAX)
+        return NULL;
+    for (size_t i = 0; i < c->n; i++)
+        if (c->uid[i] == uid)
+            return c->name[i];
+    struct passwd pw, *res = NULL;
+    char buf[FLEET_PASSWD_BUF];
+    char *name = NULL;
+    if (getpwuid_r((uid_t)uid, &pw, buf, sizeof(buf), &res) == 0 && res && res->pw_name)
+        name = strdup(res->pw_name);
+    if (name)
+        gc_utf8_scrub(name, strlen(name));
+    size_t slot; /* a new one, or when all are taken one chosen by the uid */
+    if (c->n < FLEET_USER_CACHE) {
+        slot = c->n++;
+    } else {
+        slot = (size_t)uid % FLEET_USER_CACHE;
+        free(c->name[slot]);
+    }
+    c->uid[slot] = uid;
+    c->name[slot] = name;
+    return name;
+}
+
+static void fleet_users_done(struct fleet_users *c)
+{
+    for (size_t i = 0; i < c->n; i++)
+        free(c->name[i]);
+    c->n = 0;
+}
+
+/* One sync's state. */
+struct fleet_sync {
+    struct gc_store *s;
+    struct gc_fleet *f;
+    const char *target; /* the masked URI: fleet_state's key */
+    char node[256];     /* gethostname() */
+    char store[PATH_MAX];
+    int64_t acked, last; /* acknowledged; the last change number when the sync began */
+    struct fleet_users users;
+    struct gc_fleet_sync_stats stats;
+};
+
+/* A growable text (the batch's statement). */
+struct fleet_text {
+    char *p;
+    size_t len, cap;
+    int failed;
+};
+
+static void fleet_text_add(struct fleet_text *t, const char *fmt, ...) GC_PRINTF(2, 3);
+static void fleet_text_add(struct fleet_text *t, const char *fmt, ...)
+{
+    va_list ap;
+    for (;;) {
+        if (t->failed)
+            return;
+        size_t room = t->cap - t->len;
+        va_start(ap, fmt);
+        int n = t->p ? vsnprintf(t->p + t->len, room, fmt, ap) : -1;
+        va_end(ap);
+        if (n >= 0 && (size_t)n < room) {
+            t->len += (size_t)n;
+            return;
+        }
+        size_t cap = t->cap ? t->cap * 2 : 16384;
+        char *p = realloc(t->p, cap);
+        if (!p) {
+            t->failed = 1;
+            return;
+        }
+        t->p = p;
+        t->cap = cap;
+    }
+}
+
+/* The batch's statement: one INSERT of @p rows rows, upserted by (node, store, file). */
+static char *fleet_upsert_sql(int rows)
+{
+    struct fleet_text t = { 0 };
+    int k = 3;
+    fleet_text_add(&t, "INSERT INTO gpucore_fleet.cores (node, store");
+    for (int c = 0; c < FLEET_ROW_PARAMS; c++)
+        fleet_text_add(&t, ", %s", fleet_params[c].column);
+    fleet_text_add(&t, ") VALUES ");
+    for (int r = 0; r < rows; r++) {
+        fleet_text_add(&t, "%s($1, $2", r ? ", " : "");
+        for (int c = 0; c < FLEET_ROW_PARAMS; c++)
+            fleet_text_add(&t, ", $%d::%s", k++, fleet_params[c].cast);
+        fleet_text_add(&t, ")");
+    }
+    fleet_text_add(&t, " ON CONFLICT (node, store, file) DO UPDATE SET synced_at = now()");
+    for (int c = 1; c < FLEET_ROW_PARAMS; c++)
+        fleet_text_add(&t, ", %s = excluded.%s", fleet_params[c].column, fleet_params[c].column);
+    if (t.failed) {
+        free(t.p);
+        return NULL;
+    }
+    return t.p;
+}
+
+/* Record in the local index what the database acknowledged (its id, the last change number
+   it has), or a failure (its time and message). */
+static gpucore_status_t fleet_record(struct fleet_sync *y, const char *error, gpucore_diag_t *d)
+{
+    sqlite3_stmt *q;
+    GC_TRY(gc_store_prepare(
+            y->s,
+            error ? "INSERT INTO fleet_state(target, failed_at_ns, error) VALUES (?1, ?2, ?3) "
+                    "ON CONFLICT(target) DO UPDATE SET failed_at_ns = excluded.failed_at_ns, "
+                    "  error = excluded.error"
+                  : "INSERT INTO fleet_state(target, database_id, acked_seq) VALUES (?1, ?4, ?5) "
+                    "ON CONFLICT(target) DO UPDATE SET database_id = excluded.database_id, "
+                    "  acked_seq = max(acked_seq, excluded.acked_seq), failed_at_ns = NULL, "
+                    "  error = NULL",
+            &q, d));
+    sqlite3_bind_text(q, 1, y->target, -1, SQLITE_STATIC);
+    if (error) {
+        sqlite3_bind_int64(q, 2, gc_store_now_ns());
+        sqlite3_bind_text(q, 3, error, -1, SQLITE_TRANSIENT);
+    } else {
+        sqlite3_bind_text(q, 4, y->f->database_id, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(q, 5, y->acked);
+    }
+    return gc_store_step_done(y->s, q, "cannot record the fleet index's state", d);
+}
+
+/* fleet_state's row of this target: the database it last acknowledged, how far, and when the
+   last failure was (0 none). */
+static gpucore_status_t fleet_read_state(struct fleet_sync *y, char *db_id, size_t db_id_size,
+                                         int64_t *ret_failed_ns, gpucore_diag_t *d)
+{
+    sqlite3_stmt *q;
+    db_id[0] = '\0';
+    *ret_failed_ns = 0;
+    y->acked = 0;
+    GC_TRY(gc_store_prepare(y->s,
+                            "SELECT database_id, acked_seq, failed_at_ns FROM fleet_state "
+                            "WHERE target = ?1",
+                            &q, d));
+    sqlite3_bind_text(q, 1, y->target, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(q);
+    if (rc == SQLITE_ROW) {
+        const unsigned char *id = sqlite3_column_text(q, 0);
+        snprintf(db_id, db_id_size, "%s", id ? (const char *)id : "");
+        y->acked = sqlite3_column_int64(q, 1);
+        *ret_failed_ns = sqlite3_column_int64(q, 2);
+    }
+    sqlite3_finalize(q);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return gc_store_fail(y->s, d, "cannot read the fleet index's state");
+    sqlite3_stmt *l;
+    GC_TRY(gc_store_prepare(y->s, "SELECT last FROM changes WHERE id = 1", &l, d));
+    rc = sqlite3_step(l);
+    y->last = rc == SQLITE_ROW ? sqlite3_column_int64(l, 0) : 0;
+    sqlite3_finalize(l);
+    if (rc != SQLITE_ROW)
+        return gc_store_fail(y->s, d, "cannot read the store's change number");
+    return GPUCORE_OK;
+}
+
+/* Rows and forgotten rows still to send (changed after the acknowledged number). */
+static size_t fleet_pending(struct fleet_sync *y)
+{
+    sqlite3_stmt *q;
+    gpucore_diag_t ignored = { 0 };
+    size_t n = 0;
+    if (gc_store_prepare(y->s,
+                         "SELECT (SELECT count(*) FROM cores WHERE change_seq > ?1) + "
+                         "(SELECT count(*) FROM fleet_forgotten WHERE seq > ?1)",
+                         &q, &ignored) != GPUCORE_OK)
+        return 0;
+    sqlite3_bind_int64(q, 1, y->acked);
+    if (sqlite3_step(q) == SQLITE_ROW)
+        n = (size_t)sqlite3_column_int64(q, 0);
+    sqlite3_finalize(q);
+    return n;
+}
+
+/* The rows forgotten since the acknowledged number, whose file has no row again, removed from
+   the database: first, so that acknowledging a later number never skips one. */
+static gpucore_status_t fleet_send_forgotten(struct fleet_sync *y, gpucore_diag_t *d)
+{
+    int64_t after = y->acked;
+    for (;;) {
+        sqlite3_stmt *q;
+        char *file = NULL;
+        GC_TRY(gc_store_prepare(y->s,
+                                "SELECT f.seq, f.file FROM fleet_forgotten f WHERE f.seq > ?1 "
+                                "AND f.seq <= ?2 AND NOT EXISTS (SELECT 1 FROM cores c "
+                                "WHERE c.file = f.file) ORDER BY f.seq LIMIT 1",
+                                &q, d));
+        sqlite3_bind_int64(q, 1, after);
+        sqlite3_bind_int64(q, 2, y->last);
+        int rc = sqlite3_step(q);
+        if (rc == SQLITE_ROW) {
+            after = sqlite3_column_int64(q, 0);
+            const unsigned char *t = sqlite3_column_text(q, 1);
+            file = t ? strdup((const char *)t) : NULL;
+        }
+        sqlite3_finalize(q);
+        if (rc == SQLITE_DONE)
+            return GPUCORE_OK;
+        if (rc != SQLITE_ROW)
+            return gc_store_fail(y->s, d, "cannot read the forgotten rows");
+        if (!file)
+            return gc_diag_set(d, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
+        gc_utf8_scrub(file, strlen(file));
+        const char *const params[] = { y->node, y->store, file };
+        gpucore_status_t st = gc_fleet_exec(y->f, "removing a forgotten row",
+                                            "DELETE FROM gpucore_fleet.cores WHERE node = $1 AND"
+                                            " store = $2 AND file = $3",
+                                            3, params, NULL, d);
+        free(file);
+        GC_TRY(st);
+        y->stats.forgotten++;
+    }
+}
+
+/* One batch's values. */
+struct fleet_batch {
+    char **values; /* 2 + rows * FLEET_ROW_PARAMS; [0], [1] borrowed, the rest owned */
+    int rows;
+    int64_t last_seq;
+};
+
+static void fleet_batch_clear(struct fleet_batch *b)
+{
+    for (int i = 2; i < 2 + b->rows * FLEET_ROW_PARAMS; i++) {
+        free(b->values[i]);
+        b->values[i] = NULL;
+    }
+    b->rows = 0;
+}
+
+/* Read the next batch of changed rows (after y->acked) from the local index. */
+static gpucore_status_t fleet_read_batch(struct fleet_sync *y, struct fleet_batch *b,
+                                         gpucore_diag_t *d)
+{
+    sqlite3_stmt *q;
+    int rc;
+    GC_TRY(gc_store_prepare(y->s, FLEET_LOCAL_SELECT, &q, d));
+    sqlite3_bind_int64(q, 1, y->acked);
+    sqlite3_bind_int64(q, 2, y->last);
+    sqlite3_bind_int(q, 3, GC_FLEET_BATCH_ROWS);
+    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+        const char *file = (const char *)sqlite3_column_text(q, 0);
+        const char *state = (const char *)sqlite3_column_text(q, 17);
+        b->last_seq = sqlite3_column_int64(q, FLEET_COL_CHANGE_SEQ);
+        /* a row no query shows (gc_store_rows_ignored()) is not sent either */
+        if (!gc_store_file_name_ok(file) || gc_store_state_parse(state) < 0)
+            continue;
+        char **v = b->values + 2 + b->rows * FLEET_ROW_PARAMS;
+        for (int c = 0; c < FLEET_ROW_PARAMS; c++) {
+            const char *t = c == FLEET_COL_USER_NAME
+                                    ? fleet_user_name(&y->users, (const char *)sqlite3_column_text(
+                                                                         q, FLEET_COL_UID))
+                                    : (const char *)sqlite3_column_text(q, c);
+            if (!t)
+                continue;
+            if (!(v[c] = strdup(t))) {
+                sqlite3_finalize(q);
+                return gc_diag_set(d, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
+            }
+            /* the database takes UTF-8 only; a core's bytes may be anything */
+            gc_utf8_scrub(v[c], strlen(v[c]));
+        }
+        b->rows++;
+    }
+    sqlite3_finalize(q);
+    if (rc != SQLITE_DONE)
+        return gc_store_fail(y->s, d, "cannot read the rows to send");
+    return GPUCORE_OK;
+}
+
+/* The changed rows, a batch at a time, each batch acknowledged in the local index. */
+static gpucore_status_t fleet_send_rows(struct fleet_sync *y, gpucore_diag_t *d)
+{
+    struct fleet_batch b = { 0 };
+    gpucore_status_t st = GPUCORE_OK;
+    b.values = calloc(2 + (size_t)GC_FLEET_BATCH_ROWS * FLEET_ROW_PARAMS, sizeof(char *));
+    if (!b.values)
+        return gc_diag_set(d, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
+    b.values[0] = y->node;
+    b.values[1] = y->store;
+    while (st == GPUCORE_OK && y->acked < y->last) {
+        b.last_seq = y->last;
+        st = fleet_read_batch(y, &b, d);
+        if (st == GPUCORE_OK && b.rows > 0) {
+            char *sql = fleet_upsert_sql(b.rows);
+            st = sql ? gc_fleet_exec(y->f, "sending rows", sql, 2 + b.rows * FLEET_ROW_PARAMS,
+                                     (const char *const *)b.values, NULL, d)
+                     : gc_diag_set(d, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
+            free(sql);
+        }
+        if (st == GPUCORE_OK) {
+            y->stats.sent += (size_t)b.rows;
+            y->acked = b.last_seq;
+            st = fleet_record(y, NULL, d);
+        }
+        fleet_batch_clear(&b);
+    }
+    free(b.values);
+    return st;
+}
+
+/* Forgotten rows every database acknowledged are of no more use. */
+static void fleet_prune_forgotten(struct fleet_sync *y)
+{
+    gpucore_diag_t ignored = { 0 };
+    (void)gc_store_exec(y->s,
+                        "DELETE FROM fleet_forgotten WHERE seq <= "
+                        "(SELECT min(acked_seq) FROM fleet_state)",
+                        "", &ignored);
+}
+
+static void fleet_where(struct fleet_sync *y)
+{
+    if (gethostname(y->node, sizeof(y->node)) != 0)
+        snprintf(y->node, sizeof(y->node), "localhost");
+    y->node[sizeof(y->node) - 1] = '\0';
+    gc_utf8_scrub(y->node, strlen(y->node));
+    char *abs = realpath(gc_store_path(y->s), NULL);
+    snprintf(y->store, sizeof(y->store), "%s", abs ? abs : gc_store_path(y->s));
+    free(abs);
+    gc_utf8_scrub(y->store, strlen(y->store));
+}
+
+static gpucore_status_t fleet_sync_open(struct fleet_sync *y, const char *uri, uint32_t flags,
+                                        int64_t time_max_ms, gpucore_diag_t *d)
+{
+    char recorded[GC_FLEET_DATABASE_ID_MAX];
+    int64_t failed_ns;
+    GC_TRY(fleet_read_state(y, recorded, sizeof(recorded), &failed_ns, d));
+    if (!(flags & GC_FLEET_SYNC_FORCE) && failed_ns > 0 &&
+        gc_store_now_ns() - failed_ns < (int64_t)GC_FLEET_RETRY_AFTER_MS * 1000000) {
+        y->stats.skipped = 1;
+        return GPUCORE_OK;
+    }
+    GC_TRY(gc_fleet_open(uri, GC_FLEET_WRITE, time_max_ms, &y->f, d));
+    /* another database behind the same URI (restored, rebuilt): it has none of the rows */
+    if (strcmp(recorded, y->f->database_id) != 0)
+        y->acked = 0;
+    return GPUCORE_OK;
+}
+
+gpucore_status_t gc_fleet_sync(struct gc_store *s, const char *uri, uint32_t flags,
+                               int64_t time_max_ms, struct gc_fleet_sync_stats *ret,
+                               gpucore_diag_t *reterr_diag)
+{
+    struct fleet_sync y = { .s = s };
+    char target[GC_FLEET_URI_MAX + 1];
+
+    memset(ret, 0, sizeof(*ret));
+    GC_TRY(gc_store_refuse_view(s, reterr_diag));
+    if (!gc_fleet_uri_ok(uri))
+        return gc_diag_set(reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
+                           "the fleet index's URI must be 1 to %d bytes without control"
+                           " characters",
+                           GC_FLEET_URI_MAX);
+    y.target = gc_fleet_uri_mask(uri, target, sizeof(target));
+    fleet_where(&y);
+    gpucore_status_t st = fleet_sync_open(&y, uri, flags, time_max_ms, reterr_diag);
+    if (st == GPUCORE_OK && !y.stats.skipped) {
+        st = fleet_send_forgotten(&y, reterr_diag);
+        if (st == GPUCORE_OK)
+            st = fleet_send_rows(&y, reterr_diag);
+        if (st == GPUCORE_OK)
+            st = fleet_record(&y, NULL, reterr_diag);
+        if (st == GPUCORE_OK)
+            fleet_prune_forgotten(&y);
+    }
+    if (st != GPUCORE_OK && y.target) {
+        gpucore_diag_t ignored = { 0 };
+        (void)fleet_record(&y, reterr_diag ? reterr_diag->message : "failed", &ignored);
+    }
+    gc_fleet_close(y.f);
+    fleet_users_done(&y.users);
+    y.stats.pending = fleet_pending(&y);
+    *ret = y.stats;
+    return st;
 }

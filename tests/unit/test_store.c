@@ -500,7 +500,7 @@ static void test_index_schema(void **state)
         { "CREATE INDEX cores_by_file ON cores(file)", "(unexpected index 'cores_by_file')" },
         { "DROP INDEX cores_by_time", "(no index 'cores_by_time')" },
         { "ALTER TABLE cores ADD COLUMN evil TEXT DEFAULT 'x'", "(a different table 'cores')" },
-        { "PRAGMA user_version = 0", "(unexpected index 'cores_by_signature')" },
+        { "PRAGMA user_version = 0", "(unexpected index 'cores_by_change')" },
     };
 
     (void)state;
@@ -911,6 +911,63 @@ static void test_forget_and_seen(void **state)
  * index, not the directory's listing); the files stay root's. Needs root and a filesystem with
  * POSIX ACLs; skipped otherwise.
  */
+/* Schema 2 (the fleet index): every change of a row takes the store's next change number, in
+   order; a forgotten row is remembered with its number; state changes take one too. */
+static void test_change_numbers(void **state)
+{
+    struct gc_store *s = open_store();
+    gpucore_diag_t d = { 0 };
+    int64_t a, b;
+
+    (void)state;
+    a = put(s, "core.a", 10, "aaaa", "/bin/x", 10);
+    b = put(s, "core.b", 11, "bbbb", "/bin/x", 10);
+    assert_int_equal(sql_int("SELECT last FROM changes"), 2);
+    assert_int_equal(sql_int("SELECT change_seq FROM cores WHERE file = 'core.b'"), 2);
+    assert_int_equal(gc_store_set_state(s, a, GC_STORE_MISSING, &d), GPUCORE_OK);
+    assert_int_equal(sql_int("SELECT change_seq FROM cores WHERE file = 'core.a'"), 3);
+    assert_int_equal(gc_store_forget(s, "core.b", &d), GPUCORE_OK);
+    assert_int_equal(sql_int("SELECT seq FROM fleet_forgotten WHERE file = 'core.b'"), 4);
+    /* forgetting a file without a row changes nothing */
+    assert_int_equal(gc_store_forget(s, "core.none", &d), GPUCORE_OK);
+    assert_int_equal(sql_int("SELECT count(*) FROM fleet_forgotten"), 1);
+    assert_int_equal(gc_store_set_state(s, b, GC_STORE_MISSING, &d), GPUCORE_E_NOTFOUND);
+    /* a re-index takes a new number */
+    put(s, "core.a", 10, "aaaa", "/bin/x", 10);
+    assert_int_equal(sql_int("SELECT change_seq FROM cores WHERE file = 'core.a'"),
+                     sql_int("SELECT last FROM changes"));
+    gc_store_close(s);
+}
+
+/* An index of schema 1 (gpucore before the fleet index) migrates on open: its rows get their id
+   as change number, so all of them are sent to a fleet index. */
+static void test_migrate_from_1(void **state)
+{
+    sqlite3 *db;
+    char sql[512];
+    struct gc_store *s;
+
+    (void)state;
+    assert_int_equal(mkdir(dir, 0700), 0);
+    assert_int_equal(sqlite3_open(path_in(GC_STORE_INDEX_NAME), &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, gc_store_migration_sql(1), NULL, NULL, NULL), SQLITE_OK);
+    snprintf(sql, sizeof(sql),
+             "INSERT INTO migrations VALUES (1, 1, 'cores and migrations');"
+             "INSERT INTO cores(id, size, truncated, file, state, indexed_at) VALUES "
+             "(5, 1, 0, 'core.x', 'present', 1), (9, 1, 0, 'core.y', 'missing', 1);"
+             "PRAGMA user_version = 1;");
+    assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    chmod(path_in(GC_STORE_INDEX_NAME), 0600);
+    s = open_store();
+    gc_store_close(s);
+    assert_int_equal(sql_int("PRAGMA user_version"), 2);
+    assert_int_equal(sql_int("SELECT change_seq FROM cores WHERE file = 'core.y'"), 9);
+    assert_int_equal(sql_int("SELECT change_seq FROM cores WHERE file = 'core.x'"), 5);
+    assert_int_equal(sql_int("SELECT last FROM changes"), 9);
+    assert_int_equal(sql_int("SELECT count(*) FROM fleet_state"), 0);
+}
+
 static void put_uid(struct gc_store *s, const char *file, int64_t uid)
 {
     struct gc_store_row r = { 0 };
@@ -1529,6 +1586,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_forget_and_seen, setup, teardown),
         cmocka_unit_test_setup_teardown(test_share_with_owner, setup, teardown),
         cmocka_unit_test_setup_teardown(test_user_views, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_change_numbers, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_migrate_from_1, setup, teardown),
         cmocka_unit_test(test_locate),
         cmocka_unit_test(test_locate_user),
     };

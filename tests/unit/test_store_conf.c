@@ -81,7 +81,7 @@ static void test_limits(void **state)
         { "HostSizeMax=infinite\n", "store.conf:1: HostSizeMax= expects" },
         { "MaxUse=1G\nProcessSizeMax=1G\n",
           "store.conf:2: unknown key (expected MaxUse, KeepFree, MaxAge, KeepPerSignature, "
-          "HostSizeMax or GpuSizeMax)" },
+          "HostSizeMax, GpuSizeMax or FleetIndex)" },
     };
     struct gc_store_policy p = { .keep_per_signature = -1 };
 
