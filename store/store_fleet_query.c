@@ -8,7 +8,7 @@
  * parameters only; long texts are cut by the server to one byte past their bound (so a 10 MB
  * value costs the reader a few KiB and is refused); rows come one at a time (libpq's single-row
  * mode), so memory is bounded by GC_FLEET_ROWS_MAX rows; the statement has a deadline
- * (GC_FLEET_READ_TIME_MAX_MS), after which it is cancelled; and every value is checked before
+ * (GC_FLEET_READ_TIME_MAX_MS), after which the connection is dropped; and every value is checked before
  * it is used: a value the schema does not allow fails the query (GPUCORE_E_CORRUPT) naming the
  * row's id and the column. Nothing read is ever opened.
  */
@@ -80,17 +80,11 @@ static int wait_result(PGconn *conn, int64_t deadline_ns, const char **why)
     return 0;
 }
 
-/* Give up the statement: ask the server to cancel it and drop the connection, as
-   gc_fleet_exec() does on its deadline (what is left of the results is never waited for). */
+/* Give up the statement: drop the connection, as gc_fleet_exec() does on its deadline (never
+   PQcancel(), which opens a connection of its own and may block; the server ends the
+   statement at its statement_timeout, which gc_fleet_open() set to the same budget). */
 static void stmt_abandon(struct fleet_stmt *q)
 {
-    PGcancel *cancel = q->f->conn ? PQgetCancel(q->f->conn) : NULL;
-    char buf[256];
-
-    if (cancel) {
-        PQcancel(cancel, buf, sizeof(buf));
-        PQfreeCancel(cancel);
-    }
     PQfinish(q->f->conn);
     q->f->conn = NULL;
     q->done = 1;
