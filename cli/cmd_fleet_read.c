@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -51,7 +52,10 @@ static int fleet_open(const struct cli_fleet_args *a, struct gc_fleet **ret)
         return cli_fail(CLI_EXIT_USAGE, NULL,
                         "no fleet index: name its database with --fleet-index URI (a libpq "
                         "URI: postgresql://HOST/DB) or FleetIndex= in %s",
-                        conf_path[0] ? conf_path : "store.conf (docs/fleet.md)");
+                        conf_path[0]      ? conf_path
+                        : a->config       ? a->config
+                        : geteuid() == 0  ? GC_STORE_CONF_SYSTEM
+                                          : "~/.config/gpucore/store.conf");
     if (gc_fleet_open(uri, 0, GC_FLEET_READ_TIME_MAX_MS, ret, &d) != GPUCORE_OK)
         return cli_store_fail(&d);
     return 0;

@@ -287,7 +287,11 @@ int cmd_job(int argc, char **argv)
 
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+    /* DIR|CORE... end the options ("+": a file named like an option after them is a file);
+       with --fleet the one operand is a job id, and options may follow it as anywhere else */
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        fleet |= strcmp(argv[i], "--fleet") == 0;
+    while ((c = getopt_long(argc, argv, fleet ? "h" : "+h", longopts, NULL)) != -1) {
         switch (c) {
         case 'j':
             json = 1;
