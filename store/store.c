@@ -466,6 +466,10 @@ gpucore_status_t gc_store_migrate(struct gc_store *s, gpucore_diag_t *d)
         gc_store_rollback(s);
         return st;
     }
+    /* root's users' views are of the old version, which their gpucore refuses: written again
+       (of the new one) when this command syncs them */
+    if (version > 0 && version < GC_STORE_SCHEMA_VERSION)
+        gc_store_view_touch_all(s);
     return gc_store_exec(s, "COMMIT", "cannot commit the schema", d);
 }
 

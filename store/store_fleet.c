@@ -432,8 +432,15 @@ static gpucore_status_t fleet_no_usage(struct gc_fleet *f, gpucore_diag_t *d)
 static gpucore_status_t fleet_version(struct gc_fleet *f, int *ret, gpucore_diag_t *d)
 {
     PGresult *r;
+    /* The catalog read by a query (its own snapshot), not through to_regclass(): after the
+       migration lock was waited for, the session's catalog cache may predate the other
+       writer's commit (an advisory lock processes no invalidation), and the schema would be
+       created twice. */
     gpucore_status_t st = gc_fleet_exec(f, "reading the schema's version",
-                                        "SELECT to_regclass('gpucore_fleet.migrations') IS NOT NULL",
+                                        "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_class c"
+                                        " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
+                                        " WHERE n.nspname = 'gpucore_fleet'"
+                                        " AND c.relname = 'migrations')",
                                         0, NULL, &r, d);
     if (st == GPUCORE_E_PERM)
         return fleet_no_usage(f, d);

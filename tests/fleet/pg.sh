@@ -58,12 +58,8 @@ pg_start() {
   mkdir -p "$pg_dir"
   # The socket's directory path must fit sun_path (107 bytes) with ".s.PGSQL.5432".
   [ "${#pg_dir}" -le 90 ] || fail "server directory path too long for a Unix socket: $pg_dir"
-  # Every directory above DIR must be searchable by the server's user.
-  local up=$pg_dir
-  while [ "$up" != / ] && [ -n "$up" ]; do
-    up=$(dirname "$up")
-    [ "$(id -u)" = 0 ] && chmod o+x "$up" 2>/dev/null || true
-  done
+  # Every directory above DIR must be searchable by the server's user: a directory made with
+  # mktemp -d in /tmp is (nothing above it is changed here).
   [ "$(id -u)" = 0 ] && chown "$pg_user" "$pg_dir"
   pg_as "$pg_bin/initdb" -D "$pg_dir/data" -U postgres -A trust --no-sync -E UTF8 \
     --locale=C >"$pg_dir/initdb.log" 2>&1 || fail "initdb failed: $(tail -5 "$pg_dir/initdb.log")"

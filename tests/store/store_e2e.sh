@@ -427,7 +427,7 @@ perm)
       "$work/new/index.sqlite"
   gc n2 list --store "$work/new"
   expect_rc 65 n2
-  grep -q "the index has schema version 7, newer than this gpucore's 1" n2.err || fail "$(cat n2.err)"
+  grep -q "the index has schema version 7, newer than this gpucore's 2" n2.err || fail "$(cat n2.err)"
   store_run r2 vadd-fault --store="$work/new"
   grep -q "warning: .*: the core is kept but not indexed: .*schema version 7" r2.err ||
     fail "no warning: $(cat r2.err)"

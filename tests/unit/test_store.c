@@ -968,6 +968,50 @@ static void test_migrate_from_1(void **state)
     assert_int_equal(sql_int("SELECT count(*) FROM fleet_state"), 0);
 }
 
+/* Root's store of schema 1 with a user's row: the command that migrates it writes the user's
+   view again, of the new version (else the user's gpucore refuses the old view until their
+   rows change). */
+static void test_migrate_views(void **state)
+{
+    sqlite3 *db;
+    struct gc_store *s;
+    gpucore_diag_t d = { 0 };
+    gpucore_status_t rc;
+    char name[64];
+    struct stat st;
+
+    (void)state;
+    if (geteuid() != 0)
+        skip();
+    assert_int_equal(mkdir(dir, 0700), 0);
+    assert_int_equal(sqlite3_open(path_in(GC_STORE_INDEX_NAME), &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, gc_store_migration_sql(1), NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db,
+                                  "INSERT INTO migrations VALUES (1, 1, 'cores and migrations');"
+                                  "INSERT INTO cores(id, uid, size, truncated, file, state, "
+                                  "indexed_at) VALUES (1, 4321, 1, 0, 'core.x', 'present', 1);"
+                                  "PRAGMA user_version = 1;",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(db);
+    chmod(path_in(GC_STORE_INDEX_NAME), 0600);
+    s = open_store();
+    rc = gc_store_sync_views(s, &d);
+    gc_store_close(s);
+    if (rc == GPUCORE_E_NOTSUP)
+        skip();
+    assert_int_equal(rc, GPUCORE_OK);
+    assert_int_equal(gc_store_view_name(4321, name, sizeof(name)), 0);
+    assert_int_equal(stat(path_in(name), &st), 0);
+    assert_int_equal(sqlite3_open(path_in(name), &db), SQLITE_OK);
+    sqlite3_stmt *q;
+    assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &q, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int(q, 0), GC_STORE_SCHEMA_VERSION);
+    sqlite3_finalize(q);
+    sqlite3_close(db);
+}
+
 static void put_uid(struct gc_store *s, const char *file, int64_t uid)
 {
     struct gc_store_row r = { 0 };
@@ -1588,6 +1632,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_user_views, setup, teardown),
         cmocka_unit_test_setup_teardown(test_change_numbers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_migrate_from_1, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_migrate_views, setup, teardown),
         cmocka_unit_test(test_locate),
         cmocka_unit_test(test_locate_user),
     };
