@@ -185,6 +185,10 @@ rc=0
   fail "alice's summary counts rows she may not see: $(cat alice.out)"
 
 # --- no fleet index, no database --------------------------------------------------------------
+printf '[Store]\nFleetIndex=%s\n' "$uri" >fleet.conf
+rc=0
+"$gpucore" job --fleet --config fleet.conf 4242 >conf.out 2>conf.err || rc=$?
+[ "$rc" -eq 0 ] && cmp -s conf.out job.out || fail "job --fleet with FleetIndex= of --config: exit $rc: $(cat conf.err)"
 rc=0
 "$gpucore" list --fleet --config empty.conf >nouri.out 2>nouri.err || rc=$?
 [ "$rc" -eq 64 ] && grep -q "no fleet index: name its database with --fleet-index" nouri.err ||
