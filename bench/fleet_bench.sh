@@ -39,10 +39,13 @@ skip() { echo "fleet_bench: skipped: $*"; exit 77; }
 . "$here/../tests/fleet/pg.sh"
 
 work=$(mktemp -d "$base/fleet-bench.XXXXXX")
-cleanup() { pg_cleanup || true; rm -rf "$work"; }
+# The server's directory: short, in /tmp (a socket's path is at most 107 bytes; --dir may be a
+# deep build tree), owned by the server's user (pg_start chowns it).
+pgdir=$(mktemp -d /tmp/gpucore-pg.XXXXXX)
+cleanup() { pg_cleanup || true; rm -rf "$work" "$pgdir"; }
 trap cleanup EXIT
 
-pg_start "$work/pg"
+pg_start "$pgdir"
 uri=$(pg_uri postgres)
 
 # The store: gpucore-bench-store's rows, kept.

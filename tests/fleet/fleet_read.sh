@@ -35,7 +35,10 @@ e2e_exit_hook=pg_cleanup
 e2e_enter "$work"
 e2e_need_ptrace
 
-pg_start "$work/pg"
+# The server's directory: short (a socket's path is at most 107 bytes), removed with the test's.
+pgdir=$(mktemp -d /tmp/gpucore-pg.XXXXXX)
+e2e_dirs+=("$pgdir")
+pg_start "$pgdir"
 uri=$(pg_uri postgres)
 export GPUCORE_STORE=$work/store
 : >empty.conf
