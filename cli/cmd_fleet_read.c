@@ -522,6 +522,26 @@ static json_t *job_signatures(const struct gc_fleet_row *rows, size_t n)
     return list;
 }
 
+/*
+ * A core's role in its job, in `gpucore job`'s words (analyze/job.h): "first", the earliest
+ * core with faulting waves; "same", a later one faulting with its signature; "other", a later
+ * one faulting otherwise (a victim of the first, or a second bug); "hung", one without a
+ * faulting wave (a victim waiting for the one that failed).
+ */
+static const char *job_role(const struct gc_fleet_row *rows, size_t n, size_t first, size_t i)
+{
+    const struct gc_store_row *r = &rows[i].row;
+
+    if (i == first)
+        return "first";
+    if (r->faulting_waves <= 0)
+        return "hung";
+    if (first < n && r->sig_hash && rows[first].row.sig_hash &&
+        strcmp(r->sig_hash, rows[first].row.sig_hash) == 0)
+        return "same";
+    return "other";
+}
+
 static json_t *job_doc(const char *job, const struct gc_fleet_row *rows, size_t n)
 {
     json_t *doc = json_object(), *cores = json_array(), *victims = json_array(), *hosts;
@@ -534,7 +554,7 @@ static json_t *job_doc(const char *job, const struct gc_fleet_row *rows, size_t 
     for (size_t i = 0; i < n; i++) {
         const struct gc_store_row *r = &rows[i].row;
         json_t *c = json_object();
-        const char *role = i == first ? "first" : first < n ? "victim" : "no fault";
+        const char *role = job_role(rows, n, first, i);
 
         rank_name(r, rank, sizeof(rank));
         json_object_set_new(c, "id", json_integer(r->id));

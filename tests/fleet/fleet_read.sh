@@ -98,7 +98,7 @@ assert f["store"] == store and f["path"] == store + "/" + l["file"], (f["store"]
 assert f["faulting_waves"] > 0 and f["signature"]["hash"], f
 PY
 
-# --- rows of three nodes, exact outputs -------------------------------------------------------
+# --- rows of three nodes, exact outputs (job 4242: first, same, other, hung) -------------------------------------------------------
 pg_psql "$(cat "$here/fleet_read_rows.sql")" >/dev/null
 win=(--since 2025-11-01 --until 2025-12-01) # the rows' window: the real core is not in it
 
@@ -123,9 +123,10 @@ fl job_json job --fleet --json 4242
 check_golden job_json
 
 # the filters, as the local list's
-for f in "--signature aaaa:2 4" "--signature bbbbbbbbbbbbbbbb:3 5" \
-         "--signature hang:kernel_x:waiting:co-000000000001:2 4" "--exe app:3 2 4" \
-         "--exe /opt/app/bin/app:3 2 4" "--exe bin/app:3 2 4" "--exe pp:" "--host node-c:4 5" "--job 5555:5" \
+for f in "--signature aaaa:2 4" "--signature bbbbbbbbbbbbbbbb:3 6 5" \
+         "--signature hang:kernel_x:waiting:co-000000000001:2 4" "--exe app:3 2 6 4 7" \
+         "--exe /opt/app/bin/app:3 2 6 4 7" "--exe bin/app:3 2 6 4 7" "--exe pp:" \
+         "--host node-c:4 5" "--job 5555:5" \
          "--until 2025-11-24T16:00:01:3 2" "--since 2025-11-25:5"; do
   args=${f%:*} want=${f##*:}
   # shellcheck disable=SC2086 # the filter's words
@@ -180,11 +181,11 @@ pg_psql "GRANT USAGE ON SCHEMA gpucore_fleet TO alice;
 rc=0
 "$gpucore" list --fleet --fleet-index "$(pg_uri alice)" >alice.out 2>alice.err || rc=$?
 [ "$rc" -eq 0 ] || fail "alice's list --fleet exited $rc: $(cat alice.err)"
-[ "$(ids alice)" = "3 2 4" ] || fail "alice sees '$(ids alice)', expected '3 2 4'"
+[ "$(ids alice)" = "3 2 6 4 7" ] || fail "alice sees '$(ids alice)', expected '3 2 6 4 7'"
 rc=0
 "$gpucore" list --fleet --dedupe --fleet-index "$(pg_uri alice)" >alice.out 2>alice.err || rc=$?
 [ "$(awk 'NR > 1 { printf "%s %s %s %s;", $1, $2, $3, $4 }' alice.out)" = \
-  "aaaaaaaaaaaaaaaa 2 2 1;bbbbbbbbbbbbbbbb 1 1 1;" ] ||
+  "bbbbbbbbbbbbbbbb 2 2 1;aaaaaaaaaaaaaaaa 2 2 1;dddddddddddddddd 1 1 1;" ] ||
   fail "alice's summary counts rows she may not see: $(cat alice.out)"
 
 # --- no fleet index, no database --------------------------------------------------------------
