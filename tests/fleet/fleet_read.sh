@@ -12,7 +12,8 @@
 #     them): list, list --dedupe, show, job, in text and JSON; the filters select what the
 #     local list's do;
 #   - hostile rows (a file "../../etc/shadow", a state "x", control characters, a 10 MB text)
-#     are refused naming the row and column, or escaped; the 10 MB text costs no 10 MB;
+#     are refused naming the row and column, or escaped; the 10 MB text costs no 10 MB; a row
+#     naming /etc/shadow is shown, never opened nor looked at (strace);
 #   - a reader role sees its own rows only (row-level security) through the CLI;
 #   - no fleet index named: exit 64; a database that cannot be reached: exit 74, naming the
 #     socket and not the password.
@@ -153,6 +154,20 @@ grep -q "row $id, column file: not a plain file name" h.err || fail "file: $(cat
 id=$(hostile h-state "'ok'" "'x'" NULL)
 fl h list --fleet --job h-state
 [ "$rc" -eq 65 ] && grep -q "row $id, column state" h.err || fail "state x: exit $rc: $(cat h.err)"
+# a row naming /etc/shadow as a core (a plain name in an absolute store: a valid row): show
+# says where it is and never opens it, nor looks at it
+id=$(pg_psql "INSERT INTO gpucore_fleet.cores (node, store, file, job, size, truncated, state,
+  indexed_at, local_id) VALUES ('evil', '/etc', 'shadow', 'h-path', 1, false, 'present', 1, 1)
+  RETURNING id")
+if command -v strace >/dev/null; then
+  rc=0
+  ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace -f -qq -o show.trace \
+    -e trace=open,openat,stat,lstat,newfstatat,statx,access,faccessat,faccessat2,readlink,readlinkat \
+    "$gpucore" show --fleet --fleet-index "$uri" "$id" >h.out 2>h.err || rc=$?
+  [ "$rc" -eq 0 ] && grep -q "gpucore analyze /etc/shadow on evil" h.out || fail "show of /etc/shadow: exit $rc: $(cat h.err)"
+  grep -q 'openat(' show.trace || fail "strace saw no openat: $(head -3 show.trace)"
+  if grep -q '/etc/shadow' show.trace; then fail "show --fleet touched /etc/shadow: $(grep /etc/shadow show.trace)"; fi
+fi
 hostile h-ctl "'ok'" "'present'" "E'a\\x1b]0;title\\x07b'" >/dev/null
 fl h list --fleet --job h-ctl --dedupe
 [ "$rc" -eq 0 ] || fail "control characters: exit $rc: $(cat h.err)"
