@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * gpucore job --fleet [--json] [--fleet-index URI] [--config FILE] JOBID: the same view across
+ * hosts from the fleet index's rows alone (cmd_fleet_read.c, docs/fleet.md).
+ *
  * gpucore job [--json] DIR|CORE...: the cores of one job side by side (analyze/job.h): which
  * rank faulted first, which ranks are victims, the signatures with their ranks, and a summary
  * line per job.
@@ -26,6 +29,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_fleet_read.h"
 #include "job.h"
 #include "job_keys.h"
 
@@ -33,6 +37,7 @@ static void job_help(FILE *out)
 {
     fprintf(out,
             "Usage: gpucore job [--json] DIR|CORE...\n"
+            "       gpucore job --fleet [--json] [--fleet-index URI] [--config FILE] JOBID\n"
             "\n"
             "The cores of one job side by side: which rank faulted first, which ranks\n"
             "are victims (hung: no fault of their own; or another fault), the crash\n"
@@ -45,7 +50,14 @@ static void job_help(FILE *out)
             "directly in it (links not followed; files that do not start as a core are\n"
             "passed over).\n"
             "\n"
-            "  --json      the stable JSON document (schema \"" GC_JOB_SCHEMA "\")\n"
+            "  --json      the stable JSON document (schema \"" GC_JOB_SCHEMA "\";\n"
+            "              --fleet: \"" JOB_FLEET_SCHEMA "\")\n"
+            "  --fleet     the job JOBID across hosts, from the fleet index (docs/fleet.md):\n"
+            "              ranks by capture time, the first to fault, the victims, the\n"
+            "              signatures with their ranks and hosts, and each core's HOST:PATH\n"
+            "              (on shared storage, `gpucore job PATH...` reads the cores)\n"
+            "  --fleet-index URI  the fleet's database (default: FleetIndex= of store.conf)\n"
+            "  --config FILE      the store.conf naming it\n"
             "  -h, --help  this text\n"
             "\n"
             "Exit status: 0 reported (files that are no core are listed as unreadable);\n"
@@ -262,19 +274,36 @@ int cmd_job(int argc, char **argv)
 {
     static const struct option longopts[] = {
         { "json", no_argument, NULL, 'j' },
+        { "fleet", no_argument, NULL, 'F' },
+        { "fleet-index", required_argument, NULL, 'I' },
+        { "config", required_argument, NULL, 'c' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    int json = 0, c, rc = CLI_EXIT_OK;
+    struct cli_fleet_args fa = { 0 };
+    int json = 0, fleet = 0, c, rc = CLI_EXIT_OK;
     struct gc_job *j;
     json_t *doc;
 
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+    /* DIR|CORE... end the options ("+": a file named like an option after them is a file);
+       with --fleet the one operand is a job id, and options may follow it as anywhere else */
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        fleet |= strcmp(argv[i], "--fleet") == 0;
+    while ((c = getopt_long(argc, argv, fleet ? "h" : "+h", longopts, NULL)) != -1) {
         switch (c) {
         case 'j':
             json = 1;
+            break;
+        case 'F':
+            fleet = 1;
+            break;
+        case 'I':
+            fa.uri = optarg;
+            break;
+        case 'c':
+            fa.config = optarg;
             break;
         case 'h':
             job_help(stdout);
@@ -283,6 +312,15 @@ int cmd_job(int argc, char **argv)
             return cli_usage_error("job", "unknown option '%s'", argv[optind - 1]);
         }
     }
+    if (fleet) {
+        if (optind + 1 != argc)
+            return cli_usage_error("job", "--fleet takes one JOBID");
+        fa.json = json;
+        fa.filter.job = argv[optind];
+        return cli_fleet_job(&fa);
+    }
+    if (fa.uri || fa.config)
+        return cli_usage_error("job", "--fleet-index and --config go with --fleet");
     if (optind >= argc)
         return cli_usage_error("job", "missing DIR or CORE argument");
     if (!(j = gc_job_new()))

@@ -3,7 +3,10 @@
  * The core store's commands (docs/store.md):
  *
  *   gpucore list [--since T] [--signature S] [--exe E] [--job J] [--json] [--store DIR]
+ *   gpucore list --fleet [--since T] [--until T] [--signature S] [--exe E] [--job J]
+ *                [--host NODE] [--dedupe] [--json] [--fleet-index URI] [--config FILE]
  *   gpucore show [--json] [--store DIR] ID|PATH
+ *   gpucore show --fleet [--json] [--fleet-index URI] [--config FILE] ID
  *   gpucore gc [--max-use SIZE] [--keep-free SIZE] [--max-age AGE] [--keep-per-signature N]
  *              [--dry-run] [--config FILE] [--store DIR]
  *   gpucore store [--json] [--config FILE] [--store DIR]
@@ -30,6 +33,7 @@
 #include <gpucore/core.h>
 
 #include "cli.h"
+#include "cli_fleet_read.h"
 #include "cli_store.h"
 #include "fleet.h"
 #include "store.h"
@@ -238,7 +242,10 @@ static void list_help(FILE *out)
 {
     fprintf(out,
             "Usage: gpucore list [--since T] [--signature S] [--exe E] [--job J] [--dedupe]\n"
-            "                    [--json] [--store DIR]\n\n"
+            "                    [--json] [--store DIR]\n"
+            "       gpucore list --fleet [--since T] [--until T] [--signature S] [--exe E]\n"
+            "                    [--job J] [--host NODE] [--dedupe] [--json]\n"
+            "                    [--fleet-index URI] [--config FILE]\n\n"
             "List the cores of the store, oldest first (newest last). SEEN counts the cores\n"
             "of the same crash signature in the store; a line per signature follows: \"seen N\n"
             "times since TIME\". Files deleted or moved by hand show as missing.\n"
@@ -255,6 +262,14 @@ static void list_help(FILE *out)
             "                   --dedupe \"signatures\")\n"
             "  --store DIR      the store (default: $GPUCORE_STORE, else /var/lib/gpucore/cores\n"
             "                   for root, $XDG_STATE_HOME/gpucore/cores otherwise)\n"
+            "  --fleet          the fleet index instead (docs/fleet.md): the cores of every\n"
+            "                   host the database lets you see, with their HOST; ID is the\n"
+            "                   fleet's. With --dedupe: one line per signature, most cores\n"
+            "                   first, with the counts of cores, hosts and jobs\n"
+            "  --until T        (--fleet) captured before T, as --since takes it\n"
+            "  --host NODE      (--fleet) the cores indexed on host NODE\n"
+            "  --fleet-index URI  (--fleet) the database (default: FleetIndex= of store.conf)\n"
+            "  --config FILE    (--fleet) the store.conf naming it\n"
             "  -h, --help       this text\n");
 }
 
@@ -319,6 +334,11 @@ static const struct option list_longopts[] = {
     { "json", no_argument, NULL, 'J' },
     { "store", required_argument, NULL, 'd' },
     { "dedupe", no_argument, NULL, 'D' },
+    { "fleet", no_argument, NULL, 'F' },
+    { "fleet-index", required_argument, NULL, 'I' },
+    { "config", required_argument, NULL, 'c' },
+    { "host", required_argument, NULL, 'H' },
+    { "until", required_argument, NULL, 'u' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
 };
@@ -489,7 +509,8 @@ int cmd_list(int argc, char **argv)
     const char *store = NULL;
     gpucore_diag_t d = { 0 };
     size_t n = 0;
-    int c, json = 0, dedupe = 0, rc;
+    struct cli_fleet_args fa = { 0 };
+    int c, json = 0, dedupe = 0, fleet = 0, rc;
 
     optind = 1;
     opterr = 0;
@@ -520,6 +541,25 @@ int cmd_list(int argc, char **argv)
         case 'd':
             store = optarg;
             break;
+        case 'F':
+            fleet = 1;
+            break;
+        case 'I':
+            fa.uri = optarg;
+            break;
+        case 'c':
+            fa.config = optarg;
+            break;
+        case 'H':
+            fa.filter.node = optarg;
+            break;
+        case 'u':
+            if (parse_since(optarg, now_ns(), &fa.filter.until_ns) != 0)
+                return cli_usage_error("list",
+                                       "--until takes 2h, 3d, 1w or "
+                                       "2026-11-26[T03:40[:12]], got '%s'",
+                                       optarg);
+            break;
         case 'h':
             list_help(stdout);
             return CLI_EXIT_OK;
@@ -530,6 +570,20 @@ int cmd_list(int argc, char **argv)
     }
     if (optind < argc)
         return cli_usage_error("list", "unexpected argument '%s'", argv[optind]);
+    if (fleet) {
+        if (store)
+            return cli_usage_error("list", "--store and --fleet: one or the other");
+        fa.filter.since_ns = f.since_ns;
+        fa.filter.signature = f.signature;
+        fa.filter.exe = f.exe;
+        fa.filter.job = f.job;
+        fa.json = json;
+        fa.dedupe = dedupe;
+        return cli_fleet_list(&fa);
+    }
+    if (fa.uri || fa.config || fa.filter.node || fa.filter.until_ns)
+        return cli_usage_error("list", "--fleet-index, --config, --host and --until go with "
+                                       "--fleet");
     rc = cli_store_open(store, &s);
     if (rc)
         return rc;
@@ -591,11 +645,16 @@ out:
 
 static void show_help(FILE *out)
 {
-    fprintf(out, "Usage: gpucore show [--json] [--store DIR] ID|PATH\n\n"
+    fprintf(out, "Usage: gpucore show [--json] [--store DIR] ID|PATH\n"
+                 "       gpucore show --fleet [--json] [--fleet-index URI] [--config FILE] ID\n\n"
                  "One core of the store: its index row and the first lines `gpucore analyze`\n"
                  "prints (the summary). PATH is a file of the store (its name is enough).\n"
-                 "  --json       one document, schema \"" SHOW_SCHEMA "\"\n"
+                 "With --fleet, the row ID of the fleet index (docs/fleet.md) and where the\n"
+                 "core is: its host and path there (the core is not read: analyze it there).\n"
+                 "  --json       one document, schema \"" SHOW_SCHEMA "\" (--fleet: \""
+                 SHOW_FLEET_SCHEMA "\")\n"
                  "  --store DIR  the store (as `gpucore list --help` says)\n"
+                 "  --fleet-index URI, --config FILE  the fleet's database (`list --help`)\n"
                  "  -h, --help   this text\n");
 }
 
@@ -727,6 +786,9 @@ static int find_row(struct gc_store *s, const char *arg, struct gc_store_row **r
 static const struct option show_longopts[] = {
     { "json", no_argument, NULL, 'J' },
     { "store", required_argument, NULL, 'd' },
+    { "fleet", no_argument, NULL, 'F' },
+    { "fleet-index", required_argument, NULL, 'I' },
+    { "config", required_argument, NULL, 'c' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
 };
@@ -739,7 +801,8 @@ int cmd_show(int argc, char **argv)
     json_t *report = NULL;
     char why[GPUCORE_DIAG_MESSAGE_SIZE] = "";
     size_t n = 0;
-    int c, json = 0, rc;
+    struct cli_fleet_args fa = { 0 };
+    int c, json = 0, fleet = 0, rc;
 
     optind = 1;
     opterr = 0;
@@ -751,6 +814,15 @@ int cmd_show(int argc, char **argv)
         case 'd':
             store = optarg;
             break;
+        case 'F':
+            fleet = 1;
+            break;
+        case 'I':
+            fa.uri = optarg;
+            break;
+        case 'c':
+            fa.config = optarg;
+            break;
         case 'h':
             show_help(stdout);
             return CLI_EXIT_OK;
@@ -761,6 +833,14 @@ int cmd_show(int argc, char **argv)
     }
     if (optind + 1 != argc)
         return cli_usage_error("show", optind < argc ? "one core only" : "expected ID or PATH");
+    if (fleet) {
+        if (store)
+            return cli_usage_error("show", "--store and --fleet: one or the other");
+        fa.json = json;
+        return cli_fleet_show(&fa, argv[optind]);
+    }
+    if (fa.uri || fa.config)
+        return cli_usage_error("show", "--fleet-index and --config go with --fleet");
     rc = cli_store_open(store, &s);
     if (rc)
         return rc;

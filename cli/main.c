@@ -43,7 +43,7 @@ static const struct command commands[] = {
       "analyze [waves|regs|disasm|mem] [--json] [--wave N] [--address A] [--space S] "
       "[--host HOSTCORE] [--code-object-path DIR] CORE",
       "explain a core: faulting waves first, grouped by PC and stop reason, disassembled" },
-    { "job", cmd_job, "job [--json] DIR|CORE...",
+    { "job", cmd_job, "job [--json] DIR|CORE... | job --fleet [--json] JOBID",
       "the cores of one job side by side: the rank that faulted first, the victims, signatures" },
     { "dbgapi-dump", cmd_dbgapi_dump,
       "dbgapi-dump [--json] [--library PATH] [--host HOSTCORE] [--no-registers] [--lds] "
@@ -63,9 +63,11 @@ static const struct command commands[] = {
     { "decompress", cmd_decompress, "decompress [--force] INPUT OUTPUT",
       "write the plain core of a compressed one (zero pages become holes)" },
     { "list", cmd_list,
-      "list [--since T] [--signature S] [--exe E] [--job J] [--dedupe] [--json] [--store DIR]",
-      "list the cores of the store, newest last, with how often each signature was seen" },
-    { "show", cmd_show, "show [--json] [--store DIR] ID|PATH",
+      "list [--since T] [--signature S] [--exe E] [--job J] [--dedupe] [--json] [--store DIR "
+      "| --fleet]",
+      "list the cores of the store (or the fleet's), newest last, with how often each signature "
+      "was seen" },
+    { "show", cmd_show, "show [--json] [--store DIR | --fleet] ID|PATH",
       "one core of the store: its index row and the summary `gpucore analyze` starts with" },
     { "gc", cmd_gc,
       "gc [--max-use SIZE] [--keep-free SIZE] [--max-age AGE] [--keep-per-signature N] "
