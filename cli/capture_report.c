@@ -408,7 +408,8 @@ static void slow_child(int fd, const struct report_sink *sink, const char *path)
         char num[32];
 
         if (gc_store_open(sink->store_dir, GC_STORE_CREATE, &s, &d) != GPUCORE_OK ||
-            gc_store_row_from_file(s, slash ? slash + 1 : path, &row, &d) != GPUCORE_OK ||
+            gc_store_row_from_file_report(s, slash ? slash + 1 : path, doc, &row, &d) !=
+                    GPUCORE_OK ||
             gc_store_put(s, &row, &d) != GPUCORE_OK) {
             put_line(fd, 'W', d.message[0] ? d.message : gpucore_strerror(d.status));
         } else {

@@ -264,6 +264,16 @@ gpucore_status_t gc_store_row_from_path(int dirfd, const char *dir, const char *
  */
 struct json_t;
 void gc_store_row_from_report(struct gc_store_row *row, const struct json_t *report);
+/*
+ * gc_store_row_from_file() of a core whose triage report @p report the caller made already of
+ * the same file (a capture's report child, for the signature): the row takes the signature,
+ * waves and targets from it instead of triaging the core again. NULL @p report: as
+ * gc_store_row_from_file(). Its statuses.
+ */
+gpucore_status_t gc_store_row_from_file_report(const struct gc_store *s, const char *name,
+                                               const struct json_t *report,
+                                               struct gc_store_row *ret,
+                                               gpucore_diag_t *reterr_diag);
 
 /*
  * Add @p row to the index, or replace the row of the same file name (a re-index). On success

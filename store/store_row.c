@@ -262,6 +262,24 @@ gpucore_status_t gc_store_row_from_file(const struct gc_store *s, const char *na
     return row_from_at(s->dirfd, s->path, name, 0, ret, reterr_diag);
 }
 
+gpucore_status_t gc_store_row_from_file_report(const struct gc_store *s, const char *name,
+                                               const struct json_t *report,
+                                               struct gc_store_row *ret,
+                                               gpucore_diag_t *reterr_diag)
+{
+    gpucore_status_t st;
+
+    if (!report)
+        return gc_store_row_from_file(s, name, ret, reterr_diag);
+    if (!gc_store_file_name_ok(name))
+        return gc_diag_set(reterr_diag, GPUCORE_E_INVAL, 0, "'%s' is not a file name of the store",
+                           name ? name : "");
+    st = row_from_at(s->dirfd, s->path, name, GC_STORE_ROW_NO_TRIAGE, ret, reterr_diag);
+    if (st == GPUCORE_OK && ret->state != GC_STORE_UNREADABLE)
+        gc_store_row_from_report(ret, report);
+    return st;
+}
+
 gpucore_status_t gc_store_row_from_path(int dirfd, const char *dir, const char *name,
                                         uint32_t flags, struct gc_store_row *ret,
                                         gpucore_diag_t *reterr_diag)
