@@ -15,9 +15,9 @@
 #              (`gpucore list --json`) of the same core, or what `gpucore info`/`analyze` say
 #              of a core written outside a store. Then journald stopped (SIGSTOP) with its
 #              queue full: merge still exits 0 at once, the entry dropped with a debug note.
-#   nojournal  no journald (an empty /run): the same commands exit as before and print
-#              nothing of a journal; with GPUCORE_DEBUG=1, one debug note per core (run -o,
-#              merge); GPUCORE_JOURNAL=0: no entry, a debug note saying so.
+#   nojournal  no journald (an empty /run): run --store, capture and merge exit as before and
+#              print nothing of a journal; with GPUCORE_DEBUG=1, one debug note per core (run
+#              -o, merge); GPUCORE_JOURNAL=0: no entry, a debug note saying so.
 #
 # Needs root (unshare -m, mount), unshare and systemd-journald: else skipped (77), as without
 # ptrace rights. One journald for the whole case, killed by the script's EXIT trap.
@@ -49,10 +49,15 @@ e2e_enter "$work"
 e2e_need_ptrace
 export XDG_CONFIG_HOME="$work/config" XDG_STATE_HOME="$work/state" GPUCORE_STORE="$work/store"
 unset GPUCORE_JOURNAL GPUCORE_DEBUG
+short=
 
 jpid=
 stop_journald() {
-  if [ -n "$jpid" ]; then kill -TERM "$jpid" 2>/dev/null || true; wait "$jpid" 2>/dev/null || true; fi
+  if [ -n "$jpid" ]; then
+    kill -CONT "$jpid" 2>/dev/null || true # a stopped journald would never act on TERM
+    kill -TERM "$jpid" 2>/dev/null || true
+    wait "$jpid" 2>/dev/null || true
+  fi
   jpid=
 }
 e2e_exit_hook=stop_journald
@@ -102,28 +107,30 @@ run_vadd() {
 }
 
 # The commands of both cases; the cores' paths in run_store_core, run_o_core, cap_core,
-# merged_core, merge_core, hook_core. GPUCORE_NOJOURNAL_SHORT: no run -o (the no-journal case
-# runs it with GPUCORE_DEBUG).
+# merged_core, merge_core, hook_core. $short (the no-journal case): run --store, capture and
+# merge only (no run -o: it runs that with GPUCORE_DEBUG; ingest and the hook's capture send
+# through the same calls as merge and capture), to keep the case short.
 write_cores() {
   SLURM_JOB_ID=4711 OMPI_COMM_WORLD_RANK=3 run_vadd rs --store
   run_store_core=$core
   mkdir -p cores
-  if [ -z "${GPUCORE_NOJOURNAL_SHORT:-}" ]; then
+  if [ -z "$short" ]; then
     run_vadd ro -o "$work/cores/core.%p"
     run_o_core=$core
   fi
   # capture (on demand), and the halves the runtime and the kernel leave, made from it
   e2e_rocr_split "$scenarios/vadd-fault.json"
   cap_core=$work/out/core
+  gc mg merge -o "$work/merged.core" "gpucore.$pid" "core.$pid"
+  expect_rc 0 mg
+  merge_core=$work/merged.core
+  [ -z "$short" ] || return 0
   feed gpu copy "gpucore.$pid" -- --store "$work/store2" --pid "$pid"
   expect_rc 0 gpu
   feed host copy "core.$pid" -- --host --pid "$pid" --store "$work/store2" --foreground-merge
   expect_rc 0 host
   merged_core=$(ls "$work"/store2/gpucore.*.zst 2>/dev/null | head -1) || true
   [ -n "$merged_core" ] || fail "ingest merged nothing: $(ls "$work/store2")"
-  gc mg merge -o "$work/merged.core" "gpucore.$pid" "core.$pid"
-  expect_rc 0 mg
-  merge_core=$work/merged.core
   # what libgpucore-hook.so runs on a runtime's error (capture/hook/hook_args.c): capture
   # --trigger; the hook's own start is hook_e2e.sh's (it needs the hook library and a runtime)
   e2e_start_inferior scenario.json
@@ -140,6 +147,7 @@ journal)
   gc ls list --json; expect_rc 0 ls
   gc ls2 list --json --store "$work/store2"; expect_rc 0 ls2
   gc an analyze --json "$run_o_core"; expect_rc 0 an
+  gc an2 analyze --json "$run_store_core"; expect_rc 0 an2
   gc inf info --json "$run_o_core"; expect_rc 0 inf
   # journald writes what it receives at once; a reader may still be a moment behind
   for _ in $(seq 50); do
@@ -147,11 +155,11 @@ journal)
     [ "$(wc -l <entries.json)" -ge 8 ] && break
     sleep 0.1
   done
-  python3 - entries.json ls.out ls2.out an.out inf.out "$run_store_core" "$run_o_core" \
-    "$cap_core" "$merged_core" "$merge_core" "$hook_core" "$work/store" "$work/store2" <<'PY' || fail "the entries are not what the cores say (entries.json)"
+  python3 - entries.json ls.out ls2.out an.out inf.out an2.out "$run_store_core" "$run_o_core" \
+    "$cap_core" "$merged_core" "$merge_core" "$hook_core" "$work/store" "$work/store2" "$jpid" <<'PY' || fail "the entries are not what the cores say (entries.json)"
 import json, os, sys
-(entries_f, ls_f, ls2_f, an_f, inf_f, run_store_core, run_o_core, cap_core, merged_core,
- merge_core, hook_core, store, store2) = sys.argv[1:]
+(entries_f, ls_f, ls2_f, an_f, inf_f, an2_f, run_store_core, run_o_core, cap_core, merged_core,
+ merge_core, hook_core, store, store2, jpid) = sys.argv[1:]
 entries = [json.loads(l) for l in open(entries_f) if l.strip()]
 def die(msg):
     print(msg, file=sys.stderr); sys.exit(1)
@@ -204,6 +212,11 @@ rows = {r["file"]: r for r in json.load(open(ls_f))["cores"]}
 rows2 = {r["file"]: r for r in json.load(open(ls2_f))["cores"]}
 e = by_core[run_store_core][0]
 check_row(e, rows[os.path.basename(run_store_core)])
+# the row the capture made from the report child's triage is the one analyze gives
+an2 = json.load(open(an2_f))
+if (e["GPUCORE_SIGNATURE_HASH"], e["GPUCORE_SIGNATURE"], e["GPUCORE_WAVES"], e["GPUCORE_FAULTING_WAVES"]) != \
+        (an2["signature"]["hash"], an2["signature"]["text"], str(an2["waves"]), str(an2["faulting_waves"])):
+    die("run --store: the row is not what analyze says of the core")
 if e["GPUCORE_JOB"] != "4711" or e["GPUCORE_RANK"] != "3" or not e.get("GPUCORE_SIGNATURE_HASH"):
     die("run --store: job/rank/signature %r" % e)
 if int(e["GPUCORE_FAULTING_WAVES"]) < 1:
@@ -229,13 +242,10 @@ if "pid %s" % e["GPUCORE_PID"] not in e["MESSAGE"] or run_o_core not in e["MESSA
     die("run -o: MESSAGE %r" % e["MESSAGE"])
 if by_core[hook_core][0].get("GPUCORE_TRIGGER") != "memory-violation":
     die("hook: trigger %r" % by_core[hook_core][0].get("GPUCORE_TRIGGER"))
-PY
-  # A journald that is stopped with its queue full: sd_journal_send() would block for ever
-  # (measured: a sender of 3000 entries to a SIGSTOPped journald never returned); gpucore
-  # drops the entry after its short wait and says so at debug level.
-  kill -STOP "$jpid"
-  python3 -c '
-import socket
+
+# For what follows: journald stopped, its queue filled (here, to spare a Python start).
+import signal, socket
+os.kill(int(jpid), signal.SIGSTOP)
 s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
 s.connect("/run/systemd/journal/socket")
 s.setblocking(False)
@@ -243,7 +253,11 @@ try:
     while True:
         s.send(b"MESSAGE=filler")
 except BlockingIOError:
-    pass' || fail "could not fill the journal's queue"
+    pass
+PY
+  # journald is stopped now with its queue full (above): sd_journal_send() would block for
+  # ever (measured: a sender of 3000 entries to a SIGSTOPped journald never returned); gpucore
+  # drops the entry after its short wait and says so at debug level.
   rc=0
   GPUCORE_DEBUG=1 timeout -s KILL 60 "$gpucore" merge -o "$work/stalled.core" "gpucore.$pid" \
     "core.$pid" >stalled.out 2>stalled.err || rc=$?
@@ -254,8 +268,8 @@ except BlockingIOError:
   ;;
 nojournal)
   # no journald: /run is empty; everything as before, nothing said but at debug level
-  GPUCORE_NOJOURNAL_SHORT=1 write_cores
-  for f in rs cap gpu host mg hk; do
+  short=1 write_cores
+  for f in rs cap mg; do
     if grep -qiE "debug|journal entry|journald|sd_journal" "$f.err"; then
       fail "$f: a word of the journal without debug: $(cat "$f.err")"
     fi
@@ -270,9 +284,10 @@ nojournal)
   grep -q "^gpucore: debug: $work/merged2.core: no journal entry" mgd.err ||
     fail "merge: no debug note: $(cat mgd.err)"
   # GPUCORE_JOURNAL=0: no entry, said at debug level
-  GPUCORE_JOURNAL=0 run_vadd rs0 -o "$work/cores/off.%p"
-  grep -q "^gpucore: debug: $core: no journal entry: GPUCORE_JOURNAL=0" rs0.err ||
-    fail "GPUCORE_JOURNAL=0: $(cat rs0.err)"
+  GPUCORE_JOURNAL=0 gc mg0 merge -o "$work/merged0.core" "gpucore.$pid" "core.$pid"
+  expect_rc 0 mg0
+  grep -q "^gpucore: debug: $work/merged0.core: no journal entry: GPUCORE_JOURNAL=0" mg0.err ||
+    fail "GPUCORE_JOURNAL=0: $(cat mg0.err)"
   ;;
 *)
   fail "unknown case $case"
