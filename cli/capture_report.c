@@ -88,8 +88,9 @@ struct core_report {
 /*
  * The triage report of the core just written, as `gpucore analyze --json` gives it (its
  * "signature" member is the crash signature: an object, or JSON null when the core has no wave
- * to judge). NULL when it cannot be computed: reopening or reading the core failed. Either way the capture's
- * outcome is not changed, so nothing is printed. Runs in the report's child (slow_child()).
+ * to judge). NULL when it cannot be computed: reopening or reading the core failed. Either way the
+ * capture's outcome is not changed, so nothing is printed. Runs in the report's child
+ * (slow_child()).
  */
 static json_t *core_triage_report(const char *path)
 {

@@ -36,8 +36,8 @@ struct report_sink {
     int json_fd;           /* -1: no --json */
     const char *store_dir; /* --store: index the core there; NULL */
     const char *store_config; /* --config FILE: the store.conf of its retention; NULL default */
-    int writer;            /* which command writes the cores: enum gc_journal_writer (the
-                              journal entry's GPUCORE_WRITER, store/journal.h) */
+    int writer;               /* which command writes the cores: enum gc_journal_writer (the
+                                 journal entry's GPUCORE_WRITER, store/journal.h) */
 };
 
 /*

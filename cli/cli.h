@@ -121,8 +121,7 @@ void cli_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 struct gc_store_row;
 void cli_journal_row(const struct gc_store_row *row, const char *path, int writer);
-void cli_journal_file(int dirfd, const char *dir, const char *name, const char *path,
-                      int writer);
+void cli_journal_file(int dirfd, const char *dir, const char *name, const char *path, int writer);
 
 /* Subcommands. argv[0] is the subcommand name. */
 /*

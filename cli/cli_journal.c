@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Debug-level notes, and the journal entry of each core written (cli.h). */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <limits.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -76,8 +76,7 @@ void cli_journal_row(const struct gc_store_row *row, const char *path, int write
         cli_debug("%s: the journal entry was not sent: %s", path, d.message);
 }
 
-void cli_journal_file(int dirfd, const char *dir, const char *name, const char *path,
-                      int writer)
+void cli_journal_file(int dirfd, const char *dir, const char *name, const char *path, int writer)
 {
     struct gc_store_row row;
     gpucore_diag_t d = { 0 };

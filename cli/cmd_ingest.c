@@ -416,9 +416,11 @@ static void store_retain(const struct ingest_args *a, struct gc_store *s, const 
  * Never a failure of the ingest: the core is written, a warning says why it is not in the
  * index, and `gpucore store --rescan` adds it later. @p retain: then apply the store's limits
  * (store_retain()); a merge does that once its halves are gone, so they count for nothing.
+ * Then, with --store or without, the core's journal entry (@p writer: enum gc_journal_writer)
+ * with the row just made, or read by its name when there is none.
  */
-static void store_index(const struct ingest_args *a, const char *name, int retain,
-                        int writer, int64_t *ret_id)
+static void store_index(const struct ingest_args *a, const char *name, int retain, int writer,
+                        int64_t *ret_id)
 {
     struct gc_store *s = NULL;
     struct gc_store_row row = { 0 };

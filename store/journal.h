@@ -30,7 +30,7 @@
    made once with `systemd-id128 new`. */
 #define GC_JOURNAL_MESSAGE_ID "438f3f0a3cbf4f2c96bb0f2000f39a45"
 /* PRIORITY= of an entry: LOG_CRIT, as systemd-coredump's. */
-#define GC_JOURNAL_PRIORITY "2"
+#define GC_JOURNAL_PRIORITY   "2"
 #define GC_JOURNAL_IDENTIFIER "gpucore"
 /* journald's native socket: no such socket (a container, no journald) is no journal. */
 #define GC_JOURNAL_SOCKET "/run/systemd/journal/socket"
@@ -103,8 +103,7 @@ void gc_journal_entry_done(struct gc_journal_entry *e); /* accepts NULL */
  * The value of field @p name in @p e (borrowed, not NUL-terminated: *ret_len bytes), or NULL.
  * For the tests and for messages.
  */
-const char *gc_journal_field(const struct gc_journal_entry *e, const char *name,
-                             size_t *ret_len);
+const char *gc_journal_field(const struct gc_journal_entry *e, const char *name, size_t *ret_len);
 
 /*
  * Send @p e to the journal at @p socket_path (NULL: GC_JOURNAL_SOCKET; sd_journal_sendv()

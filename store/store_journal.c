@@ -12,9 +12,8 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include <unistd.h>
-
 #include <systemd/sd-journal.h>
+#include <unistd.h>
 
 #include "gc_util.h"
 #include "journal.h"
@@ -33,8 +32,11 @@ const char *gc_journal_writer_name(int writer)
 /* The length of the UTF-8 sequence lead byte @p b starts (0: no lead byte). */
 static size_t utf8_seq_len(uint8_t b)
 {
-    return b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3
-                        : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
+    return b < 0x80                 ? 1
+           : b >= 0xc2 && b <= 0xdf ? 2
+           : b >= 0xe0 && b <= 0xef ? 3
+           : b >= 0xf0 && b <= 0xf4 ? 4
+                                    : 0;
 }
 
 size_t gc_journal_escape(const char *in, size_t len, char *out, size_t size)
@@ -80,11 +82,11 @@ size_t gc_journal_escape(const char *in, size_t len, char *out, size_t size)
 }
 
 /* Room for every field at its longest: an entry never runs out of buffer. */
-#define ENTRY_BUF_SIZE ((size_t)GC_JOURNAL_FIELDS_MAX * (GC_JOURNAL_NAME_MAX + 2 + GC_JOURNAL_VALUE_MAX))
+#define ENTRY_BUF_SIZE \
+    ((size_t)GC_JOURNAL_FIELDS_MAX * (GC_JOURNAL_NAME_MAX + 2 + GC_JOURNAL_VALUE_MAX))
 
 /* Append "NAME=" and @p value (@p len bytes, escaped) as the next field. */
-static void add_field(struct gc_journal_entry *e, const char *name, const char *value,
-                      size_t len)
+static void add_field(struct gc_journal_entry *e, const char *name, const char *value, size_t len)
 {
     size_t nlen = strlen(name), vlen;
     char *at = e->buf + e->used;
@@ -118,10 +120,10 @@ static void add_int(struct gc_journal_entry *e, const char *name, int64_t v)
 
 /* How a row's member becomes a field. */
 enum field_kind {
-    F_STR,       /* char *: left out when NULL */
-    F_INT,       /* int64_t: left out when negative (unknown) */
-    F_ID,        /* int64_t: left out unless > 0 (not stored) */
-    F_USEC,      /* int64_t ns: microseconds (as COREDUMP_TIMESTAMP), left out when negative */
+    F_STR,           /* char *: left out when NULL */
+    F_INT,           /* int64_t: left out when negative (unknown) */
+    F_ID,            /* int64_t: left out unless > 0 (not stored) */
+    F_USEC,          /* int64_t ns: microseconds (as COREDUMP_TIMESTAMP), left out when negative */
     F_READABLE_BOOL, /* int: 0/1; left out for a file that is not a readable core */
 };
 
@@ -181,8 +183,8 @@ static void add_row_field(struct gc_journal_entry *e, const struct gc_store_row 
 #define MESSAGE_RAW_SIZE (4 * MESSAGE_PART_MAX + GC_JOURNAL_VALUE_MAX + 256)
 
 /* MESSAGE=: one line saying what crashed and where its core is. */
-static void add_message(struct gc_journal_entry *e, const struct gc_store_row *r,
-                        const char *path, char *raw)
+static void add_message(struct gc_journal_entry *e, const struct gc_store_row *r, const char *path,
+                        char *raw)
 {
     const char *exe = r->exe ? (strrchr(r->exe, '/') ? strrchr(r->exe, '/') + 1 : r->exe) : NULL;
     const char *open = " (";
@@ -213,8 +215,8 @@ static void add_message(struct gc_journal_entry *e, const struct gc_store_row *r
         gc_str_appendf(raw, MESSAGE_RAW_SIZE, &len, "%srank %" PRId64, open, r->rank);
         opened = 1;
     }
-    gc_str_appendf(raw, MESSAGE_RAW_SIZE, &len, "%s: %.*s", opened ? ")" : "",
-                   MESSAGE_PART_MAX, r->sig_text ? r->sig_text : "no signature");
+    gc_str_appendf(raw, MESSAGE_RAW_SIZE, &len, "%s: %.*s", opened ? ")" : "", MESSAGE_PART_MAX,
+                   r->sig_text ? r->sig_text : "no signature");
     if (r->waves >= 0 && r->faulting_waves >= 0)
         gc_str_appendf(raw, MESSAGE_RAW_SIZE, &len, ", %" PRId64 " of %" PRId64 " waves faulting",
                        r->faulting_waves, r->waves);
@@ -263,8 +265,7 @@ void gc_journal_entry_done(struct gc_journal_entry *e)
     memset(e, 0, sizeof(*e));
 }
 
-const char *gc_journal_field(const struct gc_journal_entry *e, const char *name,
-                             size_t *ret_len)
+const char *gc_journal_field(const struct gc_journal_entry *e, const char *name, size_t *ret_len)
 {
     size_t nlen = strlen(name);
 

@@ -76,7 +76,9 @@ static void test_fields_of_a_row(void **state)
 
     (void)state;
     full_row(&r);
-    assert_int_equal(gc_journal_build(&e, &r, "/var/lib/gpucore/cores/core.1.node17.4242.app", GC_JOURNAL_BY_RUN, NULL), GPUCORE_OK);
+    assert_int_equal(gc_journal_build(&e, &r, "/var/lib/gpucore/cores/core.1.node17.4242.app",
+                                      GC_JOURNAL_BY_RUN, NULL),
+                     GPUCORE_OK);
     assert_string_equal(field(&e, "MESSAGE_ID"), "438f3f0a3cbf4f2c96bb0f2000f39a45");
     assert_string_equal(field(&e, "PRIORITY"), "2");
     assert_string_equal(field(&e, "SYSLOG_IDENTIFIER"), "gpucore");
@@ -122,10 +124,22 @@ static void test_fields_of_a_row(void **state)
 static void test_unknown_values_left_out(void **state)
 {
     static const char *const absent[] = {
-        "GPUCORE_SIGNATURE_HASH", "GPUCORE_SIGNATURE", "GPUCORE_CORE_SIZE", "GPUCORE_TIMESTAMP",
-        "GPUCORE_HOSTNAME", "GPUCORE_PID", "GPUCORE_UID", "GPUCORE_EXE", "GPUCORE_JOB",
-        "GPUCORE_RANK", "GPUCORE_TARGETS", "GPUCORE_TRIGGER", "GPUCORE_WAVES",
-        "GPUCORE_FAULTING_WAVES", "GPUCORE_STORE_ID", "GPUCORE_ERROR",
+        "GPUCORE_SIGNATURE_HASH",
+        "GPUCORE_SIGNATURE",
+        "GPUCORE_CORE_SIZE",
+        "GPUCORE_TIMESTAMP",
+        "GPUCORE_HOSTNAME",
+        "GPUCORE_PID",
+        "GPUCORE_UID",
+        "GPUCORE_EXE",
+        "GPUCORE_JOB",
+        "GPUCORE_RANK",
+        "GPUCORE_TARGETS",
+        "GPUCORE_TRIGGER",
+        "GPUCORE_WAVES",
+        "GPUCORE_FAULTING_WAVES",
+        "GPUCORE_STORE_ID",
+        "GPUCORE_ERROR",
     };
     struct gc_store_row r;
     struct gc_journal_entry e;
@@ -216,7 +230,7 @@ static void test_escape(void **state)
     gc_journal_escape("x\xc2\x9by", 4, out, sizeof(out));
     assert_string_equal(out, "x\\u009by");
     gc_journal_escape("\xff\xc0\xaf\xed\xa0\x80z", 7, out, sizeof(out));
-    assert_string_equal(out, "??????z"); /* 0xff, an overlong '/', a surrogate */
+    assert_string_equal(out, "??????z");                  /* 0xff, an overlong '/', a surrogate */
     gc_journal_escape("ab\xe2\x82", 4, out, sizeof(out)); /* a sequence cut short */
     assert_string_equal(out, "ab??");
     /* NULL in: empty */
@@ -329,9 +343,12 @@ static void test_send_without_journal(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_fields_of_a_row),   cmocka_unit_test(test_unknown_values_left_out),
-        cmocka_unit_test(test_unreadable_core),   cmocka_unit_test(test_bad_arguments),
-        cmocka_unit_test(test_escape),            cmocka_unit_test(test_huge_and_hostile_row),
+        cmocka_unit_test(test_fields_of_a_row),
+        cmocka_unit_test(test_unknown_values_left_out),
+        cmocka_unit_test(test_unreadable_core),
+        cmocka_unit_test(test_bad_arguments),
+        cmocka_unit_test(test_escape),
+        cmocka_unit_test(test_huge_and_hostile_row),
         cmocka_unit_test(test_send_without_journal),
     };
 
