@@ -4,6 +4,7 @@
  * the one-line MESSAGE, and hostile values (control characters, invalid UTF-8, huge strings)
  * escaped and bounded; and the send's refusals without a journal, all without journald.
  */
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "gc_util.h"
 #include "journal.h"
@@ -340,6 +342,81 @@ static void test_send_without_journal(void **state)
     gc_journal_entry_done(&e);
 }
 
+/* gc_store_row_from_path(): a core outside a store, by the store's code; what a path can be
+   instead of a core; gc_store_row_from_report() and gc_store_row_from_file_report(). */
+static void test_row_by_path_and_report(void **state)
+{
+    char dir[64], path[128], link[128];
+    struct gc_store_row r;
+    struct gc_store *s = NULL;
+    gpucore_diag_t d = { 0 };
+    json_t *doc;
+    int fd;
+
+    (void)state;
+    snprintf(dir, sizeof(dir), "/tmp/test_journal_row.%ld", (long)getpid());
+    assert_int_equal(mkdir(dir, 0700), 0);
+    snprintf(path, sizeof(path), "%s/junk", dir);
+    fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, "not a core", 10), 10);
+    close(fd);
+    /* not a core: a row saying so, named by its last component */
+    assert_int_equal(gc_store_row_from_path(AT_FDCWD, NULL, path, 0, &r, &d), GPUCORE_OK);
+    assert_int_equal(r.state, GC_STORE_UNREADABLE);
+    assert_non_null(r.error);
+    assert_string_equal(r.file, "junk");
+    assert_int_equal(r.id, 0);
+    assert_int_equal(r.file_bytes, 10);
+    gc_store_row_done(&r);
+    /* a symlink is refused, a missing file is not found, no name is no name */
+    snprintf(link, sizeof(link), "%s/link", dir);
+    assert_int_equal(symlink(path, link), 0);
+    assert_int_equal(gc_store_row_from_path(AT_FDCWD, NULL, link, 0, &r, &d), GPUCORE_E_PERM);
+    assert_non_null(strstr(d.message, "symlink"));
+    fd = open(dir, O_RDONLY | O_DIRECTORY);
+    assert_int_equal(gc_store_row_from_path(fd, dir, "none", 0, &r, &d), GPUCORE_E_NOTFOUND);
+    assert_non_null(strstr(d.message, "/none: "));
+    assert_int_equal(gc_store_row_from_path(fd, dir, "", 0, &r, &d), GPUCORE_E_INVAL);
+    close(fd);
+
+    /* a triage report's values go into the row; a report that is no object changes nothing */
+    memset(&r, 0, sizeof(r));
+    r.waves = r.faulting_waves = -1;
+    gc_store_row_from_report(&r, NULL);
+    assert_int_equal(r.waves, -1);
+    doc = json_pack("{s:{s:s,s:s},s:i,s:i,s:[{s:s},{s:s}]}", "signature", "text", "fault in k",
+                    "hash", "00112233aabbccdd", "waves", 12, "faulting_waves", 2, "agents",
+                    "target", "gfx90a", "target", "gfx942");
+    assert_non_null(doc);
+    gc_store_row_from_report(&r, doc);
+    assert_string_equal(r.sig_text, "fault in k");
+    assert_string_equal(r.sig_hash, "00112233aabbccdd");
+    assert_int_equal(r.waves, 12);
+    assert_int_equal(r.faulting_waves, 2);
+    assert_string_equal(r.targets, "gfx90a,gfx942");
+    gc_store_row_done(&r);
+
+    /* in a store: a file that is no core takes nothing of a report */
+    snprintf(path, sizeof(path), "%s/store", dir);
+    assert_int_equal(gc_store_open(path, GC_STORE_CREATE, &s, &d), GPUCORE_OK);
+    snprintf(path, sizeof(path), "%s/store/junk", dir);
+    fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    assert_int_equal(write(fd, "not a core", 10), 10);
+    close(fd);
+    assert_int_equal(gc_store_row_from_file_report(s, "junk", doc, &r, &d), GPUCORE_OK);
+    assert_int_equal(r.state, GC_STORE_UNREADABLE);
+    assert_null(r.sig_hash);
+    gc_store_row_done(&r);
+    assert_int_equal(gc_store_row_from_file_report(s, "../junk", doc, &r, &d), GPUCORE_E_INVAL);
+    gc_store_close(s);
+    json_decref(doc);
+
+    unlink(path);
+    snprintf(path, sizeof(path), "rm -rf -- '%s'", dir);
+    assert_int_equal(system(path), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -350,6 +427,7 @@ int main(void)
         cmocka_unit_test(test_escape),
         cmocka_unit_test(test_huge_and_hostile_row),
         cmocka_unit_test(test_send_without_journal),
+        cmocka_unit_test(test_row_by_path_and_report),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
