@@ -85,6 +85,13 @@ ensure_machine_id() {
 
 start_journald() {
   ensure_machine_id
+  # its files in /run only, no kernel messages read, no rate limit, nothing forwarded (the
+  # machine's own journald.conf, if any, is hidden for the namespace's life)
+  if [ -f /etc/systemd/journald.conf ]; then
+    printf '[Journal]\nStorage=volatile\nReadKMsg=no\nRateLimitBurst=0\nForwardToSyslog=no\nForwardToWall=no\n' \
+      >journald.conf
+    mount --bind journald.conf /etc/systemd/journald.conf
+  fi
   "$journald" >journald.out 2>&1 &
   jpid=$!
   for _ in $(seq 100); do
