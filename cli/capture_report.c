@@ -88,16 +88,17 @@ struct core_report {
 };
 
 /*
- * The crash signature of the core just written, as `gpucore analyze` reports it (its
- * "signature" member: an object, or JSON null when the core has no wave to judge). NULL when
- * it cannot be computed: reopening or reading the core failed. Either way the capture's
- * outcome is not changed, so nothing is printed. Runs in the report's child (slow_child()).
+ * The triage report of the core just written, as `gpucore analyze --json` gives it (its
+ * "signature" member is the crash signature: an object, or JSON null when the core has no wave
+ * to judge). NULL when it cannot be computed: reopening or reading the core failed. Either way the
+ * capture's outcome is not changed, so nothing is printed. Runs in the report's child
+ * (slow_child()).
  */
-static json_t *core_signature(const char *path)
+static json_t *core_triage_report(const char *path)
 {
     struct gc_triage t = { .path = path };
     gpucore_diag_t d = { 0 };
-    json_t *doc, *sig = NULL;
+    json_t *doc = NULL;
     gpucore_status_t st;
     /* The name was just published, but its directory may be shared: never follow a link put
        there since, and never wait on a FIFO (the library refuses anything not regular). */
@@ -116,13 +117,27 @@ static json_t *core_signature(const char *path)
     gc_triage_no_disassembly("a capture does not load the disassembler");
     if (gc_triage_open(&t, &d) == GPUCORE_OK) {
         doc = gc_triage_report(&t, NULL);
-        if (doc)
-            sig = json_incref(json_object_get(doc, "signature"));
-        json_decref(doc);
         gc_triage_close(&t);
     }
     gpucore_core_close(t.core);
-    return sig;
+    return doc;
+}
+
+/* The journal entry of the core at @p path without a store row: its row read as a store's is,
+   with the triage report @p doc already made (the core is not triaged again). */
+static void journal_core(const char *path, const json_t *doc, int writer)
+{
+    struct gc_store_row row;
+    gpucore_diag_t d = { 0 };
+
+    if (gc_store_row_from_path(AT_FDCWD, NULL, path, GC_STORE_ROW_NO_TRIAGE, &row, &d) !=
+        GPUCORE_OK) {
+        cli_journal_file(AT_FDCWD, NULL, path, path, writer); /* says why, with the path */
+        return;
+    }
+    gc_store_row_from_report(&row, doc);
+    cli_journal_row(&row, path, writer);
+    gc_store_row_done(&row);
 }
 
 static void build_report(const struct gc_capture_opts *o, const struct gc_capture_result *r,
@@ -381,7 +396,8 @@ static void put_fleet(int fd, struct gc_store *s, const struct report_sink *sink
    what it learns on @p fd as it goes. */
 static void slow_child(int fd, const struct report_sink *sink, const char *path)
 {
-    json_t *sig = core_signature(path);
+    json_t *doc = core_triage_report(path);
+    json_t *sig = json_object_get(doc, "signature");
 
     if (sig) {
         char *text = json_dumps(sig, JSON_COMPACT | JSON_ENCODE_ANY | JSON_PRESERVE_ORDER);
@@ -401,19 +417,22 @@ static void slow_child(int fd, const struct report_sink *sink, const char *path)
             }
             free(text);
         }
-        json_decref(sig);
     }
     if (sink->store_dir) {
         const char *slash = strrchr(path, '/');
         struct gc_store *s = NULL;
+        struct gc_store_row row = { 0 };
         gpucore_diag_t d = { 0 };
         int64_t id = 0;
         char num[32];
 
         if (gc_store_open(sink->store_dir, GC_STORE_CREATE, &s, &d) != GPUCORE_OK ||
-            gc_store_index_file(s, slash ? slash + 1 : path, &id, &d) != GPUCORE_OK) {
+            gc_store_row_from_file_report(s, slash ? slash + 1 : path, doc, &row, &d) !=
+                    GPUCORE_OK ||
+            gc_store_put(s, &row, &d) != GPUCORE_OK) {
             put_line(fd, 'W', d.message[0] ? d.message : gpucore_strerror(d.status));
         } else {
+            id = row.id;
             snprintf(num, sizeof(num), "%" PRId64, id);
             put_line(fd, 'I', num);
             if (gc_store_share_with_owner(s, slash ? slash + 1 : path, NULL, &d) != GPUCORE_OK)
@@ -424,8 +443,17 @@ static void slow_child(int fd, const struct report_sink *sink, const char *path)
                 put_line(fd, 'V', d.message);
             put_fleet(fd, s, sink);
         }
+        /* the journal's entry, with the store's row (and its id) when it was indexed */
+        if (row.file)
+            cli_journal_row(&row, path, sink->writer);
+        else
+            journal_core(path, doc, sink->writer);
+        gc_store_row_done(&row);
         gc_store_close(s);
+    } else {
+        journal_core(path, doc, sink->writer);
     }
+    json_decref(doc);
 }
 
 /* Read what the child says until it closes its end, the time is out or @p interrupted. */

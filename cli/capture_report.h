@@ -37,6 +37,8 @@ struct report_sink {
     const char *store_dir; /* --store: index the core there; NULL */
     const char *store_config; /* --config FILE: the store.conf of its retention; NULL default */
     const char *fleet_index;  /* --fleet-index URI: the fleet index to tell; NULL store.conf's */
+    int writer;               /* which command writes the cores: enum gc_journal_writer (the
+                                 journal entry's GPUCORE_WRITER, store/journal.h) */
 };
 
 /*

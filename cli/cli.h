@@ -103,6 +103,26 @@ int cli_parse_int(const char *text, long min, long max, long *ret);
 /* "linux" or "sim" -> the driver backend; 0, or -1 for anything else (*ret untouched). */
 int cli_parse_backend(const char *text, enum gc_kfd_backend *ret);
 
+/*
+ * Debug-level notes (cli_journal.c): lines "gpucore: debug: ..." on stderr, written only when
+ * the environment has GPUCORE_DEBUG set to anything but "" or "0". For what a user need not
+ * hear of but may ask about (no journal on this machine: its entries are not sent).
+ */
+int cli_debug_enabled(void);
+void cli_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * The journal entry of a core just written (store/journal.h, docs/fleet.md "The journal"):
+ * cli_journal_row() with its row when one was made (the store's, so the core is not read
+ * twice); cli_journal_file() reads the row of the file @p name relative to @p dirfd (AT_FDCWD:
+ * a path; @p dir names the directory in messages, may be NULL) with the store's code. @p path
+ * is the core's path as the entry gives it; @p writer an enum gc_journal_writer. Never fails
+ * and never warns: no journal, or a failed send, is a debug note (cli_debug()).
+ */
+struct gc_store_row;
+void cli_journal_row(const struct gc_store_row *row, const char *path, int writer);
+void cli_journal_file(int dirfd, const char *dir, const char *name, const char *path, int writer);
+
 /* Subcommands. argv[0] is the subcommand name. */
 /*
  * Text output that quotes a core: names, paths and strings in a core are the core's author's

@@ -44,6 +44,7 @@
 #include "cli_store.h"
 #include "store.h"
 #include "gc_util.h"
+#include "journal.h"
 #include "triage.h"
 
 static volatile sig_atomic_t got_signal;
@@ -790,6 +791,11 @@ static int run_capture_cmd(int argc, char **argv, enum gc_capture_mode mode)
     rc = capture_operands(&a, argc, argv);
     if (rc >= 0)
         return rc;
+    /* the journal entry's writer: the runtime hook runs `capture --trigger` */
+    a.cli.out.writer = mode == GC_CAPTURE_RUN     ? GC_JOURNAL_BY_RUN
+                       : mode == GC_CAPTURE_WATCH ? GC_JOURNAL_BY_WATCH
+                       : a.o.trigger              ? GC_JOURNAL_BY_HOOK
+                                                  : GC_JOURNAL_BY_CAPTURE;
     if (a.cli.out.store_config && !a.store)
         return cli_usage_error(a.cli.cmd, "--config is the store's: give it with --store");
     if (a.cli.out.fleet_index && !a.store)

@@ -30,6 +30,7 @@
 #include "gc_util.h"
 #include "ingest.h"
 #include "ingest_dir.h"
+#include "journal.h"
 #include "split_merge.h"
 #include "store.h"
 
@@ -426,28 +427,41 @@ static void store_retain(const struct ingest_args *a, struct gc_store *s, const 
  * Never a failure of the ingest: the core is written, a warning says why it is not in the
  * index, and `gpucore store --rescan` adds it later. @p retain: then apply the store's limits
  * (store_retain()); a merge does that once its halves are gone, so they count for nothing.
+ * Then, with --store or without, the core's journal entry (@p writer: enum gc_journal_writer)
+ * with the row just made, or read by its name when there is none.
  */
-static void store_index(const struct ingest_args *a, const char *name, int retain,
+static void store_index(const struct ingest_args *a, const char *name, int retain, int writer,
                         int64_t *ret_id)
 {
     struct gc_store *s = NULL;
+    struct gc_store_row row = { 0 };
     gpucore_diag_t d;
     char path[PATH_MAX + NAME_SIZE];
 
     *ret_id = 0;
-    if (!a->store)
+    shown(a, name, path, sizeof(path));
+    if (!a->store) {
+        cli_journal_file(a->dirfd, a->dir, name, path, writer);
         return;
+    }
     if (gc_store_open(a->dir, GC_STORE_CREATE, &s, &d) != GPUCORE_OK ||
-        gc_store_index_file(s, name, ret_id, &d) != GPUCORE_OK) {
+        gc_store_row_from_file(s, name, &row, &d) != GPUCORE_OK ||
+        gc_store_put(s, &row, &d) != GPUCORE_OK) {
         fprintf(stderr, "gpucore: warning: %s: not indexed: %s (gpucore store --rescan adds it)\n",
-                shown(a, name, path, sizeof(path)), d.message);
-        *ret_id = 0;
+                path, d.message);
     } else {
+        *ret_id = row.id;
         store_share(a, s, name);
         if (retain)
             store_retain(a, s, name);
         store_sync_views(a, s);
     }
+    /* the journal's entry, with the row just made (not read again) when there is one */
+    if (row.file)
+        cli_journal_row(&row, path, writer);
+    else
+        cli_journal_file(a->dirfd, a->dir, name, path, writer);
+    gc_store_row_done(&row);
     gc_store_close(s);
 }
 
@@ -589,7 +603,7 @@ static int merge_halves(const struct ingest_args *a, const char *gpu_name, const
     {
         int64_t merged_id;
 
-        store_index(a, final, 0, &merged_id);
+        store_index(a, final, 0, GC_JOURNAL_BY_MERGE, &merged_id);
         if (gc_ingest_same_file(a->dirfd, gpu_name, &g.st))
             unlinkat(a->dirfd, gpu_name, 0);
         if (gc_ingest_same_file(a->dirfd, host_name, &h.st))
@@ -626,7 +640,7 @@ static int after_stream(struct ingest_args *a, const char *written)
 {
     int64_t id;
 
-    store_index(a, written, 1, &id);
+    store_index(a, written, 1, GC_JOURNAL_BY_INGEST, &id);
     return pair(a, written);
 }
 

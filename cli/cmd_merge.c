@@ -3,6 +3,7 @@
  * gpucore merge GPU-FILE HOST-CORE -o OUT [--compress[=L]] [--force]: one unified core from the
  * ROCm runtime's split dump (capture/split_merge.h has the rules).
  */
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 
 #include "cli.h"
 #include "gc_util.h"
+#include "journal.h"
 #include "split_merge.h"
 
 static void merge_help(FILE *out)
@@ -111,6 +113,7 @@ int cmd_merge(int argc, char **argv)
             return cli_report(out, &d, CLI_SIDE_OUTPUT);
         return cli_report(which == GC_MERGE_GPU ? gpu_path : host_path, &d, CLI_SIDE_INPUT);
     }
+    cli_journal_file(AT_FDCWD, NULL, out, out, GC_JOURNAL_BY_MERGE);
     if (res.gpu_truncated || res.host_truncated)
         fprintf(stderr, "gpucore: warning: %s was cut short: the merged core holds what it has\n",
                 res.gpu_truncated ? gpu_path : host_path);

@@ -244,6 +244,38 @@ gpucore_status_t gc_store_row_from_file(const struct gc_store *s, const char *na
                                         struct gc_store_row *ret, gpucore_diag_t *reterr_diag);
 
 /*
+ * gc_store_row_from_file() for a core outside a store (a capture's -o FILE, an ingest's
+ * directory without --store): the file @p name relative to @p dirfd (AT_FDCWD: a path),
+ * opened with O_NOFOLLOW and read with the library's default memory budget, the same code as
+ * a store's row. @p dir names the directory in messages (NULL: @p name alone). The row's file
+ * is @p name's last component; its id 0. With GC_STORE_ROW_NO_TRIAGE in @p flags the triage
+ * report is not made (signature, waves and targets stay unknown): the caller has one already
+ * and gives it with gc_store_row_from_report(), so a core is never triaged twice. Statuses
+ * of gc_store_row_from_file(), and GPUCORE_E_INVAL for an empty @p name.
+ */
+#define GC_STORE_ROW_NO_TRIAGE 0x1u
+gpucore_status_t gc_store_row_from_path(int dirfd, const char *dir, const char *name,
+                                        uint32_t flags, struct gc_store_row *ret,
+                                        gpucore_diag_t *reterr_diag);
+/*
+ * The values of a row a triage report gives (`gpucore analyze --json`'s document, as
+ * gc_triage_report() makes it): the signature's text and hash, waves, faulting waves and the
+ * agents' GPU targets; what the row held of them is replaced. NULL or not an object: nothing.
+ */
+struct json_t;
+void gc_store_row_from_report(struct gc_store_row *row, const struct json_t *report);
+/*
+ * gc_store_row_from_file() of a core whose triage report @p report the caller made already of
+ * the same file (a capture's report child, for the signature): the row takes the signature,
+ * waves and targets from it instead of triaging the core again. NULL @p report: as
+ * gc_store_row_from_file(). Its statuses.
+ */
+gpucore_status_t gc_store_row_from_file_report(const struct gc_store *s, const char *name,
+                                               const struct json_t *report,
+                                               struct gc_store_row *ret,
+                                               gpucore_diag_t *reterr_diag);
+
+/*
  * Add @p row to the index, or replace the row of the same file name (a re-index). On success
  * row->id is the row's id.
  * @retval GPUCORE_OK

@@ -148,37 +148,55 @@ static char *targets_text(const json_t *agents)
     return len ? strdup(buf) : NULL;
 }
 
+void gc_store_row_from_report(struct gc_store_row *row, const struct json_t *report)
+{
+    const json_t *doc = report, *sig;
+
+    if (!json_is_object(doc))
+        return;
+    sig = json_object_get(doc, "signature");
+    if (json_is_object(sig)) {
+        const char *text = gc_json_get_str(sig, GC_TK_TEXT);
+        const char *hash = gc_json_get_str(sig, GC_TK_HASH);
+
+        free(row->sig_text);
+        free(row->sig_hash);
+        row->sig_text = text ? strdup(text) : NULL;
+        row->sig_hash = hash ? strdup(hash) : NULL;
+    }
+    row->waves = (int64_t)gc_json_get_u64(doc, GC_TK_WAVES);
+    row->faulting_waves = (int64_t)gc_json_get_u64(doc, GC_TK_FAULTING_WAVES);
+    free(row->targets);
+    row->targets = targets_text(json_object_get(doc, GC_TK_AGENTS));
+}
+
 static void read_triage(gpucore_core_t *core, const char *name, struct gc_store_row *row)
 {
     struct gc_triage t = { .path = name, .core = core };
     gpucore_diag_t d = { 0 };
-    json_t *doc, *sig;
+    json_t *doc;
 
     /* Indexing needs no instruction text: never load libLLVM for it. */
     gc_triage_no_disassembly("the store's index does not load the disassembler");
     if (gc_triage_open(&t, &d) != GPUCORE_OK)
         return;
     doc = gc_triage_report(&t, NULL);
-    if (doc) {
-        sig = json_object_get(doc, "signature");
-        if (json_is_object(sig)) {
-            const char *text = gc_json_get_str(sig, GC_TK_TEXT);
-            const char *hash = gc_json_get_str(sig, GC_TK_HASH);
-
-            row->sig_text = text ? strdup(text) : NULL;
-            row->sig_hash = hash ? strdup(hash) : NULL;
-        }
-        row->waves = (int64_t)gc_json_get_u64(doc, GC_TK_WAVES);
-        row->faulting_waves = (int64_t)gc_json_get_u64(doc, GC_TK_FAULTING_WAVES);
-        row->targets = targets_text(json_object_get(doc, GC_TK_AGENTS));
-        json_decref(doc);
-    }
+    gc_store_row_from_report(row, doc);
+    json_decref(doc);
     gc_triage_close(&t);
 }
 
-gpucore_status_t gc_store_row_from_file(const struct gc_store *s, const char *name,
-                                        struct gc_store_row *ret, gpucore_diag_t *reterr_diag)
+/*
+ * The row of the file @p name relative to @p dirfd (O_NOFOLLOW), @p dir naming the directory
+ * in messages (NULL: @p name is shown alone). The row's file is @p name's last component.
+ * GC_STORE_ROW_NO_TRIAGE in @p flags: no triage report (the caller has one).
+ * Statuses as gc_store_row_from_file()'s, without its check of the name.
+ */
+static gpucore_status_t row_from_at(int dirfd, const char *dir, const char *name, uint32_t flags,
+                                    struct gc_store_row *ret, gpucore_diag_t *reterr_diag)
 {
+    const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+    const char *sep = dir ? "/" : "";
     struct gc_store_row r;
     struct gpucore_core_info info;
     gpucore_core_t *core = NULL;
@@ -186,22 +204,20 @@ gpucore_status_t gc_store_row_from_file(const struct gc_store *s, const char *na
     struct stat st;
     int fd;
 
-    if (!gc_store_file_name_ok(name))
-        return gc_diag_set(reterr_diag, GPUCORE_E_INVAL, 0, "'%s' is not a file name of the store",
-                           name ? name : "");
-    fd = openat(s->dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    dir = dir ? dir : "";
+    fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0)
         return gc_diag_set(reterr_diag,
                            errno == ENOENT                     ? GPUCORE_E_NOTFOUND
                            : errno == ELOOP || errno == EACCES ? GPUCORE_E_PERM
                                                                : GPUCORE_E_IO,
-                           0, "%s/%s: %s", s->path, name,
+                           0, "%s%s%s: %s", dir, sep, name,
                            errno == ELOOP ? "a symlink: refused" : strerror(errno));
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         int e = errno;
 
         close(fd);
-        return gc_diag_set(reterr_diag, GPUCORE_E_PERM, 0, "%s/%s: %s", s->path, name,
+        return gc_diag_set(reterr_diag, GPUCORE_E_PERM, 0, "%s%s%s: %s", dir, sep, name,
                            e && !S_ISREG(st.st_mode) ? "not a regular file: refused" : strerror(e));
     }
     memset(&r, 0, sizeof(r));
@@ -210,7 +226,7 @@ gpucore_status_t gc_store_row_from_file(const struct gc_store *s, const char *na
     r.file_bytes = (int64_t)st.st_size;
     r.file_mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
     r.state = GC_STORE_PRESENT;
-    r.file = strdup(name);
+    r.file = strdup(base);
     if (!r.file) {
         close(fd);
         return gc_diag_set(reterr_diag, GPUCORE_E_NOMEM, 0, "out of memory");
@@ -230,10 +246,47 @@ gpucore_status_t gc_store_row_from_file(const struct gc_store *s, const char *na
         (info.flags & GPUCORE_INFO_FILE_TRUNCATED))
         r.truncated = 1;
     read_meta(core, &r);
-    read_triage(core, name, &r);
+    if (!(flags & GC_STORE_ROW_NO_TRIAGE))
+        read_triage(core, name, &r);
     gpucore_core_close(core);
     *ret = r;
     return GPUCORE_OK;
+}
+
+gpucore_status_t gc_store_row_from_file(const struct gc_store *s, const char *name,
+                                        struct gc_store_row *ret, gpucore_diag_t *reterr_diag)
+{
+    if (!gc_store_file_name_ok(name))
+        return gc_diag_set(reterr_diag, GPUCORE_E_INVAL, 0, "'%s' is not a file name of the store",
+                           name ? name : "");
+    return row_from_at(s->dirfd, s->path, name, 0, ret, reterr_diag);
+}
+
+gpucore_status_t gc_store_row_from_file_report(const struct gc_store *s, const char *name,
+                                               const struct json_t *report,
+                                               struct gc_store_row *ret,
+                                               gpucore_diag_t *reterr_diag)
+{
+    gpucore_status_t st;
+
+    if (!report)
+        return gc_store_row_from_file(s, name, ret, reterr_diag);
+    if (!gc_store_file_name_ok(name))
+        return gc_diag_set(reterr_diag, GPUCORE_E_INVAL, 0, "'%s' is not a file name of the store",
+                           name ? name : "");
+    st = row_from_at(s->dirfd, s->path, name, GC_STORE_ROW_NO_TRIAGE, ret, reterr_diag);
+    if (st == GPUCORE_OK && ret->state != GC_STORE_UNREADABLE)
+        gc_store_row_from_report(ret, report);
+    return st;
+}
+
+gpucore_status_t gc_store_row_from_path(int dirfd, const char *dir, const char *name,
+                                        uint32_t flags, struct gc_store_row *ret,
+                                        gpucore_diag_t *reterr_diag)
+{
+    if (!name || !name[0])
+        return gc_diag_set(reterr_diag, GPUCORE_E_INVAL, 0, "no core named");
+    return row_from_at(dirfd, dir, name, flags, ret, reterr_diag);
 }
 
 gpucore_status_t gc_store_index_file(struct gc_store *s, const char *name, int64_t *ret_id,
