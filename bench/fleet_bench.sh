@@ -41,7 +41,7 @@ skip() { echo "fleet_bench: skipped: $*"; exit 77; }
 work=$(mktemp -d "$base/fleet-bench.XXXXXX")
 # The server's directory: short, in /tmp (a socket's path is at most 107 bytes; --dir may be a
 # deep build tree), owned by the server's user (pg_start chowns it).
-pgdir=$(mktemp -d /tmp/gpucore-pg.XXXXXX)
+pgdir=$(mktemp -d -t gpucore-pg.XXXXXX)
 cleanup() { pg_cleanup || true; rm -rf "$work" "$pgdir"; }
 trap cleanup EXIT
 

@@ -37,7 +37,7 @@ e2e_enter "$work"
 e2e_need_ptrace
 
 # The server's directory: short (a socket's path is at most 107 bytes), removed with the test's.
-pgdir=$(mktemp -d /tmp/gpucore-pg.XXXXXX)
+pgdir=$(mktemp -d -t gpucore-pg.XXXXXX)
 e2e_dirs+=("$pgdir")
 pg_start "$pgdir"
 uri=$(pg_uri postgres)

@@ -25,6 +25,15 @@
 #include "store.h"
 
 /* A row as a store makes it for a faulting simulated core (values of a real one). */
+/* $TMPDIR, or the system's temporary directory when it is unset or too long for the socket
+   paths below (a sockaddr_un holds 107 bytes; the build tree's paths may be longer). */
+static const char *short_tmpdir(void)
+{
+    const char *t = getenv("TMPDIR");
+
+    return t && t[0] == '/' && strlen(t) <= 32 ? t : P_tmpdir;
+}
+
 static void full_row(struct gc_store_row *r)
 {
     memset(r, 0, sizeof(*r));
@@ -305,8 +314,9 @@ static void test_send_without_journal(void **state)
     int fd;
 
     (void)state;
-    /* a socket's path is at most 107 bytes: the build tree's may be longer; /tmp is not */
-    snprintf(dir, sizeof(dir), "/tmp/test_journal.%ld", (long)getpid());
+    /* a socket's path is at most 107 bytes: the build tree's may be longer; the system's
+       temporary directory is not */
+    snprintf(dir, sizeof(dir), "%s/test_journal.%ld", short_tmpdir(), (long)getpid());
     assert_int_equal(mkdir(dir, 0700), 0);
     snprintf(sock, sizeof(sock), "%s/socket", dir);
     unknown_row(&r);
@@ -354,7 +364,7 @@ static void test_row_by_path_and_report(void **state)
     int fd;
 
     (void)state;
-    snprintf(dir, sizeof(dir), "/tmp/test_journal_row.%ld", (long)getpid());
+    snprintf(dir, sizeof(dir), "%s/test_journal_row.%ld", short_tmpdir(), (long)getpid());
     assert_int_equal(mkdir(dir, 0700), 0);
     snprintf(path, sizeof(path), "%s/junk", dir);
     fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
