@@ -192,6 +192,24 @@ nodes)
     fail "after the rebuilt index: $(fleet_rows n1)"
   same_rows n1 "$work/n1"
 
+  # The fleet's views of what the three nodes wrote: every row once with its node, and the
+  # summary's cores and hosts per signature as the database counts them.
+  gc fl list --fleet --json --fleet-index "$uri"; expect_rc 0 fl
+  gc fd list --fleet --dedupe --json --fleet-index "$uri"; expect_rc 0 fd
+  pg_psql "SELECT json_build_object('rows', (SELECT json_agg(json_build_array(node, file))
+             FROM gpucore_fleet.cores), 'sigs', (SELECT json_object_agg(sig_hash,
+             json_build_array(n, hosts)) FROM (SELECT sig_hash, count(*) n,
+             count(DISTINCT node) hosts FROM gpucore_fleet.cores WHERE sig_hash IS NOT NULL
+             GROUP BY sig_hash) s))" >views.want
+  python3 - fl.out fd.out views.want <<'PY' || fail "the fleet views differ from the database (above)"
+import json, sys
+rows, sigs, want = (json.load(open(f)) for f in sys.argv[1:4])
+got = sorted([c["node"], c["file"]] for c in rows["cores"])
+assert got == sorted(want["rows"]), (got, want["rows"])
+assert {c["node"] for c in rows["cores"]} == {"n1", "n2", "n3"}, rows["cores"]
+got = {s["signature"]["hash"]: [s["cores"], s["hosts"]] for s in sigs["signatures"]}
+assert got == want["sigs"], (got, want["sigs"])
+PY
   ;;
 
 slow)
