@@ -110,7 +110,7 @@ struct gc_fleet_sync_stats {
 #define GC_FLEET_SYNC_FORCE 0x1u /* try even within GC_FLEET_RETRY_AFTER_MS of a failure
                                     (`gpucore store --fleet-sync`) */
 /* `gpucore store --fleet-sync`'s budget: the whole backlog after an outage, in one command
-   run by hand or by a timer; 100,000 rows go in a few seconds (docs/fleet.md, "Benchmark"). */
+   run by hand or by a timer; 100,000 rows go in about 4 s (docs/fleet.md, "Benchmark"). */
 #define GC_FLEET_SYNC_TIME_MAX_MS 120000
 
 /*
