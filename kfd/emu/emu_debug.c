@@ -95,7 +95,7 @@ gpucore_status_t gc_emu_debug_new(const struct gc_emu_debug_target *t, struct gc
     desc.rinfo.runtime_state = p->runtime_state;
     desc.rinfo.ttmp_setup = p->ttmp_setup;
     for (size_t i = 0; i < p->m->ndevs; i++)
-        if (gc_layout_device_entry(&p->m->devs[i].agent, &agents[i]) != GPUCORE_OK)
+        if (gc_sim_layout_device_entry(&p->m->devs[i].agent, &agents[i]) != GPUCORE_OK)
             memset(&agents[i], 0, sizeof(agents[i]));
     desc.num_agents = (uint32_t)p->m->ndevs;
     desc.agents = agents;

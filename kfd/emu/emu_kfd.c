@@ -130,13 +130,13 @@ static long get_version(struct gc_emu_proc *p, void *data, const struct gc_emu_i
 }
 
 /* The apertures of a 64-bit process on gfx9 and later (kfd_init_apertures_v9): one model with
-   the simulated driver's device snapshot (gc_layout_device_entry). */
+   the simulated driver's device snapshot (gc_sim_layout_device_entry). */
 static void apertures(const struct gc_emu_device *d, struct kfd_process_device_apertures *pa)
 {
     struct kfd_dbg_device_info_entry e;
 
     memset(pa, 0, sizeof(*pa));
-    if (gc_layout_device_entry(&d->agent, &e) != GPUCORE_OK)
+    if (gc_sim_layout_device_entry(&d->agent, &e) != GPUCORE_OK)
         return;
     pa->gpu_id = d->agent.gpu_id;
     pa->lds_base = e.lds_base;

@@ -49,8 +49,8 @@ int gc_emu_save_dispatch(const struct gc_emu_vm *vm, const struct gc_emu_queue *
     struct gc_scen_queue sq;
     struct gc_scen_dispatch sd;
     struct gc_scen_waves sw;
-    struct gc_layout_dispatch ld;
-    struct gc_layout_queue *lq = NULL;
+    struct gc_sim_layout_dispatch ld;
+    struct gc_sim_layout_queue *lq = NULL;
     struct gc_cwsr_header tmpl, hdr;
     uint8_t raw[GC_CWSR_HEADER_SIZE], kd[64], *img = NULL;
     uint32_t groups_x, wpg, lanes, nwaves = 0;
@@ -182,7 +182,7 @@ int gc_emu_save_dispatch(const struct gc_emu_vm *vm, const struct gc_emu_queue *
         gc_emu_vm_read(vm, lq->amd_queue + GC_AMDQ_SCRATCH_BYTE_SIZE, &lq->scratch_size, 8))
         lq->scratch = lq->scratch_size = 0;
 
-    st = gc_layout_save_waves(&s, &ld, lq, 0, 0, &tmpl, &img, &len, &hdr, &nwaves, &diag);
+    st = gc_sim_layout_save_waves(&s, &ld, lq, 0, 0, &tmpl, &img, &len, &hdr, &nwaves, &diag);
     if (st != GPUCORE_OK) {
         snprintf(err, errlen, "%s", diag.message[0] ? diag.message : gpucore_strerror(st));
         goto out;

@@ -3,7 +3,7 @@
  * A fault's waves, saved as the hardware's context save leaves them: the dispatch at the head
  * of a queue, its first workgroups resident, every wave stopped for the fault at one real
  * instruction of the kernel. The waves are described as the simulated driver's scenario
- * waves and encoded by its layout (gc_layout_save_waves) through arch's encoder: one device
+ * waves and encoded by its layout (gc_sim_layout_save_waves) through arch's encoder: one device
  * model for the simulated driver and the emulator.
  */
 #ifndef GC_EMU_SAVE_H

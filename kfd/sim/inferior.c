@@ -97,7 +97,7 @@ __attribute__((noinline)) void *gc_inferior_blocked_thread(void *arg)
 }
 
 static int write_describe(const char *path, const struct gc_scenario *s,
-                          const struct gc_layout *l, const uint64_t *fault_va)
+                          const struct gc_sim_layout *l, const uint64_t *fault_va)
 {
     FILE *f = fopen(path, "w");
 
@@ -124,7 +124,7 @@ static int write_describe(const char *path, const struct gc_scenario *s,
         if (fault_va[i])
             fprintf(f, "exception %u address 0x%" PRIx64 "\n", i, fault_va[i]);
     for (uint32_t i = 0; i < s->nqueues; i++) {
-        const struct gc_layout_queue *q = &l->queues[i];
+        const struct gc_sim_layout_queue *q = &l->queues[i];
 
         fprintf(f, "queue %u ring 0x%" PRIx64 " ring_size %" PRIu64 " amd_queue 0x%" PRIx64
                 " cwsr 0x%" PRIx64 " cwsr_size %u num_xcc %u scratch 0x%" PRIx64 "\n", i,
@@ -187,7 +187,7 @@ static void runtime_error(void *user, const struct gc_sim_runtime_error *e)
  * read_memory errno faults: the range becomes genuinely unreadable. An empty memfd mapped
  * shared over it has no pages: process_vm_readv gets EFAULT, /proc/PID/mem EIO.
  */
-static int make_unreadable(const struct gc_layout *l, const struct gc_scen_fault *f)
+static int make_unreadable(const struct gc_sim_layout *l, const struct gc_scen_fault *f)
 {
     uint64_t addr = l->buffers[f->buffer].address + f->offset;
     int fd = memfd_create("gpucore-sim-eio", MFD_CLOEXEC);
@@ -206,7 +206,7 @@ static int make_unreadable(const struct gc_layout *l, const struct gc_scen_fault
 
 /* HSA_TOOLS_LIB set: the runtime of runtime.h loads the tools and creates the queues through
    their table (runtime_error then hands errors to it). Unset: nothing changes. */
-static gpucore_status_t start_tools(const struct gc_scenario *s, const struct gc_layout *l,
+static gpucore_status_t start_tools(const struct gc_scenario *s, const struct gc_sim_layout *l,
                                     struct runtime *rt, gpucore_diag_t *diag)
 {
     const char *tools = getenv("HSA_TOOLS_LIB");
@@ -244,11 +244,11 @@ out:
 
 /* The driver's queues (@p queues) and their XCCs' save areas (@p xccs, GC_LAYOUT_MAX_XCC per
    queue) from the layout. */
-static void describe_queues(const struct gc_scenario *s, const struct gc_layout *l,
+static void describe_queues(const struct gc_scenario *s, const struct gc_sim_layout *l,
                             struct gc_sim_queue *queues, struct gc_sim_xcc *xccs)
 {
     for (uint32_t i = 0; i < s->nqueues; i++) {
-        const struct gc_layout_queue *q = &l->queues[i];
+        const struct gc_sim_layout_queue *q = &l->queues[i];
         struct gc_sim_queue *sq = &queues[i];
         struct gc_sim_xcc *x = &xccs[(size_t)i * GC_LAYOUT_MAX_XCC];
 
@@ -273,7 +273,7 @@ static void describe_queues(const struct gc_scenario *s, const struct gc_layout 
 }
 
 /* The driver's exceptions: the scenario's, at the fault addresses @p fault_va. */
-static void describe_exceptions(const struct gc_scenario *s, const struct gc_layout *l,
+static void describe_exceptions(const struct gc_scenario *s, const struct gc_sim_layout *l,
                                 const uint64_t *fault_va, struct gc_sim_exception *ex)
 {
     for (uint32_t i = 0; i < s->nexceptions; i++) {
@@ -298,7 +298,7 @@ static void describe_exceptions(const struct gc_scenario *s, const struct gc_lay
  * (*ret_nfa of them); a read delay to p->read_delay_us_per_mib (the slowest wins); unreadable
  * buffer ranges are made so now.
  */
-static gpucore_status_t describe_faults(const struct gc_scenario *s, const struct gc_layout *l,
+static gpucore_status_t describe_faults(const struct gc_scenario *s, const struct gc_sim_layout *l,
                                         struct gc_sim_fault *fa, uint32_t *ret_nfa,
                                         struct gc_sim_process *p, gpucore_diag_t *diag)
 {
@@ -339,10 +339,10 @@ static gpucore_status_t describe_faults(const struct gc_scenario *s, const struc
 }
 
 /* Convert the layout into the driver's description and start it. */
-static gpucore_status_t start_driver(const struct gc_scenario *s, const struct gc_layout *l,
+static gpucore_status_t start_driver(const struct gc_scenario *s, const struct gc_sim_layout *l,
                                      const uint64_t *fault_va, const char *socket,
-                                     struct runtime *rt,
-                                     struct gc_sim_driver **ret, gpucore_diag_t *diag)
+                                     struct runtime *rt, struct gc_sim_driver **ret,
+                                     gpucore_diag_t *diag)
 {
     struct kfd_dbg_device_info_entry *agents = gc_calloc_array(s->nagents, sizeof(*agents));
     struct gc_sim_queue *queues = gc_calloc_array(s->nqueues + 1u, sizeof(*queues));
@@ -358,7 +358,7 @@ static gpucore_status_t start_driver(const struct gc_scenario *s, const struct g
     if (!agents || !queues || !xccs || !ex || !fa || !al)
         goto out;
     for (uint32_t i = 0; i < s->nagents; i++) {
-        if (gc_layout_device_entry(&s->agents[i], &agents[i]) != GPUCORE_OK) {
+        if (gc_sim_layout_device_entry(&s->agents[i], &agents[i]) != GPUCORE_OK) {
             /* the parser accepts known targets only: a hand-made description */
             st = gc_diag_set(diag, GPUCORE_E_ARCH, GC_NO_OFFSET,
                              "agents[%u]: target '%s' is unknown", i, s->agents[i].target);
@@ -471,11 +471,11 @@ static int parse_args(int argc, char **argv, struct inferior_args *a)
  * code after the message; on failure nothing is left allocated.
  */
 static int prepare(const struct inferior_args *a, uint64_t host_stack, struct gc_scenario **ret_s,
-                   struct gc_layout **ret_l, uint64_t **ret_fault_va)
+                   struct gc_sim_layout **ret_l, uint64_t **ret_fault_va)
 {
     const char *env_faults = getenv("GPUCORE_SIM_FAULTS");
     struct gc_scenario *s = NULL;
-    struct gc_layout *l = NULL;
+    struct gc_sim_layout *l = NULL;
     gpucore_diag_t diag = { 0 };
     uint64_t *fault_va;
 
@@ -488,7 +488,7 @@ static int prepare(const struct inferior_args *a, uint64_t host_stack, struct gc
         gc_scenario_free(s);
         return EX_DATAERR;
     }
-    if (gc_layout_build(s, a->objects, &l, &diag) < 0) {
+    if (gc_sim_layout_build(s, a->objects, &l, &diag) < 0) {
         fprintf(stderr, "%s: %s\n", prog, diag.message);
         gc_scenario_free(s);
         return diag.status == GPUCORE_E_INVAL ? EX_DATAERR : EX_SOFTWARE;
@@ -496,15 +496,15 @@ static int prepare(const struct inferior_args *a, uint64_t host_stack, struct gc
     fault_va = gc_calloc_array(s->nexceptions + 1u, sizeof(*fault_va));
     if (!fault_va) {
         fprintf(stderr, "%s: out of memory\n", prog);
-        gc_layout_free(l);
+        gc_sim_layout_free(l);
         gc_scenario_free(s);
         return EX_SOFTWARE;
     }
     for (uint32_t i = 0; i < s->nexceptions; i++) {
-        if (gc_layout_exception_address(l, i, host_stack, &fault_va[i], &diag) < 0) {
+        if (gc_sim_layout_exception_address(l, i, host_stack, &fault_va[i], &diag) < 0) {
             fprintf(stderr, "%s: %s\n", prog, diag.message);
             gc_free(fault_va);
-            gc_layout_free(l);
+            gc_sim_layout_free(l);
             gc_scenario_free(s);
             return EX_DATAERR;
         }
@@ -539,7 +539,7 @@ int main(int argc, char **argv)
 {
     struct inferior_args args = { 0 };
     struct gc_scenario *s = NULL;
-    struct gc_layout *l = NULL;
+    struct gc_sim_layout *l = NULL;
     pthread_t threads[GC_SCEN_MAX_HOST_THREADS];
     sigset_t set;
     int sig = 0, rc;
@@ -569,7 +569,7 @@ int main(int argc, char **argv)
     if (fill_secret_heap(s) < 0) {
         fprintf(stderr, "%s: out of memory for the secret heap buffer\n", prog);
         gc_free(fault_va);
-        gc_layout_free(l);
+        gc_sim_layout_free(l);
         gc_scenario_free(s);
         return EX_SOFTWARE;
     }
@@ -579,14 +579,14 @@ int main(int argc, char **argv)
     if (start_tools(s, l, &rt, &diag) < 0) {
         fprintf(stderr, "%s: %s\n", prog, diag.message);
         gc_free(fault_va);
-        gc_layout_free(l);
+        gc_sim_layout_free(l);
         gc_scenario_free(s);
         return EX_SOFTWARE;
     }
     if (start_driver(s, l, fault_va, args.socket, &rt, &drv, &diag) < 0) {
         fprintf(stderr, "%s: simulated driver: %s\n", prog, diag.message);
         gc_free(fault_va);
-        gc_layout_free(l);
+        gc_sim_layout_free(l);
         gc_scenario_free(s);
         return EX_SOFTWARE;
     }
@@ -620,7 +620,7 @@ int main(int argc, char **argv)
     gc_sim_driver_stop(drv);
     gc_sim_runtime_stop(rt.tools);
 #endif
-    gc_layout_free(l);
+    gc_sim_layout_free(l);
     gc_scenario_free(s);
     gc_free(fault_va);
     free(secret_heap);

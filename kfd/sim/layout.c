@@ -79,24 +79,24 @@ static uint32_t reg_value(const struct gc_scen_waves *w, uint32_t kind, uint32_t
     return w->fill_zero ? 0 : gc_scen_fill(w->fill_seed, kind, uid, reg, lane);
 }
 
-uint32_t gc_layout_sgpr(const struct gc_scen_waves *w, uint32_t uid, uint32_t reg)
+uint32_t gc_sim_layout_sgpr(const struct gc_scen_waves *w, uint32_t uid, uint32_t reg)
 {
     return reg_value(w, GC_SCEN_KIND_SGPR, uid, reg, 0);
 }
 
-uint32_t gc_layout_vgpr(const struct gc_scen_waves *w, uint32_t uid, uint32_t reg,
-                        uint32_t lane)
+uint32_t gc_sim_layout_vgpr(const struct gc_scen_waves *w, uint32_t uid, uint32_t reg,
+                            uint32_t lane)
 {
     return reg_value(w, GC_SCEN_KIND_VGPR, uid, reg, lane);
 }
 
-uint32_t gc_layout_accvgpr(const struct gc_scen_waves *w, uint32_t uid, uint32_t reg,
-                           uint32_t lane)
+uint32_t gc_sim_layout_accvgpr(const struct gc_scen_waves *w, uint32_t uid, uint32_t reg,
+                               uint32_t lane)
 {
     return w->fill_zero ? 0 : gc_scen_fill(w->fill_seed, GC_SCEN_KIND_ACCVGPR, uid, reg, lane);
 }
 
-uint32_t gc_layout_mem(enum gc_scen_pattern p, uint32_t seed, uint32_t kind, uint64_t k)
+uint32_t gc_sim_layout_mem(enum gc_scen_pattern p, uint32_t seed, uint32_t kind, uint64_t k)
 {
     switch (p) {
     case GC_SCEN_PAT_SEQUENCE:
@@ -108,15 +108,15 @@ uint32_t gc_layout_mem(enum gc_scen_pattern p, uint32_t seed, uint32_t kind, uin
     }
 }
 
-uint32_t gc_layout_lds(const struct gc_scen_waves *w, uint32_t leader_uid, uint32_t k)
+uint32_t gc_sim_layout_lds(const struct gc_scen_waves *w, uint32_t leader_uid, uint32_t k)
 {
     if (w->lds_pattern == GC_SCEN_PAT_RANDOM)
         return gc_scen_fill(w->lds_seed, GC_SCEN_KIND_LDS, leader_uid, k, 0);
-    return gc_layout_mem(w->lds_pattern, w->lds_seed, GC_SCEN_KIND_LDS, k);
+    return gc_sim_layout_mem(w->lds_pattern, w->lds_seed, GC_SCEN_KIND_LDS, k);
 }
 
-void gc_layout_reg_counts(const struct gc_arch *arch, const struct gc_scen_dispatch *d,
-                          uint32_t *vgprs, uint32_t *accvgprs, uint32_t *sgprs)
+void gc_sim_layout_reg_counts(const struct gc_arch *arch, const struct gc_scen_dispatch *d,
+                              uint32_t *vgprs, uint32_t *accvgprs, uint32_t *sgprs)
 {
     *vgprs = d->vgprs ? d->vgprs : 8;
     /* gfx908 saves as many AccVGPRs as arch VGPRs whatever the kernel uses. */
@@ -136,7 +136,7 @@ void gc_layout_reg_counts(const struct gc_arch *arch, const struct gc_scen_dispa
 /* ------------------------------------------------------------------------------------------ */
 
 struct lctx {
-    struct gc_layout *l;
+    struct gc_sim_layout *l;
     const struct gc_scenario *s;
     gpucore_diag_t *diag;
 };
@@ -155,11 +155,11 @@ static gpucore_status_t lfail(struct lctx *c, gpucore_status_t st, const char *f
 }
 
 /* Room in l->maps for one more mapping to unmap with the image. */
-static gpucore_status_t reserve_map_slot(struct gc_layout *l)
+static gpucore_status_t reserve_map_slot(struct gc_sim_layout *l)
 {
     if (l->nmaps == l->capmaps) {
         uint32_t n = l->capmaps ? l->capmaps * 2 : 64;
-        struct gc_layout_mapping *m = gc_realloc_array(l->maps, n, sizeof(*m));
+        struct gc_sim_layout_mapping *m = gc_realloc_array(l->maps, n, sizeof(*m));
 
         if (!m)
             return GPUCORE_E_NOMEM;
@@ -177,7 +177,7 @@ static gpucore_status_t reserve_map_slot(struct gc_layout *l)
 static gpucore_status_t map(struct lctx *c, uint64_t want, uint64_t size, const char *what,
                             uint8_t **ret)
 {
-    struct gc_layout *l = c->l;
+    struct gc_sim_layout *l = c->l;
     int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
     void *p;
 
@@ -195,7 +195,7 @@ static gpucore_status_t map(struct lctx *c, uint64_t want, uint64_t size, const 
         munmap(p, (size_t)size);
         return lfail(c, GPUCORE_E_EXIST, "%s: address 0x%" PRIx64 " is taken", what, want);
     }
-    l->maps[l->nmaps++] = (struct gc_layout_mapping){ p, (size_t)size };
+    l->maps[l->nmaps++] = (struct gc_sim_layout_mapping){ p, (size_t)size };
     *ret = p;
     return GPUCORE_OK;
 }
@@ -219,7 +219,7 @@ static uint64_t addr_of(const void *p)
 
 static gpucore_status_t device_va(struct lctx *c, uint64_t size, const char *what, uint64_t *ret)
 {
-    struct gc_layout *l = c->l;
+    struct gc_sim_layout *l = c->l;
     uint64_t need = size + PAGE;
 
     if (!l->va || l->va_size - l->va_used < need) {
@@ -235,7 +235,7 @@ static gpucore_status_t device_va(struct lctx *c, uint64_t size, const char *wha
                          "address space: %s", what, span, strerror(errno));
         /* Never in a host core, as the kernel leaves out VRAM; unmapped with the image. */
         (void)madvise(p, (size_t)span, MADV_DONTDUMP);
-        l->maps[l->nmaps++] = (struct gc_layout_mapping){ p, (size_t)span };
+        l->maps[l->nmaps++] = (struct gc_sim_layout_mapping){ p, (size_t)span };
         l->va = p;
         l->va_size = span;
         l->va_used = 0;
@@ -254,12 +254,12 @@ static gpucore_status_t map_dev(struct lctx *c, uint64_t want, uint64_t size, ui
                                 uint32_t gpu_id, const char *label, const char *what,
                                 uint8_t **ret)
 {
-    struct gc_layout *l = c->l;
+    struct gc_sim_layout *l = c->l;
     uint8_t *p;
 
     if (l->nallocs == l->capallocs) {
         uint32_t n = l->capallocs ? l->capallocs * 2 : 64;
-        struct gc_layout_alloc *a = gc_realloc_array(l->allocs, n, sizeof(*a));
+        struct gc_sim_layout_alloc *a = gc_realloc_array(l->allocs, n, sizeof(*a));
 
         if (!a)
             return lfail(c, GPUCORE_E_NOMEM, "%s: out of memory", label);
@@ -282,7 +282,7 @@ static gpucore_status_t map_dev(struct lctx *c, uint64_t want, uint64_t size, ui
     }
     if (madvise(p, (size_t)size, MADV_DONTDUMP) != 0)
         return lfail(c, GPUCORE_E_IO, "%s: madvise(MADV_DONTDUMP): %s", label, strerror(errno));
-    struct gc_layout_alloc *a = &l->allocs[l->nallocs++];
+    struct gc_sim_layout_alloc *a = &l->allocs[l->nallocs++];
     memset(a, 0, sizeof(*a));
     a->base = addr_of(p);
     a->size = size;
@@ -401,7 +401,7 @@ static gpucore_status_t load_code_object(struct lctx *c, uint32_t i, const char 
                                          uint8_t **ret_bytes, size_t *ret_len, Elf **ret_elf)
 {
     const struct gc_scen_code_object *co = &c->s->code_objects[i];
-    struct gc_layout_code_object *lc = &c->l->code_objects[i];
+    struct gc_sim_layout_code_object *lc = &c->l->code_objects[i];
     const struct gc_arch *arch = gc_arch_by_name(co->target);
     uint8_t *bytes = NULL, *img, *load;
     size_t len = 0, nph;
@@ -510,7 +510,7 @@ static gpucore_status_t build_r_debug(struct lctx *c)
     put(p + 32, 0, 8);  /* r_ldbase: ROCr leaves it 0 */
     off = 64;
     for (uint32_t i = 0; i < s->ncode_objects; i++) {
-        struct gc_layout_code_object *lc = &c->l->code_objects[i];
+        struct gc_sim_layout_code_object *lc = &c->l->code_objects[i];
         uint64_t node = off, uri = off + 48;
         uint64_t next = uri + align_up(strlen(lc->uri) + 1, 16);
 
@@ -605,7 +605,7 @@ struct area_waves {
 static gpucore_status_t wave_pc(struct lctx *c, uint32_t wi, uint64_t *ret)
 {
     const struct gc_scen_waves *w = &c->s->waves[wi];
-    const struct gc_layout_dispatch *ld = &c->l->dispatches[w->dispatch];
+    const struct gc_sim_layout_dispatch *ld = &c->l->dispatches[w->dispatch];
 
     if (!w->pc_is_kernel) {
         *ret = w->pc_address;
@@ -619,7 +619,7 @@ static gpucore_status_t wave_pc(struct lctx *c, uint32_t wi, uint64_t *ret)
     return GPUCORE_OK;
 }
 
-int gc_layout_flat_scratch_sgpr(const struct gc_arch *arch, uint32_t saved_sgprs)
+int gc_sim_layout_flat_scratch_sgpr(const struct gc_arch *arch, uint32_t saved_sgprs)
 {
     uint32_t alias, end;
 
@@ -631,7 +631,7 @@ int gc_layout_flat_scratch_sgpr(const struct gc_arch *arch, uint32_t saved_sgprs
     return alias >= 6 && end >= 6 ? (int)(end - 6) : -1;
 }
 
-uint32_t gc_layout_tmpring(const struct gc_arch *arch, const struct gc_scen_queue *q)
+uint32_t gc_sim_layout_tmpring(const struct gc_arch *arch, const struct gc_scen_queue *q)
 {
     uint32_t tmpring = 0;
 
@@ -642,44 +642,45 @@ uint32_t gc_layout_tmpring(const struct gc_arch *arch, const struct gc_scen_queu
                      q->scratch_per_wave / arch->hwreg->scratch.wavesize_unit);
 }
 
-uint64_t gc_layout_flat_scratch(const struct gc_arch *arch, const struct gc_scen_agent *a,
-                                const struct gc_scen_queue *q, uint64_t scratch_base,
-                                uint32_t xcc, uint32_t se_id, uint32_t scratch_id)
+uint64_t gc_sim_layout_flat_scratch(const struct gc_arch *arch, const struct gc_scen_agent *a,
+                                    const struct gc_scen_queue *q, uint64_t scratch_base,
+                                    uint32_t xcc, uint32_t se_id, uint32_t scratch_id)
 {
     uint64_t off = 0, size = 0;
 
     if (!arch->architected_flat_scratch || !q->scratch_per_wave || !a->simd_arrays_per_engine ||
-        gc_scratch_slot(arch, gc_layout_tmpring(arch, q), se_id, scratch_id,
+        gc_scratch_slot(arch, gc_sim_layout_tmpring(arch, q), se_id, scratch_id,
                         a->array_count / a->simd_arrays_per_engine, &off, &size) != GPUCORE_OK)
         return 0;
     /* one slot per scratch wave per XCC, XCC after XCC (build_queue) */
     return scratch_base + (uint64_t)xcc * q->scratch_per_wave * q->scratch_waves + off;
 }
 
-uint32_t gc_layout_saved_sgpr(const struct gc_arch *arch, const struct gc_scen_agent *a,
-                              const struct gc_scen_queue *q, uint64_t scratch_base, uint32_t xcc,
-                              const struct gc_wave *saved, const struct gc_scen_waves *w,
-                              uint32_t uid, uint32_t reg)
+uint32_t gc_sim_layout_saved_sgpr(const struct gc_arch *arch, const struct gc_scen_agent *a,
+                                  const struct gc_scen_queue *q, uint64_t scratch_base,
+                                  uint32_t xcc, const struct gc_wave *saved,
+                                  const struct gc_scen_waves *w, uint32_t uid, uint32_t reg)
 {
-    int at = saved->scratch_en ? gc_layout_flat_scratch_sgpr(arch, saved->sgprs) : -1;
+    int at = saved->scratch_en ? gc_sim_layout_flat_scratch_sgpr(arch, saved->sgprs) : -1;
     uint64_t flat;
 
     if (at < 0 || (reg != (uint32_t)at && reg != (uint32_t)at + 1))
-        return gc_layout_sgpr(w, uid, reg);
-    flat = gc_layout_flat_scratch(arch, a, q, scratch_base, xcc, saved->se_id, saved->scratch_id);
+        return gc_sim_layout_sgpr(w, uid, reg);
+    flat = gc_sim_layout_flat_scratch(arch, a, q, scratch_base, xcc, saved->se_id,
+                                      saved->scratch_id);
     return reg == (uint32_t)at ? (uint32_t)flat : (uint32_t)(flat >> 32);
 }
 
 /* A wave's FLAT_SCRATCH on architected-flat-scratch targets, where the trap handler saves it
-   (gc_layout_flat_scratch_sgpr). */
+   (gc_sim_layout_flat_scratch_sgpr). */
 static void set_flat_scratch(struct lctx *c, const struct gc_arch *arch, uint32_t qi, uint32_t x,
                              struct gc_wave_spec *sp, uint32_t *sgpr)
 {
     const struct gc_scen_queue *sq = &c->s->queues[qi];
-    uint64_t addr = gc_layout_flat_scratch(arch, &c->s->agents[sq->agent], sq,
-                                           c->l->queues[qi].scratch, x, sp->se_id,
-                                           sp->scratch_id);
-    int at = gc_layout_flat_scratch_sgpr(arch, sp->sgprs);
+    uint64_t addr =
+            gc_sim_layout_flat_scratch(arch, &c->s->agents[sq->agent], sq, c->l->queues[qi].scratch,
+                                       x, sp->se_id, sp->scratch_id);
+    int at = gc_sim_layout_flat_scratch_sgpr(arch, sp->sgprs);
 
     set_slot(arch, sp->hwreg, "flat_scratch_lo", (uint32_t)addr);
     set_slot(arch, sp->hwreg, "flat_scratch_hi", (uint32_t)(addr >> 32));
@@ -706,7 +707,7 @@ static gpucore_status_t build_specs(struct lctx *c, uint32_t q, uint32_t x,
 
         if (d->queue != q || w->xcc != x)
             continue;
-        gc_layout_reg_counts(arch, d, &v, &a, &sg);
+        gc_sim_layout_reg_counts(arch, d, &v, &a, &sg);
         nwaves += w->total_waves;
         nregs += (uint64_t)w->total_waves * ((uint64_t)v * lanes + (uint64_t)a * 64 + sg);
         nlds += (uint64_t)w->workgroup_count * align_up(d->group_segment_size, 512);
@@ -732,13 +733,13 @@ static gpucore_status_t build_specs(struct lctx *c, uint32_t q, uint32_t x,
         if (d->queue != q || w->xcc != x)
             continue;
         GC_TRY(wave_pc(c, wi, &pc));
-        gc_layout_reg_counts(arch, d, &v, &a, &sg);
+        gc_sim_layout_reg_counts(arch, d, &v, &a, &sg);
         for (uint32_t g = 0; g < w->workgroup_count; g++) {
             uint8_t *lds = aw->lds + lpos;
             uint32_t leader = w->first_wave + g * wpg;
 
             for (uint32_t i = 0; i + 4 <= lds_size; i += 4)
-                put(lds + i, gc_layout_lds(w, leader, i / 4), 4);
+                put(lds + i, gc_sim_layout_lds(w, leader, i / 4), 4);
             lpos += lds_size;
             for (uint32_t n = 0; n < wpg; n++, k++) {
                 struct gc_wave_spec *sp = &aw->specs[k];
@@ -750,12 +751,12 @@ static gpucore_status_t build_specs(struct lctx *c, uint32_t q, uint32_t x,
                 rpos += (size_t)v * lanes + (size_t)a * 64 + sg;
                 for (uint32_t r = 0; r < v; r++)
                     for (uint32_t l = 0; l < lanes; l++)
-                        vg[(size_t)r * lanes + l] = gc_layout_vgpr(w, uid, r, l);
+                        vg[(size_t)r * lanes + l] = gc_sim_layout_vgpr(w, uid, r, l);
                 for (uint32_t r = 0; r < a; r++)
                     for (uint32_t l = 0; l < 64; l++)
-                        ac[(size_t)r * 64 + l] = gc_layout_accvgpr(w, uid, r, l);
+                        ac[(size_t)r * 64 + l] = gc_sim_layout_accvgpr(w, uid, r, l);
                 for (uint32_t r = 0; r < sg; r++)
-                    sgp[r] = gc_layout_sgpr(w, uid, r);
+                    sgp[r] = gc_sim_layout_sgpr(w, uid, r);
                 sp->wave32 = d->wave32;
                 sp->vgprs = v;
                 sp->accvgprs = a;
@@ -779,7 +780,7 @@ static gpucore_status_t build_specs(struct lctx *c, uint32_t q, uint32_t x,
                 set_slot(arch, sp->hwreg, "pc_hi", (uint32_t)(pc >> 32));
                 set_slot(arch, sp->hwreg, "exec_lo", (uint32_t)w->exec);
                 set_slot(arch, sp->hwreg, "exec_hi", lanes == 64 ? (uint32_t)(w->exec >> 32) : 0);
-                set_slot(arch, sp->hwreg, "m0", gc_layout_sgpr(w, uid, 1000));
+                set_slot(arch, sp->hwreg, "m0", gc_sim_layout_sgpr(w, uid, 1000));
                 /* SPI-initialised dispatch association (docs/cwsr-layout.md §11-§12). */
                 ttmp_put(sp->ttmp, arch->ttmp->dispatch_index,
                          (uint32_t)(d->packet_id % sq->ring_packets));
@@ -829,7 +830,7 @@ static void fill_pattern(uint8_t *base, uint64_t off, uint64_t size, enum gc_sce
         return;
     }
     for (uint64_t o = off; o + 4 <= off + size; o += 4)
-        put(base + o, gc_layout_mem(p, seed, kind, o / 4), 4);
+        put(base + o, gc_sim_layout_mem(p, seed, kind, o / 4), 4);
 }
 
 /* The buffers at fixed addresses (@p fixed) or the others. Fixed ones are mapped before any
@@ -849,7 +850,7 @@ static gpucore_status_t build_buffers(struct lctx *c, int fixed)
         snprintf(label, sizeof(label), "buffer %.40s", b->name);
         GC_TRY(map_dev(c, b->address, b->size, GC_KFD_MEM_VRAM,
                        c->s->agents[b->agent].gpu_id, label, what, &p));
-        c->l->buffers[i] = (struct gc_layout_buffer){ addr_of(p), b->size };
+        c->l->buffers[i] = (struct gc_sim_layout_buffer){ addr_of(p), b->size };
         if (!b->nranges)
             fill_pattern(p, 0, b->size, b->pattern, b->seed, GC_SCEN_KIND_MEM, c->s);
         for (uint32_t r = 0; r < b->nranges; r++)
@@ -935,8 +936,8 @@ static gpucore_status_t build_dispatches(struct lctx *c, Elf **elfs)
 
     for (uint32_t i = 0; i < s->ndispatches; i++) {
         const struct gc_scen_dispatch *d = &s->dispatches[i];
-        struct gc_layout_dispatch *ld = &c->l->dispatches[i];
-        const struct gc_layout_code_object *lc = &c->l->code_objects[d->code_object];
+        struct gc_sim_layout_dispatch *ld = &c->l->dispatches[i];
+        const struct gc_sim_layout_code_object *lc = &c->l->code_objects[d->code_object];
         char sym[GC_SCEN_NAME_MAX + 4];
         uint64_t kd, kdsize, fn, fnsize;
         int64_t entry_off = 0;
@@ -1030,7 +1031,7 @@ static gpucore_status_t build_ring(struct lctx *c, uint32_t qi)
 {
     const struct gc_scenario *s = c->s;
     const struct gc_scen_queue *q = &s->queues[qi];
-    struct gc_layout_queue *lq = &c->l->queues[qi];
+    struct gc_sim_layout_queue *lq = &c->l->queues[qi];
     uint64_t minid = UINT64_MAX, maxid = 0;
     char label[GC_LAYOUT_LABEL_MAX];
     uint8_t *ring;
@@ -1044,7 +1045,7 @@ static gpucore_status_t build_ring(struct lctx *c, uint32_t qi)
         put(ring + o, AQL_INVALID_HEADER, 2);
     for (uint32_t i = 0; i < s->ndispatches; i++) {
         const struct gc_scen_dispatch *d = &s->dispatches[i];
-        struct gc_layout_dispatch *ld = &c->l->dispatches[i];
+        struct gc_sim_layout_dispatch *ld = &c->l->dispatches[i];
         uint8_t *p;
 
         if (d->queue != qi)
@@ -1097,7 +1098,7 @@ static gpucore_status_t build_amd_queue(struct lctx *c, uint32_t qi, const struc
     const struct gc_scenario *s = c->s;
     const struct gc_scen_queue *q = &s->queues[qi];
     const struct gc_scen_agent *a = &s->agents[q->agent];
-    struct gc_layout_queue *lq = &c->l->queues[qi];
+    struct gc_sim_layout_queue *lq = &c->l->queues[qi];
     char label[GC_LAYOUT_LABEL_MAX];
     uint8_t *aq, *scratch;
     uint32_t tmpring = 0;
@@ -1110,7 +1111,7 @@ static gpucore_status_t build_amd_queue(struct lctx *c, uint32_t qi, const struc
         lq->scratch = addr_of(scratch);
         fill_pattern(scratch, 0, lq->scratch_size, q->scratch_pattern, q->scratch_seed,
                      GC_SCEN_KIND_SCRATCH, c->s);
-        tmpring = gc_layout_tmpring(arch, q);
+        tmpring = gc_sim_layout_tmpring(arch, q);
     }
     lq->compute_tmpring_size = tmpring;
 
@@ -1172,7 +1173,7 @@ static gpucore_status_t build_cwsr_area(struct lctx *c, uint32_t qi, uint32_t x,
                                         const struct gc_arch *arch, uint8_t *cwsr)
 {
     const struct gc_scen_agent *a = &c->s->agents[c->s->queues[qi].agent];
-    struct gc_layout_queue *lq = &c->l->queues[qi];
+    struct gc_sim_layout_queue *lq = &c->l->queues[qi];
     struct gc_cwsr_header tmpl = {
         /* libhsakmt's values: the debug area seen from this XCC's base. */
         .debug_offset = (a->num_xcc - x) * lq->sizes.cwsr_size,
@@ -1192,7 +1193,7 @@ static gpucore_status_t build_cwsr_area(struct lctx *c, uint32_t qi, uint32_t x,
                      "area of %u bytes", qi, x, nwaves, lq->sizes.cwsr_size);
     }
     /* The device keeps its waves where a context save puts them: the control stack and the
-       wave records go into the area now, once, and a save (SUSPEND, gc_layout_context_save)
+       wave records go into the area now, once, and a save (SUSPEND, gc_sim_layout_context_save)
        writes only get_wave_state's header fields over libhsakmt's creation-time header. Until
        the first save the header says the area is empty (control stack and wave area of size
        0), so a debugger that reads it finds no waves, as on hardware; the bytes below it are
@@ -1208,16 +1209,16 @@ static gpucore_status_t build_cwsr_area(struct lctx *c, uint32_t qi, uint32_t x,
     return GPUCORE_OK;
 }
 
-gpucore_status_t gc_layout_save_waves(const struct gc_scenario *s,
-                                      const struct gc_layout_dispatch *dispatches,
-                                      const struct gc_layout_queue *queues, uint32_t qi,
-                                      uint32_t x, const struct gc_cwsr_header *tmpl,
-                                      uint8_t **ret_image, size_t *ret_len,
-                                      struct gc_cwsr_header *ret_header, uint32_t *ret_waves,
-                                      gpucore_diag_t *reterr_diag)
+gpucore_status_t gc_sim_layout_save_waves(const struct gc_scenario *s,
+                                          const struct gc_sim_layout_dispatch *dispatches,
+                                          const struct gc_sim_layout_queue *queues, uint32_t qi,
+                                          uint32_t x, const struct gc_cwsr_header *tmpl,
+                                          uint8_t **ret_image, size_t *ret_len,
+                                          struct gc_cwsr_header *ret_header, uint32_t *ret_waves,
+                                          gpucore_diag_t *reterr_diag)
 {
     /* build_specs reads the layout's dispatches (kernel entries) and queues (scratch) only */
-    struct gc_layout l;
+    struct gc_sim_layout l;
     struct lctx c;
     const struct gc_arch *arch;
 
@@ -1229,8 +1230,8 @@ gpucore_status_t gc_layout_save_waves(const struct gc_scenario *s,
         return GPUCORE_E_ARCH;
     memset(&l, 0, sizeof(l));
     l.s = s;
-    l.dispatches = (struct gc_layout_dispatch *)(uintptr_t)dispatches;
-    l.queues = (struct gc_layout_queue *)(uintptr_t)queues;
+    l.dispatches = (struct gc_sim_layout_dispatch *)(uintptr_t)dispatches;
+    l.queues = (struct gc_sim_layout_queue *)(uintptr_t)queues;
     c.l = &l;
     c.s = s;
     c.diag = reterr_diag;
@@ -1244,7 +1245,7 @@ static gpucore_status_t build_queue(struct lctx *c, uint32_t qi)
     const struct gc_scen_queue *q = &s->queues[qi];
     const struct gc_scen_agent *a = &s->agents[q->agent];
     const struct gc_arch *arch = gc_arch_by_name(a->target);
-    struct gc_layout_queue *lq = &c->l->queues[qi];
+    struct gc_sim_layout_queue *lq = &c->l->queues[qi];
     char label[GC_LAYOUT_LABEL_MAX];
     uint8_t *cwsr;
 
@@ -1271,9 +1272,9 @@ static gpucore_status_t build_queue(struct lctx *c, uint32_t qi)
     return GPUCORE_OK;
 }
 
-gpucore_status_t gc_layout_exception_address(const struct gc_layout *l, uint32_t index,
-                                             uint64_t host_stack, uint64_t *ret,
-                                             gpucore_diag_t *reterr_diag)
+gpucore_status_t gc_sim_layout_exception_address(const struct gc_sim_layout *l, uint32_t index,
+                                                 uint64_t host_stack, uint64_t *ret,
+                                                 gpucore_diag_t *reterr_diag)
 {
     const struct gc_scen_exception *e;
     const uint64_t top = 1ull << 57; /* the user address space a fault address lies in */
@@ -1308,10 +1309,10 @@ gpucore_status_t gc_layout_exception_address(const struct gc_layout *l, uint32_t
     return GPUCORE_OK;
 }
 
-gpucore_status_t gc_layout_build(const struct gc_scenario *s, const char *objects_dir,
-                                 struct gc_layout **ret, gpucore_diag_t *reterr_diag)
+gpucore_status_t gc_sim_layout_build(const struct gc_scenario *s, const char *objects_dir,
+                                     struct gc_sim_layout **ret, gpucore_diag_t *reterr_diag)
 {
-    struct gc_layout *l;
+    struct gc_sim_layout *l;
     struct lctx c = { .s = s, .diag = reterr_diag };
     Elf **elfs = NULL;
     uint8_t **bytes = NULL;
@@ -1363,14 +1364,14 @@ gpucore_status_t gc_layout_build(const struct gc_scenario *s, const char *object
     gc_free(elfs);
     gc_free(bytes);
     if (st < 0) {
-        gc_layout_free(l);
+        gc_sim_layout_free(l);
         return st;
     }
     *ret = l;
     return GPUCORE_OK;
 }
 
-void gc_layout_free(struct gc_layout *l)
+void gc_sim_layout_free(struct gc_sim_layout *l)
 {
     if (!l)
         return;
@@ -1385,15 +1386,15 @@ void gc_layout_free(struct gc_layout *l)
     free(l);
 }
 
-void gc_layout_context_save(const struct gc_layout_queue *q, uint32_t xcc)
+void gc_sim_layout_context_save(const struct gc_sim_layout_queue *q, uint32_t xcc)
 {
     if (xcc < q->num_xcc)
         gc_cwsr_header_encode(&q->header[xcc],
                               (uint8_t *)(uintptr_t)(q->cwsr + (uint64_t)xcc * q->sizes.cwsr_size));
 }
 
-gpucore_status_t gc_layout_device_entry(const struct gc_scen_agent *a,
-                                        struct kfd_dbg_device_info_entry *ret)
+gpucore_status_t gc_sim_layout_device_entry(const struct gc_scen_agent *a,
+                                            struct kfd_dbg_device_info_entry *ret)
 {
     const struct gc_arch *arch = gc_arch_by_name(a->target);
 

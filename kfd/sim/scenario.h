@@ -51,7 +51,7 @@ enum gc_scen_pattern {
     GC_SCEN_PAT_SEQUENCE = 1, /* little-endian u32 k at byte 4k of the range's buffer */
     GC_SCEN_PAT_RANDOM = 2,   /* gc_scen_fill(seed, GC_SCEN_KIND_MEM, k, 0) at byte 4k */
     GC_SCEN_PAT_SECRET = 3,   /* the scenario's 16-byte secret marker at every 16th byte of
-                                 the range (buffers only; gc_layout_mem gives 0) */
+                                 the range (buffers only; gc_sim_layout_mem gives 0) */
 };
 
 /* The kinds of value the fill function distinguishes (its `kind` argument). */
@@ -262,7 +262,7 @@ struct gc_scen_exception {
     uint32_t queue; /* index, UINT32_MAX = none */
     uint32_t at_ms;
     uint64_t address;     /* ABSOLUTE: the fault VA; 0 otherwise (resolve with
-                             gc_layout_exception_address) */
+                             gc_sim_layout_exception_address) */
     uint32_t fault_flags; /* bit0 NotPresent, bit1 ReadOnly, bit2 NoExecute, bit3 imprecise */
     enum gc_scen_address_kind address_kind;
     uint32_t address_buffer;  /* BUFFER: buffer index */

@@ -711,9 +711,9 @@ static void check_registers(uint64_t wave, const struct arch_regs *ar,
             uint32_t v;
 
             memcpy(&v, buf, 4);
-            if (v != gc_layout_sgpr(w, uid, k))
+            if (v != gc_sim_layout_sgpr(w, uid, k))
                 fail_msg("wave %u s%u = 0x%x, expected 0x%x", uid, k, v,
-                         gc_layout_sgpr(w, uid, k));
+                         gc_sim_layout_sgpr(w, uid, k));
             nsgpr++;
             continue;
         }
@@ -722,8 +722,8 @@ static void check_registers(uint64_t wave, const struct arch_regs *ar,
 
             assert_int_equal(size, (uint64_t)lanes * 4);
             for (uint32_t lane = 0; lane < lanes; lane++) {
-                uint32_t v, want = acc ? gc_layout_accvgpr(w, uid, k, lane)
-                                       : gc_layout_vgpr(w, uid, k, lane);
+                uint32_t v, want = acc ? gc_sim_layout_accvgpr(w, uid, k, lane)
+                                       : gc_sim_layout_vgpr(w, uid, k, lane);
 
                 memcpy(&v, buf + 4 * lane, 4);
                 if (v != want)
@@ -791,9 +791,9 @@ static void check_lds(uint64_t wave, const struct arch_regs *ar, const struct gc
         uint32_t v;
 
         memcpy(&v, buf + k, 4);
-        if (v != gc_layout_lds(w, uid, k / 4))
+        if (v != gc_sim_layout_lds(w, uid, k / 4))
             fail_msg("LDS dword %u of wave %u: 0x%x, expected 0x%x", k / 4, uid, v,
-                     gc_layout_lds(w, uid, k / 4));
+                     gc_sim_layout_lds(w, uid, k / 4));
     }
     seen.lds_bytes += size;
     free(buf);
@@ -830,14 +830,15 @@ static void check_scratch(uint64_t wave, const struct arch_regs *ar, const struc
                      AMD_DBGAPI_STATUS_SUCCESS);
     assert_int_equal(size, 16);
     for (uint32_t k = 0; k < 4; k++)
-        assert_int_equal(words[k], gc_layout_mem(sq->scratch_pattern, sq->scratch_seed,
-                                                 GC_SCEN_KIND_SCRATCH, (off + 8) / 4 + k));
+        assert_int_equal(words[k], gc_sim_layout_mem(sq->scratch_pattern, sq->scratch_seed,
+                                                     GC_SCEN_KIND_SCRATCH, (off + 8) / 4 + k));
     /* lane 1, dword 2 of private_lane: (2 * lanes + 1) dwords into the slot */
     size = 4;
     assert_int_equal(amd_dbgapi_read_memory(p, h, 1, pl, 8, &size, words),
                      AMD_DBGAPI_STATUS_SUCCESS);
-    assert_int_equal(words[0], gc_layout_mem(sq->scratch_pattern, sq->scratch_seed,
-                                             GC_SCEN_KIND_SCRATCH, off / 4 + 2u * iw->lanes + 1u));
+    assert_int_equal(words[0],
+                     gc_sim_layout_mem(sq->scratch_pattern, sq->scratch_seed, GC_SCEN_KIND_SCRATCH,
+                                       off / 4 + 2u * iw->lanes + 1u));
     /* past the slot: nothing */
     size = 4;
     assert_int_equal(amd_dbgapi_read_memory(p, h, 0, pw, slot, &size, words),
@@ -967,8 +968,8 @@ static void check_buffers(const struct tsc_case *tc, amd_dbgapi_process_id_t p, 
         assert_int_equal(st, AMD_DBGAPI_STATUS_SUCCESS);
         assert_int_equal(size, 64);
         for (uint32_t k = 0; k < 16; k++)
-            assert_int_equal(words[k],
-                             gc_layout_mem(sb->pattern, sb->seed, GC_SCEN_KIND_MEM, start / 4 + k));
+            assert_int_equal(words[k], gc_sim_layout_mem(sb->pattern, sb->seed, GC_SCEN_KIND_MEM,
+                                                         start / 4 + k));
     }
 }
 

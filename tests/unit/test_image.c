@@ -68,9 +68,9 @@ static void check_lds(struct gc_image *img, const struct gc_image_wave *iw,
         uint32_t got = (uint32_t)buf[b] | (uint32_t)buf[b + 1] << 8 | (uint32_t)buf[b + 2] << 16 |
                        (uint32_t)buf[b + 3] << 24;
 
-        if (got != gc_layout_lds(w, uid, b / 4))
+        if (got != gc_sim_layout_lds(w, uid, b / 4))
             fail_msg("LDS dword %u of wave %u: 0x%x, expected 0x%x", b / 4, uid, got,
-                     gc_layout_lds(w, uid, b / 4));
+                     gc_sim_layout_lds(w, uid, b / 4));
     }
     /* past the LDS: a limit, with the readable prefix */
     assert_int_equal(gc_image_read(img, iw->index, GC_ASPACE_LOCAL, 0, size - 4, buf, 8, &done, &d),
@@ -107,13 +107,14 @@ static void check_scratch(struct gc_image *img, const struct gc_scenario *s,
                       &d))
         fail_msg("scratch of wave %u: %s", iw->index, d.message);
     for (uint32_t k = 0; k < 4; k++)
-        assert_int_equal(words[k], gc_layout_mem(sq->scratch_pattern, sq->scratch_seed,
-                                                 GC_SCEN_KIND_SCRATCH, (off + 8) / 4 + k));
+        assert_int_equal(words[k], gc_sim_layout_mem(sq->scratch_pattern, sq->scratch_seed,
+                                                     GC_SCEN_KIND_SCRATCH, (off + 8) / 4 + k));
     /* lane 1, dword 2: (2 * lanes + 1) dwords into the slot */
     if (gc_image_read(img, iw->index, GC_ASPACE_PRIVATE_LANE, 1, 8, words, 4, &done, &d))
         fail_msg("private_lane of wave %u: %s", iw->index, d.message);
-    assert_int_equal(words[0], gc_layout_mem(sq->scratch_pattern, sq->scratch_seed,
-                                             GC_SCEN_KIND_SCRATCH, off / 4 + 2u * iw->lanes + 1u));
+    assert_int_equal(words[0],
+                     gc_sim_layout_mem(sq->scratch_pattern, sq->scratch_seed, GC_SCEN_KIND_SCRATCH,
+                                       off / 4 + 2u * iw->lanes + 1u));
     /* past the slot */
     assert_int_equal(
             gc_image_read(img, iw->index, GC_ASPACE_PRIVATE_WAVE, 0, size, words, 4, &done, &d),
@@ -141,7 +142,7 @@ static void check_waves(struct gc_image *img, const struct gc_scenario *s, const
 
             if (dp->queue != qi || w->xcc != x)
                 continue;
-            gc_layout_reg_counts(arch, dp, &v, &acc, &sg);
+            gc_sim_layout_reg_counts(arch, dp, &v, &acc, &sg);
             for (uint32_t g = 0; g < w->workgroup_count; g++) {
                 for (uint32_t n = 0; n < wpg; n++, k++) {
                     uint32_t uid = w->first_wave + g * wpg + n;
@@ -177,16 +178,17 @@ static void check_waves(struct gc_image *img, const struct gc_scenario *s, const
                     assert_null(iw->wave.vgpr); /* not copied into the image */
                     for (uint32_t r = 0; r < sg; r += full ? 1 : 17)
                         assert_int_equal(gc_wave_sgpr(rw, r),
-                                         gc_layout_saved_sgpr(arch, ag, &s->queues[qi],
-                                                              a->scratch[qi], x, rw, w, uid, r));
+                                         gc_sim_layout_saved_sgpr(arch, ag, &s->queues[qi],
+                                                                  a->scratch[qi], x, rw, w, uid,
+                                                                  r));
                     for (uint32_t r = 0; r < v; r += full ? 1 : 7)
                         for (uint32_t l = 0; l < iw->lanes; l += full ? 1 : 13)
-                            if (gc_wave_vgpr(rw, r, l) != gc_layout_vgpr(w, uid, r, l))
+                            if (gc_wave_vgpr(rw, r, l) != gc_sim_layout_vgpr(w, uid, r, l))
                                 fail_msg("wave %u v%u lane %u: 0x%x, expected 0x%x", uid, r, l,
-                                         gc_wave_vgpr(rw, r, l), gc_layout_vgpr(w, uid, r, l));
+                                         gc_wave_vgpr(rw, r, l), gc_sim_layout_vgpr(w, uid, r, l));
                     for (uint32_t r = 0; full && r < iw->wave.accvgprs; r++)
                         assert_int_equal(gc_wave_accvgpr(rw, r, 5),
-                                         gc_layout_accvgpr(w, uid, r, 5));
+                                         gc_sim_layout_accvgpr(w, uid, r, 5));
                     if (n == 0 && dp->group_segment_size && (full || g < 2))
                         check_lds(img, iw, w, uid);
                     if (iw->wave.scratch_en && s->queues[qi].scratch_per_wave && (full || g < 2)) {
@@ -247,8 +249,8 @@ static void check_buffers(struct gc_image *img, const struct gc_scenario *s, con
             fail_msg("buffer %s: %s", sb->name, d.message);
         seen.buffers++;
         for (uint32_t k = 0; k < 16; k++)
-            assert_int_equal(words[k],
-                             gc_layout_mem(sb->pattern, sb->seed, GC_SCEN_KIND_MEM, start / 4 + k));
+            assert_int_equal(words[k], gc_sim_layout_mem(sb->pattern, sb->seed, GC_SCEN_KIND_MEM,
+                                                         start / 4 + k));
         /* the same bytes through a generic (global) address */
         uint32_t g = 0;
         assert_int_equal(gc_image_read(img, UINT32_MAX, GC_ASPACE_GENERIC, 0, a->buffer[b] + start,

@@ -42,7 +42,7 @@
 
 struct fixture {
     struct gc_scenario *s;
-    struct gc_layout *l;
+    struct gc_sim_layout *l;
     struct kfd_dbg_device_info_entry *dev;
     struct kfd_queue_snapshot_entry *q;
     struct gc_kfd_mapping *maps;
@@ -127,22 +127,22 @@ static struct fixture *setup_from(struct gc_scenario *s_in)
     assert_non_null(objs);
     assert_non_null(f);
     f->s = s_in;
-    if (gc_layout_build(f->s, objs, &f->l, &d) < 0)
+    if (gc_sim_layout_build(f->s, objs, &f->l, &d) < 0)
         fail_msg("%s: layout: %s", f->s->name, d.message);
 
     const struct gc_scenario *s = f->s;
-    const struct gc_layout *l = f->l;
+    const struct gc_sim_layout *l = f->l;
 
     /* device entries as the inferior hands them to its driver */
     f->dev = calloc(s->nagents, sizeof(*f->dev));
     assert_non_null(f->dev);
     for (uint32_t i = 0; i < s->nagents; i++)
-        assert_int_equal(gc_layout_device_entry(&s->agents[i], &f->dev[i]), GPUCORE_OK);
+        assert_int_equal(gc_sim_layout_device_entry(&s->agents[i], &f->dev[i]), GPUCORE_OK);
     /* queue entries likewise */
     f->q = calloc(s->nqueues + 1u, sizeof(*f->q));
     assert_non_null(f->q);
     for (uint32_t i = 0; i < s->nqueues; i++) {
-        const struct gc_layout_queue *q = &l->queues[i];
+        const struct gc_sim_layout_queue *q = &l->queues[i];
         struct kfd_queue_snapshot_entry *e = &f->q[i];
 
         e->ring_base_address = q->ring;
@@ -156,7 +156,7 @@ static struct fixture *setup_from(struct gc_scenario *s_in)
         e->ctx_save_restore_area_size = q->sizes.cwsr_size;
         /* SUSPEND: the waves, the control stack and the header land in each XCC's area */
         for (uint32_t x = 0; x < q->num_xcc; x++)
-            gc_layout_context_save(q, x);
+            gc_sim_layout_context_save(q, x);
     }
     /* GPU mappings: the layout's device allocations, as the simulated driver lists them */
     f->maps = calloc(l->nallocs + 1u, sizeof(*f->maps));
@@ -212,7 +212,7 @@ static void teardown_scenario(struct fixture *f)
 {
     gc_rangeset_free(&f->unreadable);
     gc_rangeset_free(&f->read_set);
-    gc_layout_free(f->l);
+    gc_sim_layout_free(f->l);
     gc_scenario_free(f->s);
     free(f->dev);
     free(f->q);
@@ -316,7 +316,7 @@ static void check_state(const struct fixture *f, const struct gc_plan *p)
     const struct gc_rangeset *st = &p->tier[GPUCORE_TIER_STATE];
 
     for (uint32_t i = 0; i < f->s->nqueues; i++) {
-        const struct gc_layout_queue *q = &f->l->queues[i];
+        const struct gc_sim_layout_queue *q = &f->l->queues[i];
 
         assert_true(gc_rangeset_contains(st, q->ring, q->ring_size));
         assert_true(gc_rangeset_contains(st, q->amd_queue, 256));
@@ -339,14 +339,14 @@ static void check_state(const struct fixture *f, const struct gc_plan *p)
     }
     assert_true(gc_rangeset_contains(st, f->l->r_debug, 40));
     for (uint32_t i = 0; i < f->s->ndispatches; i++) {
-        const struct gc_layout_dispatch *d = &f->l->dispatches[i];
+        const struct gc_sim_layout_dispatch *d = &f->l->dispatches[i];
 
         assert_true(gc_rangeset_contains(st, d->kernel_object, 64));
         if (d->kernarg_size)
             assert_true(gc_rangeset_contains(st, d->kernarg, d->kernarg_size));
     }
     for (uint32_t i = 0; i < f->s->ncode_objects; i++) {
-        const struct gc_layout_code_object *co = &f->l->code_objects[i];
+        const struct gc_sim_layout_code_object *co = &f->l->code_objects[i];
 
         assert_true(gc_rangeset_contains(st, co->link_map, 40));
         assert_true(gc_rangeset_contains(st, co->load_base, co->load_size));
@@ -380,7 +380,7 @@ static void check_state_ranks(const struct fixture *f, const struct gc_plan *p)
     for (uint32_t i = 0; i < f->s->ncode_objects; i++)
         assert_true(gc_rangeset_contains(r0, f->l->code_objects[i].link_map, 40));
     for (uint32_t i = 0; i < f->s->nqueues; i++) {
-        const struct gc_layout_queue *q = &f->l->queues[i];
+        const struct gc_sim_layout_queue *q = &f->l->queues[i];
 
         assert_true(gc_rangeset_contains(r0, q->amd_queue, 256));
         assert_true(gc_rangeset_contains(r0, q->ring, q->ring_size));
@@ -397,7 +397,7 @@ static void check_state_ranks(const struct fixture *f, const struct gc_plan *p)
         }
     }
     for (uint32_t i = 0; i < f->s->ndispatches; i++) {
-        const struct gc_layout_dispatch *d = &f->l->dispatches[i];
+        const struct gc_sim_layout_dispatch *d = &f->l->dispatches[i];
 
         assert_true(gc_rangeset_contains(r0, d->kernel_object, 64));
         /* rank 2: kernel arguments and code-object bytes */
@@ -465,7 +465,7 @@ static void check_code_objects(const struct fixture *f, const struct gc_plan *p)
     assert_int_equal(p->code_objects.count, f->s->ncode_objects);
     for (uint32_t i = 0; i < p->code_objects.count; i++) {
         const gpucore_code_object_t *co = &p->code_objects.objects[i];
-        const struct gc_layout_code_object *lc = &f->l->code_objects[i];
+        const struct gc_sim_layout_code_object *lc = &f->l->code_objects[i];
         size_t len;
         uint8_t *file = slurp(lc->path, &len);
 
@@ -643,7 +643,7 @@ static void test_big_memory_budget(void **state)
 static void test_unreadable_cwsr_header(void **state)
 {
     struct fixture *f = setup_scenario("vadd-fault.json");
-    const struct gc_layout_queue *q = &f->l->queues[0];
+    const struct gc_sim_layout_queue *q = &f->l->queues[0];
     struct gc_plan *p;
 
     (void)state;
@@ -737,7 +737,7 @@ static void test_bad_r_debug(void **state)
 static void test_link_map_cycle(void **state)
 {
     struct fixture *f = setup_scenario("vadd-fault.json");
-    const struct gc_layout_code_object *co = &f->l->code_objects[0];
+    const struct gc_sim_layout_code_object *co = &f->l->code_objects[0];
     uint8_t *node = (uint8_t *)(uintptr_t)co->link_map;
     uint8_t *uri = (uint8_t *)(uintptr_t)gc_le64_get(node + 8);
     uint8_t saved_node[40], saved_uri[8];
@@ -806,7 +806,7 @@ static uint64_t image_item_size(const struct gc_plan *p)
 static void test_memory_uri_size_lies(void **state)
 {
     struct fixture *f = setup_scenario("vadd-fault.json");
-    const struct gc_layout_code_object *co = &f->l->code_objects[0];
+    const struct gc_sim_layout_code_object *co = &f->l->code_objects[0];
     uint8_t *node = (uint8_t *)(uintptr_t)co->link_map;
     uint64_t saved_name = gc_le64_get(node + 8);
     const uint64_t lie = 255ull << 20;
@@ -846,7 +846,7 @@ static void test_memory_uri_size_lies(void **state)
 static void test_bad_queue(void **state)
 {
     struct fixture *f = setup_scenario("vadd-fault.json");
-    const struct gc_layout_queue *q = &f->l->queues[0];
+    const struct gc_sim_layout_queue *q = &f->l->queues[0];
     uint8_t *aq = (uint8_t *)(uintptr_t)q->amd_queue;
     uint8_t saved[256];
     struct gc_plan *p;

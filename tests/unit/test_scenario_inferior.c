@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The scenario's process image, read the way a debugger reads it: first laid out in this
- * process (gc_layout_build, memory read directly), then in a running gpucore-inferior that this
+ * process (gc_sim_layout_build, memory read directly), then in a running gpucore-inferior that this
  * test attaches to with ptrace and reads with process_vm_readv. Either way the walk is the
  * same: r_debug -> link_map -> URI -> code object bytes; ring -> packet -> kernel descriptor;
  * amd_queue_t dispatch ids; each XCC's CWSR area decoded by gc_cwsr_decode into exactly the
@@ -189,8 +189,8 @@ static void check_scratch(const struct gc_scenario *s, const struct reader *r,
     assert_non_null(words);
     rd(r, loc, words, per_xcc * ag->num_xcc);
     for (uint64_t k = 0; k < per_xcc * ag->num_xcc / 4; k++)
-        if (words[k] != gc_layout_mem(sq->scratch_pattern, sq->scratch_seed,
-                                      GC_SCEN_KIND_SCRATCH, k))
+        if (words[k] !=
+            gc_sim_layout_mem(sq->scratch_pattern, sq->scratch_seed, GC_SCEN_KIND_SCRATCH, k))
             fail_msg("queue %u scratch word %" PRIu64 ": 0x%x", q, k, words[k]);
     free(words);
 }
@@ -279,7 +279,7 @@ static uint32_t check_area(const struct gc_scenario *s, const struct reader *r,
 
         if (dp->queue != q || w->xcc != x)
             continue;
-        gc_layout_reg_counts(arch, dp, &v, &acc, &sg);
+        gc_sim_layout_reg_counts(arch, dp, &v, &acc, &sg);
         for (uint32_t g = 0; g < w->workgroup_count; g++) {
             for (uint32_t n = 0; n < wpg; n++, k++) {
                 const struct gc_wave *gw;
@@ -296,17 +296,17 @@ static uint32_t check_area(const struct gc_scenario *s, const struct reader *r,
                 assert_int_equal(gw->first_wave, n == 0);
                 for (uint32_t i = 0; regs && i < sg; i++)
                     assert_int_equal(gc_wave_sgpr(gw, i),
-                                     gc_layout_saved_sgpr(arch, ag, &s->queues[q], scratch, x, gw,
-                                                          w, uid, i));
+                                     gc_sim_layout_saved_sgpr(arch, ag, &s->queues[q], scratch, x,
+                                                              gw, w, uid, i));
                 for (uint32_t i = 0; regs && i < v; i++)
                     for (uint32_t l = 0; l < lanes; l++)
-                        if (gc_wave_vgpr(gw, i, l) != gc_layout_vgpr(w, uid, i, l))
+                        if (gc_wave_vgpr(gw, i, l) != gc_sim_layout_vgpr(w, uid, i, l))
                             fail_msg("wave %u v%u lane %u: 0x%x, expected 0x%x", uid, i, l,
-                                     gc_wave_vgpr(gw, i, l), gc_layout_vgpr(w, uid, i, l));
+                                     gc_wave_vgpr(gw, i, l), gc_sim_layout_vgpr(w, uid, i, l));
                 for (uint32_t i = 0; regs && i < gw->accvgprs; i++)
                     for (uint32_t l = 0; l < 64; l++)
                         assert_int_equal(gc_wave_accvgpr(gw, i, l),
-                                         gc_layout_accvgpr(w, uid, i, l));
+                                         gc_sim_layout_accvgpr(w, uid, i, l));
                 if (n == 0 && dp->group_segment_size) {
                     assert_non_null(gw->lds);
                     assert_true(gw->lds_size >= dp->group_segment_size);
@@ -315,7 +315,7 @@ static uint32_t check_area(const struct gc_scenario *s, const struct reader *r,
                                        (uint32_t)gw->lds[b + 2] << 16 |
                                        (uint32_t)gw->lds[b + 3] << 24;
 
-                        assert_int_equal(got, gc_layout_lds(w, uid, b / 4));
+                        assert_int_equal(got, gc_sim_layout_lds(w, uid, b / 4));
                     }
                 }
                 assert_int_equal(gc_wave_trap_stopped(arch, gw), w->stopped);
@@ -365,7 +365,8 @@ static void check_all(const struct gc_scenario *s, const struct reader *r, const
             assert_non_null(words);
             rd(r, a->buffer[i] + off, words, size);
             for (uint64_t k = 0; k < size / 4; k++)
-                if (words[k] != gc_layout_mem(b->pattern, b->seed, GC_SCEN_KIND_MEM, off / 4 + k))
+                if (words[k] !=
+                    gc_sim_layout_mem(b->pattern, b->seed, GC_SCEN_KIND_MEM, off / 4 + k))
                     fail_msg("buffer %s word %" PRIu64 ": 0x%x", b->name, off / 4 + k, words[k]);
             free(words);
         }
@@ -391,13 +392,13 @@ static struct gc_scenario *load(const char *name)
  * Before its first save, XCC @p x's area of @p lq already holds the control stack and the wave
  * records the complete header (lq->header[x]) describes -- the device model's storage is the
  * save area, no copy elsewhere -- while the header in the area still says it is empty; the save
- * (gc_layout_context_save, what SUSPEND does) then writes the 40-byte header and not one byte
+ * (gc_sim_layout_context_save, what SUSPEND does) then writes the 40-byte header and not one byte
  * of the used parts below it.
  */
-static void save_in_place(const struct gc_scenario *s, const struct gc_layout *l, uint32_t q,
+static void save_in_place(const struct gc_scenario *s, const struct gc_sim_layout *l, uint32_t q,
                           uint32_t x)
 {
-    const struct gc_layout_queue *lq = &l->queues[q];
+    const struct gc_sim_layout_queue *lq = &l->queues[q];
     const struct gc_arch *arch = gc_arch_by_name(s->agents[s->queues[q].agent].target);
     const uint8_t *base =
             (const uint8_t *)(uintptr_t)(lq->cwsr + (uint64_t)x * lq->sizes.cwsr_size);
@@ -424,7 +425,7 @@ static void save_in_place(const struct gc_scenario *s, const struct gc_layout *l
     before = malloc(full->wave_state_offset);
     assert_non_null(before);
     memcpy(before, base, full->wave_state_offset);
-    gc_layout_context_save(lq, x);
+    gc_sim_layout_context_save(lq, x);
     gc_cwsr_header_encode(full, want);
     assert_memory_equal(base, want, GC_CWSR_HEADER_SIZE);
     assert_memory_equal(base + GC_CWSR_HEADER_SIZE, before + GC_CWSR_HEADER_SIZE,
@@ -435,14 +436,14 @@ static void save_in_place(const struct gc_scenario *s, const struct gc_layout *l
 static void in_process_version(const char *name, uint32_t r_version)
 {
     struct gc_scenario *s = load(name);
-    struct gc_layout *l = NULL;
+    struct gc_sim_layout *l = NULL;
     struct addrs *a = calloc(1, sizeof(*a));
     struct reader r = { 0 };
     gpucore_diag_t d = { 0 };
 
     if (r_version)
         s->r_version = r_version;
-    if (gc_layout_build(s, getenv("GPUCORE_SCENARIO_OBJECTS"), &l, &d) < 0)
+    if (gc_sim_layout_build(s, getenv("GPUCORE_SCENARIO_OBJECTS"), &l, &d) < 0)
         fail_msg("%s", d.message);
     /* Nothing is saved before the queues are preempted: the header says no control stack, no
        waves. The device keeps them in the area itself, so the save writes the header alone. */
@@ -461,7 +462,7 @@ static void in_process_version(const char *name, uint32_t r_version)
     for (uint32_t i = 0; i < s->nbuffers; i++)
         a->buffer[i] = l->buffers[i].address;
     check_all(s, &r, a, getpid());
-    gc_layout_free(l);
+    gc_sim_layout_free(l);
     gc_scenario_free(s);
     free(a);
 }
@@ -512,12 +513,12 @@ static void test_layout_bad_pc(void **state)
             "\"packet_id\":0}],\"waves\":[{\"dispatch\":0,\"workgroup\":[0]},{\"dispatch\":0,"
             "\"workgroup\":[0],\"pc\":{\"kernel_offset\":\"0x1000\"}}]}";
     struct gc_scenario *s = NULL;
-    struct gc_layout *l = NULL;
+    struct gc_sim_layout *l = NULL;
     gpucore_diag_t d = { 0 };
 
     (void)state;
     assert_int_equal(gc_scenario_parse(json, sizeof(json) - 1, "x.json", &s, &d), GPUCORE_OK);
-    assert_int_equal(gc_layout_build(s, getenv("GPUCORE_SCENARIO_OBJECTS"), &l, &d),
+    assert_int_equal(gc_sim_layout_build(s, getenv("GPUCORE_SCENARIO_OBJECTS"), &l, &d),
                      GPUCORE_E_INVAL);
     if (!strstr(d.message, "x.json: waves[1].pc: kernel 'vadd' has no offset 0x1000 (size 0x"))
         fail_msg("%s", d.message);
@@ -530,7 +531,7 @@ static void backlog_layout(uint32_t backlog, gpucore_status_t want)
 {
     char json[1024];
     struct gc_scenario *s = NULL;
-    struct gc_layout *l = NULL;
+    struct gc_sim_layout *l = NULL;
     gpucore_diag_t d = { 0 };
 
     snprintf(json, sizeof(json),
@@ -543,7 +544,7 @@ static void backlog_layout(uint32_t backlog, gpucore_status_t want)
              "\"packet_id\":74}]}",
              backlog);
     assert_int_equal(gc_scenario_parse(json, strlen(json), "x.json", &s, &d), GPUCORE_OK);
-    assert_int_equal(gc_layout_build(s, getenv("GPUCORE_SCENARIO_OBJECTS"), &l, &d), want);
+    assert_int_equal(gc_sim_layout_build(s, getenv("GPUCORE_SCENARIO_OBJECTS"), &l, &d), want);
     if (want != GPUCORE_OK) {
         if (!strstr(d.message, "queues[0].backlog: 60 packets after the dispatches do not fit"))
             fail_msg("%s", d.message);
@@ -556,7 +557,7 @@ static void backlog_layout(uint32_t backlog, gpucore_status_t want)
         for (uint32_t k = 0; k < backlog; k++)
             assert_memory_equal(ring + ((75 + k) % 64) * 64, ring + (74 % 64) * 64, 64);
         assert_int_equal(ring[((75 + backlog) % 64) * 64], 1); /* HSA_PACKET_TYPE_INVALID */
-        gc_layout_free(l);
+        gc_sim_layout_free(l);
     }
     gc_scenario_free(s);
 }
@@ -586,35 +587,35 @@ static void test_layout_exception_address(void **state)
             "{\"what\":\"memory_violation\",\"queue\":0,\"address\":{\"buffer\":\"low\","
             "\"before\":\"0x40000000\"}}]}";
     struct gc_scenario *s = NULL;
-    struct gc_layout *l = NULL;
+    struct gc_sim_layout *l = NULL;
     gpucore_diag_t d = { 0 };
     uint64_t va = 1, a;
 
     (void)state;
     assert_int_equal(gc_scenario_parse(json, sizeof(json) - 1, "x.json", &s, &d), GPUCORE_OK);
-    if (gc_layout_build(s, getenv("GPUCORE_SCENARIO_OBJECTS"), &l, &d) < 0) {
+    if (gc_sim_layout_build(s, getenv("GPUCORE_SCENARIO_OBJECTS"), &l, &d) < 0) {
         if (d.status == GPUCORE_E_EXIST)
             skip(); /* 0x40000000 is taken in this process */
         fail_msg("%s", d.message);
     }
     a = l->buffers[0].address;
-    assert_int_equal(gc_layout_exception_address(l, 0, 0x7ffd0000, &va, &d), GPUCORE_OK);
+    assert_int_equal(gc_sim_layout_exception_address(l, 0, 0x7ffd0000, &va, &d), GPUCORE_OK);
     assert_int_equal(va, 0);
-    assert_int_equal(gc_layout_exception_address(l, 1, 0x7ffd0000, &va, &d), GPUCORE_OK);
+    assert_int_equal(gc_sim_layout_exception_address(l, 1, 0x7ffd0000, &va, &d), GPUCORE_OK);
     assert_int_equal(va, 0x1234);
-    assert_int_equal(gc_layout_exception_address(l, 2, 0x7ffd0000, &va, &d), GPUCORE_OK);
+    assert_int_equal(gc_sim_layout_exception_address(l, 2, 0x7ffd0000, &va, &d), GPUCORE_OK);
     assert_int_equal(va, a + 0x1010);
-    assert_int_equal(gc_layout_exception_address(l, 3, 0x7ffd0000, &va, &d), GPUCORE_OK);
+    assert_int_equal(gc_sim_layout_exception_address(l, 3, 0x7ffd0000, &va, &d), GPUCORE_OK);
     assert_int_equal(va, a - 0x10);
-    assert_int_equal(gc_layout_exception_address(l, 4, 0x7ffd0000, &va, &d), GPUCORE_OK);
+    assert_int_equal(gc_sim_layout_exception_address(l, 4, 0x7ffd0000, &va, &d), GPUCORE_OK);
     assert_int_equal(va, 0x7ffd0000);
-    assert_int_equal(gc_layout_exception_address(l, 5, 0x7ffd0000, &va, &d), GPUCORE_E_INVAL);
+    assert_int_equal(gc_sim_layout_exception_address(l, 5, 0x7ffd0000, &va, &d), GPUCORE_E_INVAL);
     assert_int_equal(va, 0);
     if (!strstr(d.message, "x.json: exceptions[5].address: buffer 'low' at 0x40000000 - "
                            "0x40000000 is outside [1, 2^57)"))
         fail_msg("%s", d.message);
-    assert_int_equal(gc_layout_exception_address(l, 6, 0, &va, &d), GPUCORE_E_INVAL);
-    gc_layout_free(l);
+    assert_int_equal(gc_sim_layout_exception_address(l, 6, 0, &va, &d), GPUCORE_E_INVAL);
+    gc_sim_layout_free(l);
     gc_scenario_free(s);
 }
 
@@ -658,13 +659,13 @@ static void test_layout_hidden_kernargs(void **state)
         { 64, 8, 0 },   { 72, 8, 0 },  { 80, 2, 2 },
     };
     struct gc_scenario *s = NULL;
-    struct gc_layout *l = NULL;
+    struct gc_sim_layout *l = NULL;
     gpucore_diag_t d = { 0 };
     const uint8_t *ka, *pb;
 
     (void)state;
     assert_int_equal(gc_scenario_parse(json, sizeof(json) - 1, "x.json", &s, &d), GPUCORE_OK);
-    if (gc_layout_build(s, getenv("GPUCORE_SCENARIO_OBJECTS"), &l, &d) != GPUCORE_OK)
+    if (gc_sim_layout_build(s, getenv("GPUCORE_SCENARIO_OBJECTS"), &l, &d) != GPUCORE_OK)
         fail_msg("%s", d.message);
     assert_int_equal(l->dispatches[0].kernarg_size, 272); /* check's .kernarg_segment_size */
     ka = (const uint8_t *)(uintptr_t)l->dispatches[0].kernarg;
@@ -682,7 +683,7 @@ static void test_layout_hidden_kernargs(void **state)
     for (unsigned o = 96; o < 272; o++) /* hostcall, heap, queue...: none */
         assert_int_equal(ka[o], 0);
     assert_int_equal(l->dispatches[1].kernarg_size, 28); /* v4: explicit only */
-    gc_layout_free(l);
+    gc_sim_layout_free(l);
     gc_scenario_free(s);
 }
 
@@ -1326,8 +1327,8 @@ static void test_inferior_env_faults(void **state)
         uint32_t w;
 
         memcpy(&w, buf + 4 * i, 4);
-        assert_int_equal(w, gc_layout_mem(s->buffers[1].pattern, s->buffers[1].seed,
-                                          GC_SCEN_KIND_MEM, i));
+        assert_int_equal(w, gc_sim_layout_mem(s->buffers[1].pattern, s->buffers[1].seed,
+                                              GC_SCEN_KIND_MEM, i));
     }
     /* Past the hole reads again; buffer a is untouched. */
     assert_int_equal(gc_kfd_read_memory(k, a->buffer[1] + 12288, buf, 4096, &done, &err, &d),
