@@ -884,7 +884,7 @@ out:
 
 #define CONF_SYSTEM GC_STORE_CONF_SYSTEM
 
-static void gc_help(FILE *out)
+static void vacuum_help(FILE *out)
 {
     fprintf(out,
             "Usage: gpucore gc [--max-use SIZE] [--keep-free SIZE] [--max-age AGE]\n"
@@ -944,7 +944,8 @@ static int read_conf(const char *cmd, const char *option, struct gc_store_policy
     return 0;
 }
 
-struct gc_cli {
+/* What `gpucore gc` reports as it removes (or would remove) cores. */
+struct vacuum_report {
     FILE *out;
     int dry_run;
     size_t count;
@@ -952,7 +953,7 @@ struct gc_cli {
 
 static void on_removed(void *user, const struct gc_store_row *r, const char *why)
 {
-    struct gc_cli *g = user;
+    struct vacuum_report *g = user;
     char size[32];
 
     g->count++;
@@ -961,7 +962,7 @@ static void on_removed(void *user, const struct gc_store_row *r, const char *why
             gc_format_size((uint64_t)(r->size > 0 ? r->size : 0), size, sizeof(size)), why);
 }
 
-static const struct option gc_longopts[] = {
+static const struct option vacuum_longopts[] = {
     { "max-use", required_argument, NULL, 'u' },
     { "keep-free", required_argument, NULL, 'f' },
     { "max-age", required_argument, NULL, 'a' },
@@ -975,13 +976,13 @@ static const struct option gc_longopts[] = {
 };
 
 /* An option's value, parsed into the policy later (after the file): kept by its letter. */
-struct gc_args {
+struct vacuum_args {
     const char *max_use, *keep_free, *max_age, *keep_per_signature, *config, *store, *fleet;
     int dry_run;
 };
 
 /* The options over the file's values: 0 or the usage error's exit code. */
-static int apply_options(const struct gc_args *a, struct gc_store_policy *p)
+static int apply_options(const struct vacuum_args *a, struct gc_store_policy *p)
 {
     long k;
 
@@ -1006,9 +1007,9 @@ static int apply_options(const struct gc_args *a, struct gc_store_policy *p)
 int cmd_gc(int argc, char **argv)
 {
     struct gc_store_policy p = { .keep_per_signature = -1 };
-    struct gc_args a = { 0 };
+    struct vacuum_args a = { 0 };
     struct gc_store *s = NULL;
-    struct gc_cli g = { 0 };
+    struct vacuum_report g = { 0 };
     gpucore_diag_t d = { 0 };
     uint64_t freed = 0;
     char size[32];
@@ -1016,7 +1017,7 @@ int cmd_gc(int argc, char **argv)
 
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", gc_longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "h", vacuum_longopts, NULL)) != -1) {
         switch (c) {
         case 'u':
             a.max_use = optarg;
@@ -1045,7 +1046,7 @@ int cmd_gc(int argc, char **argv)
             a.fleet = optarg;
             break;
         case 'h':
-            gc_help(stdout);
+            vacuum_help(stdout);
             return CLI_EXIT_OK;
         default:
             return cli_usage_error("gc", "unknown option or missing value in '%s'",
