@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include <gpucore/status.h>
 
 struct gc_store;
@@ -49,6 +51,22 @@ void cli_fleet_sync(struct gc_store *s, const char *option, const char *config, 
                     int64_t time_max_ms, struct gc_fleet_sync_stats *ret, char *warn,
                     size_t size);
 void cli_fleet_sync_warn(struct gc_store *s, const char *option, const char *config);
+
+/*
+ * What `list`, `show` and their --fleet forms print of a row (cli/cmd_store.c), so both give
+ * the same members and text. cli_store_row_json(): one core as `list --json` has it
+ * (docs/store.md), @p path its file's path; a new object. cli_json_i64_or_null(),
+ * cli_json_time_or_null(): a number, or a time as ISO 8601 UTC, null when negative (unknown).
+ * cli_format_time(): that time into @p buf, "-" when unknown. cli_row_number(): @p v into
+ * @p buf, "-" when negative. cli_base_name(): the last component of @p p, "-" for NULL.
+ */
+struct gc_store_row;
+json_t *cli_store_row_json(const struct gc_store_row *r, const char *path);
+json_t *cli_json_i64_or_null(int64_t v);
+json_t *cli_json_time_or_null(int64_t ns);
+void cli_format_time(int64_t ns, char *buf, size_t size);
+void cli_row_number(int64_t v, char *buf, size_t size);
+const char *cli_base_name(const char *p);
 
 int cmd_list(int argc, char **argv);
 int cmd_show(int argc, char **argv);

@@ -65,48 +65,6 @@ static int fleet_open(const struct cli_fleet_args *a, struct gc_fleet **ret)
 /* Values                                                                                      */
 /* ---------------------------------------------------------------------------------------- */
 
-static void format_time(int64_t ns, char *buf, size_t size)
-{
-    time_t secs = (time_t)(ns / 1000000000);
-    struct tm tm;
-
-    if (ns < 0 || !gmtime_r(&secs, &tm)) {
-        snprintf(buf, size, "-");
-        return;
-    }
-    strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
-static json_t *i64_or_null(int64_t v)
-{
-    return v < 0 ? json_null() : json_integer(v);
-}
-
-static json_t *time_or_null(int64_t ns)
-{
-    char buf[32];
-
-    if (ns < 0)
-        return json_null();
-    format_time(ns, buf, sizeof(buf));
-    return json_string(buf);
-}
-
-static void number(int64_t v, char *buf, size_t size)
-{
-    if (v < 0)
-        snprintf(buf, size, "-");
-    else
-        snprintf(buf, size, "%" PRId64, v);
-}
-
-static const char *base_name(const char *p)
-{
-    const char *slash = p ? strrchr(p, '/') : NULL;
-
-    return slash ? slash + 1 : p ? p : "-";
-}
-
 static const char *or_dash(const char *s)
 {
     return s && *s ? s : "-";
@@ -116,40 +74,11 @@ static const char *or_dash(const char *s)
    it is: node, store, path (on that node), synced. */
 static json_t *fleet_row_json(const struct gc_fleet_row *fr)
 {
-    const struct gc_store_row *r = &fr->row;
-    json_t *o = json_object(), *sig = json_null();
+    json_t *o = cli_store_row_json(&fr->row, fr->path);
 
-    if (r->sig_hash) {
-        sig = json_object();
-        json_object_set_new(sig, "hash", json_string(r->sig_hash));
-        json_object_set_new(sig, "text", gc_json_str_or_null(r->sig_text));
-    }
-    json_object_set_new(o, "id", json_integer(r->id));
-    json_object_set_new(o, "time", time_or_null(r->time_ns));
-    json_object_set_new(o, "time_ns", i64_or_null(r->time_ns));
-    json_object_set_new(o, "host", gc_json_str_or_null(r->host));
-    json_object_set_new(o, "pid", i64_or_null(r->pid));
-    json_object_set_new(o, "uid", i64_or_null(r->uid));
-    json_object_set_new(o, "executable", gc_json_str_or_null(r->exe));
-    json_object_set_new(o, "job", gc_json_str_or_null(r->job));
-    json_object_set_new(o, "rank", i64_or_null(r->rank));
-    json_object_set_new(o, "targets", gc_json_str_or_null(r->targets));
-    json_object_set_new(o, "trigger", gc_json_str_or_null(r->trigger));
-    json_object_set_new(o, "signature", sig);
-    json_object_set_new(o, "waves", i64_or_null(r->waves));
-    json_object_set_new(o, "faulting_waves", i64_or_null(r->faulting_waves));
-    json_object_set_new(o, "size_on_disk", i64_or_null(r->size));
-    json_object_set_new(o, "truncated", json_boolean(r->truncated));
-    json_object_set_new(o, "file", gc_json_str_or_null(r->file));
-    json_object_set_new(o, "path", gc_json_str_or_null(fr->path));
-    json_object_set_new(o, "state", json_string(gc_store_state_name(r->state)));
-    json_object_set_new(o, "error", gc_json_str_or_null(r->error));
-    json_object_set_new(o, "indexed_at", time_or_null(r->indexed_at));
-    json_object_set_new(o, "seen", json_integer(r->seen));
-    json_object_set_new(o, "first_seen", time_or_null(r->first_seen_ns));
     json_object_set_new(o, "node", gc_json_str_or_null(fr->node));
     json_object_set_new(o, "store", gc_json_str_or_null(fr->store));
-    json_object_set_new(o, "synced", time_or_null(fr->synced_ns));
+    json_object_set_new(o, "synced", cli_json_time_or_null(fr->synced_ns));
     return o;
 }
 
@@ -163,8 +92,8 @@ static json_t *signature_json(const struct gc_fleet_signature *g)
     json_object_set_new(o, "cores", json_integer(g->cores));
     json_object_set_new(o, "hosts", json_integer(g->hosts));
     json_object_set_new(o, "jobs", json_integer(g->jobs));
-    json_object_set_new(o, "first", time_or_null(g->first_ns));
-    json_object_set_new(o, "last", time_or_null(g->last_ns));
+    json_object_set_new(o, "first", cli_json_time_or_null(g->first_ns));
+    json_object_set_new(o, "last", cli_json_time_or_null(g->last_ns));
     json_object_set_new(o, "executable", gc_json_str_or_null(g->exe));
     return o;
 }
@@ -175,8 +104,8 @@ static json_t *doc_head(const char *schema, const struct gc_fleet_filter *f)
     json_t *doc = json_object();
 
     json_object_set_new(doc, "schema", json_string(schema));
-    json_object_set_new(doc, "since", time_or_null(f->since_ns > 0 ? f->since_ns : -1));
-    json_object_set_new(doc, "until", time_or_null(f->until_ns > 0 ? f->until_ns : -1));
+    json_object_set_new(doc, "since", cli_json_time_or_null(f->since_ns > 0 ? f->since_ns : -1));
+    json_object_set_new(doc, "until", cli_json_time_or_null(f->until_ns > 0 ? f->until_ns : -1));
     return doc;
 }
 
@@ -219,21 +148,21 @@ static void render_list(FILE *out, const json_t *doc, void *user)
     for (size_t i = 0; i < v->n; i++) {
         const struct gc_store_row *r = &v->rows[i].row;
 
-        format_time(r->time_ns, t, sizeof(t));
+        cli_format_time(r->time_ns, t, sizeof(t));
         if (r->waves >= 0)
             snprintf(waves, sizeof(waves), "%" PRId64 "/%" PRId64, r->faulting_waves, r->waves);
         else
             snprintf(waves, sizeof(waves), "-");
-        number(r->pid, pid, sizeof(pid));
-        number(r->uid, uid, sizeof(uid));
-        number(r->seen > 0 ? r->seen : -1, seen, sizeof(seen));
+        cli_row_number(r->pid, pid, sizeof(pid));
+        cli_row_number(r->uid, uid, sizeof(uid));
+        cli_row_number(r->seen > 0 ? r->seen : -1, seen, sizeof(seen));
         snprintf(jr, sizeof(jr), "%.24s/", r->job ? r->job : "-");
-        number(r->rank, jr + strlen(jr), sizeof(jr) - strlen(jr));
+        cli_row_number(r->rank, jr + strlen(jr), sizeof(jr) - strlen(jr));
         fprintf(out,
                 "%-20s %7" PRId64
                 " %-16.16s %7s %5s %-16.16s %-12.12s %-16.16s %-11s %9s %-10s %4s\n",
-                t, r->id, v->rows[i].node, pid, uid, base_name(r->exe), jr, or_dash(r->sig_hash),
-                waves, gc_format_size((uint64_t)r->size, size, sizeof(size)),
+                t, r->id, v->rows[i].node, pid, uid, cli_base_name(r->exe), jr,
+                or_dash(r->sig_hash), waves, gc_format_size((uint64_t)r->size, size, sizeof(size)),
                 gc_store_state_name(r->state), seen);
     }
     if (v->cut)
@@ -312,7 +241,7 @@ static void render_summary(FILE *out, const json_t *doc, void *user)
                 gc_json_get_u64(e, "hosts"), gc_json_get_u64(e, "jobs"),
                 or_dash(gc_json_get_str_or(e, "first", "-")),
                 or_dash(gc_json_get_str_or(e, "last", "-")),
-                base_name(gc_json_get_str_or(e, "executable", "-")),
+                cli_base_name(gc_json_get_str_or(e, "executable", "-")),
                 gc_json_get_str_or(sig, "text", ""));
     }
 }
@@ -370,10 +299,10 @@ static void render_show(FILE *out, const json_t *doc, void *user)
     char t[32], first[32], size[32], synced[32], pid[24];
 
     (void)doc;
-    number(r->pid, pid, sizeof(pid));
-    format_time(r->time_ns, t, sizeof(t));
-    format_time(r->first_seen_ns, first, sizeof(first));
-    format_time(fr->synced_ns, synced, sizeof(synced));
+    cli_row_number(r->pid, pid, sizeof(pid));
+    cli_format_time(r->time_ns, t, sizeof(t));
+    cli_format_time(r->first_seen_ns, first, sizeof(first));
+    cli_format_time(fr->synced_ns, synced, sizeof(synced));
     fprintf(out, "     Fleet ID: %" PRId64 "\n", r->id);
     fprintf(out, "         Node: %s\n", fr->node);
     fprintf(out, "         File: %s:%s (%s)\n", fr->node, fr->path,
@@ -558,13 +487,13 @@ static json_t *job_doc(const char *job, const struct gc_fleet_row *rows, size_t 
 
         rank_name(r, rank, sizeof(rank));
         json_object_set_new(c, "id", json_integer(r->id));
-        json_object_set_new(c, "time", time_or_null(r->time_ns));
+        json_object_set_new(c, "time", cli_json_time_or_null(r->time_ns));
         json_object_set_new(c, "rank", json_string(rank));
         json_object_set_new(c, "node", gc_json_str_or_null(rows[i].node));
-        json_object_set_new(c, "pid", i64_or_null(r->pid));
+        json_object_set_new(c, "pid", cli_json_i64_or_null(r->pid));
         json_object_set_new(c, "role", json_string(role));
-        json_object_set_new(c, "waves", i64_or_null(r->waves));
-        json_object_set_new(c, "faulting_waves", i64_or_null(r->faulting_waves));
+        json_object_set_new(c, "waves", cli_json_i64_or_null(r->waves));
+        json_object_set_new(c, "faulting_waves", cli_json_i64_or_null(r->faulting_waves));
         json_object_set_new(c, "signature", gc_json_str_or_null(r->sig_hash));
         json_object_set_new(c, "state", json_string(gc_store_state_name(r->state)));
         json_object_set_new(c, "path", gc_json_str_or_null(rows[i].path));

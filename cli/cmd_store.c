@@ -95,7 +95,7 @@ void cli_store_close(struct gc_store *s)
 /* Times                                                                                       */
 /* ---------------------------------------------------------------------------------------- */
 
-static void format_time(int64_t ns, char *buf, size_t size)
+void cli_format_time(int64_t ns, char *buf, size_t size)
 {
     time_t secs = (time_t)(ns / 1000000000);
     struct tm tm;
@@ -154,58 +154,64 @@ static int parse_since(const char *text, int64_t now_ns, int64_t *ret_ns)
 /* A row as JSON and as text                                                                   */
 /* ---------------------------------------------------------------------------------------- */
 
-static json_t *i64_or_null(int64_t v)
+json_t *cli_json_i64_or_null(int64_t v)
 {
     return v < 0 ? json_null() : json_integer(v);
 }
 
-static json_t *time_or_null(int64_t ns)
+json_t *cli_json_time_or_null(int64_t ns)
 {
     char buf[32];
 
     if (ns < 0)
         return json_null();
-    format_time(ns, buf, sizeof(buf));
+    cli_format_time(ns, buf, sizeof(buf));
     return json_string(buf);
 }
 
-/* One core of `list --json` and `show --json` (docs/store.md lists the members). */
-static json_t *row_json(const struct gc_store *s, const struct gc_store_row *r)
+json_t *cli_store_row_json(const struct gc_store_row *r, const char *path)
 {
     json_t *o = json_object(), *sig = json_null();
-    char path[PATH_MAX];
 
-    snprintf(path, sizeof(path), "%s/%s", gc_store_path(s), r->file);
     if (r->sig_hash) {
         sig = json_object();
         json_object_set_new(sig, "hash", json_string(r->sig_hash));
         json_object_set_new(sig, "text", gc_json_str_or_null(r->sig_text));
     }
     json_object_set_new(o, "id", json_integer(r->id));
-    json_object_set_new(o, "time", time_or_null(r->time_ns));
-    json_object_set_new(o, "time_ns", i64_or_null(r->time_ns));
+    json_object_set_new(o, "time", cli_json_time_or_null(r->time_ns));
+    json_object_set_new(o, "time_ns", cli_json_i64_or_null(r->time_ns));
     json_object_set_new(o, "host", gc_json_str_or_null(r->host));
-    json_object_set_new(o, "pid", i64_or_null(r->pid));
-    json_object_set_new(o, "uid", i64_or_null(r->uid));
+    json_object_set_new(o, "pid", cli_json_i64_or_null(r->pid));
+    json_object_set_new(o, "uid", cli_json_i64_or_null(r->uid));
     json_object_set_new(o, "executable", gc_json_str_or_null(r->exe));
     json_object_set_new(o, "job", gc_json_str_or_null(r->job));
-    json_object_set_new(o, "rank", i64_or_null(r->rank));
+    json_object_set_new(o, "rank", cli_json_i64_or_null(r->rank));
     json_object_set_new(o, "targets", gc_json_str_or_null(r->targets));
     json_object_set_new(o, "trigger", gc_json_str_or_null(r->trigger));
     json_object_set_new(o, "signature", sig);
-    json_object_set_new(o, "waves", i64_or_null(r->waves));
-    json_object_set_new(o, "faulting_waves", i64_or_null(r->faulting_waves));
-    json_object_set_new(o, "size_on_disk", i64_or_null(r->size));
+    json_object_set_new(o, "waves", cli_json_i64_or_null(r->waves));
+    json_object_set_new(o, "faulting_waves", cli_json_i64_or_null(r->faulting_waves));
+    json_object_set_new(o, "size_on_disk", cli_json_i64_or_null(r->size));
     json_object_set_new(o, "truncated", json_boolean(r->truncated));
     /* a name put there by hand need not be UTF-8: "<invalid UTF-8>" then */
     json_object_set_new(o, "file", gc_json_str_or_null(r->file));
     json_object_set_new(o, "path", gc_json_str_or_null(path));
     json_object_set_new(o, "state", json_string(gc_store_state_name(r->state)));
     json_object_set_new(o, "error", gc_json_str_or_null(r->error));
-    json_object_set_new(o, "indexed_at", time_or_null(r->indexed_at));
+    json_object_set_new(o, "indexed_at", cli_json_time_or_null(r->indexed_at));
     json_object_set_new(o, "seen", json_integer(r->seen));
-    json_object_set_new(o, "first_seen", time_or_null(r->first_seen_ns));
+    json_object_set_new(o, "first_seen", cli_json_time_or_null(r->first_seen_ns));
     return o;
+}
+
+/* One core of `list --json` and `show --json` (docs/store.md lists the members). */
+static json_t *row_json(const struct gc_store *s, const struct gc_store_row *r)
+{
+    char path[PATH_MAX];
+
+    snprintf(path, sizeof(path), "%s/%s", gc_store_path(s), r->file);
+    return cli_store_row_json(r, path);
 }
 
 /* Print a document; 0, or 74 when standard output cannot take it. */
@@ -219,7 +225,7 @@ static int print_json(json_t *doc)
     return 0;
 }
 
-static const char *base_name(const char *p)
+const char *cli_base_name(const char *p)
 {
     const char *slash = p ? strrchr(p, '/') : NULL;
 
@@ -274,7 +280,7 @@ static void list_help(FILE *out)
 }
 
 /* A number of a row, "-" when unknown. */
-static void number(int64_t v, char *buf, size_t size)
+void cli_row_number(int64_t v, char *buf, size_t size)
 {
     if (v < 0)
         snprintf(buf, size, "-");
@@ -291,20 +297,20 @@ static void print_list(FILE *out, const struct gc_store_row *rows, size_t n)
     for (size_t i = 0; i < n; i++) {
         const struct gc_store_row *r = &rows[i];
 
-        format_time(r->time_ns, t, sizeof(t));
+        cli_format_time(r->time_ns, t, sizeof(t));
         if (r->waves >= 0)
             snprintf(waves, sizeof(waves), "%" PRId64 "/%" PRId64, r->faulting_waves, r->waves);
         else
             snprintf(waves, sizeof(waves), "-");
-        number(r->pid, pid, sizeof(pid));
-        number(r->uid, uid, sizeof(uid));
-        number(r->seen > 0 ? r->seen : -1, seen, sizeof(seen)); /* unreadable: no crash seen */
+        cli_row_number(r->pid, pid, sizeof(pid));
+        cli_row_number(r->uid, uid, sizeof(uid));
+        cli_row_number(r->seen > 0 ? r->seen : -1, seen,
+                       sizeof(seen)); /* unreadable: no crash seen */
         snprintf(jr, sizeof(jr), "%.24s/", r->job ? r->job : "-");
-        number(r->rank, jr + strlen(jr), sizeof(jr) - strlen(jr));
-        fprintf(out,
-                "%-20s %5" PRId64 " %7s %5s %-16.16s %-12.12s %-12.12s %-11s %9s %-10s %4s\n",
-                t, r->id, pid, uid, base_name(r->exe), jr, r->sig_hash ? r->sig_hash : "-", waves,
-                gc_format_size((uint64_t)(r->size > 0 ? r->size : 0), size, sizeof(size)),
+        cli_row_number(r->rank, jr + strlen(jr), sizeof(jr) - strlen(jr));
+        fprintf(out, "%-20s %5" PRId64 " %7s %5s %-16.16s %-12.12s %-12.12s %-11s %9s %-10s %4s\n",
+                t, r->id, pid, uid, cli_base_name(r->exe), jr, r->sig_hash ? r->sig_hash : "-",
+                waves, gc_format_size((uint64_t)(r->size > 0 ? r->size : 0), size, sizeof(size)),
                 gc_store_state_name(r->state), seen);
     }
 }
@@ -320,7 +326,7 @@ static void print_seen(FILE *out, const struct gc_store_row *rows,
 
         if (g == 0)
             fputc('\n', out);
-        format_time(r->first_seen_ns, t, sizeof(t));
+        cli_format_time(r->first_seen_ns, t, sizeof(t));
         fprintf(out, "%s %s: seen %" PRId64 " time%s since %s\n", r->sig_hash,
                 r->sig_text ? r->sig_text : "", r->seen, r->seen == 1 ? "" : "s", t);
     }
@@ -363,8 +369,8 @@ static json_t *dedupe_json(const struct gc_store_row *rows,
         json_object_set_new(o, "signature", sig);
         json_object_set_new(o, "seen", json_integer(first->seen));
         json_object_set_new(o, "listed", json_integer((json_int_t)groups[g].count));
-        json_object_set_new(o, "first_seen", time_or_null(first->first_seen_ns));
-        json_object_set_new(o, "last", time_or_null(last->time_ns));
+        json_object_set_new(o, "first_seen", cli_json_time_or_null(first->first_seen_ns));
+        json_object_set_new(o, "last", cli_json_time_or_null(last->time_ns));
         json_object_set_new(o, "last_id", json_integer(last->id));
         json_object_set_new(o, "last_file", gc_json_str_or_null(last->file));
         json_object_set_new(o, "executable", gc_json_str_or_null(last->exe));
@@ -387,7 +393,8 @@ static void print_dedupe(FILE *out, const json_t *list)
         fprintf(out, "%-16s %5" PRIu64 " %-20s %-20s %7" PRIu64 " %-16.16s %s\n",
                 gc_json_get_str_or(sig, "hash", "-"), gc_json_get_u64(e, "seen"),
                 gc_json_get_str_or(e, "first_seen", "-"), gc_json_get_str_or(e, "last", "-"),
-                gc_json_get_u64(e, "last_id"), base_name(gc_json_get_str_or(e, "executable", "-")),
+                gc_json_get_u64(e, "last_id"),
+                cli_base_name(gc_json_get_str_or(e, "executable", "-")),
                 gc_json_get_str_or(sig, "text", ""));
     }
 }
@@ -702,8 +709,8 @@ static void show_text(FILE *out, const struct gc_store *s, const struct gc_store
     const json_t *v;
     size_t i;
 
-    format_time(r->time_ns, t, sizeof(t));
-    format_time(r->first_seen_ns, first, sizeof(first));
+    cli_format_time(r->time_ns, t, sizeof(t));
+    cli_format_time(r->first_seen_ns, first, sizeof(first));
     fprintf(out, "           ID: %" PRId64 "\n", r->id);
     fprintf(out, "         File: %s/%s (%s)\n", gc_store_path(s), r->file,
             gc_store_state_name(r->state));
@@ -766,7 +773,7 @@ static int find_row(struct gc_store *s, const char *arg, struct gc_store_row **r
     if (cli_parse_int(arg, 1, LONG_MAX, &id) == 0) {
         f.id = id;
     } else {
-        f.file = base_name(arg);
+        f.file = cli_base_name(arg);
         if (strchr(arg, '/') && !in_store(s, arg))
             return cli_fail(CLI_EXIT_NOINPUT, arg,
                             "not a file of the store %s (`gpucore "
@@ -1215,8 +1222,8 @@ static int store_json(const struct gc_store *s, const struct store_state *st,
     json_object_set_new(doc, "cores", cores);
     json_object_set_new(doc, "present_bytes", json_integer((json_int_t)st->present_bytes));
     json_object_set_new(doc, "signatures", json_integer((json_int_t)st->signatures));
-    json_object_set_new(doc, "oldest", time_or_null(st->oldest_ns));
-    json_object_set_new(doc, "newest", time_or_null(st->newest_ns));
+    json_object_set_new(doc, "oldest", cli_json_time_or_null(st->oldest_ns));
+    json_object_set_new(doc, "newest", cli_json_time_or_null(st->newest_ns));
     if (gc_store_is_view(s)) {
         /* a user's view of root's store: root's limits and gc are not the user's to see */
         json_object_set_new(doc, "view", json_true());
@@ -1233,7 +1240,7 @@ static int store_json(const struct gc_store *s, const struct store_state *st,
     json_object_set_new(pol, "keep_free", size_or_null(p->keep_free));
     json_object_set_new(pol, "max_age_s",
                         p->max_age_ns > 0 ? json_integer(p->max_age_ns / 1000000000) : json_null());
-    json_object_set_new(pol, "keep_per_signature", i64_or_null(p->keep_per_signature));
+    json_object_set_new(pol, "keep_per_signature", cli_json_i64_or_null(p->keep_per_signature));
     json_object_set_new(doc, "policy", pol);
     json_object_set_new(gc, "would_remove", json_integer((json_int_t)st->gc_count));
     json_object_set_new(gc, "would_free", json_integer((json_int_t)st->gc_bytes));
@@ -1261,8 +1268,8 @@ static int store_text(const struct gc_store *s, const struct store_state *st,
             st->count[GC_STORE_UNREADABLE]);
     fprintf(out, "Signatures:  %zu among the present cores\n", st->signatures);
     if (st->oldest_ns >= 0) {
-        format_time(st->oldest_ns, a, sizeof(a));
-        format_time(st->newest_ns, b, sizeof(b));
+        cli_format_time(st->oldest_ns, a, sizeof(a));
+        cli_format_time(st->newest_ns, b, sizeof(b));
         fprintf(out, "Captured:    %s to %s\n", a, b);
     }
     if (gc_store_is_view(s)) {
