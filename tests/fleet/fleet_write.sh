@@ -287,25 +287,10 @@ rls)
   # a crash of $other's, in two halves ingested into node 1's store (this host's name, as
   # feed runs ingest outside a namespace of its own): the GPU half is sent as
   # it is indexed, and forgotten in the fleet too when ingest merges it with the host half,
-  # whose NT_PRPSINFO says uid $other (made so, as tests/merge/ingest_e2e.sh does)
+  # whose NT_PRPSINFO says uid $other (made so by tests/merge/set_prpsinfo_uid.py)
   e2e_rocr_split "$scenarios/vadd-fault.json"
   g=gpucore.$pid
-  python3 - "core.$pid" other.core "$other_uid" <<'PY'
-import struct, sys
-d = bytearray(open(sys.argv[1], "rb").read())
-phoff, = struct.unpack_from("<Q", d, 32)
-n, = struct.unpack_from("<H", d, 56)
-for i in range(n):
-    t, _, off, _, _, fs, _, _ = struct.unpack_from("<IIQQQQQQ", d, phoff + 56 * i)
-    p = off
-    while t == 4 and p < off + fs:
-        nsz, dsz, typ = struct.unpack_from("<III", d, p)
-        desc = p + 12 + ((nsz + 3) & ~3)
-        if typ == 3 and d[p + 12:p + 16] == b"CORE":
-            struct.pack_into("<I", d, desc + 16, int(sys.argv[3]))
-        p = desc + ((dsz + 3) & ~3)
-open(sys.argv[2], "wb").write(d)
-PY
+  python3 "$here/../merge/set_prpsinfo_uid.py" "core.$pid" other.core "$other_uid"
   feed gpu copy "$g" -- --store="$work/r1" --pid "$pid" --fleet-index "$(pg_uri w1)"
   expect_rc 0 gpu
   files="SELECT string_agg(file, ' ' ORDER BY file) FROM gpucore_fleet.cores"

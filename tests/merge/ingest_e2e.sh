@@ -201,22 +201,7 @@ PY
   # Root's store and a user's crash: the host half of a process of uid daemon (its
   # NT_PRPSINFO's pr_uid set so) is readable by daemon through a POSIX ACL, not by nobody, and
   # stays root's; the index and the directory's listing stay closed to daemon.
-  python3 - "$h" daemon.core "$(id -u daemon)" <<'PY'
-import struct, sys
-d = bytearray(open(sys.argv[1], "rb").read())
-phoff, = struct.unpack_from("<Q", d, 32)
-n, = struct.unpack_from("<H", d, 56)
-for i in range(n):
-    t, _, off, _, _, fs, _, _ = struct.unpack_from("<IIQQQQQQ", d, phoff + 56 * i)
-    p = off
-    while t == 4 and p < off + fs:
-        nsz, dsz, typ = struct.unpack_from("<III", d, p)
-        desc = p + 12 + ((nsz + 3) & ~3)
-        if typ == 3 and d[p + 12:p + 16] == b"CORE":
-            struct.pack_into("<I", d, desc + 16, int(sys.argv[3]))
-        p = desc + ((dsz + 3) & ~3)
-open(sys.argv[2], "wb").write(d)
-PY
+  python3 "$here/set_prpsinfo_uid.py" "$h" daemon.core "$(id -u daemon)"
   cat daemon.core | "$gpucore" ingest --host --pid "$pid" --store "$work/shared" 2>shared.err ||
     fail "ingest of daemon's crash: $(cat shared.err)"
   if [ "$(id -u)" != 0 ]; then
