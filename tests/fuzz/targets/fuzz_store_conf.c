@@ -14,6 +14,7 @@
 
 #include <gpucore/core.h>
 
+#include "fleet.h"
 #include "store.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -33,6 +34,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         if ((c.host_size_max && c.host_size_max < GPUCORE_WRITER_MIN_BUDGET) ||
             (c.gpu_size_max && c.gpu_size_max < GPUCORE_WRITER_MIN_BUDGET))
+            abort();
+        /* FleetIndex=: kept only as a URI the fleet index would try (bounded, no control
+           characters), NUL-terminated within its array */
+        if (memchr(c.fleet_index, '\0', sizeof(c.fleet_index)) == NULL ||
+            (c.fleet_index[0] && !gc_fleet_uri_ok(c.fleet_index)))
             abort();
     } else {
         if (st != GPUCORE_E_CORRUPT || strncmp(d.message, "conf:", 5) != 0 ||
