@@ -27,3 +27,8 @@ function(gpucore_tests_without_journal)
     set_property(TEST ${t} APPEND PROPERTY ENVIRONMENT "GPUCORE_JOURNAL=0")
   endforeach()
 endfunction()
+
+# A core's values through the escaping and into an entry (G-FUZZ-1): bounded, no control byte,
+# valid UTF-8 whatever the bytes (tests/fuzz/targets/fuzz_journal.c).
+gpucore_fuzz_target(fuzz_journal SOURCE fuzz/targets/fuzz_journal.c
+  LIBS gc_store_journal gc_store gc_triage gc_analyze gc_libcore gc_schema gc_arch)
