@@ -833,9 +833,11 @@ static gpucore_status_t parse_stop(struct pctx *c, json_t *o, struct gc_scen_wav
     GC_TRY(get_causes(c, o, "masked", arch, 0, &masked, &mfirst));
     if (st == GC_SCEN_STATE_RUNNING && mask)
         return fail(c, GPUCORE_E_INVAL, "stop: a running wave has no stop cause");
-    if (st == GC_SCEN_STATE_HALTED && !mask) { /* a halted wave executed s_sethalt */
-        mask = 1u << GC_SCEN_STOP_HALT;
-        first = GC_SCEN_STOP_HALT;
+    /* README: without "stop", a halted wave executed s_sethalt and a stopped one was stopped
+       by a debugger (cause none) */
+    if (st != GC_SCEN_STATE_RUNNING && !mask) {
+        first = st == GC_SCEN_STATE_HALTED ? GC_SCEN_STOP_HALT : GC_SCEN_STOP_NONE;
+        mask = 1u << first;
     }
     for (int i = 0; i < _GC_SCEN_STOP_MAX; i++) {
         const struct gc_scen_cause *k = &gc_scen_causes[i];

@@ -423,8 +423,9 @@ static void test_base_parses(void **state)
     gc_scenario_free(s);
 }
 
-/* Stop causes: a name or a list, masked exceptions, the halted state and its default cause;
-   every cause of the table parses on a family that has its bits (gfx942, gfx1100). */
+/* Stop causes: a name or a list, masked exceptions, the halted and stopped states and their
+   default causes; every cause of the table parses on a family that has its bits (gfx942,
+   gfx1100). */
 static void test_stop_causes(void **state)
 {
     static const char json[] =
@@ -435,6 +436,9 @@ static void test_stop_causes(void **state)
             "{\"dispatch\":0,\"workgroup\":[1],\"state\":\"halted\"},"
             "{\"dispatch\":0,\"workgroup\":[2],\"state\":\"halted\",\"stop\":\"ecc_error\"},"
             "{\"dispatch\":0,\"workgroup\":[3],\"masked\":[\"watchpoint_1\"]}]}";
+    static const char stopped_json[] = /* found by fuzz_scenario */
+            "{" BASE ",\"waves\":[{\"dispatch\":0,\"workgroup\":[0],\"state\":\"stopped\","
+            "\"masked\":[\"fp_overflow\"]}]}";
     struct gc_scenario *s = NULL;
     gpucore_diag_t d = { 0 };
 
@@ -454,6 +458,15 @@ static void test_stop_causes(void **state)
     assert_int_equal(s->waves[2].stop_causes, 1u << GC_SCEN_STOP_ECC_ERROR);
     assert_int_equal(s->waves[3].stopped, 0);
     assert_int_equal(s->waves[3].masked, 1u << (GC_SCEN_STOP_WATCHPOINT_0 + 1));
+    gc_scenario_free(s);
+
+    /* "stopped" without "stop" is cause none, as "stop": "none" */
+    if (gc_scenario_parse(stopped_json, strlen(stopped_json), "t.json", &s, &d) < 0)
+        fail_msg("%s", d.message);
+    assert_int_equal(s->waves[0].stopped, 1);
+    assert_int_equal(s->waves[0].stop, GC_SCEN_STOP_NONE);
+    assert_int_equal(s->waves[0].stop_causes, 1u << GC_SCEN_STOP_NONE);
+    assert_int_equal(s->waves[0].masked, 1u << GC_SCEN_STOP_FP_OVERFLOW);
     gc_scenario_free(s);
 
     for (int fam = 0; fam < 2; fam++) {
