@@ -136,3 +136,18 @@ e2e_rocr_split() {
   python3 "$e2e_lib_dir/../analyze/make_rocr_split.py" out/core info-json.out "gpucore.$pid" \
     "core.$pid" >split.log || fail "make_rocr_split.py: $(cat split.log)"
 }
+
+# e2e_compare FILE [WHAT] <<'EOF' ... EOF: FILE holds exactly the text of the here-document (the
+# expected output, spelled out in the case); otherwise fail naming FILE (or WHAT), with the
+# unified diff, expected (---) against got (+++), on stderr. The expected text and the diff are
+# left in the current directory (BASENAME.expected, BASENAME.diff), kept with a failed test's.
+e2e_compare() {
+  local file=$1 what=${2:-$1} want
+  want=$(basename "$file").expected
+  cat >"$want"
+  if ! diff -u --label expected --label "$what" "$want" "$file" >"${want%.expected}.diff" 2>&1
+  then
+    cat "${want%.expected}.diff" >&2
+    fail "$what differs from the expected text (the diff above)"
+  fi
+}

@@ -10,18 +10,23 @@ start_inferior vadd-fault continue
 echo "precious" >out/core
 gc cap capture --kfd sim "$ipid" -o out/core
 expect_rc 73 cap
-one_line cap
-grep -q "out/core already exists" cap.err || fail "message: $(cat cap.err)"
+e2e_compare cap.err <<'EOF'
+gpucore: out/core already exists: gpucore never overwrites a core (choose another -o)
+EOF
 [ "$(cat out/core)" = precious ] || fail "the existing file was changed"
 # An output directory that is missing, or is a file, is "cannot create output" (73), as
 # the README says, not an I/O error or a ptrace refusal.
 gc nodir capture --kfd sim "$ipid" -o out/missing/core
 expect_rc 73 nodir
-grep -q "directory out/missing" nodir.err || fail "message: $(cat nodir.err)"
+e2e_compare nodir.err <<'EOF'
+gpucore: cannot write out/missing/core: directory out/missing: No such file or directory
+EOF
 : >out/afile
 gc notdir capture --kfd sim "$ipid" -o out/afile/core
 expect_rc 73 notdir
-grep -q "not a directory" notdir.err || fail "message: $(cat notdir.err)"
+e2e_compare notdir.err <<'EOF'
+gpucore: cannot write out/afile/core: directory out/afile: not a directory
+EOF
 [ "$(sed -n 's/^TracerPid:[[:space:]]*//p' "/proc/$ipid/status")" = 0 ] ||
   fail "the inferior is still traced"
 driver_clean
