@@ -86,7 +86,8 @@ objects=objs
 # A copy of the scenario whose runtime carries on after a GPU error, so the capture (which
 # hands the error back when it lets go) does not race the process's abort.
 e2e_continue_copy "$scenarios/$scenario.json" scenario.json
-e2e_start_inferior scenario.json
+# describe.txt: the addresses this run laid out, named in the golden report (name_addresses.py).
+e2e_start_inferior scenario.json --describe describe.txt
 mkdir -p out
 gc cap capture --kfd sim "$ipid" -o out/core "${capture_opts[@]}"
 if [ "$rc" -eq 77 ] && grep -qi "ptrace" cap.err; then skip "$(cat cap.err)"; fi
@@ -291,18 +292,23 @@ if [ "$case" = truncated ]; then
     fail "the report does not say the core was cut short: $(head -8 report.out)"
 fi
 
-# Golden text report: addresses and the process differ per run (so do the host threads' frames,
-# which depend on this machine's libraries and on what the driver's thread was doing:
-# analyze-e2e-host-stack checks them), and so does whether an exception
-# the scenario raises some ms after the debugger enables debugging (at_ms > 0) came before the
-# capture suspended the queues (check_analyze.py checks those raised at once); everything else
-# must not differ.
+# Golden text report. What differs per run is replaced by its name, and nothing else: the
+# addresses the system chose for this run's buffers and code objects (name_addresses.py, from
+# describe.txt: "<buffer a>", "<code object vadd image>"; an address the scenario fixes stays as
+# it is), the process and its threads (PID, TID), the paths of the executable and of the objects
+# directory (EXE, OBJECTS). So do the host threads' frames, which depend on this machine's
+# libraries and on what the driver's thread was doing (analyze-e2e-host-stack checks them), and
+# whether an exception the scenario raises some ms after the debugger enables debugging
+# (at_ms > 0) came before the capture suspended the queues (check_analyze.py checks those
+# raised at once): those lines are left out. Everything else must not differ.
+python3 "$here/name_addresses.py" scenario.json describe.txt <report.out >report.named ||
+  fail "name_addresses.py failed"
 sed -E -e '/^Queue [0-9]+ \(agent [0-9]+\) raised /d' -e 's/(waves), exceptions .*$/\1/' \
-    -e 's/0x[0-9a-f]{9,}/0xADDR/g' -e 's/pid [0-9]+/pid PID/' -e 's#memory://[0-9]+#memory://PID#' \
+    -e 's/pid [0-9]+/pid PID/' -e 's#memory://[0-9]+#memory://PID#' \
     -e 's#\(pid PID, [^,]*,#(pid PID, EXE,#' -e 's#file://[^ ]*/#file://OBJECTS/#' \
     -e 's/^(Host threads of process )[0-9]+/\1PID/' -e 's/^(  thread )[0-9]+/\1TID/' \
     -e '/^    #[0-9]+ /d' -e '/^    \(unwinding stopped: /d' -e '/^    in system call /d' -e '/^  no symbols for /d' \
-    report.out >report.norm
+    report.named >report.norm
 # The goldens are the reports of the kernels the LLVM of tests/analyze/golden/LLVM compiles
 # (other code, sizes, line tables): tests/llvm.cmake sets GPUCORE_GOLDEN_SKIP when gpucore is
 # built with another LLVM, and everything above still ran. The skip comes before the update: an
