@@ -45,21 +45,25 @@ gpucore_unit_test(test_image_ring
   SOURCES unit/test_image_ring.c unit/test_core_util.c
   LIBS gc_triage gc_analyze gc_arch gc_libcore gc_schema)
 
-# ---- gpucore analyze, end to end (tests/analyze/analyze_e2e.sh) --------------------------------
-# Each scenario case starts its own gpucore-inferior, captures it and checks every analyze view
-# against the scenario file and a golden report; bad-input needs no inferior.
-foreach(kase vadd-fault rdna2-illegal rdna3-assert mi300-xcc multi-gpu-hang truncated rocr-split
-        partial-waves
-             budget-cut bad-input)
-  add_test(NAME analyze-e2e-${kase}
-           COMMAND ${PROJECT_SOURCE_DIR}/tests/analyze/analyze_e2e.sh
-                   ${CMAKE_CURRENT_BINARY_DIR}/analyze-e2e/${kase}
-                   $<TARGET_FILE:gpucore-cli> $<TARGET_FILE:gpucore-inferior>
-                   ${CMAKE_CURRENT_BINARY_DIR}/scenario-objects
-                   ${PROJECT_SOURCE_DIR}/tests/scenarios $<TARGET_FILE:gpucore-mkexample>
-                   ${PROJECT_SOURCE_DIR}/tests/analyze/golden/${kase}.txt ${kase})
+# ---- gpucore analyze, end to end (tests/analyze/cases/, one file per case) ------------------
+# One test per case file, tests/analyze/cases/NAME.sh (tests/analyze/analyze_lib.sh says how a
+# case is written): analyze-e2e-NAME. A scenario case starts its own gpucore-inferior, captures it
+# and checks every analyze view against the scenario file and its golden report
+# (tests/analyze/golden/NAME.txt); bad-input needs no inferior.
+file(GLOB _gc_analyze_case_files CONFIGURE_DEPENDS
+     ${PROJECT_SOURCE_DIR}/tests/analyze/cases/*.sh)
+set(_gc_analyze_env
+  "GPUCORE=$<TARGET_FILE:gpucore-cli>"
+  "INFERIOR=$<TARGET_FILE:gpucore-inferior>"
+  "OBJECTS=${CMAKE_CURRENT_BINARY_DIR}/scenario-objects"
+  "SCENARIOS=${PROJECT_SOURCE_DIR}/tests/scenarios"
+  "MKEXAMPLE=$<TARGET_FILE:gpucore-mkexample>"
+  "WORKDIR=${CMAKE_CURRENT_BINARY_DIR}/analyze-e2e")
+foreach(case_file IN LISTS _gc_analyze_case_files)
+  get_filename_component(kase ${case_file} NAME_WLE)
+  add_test(NAME analyze-e2e-${kase} COMMAND bash ${case_file})
   set_tests_properties(analyze-e2e-${kase} PROPERTIES LABELS "analyze;e2e"
-                       SKIP_RETURN_CODE 77 TIMEOUT 300)
+                       ENVIRONMENT "${_gc_analyze_env}" SKIP_RETURN_CODE 77 TIMEOUT 300)
 endforeach()
 
 # ---- the crash signature and analyze --exit-code (tests/analyze/signature_e2e.sh) ------------

@@ -4,7 +4,7 @@
 #
 # The golden reports (tests/analyze/golden/) are those of the scenario kernels compiled by the
 # LLVM whose major version tests/analyze/golden/LLVM records: another LLVM, older or newer,
-# compiles other code (sizes, line tables, signatures). With it, analyze_e2e.sh makes every
+# compiles other code (sizes, line tables, signatures). With it, analyze_lib.sh makes every
 # other check and then skips (77) the golden comparison with this reason, and refuses to
 # rewrite the goldens (GPUCORE_UPDATE_GOLDEN=1): they would stop being that LLVM's.
 set(_gc_golden_llvm_file ${CMAKE_CURRENT_LIST_DIR}/analyze/golden/LLVM)

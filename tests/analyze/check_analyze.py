@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 # check_analyze.py SCENARIO.json DIR: compare the outputs of `gpucore analyze` that
-# analyze_e2e.sh left in DIR with the scenario, the ground truth (tests/scenarios/README.md).
+# an analyze case (tests/analyze/cases/) left in DIR with the scenario, the ground truth
+# (tests/scenarios/README.md).
 # Prints one line per mismatch and exits 1 if there is any.
 import json
 import os

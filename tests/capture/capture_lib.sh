@@ -27,7 +27,8 @@
 set -euo pipefail
 
 for _v in GPUCORE INFERIOR OBJECTS SCENARIOS CHECKER WORKDIR; do
-  [ -n "${!_v:-}" ] || { echo "$0: $_v is not set (tests/capture/capture_lib.sh says what)" >&2; exit 2; }
+  [ -n "${!_v:-}" ] ||
+    { echo "$0: $_v is not set (tests/capture/capture_lib.sh says what)" >&2; exit 2; }
 done
 [ $# -le 1 ] || { echo "usage: $0 [INSTANCE]" >&2; exit 2; }
 gpucore=$GPUCORE inferior=$INFERIOR objects=$OBJECTS scenarios=$SCENARIOS checker=$CHECKER

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# The scenario rdna2-illegal captured whole: every view against the scenario, and the golden report.
+
+. "$(dirname "${BASH_SOURCE[0]}")/../analyze_lib.sh"
+
+analyze_capture rdna2-illegal
+analyze_views
+analyze_golden
+exit 0
