@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 #
-# capture PID on every scenario.
+# capture PID on every scenario: one test per tests/scenarios/*.json, the scenario's name its
+# argument. One summary line with waves in it, the full check of the core (check_core), the
+# trigger on-demand, the driver left clean and the inferior still running.
 #
 # instances-from: ../../scenarios/*.json
 
