@@ -11,8 +11,10 @@
 #   GPUCORE    the gpucore program          INFERIOR   gpucore-inferior
 #   OBJECTS    the scenarios' code objects  SCENARIOS  tests/scenarios
 #   CHECKER    check_core_bytes             WORKDIR    the cases' directories, one per test
-# By hand, from the build directory:
-#   GPUCORE=$PWD/cli/gpucore INFERIOR=... WORKDIR=$PWD/tests/capture-e2e \
+# `ctest --test-dir build -R capture-e2e-signal-INT` runs one with them; by hand, from build/:
+#   GPUCORE=$PWD/cli/gpucore INFERIOR=$PWD/kfd/sim/gpucore-inferior \
+#   OBJECTS=$PWD/tests/scenario-objects SCENARIOS=$PWD/../tests/scenarios \
+#   CHECKER=$PWD/tests/check_core_bytes WORKDIR=$PWD/tests/capture-e2e \
 #     bash ../tests/capture/cases/signal.sh INT
 #
 # Sourcing it enters the case's own directory ($WORKDIR/NAME[-INSTANCE], emptied), skips the case
