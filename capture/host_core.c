@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "gc_le.h"
+#include "gc_rocr.h"
 #include "gc_util.h"
 #include "host_core.h"
 
@@ -582,7 +583,6 @@ static gpucore_status_t keep_pages(struct gc_rangeset *ret, uint64_t addr, uint6
 #define PT_PHDR_ 6u
 #define DT_DEBUG_ 21u
 #define PHDR_SIZE 56u
-#define LINK_MAP_SIZE 40u /* l_addr, l_name, l_ld, l_next, l_prev */
 #define NAME_WINDOW 256u
 
 /* The bytes [addr, addr + size) exactly, or their pages (keep_pages) when not @p exact. */
@@ -624,7 +624,9 @@ link_map_walk(pid_t pid, const char *proc_root,
     size_t len = 0;
     uint64_t phdr = 0, phnum = 0, bias = 0, dyn = 0, dyn_size = 0, r_debug = 0, node;
     int have_bias = 0;
-    uint8_t *ph = NULL, e[16], lm[LINK_MAP_SIZE];
+    uint8_t *ph = NULL, e[16], rd[GC_ROCR_R_DEBUG_SIZE], lm[GC_ROCR_LINK_MAP_SIZE];
+    struct gc_rocr_r_debug r;
+    struct gc_rocr_link_map l;
     gpucore_status_t st = GPUCORE_OK;
 
     GC_FAIL_IF(!proc_root || !read || !ret, reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
@@ -679,20 +681,22 @@ link_map_walk(pid_t pid, const char *proc_root,
     }
     if (st != GPUCORE_OK || !r_debug)
         return st;
-    /* struct r_debug: int r_version; struct link_map *r_map (offset 8); ... (40 bytes). */
-    st = keep(ret, r_debug, 40, exact);
-    if (st != GPUCORE_OK || read(user, r_debug + 8, e, 8) != 0)
+    /* glibc's r_debug and link_map have the layouts ROCr's list has (gc_rocr.h). */
+    st = keep(ret, r_debug, GC_ROCR_R_DEBUG_SIZE, exact);
+    if (st != GPUCORE_OK || read(user, r_debug, rd, sizeof(rd)) != 0)
         return st;
-    node = gc_le64_get(e);
+    gc_rocr_r_debug_decode(rd, &r);
+    node = r.r_map;
     for (uint32_t n = 0; node && n < GC_HOST_MAX_LINK_MAP && st == GPUCORE_OK; n++) {
         if (read(user, node, lm, sizeof(lm)) != 0)
             break;
+        gc_rocr_link_map_decode(lm, &l);
         st = keep(ret, node, sizeof(lm), exact);
         if (st == GPUCORE_OK)
-            st = keep_name(ret, gc_le64_get(lm + 8), exact, read, user);
+            st = keep_name(ret, l.l_name, exact, read, user);
         if (st == GPUCORE_OK)
-            st = keep(ret, gc_le64_get(lm + 16), 16, exact);
-        node = gc_le64_get(lm + 24);
+            st = keep(ret, l.l_ld, 16, exact);
+        node = l.l_next;
     }
     if (st != GPUCORE_OK)
         return gc_diag_set(reterr_diag, st, GC_NO_OFFSET, "%s",

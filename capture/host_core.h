@@ -137,9 +137,9 @@ gpucore_status_t gc_host_prioritize(const struct gc_rangeset *selected,
  * The pages a debugger reads to list a process's shared libraries (the dynamic linker's
  * r_debug and link_map chain), added to @p ret: the executable's dynamic section (found from
  * /proc/PID/auxv AT_PHDR and AT_PHNUM and its PT_PHDR and PT_DYNAMIC), the r_debug its
- * DT_DEBUG names, and per link_map node (at most GC_HOST_MAX_LINK_MAP, x86-64 glibc layout:
- * l_addr, l_name, l_ld, l_next at offsets 0, 8, 16, 24) the page of the node, of its name and
- * of its dynamic section. Every value comes from the target and is only used as an address to
+ * DT_DEBUG names, and per link_map node (at most GC_HOST_MAX_LINK_MAP; glibc's r_debug and
+ * link_map, decoded by schema's gc_rocr_r_debug_decode and gc_rocr_link_map_decode: ROCr's
+ * list has glibc's layout) the page of the node, of its name and of its dynamic section. Every value comes from the target and is only used as an address to
  * read or to keep; whatever cannot be read or makes no sense ends the walk there, silently:
  * this only orders memory, it decides nothing about what is captured.
  * @p read reads target memory (0: all of it read). @p proc_root is "/proc" (tests elsewhere).
@@ -173,9 +173,10 @@ gpucore_status_t gc_host_arg_env(pid_t pid, const char *proc_root, uint64_t *ret
 
 /*
  * gc_host_link_map's walk keeping only the structures themselves, not their pages: r_debug
- * (40 bytes), the executable's dynamic section, each link_map node (40 bytes), its name up to
- * its NUL (at most 256 bytes) and the first 16 bytes of its dynamic section. What --redact
- * keeps: the pages around a node malloc'ed by dlopen are the program's heap.
+ * (GC_ROCR_R_DEBUG_SIZE bytes), the executable's dynamic section, each link_map node
+ * (GC_ROCR_LINK_MAP_SIZE bytes), its name up to its NUL (at most 256 bytes) and the first 16
+ * bytes of its dynamic section. What --redact keeps: the pages around a node malloc'ed by
+ * dlopen are the program's heap.
  */
 gpucore_status_t
 gc_host_link_map_exact(pid_t pid, const char *proc_root,
