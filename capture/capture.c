@@ -5,6 +5,8 @@
  * disable debugging, close the driver session, resume and detach the threads. The writer is
  * either finished (a valid core, possibly marked truncated) or aborted (nothing published).
  */
+#include "capture.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
@@ -23,10 +25,10 @@
 #include <gpucore/core.h>
 #include <gpucore/schema.h>
 
-#include "capture.h"
 #include "capture_internal.h"
 #include "gc_util.h"
 #include "host_core.h"
+#include "mem_reader.h"
 #include "plan.h"
 #include "procmaps.h"
 #include "rangeset.h"
@@ -90,6 +92,8 @@ struct cap {
     uint64_t deadline_ns; /* monotonic; 0 = none */
     int deadline_hit;
 
+    /* Target memory, for every reader of the capture (cap_read on this capture). */
+    struct gc_mem_reader mem;
     /* The read callback's failure that ended the capture (target gone, refused). */
     gpucore_status_t read_fail;
     gpucore_diag_t read_diag;
@@ -279,8 +283,10 @@ static void cap_cleanup(struct cap *c, int ok)
 
 /* ---- reading target memory --------------------------------------------------------------- */
 
-static gpucore_status_t plan_read(void *user, uint64_t addr, void *buf, uint64_t size,
-                                  uint64_t *ret_done, int *ret_errno)
+/* The capture's memory reader (c->mem): gc_kfd_read_memory, unless interrupted; the first
+ * failure other than an unreadable part is kept to end the capture with. */
+static gpucore_status_t cap_read(void *user, uint64_t addr, void *buf, uint64_t size,
+                                 uint64_t *ret_done, int *ret_errno)
 {
     struct cap *c = user;
     gpucore_diag_t d = { 0 };
@@ -326,15 +332,16 @@ static int plan_read_file(void *user, const char *path, uint64_t offset, uint64_
     return r;
 }
 
-/* The writer's pull callback: unreadable pages are reported and stepped over; a target that
- * is gone or refuses, or an interruption, aborts the core. */
+/* The writer's pull callback (libcore's gpucore_read_fn: the one adapter of c->mem):
+ * unreadable pages are reported and stepped over; a target that is gone or refuses, or an
+ * interruption, aborts the core. */
 static int64_t writer_read(void *user, uint64_t addr, void *buf, uint64_t size, int *ret_errno,
                            uint64_t *ret_bad_size)
 {
     struct cap *c = user;
     uint64_t done = 0;
     int err = 0;
-    gpucore_status_t st = plan_read(c, addr, buf, size, &done, &err);
+    gpucore_status_t st = c->mem.read(c->mem.user, addr, buf, size, &done, &err);
 
     if (c->o->progress && (st == GPUCORE_OK || st == GPUCORE_E_UNAVAILABLE)) {
         c->bytes_written += st == GPUCORE_OK ? size : done;
@@ -351,25 +358,6 @@ static int64_t writer_read(void *user, uint64_t addr, void *buf, uint64_t size, 
         return (int64_t)done;
     }
     return (int64_t)st;
-}
-
-/* A whole read of target memory for gc_host_link_map: 0, or -1 for anything less. */
-static int host_read(void *user, uint64_t addr, void *buf, uint64_t size)
-{
-    struct cap *c = user;
-    uint64_t done = 0;
-    int err = 0;
-
-    return plan_read(c, addr, buf, size, &done, &err) == GPUCORE_OK ? 0 : -1;
-}
-
-static int header_read(void *user, uint64_t addr, uint8_t out[4])
-{
-    struct cap *c = user;
-    uint64_t done = 0;
-    int err = 0;
-
-    return plan_read(c, addr, out, 4, &done, &err) == GPUCORE_OK ? 0 : -1;
 }
 
 /* ---- writing memory --------------------------------------------------------------------- */
@@ -568,8 +556,8 @@ static gpucore_status_t select_host(struct cap *c, const struct gc_procmaps *pm,
     for (uint32_t i = 0; i < nmaps && st == GPUCORE_OK; i++)
         st = gc_rangeset_add(&exclude, maps[i].base, maps[i].size);
     if (st == GPUCORE_OK)
-        st = gc_host_select(pm, gc_host_coredump_filter(c->pid), &exclude, header_read, c,
-                            &hs->hr, c->diag);
+        st = gc_host_select(pm, gc_host_coredump_filter(c->pid), &exclude, &c->mem, &hs->hr,
+                            c->diag);
     for (uint32_t i = 0; st == GPUCORE_OK && i < hs->hr.count; i++)
         st = gc_rangeset_add(&hs->sel, hs->hr.r[i].start, hs->hr.r[i].size);
     if (st == GPUCORE_OK && gpu_written)
@@ -629,7 +617,7 @@ static gpucore_status_t withhold_host(struct cap *c, const struct gc_procmaps *p
     }
     if (st == GPUCORE_OK) {
         gc_rangeset_clear(early); /* what is ordered early is what is kept */
-        st = gc_host_link_map_exact(c->pid, "/proc", host_read, c, early, c->diag);
+        st = gc_host_link_map_exact(c->pid, "/proc", &c->mem, early, c->diag);
     }
     if (st == GPUCORE_OK)
         st = gc_rangeset_union(&keep, early);
@@ -735,7 +723,7 @@ static gpucore_status_t write_host(struct cap *c, const struct gc_procmaps *pm,
 
     for (uint32_t p = 0; p < GC_HOST_PRIORITIES; p++)
         prio[p] = (struct gc_rangeset)GC_RANGESET_INIT;
-    st = gc_host_link_map(c->pid, "/proc", host_read, c, &early, c->diag);
+    st = gc_host_link_map(c->pid, "/proc", &c->mem, &early, c->diag);
     if (st == GPUCORE_OK && (c->o->redact || c->o->no_host_memory))
         st = withhold_host(c, pm, hs, &early);
     if (st == GPUCORE_OK)
@@ -1249,8 +1237,7 @@ static gpucore_status_t gpu_prepare(struct cap *c, struct gpu_state *g)
     in.nmaps = g->nmaps;
     in.exceptions = c->exc;
     in.nexceptions = c->nexc;
-    in.read = plan_read;
-    in.read_user = c;
+    in.mem = c->mem;
     in.read_file = plan_read_file;
     in.read_file_user = c;
     if (gc_plan_build(&in, &g->plan, c->diag) != GPUCORE_OK) {
@@ -1890,6 +1877,7 @@ gpucore_status_t gc_capture_run_precheck(const struct gc_capture_opts *o, int *r
 
     memset(&c, 0, sizeof(c));
     memset(&dummy, 0, sizeof(dummy));
+    c.mem = (struct gc_mem_reader){ cap_read, &c };
     c.o = o;
     c.res = &dummy;
     c.diag = diag;
@@ -1981,6 +1969,7 @@ gpucore_status_t gc_capture_armed_event(const struct gc_capture_opts *o, struct 
 
     memset(res, 0, sizeof(*res));
     memset(&c, 0, sizeof(c));
+    c.mem = (struct gc_mem_reader){ cap_read, &c };
     c.o = o;
     c.res = res;
     c.diag = diag ? diag : &dummy;
@@ -2046,6 +2035,7 @@ gpucore_status_t gc_capture_run(const struct gc_capture_opts *opts, struct gc_ca
                (unsigned)opts->mode, opts->tier);
     memset(ret, 0, sizeof(*ret));
     memset(&c, 0, sizeof(c));
+    c.mem = (struct gc_mem_reader){ cap_read, &c };
     c.o = opts;
     c.res = ret;
     c.diag = reterr_diag ? reterr_diag : &dummy;

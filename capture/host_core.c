@@ -3,6 +3,8 @@
  * The host notes and host memory rules of the Linux ELF core dumper (fs/binfmt_elf.c), encoded
  * field by field in the x86-64 layouts, from ptrace and /proc.
  */
+#include "host_core.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -12,8 +14,8 @@
 #include <unistd.h>
 
 #include "gc_le.h"
+#include "gc_rocr.h"
 #include "gc_util.h"
-#include "host_core.h"
 
 #define PAGE 4096u
 
@@ -357,8 +359,7 @@ static int ends_with(const char *s, const char *suffix)
  * rest.
  */
 static uint64_t dump_size(const struct gc_procmap *m, uint32_t filter,
-                          int (*read_header)(void *, uint64_t, uint8_t[4]), void *user,
-                          uint32_t *ret_reason)
+                          const struct gc_mem_reader *mem, uint32_t *ret_reason)
 {
     uint64_t whole = m->end - m->start;
     int shared = (m->perms & GC_PROCMAP_SHARED) || (m->vmflags & GC_VMFLAG_SHARED);
@@ -392,8 +393,8 @@ static uint64_t dump_size(const struct gc_procmap *m, uint32_t filter,
         return 0;
     if (filter & FILTER_MAPPED_PRIVATE)
         return whole;
-    if ((filter & FILTER_ELF_HEADERS) && m->offset == 0 && (m->perms & GC_PROCMAP_READ) &&
-        read_header && read_header(user, m->start, magic) == 0 && magic[0] == 0x7f &&
+    if ((filter & FILTER_ELF_HEADERS) && m->offset == 0 && (m->perms & GC_PROCMAP_READ) && mem &&
+        gc_mem_read_all(mem, m->start, magic, sizeof(magic)) == 0 && magic[0] == 0x7f &&
         magic[1] == 'E' && magic[2] == 'L' && magic[3] == 'F')
         return whole < PAGE ? whole : PAGE;
     return 0;
@@ -406,9 +407,8 @@ static uint32_t pflags_of(const struct gc_procmap *m)
 }
 
 gpucore_status_t gc_host_select(const struct gc_procmaps *maps, uint32_t filter,
-                                const struct gc_rangeset *exclude,
-                                int (*read_header)(void *user, uint64_t addr, uint8_t out[4]),
-                                void *user, struct gc_host_ranges *ret, gpucore_diag_t *reterr_diag)
+                                const struct gc_rangeset *exclude, const struct gc_mem_reader *mem,
+                                struct gc_host_ranges *ret, gpucore_diag_t *reterr_diag)
 {
     struct gc_host_ranges out = { 0 };
     gpucore_status_t st = GPUCORE_OK;
@@ -423,7 +423,7 @@ gpucore_status_t gc_host_select(const struct gc_procmaps *maps, uint32_t filter,
 
         if (exclude && gc_rangeset_overlaps(exclude, m->start, m->end - m->start))
             continue;
-        n = dump_size(m, filter, read_header, user, &reason);
+        n = dump_size(m, filter, mem, &reason);
         r.p_flags = pflags_of(m);
         r.label = m->path[0] ? m->path : "[anon]";
         if (n) {
@@ -581,8 +581,7 @@ static gpucore_status_t keep_pages(struct gc_rangeset *ret, uint64_t addr, uint6
 #define PT_DYNAMIC_ 2u
 #define PT_PHDR_ 6u
 #define DT_DEBUG_ 21u
-#define PHDR_SIZE 56u
-#define LINK_MAP_SIZE 40u /* l_addr, l_name, l_ld, l_next, l_prev */
+#define PHDR_SIZE   56u
 #define NAME_WINDOW 256u
 
 /* The bytes [addr, addr + size) exactly, or their pages (keep_pages) when not @p exact. */
@@ -597,8 +596,7 @@ static gpucore_status_t keep(struct gc_rangeset *ret, uint64_t addr, uint64_t si
 
 /* A link_map node's name: with @p exact the string and its NUL as far as it can be read. */
 static gpucore_status_t keep_name(struct gc_rangeset *ret, uint64_t addr, int exact,
-                                  int (*read)(void *user, uint64_t addr, void *buf, uint64_t size),
-                                  void *user)
+                                  const struct gc_mem_reader *mem)
 {
     char name[NAME_WINDOW];
     size_t len;
@@ -607,7 +605,7 @@ static gpucore_status_t keep_name(struct gc_rangeset *ret, uint64_t addr, int ex
         return keep_pages(ret, addr, NAME_WINDOW);
     /* a name ending near the end of its mapping: shorter reads */
     for (uint64_t n = NAME_WINDOW; n >= 16; n /= 2) {
-        if (addr && read(user, addr, name, n) == 0) {
+        if (addr && gc_mem_read_all(mem, addr, name, n) == 0) {
             len = strnlen(name, n);
             return keep(ret, addr, len < n ? len + 1 : n, 1);
         }
@@ -615,19 +613,20 @@ static gpucore_status_t keep_name(struct gc_rangeset *ret, uint64_t addr, int ex
     return GPUCORE_OK;
 }
 
-static gpucore_status_t
-link_map_walk(pid_t pid, const char *proc_root,
-              int (*read)(void *user, uint64_t addr, void *buf, uint64_t size), void *user,
-              struct gc_rangeset *ret, int exact, gpucore_diag_t *reterr_diag)
+static gpucore_status_t link_map_walk(pid_t pid, const char *proc_root,
+                                      const struct gc_mem_reader *mem, struct gc_rangeset *ret,
+                                      int exact, gpucore_diag_t *reterr_diag)
 {
     char path[96], *auxv = NULL;
     size_t len = 0;
     uint64_t phdr = 0, phnum = 0, bias = 0, dyn = 0, dyn_size = 0, r_debug = 0, node;
     int have_bias = 0;
-    uint8_t *ph = NULL, e[16], lm[LINK_MAP_SIZE];
+    uint8_t *ph = NULL, e[16], rd[GC_ROCR_R_DEBUG_SIZE], lm[GC_ROCR_LINK_MAP_SIZE];
+    struct gc_rocr_r_debug r;
+    struct gc_rocr_link_map l;
     gpucore_status_t st = GPUCORE_OK;
 
-    GC_FAIL_IF(!proc_root || !read || !ret, reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
+    GC_FAIL_IF(!proc_root || !mem || !mem->read || !ret, reterr_diag, GPUCORE_E_INVAL, GC_NO_OFFSET,
                "no /proc root, reader or result set");
     snprintf(path, sizeof(path), "%s/%d/auxv", proc_root, (int)pid);
     if (read_small(path, MAX_AUXV, &auxv, &len) < 0)
@@ -646,7 +645,7 @@ link_map_walk(pid_t pid, const char *proc_root,
     ph = gc_malloc((size_t)phnum * PHDR_SIZE);
     if (!ph)
         return gc_diag_set(reterr_diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
-    if (read(user, phdr, ph, phnum * PHDR_SIZE) == 0) {
+    if (gc_mem_read_all(mem, phdr, ph, phnum * PHDR_SIZE) == 0) {
         /* The load bias from PT_PHDR (where the headers are against where they were linked). */
         for (uint64_t i = 0; i < phnum; i++) {
             const uint8_t *p = ph + i * PHDR_SIZE;
@@ -672,27 +671,29 @@ link_map_walk(pid_t pid, const char *proc_root,
         dyn_size = (uint64_t)GC_HOST_MAX_DYNAMIC * 16;
     st = keep(ret, dyn, dyn_size, exact);
     for (uint64_t i = 0; i < dyn_size / 16 && st == GPUCORE_OK; i++) {
-        if (read(user, dyn + 16 * i, e, sizeof(e)) != 0 || gc_le64_get(e) == 0)
+        if (gc_mem_read_all(mem, dyn + 16 * i, e, sizeof(e)) != 0 || gc_le64_get(e) == 0)
             break; /* unreadable, or DT_NULL */
         if (gc_le64_get(e) == DT_DEBUG_)
             r_debug = gc_le64_get(e + 8);
     }
     if (st != GPUCORE_OK || !r_debug)
         return st;
-    /* struct r_debug: int r_version; struct link_map *r_map (offset 8); ... (40 bytes). */
-    st = keep(ret, r_debug, 40, exact);
-    if (st != GPUCORE_OK || read(user, r_debug + 8, e, 8) != 0)
+    /* glibc's r_debug and link_map have the layouts ROCr's list has (gc_rocr.h). */
+    st = keep(ret, r_debug, GC_ROCR_R_DEBUG_SIZE, exact);
+    if (st != GPUCORE_OK || gc_mem_read_all(mem, r_debug, rd, sizeof(rd)) != 0)
         return st;
-    node = gc_le64_get(e);
+    gc_rocr_r_debug_decode(rd, &r);
+    node = r.r_map;
     for (uint32_t n = 0; node && n < GC_HOST_MAX_LINK_MAP && st == GPUCORE_OK; n++) {
-        if (read(user, node, lm, sizeof(lm)) != 0)
+        if (gc_mem_read_all(mem, node, lm, sizeof(lm)) != 0)
             break;
+        gc_rocr_link_map_decode(lm, &l);
         st = keep(ret, node, sizeof(lm), exact);
         if (st == GPUCORE_OK)
-            st = keep_name(ret, gc_le64_get(lm + 8), exact, read, user);
+            st = keep_name(ret, l.l_name, exact, mem);
         if (st == GPUCORE_OK)
-            st = keep(ret, gc_le64_get(lm + 16), 16, exact);
-        node = gc_le64_get(lm + 24);
+            st = keep(ret, l.l_ld, 16, exact);
+        node = l.l_next;
     }
     if (st != GPUCORE_OK)
         return gc_diag_set(reterr_diag, st, GC_NO_OFFSET, "%s",
@@ -700,19 +701,17 @@ link_map_walk(pid_t pid, const char *proc_root,
     return GPUCORE_OK;
 }
 
-gpucore_status_t gc_host_link_map(pid_t pid, const char *proc_root,
-                                  int (*read)(void *user, uint64_t addr, void *buf, uint64_t size),
-                                  void *user, struct gc_rangeset *ret, gpucore_diag_t *reterr_diag)
+gpucore_status_t gc_host_link_map(pid_t pid, const char *proc_root, const struct gc_mem_reader *mem,
+                                  struct gc_rangeset *ret, gpucore_diag_t *reterr_diag)
 {
-    return link_map_walk(pid, proc_root, read, user, ret, 0, reterr_diag);
+    return link_map_walk(pid, proc_root, mem, ret, 0, reterr_diag);
 }
 
-gpucore_status_t
-gc_host_link_map_exact(pid_t pid, const char *proc_root,
-                       int (*read)(void *user, uint64_t addr, void *buf, uint64_t size), void *user,
-                       struct gc_rangeset *ret, gpucore_diag_t *reterr_diag)
+gpucore_status_t gc_host_link_map_exact(pid_t pid, const char *proc_root,
+                                        const struct gc_mem_reader *mem, struct gc_rangeset *ret,
+                                        gpucore_diag_t *reterr_diag)
 {
-    return link_map_walk(pid, proc_root, read, user, ret, 1, reterr_diag);
+    return link_map_walk(pid, proc_root, mem, ret, 1, reterr_diag);
 }
 
 /* ---- notes ------------------------------------------------------------------------------- */

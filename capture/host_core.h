@@ -41,6 +41,7 @@
 #include <gpucore/core.h>
 #include <gpucore/status.h>
 
+#include "mem_reader.h"
 #include "procmaps.h"
 #include "rangeset.h"
 #include "tracee.h"
@@ -79,17 +80,16 @@ struct gc_host_ranges {
  * Select host memory by the kernel's rules. @p filter is the coredump_filter value
  * (gc_host_coredump_filter() reads the target's). Mappings overlapping @p exclude (GPU memory)
  * are left out entirely and not reported as skipped (the GPU tiers account for them).
- * @p read_header is called to look at the first 4 bytes of an unwritten private file mapping
- * (the ELF-header rule); it returns 0 on success.
+ * @p mem (NULL: no mapping passes the rule) reads the first 4 bytes of an unwritten private file
+ * mapping (the ELF-header rule), which count only when all 4 were read.
  * Selected ranges and skipped ranges are each in address order (one mapping gives at most one
  * of each: its selected head and its skipped tail).
  * @retval GPUCORE_OK, GPUCORE_E_INVAL (NULL maps or ret), GPUCORE_E_NOMEM. On success free with
  *         gc_host_ranges_free() (accepts NULL; idempotent).
  */
 gpucore_status_t gc_host_select(const struct gc_procmaps *maps, uint32_t filter,
-                                const struct gc_rangeset *exclude,
-                                int (*read_header)(void *user, uint64_t addr, uint8_t out[4]),
-                                void *user, struct gc_host_ranges *ret, gpucore_diag_t *reterr_diag);
+                                const struct gc_rangeset *exclude, const struct gc_mem_reader *mem,
+                                struct gc_host_ranges *ret, gpucore_diag_t *reterr_diag);
 void gc_host_ranges_free(struct gc_host_ranges *r);
 
 /*
@@ -137,19 +137,18 @@ gpucore_status_t gc_host_prioritize(const struct gc_rangeset *selected,
  * The pages a debugger reads to list a process's shared libraries (the dynamic linker's
  * r_debug and link_map chain), added to @p ret: the executable's dynamic section (found from
  * /proc/PID/auxv AT_PHDR and AT_PHNUM and its PT_PHDR and PT_DYNAMIC), the r_debug its
- * DT_DEBUG names, and per link_map node (at most GC_HOST_MAX_LINK_MAP, x86-64 glibc layout:
- * l_addr, l_name, l_ld, l_next at offsets 0, 8, 16, 24) the page of the node, of its name and
- * of its dynamic section. Every value comes from the target and is only used as an address to
- * read or to keep; whatever cannot be read or makes no sense ends the walk there, silently:
- * this only orders memory, it decides nothing about what is captured.
- * @p read reads target memory (0: all of it read). @p proc_root is "/proc" (tests elsewhere).
+ * DT_DEBUG names, and per link_map node (at most GC_HOST_MAX_LINK_MAP; glibc's r_debug and
+ * link_map, decoded by schema's gc_rocr_r_debug_decode and gc_rocr_link_map_decode: ROCr's
+ * list has glibc's layout) the page of the node, of its name and of its dynamic section. Every
+ * value comes from the target and is only used as an address to read or to keep; whatever cannot be
+ * read or makes no sense ends the walk there, silently: this only orders memory, it decides nothing
+ * about what is captured.
+ * @p mem reads target memory; a structure counts only when all of it was read
+ * (gc_mem_read_all). @p proc_root is "/proc" (tests elsewhere).
  * @retval GPUCORE_OK, GPUCORE_E_INVAL (NULL argument), GPUCORE_E_NOMEM, GPUCORE_E_LIMIT.
  */
-gpucore_status_t gc_host_link_map(pid_t pid, const char *proc_root,
-                                  int (*read)(void *user, uint64_t addr, void *buf,
-                                              uint64_t size),
-                                  void *user, struct gc_rangeset *ret,
-                                  gpucore_diag_t *reterr_diag);
+gpucore_status_t gc_host_link_map(pid_t pid, const char *proc_root, const struct gc_mem_reader *mem,
+                                  struct gc_rangeset *ret, gpucore_diag_t *reterr_diag);
 
 /*
  * The threads' stacks as gc_host_prioritize counts them (priorities 0 and 2 without the
@@ -173,14 +172,14 @@ gpucore_status_t gc_host_arg_env(pid_t pid, const char *proc_root, uint64_t *ret
 
 /*
  * gc_host_link_map's walk keeping only the structures themselves, not their pages: r_debug
- * (40 bytes), the executable's dynamic section, each link_map node (40 bytes), its name up to
- * its NUL (at most 256 bytes) and the first 16 bytes of its dynamic section. What --redact
- * keeps: the pages around a node malloc'ed by dlopen are the program's heap.
+ * (GC_ROCR_R_DEBUG_SIZE bytes), the executable's dynamic section, each link_map node
+ * (GC_ROCR_LINK_MAP_SIZE bytes), its name up to its NUL (at most 256 bytes) and the first 16
+ * bytes of its dynamic section. What --redact keeps: the pages around a node malloc'ed by
+ * dlopen are the program's heap.
  */
-gpucore_status_t
-gc_host_link_map_exact(pid_t pid, const char *proc_root,
-                       int (*read)(void *user, uint64_t addr, void *buf, uint64_t size), void *user,
-                       struct gc_rangeset *ret, gpucore_diag_t *reterr_diag);
+gpucore_status_t gc_host_link_map_exact(pid_t pid, const char *proc_root,
+                                        const struct gc_mem_reader *mem, struct gc_rangeset *ret,
+                                        gpucore_diag_t *reterr_diag);
 
 /* /proc/PID/coredump_filter as a number; GC_COREDUMP_FILTER_DEFAULT if it cannot be read. */
 uint32_t gc_host_coredump_filter(pid_t pid);

@@ -78,7 +78,7 @@ int gc_plan_read(struct gc_plan_ctx *c, uint64_t addr, void *buf, uint64_t size,
                      addr);
         return 0;
     }
-    st = c->in->read(c->in->read_user, addr, buf, size, &done, &err);
+    st = c->in->mem.read(c->in->mem.user, addr, buf, size, &done, &err);
     if (done > size)
         done = 0; /* a reader that claims more than was asked is not believed */
     if (st == GPUCORE_OK && done == size) {
@@ -954,7 +954,7 @@ static int item_cmp(const void *a, const void *b)
 
 static gpucore_status_t check_input(const struct gc_plan_input *in, gpucore_diag_t *diag)
 {
-    GC_FAIL_IF(!in->read, diag, GPUCORE_E_INVAL, GC_NO_OFFSET, "plan: no read function");
+    GC_FAIL_IF(!in->mem.read, diag, GPUCORE_E_INVAL, GC_NO_OFFSET, "plan: no read function");
     GC_FAIL_IF((in->ndevices && !in->devices) || (in->nqueues && !in->queues) ||
                        (in->nmaps && !in->maps) || (in->nexceptions && !in->exceptions),
                diag, GPUCORE_E_INVAL, GC_NO_OFFSET, "plan: a non-zero count with a NULL array");

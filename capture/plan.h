@@ -19,14 +19,15 @@
  *       all         every readable GPU mapping.
  *     Tier sets are disjoint: tier i holds what it wants minus what tiers < i hold.
  *   - GPUCORE CODE_OBJECTS (each object's URI, load address and bytes: memory:// from target
- *     memory, file:// through in->read_file, as the target could read them) and ALLOC_MAP (the GPU mappings, classified).
+ *     memory, file:// through in->read_file, as the target could read them) and ALLOC_MAP
+ *     (the GPU mappings, classified).
  *
  * The state tier also holds host memory the runtime owns (r_debug, link_map nodes, URI strings,
  * memory:// code-object images): a reader needs it, and nothing else plans it.
  * Memory inside a GC_KFD_MAP_NO_READ mapping (doorbells, MMIO) is never read and is in no tier,
  * whatever pointer leads there (a warning names what was skipped).
  *
- * Memory is read only through the caller's read function, which must not fail for
+ * Memory is read only through the caller's reader (in->mem), which must not fail for
  * the whole read when part of it is unreadable (it reports the readable prefix).
  * Every value read from the target is validated before use: a bad header, an unreadable
  * structure or an absurd size is a warning that drops that item, never a crash or a failure
@@ -44,6 +45,7 @@
 #include <gpucore/status.h>
 
 #include "kfd.h"
+#include "mem_reader.h"
 #include "rangeset.h"
 
 #define GC_PLAN_TIERS 4u /* GPUCORE_TIER_STATE .. GPUCORE_TIER_ALL */
@@ -60,14 +62,6 @@
 #define GC_PLAN_DEFAULT_WINDOW (64u << 10) /* referenced: bytes on each side of an address */
 #define GC_PLAN_DEFAULT_EMBED (256ull << 20) /* code-object bytes embedded in all */
 #define GC_PLAN_MAX_CODE_OBJECT (256ull << 20) /* bytes of one code object read to parse it */
-
-/*
- * Read target memory (contract of gc_kfd_read_memory): GPUCORE_OK with *ret_done == size, or
- * GPUCORE_E_UNAVAILABLE with *ret_done the readable prefix and *ret_errno the error; any other
- * status stops the plan.
- */
-typedef gpucore_status_t (*gc_plan_read_fn)(void *user, uint64_t addr, void *buf, uint64_t size,
-                                            uint64_t *ret_done, int *ret_errno);
 
 /*
  * Read a file the target names (a file:// code object), as the target could read it (the
@@ -105,8 +99,9 @@ struct gc_plan_input {
     uint32_t nmaps;
     const struct gc_plan_exception *exceptions;
     uint32_t nexceptions;
-    gc_plan_read_fn read;
-    void *read_user;
+    /* Target memory (mem_reader.h); a status other than GPUCORE_OK and GPUCORE_E_UNAVAILABLE
+       stops the plan. */
+    struct gc_mem_reader mem;
     gc_plan_read_file_fn read_file; /* NULL: file:// code objects are named, not read */
     void *read_file_user;
     uint64_t window;       /* referenced window; 0 = GC_PLAN_DEFAULT_WINDOW */

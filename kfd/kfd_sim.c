@@ -164,83 +164,80 @@ static int sim_get_version(struct gc_kfd *k, struct kfd_ioctl_get_version_args *
     return 0;
 }
 
-/* Copy @p n entries of @p pop bytes (the driver's LE layout) to @p dst strided by @p stride,
- * converting each to the host layout first. */
-static void put_entries(uint32_t op, const uint8_t *src, uint32_t n, uint32_t pop, uint8_t *dst,
-                        uint32_t stride)
-{
-    for (uint32_t i = 0; i < n; i++) {
-        uint8_t img[GC_SIM_DEVICE_ENTRY_SIZE];
-        memset(img, 0, sizeof(img));
-        memcpy(img, src + (size_t)i * pop, pop);
-        uint8_t *to = dst + (size_t)i * stride;
-        if (op == KFD_IOC_DBG_TRAP_GET_QUEUE_SNAPSHOT) {
-            struct kfd_queue_snapshot_entry e;
-            gc_sim_queue_entry_decode(img, &e);
-            memcpy(to, &e, pop);
-        } else {
-            struct kfd_dbg_device_info_entry e;
-            gc_sim_device_entry_decode(img, &e);
-            memcpy(to, &e, pop);
-        }
-    }
-}
-
-/* QUERY_EXCEPTION_INFO payloads in host layout: the runtime info, or the memory-exception
- * record (u32 x4 failure flags, u64 va, u32 gpu_id, u32 error type). */
-static void put_exception_info(uint32_t code, const uint8_t *src, uint32_t n, uint8_t *dst)
-{
-    uint8_t img[32];
-    uint8_t host[32];
-    memset(img, 0, sizeof(img));
-    memcpy(img, src, n);
-    if (code == EC_PROCESS_RUNTIME) {
-        struct kfd_runtime_info r;
-        gc_sim_rinfo_decode(img, &r);
-        memcpy(host, &r, sizeof(r));
-    } else {
-        for (unsigned i = 0; i < 4; i++) {
-            uint32_t v = gc_le32_get(img + 4 * i);
-            memcpy(host + 4 * i, &v, 4);
-        }
-        uint64_t va = gc_le64_get(img + 16);
-        uint32_t gpu = gc_le32_get(img + 24), type = gc_le32_get(img + 28);
-        memcpy(host + 16, &va, 8);
-        memcpy(host + 24, &gpu, 4);
-        memcpy(host + 28, &type, 4);
-    }
-    memcpy(dst, host, n);
-}
-
 static void *user_ptr(uint64_t addr)
 {
     return (void *)(uintptr_t)addr;
 }
 
+/*
+ * Copy the driver's output for one op (its row @p def) to the caller's buffers in the host
+ * layout, where the kernel's copy_to_user would have put it. @p in: the args as the caller gave
+ * them (pointers, capacities); @p out: as the driver left them (the populated entry size).
+ * Every output length is checked against the caller's capacity: a confused driver must not
+ * make us write past the caller's buffers. 0, or -EIO.
+ */
+static int put_output(const struct gc_sim_op_output *def, const struct kfd_ioctl_dbg_trap_args *in,
+                      const struct kfd_ioctl_dbg_trap_args *out, const struct gc_sim_response *r)
+{
+    uint8_t *dst = user_ptr(gc_sim_args_u64(in, def->ptr));
+    uint32_t cap = gc_sim_args_u32(in, def->cap);
+    enum gc_sim_record rec = def->record == GC_SIM_REC_BY_CODE
+                                     ? gc_sim_exception_record(gc_sim_args_u32(in, def->code))
+                                     : def->record;
+    uint32_t size = gc_sim_record_size(rec);
+
+    switch (def->shape) {
+    case GC_SIM_OUT_PREFIX:
+        /* at most the caller's bytes and the largest record the row allows */
+        if (r->out_len > cap || r->out_len > gc_sim_record_size(def->record))
+            return -EIO;
+        if (r->out_len)
+            gc_sim_record_decode(rec, r->out, r->out_len, dst);
+        return 0;
+    case GC_SIM_OUT_IDS:
+        if (r->out_len != cap * size)
+            return -EIO;
+        for (uint32_t i = 0; i < cap; i++)
+            gc_sim_record_decode(rec, r->out + (size_t)i * size, size, dst + (size_t)i * size);
+        return 0;
+    case GC_SIM_OUT_ENTRIES: {
+        /* packed at the populated size, strided at the caller's */
+        uint32_t stride = gc_sim_args_u32(in, def->entry_size);
+        uint32_t pop = gc_sim_args_u32(out, def->entry_size);
+
+        if (pop > stride || pop > size)
+            return -EIO;
+        if (pop == 0 || r->out_len == 0)
+            return r->out_len ? -EIO : 0;
+        uint32_t n = r->out_len / pop;
+        if ((uint64_t)n * pop != r->out_len || n > cap)
+            return -EIO;
+        for (uint32_t i = 0; i < n; i++)
+            gc_sim_record_decode(rec, r->out + (size_t)i * pop, pop, dst + (size_t)i * stride);
+        return 0;
+    }
+    default:
+        return r->out_len ? -EIO : 0;
+    }
+}
+
 static int sim_dbg_trap(struct gc_kfd *k, struct kfd_ioctl_dbg_trap_args *args)
 {
     struct sim_client *c = k->backend;
+    const struct gc_sim_op_output *def = gc_sim_op_output(args->op);
     const uint32_t *ids = NULL;
     uint32_t num_ids = 0;
     int send_fd = -1;
 
-    switch (args->op) {
-    case KFD_IOC_DBG_TRAP_ENABLE:
+    if (args->op == KFD_IOC_DBG_TRAP_ENABLE) {
         /* The kernel takes a reference on dbg_fd; here the fd itself crosses the socket. */
         send_fd = (int)args->enable.dbg_fd;
         if (send_fd < 0 || args->enable.dbg_fd == KFD_INVALID_FD)
             return -EBADF;
-        break;
-    case KFD_IOC_DBG_TRAP_SUSPEND_QUEUES:
-        num_ids = args->suspend_queues.num_queues;
-        ids = user_ptr(args->suspend_queues.queue_array_ptr);
-        break;
-    case KFD_IOC_DBG_TRAP_RESUME_QUEUES:
-        num_ids = args->resume_queues.num_queues;
-        ids = user_ptr(args->resume_queues.queue_array_ptr);
-        break;
-    default:
-        break;
+    }
+    if (def->shape == GC_SIM_OUT_IDS) { /* the id array is the op's input too */
+        num_ids = gc_sim_args_u32(args, def->cap);
+        ids = user_ptr(gc_sim_args_u64(args, def->ptr));
     }
     if (num_ids > GC_SIM_MAX_IDS)
         return -EINVAL;
@@ -270,70 +267,7 @@ static int sim_dbg_trap(struct gc_kfd *k, struct kfd_ioctl_dbg_trap_args *args)
     if (r.ret < 0)
         return r.ret;
 
-    /* Every output length is checked against the caller's capacity: a confused driver must not
-     * make us write past the caller's buffers. */
-    switch (op) {
-    case KFD_IOC_DBG_TRAP_ENABLE: {
-        uint32_t cap =
-                in.enable.rinfo_size < GC_SIM_RINFO_SIZE ? in.enable.rinfo_size : GC_SIM_RINFO_SIZE;
-        if (r.out_len > cap)
-            return -EIO;
-        if (r.out_len) {
-            uint8_t img[GC_SIM_RINFO_SIZE];
-            struct kfd_runtime_info ri;
-            memset(img, 0, sizeof(img));
-            memcpy(img, r.out, r.out_len);
-            gc_sim_rinfo_decode(img, &ri);
-            memcpy(user_ptr(in.enable.rinfo_ptr), &ri, r.out_len);
-        }
-        break;
-    }
-    case KFD_IOC_DBG_TRAP_SUSPEND_QUEUES:
-    case KFD_IOC_DBG_TRAP_RESUME_QUEUES: {
-        if (r.out_len != num_ids * 4u)
-            return -EIO;
-        uint32_t *dst =
-                user_ptr(op == KFD_IOC_DBG_TRAP_SUSPEND_QUEUES ? in.suspend_queues.queue_array_ptr
-                                                               : in.resume_queues.queue_array_ptr);
-        for (uint32_t i = 0; i < num_ids; i++)
-            dst[i] = gc_le32_get(r.out + 4u * i);
-        break;
-    }
-    case KFD_IOC_DBG_TRAP_GET_QUEUE_SNAPSHOT:
-    case KFD_IOC_DBG_TRAP_GET_DEVICE_SNAPSHOT: {
-        int q = op == KFD_IOC_DBG_TRAP_GET_QUEUE_SNAPSHOT;
-        uint32_t want = q ? in.queue_snapshot.num_queues : in.device_snapshot.num_devices;
-        uint32_t stride = q ? in.queue_snapshot.entry_size : in.device_snapshot.entry_size;
-        uint32_t pop = q ? args->queue_snapshot.entry_size : args->device_snapshot.entry_size;
-        uint32_t full = q ? GC_SIM_QUEUE_ENTRY_SIZE : GC_SIM_DEVICE_ENTRY_SIZE;
-        uint64_t base =
-                q ? in.queue_snapshot.snapshot_buf_ptr : in.device_snapshot.snapshot_buf_ptr;
-        if (pop > stride || pop > full)
-            return -EIO;
-        if (pop == 0 || r.out_len == 0) {
-            if (r.out_len)
-                return -EIO;
-            break;
-        }
-        uint32_t n = r.out_len / pop;
-        if ((uint64_t)n * pop != r.out_len || n > want)
-            return -EIO;
-        put_entries(op, r.out, n, pop, user_ptr(base), stride);
-        break;
-    }
-    case KFD_IOC_DBG_TRAP_QUERY_EXCEPTION_INFO:
-        if (r.out_len > in.query_exception_info.info_size || r.out_len > 32)
-            return -EIO;
-        if (r.out_len)
-            put_exception_info(in.query_exception_info.exception_code, r.out, r.out_len,
-                               user_ptr(in.query_exception_info.info_ptr));
-        break;
-    default:
-        if (r.out_len)
-            return -EIO;
-        break;
-    }
-    return r.ret;
+    return put_output(def, &in, args, &r) < 0 ? -EIO : r.ret;
 }
 
 /* One DEVICE_INFO round trip from allocation @p first. 0 or -errno; *ret borrows c->buf. */

@@ -191,10 +191,25 @@ static const struct field alloc_fields[] = {
     F32(16, struct gc_sim_alloc, kind), F32(20, struct gc_sim_alloc, gpu_id),
     F32(24, struct gc_sim_alloc, flags), /* u32 0 at 28, label at 32 */
 };
+typedef struct gc_sim_memory_exception memx_t_;
+static const struct field memx_fields[] = {
+    F32(0, memx_t_, failure[0]),  F32(4, memx_t_, failure[1]), F32(8, memx_t_, failure[2]),
+    F32(12, memx_t_, failure[3]), F64(16, memx_t_, va),        F32(24, memx_t_, gpu_id),
+    F32(28, memx_t_, error_type),
+};
 static const struct field_table device_table = TABLE(device_fields);
 static const struct field_table queue_table = TABLE(queue_fields);
 static const struct field_table rinfo_table = TABLE(rinfo_fields);
 static const struct field_table alloc_table = TABLE(alloc_fields);
+static const struct field_table memx_table = TABLE(memx_fields);
+
+/* The client copies a prefix of the host struct, as the kernel copies its own: the host layout
+ * must be the wire's. */
+_Static_assert(sizeof(struct gc_sim_memory_exception) == GC_SIM_MEMORY_EXCEPTION_SIZE &&
+                       offsetof(struct gc_sim_memory_exception, va) == 16 &&
+                       offsetof(struct gc_sim_memory_exception, gpu_id) == 24 &&
+                       offsetof(struct gc_sim_memory_exception, error_type) == 28,
+               "gc_sim_memory_exception is laid out as kfd_hsa_memory_exception_data");
 
 static void put_header(uint8_t *b, uint16_t type, uint32_t payload_len)
 {
@@ -259,18 +274,12 @@ size_t gc_sim_info_request_encode(uint32_t first, uint8_t *buf, size_t cap)
     return GC_SIM_HEADER_SIZE + 4u;
 }
 
-static int op_has_ids(uint32_t op)
-{
-    return op == KFD_IOC_DBG_TRAP_SUSPEND_QUEUES || op == KFD_IOC_DBG_TRAP_RESUME_QUEUES;
-}
-
+/* SUSPEND/RESUME carry their id array both ways: its length is the op's output capacity. */
 static uint32_t op_num_ids(const struct kfd_ioctl_dbg_trap_args *a)
 {
-    if (a->op == KFD_IOC_DBG_TRAP_SUSPEND_QUEUES)
-        return a->suspend_queues.num_queues;
-    if (a->op == KFD_IOC_DBG_TRAP_RESUME_QUEUES)
-        return a->resume_queues.num_queues;
-    return 0;
+    const struct gc_sim_op_output *def = gc_sim_op_output(a->op);
+
+    return def->shape == GC_SIM_OUT_IDS ? gc_sim_args_u32(a, def->cap) : 0;
 }
 
 gpucore_status_t gc_sim_request_decode(const uint8_t *buf, size_t len, struct gc_sim_request *ret,
@@ -291,7 +300,7 @@ gpucore_status_t gc_sim_request_decode(const uint8_t *buf, size_t len, struct gc
         GC_FAIL_IF(plen < GC_SIM_ARGS_SIZE, diag, GPUCORE_E_TRUNCATED, GC_SIM_HEADER_SIZE,
                    "DBG_TRAP request has %u payload bytes, fewer than its 32-byte args", plen);
         gc_sim_args_decode(p, &r.args);
-        uint32_t n = op_has_ids(r.args.op) ? op_num_ids(&r.args) : 0;
+        uint32_t n = op_num_ids(&r.args);
         GC_FAIL_IF(n > GC_SIM_MAX_IDS, diag, GPUCORE_E_LIMIT, GC_SIM_HEADER_SIZE + 8,
                    "DBG_TRAP request names %u queues, more than %u", n, GC_SIM_MAX_IDS);
         /* n <= GC_SIM_MAX_IDS, so n * 4 cannot overflow. */
@@ -347,11 +356,23 @@ size_t gc_sim_response_encode(const struct gc_sim_response *r, uint8_t *buf, siz
         if (r->out_len)
             memcpy(p + GC_SIM_INFO_FIXED_SIZE, r->out, r->out_len);
     } else {
-        gc_sim_args_encode(&r->args, p + 4);
-        gc_le32_put(p + 4 + GC_SIM_ARGS_SIZE, r->out_len);
         if (r->out_len)
-            memcpy(p + 8 + GC_SIM_ARGS_SIZE, r->out, r->out_len);
+            memmove(buf + GC_SIM_DBG_TRAP_OUT_OFFSET, r->out, r->out_len);
+        return gc_sim_dbg_trap_frame(r->ret, &r->args, r->out_len, buf);
     }
+    return GC_SIM_HEADER_SIZE + plen;
+}
+
+size_t gc_sim_dbg_trap_frame(int32_t ret, const struct kfd_ioctl_dbg_trap_args *args,
+                             uint32_t out_len, uint8_t *buf)
+{
+    uint8_t *p = buf + GC_SIM_HEADER_SIZE;
+    uint32_t plen = 8u + GC_SIM_ARGS_SIZE + out_len;
+
+    put_header(buf, GC_SIM_MSG_DBG_TRAP, plen);
+    gc_le32_put(p, (uint32_t)ret);
+    gc_sim_args_encode(args, p + 4);
+    gc_le32_put(p + 4 + GC_SIM_ARGS_SIZE, out_len);
     return GC_SIM_HEADER_SIZE + plen;
 }
 
@@ -464,4 +485,130 @@ void gc_sim_alloc_decode(const uint8_t in[GC_SIM_ALLOC_ENTRY_SIZE], struct gc_si
     get_fields(&alloc_table, in, a);
     memcpy(a->label, in + 32, GC_SIM_ALLOC_LABEL_MAX - 1);
     a->label[GC_SIM_ALLOC_LABEL_MAX - 1] = 0;
+}
+
+void gc_sim_memory_exception_encode(const struct gc_sim_memory_exception *x,
+                                    uint8_t o[GC_SIM_MEMORY_EXCEPTION_SIZE])
+{
+    memset(o, 0, GC_SIM_MEMORY_EXCEPTION_SIZE);
+    put_fields(&memx_table, x, o);
+}
+
+void gc_sim_memory_exception_decode(const uint8_t in[GC_SIM_MEMORY_EXCEPTION_SIZE],
+                                    struct gc_sim_memory_exception *x)
+{
+    get_fields(&memx_table, in, x);
+}
+
+/* ---- the DBG_TRAP ops' outputs ------------------------------------------------------------ */
+
+#define ARG(m) ((uint16_t)offsetof(args_t, m))
+
+static const struct gc_sim_op_output op_outputs[] = {
+    [KFD_IOC_DBG_TRAP_ENABLE] = { GC_SIM_OUT_PREFIX, GC_SIM_REC_RINFO, ARG(enable.rinfo_ptr),
+                                  ARG(enable.rinfo_size), 0, 0 },
+    [KFD_IOC_DBG_TRAP_SUSPEND_QUEUES] = { GC_SIM_OUT_IDS, GC_SIM_REC_QUEUE_ID,
+                                          ARG(suspend_queues.queue_array_ptr),
+                                          ARG(suspend_queues.num_queues), 0, 0 },
+    [KFD_IOC_DBG_TRAP_RESUME_QUEUES] = { GC_SIM_OUT_IDS, GC_SIM_REC_QUEUE_ID,
+                                         ARG(resume_queues.queue_array_ptr),
+                                         ARG(resume_queues.num_queues), 0, 0 },
+    [KFD_IOC_DBG_TRAP_QUERY_EXCEPTION_INFO] = { GC_SIM_OUT_PREFIX, GC_SIM_REC_BY_CODE,
+                                                ARG(query_exception_info.info_ptr),
+                                                ARG(query_exception_info.info_size), 0,
+                                                ARG(query_exception_info.exception_code) },
+    [KFD_IOC_DBG_TRAP_GET_QUEUE_SNAPSHOT] = { GC_SIM_OUT_ENTRIES, GC_SIM_REC_QUEUE_ENTRY,
+                                              ARG(queue_snapshot.snapshot_buf_ptr),
+                                              ARG(queue_snapshot.num_queues),
+                                              ARG(queue_snapshot.entry_size), 0 },
+    [KFD_IOC_DBG_TRAP_GET_DEVICE_SNAPSHOT] = { GC_SIM_OUT_ENTRIES, GC_SIM_REC_DEVICE_ENTRY,
+                                               ARG(device_snapshot.snapshot_buf_ptr),
+                                               ARG(device_snapshot.num_devices),
+                                               ARG(device_snapshot.entry_size), 0 },
+};
+
+const struct gc_sim_op_output *gc_sim_op_output(uint32_t op)
+{
+    static const struct gc_sim_op_output none = { GC_SIM_OUT_NONE, GC_SIM_REC_NONE, 0, 0, 0, 0 };
+
+    return op < GC_ARRAY_SIZE(op_outputs) && op_outputs[op].shape != GC_SIM_OUT_NONE
+                   ? &op_outputs[op]
+                   : &none;
+}
+
+uint32_t gc_sim_args_u32(const struct kfd_ioctl_dbg_trap_args *a, uint16_t off)
+{
+    uint32_t v;
+
+    memcpy(&v, (const uint8_t *)a + off, sizeof(v));
+    return v;
+}
+
+uint64_t gc_sim_args_u64(const struct kfd_ioctl_dbg_trap_args *a, uint16_t off)
+{
+    uint64_t v;
+
+    memcpy(&v, (const uint8_t *)a + off, sizeof(v));
+    return v;
+}
+
+enum gc_sim_record gc_sim_exception_record(uint32_t code)
+{
+    return code == EC_PROCESS_RUNTIME ? GC_SIM_REC_RINFO : GC_SIM_REC_MEMORY_EXCEPTION;
+}
+
+/* Each record's size and field table (the queue id: one u32 at 0). */
+static const struct field queue_id_fields[] = { { 0, 4, 0 } };
+static const struct field_table queue_id_table = TABLE(queue_id_fields);
+
+static const struct {
+    uint32_t size;
+    const struct field_table *t;
+} records[] = {
+    [GC_SIM_REC_RINFO] = { GC_SIM_RINFO_SIZE, &rinfo_table },
+    [GC_SIM_REC_QUEUE_ID] = { 4u, &queue_id_table },
+    [GC_SIM_REC_QUEUE_ENTRY] = { GC_SIM_QUEUE_ENTRY_SIZE, &queue_table },
+    [GC_SIM_REC_DEVICE_ENTRY] = { GC_SIM_DEVICE_ENTRY_SIZE, &device_table },
+    [GC_SIM_REC_MEMORY_EXCEPTION] = { GC_SIM_MEMORY_EXCEPTION_SIZE, &memx_table },
+};
+
+static const struct field_table *record_table(enum gc_sim_record rec)
+{
+    return (size_t)rec < GC_ARRAY_SIZE(records) ? records[rec].t : NULL;
+}
+
+uint32_t gc_sim_record_size(enum gc_sim_record rec)
+{
+    if (rec == GC_SIM_REC_BY_CODE)
+        return GC_SIM_EXCEPTION_INFO_MAX;
+    return record_table(rec) ? records[rec].size : 0;
+}
+
+void gc_sim_record_encode(enum gc_sim_record rec, const void *host, uint8_t o[GC_SIM_RECORD_MAX])
+{
+    memset(o, 0, GC_SIM_RECORD_MAX);
+    if (record_table(rec))
+        put_fields(record_table(rec), host, o);
+}
+
+void gc_sim_record_decode(enum gc_sim_record rec, const uint8_t *in, uint32_t n, void *host_out)
+{
+    /* The host struct of any record: the largest is a device entry. */
+    union {
+        struct kfd_dbg_device_info_entry dev;
+        struct kfd_queue_snapshot_entry queue;
+        struct kfd_runtime_info rinfo;
+        struct gc_sim_memory_exception memx;
+        uint32_t id;
+    } host;
+    uint8_t img[GC_SIM_RECORD_MAX];
+
+    if (n > GC_SIM_RECORD_MAX)
+        n = GC_SIM_RECORD_MAX;
+    memset(img, 0, sizeof(img));
+    memset(&host, 0, sizeof(host));
+    memcpy(img, in, n);
+    if (record_table(rec))
+        get_fields(record_table(rec), img, &host);
+    memcpy(host_out, &host, n);
 }

@@ -17,12 +17,17 @@
  *     (num_queues entries). The eventfd of ENABLE travels as SCM_RIGHTS.
  * DBG_TRAP response: i32 ret (>= 0 or -errno), the 32 args bytes as the driver left them
  *     (entry_size, num_*, rinfo_size, info_size, query_debug_event outputs), u32 out_len, then
- *     the op's output bytes, in the kernel ABI's little-endian layout:
+ *     the op's output bytes, in the kernel ABI's little-endian layout (one row per op in
+ *     gc_sim_op_output(); nothing for the ops not listed):
  *       ENABLE               kfd_runtime_info prefix (min(rinfo_size, 16) bytes)
  *       SUSPEND/RESUME       the id array with status bits (num_queues u32)
  *       GET_*_SNAPSHOT       min(num, count) entries, each entry_size (populated) bytes,
  *                            packed (the client strides by its own entry size)
- *       QUERY_EXCEPTION_INFO min(info_size, record size) bytes
+ *       QUERY_EXCEPTION_INFO min(info_size, record size) bytes of the record the code names:
+ *                            EC_PROCESS_RUNTIME kfd_runtime_info, EC_DEVICE_MEMORY_VIOLATION
+ *                            the memory-exception record (GC_SIM_MEMORY_EXCEPTION_SIZE)
+ * A frame (header, ret, args, out_len) is written by gc_sim_response_encode, or around outputs
+ * already in place by gc_sim_dbg_trap_frame.
  * DEVICE_INFO request: u32 first (index of the first allocation wanted). Needs no session and no
  *     ptrace relation: it is what the device knows, asked by anyone who can connect.
  * DEVICE_INFO response: i32 ret, u32 service_tid (the driver's thread), u32 read_delay_us_per_mib
@@ -74,6 +79,24 @@ enum gc_sim_msg_type {
 #define GC_SIM_DEVICE_ENTRY_SIZE 120u
 #define GC_SIM_QUEUE_ENTRY_SIZE  64u
 #define GC_SIM_RINFO_SIZE        16u
+
+/*
+ * QUERY_EXCEPTION_INFO's record for EC_DEVICE_MEMORY_VIOLATION, the kernel's
+ * kfd_hsa_memory_exception_data: u32 failure flags x4 (0 NotPresent, 4 ReadOnly, 8 NoExecute,
+ * 12 imprecise; 0 or 1 each), 16 u64 va, 24 u32 gpu_id, 28 u32 ErrorType.
+ */
+#define GC_SIM_MEMORY_EXCEPTION_SIZE  32u
+#define GC_SIM_MEMORY_EXCEPTION_FLAGS 4u
+/* Largest record QUERY_EXCEPTION_INFO answers with, whatever the code (a client refuses more). */
+#define GC_SIM_EXCEPTION_INFO_MAX GC_SIM_MEMORY_EXCEPTION_SIZE
+
+struct gc_sim_memory_exception {
+    /* NotPresent, ReadOnly, NoExecute, imprecise: 0 or 1 each */
+    uint32_t failure[GC_SIM_MEMORY_EXCEPTION_FLAGS];
+    uint64_t va;
+    uint32_t gpu_id;
+    uint32_t error_type;
+};
 
 /* DEVICE_INFO: one allocation on the wire, and how many fit one response. */
 #define GC_SIM_ALLOC_ENTRY_SIZE   80u
@@ -163,5 +186,75 @@ void gc_sim_rinfo_decode(const uint8_t in[GC_SIM_RINFO_SIZE], struct kfd_runtime
 /* One DEVICE_INFO entry. Decoding forces the label's NUL termination. */
 void gc_sim_alloc_encode(const struct gc_sim_alloc *a, uint8_t out[GC_SIM_ALLOC_ENTRY_SIZE]);
 void gc_sim_alloc_decode(const uint8_t in[GC_SIM_ALLOC_ENTRY_SIZE], struct gc_sim_alloc *a);
+void gc_sim_memory_exception_encode(const struct gc_sim_memory_exception *x,
+                                    uint8_t out[GC_SIM_MEMORY_EXCEPTION_SIZE]);
+void gc_sim_memory_exception_decode(const uint8_t in[GC_SIM_MEMORY_EXCEPTION_SIZE],
+                                    struct gc_sim_memory_exception *x);
+
+/* ---- the DBG_TRAP ops' outputs, one table row per op --------------------------------------- */
+
+/* One output record's layout: which kernel struct, encoded by its codec above. */
+enum gc_sim_record {
+    GC_SIM_REC_NONE = 0,
+    GC_SIM_REC_RINFO,            /* struct kfd_runtime_info, GC_SIM_RINFO_SIZE */
+    GC_SIM_REC_QUEUE_ID,         /* u32 queue id with status bits, 4 bytes */
+    GC_SIM_REC_QUEUE_ENTRY,      /* struct kfd_queue_snapshot_entry, GC_SIM_QUEUE_ENTRY_SIZE */
+    GC_SIM_REC_DEVICE_ENTRY,     /* struct kfd_dbg_device_info_entry, GC_SIM_DEVICE_ENTRY_SIZE */
+    GC_SIM_REC_MEMORY_EXCEPTION, /* struct gc_sim_memory_exception, GC_SIM_MEMORY_EXCEPTION_SIZE */
+    GC_SIM_REC_BY_CODE,          /* QUERY_EXCEPTION_INFO: gc_sim_exception_record(code) */
+};
+/* Largest record on the wire (a device entry): a buffer that holds any one record. */
+#define GC_SIM_RECORD_MAX GC_SIM_DEVICE_ENTRY_SIZE
+
+/* How an op's output is shaped. */
+enum gc_sim_out_shape {
+    GC_SIM_OUT_NONE = 0, /* no output bytes */
+    GC_SIM_OUT_PREFIX,   /* one record, its first min(cap bytes, record size) bytes */
+    GC_SIM_OUT_IDS,      /* exactly cap records (the id array, rewritten in place) */
+    GC_SIM_OUT_ENTRIES,  /* min(cap, available) records, entry_size populated bytes each, packed;
+                            the caller's buffer strided by its own entry_size */
+};
+
+/* One row per DBG_TRAP op, as the kernel's AMDKFD_IOCTL_DEF: where its output goes. Offsets
+ * are into struct kfd_ioctl_dbg_trap_args (0 = no such field). */
+struct gc_sim_op_output {
+    enum gc_sim_out_shape shape;
+    enum gc_sim_record record;
+    uint16_t ptr;        /* u64 user pointer the output is copied to */
+    uint16_t cap;        /* u32 capacity: bytes (PREFIX) or records (IDS, ENTRIES) */
+    uint16_t entry_size; /* ENTRIES: u32 entry size (the caller's in, the populated size out) */
+    uint16_t code;       /* GC_SIM_REC_BY_CODE: u32 exception code naming the record */
+};
+
+/* The row of @p op; an op without output (and an unknown op) has shape GC_SIM_OUT_NONE. Never
+ * NULL. */
+const struct gc_sim_op_output *gc_sim_op_output(uint32_t op);
+/* The u32 / u64 field at @p off of @p a (a gc_sim_op_output offset). */
+uint32_t gc_sim_args_u32(const struct kfd_ioctl_dbg_trap_args *a, uint16_t off);
+uint64_t gc_sim_args_u64(const struct kfd_ioctl_dbg_trap_args *a, uint16_t off);
+
+/* The record QUERY_EXCEPTION_INFO answers for exception @p code: the runtime info for
+ * EC_PROCESS_RUNTIME, the memory-exception record for any other. */
+enum gc_sim_record gc_sim_exception_record(uint32_t code);
+/* Full wire size of one @p rec record; for GC_SIM_REC_BY_CODE the largest a code names
+ * (GC_SIM_EXCEPTION_INFO_MAX); 0 for GC_SIM_REC_NONE. */
+uint32_t gc_sim_record_size(enum gc_sim_record rec);
+/* Encode one host record of @p rec (not GC_SIM_REC_BY_CODE: resolve it first) to its
+ * GC_SIM_RECORD_MAX-byte wire image (zero past gc_sim_record_size). */
+void gc_sim_record_encode(enum gc_sim_record rec, const void *host, uint8_t out[GC_SIM_RECORD_MAX]);
+/* Decode the first @p n wire bytes of one @p rec record (n <= GC_SIM_RECORD_MAX; the bytes past
+ * n read as 0) and write the first @p n bytes of its host layout to @p host_out, as the kernel
+ * copies a prefix of its struct. */
+void gc_sim_record_decode(enum gc_sim_record rec, const uint8_t *in, uint32_t n, void *host_out);
+
+/*
+ * Frame a DBG_TRAP response around @p out_len output bytes already in place at
+ * buf + GC_SIM_DBG_TRAP_OUT_OFFSET (the driver writes its outputs there directly): header, ret,
+ * args, out_len. @return the message length (out_len <= GC_SIM_MAX_OUT; the caller's buffer
+ * holds GC_SIM_MAX_MESSAGE bytes).
+ */
+#define GC_SIM_DBG_TRAP_OUT_OFFSET (GC_SIM_HEADER_SIZE + 8u + GC_SIM_ARGS_SIZE)
+size_t gc_sim_dbg_trap_frame(int32_t ret, const struct kfd_ioctl_dbg_trap_args *args,
+                             uint32_t out_len, uint8_t *buf);
 
 #endif /* GC_KFD_SIM_PROTOCOL_H */

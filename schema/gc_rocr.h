@@ -3,9 +3,10 @@
  * ROCr's code-object list as it lies in a process's memory, the one parser both the capture
  * (capture/plan_co.c, reading a live target) and the analyzer (analyze/image_co.c, reading a
  * core) use: the _amdgpu_r_debug structure, its link_map nodes and the code-object URI each
- * node names. Everything parsed here is hostile input (a target's memory, a core's bytes);
- * nothing here reads memory or files -- the callers fetch the bytes, these functions decode
- * them.
+ * node names. glibc's own r_debug and link_map have the same layouts: capture/host_core.c
+ * decodes the dynamic linker's list of a host process with the same functions. Everything parsed
+ * here is hostile input (a target's memory, a core's bytes); nothing here reads memory or files --
+ * the callers fetch the bytes, these functions decode them.
  *
  * Byte layouts (little-endian, LP64, as glibc's <link.h> lays them out):
  *

@@ -15,20 +15,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/uio.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "gc_le.h"
 #include "gc_util.h"
+#include "kfd.h"
 #include "kfd_sim_protocol.h"
 
 #define SIM_MAX_CONNS     16
 #define SIM_MAX_WATCH     4u
 #define SIM_OP_SLOTS      16 /* DBG_TRAP ops 0..14, slot 15 = GET_VERSION */
-#define SIM_QUEUE_ID_MASK 0x3fffffffu
 /* Launch-override bits the simulated hardware supports (trap on every exception kind). */
 #define SIM_OVERRIDE_SUPPORTED 0x7fu
 
@@ -684,6 +684,16 @@ struct out {
     uint32_t len;
 };
 
+/* Append the first @p n bytes (at most the record's size) of @p host's @p rec wire image. */
+static void out_put(struct out *o, enum gc_sim_record rec, const void *host, uint32_t n)
+{
+    uint8_t img[GC_SIM_RECORD_MAX];
+
+    gc_sim_record_encode(rec, host, img);
+    memcpy(o->buf + o->len, img, n);
+    o->len += n;
+}
+
 static int op_snapshot_queues(struct gc_sim_driver *d,
                               struct kfd_ioctl_dbg_trap_queue_snapshot_args *a, struct out *o)
 {
@@ -693,10 +703,7 @@ static int op_snapshot_queues(struct gc_sim_driver *d,
         return -EFAULT;
     uint32_t n = want < d->num_queues ? want : d->num_queues;
     for (uint32_t i = 0; i < n; i++) {
-        uint8_t img[GC_SIM_QUEUE_ENTRY_SIZE];
-        gc_sim_queue_entry_encode(&d->queues[i].e, img);
-        memcpy(o->buf + o->len, img, pop);
-        o->len += pop;
+        out_put(o, GC_SIM_REC_QUEUE_ENTRY, &d->queues[i].e, pop);
         /* The listed exceptions are cleared after they were reported. */
         d->queues[i].e.exception_status &= ~a->exception_mask;
         d->queues[i].unreported &= ~a->exception_mask;
@@ -715,10 +722,7 @@ static int op_snapshot_devices(struct gc_sim_driver *d,
         return -EFAULT;
     uint32_t n = want < d->num_agents ? want : d->num_agents;
     for (uint32_t i = 0; i < n; i++) {
-        uint8_t img[GC_SIM_DEVICE_ENTRY_SIZE];
-        gc_sim_device_entry_encode(&d->agents[i].e, img);
-        memcpy(o->buf + o->len, img, pop);
-        o->len += pop;
+        out_put(o, GC_SIM_REC_DEVICE_ENTRY, &d->agents[i].e, pop);
         d->agents[i].e.exception_status &= ~a->exception_mask;
         d->agents[i].unreported &= ~a->exception_mask;
     }
@@ -733,7 +737,7 @@ static int op_queues(struct gc_sim_driver *d, int suspend, uint64_t clear_mask,
     int done = 0;
     for (uint32_t i = 0; i < r->num_ids; i++) {
         uint32_t raw = gc_le32_get(r->ids + 4u * i);
-        uint32_t id = raw & SIM_QUEUE_ID_MASK;
+        uint32_t id = raw & GC_KFD_QUEUE_ID_MASK;
         uint32_t st = id;
         struct sim_queue *q = find_queue(d, id);
         if (q == NULL || (!suspend && !q->suspended)) {
@@ -760,8 +764,7 @@ static int op_queues(struct gc_sim_driver *d, int suspend, uint64_t clear_mask,
             q->suspended = 0;
             done++;
         }
-        gc_le32_put(o->buf + o->len, st);
-        o->len += 4;
+        out_put(o, GC_SIM_REC_QUEUE_ID, &st, sizeof(st));
     }
     return done;
 }
@@ -803,6 +806,25 @@ static int op_query_event(struct gc_sim_driver *d,
     return -EAGAIN;
 }
 
+/* The memory-exception record of GPU @p gpu_id: the last raised exception on it that is a memory
+ * violation or has a fault address (zero when there is none). */
+static void memory_exception(const struct gc_sim_driver *d, uint32_t gpu_id,
+                             struct gc_sim_memory_exception *ret)
+{
+    memset(ret, 0, sizeof(*ret));
+    for (uint32_t i = 0; i < d->num_exc; i++) {
+        const struct gc_sim_exception *x = &d->exc[i].x;
+        if (d->exc[i].raised && x->gpu_id == gpu_id &&
+            (x->code == EC_DEVICE_MEMORY_VIOLATION || x->fault_va != 0)) {
+            for (unsigned b = 0; b < GC_SIM_MEMORY_EXCEPTION_FLAGS; b++)
+                ret->failure[b] = (x->fault_flags >> b) & 1u;
+            ret->va = x->fault_va;
+            ret->gpu_id = x->gpu_id;
+            ret->error_type = x->error_type;
+        }
+    }
+}
+
 static int op_exception_info(struct gc_sim_driver *d,
                              struct kfd_ioctl_dbg_trap_query_exception_info_args *a, struct out *o)
 {
@@ -810,15 +832,15 @@ static int op_exception_info(struct gc_sim_driver *d,
     if (code == 0 || code >= EC_MAX)
         return -EINVAL;
     uint64_t bit = KFD_EC_MASK(code);
-    uint8_t rec[GC_SIM_MEMORY_EXCEPTION_SIZE];
-    uint32_t have = 0;
+    enum gc_sim_record kind = gc_sim_exception_record(code);
+    struct gc_sim_memory_exception mx;
+    const void *rec = NULL; /* the record in host layout; NULL = none */
     uint64_t *status;
     if (code == EC_PROCESS_RUNTIME || code == EC_PROCESS_DEVICE_REMOVE) {
         status = &d->proc_status;
         /* The runtime-enable record is always there: the kernel keeps it from RUNTIME_ENABLE. */
         if (code == EC_PROCESS_RUNTIME) {
-            gc_sim_rinfo_encode(&d->rinfo, rec);
-            have = GC_SIM_RINFO_SIZE;
+            rec = &d->rinfo;
         } else if (!(*status & bit)) {
             return -ENODATA;
         }
@@ -830,19 +852,8 @@ static int op_exception_info(struct gc_sim_driver *d,
         if (!(*status & bit))
             return -ENODATA;
         if (code == EC_DEVICE_MEMORY_VIOLATION) {
-            memset(rec, 0, sizeof(rec));
-            for (uint32_t i = 0; i < d->num_exc; i++) {
-                const struct gc_sim_exception *x = &d->exc[i].x;
-                if (d->exc[i].raised && x->gpu_id == a->source_id &&
-                    (x->code == code || x->fault_va != 0)) {
-                    for (unsigned b = 0; b < 4; b++)
-                        gc_le32_put(rec + 4 * b, (x->fault_flags >> b) & 1u);
-                    gc_le64_put(rec + 16, x->fault_va);
-                    gc_le32_put(rec + 24, x->gpu_id);
-                    gc_le32_put(rec + 28, x->error_type);
-                }
-            }
-            have = GC_SIM_MEMORY_EXCEPTION_SIZE;
+            memory_exception(d, a->source_id, &mx);
+            rec = &mx;
         }
     } else {
         struct sim_queue *q = find_queue(d, a->source_id);
@@ -852,11 +863,12 @@ static int op_exception_info(struct gc_sim_driver *d,
         if (!(*status & bit))
             return -ENODATA;
     }
+    uint32_t have = rec ? gc_sim_record_size(kind) : 0;
     if (have && a->info_size && a->info_ptr == 0)
         return -EFAULT;
     uint32_t n = a->info_size < have ? a->info_size : have;
-    memcpy(o->buf + o->len, rec, n);
-    o->len += n;
+    if (n)
+        out_put(o, kind, rec, n);
     a->info_size = have;
     if (a->clear_exception)
         *status &= ~bit;
@@ -890,12 +902,9 @@ static int dbg_trap(struct gc_sim_driver *d, uint64_t conn_id, pid_t peer,
             return -EBADF;
         if (a->enable.rinfo_size && a->enable.rinfo_ptr == 0)
             return -EFAULT;
-        uint8_t img[GC_SIM_RINFO_SIZE];
-        gc_sim_rinfo_encode(&d->rinfo, img);
         uint32_t n =
                 a->enable.rinfo_size < GC_SIM_RINFO_SIZE ? a->enable.rinfo_size : GC_SIM_RINFO_SIZE;
-        memcpy(o->buf + o->len, img, n);
-        o->len += n;
+        out_put(o, GC_SIM_REC_RINFO, &d->rinfo, n);
         a->enable.rinfo_size = GC_SIM_RINFO_SIZE;
         d->enabled = 1;
         d->owner_conn = conn_id;
@@ -1031,24 +1040,13 @@ size_t gc_sim_driver_handle(struct gc_sim_driver *d, uint64_t conn_id, pid_t pee
         goto out;
     }
     /* Outputs go straight into the response message, after header, ret, args and out_len. */
-    struct out o = { resp + GC_SIM_HEADER_SIZE + 8u + GC_SIM_ARGS_SIZE, 0 };
+    struct out o = { resp + GC_SIM_DBG_TRAP_OUT_OFFSET, 0 };
     s.args = r.args;
     s.ret = dbg_trap(d, conn_id, peer_pid, &r, &s.args, &fd, &o);
     if (s.ret < 0)
         o.len = 0; /* a failed ioctl copies nothing back */
-    /* The outputs are already in place; only the framing around them is written here (the
-     * generic encoder would copy the outputs onto themselves). */
-    uint8_t *p = resp + GC_SIM_HEADER_SIZE;
-    size_t plen = 8u + GC_SIM_ARGS_SIZE + o.len;
-    gc_le32_put(resp + 0, GC_SIM_MAGIC);
-    gc_le16_put(resp + 4, GC_SIM_VERSION);
-    gc_le16_put(resp + 6, GC_SIM_MSG_DBG_TRAP);
-    gc_le32_put(resp + 8, (uint32_t)plen);
-    gc_le32_put(resp + 12, 0);
-    gc_le32_put(p, (uint32_t)s.ret);
-    gc_sim_args_encode(&s.args, p + 4);
-    gc_le32_put(p + 4 + GC_SIM_ARGS_SIZE, o.len);
-    len = GC_SIM_HEADER_SIZE + plen;
+    /* The outputs are already in place; only the frame around them is written. */
+    len = gc_sim_dbg_trap_frame(s.ret, &s.args, o.len, resp);
 out:
     if (fd >= 0)
         close(fd);

@@ -129,9 +129,6 @@ struct gc_sim_fault {
     uint32_t delay_ms; /* delay every call of this op by this much before answering */
 };
 
-/* Size of the record QUERY_EXCEPTION_INFO returns for EC_DEVICE_MEMORY_VIOLATION. */
-#define GC_SIM_MEMORY_EXCEPTION_SIZE 32u
-
 struct gc_sim_process {
     uint32_t kfd_major, kfd_minor; /* GET_VERSION answer; 0/0 means 1.18 */
     int no_hws;                    /* sched_policy NO_HWS: every op fails EINVAL */

@@ -87,19 +87,21 @@ static const char select_smaps[] =
     "7fff0000-7fff2000 r-xp 00000000 00:00 0 [vdso]\n"
     "ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0 [vsyscall]\n";
 
-static int fixture_header(void *user, uint64_t addr, uint8_t out[4])
+/* The fixture's memory: an ELF header at 0x10000, data at 0x700000, nothing else readable. */
+static gpucore_status_t fixture_read(void *user, uint64_t addr, void *buf, uint64_t size,
+                                     uint64_t *ret_done, int *ret_errno)
 {
     (void)user;
-    if (addr == 0x10000) {
-        memcpy(out, "\177ELF", 4);
-        return 0;
-    }
-    if (addr == 0x700000) {
-        memcpy(out, "DATA", 4);
-        return 0;
-    }
-    return -1;
+    *ret_done = 0;
+    *ret_errno = EIO;
+    if (size > 4 || (addr != 0x10000 && addr != 0x700000))
+        return GPUCORE_E_UNAVAILABLE;
+    memcpy(buf, addr == 0x10000 ? "\177ELF" : "DATA", (size_t)size);
+    *ret_done = size;
+    return GPUCORE_OK;
 }
+
+static const struct gc_mem_reader fixture_mem = { fixture_read, NULL };
 
 struct want_range {
     uint64_t start, size;
@@ -154,8 +156,7 @@ static void test_select_default(void **state)
     assert_int_equal(gc_procmaps_parse(select_smaps, strlen(select_smaps), "fixture", &m, &d),
                      GPUCORE_OK);
     assert_int_equal(gc_rangeset_add(&gpu, 0x90000, 0x10000), GPUCORE_OK);
-    assert_int_equal(gc_host_select(&m, GC_COREDUMP_FILTER_DEFAULT, &gpu, fixture_header, NULL,
-                                    &r, &d),
+    assert_int_equal(gc_host_select(&m, GC_COREDUMP_FILTER_DEFAULT, &gpu, &fixture_mem, &r, &d),
                      GPUCORE_OK);
     check_ranges(r.r, r.count, sel, sizeof(sel) / sizeof(sel[0]));
     check_ranges(r.skipped, r.nskipped, skip, sizeof(skip) / sizeof(skip[0]));
@@ -177,7 +178,7 @@ static void test_select_filters(void **state)
                      GPUCORE_OK);
     /* Everything the rules allow: file mappings whole (bits 2, 3), shared hugetlb (bit 6);
      * never dd, io, vsyscall. Without an exclusion set the GPU mapping is io: special. */
-    assert_int_equal(gc_host_select(&m, 0x7f, NULL, fixture_header, NULL, &r, &d), GPUCORE_OK);
+    assert_int_equal(gc_host_select(&m, 0x7f, NULL, &fixture_mem, &r, &d), GPUCORE_OK);
     bytes = 0;
     for (uint32_t i = 0; i < r.count; i++)
         bytes += r.r[i].size;
@@ -190,17 +191,17 @@ static void test_select_filters(void **state)
     gc_host_ranges_free(&r);
 
     /* Nothing but the vdso with filter 0. */
-    assert_int_equal(gc_host_select(&m, 0, NULL, fixture_header, NULL, &r, &d), GPUCORE_OK);
+    assert_int_equal(gc_host_select(&m, 0, NULL, &fixture_mem, &r, &d), GPUCORE_OK);
     assert_int_equal(r.count, 1);
     assert_string_equal(r.r[0].label, "[vdso]");
     gc_host_ranges_free(&r);
 
     /* No header reader: the ELF-header rule selects nothing. */
-    assert_int_equal(gc_host_select(&m, GC_COREDUMP_FILTER_DEFAULT, NULL, NULL, NULL, &r, &d),
+    assert_int_equal(gc_host_select(&m, GC_COREDUMP_FILTER_DEFAULT, NULL, NULL, &r, &d),
                      GPUCORE_OK);
     assert_int_equal(r.r[0].start, 0x18000);
     gc_host_ranges_free(&r);
-    assert_int_equal(gc_host_select(NULL, 0, NULL, NULL, NULL, &r, &d), GPUCORE_E_INVAL);
+    assert_int_equal(gc_host_select(NULL, 0, NULL, NULL, &r, &d), GPUCORE_E_INVAL);
     gc_procmaps_free(&m);
 
     assert_int_equal(gc_host_coredump_filter(getpid()), GC_COREDUMP_FILTER_DEFAULT);
@@ -342,12 +343,15 @@ static int64_t read_target(void *user, uint64_t addr, void *buf, uint64_t size, 
     return 0;
 }
 
-static int read_header(void *user, uint64_t addr, uint8_t out[4])
+/* read_target as capture's reader: all of it, or the readable prefix. */
+static gpucore_status_t read_target_mem(void *user, uint64_t addr, void *buf, uint64_t size,
+                                        uint64_t *ret_done, int *ret_errno)
 {
     uint64_t bad;
-    int err;
+    int64_t n = read_target(user, addr, buf, size, ret_errno, &bad);
 
-    return read_target(user, addr, out, 4, &err, &bad) == 4 ? 0 : -1;
+    *ret_done = n > 0 ? (uint64_t)n : 0;
+    return *ret_done == size ? GPUCORE_OK : GPUCORE_E_UNAVAILABLE;
 }
 
 /* Capture the stopped child into @p path, @p first_thread first (0 = the kernel's rule). */
@@ -357,6 +361,7 @@ static void capture(const struct live *c, struct gc_tracee *t, const char *path,
     struct gc_procmaps maps;
     struct gc_host_ranges r;
     struct reader rd = { c->pid, -1 };
+    const struct gc_mem_reader reader = { read_target_mem, &rd };
     gpucore_writer_t *w = NULL;
     gpucore_diag_t d = { 0 };
     char mem[64];
@@ -370,8 +375,7 @@ static void capture(const struct live *c, struct gc_tracee *t, const char *path,
     assert_true(rd.mem_fd >= 0);
     assert_int_equal(gc_procmaps_read(c->pid, NULL, &maps, &d), GPUCORE_OK);
     in.maps = &maps;
-    assert_int_equal(gc_host_select(&maps, gc_host_coredump_filter(c->pid), NULL, read_header,
-                                    &rd, &r, &d),
+    assert_int_equal(gc_host_select(&maps, gc_host_coredump_filter(c->pid), NULL, &reader, &r, &d),
                      GPUCORE_OK);
     assert_true(r.count > 3);
     assert_int_equal(gpucore_writer_open(path,
@@ -873,8 +877,7 @@ static void test_live_prioritize(void **state)
     assert_int_equal(gc_tracee_stop_all(t, NULL, 0, 10000, &d), GPUCORE_OK);
     assert_int_equal(gc_tracee_fetch_regs(t, &d), GPUCORE_OK);
     assert_int_equal(gc_procmaps_read(c.pid, NULL, &m, &d), GPUCORE_OK);
-    assert_int_equal(gc_host_select(&m, GC_COREDUMP_FILTER_DEFAULT, NULL, fixture_header, NULL,
-                                    &hr, &d),
+    assert_int_equal(gc_host_select(&m, GC_COREDUMP_FILTER_DEFAULT, NULL, &fixture_mem, &hr, &d),
                      GPUCORE_OK);
     for (uint32_t i = 0; i < hr.count; i++)
         assert_int_equal(gc_rangeset_add(&sel, hr.r[i].start, hr.r[i].size), GPUCORE_OK);
@@ -927,20 +930,24 @@ static void test_live_prioritize(void **state)
     gc_procmaps_free(&m);
 }
 
-/* A whole read of the child's memory for gc_host_link_map: 0 or -1. */
-static int read_child(void *user, uint64_t addr, void *buf, uint64_t size)
+/* The child's memory for gc_host_link_map, through /proc/PID/mem. */
+static gpucore_status_t read_child(void *user, uint64_t addr, void *buf, uint64_t size,
+                                   uint64_t *ret_done, int *ret_errno)
 {
     char path[64];
     int fd;
     ssize_t n;
 
+    *ret_done = 0;
+    *ret_errno = EIO;
     snprintf(path, sizeof(path), "/proc/%d/mem", (int)*(const pid_t *)user);
     fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return -1;
+        return GPUCORE_E_NOTFOUND;
     n = addr <= (uint64_t)INT64_MAX ? pread(fd, buf, (size_t)size, (off_t)addr) : -1;
     close(fd);
-    return n == (ssize_t)size ? 0 : -1;
+    *ret_done = n > 0 ? (uint64_t)n : 0;
+    return n == (ssize_t)size ? GPUCORE_OK : GPUCORE_E_UNAVAILABLE;
 }
 
 /*
@@ -956,12 +963,13 @@ static void test_live_link_map(void **state)
     gpucore_diag_t d = { 0 };
     uint32_t nodes = 0;
     int status;
+    const struct gc_mem_reader mem = { read_child, &c.pid };
 
     (void)state;
     start_child(&c);
     assert_int_equal(gc_tracee_seize(c.pid, &t, &d), GPUCORE_OK);
     assert_int_equal(gc_tracee_stop_all(t, NULL, 0, 10000, &d), GPUCORE_OK);
-    assert_int_equal(gc_host_link_map(c.pid, "/proc", read_child, &c.pid, &r, &d), GPUCORE_OK);
+    assert_int_equal(gc_host_link_map(c.pid, "/proc", &mem, &r, &d), GPUCORE_OK);
     /* Our r_debug, where our DT_DEBUG says (not the _r_debug symbol: a copy relocation). */
     for (const ElfW(Dyn) *e = _DYNAMIC; e->d_tag != DT_NULL; e++)
         if (e->d_tag == DT_DEBUG)
@@ -984,8 +992,7 @@ static void test_live_link_map(void **state)
         struct gc_rangeset x = GC_RANGESET_INIT;
         uint64_t want = sizeof(*rd);
 
-        assert_int_equal(gc_host_link_map_exact(c.pid, "/proc", read_child, &c.pid, &x, &d),
-                         GPUCORE_OK);
+        assert_int_equal(gc_host_link_map_exact(c.pid, "/proc", &mem, &x, &d), GPUCORE_OK);
         assert_true(gc_rangeset_contains(&x, (uintptr_t)rd, sizeof(*rd)));
         for (const struct link_map *lm = rd->r_map; lm; lm = lm->l_next) {
             assert_true(gc_rangeset_contains(&x, (uintptr_t)lm, 40));
@@ -1000,8 +1007,7 @@ static void test_live_link_map(void **state)
 
     /* Not a process: nothing, and no failure (it only orders memory). */
     gc_rangeset_clear(&r);
-    assert_int_equal(gc_host_link_map(c.pid, "/nonexistent", read_child, &c.pid, &r, &d),
-                     GPUCORE_OK);
+    assert_int_equal(gc_host_link_map(c.pid, "/nonexistent", &mem, &r, &d), GPUCORE_OK);
     assert_int_equal(r.count, 0);
 
     gc_tracee_detach(t);

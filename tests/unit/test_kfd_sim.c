@@ -860,6 +860,69 @@ static void test_codec_tables(void **state)
     assert_string_equal((const char *)aw + 32, "kernarg d7");
 }
 
+/* The memory-exception record's codec and the op table both sides read. */
+static void test_op_outputs(void **state)
+{
+    (void)state;
+    struct gc_sim_memory_exception x = { { 1, 0, 1, 0 }, 0x0102030405060708ull, 0x11, 3 }, y;
+    uint8_t w[GC_SIM_RECORD_MAX], host[GC_SIM_MEMORY_EXCEPTION_SIZE];
+
+    gc_sim_memory_exception_encode(&x, w);
+    assert_int_equal(gc_le32_get(w), 1);
+    assert_int_equal(gc_le32_get(w + 8), 1);
+    assert_int_equal(gc_le64_get(w + 16), x.va);
+    assert_int_equal(gc_le32_get(w + 24), 0x11);
+    assert_int_equal(gc_le32_get(w + 28), 3);
+    gc_sim_memory_exception_decode(w, &y);
+    assert_memory_equal(&x, &y, sizeof(x));
+    /* the generic record codec agrees, and a prefix decodes to the prefix of the host struct */
+    gc_sim_record_encode(GC_SIM_REC_MEMORY_EXCEPTION, &x, w);
+    assert_int_equal(gc_le64_get(w + 16), x.va);
+    assert_int_equal(gc_le32_get(w + 32), 0); /* zero past the record */
+    memset(host, 0xee, sizeof(host));
+    gc_sim_record_decode(GC_SIM_REC_MEMORY_EXCEPTION, w, 24, host);
+    assert_memory_equal(host, &x, 24);
+    assert_int_equal(host[24], 0xee);
+
+    assert_int_equal(gc_sim_exception_record(EC_PROCESS_RUNTIME), GC_SIM_REC_RINFO);
+    assert_int_equal(gc_sim_exception_record(EC_DEVICE_MEMORY_VIOLATION),
+                     GC_SIM_REC_MEMORY_EXCEPTION);
+    assert_int_equal(gc_sim_record_size(GC_SIM_REC_BY_CODE), GC_SIM_EXCEPTION_INFO_MAX);
+    assert_int_equal(gc_sim_record_size(GC_SIM_REC_NONE), 0);
+
+    /* one row per op with output; every other op (and an unknown one) has none */
+    struct kfd_ioctl_dbg_trap_args a;
+    memset(&a, 0, sizeof(a));
+    a.suspend_queues.queue_array_ptr = 0x1234;
+    a.suspend_queues.num_queues = 7;
+    const struct gc_sim_op_output *o = gc_sim_op_output(KFD_IOC_DBG_TRAP_SUSPEND_QUEUES);
+    assert_int_equal(o->shape, GC_SIM_OUT_IDS);
+    assert_int_equal(gc_sim_args_u64(&a, o->ptr), 0x1234);
+    assert_int_equal(gc_sim_args_u32(&a, o->cap), 7);
+    o = gc_sim_op_output(KFD_IOC_DBG_TRAP_GET_DEVICE_SNAPSHOT);
+    assert_int_equal(o->shape, GC_SIM_OUT_ENTRIES);
+    assert_int_equal(gc_sim_record_size(o->record), GC_SIM_DEVICE_ENTRY_SIZE);
+    assert_int_equal(gc_sim_op_output(KFD_IOC_DBG_TRAP_ENABLE)->record, GC_SIM_REC_RINFO);
+    assert_int_equal(gc_sim_op_output(KFD_IOC_DBG_TRAP_QUERY_EXCEPTION_INFO)->record,
+                     GC_SIM_REC_BY_CODE);
+    assert_int_equal(gc_sim_op_output(KFD_IOC_DBG_TRAP_DISABLE)->shape, GC_SIM_OUT_NONE);
+    assert_int_equal(gc_sim_op_output(KFD_IOC_DBG_TRAP_SET_FLAGS)->shape, GC_SIM_OUT_NONE);
+    assert_int_equal(gc_sim_op_output(9999)->shape, GC_SIM_OUT_NONE);
+
+    /* the frame built around outputs in place decodes as the generic encoder's */
+    uint8_t msg[GC_SIM_DBG_TRAP_OUT_OFFSET + 4];
+    struct gc_sim_response r;
+    a.op = KFD_IOC_DBG_TRAP_SUSPEND_QUEUES;
+    a.suspend_queues.num_queues = 1;
+    gc_le32_put(msg + GC_SIM_DBG_TRAP_OUT_OFFSET, 0x40000005u);
+    assert_int_equal(gc_sim_dbg_trap_frame(1, &a, 4, msg), sizeof(msg));
+    assert_int_equal(gc_sim_response_decode(msg, sizeof(msg), &r, NULL), GPUCORE_OK);
+    assert_int_equal(r.ret, 1);
+    assert_int_equal(r.out_len, 4);
+    assert_int_equal(gc_le32_get(r.out), 0x40000005u);
+    assert_int_equal(r.args.suspend_queues.num_queues, 1);
+}
+
 /* What "the runtime" received. */
 struct delivered {
     unsigned n;
@@ -1126,6 +1189,7 @@ int main(void)
         cmocka_unit_test_teardown(test_late_arming, teardown_extras),
         cmocka_unit_test(test_exit_fault),
         cmocka_unit_test(test_codec_tables),
+        cmocka_unit_test(test_op_outputs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

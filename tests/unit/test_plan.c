@@ -187,8 +187,8 @@ static struct fixture *setup_from(struct gc_scenario *s_in)
     f->in.queue_entry_size = sizeof(*f->q);
     f->in.maps = f->maps;
     f->in.nmaps = f->nmaps;
-    f->in.read = self_read;
-    f->in.read_user = f;
+    f->in.mem.read = self_read;
+    f->in.mem.user = f;
     f->in.read_file = self_read_file;
     f->read_set = (struct gc_rangeset)GC_RANGESET_INIT;
     return f;
@@ -910,7 +910,7 @@ static void test_bad_queue(void **state)
     f->q[0].gpu_id = f->dev[0].gpu_id;
 
     /* a read function that fails hard stops the plan */
-    f->in.read = NULL;
+    f->in.mem.read = NULL;
     assert_int_equal(gc_plan_build(&f->in, &p, &d), GPUCORE_E_INVAL);
     assert_int_equal(gc_plan_build(NULL, &p, &d), GPUCORE_E_INVAL);
     teardown_scenario(f);
@@ -932,7 +932,7 @@ static void test_target_gone(void **state)
     gpucore_diag_t d = { 0 };
 
     (void)state;
-    f->in.read = gone_read;
+    f->in.mem.read = gone_read;
     assert_int_equal(gc_plan_build(&f->in, &p, &d), GPUCORE_E_NOTFOUND);
     assert_null(p);
     assert_true(d.message[0] != '\0');

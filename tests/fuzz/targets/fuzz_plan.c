@@ -248,8 +248,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     in.queue_entry_size = sizeof(q[0]);
     in.maps = maps;
     in.exceptions = ex;
-    in.read = target_read;
-    in.read_user = &t;
+    in.mem.read = target_read;
+    in.mem.user = &t;
     t.maps = maps;
     t.nmaps = in.nmaps;
     in.window = 16384;
