@@ -49,7 +49,7 @@ MODULES = {
     "capture": "capture",
     "capture/hook": "capture/hook",
     "analyze": "analyze",
-    "analyze/dbgapi": "analyze",
+    "dbgapi": "dbgapi",
     "store": "store",
     "cli": "cli",
     "tests": "tests",
@@ -77,6 +77,10 @@ ALLOWED = {
     # only), not even base.
     "capture/hook": {"capture/hook"},
     "analyze": {"analyze", "libcore", "schema", "arch", "base"},
+    # libgpucore-dbgapi, a shared library with its own ABI (AMD's amd-dbgapi 0.77), served from
+    # analyze's process image. No module includes it: its clients reach it through the public
+    # header at run time, as a debugger does; tests and bench may.
+    "dbgapi": {"dbgapi", "analyze", "libcore", "schema", "arch", "base"},
     # the core store: its index is built from what libcore, schema and analyze's triage say
     "store": {"store", "analyze", "libcore", "schema", "base"},
     # The program is thin: capture and analyze (and the container and format they return).
@@ -92,6 +96,8 @@ ALLOWED = {
 EXTRA_HEADERS = {
     "kfd/sim": {"gc_hsa_tools.h"},
     "capture/hook": {"gc_hsa_tools.h"},
+    # gpucore dbgapi-dump: a client of libgpucore-dbgapi's public header only
+    "cli": {"amd-dbgapi.h"},
 }
 
 # Every .def table: its path and the modules that may include it besides its owner (the module
@@ -105,9 +111,9 @@ DEFS = {
     "schema/gpucore_enums.def": set(),
     # amd-dbgapi 0.77's functions and version nodes: the library, and `gpucore dbgapi-dump`,
     # which prints the table
-    "analyze/dbgapi/abi_table.def": {"cli"},
+    "dbgapi/abi_table.def": {"cli"},
     # the statuses AMD's header documents for each function (G-ERR-5): the library only
-    "analyze/dbgapi/statuses.def": set(),
+    "dbgapi/statuses.def": set(),
 }
 
 # Modules that may issue ioctls.

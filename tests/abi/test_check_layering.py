@@ -62,8 +62,8 @@ CLEAN = {
     "capture/tree_filter.c": "static const int nr = __NR_ioctl;\n",
     "capture/hook/hook.c": '#include "gc_hsa_tools.h"\n#include <stdio.h>\n',
     "analyze/triage.h": '#include "arch.h"\n',
-    "analyze/dbgapi/dbgapi.c": '#include "statuses.def"\n#include "abi_table.def"\n'
-                               "// gfx12 keeps its halt bit elsewhere\n",
+    "dbgapi/dbgapi.c": '#include "statuses.def"\n#include "abi_table.def"\n'
+                       "// gfx12 keeps its halt bit elsewhere\n",
     "cli/cmd_dbgapi_dump.c": '#include "abi_table.def"\n#include "triage.h"\n',
     "cli/progress.c": "#include <sys/ioctl.h>\n"
                       "int w(void) { struct winsize ws; return ioctl(2, TIOCGWINSZ, &ws); }\n",
@@ -99,7 +99,7 @@ VIOLATIONS = [
     ("analyze/srcline_x.c", "#include <stdio.h>\n#include <llvm-c/Disassembler.h>\n", "llvm", 2),
     ("cli/cmd_disasm.c", "#include <llvm/Config/llvm-config.h>\n", "llvm", 1),
     ("analyze/triage_x.c", "/* ok: gfx90a */\nint y = strcmp(n, \"gfx90a\");\n", "family", 2),
-    ("analyze/dbgapi/dbgapi_ttmp.c", "\nconst void *r = &gc_ttmp_gfx940;\n", "family", 2),
+    ("dbgapi/dbgapi_ttmp.c", "\nconst void *r = &gc_ttmp_gfx940;\n", "family", 2),
     ("kfd/sim/layout.c", "// ok\nint mi = MI300X_XCCS;\n", "family", 2),
     ("cli/cmd_info.c", "#define FAMILY \"RDNA3\"\n", "family", 1),
 ]
