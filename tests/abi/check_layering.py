@@ -52,6 +52,7 @@ MODULES = {
     "dbgapi": "dbgapi",
     "store": "store",
     "cli": "cli",
+    "cli/dbgapi-dump": "cli/dbgapi-dump",
     "tests": "tests",
     "bench": "bench",
 }
@@ -86,6 +87,9 @@ ALLOWED = {
     # The program is thin: capture and analyze (and the container and format they return).
     # What `gpucore analyze` shows is built in analyze/ (triage.h); cli/ only renders it.
     "cli": {"cli", "capture", "analyze", "store", "libcore", "schema", "base"},
+    # `gpucore dbgapi-dump`, a client of AMD's public interface that also runs against AMD's
+    # library: of gpucore, only the single headers EXTRA_HEADERS names and abi_table.def (DEFS).
+    "cli/dbgapi-dump": {"cli/dbgapi-dump"},
     "tests": EVERYTHING,
     "bench": EVERYTHING,
 }
@@ -96,8 +100,10 @@ ALLOWED = {
 EXTRA_HEADERS = {
     "kfd/sim": {"gc_hsa_tools.h"},
     "capture/hook": {"gc_hsa_tools.h"},
-    # gpucore dbgapi-dump: a client of libgpucore-dbgapi's public header only
-    "cli": {"amd-dbgapi.h"},
+    # gpucore dbgapi-dump: the public amd-dbgapi header and nothing else of the library; the
+    # public headers of libgpucore for the core it serves memory from; the program's cli.h
+    # (exit codes, messages, output), as a subcommand of gpucore.
+    "cli/dbgapi-dump": {"amd-dbgapi.h", "core.h", "schema.h", "cli.h"},
 }
 
 # Every .def table: its path and the modules that may include it besides its owner (the module
@@ -109,9 +115,9 @@ DEFS = {
     "schema/kfd_note.def": set(),
     "schema/gpucore_notes.def": set(),
     "schema/gpucore_enums.def": set(),
-    # amd-dbgapi 0.77's functions and version nodes: the library, and `gpucore dbgapi-dump`,
-    # which prints the table
-    "dbgapi/abi_table.def": {"cli"},
+    # amd-dbgapi 0.77's functions and version nodes, facts of the public ABI: the library, and
+    # `gpucore dbgapi-dump`, which binds every function by name and node
+    "dbgapi/abi_table.def": {"cli/dbgapi-dump"},
     # the statuses AMD's header documents for each function (G-ERR-5): the library only
     "dbgapi/statuses.def": set(),
 }
