@@ -85,12 +85,19 @@ fi
 bench_check_tree "$build" "$gpucore" "$inferior" "$bench"
 
 # The baseline library (see the top): built once per revision.
+# Its folder in the baseline's build tree: dbgapi/, or analyze/dbgapi/ in revisions from before
+# the library had a folder of its own.
+old_lib_in() {
+  for d in "$1/dbgapi" "$1/analyze/dbgapi"; do
+    if [ -e "$d/librocm-dbgapi.so.0" ]; then echo "$d"; return; fi
+  done
+}
 old_lib=""
 if [ -n "$baseline" ]; then
   old=$root/build-bench-dbgapi-old
   want=$(git -C "$root" rev-parse "$baseline^{commit}") || die "no revision '$baseline'"
-  old_lib=$old/build/analyze/dbgapi
-  if [ "$(cat "$old/rev" 2>/dev/null)" != "$want" ] || [ ! -e "$old_lib/librocm-dbgapi.so.0" ]; then
+  old_lib=$(old_lib_in "$old/build")
+  if [ "$(cat "$old/rev" 2>/dev/null)" != "$want" ] || [ -z "$old_lib" ]; then
     rm -rf "$old"
     mkdir -p "$old/src"
     if ! { git -C "$root" archive --format=tar "$want" | tar -xf - -C "$old/src" &&
@@ -102,6 +109,8 @@ if [ -n "$baseline" ]; then
       die "the baseline $baseline did not build (log above)"
     fi
     echo "$want" >"$old/rev"
+    old_lib=$(old_lib_in "$old/build")
+    [ -n "$old_lib" ] || die "the baseline $baseline built no librocm-dbgapi.so.0 (log: $old/build.log)"
   fi
 fi
 
@@ -142,7 +151,7 @@ if [ -n "$old_lib" ]; then
   printf '%-28s %8s %8s   %s\n' "core" "seconds" "RSS MiB" "library"
   for c in "$name.core" "$name.core.zst"; do
     for lib in copies views; do
-      if [ "$lib" = copies ]; then so=$old_lib/librocm-dbgapi.so.0; else so=$build/analyze/dbgapi/librocm-dbgapi.so.0; fi
+      if [ "$lib" = copies ]; then so=$old_lib/librocm-dbgapi.so.0; else so=$build/dbgapi/librocm-dbgapi.so.0; fi
       python3 - "$repeat" "$work/$lib.json" "$gpucore" dbgapi-dump --json --library "$so" "$work/$c" <<'PY' >"$work/row" ||
 import os, resource, subprocess, sys, time
 n, out, cmd = int(sys.argv[1]), sys.argv[2], sys.argv[3:]

@@ -6,8 +6,8 @@
  * (capture/ingest.h); keeps the tier asked for; on any failure prints one line and reads
  * stdin to its end before exiting, so the writer never gets EPIPE or SIGPIPE. With --dir (or
  * --store, which also indexes what is written), the two halves of one pid are merged
- * (capture/split_merge.h) when the second arrives, and the halves removed. docs/ingest.md has the
- * setup.
+ * (libcore/internal/split_merge.h) when the second arrives, and the halves removed.
+ * docs/ingest.md has the setup.
  */
 #include <errno.h>
 #include <fcntl.h>

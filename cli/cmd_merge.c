@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * gpucore merge GPU-FILE HOST-CORE -o OUT [--compress[=L]] [--force]: one unified core from the
- * ROCm runtime's split dump (capture/split_merge.h has the rules).
+ * ROCm runtime's split dump (libcore/internal/split_merge.h has the rules).
  */
 #include <fcntl.h>
 #include <getopt.h>

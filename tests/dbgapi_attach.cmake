@@ -2,9 +2,9 @@
 # libgpucore-dbgapi at attach, as AMD's library: the order it walks a process's waves in (and so
 # the order of its events), and the TTMP edits it makes, per family.
 gpucore_unit_test(test_dbgapi_order
-  SOURCES unit/test_dbgapi_order.c ${PROJECT_SOURCE_DIR}/analyze/dbgapi/dbgapi_order.c
+  SOURCES unit/test_dbgapi_order.c ${PROJECT_SOURCE_DIR}/dbgapi/dbgapi_order.c
   LIBS gc_libcore gc_schema)
-target_include_directories(test_dbgapi_order PRIVATE ${PROJECT_SOURCE_DIR}/analyze/dbgapi)
+target_include_directories(test_dbgapi_order PRIVATE ${PROJECT_SOURCE_DIR}/dbgapi)
 set_tests_properties(test_dbgapi_order PROPERTIES LABELS "unit;dbgapi")
 # The reference: libstdc++'s own std::unordered_map, when a C++ compiler is installed.
 include(CheckLanguage)
@@ -19,7 +19,7 @@ if(CMAKE_CXX_COMPILER)
 endif()
 
 gpucore_unit_test(test_dbgapi_ttmp
-  SOURCES unit/test_dbgapi_ttmp.c ${PROJECT_SOURCE_DIR}/analyze/dbgapi/dbgapi_ttmp.c
+  SOURCES unit/test_dbgapi_ttmp.c ${PROJECT_SOURCE_DIR}/dbgapi/dbgapi_ttmp.c
   LIBS gc_arch gc_libcore gc_schema)
-target_include_directories(test_dbgapi_ttmp PRIVATE ${PROJECT_SOURCE_DIR}/analyze/dbgapi)
+target_include_directories(test_dbgapi_ttmp PRIVATE ${PROJECT_SOURCE_DIR}/dbgapi)
 set_tests_properties(test_dbgapi_ttmp PROPERTIES LABELS "unit;dbgapi")

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # libgpucore-dbgapi maps libLLVM only when an instruction is disassembled: it opens gpucore's
-# disassembler module on the first disassembly (analyze/dbgapi/CMakeLists.txt).
+# disassembler module on the first disassembly (dbgapi/CMakeLists.txt).
 #  - test_dbgapi_lazy: attach and every register of every wave leave libLLVM unmapped
 #    (/proc/self/maps); one disassembly maps it.
 #  - dbgapi-llvm-needed: the library has no DT_NEEDED on libLLVM.

@@ -5,7 +5,7 @@
 gpucore_unit_test(test_image_views
   SOURCES unit/test_image_views.c unit/scenario_core.c unit/dbgapi_client.c
   LIBS gpucore-dbgapi gc_analyze gc_sim_layout gc_arch gc_libcore gc_schema)
-target_include_directories(test_image_views PRIVATE ${PROJECT_SOURCE_DIR}/analyze/dbgapi)
+target_include_directories(test_image_views PRIVATE ${PROJECT_SOURCE_DIR}/dbgapi)
 add_dependencies(test_image_views gpucore-inferior gpucore-cli scenario-objects)
 set_property(TEST test_image_views APPEND PROPERTY ENVIRONMENT
   "GPUCORE_SCENARIO_DIR=${PROJECT_SOURCE_DIR}/tests/scenarios"

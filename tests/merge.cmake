@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# gpucore merge (capture/split_merge.c) and gpucore ingest: the ROCm runtime's split dump.
+# gpucore merge (libcore/split_merge.c) and gpucore ingest: the ROCm runtime's split dump.
 
 # ---- gpucore merge, end to end (tests/merge/merge_e2e.sh) -------------------------------------
 # Each case captures vadd-fault from gpucore-inferior and splits it as the runtime and the
@@ -66,7 +66,7 @@ gpucore_fuzz_target(fuzz_ingest SOURCE fuzz/targets/fuzz_ingest.c
 # (made by tests/merge/make_merge_seeds.py from fuzz_ingest's seeds; fuzz-seeds-merge-in-sync
 # checks the committed ones are what it writes).
 gpucore_fuzz_target(fuzz_merge SOURCE fuzz/targets/fuzz_merge.c
-  LIBS gc_capture gc_kfd gc_libcore gc_schema gc_arch)
+  LIBS gc_core_merge gc_libcore gc_schema)
 add_test(NAME fuzz-seeds-merge-in-sync
          COMMAND python3 ${PROJECT_SOURCE_DIR}/tests/merge/make_merge_seeds.py --check
                  ${PROJECT_SOURCE_DIR}/tests/fuzz/corpus/fuzz_ingest

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 #
-# amd-dbgapi 0.77 ABI check for libgpucore-dbgapi. analyze/dbgapi/abi_table.def is the single
+# amd-dbgapi 0.77 ABI check for libgpucore-dbgapi. dbgapi/abi_table.def is the single
 # source (one row per exported function: name and version node); this script checks it
 # against everything else that must agree with it:
-#   1. analyze/dbgapi/libgpucore-dbgapi.map: the same nodes in the same order, each inheriting
+#   1. dbgapi/libgpucore-dbgapi.map: the same nodes in the same order, each inheriting
 #      the one before, "local: *;" in the first, and exactly the table's functions per node;
-#   2. analyze/dbgapi/include/amd-dbgapi/amd-dbgapi.h: exactly the table's functions are
+#   2. dbgapi/include/amd-dbgapi/amd-dbgapi.h: exactly the table's functions are
 #      declared, each tagged AMD_DBGAPI_VERSION_0_xx with its table node; the header compiles
 #      as C11 and (if a C++ compiler exists) as C++11 and C++17;
 #   3. a shared object's dynamic symbols (nm -D --with-symbol-versions, readelf -V): every table
@@ -29,9 +29,9 @@ if [ $# -lt 1 ] || [ $# -gt 2 ]; then
 fi
 src=$1
 lib=${2:-}
-def=$src/analyze/dbgapi/abi_table.def
-map=$src/analyze/dbgapi/libgpucore-dbgapi.map
-hdr=$src/analyze/dbgapi/include/amd-dbgapi/amd-dbgapi.h
+def=$src/dbgapi/abi_table.def
+map=$src/dbgapi/libgpucore-dbgapi.map
+hdr=$src/dbgapi/include/amd-dbgapi/amd-dbgapi.h
 CC=${CC:-cc}
 CXX=${CXX:-c++}
 tmp=$(mktemp -d)
@@ -138,11 +138,11 @@ done
 # Compiles standalone as C11, C++11 and C++17 with strict warnings.
 printf '#include <amd-dbgapi/amd-dbgapi.h>\nint gc_dbgapi_header_check;\n' > "$tmp/inc.c"
 "$CC" -std=c11 -Wall -Wextra -Wpedantic -Wundef -Wstrict-prototypes -Werror -fsyntax-only \
-  -I"$src/analyze/dbgapi/include" "$tmp/inc.c" || fail "amd-dbgapi.h does not compile as C11"
+  -I"$src/dbgapi/include" "$tmp/inc.c" || fail "amd-dbgapi.h does not compile as C11"
 if command -v "$CXX" > /dev/null 2>&1; then
   for std in c++11 c++17; do
     "$CXX" -std=$std -Wall -Wextra -Wpedantic -Werror -fsyntax-only -x c++ \
-      -I"$src/analyze/dbgapi/include" "$tmp/inc.c" || fail "amd-dbgapi.h does not compile as $std"
+      -I"$src/dbgapi/include" "$tmp/inc.c" || fail "amd-dbgapi.h does not compile as $std"
   done
 else
   echo "note: no C++ compiler ($CXX); C++ compilation not checked"

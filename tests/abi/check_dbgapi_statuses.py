@@ -3,8 +3,8 @@
 """The statuses of each amd-dbgapi function: header documentation vs statuses.def.
 
 libgpucore-dbgapi refuses, at run time, to return a status its function's row of
-analyze/dbgapi/statuses.def does not list (dbgapi.c, gc_dbg_ret). The rows must therefore be
-exactly the "Returns:" paragraphs of analyze/dbgapi/include/amd-dbgapi/amd-dbgapi.h, which is
+dbgapi/statuses.def does not list (dbgapi.c, gc_dbg_ret). The rows must therefore be
+exactly the "Returns:" paragraphs of dbgapi/include/amd-dbgapi/amd-dbgapi.h, which is
 what clients read. This checks, for every function the header declares:
 
   * its documentation comment has a "Returns:" paragraph naming statuses that exist;
@@ -63,8 +63,8 @@ def main(argv):
         print(__doc__.strip().splitlines()[-1].strip(), file=sys.stderr)
         return 2
     src = argv[1]
-    header = open(f"{src}/analyze/dbgapi/include/amd-dbgapi/amd-dbgapi.h").read()
-    table = open(f"{src}/analyze/dbgapi/statuses.def").read().splitlines()
+    header = open(f"{src}/dbgapi/include/amd-dbgapi/amd-dbgapi.h").read()
+    table = open(f"{src}/dbgapi/statuses.def").read().splitlines()
     known = {m.group(1) for m in STATUS_ENUM.finditer(header)}
     errors = []
 

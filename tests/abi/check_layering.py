@@ -49,9 +49,10 @@ MODULES = {
     "capture": "capture",
     "capture/hook": "capture/hook",
     "analyze": "analyze",
-    "analyze/dbgapi": "analyze",
+    "dbgapi": "dbgapi",
     "store": "store",
     "cli": "cli",
+    "cli/dbgapi-dump": "cli/dbgapi-dump",
     "tests": "tests",
     "bench": "bench",
 }
@@ -77,11 +78,18 @@ ALLOWED = {
     # only), not even base.
     "capture/hook": {"capture/hook"},
     "analyze": {"analyze", "libcore", "schema", "arch", "base"},
+    # libgpucore-dbgapi, a shared library with its own ABI (AMD's amd-dbgapi 0.77), served from
+    # analyze's process image. No module includes it: its clients reach it through the public
+    # header at run time, as a debugger does; tests and bench may.
+    "dbgapi": {"dbgapi", "analyze", "libcore", "schema", "arch", "base"},
     # the core store: its index is built from what libcore, schema and analyze's triage say
     "store": {"store", "analyze", "libcore", "schema", "base"},
     # The program is thin: capture and analyze (and the container and format they return).
     # What `gpucore analyze` shows is built in analyze/ (triage.h); cli/ only renders it.
     "cli": {"cli", "capture", "analyze", "store", "libcore", "schema", "base"},
+    # `gpucore dbgapi-dump`, a client of AMD's public interface that also runs against AMD's
+    # library: of gpucore, only the single headers EXTRA_HEADERS names and abi_table.def (DEFS).
+    "cli/dbgapi-dump": {"cli/dbgapi-dump"},
     "tests": EVERYTHING,
     "bench": EVERYTHING,
 }
@@ -92,6 +100,10 @@ ALLOWED = {
 EXTRA_HEADERS = {
     "kfd/sim": {"gc_hsa_tools.h"},
     "capture/hook": {"gc_hsa_tools.h"},
+    # gpucore dbgapi-dump: the public amd-dbgapi header and nothing else of the library; the
+    # public headers of libgpucore for the core it serves memory from; the program's cli.h
+    # (exit codes, messages, output), as a subcommand of gpucore.
+    "cli/dbgapi-dump": {"amd-dbgapi.h", "core.h", "schema.h", "cli.h"},
 }
 
 # Every .def table: its path and the modules that may include it besides its owner (the module
@@ -103,11 +115,11 @@ DEFS = {
     "schema/kfd_note.def": set(),
     "schema/gpucore_notes.def": set(),
     "schema/gpucore_enums.def": set(),
-    # amd-dbgapi 0.77's functions and version nodes: the library, and `gpucore dbgapi-dump`,
-    # which prints the table
-    "analyze/dbgapi/abi_table.def": {"cli"},
+    # amd-dbgapi 0.77's functions and version nodes, facts of the public ABI: the library, and
+    # `gpucore dbgapi-dump`, which binds every function by name and node
+    "dbgapi/abi_table.def": {"cli/dbgapi-dump"},
     # the statuses AMD's header documents for each function (G-ERR-5): the library only
-    "analyze/dbgapi/statuses.def": set(),
+    "dbgapi/statuses.def": set(),
 }
 
 # Modules that may issue ioctls.

@@ -62,9 +62,16 @@ CLEAN = {
     "capture/tree_filter.c": "static const int nr = __NR_ioctl;\n",
     "capture/hook/hook.c": '#include "gc_hsa_tools.h"\n#include <stdio.h>\n',
     "analyze/triage.h": '#include "arch.h"\n',
-    "analyze/dbgapi/dbgapi.c": '#include "statuses.def"\n#include "abi_table.def"\n'
-                               "// gfx12 keeps its halt bit elsewhere\n",
-    "cli/cmd_dbgapi_dump.c": '#include "abi_table.def"\n#include "triage.h"\n',
+    "dbgapi/dbgapi.c": '#include "statuses.def"\n#include "abi_table.def"\n'
+                       "// gfx12 keeps its halt bit elsewhere\n",
+    "dbgapi/include/amd-dbgapi/amd-dbgapi.h": "/* AMD's public interface */\n",
+    "dbgapi/dbgapi_internal.h": '#include "amd-dbgapi/amd-dbgapi.h"\n#include "triage.h"\n',
+    "libcore/include/gpucore/core.h": "#include <gpucore/status.h>\n",
+    "cli/cli.h": "#include <gpucore/core.h>\n#include \"triage.h\"\n",
+    # the dump: the public header, its table, libgpucore's public headers and cli.h
+    "cli/dbgapi-dump/cmd_dbgapi_dump.c": '#include <amd-dbgapi/amd-dbgapi.h>\n'
+                                         '#include "abi_table.def"\n'
+                                         '#include <gpucore/core.h>\n#include "cli.h"\n',
     "cli/progress.c": "#include <sys/ioctl.h>\n"
                       "int w(void) { struct winsize ws; return ioctl(2, TIOCGWINSZ, &ws); }\n",
     "tests/unit/test_x.c": '#include "kfd_linux.h"\n#include "statuses.def"\n'
@@ -90,6 +97,14 @@ VIOLATIONS = [
     ("tests/unit/gc_util.h", "/* tests/ is checked too */\n", "name", 1),
     ("analyze/image.c", "\n\n#include \"kfd_note.def\"\n", "def", 3),
     ("cli/cmd_x.c", '#include "statuses.def"\n', "def", 1),
+    # the dump reaches the library through its public header only, and nothing else of gpucore
+    ("cli/dbgapi-dump/dump_wave.c",
+     '#include <amd-dbgapi/amd-dbgapi.h>\n#include "dbgapi_internal.h"\n', "include", 2),
+    ("cli/dbgapi-dump/dump_triage.c", '#include "triage.h"\n', "include", 1),
+    ("cli/dbgapi-dump/dump_status.c", '#include "statuses.def"\n', "def", 1),
+    # no component includes the library, not even its header
+    ("cli/cmd_y.c", '#include "amd-dbgapi/amd-dbgapi.h"\n', "include", 1),
+    ("analyze/image_dbg.c", '#include "dbgapi_internal.h"\n', "include", 1),
     ("schema/new_table.def", "X(a)\n", "def", 1),
     ("capture/attach.c", "int k(int fd)\n{\n    return ioctl(fd, AMDKFD_IOC_DBG_TRAP, 0);\n}\n",
      "ioctl", 3),
@@ -99,7 +114,7 @@ VIOLATIONS = [
     ("analyze/srcline_x.c", "#include <stdio.h>\n#include <llvm-c/Disassembler.h>\n", "llvm", 2),
     ("cli/cmd_disasm.c", "#include <llvm/Config/llvm-config.h>\n", "llvm", 1),
     ("analyze/triage_x.c", "/* ok: gfx90a */\nint y = strcmp(n, \"gfx90a\");\n", "family", 2),
-    ("analyze/dbgapi/dbgapi_ttmp.c", "\nconst void *r = &gc_ttmp_gfx940;\n", "family", 2),
+    ("dbgapi/dbgapi_ttmp.c", "\nconst void *r = &gc_ttmp_gfx940;\n", "family", 2),
     ("kfd/sim/layout.c", "// ok\nint mi = MI300X_XCCS;\n", "family", 2),
     ("cli/cmd_info.c", "#define FAMILY \"RDNA3\"\n", "family", 1),
 ]

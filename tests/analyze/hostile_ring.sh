@@ -26,7 +26,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/e2e.sh"
 e2e_enter "$work"
 
-# The report's bounds (analyze/triage.h) and the dump's (cli/cmd_dbgapi_dump.c).
+# The report's bounds (analyze/triage.h) and the dump's (cli/dbgapi-dump/cmd_dbgapi_dump.c).
 listed_dispatches=32 listed_groups=64 dump_packets=64
 as_mb=1024 cpu_s=20
 

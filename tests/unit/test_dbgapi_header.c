@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ABI checks of analyze/dbgapi/include/amd-dbgapi/amd-dbgapi.h against the facts of amd-dbgapi
+ * ABI checks of dbgapi/include/amd-dbgapi/amd-dbgapi.h against the facts of amd-dbgapi
  * 0.77 (AMD's amd-dbgapi.h and the measured answers of its library): enumerator values,
- * structure sizes and member offsets (LP64), callback member order and types, every function's exact
- * signature, the version macros, and the agreement of the header with abi_table.def.
+ * structure sizes and member offsets (LP64), callback member order and types, every function's
+ * exact signature, the version macros, and the agreement of the header with abi_table.def.
  *
  * Layout and signature facts are checked at compile time (_Static_assert, _Generic), so a
  * header change that breaks the ABI does not build; the same facts are checked again at run

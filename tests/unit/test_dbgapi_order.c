@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The order AMD's library walks a process's waves (and agents) in: gc_dbg_map_order()
- * (analyze/dbgapi/dbgapi_order.h) reproduces libstdc++'s std::unordered_map iteration order.
+ * (dbgapi/dbgapi_order.h) reproduces libstdc++'s std::unordered_map iteration order.
  *
  * Checked against libstdc++ itself: GPUCORE_ORDER_REF names dbgapi_order_ref (built from
  * tests/unit/dbgapi_order_ref.cpp when a C++ compiler is there), run for first keys and counts

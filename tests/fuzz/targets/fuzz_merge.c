@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Fuzz target for `gpucore merge` (capture/split_merge.c): both halves of a split dump are
+ * Fuzz target for `gpucore merge` (libcore/split_merge.c): both halves of a split dump are
  * hostile. The merge runs as root in `gpucore ingest`'s detached child, on a GPU file the
  * ROCm runtime streamed and a host core the kernel piped, so neither may crash it, make it
  * write a core that does not open, or leave a file behind on failure.

@@ -135,7 +135,7 @@ extern "C" {
  * version node that exports it ("AMD_DBGAPI_0.xx"; AMD's library is built with the node prefix
  * AMD_DBGAPI and so is ours). A node inherits every older node. The tags expand to nothing; they
  * document which string to pass to dlvsym(). The nodes of 0.77 are exactly those below; the
- * authoritative function-to-node table is analyze/dbgapi/abi_table.def.
+ * authoritative function-to-node table is dbgapi/abi_table.def.
  * ------------------------------------------------------------------------------------------- */
 
 /** Node "AMD_DBGAPI_0.54": the oldest node still exported. */
