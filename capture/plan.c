@@ -15,6 +15,7 @@
 #include "arch.h"
 #include "cwsr.h"
 #include "gc_le.h"
+#include "gc_rocr.h"
 #include "gc_util.h"
 #include "plan_internal.h"
 #include "wave.h"
@@ -500,30 +501,31 @@ static gpucore_status_t plan_ring(struct gc_plan_ctx *c, struct queue_ctx *qc)
 static gpucore_status_t plan_amd_queue(struct gc_plan_ctx *c, struct queue_ctx *qc)
 {
     const struct kfd_queue_snapshot_entry *q = qc->q;
-    uint8_t aq[GC_PLAN_AMDQ_SIZE];
+    uint8_t raw[GC_ROCR_AMDQ_SIZE];
+    struct gc_rocr_amd_queue aq;
     uint64_t base;
     int r;
 
-    if (q->read_pointer_address < GC_PLAN_AMDQ_READ_ID) {
+    if (!gc_rocr_amd_queue_at(q->read_pointer_address, &base)) {
         gc_plan_warn(c, "queue %u: read pointer 0x%" PRIx64 " cannot be inside an amd_queue_t",
                      qc->qid, q->read_pointer_address);
         return GPUCORE_OK;
     }
-    base = q->read_pointer_address - GC_PLAN_AMDQ_READ_ID;
-    GC_TRY(gc_plan_want(c, GC_PLAN_STATE(0), base, GC_PLAN_AMDQ_SIZE, GPUCORE_ALLOC_RING,
-                        q->gpu_id, "amd_queue_t, queue %u", qc->qid));
+    GC_TRY(gc_plan_want(c, GC_PLAN_STATE(0), base, GC_ROCR_AMDQ_SIZE, GPUCORE_ALLOC_RING, q->gpu_id,
+                        "amd_queue_t, queue %u", qc->qid));
     char what[64];
 
     snprintf(what, sizeof(what), "queue %u: amd_queue_t", qc->qid);
-    r = gc_plan_read(c, base, aq, sizeof(aq), NULL, what);
+    r = gc_plan_read(c, base, raw, sizeof(raw), NULL, what);
     if (r <= 0)
         return r < 0 ? c->fatal : GPUCORE_OK;
+    GC_TRY(gc_rocr_amd_queue_decode(raw, sizeof(raw), &aq));
     qc->have_amdq = 1;
-    qc->tmpring = gc_le32_get(aq + GC_PLAN_AMDQ_TMPRING);
-    qc->scratch_loc = gc_le64_get(aq + GC_PLAN_AMDQ_SCRATCH_LOC);
+    qc->tmpring = aq.compute_tmpring_size;
+    qc->scratch_loc = aq.scratch_location;
     /* ROCr r_version 11 removed scratch_backing_memory_byte_size (docs/core-format.md 8.5) */
-    if (c->r_version && c->r_version < 11) {
-        qc->scratch_stride = gc_le64_get(aq + GC_PLAN_AMDQ_SCRATCH_SIZE);
+    if (gc_rocr_amd_queue_has_stride(c->r_version)) {
+        qc->scratch_stride = aq.scratch_byte_size;
         qc->have_stride = 1;
     }
     return GPUCORE_OK;

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ROCr's r_debug, link_map and code-object URIs (gc_rocr.h): decoding only, libc only.
+ * ROCr's r_debug, link_map, code-object URIs and amd_queue_t (gc_rocr.h): decoding, and the
+ * amd_queue_t encoder of the simulated runtime; libc only.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "gc_le.h"
@@ -29,6 +31,86 @@ void gc_rocr_link_map_decode(const uint8_t *b, struct gc_rocr_link_map *ret)
 int gc_rocr_r_version_supported(uint32_t r_version)
 {
     return r_version >= GC_ROCR_R_VERSION_MIN && r_version <= GC_ROCR_R_VERSION_MAX;
+}
+
+/* ---- amd_queue_t ----------------------------------------------------------------------------- */
+
+typedef struct gc_rocr_amd_queue amdq_t;
+
+/* One row per field of struct gc_rocr_amd_queue: its offset in amd_queue_t, its width, where it
+   is in the struct. The decoder and the encoder walk this one table. */
+static const struct {
+    uint32_t offset, width;
+    size_t member;
+} amdq_fields[] = {
+    { GC_ROCR_AMDQ_TYPE, 4, offsetof(amdq_t, type) },
+    { GC_ROCR_AMDQ_FEATURES, 4, offsetof(amdq_t, features) },
+    { GC_ROCR_AMDQ_BASE_ADDRESS, 8, offsetof(amdq_t, base_address) },
+    { GC_ROCR_AMDQ_RING_PACKETS, 4, offsetof(amdq_t, ring_packets) },
+    { GC_ROCR_AMDQ_ID, 8, offsetof(amdq_t, id) },
+    { GC_ROCR_AMDQ_WRITE_DISPATCH_ID, 8, offsetof(amdq_t, write_dispatch_id) },
+    { GC_ROCR_AMDQ_MAX_CU_ID, 4, offsetof(amdq_t, max_cu_id) },
+    { GC_ROCR_AMDQ_MAX_WAVE_ID, 4, offsetof(amdq_t, max_wave_id) },
+    { GC_ROCR_AMDQ_READ_DISPATCH_ID, 8, offsetof(amdq_t, read_dispatch_id) },
+    { GC_ROCR_AMDQ_READ_DISPATCH_ID_BASE_OFFSET, 4,
+      offsetof(amdq_t, read_dispatch_id_field_base_byte_offset) },
+    { GC_ROCR_AMDQ_COMPUTE_TMPRING_SIZE, 4, offsetof(amdq_t, compute_tmpring_size) },
+    { GC_ROCR_AMDQ_SCRATCH_LOCATION, 8, offsetof(amdq_t, scratch_location) },
+    { GC_ROCR_AMDQ_SCRATCH_BYTE_SIZE, 8, offsetof(amdq_t, scratch_byte_size) },
+    { GC_ROCR_AMDQ_SCRATCH_WORKITEM_SIZE, 4, offsetof(amdq_t, scratch_workitem_byte_size) },
+    { GC_ROCR_AMDQ_QUEUE_PROPERTIES, 4, offsetof(amdq_t, queue_properties) },
+};
+
+gpucore_status_t gc_rocr_amd_queue_decode(const uint8_t *b, size_t n, struct gc_rocr_amd_queue *ret)
+{
+    if (!b || !ret)
+        return GPUCORE_E_INVAL;
+    if (n < GC_ROCR_AMDQ_SIZE)
+        return GPUCORE_E_TRUNCATED;
+    for (size_t i = 0; i < GC_ARRAY_SIZE(amdq_fields); i++) {
+        void *m = (char *)ret + amdq_fields[i].member;
+        uint64_t v = gc_le_get(b + amdq_fields[i].offset, amdq_fields[i].width);
+
+        if (amdq_fields[i].width == 4)
+            *(uint32_t *)m = (uint32_t)v;
+        else
+            *(uint64_t *)m = v;
+    }
+    return GPUCORE_OK;
+}
+
+void gc_rocr_amd_queue_encode(const struct gc_rocr_amd_queue *q, uint8_t *b)
+{
+    for (size_t i = 0; i < GC_ARRAY_SIZE(amdq_fields); i++) {
+        const void *m = (const char *)q + amdq_fields[i].member;
+        uint64_t v = amdq_fields[i].width == 4 ? *(const uint32_t *)m : *(const uint64_t *)m;
+
+        gc_le_put(b + amdq_fields[i].offset, amdq_fields[i].width, v);
+    }
+}
+
+int gc_rocr_amd_queue_at(uint64_t read_pointer_address, uint64_t *ret_base)
+{
+    if (read_pointer_address < GC_ROCR_AMDQ_READ_DISPATCH_ID)
+        return 0;
+    *ret_base = read_pointer_address - GC_ROCR_AMDQ_READ_DISPATCH_ID;
+    return 1;
+}
+
+int gc_rocr_amd_queue_lines(uint64_t read_pointer_address, uint64_t *ret_lo, uint64_t *ret_size)
+{
+    uint64_t base;
+
+    if (!gc_rocr_amd_queue_at(read_pointer_address, &base))
+        return 0;
+    *ret_lo = base & ~(uint64_t)(GC_ROCR_AMDQ_LINE - 1);
+    *ret_size = GC_ROCR_AMDQ_SIZE + GC_ROCR_AMDQ_LINE;
+    return 1;
+}
+
+int gc_rocr_amd_queue_has_stride(uint32_t r_version)
+{
+    return r_version != 0 && r_version < GC_ROCR_AMDQ_STRIDE_GONE_R_VERSION;
 }
 
 /* ---- URIs ------------------------------------------------------------------------------------ */

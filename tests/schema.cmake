@@ -4,6 +4,7 @@
 gpucore_unit_test(test_schema
   SOURCES unit/test_schema.c unit/test_schema_tables.c unit/test_schema_kfd.c
           unit/test_schema_notes.c unit/test_schema_rocr.c
+          unit/test_schema_amd_queue.c
   LIBS gc_schema)
 
 gpucore_fuzz_target(fuzz_kfd_note SOURCE fuzz/targets/fuzz_kfd_note.c LIBS gc_schema)
