@@ -14,9 +14,11 @@
 
 #include "arch.h"
 #include "cwsr.h"
+#include "gc_kfd_entry.h"
 #include "gc_le.h"
 #include "gc_rocr.h"
 #include "gc_util.h"
+#include "kfd_sim_protocol.h"
 #include "plan_internal.h"
 #include "wave.h"
 
@@ -294,32 +296,15 @@ static gpucore_status_t build_note(struct gc_plan_ctx *c)
         goto out;
     }
     for (uint32_t i = 0; i < in->ndevices; i++) {
-        const struct kfd_dbg_device_info_entry *e = &in->devices[i];
-        gpucore_kfd_device_entry_t *a = &note.agents[i];
+        uint8_t raw[GC_SIM_DEVICE_ENTRY_SIZE];
 
-        a->exception_status = e->exception_status;
-        a->lds_base = e->lds_base;
-        a->lds_limit = e->lds_limit;
-        a->scratch_base = e->scratch_base;
-        a->scratch_limit = e->scratch_limit;
-        a->gpuvm_base = e->gpuvm_base;
-        a->gpuvm_limit = e->gpuvm_limit;
-        a->gpu_id = e->gpu_id;
-        a->location_id = e->location_id;
-        a->vendor_id = e->vendor_id;
-        a->device_id = e->device_id;
-        a->revision_id = e->revision_id;
-        a->subsystem_vendor_id = e->subsystem_vendor_id;
-        a->subsystem_device_id = e->subsystem_device_id;
-        a->fw_version = e->fw_version;
-        a->gfx_target_version = e->gfx_target_version;
-        a->simd_count = e->simd_count;
-        a->max_waves_per_simd = e->max_waves_per_simd;
-        a->array_count = e->array_count;
-        a->simd_arrays_per_engine = e->simd_arrays_per_engine;
-        a->num_xcc = e->num_xcc;
-        a->capability = e->capability;
-        a->debug_prop = e->debug_prop;
+        /* The driver's entry in the kernel's byte layout (kfd's codec), read as the note's
+           entry (schema's kfd_note.def): no field list here. The two tables each side of the
+           layering are kept equal by tests/unit/test_kfd_device_entry.c. */
+        gc_sim_device_entry_encode(&in->devices[i], raw);
+        st = gc_kfd_device_entry_decode(raw, sizeof(raw), &note.agents[i]);
+        if (st != GPUCORE_OK)
+            goto out;
     }
     for (uint32_t i = 0; i < in->nqueues; i++) {
         const struct kfd_queue_snapshot_entry *e = &in->queues[i];
