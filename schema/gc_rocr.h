@@ -156,6 +156,11 @@ int gc_rocr_amd_queue_has_stride(uint32_t r_version);
 /* Decode GC_ROCR_R_DEBUG_SIZE / GC_ROCR_LINK_MAP_SIZE bytes at @p b. Cannot fail. */
 void gc_rocr_r_debug_decode(const uint8_t *b, struct gc_rocr_r_debug *ret);
 void gc_rocr_link_map_decode(const uint8_t *b, struct gc_rocr_link_map *ret);
+/* Write the fields of @p r / @p m at their offsets into the GC_ROCR_R_DEBUG_SIZE /
+   GC_ROCR_LINK_MAP_SIZE bytes at @p b (the simulated runtime's loader); padding is left as it
+   is. Cannot fail. */
+void gc_rocr_r_debug_encode(const struct gc_rocr_r_debug *r, uint8_t *b);
+void gc_rocr_link_map_encode(const struct gc_rocr_link_map *m, uint8_t *b);
 
 /* 1 if @p r_version is inside [GC_ROCR_R_VERSION_MIN, GC_ROCR_R_VERSION_MAX], else 0. */
 int gc_rocr_r_version_supported(uint32_t r_version);

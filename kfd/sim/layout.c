@@ -503,11 +503,14 @@ static gpucore_status_t build_r_debug(struct lctx *c)
     c->l->r_debug = addr_of(p);
     c->l->r_brk = addr_of((const void *)(uintptr_t)&gc_sim_loader_debug_state);
     /* glibc x86-64 struct r_debug (docs/core-format.md §8.3). */
-    put(p + 0, s->r_version, 4);
-    put(p + 8, s->ncode_objects ? addr_of(p + 64) : 0, 8); /* r_map */
-    put(p + 16, c->l->r_brk, 8);
-    put(p + 24, 0, 4);  /* r_state: RT_CONSISTENT, else readers ignore the list */
-    put(p + 32, 0, 8);  /* r_ldbase: ROCr leaves it 0 */
+    struct gc_rocr_r_debug rd = {
+        .r_version = s->r_version,
+        .r_state = 0, /* RT_CONSISTENT, else readers ignore the list */
+        .r_map = s->ncode_objects ? addr_of(p + 64) : 0,
+        .r_brk = c->l->r_brk,
+        .r_ldbase = 0, /* ROCr leaves it 0 */
+    };
+    gc_rocr_r_debug_encode(&rd, p);
     off = 64;
     for (uint32_t i = 0; i < s->ncode_objects; i++) {
         struct gc_sim_layout_code_object *lc = &c->l->code_objects[i];
@@ -515,11 +518,14 @@ static gpucore_status_t build_r_debug(struct lctx *c)
         uint64_t next = uri + align_up(strlen(lc->uri) + 1, 16);
 
         lc->link_map = addr_of(p + node);
-        put(p + node + 0, lc->load_base, 8);                                    /* l_addr */
-        put(p + node + 8, addr_of(p + uri), 8);                                 /* l_name */
-        put(p + node + 16, 0, 8);                                               /* l_ld */
-        put(p + node + 24, i + 1 < s->ncode_objects ? addr_of(p + next) : 0, 8); /* l_next */
-        put(p + node + 32, i ? c->l->code_objects[i - 1].link_map : 0, 8);      /* l_prev */
+        struct gc_rocr_link_map lm = {
+            .l_addr = lc->load_base,
+            .l_name = addr_of(p + uri),
+            .l_ld = 0,
+            .l_next = i + 1 < s->ncode_objects ? addr_of(p + next) : 0,
+            .l_prev = i ? c->l->code_objects[i - 1].link_map : 0,
+        };
+        gc_rocr_link_map_encode(&lm, p + node);
         memcpy(p + uri, lc->uri, strlen(lc->uri) + 1);
         off = next;
     }
