@@ -1489,15 +1489,15 @@ static gpucore_status_t read_amd_queue(struct gc_image *img, struct gc_image_que
                                        struct gc_image_queue_priv *qp)
 {
     const gpucore_kfd_queue_entry_t *e = q->entry;
-    uint8_t aq[GC_AMDQ_SIZE];
+    uint8_t raw[GC_ROCR_AMDQ_SIZE];
+    struct gc_rocr_amd_queue aq;
     gpucore_status_t fatal = GPUCORE_OK;
     int r;
 
-    if (e->read_pointer_address < GC_AMDQ_READ_ID)
+    if (!gc_rocr_amd_queue_at(e->read_pointer_address, &q->amd_queue))
         return queue_problem(img, q, "read pointer 0x%" PRIx64 " cannot be inside an amd_queue_t",
                              e->read_pointer_address);
-    q->amd_queue = e->read_pointer_address - GC_AMDQ_READ_ID;
-    r = read_exact(img, q->amd_queue, aq, sizeof(aq), &fatal);
+    r = read_exact(img, q->amd_queue, raw, sizeof(raw), &fatal);
     if (r < 0)
         return fatal;
     if (r == 0)
@@ -1505,11 +1505,12 @@ static gpucore_status_t read_amd_queue(struct gc_image *img, struct gc_image_que
                              "amd_queue_t at 0x%" PRIx64 " not captured: no dispatches, "
                              "no scratch",
                              q->amd_queue);
+    GC_TRY(gc_rocr_amd_queue_decode(raw, sizeof(raw), &aq));
     qp->have_amdq = 1;
-    q->read_id = gc_le64_get(aq + GC_AMDQ_READ_ID);
-    q->write_id = gc_le64_get(aq + GC_AMDQ_WRITE_ID);
+    q->read_id = aq.read_dispatch_id;
+    q->write_id = aq.write_dispatch_id;
     /* the write pointer of the note is authoritative when it is elsewhere */
-    if (e->write_pointer_address != q->amd_queue + GC_AMDQ_WRITE_ID) {
+    if (e->write_pointer_address != q->amd_queue + GC_ROCR_AMDQ_WRITE_DISPATCH_ID) {
         uint8_t v[8];
 
         r = read_exact(img, e->write_pointer_address, v, sizeof(v), &fatal);
@@ -1518,12 +1519,12 @@ static gpucore_status_t read_amd_queue(struct gc_image *img, struct gc_image_que
         if (r > 0)
             q->write_id = gc_le64_get(v);
     }
-    q->compute_tmpring_size = gc_le32_get(aq + GC_AMDQ_TMPRING);
-    qp->scratch_loc = gc_le64_get(aq + GC_AMDQ_SCRATCH_LOC);
+    q->compute_tmpring_size = aq.compute_tmpring_size;
+    qp->scratch_loc = aq.scratch_location;
     q->scratch_base = qp->scratch_loc;
     /* ROCr r_version 11 removed scratch_backing_memory_byte_size (docs/core-format.md 8.5) */
-    if (img->r_version && img->r_version < 11) {
-        q->scratch_stride = gc_le64_get(aq + GC_AMDQ_SCRATCH_SIZE);
+    if (gc_rocr_amd_queue_has_stride(img->r_version)) {
+        q->scratch_stride = aq.scratch_byte_size;
         qp->have_stride = 1;
     }
     return GPUCORE_OK;

@@ -73,14 +73,6 @@ struct gc_image_run {
     uint64_t before;
 };
 
-/* amd_queue_t (docs/core-format.md 8.5) */
-#define GC_AMDQ_SIZE         256u
-#define GC_AMDQ_WRITE_ID     56u
-#define GC_AMDQ_READ_ID      128u
-#define GC_AMDQ_TMPRING      140u
-#define GC_AMDQ_SCRATCH_LOC  160u
-#define GC_AMDQ_SCRATCH_SIZE 168u
-
 /* A symbol a lookup needs (image_co.c): a function (gc_image_symbolize(), a kernel's entry),
    or a kernel descriptor "NAME.kd", kept as NAME (a dispatch's kernel name). Other symbols are
    not kept. */

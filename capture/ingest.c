@@ -20,6 +20,7 @@
 #include "arch.h"
 #include "cwsr.h"
 #include "gc_le.h"
+#include "gc_rocr.h"
 #include "gc_util.h"
 #include "kfd.h"
 
@@ -322,7 +323,7 @@ static gpucore_status_t named_ranges(struct ingest *g, const gpucore_amdgpu_note
     gpucore_status_t st = GPUCORE_OK;
 
     if (note->runtime.r_debug)
-        st = ranges_add(r, note->runtime.r_debug, 40);
+        st = ranges_add(r, note->runtime.r_debug, GC_ROCR_R_DEBUG_SIZE);
     for (uint32_t i = 0; i < note->queue_count && !st; i++) {
         const gpucore_kfd_queue_entry_t *q = &note->queues[i];
         const gpucore_kfd_device_entry_t *dev = NULL;
@@ -337,11 +338,10 @@ static gpucore_status_t named_ranges(struct ingest *g, const gpucore_amdgpu_note
         if (dev && dev->num_xcc)
             nxcc = dev->num_xcc;
         st = ranges_add(r, q->ring_base_address, q->ring_size);
-        if (!st && q->read_pointer_address >= 128) {
-            uint64_t lo = (q->read_pointer_address - 128) & ~63ull;
+        uint64_t aq_lo, aq_size;
 
-            st = ranges_add(r, lo, 256 + 64);
-        }
+        if (!st && gc_rocr_amd_queue_lines(q->read_pointer_address, &aq_lo, &aq_size))
+            st = ranges_add(r, aq_lo, aq_size);
         if (st || !ctx)
             continue;
         arch = dev ? gc_arch_by_gfx_version(dev->gfx_target_version) : NULL;

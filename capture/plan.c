@@ -14,8 +14,11 @@
 
 #include "arch.h"
 #include "cwsr.h"
+#include "gc_kfd_entry.h"
 #include "gc_le.h"
+#include "gc_rocr.h"
 #include "gc_util.h"
+#include "kfd_sim_protocol.h"
 #include "plan_internal.h"
 #include "wave.h"
 
@@ -293,32 +296,15 @@ static gpucore_status_t build_note(struct gc_plan_ctx *c)
         goto out;
     }
     for (uint32_t i = 0; i < in->ndevices; i++) {
-        const struct kfd_dbg_device_info_entry *e = &in->devices[i];
-        gpucore_kfd_device_entry_t *a = &note.agents[i];
+        uint8_t raw[GC_SIM_DEVICE_ENTRY_SIZE];
 
-        a->exception_status = e->exception_status;
-        a->lds_base = e->lds_base;
-        a->lds_limit = e->lds_limit;
-        a->scratch_base = e->scratch_base;
-        a->scratch_limit = e->scratch_limit;
-        a->gpuvm_base = e->gpuvm_base;
-        a->gpuvm_limit = e->gpuvm_limit;
-        a->gpu_id = e->gpu_id;
-        a->location_id = e->location_id;
-        a->vendor_id = e->vendor_id;
-        a->device_id = e->device_id;
-        a->revision_id = e->revision_id;
-        a->subsystem_vendor_id = e->subsystem_vendor_id;
-        a->subsystem_device_id = e->subsystem_device_id;
-        a->fw_version = e->fw_version;
-        a->gfx_target_version = e->gfx_target_version;
-        a->simd_count = e->simd_count;
-        a->max_waves_per_simd = e->max_waves_per_simd;
-        a->array_count = e->array_count;
-        a->simd_arrays_per_engine = e->simd_arrays_per_engine;
-        a->num_xcc = e->num_xcc;
-        a->capability = e->capability;
-        a->debug_prop = e->debug_prop;
+        /* The driver's entry in the kernel's byte layout (kfd's codec), read as the note's
+           entry (schema's kfd_note.def): no field list here. The two tables each side of the
+           layering are kept equal by tests/unit/test_kfd_device_entry.c. */
+        gc_sim_device_entry_encode(&in->devices[i], raw);
+        st = gc_kfd_device_entry_decode(raw, sizeof(raw), &note.agents[i]);
+        if (st != GPUCORE_OK)
+            goto out;
     }
     for (uint32_t i = 0; i < in->nqueues; i++) {
         const struct kfd_queue_snapshot_entry *e = &in->queues[i];
@@ -500,30 +486,31 @@ static gpucore_status_t plan_ring(struct gc_plan_ctx *c, struct queue_ctx *qc)
 static gpucore_status_t plan_amd_queue(struct gc_plan_ctx *c, struct queue_ctx *qc)
 {
     const struct kfd_queue_snapshot_entry *q = qc->q;
-    uint8_t aq[GC_PLAN_AMDQ_SIZE];
+    uint8_t raw[GC_ROCR_AMDQ_SIZE];
+    struct gc_rocr_amd_queue aq;
     uint64_t base;
     int r;
 
-    if (q->read_pointer_address < GC_PLAN_AMDQ_READ_ID) {
+    if (!gc_rocr_amd_queue_at(q->read_pointer_address, &base)) {
         gc_plan_warn(c, "queue %u: read pointer 0x%" PRIx64 " cannot be inside an amd_queue_t",
                      qc->qid, q->read_pointer_address);
         return GPUCORE_OK;
     }
-    base = q->read_pointer_address - GC_PLAN_AMDQ_READ_ID;
-    GC_TRY(gc_plan_want(c, GC_PLAN_STATE(0), base, GC_PLAN_AMDQ_SIZE, GPUCORE_ALLOC_RING,
-                        q->gpu_id, "amd_queue_t, queue %u", qc->qid));
+    GC_TRY(gc_plan_want(c, GC_PLAN_STATE(0), base, GC_ROCR_AMDQ_SIZE, GPUCORE_ALLOC_RING, q->gpu_id,
+                        "amd_queue_t, queue %u", qc->qid));
     char what[64];
 
     snprintf(what, sizeof(what), "queue %u: amd_queue_t", qc->qid);
-    r = gc_plan_read(c, base, aq, sizeof(aq), NULL, what);
+    r = gc_plan_read(c, base, raw, sizeof(raw), NULL, what);
     if (r <= 0)
         return r < 0 ? c->fatal : GPUCORE_OK;
+    GC_TRY(gc_rocr_amd_queue_decode(raw, sizeof(raw), &aq));
     qc->have_amdq = 1;
-    qc->tmpring = gc_le32_get(aq + GC_PLAN_AMDQ_TMPRING);
-    qc->scratch_loc = gc_le64_get(aq + GC_PLAN_AMDQ_SCRATCH_LOC);
+    qc->tmpring = aq.compute_tmpring_size;
+    qc->scratch_loc = aq.scratch_location;
     /* ROCr r_version 11 removed scratch_backing_memory_byte_size (docs/core-format.md 8.5) */
-    if (c->r_version && c->r_version < 11) {
-        qc->scratch_stride = gc_le64_get(aq + GC_PLAN_AMDQ_SCRATCH_SIZE);
+    if (gc_rocr_amd_queue_has_stride(c->r_version)) {
+        qc->scratch_stride = aq.scratch_byte_size;
         qc->have_stride = 1;
     }
     return GPUCORE_OK;

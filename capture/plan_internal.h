@@ -28,13 +28,6 @@
 #define GC_PLAN_PAGE              4096ull
 #define GC_PLAN_KFD_MINOR_MAX     18u
 
-/* amd_queue_t (docs/core-format.md 8.5) */
-#define GC_PLAN_AMDQ_SIZE         256u
-#define GC_PLAN_AMDQ_READ_ID      128u
-#define GC_PLAN_AMDQ_TMPRING      140u
-#define GC_PLAN_AMDQ_SCRATCH_LOC  160u
-#define GC_PLAN_AMDQ_SCRATCH_SIZE 168u
-
 struct gc_plan_ctx {
     const struct gc_plan_input *in;
     struct gc_plan *p;

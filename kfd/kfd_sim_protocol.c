@@ -160,7 +160,9 @@ void gc_sim_args_decode(const uint8_t in[GC_SIM_ARGS_SIZE], struct kfd_ioctl_dbg
         get_fields(t, in, a);
 }
 
-/* The kernel structs, little-endian at the kernel ABI's offsets. */
+/* The kernel structs, little-endian at the kernel ABI's offsets. The device and queue entries
+   are the AMDGPU note's too (schema/kfd_note.def), a table kfd may not include (docs/design.md):
+   tests/unit/test_kfd_device_entry.c keeps the device entry's two tables equal. */
 typedef struct kfd_dbg_device_info_entry dev_t_;
 typedef struct kfd_queue_snapshot_entry queue_t_;
 typedef struct kfd_runtime_info rinfo_t_;

@@ -172,7 +172,8 @@ size_t gc_sim_response_encode(const struct gc_sim_response *r, uint8_t *buf, siz
 gpucore_status_t gc_sim_response_decode(const uint8_t *buf, size_t len, struct gc_sim_response *ret,
                                         gpucore_diag_t *reterr_diag);
 
-/* The kernel structs in their little-endian ABI layout (tests and both sides). */
+/* The kernel structs in their little-endian ABI layout (tests and both sides; the capture reads
+   a device entry so encoded with schema's note decoder, gc_kfd_entry.h). */
 void gc_sim_device_entry_encode(const struct kfd_dbg_device_info_entry *e,
                                 uint8_t out[GC_SIM_DEVICE_ENTRY_SIZE]);
 void gc_sim_device_entry_decode(const uint8_t in[GC_SIM_DEVICE_ENTRY_SIZE],

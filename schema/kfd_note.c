@@ -12,6 +12,7 @@
 
 #include <gpucore/schema.h>
 
+#include "gc_kfd_entry.h"
 #include "gc_le.h"
 #include "schema_internal.h"
 
@@ -441,4 +442,26 @@ GPUCORE_API gpucore_status_t gpucore_gfx_target_name(uint32_t gfx_target_version
         return GPUCORE_E_LIMIT;
     memcpy(buf, name, (size_t)n + 1);
     return GPUCORE_OK;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* One entry (gc_kfd_entry.h)                                                                 */
+/* ------------------------------------------------------------------------------------------ */
+
+gpucore_status_t gc_kfd_device_entry_decode(const uint8_t *b, size_t n,
+                                            gpucore_kfd_device_entry_t *ret)
+{
+    const struct gc_layout *L = &gc_layout_kfd_device_entry;
+    struct gc_reader r;
+
+    if (!b || !ret)
+        return GPUCORE_E_INVAL;
+    if (n < L->min_size)
+        return GPUCORE_E_TRUNCATED;
+    memset(&r, 0, sizeof(r));
+    r.desc = b;
+    r.size = n;
+    memset(ret, 0, sizeof(*ret));
+    /* integer fields only: no heap, no string, nothing that can fail */
+    return gc_layout_decode(&r, L, 0, n, ret, L->title, UINT32_MAX, NULL);
 }

@@ -1,34 +1,148 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ROCr's r_debug, link_map and code-object URIs (gc_rocr.h): decoding only, libc only.
+ * ROCr's r_debug, link_map, code-object URIs and amd_queue_t (gc_rocr.h): decoding, and the
+ * amd_queue_t encoder of the simulated runtime; libc only.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "gc_le.h"
 #include "gc_rocr.h"
 #include "gc_util.h"
 
+/* A field of one of the structures: its offset in the bytes, its width (4 or 8), its offsetof in
+   the host struct. Each structure is one table, which its decoder and its encoder walk. */
+struct rocr_field {
+    uint32_t offset, width;
+    size_t member;
+};
+
+static void get_fields(const struct rocr_field *f, size_t n, const uint8_t *b, void *host)
+{
+    for (size_t i = 0; i < n; i++) {
+        void *m = (char *)host + f[i].member;
+        uint64_t v = gc_le_get(b + f[i].offset, f[i].width);
+
+        if (f[i].width == 4)
+            *(uint32_t *)m = (uint32_t)v;
+        else
+            *(uint64_t *)m = v;
+    }
+}
+
+static void put_fields(const struct rocr_field *f, size_t n, const void *host, uint8_t *b)
+{
+    for (size_t i = 0; i < n; i++) {
+        const void *m = (const char *)host + f[i].member;
+        uint64_t v = f[i].width == 4 ? *(const uint32_t *)m : *(const uint64_t *)m;
+
+        gc_le_put(b + f[i].offset, f[i].width, v);
+    }
+}
+
+/* ---- r_debug, link_map ----------------------------------------------------------------------- */
+
+typedef struct gc_rocr_r_debug rdebug_t;
+typedef struct gc_rocr_link_map lmap_t;
+
+static const struct rocr_field r_debug_fields[] = {
+    { 0, 4, offsetof(rdebug_t, r_version) }, { 8, 8, offsetof(rdebug_t, r_map) },
+    { 16, 8, offsetof(rdebug_t, r_brk) },    { 24, 4, offsetof(rdebug_t, r_state) },
+    { 32, 8, offsetof(rdebug_t, r_ldbase) }, /* r_version and r_state: 4 bytes, then padding */
+};
+
+static const struct rocr_field link_map_fields[] = {
+    { 0, 8, offsetof(lmap_t, l_addr) },  { 8, 8, offsetof(lmap_t, l_name) },
+    { 16, 8, offsetof(lmap_t, l_ld) },   { 24, 8, offsetof(lmap_t, l_next) },
+    { 32, 8, offsetof(lmap_t, l_prev) },
+};
+
 void gc_rocr_r_debug_decode(const uint8_t *b, struct gc_rocr_r_debug *ret)
 {
-    ret->r_version = gc_le32_get(b);
-    ret->r_map = gc_le64_get(b + 8);
-    ret->r_brk = gc_le64_get(b + 16);
-    ret->r_state = gc_le32_get(b + 24);
-    ret->r_ldbase = gc_le64_get(b + 32);
+    get_fields(r_debug_fields, GC_ARRAY_SIZE(r_debug_fields), b, ret);
 }
 
 void gc_rocr_link_map_decode(const uint8_t *b, struct gc_rocr_link_map *ret)
 {
-    ret->l_addr = gc_le64_get(b);
-    ret->l_name = gc_le64_get(b + 8);
-    ret->l_ld = gc_le64_get(b + 16);
-    ret->l_next = gc_le64_get(b + 24);
-    ret->l_prev = gc_le64_get(b + 32);
+    get_fields(link_map_fields, GC_ARRAY_SIZE(link_map_fields), b, ret);
+}
+
+void gc_rocr_r_debug_encode(const struct gc_rocr_r_debug *r, uint8_t *b)
+{
+    put_fields(r_debug_fields, GC_ARRAY_SIZE(r_debug_fields), r, b);
+}
+
+void gc_rocr_link_map_encode(const struct gc_rocr_link_map *m, uint8_t *b)
+{
+    put_fields(link_map_fields, GC_ARRAY_SIZE(link_map_fields), m, b);
 }
 
 int gc_rocr_r_version_supported(uint32_t r_version)
 {
     return r_version >= GC_ROCR_R_VERSION_MIN && r_version <= GC_ROCR_R_VERSION_MAX;
+}
+
+/* ---- amd_queue_t ----------------------------------------------------------------------------- */
+
+typedef struct gc_rocr_amd_queue amdq_t;
+
+/* One row per field of struct gc_rocr_amd_queue. */
+static const struct rocr_field amdq_fields[] = {
+    { GC_ROCR_AMDQ_TYPE, 4, offsetof(amdq_t, type) },
+    { GC_ROCR_AMDQ_FEATURES, 4, offsetof(amdq_t, features) },
+    { GC_ROCR_AMDQ_BASE_ADDRESS, 8, offsetof(amdq_t, base_address) },
+    { GC_ROCR_AMDQ_RING_PACKETS, 4, offsetof(amdq_t, ring_packets) },
+    { GC_ROCR_AMDQ_ID, 8, offsetof(amdq_t, id) },
+    { GC_ROCR_AMDQ_WRITE_DISPATCH_ID, 8, offsetof(amdq_t, write_dispatch_id) },
+    { GC_ROCR_AMDQ_MAX_CU_ID, 4, offsetof(amdq_t, max_cu_id) },
+    { GC_ROCR_AMDQ_MAX_WAVE_ID, 4, offsetof(amdq_t, max_wave_id) },
+    { GC_ROCR_AMDQ_READ_DISPATCH_ID, 8, offsetof(amdq_t, read_dispatch_id) },
+    { GC_ROCR_AMDQ_READ_DISPATCH_ID_BASE_OFFSET, 4,
+      offsetof(amdq_t, read_dispatch_id_field_base_byte_offset) },
+    { GC_ROCR_AMDQ_COMPUTE_TMPRING_SIZE, 4, offsetof(amdq_t, compute_tmpring_size) },
+    { GC_ROCR_AMDQ_SCRATCH_LOCATION, 8, offsetof(amdq_t, scratch_location) },
+    { GC_ROCR_AMDQ_SCRATCH_BYTE_SIZE, 8, offsetof(amdq_t, scratch_byte_size) },
+    { GC_ROCR_AMDQ_SCRATCH_WORKITEM_SIZE, 4, offsetof(amdq_t, scratch_workitem_byte_size) },
+    { GC_ROCR_AMDQ_QUEUE_PROPERTIES, 4, offsetof(amdq_t, queue_properties) },
+};
+
+gpucore_status_t gc_rocr_amd_queue_decode(const uint8_t *b, size_t n, struct gc_rocr_amd_queue *ret)
+{
+    if (!b || !ret)
+        return GPUCORE_E_INVAL;
+    if (n < GC_ROCR_AMDQ_SIZE)
+        return GPUCORE_E_TRUNCATED;
+    get_fields(amdq_fields, GC_ARRAY_SIZE(amdq_fields), b, ret);
+    return GPUCORE_OK;
+}
+
+void gc_rocr_amd_queue_encode(const struct gc_rocr_amd_queue *q, uint8_t *b)
+{
+    put_fields(amdq_fields, GC_ARRAY_SIZE(amdq_fields), q, b);
+}
+
+int gc_rocr_amd_queue_at(uint64_t read_pointer_address, uint64_t *ret_base)
+{
+    if (read_pointer_address < GC_ROCR_AMDQ_READ_DISPATCH_ID)
+        return 0;
+    *ret_base = read_pointer_address - GC_ROCR_AMDQ_READ_DISPATCH_ID;
+    return 1;
+}
+
+int gc_rocr_amd_queue_lines(uint64_t read_pointer_address, uint64_t *ret_lo, uint64_t *ret_size)
+{
+    uint64_t base;
+
+    if (!gc_rocr_amd_queue_at(read_pointer_address, &base))
+        return 0;
+    *ret_lo = base & ~(uint64_t)(GC_ROCR_AMDQ_LINE - 1);
+    *ret_size = GC_ROCR_AMDQ_SIZE + GC_ROCR_AMDQ_LINE;
+    return 1;
+}
+
+int gc_rocr_amd_queue_has_stride(uint32_t r_version)
+{
+    return r_version != 0 && r_version < GC_ROCR_AMDQ_STRIDE_GONE_R_VERSION;
 }
 
 /* ---- URIs ------------------------------------------------------------------------------------ */

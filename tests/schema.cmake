@@ -4,7 +4,13 @@
 gpucore_unit_test(test_schema
   SOURCES unit/test_schema.c unit/test_schema_tables.c unit/test_schema_kfd.c
           unit/test_schema_notes.c unit/test_schema_rocr.c
+          unit/test_schema_amd_queue.c
   LIBS gc_schema)
+
+# The KFD device entry's two tables, kfd's (the kernel's byte layout) and schema's (the note).
+gpucore_unit_test(test_kfd_device_entry
+  SOURCES unit/test_kfd_device_entry.c
+  LIBS gc_schema gc_kfd_sim_protocol)
 
 gpucore_fuzz_target(fuzz_kfd_note SOURCE fuzz/targets/fuzz_kfd_note.c LIBS gc_schema)
 gpucore_fuzz_target(fuzz_gpucore_notes SOURCE fuzz/targets/fuzz_gpucore_notes.c LIBS gc_schema)

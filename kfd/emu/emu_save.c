@@ -8,6 +8,7 @@
 
 #include "cwsr.h"
 #include "disasm.h"
+#include "gc_rocr.h"
 #include "gc_util.h"
 #include "layout.h"
 
@@ -175,12 +176,18 @@ int gc_emu_save_dispatch(const struct gc_emu_vm *vm, const struct gc_emu_queue *
     lq->ring_size = q->ring_size;
     lq->cwsr = q->cwsr;
     lq->sizes = dev->cwsr;
-    /* the queue's scratch, as the runtime set it in amd_queue_t (the read index is at
-       GC_AMDQ_READ_DISPATCH_ID in it); the flat-scratch addresses of the waves follow */
-    lq->amd_queue = q->rptr_addr - GC_AMDQ_READ_DISPATCH_ID;
-    if (gc_emu_vm_read(vm, lq->amd_queue + GC_AMDQ_SCRATCH_LOCATION, &lq->scratch, 8) ||
-        gc_emu_vm_read(vm, lq->amd_queue + GC_AMDQ_SCRATCH_BYTE_SIZE, &lq->scratch_size, 8))
-        lq->scratch = lq->scratch_size = 0;
+    /* the queue's scratch, as the runtime set it in its amd_queue_t (which the read pointer
+       locates); the flat-scratch addresses of the waves follow */
+    if (gc_rocr_amd_queue_at(q->rptr_addr, &lq->amd_queue)) {
+        uint8_t aq_raw[GC_ROCR_AMDQ_SIZE];
+        struct gc_rocr_amd_queue aq;
+
+        if (!gc_emu_vm_read(vm, lq->amd_queue, aq_raw, sizeof(aq_raw)) &&
+            gc_rocr_amd_queue_decode(aq_raw, sizeof(aq_raw), &aq) == GPUCORE_OK) {
+            lq->scratch = aq.scratch_location;
+            lq->scratch_size = aq.scratch_byte_size;
+        }
+    }
 
     st = gc_sim_layout_save_waves(&s, &ld, lq, 0, 0, &tmpl, &img, &len, &hdr, &nwaves, &diag);
     if (st != GPUCORE_OK) {

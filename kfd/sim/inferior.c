@@ -253,8 +253,8 @@ static void describe_queues(const struct gc_scenario *s, const struct gc_sim_lay
         struct gc_sim_xcc *x = &xccs[(size_t)i * GC_LAYOUT_MAX_XCC];
 
         sq->entry.ring_base_address = q->ring;
-        sq->entry.write_pointer_address = q->amd_queue + GC_AMDQ_WRITE_DISPATCH_ID;
-        sq->entry.read_pointer_address = q->amd_queue + GC_AMDQ_READ_DISPATCH_ID;
+        sq->entry.write_pointer_address = q->amd_queue + GC_ROCR_AMDQ_WRITE_DISPATCH_ID;
+        sq->entry.read_pointer_address = q->amd_queue + GC_ROCR_AMDQ_READ_DISPATCH_ID;
         sq->entry.ctx_save_restore_address = q->cwsr;
         sq->entry.queue_id = q->queue_id;
         sq->entry.gpu_id = q->gpu_id;

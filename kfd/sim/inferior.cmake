@@ -5,14 +5,15 @@
 set(GC_SIM_DIR ${CMAKE_CURRENT_LIST_DIR})
 add_library(gc_sim_layout OBJECT ${GC_SIM_DIR}/scenario.c ${GC_SIM_DIR}/layout.c)
 target_include_directories(gc_sim_layout PUBLIC ${GC_SIM_DIR} ${GC_SIM_DIR}/..)
-target_link_libraries(gc_sim_layout PUBLIC gc_arch gc_base PkgConfig::JANSSON
+# gc_schema for the runtime's amd_queue_t encoder (gc_rocr.h); consumers list it too.
+target_link_libraries(gc_sim_layout PUBLIC gc_arch gc_schema gc_base PkgConfig::JANSSON
                       PkgConfig::LIBELF)
 gpucore_warnings(gc_sim_layout)
 
 find_package(Threads REQUIRED)
 add_executable(gpucore-inferior ${GC_SIM_DIR}/inferior.c)
 # Object libraries hand their objects only to direct dependents: list them all.
-target_link_libraries(gpucore-inferior PRIVATE gc_sim_layout gc_arch Threads::Threads)
+target_link_libraries(gpucore-inferior PRIVATE gc_sim_layout gc_arch gc_schema Threads::Threads)
 if(TARGET gc_kfd_sim_driver)
   # The simulated driver runs inside the inferior; without it the inferior only lays out.
   target_sources(gpucore-inferior PRIVATE ${GC_SIM_DIR}/runtime.c)

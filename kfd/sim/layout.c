@@ -503,11 +503,14 @@ static gpucore_status_t build_r_debug(struct lctx *c)
     c->l->r_debug = addr_of(p);
     c->l->r_brk = addr_of((const void *)(uintptr_t)&gc_sim_loader_debug_state);
     /* glibc x86-64 struct r_debug (docs/core-format.md §8.3). */
-    put(p + 0, s->r_version, 4);
-    put(p + 8, s->ncode_objects ? addr_of(p + 64) : 0, 8); /* r_map */
-    put(p + 16, c->l->r_brk, 8);
-    put(p + 24, 0, 4);  /* r_state: RT_CONSISTENT, else readers ignore the list */
-    put(p + 32, 0, 8);  /* r_ldbase: ROCr leaves it 0 */
+    struct gc_rocr_r_debug rd = {
+        .r_version = s->r_version,
+        .r_state = 0, /* RT_CONSISTENT, else readers ignore the list */
+        .r_map = s->ncode_objects ? addr_of(p + 64) : 0,
+        .r_brk = c->l->r_brk,
+        .r_ldbase = 0, /* ROCr leaves it 0 */
+    };
+    gc_rocr_r_debug_encode(&rd, p);
     off = 64;
     for (uint32_t i = 0; i < s->ncode_objects; i++) {
         struct gc_sim_layout_code_object *lc = &c->l->code_objects[i];
@@ -515,11 +518,14 @@ static gpucore_status_t build_r_debug(struct lctx *c)
         uint64_t next = uri + align_up(strlen(lc->uri) + 1, 16);
 
         lc->link_map = addr_of(p + node);
-        put(p + node + 0, lc->load_base, 8);                                    /* l_addr */
-        put(p + node + 8, addr_of(p + uri), 8);                                 /* l_name */
-        put(p + node + 16, 0, 8);                                               /* l_ld */
-        put(p + node + 24, i + 1 < s->ncode_objects ? addr_of(p + next) : 0, 8); /* l_next */
-        put(p + node + 32, i ? c->l->code_objects[i - 1].link_map : 0, 8);      /* l_prev */
+        struct gc_rocr_link_map lm = {
+            .l_addr = lc->load_base,
+            .l_name = addr_of(p + uri),
+            .l_ld = 0,
+            .l_next = i + 1 < s->ncode_objects ? addr_of(p + next) : 0,
+            .l_prev = i ? c->l->code_objects[i - 1].link_map : 0,
+        };
+        gc_rocr_link_map_encode(&lm, p + node);
         memcpy(p + uri, lc->uri, strlen(lc->uri) + 1);
         off = next;
     }
@@ -1116,25 +1122,30 @@ static gpucore_status_t build_amd_queue(struct lctx *c, uint32_t qi, const struc
     lq->compute_tmpring_size = tmpring;
 
     snprintf(label, sizeof(label), "amd_queue_t q%u", q->queue_id);
-    GC_TRY(map_dev(c, 0, GC_AMDQ_SIZE, GC_KFD_MEM_GTT, a->gpu_id, label, NULL, &aq));
+    GC_TRY(map_dev(c, 0, GC_ROCR_AMDQ_SIZE, GC_KFD_MEM_GTT, a->gpu_id, label, NULL, &aq));
     lq->amd_queue = addr_of(aq);
-    put(aq + 0, 0, 4);                    /* hsa_queue_t.type: MULTIPLE */
-    put(aq + 4, 1, 4);                    /* features: KERNEL_DISPATCH */
-    put(aq + 8, lq->ring, 8);             /* base_address */
-    put(aq + 24, q->ring_packets, 4);     /* size, in packets */
-    put(aq + 32, q->queue_id, 8);         /* id */
-    put(aq + GC_AMDQ_WRITE_DISPATCH_ID, lq->write_id, 8);
-    put(aq + 72, a->simd_count / arch->cwsr->simd_per_cu / a->num_xcc - 1, 4); /* max_cu_id */
-    put(aq + 76, a->max_waves_per_simd * arch->cwsr->simd_per_cu - 1, 4);     /* max_wave_id */
-    put(aq + GC_AMDQ_READ_DISPATCH_ID, lq->read_id, 8);
-    put(aq + 136, GC_AMDQ_READ_DISPATCH_ID, 4); /* read_dispatch_id_field_base_byte_offset */
-    put(aq + GC_AMDQ_COMPUTE_TMPRING_SIZE, tmpring, 4);
-    put(aq + GC_AMDQ_SCRATCH_LOCATION, lq->scratch, 8);
-    /* r_version 11 removed the per-XCC stride field (docs/core-format.md §8.5). */
-    if (s->r_version < 11)
-        put(aq + GC_AMDQ_SCRATCH_BYTE_SIZE, lq->scratch_size / a->num_xcc, 8);
-    put(aq + 176, q->scratch_per_wave / 64, 4); /* scratch_workitem_byte_size (wave64 lanes) */
-    put(aq + 180, 0x1u | 0x2u, 4);              /* queue_properties: trap handler, 64-bit */
+    /* r_version 11 removed the per-XCC stride field (docs/core-format.md §8.5): left 0, as the
+       fresh mapping's bytes are */
+    uint64_t stride =
+            s->r_version < GC_ROCR_AMDQ_STRIDE_GONE_R_VERSION ? lq->scratch_size / a->num_xcc : 0;
+    struct gc_rocr_amd_queue v = {
+        .type = 0,     /* HSA_QUEUE_TYPE_MULTIPLE */
+        .features = 1, /* HSA_QUEUE_FEATURE_KERNEL_DISPATCH */
+        .base_address = lq->ring,
+        .ring_packets = q->ring_packets,
+        .id = q->queue_id,
+        .write_dispatch_id = lq->write_id,
+        .max_cu_id = a->simd_count / arch->cwsr->simd_per_cu / a->num_xcc - 1,
+        .max_wave_id = a->max_waves_per_simd * arch->cwsr->simd_per_cu - 1,
+        .read_dispatch_id = lq->read_id,
+        .read_dispatch_id_field_base_byte_offset = GC_ROCR_AMDQ_READ_DISPATCH_ID,
+        .compute_tmpring_size = tmpring,
+        .scratch_location = lq->scratch,
+        .scratch_byte_size = stride,
+        .scratch_workitem_byte_size = q->scratch_per_wave / 64, /* wave64 lanes */
+        .queue_properties = 0x1u | 0x2u,                        /* trap handler, 64-bit */
+    };
+    gc_rocr_amd_queue_encode(&v, aq);
     return GPUCORE_OK;
 }
 

@@ -18,19 +18,12 @@
 #include <gpucore/status.h>
 
 #include "cwsr.h"
-#include "kfd.h" /* enum gc_kfd_mem_kind */
+#include "gc_rocr.h" /* amd_queue_t, r_debug: the runtime's structures laid out here */
+#include "kfd.h"     /* enum gc_kfd_mem_kind */
 #include "kfd_uapi.h"
 #include "scenario.h"
 
 #define GC_LAYOUT_MAX_XCC 16u
-
-/* Offsets in amd_queue_t (<hsa/amd_hsa_queue.h>, docs/core-format.md §8.5). */
-#define GC_AMDQ_SIZE                 256u
-#define GC_AMDQ_WRITE_DISPATCH_ID    56u
-#define GC_AMDQ_READ_DISPATCH_ID     128u
-#define GC_AMDQ_COMPUTE_TMPRING_SIZE 140u
-#define GC_AMDQ_SCRATCH_LOCATION     160u
-#define GC_AMDQ_SCRATCH_BYTE_SIZE    168u
 
 struct gc_sim_layout_code_object {
     uint64_t load_base;   /* l_addr: where the PT_LOAD segments are */

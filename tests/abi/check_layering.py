@@ -96,9 +96,10 @@ ALLOWED = {
 
 # Single headers a module may include besides ALLOWED: the ROCm runtime's tools interface,
 # mirrored in schema/ (another program's ABI, like gc_rocr.h), which the simulated runtime of
-# the inferior builds and the hook consumes.
+# the inferior builds and the hook consumes; and gc_rocr.h, the runtime's structures (amd_queue_t)
+# the simulated runtime lays out with the encoder every reader decodes them with.
 EXTRA_HEADERS = {
-    "kfd/sim": {"gc_hsa_tools.h"},
+    "kfd/sim": {"gc_hsa_tools.h", "gc_rocr.h"},
     "capture/hook": {"gc_hsa_tools.h"},
     # gpucore dbgapi-dump: the public amd-dbgapi header and nothing else of the library; the
     # public headers of libgpucore for the core it serves memory from; the program's cli.h

@@ -146,8 +146,8 @@ static struct fixture *setup_from(struct gc_scenario *s_in)
         struct kfd_queue_snapshot_entry *e = &f->q[i];
 
         e->ring_base_address = q->ring;
-        e->write_pointer_address = q->amd_queue + GC_AMDQ_WRITE_DISPATCH_ID;
-        e->read_pointer_address = q->amd_queue + GC_AMDQ_READ_DISPATCH_ID;
+        e->write_pointer_address = q->amd_queue + GC_ROCR_AMDQ_WRITE_DISPATCH_ID;
+        e->read_pointer_address = q->amd_queue + GC_ROCR_AMDQ_READ_DISPATCH_ID;
         e->ctx_save_restore_address = q->cwsr;
         e->queue_id = q->queue_id;
         e->gpu_id = q->gpu_id;
@@ -855,13 +855,13 @@ static void test_bad_queue(void **state)
     (void)state;
     memcpy(saved, aq, sizeof(saved));
     /* write id far ahead of read id: capped at the ring size */
-    gc_le64_put(aq + GC_AMDQ_WRITE_DISPATCH_ID, 1ull << 40);
+    gc_le64_put(aq + GC_ROCR_AMDQ_WRITE_DISPATCH_ID, 1ull << 40);
     p = plan_ok(f);
     assert_true(has_warning(p, "active packets"));
     gc_plan_free(p);
     /* write below read */
-    gc_le64_put(aq + GC_AMDQ_WRITE_DISPATCH_ID, 0);
-    gc_le64_put(aq + GC_AMDQ_READ_DISPATCH_ID, 5);
+    gc_le64_put(aq + GC_ROCR_AMDQ_WRITE_DISPATCH_ID, 0);
+    gc_le64_put(aq + GC_ROCR_AMDQ_READ_DISPATCH_ID, 5);
     p = plan_ok(f);
     assert_true(has_warning(p, "below"));
     assert_int_equal(p->dispatches, 0);

@@ -169,13 +169,13 @@ static void check_scratch(const struct gc_scenario *s, const struct reader *r,
     const struct gc_scen_agent *ag = &s->agents[sq->agent];
     const struct gc_arch *arch = gc_arch_by_name(ag->target);
     const struct gc_hwreg_layout *hw = arch->hwreg;
-    uint32_t tmpring = rd32(r, a->amd_queue[q] + GC_AMDQ_COMPUTE_TMPRING_SIZE);
-    uint64_t loc = rd64(r, a->amd_queue[q] + GC_AMDQ_SCRATCH_LOCATION);
+    uint32_t tmpring = rd32(r, a->amd_queue[q] + GC_ROCR_AMDQ_COMPUTE_TMPRING_SIZE);
+    uint64_t loc = rd64(r, a->amd_queue[q] + GC_ROCR_AMDQ_SCRATCH_LOCATION);
     uint64_t per_xcc = (uint64_t)sq->scratch_per_wave * sq->scratch_waves;
     uint32_t *words;
 
     /* r_version 11 removed scratch_backing_memory_byte_size: nothing is written there. */
-    assert_int_equal(rd64(r, a->amd_queue[q] + GC_AMDQ_SCRATCH_BYTE_SIZE),
+    assert_int_equal(rd64(r, a->amd_queue[q] + GC_ROCR_AMDQ_SCRATCH_BYTE_SIZE),
                      s->r_version < 11 ? per_xcc : 0);
     if (!per_xcc) {
         assert_int_equal(loc, 0);
@@ -224,8 +224,8 @@ static void check_dispatches(const struct gc_scenario *s, const struct reader *r
         }
         if (lo == UINT64_MAX)
             lo = hi = 0;
-        assert_int_equal(rd64(r, a->amd_queue[q] + GC_AMDQ_READ_DISPATCH_ID), lo);
-        assert_int_equal(rd64(r, a->amd_queue[q] + GC_AMDQ_WRITE_DISPATCH_ID), hi);
+        assert_int_equal(rd64(r, a->amd_queue[q] + GC_ROCR_AMDQ_READ_DISPATCH_ID), lo);
+        assert_int_equal(rd64(r, a->amd_queue[q] + GC_ROCR_AMDQ_WRITE_DISPATCH_ID), hi);
         check_scratch(s, r, a, q);
     }
 }
@@ -269,7 +269,7 @@ static uint32_t check_area(const struct gc_scenario *s, const struct reader *r,
         rd(r, base + h.wave_state_offset - h.wave_state_size, wav, h.wave_state_size);
     if (gc_cwsr_decode(arch, &h, ctl, h.control_stack_size, wav, h.wave_state_size, &dec, &d))
         fail_msg("queue %u xcc %u: %s", q, x, d.message);
-    scratch = rd64(r, a->amd_queue[q] + GC_AMDQ_SCRATCH_LOCATION);
+    scratch = rd64(r, a->amd_queue[q] + GC_ROCR_AMDQ_SCRATCH_LOCATION);
     for (uint32_t wi = 0; wi < s->nwaves; wi++) {
         const struct gc_scen_waves *w = &s->waves[wi];
         const struct gc_scen_dispatch *dp = &s->dispatches[w->dispatch];

@@ -10,6 +10,7 @@ int test_schema_kfd_run(void);
 int test_schema_notes_run(void);
 int test_schema_tables_run(void);
 int test_schema_rocr_run(void);
+int test_schema_amd_queue_run(void);
 
 int main(void)
 {
@@ -19,6 +20,7 @@ int main(void)
     failed += test_schema_kfd_run();
     failed += test_schema_notes_run();
     failed += test_schema_rocr_run();
+    failed += test_schema_amd_queue_run();
     if (failed)
         fprintf(stderr, "test_schema: %d test(s) failed\n", failed);
     return failed ? 1 : 0;

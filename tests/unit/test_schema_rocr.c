@@ -43,6 +43,19 @@ static void test_layouts(void **state)
     assert_int_equal(m.l_ld, 3);
     assert_int_equal(m.l_next, 0x7f00000000000004ull);
     assert_int_equal(m.l_prev, 5);
+
+    /* the encoders (the simulated runtime's loader) write the same bytes back, padding left */
+    uint8_t out[40];
+
+    memcpy(out, rd, sizeof(out));
+    memset(out, 0, 4);
+    memset(out + 8, 0, 20);
+    memset(out + 32, 0, 8);
+    gc_rocr_r_debug_encode(&r, out);
+    assert_memory_equal(out, rd, sizeof(out));
+    memset(out, 0, sizeof(out));
+    gc_rocr_link_map_encode(&m, out);
+    assert_memory_equal(out, lm, sizeof(out));
 }
 
 /* One window, 8..12, for the capture and the analyzer alike. */

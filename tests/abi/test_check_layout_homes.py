@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Self-test of check_layout_homes.py (ctest abi-layout-homes-selftest).
+
+    test_check_layout_homes.py CHECKER
+
+Builds small source trees in a temporary directory and runs the checker on them:
+  - a clean tree, which spells the layouts only in their home and uses them elsewhere by name
+    (and by hand in tests/, in comments, and with numbers the rules do not mean), must exit 0;
+  - the same tree with one violation of each rule added must exit 1 and report each violation
+    as file:line with its rule, and nothing else.
+Exits 0 if every expectation holds, 1 with the differences otherwise.
+"""
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+
+def write(root, rel, text):
+    path = os.path.join(root, rel)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text)
+
+
+# A tree that follows every rule.
+CLEAN = {
+    "schema/gc_rocr.h": "#define GC_ROCR_AMDQ_SIZE 256u\n#define GC_ROCR_AMDQ_READ_DISPATCH_ID 128u\n",
+    "schema/rocr.c": "int at(unsigned long rptr) { return rptr - 128 > 0; }\n"
+                     "void l(unsigned long *lo, unsigned long rptr) { *lo = (rptr - 128) & ~63; "
+                     "sz = 256 + 64; }\nint f(const char *aq) { return aq + 140 != 0; }\n",
+    "capture/plan.c": "/* amd_queue_t is at read_pointer_address - 128 (comments may say so) */\n"
+                      "x = aq + GC_ROCR_AMDQ_SIZE;\ny = buf + 128;\nz = rptr - off;\n",
+    "kfd/sim/layout.c": "put(p + 8, 0, 8); /* r_debug fields are not this checker's yet */\n",
+    # tests lay out hostile bytes by hand on purpose
+    "tests/unit/test_x.c": "#define AMDQ_BASE 0x300000000000ull\nq.rp = AMDQ_BASE + 128;\n"
+                           "put(aq + 56, 1, 8);\n",
+    "bench/bench_x.c": "#define AMDQ_SIZE 256\n",
+}
+
+# (file, text, rule, line the report must name)
+VIOLATIONS = [
+    ("analyze/image_internal.h", "/* amd_queue_t */\n#define GC_AMDQ_READ_ID 128u\n",
+     "amdq-define", 2),
+    ("kfd/sim/queue.h", "#  define SIM_AMD_QUEUE_SIZE 256\n", "amdq-define", 1),
+    ("kfd/sim/writer.c", "void w(uint8_t *aq)\n{\n    put(aq + 140, tmpring, 4);\n}\n",
+     "amdq-offset", 3),
+    ("kfd/emu/emu_q.c", "r = read(vm, lq->amd_queue + 0xa0, &s, 8);\n", "amdq-offset", 1),
+    ("capture/ingest.c", "\nuint64_t lo = q->read_pointer_address - 128;\n", "amdq-rptr", 2),
+    ("kfd/emu/emu_rd.c", "base = q->rptr_addr -128u;\n", "amdq-rptr", 1),
+    ("capture/keep.c", "st = add(r, amd_queue_lo, 256 + 64);\n", "amdq-lines", 1),
+    ("analyze/lines.c", "lo = amdq & ~63ull;\n", "amdq-lines", 1),
+]
+
+REPORT = re.compile(r"^(\S+?):(\d+): \[([\w-]+)\] ")
+
+
+def run(checker, root):
+    p = subprocess.run([sys.executable, checker, root], capture_output=True, text=True)
+    return p.returncode, p.stdout + p.stderr
+
+
+def make_tree(root, violations):
+    for rel, text in CLEAN.items():
+        write(root, rel, text)
+    for rel, text, _, _ in violations:
+        write(root, rel, text)
+
+
+def main(argv):
+    if len(argv) != 2:
+        print("usage: test_check_layout_homes.py CHECKER", file=sys.stderr)
+        return 2
+    checker = argv[1]
+    spec = importlib.util.spec_from_file_location("check_layout_homes", checker)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    rules = {row[0] for row in mod.HOMES}
+    failures = []
+    for rel, _, rule, _ in VIOLATIONS:  # each violation is a file of its own, of a known rule
+        assert rel not in CLEAN, rel
+        assert rule in rules, rule
+    missing = rules - {v[2] for v in VIOLATIONS}
+    if missing:
+        failures.append(f"no violation exercises rule(s) {sorted(missing)}")
+    tmp = tempfile.mkdtemp(prefix="layout-homes-selftest-")
+    try:
+        clean = os.path.join(tmp, "clean")
+        make_tree(clean, [])
+        rc, out = run(checker, clean)
+        if rc != 0:
+            failures.append(f"clean tree: exit {rc}, expected 0:\n{out}")
+
+        dirty = os.path.join(tmp, "dirty")
+        make_tree(dirty, VIOLATIONS)
+        rc, out = run(checker, dirty)
+        if rc != 1:
+            failures.append(f"tree with violations: exit {rc}, expected 1")
+        got = set()
+        for line in out.splitlines():
+            m = REPORT.match(line)
+            if m:
+                got.add((m.group(1), int(m.group(2)), m.group(3)))
+        want = {(rel, line, rule) for rel, _, rule, line in VIOLATIONS}
+        for v in sorted(want - got):
+            failures.append("not reported: %s:%d [%s]" % v)
+        for v in sorted(got - want):
+            failures.append("reported but not planted: %s:%d [%s]" % v)
+    finally:
+        shutil.rmtree(tmp)
+    for f in failures:
+        print(f)
+    if failures:
+        return 1
+    print(f"check_layout_homes.py: clean tree passes, {len(VIOLATIONS)} violations of "
+          f"{len(rules)} rules reported")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
