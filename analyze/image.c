@@ -19,7 +19,6 @@
 #define AQL_PACKET_SIZE          64u
 #define KD_SIZE                  64u
 #define KD_ENTRY_OFFSET          16u
-#define KFD_QUEUE_ID_MASK        0x3fffffffu
 
 /* ---- small helpers --------------------------------------------------------------------------- */
 
@@ -346,7 +345,7 @@ static gpucore_status_t queue_problem(struct gc_image *img, struct gc_image_queu
     va_end(ap);
     if (!q->problem[0])
         snprintf(q->problem, sizeof(q->problem), "%s", buf);
-    return gc_image_problemf(img, "queue %u: %s", q->entry->queue_id & KFD_QUEUE_ID_MASK, buf);
+    return gc_image_problemf(img, "queue %u: %s", q->entry->queue_id & GPUCORE_KFD_QUEUE_ID_MASK, buf);
 }
 
 /* ---- agents ---------------------------------------------------------------------------------- */
@@ -639,7 +638,7 @@ static gpucore_status_t read_packets(struct gc_image *img, struct gc_image_queue
                                          "the AQL rings hold more than %u active packets in "
                                          "all: queue %u and later ones are not fully decoded",
                                          GC_IMAGE_MAX_RING_SLOTS,
-                                         q->entry->queue_id & KFD_QUEUE_ID_MASK));
+                                         q->entry->queue_id & GPUCORE_KFD_QUEUE_ID_MASK));
             }
             return GPUCORE_OK;
         }

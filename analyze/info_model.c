@@ -339,7 +339,7 @@ static json_t *build_queue(const gpucore_kfd_queue_entry_t *q)
     const char *tname = gpucore_queue_type_name(q->queue_type);
 
     /* KFD flags bits 31/30 of the id (invalid / error); readers mask them off. */
-    json_object_set_new(o, GC_IK_OS_QUEUE_ID, gc_json_uint(q->queue_id & 0x3fffffffu));
+    json_object_set_new(o, GC_IK_OS_QUEUE_ID, gc_json_uint(q->queue_id & GPUCORE_KFD_QUEUE_ID_MASK));
     json_object_set_new(o, "queue_error", json_boolean(q->queue_id & 0x40000000u));
     json_object_set_new(o, "queue_invalid", json_boolean(q->queue_id & 0x80000000u));
     json_object_set_new(o, GC_IK_TYPE_NAME, tname ? json_string(tname) : json_null());

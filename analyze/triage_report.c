@@ -753,7 +753,7 @@ static json_t *queue_json(struct report *r, uint32_t a, const struct gc_image_qu
     int rc;
 
     json_object_set_new(jq, GC_TK_INDEX, gc_json_uint(q->index));
-    json_object_set_new(jq, GC_TK_QUEUE_ID, gc_json_uint(q->entry->queue_id & 0x3fffffffu));
+    json_object_set_new(jq, GC_TK_QUEUE_ID, gc_json_uint(q->entry->queue_id & GPUCORE_KFD_QUEUE_ID_MASK));
     json_object_set_new(jq, GC_TK_TYPE, gc_json_str_or_null(tn));
     json_object_set_new(jq, GC_TK_EXCEPTIONS, gc_tr_exceptions_json(q->entry->exception_status));
     json_object_set_new(jq, GC_TK_PROBLEM, gc_json_str_or_null(q->problem));

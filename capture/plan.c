@@ -22,6 +22,13 @@
 #include "plan_internal.h"
 #include "wave.h"
 
+/* The note records the driver's queue ids as the driver gives them: kfd.h's copy of the uapi
+   and the note's public header must name the same bits. */
+_Static_assert(GC_KFD_QUEUE_ID_MASK == GPUCORE_KFD_QUEUE_ID_MASK &&
+                       GC_KFD_QUEUE_ERROR_MASK == GPUCORE_KFD_QUEUE_ERROR_BIT &&
+                       GC_KFD_QUEUE_INVALID_MASK == GPUCORE_KFD_QUEUE_INVALID_BIT,
+               "the note's queue-id bits are not the driver's");
+
 /* ---- warnings, reads, wanted ranges, items -------------------------------------------------- */
 
 void gc_plan_warn(struct gc_plan_ctx *c, const char *fmt, ...)

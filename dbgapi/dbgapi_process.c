@@ -22,7 +22,6 @@
 #include "wave.h"
 
 /* Bits 31 and 30 of a KFD queue id are the driver's error and invalid flags. */
-#define QUEUE_ID_MASK 0x3fffffffu
 
 /* ---- memory from the client ------------------------------------------------------------------ */
 
@@ -1247,7 +1246,7 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_queue_get_info(amd_dbgapi_queue_id_t q
         break;
     }
     case AMD_DBGAPI_QUEUE_INFO_OS_ID: {
-        amd_dbgapi_os_queue_id_t v = e->queue_id & QUEUE_ID_MASK;
+        amd_dbgapi_os_queue_id_t v = e->queue_id & GPUCORE_KFD_QUEUE_ID_MASK;
 
         st = GIVE(v);
         break;
@@ -1271,7 +1270,7 @@ static int read_packets(struct gc_dbg_process *p, const struct gc_image_queue *q
         return 1;
     gc_dbg_log(AMD_DBGAPI_LOG_LEVEL_WARNING,
                "queue %u: packet %" PRIu64 " at 0x%" PRIx64 " is not in the core",
-               q->entry->queue_id & QUEUE_ID_MASK, q->read_id + i + done / 64,
+               q->entry->queue_id & GPUCORE_KFD_QUEUE_ID_MASK, q->read_id + i + done / 64,
                at + done / 64 * 64);
     return 0;
 }
@@ -1300,7 +1299,7 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_queue_packet_list(
     n = q->entry->ring_size / 64;
     if (!q->amd_queue || q->write_id < q->read_id || !n || q->write_id - q->read_id > n) {
         gc_dbg_log(AMD_DBGAPI_LOG_LEVEL_WARNING, "queue %u: %s",
-                   q->entry->queue_id & QUEUE_ID_MASK,
+                   q->entry->queue_id & GPUCORE_KFD_QUEUE_ID_MASK,
                    q->problem[0] ? q->problem : "its read and write ids are not usable");
         DBG_RETURN(amd_dbgapi_queue_packet_list, AMD_DBGAPI_STATUS_ERROR);
     }
@@ -1308,7 +1307,7 @@ amd_dbgapi_status_t AMD_DBGAPI amd_dbgapi_queue_packet_list(
     if (packets_bytes && count > GC_DBG_MAX_PACKET_LIST) {
         gc_dbg_log(AMD_DBGAPI_LOG_LEVEL_WARNING,
                    "queue %u: %" PRIu64 " active packets, more than the %u this library lists",
-                   q->entry->queue_id & QUEUE_ID_MASK, count, GC_DBG_MAX_PACKET_LIST);
+                   q->entry->queue_id & GPUCORE_KFD_QUEUE_ID_MASK, count, GC_DBG_MAX_PACKET_LIST);
         DBG_RETURN(amd_dbgapi_queue_packet_list, AMD_DBGAPI_STATUS_ERROR);
     }
     if (packets_bytes) {

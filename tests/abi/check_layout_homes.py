@@ -5,7 +5,7 @@
     check_layout_homes.py SOURCE_DIR
 
 A structure gpucore reads from hostile bytes or writes for another program (ROCr's amd_queue_t,
-glibc's r_debug and link_map) has one decoder and one set of named offsets, in its home file
+glibc's r_debug and link_map, the driver's queue id) has one decoder and one set of named offsets, in its home file
 (schema/gc_rocr.h and schema/rocr.c); every reader and writer uses them. A second copy drifts:
 the offsets of amd_queue_t were once written in four places. Each row of HOMES is one rule,
 reported as "file:line: [rule] what":
@@ -19,6 +19,13 @@ reported as "file:line: [rule] what":
                `rptr - 128`): gc_rocr_amd_queue_at() finds the amd_queue_t.
   amdq-lines   no bare "256 + 64" or "~63" on a line about a read pointer or an amd_queue_t:
                gc_rocr_amd_queue_lines() gives its whole 64-byte lines.
+  rdebug-size  no bare 40 (the size of glibc's r_debug and link_map) on a line about them:
+               GC_ROCR_R_DEBUG_SIZE, GC_ROCR_LINK_MAP_SIZE.
+  rdebug-offset  no numeric offset added to an r_debug or link_map (`r_debug + 8`): decode it
+               with gc_rocr_r_debug_decode() or gc_rocr_link_map_decode().
+  queue-id-mask  the KFD queue id's mask (0x3fffffff) is written on a line about a queue only in
+               kfd/kfd.h (the uapi side) and schema's gpucore/schema.h (the note side, checked
+               equal at compile time): use GC_KFD_QUEUE_ID_MASK or GPUCORE_KFD_QUEUE_ID_MASK.
 
 Only code counts (comments are ignored; the file list and comment stripping are
 check_layering.py's). tests/ and bench/ are exempt: a test lays out its hostile bytes by hand
@@ -31,6 +38,7 @@ import re
 import sys
 
 ROCR_HOME = {"schema/gc_rocr.h", "schema/rocr.c"}
+QUEUE_ID_HOME = {"kfd/kfd.h", "schema/include/gpucore/schema.h"}
 
 # Folders whose files are exempt from every rule (see the docstring).
 EXEMPT = ("tests/", "bench/")
@@ -49,15 +57,16 @@ HOMES = [
     ("amdq-lines", "rounds an amd_queue_t by hand; use gc_rocr_amd_queue_lines()",
      re.compile(r"\b256u?\s*\+\s*64u?\b|~\s*63"),
      re.compile(r"read_pointer|rptr|amd_queue|amdq", re.I), ROCR_HOME),
-    # Pending: capture/host_core.c decodes r_debug and link_map by hand (LINK_MAP_SIZE 40,
-    # r_debug + 8) until it uses gc_rocr.h's decoders; then add these two rows:
-    # ("rdebug-size", "spells the size of r_debug or link_map; use GC_ROCR_R_DEBUG_SIZE or "
-    #  "GC_ROCR_LINK_MAP_SIZE",
-    #  re.compile(r"\b40u?\b"), re.compile(r"r_debug|link_map", re.I), ROCR_HOME),
-    # ("rdebug-offset", "adds a numeric offset to an r_debug or link_map; use "
-    #  "gc_rocr_r_debug_decode() or gc_rocr_link_map_decode()",
-    #  re.compile(r"\b(?:r_debug|r_map|link_map|l_next)\s*\+\s*(?:0x[0-9a-fA-F]+|\d+)\b"),
-    #  None, ROCR_HOME),
+    ("rdebug-size", "spells the size of r_debug or link_map; use GC_ROCR_R_DEBUG_SIZE or "
+     "GC_ROCR_LINK_MAP_SIZE",
+     re.compile(r"\b40u?\b"), re.compile(r"r_debug|link_map", re.I), ROCR_HOME),
+    ("rdebug-offset", "adds a numeric offset to an r_debug or link_map; use "
+     "gc_rocr_r_debug_decode() or gc_rocr_link_map_decode()",
+     re.compile(r"\b(?:r_debug|r_map|link_map|l_next)\s*\+\s*(?:0x[0-9a-fA-F]+|\d+)\b"),
+     None, ROCR_HOME),
+    ("queue-id-mask", "spells the KFD queue id's mask; use GC_KFD_QUEUE_ID_MASK (kfd) or "
+     "GPUCORE_KFD_QUEUE_ID_MASK (the note)",
+     re.compile(r"\b0x3fffffffu?\b", re.I), re.compile(r"queue", re.I), QUEUE_ID_HOME),
 ]
 
 

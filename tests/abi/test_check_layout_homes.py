@@ -35,7 +35,10 @@ CLEAN = {
                      "sz = 256 + 64; }\nint f(const char *aq) { return aq + 140 != 0; }\n",
     "capture/plan.c": "/* amd_queue_t is at read_pointer_address - 128 (comments may say so) */\n"
                       "x = aq + GC_ROCR_AMDQ_SIZE;\ny = buf + 128;\nz = rptr - off;\n",
-    "kfd/sim/layout.c": "put(p + 8, 0, 8); /* r_debug fields are not this checker's yet */\n",
+    "kfd/sim/layout.c": "put(p + 8, 0, 8); /* r_debug + 8 in a comment is no code */\n",
+    "schema/include/gpucore/schema.h": "#define GPUCORE_KFD_QUEUE_ID_MASK 0x3fffffffu\n",
+    "kfd/kfd.h": "#define GC_KFD_QUEUE_ID_MASK 0x3fffffffu /* a queue id */\n",
+    "kfd/emu/emu_cp.c": "n = (dw[1] & 0x3fffffffu) + 1; /* an SDMA count, no queue id */\n",
     # tests lay out hostile bytes by hand on purpose
     "tests/unit/test_x.c": "#define AMDQ_BASE 0x300000000000ull\nq.rp = AMDQ_BASE + 128;\n"
                            "put(aq + 56, 1, 8);\n",
@@ -54,6 +57,11 @@ VIOLATIONS = [
     ("kfd/emu/emu_rd.c", "base = q->rptr_addr -128u;\n", "amdq-rptr", 1),
     ("capture/keep.c", "st = add(r, amd_queue_lo, 256 + 64);\n", "amdq-lines", 1),
     ("analyze/lines.c", "lo = amdq & ~63ull;\n", "amdq-lines", 1),
+    ("capture/host_core.c", "st = keep(ret, r_debug, 40, exact);\n", "rdebug-size", 1),
+    ("capture/host_walk.c", "#define LINK_MAP_SIZE 40u\n", "rdebug-size", 1),
+    ("capture/host_map.c", "x = read(user, r_debug + 8, e, 8);\n", "rdebug-offset", 1),
+    ("analyze/triage_q.c", "id = q->queue_id & 0x3fffffffu;\n", "queue-id-mask", 1),
+    ("dbgapi/dbgapi_q.c", "#define QUEUE_ID_MASK 0x3FFFFFFF\n", "queue-id-mask", 1),
 ]
 
 REPORT = re.compile(r"^(\S+?):(\d+): \[([\w-]+)\] ")

@@ -119,6 +119,12 @@ typedef struct gpucore_kfd_device_entry {
     uint32_t capability2; /**< only in 128-byte entries; 0 otherwise */
 } gpucore_kfd_device_entry_t;
 
+/** The queue id in gpucore_kfd_queue_entry_t::queue_id; the bits above it are the driver's
+    status flags (GPUCORE_KFD_QUEUE_ERROR_BIT, GPUCORE_KFD_QUEUE_INVALID_BIT). */
+#define GPUCORE_KFD_QUEUE_ID_MASK 0x3fffffffu
+#define GPUCORE_KFD_QUEUE_ERROR_BIT (1u << 30)   /**< the queue had an error */
+#define GPUCORE_KFD_QUEUE_INVALID_BIT (1u << 31) /**< the id named no queue */
+
 /** `kfd_queue_snapshot_entry` (64 bytes on the wire). */
 typedef struct gpucore_kfd_queue_entry {
     uint64_t exception_status;
@@ -126,7 +132,7 @@ typedef struct gpucore_kfd_queue_entry {
     uint64_t write_pointer_address; /**< &amd_queue_t.write_dispatch_id */
     uint64_t read_pointer_address;  /**< &amd_queue_t.read_dispatch_id */
     uint64_t ctx_save_restore_address;
-    uint32_t queue_id; /**< bits 31/30 are KFD invalid/error flags */
+    uint32_t queue_id; /**< GPUCORE_KFD_QUEUE_ID_MASK; bits 31/30 are KFD invalid/error flags */
     uint32_t gpu_id;
     uint32_t ring_size; /**< bytes */
     uint32_t queue_type; /**< GPUCORE_KFD_QUEUE_TYPE_* */
