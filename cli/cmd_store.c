@@ -669,9 +669,10 @@ static void show_help(FILE *out)
 static json_t *show_report(const struct gc_store *s, const struct gc_store_row *r, char *why,
                            size_t why_size)
 {
-    struct gc_triage t = { .path = r->file };
+    struct gc_triage_signed sig = { 0 };
+    struct gc_triage_error e = { 0 };
+    gpucore_core_t *core = NULL;
     gpucore_diag_t d = { 0 };
-    json_t *doc = NULL;
     int fd = openat(gc_store_dirfd(s), r->file,
                     O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 
@@ -682,24 +683,16 @@ static json_t *show_report(const struct gc_store *s, const struct gc_store_row *
     }
     if (gpucore_core_open_fd(fd,
                              GPUCORE_OPTS(gpucore_open_opts, .flags = GPUCORE_OPEN_ALLOW_TRUNCATED),
-                             &t.core, &d) != GPUCORE_OK) {
+                             &core, &d) != GPUCORE_OK) {
         close(fd);
         snprintf(why, why_size, "%s", d.message);
         return NULL;
     }
     close(fd);
-    if (gc_triage_open(&t, &d) == GPUCORE_OK) {
-        struct gc_triage_error e = { 0 };
-
-        doc = gc_triage_report(&t, &e);
-        if (!doc)
-            snprintf(why, why_size, "%s", e.diag.message);
-        gc_triage_close(&t);
-    } else {
-        snprintf(why, why_size, "%s", d.message);
-    }
-    gpucore_core_close(t.core);
-    return doc;
+    if (gc_triage_sign(core, r->file, &sig, &e) != GPUCORE_OK)
+        snprintf(why, why_size, "%s", e.diag.message);
+    gpucore_core_close(core);
+    return sig.report;
 }
 
 static void show_text(FILE *out, const struct gc_store *s, const struct gc_store_row *r,
