@@ -1296,109 +1296,190 @@ static gpucore_status_t add_partial(struct gc_image *img, struct gc_image_queue 
     return st;
 }
 
-/* One XCC's save area. *ret_counted is 1 when its control stack was read (the waves it lists
-   are in q->running_waves). */
-static gpucore_status_t decode_area(struct gc_image *img, struct gc_image_queue *q, uint32_t xcc,
-                                    uint64_t base, uint64_t area_size, int *ret_counted)
-{
-    const struct gc_arch *arch = img->agents[q->agent].arch;
-    uint8_t raw[GC_CWSR_HEADER_SIZE];
+/* The first bytes of a control stack checked before anything is allocated for it: a stack the
+   decoder would refuse at once (all zeros: a wave before any state word) costs nothing. */
+#define AREA_CTL_HEAD_BYTES 4096u
+
+/*
+ * One XCC's save area while decode_area() reads it, in three steps (area_header(),
+ * area_control_stack(), area_waves()). A step that ends the area early sets @p stop, and for
+ * a problem of the area fills @p problem (and @p lost, when bytes are missing from the core):
+ * both are said after the one unwind, as what is given back is charged to the image's budget
+ * the problem's text is charged to too.
+ */
+struct area_read {
+    struct gc_image *img;
+    struct gc_image_queue *q;
+    const struct gc_arch *arch;
+    uint32_t xcc;
+    uint64_t base, area_size;
     struct gc_cwsr_header h;
-    gpucore_status_t fatal = GPUCORE_OK, st;
-    gpucore_diag_t d = { 0 };
+    int counted;             /* the control stack was read: its waves are in q->running_waves */
+    int stop;                /* nothing more to read of this area */
+    uint64_t ctl_charged;    /* the control stack's bytes charged before its area existed */
+    struct gc_image_area *a; /* the area added (img->areas' last), or NULL */
+    int keep;                /* its waves are in the image: the area stays, its layout goes */
+    uint8_t *status;         /* each wave's status bytes while the area is decoded, or NULL */
+    uint64_t scratch;        /* charged for the layout and the status bytes */
+    int lost;                /* save_area_lost(lost_addr) before the problem */
+    uint64_t lost_addr;
+    /* the queue's problem, or "": as long as queue_problem() formats, so the same text */
+    char problem[256];
+};
+
+/* The area ends here, with nothing more to say (a step that found nothing to read, or said why
+   itself): GPUCORE_OK. */
+static gpucore_status_t area_end(struct area_read *w)
+{
+    w->stop = 1;
+    return GPUCORE_OK;
+}
+
+static void area_vproblem(struct area_read *w, const char *fmt, va_list ap)
+{
+    vsnprintf(w->problem, sizeof(w->problem), fmt, ap);
+    w->stop = 1;
+}
+
+/* The area ends with the queue's problem: GPUCORE_OK. */
+static gpucore_status_t area_problem(struct area_read *w, const char *fmt, ...) GC_PRINTF(2, 3);
+static gpucore_status_t area_problem(struct area_read *w, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    area_vproblem(w, fmt, ap);
+    va_end(ap);
+    return GPUCORE_OK;
+}
+
+/* The area ends because the core lacks the bytes at @p addr: GPUCORE_OK. */
+static gpucore_status_t area_lost(struct area_read *w, uint64_t addr, const char *fmt, ...)
+        GC_PRINTF(3, 4);
+static gpucore_status_t area_lost(struct area_read *w, uint64_t addr, const char *fmt, ...)
+{
+    va_list ap;
+
+    w->lost = 1;
+    w->lost_addr = addr;
+    va_start(ap, fmt);
+    area_vproblem(w, fmt, ap);
+    va_end(ap);
+    return GPUCORE_OK;
+}
+
+/* The decoder's refusal of a control stack whose word @p bad is a wave before any state. */
+static gpucore_status_t area_bad_word(struct area_read *w, uint64_t bad)
+{
+    return area_problem(w,
+                        "saved waves of XCC %u at 0x%" PRIx64 " do not decode: control "
+                        "stack word %" PRIu64 " is a wave before any state word",
+                        w->xcc, w->base, bad);
+}
+
+/* Step 1: the area's header, read and checked against the area. */
+static gpucore_status_t area_header(struct area_read *w)
+{
+    const struct gc_cwsr_header *h = &w->h;
+    uint8_t raw[GC_CWSR_HEADER_SIZE];
+    gpucore_status_t fatal = GPUCORE_OK;
+    int r = read_exact(w->img, w->base, raw, sizeof(raw), &fatal);
+
+    if (r < 0)
+        return fatal;
+    if (r == 0)
+        return area_lost(w, w->base, "CWSR area of XCC %u at 0x%" PRIx64 " not captured", w->xcc,
+                         w->base);
+    if (gc_cwsr_header_decode(raw, sizeof(raw), &w->h) != GPUCORE_OK)
+        return area_problem(w, "CWSR header of XCC %u at 0x%" PRIx64 " does not decode", w->xcc,
+                            w->base);
+    if (h->control_stack_size == 0) {
+        w->counted = 1;
+        return area_end(w); /* no waves */
+    }
+    uint64_t cso = h->control_stack_offset, css = h->control_stack_size;
+    uint64_t wso = h->wave_state_offset, wss = h->wave_state_size;
+    if (cso + css > w->area_size || wso > w->area_size || wss > wso || cso + css != wso - wss ||
+        css + wss > GC_IMAGE_MAX_CWSR_READ)
+        return area_problem(w,
+                            "CWSR header of XCC %u at 0x%" PRIx64 " is inconsistent (control "
+                            "stack 0x%x+0x%x, wave area 0x%x-0x%x, area 0x%" PRIx64 ")",
+                            w->xcc, w->base, h->control_stack_offset, h->control_stack_size,
+                            h->wave_state_offset, h->wave_state_size, w->area_size);
+    if (css > GC_IMAGE_MAX_CTL_STACK)
+        return area_problem(w,
+                            "CWSR control stack of XCC %u at 0x%" PRIx64 " claims 0x%x bytes, "
+                            "more than the 0x%x the analyzer reads: waves not decoded",
+                            w->xcc, w->base + cso, h->control_stack_size, GC_IMAGE_MAX_CTL_STACK);
+    return GPUCORE_OK;
+}
+
+/* Step 2: the control stack, read into a new area (w->a) and its waves counted. */
+static gpucore_status_t area_control_stack(struct area_read *w)
+{
+    struct gc_image *img = w->img;
+    const uint64_t cso = w->h.control_stack_offset, css = w->h.control_stack_size;
+    uint64_t at = w->base + cso, bad, nhead = css < AREA_CTL_HEAD_BYTES ? css : AREA_CTL_HEAD_BYTES;
+    uint8_t head[AREA_CTL_HEAD_BYTES];
+    gpucore_status_t fatal = GPUCORE_OK;
     int r, held;
 
-    *ret_counted = 0;
-    r = read_exact(img, base, raw, sizeof(raw), &fatal);
-    if (r < 0)
-        return fatal;
-    if (r == 0) {
-        save_area_lost(img, q, base);
-        return queue_problem(img, q, "CWSR area of XCC %u at 0x%" PRIx64 " not captured", xcc,
-                             base);
-    }
-    if (gc_cwsr_header_decode(raw, sizeof(raw), &h) != GPUCORE_OK)
-        return queue_problem(img, q, "CWSR header of XCC %u at 0x%" PRIx64 " does not decode", xcc,
-                             base);
-    if (h.control_stack_size == 0) {
-        *ret_counted = 1;
-        return GPUCORE_OK; /* no waves */
-    }
-    uint64_t cso = h.control_stack_offset, css = h.control_stack_size;
-    uint64_t wso = h.wave_state_offset, wss = h.wave_state_size;
-    if (cso + css > area_size || wso > area_size || wss > wso || cso + css != wso - wss ||
-        css + wss > GC_IMAGE_MAX_CWSR_READ)
-        return queue_problem(img, q,
-                             "CWSR header of XCC %u at 0x%" PRIx64 " is inconsistent (control "
-                             "stack 0x%x+0x%x, wave area 0x%x-0x%x, area 0x%" PRIx64 ")",
-                             xcc, base, h.control_stack_offset, h.control_stack_size,
-                             h.wave_state_offset, h.wave_state_size, area_size);
-    if (css > GC_IMAGE_MAX_CTL_STACK)
-        return queue_problem(img, q,
-                             "CWSR control stack of XCC %u at 0x%" PRIx64 " claims 0x%x bytes, "
-                             "more than the 0x%x the analyzer reads: waves not decoded",
-                             xcc, base + cso, h.control_stack_size, GC_IMAGE_MAX_CTL_STACK);
     /* Only bytes the file holds become memory, and all save areas together no more than it
        holds (areas overlapping one another cannot multiply it). */
-    GC_TRY(check_held(img, q, xcc, "control stack", base + cso, css, &held));
+    GC_TRY(check_held(img, w->q, w->xcc, "control stack", at, css, &held));
     if (!held)
-        return GPUCORE_OK;
-    /* Its first words, before anything is allocated: a control stack the decoder would
-       refuse at once (all zeros: a wave before any state word) costs nothing. */
-    uint8_t head[4096];
-    uint64_t bad, nhead = css < sizeof(head) ? css : sizeof(head);
-    r = read_exact(img, base + cso, head, nhead, &fatal);
+        return area_end(w);
+    r = read_exact(img, at, head, nhead, &fatal);
     if (r < 0)
         return fatal;
-    if (r > 0 && (listed_waves(arch, head, nhead, &bad), bad))
-        return queue_problem(img, q,
-                             "saved waves of XCC %u at 0x%" PRIx64 " do not decode: control "
-                             "stack word %" PRIu64 " is a wave before any state word",
-                             xcc, base, bad);
-    GC_TRY(take_budget(img, q, xcc, base, css, &held));
+    if (r > 0 && (listed_waves(w->arch, head, nhead, &bad), bad))
+        return area_bad_word(w, bad);
+    GC_TRY(take_budget(img, w->q, w->xcc, w->base, css, &held));
     if (!held)
-        return GPUCORE_OK;
+        return area_end(w);
     if (!gc_image_charge(img, css))
-        return queue_problem(img, q, "CWSR area of XCC %u at 0x%" PRIx64 " not decoded: %s", xcc,
-                             base, gc_image_budget_words(img));
-    struct gc_image_area *a = gc_image_grow((void **)&img->areas, &img->nareas, &img->cap_areas,
-                                            sizeof(*a), UINT32_MAX);
-    if (!a) {
-        gc_image_uncharge(img, css);
+        return area_problem(w, "CWSR area of XCC %u at 0x%" PRIx64 " not decoded: %s", w->xcc,
+                            w->base, gc_image_budget_words(img));
+    w->ctl_charged = css;
+    w->a = gc_image_grow((void **)&img->areas, &img->nareas, &img->cap_areas, sizeof(*w->a),
+                         UINT32_MAX);
+    if (!w->a)
         return GPUCORE_E_NOMEM;
-    }
-    a->ctl_size = css; /* charged and counted: drop_area() gives both back */
+    w->a->ctl_size = css; /* charged and counted: drop_area() gives both back */
     img->cwsr_bytes += css;
-    a->ctl = gc_malloc(css);
-    if (!a->ctl) {
-        drop_area(img);
+    w->a->ctl = gc_malloc(css);
+    if (!w->a->ctl)
         return GPUCORE_E_NOMEM;
-    }
-    r = read_exact(img, base + cso, a->ctl, css, &fatal);
-    if (r <= 0) {
-        drop_area(img);
-        if (r < 0)
-            return fatal;
-        save_area_lost(img, q, base + cso);
-        return queue_problem(img, q, "CWSR control stack of XCC %u at 0x%" PRIx64 " not captured",
-                             xcc, base + cso);
-    }
-    uint32_t listed = listed_waves(arch, a->ctl, css, &bad);
-    if (bad || listed > GC_IMAGE_MAX_WAVES) {
-        /* what the decoder would reject: no wave area is read for it */
-        drop_area(img);
-        if (bad)
-            return queue_problem(img, q,
-                                 "saved waves of XCC %u at 0x%" PRIx64 " do not decode: control "
-                                 "stack word %" PRIu64 " is a wave before any state word",
-                                 xcc, base, bad);
-        return queue_problem(img, q,
-                             "saved waves of XCC %u at 0x%" PRIx64 " do not decode: the control "
-                             "stack lists %u waves, more than %u",
-                             xcc, base, listed, GC_IMAGE_MAX_WAVES);
-    }
-    q->running_waves += listed;
-    *ret_counted = 1;
+    r = read_exact(img, at, w->a->ctl, css, &fatal);
+    if (r < 0)
+        return fatal;
+    if (r == 0)
+        return area_lost(w, at, "CWSR control stack of XCC %u at 0x%" PRIx64 " not captured",
+                         w->xcc, at);
+    uint32_t listed = listed_waves(w->arch, w->a->ctl, css, &bad);
+    /* what the decoder would reject: no wave area is read for it */
+    if (bad)
+        return area_bad_word(w, bad);
+    if (listed > GC_IMAGE_MAX_WAVES)
+        return area_problem(w,
+                            "saved waves of XCC %u at 0x%" PRIx64 " do not decode: the control "
+                            "stack lists %u waves, more than %u",
+                            w->xcc, w->base, listed, GC_IMAGE_MAX_WAVES);
+    w->q->running_waves += listed;
+    w->counted = 1;
+    return GPUCORE_OK;
+}
+
+/* Step 3: the wave area, read once for the layout's status bytes, and the waves added. */
+static gpucore_status_t area_waves(struct area_read *w)
+{
+    struct gc_image *img = w->img;
+    struct gc_image_area *a = w->a;
+    const uint64_t wso = w->h.wave_state_offset, wss = w->h.wave_state_size;
+    gpucore_status_t fatal = GPUCORE_OK, st = GPUCORE_OK;
+    gpucore_diag_t d = { 0 };
+    int r, held = 1;
+
     /*
      * A wave area the file holds only in part (a size budget cut it) still gives the waves
      * whose records it holds whole: the missing bytes read as zeros, and add_partial() leaves
@@ -1406,22 +1487,23 @@ static gpucore_status_t decode_area(struct gc_image *img, struct gc_image_queue 
      * GC_IMAGE_PARTIAL_AREA_FACTOR of the save-area budget (at least the bytes held), so the
      * work for partial areas stays within that factor of the file.
      */
-    uint64_t wave_lo = base + wso - wss, wave_have = wss ? held_bytes(img, wave_lo, wss) : 0;
+    uint64_t wave_lo = w->base + wso - wss, wave_have = wss ? held_bytes(img, wave_lo, wss) : 0;
     int partial = img->have_runs && wss && wave_have > 0 && wave_have < wss;
     if (wss) {
         if (partial) {
             uint64_t charge = wss / GC_IMAGE_PARTIAL_AREA_FACTOR;
 
-            st = take_budget(img, q, xcc, base, charge > wave_have ? charge : wave_have, &held);
+            st = take_budget(img, w->q, w->xcc, w->base, charge > wave_have ? charge : wave_have,
+                             &held);
         } else {
-            st = check_held(img, q, xcc, "wave area", wave_lo, wss, &held);
+            st = check_held(img, w->q, w->xcc, "wave area", wave_lo, wss, &held);
             if (st == GPUCORE_OK && held)
-                st = take_budget(img, q, xcc, base, wss, &held);
+                st = take_budget(img, w->q, w->xcc, w->base, wss, &held);
         }
-        if (st != GPUCORE_OK || !held) {
-            drop_area(img);
+        if (st != GPUCORE_OK)
             return st;
-        }
+        if (!held)
+            return area_end(w);
     }
     /*
      * The layout of the records follows from the control stack; the wave area is read through
@@ -1429,56 +1511,79 @@ static gpucore_status_t decode_area(struct gc_image *img, struct gc_image_queue 
      * come in the order they did when the area was read whole before it was decoded: a wave
      * area that does not read is "not captured" whether or not it would decode.
      */
-    uint8_t *status = NULL;
-    st = gc_cwsr_decode_layout(arch, &h, a->ctl, css, &a->dec, &d);
-    if (st == GPUCORE_E_NOMEM) {
-        drop_area(img);
+    st = gc_cwsr_decode_layout(w->arch, &w->h, a->ctl, a->ctl_size, &a->dec, &d);
+    if (st == GPUCORE_E_NOMEM)
         return st;
-    }
     a->decoded = st == GPUCORE_OK;
     /* the layout and the status bytes, while the area is decoded */
     uint64_t scratch = a->decoded ? (uint64_t)a->dec.wave_count *
                                             (sizeof(struct gc_wave) + GC_CWSR_STATUS_BYTES)
                                   : 0;
-    if (scratch && !gc_image_charge(img, scratch)) {
-        drop_area(img);
-        return queue_problem(img, q, "saved waves of XCC %u at 0x%" PRIx64 " not decoded: %s",
-                             xcc, base, gc_image_budget_words(img));
-    }
+    if (scratch && !gc_image_charge(img, scratch))
+        return area_problem(w, "saved waves of XCC %u at 0x%" PRIx64 " not decoded: %s", w->xcc,
+                            w->base, gc_image_budget_words(img));
+    w->scratch = scratch;
     if (a->decoded && a->dec.wave_count) {
-        status = gc_calloc_array(a->dec.wave_count, GC_CWSR_STATUS_BYTES);
-        if (!status) {
-            gc_image_uncharge(img, scratch);
-            drop_area(img);
+        w->status = gc_calloc_array(a->dec.wave_count, GC_CWSR_STATUS_BYTES);
+        if (!w->status)
             return GPUCORE_E_NOMEM;
-        }
     }
     if (wss) {
-        r = scan_wave_area(img, arch, wave_lo, wss, partial, a->decoded ? &a->dec : NULL, status,
-                           &fatal);
-        if (r <= 0) {
-            gc_free(status);
-            gc_image_uncharge(img, scratch);
-            drop_area(img);
-            if (r < 0)
-                return fatal;
-            save_area_lost(img, q, base + wso - wss);
-            return queue_problem(img, q, "CWSR wave area of XCC %u at 0x%" PRIx64 " not captured",
-                                 xcc, base + wso - wss);
-        }
+        r = scan_wave_area(img, w->arch, wave_lo, wss, partial, a->decoded ? &a->dec : NULL,
+                           w->status, &fatal);
+        if (r < 0)
+            return fatal;
+        if (r == 0)
+            return area_lost(w, wave_lo, "CWSR wave area of XCC %u at 0x%" PRIx64 " not captured",
+                             w->xcc, wave_lo);
     }
-    if (!a->decoded) {
+    if (!a->decoded)
+        return area_problem(w, "saved waves of XCC %u at 0x%" PRIx64 " do not decode: %s", w->xcc,
+                            w->base, d.message);
+    w->keep = 1;
+    return partial ? add_partial(img, w->q, w->xcc, a, w->base, wave_lo, wss, w->status)
+                   : add_waves(img, w->q, w->xcc, w->base, a, w->status, NULL);
+}
+
+/*
+ * One XCC's save area: its header, its control stack, its wave area (the steps above), then
+ * the one unwind: what the area charged is given back (an area whose waves were added keeps
+ * its control stack and gives back its layout), and only then the queue's problem is said.
+ * *ret_counted is 1 when its control stack was read (the waves it lists are in
+ * q->running_waves).
+ */
+static gpucore_status_t decode_area(struct gc_image *img, struct gc_image_queue *q, uint32_t xcc,
+                                    uint64_t base, uint64_t area_size, int *ret_counted)
+{
+    struct area_read w = { .img = img,
+                           .q = q,
+                           .arch = img->agents[q->agent].arch,
+                           .xcc = xcc,
+                           .base = base,
+                           .area_size = area_size };
+    gpucore_status_t st = area_header(&w);
+
+    if (st == GPUCORE_OK && !w.stop)
+        st = area_control_stack(&w);
+    if (st == GPUCORE_OK && !w.stop)
+        st = area_waves(&w);
+
+    gc_free(w.status);
+    gc_image_uncharge(img, w.scratch);
+    if (w.a && w.keep) {
+        /* the waves are in the image: the layout is not needed any more */
+        gc_cwsr_decoded_done(&w.a->dec);
+        w.a->decoded = 0;
+    } else if (w.a) {
         drop_area(img);
-        return queue_problem(img, q, "saved waves of XCC %u at 0x%" PRIx64 " do not decode: %s",
-                             xcc, base, d.message);
+    } else {
+        gc_image_uncharge(img, w.ctl_charged);
     }
-    st = partial ? add_partial(img, q, xcc, a, base, wave_lo, wss, status)
-                 : add_waves(img, q, xcc, base, a, status, NULL);
-    gc_free(status);
-    gc_image_uncharge(img, scratch);
-    /* the waves are in the image: the layout is not needed any more */
-    gc_cwsr_decoded_done(&a->dec);
-    a->decoded = 0;
+    if (w.lost)
+        save_area_lost(img, q, w.lost_addr);
+    if (st == GPUCORE_OK && w.problem[0])
+        st = queue_problem(img, q, "%s", w.problem);
+    *ret_counted = w.counted;
     return st;
 }
 

@@ -143,35 +143,30 @@ static int read_meta(struct job_core *c, gpucore_core_t *core)
 gpucore_status_t gc_job_add_core(struct gc_job *j, const char *path, gpucore_core_t *core,
                                  gpucore_diag_t *reterr_diag)
 {
-    struct gc_triage t = { .path = path, .core = core };
+    struct gc_triage_signed sig;
     struct gc_triage_error err = { 0 };
     struct job_core *c;
-    gpucore_diag_t d = { 0 };
-    json_t *rep, *summary;
+    gpucore_status_t st;
+    json_t *summary;
 
     GC_TRY(new_core(j, path, &c, reterr_diag));
     if (read_meta(c, core) != 0)
         return gc_diag_set(reterr_diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
-    if (gc_triage_open(&t, &d) != GPUCORE_OK) {
-        c->error = strdup(d.status == GPUCORE_E_NOTFOUND ? "no GPU state in the core" : d.message);
+    st = gc_triage_sign(core, path, &sig, &err);
+    if (st != GPUCORE_OK) {
+        /* only gc_triage_open() says GPUCORE_E_NOTFOUND: the core has no AMDGPU note */
+        c->error = strdup(st == GPUCORE_E_NOTFOUND ? "no GPU state in the core" : err.diag.message);
         return c->error ? GPUCORE_OK
                         : gc_diag_set(reterr_diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
     }
-    rep = gc_triage_report(&t, &err);
-    gc_triage_close(&t);
-    if (!rep) {
-        c->error = strdup(err.diag.message);
-        return c->error ? GPUCORE_OK
-                        : gc_diag_set(reterr_diag, GPUCORE_E_NOMEM, GC_NO_OFFSET, "out of memory");
-    }
-    c->waves = gc_json_get_u64(rep, GC_TK_WAVES);
-    c->faulting = gc_json_get_u64(rep, GC_TK_FAULTING_WAVES);
-    if (json_is_object(json_object_get(rep, GC_TK_SIGNATURE)))
-        c->signature = json_incref(json_object_get(rep, GC_TK_SIGNATURE));
-    summary = json_object_get(rep, GC_TK_SUMMARY);
+    c->waves = gc_json_get_u64(sig.report, GC_TK_WAVES);
+    c->faulting = gc_json_get_u64(sig.report, GC_TK_FAULTING_WAVES);
+    if (sig.signature)
+        c->signature = json_incref(sig.signature);
+    summary = json_object_get(sig.report, GC_TK_SUMMARY);
     if (json_is_string(json_array_get(summary, 0)))
         c->what = strdup(json_string_value(json_array_get(summary, 0)));
-    json_decref(rep);
+    json_decref(sig.report);
     return GPUCORE_OK;
 }
 

@@ -205,6 +205,33 @@ struct gc_triage_error {
 json_t *gc_triage_report(const struct gc_triage *t, struct gc_triage_error *reterr);
 
 /*
+ * A core's triage report and crash signature, in one call: what the program's capture report,
+ * the store's index and `show`, and `gpucore job` take of a core (the same core gives them the
+ * same signature). @p report is owned by the caller (json_decref()); the other members are
+ * borrowed from it: "signature" (an object {"text","hash","kind"}, or NULL when the core has no
+ * wave to judge), and its hash and text (NULL likewise).
+ */
+struct gc_triage_signed {
+    json_t *report;
+    json_t *signature;
+    const char *sig_hash, *sig_text;
+};
+
+/*
+ * gc_triage_open() of @p core (borrowed; @p path names it in the report and messages; no host
+ * core, no code-object path, no sysroot), gc_triage_report(), gc_triage_close(): *ret filled
+ * (zeroed on failure), or a failure with *reterr filled (reterr may be NULL):
+ * @retval GPUCORE_OK
+ * @retval GPUCORE_E_NOTFOUND  the core has no AMDGPU note: no GPU state (gc_triage_open();
+ *                             the report never fails with it), blame CORE
+ * @retval any other status of gc_triage_open(), blame CORE (GPUCORE_E_NOMEM: MEMORY)
+ * @retval any failure of gc_triage_report(), with its blame
+ * Whether instructions are disassembled is the process's (gc_triage_no_disassembly()).
+ */
+gpucore_status_t gc_triage_sign(gpucore_core_t *core, const char *path,
+                                struct gc_triage_signed *ret, struct gc_triage_error *reterr);
+
+/*
  * `waves`, a wave at a time. A core of a few hundred KiB can hold a hundred thousand waves, and
  * a user still wants every one listed, so the document is never built whole: the program
  * writes its head, then each wave's record, holding one record at a time (cli/cmd_analyze.c).

@@ -122,6 +122,38 @@ gpucore_status_t gc_triage_open(struct gc_triage *t, gpucore_diag_t *reterr_diag
     return GPUCORE_OK;
 }
 
+gpucore_status_t gc_triage_sign(gpucore_core_t *core, const char *path,
+                                struct gc_triage_signed *ret, struct gc_triage_error *reterr)
+{
+    struct gc_triage t = { .path = path, .core = core };
+    struct gc_triage_error e = { 0 };
+    json_t *sig;
+    gpucore_status_t st;
+
+    memset(ret, 0, sizeof(*ret));
+    st = gc_triage_open(&t, &e.diag);
+    if (st != GPUCORE_OK) {
+        e.blame = st == GPUCORE_E_NOMEM ? GC_TRIAGE_BLAME_MEMORY : GC_TRIAGE_BLAME_CORE;
+        if (reterr)
+            *reterr = e;
+        return st;
+    }
+    ret->report = gc_triage_report(&t, &e);
+    gc_triage_close(&t);
+    if (!ret->report) {
+        if (reterr)
+            *reterr = e;
+        return e.diag.status;
+    }
+    sig = json_object_get(ret->report, GC_TK_SIGNATURE);
+    if (json_is_object(sig)) {
+        ret->signature = sig;
+        ret->sig_hash = gc_json_get_str(sig, GC_TK_HASH);
+        ret->sig_text = gc_json_get_str(sig, GC_TK_TEXT);
+    }
+    return GPUCORE_OK;
+}
+
 void gc_triage_close(struct gc_triage *t)
 {
     if (!t)

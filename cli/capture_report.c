@@ -96,9 +96,9 @@ struct core_report {
  */
 static json_t *core_triage_report(const char *path)
 {
-    struct gc_triage t = { .path = path };
+    struct gc_triage_signed sig = { 0 };
+    gpucore_core_t *core = NULL;
     gpucore_diag_t d = { 0 };
-    json_t *doc = NULL;
     gpucore_status_t st;
     /* The name was just published, but its directory may be shared: never follow a link put
        there since, and never wait on a FIFO (the library refuses anything not regular). */
@@ -106,21 +106,16 @@ static json_t *core_triage_report(const char *path)
 
     if (fd < 0)
         return NULL;
-    st = gpucore_core_open_fd(fd,
-                              GPUCORE_OPTS(gpucore_open_opts,
-                                           .flags = GPUCORE_OPEN_ALLOW_TRUNCATED),
-                              &t.core, &d);
+    st = gpucore_core_open_fd(
+            fd, GPUCORE_OPTS(gpucore_open_opts, .flags = GPUCORE_OPEN_ALLOW_TRUNCATED), &core, &d);
     close(fd);
     if (st != GPUCORE_OK)
         return NULL;
     /* The signature needs no instruction text: never load libLLVM at crash time. */
     gc_triage_no_disassembly("a capture does not load the disassembler");
-    if (gc_triage_open(&t, &d) == GPUCORE_OK) {
-        doc = gc_triage_report(&t, NULL);
-        gc_triage_close(&t);
-    }
-    gpucore_core_close(t.core);
-    return doc;
+    (void)gc_triage_sign(core, path, &sig, NULL);
+    gpucore_core_close(core);
+    return sig.report;
 }
 
 /* The journal entry of the core at @p path without a store row: its row read as a store's is,

@@ -467,39 +467,13 @@ static int print_list_json(const struct gc_store *s, const struct gc_store_row *
 }
 
 /*
- * The rows of @p f the caller may see (root: all; anyone else: their own and those of unknown
- * uid, docs/store.md "Rules (privacy)"), oldest first, each file's state checked against the
- * directory. Statuses of gc_store_query() and gc_store_refresh().
- */
-static gpucore_status_t query_visible(struct gc_store *s, struct gc_store_filter *f,
-                                      struct gc_store_row **ret_rows, size_t *ret_n,
-                                      gpucore_diag_t *d)
-{
-    gpucore_status_t st;
-
-    if (geteuid() != 0) {
-        f->own_uid_only = 1;
-        f->uid = (int64_t)geteuid();
-    }
-    st = gc_store_query(s, f, ret_rows, ret_n, d);
-    if (st == GPUCORE_OK)
-        st = gc_store_refresh(s, *ret_rows, *ret_n, d);
-    return st;
-}
-
-/*
  * A user's list of their own store: when root's store (GC_STORE_ROOT_DIR) holds cores of theirs
  * too (their view of it is there), say how to see them, as the crash of a process under a
  * system-wide capture (the kernel's core pattern, a service) goes there.
  */
 static void hint_root_view(const struct gc_store *s)
 {
-    char name[64], path[PATH_MAX];
-
-    if (geteuid() == 0 || strcmp(gc_store_path(s), GC_STORE_ROOT_DIR) == 0 ||
-        gc_store_view_name((uint32_t)geteuid(), name, sizeof(name)) != 0 ||
-        snprintf(path, sizeof(path), "%s/%s", GC_STORE_ROOT_DIR, name) >= (int)sizeof(path) ||
-        access(path, R_OK) != 0)
+    if (!gc_store_root_has_own_view(s))
         return;
     fprintf(stderr,
             "gpucore: note: root's store holds cores of yours too: gpucore list --store %s\n",
@@ -594,7 +568,7 @@ int cmd_list(int argc, char **argv)
     rc = cli_store_open(store, &s);
     if (rc)
         return rc;
-    if (query_visible(s, &f, &rows, &n, &d) != GPUCORE_OK) {
+    if (gc_store_query_visible(s, &f, &rows, &n, &d) != GPUCORE_OK) {
         rc = cli_store_fail(&d);
         goto out;
     }
@@ -669,9 +643,10 @@ static void show_help(FILE *out)
 static json_t *show_report(const struct gc_store *s, const struct gc_store_row *r, char *why,
                            size_t why_size)
 {
-    struct gc_triage t = { .path = r->file };
+    struct gc_triage_signed sig = { 0 };
+    struct gc_triage_error e = { 0 };
+    gpucore_core_t *core = NULL;
     gpucore_diag_t d = { 0 };
-    json_t *doc = NULL;
     int fd = openat(gc_store_dirfd(s), r->file,
                     O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 
@@ -682,24 +657,16 @@ static json_t *show_report(const struct gc_store *s, const struct gc_store_row *
     }
     if (gpucore_core_open_fd(fd,
                              GPUCORE_OPTS(gpucore_open_opts, .flags = GPUCORE_OPEN_ALLOW_TRUNCATED),
-                             &t.core, &d) != GPUCORE_OK) {
+                             &core, &d) != GPUCORE_OK) {
         close(fd);
         snprintf(why, why_size, "%s", d.message);
         return NULL;
     }
     close(fd);
-    if (gc_triage_open(&t, &d) == GPUCORE_OK) {
-        struct gc_triage_error e = { 0 };
-
-        doc = gc_triage_report(&t, &e);
-        if (!doc)
-            snprintf(why, why_size, "%s", e.diag.message);
-        gc_triage_close(&t);
-    } else {
-        snprintf(why, why_size, "%s", d.message);
-    }
-    gpucore_core_close(t.core);
-    return doc;
+    if (gc_triage_sign(core, r->file, &sig, &e) != GPUCORE_OK)
+        snprintf(why, why_size, "%s", e.diag.message);
+    gpucore_core_close(core);
+    return sig.report;
 }
 
 static void show_text(FILE *out, const struct gc_store *s, const struct gc_store_row *r,
@@ -780,7 +747,7 @@ static int find_row(struct gc_store *s, const char *arg, struct gc_store_row **r
                             "analyze` reads any core)",
                             gc_store_path(s));
     }
-    if (query_visible(s, &f, ret, ret_n, &d) != GPUCORE_OK)
+    if (gc_store_query_visible(s, &f, ret, ret_n, &d) != GPUCORE_OK)
         return cli_store_fail(&d);
     if (*ret_n == 0)
         return cli_fail(CLI_EXIT_NOINPUT, gc_store_path(s),
@@ -1119,52 +1086,10 @@ static void store_help(FILE *out)
 
 /* What `gpucore store` says of the rows it may show. */
 struct store_state {
-    size_t count[_GC_STORE_STATE_MAX];
-    uint64_t present_bytes;
-    size_t signatures;            /* distinct signatures among the present cores */
-    int64_t oldest_ns, newest_ns; /* capture times of the present cores; -1 none known */
+    struct gc_store_summary sum; /* the rows (gc_store_summarize()) */
     uint64_t free_bytes, total_bytes;
     uint64_t gc_count, gc_bytes; /* what gc would remove now */
 };
-
-static int cmp_str_ptr(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* Count @p rows into @p st; -1 when out of memory. */
-static int store_count(const struct gc_store_row *rows, size_t n, struct store_state *st)
-{
-    const char **sigs = n ? malloc(n * sizeof(*sigs)) : NULL;
-    size_t nsig = 0;
-
-    if (n && !sigs)
-        return -1;
-    st->oldest_ns = st->newest_ns = -1;
-    for (size_t i = 0; i < n; i++) {
-        const struct gc_store_row *r = &rows[i];
-
-        if (r->state < 0 || r->state >= _GC_STORE_STATE_MAX)
-            continue;
-        st->count[r->state]++;
-        if (r->state != GC_STORE_PRESENT)
-            continue;
-        st->present_bytes += (uint64_t)(r->size > 0 ? r->size : 0);
-        if (r->sig_hash)
-            sigs[nsig++] = r->sig_hash;
-        if (r->time_ns >= 0 && (st->oldest_ns < 0 || r->time_ns < st->oldest_ns))
-            st->oldest_ns = r->time_ns;
-        if (r->time_ns > st->newest_ns)
-            st->newest_ns = r->time_ns;
-    }
-    if (nsig)
-        qsort(sigs, nsig, sizeof(*sigs), cmp_str_ptr);
-    for (size_t i = 0; i < nsig; i++)
-        if (i == 0 || strcmp(sigs[i], sigs[i - 1]) != 0)
-            st->signatures++;
-    free(sigs);
-    return 0;
-}
 
 static void on_would_remove(void *user, const struct gc_store_row *r, const char *why)
 {
@@ -1218,12 +1143,13 @@ static int store_json(const struct gc_store *s, const struct store_state *st,
     json_object_set_new(doc, "free_bytes", json_integer((json_int_t)st->free_bytes));
     json_object_set_new(doc, "total_bytes", json_integer((json_int_t)st->total_bytes));
     for (int i = 0; i < _GC_STORE_STATE_MAX; i++)
-        json_object_set_new(cores, gc_store_state_name(i), json_integer((json_int_t)st->count[i]));
+        json_object_set_new(cores, gc_store_state_name(i),
+                            json_integer((json_int_t)st->sum.count[i]));
     json_object_set_new(doc, "cores", cores);
-    json_object_set_new(doc, "present_bytes", json_integer((json_int_t)st->present_bytes));
-    json_object_set_new(doc, "signatures", json_integer((json_int_t)st->signatures));
-    json_object_set_new(doc, "oldest", cli_json_time_or_null(st->oldest_ns));
-    json_object_set_new(doc, "newest", cli_json_time_or_null(st->newest_ns));
+    json_object_set_new(doc, "present_bytes", json_integer((json_int_t)st->sum.present_bytes));
+    json_object_set_new(doc, "signatures", json_integer((json_int_t)st->sum.signatures));
+    json_object_set_new(doc, "oldest", cli_json_time_or_null(st->sum.oldest_ns));
+    json_object_set_new(doc, "newest", cli_json_time_or_null(st->sum.newest_ns));
     if (gc_store_is_view(s)) {
         /* a user's view of root's store: root's limits and gc are not the user's to see */
         json_object_set_new(doc, "view", json_true());
@@ -1263,13 +1189,13 @@ static int store_text(const struct gc_store *s, const struct store_state *st,
     fprintf(out, "Free:        %s of %s\n", gc_format_size(st->free_bytes, a, sizeof(a)),
             gc_format_size(st->total_bytes, b, sizeof(b)));
     fprintf(out, "Cores:       %zu present (%s), %zu missing, %zu deleted by gc, %zu unreadable\n",
-            st->count[GC_STORE_PRESENT], gc_format_size(st->present_bytes, a, sizeof(a)),
-            st->count[GC_STORE_MISSING], st->count[GC_STORE_DELETED],
-            st->count[GC_STORE_UNREADABLE]);
-    fprintf(out, "Signatures:  %zu among the present cores\n", st->signatures);
-    if (st->oldest_ns >= 0) {
-        cli_format_time(st->oldest_ns, a, sizeof(a));
-        cli_format_time(st->newest_ns, b, sizeof(b));
+            st->sum.count[GC_STORE_PRESENT], gc_format_size(st->sum.present_bytes, a, sizeof(a)),
+            st->sum.count[GC_STORE_MISSING], st->sum.count[GC_STORE_DELETED],
+            st->sum.count[GC_STORE_UNREADABLE]);
+    fprintf(out, "Signatures:  %zu among the present cores\n", st->sum.signatures);
+    if (st->sum.oldest_ns >= 0) {
+        cli_format_time(st->sum.oldest_ns, a, sizeof(a));
+        cli_format_time(st->sum.newest_ns, b, sizeof(b));
         fprintf(out, "Captured:    %s to %s\n", a, b);
     }
     if (gc_store_is_view(s)) {
@@ -1323,13 +1249,13 @@ static int store_status(const char *store, const char *config, int json)
         rc = cli_store_open(store, &s);
     if (rc)
         return rc;
-    if (query_visible(s, &f, &rows, &n, &d) != GPUCORE_OK ||
+    if (gc_store_query_visible(s, &f, &rows, &n, &d) != GPUCORE_OK ||
         (!gc_store_is_view(s) &&
          gc_store_gc(s, &p, 1, now_ns(), on_would_remove, &st, NULL, &d) != GPUCORE_OK)) {
         rc = cli_store_fail(&d);
         goto out;
     }
-    if (store_count(rows, n, &st) != 0) {
+    if (gc_store_summarize(rows, n, &st.sum) != GPUCORE_OK) {
         rc = cli_fail(CLI_EXIT_SOFTWARE, NULL, "out of memory");
         goto out;
     }

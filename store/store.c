@@ -1238,3 +1238,77 @@ gpucore_status_t gc_store_group_by_signature(const struct gc_store_row *rows, si
     *ret_n = ng;
     return GPUCORE_OK;
 }
+
+/* ---------------------------------------------------------------------------------------- */
+/* What a reader may see, and what it is                                                       */
+/* ---------------------------------------------------------------------------------------- */
+
+gpucore_status_t gc_store_query_visible(struct gc_store *s, const struct gc_store_filter *f,
+                                        struct gc_store_row **ret_rows, size_t *ret_n,
+                                        gpucore_diag_t *reterr_diag)
+{
+    struct gc_store_filter mine = { 0 };
+    gpucore_status_t st;
+
+    if (f)
+        mine = *f;
+    if (geteuid() != 0) {
+        mine.own_uid_only = 1;
+        mine.uid = (int64_t)geteuid();
+    }
+    st = gc_store_query(s, &mine, ret_rows, ret_n, reterr_diag);
+    if (st == GPUCORE_OK)
+        st = gc_store_refresh(s, *ret_rows, *ret_n, reterr_diag);
+    return st;
+}
+
+int gc_store_root_has_own_view(const struct gc_store *s)
+{
+    char name[64], path[PATH_MAX];
+
+    return geteuid() != 0 && strcmp(gc_store_path(s), GC_STORE_ROOT_DIR) != 0 &&
+           gc_store_view_name((uint32_t)geteuid(), name, sizeof(name)) == 0 &&
+           snprintf(path, sizeof(path), "%s/%s", GC_STORE_ROOT_DIR, name) < (int)sizeof(path) &&
+           access(path, R_OK) == 0;
+}
+
+static int cmp_str_ptr(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+gpucore_status_t gc_store_summarize(const struct gc_store_row *rows, size_t n,
+                                    struct gc_store_summary *ret)
+{
+    const char **sigs = n ? malloc(n * sizeof(*sigs)) : NULL;
+    size_t nsig = 0;
+
+    memset(ret, 0, sizeof(*ret));
+    if (n && !sigs)
+        return GPUCORE_E_NOMEM;
+    ret->oldest_ns = ret->newest_ns = -1;
+    for (size_t i = 0; i < n; i++) {
+        const struct gc_store_row *r = &rows[i];
+
+        if (r->state < 0 || r->state >= _GC_STORE_STATE_MAX)
+            continue;
+        ret->count[r->state]++;
+        if (r->state != GC_STORE_PRESENT)
+            continue;
+        ret->present_bytes += (uint64_t)(r->size > 0 ? r->size : 0);
+        if (r->sig_hash)
+            sigs[nsig++] = r->sig_hash;
+        if (r->time_ns >= 0 && (ret->oldest_ns < 0 || r->time_ns < ret->oldest_ns))
+            ret->oldest_ns = r->time_ns;
+        if (r->time_ns > ret->newest_ns)
+            ret->newest_ns = r->time_ns;
+    }
+    /* one sort counts them: comparing each with those before it would be quadratic */
+    if (nsig)
+        qsort(sigs, nsig, sizeof(*sigs), cmp_str_ptr);
+    for (size_t i = 0; i < nsig; i++)
+        if (i == 0 || strcmp(sigs[i], sigs[i - 1]) != 0)
+            ret->signatures++;
+    free(sigs);
+    return GPUCORE_OK;
+}

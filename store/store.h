@@ -370,6 +370,40 @@ gpucore_status_t gc_store_query(struct gc_store *s, const struct gc_store_filter
                                 struct gc_store_row **ret_rows, size_t *ret_n,
                                 gpucore_diag_t *reterr_diag);
 
+/*
+ * The rows of @p f the caller may see, by the store's privacy rule (docs/store.md "Rules
+ * (privacy)"): root sees every row; anyone else the rows of their own uid and those of unknown
+ * uid (own_uid_only and uid of @p f are set for them, on a copy: @p f is only read). Oldest
+ * first, each present or missing file's state checked against the directory
+ * (gc_store_refresh()). Every reader that shows rows to a user calls this, never
+ * gc_store_query() alone. *ret_rows as gc_store_query()'s (the caller frees it with
+ * gc_store_rows_free(), also on a failure of the refresh).
+ * @retval GPUCORE_OK
+ * @retval the statuses of gc_store_query() and of gc_store_refresh()
+ */
+gpucore_status_t gc_store_query_visible(struct gc_store *s, const struct gc_store_filter *f,
+                                        struct gc_store_row **ret_rows, size_t *ret_n,
+                                        gpucore_diag_t *reterr_diag);
+
+/*
+ * A user's own store and root's: 1 when the caller is not root, @p s is not root's store
+ * (GC_STORE_ROOT_DIR), and root's store holds a view for the caller that they may read (the
+ * cores of their processes a system-wide capture wrote there), else 0.
+ */
+int gc_store_root_has_own_view(const struct gc_store *s);
+
+/* What `gpucore store` says of a store's rows (gc_store_summarize()). */
+struct gc_store_summary {
+    size_t count[_GC_STORE_STATE_MAX]; /* rows by state (rows of no state are not counted) */
+    uint64_t present_bytes;            /* bytes on disk of the present cores */
+    size_t signatures;                 /* distinct signatures among the present cores */
+    int64_t oldest_ns, newest_ns;      /* capture times of the present cores; -1 none known */
+};
+
+/* Count @p rows into @p ret (zeroed first). GPUCORE_OK or GPUCORE_E_NOMEM. */
+gpucore_status_t gc_store_summarize(const struct gc_store_row *rows, size_t n,
+                                    struct gc_store_summary *ret);
+
 /* The cores of one signature among an array of rows (indexes into it). */
 struct gc_store_sig_group {
     size_t first; /* the first row of the signature */

@@ -172,18 +172,14 @@ void gc_store_row_from_report(struct gc_store_row *row, const struct json_t *rep
 
 static void read_triage(gpucore_core_t *core, const char *name, struct gc_store_row *row)
 {
-    struct gc_triage t = { .path = name, .core = core };
-    gpucore_diag_t d = { 0 };
-    json_t *doc;
+    struct gc_triage_signed sig;
 
     /* Indexing needs no instruction text: never load libLLVM for it. */
     gc_triage_no_disassembly("the store's index does not load the disassembler");
-    if (gc_triage_open(&t, &d) != GPUCORE_OK)
+    if (gc_triage_sign(core, name, &sig, NULL) != GPUCORE_OK)
         return;
-    doc = gc_triage_report(&t, NULL);
-    gc_store_row_from_report(row, doc);
-    json_decref(doc);
-    gc_triage_close(&t);
+    gc_store_row_from_report(row, sig.report);
+    json_decref(sig.report);
 }
 
 /*

@@ -378,6 +378,37 @@ static void test_report_bounded(void **state)
     done(core, dir);
 }
 
+/* gc_triage_sign(): the report and its signature in one call (none here: no wave to judge);
+   a report over the budget is the report's failure, with its blame, and no document. */
+static void test_sign(void **state)
+{
+    const struct ring_core rc = { .packets = 16384 };
+    char *dir;
+    gpucore_core_t *core = ring_core(&rc, 0, &dir);
+    struct gc_triage_signed sig;
+    struct gc_triage_error err = { 0 };
+    struct gpucore_core_mem m;
+    gpucore_diag_t d;
+
+    (void)state;
+    assert_int_equal(gc_triage_sign(core, "ring.core", &sig, &err), GPUCORE_OK);
+    assert_non_null(sig.report);
+    assert_true(json_is_null(json_object_get(sig.report, "signature")));
+    assert_null(sig.signature);
+    assert_null(sig.sig_hash);
+    assert_null(sig.sig_text);
+    json_decref(sig.report);
+
+    assert_int_equal(gpucore_core_mem_get(core, &m), GPUCORE_OK);
+    assert_int_equal(gpucore_core_mem_reserve(core, m.budget - m.used - 512, "the test", &d),
+                     GPUCORE_OK);
+    assert_int_not_equal(gc_triage_sign(core, "ring.core", &sig, &err), GPUCORE_OK);
+    assert_null(sig.report);
+    assert_int_not_equal(err.diag.status, GPUCORE_OK);
+    assert_non_null(err.diag.message[0] ? err.diag.message : NULL);
+    done(core, dir);
+}
+
 /* `waves` a wave at a time: the head counts the waves the request lists, the records come in
    image order, one at a time, and listing them keeps nothing charged; what the views keep
    (the instructions at PCs) is given back at close. */
@@ -456,6 +487,7 @@ int main(void)
         cmocka_unit_test(test_budget_prefix),
         cmocka_unit_test(test_waves_past_prefix),
         cmocka_unit_test(test_report_bounded),
+        cmocka_unit_test(test_sign),
         cmocka_unit_test(test_waves_listed),
     };
 

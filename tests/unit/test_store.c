@@ -1517,6 +1517,120 @@ static void test_own_uid_filter(void **state)
     gc_store_close(s);
 }
 
+/* Put rows "mine" (uid 1000), "theirs" (1001) and "unknown" (no uid) whose files do not exist. */
+static void put_three_uids(struct gc_store *s)
+{
+    static const char *const files[] = { "mine", "theirs", "unknown" };
+    static const int64_t uids[] = { 1000, 1001, -1 };
+    gpucore_diag_t d = { 0 };
+
+    for (int i = 0; i < 3; i++) {
+        struct gc_store_row r = { 0 };
+
+        r.time_ns = r.pid = r.rank = r.waves = r.faulting_waves = -1;
+        r.uid = uids[i];
+        r.file = (char *)files[i];
+        r.state = GC_STORE_PRESENT;
+        if (gc_store_put(s, &r, &d) != GPUCORE_OK)
+            fail_msg("gc_store_put: %s", d.message);
+    }
+}
+
+/*
+ * gc_store_query_visible(), the privacy rule every reader uses: root sees every row; uid 1000,
+ * in a child, of its own store, its rows and those of unknown uid, whatever the filter says of
+ * uids. Both get the files' states checked (the files do not exist: missing).
+ */
+static void test_query_visible(void **state)
+{
+    struct gc_store_filter f = { .own_uid_only = 0, .uid = 1001 };
+    struct gc_store_row *rows = NULL;
+    struct gc_store *s;
+    gpucore_diag_t d = { 0 };
+    size_t n = 0;
+    int status = 0;
+    pid_t pid;
+
+    (void)state;
+    s = open_store();
+    put_three_uids(s);
+    if (geteuid() != 0) {
+        assert_int_equal(gc_store_query_visible(s, NULL, &rows, &n, &d), GPUCORE_OK);
+        assert_int_equal(n, 1); /* a user's: only "unknown" (the test's uid is neither) */
+        gc_store_rows_free(rows, n);
+        gc_store_close(s);
+        return;
+    }
+    assert_int_equal(gc_store_query_visible(s, &f, &rows, &n, &d), GPUCORE_OK);
+    assert_int_equal(n, 3);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(rows[i].state, GC_STORE_MISSING);
+    gc_store_rows_free(rows, n);
+    assert_int_equal(f.own_uid_only, 0); /* the caller's filter is only read */
+    gc_store_close(s);
+
+    /* uid 1000's own store, in a directory it owns */
+    char cmd[PATH_MAX + 16];
+
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(mkdir(dir, 0700), 0);
+    assert_int_equal(chown(dir, 1000, 1000), 0);
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (setresgid(1000, 1000, 1000) != 0 || setgroups(0, NULL) != 0 ||
+            setresuid(1000, 1000, 1000) != 0)
+            _exit(2);
+        if (gc_store_open(dir, GC_STORE_CREATE, &s, &d) != GPUCORE_OK)
+            _exit(3);
+        put_three_uids(s);
+        rows = NULL;
+        n = 0;
+        if (gc_store_query_visible(s, &f, &rows, &n, &d) != GPUCORE_OK)
+            _exit(4);
+        if (n != 2 || strcmp(rows[0].file, "mine") != 0 || strcmp(rows[1].file, "unknown") != 0 ||
+            rows[0].state != GC_STORE_MISSING)
+            _exit(5);
+        gc_store_rows_free(rows, n);
+        gc_store_close(s);
+        _exit(0);
+    }
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/* gc_store_summarize(): rows by state, the present ones' bytes, times and distinct signatures. */
+static void test_summarize(void **state)
+{
+    static const char *const sig[] = { "b", NULL, "a", "b", "c" };
+    static const int states[] = { GC_STORE_PRESENT, GC_STORE_PRESENT, GC_STORE_PRESENT,
+                                  GC_STORE_PRESENT, GC_STORE_MISSING };
+    static const int64_t times[] = { 5, -1, 3, 9, 1 };
+    struct gc_store_row rows[6] = { 0 };
+    struct gc_store_summary sum;
+
+    (void)state;
+    for (size_t i = 0; i < 5; i++) {
+        rows[i].sig_hash = (char *)sig[i];
+        rows[i].state = states[i];
+        rows[i].time_ns = times[i];
+        rows[i].size = 100;
+    }
+    rows[5].state = -7; /* no state: not counted */
+    assert_int_equal(gc_store_summarize(rows, 6, &sum), GPUCORE_OK);
+    assert_int_equal(sum.count[GC_STORE_PRESENT], 4);
+    assert_int_equal(sum.count[GC_STORE_MISSING], 1);
+    assert_int_equal(sum.present_bytes, 400);
+    assert_int_equal(sum.signatures, 2); /* a, b: c's core is missing */
+    assert_int_equal(sum.oldest_ns, 3);
+    assert_int_equal(sum.newest_ns, 9);
+    assert_int_equal(gc_store_summarize(rows, 0, &sum), GPUCORE_OK);
+    assert_int_equal(sum.signatures, 0);
+    assert_int_equal(sum.oldest_ns, -1);
+}
+
 /* KeepFree: more free space than any disk has -- every core goes, oldest first; a
    KeepFree the disk already has -- none. */
 static void test_gc_keep_free(void **state)
@@ -1626,6 +1740,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_journal_local, setup, teardown),
         cmocka_unit_test_setup_teardown(test_journal_network, setup, teardown),
         cmocka_unit_test_setup_teardown(test_own_uid_filter, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_query_visible, setup, teardown),
+        cmocka_unit_test(test_summarize),
         cmocka_unit_test_setup_teardown(test_retain_keeps_new_core, setup, teardown),
         cmocka_unit_test_setup_teardown(test_forget_and_seen, setup, teardown),
         cmocka_unit_test_setup_teardown(test_share_with_owner, setup, teardown),
