@@ -985,16 +985,12 @@ static gpucore_status_t open_kfd(struct cap *c)
  * failure flags: NotPresent, ReadOnly, NoExecute, imprecise. As GPUCORE_FAULT_* bits (the
  * runtime's fault-reason bits, which the runtime derives from these the same way).
  */
-static uint32_t fault_reasons_of(const uint8_t rec[32])
+static uint32_t fault_reasons_of(const struct gc_kfd_memory_fault *f)
 {
-    static const uint32_t bits[4] = { GPUCORE_FAULT_PAGE_NOT_PRESENT, GPUCORE_FAULT_READ_ONLY,
-                                      GPUCORE_FAULT_NO_EXECUTE, GPUCORE_FAULT_IMPRECISE };
-    uint32_t r = 0;
-
-    for (int i = 0; i < 4; i++)
-        if (rec[4 * i] | rec[4 * i + 1] | rec[4 * i + 2] | rec[4 * i + 3])
-            r |= bits[i];
-    return r;
+    return (f->not_present ? GPUCORE_FAULT_PAGE_NOT_PRESENT : 0) |
+           (f->read_only ? GPUCORE_FAULT_READ_ONLY : 0) |
+           (f->no_execute ? GPUCORE_FAULT_NO_EXECUTE : 0) |
+           (f->imprecise ? GPUCORE_FAULT_IMPRECISE : 0);
 }
 
 /* Drain the raised events into c->exc (QUERY_DEBUG_EVENT until none), with the fault address
@@ -1034,17 +1030,16 @@ static void collect_events(struct cap *c)
             e->fault_va = 0;
             e->fault_reasons = 0;
             if (code == EC_DEVICE_MEMORY_VIOLATION) {
-                uint8_t rec[32];
+                uint8_t rec[GC_KFD_MEMORY_FAULT_SIZE];
                 uint32_t sz = sizeof(rec);
+                struct gc_kfd_memory_fault f;
 
                 st = gc_kfd_query_exception_info(c->k, gpu, code, 0, rec, &sz, &d);
-                if (st == GPUCORE_OK && sz >= 24) {
-                    uint64_t va = 0;
-
-                    for (int b = 7; b >= 0; b--)
-                        va = (va << 8) | rec[16 + b];
-                    e->fault_va = va;
-                    e->fault_reasons = fault_reasons_of(rec);
+                if (st == GPUCORE_OK &&
+                    gc_kfd_memory_fault_decode(rec, sz < sizeof(rec) ? sz : sizeof(rec), &f) ==
+                            GPUCORE_OK) {
+                    e->fault_va = f.va;
+                    e->fault_reasons = fault_reasons_of(&f);
                 } else {
                     warn(c, "the fault address of the memory violation on GPU 0x%x could not "
                             "be read (%s)",

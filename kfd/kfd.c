@@ -458,6 +458,27 @@ gpucore_status_t gc_kfd_query_exception_info(struct gc_kfd *k, uint32_t source_i
     return GPUCORE_OK;
 }
 
+gpucore_status_t gc_kfd_memory_fault_decode(const void *rec, uint32_t size,
+                                            struct gc_kfd_memory_fault *ret)
+{
+    struct kfd_hsa_memory_exception_data x = { 0 };
+
+    if (!rec || !ret)
+        return GPUCORE_E_INVAL;
+    memset(ret, 0, sizeof(*ret));
+    if (size < GC_KFD_MEMORY_FAULT_MIN_SIZE)
+        return GPUCORE_E_TRUNCATED;
+    memcpy(&x, rec, size < sizeof(x) ? size : sizeof(x));
+    ret->va = x.va;
+    ret->gpu_id = x.gpu_id;
+    ret->error_type = x.ErrorType;
+    ret->not_present = x.failure.NotPresent != 0;
+    ret->read_only = x.failure.ReadOnly != 0;
+    ret->no_execute = x.failure.NoExecute != 0;
+    ret->imprecise = x.failure.imprecise != 0;
+    return GPUCORE_OK;
+}
+
 /* ---- snapshots --------------------------------------------------------------------------- */
 
 /* How many times the fetch is retried when entries keep appearing between the two calls. */

@@ -142,6 +142,31 @@ gpucore_status_t gc_kfd_query_exception_info(struct gc_kfd *k, uint32_t source_i
                                              uint32_t exception_code, int clear, void *buf,
                                              uint32_t *inout_size, gpucore_diag_t *reterr_diag);
 
+/* A memory violation's record (QUERY_EXCEPTION_INFO of EC_DEVICE_MEMORY_VIOLATION, the uapi's
+   kfd_hsa_memory_exception_data), decoded. */
+struct gc_kfd_memory_fault {
+    uint64_t va;         /* the faulting address */
+    uint32_t gpu_id;     /* 0 when the record ends before it */
+    uint32_t error_type; /* the driver's ErrorType; 0 when the record ends before it */
+    /* the failure flags, each 0 or 1: NotPresent, ReadOnly, NoExecute, imprecise */
+    uint8_t not_present, read_only, no_execute, imprecise;
+};
+
+/* Fewest bytes of the record that hold the address (the flags, then va). */
+#define GC_KFD_MEMORY_FAULT_MIN_SIZE 24u
+/* The whole record (sizeof struct kfd_hsa_memory_exception_data). */
+#define GC_KFD_MEMORY_FAULT_SIZE 32u
+
+/*
+ * Decode the first @p size bytes of a memory violation's record, as QUERY_EXCEPTION_INFO wrote
+ * it into the caller's buffer (host layout). A flag is set when its word is not zero.
+ * @retval GPUCORE_OK *ret filled (what the record does not reach is 0)
+ * @retval GPUCORE_E_TRUNCATED @p size < GC_KFD_MEMORY_FAULT_MIN_SIZE; *ret zeroed
+ * @retval GPUCORE_E_INVAL @p rec or @p ret is NULL
+ */
+gpucore_status_t gc_kfd_memory_fault_decode(const void *rec, uint32_t size,
+                                            struct gc_kfd_memory_fault *ret);
+
 /*
  * Snapshots with entry-size negotiation, the way ROCdbgapi does it: first ask with room for
  * one entry to learn the count, then fetch all. Entries are returned decoded into host

@@ -207,11 +207,16 @@ static const struct field_table memx_table = TABLE(memx_fields);
 
 /* The client copies a prefix of the host struct, as the kernel copies its own: the host layout
  * must be the wire's. */
+#define MEMX_SAME(a, b)                             \
+    (offsetof(struct gc_sim_memory_exception, a) == \
+     offsetof(struct kfd_hsa_memory_exception_data, b))
 _Static_assert(sizeof(struct gc_sim_memory_exception) == GC_SIM_MEMORY_EXCEPTION_SIZE &&
-                       offsetof(struct gc_sim_memory_exception, va) == 16 &&
-                       offsetof(struct gc_sim_memory_exception, gpu_id) == 24 &&
-                       offsetof(struct gc_sim_memory_exception, error_type) == 28,
+                       GC_SIM_MEMORY_EXCEPTION_SIZE ==
+                               sizeof(struct kfd_hsa_memory_exception_data) &&
+                       MEMX_SAME(failure[3], failure.imprecise) && MEMX_SAME(va, va) &&
+                       MEMX_SAME(gpu_id, gpu_id) && MEMX_SAME(error_type, ErrorType),
                "gc_sim_memory_exception is laid out as kfd_hsa_memory_exception_data");
+#undef MEMX_SAME
 
 static void put_header(uint8_t *b, uint16_t type, uint32_t payload_len)
 {

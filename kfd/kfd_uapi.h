@@ -248,6 +248,22 @@ struct kfd_ioctl_dbg_trap_query_debug_event_args {
     uint32_t queue_id;
 };
 
+/* QUERY_EXCEPTION_INFO's record for EC_DEVICE_MEMORY_VIOLATION (and a MEMORY event's data in
+   the runtime's wait_events): the fault. */
+struct kfd_memory_exception_failure {
+    uint32_t NotPresent;
+    uint32_t ReadOnly;
+    uint32_t NoExecute;
+    uint32_t imprecise;
+};
+
+struct kfd_hsa_memory_exception_data {
+    struct kfd_memory_exception_failure failure;
+    uint64_t va;
+    uint32_t gpu_id;
+    uint32_t ErrorType;
+};
+
 struct kfd_ioctl_dbg_trap_query_exception_info_args {
     uint64_t info_ptr;
     uint32_t info_size;
@@ -342,6 +358,12 @@ GC_UAPI_OFF(kfd_queue_snapshot_entry, ring_size, 48);
 GC_UAPI_OFF(kfd_queue_snapshot_entry, queue_type, 52);
 GC_UAPI_OFF(kfd_queue_snapshot_entry, ctx_save_restore_area_size, 56);
 GC_UAPI_OFF(kfd_queue_snapshot_entry, reserved, 60);
+GC_UAPI_CHECK(kfd_hsa_memory_exception_data, 32);
+GC_UAPI_OFF(kfd_hsa_memory_exception_data, failure.ReadOnly, 4);
+GC_UAPI_OFF(kfd_hsa_memory_exception_data, failure.imprecise, 12);
+GC_UAPI_OFF(kfd_hsa_memory_exception_data, va, 16);
+GC_UAPI_OFF(kfd_hsa_memory_exception_data, gpu_id, 24);
+GC_UAPI_OFF(kfd_hsa_memory_exception_data, ErrorType, 28);
 GC_UAPI_CHECK(kfd_context_save_area_header, 40);
 GC_UAPI_OFF(kfd_context_save_area_header, wave_state.control_stack_offset, 0);
 GC_UAPI_OFF(kfd_context_save_area_header, wave_state.control_stack_size, 4);

@@ -148,20 +148,6 @@ struct kfd_ioctl_event_id_args { /* destroy, set and reset: one layout */
     uint32_t pad;
 };
 
-struct kfd_memory_exception_failure {
-    uint32_t NotPresent;
-    uint32_t ReadOnly;
-    uint32_t NoExecute;
-    uint32_t imprecise;
-};
-
-struct kfd_hsa_memory_exception_data {
-    struct kfd_memory_exception_failure failure;
-    uint64_t va;
-    uint32_t gpu_id;
-    uint32_t ErrorType;
-};
-
 struct kfd_event_data {
     union {
         struct kfd_hsa_memory_exception_data memory_exception_data;

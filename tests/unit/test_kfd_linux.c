@@ -542,6 +542,38 @@ static void test_query_exception_info(void **state)
     gc_kfd_close(k);
 }
 
+/* A memory violation's record as the kernel lays it out: every field at its offset, the
+   flags as booleans, a record cut after va, and one too short for va. */
+static void test_memory_fault_decode(void **state)
+{
+    static const uint8_t rec[32] = {
+        1,    0,    0,    0,    0,    0,    0,    0,
+        0,    2,    0,    0,    0,    0,    0,    0x80, /* NotPresent, NoExecute, imprecise */
+        0x40, 0x00, 0x00, 0xf5, 0x39, 0x7f, 0x00, 0x00, /* va */
+        0xf1, 0xc4, 0,    0,    3,    0,    0,    0,    /* gpu_id, ErrorType */
+    };
+    struct gc_kfd_memory_fault f;
+
+    (void)state;
+    assert_int_equal(gc_kfd_memory_fault_decode(rec, sizeof(rec), &f), GPUCORE_OK);
+    assert_true(f.va == 0x7f39f5000040ull);
+    assert_int_equal(f.gpu_id, 0xc4f1);
+    assert_int_equal(f.error_type, 3);
+    assert_int_equal(f.not_present, 1);
+    assert_int_equal(f.read_only, 0);
+    assert_int_equal(f.no_execute, 1);
+    assert_int_equal(f.imprecise, 1);
+    assert_int_equal(gc_kfd_memory_fault_decode(rec, GC_KFD_MEMORY_FAULT_MIN_SIZE, &f), GPUCORE_OK);
+    assert_true(f.va == 0x7f39f5000040ull);
+    assert_int_equal(f.gpu_id, 0);
+    assert_int_equal(f.error_type, 0);
+    assert_int_equal(gc_kfd_memory_fault_decode(rec, GC_KFD_MEMORY_FAULT_MIN_SIZE - 1, &f),
+                     GPUCORE_E_TRUNCATED);
+    assert_true(f.va == 0 && !f.not_present);
+    assert_int_equal(gc_kfd_memory_fault_decode(NULL, 32, &f), GPUCORE_E_INVAL);
+    assert_int_equal(sizeof(struct kfd_hsa_memory_exception_data), GC_KFD_MEMORY_FAULT_SIZE);
+}
+
 /* ---- errno mapping ------------------------------------------------------------------------- */
 
 static void test_errno_table(void **state)
@@ -1088,6 +1120,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_versions),
+        cmocka_unit_test(test_memory_fault_decode),
         cmocka_unit_test(test_version_ioctl_fails),
         cmocka_unit_test(test_device_missing),
         cmocka_unit_test(test_device_no_permission),
