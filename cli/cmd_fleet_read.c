@@ -48,14 +48,14 @@ static int fleet_open(const struct cli_fleet_args *a, struct gc_fleet **ret)
         }
         uri = gc_fleet_uri(NULL, &conf);
     }
+    if ((!uri || !*uri) && !conf_path[0] &&
+        (gc_store_conf_path(a->config, conf_path, sizeof(conf_path)) != 0 || !conf_path[0]))
+        snprintf(conf_path, sizeof(conf_path), "store.conf"); /* this user has no default file */
     if (!uri || !*uri)
         return cli_fail(CLI_EXIT_USAGE, NULL,
                         "no fleet index: name its database with --fleet-index URI (a libpq "
                         "URI: postgresql://HOST/DB) or FleetIndex= in %s",
-                        conf_path[0]      ? conf_path
-                        : a->config       ? a->config
-                        : geteuid() == 0  ? GC_STORE_CONF_SYSTEM
-                                          : "~/.config/gpucore/store.conf");
+                        conf_path);
     if (gc_fleet_open(uri, 0, GC_FLEET_READ_TIME_MAX_MS, ret, &d) != GPUCORE_OK)
         return cli_store_fail(&d);
     return 0;

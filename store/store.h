@@ -570,6 +570,14 @@ gpucore_status_t gc_store_conf_parse(const char *text, size_t len, const char *n
 gpucore_status_t gc_store_conf_load(const char *option, struct gc_store_conf *c, char *path,
                                     size_t path_size, gpucore_diag_t *reterr_diag);
 
+/*
+ * The configuration file gc_store_conf_load() reads for the caller, without opening it:
+ * @p option when not NULL, else GC_STORE_CONF_SYSTEM for root, else the user's (above), into
+ * @p buf (@p size bytes); "" when this user has none (no absolute XDG_CONFIG_HOME nor HOME).
+ * Returns 0, or -1 when the path does not fit @p size.
+ */
+int gc_store_conf_path(const char *option, char *buf, size_t size);
+
 /* Parse helpers shared with the command line: 0, or -1 when @p text does not parse. */
 int gc_store_parse_size(const char *text, uint64_t *ret);       /* 512M, 2G, 100 */
 int gc_store_parse_duration(const char *text, int64_t *ret_ns); /* 30s, 2h, 3d, 1w */

@@ -181,9 +181,7 @@ gpucore_status_t gc_store_conf_parse(const char *text, size_t len, const char *n
 /* Where it is, and reading it                                                                 */
 /* ---------------------------------------------------------------------------------------- */
 
-/* The file for the caller: --config, else root's, else the user's (store.h). 0, or -1 when the
-   path does not fit @p size. */
-static int conf_path(const char *option, char *buf, size_t size)
+int gc_store_conf_path(const char *option, char *buf, size_t size)
 {
     const char *v;
 
@@ -236,7 +234,7 @@ gpucore_status_t gc_store_conf_load(const char *option, struct gc_store_conf *c,
 
     if (!path || !path_size)
         return gc_diag_set(reterr_diag, GPUCORE_E_INVAL, 0, "no buffer for the path");
-    if (conf_path(option, path, path_size) != 0) {
+    if (gc_store_conf_path(option, path, path_size) != 0) {
         path[0] = '\0';
         return gc_diag_set(reterr_diag, GPUCORE_E_LIMIT, 0,
                            "the configuration file's path is too long");

@@ -186,6 +186,11 @@ static void test_load_default(void **state)
         if (gc_store_conf_load(NULL, &c, path, sizeof(path), &d) != GPUCORE_OK ||
             strcmp(path, conf) != 0 || c.gpu_size_max != 64ull << 20)
             _exit(11);
+        /* the same file named without opening it (the fleet reader's message), --config first */
+        if (gc_store_conf_path(NULL, path, sizeof(path)) != 0 || strcmp(path, conf) != 0 ||
+            gc_store_conf_path("x.conf", path, sizeof(path)) != 0 || strcmp(path, "x.conf") != 0 ||
+            gc_store_conf_path(NULL, path, 4) != -1)
+            _exit(14);
         setenv("XDG_CONFIG_HOME", "relative", 1); /* not absolute: ignored */
         setenv("HOME", "/nonexistent", 1);
         c.gpu_size_max = 0;
@@ -196,6 +201,8 @@ static void test_load_default(void **state)
         unsetenv("HOME");
         if (gc_store_conf_load(NULL, &c, path, sizeof(path), &d) != GPUCORE_OK || path[0] != '\0')
             _exit(13);
+        if (gc_store_conf_path(NULL, path, sizeof(path)) != 0 || path[0] != '\0')
+            _exit(15);
         _exit(0);
     }
     assert_int_equal(waitpid(pid, &status, 0), pid);
