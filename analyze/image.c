@@ -1335,6 +1335,7 @@ static gpucore_status_t area_end(struct area_read *w)
     return GPUCORE_OK;
 }
 
+static void area_vproblem(struct area_read *w, const char *fmt, va_list ap) GC_PRINTF(2, 0);
 static void area_vproblem(struct area_read *w, const char *fmt, va_list ap)
 {
     vsnprintf(w->problem, sizeof(w->problem), fmt, ap);
