@@ -314,20 +314,12 @@ static gpucore_status_t build_note(struct gc_plan_ctx *c)
             goto out;
     }
     for (uint32_t i = 0; i < in->nqueues; i++) {
-        const struct kfd_queue_snapshot_entry *e = &in->queues[i];
-        gpucore_kfd_queue_entry_t *q = &note.queues[i];
+        uint8_t raw[GC_SIM_QUEUE_ENTRY_SIZE];
 
-        q->exception_status = e->exception_status;
-        q->ring_base_address = e->ring_base_address;
-        q->write_pointer_address = e->write_pointer_address;
-        q->read_pointer_address = e->read_pointer_address;
-        q->ctx_save_restore_address = e->ctx_save_restore_address;
-        q->queue_id = e->queue_id;
-        q->gpu_id = e->gpu_id;
-        q->ring_size = e->ring_size;
-        q->queue_type = e->queue_type;
-        q->ctx_save_restore_area_size = e->ctx_save_restore_area_size;
-        q->reserved = e->reserved;
+        gc_sim_queue_entry_encode(&in->queues[i], raw); /* the same way as the devices */
+        st = gc_kfd_queue_entry_decode(raw, sizeof(raw), &note.queues[i]);
+        if (st != GPUCORE_OK)
+            goto out;
     }
     st = gpucore_amdgpu_note_encode(&note, &desc, &size, &d);
     if (st != GPUCORE_OK) {

@@ -448,10 +448,10 @@ GPUCORE_API gpucore_status_t gpucore_gfx_target_name(uint32_t gfx_target_version
 /* One entry (gc_kfd_entry.h)                                                                 */
 /* ------------------------------------------------------------------------------------------ */
 
-gpucore_status_t gc_kfd_device_entry_decode(const uint8_t *b, size_t n,
-                                            gpucore_kfd_device_entry_t *ret)
+/* One entry of layout @p L (a kfd_note.def row of integer fields) in the @p n bytes at @p b. */
+static gpucore_status_t entry_decode(const struct gc_layout *L, const uint8_t *b, size_t n,
+                                     void *ret, size_t ret_size)
 {
-    const struct gc_layout *L = &gc_layout_kfd_device_entry;
     struct gc_reader r;
 
     if (!b || !ret)
@@ -461,7 +461,19 @@ gpucore_status_t gc_kfd_device_entry_decode(const uint8_t *b, size_t n,
     memset(&r, 0, sizeof(r));
     r.desc = b;
     r.size = n;
-    memset(ret, 0, sizeof(*ret));
+    memset(ret, 0, ret_size);
     /* integer fields only: no heap, no string, nothing that can fail */
     return gc_layout_decode(&r, L, 0, n, ret, L->title, UINT32_MAX, NULL);
+}
+
+gpucore_status_t gc_kfd_device_entry_decode(const uint8_t *b, size_t n,
+                                            gpucore_kfd_device_entry_t *ret)
+{
+    return entry_decode(&gc_layout_kfd_device_entry, b, n, ret, sizeof(*ret));
+}
+
+gpucore_status_t gc_kfd_queue_entry_decode(const uint8_t *b, size_t n,
+                                           gpucore_kfd_queue_entry_t *ret)
+{
+    return entry_decode(&gc_layout_kfd_queue_entry, b, n, ret, sizeof(*ret));
 }

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The KFD device entry (struct kfd_dbg_device_info_entry) has two tables, one each side of the
- * layering (docs/design.md): kfd's codec of the kernel's byte layout (kfd/kfd_sim_protocol.c,
- * which kfd/ may not take from schema/) and the AMDGPU note's row (schema/kfd_note.def). The
- * capture turns the one into the other through bytes (capture/plan.c); this test keeps the two
- * tables equal: every field of the kernel struct, given a distinct value, comes out of the
- * schema's decoder at the same value, and every byte of the encoding is a field's.
+ * The KFD device entry (struct kfd_dbg_device_info_entry), and the queue entry (struct
+ * kfd_queue_snapshot_entry) alike, has two tables, one each side of the layering (docs/design.md):
+ * kfd's codec of the kernel's byte layout (kfd/kfd_sim_protocol.c, which kfd/ may not take from
+ * schema/) and the AMDGPU note's row (schema/kfd_note.def). The capture turns the one into the
+ * other through bytes (capture/plan.c); this test keeps the two tables equal: every field of the
+ * kernel struct, given a distinct value, comes out of the schema's decoder at the same value, and
+ * every byte of the encoding is a field's.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -75,6 +76,49 @@ static void test_tables_agree(void **state)
     assert_memory_equal(&back, &e, sizeof(e));
 }
 
+/* The queue entry: the same two tables, the same check. */
+static void test_queue_tables_agree(void **state)
+{
+    struct kfd_queue_snapshot_entry e, back;
+    gpucore_kfd_queue_entry_t q;
+    uint8_t raw[GC_SIM_QUEUE_ENTRY_SIZE];
+    const struct gc_layout *L = &gc_layout_kfd_queue_entry;
+    uint8_t *p = (uint8_t *)&e;
+
+    (void)state;
+    assert_int_equal(sizeof(e), GC_SIM_QUEUE_ENTRY_SIZE);
+    assert_int_equal(L->min_size, GC_SIM_QUEUE_ENTRY_SIZE);
+    for (size_t i = 0; i < sizeof(e); i++)
+        p[i] = (uint8_t)(0x80 + i);
+    gc_sim_queue_entry_encode(&e, raw);
+    for (size_t i = 0; i < sizeof(raw); i++)
+        assert_int_equal(raw[i], (uint8_t)(0x80 + i));
+    memset(&q, 0xee, sizeof(q));
+    assert_int_equal(gc_kfd_queue_entry_decode(raw, sizeof(raw), &q), GPUCORE_OK);
+    for (size_t i = 0; i < L->nfields; i++) {
+        const struct gc_field *f = &L->fields[i];
+
+        if (f->kind != GC_KIND_RESERVED)
+            assert_int_equal(gc_field_get(&q, f), gc_le_get(raw + f->offset, f->width));
+    }
+    /* the members by name, as plan.c copied them before */
+    assert_int_equal(q.exception_status, e.exception_status);
+    assert_int_equal(q.ring_base_address, e.ring_base_address);
+    assert_int_equal(q.write_pointer_address, e.write_pointer_address);
+    assert_int_equal(q.read_pointer_address, e.read_pointer_address);
+    assert_int_equal(q.ctx_save_restore_address, e.ctx_save_restore_address);
+    assert_int_equal(q.queue_id, e.queue_id);
+    assert_int_equal(q.gpu_id, e.gpu_id);
+    assert_int_equal(q.ring_size, e.ring_size);
+    assert_int_equal(q.queue_type, e.queue_type);
+    assert_int_equal(q.ctx_save_restore_area_size, e.ctx_save_restore_area_size);
+    assert_int_equal(q.reserved, e.reserved);
+    gc_sim_queue_entry_decode(raw, &back);
+    assert_memory_equal(&back, &e, sizeof(e));
+    assert_int_equal(gc_kfd_queue_entry_decode(raw, sizeof(raw) - 1, &q), GPUCORE_E_TRUNCATED);
+    assert_int_equal(gc_kfd_queue_entry_decode(NULL, sizeof(raw), &q), GPUCORE_E_INVAL);
+}
+
 static void test_short_and_null(void **state)
 {
     uint8_t raw[GC_SIM_DEVICE_ENTRY_SIZE] = { 0 };
@@ -107,6 +151,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tables_agree),
+        cmocka_unit_test(test_queue_tables_agree),
         cmocka_unit_test(test_short_and_null),
         cmocka_unit_test(test_capability2),
     };
