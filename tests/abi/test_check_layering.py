@@ -12,27 +12,13 @@ Builds small source trees in a temporary directory and runs the checker on them:
     as file:line with its rule, and nothing else.
 Exits 0 if every expectation holds, 1 with the differences otherwise.
 """
-import importlib.util
 import os
-import re
 import shutil
-import subprocess
 import sys
 import tempfile
 
-
-def load(path):
-    spec = importlib.util.spec_from_file_location("check_layering", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def write(root, rel, text):
-    path = os.path.join(root, rel)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(text)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from selftest_tree import compare, load, run, write  # noqa: E402
 
 
 # A tree that follows every rule, and uses what the rules allow.
@@ -119,14 +105,6 @@ VIOLATIONS = [
     ("cli/cmd_info.c", "#define FAMILY \"RDNA3\"\n", "family", 1),
 ]
 
-REPORT = re.compile(r"^(\S+?):(\d+): \[(\w+)\] ")
-
-
-def run(checker, root):
-    p = subprocess.run([sys.executable, checker, root], capture_output=True, text=True)
-    return p.returncode, p.stdout + p.stderr
-
-
 def make_tree(root, defs, violations):
     for rel, text in CLEAN.items():
         write(root, rel, text)
@@ -142,7 +120,7 @@ def main(argv):
         print("usage: test_check_layering.py CHECKER", file=sys.stderr)
         return 2
     checker = argv[1]
-    defs = load(checker).DEFS
+    defs = load(checker, "check_layering").DEFS
     for rel, _, _, _ in VIOLATIONS:  # each violation is a file of its own
         assert rel not in CLEAN and rel not in defs, rel
     failures = []
@@ -159,16 +137,7 @@ def main(argv):
         rc, out = run(checker, dirty)
         if rc != 1:
             failures.append(f"tree with violations: exit {rc}, expected 1")
-        got = set()
-        for line in out.splitlines():
-            m = REPORT.match(line)
-            if m:
-                got.add((m.group(1), int(m.group(2)), m.group(3)))
-        want = {(rel, line, rule) for rel, _, rule, line in VIOLATIONS}
-        for w in sorted(want - got):
-            failures.append(f"not reported: {w[0]}:{w[1]}: [{w[2]}]")
-        for g in sorted(got - want):
-            failures.append(f"reported but not a violation: {g[0]}:{g[1]}: [{g[2]}]")
+        failures += compare(out, VIOLATIONS)
         if failures:
             failures.append("checker output:\n" + out)
 

@@ -11,20 +11,13 @@ Builds small source trees in a temporary directory and runs the checker on them:
     as file:line with its rule, and nothing else.
 Exits 0 if every expectation holds, 1 with the differences otherwise.
 """
-import importlib.util
 import os
-import re
 import shutil
-import subprocess
 import sys
 import tempfile
 
-
-def write(root, rel, text):
-    path = os.path.join(root, rel)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(text)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from selftest_tree import compare, load, run, write  # noqa: E402
 
 
 # A tree that follows every rule.
@@ -64,14 +57,6 @@ VIOLATIONS = [
     ("dbgapi/dbgapi_q.c", "#define QUEUE_ID_MASK 0x3FFFFFFF\n", "queue-id-mask", 1),
 ]
 
-REPORT = re.compile(r"^(\S+?):(\d+): \[([\w-]+)\] ")
-
-
-def run(checker, root):
-    p = subprocess.run([sys.executable, checker, root], capture_output=True, text=True)
-    return p.returncode, p.stdout + p.stderr
-
-
 def make_tree(root, violations):
     for rel, text in CLEAN.items():
         write(root, rel, text)
@@ -84,10 +69,7 @@ def main(argv):
         print("usage: test_check_layout_homes.py CHECKER", file=sys.stderr)
         return 2
     checker = argv[1]
-    spec = importlib.util.spec_from_file_location("check_layout_homes", checker)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    rules = {row[0] for row in mod.HOMES}
+    rules = {row[0] for row in load(checker, "check_layout_homes").HOMES}
     failures = []
     for rel, _, rule, _ in VIOLATIONS:  # each violation is a file of its own, of a known rule
         assert rel not in CLEAN, rel
@@ -108,16 +90,7 @@ def main(argv):
         rc, out = run(checker, dirty)
         if rc != 1:
             failures.append(f"tree with violations: exit {rc}, expected 1")
-        got = set()
-        for line in out.splitlines():
-            m = REPORT.match(line)
-            if m:
-                got.add((m.group(1), int(m.group(2)), m.group(3)))
-        want = {(rel, line, rule) for rel, _, rule, line in VIOLATIONS}
-        for v in sorted(want - got):
-            failures.append("not reported: %s:%d [%s]" % v)
-        for v in sorted(got - want):
-            failures.append("reported but not planted: %s:%d [%s]" % v)
+        failures += compare(out, VIOLATIONS)
     finally:
         shutil.rmtree(tmp)
     for f in failures:
