@@ -176,46 +176,28 @@ static void render_list(FILE *out, const json_t *doc, void *user)
  */
 static int print_list_json(const struct cli_fleet_args *a, const struct list_view *v)
 {
+    struct cli_json_stream js;
     json_t *head = doc_head(LIST_FLEET_SCHEMA, &a->filter);
-    const size_t flags = JSON_INDENT(2) | JSON_PRESERVE_ORDER;
-    char *text;
-    size_t len;
-    int ok = 1;
+    int rc = CLI_EXIT_SOFTWARE;
 
-    json_object_set_new(head, "cut", json_boolean(v->cut));
-    text = json_dumps(head, flags);
-    json_decref(head);
-    len = text ? strlen(text) : 0;
-    if (len < 2 || strcmp(text + len - 2, "\n}") != 0) {
-        free(text);
-        return cli_fail(CLI_EXIT_SOFTWARE, NULL, "out of memory");
+    if (head) {
+        json_object_set_new(head, "cut", json_boolean(v->cut));
+        rc = cli_json_stream_open(&js, head, "cores");
     }
-    fwrite(text, 1, len - 2, stdout);
-    free(text);
-    fputs(",\n  \"cores\": [", stdout);
-    for (size_t i = 0; i < v->n && ok; i++) {
+    json_decref(head);
+    for (size_t i = 0; i < v->n && rc == CLI_EXIT_OK; i++) {
         json_t *o = fleet_row_json(&v->rows[i]);
 
-        text = o ? json_dumps(o, flags) : NULL;
+        rc = o ? cli_json_stream_add(&js, o) : CLI_EXIT_SOFTWARE;
         json_decref(o);
-        if (!text) {
-            ok = 0;
-            break;
-        }
-        fputs(i ? ",\n    " : "\n    ", stdout);
-        for (const char *p = text; *p; p++) {
-            putchar(*p);
-            if (*p == '\n')
-                fputs("    ", stdout);
-        }
-        free(text);
     }
-    if (!ok) {
+    if (rc == CLI_EXIT_OK)
+        rc = cli_json_stream_close(&js);
+    if (rc == CLI_EXIT_SOFTWARE) {
         fflush(stdout);
         return cli_fail(CLI_EXIT_SOFTWARE, NULL, "out of memory");
     }
-    fputs(v->n ? "\n  ]\n}\n" : "]\n}\n", stdout);
-    if (ferror(stdout) || fflush(stdout) != 0)
+    if (rc != CLI_EXIT_OK)
         return cli_fail(CLI_EXIT_IOERR, "standard output", "cannot write");
     return 0;
 }

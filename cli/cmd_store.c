@@ -411,57 +411,35 @@ static void list_head(json_t *doc, const struct gc_store *s)
     json_object_set_new(doc, "journal", json_string(gc_store_journal_name(gc_store_journal(s))));
 }
 
-/* @p text, each line after the first indented by four more spaces (a JSON text holds no raw
-   newline in a string). */
-static void put_indented(const char *text)
-{
-    for (const char *p = text; *p; p++) {
-        putchar(*p);
-        if (*p == '\n')
-            fputs("    ", stdout);
-    }
-}
-
 /*
- * list --json, written a core at a time: the same bytes as the whole document built and given
- * to print_json(), without every core's JSON held at once (jansson's objects take about 4.7 KiB
- * a core: 237 MiB for 50,000). 0, 70 (out of memory) or 74.
+ * list --json, written a core at a time (cli_json_stream_*): the same bytes as the whole
+ * document built and given to print_json(), without every core's JSON held at once (jansson's
+ * objects take about 4.7 KiB a core: 237 MiB for 50,000). 0, 70 (out of memory) or 74.
  */
 static int print_list_json(const struct gc_store *s, const struct gc_store_row *rows, size_t n)
 {
-    const size_t flags = JSON_INDENT(2) | JSON_PRESERVE_ORDER;
+    struct cli_json_stream js;
     json_t *head = json_object();
-    char *text;
-    size_t len;
+    int rc = CLI_EXIT_SOFTWARE;
 
-    if (head)
+    if (head) {
         list_head(head, s);
-    text = head ? json_dumps(head, flags) : NULL;
-    json_decref(head);
-    len = text ? strlen(text) : 0;
-    if (len < 2 || strcmp(text + len - 2, "\n}") != 0) {
-        free(text);
-        return cli_fail(CLI_EXIT_SOFTWARE, NULL, "out of memory");
+        rc = cli_json_stream_open(&js, head, "cores");
     }
-    /* the head's members as print_json() prints them, then "cores" */
-    fwrite(text, 1, len - 2, stdout);
-    free(text);
-    fputs(",\n  \"cores\": [", stdout);
-    for (size_t i = 0; i < n; i++) {
+    json_decref(head);
+    for (size_t i = 0; i < n && rc == CLI_EXIT_OK; i++) {
         json_t *o = row_json(s, &rows[i]);
 
-        text = o ? json_dumps(o, flags) : NULL;
+        rc = o ? cli_json_stream_add(&js, o) : CLI_EXIT_SOFTWARE;
         json_decref(o);
-        if (!text) {
-            fflush(stdout);
-            return cli_fail(CLI_EXIT_SOFTWARE, NULL, "out of memory");
-        }
-        fputs(i ? ",\n    " : "\n    ", stdout);
-        put_indented(text);
-        free(text);
     }
-    fputs(n ? "\n  ]\n}\n" : "]\n}\n", stdout);
-    if (ferror(stdout) || fflush(stdout) != 0)
+    if (rc == CLI_EXIT_OK)
+        rc = cli_json_stream_close(&js);
+    if (rc == CLI_EXIT_SOFTWARE) {
+        fflush(stdout);
+        return cli_fail(CLI_EXIT_SOFTWARE, NULL, "out of memory");
+    }
+    if (rc != CLI_EXIT_OK)
         return cli_fail(CLI_EXIT_IOERR, "standard output", "cannot write: %s", strerror(errno));
     return 0;
 }
