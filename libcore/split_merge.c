@@ -533,6 +533,22 @@ static gpucore_status_t add_capture_meta(gpucore_writer_t *w, gpucore_core_t *ho
     return st;
 }
 
+/* An input manifest's reason for a range it lacks, as the merged core records it: one this
+   build does not know, or none, reads as an I/O error. */
+static uint32_t carried_reason(uint32_t reason)
+{
+    return reason > GPUCORE_REASON_NONE && reason <= GPUCORE_REASON_SPECIAL
+                   ? reason
+                   : GPUCORE_REASON_IO_ERROR;
+}
+
+/* An input manifest's tier, as the merged core records it: one this build does not know reads
+   as "all". */
+static uint32_t carried_tier(uint32_t tier)
+{
+    return tier <= GPUCORE_TIER_HOST ? tier : GPUCORE_TIER_ALL;
+}
+
 /*
  * What the GPU file's own manifest says was not captured (an ingested GPU half: the ranges its
  * tier left out, what a cut stream lost) stays said, and a GPU file marked truncated makes
@@ -556,18 +572,11 @@ static gpucore_status_t carry_manifest(gpucore_writer_t *w, const gpucore_manife
         field_string((const uint8_t *)label, strlen(label), label);
         st = gpucore_writer_record_skip(
                 w, e->address, e->size,
-                GPUCORE_OPTS(gpucore_range_info,
-                             .tier = e->tier <= GPUCORE_TIER_HOST ? e->tier : GPUCORE_TIER_ALL,
-                             .label = label),
-                e->reason > GPUCORE_REASON_NONE && e->reason <= GPUCORE_REASON_SPECIAL
-                        ? e->reason
-                        : GPUCORE_REASON_IO_ERROR);
+                GPUCORE_OPTS(gpucore_range_info, .tier = carried_tier(e->tier), .label = label),
+                carried_reason(e->reason));
     }
     if (!st && (m->flags & GPUCORE_MANIFEST_TRUNCATED))
-        st = gpucore_writer_stop(w, m->truncation_reason > GPUCORE_REASON_NONE &&
-                                                    m->truncation_reason <= GPUCORE_REASON_SPECIAL
-                                            ? m->truncation_reason
-                                            : GPUCORE_REASON_IO_ERROR);
+        st = gpucore_writer_stop(w, carried_reason(m->truncation_reason));
     return st;
 }
 
@@ -580,12 +589,9 @@ static gpucore_status_t record_host_entry(gpucore_writer_t *w, uint64_t lo, uint
                                           const gpucore_manifest_entry_t *e, const char *label,
                                           const struct pieces *gpu_segs)
 {
-    const struct gpucore_range_info *info = GPUCORE_OPTS(
-            gpucore_range_info, .tier = e->tier <= GPUCORE_TIER_HOST ? e->tier : GPUCORE_TIER_ALL,
-            .label = label);
-    uint32_t reason = e->reason > GPUCORE_REASON_NONE && e->reason <= GPUCORE_REASON_SPECIAL
-                              ? e->reason
-                              : GPUCORE_REASON_IO_ERROR;
+    const struct gpucore_range_info *info =
+            GPUCORE_OPTS(gpucore_range_info, .tier = carried_tier(e->tier), .label = label);
+    uint32_t reason = carried_reason(e->reason);
 
     for (uint32_t i = first_known_after(gpu_segs, lo); i < gpu_segs->n && lo < hi; i++) {
         uint64_t glo = gpu_segs->v[i].vaddr, ghi = glo + gpu_segs->v[i].size;
@@ -648,10 +654,7 @@ static gpucore_status_t carry_host_manifest(gpucore_writer_t *w, gpucore_core_t 
     gc_free(gpu_segs.v);
     gc_free(ents.v);
     if (!st && (m->flags & GPUCORE_MANIFEST_TRUNCATED))
-        st = gpucore_writer_stop(w, m->truncation_reason > GPUCORE_REASON_NONE &&
-                                                    m->truncation_reason <= GPUCORE_REASON_SPECIAL
-                                            ? m->truncation_reason
-                                            : GPUCORE_REASON_IO_ERROR);
+        st = gpucore_writer_stop(w, carried_reason(m->truncation_reason));
     return st;
 }
 
