@@ -170,6 +170,14 @@ struct cli_json_stream {
 int cli_json_stream_open(struct cli_json_stream *s, const json_t *head, const char *key);
 int cli_json_stream_add(struct cli_json_stream *s, const json_t *elem);
 int cli_json_stream_close(struct cli_json_stream *s);
+/*
+ * The three in one call, for a list whose elements are built one by one: @p head (which the
+ * caller keeps) and the array @p key of @p n elements, element i being @p elem(i, @p user), a
+ * new reference (NULL: out of memory) freed once written. Stops at the first failure, leaving
+ * the document unended. Returns what the three return.
+ */
+int cli_json_stream_array(const json_t *head, const char *key, size_t n,
+                          json_t *(*elem)(size_t i, void *user), void *user);
 /* The same filter on a buffer, in place, for a caller that has a whole text (and for tests);
    @p pending carries a 0xC2 lead byte that ended the previous buffer (0 at the start).
    Returns the bytes replaced. */

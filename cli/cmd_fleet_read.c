@@ -174,25 +174,23 @@ static void render_list(FILE *out, const json_t *doc, void *user)
  * list --fleet --json, a core at a time (the whole document's objects would take about 5 KiB
  * a core: 500 MiB at 100,000): the head, then "cores".
  */
+static json_t *list_row_json(size_t i, void *user)
+{
+    const struct list_view *v = user;
+
+    return fleet_row_json(&v->rows[i]);
+}
+
 static int print_list_json(const struct cli_fleet_args *a, const struct list_view *v)
 {
-    struct cli_json_stream js;
     json_t *head = doc_head(LIST_FLEET_SCHEMA, &a->filter);
     int rc = CLI_EXIT_SOFTWARE;
 
     if (head) {
         json_object_set_new(head, "cut", json_boolean(v->cut));
-        rc = cli_json_stream_open(&js, head, "cores");
+        rc = cli_json_stream_array(head, "cores", v->n, list_row_json, (void *)v);
     }
     json_decref(head);
-    for (size_t i = 0; i < v->n && rc == CLI_EXIT_OK; i++) {
-        json_t *o = fleet_row_json(&v->rows[i]);
-
-        rc = o ? cli_json_stream_add(&js, o) : CLI_EXIT_SOFTWARE;
-        json_decref(o);
-    }
-    if (rc == CLI_EXIT_OK)
-        rc = cli_json_stream_close(&js);
     if (rc == CLI_EXIT_SOFTWARE) {
         fflush(stdout);
         return cli_fail(CLI_EXIT_SOFTWARE, NULL, "out of memory");

@@ -411,30 +411,35 @@ static void list_head(json_t *doc, const struct gc_store *s)
     json_object_set_new(doc, "journal", json_string(gc_store_journal_name(gc_store_journal(s))));
 }
 
+/* The rows list --json writes, and the store they come from. */
+struct list_rows {
+    const struct gc_store *store;
+    const struct gc_store_row *rows;
+};
+
+static json_t *list_row_json(size_t i, void *user)
+{
+    const struct list_rows *l = user;
+
+    return row_json(l->store, &l->rows[i]);
+}
+
 /*
- * list --json, written a core at a time (cli_json_stream_*): the same bytes as the whole
+ * list --json, written a core at a time (cli_json_stream_array()): the same bytes as the whole
  * document built and given to print_json(), without every core's JSON held at once (jansson's
  * objects take about 4.7 KiB a core: 237 MiB for 50,000). 0, 70 (out of memory) or 74.
  */
 static int print_list_json(const struct gc_store *s, const struct gc_store_row *rows, size_t n)
 {
-    struct cli_json_stream js;
+    struct list_rows l = { .store = s, .rows = rows };
     json_t *head = json_object();
     int rc = CLI_EXIT_SOFTWARE;
 
     if (head) {
         list_head(head, s);
-        rc = cli_json_stream_open(&js, head, "cores");
+        rc = cli_json_stream_array(head, "cores", n, list_row_json, &l);
     }
     json_decref(head);
-    for (size_t i = 0; i < n && rc == CLI_EXIT_OK; i++) {
-        json_t *o = row_json(s, &rows[i]);
-
-        rc = o ? cli_json_stream_add(&js, o) : CLI_EXIT_SOFTWARE;
-        json_decref(o);
-    }
-    if (rc == CLI_EXIT_OK)
-        rc = cli_json_stream_close(&js);
     if (rc == CLI_EXIT_SOFTWARE) {
         fflush(stdout);
         return cli_fail(CLI_EXIT_SOFTWARE, NULL, "out of memory");

@@ -436,7 +436,8 @@ int cli_json_stream_open(struct cli_json_stream *s, const json_t *head, const ch
 
 int cli_json_stream_add(struct cli_json_stream *s, const json_t *elem)
 {
-    char *text = json_dumps(elem, CLI_JSON_FLAGS);
+    /* an element may be any value, as in the array cli_print_json() would print */
+    char *text = json_dumps(elem, CLI_JSON_FLAGS | JSON_ENCODE_ANY);
     const char *p, *nl;
 
     if (!text)
@@ -458,6 +459,21 @@ int cli_json_stream_close(struct cli_json_stream *s)
 {
     fputs(s->count ? "\n  ]\n}\n" : "]\n}\n", stdout);
     return ferror(stdout) || fflush(stdout) != 0 ? CLI_EXIT_IOERR : CLI_EXIT_OK;
+}
+
+int cli_json_stream_array(const json_t *head, const char *key, size_t n,
+                          json_t *(*elem)(size_t i, void *user), void *user)
+{
+    struct cli_json_stream js;
+    int rc = cli_json_stream_open(&js, head, key);
+
+    for (size_t i = 0; i < n && rc == CLI_EXIT_OK; i++) {
+        json_t *o = elem(i, user);
+
+        rc = o ? cli_json_stream_add(&js, o) : CLI_EXIT_SOFTWARE;
+        json_decref(o);
+    }
+    return rc == CLI_EXIT_OK ? cli_json_stream_close(&js) : rc;
 }
 
 int cli_print_text(const json_t *doc, void (*render)(FILE *out, const json_t *doc, void *user),
